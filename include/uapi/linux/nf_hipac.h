@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * nf-hipac: the generic netlink interface of nf_hipac.ko.
+ *
+ * Documentation
+ * =============
+ *
+ * The family is "nf_hipac", version 1.  Every command works on the network
+ * namespace of the socket.  Every command that changes something needs
+ * CAP_NET_ADMIN in the user namespace that owns that network namespace
+ * (GENL_UNS_ADMIN_PERM); without it the reply is -EPERM.  Errors carry an
+ * extended ack message.
+ *
+ * The rule set has the shape of the iptables filter table: the built-in
+ * chains INPUT, FORWARD and OUTPUT, each with a policy, and user chains.
+ * Rule positions are 1-based, as iptables counts them.
+ *
+ * NFHP_CMD_APPEND: append NFHPA_RULE to NFHPA_CHAIN.
+ * NFHP_CMD_INSERT: insert NFHPA_RULE into NFHPA_CHAIN before position
+ *     NFHPA_POS (1 when absent).
+ * NFHP_CMD_DELETE: delete the rule of NFHPA_CHAIN at NFHPA_POS, or the first
+ *     rule equal to NFHPA_RULE.
+ * NFHP_CMD_REPLACE: replace the rule at NFHPA_POS of NFHPA_CHAIN with
+ *     NFHPA_RULE.
+ * NFHP_CMD_FLUSH: delete every rule of NFHPA_CHAIN, or of every chain when
+ *     NFHPA_CHAIN is absent.
+ * NFHP_CMD_NEW_CHAIN: create the user chain NFHPA_CHAIN.
+ * NFHP_CMD_DEL_CHAIN: delete the empty, unreferenced user chain
+ *     NFHPA_CHAIN, or every such chain when it is absent.
+ * NFHP_CMD_RENAME_CHAIN: rename user chain NFHPA_CHAIN to NFHPA_NEW_NAME.
+ * NFHP_CMD_POLICY: set the policy of built-in chain NFHPA_CHAIN to
+ *     NFHPA_POLICY (NFHP_ACT_ACCEPT or NFHP_ACT_DROP); NFHPA_COUNTERS, when
+ *     present, sets the policy counters.
+ * NFHP_CMD_ZERO: zero the counters of the rule at NFHPA_POS of NFHPA_CHAIN,
+ *     of every rule of NFHPA_CHAIN, or of everything.
+ * NFHP_CMD_LIST: NLM_F_DUMP only.  With NFHPA_CHAIN only that chain is
+ *     listed.  For every chain, one message with NFHPA_CHAIN, NFHPA_POLICY
+ *     (built-in chains only), NFHPA_COUNTERS (the policy's) and NFHPA_REFS;
+ *     then one message per rule with NFHPA_CHAIN, NFHPA_POS and NFHPA_RULE
+ *     (whose NFHPA_RULE_COUNTERS are filled).  Chains come in the order
+ *     INPUT, FORWARD, OUTPUT, then user chains by name, like iptables-save.
+ * NFHP_CMD_BEGIN: open a transaction owned by this socket.  Until
+ *     NFHP_CMD_COMMIT every change from this socket is staged and invisible
+ *     to packets; other sockets' changes fail with -EBUSY.
+ * NFHP_CMD_COMMIT: publish every staged change with one pointer swap.
+ * NFHP_CMD_ABORT: drop every staged change.  Closing the socket with a
+ *     transaction open aborts it too.
+ *
+ * Attributes:
+ *
+ * NFHPA_CHAIN: NLA_NUL_STRING, at most NFHP_CHAIN_MAXNAMELEN - 1 bytes
+ * NFHPA_NEW_NAME: NLA_NUL_STRING, as NFHPA_CHAIN
+ * NFHPA_POS: NLA_U32, 1-based rule position
+ * NFHPA_POLICY: NLA_U8, enum nfhp_action
+ * NFHPA_COUNTERS: NLA_NESTED
+ *     NFHPA_COUNTER_PACKETS: NLA_U64
+ *     NFHPA_COUNTER_BYTES: NLA_U64
+ * NFHPA_REFS: NLA_U32, number of rules jumping to the chain (dumps only)
+ * NFHPA_RULE: NLA_NESTED
+ *     NFHPA_RULE_MATCH: NLA_NESTED, zero or more, at most one per dimension
+ *         NFHPA_MATCH_DIM: NLA_U8, enum nfhp_dim
+ *         NFHPA_MATCH_FORM: NLA_U8, enum nfhp_form
+ *         NFHPA_MATCH_SYNTAX: NLA_U8, enum nfhp_syntax
+ *         NFHPA_MATCH_INVERT: NLA_FLAG
+ *         NFHPA_MATCH_RANGES: NLA_BINARY, 1 to NFHP_MAX_RANGES structs
+ *             nfhp_uapi_range.  FORM_RANGES: the intervals.  FORM_PREFIX:
+ *             the address in lo.  FORM_MASK: value in lo, mask in hi.
+ *         NFHPA_MATCH_PREFIXLEN: NLA_U8, FORM_PREFIX only
+ *         NFHPA_MATCH_IFNAME: NLA_NUL_STRING, FORM_IFNAME only
+ *     NFHPA_RULE_ACTION: NLA_U8, enum nfhp_action
+ *     NFHPA_RULE_TARGET: NLA_NUL_STRING, the chain of a jump or goto
+ *     NFHPA_RULE_COMMENT: NLA_NUL_STRING, at most 255 bytes
+ *     NFHPA_RULE_COUNTERS: NLA_NESTED as NFHPA_COUNTERS; initial counters
+ *         on input (restore -c), current counters in dumps
+ */
+#ifndef _UAPI_LINUX_NF_HIPAC_H
+#define _UAPI_LINUX_NF_HIPAC_H
+
+#include <linux/types.h>
+
+#define NFHP_GENL_NAME		"nf_hipac"
+#define NFHP_GENL_VERSION	1
+
+#define NFHP_CHAIN_MAXNAMELEN	32
+#define NFHP_MAX_RANGES	15
+
+enum nfhp_cmd {
+	NFHP_CMD_UNSPEC,
+	NFHP_CMD_APPEND,
+	NFHP_CMD_INSERT,
+	NFHP_CMD_DELETE,
+	NFHP_CMD_REPLACE,
+	NFHP_CMD_FLUSH,
+	NFHP_CMD_NEW_CHAIN,
+	NFHP_CMD_DEL_CHAIN,
+	NFHP_CMD_RENAME_CHAIN,
+	NFHP_CMD_POLICY,
+	NFHP_CMD_ZERO,
+	NFHP_CMD_LIST,
+	NFHP_CMD_BEGIN,
+	NFHP_CMD_COMMIT,
+	NFHP_CMD_ABORT,
+	__NFHP_CMD_MAX
+};
+#define NFHP_CMD_MAX (__NFHP_CMD_MAX - 1)
+
+enum nfhp_attr {
+	NFHPA_UNSPEC,
+	NFHPA_CHAIN,
+	NFHPA_NEW_NAME,
+	NFHPA_POS,
+	NFHPA_POLICY,
+	NFHPA_COUNTERS,
+	NFHPA_REFS,
+	NFHPA_RULE,
+	__NFHPA_MAX
+};
+#define NFHPA_MAX (__NFHPA_MAX - 1)
+
+enum nfhp_counter_attr {
+	NFHPA_COUNTER_UNSPEC,
+	NFHPA_COUNTER_PACKETS,
+	NFHPA_COUNTER_BYTES,
+	NFHPA_COUNTER_PAD,
+	__NFHPA_COUNTER_MAX
+};
+#define NFHPA_COUNTER_MAX (__NFHPA_COUNTER_MAX - 1)
+
+enum nfhp_rule_attr {
+	NFHPA_RULE_UNSPEC,
+	NFHPA_RULE_MATCH,
+	NFHPA_RULE_ACTION,
+	NFHPA_RULE_TARGET,
+	NFHPA_RULE_COMMENT,
+	NFHPA_RULE_COUNTERS,
+	__NFHPA_RULE_MAX
+};
+#define NFHPA_RULE_MAX (__NFHPA_RULE_MAX - 1)
+
+enum nfhp_match_attr {
+	NFHPA_MATCH_UNSPEC,
+	NFHPA_MATCH_DIM,
+	NFHPA_MATCH_FORM,
+	NFHPA_MATCH_SYNTAX,
+	NFHPA_MATCH_INVERT,
+	NFHPA_MATCH_RANGES,
+	NFHPA_MATCH_PREFIXLEN,
+	NFHPA_MATCH_IFNAME,
+	__NFHPA_MATCH_MAX
+};
+#define NFHPA_MATCH_MAX (__NFHPA_MATCH_MAX - 1)
+
+/**
+ * struct nfhp_uapi_range - a closed interval of 128-bit values
+ * @lo: first value, most significant 32-bit word first, host byte order
+ * @hi: last value, same layout
+ *
+ * 32-bit dimensions use only lo[3] and hi[3]; the other words are 0.
+ */
+struct nfhp_uapi_range {
+	__u32 lo[4];
+	__u32 hi[4];
+};
+
+/**
+ * enum nfhp_dim - the native dimensions (NFHPA_MATCH_DIM)
+ * @NFHP_DIM_SRC: IPv4 source address
+ * @NFHP_DIM_DST: IPv4 destination address
+ * @NFHP_DIM_PROTO: layer-4 protocol number, 0..255
+ * @NFHP_DIM_SPORT: TCP/UDP/SCTP/DCCP/UDP-Lite source port, 0 for others
+ * @NFHP_DIM_DPORT: destination port, as @NFHP_DIM_SPORT
+ * @NFHP_DIM_STATE: conntrack state, enum nfhp_ct_state
+ * @NFHP_DIM_FRAG: 1 for a non-first fragment, else 0
+ * @NFHP_DIM_TCPFLAGS: the TCP flags byte (FIN 0x01 .. CWR 0x80), 0 if not TCP
+ * @NFHP_DIM_ICMP: ICMP type << 8 | code, 0 if not ICMP
+ * @NFHP_DIM_TTL: TTL, 0..255
+ * @NFHP_DIM_LEN: IP total length, 0..65535
+ * @NFHP_DIM_MARK: packet mark
+ * @NFHP_DIM_IIF: input interface name as a 128-bit big-endian number
+ * @NFHP_DIM_OIF: output interface name, as @NFHP_DIM_IIF
+ * @NFHP_DIM_MAX: number of dimensions
+ */
+enum nfhp_dim {
+	NFHP_DIM_SRC,
+	NFHP_DIM_DST,
+	NFHP_DIM_PROTO,
+	NFHP_DIM_SPORT,
+	NFHP_DIM_DPORT,
+	NFHP_DIM_STATE,
+	NFHP_DIM_FRAG,
+	NFHP_DIM_TCPFLAGS,
+	NFHP_DIM_ICMP,
+	NFHP_DIM_TTL,
+	NFHP_DIM_LEN,
+	NFHP_DIM_MARK,
+	NFHP_DIM_IIF,
+	NFHP_DIM_OIF,
+	NFHP_DIM_MAX
+};
+
+/**
+ * enum nfhp_ct_state - values of %NFHP_DIM_STATE
+ * @NFHP_CT_INVALID: no conntrack entry could be found or created
+ * @NFHP_CT_ESTABLISHED: ESTABLISHED, either direction
+ * @NFHP_CT_RELATED: RELATED, either direction
+ * @NFHP_CT_NEW: NEW
+ * @NFHP_CT_UNTRACKED: the packet is marked untracked
+ * @NFHP_CT_MAX: number of states
+ */
+enum nfhp_ct_state {
+	NFHP_CT_INVALID,
+	NFHP_CT_ESTABLISHED,
+	NFHP_CT_RELATED,
+	NFHP_CT_NEW,
+	NFHP_CT_UNTRACKED,
+	NFHP_CT_MAX
+};
+
+/**
+ * enum nfhp_form - how the values of a match are given (NFHPA_MATCH_FORM)
+ * @NFHP_FORM_RANGES: a list of closed intervals (ports, "a:b", iprange,
+ *	multiport lists, --state lists, ttl, length, icmp type/code)
+ * @NFHP_FORM_PREFIX: an address and NFHPA_MATCH_PREFIXLEN (-s 10.0.0.0/8)
+ * @NFHP_FORM_MASK: value/mask, every x with (x & mask) == value
+ *	(--tcp-flags, --syn, --mark value/mask)
+ * @NFHP_FORM_IFNAME: an interface name; "+" at its end is a wildcard
+ * @NFHP_FORM_MAX: number of forms
+ */
+enum nfhp_form {
+	NFHP_FORM_RANGES,
+	NFHP_FORM_PREFIX,
+	NFHP_FORM_MASK,
+	NFHP_FORM_IFNAME,
+	NFHP_FORM_MAX
+};
+
+/**
+ * enum nfhp_syntax - the iptables option a match came from
+ *
+ * The kernel only stores it, so that a listing prints "--dport 22" and
+ * "-m multiport --dports 22" back as they were written.
+ */
+enum nfhp_syntax {
+	NFHP_SYN_DEFAULT,	/* -s -d -p -i -o -f, tcp/udp/icmp ports */
+	NFHP_SYN_MULTIPORT,	/* -m multiport --sports/--dports */
+	NFHP_SYN_MULTIPORT_BOTH, /* -m multiport --ports */
+	NFHP_SYN_IPRANGE,	/* -m iprange --src-range/--dst-range */
+	NFHP_SYN_STATE,		/* -m state --state */
+	NFHP_SYN_CONNTRACK,	/* -m conntrack --ctstate */
+	NFHP_SYN_ICMP,		/* -m icmp --icmp-type */
+	NFHP_SYN_TTL_EQ,	/* -m ttl --ttl-eq */
+	NFHP_SYN_TTL_LT,	/* -m ttl --ttl-lt */
+	NFHP_SYN_TTL_GT,	/* -m ttl --ttl-gt */
+	NFHP_SYN_LENGTH,	/* -m length --length */
+	NFHP_SYN_MARK,		/* -m mark --mark */
+	NFHP_SYN_TCPFLAGS,	/* --tcp-flags */
+	NFHP_SYN_SYN,		/* --syn */
+	NFHP_SYN_MAX
+};
+
+/**
+ * enum nfhp_action - what a rule does when it matches (NFHPA_RULE_ACTION)
+ * @NFHP_ACT_NONE: nothing but count (no -j)
+ * @NFHP_ACT_ACCEPT: ACCEPT
+ * @NFHP_ACT_DROP: DROP
+ * @NFHP_ACT_RETURN: RETURN
+ * @NFHP_ACT_JUMP: -j to the user chain NFHPA_RULE_TARGET
+ * @NFHP_ACT_GOTO: -g to the user chain NFHPA_RULE_TARGET
+ * @NFHP_ACT_MAX: number of actions
+ */
+enum nfhp_action {
+	NFHP_ACT_NONE,
+	NFHP_ACT_ACCEPT,
+	NFHP_ACT_DROP,
+	NFHP_ACT_RETURN,
+	NFHP_ACT_JUMP,
+	NFHP_ACT_GOTO,
+	NFHP_ACT_MAX
+};
+
+#endif /* _UAPI_LINUX_NF_HIPAC_H */

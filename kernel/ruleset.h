@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: the rule set of one network namespace.
+ *
+ * This is the API of the classifier core for its two users: the kernel glue
+ * (netlink, hooks, /proc) and the userspace simulator and tests.  It knows
+ * nothing of skbs or netlink.
+ *
+ * Locking: every function but nfhp_classify() must be called with the
+ * caller's per-ruleset mutex held (the core takes no lock of its own).
+ * nfhp_classify() takes no lock and must run inside rcu_read_lock().
+ *
+ * Transactions: every change is staged.  nfhp_txn_begin() opens a
+ * transaction; changes made without one open and commit their own.
+ * nfhp_txn_commit() publishes all staged changes of all three hooks with a
+ * single pointer swap; nfhp_txn_abort() forgets them.  A change that fails
+ * leaves the transaction as it was before that change.
+ */
+#ifndef _NFHP_RULESET_H
+#define _NFHP_RULESET_H
+
+#include "spec.h"
+
+struct nfhp_ruleset;
+struct nfhp_chain;
+struct nfhp_rule;
+
+/**
+ * enum nfhp_hook - the built-in chains
+ * @NFHP_HOOK_INPUT: INPUT
+ * @NFHP_HOOK_FORWARD: FORWARD
+ * @NFHP_HOOK_OUTPUT: OUTPUT
+ * @NFHP_HOOK_MAX: number of hooks
+ */
+enum nfhp_hook {
+	NFHP_HOOK_INPUT,
+	NFHP_HOOK_FORWARD,
+	NFHP_HOOK_OUTPUT,
+	NFHP_HOOK_MAX
+};
+
+/**
+ * struct nfhp_counter - packet and byte counter
+ * @packets: packets
+ * @bytes: bytes
+ */
+struct nfhp_counter {
+	u64 packets;
+	u64 bytes;
+};
+
+/**
+ * struct nfhp_verdict - the outcome of nfhp_classify()
+ * @action: %NFHP_ACT_ACCEPT or %NFHP_ACT_DROP
+ * @rule: the deciding rule, or NULL when a policy decided
+ * @hook: the hook whose tree was searched
+ */
+struct nfhp_verdict {
+	u8 action;
+	const struct nfhp_rule *rule;
+	u8 hook;
+};
+
+/* Life cycle. */
+struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit);
+void nfhp_ruleset_free(struct nfhp_ruleset *rs);
+bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs);
+
+/* Transactions. */
+int nfhp_txn_begin(struct nfhp_ruleset *rs);
+int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg);
+void nfhp_txn_abort(struct nfhp_ruleset *rs);
+bool nfhp_txn_active(const struct nfhp_ruleset *rs);
+
+/*
+ * Changes.  Positions are 1-based.  On error they return -errno and point
+ * *msg at a static, human-readable reason (msg may be NULL).  counters may
+ * be NULL; it gives a new rule's (or a policy's) initial counters.
+ */
+int nfhp_rule_insert(struct nfhp_ruleset *rs, const char *chain,
+		     unsigned int pos, const struct nfhp_rule_spec *spec,
+		     const struct nfhp_counter *counters, const char **msg);
+int nfhp_rule_append(struct nfhp_ruleset *rs, const char *chain,
+		     const struct nfhp_rule_spec *spec,
+		     const struct nfhp_counter *counters, const char **msg);
+int nfhp_rule_replace(struct nfhp_ruleset *rs, const char *chain,
+		      unsigned int pos, const struct nfhp_rule_spec *spec,
+		      const char **msg);
+int nfhp_rule_delete(struct nfhp_ruleset *rs, const char *chain,
+		     unsigned int pos, const char **msg);
+int nfhp_rule_delete_spec(struct nfhp_ruleset *rs, const char *chain,
+			  const struct nfhp_rule_spec *spec, const char **msg);
+int nfhp_chain_flush(struct nfhp_ruleset *rs, const char *chain,
+		     const char **msg);
+int nfhp_chain_new(struct nfhp_ruleset *rs, const char *chain,
+		   const char **msg);
+int nfhp_chain_delete(struct nfhp_ruleset *rs, const char *chain,
+		      const char **msg);
+int nfhp_chain_rename(struct nfhp_ruleset *rs, const char *chain,
+		      const char *new_name, const char **msg);
+int nfhp_chain_policy(struct nfhp_ruleset *rs, const char *chain, u8 action,
+		      const struct nfhp_counter *counters, const char **msg);
+int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
+		       unsigned int pos, const char **msg);
+
+/*
+ * Reading the committed rule set (or the staged one inside a transaction).
+ * Chains come as iptables-save lists them: INPUT, FORWARD, OUTPUT, then
+ * user chains sorted by name.
+ */
+const struct nfhp_chain *nfhp_chain_first(const struct nfhp_ruleset *rs);
+const struct nfhp_chain *nfhp_chain_next(const struct nfhp_ruleset *rs,
+					 const struct nfhp_chain *c);
+const struct nfhp_chain *nfhp_chain_find(const struct nfhp_ruleset *rs,
+					 const char *name);
+const char *nfhp_chain_name(const struct nfhp_chain *c);
+bool nfhp_chain_builtin(const struct nfhp_chain *c);
+u8 nfhp_chain_get_policy(const struct nfhp_chain *c);
+unsigned int nfhp_chain_refs(const struct nfhp_chain *c);
+unsigned int nfhp_chain_rules(const struct nfhp_chain *c);
+void nfhp_chain_policy_counter(const struct nfhp_chain *c,
+			       struct nfhp_counter *sum);
+
+const struct nfhp_rule *nfhp_rule_first(const struct nfhp_chain *c);
+const struct nfhp_rule *nfhp_rule_next(const struct nfhp_chain *c,
+				       const struct nfhp_rule *r);
+int nfhp_rule_get_spec(const struct nfhp_rule *r,
+		       struct nfhp_rule_spec *spec);
+void nfhp_rule_counter(const struct nfhp_rule *r, struct nfhp_counter *sum);
+const struct nfhp_chain *nfhp_rule_chain(const struct nfhp_rule *r);
+unsigned int nfhp_rule_position(const struct nfhp_ruleset *rs,
+				const struct nfhp_rule *r);
+
+/* The packet path: lockless, under rcu_read_lock(). */
+void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
+		   const struct nfhp_key *key, unsigned int len,
+		   struct nfhp_verdict *verdict);
+
+/* Accounting and statistics, see stats.h. */
+u64 nfhp_ruleset_mem_limit(const struct nfhp_ruleset *rs);
+int nfhp_ruleset_set_mem_limit(struct nfhp_ruleset *rs, u64 limit);
+u64 nfhp_ruleset_mem_used(const struct nfhp_ruleset *rs);
+u64 nfhp_ruleset_mem_allocated(const struct nfhp_ruleset *rs);
+unsigned int nfhp_ruleset_nchains(const struct nfhp_ruleset *rs);
+unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs);
+
+#endif /* _NFHP_RULESET_H */

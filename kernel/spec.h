@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: rule specifications.
+ *
+ * A rule specification is what the user wrote, kept in the form that
+ * iptables prints back (a prefix stays a prefix, "! -s" stays inverted,
+ * "eth+" stays a name).  The classifier never looks at it directly: it asks
+ * nfhp_spec_to_box() for the normalized interval sets.  Userspace parses
+ * iptables syntax into this struct, the kernel decodes netlink into it.
+ */
+#ifndef _NFHP_SPEC_H
+#define _NFHP_SPEC_H
+
+#include "key.h"
+
+#define NFHP_CHAIN_NAME_LEN	NFHP_CHAIN_MAXNAMELEN
+#define NFHP_COMMENT_LEN	256	/* xt_comment's limit */
+
+/**
+ * struct nfhp_range - a closed interval [lo, hi]
+ * @lo: first value
+ * @hi: last value
+ */
+struct nfhp_range {
+	nfhp_u128 lo;
+	nfhp_u128 hi;
+};
+
+/**
+ * struct nfhp_dim_match - the match of a rule in one dimension
+ * @dim: the dimension, &enum nfhp_dim
+ * @form: how the values are given, &enum nfhp_form
+ * @syntax: how the match was written, &enum nfhp_syntax
+ * @invert: the match was negated with "!"
+ * @nranges: number of intervals in @ranges for %NFHP_FORM_RANGES; for
+ *	%NFHP_FORM_PREFIX the prefix length
+ * @ranges: the intervals (%NFHP_FORM_RANGES) or the address in
+ *	@ranges[0].lo (%NFHP_FORM_PREFIX) or value and mask in @ranges[0].lo
+ *	and @ranges[0].hi (%NFHP_FORM_MASK)
+ * @ifname: the interface name for %NFHP_FORM_IFNAME, NUL-terminated
+ */
+struct nfhp_dim_match {
+	u8 dim;
+	u8 form;
+	u8 syntax;
+	u8 invert;
+	u8 nranges;
+	struct nfhp_range ranges[NFHP_MAX_RANGES];
+	char ifname[NFHP_IFNAME_LEN + 1];
+};
+
+/**
+ * struct nfhp_rule_spec - one rule as written by the user
+ * @nmatch: number of entries in @m, at most one per dimension
+ * @m: the dimension matches, sorted by @m[i].dim
+ * @action: &enum nfhp_action
+ * @target: user chain name for %NFHP_ACT_JUMP and %NFHP_ACT_GOTO
+ * @comment: -m comment --comment text, or the empty string
+ */
+struct nfhp_rule_spec {
+	u8 nmatch;
+	u8 action;
+	struct nfhp_dim_match m[NFHP_DIM_MAX];
+	char target[NFHP_CHAIN_NAME_LEN];
+	char comment[NFHP_COMMENT_LEN];
+};
+
+/**
+ * nfhp_action_is_terminal() - does this action end the traversal?
+ * @action: &enum nfhp_action
+ *
+ * Return: true for ACCEPT and DROP.
+ */
+static inline bool nfhp_action_is_terminal(u8 action)
+{
+	return action == NFHP_ACT_ACCEPT || action == NFHP_ACT_DROP;
+}
+
+#endif /* _NFHP_SPEC_H */

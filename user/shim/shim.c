@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Globals of the userspace shim, see shim.h. */
+#include "shim.h"
+
+long nfhp_shim_fail_countdown;
+unsigned long nfhp_shim_allocs;

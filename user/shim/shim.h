@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The userspace shim: just enough of the kernel API for the classifier core
+ * (kernel/{match,tree,ruleset,mem,stats}.c) to compile unmodified, as the
+ * kernel's tools/testing/radix-tree does.  Every linux/ header of this
+ * directory includes this one.
+ *
+ * Allocation failures can be injected: nfhp_shim_fail_countdown > 0 makes
+ * the allocation after that many succeed fail, once.  RCU is a no-op: the
+ * userspace programs are single-threaded, so a grace period is "now".
+ */
+#ifndef _NFHP_SHIM_H
+#define _NFHP_SHIM_H
+
+#include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef uint8_t __u8;
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef uint64_t __u64;
+typedef int32_t __s32;
+typedef int64_t __s64;
+typedef unsigned int gfp_t;
+
+#define __aligned(x)	__attribute__((aligned(x)))
+#define __always_inline	inline __attribute__((always_inline))
+#define __rcu
+#define __percpu
+#define __must_check	__attribute__((warn_unused_result))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
+#define WARN_ON(c)	({ int __w = !!(c); assert(!__w); __w; })
+#define WARN_ON_ONCE(c)	WARN_ON(c)
+#define BUG_ON(c)	assert(!(c))
+#define pr_debug(...)	do { } while (0)
+#define pr_err(...)	fprintf(stderr, __VA_ARGS__)
+
+#define GFP_KERNEL	0u
+#define __GFP_NOWARN	0u
+#define __GFP_ZERO	1u
+
+extern long nfhp_shim_fail_countdown;
+extern unsigned long nfhp_shim_allocs;
+
+static inline bool nfhp_shim_should_fail(void)
+{
+	nfhp_shim_allocs++;
+	if (nfhp_shim_fail_countdown > 0 && --nfhp_shim_fail_countdown == 0)
+		return true;
+	return false;
+}
+
+static inline void *kmalloc(size_t size, gfp_t gfp)
+{
+	if (nfhp_shim_should_fail())
+		return NULL;
+	return gfp & __GFP_ZERO ? calloc(1, size ? size : 1) :
+				  malloc(size ? size : 1);
+}
+
+static inline void *kzalloc(size_t size, gfp_t gfp)
+{
+	return kmalloc(size, gfp | __GFP_ZERO);
+}
+
+static inline void *kmalloc_array(size_t n, size_t size, gfp_t gfp)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return kmalloc(n * size, gfp);
+}
+
+static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
+{
+	return kmalloc_array(n, size, gfp | __GFP_ZERO);
+}
+
+#define kvmalloc(s, g)		kmalloc(s, g)
+#define kvzalloc(s, g)		kzalloc(s, g)
+#define kvmalloc_array(n, s, g)	kmalloc_array(n, s, g)
+#define kvcalloc(n, s, g)	kcalloc(n, s, g)
+#define kvfree(p)		free(p)
+#define kfree(p)		free(p)
+
+static inline size_t ksize_estimate(size_t size)
+{
+	return size;
+}
+
+/* RCU: single-threaded, so publishing is a store and a grace period is now. */
+#define rcu_assign_pointer(p, v)	((p) = (v))
+#define RCU_INIT_POINTER(p, v)		((p) = (v))
+#define rcu_dereference(p)		(p)
+#define rcu_dereference_protected(p, c)	(p)
+#define rcu_access_pointer(p)		(p)
+#define rcu_read_lock()			do { } while (0)
+#define rcu_read_unlock()		do { } while (0)
+static inline void synchronize_rcu(void)
+{
+}
+
+/* Per-CPU data: one CPU. */
+#define alloc_percpu(type)	((type *)kzalloc(sizeof(type), GFP_KERNEL))
+#define free_percpu(p)		free(p)
+#define per_cpu_ptr(p, cpu)	((void)(cpu), (p))
+#define this_cpu_ptr(p)		(p)
+#define this_cpu_add(var, v)	((var) += (v))
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < 1; (cpu)++)
+
+/* Mutexes: the callers serialize; keep the type for struct layouts. */
+struct mutex {
+	int locked;
+};
+#define mutex_init(m)		((m)->locked = 0)
+#define mutex_lock(m)		((m)->locked = 1)
+#define mutex_unlock(m)		((m)->locked = 0)
+#define mutex_destroy(m)	do { } while (0)
+#define lockdep_is_held(m)	1
+#define lockdep_assert_held(m)	do { } while (0)
+
+static inline void sort(void *base, size_t num, size_t size,
+			int (*cmp)(const void *, const void *),
+			void (*swap)(void *, void *, int))
+{
+	(void)swap;
+	qsort(base, num, size, cmp);
+}
+
+static inline size_t strscpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strnlen(src, size);
+
+	if (!size)
+		return -E2BIG;
+	if (len == size) {
+		memcpy(dst, src, size - 1);
+		dst[size - 1] = 0;
+		return -E2BIG;
+	}
+	memcpy(dst, src, len + 1);
+	return len;
+}
+
+static inline void cond_resched(void)
+{
+}
+
+#endif /* _NFHP_SHIM_H */
