@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: statistics of the compiled trees and shadow analysis.
+ *
+ * The numbers behind /proc/net/nf-hipac/statistics/ and the simulator's
+ * --stats.  They are computed on demand by walking a committed tree, under
+ * the ruleset mutex, so the packet path pays nothing for them.
+ */
+#ifndef _NFHP_STATS_H
+#define _NFHP_STATS_H
+
+#include "ruleset.h"
+
+#define NFHP_HIST_BUCKETS 32
+
+/**
+ * struct nfhp_tree_stats - the shape of one hook's tree
+ * @rules: rules reachable from the hook's chain, counted once per path
+ *	(flattened entries)
+ * @mem: bytes held by the tree's nodes and leaves
+ * @nodes: range-location nodes
+ * @nodes_per_dim: range-location nodes of each dimension
+ * @leaves: distinct leaves
+ * @depth: largest number of nodes on a path from the root to a leaf
+ * @node_size_hist: @node_size_hist[i] counts nodes with 2^i to 2^(i+1)-1
+ *	intervals
+ * @leaf_size_hist: @leaf_size_hist[i] counts leaves with 2^i to 2^(i+1)-1
+ *	entries (bucket 0 also holds empty leaves)
+ * @depth_hist: @depth_hist[d] counts leaves at depth d (d capped at 31)
+ * @shared: node references that point at a node already counted, which is
+ *	what deduplication saved
+ */
+struct nfhp_tree_stats {
+	unsigned int rules;
+	u64 mem;
+	unsigned int nodes;
+	unsigned int nodes_per_dim[NFHP_DIM_MAX];
+	unsigned int leaves;
+	unsigned int depth;
+	unsigned int node_size_hist[NFHP_HIST_BUCKETS];
+	unsigned int leaf_size_hist[NFHP_HIST_BUCKETS];
+	unsigned int depth_hist[NFHP_HIST_BUCKETS];
+	unsigned int shared;
+};
+
+int nfhp_tree_get_stats(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
+			struct nfhp_tree_stats *st);
+
+/**
+ * typedef nfhp_shadow_cb - called for each rule that can never match
+ * @ctx: the caller's context
+ * @rule: the shadowed rule
+ */
+typedef void (*nfhp_shadow_cb)(void *ctx, const struct nfhp_rule *rule);
+
+int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
+			void *ctx);
+
+bool nfhp_ruleset_uses_dim(const struct nfhp_ruleset *rs, enum nfhp_dim dim);
+
+#endif /* _NFHP_STATS_H */
