@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: iptables command line and iptables-save syntax parser.
+ *
+ * The parser turns iptables 1.8.9 filter-table syntax into the command and
+ * a struct nfhp_rule_spec.  It reports errors with the exit codes and,
+ * as far as practical, the wording of iptables itself, so that scripts
+ * written for iptables see the same behaviour.
+ */
+#ifndef _NFHP_PARSE_H
+#define _NFHP_PARSE_H
+
+#include <stdio.h>
+#include <stddef.h>
+#include "spec.h"
+#include "ruleset.h"
+
+enum nfhp_cli_cmd {
+	NFHP_CLI_NONE,
+	NFHP_CLI_APPEND,
+	NFHP_CLI_INSERT,
+	NFHP_CLI_DELETE,
+	NFHP_CLI_REPLACE,
+	NFHP_CLI_CHECK,
+	NFHP_CLI_FLUSH,
+	NFHP_CLI_ZERO,
+	NFHP_CLI_LIST,
+	NFHP_CLI_LIST_RULES,	/* -S */
+	NFHP_CLI_NEW_CHAIN,
+	NFHP_CLI_DEL_CHAIN,
+	NFHP_CLI_RENAME_CHAIN,
+	NFHP_CLI_POLICY,
+	NFHP_CLI_HELP,
+	NFHP_CLI_VERSION
+};
+
+/**
+ * struct nfhp_cmdline - one parsed iptables command
+ * @cmd: &enum nfhp_cli_cmd
+ * @chain: the chain, "" when not given (-F, -L, -X, -Z)
+ * @new_name: the new name of -E
+ * @pos: rule number for -I/-D/-R/-L/-S/-Z, 0 when not given
+ * @policy: -P: NFHP_ACT_ACCEPT or NFHP_ACT_DROP
+ * @numeric: -n
+ * @verbose: -v
+ * @exact: -x
+ * @line_numbers: --line-numbers
+ * @has_rule: rule options are present
+ * @has_counters: -c PKTS BYTES, or "[p:b]" before the rule in a restore file
+ * @counters: the counters of @has_counters
+ * @spec: the rule, valid when @has_rule (or for -A/-I/-D spec/-R/-C)
+ */
+struct nfhp_cmdline {
+	int cmd;
+	char chain[NFHP_CHAIN_NAME_LEN];
+	char new_name[NFHP_CHAIN_NAME_LEN];
+	unsigned int pos;
+	u8 policy;
+	bool numeric, verbose, exact, line_numbers;
+	bool has_rule;
+	bool has_counters;
+	struct nfhp_counter counters;
+	struct nfhp_rule_spec spec;
+};
+
+/* iptables exit codes */
+#define NFHP_EXIT_OK		0
+#define NFHP_EXIT_OTHER		1	/* rule/chain problem (kernel errors) */
+#define NFHP_EXIT_PARAM		2	/* parameter problem */
+#define NFHP_EXIT_VERSION	3
+#define NFHP_EXIT_RESOURCE	4
+
+/*
+ * Parse an iptables command line (argv[0] is the program name; "-t filter"
+ * accepted, other tables give exit 3 with iptables' message).  Returns
+ * NFHP_EXIT_OK or an exit code with a message in err.
+ */
+int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
+		       char *err, size_t errlen);
+
+/*
+ * Split a restore line into argv like iptables-restore does (whitespace,
+ * "double quotes", 'single quotes').  Returns argc or -1.  The argv strings
+ * point into buf, which is modified.
+ */
+int nfhp_split_line(char *buf, char **argv, int max);
+
+/**
+ * struct nfhp_restore_ops - callbacks of nfhp_parse_save_stream()
+ * @table: a "*filter" line
+ * @chain: a ":CHAIN POLICY [p:b]" line; policy is NFHP_ACT_NONE for user
+ *	chains ("-"); c may be NULL
+ * @cmd: each -A/-I/-D/-N/-X/-F/-P/... line
+ * @commit: a "COMMIT" line
+ *
+ * A callback returning non-zero stops the reading; that value is returned.
+ */
+struct nfhp_restore_ops {
+	int (*table)(void *ctx, const char *name);
+	int (*chain)(void *ctx, const char *name, u8 policy,
+		     const struct nfhp_counter *c);
+	int (*cmd)(void *ctx, struct nfhp_cmdline *cl);
+	int (*commit)(void *ctx);
+};
+
+/*
+ * Read iptables-save format; '#' comment lines and blank lines are skipped;
+ * counters "[p:b]" before -A are honoured.  Returns 0 or an exit code, err
+ * says "line N: ...".
+ */
+int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,
+			   void *ctx, char *err, size_t errlen);
+
+#endif /* _NFHP_PARSE_H */
