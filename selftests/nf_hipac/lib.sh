@@ -1,0 +1,310 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib.sh - shared topology and helpers for the nf-hipac selftests.
+#
+# Source it from a test; nf_hipac_setup builds this topology of three network
+# namespaces joined by veth pairs (like tools/testing/selftests/netfilter):
+#
+#   client                 router                        server
+#   veth0 10.0.1.2/24 <-> veth0 10.0.1.1   veth1 10.0.2.1 <-> veth0 10.0.2.2/24
+#
+# The router forwards (net.ipv4.ip_forward=1); client and server have default
+# routes via the router, so client<->server traffic crosses the router's
+# FORWARD hook, where nf-hipac classifies it.  Namespace names end in the
+# test's PID, so tests can run in parallel; cleanup runs on EXIT.
+#
+# Tests exit 0 on success, 1 on failure and $ksft_skip (4) when something they
+# need is missing.  Every helper returns non-zero on failure and prints
+# nothing on success unless it says otherwise.
+
+ksft_skip=4
+
+NFHP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NFHP_BIN=${NFHP_BIN:-$NFHP_TOP/user/build}
+# Seconds a connection attempt may take before it counts as blocked.
+NFHP_WAIT=${NFHP_WAIT:-2}
+
+ns_client=nfhp-client-$$
+ns_router=nfhp-router-$$
+ns_server=nfhp-server-$$
+
+CLIENT_IP=10.0.1.2
+ROUTER_CLIENT_IP=10.0.1.1
+ROUTER_SERVER_IP=10.0.2.1
+SERVER_IP=10.0.2.2
+# Router interfaces as nf-hipac sees them (-i/-o matches).
+ROUTER_CLIENT_IF=veth0
+ROUTER_SERVER_IF=veth1
+
+# iputils ping if installed, else busybox's (same -c/-W/-q options).
+if command -v ping >/dev/null 2>&1; then
+	NFHP_PING=ping
+else
+	NFHP_PING="busybox ping"
+fi
+
+# Set by nfhp_check on failure; tests finish with "exit $nfhp_rc".
+nfhp_rc=0
+
+# nfhp_log MSG... - print a message prefixed with the test name.
+nfhp_log()
+{
+	echo "$(basename "$0"): $*"
+}
+
+# nfhp_skip MSG... - report why the test cannot run and exit with ksft_skip.
+nfhp_skip()
+{
+	nfhp_log "SKIP: $*"
+	exit $ksft_skip
+}
+
+# nfhp_require_cmd CMD... - skip the test unless every CMD is in $PATH.
+nfhp_require_cmd()
+{
+	local c
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || nfhp_skip "$c not installed"
+	done
+}
+
+# nfhp_require_hipac - skip the test unless the nf_hipac module is loaded and
+# user/build/nf-hipac is built.
+nfhp_require_hipac()
+{
+	[ -d /sys/module/nf_hipac ] || nfhp_skip "nf_hipac module not loaded"
+	[ -x "$NFHP_BIN/nf-hipac" ] || nfhp_skip "$NFHP_BIN/nf-hipac not built"
+}
+
+# nfhp_check DESC CMD... - run CMD, print "ok: DESC" or "FAIL: DESC" and
+# remember a failure in $nfhp_rc.  Returns CMD's status.
+nfhp_check()
+{
+	local desc=$1 rc
+
+	shift
+	"$@"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		nfhp_log "ok: $desc"
+	else
+		nfhp_log "FAIL: $desc"
+		nfhp_rc=1
+	fi
+	return $rc
+}
+
+# in_ns NS CMD... - run CMD inside namespace NS.
+in_ns()
+{
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# nfhp_in NS ARGS... - run user/build/nf-hipac ARGS inside namespace NS
+# (nf-hipac-save / nf-hipac-restore: nfhp_save_in / nfhp_restore_in).
+nfhp_in()
+{
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" "$NFHP_BIN/nf-hipac" "$@"
+}
+
+# nfhp_save_in NS ARGS... - run nf-hipac-save inside NS.
+nfhp_save_in()
+{
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" "$NFHP_BIN/nf-hipac-save" "$@"
+}
+
+# nfhp_restore_in NS ARGS... - run nf-hipac-restore inside NS (stdin passes
+# through).
+nfhp_restore_in()
+{
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" "$NFHP_BIN/nf-hipac-restore" "$@"
+}
+
+# nfhp_cleanup - kill everything running in the test namespaces and delete
+# them.  Installed as the EXIT trap by nf_hipac_setup.
+nfhp_cleanup()
+{
+	local ns pid
+
+	for ns in $ns_client $ns_router $ns_server; do
+		[ -e "/run/netns/$ns" ] || continue
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -9 "$pid" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+	return 0
+}
+cleanup() { nfhp_cleanup; }
+
+# nf_hipac_setup - build the client/router/server topology described at the
+# top of this file and install the cleanup trap.  Skips the test if ip(8) or
+# veth are missing; returns non-zero if any step fails.
+nf_hipac_setup()
+{
+	local ns
+
+	nfhp_require_cmd ip
+	[ "$(id -u)" -eq 0 ] || nfhp_skip "must run as root"
+	trap nfhp_cleanup EXIT
+
+	for ns in $ns_client $ns_router $ns_server; do
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set lo up || return 1
+	done
+	if ! ip link add veth0 netns $ns_client type veth \
+			peer name veth0 netns $ns_router; then
+		nfhp_skip "cannot create veth devices"
+	fi
+	ip link add veth1 netns $ns_router type veth \
+		peer name veth0 netns $ns_server || return 1
+
+	ip -n $ns_client addr add $CLIENT_IP/24 dev veth0 &&
+	ip -n $ns_router addr add $ROUTER_CLIENT_IP/24 dev veth0 &&
+	ip -n $ns_router addr add $ROUTER_SERVER_IP/24 dev veth1 &&
+	ip -n $ns_server addr add $SERVER_IP/24 dev veth0 || return 1
+	for ns in $ns_client $ns_router $ns_server; do
+		ip -n "$ns" link set veth0 up || return 1
+	done
+	ip -n $ns_router link set veth1 up || return 1
+	ip -n $ns_client route add default via $ROUTER_CLIENT_IP || return 1
+	ip -n $ns_server route add default via $ROUTER_SERVER_IP || return 1
+	in_ns $ns_router sysctl -qw net.ipv4.ip_forward=1 || return 1
+
+	# The first packet waits for neighbour resolution; do it now so
+	# later short timeouts measure filtering, not ARP.
+	in_ns $ns_client $NFHP_PING -q -c1 -W5 $ROUTER_CLIENT_IP >/dev/null &&
+	in_ns $ns_server $NFHP_PING -q -c1 -W5 $ROUTER_SERVER_IP >/dev/null
+}
+
+# ping_ok [NS [DST]] - one ICMP echo from NS (default client) to DST (default
+# the server) must be answered within $NFHP_WAIT seconds.
+ping_ok()
+{
+	in_ns "${1:-$ns_client}" $NFHP_PING -q -c1 -W"$NFHP_WAIT" "${2:-$SERVER_IP}" \
+		>/dev/null 2>&1
+}
+
+# ping_fail [NS [DST]] - the same echo must get no answer.
+ping_fail()
+{
+	! in_ns "${1:-$ns_client}" $NFHP_PING -q -c1 -W1 "${2:-$SERVER_IP}" \
+		>/dev/null 2>&1
+}
+
+# Listener for nfhp_conn: bind PROTO/PORT, touch READY, answer one
+# connection or datagram with "pong", exit.
+nfhp_py_server='
+import socket, sys, time
+proto, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+s = socket.socket(socket.AF_INET, kind)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", port))
+if proto == "tcp":
+    s.listen(8)
+open(ready, "w").close()
+if proto == "tcp":
+    c, _ = s.accept()
+    c.recv(16)
+    c.sendall(b"pong")
+    c.close()
+else:
+    data, peer = s.recvfrom(16)
+    s.sendto(b"pong", peer)
+'
+
+# Client for nfhp_conn: send "ping" to DST/PORT (from SPORT if non-zero),
+# exit 0 iff "pong" comes back within WAIT seconds.
+nfhp_py_client='
+import socket, sys
+proto, dst, port, sport, wait = sys.argv[1:6]
+kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+s = socket.socket(socket.AF_INET, kind)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+if int(sport):
+    s.bind(("0.0.0.0", int(sport)))
+s.settimeout(float(wait))
+try:
+    if proto == "tcp":
+        s.connect((dst, int(port)))
+        s.sendall(b"ping")
+        data = s.recv(16)
+    else:
+        s.sendto(b"ping", (dst, int(port)))
+        data, _ = s.recvfrom(16)
+except OSError:
+    sys.exit(1)
+sys.exit(0 if data == b"pong" else 1)
+'
+
+# nfhp_conn PROTO PORT [SRC_NS [DST_NS [DST_IP]]] - start a one-shot tcp or
+# udp echo server on PORT in DST_NS (default server), send one request from
+# SRC_NS (default client) to DST_IP (default $SERVER_IP) and succeed iff the
+# reply arrives within $NFHP_WAIT seconds.  Set NFHP_SPORT to fix the
+# client's source port.
+nfhp_conn()
+{
+	local proto=$1 port=$2 src=${3:-$ns_client} dst=${4:-$ns_server}
+	local ip=${5:-$SERVER_IP} ready spid rc i
+
+	ready=$(mktemp -u "/tmp/nfhp-ready.$$.XXXXXX")
+	timeout 30 ip netns exec "$dst" python3 -c "$nfhp_py_server" \
+		"$proto" "$port" "$ready" &
+	spid=$!
+	for i in $(seq 100); do
+		[ -e "$ready" ] && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ ! -e "$ready" ]; then
+		nfhp_log "server on $proto/$port in $dst did not start"
+		kill $spid 2>/dev/null
+		wait $spid 2>/dev/null
+		return 2
+	fi
+	ip netns exec "$src" python3 -c "$nfhp_py_client" \
+		"$proto" "$ip" "$port" "${NFHP_SPORT:-0}" "$NFHP_WAIT"
+	rc=$?
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	rm -f "$ready"
+	return $rc
+}
+
+# tcp_ok PORT [SRC_NS [DST_NS [DST_IP]]] - a TCP connection client->server
+# (by default) on PORT must be answered.
+tcp_ok() { nfhp_conn tcp "$@"; }
+
+# tcp_fail PORT [...] - the TCP connection must not get through.  Returns 2
+# (not success) if the server could not even be started.
+tcp_fail()
+{
+	nfhp_conn tcp "$@"
+	[ $? -eq 1 ]
+}
+
+# udp_ok PORT [SRC_NS [DST_NS [DST_IP]]] - a UDP request/reply client->server
+# (by default) on PORT must get through.
+udp_ok() { nfhp_conn udp "$@"; }
+
+# udp_fail PORT [...] - the UDP request or its reply must be blocked.
+udp_fail()
+{
+	nfhp_conn udp "$@"
+	[ $? -eq 1 ]
+}

@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-vm.sh [options] -- CMD [ARGS...]
+#
+# Boot Debian's own kernel in QEMU with the host root mounted read-only over
+# 9p and run CMD (as root, from the repository top) inside it.  A single CMD
+# argument is run as a bash command line, so shell syntax works:
+#
+#	selftests/vm/run-vm.sh -- 'ip netns add a && ip netns list'
+#	selftests/vm/run-vm.sh -- selftests/nf_hipac/run_tests.sh
+#
+# Options:
+#	--timeout SEC	kill QEMU after SEC seconds (default 900; a timeout
+#			fails with exit code 124)
+#	--mem SIZE	guest memory (default 1G)
+#	--smp N		guest CPUs (default 2)
+#	--accel A	kvm or tcg (default: probe KVM once, cache the answer;
+#			also NFHP_VM_ACCEL=)
+#	--kver KVER	kernel version (default: newest with /boot/vmlinuz-KVER)
+#	--out DIR	keep the result share in DIR (default: temp dir,
+#			removed afterwards); the guest sees it as
+#			$NFHP_VM_OUT (/run/nfhp-out)
+#	--log FILE	console log (default build/vm/last-run.log)
+#
+# Environment variables TESTS and V are passed into the guest if set.
+#
+# Exit code: CMD's exit code as written by the guest into the result share;
+# 1 if CMD succeeded but the kernel log shows an oops/BUG/WARNING/...;
+# 124 on timeout; 125 if the guest died without reporting a result.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+vmdir=$top/selftests/vm
+timeout=900
+mem=1G
+smp=2
+accel=${NFHP_VM_ACCEL:-}
+kver=
+keep_out=
+log=$top/build/vm/last-run.log
+
+usage() {
+	sed -n '4,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--timeout) timeout=$2; shift 2;;
+	--mem) mem=$2; shift 2;;
+	--smp) smp=$2; shift 2;;
+	--accel) accel=$2; shift 2;;
+	--kver) kver=$2; shift 2;;
+	--out) keep_out=$2; shift 2;;
+	--log) log=$2; shift 2;;
+	--) shift; break;;
+	-h|--help) usage;;
+	*) echo "run-vm.sh: unknown option $1" >&2; usage;;
+	esac
+done
+[ $# -gt 0 ] || usage
+
+# Newest installed kernel that has both modules and an image to boot.
+pick_kver() {
+	local k
+
+	for k in $(ls /lib/modules | sort -rV); do
+		if [ -f "/boot/vmlinuz-$k" ]; then
+			echo "$k"
+			return
+		fi
+	done
+	echo "run-vm.sh: no /boot/vmlinuz-* matching /lib/modules/*" >&2
+	exit 125
+}
+[ -n "$kver" ] || kver=$(pick_kver)
+kernel=/boot/vmlinuz-$kver
+
+# The initramfs is cached under build/vm/, keyed by the kernel and the
+# scripts that produce it.
+mkdir -p "$top/build/vm" "$(dirname "$log")"
+key=$(cat "$vmdir/mkinitramfs.sh" "$vmdir/init" | sha256sum | cut -c1-12)
+initrd=$top/build/vm/initramfs-$kver-$key.cpio.gz
+if [ ! -f "$initrd" ]; then
+	echo "run-vm.sh: building $initrd"
+	rm -f "$top/build/vm/initramfs-$kver-"*.cpio.gz
+	"$vmdir/mkinitramfs.sh" "$kver" "$initrd"
+fi
+
+# qboot starts faster than SeaBIOS and does not spray escape codes.
+bios=
+[ ! -f /usr/share/qemu/qboot.rom ] || bios="-bios /usr/share/qemu/qboot.rom"
+qemu_base=(qemu-system-x86_64 -cpu max -smp "$smp" -m "$mem"
+	-nographic -nodefaults -no-reboot -monitor none
+	$bios
+	-kernel "$kernel" -initrd "$initrd")
+append="console=ttyS0 rdinit=/init panic=-1 oops=panic quiet loglevel=4"
+
+# KVM hangs on some hosts instead of failing, so trust it only after a
+# short boot reached the init's marker.  The answer is cached per boot of
+# the host (the cache lives in /tmp).
+probe_accel() {
+	local cache=${TMPDIR:-/tmp}/nfhp-vm-accel-$kver
+	local plog
+
+	if [ -f "$cache" ]; then
+		cat "$cache"
+		return
+	fi
+	if [ ! -w /dev/kvm ]; then
+		echo tcg | tee "$cache"
+		return
+	fi
+	plog=$(mktemp)
+	timeout -k 2 20 "${qemu_base[@]}" -accel kvm -serial "file:$plog" \
+		-append "$append nfhp.mode=probe" </dev/null >/dev/null 2>&1 || true
+	if grep -q NFHP-VM-PROBE-OK "$plog"; then
+		echo kvm | tee "$cache"
+	else
+		echo tcg | tee "$cache"
+	fi
+	rm -f "$plog"
+}
+[ -n "$accel" ] || accel=$(probe_accel)
+case $accel in
+kvm) accel_opt=kvm;;
+tcg) accel_opt=tcg,thread=multi;;
+*) echo "run-vm.sh: bad accel '$accel'" >&2; exit 2;;
+esac
+
+if [ -n "$keep_out" ]; then
+	out=$(mkdir -p "$keep_out" && cd "$keep_out" && pwd)
+	rm -f "$out/rc" "$out/dmesg-flagged"
+else
+	out=$(mktemp -d "${TMPDIR:-/tmp}/nfhp-vm-out.XXXXXX")
+	trap 'rm -rf "$out"' EXIT
+fi
+
+{
+	echo "cd $(printf %q "$top") || exit 125"
+	for v in TESTS V; do
+		[ -z "${!v+x}" ] || echo "export $v=$(printf %q "${!v}")"
+	done
+	if [ $# -eq 1 ]; then
+		printf '%s\n' "$1"
+	else
+		printf '%q ' "$@"
+		echo
+	fi
+} > "$out/cmd.sh"
+
+echo "run-vm.sh: kernel $kver, accel $accel, timeout ${timeout}s, log $log"
+start=$(date +%s)
+set +e
+timeout -k 5 "$timeout" "${qemu_base[@]}" -accel "$accel_opt" \
+	-chardev "stdio,id=con,logfile=$log,signal=off" -serial chardev:con \
+	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+	-append "$append" </dev/null
+qrc=$?
+set -e
+echo "run-vm.sh: VM ran $(($(date +%s) - start))s"
+
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	echo "run-vm.sh: TIMEOUT after ${timeout}s, QEMU killed" >&2
+	exit 124
+fi
+if [ ! -s "$out/rc" ]; then
+	echo "run-vm.sh: the guest reported no result (crash or panic?); see $log" >&2
+	exit 125
+fi
+rc=$(cat "$out/rc")
+if [ -s "$out/dmesg-flagged" ]; then
+	echo "run-vm.sh: kernel log flagged:" >&2
+	cat "$out/dmesg-flagged" >&2
+	[ "$rc" -ne 0 ] || rc=1
+fi
+exit "$rc"
