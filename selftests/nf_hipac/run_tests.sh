@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run_tests.sh - kselftest-style runner for the nf-hipac selftests.  Runs
+# inside the test VM (selftests/vm/run-vm.sh) as root:
+#
+#	insmod ./nf_hipac.ko          (NFHP_MODULE= overrides the path)
+#	every executable selftests/nf_hipac/*.sh except lib.sh and this file,
+#	    or only those named in TESTS="a.sh b.sh", each under timeout(1)
+#	rmmod nf_hipac                (failing to unload is a failure)
+#
+# Output is TAP 13; a test's own output is prefixed with "# ".  Exit code 4
+# from a test means SKIP.  The timeout comes from ./settings ("timeout=N")
+# unless the test has a line "# nfhp-timeout: N".  Tests with a line
+# "# nfhp: no-module" run even when nf_hipac.ko is not built; all others are
+# skipped then.  The last line is "N passed, N failed, N skipped"; the exit
+# code is 1 if anything failed.
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dir=selftests/nf_hipac
+cd "$top" || exit 1
+
+module=${NFHP_MODULE:-./nf_hipac.ko}
+ksft_skip=4
+timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings" 2>/dev/null)
+timeout=${timeout:-120}
+
+if [ -n "${TESTS:-}" ]; then
+	tests=$TESTS
+else
+	tests=
+	for t in "$dir"/*.sh; do
+		case ${t##*/} in
+		lib.sh|run_tests.sh) continue;;
+		esac
+		[ -x "$t" ] && tests="$tests ${t##*/}"
+	done
+fi
+
+have_module=0
+[ -f "$module" ] && have_module=1
+ntests=$(echo $tests | wc -w)
+plan=$ntests
+[ $have_module -eq 0 ] || plan=$((plan + 2))	# insmod and rmmod
+
+num=0
+pass=0
+fail=0
+skip=0
+
+# result STATUS NAME [DIRECTIVE] - print one TAP line and count it.
+result()
+{
+	num=$((num + 1))
+	case $1 in
+	pass) pass=$((pass + 1)); echo "ok $num $2";;
+	fail) fail=$((fail + 1)); echo "not ok $num $2${3:+ # $3}";;
+	skip) skip=$((skip + 1)); echo "ok $num $2 # SKIP${3:+ $3}";;
+	esac
+}
+
+echo "TAP version 13"
+echo "1..$plan"
+
+loaded=0
+if [ $have_module -eq 0 ]; then
+	echo "# $module is not built: skipping every test that needs nf_hipac"
+	echo "# (build it with 'make module' on the host)"
+elif insmod "$module" 2>&1 | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+	loaded=1
+	result pass "insmod $module"
+else
+	result fail "insmod $module"
+fi
+
+for t in $tests; do
+	name=selftests:\ nf_hipac:\ $t
+	if [ ! -x "$dir/$t" ]; then
+		echo "# $dir/$t: not found or not executable"
+		result fail "$name"
+		continue
+	fi
+	if [ $loaded -eq 0 ] && ! grep -q '^# nfhp: no-module' "$dir/$t"; then
+		result skip "$name" "nf_hipac not loaded"
+		continue
+	fi
+	t_timeout=$(sed -n 's/^# nfhp-timeout: *\([0-9]\+\).*/\1/p' "$dir/$t" |
+		    head -1)
+	t_timeout=${t_timeout:-$timeout}
+	echo "# $t (timeout ${t_timeout}s)"
+	start=$(date +%s)
+	timeout -k 5 "$t_timeout" "$dir/$t" 2>&1 | sed -u 's/^/# /'
+	rc=${PIPESTATUS[0]}
+	echo "# $t: exit $rc after $(($(date +%s) - start))s"
+	case $rc in
+	0) result pass "$name";;
+	$ksft_skip) result skip "$name";;
+	124|137) result fail "$name" "TIMEOUT ${t_timeout}s";;
+	*) result fail "$name" "exit=$rc";;
+	esac
+done
+
+if [ $loaded -eq 1 ]; then
+	if rmmod nf_hipac 2>&1 | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+		result pass "rmmod nf_hipac"
+	else
+		result fail "rmmod nf_hipac"
+	fi
+fi
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
