@@ -1,0 +1,1137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the generic netlink family "nf_hipac".
+ *
+ * See include/uapi/linux/nf_hipac.h for the protocol.  Requests are decoded
+ * into a &struct nfhp_rule_spec outside the namespace's mutex, then applied
+ * to the rule set under it.  A change made outside a transaction runs in a
+ * transaction of its own, so that nfhp_net_commit() can get the hooks and
+ * conntrack ready before the new rule set sees its first packet.
+ */
+
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "netlink.h"
+#include "pernet.h"
+
+static struct genl_family nfhp_family;
+
+/**
+ * nfhp_ranges_validate() - check the length of NFHPA_MATCH_RANGES
+ * @attr: the attribute
+ * @extack: for the reason
+ *
+ * The policy bounds the length by %NFHP_MAX_RANGES ranges.
+ *
+ * Return: 0, or -EINVAL unless it holds a whole number of ranges, at least
+ * one.
+ */
+static int nfhp_ranges_validate(const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	int len = nla_len(attr);
+
+	if (!len || len % sizeof(struct nfhp_uapi_range)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "ranges must be 1 or more struct nfhp_uapi_range");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct nla_policy nfhp_counter_policy[NFHPA_COUNTER_MAX + 1] = {
+	[NFHPA_COUNTER_PACKETS] = { .type = NLA_U64 },
+	[NFHPA_COUNTER_BYTES] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy nfhp_match_policy[NFHPA_MATCH_MAX + 1] = {
+	[NFHPA_MATCH_DIM] = NLA_POLICY_MAX(NLA_U8, NFHP_DIM_MAX - 1),
+	[NFHPA_MATCH_FORM] = NLA_POLICY_MAX(NLA_U8, NFHP_FORM_MAX - 1),
+	[NFHPA_MATCH_SYNTAX] = NLA_POLICY_MAX(NLA_U8, NFHP_SYN_MAX - 1),
+	[NFHPA_MATCH_INVERT] = { .type = NLA_FLAG },
+	[NFHPA_MATCH_RANGES] =
+		NLA_POLICY_VALIDATE_FN(NLA_BINARY, nfhp_ranges_validate,
+				       NFHP_MAX_RANGES *
+				       sizeof(struct nfhp_uapi_range)),
+	[NFHPA_MATCH_PREFIXLEN] = NLA_POLICY_MAX(NLA_U8, 128),
+	[NFHPA_MATCH_IFNAME] = { .type = NLA_NUL_STRING,
+				 .len = NFHP_IFNAME_LEN },
+};
+
+static const struct nla_policy nfhp_rule_policy[NFHPA_RULE_MAX + 1] = {
+	[NFHPA_RULE_MATCH] = NLA_POLICY_NESTED(nfhp_match_policy),
+	[NFHPA_RULE_ACTION] = NLA_POLICY_MAX(NLA_U8, NFHP_ACT_MAX - 1),
+	[NFHPA_RULE_TARGET] = { .type = NLA_NUL_STRING,
+				.len = NFHP_CHAIN_MAXNAMELEN - 1 },
+	[NFHPA_RULE_COMMENT] = { .type = NLA_NUL_STRING,
+				 .len = NFHP_COMMENT_LEN - 1 },
+	[NFHPA_RULE_COUNTERS] = NLA_POLICY_NESTED(nfhp_counter_policy),
+};
+
+static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
+	[NFHPA_CHAIN] = { .type = NLA_NUL_STRING,
+			  .len = NFHP_CHAIN_MAXNAMELEN - 1 },
+	[NFHPA_NEW_NAME] = { .type = NLA_NUL_STRING,
+			     .len = NFHP_CHAIN_MAXNAMELEN - 1 },
+	[NFHPA_POS] = NLA_POLICY_MIN(NLA_U32, 1),
+	[NFHPA_POLICY] = NLA_POLICY_RANGE(NLA_U8, NFHP_ACT_ACCEPT,
+					  NFHP_ACT_DROP),
+	[NFHPA_COUNTERS] = NLA_POLICY_NESTED(nfhp_counter_policy),
+	[NFHPA_REFS] = { .type = NLA_REJECT,
+			 .reject_message = "NFHPA_REFS is only sent by the kernel" },
+	[NFHPA_RULE] = NLA_POLICY_NESTED(nfhp_rule_policy),
+};
+
+/**
+ * nfhp_u128_get() - a 128-bit value from four words, most significant first
+ * @w: the words
+ *
+ * Return: the value.
+ */
+static nfhp_u128 nfhp_u128_get(const __u32 *w)
+{
+	return (nfhp_u128)w[0] << 96 | (nfhp_u128)w[1] << 64 |
+	       (nfhp_u128)w[2] << 32 | w[3];
+}
+
+/**
+ * nfhp_u128_put() - a 128-bit value as four words, most significant first
+ * @v: the value
+ * @w: the words
+ */
+static void nfhp_u128_put(nfhp_u128 v, __u32 *w)
+{
+	w[0] = v >> 96;
+	w[1] = v >> 64;
+	w[2] = v >> 32;
+	w[3] = v;
+}
+
+/**
+ * nfhp_counter_decode() - decode a nested counter attribute
+ * @attr: NFHPA_COUNTERS or NFHPA_RULE_COUNTERS, validated
+ * @c: the counter; missing values are 0
+ */
+static void nfhp_counter_decode(const struct nlattr *attr,
+				struct nfhp_counter *c)
+{
+	struct nlattr *tb[NFHPA_COUNTER_MAX + 1];
+
+	memset(c, 0, sizeof(*c));
+	if (nla_parse_nested(tb, NFHPA_COUNTER_MAX, attr, nfhp_counter_policy,
+			     NULL))
+		return;
+	if (tb[NFHPA_COUNTER_PACKETS])
+		c->packets = nla_get_u64(tb[NFHPA_COUNTER_PACKETS]);
+	if (tb[NFHPA_COUNTER_BYTES])
+		c->bytes = nla_get_u64(tb[NFHPA_COUNTER_BYTES]);
+}
+
+/**
+ * nfhp_ranges_decode() - decode NFHPA_MATCH_RANGES into a match
+ * @dm: the match, @dm->dim and @dm->form set
+ * @attr: the attribute, validated
+ * @extack: for the reason
+ *
+ * Return: 0, or -EINVAL if a range is reversed, exceeds the dimension or
+ * the form takes a single range.
+ */
+static int nfhp_ranges_decode(struct nfhp_dim_match *dm,
+			      const struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	unsigned int i, n = nla_len(attr) / sizeof(struct nfhp_uapi_range);
+	nfhp_u128 max = nfhp_dim_max(dm->dim);
+	struct nfhp_uapi_range u;
+
+	if (dm->form != NFHP_FORM_RANGES && n != 1) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "prefix and mask matches take one range");
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		memcpy(&u, nla_data(attr) + i * sizeof(u), sizeof(u));
+		dm->ranges[i].lo = nfhp_u128_get(u.lo);
+		dm->ranges[i].hi = nfhp_u128_get(u.hi);
+		if (dm->ranges[i].lo > max || dm->ranges[i].hi > max) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "value out of range for the dimension");
+			return -EINVAL;
+		}
+		if (dm->form == NFHP_FORM_RANGES &&
+		    dm->ranges[i].lo > dm->ranges[i].hi) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "range with its start after its end");
+			return -EINVAL;
+		}
+	}
+	dm->nranges = n;
+	return 0;
+}
+
+/**
+ * nfhp_match_decode() - decode one NFHPA_RULE_MATCH
+ * @dm: the match to fill, zeroed
+ * @attr: the attribute, validated against nfhp_match_policy
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_match_decode(struct nfhp_dim_match *dm,
+			     const struct nlattr *attr,
+			     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[NFHPA_MATCH_MAX + 1];
+	bool ifdim;
+	int ret;
+
+	ret = nla_parse_nested(tb, NFHPA_MATCH_MAX, attr, nfhp_match_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (!tb[NFHPA_MATCH_DIM] || !tb[NFHPA_MATCH_FORM]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "a match needs a dimension and a form");
+		return -EINVAL;
+	}
+	dm->dim = nla_get_u8(tb[NFHPA_MATCH_DIM]);
+	dm->form = nla_get_u8(tb[NFHPA_MATCH_FORM]);
+	if (tb[NFHPA_MATCH_SYNTAX])
+		dm->syntax = nla_get_u8(tb[NFHPA_MATCH_SYNTAX]);
+	dm->invert = nla_get_flag(tb[NFHPA_MATCH_INVERT]);
+
+	ifdim = dm->dim == NFHP_DIM_IIF || dm->dim == NFHP_DIM_OIF;
+	if (ifdim != (dm->form == NFHP_FORM_IFNAME)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "interfaces, and only they, match by name");
+		return -EINVAL;
+	}
+	if (!!tb[NFHPA_MATCH_PREFIXLEN] != (dm->form == NFHP_FORM_PREFIX)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "a prefix length goes with a prefix match only");
+		return -EINVAL;
+	}
+
+	if (dm->form == NFHP_FORM_IFNAME) {
+		if (!tb[NFHPA_MATCH_IFNAME] || tb[NFHPA_MATCH_RANGES]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "an interface match takes a name only");
+			return -EINVAL;
+		}
+		nla_strscpy(dm->ifname, tb[NFHPA_MATCH_IFNAME],
+			    sizeof(dm->ifname));
+		return 0;
+	}
+
+	if (!tb[NFHPA_MATCH_RANGES] || tb[NFHPA_MATCH_IFNAME]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the match needs ranges only");
+		return -EINVAL;
+	}
+	ret = nfhp_ranges_decode(dm, tb[NFHPA_MATCH_RANGES], extack);
+	if (ret || dm->form != NFHP_FORM_PREFIX)
+		return ret;
+
+	dm->nranges = nla_get_u8(tb[NFHPA_MATCH_PREFIXLEN]);
+	if (dm->nranges > nfhp_dim_bits(dm->dim)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_MATCH_PREFIXLEN],
+				    "prefix longer than the dimension");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * nfhp_rule_decode() - decode NFHPA_RULE
+ * @spec: the rule to fill
+ * @counters: set to the rule's initial counters, 0 when absent
+ * @attr: the attribute, validated against nfhp_rule_policy
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_rule_decode(struct nfhp_rule_spec *spec,
+			    struct nfhp_counter *counters,
+			    const struct nlattr *attr,
+			    struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[NFHPA_RULE_MAX + 1];
+	const struct nlattr *pos;
+	int rem, ret;
+
+	ret = nla_parse_nested(tb, NFHPA_RULE_MAX, attr, nfhp_rule_policy,
+			       extack);
+	if (ret)
+		return ret;
+
+	memset(spec, 0, sizeof(*spec));
+	nla_for_each_nested(pos, attr, rem) {
+		struct nfhp_dim_match *dm = &spec->m[spec->nmatch];
+
+		if (nla_type(pos) != NFHPA_RULE_MATCH)
+			continue;
+		if (spec->nmatch == NFHP_DIM_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, pos, "too many matches");
+			return -EINVAL;
+		}
+		ret = nfhp_match_decode(dm, pos, extack);
+		if (ret)
+			return ret;
+		if (spec->nmatch && dm->dim <= spec->m[spec->nmatch - 1].dim) {
+			NL_SET_ERR_MSG_ATTR(extack, pos,
+					    "matches must be sorted by dimension, one per dimension");
+			return -EINVAL;
+		}
+		spec->nmatch++;
+	}
+
+	if (tb[NFHPA_RULE_ACTION])
+		spec->action = nla_get_u8(tb[NFHPA_RULE_ACTION]);
+	if ((spec->action == NFHP_ACT_JUMP || spec->action == NFHP_ACT_GOTO) !=
+	    !!tb[NFHPA_RULE_TARGET]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "jump and goto, and only they, need a target chain");
+		return -EINVAL;
+	}
+	if (tb[NFHPA_RULE_TARGET])
+		nla_strscpy(spec->target, tb[NFHPA_RULE_TARGET],
+			    sizeof(spec->target));
+	if (tb[NFHPA_RULE_COMMENT])
+		nla_strscpy(spec->comment, tb[NFHPA_RULE_COMMENT],
+			    sizeof(spec->comment));
+
+	memset(counters, 0, sizeof(*counters));
+	if (tb[NFHPA_RULE_COUNTERS])
+		nfhp_counter_decode(tb[NFHPA_RULE_COUNTERS], counters);
+	return 0;
+}
+
+/**
+ * struct nfhp_request - a decoded change request
+ * @cmd: &enum nfhp_cmd
+ * @chain: NFHPA_CHAIN, or NULL
+ * @new_name: NFHPA_NEW_NAME, or NULL
+ * @pos: NFHPA_POS, or 0
+ * @policy: NFHPA_POLICY
+ * @counters: NFHPA_COUNTERS or the rule's NFHPA_RULE_COUNTERS
+ * @has_counters: @counters were given
+ * @spec: NFHPA_RULE, or NULL
+ */
+struct nfhp_request {
+	u8 cmd;
+	const char *chain;
+	const char *new_name;
+	u32 pos;
+	u8 policy;
+	struct nfhp_counter counters;
+	bool has_counters;
+	struct nfhp_rule_spec *spec;
+};
+
+/**
+ * nfhp_request_needs() - check the attributes a command requires
+ * @info: the request
+ * @req: the decoded request
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_request_needs(struct genl_info *info,
+			      const struct nfhp_request *req)
+{
+	switch (req->cmd) {
+	case NFHP_CMD_APPEND:
+	case NFHP_CMD_INSERT:
+		if (GENL_REQ_ATTR_CHECK(info, NFHPA_CHAIN) ||
+		    GENL_REQ_ATTR_CHECK(info, NFHPA_RULE))
+			return -EINVAL;
+		break;
+	case NFHP_CMD_DELETE:
+		if (GENL_REQ_ATTR_CHECK(info, NFHPA_CHAIN))
+			return -EINVAL;
+		if (!req->pos == !req->spec) {
+			GENL_SET_ERR_MSG(info,
+					 "delete takes a position or a rule");
+			return -EINVAL;
+		}
+		break;
+	case NFHP_CMD_REPLACE:
+		if (GENL_REQ_ATTR_CHECK(info, NFHPA_CHAIN) ||
+		    GENL_REQ_ATTR_CHECK(info, NFHPA_POS) ||
+		    GENL_REQ_ATTR_CHECK(info, NFHPA_RULE))
+			return -EINVAL;
+		break;
+	case NFHP_CMD_NEW_CHAIN:
+		if (GENL_REQ_ATTR_CHECK(info, NFHPA_CHAIN))
+			return -EINVAL;
+		break;
+	case NFHP_CMD_RENAME_CHAIN:
+		if (GENL_REQ_ATTR_CHECK(info, NFHPA_CHAIN) ||
+		    GENL_REQ_ATTR_CHECK(info, NFHPA_NEW_NAME))
+			return -EINVAL;
+		break;
+	case NFHP_CMD_POLICY:
+		if (GENL_REQ_ATTR_CHECK(info, NFHPA_CHAIN) ||
+		    GENL_REQ_ATTR_CHECK(info, NFHPA_POLICY))
+			return -EINVAL;
+		break;
+	case NFHP_CMD_ZERO:
+		if (req->pos && !req->chain) {
+			GENL_SET_ERR_MSG(info, "a position needs a chain");
+			return -EINVAL;
+		}
+		break;
+	}
+	return 0;
+}
+
+/**
+ * nfhp_request_decode() - decode a change request
+ * @req: the request to fill; @req->spec is allocated when a rule is given
+ *	and must be freed by the caller
+ * @info: the request
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_request_decode(struct nfhp_request *req,
+			       struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+
+	memset(req, 0, sizeof(*req));
+	req->cmd = info->genlhdr->cmd;
+	if (attrs[NFHPA_CHAIN])
+		req->chain = nla_data(attrs[NFHPA_CHAIN]);
+	if (attrs[NFHPA_NEW_NAME])
+		req->new_name = nla_data(attrs[NFHPA_NEW_NAME]);
+	if (attrs[NFHPA_POS])
+		req->pos = nla_get_u32(attrs[NFHPA_POS]);
+	if (attrs[NFHPA_POLICY])
+		req->policy = nla_get_u8(attrs[NFHPA_POLICY]);
+	if (attrs[NFHPA_COUNTERS]) {
+		nfhp_counter_decode(attrs[NFHPA_COUNTERS], &req->counters);
+		req->has_counters = true;
+	}
+	if (attrs[NFHPA_RULE]) {
+		int ret;
+
+		/* About 7 KiB: too big for the stack. */
+		req->spec = kmalloc(sizeof(*req->spec), GFP_KERNEL);
+		if (!req->spec)
+			return -ENOMEM;
+		ret = nfhp_rule_decode(req->spec, &req->counters,
+				       attrs[NFHPA_RULE], info->extack);
+		if (ret)
+			return ret;
+		req->has_counters =
+			!!nla_find_nested(attrs[NFHPA_RULE], NFHPA_RULE_COUNTERS);
+	}
+	return nfhp_request_needs(info, req);
+}
+
+/**
+ * nfhp_request_apply() - apply a decoded change to a rule set
+ * @rs: the rule set, its mutex held
+ * @req: the request
+ * @msg: set to the reason on error
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_request_apply(struct nfhp_ruleset *rs,
+			      const struct nfhp_request *req, const char **msg)
+{
+	const struct nfhp_counter *c = req->has_counters ? &req->counters :
+							    NULL;
+
+	switch (req->cmd) {
+	case NFHP_CMD_APPEND:
+		return nfhp_rule_append(rs, req->chain, req->spec, c, msg);
+	case NFHP_CMD_INSERT:
+		return nfhp_rule_insert(rs, req->chain, req->pos ? : 1,
+					req->spec, c, msg);
+	case NFHP_CMD_DELETE:
+		if (req->spec)
+			return nfhp_rule_delete_spec(rs, req->chain, req->spec,
+						     msg);
+		return nfhp_rule_delete(rs, req->chain, req->pos, msg);
+	case NFHP_CMD_REPLACE:
+		return nfhp_rule_replace(rs, req->chain, req->pos, req->spec,
+					 msg);
+	case NFHP_CMD_FLUSH:
+		return nfhp_chain_flush(rs, req->chain, msg);
+	case NFHP_CMD_NEW_CHAIN:
+		return nfhp_chain_new(rs, req->chain, msg);
+	case NFHP_CMD_DEL_CHAIN:
+		return nfhp_chain_delete(rs, req->chain, msg);
+	case NFHP_CMD_RENAME_CHAIN:
+		return nfhp_chain_rename(rs, req->chain, req->new_name, msg);
+	case NFHP_CMD_POLICY:
+		return nfhp_chain_policy(rs, req->chain, req->policy, c, msg);
+	case NFHP_CMD_ZERO:
+		return nfhp_counters_zero(rs, req->chain, req->pos, msg);
+	}
+	*msg = "unknown command";
+	return -EOPNOTSUPP;
+}
+
+/**
+ * nfhp_set_msg() - report the core's reason for a failure
+ * @extack: the extended ack, or NULL
+ * @msg: a static string, or NULL
+ */
+static void nfhp_set_msg(struct netlink_ext_ack *extack, const char *msg)
+{
+	/* NL_SET_ERR_MSG() only takes literals; the core's are static too. */
+	if (extack && msg)
+		extack->_msg = msg;
+}
+
+/**
+ * nfhp_txn_foreign() - is a transaction of another socket open?
+ * @hn: the namespace state, @hn->lock held
+ * @info: the request
+ *
+ * Return: true, with the reason set, if @info must not touch the rule set.
+ */
+static bool nfhp_txn_foreign(const struct nfhp_net *hn,
+			     struct genl_info *info)
+{
+	if (!nfhp_txn_active(hn->rs) || hn->txn_owner == info->snd_portid)
+		return false;
+	GENL_SET_ERR_MSG(info, "another socket has a transaction open");
+	return true;
+}
+
+/**
+ * nfhp_nl_change() - the doit of every command that changes the rule set
+ * @skb: the request
+ * @info: its attributes
+ *
+ * Inside the sender's transaction the change is only staged; otherwise it
+ * is committed at once.
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_nl_change(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	const char *msg = NULL;
+	struct nfhp_request req;
+	bool own_txn;
+	int ret;
+
+	ret = nfhp_request_decode(&req, info);
+	if (ret)
+		goto out_free_spec;
+
+	mutex_lock(&hn->lock);
+	ret = -EBUSY;
+	if (nfhp_txn_foreign(hn, info))
+		goto out_unlock;
+	own_txn = !nfhp_txn_active(hn->rs);
+	if (own_txn) {
+		ret = nfhp_txn_begin(hn->rs);
+		if (ret)
+			goto out_unlock;
+	}
+	ret = nfhp_request_apply(hn->rs, &req, &msg);
+	nfhp_net_changed(hn);
+	if (own_txn) {
+		if (!ret)
+			ret = nfhp_net_commit(hn, &msg);
+		if (nfhp_txn_active(hn->rs)) {
+			nfhp_txn_abort(hn->rs);
+			nfhp_net_settle(hn);
+		}
+	}
+out_unlock:
+	mutex_unlock(&hn->lock);
+	if (ret)
+		nfhp_set_msg(info->extack, msg);
+out_free_spec:
+	kfree(req.spec);
+	return ret;
+}
+
+/**
+ * nfhp_nl_begin() - NFHP_CMD_BEGIN: open a transaction for the sender
+ * @skb: the request
+ * @info: its attributes
+ *
+ * Return: 0, or -EBUSY if a transaction is open already.
+ */
+static int nfhp_nl_begin(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	int ret = -EBUSY;
+
+	mutex_lock(&hn->lock);
+	if (nfhp_txn_active(hn->rs)) {
+		GENL_SET_ERR_MSG(info, "a transaction is open already");
+		goto out_unlock;
+	}
+	ret = nfhp_txn_begin(hn->rs);
+	if (!ret)
+		hn->txn_owner = info->snd_portid;
+	nfhp_net_changed(hn);
+out_unlock:
+	mutex_unlock(&hn->lock);
+	return ret;
+}
+
+/**
+ * nfhp_nl_end() - NFHP_CMD_COMMIT and NFHP_CMD_ABORT
+ * @skb: the request
+ * @info: its attributes
+ *
+ * A commit that fails aborts the transaction: either all of it reaches the
+ * packets or nothing does.
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_nl_end(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	const char *msg = NULL;
+	int ret = -EBUSY;
+
+	mutex_lock(&hn->lock);
+	if (nfhp_txn_foreign(hn, info))
+		goto out_unlock;
+	ret = -ENOENT;
+	if (!nfhp_txn_active(hn->rs)) {
+		GENL_SET_ERR_MSG(info, "no transaction is open");
+		goto out_unlock;
+	}
+	ret = 0;
+	if (info->genlhdr->cmd == NFHP_CMD_COMMIT)
+		ret = nfhp_net_commit(hn, &msg);
+	if (nfhp_txn_active(hn->rs)) {
+		nfhp_txn_abort(hn->rs);
+		nfhp_net_changed(hn);
+		nfhp_net_settle(hn);
+	}
+out_unlock:
+	mutex_unlock(&hn->lock);
+	if (ret)
+		nfhp_set_msg(info->extack, msg);
+	return ret;
+}
+
+/**
+ * struct nfhp_dump - where a LIST dump stands, kept in &netlink_callback.ctx
+ * @spec: scratch space for one rule
+ * @chain: the chain at @chain_idx, valid while the rule set's generation
+ *	is still @gen
+ * @rule: the last rule sent, valid like @chain
+ * @gen: the generation @chain and @rule belong to, 0 for none
+ * @chain_idx: index of the chain being sent
+ * @sent: messages of that chain sent: its header, then its rules
+ */
+struct nfhp_dump {
+	struct nfhp_rule_spec *spec;
+	const struct nfhp_chain *chain;
+	const struct nfhp_rule *rule;
+	unsigned int gen;
+	unsigned int chain_idx;
+	unsigned int sent;
+};
+
+/**
+ * nfhp_dump_ctx() - the dump state of a callback
+ * @cb: the callback
+ *
+ * Return: the state, zeroed by netlink when the dump starts.
+ */
+static struct nfhp_dump *nfhp_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct nfhp_dump) > sizeof(cb->ctx));
+	return (struct nfhp_dump *)cb->ctx;
+}
+
+/**
+ * nfhp_put_counter() - add a nested counter attribute
+ * @skb: the message
+ * @type: NFHPA_COUNTERS or NFHPA_RULE_COUNTERS
+ * @c: the counter
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+static int nfhp_put_counter(struct sk_buff *skb, int type,
+			    const struct nfhp_counter *c)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, NFHPA_COUNTER_PACKETS, c->packets,
+			      NFHPA_COUNTER_PAD) ||
+	    nla_put_u64_64bit(skb, NFHPA_COUNTER_BYTES, c->bytes,
+			      NFHPA_COUNTER_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/**
+ * nfhp_put_ranges() - add NFHPA_MATCH_RANGES
+ * @skb: the message
+ * @dm: the match
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+static int nfhp_put_ranges(struct sk_buff *skb,
+			   const struct nfhp_dim_match *dm)
+{
+	unsigned int i, n = dm->form == NFHP_FORM_RANGES ? dm->nranges : 1;
+	struct nfhp_uapi_range *u;
+	struct nlattr *attr;
+
+	if (WARN_ON_ONCE(n > NFHP_MAX_RANGES))
+		return -EINVAL;
+	attr = nla_reserve(skb, NFHPA_MATCH_RANGES, n * sizeof(*u));
+	if (!attr)
+		return -EMSGSIZE;
+	u = nla_data(attr);
+	for (i = 0; i < n; i++) {
+		nfhp_u128_put(dm->ranges[i].lo, u[i].lo);
+		nfhp_u128_put(dm->ranges[i].hi, u[i].hi);
+	}
+	return 0;
+}
+
+/**
+ * nfhp_put_match() - add one NFHPA_RULE_MATCH
+ * @skb: the message
+ * @dm: the match
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_put_match(struct sk_buff *skb,
+			  const struct nfhp_dim_match *dm)
+{
+	struct nlattr *nest = nla_nest_start(skb, NFHPA_RULE_MATCH);
+	int ret = -EMSGSIZE;
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, NFHPA_MATCH_DIM, dm->dim) ||
+	    nla_put_u8(skb, NFHPA_MATCH_FORM, dm->form) ||
+	    nla_put_u8(skb, NFHPA_MATCH_SYNTAX, dm->syntax) ||
+	    (dm->invert && nla_put_flag(skb, NFHPA_MATCH_INVERT)))
+		goto err_cancel;
+	if (dm->form == NFHP_FORM_IFNAME) {
+		if (nla_put_string(skb, NFHPA_MATCH_IFNAME, dm->ifname))
+			goto err_cancel;
+	} else {
+		ret = nfhp_put_ranges(skb, dm);
+		if (ret)
+			goto err_cancel;
+		ret = -EMSGSIZE;
+		if (dm->form == NFHP_FORM_PREFIX &&
+		    nla_put_u8(skb, NFHPA_MATCH_PREFIXLEN, dm->nranges))
+			goto err_cancel;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return ret;
+}
+
+/**
+ * nfhp_put_rule() - add NFHPA_RULE
+ * @skb: the message
+ * @spec: the rule
+ * @c: its counter
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_put_rule(struct sk_buff *skb,
+			 const struct nfhp_rule_spec *spec,
+			 const struct nfhp_counter *c)
+{
+	struct nlattr *nest = nla_nest_start(skb, NFHPA_RULE);
+	unsigned int i;
+	int ret;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < spec->nmatch; i++) {
+		ret = nfhp_put_match(skb, &spec->m[i]);
+		if (ret)
+			goto err_cancel;
+	}
+	ret = -EMSGSIZE;
+	if (nla_put_u8(skb, NFHPA_RULE_ACTION, spec->action))
+		goto err_cancel;
+	if ((spec->action == NFHP_ACT_JUMP || spec->action == NFHP_ACT_GOTO) &&
+	    nla_put_string(skb, NFHPA_RULE_TARGET, spec->target))
+		goto err_cancel;
+	if (spec->comment[0] &&
+	    nla_put_string(skb, NFHPA_RULE_COMMENT, spec->comment))
+		goto err_cancel;
+	ret = nfhp_put_counter(skb, NFHPA_RULE_COUNTERS, c);
+	if (ret)
+		goto err_cancel;
+	nla_nest_end(skb, nest);
+	return 0;
+
+err_cancel:
+	nla_nest_cancel(skb, nest);
+	return ret;
+}
+
+/**
+ * nfhp_dump_start_msg() - start one message of a LIST dump
+ * @skb: the dump buffer
+ * @cb: the callback
+ * @chain: the chain the message is about
+ *
+ * Return: the genetlink header, or NULL when @skb is full.
+ */
+static void *nfhp_dump_start_msg(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 const struct nfhp_chain *chain)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &nfhp_family, NLM_F_MULTI, NFHP_CMD_LIST);
+	if (!hdr)
+		return NULL;
+	genl_dump_check_consistent(cb, hdr);
+	if (nla_put_string(skb, NFHPA_CHAIN, nfhp_chain_name(chain))) {
+		genlmsg_cancel(skb, hdr);
+		return NULL;
+	}
+	return hdr;
+}
+
+/**
+ * nfhp_dump_chain() - add the header message of a chain to a dump
+ * @skb: the dump buffer
+ * @cb: the callback
+ * @chain: the chain
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+static int nfhp_dump_chain(struct sk_buff *skb, struct netlink_callback *cb,
+			   const struct nfhp_chain *chain)
+{
+	struct nfhp_counter c;
+	void *hdr;
+
+	hdr = nfhp_dump_start_msg(skb, cb, chain);
+	if (!hdr)
+		return -EMSGSIZE;
+	nfhp_chain_policy_counter(chain, &c);
+	if ((nfhp_chain_builtin(chain) &&
+	     nla_put_u8(skb, NFHPA_POLICY, nfhp_chain_get_policy(chain))) ||
+	    nfhp_put_counter(skb, NFHPA_COUNTERS, &c) ||
+	    nla_put_u32(skb, NFHPA_REFS, nfhp_chain_refs(chain))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/**
+ * nfhp_dump_rule() - add the message of one rule to a dump
+ * @skb: the dump buffer
+ * @cb: the callback
+ * @chain: the chain of the rule
+ * @rule: the rule
+ * @pos: its 1-based position
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_dump_rule(struct sk_buff *skb, struct netlink_callback *cb,
+			  const struct nfhp_chain *chain,
+			  const struct nfhp_rule *rule, unsigned int pos)
+{
+	struct nfhp_dump *d = nfhp_dump_ctx(cb);
+	struct nfhp_counter c;
+	void *hdr;
+	int ret;
+
+	ret = nfhp_rule_get_spec(rule, d->spec);
+	if (ret)
+		return ret;
+	nfhp_rule_counter(rule, &c);
+	hdr = nfhp_dump_start_msg(skb, cb, chain);
+	if (!hdr)
+		return -EMSGSIZE;
+	ret = -EMSGSIZE;
+	if (nla_put_u32(skb, NFHPA_POS, pos))
+		goto err_cancel;
+	ret = nfhp_put_rule(skb, d->spec, &c);
+	if (ret)
+		goto err_cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return ret;
+}
+
+/**
+ * nfhp_dump_seek() - find where the dump stopped
+ * @rs: the rule set, its mutex held
+ * @d: the dump state
+ * @gen: the current generation of @rs
+ *
+ * While nothing changed, the pointers kept from the previous round are
+ * still valid and the dump goes on in O(1).  After a change it goes on by
+ * index; the messages carry NLM_F_DUMP_INTR then.
+ */
+static void nfhp_dump_seek(const struct nfhp_ruleset *rs,
+			   struct nfhp_dump *d, unsigned int gen)
+{
+	unsigned int i;
+
+	if (d->gen == gen)
+		return;
+	d->chain = nfhp_chain_first(rs);
+	for (i = 0; d->chain && i < d->chain_idx; i++)
+		d->chain = nfhp_chain_next(rs, d->chain);
+	d->rule = NULL;
+	if (d->chain && d->sent > 1) {
+		d->rule = nfhp_rule_first(d->chain);
+		for (i = 1; d->rule && i < d->sent - 1; i++)
+			d->rule = nfhp_rule_next(d->chain, d->rule);
+	}
+	d->gen = gen;
+}
+
+/**
+ * nfhp_dump_chains() - fill one dump buffer
+ * @skb: the dump buffer
+ * @cb: the callback
+ * @rs: the rule set, its mutex held
+ * @only: the chain to list, or NULL for all
+ *
+ * Return: 0 when the buffer is full or all is sent, or -errno.
+ */
+static int nfhp_dump_chains(struct sk_buff *skb, struct netlink_callback *cb,
+			    const struct nfhp_ruleset *rs, const char *only)
+{
+	struct nfhp_dump *d = nfhp_dump_ctx(cb);
+	const struct nfhp_rule *next;
+	int ret;
+
+	for (; d->chain; d->chain = nfhp_chain_next(rs, d->chain),
+	     d->chain_idx++, d->sent = 0, d->rule = NULL) {
+		if (only && strcmp(nfhp_chain_name(d->chain), only))
+			continue;
+		if (!d->sent) {
+			ret = nfhp_dump_chain(skb, cb, d->chain);
+			if (ret)
+				return ret;
+			d->sent = 1;
+		}
+		for (;;) {
+			next = d->rule ? nfhp_rule_next(d->chain, d->rule) :
+					 nfhp_rule_first(d->chain);
+			if (!next)
+				break;
+			ret = nfhp_dump_rule(skb, cb, d->chain, next, d->sent);
+			if (ret)
+				return ret;
+			d->rule = next;
+			d->sent++;
+		}
+	}
+	return 0;
+}
+
+/**
+ * nfhp_nl_list() - NFHP_CMD_LIST: list chains and rules
+ * @skb: the dump buffer
+ * @cb: the callback
+ *
+ * Called until it returns 0.  Each round takes the namespace's mutex and
+ * sends as many messages as fit.
+ *
+ * Return: the length of @skb, 0 at the end, or -errno.
+ */
+static int nfhp_nl_list(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nfhp_net *hn = nfhp_net(sock_net(cb->skb->sk));
+	struct nlattr *only = info->attrs[NFHPA_CHAIN];
+	struct nfhp_dump *d = nfhp_dump_ctx(cb);
+	int ret;
+
+	mutex_lock(&hn->lock);
+	cb->seq = hn->gen;
+	nfhp_dump_seek(hn->rs, d, hn->gen);
+	ret = nfhp_dump_chains(skb, cb, hn->rs, only ? nla_data(only) : NULL);
+	mutex_unlock(&hn->lock);
+
+	/* A full buffer is no error, unless not even one message fitted. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ? ret : skb->len;
+}
+
+/**
+ * nfhp_nl_list_start() - set up a LIST dump
+ * @cb: the callback
+ *
+ * Return: 0, -ENOENT if the chain asked for does not exist, or -ENOMEM.
+ */
+static int nfhp_nl_list_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nfhp_net *hn = nfhp_net(sock_net(cb->skb->sk));
+	struct nlattr *only = info->attrs[NFHPA_CHAIN];
+	struct nfhp_dump *d = nfhp_dump_ctx(cb);
+	bool found = true;
+
+	if (only) {
+		mutex_lock(&hn->lock);
+		found = nfhp_chain_find(hn->rs, nla_data(only));
+		mutex_unlock(&hn->lock);
+	}
+	/* netlink gives start() no extack: the errno must do. */
+	if (!found)
+		return -ENOENT;
+	d->spec = kmalloc(sizeof(*d->spec), GFP_KERNEL);
+	return d->spec ? 0 : -ENOMEM;
+}
+
+/**
+ * nfhp_nl_list_done() - tear down a LIST dump
+ * @cb: the callback
+ *
+ * Return: 0.
+ */
+static int nfhp_nl_list_done(struct netlink_callback *cb)
+{
+	kfree(nfhp_dump_ctx(cb)->spec);
+	return 0;
+}
+
+static const struct genl_ops nfhp_ops[] = {
+	{ .cmd = NFHP_CMD_APPEND, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_INSERT, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_DELETE, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_REPLACE, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_FLUSH, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_NEW_CHAIN, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_DEL_CHAIN, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_RENAME_CHAIN, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_POLICY, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_ZERO, .doit = nfhp_nl_change,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_LIST, .start = nfhp_nl_list_start,
+	  .dumpit = nfhp_nl_list, .done = nfhp_nl_list_done },
+	{ .cmd = NFHP_CMD_BEGIN, .doit = nfhp_nl_begin,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_COMMIT, .doit = nfhp_nl_end,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_ABORT, .doit = nfhp_nl_end,
+	  .flags = GENL_UNS_ADMIN_PERM },
+};
+
+static struct genl_family nfhp_family __ro_after_init = {
+	.name = NFHP_GENL_NAME,
+	.version = NFHP_GENL_VERSION,
+	.maxattr = NFHPA_MAX,
+	.policy = nfhp_policy,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = nfhp_ops,
+	.n_ops = ARRAY_SIZE(nfhp_ops),
+};
+
+/**
+ * nfhp_netlink_release() - abort the transaction of a closing socket
+ * @nb: the notifier block
+ * @event: NETLINK_URELEASE and others
+ * @ptr: a &struct netlink_notify
+ *
+ * Return: NOTIFY_DONE.
+ */
+static int nfhp_netlink_release(struct notifier_block *nb,
+				unsigned long event, void *ptr)
+{
+	const struct netlink_notify *n = ptr;
+	struct nfhp_net *hn;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC)
+		return NOTIFY_DONE;
+	hn = nfhp_net(n->net);
+	mutex_lock(&hn->lock);
+	if (nfhp_txn_active(hn->rs) && hn->txn_owner == n->portid) {
+		nfhp_txn_abort(hn->rs);
+		nfhp_net_changed(hn);
+		nfhp_net_settle(hn);
+	}
+	mutex_unlock(&hn->lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block nfhp_netlink_notifier = {
+	.notifier_call = nfhp_netlink_release,
+};
+
+/**
+ * nfhp_genetlink_init() - register the family and the socket notifier
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_genetlink_init(void)
+{
+	int ret;
+
+	/* The wire format of a range is part of the ABI. */
+	BUILD_BUG_ON(sizeof(struct nfhp_uapi_range) != 32);
+	BUILD_BUG_ON(NFHP_MAX_RANGES * sizeof(struct nfhp_uapi_range) >
+		     U16_MAX);
+	BUILD_BUG_ON(ARRAY_SIZE(((struct nfhp_dim_match *)0)->ranges) !=
+		     NFHP_MAX_RANGES);
+	BUILD_BUG_ON(sizeof(((struct nfhp_rule_spec *)0)->target) !=
+		     NFHP_CHAIN_MAXNAMELEN);
+
+	ret = netlink_register_notifier(&nfhp_netlink_notifier);
+	if (ret)
+		goto err_notifier;
+	ret = genl_register_family(&nfhp_family);
+	if (ret)
+		goto err_family;
+	return 0;
+
+err_family:
+	netlink_unregister_notifier(&nfhp_netlink_notifier);
+err_notifier:
+	return ret;
+}
+
+/**
+ * nfhp_genetlink_uninit() - unregister the family and the notifier
+ */
+void nfhp_genetlink_uninit(void)
+{
+	genl_unregister_family(&nfhp_family);
+	netlink_unregister_notifier(&nfhp_netlink_notifier);
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: /proc/net/nf-hipac, per network namespace.
+ *
+ * info (0644) shows the memory use and the hook order; writing a number N
+ * sets the memory bound to N MiB, writing "nf-hipac-first" or
+ * "iptables-first" moves the hooks.  statistics/{input,forward,output}
+ * (0400) describe the shape of each hook's tree, statistics/shadowed lists
+ * the rules that can never match.  Everything is computed on each read,
+ * under the namespace's mutex; the packet path keeps no statistics.
+ */
+
+#include <linux/capability.h>
+#include <linux/kernel.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <linux/seq_file_net.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "pernet.h"
+#include "proc.h"
+#include "stats.h"
+
+#define NFHP_PROC_DIR	"nf-hipac"
+
+/* The memory bound is written in MiB, at most 9 digits as in nf-hipac. */
+#define NFHP_MIB_SHIFT		20
+#define NFHP_MIB_MAX		999999999ULL
+
+static const char * const nfhp_dim_names[NFHP_DIM_MAX] = {
+	[NFHP_DIM_SRC] = "src",
+	[NFHP_DIM_DST] = "dst",
+	[NFHP_DIM_PROTO] = "proto",
+	[NFHP_DIM_SPORT] = "sport",
+	[NFHP_DIM_DPORT] = "dport",
+	[NFHP_DIM_STATE] = "state",
+	[NFHP_DIM_FRAG] = "frag",
+	[NFHP_DIM_TCPFLAGS] = "tcpflags",
+	[NFHP_DIM_ICMP] = "icmp",
+	[NFHP_DIM_TTL] = "ttl",
+	[NFHP_DIM_LEN] = "len",
+	[NFHP_DIM_MARK] = "mark",
+	[NFHP_DIM_IIF] = "iif",
+	[NFHP_DIM_OIF] = "oif",
+};
+
+static const char * const nfhp_hook_names[NFHP_HOOK_MAX] = {
+	[NFHP_HOOK_INPUT] = "INPUT",
+	[NFHP_HOOK_FORWARD] = "FORWARD",
+	[NFHP_HOOK_OUTPUT] = "OUTPUT",
+};
+
+/**
+ * nfhp_info_show() - print /proc/net/nf-hipac/info
+ * @m: the seq_file, private the namespace
+ * @v: unused
+ *
+ * Return: 0.
+ */
+static int nfhp_info_show(struct seq_file *m, void *v)
+{
+	struct nfhp_net *hn = nfhp_net(seq_file_single_net(m));
+	const struct nfhp_ruleset *rs = hn->rs;
+
+	mutex_lock(&hn->lock);
+	seq_printf(m, "maximum memory bound:     %14llu bytes\n",
+		   nfhp_ruleset_mem_limit(rs));
+	seq_printf(m, "total memory (used):      %14llu bytes\n",
+		   nfhp_ruleset_mem_used(rs));
+	seq_printf(m, "total memory (allocated): %14llu bytes\n",
+		   nfhp_ruleset_mem_allocated(rs));
+	seq_printf(m, "total number of chains:   %14u\n",
+		   nfhp_ruleset_nchains(rs));
+	seq_printf(m, "total number of rules:    %14u\n",
+		   nfhp_ruleset_nrules(rs));
+	seq_printf(m, "nf-hipac is invoked %s iptables\n",
+		   hn->iptables_first ? "after" : "before");
+	mutex_unlock(&hn->lock);
+	return 0;
+}
+
+/**
+ * nfhp_info_set_limit() - set the memory bound from a number of MiB
+ * @hn: the namespace state
+ * @mib: the bound in MiB
+ *
+ * The bound is capped at the size of the RAM.
+ *
+ * Return: 0, or -EINVAL if the rule set already uses more.
+ */
+static int nfhp_info_set_limit(struct nfhp_net *hn, u64 mib)
+{
+	u64 limit = min(mib << NFHP_MIB_SHIFT, nfhp_ram_bytes());
+	int ret;
+
+	mutex_lock(&hn->lock);
+	ret = nfhp_ruleset_set_mem_limit(hn->rs, limit);
+	mutex_unlock(&hn->lock);
+	return ret;
+}
+
+/**
+ * nfhp_info_write() - handle a write to /proc/net/nf-hipac/info
+ * @file: the file, opened by single_open_net()
+ * @buf: what was written, NUL-terminated
+ * @size: its length
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_info_write(struct file *file, char *buf, size_t size)
+{
+	struct net *net = seq_file_single_net(file->private_data);
+	struct nfhp_net *hn = nfhp_net(net);
+	const char *cmd = strim(buf);
+	u64 mib;
+	int ret;
+
+	if (!file_ns_capable(file, net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+
+	if (!strcmp(cmd, "nf-hipac-first") || !strcmp(cmd, "iptables-first")) {
+		mutex_lock(&hn->lock);
+		ret = nfhp_net_set_order(hn, cmd[0] == 'i');
+		mutex_unlock(&hn->lock);
+		return ret;
+	}
+
+	ret = kstrtou64(cmd, 10, &mib);
+	if (ret)
+		return ret;
+	if (mib > NFHP_MIB_MAX)
+		return -EINVAL;
+	return nfhp_info_set_limit(hn, mib);
+}
+
+/**
+ * nfhp_seq_hist() - print the non-empty buckets of a power-of-two histogram
+ * @m: the seq_file
+ * @hist: %NFHP_HIST_BUCKETS buckets, bucket i counting sizes 2^i..2^(i+1)-1
+ */
+static void nfhp_seq_hist(struct seq_file *m, const unsigned int *hist)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFHP_HIST_BUCKETS; i++) {
+		if (!hist[i])
+			continue;
+		seq_printf(m, "  [%9u, %9u]: %9u\n", 1U << i,
+			   (u32)((2ULL << i) - 1), hist[i]);
+	}
+}
+
+/**
+ * nfhp_seq_tree_stats() - print the statistics of one tree
+ * @m: the seq_file
+ * @hook: the hook of the tree
+ * @st: its statistics
+ */
+static void nfhp_seq_tree_stats(struct seq_file *m, enum nfhp_hook hook,
+				const struct nfhp_tree_stats *st)
+{
+	unsigned int d;
+
+	seq_printf(m, "root chain: %s\n", nfhp_hook_names[hook]);
+	seq_printf(m, "number of rules:          %14u\n", st->rules);
+	seq_printf(m, "total memory:             %14llu bytes\n", st->mem);
+	seq_printf(m, "number of nodes:          %14u\n", st->nodes);
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		if (st->nodes_per_dim[d])
+			seq_printf(m, "    %-22s%14u\n", nfhp_dim_names[d],
+				   st->nodes_per_dim[d]);
+	}
+	seq_printf(m, "shared node references:   %14u\n", st->shared);
+	seq_printf(m, "number of leaves:         %14u\n", st->leaves);
+	seq_printf(m, "maximum depth:            %14u\n", st->depth);
+	seq_puts(m, "distribution of node sizes (intervals):\n");
+	nfhp_seq_hist(m, st->node_size_hist);
+	seq_puts(m, "distribution of leaf sizes (rules):\n");
+	nfhp_seq_hist(m, st->leaf_size_hist);
+	seq_puts(m, "distribution of leaf depths:\n");
+	for (d = 0; d < NFHP_HIST_BUCKETS; d++) {
+		if (st->depth_hist[d])
+			seq_printf(m, "  %2u: %9u\n", d, st->depth_hist[d]);
+	}
+}
+
+/**
+ * nfhp_tree_show() - print /proc/net/nf-hipac/statistics/<hook>
+ * @m: the seq_file, private the namespace, the proc entry's data the hook
+ * @v: unused
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_tree_show(struct seq_file *m, void *v)
+{
+	struct nfhp_net *hn = nfhp_net(seq_file_single_net(m));
+	enum nfhp_hook hook = (uintptr_t)pde_data(file_inode(m->file));
+	struct nfhp_tree_stats *st;
+	int ret;
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	mutex_lock(&hn->lock);
+	ret = nfhp_tree_get_stats(hn->rs, hook, st);
+	mutex_unlock(&hn->lock);
+	if (!ret)
+		nfhp_seq_tree_stats(m, hook, st);
+	kfree(st);
+	return ret;
+}
+
+/**
+ * struct nfhp_shadow_ctx - what nfhp_shadow_print() needs
+ * @m: the seq_file
+ * @rs: the rule set, for rule positions
+ */
+struct nfhp_shadow_ctx {
+	struct seq_file *m;
+	const struct nfhp_ruleset *rs;
+};
+
+/**
+ * nfhp_shadow_print() - print one shadowed rule as "CHAIN NUM"
+ * @ctx: a &struct nfhp_shadow_ctx
+ * @rule: the rule
+ */
+static void nfhp_shadow_print(void *ctx, const struct nfhp_rule *rule)
+{
+	struct nfhp_shadow_ctx *sc = ctx;
+
+	seq_printf(sc->m, "%s %u\n", nfhp_chain_name(nfhp_rule_chain(rule)),
+		   nfhp_rule_position(sc->rs, rule));
+}
+
+/**
+ * nfhp_shadowed_show() - print /proc/net/nf-hipac/statistics/shadowed
+ * @m: the seq_file, private the namespace
+ * @v: unused
+ *
+ * Return: 0 or -errno.
+ */
+static int nfhp_shadowed_show(struct seq_file *m, void *v)
+{
+	struct nfhp_net *hn = nfhp_net(seq_file_single_net(m));
+	struct nfhp_shadow_ctx sc = { .m = m, .rs = hn->rs };
+	int ret;
+
+	mutex_lock(&hn->lock);
+	ret = nfhp_shadowed_rules(hn->rs, nfhp_shadow_print, &sc);
+	mutex_unlock(&hn->lock);
+	return ret;
+}
+
+/**
+ * nfhp_proc_net_init() - create /proc/net/nf-hipac in a namespace
+ * @hn: the namespace state
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nfhp_proc_net_init(struct nfhp_net *hn)
+{
+	static const char * const files[NFHP_HOOK_MAX] = {
+		[NFHP_HOOK_INPUT] = "input",
+		[NFHP_HOOK_FORWARD] = "forward",
+		[NFHP_HOOK_OUTPUT] = "output",
+	};
+	struct net *net = hn->net;
+	struct proc_dir_entry *dir, *stats;
+	uintptr_t hook;
+
+	dir = proc_net_mkdir(net, NFHP_PROC_DIR, net->proc_net);
+	if (!dir)
+		return -ENOMEM;
+	if (!proc_create_net_single_write("info", 0644, dir, nfhp_info_show,
+					  nfhp_info_write, NULL))
+		goto err_remove_dir;
+	stats = proc_net_mkdir(net, "statistics", dir);
+	if (!stats)
+		goto err_remove_dir;
+	for (hook = 0; hook < NFHP_HOOK_MAX; hook++) {
+		if (!proc_create_net_single(files[hook], 0400, stats,
+					    nfhp_tree_show, (void *)hook))
+			goto err_remove_dir;
+	}
+	if (!proc_create_net_single("shadowed", 0400, stats,
+				    nfhp_shadowed_show, NULL))
+		goto err_remove_dir;
+	hn->proc_dir = dir;
+	return 0;
+
+err_remove_dir:
+	remove_proc_subtree(NFHP_PROC_DIR, net->proc_net);
+	return -ENOMEM;
+}
+
+/**
+ * nfhp_proc_net_exit() - remove /proc/net/nf-hipac from a namespace
+ * @hn: the namespace state
+ *
+ * Waits for readers and writers still inside the files.
+ */
+void nfhp_proc_net_exit(struct nfhp_net *hn)
+{
+	remove_proc_subtree(NFHP_PROC_DIR, hn->net->proc_net);
+	hn->proc_dir = NULL;
+}
