@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# nf-hipac top-level build.  The kernel module is built by Kbuild (the
+# "Kbuild" file next to this one), the tools by user/Makefile; kernel tests
+# run in a QEMU VM booting the distribution kernel (selftests/vm/).
+#
+#   make              module + tools
+#   make check        install missing packages, build, run every test
+#   make demo         install missing packages, build, show iptables vs
+#                     nf-hipac throughput in the VM
+#   make help         all targets
+
+# Newest kernel headers: the running kernel's if installed, else the newest
+# /lib/modules/*/build (the host may run a kernel we cannot build for).
+KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),\
+	     $(lastword $(shell ls -d /lib/modules/*/build 2>/dev/null | sort -V)))
+KVER ?= $(notdir $(patsubst %/build,%,$(KDIR)))
+export KDIR KVER
+
+PREFIX   ?= /usr/local
+SBINDIR  ?= $(PREFIX)/sbin
+MANDIR   ?= $(PREFIX)/share/man
+DEPMOD   ?= depmod
+CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl \
+			/usr/src/linux-source-*/scripts/checkpatch.pl))
+TOOLS    := nf-hipac nf-hipac-save nf-hipac-restore nf-hipac-sim
+VM       := selftests/vm/run-vm.sh
+
+all: module user
+
+# No KDIR means no headers: "make deps" installs linux-headers-amd64.
+define need_kbuild
+	@test -f Kbuild || { echo "make module: no Kbuild file yet," \
+		"the kernel module cannot be built"; exit 1; }
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "make module: no kernel" \
+		"headers under /lib/modules/*/build (run 'make deps')"; exit 1; }
+endef
+
+module:
+	$(need_kbuild)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+module-debug:
+	$(need_kbuild)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_NF_HIPAC_DEBUG=y modules
+
+user:
+	$(MAKE) -C user
+
+deps:
+	@selftests/vm/deps.sh
+
+# Sub-makes keep the order deps -> build -> tests even under -j.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@selftests/vm/check.sh all
+
+check-user: deps
+	@selftests/vm/check.sh user
+
+check-vm: deps
+	@$(MAKE) --no-print-directory all
+	@selftests/vm/check.sh vm
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	$(VM) --timeout 900 -- selftests/demo.sh
+
+bench:
+	@test -x bench/run-core-bench.sh || { echo "make bench:" \
+		"bench/run-core-bench.sh does not exist yet"; exit 1; }
+	bench/run-core-bench.sh
+
+install: all
+	install -D -m 0644 nf_hipac.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/nf_hipac.ko
+	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0755 user/build/nf-hipac user/build/nf-hipac-sim \
+		$(DESTDIR)$(SBINDIR)/
+	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac-save
+	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac-restore
+	$(if $(wildcard user/man/*.8),install -d $(DESTDIR)$(MANDIR)/man8 && \
+		install -m 0644 $(wildcard user/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/nf_hipac.ko
+	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
+	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(TOOLS))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard user/man/*.8)))
+
+style:
+	@test -n "$(CHECKPATCH)" || { echo "make style: checkpatch.pl not" \
+		"found (looked in $(KDIR)/scripts and /usr/src/linux-source-*)"; \
+		exit 1; }
+	$(CHECKPATCH) --no-tree --terse -f \
+		$(wildcard kernel/*.[ch] include/uapi/linux/*.h)
+
+clean:
+	$(if $(and $(wildcard Kbuild),$(KDIR)),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
+	$(MAKE) -C user clean
+	rm -rf build
+
+help:
+	@echo "make [all]      build nf_hipac.ko (KDIR=$(KDIR)) and user/build/*"
+	@echo "make module     only the kernel module; module-debug with DEBUG"
+	@echo "make user       only the tools"
+	@echo "make deps       apt-get install what selftests/vm/packages.txt" \
+		"lists and is missing"
+	@echo "make check      deps, build, userspace tests, VM selftests;" \
+		"check-user / check-vm separately"
+	@echo "make demo       deps, build, throughput demo in the VM"
+	@echo "make bench      bench/run-core-bench.sh"
+	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
+		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
+	@echo "make style      checkpatch on kernel/ and include/uapi/"
+	@echo "make clean"
+
+.PHONY: all module module-debug user deps check check-user check-vm demo \
+	bench install uninstall style clean help

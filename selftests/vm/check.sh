@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh [user|vm|all] - run the userspace tests (make -C user check), the
+# VM selftests (run_tests.sh inside run-vm.sh) or both, and finish with one
+# line "N passed, N failed, N skipped" over everything that ran.  Exits
+# non-zero if anything failed, including a suite that crashed or timed out
+# without reporting a count.  Logs go to build/check-{user,vm}.log.
+#
+# Environment: NFHP_VM_TIMEOUT (seconds for the whole VM run, default 1800),
+# TESTS (subset of VM tests).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+what=${1:-all}
+mkdir -p "$top/build"
+
+tp=0
+tf=0
+ts=0
+
+# count LOG RC NAME - add LOG's results to the totals.  Uses the suite's own
+# "N passed, N failed[, N skipped]" line when present, else counts TAP
+# "ok"/"not ok" lines; a non-zero RC with no failure counted adds one.
+count()
+{
+	local log=$1 rc=$2 name=$3 line p f s
+
+	line=$(tr -d '\r' < "$log" |
+	       grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' |
+	       tail -1)
+	if [ -n "$line" ]; then
+		p=$(sed -E 's/^([0-9]+) passed.*/\1/' <<< "$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<< "$line")
+		s=0
+		case $line in
+		*skipped) s=$(sed -E 's/.* ([0-9]+) skipped$/\1/' <<< "$line");;
+		esac
+	else
+		p=$(tr -d '\r' < "$log" | grep -E '^ok( |$)' |
+		    grep -cv '# SKIP')
+		s=$(tr -d '\r' < "$log" | grep -E '^ok( |$)' | grep -c '# SKIP')
+		f=$(tr -d '\r' < "$log" | grep -cE '^not ok( |$)')
+	fi
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "check: $name exited with $rc without reporting a failure;" \
+		     "counting one (see $log)"
+		f=1
+	fi
+	echo "check: $name: $p passed, $f failed, $s skipped"
+	tp=$((tp + p))
+	tf=$((tf + f))
+	ts=$((ts + s))
+}
+
+if [ "$what" = user ] || [ "$what" = all ]; then
+	log=$top/build/check-user.log
+	make -C "$top/user" check 2>&1 | tee "$log"
+	count "$log" "${PIPESTATUS[0]}" "userspace tests"
+fi
+
+if [ "$what" = vm ] || [ "$what" = all ]; then
+	log=$top/build/check-vm.log
+	"$top/selftests/vm/run-vm.sh" --timeout "${NFHP_VM_TIMEOUT:-1800}" \
+		--log "$top/build/vm/check-vm-console.log" \
+		-- selftests/nf_hipac/run_tests.sh 2>&1 | tee "$log"
+	count "$log" "${PIPESTATUS[0]}" "VM selftests"
+fi
+
+if [ "$ts" -gt 0 ]; then
+	echo "$tp passed, $tf failed, $ts skipped"
+else
+	echo "$tp passed, $tf failed"
+fi
+[ "$tf" -eq 0 ]
