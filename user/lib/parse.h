@@ -10,10 +10,10 @@
 #ifndef _NFHP_PARSE_H
 #define _NFHP_PARSE_H
 
+#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "ruleset.h"
 #include <stdio.h>
 #include <stddef.h>
-#include "spec.h"
-#include "ruleset.h"
 
 enum nfhp_cli_cmd {
 	NFHP_CLI_NONE,
@@ -110,5 +110,27 @@ struct nfhp_restore_ops {
  */
 int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,
 			   void *ctx, char *err, size_t errlen);
+
+/* Names shared by the parser and the printer, in iptables' order. */
+struct nfhp_icmp_name {
+	const char *name;
+	u8 type, code_min, code_max;
+};
+
+struct nfhp_flag_name {
+	const char *name;
+	unsigned int value;
+};
+
+extern const struct nfhp_icmp_name nfhp_icmp_names[];	/* NULL-terminated */
+extern const struct nfhp_flag_name nfhp_state_names[];	/* NULL-terminated */
+extern const struct nfhp_flag_name nfhp_tcp_flag_names[]; /* NULL-terminated */
+
+/* -p argument: number, "all", /etc/protocols name or built-in name. */
+bool nfhp_parse_protocol(const char *s, u8 *proto);
+/* The protocol name iptables prints; lookup consults /etc/protocols. */
+const char *nfhp_proto_to_name(u8 proto, bool lookup);
+/* Dotted IPv4 address ("10.1" is 10.1.0.0), host byte order. */
+bool nfhp_parse_ipv4(const char *s, u32 *addr);
 
 #endif /* _NFHP_PARSE_H */

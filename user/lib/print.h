@@ -5,9 +5,9 @@
 #ifndef _NFHP_PRINT_H
 #define _NFHP_PRINT_H
 
-#include <stdio.h>
-#include "spec.h"
+#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
 #include "ruleset.h"
+#include <stdio.h>
 
 #define NFHP_PRINT_NUMERIC	1
 #define NFHP_PRINT_VERBOSE	2

@@ -1,0 +1,1928 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: iptables 1.8.9 filter-table syntax to struct nfhp_rule_spec.
+ *
+ * The command line is scanned the way iptables' getopt_long() loop does it:
+ * short options may be joined ("-ptcp", "-nvL"), long options take their
+ * value after '=' or in the next word and may be abbreviated to a unique
+ * prefix, "!" negates the next option, and the options of a match become
+ * known only once the match is loaded (-m NAME, or implicitly by -p tcp
+ * when an unknown option turns up).  Every native match lands in one
+ * dimension of the spec; a second match on a dimension is refused because
+ * the spec holds one match per dimension.
+ */
+/* First: the shim must see <errno.h> before anything pulls in linux/. */
+#include "parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#define NFHP_EXT_NAMELEN	29	/* XT_EXTENSION_MAXNAMELEN */
+#define NFHP_IFNAMSIZ		16
+
+/* The matches nf-hipac evaluates natively. */
+enum nfhp_pmatch {
+	PM_TCP,
+	PM_UDP,
+	PM_ICMP,
+	PM_MULTIPORT,
+	PM_IPRANGE,
+	PM_STATE,
+	PM_CONNTRACK,
+	PM_TTL,
+	PM_LENGTH,
+	PM_MARK,
+	PM_COMMENT,
+	PM_MAX,
+	PM_CORE = PM_MAX,	/* options of iptables itself */
+};
+
+static const char *const pm_names[PM_MAX] = {
+	"tcp", "udp", "icmp", "multiport", "iprange", "state", "conntrack",
+	"ttl", "length", "mark", "comment",
+};
+
+/* Extensions iptables ships that nf-hipac does not evaluate (yet). */
+static const char *const known_matches[] = {
+	"addrtype", "ah", "bpf", "cgroup", "cluster", "connbytes",
+	"connlabel", "connlimit", "connmark", "cpu", "dccp", "devgroup",
+	"dscp", "ecn", "esp", "hashlimit", "helper", "ipcomp", "ipvs",
+	"limit", "mac", "nfacct", "osf", "owner", "physdev", "pkttype",
+	"policy", "quota", "rateest", "realm", "recent", "rpfilter", "sctp",
+	"set", "socket", "statistic", "string", "tcpmss", "time", "tos",
+	"u32", "udplite", "mh",
+};
+
+static const char *const known_targets[] = {
+	"AUDIT", "CHECKSUM", "CLASSIFY", "CLUSTERIP", "CONNMARK",
+	"CONNSECMARK", "CT", "DNAT", "DSCP", "ECN", "HMARK", "IDLETIMER",
+	"LED", "LOG", "MARK", "MASQUERADE", "NETMAP", "NFLOG", "NFQUEUE",
+	"NOTRACK", "QUEUE", "RATEEST", "REDIRECT", "REJECT", "SECMARK",
+	"SET", "SNAT", "SYNPROXY", "TCPMSS", "TCPOPTSTRIP", "TEE", "TOS",
+	"TPROXY", "TRACE", "TTL", "ULOG",
+};
+
+/* Option identifiers: core options use their short letter. */
+enum {
+	O_LINENUM = 256,
+	O_SPORT, O_DPORT, O_SYN, O_TCPFLAGS, O_TCPOPT,
+	O_ICMPTYPE,
+	O_MP_SPORTS, O_MP_DPORTS, O_MP_PORTS,
+	O_SRCRANGE, O_DSTRANGE,
+	O_STATE,
+	O_CTSTATE, O_CT_OTHER,
+	O_TTL_EQ, O_TTL_LT, O_TTL_GT,
+	O_LENGTH,
+	O_MARK,
+	O_COMMENT,
+	O_IGNORED_ARG,		/* --wait etc.: accepted and ignored */
+};
+
+struct nfhp_opt {
+	const char *name;
+	bool has_arg;
+	int pm;
+	int id;
+};
+
+static const struct nfhp_opt opts[] = {
+	{ "append",		true,  PM_CORE, 'A' },
+	{ "check",		true,  PM_CORE, 'C' },
+	{ "delete",		true,  PM_CORE, 'D' },
+	{ "replace",		true,  PM_CORE, 'R' },
+	{ "insert",		true,  PM_CORE, 'I' },
+	{ "list",		false, PM_CORE, 'L' },
+	{ "list-rules",		false, PM_CORE, 'S' },
+	{ "flush",		false, PM_CORE, 'F' },
+	{ "zero",		false, PM_CORE, 'Z' },
+	{ "new-chain",		true,  PM_CORE, 'N' },
+	{ "delete-chain",	false, PM_CORE, 'X' },
+	{ "rename-chain",	true,  PM_CORE, 'E' },
+	{ "policy",		true,  PM_CORE, 'P' },
+	{ "source",		true,  PM_CORE, 's' },
+	{ "src",		true,  PM_CORE, 's' },
+	{ "destination",	true,  PM_CORE, 'd' },
+	{ "dst",		true,  PM_CORE, 'd' },
+	{ "protocol",		true,  PM_CORE, 'p' },
+	{ "in-interface",	true,  PM_CORE, 'i' },
+	{ "out-interface",	true,  PM_CORE, 'o' },
+	{ "jump",		true,  PM_CORE, 'j' },
+	{ "goto",		true,  PM_CORE, 'g' },
+	{ "table",		true,  PM_CORE, 't' },
+	{ "match",		true,  PM_CORE, 'm' },
+	{ "numeric",		false, PM_CORE, 'n' },
+	{ "verbose",		false, PM_CORE, 'v' },
+	{ "exact",		false, PM_CORE, 'x' },
+	{ "fragments",		false, PM_CORE, 'f' },
+	{ "fragment",		false, PM_CORE, 'f' },
+	{ "version",		false, PM_CORE, 'V' },
+	{ "help",		false, PM_CORE, 'h' },
+	{ "line-numbers",	false, PM_CORE, O_LINENUM },
+	{ "set-counters",	true,  PM_CORE, 'c' },
+	{ "wait",		false, PM_CORE, 'w' },
+	{ "wait-interval",	true,  PM_CORE, 'W' },
+	{ "modprobe",		true,  PM_CORE, 'M' },
+	{ "ipv4",		false, PM_CORE, '4' },
+	{ "source-port",	true,  PM_TCP, O_SPORT },
+	{ "sport",		true,  PM_TCP, O_SPORT },
+	{ "destination-port",	true,  PM_TCP, O_DPORT },
+	{ "dport",		true,  PM_TCP, O_DPORT },
+	{ "syn",		false, PM_TCP, O_SYN },
+	{ "tcp-flags",		true,  PM_TCP, O_TCPFLAGS },
+	{ "tcp-option",		true,  PM_TCP, O_TCPOPT },
+	{ "source-port",	true,  PM_UDP, O_SPORT },
+	{ "sport",		true,  PM_UDP, O_SPORT },
+	{ "destination-port",	true,  PM_UDP, O_DPORT },
+	{ "dport",		true,  PM_UDP, O_DPORT },
+	{ "icmp-type",		true,  PM_ICMP, O_ICMPTYPE },
+	{ "source-ports",	true,  PM_MULTIPORT, O_MP_SPORTS },
+	{ "sports",		true,  PM_MULTIPORT, O_MP_SPORTS },
+	{ "destination-ports",	true,  PM_MULTIPORT, O_MP_DPORTS },
+	{ "dports",		true,  PM_MULTIPORT, O_MP_DPORTS },
+	{ "ports",		true,  PM_MULTIPORT, O_MP_PORTS },
+	{ "src-range",		true,  PM_IPRANGE, O_SRCRANGE },
+	{ "dst-range",		true,  PM_IPRANGE, O_DSTRANGE },
+	{ "state",		true,  PM_STATE, O_STATE },
+	{ "ctstate",		true,  PM_CONNTRACK, O_CTSTATE },
+	{ "ctproto",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigsrc",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigdst",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctreplsrc",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctrepldst",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigsrcport",	true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigdstport",	true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctreplsrcport",	true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctrepldstport",	true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctstatus",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctexpire",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ctdir",		true,  PM_CONNTRACK, O_CT_OTHER },
+	{ "ttl-eq",		true,  PM_TTL, O_TTL_EQ },
+	{ "ttl-lt",		true,  PM_TTL, O_TTL_LT },
+	{ "ttl-gt",		true,  PM_TTL, O_TTL_GT },
+	{ "length",		true,  PM_LENGTH, O_LENGTH },
+	{ "mark",		true,  PM_MARK, O_MARK },
+	{ "comment",		true,  PM_COMMENT, O_COMMENT },
+};
+
+/* Short options: letter, argument (0 none, 1 required, 2 optional). */
+static const char short_opts[] = "A1C1D1R1I1L2S2F2Z2N1X2E1P1s1d1p1i1o1j1g1"
+				 "t1m1n0v0x0f0V0h2c1w2W1M14060";
+
+/* Protocols iptables knows without /etc/protocols (xtables_chain_protos). */
+static const struct {
+	const char *name;
+	u8 num;
+} chain_protos[] = {
+	{ "tcp", 6 }, { "sctp", 132 }, { "udp", 17 }, { "udplite", 136 },
+	{ "icmp", 1 }, { "icmpv6", 58 }, { "esp", 50 }, { "ah", 51 },
+	{ "ipv6-mh", 135 }, { "mh", 135 }, { "all", 0 },
+};
+
+/* libipt_icmp's table; the order matters for printing. */
+const struct nfhp_icmp_name nfhp_icmp_names[] = {
+	{ "any", 0xFF, 0, 0xFF },
+	{ "echo-reply", 0, 0, 0xFF },
+	{ "pong", 0, 0, 0xFF },
+	{ "destination-unreachable", 3, 0, 0xFF },
+	{ "network-unreachable", 3, 0, 0 },
+	{ "host-unreachable", 3, 1, 1 },
+	{ "protocol-unreachable", 3, 2, 2 },
+	{ "port-unreachable", 3, 3, 3 },
+	{ "fragmentation-needed", 3, 4, 4 },
+	{ "source-route-failed", 3, 5, 5 },
+	{ "network-unknown", 3, 6, 6 },
+	{ "host-unknown", 3, 7, 7 },
+	{ "network-prohibited", 3, 9, 9 },
+	{ "host-prohibited", 3, 10, 10 },
+	{ "TOS-network-unreachable", 3, 11, 11 },
+	{ "TOS-host-unreachable", 3, 12, 12 },
+	{ "communication-prohibited", 3, 13, 13 },
+	{ "host-precedence-violation", 3, 14, 14 },
+	{ "precedence-cutoff", 3, 15, 15 },
+	{ "source-quench", 4, 0, 0xFF },
+	{ "redirect", 5, 0, 0xFF },
+	{ "network-redirect", 5, 0, 0 },
+	{ "host-redirect", 5, 1, 1 },
+	{ "TOS-network-redirect", 5, 2, 2 },
+	{ "TOS-host-redirect", 5, 3, 3 },
+	{ "echo-request", 8, 0, 0xFF },
+	{ "ping", 8, 0, 0xFF },
+	{ "router-advertisement", 9, 0, 0xFF },
+	{ "router-solicitation", 10, 0, 0xFF },
+	{ "time-exceeded", 11, 0, 0xFF },
+	{ "ttl-exceeded", 11, 0, 0xFF },
+	{ "ttl-zero-during-transit", 11, 0, 0 },
+	{ "ttl-zero-during-reassembly", 11, 1, 1 },
+	{ "parameter-problem", 12, 0, 0xFF },
+	{ "ip-header-bad", 12, 0, 0 },
+	{ "required-option-missing", 12, 1, 1 },
+	{ "timestamp-request", 13, 0, 0xFF },
+	{ "timestamp-reply", 14, 0, 0xFF },
+	{ "address-mask-request", 17, 0, 0xFF },
+	{ "address-mask-reply", 18, 0, 0xFF },
+	{ NULL, 0, 0, 0 },
+};
+
+/* In the order iptables prints them. */
+const struct nfhp_flag_name nfhp_state_names[] = {
+	{ "INVALID", NFHP_CT_INVALID },
+	{ "NEW", NFHP_CT_NEW },
+	{ "RELATED", NFHP_CT_RELATED },
+	{ "ESTABLISHED", NFHP_CT_ESTABLISHED },
+	{ "UNTRACKED", NFHP_CT_UNTRACKED },
+	{ NULL, 0 },
+};
+
+const struct nfhp_flag_name nfhp_tcp_flag_names[] = {
+	{ "FIN", 0x01 }, { "SYN", 0x02 }, { "RST", 0x04 }, { "PSH", 0x08 },
+	{ "ACK", 0x10 }, { "URG", 0x20 }, { "ALL", 0x3F }, { "NONE", 0 },
+	{ NULL, 0 },
+};
+
+/**
+ * struct pstate - the state of one command line parse
+ * @cl: the result
+ * @err: error buffer
+ * @errlen: its size
+ * @invert: a "!" is pending for the next option
+ * @loaded: bit mask of the loaded matches (enum nfhp_pmatch)
+ * @seen: core options already given (bit per letter index)
+ * @mseen: match options already given (bit per O_* - O_SPORT)
+ * @proto: the -p protocol when @proto_set
+ * @proto_set: -p was given with a protocol other than "all"
+ * @proto_given: -p was given at all
+ * @proto_inv: -p was negated
+ * @have: dimension already matched
+ * @target_set: -j or -g was given
+ * @ttl_opt: the --ttl-* option given, for the exclusion message
+ * @mp_opt: the multiport option given
+ */
+struct pstate {
+	struct nfhp_cmdline *cl;
+	char *err;
+	size_t errlen;
+	bool invert;
+	unsigned int loaded;
+	unsigned long long seen;
+	unsigned int mseen;
+	u8 proto;
+	bool proto_set, proto_given, proto_inv;
+	bool have[NFHP_DIM_MAX];
+	struct nfhp_dim_match m[NFHP_DIM_MAX];
+	bool target_set;
+	int ttl_opt;
+	int mp_opt;
+};
+
+static int fail(struct pstate *ps, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct pstate *ps, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ps->err, ps->errlen, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static bool in_list(const char *name, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(name, list[i]))
+			return true;
+	return false;
+}
+
+/* Parse an unsigned number of base 0 within [min, max], the whole string. */
+static bool parse_uint(const char *s, unsigned long long min,
+		       unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-' || isspace((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/**
+ * nfhp_parse_protocol() - parse a -p argument
+ * @s: the argument, any case
+ * @proto: the protocol number
+ *
+ * Return: true on success.
+ */
+bool nfhp_parse_protocol(const char *s, u8 *proto)
+{
+	char buf[64];
+	unsigned long long v;
+	struct protoent *pe;
+	size_t i;
+
+	if (parse_uint(s, 0, 255, &v)) {
+		*proto = v;
+		return true;
+	}
+	for (i = 0; s[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = tolower((unsigned char)s[i]);
+	buf[i] = 0;
+	if (!strcmp(buf, "all")) {
+		*proto = 0;
+		return true;
+	}
+	pe = getprotobyname(buf);
+	if (pe) {
+		*proto = pe->p_proto;
+		return true;
+	}
+	for (i = 0; i < ARRAY_SIZE(chain_protos); i++) {
+		if (!strcmp(buf, chain_protos[i].name)) {
+			*proto = chain_protos[i].num;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * nfhp_proto_to_name() - the name iptables prints for a protocol
+ * @proto: the protocol number
+ * @lookup: consult /etc/protocols first
+ *
+ * Return: the name, or NULL when there is none.
+ */
+const char *nfhp_proto_to_name(u8 proto, bool lookup)
+{
+	struct protoent *pe;
+	size_t i;
+
+	if (proto && lookup) {
+		pe = getprotobynumber(proto);
+		if (pe)
+			return pe->p_name;
+	}
+	for (i = 0; i < ARRAY_SIZE(chain_protos); i++)
+		if (chain_protos[i].num == proto)
+			return chain_protos[i].name;
+	return NULL;
+}
+
+/**
+ * nfhp_parse_ipv4() - parse a dotted IPv4 address as xtables does
+ * @s: "a.b.c.d"; missing trailing parts are zero ("10.1" is 10.1.0.0)
+ * @addr: the address, host byte order
+ *
+ * Return: true on success.
+ */
+bool nfhp_parse_ipv4(const char *s, u32 *addr)
+{
+	unsigned int parts = 0, v = 0;
+	u32 a = 0;
+	bool digit = false;
+
+	for (;; s++) {
+		if (*s >= '0' && *s <= '9') {
+			v = v * 10 + (*s - '0');
+			if (v > 255)
+				return false;
+			digit = true;
+		} else if (*s == '.' || !*s) {
+			if (!digit || parts == 4)
+				return false;
+			a = a << 8 | v;
+			parts++;
+			v = 0;
+			digit = false;
+			if (!*s)
+				break;
+		} else {
+			return false;
+		}
+	}
+	*addr = a << (8 * (4 - parts));
+	return true;
+}
+
+static int parse_mask(struct pstate *ps, const char *s, unsigned int *plen)
+{
+	unsigned long long v;
+	u32 mask;
+
+	if (strchr(s, '.')) {
+		if (!nfhp_parse_ipv4(s, &mask))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "host/network `%s' not found", s);
+		*plen = __builtin_popcount(mask);
+		if (*plen && mask != ~0u << (32 - *plen))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: non-contiguous mask `%s' is not supported",
+				    s);
+		if (!mask)
+			*plen = 0;
+		return 0;
+	}
+	if (!parse_uint(s, 0, 32, &v))
+		return fail(ps, NFHP_EXIT_PARAM, "invalid mask `%s' specified",
+			    s);
+	*plen = v;
+	return 0;
+}
+
+static struct nfhp_dim_match *dim_new(struct pstate *ps, int dim, u8 form,
+				      u8 syntax, bool invert)
+{
+	struct nfhp_dim_match *m = &ps->m[dim];
+
+	if (ps->have[dim]) {
+		fail(ps, NFHP_EXIT_PARAM,
+		     "multiple matches on the same dimension are not supported");
+		return NULL;
+	}
+	ps->have[dim] = true;
+	memset(m, 0, sizeof(*m));
+	m->dim = dim;
+	m->form = form;
+	m->syntax = syntax;
+	m->invert = invert;
+	return m;
+}
+
+static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
+{
+	char buf[64], *slash;
+	struct nfhp_dim_match *m;
+	unsigned int plen = 32;
+	u32 addr;
+	int ret;
+
+	if (strchr(arg, ','))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: multiple addresses in `-%c' are not supported",
+			    dim == NFHP_DIM_SRC ? 's' : 'd');
+	snprintf(buf, sizeof(buf), "%s", arg);
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash++ = 0;
+		ret = parse_mask(ps, slash, &plen);
+		if (ret)
+			return ret;
+	}
+	if (!nfhp_parse_ipv4(buf, &addr))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "host/network `%s' not found", buf);
+	/* iptables drops "-s x/0" entirely, but keeps "! -s x/0". */
+	if (!plen && !inv)
+		return 0;
+	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->nranges = plen;
+	m->ranges[0].lo = plen ? addr & (~0u << (32 - plen)) : 0;
+	m->ranges[0].hi = m->ranges[0].lo | (plen == 32 ? 0 :
+					     (~0u >> plen));
+	return 0;
+}
+
+static int parse_iface(struct pstate *ps, int dim, const char *arg, bool inv)
+{
+	struct nfhp_dim_match *m;
+
+	if (strlen(arg) >= NFHP_IFNAMSIZ)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "interface name `%s' must be shorter than IFNAMSIZ (%i)",
+			    arg, NFHP_IFNAMSIZ - 1);
+	m = dim_new(ps, dim, NFHP_FORM_IFNAME, NFHP_SYN_DEFAULT, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	snprintf(m->ifname, sizeof(m->ifname), "%s", arg);
+	return 0;
+}
+
+/* xtables_parse_port(): a service name or a number 0..65535. */
+static int parse_port(struct pstate *ps, const char *s, const char *proto,
+		      unsigned int *port)
+{
+	unsigned long long v;
+	struct servent *se;
+
+	/* iptables 1.8.9 asks getaddrinfo(), which takes any protocol. */
+	se = *s ? getservbyname(s, proto) : NULL;
+	if (!se && *s)
+		se = getservbyname(s, NULL);
+	if (se) {
+		*port = ntohs(se->s_port);
+		return 0;
+	}
+	if (parse_uint(s, 0, 65535, &v)) {
+		*port = v;
+		return 0;
+	}
+	return fail(ps, NFHP_EXIT_PARAM, "invalid port/service `%s' specified",
+		    s);
+}
+
+static int parse_port_range(struct pstate *ps, int dim, const char *arg,
+			    bool inv, const char *proto)
+{
+	char buf[128], *colon;
+	unsigned int lo, hi;
+	struct nfhp_dim_match *m;
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	colon = strchr(buf, ':');
+	if (!colon) {
+		ret = parse_port(ps, buf, proto, &lo);
+		if (ret)
+			return ret;
+		hi = lo;
+	} else {
+		*colon++ = 0;
+		lo = 0;
+		hi = 65535;
+		if (buf[0]) {
+			ret = parse_port(ps, buf, proto, &lo);
+			if (ret)
+				return ret;
+		}
+		if (colon[0]) {
+			ret = parse_port(ps, colon, proto, &hi);
+			if (ret)
+				return ret;
+		}
+		if (lo > hi)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "invalid portrange (min > max)");
+	}
+	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_DEFAULT, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->nranges = 1;
+	m->ranges[0].lo = lo;
+	m->ranges[0].hi = hi;
+	return 0;
+}
+
+static int parse_multiport(struct pstate *ps, int dim, u8 syntax,
+			   const char *arg, bool inv)
+{
+	char buf[512], *cp, *next, *range;
+	struct nfhp_dim_match *m;
+	const char *proto;
+	unsigned int slots = 0, lo, hi;
+	int ret;
+
+	if (!ps->proto_given || (!ps->proto_set && !ps->proto_inv))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "multiport needs `-p tcp', `-p udp', `-p udplite', `-p sctp' or `-p dccp'");
+	if (ps->proto_inv || (ps->proto != 6 && ps->proto != 17 &&
+			      ps->proto != 132 && ps->proto != 33 &&
+			      ps->proto != 136))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "multiport only works with TCP, UDP, UDPLITE, SCTP and DCCP");
+	proto = nfhp_proto_to_name(ps->proto, false);
+	m = dim_new(ps, dim, NFHP_FORM_RANGES, syntax, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (cp = buf; cp; cp = next) {
+		if (slots == NFHP_MAX_RANGES)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "too many ports specified");
+		next = strchr(cp, ',');
+		if (next)
+			*next++ = 0;
+		range = strchr(cp, ':');
+		if (range) {
+			if (slots == NFHP_MAX_RANGES - 1)
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "too many ports specified");
+			*range++ = 0;
+		}
+		ret = parse_port(ps, cp, proto, &lo);
+		if (ret)
+			return ret;
+		hi = lo;
+		slots++;
+		if (range) {
+			ret = parse_port(ps, range, proto, &hi);
+			if (ret)
+				return ret;
+			if (lo >= hi)
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "invalid portrange specified");
+			slots++;
+		}
+		m->ranges[m->nranges].lo = lo;
+		m->ranges[m->nranges].hi = hi;
+		m->nranges++;
+	}
+	return 0;
+}
+
+static int parse_tcp_flag_list(struct pstate *ps, const char *s, u8 *out)
+{
+	char buf[128], *tok, *save;
+	size_t i;
+
+	*out = 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; nfhp_tcp_flag_names[i].name; i++)
+			if (!strcasecmp(tok, nfhp_tcp_flag_names[i].name))
+				break;
+		if (!nfhp_tcp_flag_names[i].name)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Unknown TCP flag `%s'", tok);
+		*out |= nfhp_tcp_flag_names[i].value;
+	}
+	return 0;
+}
+
+static int set_tcp_flags(struct pstate *ps, u8 mask, u8 cmp, u8 syntax,
+			 bool inv)
+{
+	struct nfhp_dim_match *m;
+
+	m = dim_new(ps, NFHP_DIM_TCPFLAGS, NFHP_FORM_MASK, syntax, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->ranges[0].lo = cmp;
+	m->ranges[0].hi = mask;
+	return 0;
+}
+
+static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
+{
+	struct nfhp_dim_match *m;
+	unsigned int type, cmin = 0, cmax = 0xFF;
+	unsigned long long v;
+	char buf[64], *slash;
+	size_t i, len = strlen(arg), found = SIZE_MAX;
+
+	for (i = 0; nfhp_icmp_names[i].name; i++) {
+		if (strncasecmp(nfhp_icmp_names[i].name, arg, len))
+			continue;
+		if (found != SIZE_MAX &&
+		    (nfhp_icmp_names[found].type != nfhp_icmp_names[i].type ||
+		     nfhp_icmp_names[found].code_min !=
+		     nfhp_icmp_names[i].code_min ||
+		     nfhp_icmp_names[found].code_max !=
+		     nfhp_icmp_names[i].code_max))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Ambiguous ICMP type `%s': `%s' or `%s'?",
+				    arg, nfhp_icmp_names[found].name,
+				    nfhp_icmp_names[i].name);
+		if (found == SIZE_MAX)
+			found = i;
+	}
+	if (found != SIZE_MAX) {
+		type = nfhp_icmp_names[found].type;
+		cmin = nfhp_icmp_names[found].code_min;
+		cmax = nfhp_icmp_names[found].code_max;
+	} else {
+		snprintf(buf, sizeof(buf), "%s", arg);
+		slash = strchr(buf, '/');
+		if (slash)
+			*slash++ = 0;
+		if (!parse_uint(buf, 0, 255, &v))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Unknown ICMP type `%s'", arg);
+		type = v;
+		if (slash) {
+			if (!parse_uint(slash, 0, 255, &v))
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "Unknown ICMP code `%s'", arg);
+			cmin = cmax = v;
+		}
+	}
+	m = dim_new(ps, NFHP_DIM_ICMP, NFHP_FORM_RANGES, NFHP_SYN_ICMP, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->nranges = 1;
+	if (type == 0xFF) {	/* "any": every type and code */
+		m->ranges[0].lo = 0;
+		m->ranges[0].hi = 0xFFFF;
+	} else {
+		m->ranges[0].lo = type << 8 | cmin;
+		m->ranges[0].hi = type << 8 | cmax;
+	}
+	return 0;
+}
+
+static int parse_states(struct pstate *ps, const char *arg, bool inv,
+			bool ct)
+{
+	char buf[256], *tok, *p;
+	struct nfhp_dim_match *m;
+	unsigned int bits = 0, i;
+
+	if (!*arg)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "\"--state\" requires a list of states with no spaces, e.g. ESTABLISHED,RELATED");
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (p = buf; (tok = strsep(&p, ",")); ) {
+		for (i = 0; nfhp_state_names[i].name; i++)
+			if (!strcasecmp(tok, nfhp_state_names[i].name))
+				break;
+		if (!nfhp_state_names[i].name) {
+			if (ct && (!strcasecmp(tok, "SNAT") ||
+				   !strcasecmp(tok, "DNAT")))
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "nf-hipac: ctstate `%s' is not supported yet",
+					    tok);
+			return fail(ps, NFHP_EXIT_PARAM, "Bad %s \"%s\"",
+				    ct ? "ctstate" : "state", tok);
+		}
+		bits |= 1u << nfhp_state_names[i].value;
+	}
+	m = dim_new(ps, NFHP_DIM_STATE, NFHP_FORM_RANGES,
+		    ct ? NFHP_SYN_CONNTRACK : NFHP_SYN_STATE, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	/* The states as intervals of adjacent values. */
+	for (i = 0; i < NFHP_CT_MAX; i++) {
+		if (!(bits & (1u << i)))
+			continue;
+		if (m->nranges && m->ranges[m->nranges - 1].hi == i - 1) {
+			m->ranges[m->nranges - 1].hi = i;
+			continue;
+		}
+		m->ranges[m->nranges].lo = i;
+		m->ranges[m->nranges].hi = i;
+		m->nranges++;
+	}
+	return 0;
+}
+
+static int parse_ttl(struct pstate *ps, int id, const char *optname,
+		     const char *arg, bool inv)
+{
+	static const char *const names[] = { "ttl-eq", "ttl-lt", "ttl-gt" };
+	struct nfhp_dim_match *m;
+	unsigned long long v;
+	unsigned int lo, hi;
+	u8 syntax;
+
+	if (ps->ttl_opt)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "ttl: option \"--%s\" cannot be used together with \"--%s\".",
+			    names[id - O_TTL_EQ], names[ps->ttl_opt - O_TTL_EQ]);
+	ps->ttl_opt = id;
+	if (inv && id != O_TTL_EQ)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "ttl: option \"--%s\" cannot be inverted.",
+			    names[id - O_TTL_EQ]);
+	if (!parse_uint(arg, 0, 255, &v))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "ttl: bad value for option \"--%s\", or out of range (0-255).",
+			    names[id - O_TTL_EQ]);
+	if (id == O_TTL_EQ) {
+		lo = hi = v;
+		syntax = NFHP_SYN_TTL_EQ;
+	} else if (id == O_TTL_LT) {
+		if (!v)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: `--ttl-lt 0' can never match");
+		lo = 0;
+		hi = v - 1;
+		syntax = NFHP_SYN_TTL_LT;
+	} else {
+		if (v == 255)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: `--ttl-gt 255' can never match");
+		lo = v + 1;
+		hi = 255;
+		syntax = NFHP_SYN_TTL_GT;
+	}
+	m = dim_new(ps, NFHP_DIM_TTL, NFHP_FORM_RANGES, syntax, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->nranges = 1;
+	m->ranges[0].lo = lo;
+	m->ranges[0].hi = hi;
+	return 0;
+}
+
+static int parse_length(struct pstate *ps, const char *arg, bool inv)
+{
+	char buf[64], *colon;
+	unsigned long long lo, hi;
+	struct nfhp_dim_match *m;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon++ = 0;
+	if (!parse_uint(buf, 0, 65535, &lo) ||
+	    (colon && *colon && !parse_uint(colon, 0, 65535, &hi)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "length: bad value for option \"--length\", or out of range (0-65535).");
+	if (!colon)
+		hi = lo;
+	else if (!*colon)
+		hi = 65535;
+	if (lo > hi)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: `--length %s' can never match", arg);
+	m = dim_new(ps, NFHP_DIM_LEN, NFHP_FORM_RANGES, NFHP_SYN_LENGTH, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->nranges = 1;
+	m->ranges[0].lo = lo;
+	m->ranges[0].hi = hi;
+	return 0;
+}
+
+static int parse_markarg(struct pstate *ps, const char *arg, bool inv)
+{
+	char buf[64], *slash;
+	unsigned long long v, mask = 0xFFFFFFFFu;
+	struct nfhp_dim_match *m;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash++ = 0;
+	if (!parse_uint(buf, 0, 0xFFFFFFFFu, &v) ||
+	    (slash && !parse_uint(slash, 0, 0xFFFFFFFFu, &mask)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "mark: bad integer value for option \"--mark\", or out of range.");
+	m = dim_new(ps, NFHP_DIM_MARK, NFHP_FORM_MASK, NFHP_SYN_MARK, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->ranges[0].lo = v;
+	m->ranges[0].hi = mask;
+	return 0;
+}
+
+static int parse_iprange(struct pstate *ps, int dim, const char *arg,
+			 bool inv)
+{
+	char buf[64], *dash;
+	struct nfhp_dim_match *m;
+	u32 lo, hi;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash++ = 0;
+	if (!nfhp_parse_ipv4(buf, &lo))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "iprange: Bad IP address \"%s\"", buf);
+	hi = lo;
+	if (dash && !nfhp_parse_ipv4(dash, &hi))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "iprange: Bad IP address \"%s\"", dash);
+	if (lo > hi)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: range `%s' can never match", arg);
+	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_IPRANGE, inv);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->nranges = 1;
+	m->ranges[0].lo = lo;
+	m->ranges[0].hi = hi;
+	return 0;
+}
+
+/* The target of -j / -g. */
+static int parse_target(struct pstate *ps, const char *arg, bool go)
+{
+	struct nfhp_rule_spec *spec = &ps->cl->spec;
+	const char *p;
+
+	if (ps->target_set)
+		return fail(ps, NFHP_EXIT_PARAM, "multiple -j flags not allowed");
+	ps->target_set = true;
+	if (!*arg)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Invalid target name (too short)");
+	if (strlen(arg) >= NFHP_EXT_NAMELEN)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Invalid target name `%s' (%u chars max)", arg,
+			    NFHP_EXT_NAMELEN - 1);
+	for (p = arg; *p; p++)
+		if (isspace((unsigned char)*p))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Invalid target name `%s'", arg);
+	if (in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: target `%s' is not supported yet", arg);
+	if (!strcmp(arg, "ACCEPT") || !strcmp(arg, "DROP") ||
+	    !strcmp(arg, "RETURN")) {
+		if (go)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: -g needs a user-defined chain, not `%s'",
+				    arg);
+		spec->action = !strcmp(arg, "ACCEPT") ? NFHP_ACT_ACCEPT :
+			       !strcmp(arg, "DROP") ? NFHP_ACT_DROP :
+			       NFHP_ACT_RETURN;
+		return 0;
+	}
+	spec->action = go ? NFHP_ACT_GOTO : NFHP_ACT_JUMP;
+	snprintf(spec->target, sizeof(spec->target), "%s", arg);
+	return 0;
+}
+
+static int load_match(struct pstate *ps, const char *name)
+{
+	int i;
+
+	for (i = 0; i < PM_MAX; i++) {
+		if (!strcmp(name, pm_names[i])) {
+			ps->loaded |= 1u << i;
+			return 0;
+		}
+	}
+	if (in_list(name, known_matches, ARRAY_SIZE(known_matches)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: match `%s' is not supported yet", name);
+	return fail(ps, NFHP_EXIT_PARAM,
+		    "Couldn't load match `%s':No such file or directory", name);
+}
+
+/* Find a long option among the core's and the loaded matches' options. */
+static const struct nfhp_opt *find_long(struct pstate *ps, const char *name,
+					size_t len, bool *ambiguous)
+{
+	const struct nfhp_opt *found = NULL;
+	size_t i;
+
+	*ambiguous = false;
+	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (opts[i].pm != PM_CORE && !(ps->loaded & (1u << opts[i].pm)))
+			continue;
+		if (strlen(opts[i].name) == len &&
+		    !strncmp(opts[i].name, name, len))
+			return &opts[i];
+	}
+	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (opts[i].pm != PM_CORE && !(ps->loaded & (1u << opts[i].pm)))
+			continue;
+		if (strncmp(opts[i].name, name, len))
+			continue;
+		if (found && (found->id != opts[i].id ||
+			      found->pm != opts[i].pm))
+			*ambiguous = true;
+		found = found ? found : &opts[i];
+	}
+	return *ambiguous ? NULL : found;
+}
+
+static int short_arg_kind(int c)
+{
+	const char *p;
+
+	for (p = short_opts; *p; p += 2)
+		if (*p == c)
+			return p[1] - '0';
+	return -1;
+}
+
+static bool is_cmd_letter(int c)
+{
+	return c && strchr("ACDRILSFZNXEPhV", c);
+}
+
+static int cmd_of(int c)
+{
+	switch (c) {
+	case 'A': return NFHP_CLI_APPEND;
+	case 'C': return NFHP_CLI_CHECK;
+	case 'D': return NFHP_CLI_DELETE;
+	case 'R': return NFHP_CLI_REPLACE;
+	case 'I': return NFHP_CLI_INSERT;
+	case 'L': return NFHP_CLI_LIST;
+	case 'S': return NFHP_CLI_LIST_RULES;
+	case 'F': return NFHP_CLI_FLUSH;
+	case 'Z': return NFHP_CLI_ZERO;
+	case 'N': return NFHP_CLI_NEW_CHAIN;
+	case 'X': return NFHP_CLI_DEL_CHAIN;
+	case 'E': return NFHP_CLI_RENAME_CHAIN;
+	case 'P': return NFHP_CLI_POLICY;
+	case 'h': return NFHP_CLI_HELP;
+	default: return NFHP_CLI_VERSION;
+	}
+}
+
+static char cmd_letter(int cmd)
+{
+	static const char letters[] = "?AIDRCFZLSNXEPhV";
+
+	return letters[cmd];
+}
+
+static bool next_is_arg(int argc, char **argv, int i)
+{
+	return i < argc && argv[i][0] != '-' && argv[i][0] != '!';
+}
+
+static int parse_rulenum(struct pstate *ps, const char *s, unsigned int *pos)
+{
+	unsigned long long v;
+
+	if (!parse_uint(s, 1, INT_MAX, &v))
+		return fail(ps, NFHP_EXIT_PARAM, "Invalid rule number `%s'", s);
+	*pos = v;
+	return 0;
+}
+
+static int set_chain(struct pstate *ps, char *dst, const char *name)
+{
+	if (strlen(name) >= NFHP_EXT_NAMELEN)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "chain name `%s' too long (must be under %u chars)",
+			    name, NFHP_EXT_NAMELEN);
+	snprintf(dst, NFHP_CHAIN_NAME_LEN, "%s", name);
+	return 0;
+}
+
+/* The checks iptables makes on the name of a new chain. */
+static int check_new_chain_name(struct pstate *ps, const char *name)
+{
+	const char *p;
+
+	if (strlen(name) >= NFHP_EXT_NAMELEN)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "chain name `%s' too long (must be under %u chars)",
+			    name, NFHP_EXT_NAMELEN);
+	if (*name == '-' || *name == '!')
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "chain name not allowed to start with `%c'", *name);
+	if (!strcmp(name, "ACCEPT") || !strcmp(name, "DROP") ||
+	    !strcmp(name, "RETURN") || !strcmp(name, "QUEUE") ||
+	    in_list(name, known_targets, ARRAY_SIZE(known_targets)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "chain name may not clash with target name");
+	for (p = name; *p; p++)
+		if (isspace((unsigned char)*p))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Invalid chain name `%s'", name);
+	return 0;
+}
+
+/* Arguments of a command option: chain, and the optional ones after it. */
+static int parse_command(struct pstate *ps, int c, const char *optarg,
+			 int argc, char **argv, int *ip)
+{
+	struct nfhp_cmdline *cl = ps->cl;
+	int ret = 0;
+
+	if (cl->cmd != NFHP_CLI_NONE)
+		return fail(ps, NFHP_EXIT_PARAM, "Cannot use -%c with -%c",
+			    c, cmd_letter(cl->cmd));
+	if (ps->invert)
+		return fail(ps, NFHP_EXIT_PARAM, "cannot have ! before -%c", c);
+	cl->cmd = cmd_of(c);
+	switch (c) {
+	case 'A': case 'C': case 'N':
+		ret = set_chain(ps, cl->chain, optarg);
+		if (!ret && c == 'N')
+			ret = check_new_chain_name(ps, optarg);
+		break;
+	case 'D': case 'R': case 'I':
+		ret = set_chain(ps, cl->chain, optarg);
+		if (ret)
+			break;
+		if (c == 'R' && !next_is_arg(argc, argv, *ip))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "-R requires a rule number");
+		if (next_is_arg(argc, argv, *ip))
+			ret = parse_rulenum(ps, argv[(*ip)++], &cl->pos);
+		break;
+	case 'L': case 'S': case 'Z': case 'F': case 'X':
+		if (!optarg && next_is_arg(argc, argv, *ip))
+			optarg = argv[(*ip)++];
+		if (optarg)
+			ret = set_chain(ps, cl->chain, optarg);
+		if (!ret && optarg && strchr("LSZ", c) &&
+		    next_is_arg(argc, argv, *ip))
+			ret = parse_rulenum(ps, argv[(*ip)++], &cl->pos);
+		break;
+	case 'E':
+		ret = set_chain(ps, cl->chain, optarg);
+		if (ret)
+			break;
+		if (!next_is_arg(argc, argv, *ip))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "-E requires old-chain-name and new-chain-name");
+		ret = check_new_chain_name(ps, argv[*ip]);
+		if (!ret)
+			ret = set_chain(ps, cl->new_name, argv[(*ip)++]);
+		break;
+	case 'P':
+		ret = set_chain(ps, cl->chain, optarg);
+		if (ret)
+			break;
+		if (!next_is_arg(argc, argv, *ip))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "-P requires a chain and a policy");
+		optarg = argv[(*ip)++];
+		if (!strcmp(optarg, "ACCEPT"))
+			cl->policy = NFHP_ACT_ACCEPT;
+		else if (!strcmp(optarg, "DROP"))
+			cl->policy = NFHP_ACT_DROP;
+		else
+			return fail(ps, NFHP_EXIT_OTHER, "Bad policy name");
+		break;
+	}
+	return ret;
+}
+
+static int set_once(struct pstate *ps, int c, bool invertible)
+{
+	unsigned int bit = (unsigned int)c & 63;
+
+	if (ps->seen & (1ULL << bit))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "multiple -%c flags not allowed", c);
+	ps->seen |= 1ULL << bit;
+	if (ps->invert && !invertible)
+		return fail(ps, NFHP_EXIT_PARAM, "cannot have ! before -%c", c);
+	return 0;
+}
+
+static int parse_counters(struct pstate *ps, const char *pcnt, int argc,
+			  char **argv, int *ip)
+{
+	const char *bcnt = strchr(pcnt, ',');
+	unsigned long long v;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%s", pcnt);
+	if (bcnt) {
+		buf[bcnt - pcnt] = 0;
+		bcnt++;
+	} else if (next_is_arg(argc, argv, *ip)) {
+		bcnt = argv[(*ip)++];
+	}
+	if (!bcnt)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "-c requires packet and byte counter");
+	if (!parse_uint(buf, 0, ULLONG_MAX, &v))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "-c packet counter not numeric");
+	ps->cl->counters.packets = v;
+	if (!parse_uint(bcnt, 0, ULLONG_MAX, &v))
+		return fail(ps, NFHP_EXIT_PARAM, "-c byte counter not numeric");
+	ps->cl->counters.bytes = v;
+	ps->cl->has_counters = true;
+	return 0;
+}
+
+static bool mseen_once(struct pstate *ps, int id)
+{
+	unsigned int bit = 1u << (id - O_SPORT);
+
+	if (ps->mseen & bit)
+		return false;
+	ps->mseen |= bit;
+	return true;
+}
+
+static int match_option(struct pstate *ps, const struct nfhp_opt *o,
+			const char *arg, bool inv)
+{
+	static const char *const mp_names[] = {
+		"source-ports", "destination-ports", "ports",
+	};
+	const char *proto;
+
+	ps->cl->has_rule = true;
+	switch (o->id) {
+	case O_SPORT:
+	case O_DPORT:
+		if (!mseen_once(ps, o->id))
+			return fail(ps, NFHP_EXIT_PARAM, "Only one `--%s' allowed",
+				    o->id == O_SPORT ? "source-port" :
+				    "destination-port");
+		proto = o->pm == PM_UDP ? "udp" : "tcp";
+		return parse_port_range(ps, o->id == O_SPORT ? NFHP_DIM_SPORT :
+					NFHP_DIM_DPORT, arg, inv, proto);
+	case O_SYN:
+	case O_TCPFLAGS:
+		if (!mseen_once(ps, O_SYN))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Only one of `--syn' or `--tcp-flags'  allowed");
+		if (o->id == O_SYN)
+			return set_tcp_flags(ps, 0x17, 0x02, NFHP_SYN_SYN, inv);
+		return 0;	/* handled by the caller: two arguments */
+	case O_TCPOPT:
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: option `--tcp-option' is not supported yet");
+	case O_ICMPTYPE:
+		if (!mseen_once(ps, o->id))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "icmp: option \"--icmp-type\" can only be used once.");
+		return parse_icmp(ps, arg, inv);
+	case O_MP_SPORTS:
+	case O_MP_DPORTS:
+	case O_MP_PORTS:
+		if (ps->mp_opt) {
+			int a = min(ps->mp_opt, o->id), b = max(ps->mp_opt, o->id);
+
+			if (a == b)
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "multiport: option \"--%s\" can only be used once.",
+					    mp_names[a - O_MP_SPORTS]);
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "multiport: option \"--%s\" cannot be used together with \"--%s\".",
+				    mp_names[a - O_MP_SPORTS],
+				    mp_names[b - O_MP_SPORTS]);
+		}
+		ps->mp_opt = o->id;
+		return parse_multiport(ps, o->id == O_MP_SPORTS ?
+				       NFHP_DIM_SPORT : NFHP_DIM_DPORT,
+				       o->id == O_MP_PORTS ?
+				       NFHP_SYN_MULTIPORT_BOTH :
+				       NFHP_SYN_MULTIPORT, arg, inv);
+	case O_SRCRANGE:
+	case O_DSTRANGE:
+		if (!mseen_once(ps, o->id))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "iprange: option \"--%s\" can only be used once.",
+				    o->name);
+		return parse_iprange(ps, o->id == O_SRCRANGE ? NFHP_DIM_SRC :
+				     NFHP_DIM_DST, arg, inv);
+	case O_STATE:
+	case O_CTSTATE:
+		if (!mseen_once(ps, o->id))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "%s: option \"--%s\" can only be used once.",
+				    o->id == O_STATE ? "state" : "conntrack",
+				    o->id == O_STATE ? "state" : "ctstate");
+		return parse_states(ps, arg, inv, o->id == O_CTSTATE);
+	case O_CT_OTHER:
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: option `--%s' is not supported yet",
+			    o->name);
+	case O_TTL_EQ:
+	case O_TTL_LT:
+	case O_TTL_GT:
+		return parse_ttl(ps, o->id, o->name, arg, inv);
+	case O_LENGTH:
+		if (!mseen_once(ps, o->id))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "length: option \"--length\" can only be used once.");
+		return parse_length(ps, arg, inv);
+	case O_MARK:
+		if (!mseen_once(ps, o->id))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "mark: option \"--mark\" can only be used once.");
+		return parse_markarg(ps, arg, inv);
+	case O_COMMENT:
+		if (!mseen_once(ps, o->id))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "comment: option \"--comment\" can only be used once.");
+		if (inv)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "comment: option \"--comment\" cannot be inverted.");
+		if (strlen(arg) >= NFHP_COMMENT_LEN)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "comment: option \"--comment\" value too long (max %d chars)",
+				    NFHP_COMMENT_LEN - 1);
+		snprintf(ps->cl->spec.comment, sizeof(ps->cl->spec.comment),
+			 "%s", arg);
+		return 0;
+	}
+	return fail(ps, NFHP_EXIT_PARAM, "unknown option \"--%s\"", o->name);
+}
+
+/* A core (non-command) option. */
+static int core_option(struct pstate *ps, int c, const char *arg, int argc,
+		       char **argv, int *ip)
+{
+	struct nfhp_cmdline *cl = ps->cl;
+	bool inv = ps->invert;
+	int ret;
+
+	switch (c) {
+	case 's': case 'd': case 'p': case 'i': case 'o': case 'f':
+	case 'j': case 'g':
+		cl->has_rule = true;
+		ret = set_once(ps, c == 'g' ? 'j' : c,
+			       c != 'j' && c != 'g');
+		if (ret)
+			return ret;
+		break;
+	case 'm': case 't':
+		break;
+	default:
+		if (inv)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "cannot have ! before -%c", c < 256 ? c : 'l');
+	}
+	switch (c) {
+	case 's':
+		return parse_addr(ps, NFHP_DIM_SRC, arg, inv);
+	case 'd':
+		return parse_addr(ps, NFHP_DIM_DST, arg, inv);
+	case 'p':
+		if (!nfhp_parse_protocol(arg, &ps->proto))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "unknown protocol \"%s\" specified", arg);
+		ps->proto_given = true;
+		ps->proto_inv = inv;
+		if (!ps->proto) {
+			if (inv)
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "rule would never match protocol");
+			return 0;
+		}
+		ps->proto_set = true;
+		{
+			struct nfhp_dim_match *m;
+
+			m = dim_new(ps, NFHP_DIM_PROTO, NFHP_FORM_RANGES,
+				    NFHP_SYN_DEFAULT, inv);
+			if (!m)
+				return NFHP_EXIT_PARAM;
+			m->nranges = 1;
+			m->ranges[0].lo = ps->proto;
+			m->ranges[0].hi = ps->proto;
+		}
+		return 0;
+	case 'i':
+		return parse_iface(ps, NFHP_DIM_IIF, arg, inv);
+	case 'o':
+		return parse_iface(ps, NFHP_DIM_OIF, arg, inv);
+	case 'f': {
+		struct nfhp_dim_match *m;
+
+		m = dim_new(ps, NFHP_DIM_FRAG, NFHP_FORM_RANGES,
+			    NFHP_SYN_DEFAULT, inv);
+		if (!m)
+			return NFHP_EXIT_PARAM;
+		m->nranges = 1;
+		m->ranges[0].lo = 1;
+		m->ranges[0].hi = 1;
+		return 0;
+	}
+	case 'j':
+	case 'g':
+		return parse_target(ps, arg, c == 'g');
+	case 'm':
+		if (inv)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "unexpected ! flag before --match");
+		return load_match(ps, arg);
+	case 'n':
+		cl->numeric = true;
+		return 0;
+	case 'v':
+		cl->verbose = true;
+		return 0;
+	case 'x':
+		cl->exact = true;
+		return 0;
+	case O_LINENUM:
+		cl->line_numbers = true;
+		return 0;
+	case 't':
+		if (inv)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "unexpected ! flag before --table");
+		if (strcmp(arg, "filter"))
+			return fail(ps, NFHP_EXIT_VERSION,
+				    "table '%s' does not exist\nPerhaps iptables or your kernel needs to be upgraded.",
+				    arg);
+		return 0;
+	case 'c':
+		return parse_counters(ps, arg, argc, argv, ip);
+	case 'w':
+		/* --wait [seconds]: there is no xtables lock to wait for. */
+		if (!arg && next_is_arg(argc, argv, *ip) &&
+		    isdigit((unsigned char)argv[*ip][0]))
+			(*ip)++;
+		return 0;
+	case 'W': case 'M': case '4':
+		return 0;
+	case '6':
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "This is the IPv4 version of iptables.");
+	}
+	return fail(ps, NFHP_EXIT_PARAM, "unknown option \"-%c\"", c);
+}
+
+/*
+ * An option nobody knows: if a protocol was given, load its match as
+ * iptables does and retry; else it is unknown.
+ */
+static const struct nfhp_opt *implicit_match(struct pstate *ps,
+					     const char *name, size_t len)
+{
+	const struct nfhp_opt *o;
+	bool amb;
+	int pm;
+
+	if (!ps->proto_set)
+		return NULL;
+	switch (ps->proto) {
+	case 6: pm = PM_TCP; break;
+	case 17: pm = PM_UDP; break;
+	case 1: pm = PM_ICMP; break;
+	default: return NULL;
+	}
+	if (ps->loaded & (1u << pm))
+		return NULL;
+	ps->loaded |= 1u << pm;
+	o = find_long(ps, name, len, &amb);
+	if (!o || o->pm != pm) {
+		ps->loaded &= ~(1u << pm);
+		return NULL;
+	}
+	return o;
+}
+
+static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
+		     const char *arg, int argc, char **argv, int *ip)
+{
+	int ret;
+
+	if (o && o->pm != PM_CORE) {
+		if (o->id == O_TCPFLAGS) {
+			u8 mask, cmp;
+
+			if (!next_is_arg(argc, argv, *ip))
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "--tcp-flags requires two args.");
+			ret = match_option(ps, o, arg, ps->invert);
+			if (ret)
+				return ret;
+			ret = parse_tcp_flag_list(ps, arg, &mask);
+			if (!ret)
+				ret = parse_tcp_flag_list(ps, argv[(*ip)++],
+							  &cmp);
+			if (!ret)
+				ret = set_tcp_flags(ps, mask, cmp,
+						    NFHP_SYN_TCPFLAGS,
+						    ps->invert);
+			return ret;
+		}
+		return match_option(ps, o, arg, ps->invert);
+	}
+	if (is_cmd_letter(c)) {
+		if (c == 'h' || c == 'V') {
+			if (ps->cl->cmd != NFHP_CLI_NONE)
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "Cannot use -%c with -%c", c,
+					    cmd_letter(ps->cl->cmd));
+			ps->cl->cmd = cmd_of(c);
+			return 0;
+		}
+		return parse_command(ps, c, arg, argc, argv, ip);
+	}
+	return core_option(ps, c, arg, argc, argv, ip);
+}
+
+/* One word of argv that starts with '-'. */
+static int parse_word(struct pstate *ps, int argc, char **argv, int *ip)
+{
+	const char *w = argv[(*ip)++];
+	const struct nfhp_opt *o;
+	const char *arg = NULL, *eq;
+	size_t len;
+	bool amb;
+	int kind, ret;
+
+	if (w[1] == '-') {
+		eq = strchr(w + 2, '=');
+		len = eq ? (size_t)(eq - (w + 2)) : strlen(w + 2);
+		o = find_long(ps, w + 2, len, &amb);
+		if (!o && !amb)
+			o = implicit_match(ps, w + 2, len);
+		if (!o)
+			return fail(ps, NFHP_EXIT_PARAM, "unknown option \"%s\"",
+				    w);
+		if (o->has_arg) {
+			if (eq)
+				arg = eq + 1;
+			else if (*ip < argc)
+				arg = argv[(*ip)++];
+			else
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "option \"%s\" requires an argument",
+					    w);
+		} else if (eq) {
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "option '--%.*s' doesn't allow an argument",
+				    (int)len, w + 2);
+		} else if (o->id == 'L' || o->id == 'S' || o->id == 'F' ||
+			   o->id == 'Z' || o->id == 'X') {
+			arg = NULL;
+		}
+		ret = do_option(ps, o->id, o, arg, argc, argv, ip);
+		ps->invert = false;
+		return ret;
+	}
+	/* Short options, possibly joined. */
+	for (w++; *w; ) {
+		int c = *w++;
+
+		kind = short_arg_kind(c);
+		if (kind < 0)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "unknown option \"-%c\"", c);
+		arg = NULL;
+		if (kind == 1) {
+			if (*w)
+				arg = w;
+			else if (*ip < argc)
+				arg = argv[(*ip)++];
+			else
+				return fail(ps, NFHP_EXIT_PARAM,
+					    "option \"-%c\" requires an argument",
+					    c);
+			w = "";
+		} else if (kind == 2 && *w) {
+			arg = w;
+			w = "";
+		}
+		ret = do_option(ps, c, NULL, arg, argc, argv, ip);
+		ps->invert = false;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static bool builtin_chain(const char *name)
+{
+	return !strcmp(name, "INPUT") || !strcmp(name, "FORWARD") ||
+	       !strcmp(name, "OUTPUT");
+}
+
+/* What iptables checks once the whole line is read. */
+static int final_checks(struct pstate *ps)
+{
+	struct nfhp_cmdline *cl = ps->cl;
+	struct nfhp_rule_spec *spec = &cl->spec;
+	bool rule_cmd;
+	int d;
+
+	if (ps->invert)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: `!' at the end of the line negates nothing");
+	if ((ps->loaded & (1u << PM_STATE)) && !ps->have[NFHP_DIM_STATE])
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "state: option \"--state\" must be specified");
+	if ((ps->loaded & (1u << PM_CONNTRACK)) && !ps->have[NFHP_DIM_STATE])
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "conntrack: At least one option is required");
+	if ((ps->loaded & (1u << PM_TTL)) && !ps->ttl_opt)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "TTL match: You must specify one of `--ttl-eq', `--ttl-lt', `--ttl-gt");
+	if ((ps->loaded & (1u << PM_LENGTH)) && !ps->have[NFHP_DIM_LEN])
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "length: option \"--length\" must be specified");
+	if ((ps->loaded & (1u << PM_MARK)) && !ps->have[NFHP_DIM_MARK])
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "mark: option \"--mark\" must be specified");
+	if ((ps->loaded & (1u << PM_COMMENT)) && !(ps->mseen &
+						   (1u << (O_COMMENT - O_SPORT))))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "comment: option \"--comment\" must be specified");
+	if ((ps->loaded & (1u << PM_IPRANGE)) &&
+	    !(ps->mseen & (3u << (O_SRCRANGE - O_SPORT))))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "iprange match: You must specify `--src-range' or `--dst-range'");
+	if ((ps->loaded & (1u << PM_MULTIPORT)) && !ps->mp_opt)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "multiport: no ports specified");
+	/* The protocol matches need their protocol, not negated. */
+	if ((ps->loaded & (1u << PM_TCP)) && (ps->proto != 6 ||
+					      ps->proto_inv || !ps->proto_set))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: match `tcp' needs `-p tcp'");
+	if ((ps->loaded & (1u << PM_UDP)) && (ps->proto != 17 ||
+					      ps->proto_inv || !ps->proto_set))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: match `udp' needs `-p udp'");
+	if ((ps->loaded & (1u << PM_ICMP)) && (ps->proto != 1 ||
+					       ps->proto_inv || !ps->proto_set))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: match `icmp' needs `-p icmp'");
+
+	if (cl->cmd == NFHP_CLI_NONE)
+		return fail(ps, NFHP_EXIT_PARAM, "no command specified");
+	rule_cmd = cl->cmd == NFHP_CLI_APPEND || cl->cmd == NFHP_CLI_INSERT ||
+		   cl->cmd == NFHP_CLI_REPLACE || cl->cmd == NFHP_CLI_CHECK ||
+		   (cl->cmd == NFHP_CLI_DELETE && !cl->pos);
+	if (cl->has_rule && !rule_cmd)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Illegal option with this command");
+	if (cl->cmd == NFHP_CLI_DELETE && cl->pos && cl->has_rule)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Illegal option with this command");
+	if (cl->has_counters && cl->cmd != NFHP_CLI_APPEND &&
+	    cl->cmd != NFHP_CLI_INSERT && cl->cmd != NFHP_CLI_REPLACE &&
+	    cl->cmd != NFHP_CLI_POLICY)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Illegal option `-c' with this command");
+	if (rule_cmd) {
+		cl->has_rule = true;
+		if (ps->have[NFHP_DIM_OIF] && !strcmp(cl->chain, "INPUT"))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Can't use -o with INPUT");
+		if (ps->have[NFHP_DIM_IIF] && !strcmp(cl->chain, "OUTPUT"))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "Can't use -i with OUTPUT");
+	}
+	if (cl->cmd == NFHP_CLI_POLICY && !builtin_chain(cl->chain))
+		return fail(ps, NFHP_EXIT_OTHER, "Bad built-in chain name");
+	spec->nmatch = 0;
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		if (ps->have[d])
+			spec->m[spec->nmatch++] = ps->m[d];
+	return 0;
+}
+
+int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
+		       char *err, size_t errlen)
+{
+	struct pstate *ps;
+	int i = 1, ret = 0;
+	char dummy[2];
+
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = 0;
+	memset(cl, 0, sizeof(*cl));
+	ps = calloc(1, sizeof(*ps));
+	if (!ps) {
+		snprintf(err, errlen, "out of memory");
+		return NFHP_EXIT_RESOURCE;
+	}
+	ps->cl = cl;
+	ps->err = err;
+	ps->errlen = errlen;
+	while (i < argc && !ret) {
+		const char *w = argv[i];
+
+		if (!strcmp(w, "!")) {
+			if (ps->invert)
+				ret = fail(ps, NFHP_EXIT_PARAM,
+					   "multiple consecutive ! not allowed");
+			ps->invert = true;
+			i++;
+		} else if (w[0] == '-' && w[1]) {
+			ret = parse_word(ps, argc, argv, &i);
+		} else {
+			ret = fail(ps, NFHP_EXIT_PARAM, "Bad argument `%s'", w);
+		}
+	}
+	if (!ret)
+		ret = final_checks(ps);
+	free(ps);
+	return ret;
+}
+
+int nfhp_split_line(char *buf, char **argv, int max)
+{
+	char *r = buf, *w = buf;
+	int argc = 0;
+
+	for (;;) {
+		char quote = 0;
+
+		while (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+			r++;
+		if (!*r)
+			break;
+		if (argc == max)
+			return -1;
+		argv[argc++] = w;
+		while (*r) {
+			if (quote) {
+				if (*r == '\\' && r[1]) {
+					*w++ = r[1];
+					r += 2;
+				} else if (*r == quote) {
+					quote = 0;
+					r++;
+				} else {
+					*w++ = *r++;
+				}
+			} else if (*r == '"' || *r == '\'') {
+				quote = *r++;
+			} else if (*r == ' ' || *r == '\t' || *r == '\n' ||
+				   *r == '\r') {
+				break;
+			} else {
+				*w++ = *r++;
+			}
+		}
+		if (quote)
+			return -1;
+		if (*r)
+			r++;
+		*w++ = 0;
+	}
+	return argc;
+}
+
+static int parse_counter_pair(const char *s, struct nfhp_counter *c,
+			      const char **end)
+{
+	unsigned long long p, b;
+	int n = 0;
+
+	if (sscanf(s, "[%llu:%llu]%n", &p, &b, &n) != 2 || !n)
+		return -1;
+	c->packets = p;
+	c->bytes = b;
+	if (end)
+		*end = s + n;
+	return 0;
+}
+
+#define NFHP_MAX_ARGS 256
+
+static int restore_line(char *line, unsigned int lineno,
+			const struct nfhp_restore_ops *ops, void *ctx,
+			bool *in_table, struct nfhp_cmdline *cl, char *err,
+			size_t errlen)
+{
+	char *argv[NFHP_MAX_ARGS + 1];
+	char msg[512];
+	struct nfhp_counter cnt;
+	const char *rest;
+	bool has_cnt = false;
+	int argc, ret;
+	char *p;
+
+	p = line + strlen(line);
+	while (p > line && (p[-1] == '\n' || p[-1] == '\r' || p[-1] == ' ' ||
+			    p[-1] == '\t'))
+		*--p = 0;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!*line || *line == '#')
+		return 0;
+	if (*line == '*') {
+		if (*in_table) {
+			snprintf(err, errlen, "line %u: COMMIT expected",
+				 lineno);
+			return NFHP_EXIT_OTHER;
+		}
+		if (strcmp(line + 1, "filter")) {
+			snprintf(err, errlen,
+				 "line %u: table `%s' is not supported, only `filter'",
+				 lineno, line + 1);
+			return NFHP_EXIT_OTHER;
+		}
+		*in_table = true;
+		return ops->table ? ops->table(ctx, line + 1) : 0;
+	}
+	if (!*in_table) {
+		snprintf(err, errlen, "line %u: no table specified", lineno);
+		return NFHP_EXIT_OTHER;
+	}
+	if (!strcmp(line, "COMMIT")) {
+		*in_table = false;
+		return ops->commit ? ops->commit(ctx) : 0;
+	}
+	if (*line == ':') {
+		char *name = line + 1, *pol, *cnts;
+		u8 policy;
+
+		pol = strpbrk(name, " \t");
+		if (!pol) {
+			snprintf(err, errlen, "line %u: no policy for chain",
+				 lineno);
+			return NFHP_EXIT_OTHER;
+		}
+		*pol++ = 0;
+		while (*pol == ' ' || *pol == '\t')
+			pol++;
+		cnts = strpbrk(pol, " \t");
+		if (cnts) {
+			*cnts++ = 0;
+			while (*cnts == ' ' || *cnts == '\t')
+				cnts++;
+		}
+		if (strlen(name) >= NFHP_EXT_NAMELEN) {
+			snprintf(err, errlen,
+				 "line %u: chain name `%s' too long (must be under %u chars)",
+				 lineno, name, NFHP_EXT_NAMELEN);
+			return NFHP_EXIT_PARAM;
+		}
+		if (!strcmp(pol, "-")) {
+			policy = NFHP_ACT_NONE;
+		} else if (!strcmp(pol, "ACCEPT")) {
+			policy = NFHP_ACT_ACCEPT;
+		} else if (!strcmp(pol, "DROP")) {
+			policy = NFHP_ACT_DROP;
+		} else {
+			snprintf(err, errlen, "line %u: Bad policy name `%s'",
+				 lineno, pol);
+			return NFHP_EXIT_OTHER;
+		}
+		if (policy != NFHP_ACT_NONE && !builtin_chain(name)) {
+			snprintf(err, errlen,
+				 "line %u: Can't set policy `%s' on `%s'",
+				 lineno, pol, name);
+			return NFHP_EXIT_OTHER;
+		}
+		if (cnts && *cnts) {
+			if (parse_counter_pair(cnts, &cnt, NULL)) {
+				snprintf(err, errlen,
+					 "line %u: invalid counters `%s'",
+					 lineno, cnts);
+				return NFHP_EXIT_PARAM;
+			}
+			has_cnt = true;
+		}
+		return ops->chain ? ops->chain(ctx, name, policy,
+					       has_cnt ? &cnt : NULL) : 0;
+	}
+	if (*line == '[') {
+		if (parse_counter_pair(line, &cnt, &rest)) {
+			snprintf(err, errlen, "line %u: invalid counters",
+				 lineno);
+			return NFHP_EXIT_PARAM;
+		}
+		has_cnt = true;
+		line = (char *)rest;
+	}
+	argv[0] = "iptables-restore";
+	argc = nfhp_split_line(line, argv + 1, NFHP_MAX_ARGS - 1);
+	if (argc < 0) {
+		snprintf(err, errlen, "line %u: too many arguments or unterminated quote",
+			 lineno);
+		return NFHP_EXIT_PARAM;
+	}
+	argv[argc + 1] = NULL;
+	ret = nfhp_parse_cmdline(argc + 1, argv, cl, msg, sizeof(msg));
+	if (ret) {
+		snprintf(err, errlen, "line %u: %s", lineno, msg);
+		return ret;
+	}
+	if (has_cnt) {
+		cl->has_counters = true;
+		cl->counters = cnt;
+	}
+	return ops->cmd ? ops->cmd(ctx, cl) : 0;
+}
+
+int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,
+			   void *ctx, char *err, size_t errlen)
+{
+	struct nfhp_cmdline *cl;
+	unsigned int lineno = 0;
+	bool in_table = false;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0;
+	char dummy[2];
+
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = 0;
+	cl = malloc(sizeof(*cl));
+	if (!cl) {
+		snprintf(err, errlen, "out of memory");
+		return NFHP_EXIT_RESOURCE;
+	}
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		ret = restore_line(line, lineno, ops, ctx, &in_table, cl, err,
+				   errlen);
+		if (ret) {
+			if (!err[0])
+				snprintf(err, errlen, "line %u failed",
+					 lineno);
+			goto out;
+		}
+	}
+	if (in_table) {
+		snprintf(err, errlen, "line %u: COMMIT expected", lineno);
+		ret = NFHP_EXIT_OTHER;
+	}
+out:
+	free(line);
+	free(cl);
+	return ret;
+}
