@@ -12,6 +12,7 @@
 #ifndef _NFHP_SHIM_H
 #define _NFHP_SHIM_H
 
+#include <asm/errno.h>
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -38,7 +39,6 @@ typedef int64_t __s64;
 typedef unsigned int gfp_t;
 
 #define __aligned(x)	__attribute__((aligned(x)))
-#define __always_inline	inline __attribute__((always_inline))
 #define __rcu
 #define __percpu
 #define __must_check	__attribute__((warn_unused_result))
@@ -47,6 +47,15 @@ typedef unsigned int gfp_t;
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
+#define BITS_PER_LONG	64
+#define BITS_TO_LONGS(n)	(((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
+#define ALIGN(x, a)	(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
+#define swap(a, b) \
+	do { __typeof__(a) __t = (a); (a) = (b); (b) = __t; } while (0)
+#define MAX_ERRNO	4095
+#define ERR_PTR(e)	((void *)(long)(e))
+#define PTR_ERR(p)	((long)(p))
+#define IS_ERR(p)	((unsigned long)(p) >= (unsigned long)-MAX_ERRNO)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define max(a, b)	((a) > (b) ? (a) : (b))
@@ -106,10 +115,11 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 #define kvfree(p)		free(p)
 #define kfree(p)		free(p)
 
-static inline size_t ksize_estimate(size_t size)
-{
-	return size;
-}
+#include <malloc.h>
+#define PAGE_SIZE		4096ul
+#define PAGE_ALIGN(x)		(((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
+#define is_vmalloc_addr(p)	((void)(p), false)
+#define ksize(p)		malloc_usable_size((void *)(p))
 
 /* RCU: single-threaded, so publishing is a store and a grace period is now. */
 #define rcu_assign_pointer(p, v)	((p) = (v))

@@ -1,0 +1,727 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: normalized matches ("boxes") and packed rule specifications.
+ *
+ * See match.h.  Everything here runs on the control path, when a rule is
+ * added; the packet path only reads the boxes through the tree.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "match.h"
+
+/* A match that needs more intervals than this is refused. */
+#define NFHP_MAX_DIM_RANGES	4096
+
+/**
+ * struct nfhp_rlist - a growable list of intervals, scratch memory
+ * @r: the intervals
+ * @n: intervals in use
+ * @cap: intervals allocated
+ */
+struct nfhp_rlist {
+	struct nfhp_range *r;
+	unsigned int n;
+	unsigned int cap;
+};
+
+/**
+ * nfhp_dim_span() - the largest value a packet can have in a dimension
+ * @dim: the dimension
+ *
+ * Complements and "does this cover everything" are computed against this,
+ * so "! --dport 22" becomes [0, 21] and [23, 65535].
+ *
+ * Return: the inclusive maximum.
+ */
+nfhp_u128 nfhp_dim_span(unsigned int dim)
+{
+	switch (dim) {
+	case NFHP_DIM_PROTO:
+	case NFHP_DIM_TCPFLAGS:
+	case NFHP_DIM_TTL:
+		return 0xff;
+	case NFHP_DIM_SPORT:
+	case NFHP_DIM_DPORT:
+	case NFHP_DIM_ICMP:
+	case NFHP_DIM_LEN:
+		return 0xffff;
+	case NFHP_DIM_STATE:
+		return NFHP_CT_MAX - 1;
+	case NFHP_DIM_FRAG:
+		return 1;
+	default:
+		return nfhp_dim_max(dim);
+	}
+}
+
+/**
+ * nfhp_region_full() - the region of every possible packet
+ * @reg: the region to fill
+ */
+void nfhp_region_full(struct nfhp_region *reg)
+{
+	unsigned int d;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		reg->d[d].lo = 0;
+		reg->d[d].hi = nfhp_dim_span(d);
+	}
+}
+
+static int nfhp_rlist_add(struct nfhp_rlist *l, nfhp_u128 lo, nfhp_u128 hi)
+{
+	struct nfhp_range *r;
+
+	if (l->n == l->cap) {
+		unsigned int cap = l->cap ? 2 * l->cap : 16;
+
+		if (cap > NFHP_MAX_DIM_RANGES)
+			return -E2BIG;
+		r = kmalloc_array(cap, sizeof(*r), GFP_KERNEL);
+		if (!r)
+			return -ENOMEM;
+		if (l->n)
+			memcpy(r, l->r, l->n * sizeof(*r));
+		kfree(l->r);
+		l->r = r;
+		l->cap = cap;
+	}
+	l->r[l->n].lo = lo;
+	l->r[l->n].hi = hi;
+	l->n++;
+	return 0;
+}
+
+static int nfhp_range_cmp(const void *a, const void *b)
+{
+	const struct nfhp_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return 0;
+}
+
+/* Sort, then merge overlapping and adjacent intervals. */
+static void nfhp_rlist_normalize(struct nfhp_rlist *l)
+{
+	unsigned int i, out = 0;
+
+	if (!l->n)
+		return;
+	sort(l->r, l->n, sizeof(*l->r), nfhp_range_cmp, NULL);
+	for (i = 1; i < l->n; i++) {
+		struct nfhp_range *last = &l->r[out];
+
+		if (last->hi == ~(nfhp_u128)0 || l->r[i].lo <= last->hi + 1) {
+			if (l->r[i].hi > last->hi)
+				last->hi = l->r[i].hi;
+			continue;
+		}
+		l->r[++out] = l->r[i];
+	}
+	l->n = out + 1;
+}
+
+/* Replace a normalized list by its complement within [0, span]. */
+static int nfhp_rlist_complement(struct nfhp_rlist *l, nfhp_u128 span)
+{
+	struct nfhp_rlist c = {};
+	nfhp_u128 next = 0;
+	bool done = false;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < l->n && !done; i++) {
+		if (l->r[i].lo > next)
+			err = nfhp_rlist_add(&c, next, l->r[i].lo - 1);
+		if (err)
+			goto out_free;
+		if (l->r[i].hi >= span)
+			done = true;
+		else
+			next = l->r[i].hi + 1;
+	}
+	if (!done)
+		err = nfhp_rlist_add(&c, next, span);
+	if (err)
+		goto out_free;
+	kfree(l->r);
+	*l = c;
+	return 0;
+out_free:
+	kfree(c.r);
+	return err;
+}
+
+/* Intersect a normalized list with the normalized intervals b[0..nb). */
+static int nfhp_rlist_intersect(const struct nfhp_range *a, unsigned int na,
+				const struct nfhp_range *b, unsigned int nb,
+				struct nfhp_rlist *out)
+{
+	unsigned int i = 0, j = 0;
+	int err;
+
+	while (i < na && j < nb) {
+		nfhp_u128 lo = max(a[i].lo, b[j].lo);
+		nfhp_u128 hi = min(a[i].hi, b[j].hi);
+
+		if (lo <= hi) {
+			err = nfhp_rlist_add(out, lo, hi);
+			if (err)
+				return err;
+		}
+		if (a[i].hi < b[j].hi)
+			i++;
+		else
+			j++;
+	}
+	return 0;
+}
+
+static int nfhp_prefix_range(const struct nfhp_dim_match *m,
+			     struct nfhp_rlist *l, const char **msg)
+{
+	unsigned int bits = nfhp_dim_bits(m->dim);
+	nfhp_u128 host;
+
+	if (m->nranges > bits) {
+		*msg = "prefix length out of range";
+		return -EINVAL;
+	}
+	host = m->nranges ? (((nfhp_u128)1 << (bits - m->nranges)) - 1) :
+			    nfhp_dim_max(m->dim);
+	if (m->nranges == 128)
+		host = 0;
+	return nfhp_rlist_add(l, m->ranges[0].lo & ~host,
+			      (m->ranges[0].lo & ~host) | host);
+}
+
+/*
+ * value/mask: enumerate small dimensions; on wide ones only masks made of
+ * contiguous high bits are one interval and can be native.
+ */
+static int nfhp_mask_ranges(const struct nfhp_dim_match *m,
+			    struct nfhp_rlist *l, const char **msg)
+{
+	nfhp_u128 span = nfhp_dim_span(m->dim);
+	nfhp_u128 value = m->ranges[0].lo, mask = m->ranges[0].hi;
+	nfhp_u128 x, host;
+	int err;
+
+	if (value & ~mask)
+		return 0;
+	if (span <= 0xffff) {
+		for (x = 0; x <= span; x++) {
+			if ((x & mask) != value)
+				continue;
+			if (l->n && l->r[l->n - 1].hi + 1 == x)
+				l->r[l->n - 1].hi = x;
+			else if ((err = nfhp_rlist_add(l, x, x)))
+				return err;
+		}
+		return 0;
+	}
+	host = ~mask & span;
+	if (host & (host + 1)) {
+		*msg = "mask must consist of contiguous high bits";
+		return -EOPNOTSUPP;
+	}
+	return nfhp_rlist_add(l, value, value | host);
+}
+
+static int nfhp_ifname_range(const struct nfhp_dim_match *m,
+			     struct nfhp_rlist *l, const char **msg)
+{
+	char name[NFHP_IFNAME_LEN + 1] = {};
+	size_t len = strnlen(m->ifname, sizeof(m->ifname));
+
+	if (len == sizeof(m->ifname) || len > NFHP_IFNAME_LEN) {
+		*msg = "interface name too long";
+		return -EINVAL;
+	}
+	memcpy(name, m->ifname, len);
+	if (len && name[len - 1] == '+') {
+		name[len - 1] = 0;
+		return nfhp_rlist_add(l, nfhp_ifname_value(name, 0),
+				      nfhp_ifname_value(name, 0xff));
+	}
+	if (len == NFHP_IFNAME_LEN) {
+		*msg = "interface name too long";
+		return -EINVAL;
+	}
+	return nfhp_rlist_add(l, nfhp_ifname_value(name, 0),
+			      nfhp_ifname_value(name, 0));
+}
+
+/* The normalized intervals of one dimension match, negation applied. */
+static int nfhp_dim_ranges(const struct nfhp_dim_match *m,
+			   struct nfhp_rlist *l, const char **msg)
+{
+	nfhp_u128 span = nfhp_dim_span(m->dim);
+	unsigned int i;
+	int err;
+
+	switch (m->form) {
+	case NFHP_FORM_RANGES:
+		if (!m->nranges || m->nranges > NFHP_MAX_RANGES) {
+			*msg = "bad number of ranges";
+			return -EINVAL;
+		}
+		for (i = 0; i < m->nranges; i++) {
+			if (m->ranges[i].lo > m->ranges[i].hi ||
+			    m->ranges[i].hi > span) {
+				*msg = "range out of bounds";
+				return -ERANGE;
+			}
+			err = nfhp_rlist_add(l, m->ranges[i].lo,
+					     m->ranges[i].hi);
+			if (err)
+				return err;
+		}
+		break;
+	case NFHP_FORM_PREFIX:
+		err = nfhp_prefix_range(m, l, msg);
+		break;
+	case NFHP_FORM_MASK:
+		err = nfhp_mask_ranges(m, l, msg);
+		break;
+	case NFHP_FORM_IFNAME:
+		err = nfhp_ifname_range(m, l, msg);
+		break;
+	default:
+		*msg = "unknown match form";
+		return -EINVAL;
+	}
+	if (err)
+		return err;
+	nfhp_rlist_normalize(l);
+	if (m->invert)
+		return nfhp_rlist_complement(l, span);
+	return 0;
+}
+
+static bool nfhp_dim_needs_first_fragment(unsigned int dim)
+{
+	return dim == NFHP_DIM_SPORT || dim == NFHP_DIM_DPORT ||
+	       dim == NFHP_DIM_TCPFLAGS || dim == NFHP_DIM_ICMP;
+}
+
+static bool nfhp_rlist_is_full(const struct nfhp_rlist *l, unsigned int dim)
+{
+	return l->n == 1 && l->r[0].lo == 0 && l->r[0].hi >= nfhp_dim_span(dim);
+}
+
+/* Copy per-dimension lists into one accounted box. */
+static int nfhp_box_assemble(struct nfhp_mem *mem, struct nfhp_rlist *lists,
+			     u16 restricted, bool empty, struct nfhp_box **out)
+{
+	unsigned int d, total = 0, pos = 0;
+	struct nfhp_box *b;
+	size_t size;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		if (restricted & (1u << d))
+			total += lists[d].n;
+	size = sizeof(*b) + total * sizeof(b->r[0]);
+	b = nfhp_alloc(mem, size);
+	if (!b)
+		return -ENOMEM;
+	b->size = size;
+	b->empty = empty;
+	b->restricted = restricted;
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		b->start[d] = pos;
+		if (!(restricted & (1u << d)))
+			continue;
+		memcpy(&b->r[pos], lists[d].r, lists[d].n * sizeof(b->r[0]));
+		pos += lists[d].n;
+	}
+	b->start[NFHP_DIM_MAX] = pos;
+	*out = b;
+	return 0;
+}
+
+static void nfhp_rlists_free(struct nfhp_rlist *lists)
+{
+	unsigned int d;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		kfree(lists[d].r);
+	kfree(lists);
+}
+
+/* Fold each list into "restricted" and "empty"; drop full dimensions. */
+static void nfhp_rlists_classify(struct nfhp_rlist *lists, u16 *restricted,
+				 bool *empty)
+{
+	unsigned int d;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		if (!(*restricted & (1u << d)))
+			continue;
+		if (!lists[d].n)
+			*empty = true;
+		else if (nfhp_rlist_is_full(&lists[d], d))
+			*restricted &= ~(1u << d);
+	}
+}
+
+/**
+ * nfhp_box_from_spec() - normalize a rule specification
+ * @mem: account to allocate the box on
+ * @s: the specification
+ * @box: set to the new box
+ * @msg: set to a reason on error
+ *
+ * Port, TCP flag and ICMP matches never match a non-first fragment in
+ * iptables, even when negated, so they add "not a fragment" to the box.
+ * A match of the whole value space restricts nothing and is dropped.
+ *
+ * Return: 0, or -errno for a specification the tree cannot express.
+ */
+int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
+		       struct nfhp_box **box, const char **msg)
+{
+	struct nfhp_rlist *lists, frag0 = {};
+	u16 restricted = 0;
+	bool empty = false;
+	unsigned int i;
+	int err = 0;
+
+	if (s->nmatch > NFHP_DIM_MAX) {
+		*msg = "too many matches";
+		return -EINVAL;
+	}
+	lists = kcalloc(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
+	if (!lists)
+		return -ENOMEM;
+	for (i = 0; i < s->nmatch && !err; i++) {
+		const struct nfhp_dim_match *m = &s->m[i];
+
+		if (m->dim >= NFHP_DIM_MAX || (restricted & (1u << m->dim))) {
+			*msg = "bad or repeated match dimension";
+			err = -EINVAL;
+			break;
+		}
+		restricted |= 1u << m->dim;
+		err = nfhp_dim_ranges(m, &lists[m->dim], msg);
+	}
+	if (err)
+		goto out;
+	for (i = 0; i < NFHP_DIM_MAX; i++) {
+		if (!(restricted & (1u << i)) || !nfhp_dim_needs_first_fragment(i))
+			continue;
+		frag0.n = 0;
+		err = nfhp_rlist_add(&frag0, 0, 0);
+		if (!err && (restricted & (1u << NFHP_DIM_FRAG))) {
+			struct nfhp_rlist f = lists[NFHP_DIM_FRAG];
+
+			lists[NFHP_DIM_FRAG] = (struct nfhp_rlist){};
+			err = nfhp_rlist_intersect(f.r, f.n, frag0.r, frag0.n,
+						   &lists[NFHP_DIM_FRAG]);
+			kfree(f.r);
+		} else if (!err) {
+			lists[NFHP_DIM_FRAG] = frag0;
+			frag0 = (struct nfhp_rlist){};
+		}
+		restricted |= 1u << NFHP_DIM_FRAG;
+		break;
+	}
+	if (err)
+		goto out;
+	nfhp_rlists_classify(lists, &restricted, &empty);
+	err = nfhp_box_assemble(mem, lists, restricted, empty, box);
+out:
+	if (err == -E2BIG)
+		*msg = "match needs too many intervals";
+	kfree(frag0.r);
+	nfhp_rlists_free(lists);
+	return err;
+}
+
+/**
+ * nfhp_box_intersect() - the box of packets matching both @a and @b
+ * @mem: account to allocate the result on
+ * @a: first box
+ * @b: second box
+ * @out: set to the new box
+ *
+ * This is how a rule of a user chain inherits the matches of the rules
+ * that jump to it.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
+		       const struct nfhp_box *b, struct nfhp_box **out)
+{
+	u16 restricted = a->restricted | b->restricted;
+	bool empty = a->empty || b->empty;
+	struct nfhp_rlist *lists;
+	unsigned int d;
+	int err = 0;
+
+	lists = kcalloc(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
+	if (!lists)
+		return -ENOMEM;
+	for (d = 0; d < NFHP_DIM_MAX && !err; d++) {
+		const struct nfhp_box *one = a;
+
+		if (!(restricted & (1u << d)))
+			continue;
+		if ((a->restricted & b->restricted) & (1u << d)) {
+			err = nfhp_rlist_intersect(nfhp_box_ranges(a, d),
+						   nfhp_box_nranges(a, d),
+						   nfhp_box_ranges(b, d),
+						   nfhp_box_nranges(b, d),
+						   &lists[d]);
+			continue;
+		}
+		if (b->restricted & (1u << d))
+			one = b;
+		lists[d].n = 0;
+		lists[d].cap = 0;
+		for (unsigned int i = 0; i < nfhp_box_nranges(one, d) && !err;
+		     i++)
+			err = nfhp_rlist_add(&lists[d],
+					     nfhp_box_ranges(one, d)[i].lo,
+					     nfhp_box_ranges(one, d)[i].hi);
+	}
+	if (!err) {
+		nfhp_rlists_classify(lists, &restricted, &empty);
+		err = nfhp_box_assemble(mem, lists, restricted, empty, out);
+	}
+	nfhp_rlists_free(lists);
+	return err;
+}
+
+/**
+ * nfhp_box_free() - free a box
+ * @mem: the account it was allocated on
+ * @b: the box, may be NULL
+ */
+void nfhp_box_free(struct nfhp_mem *mem, struct nfhp_box *b)
+{
+	if (b)
+		nfhp_free(mem, b, b->size);
+}
+
+/**
+ * nfhp_box_intersects() - can a packet of @reg match @b?
+ * @b: the box
+ * @reg: the region
+ *
+ * Return: true when @b and @reg share at least one point.
+ */
+bool nfhp_box_intersects(const struct nfhp_box *b,
+			 const struct nfhp_region *reg)
+{
+	unsigned int m, d, i;
+
+	if (b->empty)
+		return false;
+	for (m = b->restricted; m; m &= m - 1) {
+		const struct nfhp_range *r;
+		bool hit = false;
+
+		d = __builtin_ctz(m);
+		r = nfhp_box_ranges(b, d);
+		for (i = 0; i < nfhp_box_nranges(b, d); i++) {
+			if (r[i].lo > reg->d[d].hi)
+				break;
+			if (r[i].hi >= reg->d[d].lo) {
+				hit = true;
+				break;
+			}
+		}
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * nfhp_box_covers() - does every packet of @reg match @b?
+ * @b: the box
+ * @reg: the region
+ *
+ * Return: true when @reg lies inside @b.
+ */
+bool nfhp_box_covers(const struct nfhp_box *b, const struct nfhp_region *reg)
+{
+	unsigned int m, d, i;
+
+	if (b->empty)
+		return false;
+	for (m = b->restricted; m; m &= m - 1) {
+		const struct nfhp_range *r;
+		bool in = false;
+
+		d = __builtin_ctz(m);
+		r = nfhp_box_ranges(b, d);
+		for (i = 0; i < nfhp_box_nranges(b, d); i++) {
+			if (r[i].lo > reg->d[d].lo)
+				break;
+			if (r[i].hi >= reg->d[d].hi) {
+				in = true;
+				break;
+			}
+		}
+		if (!in)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * nfhp_box_contains_key() - does a packet match @b?
+ * @b: the box
+ * @key: the packet
+ *
+ * Return: true when the point @key lies inside @b.
+ */
+bool nfhp_box_contains_key(const struct nfhp_box *b,
+			   const struct nfhp_key *key)
+{
+	struct nfhp_region reg;
+	unsigned int d;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		reg.d[d].lo = key->v[d];
+		reg.d[d].hi = key->v[d];
+	}
+	return nfhp_box_covers(b, &reg);
+}
+
+/* Ranges stored for a match: the list, or the one value/mask or address. */
+static unsigned int nfhp_stored_ranges(const struct nfhp_dim_match *m)
+{
+	if (m->form == NFHP_FORM_RANGES)
+		return min_t(unsigned int, m->nranges, NFHP_MAX_RANGES);
+	return m->form == NFHP_FORM_IFNAME ? 0 : 1;
+}
+
+/* Packed layout: nmatch, action, target, comment, then per match its
+ * header bytes, ranges and interface name.
+ */
+static size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
+{
+	size_t len = 2 + 2 + strnlen(s->target, sizeof(s->target)) +
+		     strnlen(s->comment, sizeof(s->comment));
+	unsigned int i;
+
+	for (i = 0; i < s->nmatch; i++)
+		len += 6 + nfhp_stored_ranges(&s->m[i]) *
+			   sizeof(struct nfhp_range) +
+		       strnlen(s->m[i].ifname, sizeof(s->m[i].ifname));
+	return len;
+}
+
+static u8 *nfhp_put_str(u8 *p, const char *str, size_t max)
+{
+	size_t len = strnlen(str, max - 1);
+
+	*p++ = len;
+	memcpy(p, str, len);
+	return p + len;
+}
+
+/**
+ * nfhp_spec_pack() - store a specification compactly
+ * @mem: account to allocate on
+ * @s: the specification
+ * @out: set to the packed copy
+ *
+ * Rules keep their specification only to list it back; a packed copy is a
+ * few dozen bytes instead of the struct's kilobytes.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nfhp_spec_pack(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
+		   struct nfhp_packed_spec **out)
+{
+	size_t len = nfhp_spec_packed_len(s);
+	struct nfhp_packed_spec *p;
+	unsigned int i, n;
+	u8 *d;
+
+	p = nfhp_alloc(mem, sizeof(*p) + len);
+	if (!p)
+		return -ENOMEM;
+	p->size = sizeof(*p) + len;
+	d = p->data;
+	*d++ = s->nmatch;
+	*d++ = s->action;
+	d = nfhp_put_str(d, s->target, sizeof(s->target));
+	d = nfhp_put_str(d, s->comment, sizeof(s->comment));
+	for (i = 0; i < s->nmatch; i++) {
+		const struct nfhp_dim_match *m = &s->m[i];
+
+		*d++ = m->dim;
+		*d++ = m->form;
+		*d++ = m->syntax;
+		*d++ = m->invert;
+		*d++ = m->nranges;
+		n = nfhp_stored_ranges(m);
+		memcpy(d, m->ranges, n * sizeof(m->ranges[0]));
+		d += n * sizeof(m->ranges[0]);
+		d = nfhp_put_str(d, m->ifname, sizeof(m->ifname));
+	}
+	p->len = d - p->data;
+	*out = p;
+	return 0;
+}
+
+static const u8 *nfhp_get_str(const u8 *p, char *str)
+{
+	memcpy(str, p + 1, *p);
+	str[*p] = 0;
+	return p + 1 + *p;
+}
+
+/**
+ * nfhp_spec_unpack() - rebuild a specification from its packed copy
+ * @p: the packed copy
+ * @s: the specification to fill
+ */
+void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
+		      struct nfhp_rule_spec *s)
+{
+	const u8 *d = p->data;
+	unsigned int i, n;
+
+	memset(s, 0, sizeof(*s));
+	s->nmatch = *d++;
+	s->action = *d++;
+	d = nfhp_get_str(d, s->target);
+	d = nfhp_get_str(d, s->comment);
+	for (i = 0; i < s->nmatch; i++) {
+		struct nfhp_dim_match *m = &s->m[i];
+
+		m->dim = *d++;
+		m->form = *d++;
+		m->syntax = *d++;
+		m->invert = *d++;
+		m->nranges = *d++;
+		n = nfhp_stored_ranges(m);
+		memcpy(m->ranges, d, n * sizeof(m->ranges[0]));
+		d += n * sizeof(m->ranges[0]);
+		d = nfhp_get_str(d, m->ifname);
+	}
+}
+
+/**
+ * nfhp_packed_spec_equal() - are two packed specifications the same rule?
+ * @a: one
+ * @b: the other
+ *
+ * Return: true when they are byte for byte equal.
+ */
+bool nfhp_packed_spec_equal(const struct nfhp_packed_spec *a,
+			    const struct nfhp_packed_spec *b)
+{
+	return a->len == b->len && !memcmp(a->data, b->data, a->len);
+}

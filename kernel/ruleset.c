@@ -1,0 +1,1965 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the rule set of one network namespace: chains, rules,
+ * transactions, flattening into per-hook entries, publication.
+ *
+ * The rule set is kept twice while a transaction is open: the committed
+ * model ("live") and the staged one ("work").  They share every chain that
+ * the transaction has not touched; a chain is copied the first time a
+ * transaction changes it (its @gen is then the transaction's).  Rules are
+ * immutable and shared.  A commit flattens and compiles only the hooks that
+ * can reach a changed chain, publishes all trees with one pointer swap,
+ * waits for a grace period and frees what the old trees and the old model
+ * alone used.  An abort frees what the transaction alone created.
+ */
+#include <linux/err.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "match.h"
+#include "ruleset.h"
+#include "stats.h"
+#include "tree.h"
+
+/* Jumps deeper than this are refused; iptables has no smaller limit. */
+#define NFHP_MAX_JUMP_DEPTH	64
+/* Room between the order keys of consecutive entries. */
+#define NFHP_ORDER_GAP		(1ull << 16)
+#define NFHP_ORDER_UNSET	(~0ull)
+
+static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
+	[NFHP_HOOK_INPUT] = "INPUT",
+	[NFHP_HOOK_FORWARD] = "FORWARD",
+	[NFHP_HOOK_OUTPUT] = "OUTPUT",
+};
+
+/**
+ * struct nfhp_rcounter - per-CPU counters shared by the copies of a rule
+ * @pc: the counters
+ * @refs: rules holding them
+ */
+struct nfhp_rcounter {
+	struct nfhp_counter __percpu *pc;
+	unsigned int refs;
+};
+
+/**
+ * struct nfhp_rule - an immutable rule
+ * @box: what it matches
+ * @spec: what the user wrote, packed
+ * @cnt: its counters
+ * @chain: its chain, as of the last commit
+ * @pos: its 1-based position, as of the last commit
+ * @action: &enum nfhp_action
+ * @target: chain of a jump or goto
+ */
+struct nfhp_rule {
+	struct nfhp_box *box;
+	struct nfhp_packed_spec *spec;
+	struct nfhp_rcounter *cnt;
+	const struct nfhp_chain *chain;
+	unsigned int pos;
+	u8 action;
+	char target[NFHP_CHAIN_NAME_LEN];
+};
+
+/**
+ * struct nfhp_chain - a chain of one model
+ * @name: its name
+ * @hook: the hook of a built-in chain, -1 for a user chain
+ * @policy: the policy of a built-in chain
+ * @rs: the rule set it belongs to
+ * @gen: the transaction that created this copy
+ * @mark: scratch for walks over the models
+ * @n: rules
+ * @cap: room in @rules
+ * @rules: the rules in order
+ */
+struct nfhp_chain {
+	char name[NFHP_CHAIN_NAME_LEN];
+	int hook;
+	u8 policy;
+	const struct nfhp_ruleset *rs;
+	u32 gen;
+	u32 mark;
+	unsigned int n;
+	unsigned int cap;
+	struct nfhp_rule **rules;
+};
+
+/**
+ * struct nfhp_model - the chains of a rule set
+ * @n: chains
+ * @cap: room in @chains
+ * @chains: built-in chains in hook order, then user chains by name
+ */
+struct nfhp_model {
+	unsigned int n;
+	unsigned int cap;
+	struct nfhp_chain **chains;
+};
+
+/**
+ * struct nfhp_tables - what the packet path reads, published at once
+ * @root: the tree of each hook
+ * @policy: the policy of each hook
+ */
+struct nfhp_tables {
+	struct nfhp_node *root[NFHP_HOOK_MAX];
+	u8 policy[NFHP_HOOK_MAX];
+};
+
+/**
+ * struct nfhp_flat - the flattened entries of one hook
+ * @e: the entries in order
+ * @n: entries
+ * @cap: room in @e
+ */
+struct nfhp_flat {
+	struct nfhp_entry **e;
+	unsigned int n;
+	unsigned int cap;
+};
+
+/**
+ * struct nfhp_rule_list - rules a transaction created or removed
+ * @r: the rules
+ * @n: rules
+ * @cap: room in @r
+ */
+struct nfhp_rule_list {
+	struct nfhp_rule **r;
+	unsigned int n;
+	unsigned int cap;
+};
+
+/**
+ * struct nfhp_ruleset - the rule set of a network namespace
+ * @mem: its memory account
+ * @forest: the nodes of its trees
+ * @live: the committed model
+ * @work: the staged model, NULL outside a transaction
+ * @gen: generation of the open or last transaction
+ * @mark: generation of walks over the models
+ * @created: rules the open transaction created
+ * @removed: committed rules the open transaction removed
+ * @tables: the published trees
+ * @flat: the entries the published trees were built from
+ * @policy_cnt: counters of the policies
+ * @any: a box that matches everything, for the policies
+ */
+struct nfhp_ruleset {
+	struct nfhp_mem mem;
+	struct nfhp_forest forest;
+	struct nfhp_model *live;
+	struct nfhp_model *work;
+	u32 gen;
+	u32 mark;
+	struct nfhp_rule_list created;
+	struct nfhp_rule_list removed;
+	struct nfhp_tables __rcu *tables;
+	struct nfhp_flat flat[NFHP_HOOK_MAX];
+	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
+	struct nfhp_box any;
+};
+
+static int nfhp_grow(struct nfhp_mem *mem, void **arr, unsigned int *cap,
+		     unsigned int need, size_t size)
+{
+	unsigned int ncap = *cap ? *cap : 8;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = nfhp_alloc(mem, (size_t)ncap * size);
+	if (!p)
+		return -ENOMEM;
+	if (*arr)
+		memcpy(p, *arr, (size_t)*cap * size);
+	nfhp_free(mem, *arr, (size_t)*cap * size);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static int nfhp_list_add(struct nfhp_mem *mem, struct nfhp_rule_list *l,
+			 struct nfhp_rule *r)
+{
+	int err = nfhp_grow(mem, (void **)&l->r, &l->cap, l->n + 1,
+			    sizeof(*l->r));
+
+	if (!err)
+		l->r[l->n++] = r;
+	return err;
+}
+
+static void nfhp_list_free(struct nfhp_mem *mem, struct nfhp_rule_list *l)
+{
+	nfhp_free(mem, l->r, l->cap * sizeof(*l->r));
+	memset(l, 0, sizeof(*l));
+}
+
+/* Rules and their counters. */
+
+static struct nfhp_rcounter *nfhp_rcounter_new(struct nfhp_mem *mem,
+					       const struct nfhp_counter *init)
+{
+	struct nfhp_rcounter *c = nfhp_alloc(mem, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->pc = alloc_percpu(struct nfhp_counter);
+	if (!c->pc) {
+		nfhp_free(mem, c, sizeof(*c));
+		return NULL;
+	}
+	c->refs = 1;
+	if (init)
+		*per_cpu_ptr(c->pc, 0) = *init;
+	return c;
+}
+
+static void nfhp_rcounter_put(struct nfhp_mem *mem, struct nfhp_rcounter *c)
+{
+	if (--c->refs)
+		return;
+	free_percpu(c->pc);
+	nfhp_free(mem, c, sizeof(*c));
+}
+
+static void nfhp_counter_sum(const struct nfhp_rcounter *c,
+			     struct nfhp_counter *sum)
+{
+	int cpu;
+
+	sum->packets = 0;
+	sum->bytes = 0;
+	for_each_possible_cpu(cpu) {
+		const struct nfhp_counter *pc = per_cpu_ptr(c->pc, cpu);
+
+		sum->packets += READ_ONCE(pc->packets);
+		sum->bytes += READ_ONCE(pc->bytes);
+	}
+}
+
+static void nfhp_counter_zero(struct nfhp_rcounter *c)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct nfhp_counter *pc = per_cpu_ptr(c->pc, cpu);
+
+		WRITE_ONCE(pc->packets, 0);
+		WRITE_ONCE(pc->bytes, 0);
+	}
+}
+
+static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
+{
+	nfhp_box_free(&rs->mem, r->box);
+	nfhp_free(&rs->mem, r->spec, r->spec->size);
+	nfhp_rcounter_put(&rs->mem, r->cnt);
+	nfhp_free(&rs->mem, r, sizeof(*r));
+}
+
+static int nfhp_rule_new(struct nfhp_ruleset *rs,
+			 const struct nfhp_rule_spec *spec,
+			 const struct nfhp_counter *counters,
+			 struct nfhp_rule **out, const char **msg)
+{
+	struct nfhp_rule *r;
+	int err = -ENOMEM;
+
+	if (spec->action >= NFHP_ACT_MAX) {
+		*msg = "unknown rule action";
+		return -EINVAL;
+	}
+	r = nfhp_alloc(&rs->mem, sizeof(*r));
+	if (!r)
+		goto out_nomem;
+	r->action = spec->action;
+	strscpy(r->target, spec->target, sizeof(r->target));
+	err = nfhp_box_from_spec(&rs->mem, spec, &r->box, msg);
+	if (err)
+		goto out_free_rule;
+	err = nfhp_spec_pack(&rs->mem, spec, &r->spec);
+	if (err)
+		goto out_free_box;
+	err = -ENOMEM;
+	r->cnt = nfhp_rcounter_new(&rs->mem, counters);
+	if (!r->cnt)
+		goto out_free_spec;
+	err = nfhp_list_add(&rs->mem, &rs->created, r);
+	if (err)
+		goto out_put_counter;
+	*out = r;
+	return 0;
+out_put_counter:
+	nfhp_rcounter_put(&rs->mem, r->cnt);
+out_free_spec:
+	nfhp_free(&rs->mem, r->spec, r->spec->size);
+out_free_box:
+	nfhp_box_free(&rs->mem, r->box);
+out_free_rule:
+	nfhp_free(&rs->mem, r, sizeof(*r));
+out_nomem:
+	if (err == -ENOMEM)
+		*msg = "out of memory (see /proc/net/nf-hipac/info for the bound)";
+	return err;
+}
+
+/* Chains and models. */
+
+static void nfhp_chain_free(struct nfhp_ruleset *rs, struct nfhp_chain *c)
+{
+	nfhp_free(&rs->mem, c->rules, c->cap * sizeof(*c->rules));
+	nfhp_free(&rs->mem, c, sizeof(*c));
+}
+
+static struct nfhp_chain *nfhp_chain_alloc(struct nfhp_ruleset *rs,
+					   const char *name, int hook,
+					   unsigned int cap)
+{
+	struct nfhp_chain *c = nfhp_alloc(&rs->mem, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (cap) {
+		c->rules = nfhp_alloc(&rs->mem, cap * sizeof(*c->rules));
+		if (!c->rules) {
+			nfhp_free(&rs->mem, c, sizeof(*c));
+			return NULL;
+		}
+	}
+	c->cap = cap;
+	strscpy(c->name, name, sizeof(c->name));
+	c->hook = hook;
+	c->policy = NFHP_ACT_ACCEPT;
+	c->rs = rs;
+	c->gen = rs->gen;
+	return c;
+}
+
+static void nfhp_model_free(struct nfhp_ruleset *rs, struct nfhp_model *m)
+{
+	if (!m)
+		return;
+	nfhp_free(&rs->mem, m->chains, m->cap * sizeof(*m->chains));
+	nfhp_free(&rs->mem, m, sizeof(*m));
+}
+
+static struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
+					  const struct nfhp_model *from)
+{
+	struct nfhp_model *m = nfhp_alloc(&rs->mem, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	if (nfhp_grow(&rs->mem, (void **)&m->chains, &m->cap,
+		      from ? from->n : NFHP_HOOK_MAX, sizeof(*m->chains))) {
+		nfhp_free(&rs->mem, m, sizeof(*m));
+		return NULL;
+	}
+	if (from) {
+		memcpy(m->chains, from->chains, from->n * sizeof(*m->chains));
+		m->n = from->n;
+	}
+	return m;
+}
+
+static const struct nfhp_model *nfhp_view(const struct nfhp_ruleset *rs)
+{
+	return rs->work ? rs->work : rs->live;
+}
+
+static int nfhp_chain_index(const struct nfhp_model *m, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->chains[i]->name, name))
+			return i;
+	return -1;
+}
+
+/* The staged copy of a chain, copied from the committed one if needed. */
+static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
+					 const char *name, const char **msg)
+{
+	struct nfhp_chain *c, *copy;
+	int i = nfhp_chain_index(rs->work, name);
+
+	if (i < 0) {
+		*msg = "no chain by that name";
+		return ERR_PTR(-ENOENT);
+	}
+	c = rs->work->chains[i];
+	if (c->gen == rs->gen)
+		return c;
+	copy = nfhp_chain_alloc(rs, c->name, c->hook, c->n);
+	if (!copy) {
+		*msg = "out of memory";
+		return ERR_PTR(-ENOMEM);
+	}
+	copy->policy = c->policy;
+	copy->n = c->n;
+	memcpy(copy->rules, c->rules, c->n * sizeof(*c->rules));
+	rs->work->chains[i] = copy;
+	return copy;
+}
+
+/* Rules that leave a chain go to the removed list, or die if new. */
+static int nfhp_rule_retire(struct nfhp_ruleset *rs, struct nfhp_rule *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < rs->created.n; i++) {
+		if (rs->created.r[i] != r)
+			continue;
+		rs->created.r[i] = rs->created.r[--rs->created.n];
+		nfhp_rule_free(rs, r);
+		return 0;
+	}
+	return nfhp_list_add(&rs->mem, &rs->removed, r);
+}
+
+/* Walk the chains reachable from @c, marking them with rs->mark. */
+static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
+		      struct nfhp_chain *c, unsigned int depth)
+{
+	unsigned int i;
+	int err;
+
+	if (c->mark == rs->mark)
+		return 0;
+	if (depth > NFHP_MAX_JUMP_DEPTH)
+		return -ELOOP;
+	c->mark = rs->mark;
+	for (i = 0; i < c->n; i++) {
+		const struct nfhp_rule *r = c->rules[i];
+		int t;
+
+		if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
+			continue;
+		t = nfhp_chain_index(m, r->target);
+		if (t < 0)
+			continue;
+		err = nfhp_reach(rs, m, m->chains[t], depth + 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A jump from @from to @target must not close a loop. */
+static int nfhp_check_jump(struct nfhp_ruleset *rs,
+			   const struct nfhp_rule_spec *spec,
+			   const struct nfhp_chain *from, const char **msg)
+{
+	int t;
+
+	if (spec->action != NFHP_ACT_JUMP && spec->action != NFHP_ACT_GOTO)
+		return 0;
+	t = nfhp_chain_index(rs->work, spec->target);
+	if (t < 0 || rs->work->chains[t]->hook >= 0) {
+		*msg = "jump target is not a user chain";
+		return -ENOENT;
+	}
+	rs->mark++;
+	if (nfhp_reach(rs, rs->work, rs->work->chains[t], 0) ||
+	    from->mark == rs->mark) {
+		*msg = "loop detected in the chain jumps";
+		return -ELOOP;
+	}
+	return 0;
+}
+
+/* Flattening: user chains into the entries of a hook. */
+
+static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			 const struct nfhp_box *box, bool owns_box,
+			 struct nfhp_rcounter *cnt,
+			 const struct nfhp_rule *rule, u8 action)
+{
+	struct nfhp_entry *e;
+
+	if (nfhp_grow(&rs->mem, (void **)&fl->e, &fl->cap, fl->n + 1,
+		      sizeof(*fl->e)))
+		return -ENOMEM;
+	e = nfhp_alloc(&rs->mem, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->box = box;
+	e->owns_box = owns_box;
+	e->cnt = cnt ? cnt->pc : NULL;
+	e->rule = rule;
+	e->action = action;
+	e->order = (u64)fl->n * NFHP_ORDER_GAP;
+	e->scope_end = NFHP_ORDER_UNSET;
+	fl->e[fl->n++] = e;
+	return 0;
+}
+
+static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->n; i++) {
+		if (fl->e[i]->owns_box)
+			nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[i]->box);
+		nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
+	}
+	nfhp_free(&rs->mem, fl->e, fl->cap * sizeof(*fl->e));
+	memset(fl, 0, sizeof(*fl));
+}
+
+static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
+			struct nfhp_flat *fl, const struct nfhp_chain *c,
+			const struct nfhp_box *prefix, unsigned int depth);
+
+/* The entries of one rule reached with the matches @prefix. */
+static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
+			     const struct nfhp_model *m, struct nfhp_flat *fl,
+			     const struct nfhp_rule *r,
+			     const struct nfhp_box *prefix, unsigned int depth)
+{
+	const struct nfhp_box *box = r->box;
+	struct nfhp_box *own = NULL;
+	u8 action = r->action;
+	int err, t;
+
+	if (prefix) {
+		err = nfhp_box_intersect(&rs->mem, prefix, r->box, &own);
+		if (err)
+			return err;
+		box = own;
+	}
+	if (box->empty) {
+		nfhp_box_free(&rs->mem, own);
+		return 0;
+	}
+	if (action == NFHP_ACT_JUMP || action == NFHP_ACT_GOTO)
+		action = NFHP_ACT_NONE;
+	err = nfhp_flat_add(rs, fl, box, own, r->cnt, r, action);
+	if (err) {
+		nfhp_box_free(&rs->mem, own);
+		return err;
+	}
+	if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
+		return 0;
+	t = nfhp_chain_index(m, r->target);
+	if (t < 0)
+		return -ENOENT;
+	err = nfhp_flatten(rs, m, fl, m->chains[t], box, depth + 1);
+	if (err || r->action != NFHP_ACT_GOTO)
+		return err;
+	/* After a goto nothing more of this chain runs: an implicit RETURN. */
+	return nfhp_flat_add(rs, fl, box, false, NULL, NULL, NFHP_ACT_RETURN);
+}
+
+static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
+			struct nfhp_flat *fl, const struct nfhp_chain *c,
+			const struct nfhp_box *prefix, unsigned int depth)
+{
+	unsigned int i, start = fl->n;
+	int err;
+
+	if (depth > NFHP_MAX_JUMP_DEPTH)
+		return -ELOOP;
+	for (i = 0; i < c->n; i++) {
+		err = nfhp_flatten_rule(rs, m, fl, c->rules[i], prefix, depth);
+		if (err)
+			return err;
+		cond_resched();
+	}
+	/* Inner invocations patched their RETURNs; the rest are ours. */
+	for (i = start; i < fl->n; i++)
+		if (fl->e[i]->action == NFHP_ACT_RETURN &&
+		    fl->e[i]->scope_end == NFHP_ORDER_UNSET)
+			fl->e[i]->scope_end = (u64)fl->n * NFHP_ORDER_GAP;
+	return 0;
+}
+
+static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
+			     const struct nfhp_model *m, enum nfhp_hook hook,
+			     struct nfhp_flat *fl)
+{
+	int err;
+
+	err = nfhp_flatten(rs, m, fl, m->chains[hook], NULL, 0);
+	if (!err)
+		err = nfhp_flat_add(rs, fl, &rs->any, false,
+				    &rs->policy_cnt[hook], NULL,
+				    NFHP_ENTRY_POLICY);
+	if (err)
+		nfhp_flat_free(rs, fl);
+	return err;
+}
+
+/* Life cycle. */
+
+/**
+ * nfhp_ruleset_new() - create an empty rule set
+ * @mem_limit: the memory bound in bytes
+ *
+ * The built-in chains exist from the start with policy ACCEPT, and the
+ * trees of all hooks are single leaves that accept.
+ *
+ * Return: the rule set, or NULL.
+ */
+struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
+{
+	struct nfhp_ruleset *rs = kzalloc(sizeof(*rs), GFP_KERNEL);
+	const char *msg;
+	int h;
+
+	if (!rs)
+		return NULL;
+	rs->mem.limit = mem_limit;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		rs->policy_cnt[h].pc = alloc_percpu(struct nfhp_counter);
+		rs->policy_cnt[h].refs = 1;
+		if (!rs->policy_cnt[h].pc)
+			goto out_free;
+	}
+	if (nfhp_forest_init(&rs->forest, &rs->mem))
+		goto out_free;
+	if (nfhp_txn_begin(rs))
+		goto out_forest;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		struct nfhp_chain *c;
+
+		c = nfhp_chain_alloc(rs, nfhp_hook_chain[h], h, 0);
+		if (!c)
+			goto out_abort;
+		rs->work->chains[rs->work->n++] = c;
+	}
+	if (nfhp_txn_commit(rs, &msg))
+		goto out_forest;
+	return rs;
+out_abort:
+	nfhp_txn_abort(rs);
+out_forest:
+	nfhp_forest_destroy(&rs->forest);
+out_free:
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		free_percpu(rs->policy_cnt[h].pc);
+	kfree(rs);
+	return NULL;
+}
+
+static void nfhp_model_free_chains(struct nfhp_ruleset *rs,
+				   struct nfhp_model *m)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < m->n; i++) {
+		struct nfhp_chain *c = m->chains[i];
+
+		for (j = 0; j < c->n; j++)
+			nfhp_rule_free(rs, c->rules[j]);
+		nfhp_chain_free(rs, c);
+	}
+	nfhp_model_free(rs, m);
+}
+
+/**
+ * nfhp_ruleset_free() - free a rule set
+ * @rs: the rule set; no packet may reach it any more
+ */
+void nfhp_ruleset_free(struct nfhp_ruleset *rs)
+{
+	struct nfhp_tables *t;
+	int h;
+
+	if (rs->work)
+		nfhp_txn_abort(rs);
+	t = rcu_dereference_protected(rs->tables, 1);
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		nfhp_tree_put(&rs->forest, t->root[h]);
+		nfhp_flat_free(rs, &rs->flat[h]);
+	}
+	nfhp_free(&rs->mem, t, sizeof(*t));
+	nfhp_model_free_chains(rs, rs->live);
+	nfhp_list_free(&rs->mem, &rs->created);
+	nfhp_list_free(&rs->mem, &rs->removed);
+	nfhp_forest_destroy(&rs->forest);
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		free_percpu(rs->policy_cnt[h].pc);
+	WARN_ON(rs->mem.used);
+	kfree(rs);
+}
+
+/**
+ * nfhp_ruleset_empty() - does the rule set accept everything unseen?
+ * @rs: the rule set
+ *
+ * Return: true when every committed chain is empty and every policy is
+ * ACCEPT: the hooks need not be registered.
+ */
+bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs)
+{
+	unsigned int i;
+
+	for (i = 0; i < rs->live->n; i++) {
+		const struct nfhp_chain *c = rs->live->chains[i];
+
+		if (c->n || (c->hook >= 0 && c->policy != NFHP_ACT_ACCEPT))
+			return false;
+	}
+	return true;
+}
+
+/* Transactions. */
+
+/**
+ * nfhp_txn_begin() - open a transaction
+ * @rs: the rule set
+ *
+ * Return: 0, -EBUSY when one is open already, or -ENOMEM.
+ */
+int nfhp_txn_begin(struct nfhp_ruleset *rs)
+{
+	if (rs->work)
+		return -EBUSY;
+	rs->work = nfhp_model_copy(rs, rs->live);
+	if (!rs->work)
+		return -ENOMEM;
+	rs->gen++;
+	return 0;
+}
+
+/**
+ * nfhp_txn_active() - is a transaction open?
+ * @rs: the rule set
+ *
+ * Return: true between nfhp_txn_begin() and its commit or abort.
+ */
+bool nfhp_txn_active(const struct nfhp_ruleset *rs)
+{
+	return rs->work;
+}
+
+/**
+ * nfhp_txn_abort() - forget every staged change
+ * @rs: the rule set
+ */
+void nfhp_txn_abort(struct nfhp_ruleset *rs)
+{
+	unsigned int i;
+
+	if (!rs->work)
+		return;
+	for (i = 0; i < rs->work->n; i++)
+		if (rs->work->chains[i]->gen == rs->gen)
+			nfhp_chain_free(rs, rs->work->chains[i]);
+	for (i = 0; i < rs->created.n; i++)
+		nfhp_rule_free(rs, rs->created.r[i]);
+	rs->created.n = 0;
+	rs->removed.n = 0;
+	nfhp_model_free(rs, rs->work);
+	rs->work = NULL;
+}
+
+/* Hooks whose trees must be rebuilt: they reach a chain that changed. */
+static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
+{
+	unsigned int dirty = 0, i;
+	int h;
+
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		if (!rs->live) {
+			dirty |= 1u << h;
+			continue;
+		}
+		rs->mark++;
+		nfhp_reach(rs, rs->work, rs->work->chains[h], 0);
+		nfhp_reach(rs, rs->live, rs->live->chains[h], 0);
+		for (i = 0; i < rs->work->n; i++)
+			if (rs->work->chains[i]->mark == rs->mark &&
+			    rs->work->chains[i]->gen == rs->gen)
+				dirty |= 1u << h;
+		for (i = 0; i < rs->live->n; i++)
+			if (rs->live->chains[i]->mark == rs->mark &&
+			    nfhp_chain_index(rs->work,
+					     rs->live->chains[i]->name) < 0)
+				dirty |= 1u << h;
+		for (i = 0; i < rs->live->n && !(dirty & (1u << h)); i++) {
+			const struct nfhp_chain *c = rs->live->chains[i];
+			int w = nfhp_chain_index(rs->work, c->name);
+
+			if (c->mark == rs->mark && rs->work->chains[w] != c)
+				dirty |= 1u << h;
+		}
+	}
+	return dirty;
+}
+
+/* Record in each rule of the changed chains where it now stands. */
+static void nfhp_stamp_positions(struct nfhp_ruleset *rs)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < rs->work->n; i++) {
+		struct nfhp_chain *c = rs->work->chains[i];
+
+		if (c->gen != rs->gen)
+			continue;
+		for (j = 0; j < c->n; j++) {
+			c->rules[j]->chain = c;
+			c->rules[j]->pos = j + 1;
+		}
+	}
+}
+
+/* Free what only the old model and the old trees used. */
+static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
+				struct nfhp_model *old,
+				struct nfhp_tables *old_tables,
+				struct nfhp_flat *old_flat)
+{
+	unsigned int i;
+	int h;
+
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		if (old_tables)
+			nfhp_tree_put(&rs->forest, old_tables->root[h]);
+		nfhp_flat_free(rs, &old_flat[h]);
+	}
+	if (old_tables)
+		nfhp_free(&rs->mem, old_tables, sizeof(*old_tables));
+	for (i = 0; i < rs->removed.n; i++)
+		nfhp_rule_free(rs, rs->removed.r[i]);
+	rs->removed.n = 0;
+	rs->created.n = 0;
+	if (!old)
+		return;
+	rs->mark++;
+	for (i = 0; i < rs->work->n; i++)
+		rs->work->chains[i]->mark = rs->mark;
+	for (i = 0; i < old->n; i++)
+		if (old->chains[i]->mark != rs->mark)
+			nfhp_chain_free(rs, old->chains[i]);
+	nfhp_model_free(rs, old);
+}
+
+/* Flatten and compile the dirty hooks into @t; undo all on failure. */
+static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
+			     struct nfhp_tables *t, struct nfhp_flat *flat,
+			     const char **msg)
+{
+	const struct nfhp_tables *cur = rcu_dereference_protected(rs->tables,
+								  1);
+	int h, err = 0;
+
+	for (h = 0; h < NFHP_HOOK_MAX && !err; h++) {
+		t->policy[h] = rs->work->chains[h]->policy;
+		if (!(dirty & (1u << h))) {
+			t->root[h] = cur->root[h];
+			t->root[h]->refs++;
+			continue;
+		}
+		err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
+		if (!err)
+			err = nfhp_tree_build(&rs->forest,
+					      (const struct nfhp_entry **)
+					      flat[h].e, flat[h].n,
+					      &t->root[h]);
+		if (err)
+			nfhp_flat_free(rs, &flat[h]);
+	}
+	if (!err)
+		return 0;
+	for (h--; h >= 0; h--) {
+		nfhp_tree_put(&rs->forest, t->root[h]);
+		t->root[h] = NULL;
+		nfhp_flat_free(rs, &flat[h]);
+	}
+	*msg = err == -ELOOP ? "too many levels of chain jumps" :
+			       "out of memory (see /proc/net/nf-hipac/info)";
+	return err;
+}
+
+/**
+ * nfhp_txn_commit() - publish every staged change at once
+ * @rs: the rule set
+ * @msg: set to a reason on error
+ *
+ * On error the transaction is aborted and the committed rule set stays in
+ * force, untouched.
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
+{
+	struct nfhp_flat flat[NFHP_HOOK_MAX] = {};
+	struct nfhp_tables *t, *old_tables;
+	struct nfhp_model *old = rs->live;
+	unsigned int dirty;
+	int h, err;
+
+	if (!rs->work)
+		return -EINVAL;
+	dirty = nfhp_dirty_hooks(rs);
+	t = nfhp_alloc(&rs->mem, sizeof(*t));
+	err = -ENOMEM;
+	if (!t)
+		goto out_abort;
+	err = nfhp_commit_build(rs, dirty, t, flat, msg);
+	if (err)
+		goto out_free_tables;
+	old_tables = rcu_dereference_protected(rs->tables, 1);
+	rcu_assign_pointer(rs->tables, t);
+	synchronize_rcu();
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		if (!(dirty & (1u << h)))
+			continue;
+		swap(rs->flat[h], flat[h]);
+	}
+	nfhp_stamp_positions(rs);
+	rs->live = rs->work;
+	rs->work = NULL;
+	nfhp_commit_cleanup(rs, old, old_tables, flat);
+	return 0;
+out_free_tables:
+	nfhp_free(&rs->mem, t, sizeof(*t));
+out_abort:
+	if (err == -ENOMEM && !*msg)
+		*msg = "out of memory";
+	nfhp_txn_abort(rs);
+	return err;
+}
+
+/* Changes: each runs inside the open transaction or its own. */
+
+typedef int (*nfhp_change_fn)(struct nfhp_ruleset *rs, void *arg,
+			      const char **msg);
+
+static int nfhp_change(struct nfhp_ruleset *rs, nfhp_change_fn fn, void *arg,
+		       const char **msg)
+{
+	const char *dummy = NULL;
+	bool own = !rs->work;
+	int err;
+
+	if (!msg)
+		msg = &dummy;
+	*msg = NULL;
+	if (own) {
+		err = nfhp_txn_begin(rs);
+		if (err)
+			return err;
+	}
+	err = fn(rs, arg, msg);
+	if (own) {
+		if (err)
+			nfhp_txn_abort(rs);
+		else
+			err = nfhp_txn_commit(rs, msg);
+	}
+	return err;
+}
+
+/**
+ * struct nfhp_change_args - arguments of a change, see nfhp_change()
+ * @chain: chain name
+ * @name: second name (rename)
+ * @pos: 1-based position, 0 when not given
+ * @spec: rule specification
+ * @counters: initial counters
+ * @action: policy
+ */
+struct nfhp_change_args {
+	const char *chain;
+	const char *name;
+	unsigned int pos;
+	const struct nfhp_rule_spec *spec;
+	const struct nfhp_counter *counters;
+	u8 action;
+};
+
+static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
+			  const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	struct nfhp_chain *c = nfhp_chain_mut(rs, a->chain, msg);
+	struct nfhp_rule *r;
+	int err;
+
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	if (a->pos < 1 || a->pos > c->n + 1) {
+		*msg = "index of insertion too big";
+		return -E2BIG;
+	}
+	err = nfhp_check_jump(rs, a->spec, c, msg);
+	if (err)
+		return err;
+	err = nfhp_grow(&rs->mem, (void **)&c->rules, &c->cap, c->n + 1,
+			sizeof(*c->rules));
+	if (err)
+		return err;
+	err = nfhp_rule_new(rs, a->spec, a->counters, &r, msg);
+	if (err)
+		return err;
+	memmove(&c->rules[a->pos], &c->rules[a->pos - 1],
+		(c->n - a->pos + 1) * sizeof(*c->rules));
+	c->rules[a->pos - 1] = r;
+	c->n++;
+	return 0;
+}
+
+static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
+			  const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	struct nfhp_chain *c = nfhp_chain_mut(rs, a->chain, msg);
+	struct nfhp_rule *r;
+	int err;
+
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	if (a->pos < 1 || a->pos > c->n) {
+		*msg = "index of deletion too big";
+		return -E2BIG;
+	}
+	r = c->rules[a->pos - 1];
+	err = nfhp_rule_retire(rs, r);
+	if (err)
+		return err;
+	memmove(&c->rules[a->pos - 1], &c->rules[a->pos],
+		(c->n - a->pos) * sizeof(*c->rules));
+	c->n--;
+	return 0;
+}
+
+static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
+			   const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	struct nfhp_chain *c = nfhp_chain_mut(rs, a->chain, msg);
+	struct nfhp_rule *r;
+	int err;
+
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	if (a->pos < 1 || a->pos > c->n) {
+		*msg = "index of replacement too big";
+		return -E2BIG;
+	}
+	err = nfhp_check_jump(rs, a->spec, c, msg);
+	if (!err)
+		err = nfhp_rule_new(rs, a->spec, NULL, &r, msg);
+	if (err)
+		return err;
+	err = nfhp_rule_retire(rs, c->rules[a->pos - 1]);
+	if (err)
+		return err;
+	c->rules[a->pos - 1] = r;
+	return 0;
+}
+
+static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
+			  const char **msg)
+{
+	struct nfhp_chain *c = nfhp_chain_mut(rs, name, msg);
+	int err;
+
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	while (c->n) {
+		err = nfhp_rule_retire(rs, c->rules[c->n - 1]);
+		if (err)
+			return err;
+		c->n--;
+	}
+	return 0;
+}
+
+static int nfhp_do_flush(struct nfhp_ruleset *rs, void *arg,
+			 const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	unsigned int i;
+	int err;
+
+	if (a->chain)
+		return nfhp_flush_one(rs, a->chain, msg);
+	for (i = 0; i < rs->work->n; i++) {
+		err = nfhp_flush_one(rs, rs->work->chains[i]->name, msg);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool nfhp_chain_name_ok(const char *name, const char **msg)
+{
+	size_t len = strnlen(name, NFHP_CHAIN_NAME_LEN);
+
+	if (!len || len == NFHP_CHAIN_NAME_LEN) {
+		*msg = "chain name empty or too long";
+		return false;
+	}
+	if (!strcmp(name, "ACCEPT") || !strcmp(name, "DROP") ||
+	    !strcmp(name, "RETURN") || name[0] == '-' || name[0] == '!') {
+		*msg = "invalid chain name";
+		return false;
+	}
+	return true;
+}
+
+/* Insert @c into the model keeping user chains sorted by name. */
+static int nfhp_model_insert(struct nfhp_ruleset *rs, struct nfhp_chain *c)
+{
+	struct nfhp_model *m = rs->work;
+	unsigned int i = NFHP_HOOK_MAX;
+	int err;
+
+	err = nfhp_grow(&rs->mem, (void **)&m->chains, &m->cap, m->n + 1,
+			sizeof(*m->chains));
+	if (err)
+		return err;
+	while (i < m->n && strcmp(m->chains[i]->name, c->name) < 0)
+		i++;
+	memmove(&m->chains[i + 1], &m->chains[i],
+		(m->n - i) * sizeof(*m->chains));
+	m->chains[i] = c;
+	m->n++;
+	return 0;
+}
+
+static void nfhp_model_remove(struct nfhp_model *m, unsigned int i)
+{
+	memmove(&m->chains[i], &m->chains[i + 1],
+		(m->n - i - 1) * sizeof(*m->chains));
+	m->n--;
+}
+
+static int nfhp_do_new_chain(struct nfhp_ruleset *rs, void *arg,
+			     const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	struct nfhp_chain *c;
+	int err;
+
+	if (!nfhp_chain_name_ok(a->chain, msg))
+		return -EINVAL;
+	if (nfhp_chain_index(rs->work, a->chain) >= 0) {
+		*msg = "chain already exists";
+		return -EEXIST;
+	}
+	c = nfhp_chain_alloc(rs, a->chain, -1, 0);
+	if (!c)
+		return -ENOMEM;
+	err = nfhp_model_insert(rs, c);
+	if (err)
+		nfhp_chain_free(rs, c);
+	return err;
+}
+
+static unsigned int nfhp_model_refs(const struct nfhp_model *m,
+				    const char *name)
+{
+	unsigned int i, j, refs = 0;
+
+	for (i = 0; i < m->n; i++) {
+		const struct nfhp_chain *c = m->chains[i];
+
+		for (j = 0; j < c->n; j++)
+			if ((c->rules[j]->action == NFHP_ACT_JUMP ||
+			     c->rules[j]->action == NFHP_ACT_GOTO) &&
+			    !strcmp(c->rules[j]->target, name))
+				refs++;
+	}
+	return refs;
+}
+
+static int nfhp_delete_one(struct nfhp_ruleset *rs, unsigned int i,
+			   const char **msg)
+{
+	struct nfhp_chain *c = rs->work->chains[i];
+
+	if (c->hook >= 0) {
+		*msg = "cannot delete a built-in chain";
+		return -EPERM;
+	}
+	if (nfhp_model_refs(rs->work, c->name)) {
+		*msg = "chain is still referenced";
+		return -EMLINK;
+	}
+	if (c->n) {
+		*msg = "chain is not empty";
+		return -ENOTEMPTY;
+	}
+	nfhp_model_remove(rs->work, i);
+	if (c->gen == rs->gen)
+		nfhp_chain_free(rs, c);
+	return 0;
+}
+
+static int nfhp_do_delete_chain(struct nfhp_ruleset *rs, void *arg,
+				const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	unsigned int i;
+	int idx;
+
+	if (a->chain) {
+		idx = nfhp_chain_index(rs->work, a->chain);
+		if (idx < 0) {
+			*msg = "no chain by that name";
+			return -ENOENT;
+		}
+		return nfhp_delete_one(rs, idx, msg);
+	}
+	/* Without a name: every user chain, like iptables -X. */
+	for (i = rs->work->n; i > NFHP_HOOK_MAX; i--) {
+		int err = nfhp_delete_one(rs, i - 1, msg);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A rule that differs from @r only in its jump target. */
+static int nfhp_rule_retarget(struct nfhp_ruleset *rs, struct nfhp_rule *r,
+			      const char *target, struct nfhp_rule **out)
+{
+	struct nfhp_rule_spec *spec = kmalloc(sizeof(*spec), GFP_KERNEL);
+	const char *msg;
+	int err;
+
+	if (!spec)
+		return -ENOMEM;
+	nfhp_spec_unpack(r->spec, spec);
+	strscpy(spec->target, target, sizeof(spec->target));
+	err = nfhp_rule_new(rs, spec, NULL, out, &msg);
+	kfree(spec);
+	if (err)
+		return err;
+	/* The renamed rule keeps counting where the old one stopped. */
+	nfhp_rcounter_put(&rs->mem, (*out)->cnt);
+	(*out)->cnt = r->cnt;
+	r->cnt->refs++;
+	return 0;
+}
+
+static int nfhp_retarget_jumps(struct nfhp_ruleset *rs, const char *from,
+			       const char *to, const char **msg)
+{
+	unsigned int i, j;
+	int err;
+
+	for (i = 0; i < rs->work->n; i++) {
+		struct nfhp_chain *c = rs->work->chains[i];
+
+		for (j = 0; j < c->n; j++) {
+			struct nfhp_rule *r = c->rules[j], *nr;
+
+			if ((r->action != NFHP_ACT_JUMP &&
+			     r->action != NFHP_ACT_GOTO) ||
+			    strcmp(r->target, from))
+				continue;
+			c = nfhp_chain_mut(rs, c->name, msg);
+			if (IS_ERR(c))
+				return PTR_ERR(c);
+			err = nfhp_rule_retarget(rs, r, to, &nr);
+			if (!err)
+				err = nfhp_rule_retire(rs, r);
+			if (err)
+				return err;
+			c->rules[j] = nr;
+		}
+	}
+	return 0;
+}
+
+static int nfhp_do_rename(struct nfhp_ruleset *rs, void *arg,
+			  const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	struct nfhp_chain *c;
+	int idx, err;
+
+	if (!nfhp_chain_name_ok(a->name, msg))
+		return -EINVAL;
+	idx = nfhp_chain_index(rs->work, a->chain);
+	if (idx < 0) {
+		*msg = "no chain by that name";
+		return -ENOENT;
+	}
+	if (rs->work->chains[idx]->hook >= 0) {
+		*msg = "cannot rename a built-in chain";
+		return -EPERM;
+	}
+	if (nfhp_chain_index(rs->work, a->name) >= 0) {
+		*msg = "chain already exists";
+		return -EEXIST;
+	}
+	err = nfhp_retarget_jumps(rs, a->chain, a->name, msg);
+	if (err)
+		return err;
+	c = nfhp_chain_mut(rs, a->chain, msg);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	nfhp_model_remove(rs->work, nfhp_chain_index(rs->work, a->chain));
+	strscpy(c->name, a->name, sizeof(c->name));
+	return nfhp_model_insert(rs, c);
+}
+
+static int nfhp_do_policy(struct nfhp_ruleset *rs, void *arg,
+			  const char **msg)
+{
+	struct nfhp_change_args *a = arg;
+	struct nfhp_chain *c;
+	int idx;
+
+	if (a->action != NFHP_ACT_ACCEPT && a->action != NFHP_ACT_DROP) {
+		*msg = "policy must be ACCEPT or DROP";
+		return -EINVAL;
+	}
+	idx = nfhp_chain_index(rs->work, a->chain);
+	if (idx < 0) {
+		*msg = "no chain by that name";
+		return -ENOENT;
+	}
+	if (rs->work->chains[idx]->hook < 0) {
+		*msg = "only built-in chains have a policy";
+		return -EINVAL;
+	}
+	c = nfhp_chain_mut(rs, a->chain, msg);
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	c->policy = a->action;
+	if (a->counters)
+		*per_cpu_ptr(rs->policy_cnt[c->hook].pc, 0) = *a->counters;
+	return 0;
+}
+
+/**
+ * nfhp_rule_insert() - insert a rule before a position
+ * @rs: the rule set
+ * @chain: the chain
+ * @pos: the 1-based position the new rule takes; the chain's length + 1
+ *	appends
+ * @spec: the rule
+ * @counters: initial counters, or NULL
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_rule_insert(struct nfhp_ruleset *rs, const char *chain,
+		     unsigned int pos, const struct nfhp_rule_spec *spec,
+		     const struct nfhp_counter *counters, const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain, .pos = pos,
+				      .spec = spec, .counters = counters };
+
+	return nfhp_change(rs, nfhp_do_insert, &a, msg);
+}
+
+/**
+ * nfhp_rule_append() - append a rule to a chain
+ * @rs: the rule set
+ * @chain: the chain
+ * @spec: the rule
+ * @counters: initial counters, or NULL
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_rule_append(struct nfhp_ruleset *rs, const char *chain,
+		     const struct nfhp_rule_spec *spec,
+		     const struct nfhp_counter *counters, const char **msg)
+{
+	const struct nfhp_model *m = nfhp_view(rs);
+	int idx = nfhp_chain_index(m, chain);
+
+	if (idx < 0) {
+		if (msg)
+			*msg = "no chain by that name";
+		return -ENOENT;
+	}
+	return nfhp_rule_insert(rs, chain, m->chains[idx]->n + 1, spec,
+				counters, msg);
+}
+
+/**
+ * nfhp_rule_replace() - replace the rule at a position
+ * @rs: the rule set
+ * @chain: the chain
+ * @pos: 1-based position
+ * @spec: the new rule
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_rule_replace(struct nfhp_ruleset *rs, const char *chain,
+		      unsigned int pos, const struct nfhp_rule_spec *spec,
+		      const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain, .pos = pos,
+				      .spec = spec };
+
+	return nfhp_change(rs, nfhp_do_replace, &a, msg);
+}
+
+/**
+ * nfhp_rule_delete() - delete the rule at a position
+ * @rs: the rule set
+ * @chain: the chain
+ * @pos: 1-based position
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_rule_delete(struct nfhp_ruleset *rs, const char *chain,
+		     unsigned int pos, const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain, .pos = pos };
+
+	return nfhp_change(rs, nfhp_do_delete, &a, msg);
+}
+
+/**
+ * nfhp_rule_delete_spec() - delete the first rule equal to @spec
+ * @rs: the rule set
+ * @chain: the chain
+ * @spec: the rule
+ * @msg: set to a reason on error
+ *
+ * Return: 0, -ENOENT when no rule is equal, or -errno.
+ */
+int nfhp_rule_delete_spec(struct nfhp_ruleset *rs, const char *chain,
+			  const struct nfhp_rule_spec *spec, const char **msg)
+{
+	const struct nfhp_model *m = nfhp_view(rs);
+	struct nfhp_packed_spec *p;
+	struct nfhp_mem scratch = { .limit = ~0ull };
+	const struct nfhp_chain *c;
+	unsigned int i;
+	int idx, err;
+
+	idx = nfhp_chain_index(m, chain);
+	if (idx < 0) {
+		if (msg)
+			*msg = "no chain by that name";
+		return -ENOENT;
+	}
+	c = m->chains[idx];
+	err = nfhp_spec_pack(&scratch, spec, &p);
+	if (err)
+		return err;
+	for (i = 0; i < c->n; i++)
+		if (nfhp_packed_spec_equal(c->rules[i]->spec, p))
+			break;
+	nfhp_free(&scratch, p, p->size);
+	if (i == c->n) {
+		if (msg)
+			*msg = "bad rule (does a matching rule exist in that chain?)";
+		return -ENOENT;
+	}
+	return nfhp_rule_delete(rs, chain, i + 1, msg);
+}
+
+/**
+ * nfhp_chain_flush() - delete every rule of a chain, or of all chains
+ * @rs: the rule set
+ * @chain: the chain, or NULL for all
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_chain_flush(struct nfhp_ruleset *rs, const char *chain,
+		     const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain };
+
+	return nfhp_change(rs, nfhp_do_flush, &a, msg);
+}
+
+/**
+ * nfhp_chain_new() - create a user chain
+ * @rs: the rule set
+ * @chain: its name
+ * @msg: set to a reason on error
+ *
+ * Return: 0, -EEXIST or -errno.
+ */
+int nfhp_chain_new(struct nfhp_ruleset *rs, const char *chain,
+		   const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain };
+
+	return nfhp_change(rs, nfhp_do_new_chain, &a, msg);
+}
+
+/**
+ * nfhp_chain_delete() - delete an empty, unreferenced user chain
+ * @rs: the rule set
+ * @chain: its name, or NULL for every user chain
+ * @msg: set to a reason on error
+ *
+ * Return: 0, -ENOTEMPTY, -EMLINK or -errno.
+ */
+int nfhp_chain_delete(struct nfhp_ruleset *rs, const char *chain,
+		      const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain };
+
+	return nfhp_change(rs, nfhp_do_delete_chain, &a, msg);
+}
+
+/**
+ * nfhp_chain_rename() - rename a user chain; jumps to it follow
+ * @rs: the rule set
+ * @chain: its name
+ * @new_name: the new name
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_chain_rename(struct nfhp_ruleset *rs, const char *chain,
+		      const char *new_name, const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain, .name = new_name };
+
+	return nfhp_change(rs, nfhp_do_rename, &a, msg);
+}
+
+/**
+ * nfhp_chain_policy() - set the policy of a built-in chain
+ * @rs: the rule set
+ * @chain: the chain
+ * @action: %NFHP_ACT_ACCEPT or %NFHP_ACT_DROP
+ * @counters: new policy counters, or NULL to keep them
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_chain_policy(struct nfhp_ruleset *rs, const char *chain, u8 action,
+		      const struct nfhp_counter *counters, const char **msg)
+{
+	struct nfhp_change_args a = { .chain = chain, .action = action,
+				      .counters = counters };
+
+	return nfhp_change(rs, nfhp_do_policy, &a, msg);
+}
+
+/**
+ * nfhp_counters_zero() - zero counters, at once, outside transactions
+ * @rs: the rule set
+ * @chain: the chain, or NULL for every chain and policy
+ * @pos: the rule's 1-based position, or 0 for the whole chain
+ * @msg: set to a reason on error
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
+		       unsigned int pos, const char **msg)
+{
+	const struct nfhp_model *m = nfhp_view(rs);
+	unsigned int i, j;
+	int idx = -1;
+
+	if (chain) {
+		idx = nfhp_chain_index(m, chain);
+		if (idx < 0) {
+			if (msg)
+				*msg = "no chain by that name";
+			return -ENOENT;
+		}
+		if (pos > m->chains[idx]->n) {
+			if (msg)
+				*msg = "index of rule too big";
+			return -E2BIG;
+		}
+	}
+	for (i = 0; i < m->n; i++) {
+		const struct nfhp_chain *c = m->chains[i];
+
+		if (idx >= 0 && (int)i != idx)
+			continue;
+		if (c->hook >= 0 && !pos)
+			nfhp_counter_zero(&rs->policy_cnt[c->hook]);
+		for (j = 0; j < c->n; j++)
+			if (!pos || j + 1 == pos)
+				nfhp_counter_zero(c->rules[j]->cnt);
+	}
+	return 0;
+}
+
+/* Reading. */
+
+/**
+ * nfhp_chain_first() - the first chain, INPUT
+ * @rs: the rule set
+ *
+ * Return: the chain.
+ */
+const struct nfhp_chain *nfhp_chain_first(const struct nfhp_ruleset *rs)
+{
+	return nfhp_view(rs)->chains[0];
+}
+
+/**
+ * nfhp_chain_next() - the chain after @c
+ * @rs: the rule set
+ * @c: a chain of it
+ *
+ * Return: the next chain, or NULL after the last.
+ */
+const struct nfhp_chain *nfhp_chain_next(const struct nfhp_ruleset *rs,
+					 const struct nfhp_chain *c)
+{
+	const struct nfhp_model *m = nfhp_view(rs);
+	unsigned int i;
+
+	for (i = 0; i + 1 < m->n; i++)
+		if (m->chains[i] == c)
+			return m->chains[i + 1];
+	return NULL;
+}
+
+/**
+ * nfhp_chain_find() - a chain by name
+ * @rs: the rule set
+ * @name: the name
+ *
+ * Return: the chain or NULL.
+ */
+const struct nfhp_chain *nfhp_chain_find(const struct nfhp_ruleset *rs,
+					 const char *name)
+{
+	const struct nfhp_model *m = nfhp_view(rs);
+	int i = nfhp_chain_index(m, name);
+
+	return i < 0 ? NULL : m->chains[i];
+}
+
+/**
+ * nfhp_chain_name() - the name of a chain
+ * @c: the chain
+ *
+ * Return: the name.
+ */
+const char *nfhp_chain_name(const struct nfhp_chain *c)
+{
+	return c->name;
+}
+
+/**
+ * nfhp_chain_builtin() - is this INPUT, FORWARD or OUTPUT?
+ * @c: the chain
+ *
+ * Return: true for a built-in chain.
+ */
+bool nfhp_chain_builtin(const struct nfhp_chain *c)
+{
+	return c->hook >= 0;
+}
+
+/**
+ * nfhp_chain_get_policy() - the policy of a built-in chain
+ * @c: the chain
+ *
+ * Return: %NFHP_ACT_ACCEPT or %NFHP_ACT_DROP.
+ */
+u8 nfhp_chain_get_policy(const struct nfhp_chain *c)
+{
+	return c->policy;
+}
+
+/**
+ * nfhp_chain_refs() - how many rules jump or go to a chain
+ * @c: the chain
+ *
+ * Linear in the number of rules.
+ *
+ * Return: the number of references.
+ */
+unsigned int nfhp_chain_refs(const struct nfhp_chain *c)
+{
+	return nfhp_model_refs(nfhp_view(c->rs), c->name);
+}
+
+/**
+ * nfhp_chain_rules() - how many rules a chain has
+ * @c: the chain
+ *
+ * Return: the number of rules.
+ */
+unsigned int nfhp_chain_rules(const struct nfhp_chain *c)
+{
+	return c->n;
+}
+
+/**
+ * nfhp_chain_policy_counter() - the counters of a built-in chain's policy
+ * @c: the chain
+ * @sum: set to the counters summed over all CPUs (0 for user chains)
+ */
+void nfhp_chain_policy_counter(const struct nfhp_chain *c,
+			       struct nfhp_counter *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	if (c->hook >= 0)
+		nfhp_counter_sum(&c->rs->policy_cnt[c->hook], sum);
+}
+
+/**
+ * nfhp_rule_first() - the first rule of a chain
+ * @c: the chain
+ *
+ * Return: the rule, or NULL for an empty chain.
+ */
+const struct nfhp_rule *nfhp_rule_first(const struct nfhp_chain *c)
+{
+	return c->n ? c->rules[0] : NULL;
+}
+
+/**
+ * nfhp_rule_at() - the rule at a position
+ * @c: the chain
+ * @pos: 1-based position
+ *
+ * Return: the rule, or NULL past the end.
+ */
+const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
+				     unsigned int pos)
+{
+	return pos >= 1 && pos <= c->n ? c->rules[pos - 1] : NULL;
+}
+
+/**
+ * nfhp_rule_next() - the rule after @r
+ * @c: the chain
+ * @r: a rule of it
+ *
+ * Linear in the chain's length; use nfhp_rule_at() to walk big chains.
+ *
+ * Return: the next rule, or NULL after the last.
+ */
+const struct nfhp_rule *nfhp_rule_next(const struct nfhp_chain *c,
+				       const struct nfhp_rule *r)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < c->n; i++)
+		if (c->rules[i] == r)
+			return c->rules[i + 1];
+	return NULL;
+}
+
+/**
+ * nfhp_rule_get_spec() - what the user wrote for a rule
+ * @r: the rule
+ * @spec: filled with the specification
+ *
+ * Return: 0.
+ */
+int nfhp_rule_get_spec(const struct nfhp_rule *r, struct nfhp_rule_spec *spec)
+{
+	nfhp_spec_unpack(r->spec, spec);
+	return 0;
+}
+
+/**
+ * nfhp_rule_counter() - the counters of a rule
+ * @r: the rule
+ * @sum: set to the counters summed over all CPUs
+ */
+void nfhp_rule_counter(const struct nfhp_rule *r, struct nfhp_counter *sum)
+{
+	nfhp_counter_sum(r->cnt, sum);
+}
+
+/**
+ * nfhp_rule_chain() - the chain of a committed rule
+ * @r: the rule
+ *
+ * Return: the chain it had at the last commit.
+ */
+const struct nfhp_chain *nfhp_rule_chain(const struct nfhp_rule *r)
+{
+	return r->chain;
+}
+
+/**
+ * nfhp_rule_position() - the 1-based position of a committed rule
+ * @rs: the rule set
+ * @r: the rule
+ *
+ * Return: the number --line-numbers shows for it.
+ */
+unsigned int nfhp_rule_position(const struct nfhp_ruleset *rs,
+				const struct nfhp_rule *r)
+{
+	return r->pos;
+}
+
+/* The packet path. */
+
+/**
+ * nfhp_classify() - classify a packet, counting the rules it matches
+ * @rs: the rule set
+ * @hook: the hook the packet is at
+ * @key: the packet
+ * @len: its length, for the byte counters
+ * @verdict: filled with the outcome
+ *
+ * Lockless: call under rcu_read_lock() (netfilter hooks already are).
+ */
+void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
+		   const struct nfhp_key *key, unsigned int len,
+		   struct nfhp_verdict *verdict)
+{
+	const struct nfhp_tables *t = rcu_dereference(rs->tables);
+	const struct nfhp_entry *const *items, *last;
+	const struct nfhp_node *leaf;
+	unsigned int i;
+
+	leaf = nfhp_tree_lookup(t->root[hook], key);
+	items = nfhp_leaf_entries(leaf);
+	for (i = 0; i < leaf->n; i++) {
+		if (!items[i]->cnt)
+			continue;
+		this_cpu_add(items[i]->cnt->packets, 1);
+		this_cpu_add(items[i]->cnt->bytes, len);
+	}
+	last = items[leaf->n - 1];
+	verdict->hook = hook;
+	verdict->rule = last->rule;
+	verdict->action = last->action == NFHP_ENTRY_POLICY ?
+			  t->policy[hook] : last->action;
+}
+
+/* Accounting. */
+
+/**
+ * nfhp_ruleset_mem_limit() - the memory bound
+ * @rs: the rule set
+ *
+ * Return: the bound in bytes.
+ */
+u64 nfhp_ruleset_mem_limit(const struct nfhp_ruleset *rs)
+{
+	return rs->mem.limit;
+}
+
+/**
+ * nfhp_ruleset_set_mem_limit() - change the memory bound
+ * @rs: the rule set
+ * @limit: the new bound in bytes
+ *
+ * Return: 0, or -EINVAL when more than @limit is in use already.
+ */
+int nfhp_ruleset_set_mem_limit(struct nfhp_ruleset *rs, u64 limit)
+{
+	if (limit < rs->mem.allocated)
+		return -EINVAL;
+	rs->mem.limit = limit;
+	return 0;
+}
+
+/**
+ * nfhp_ruleset_mem_used() - bytes the core asked for
+ * @rs: the rule set
+ *
+ * Return: the bytes.
+ */
+u64 nfhp_ruleset_mem_used(const struct nfhp_ruleset *rs)
+{
+	return rs->mem.used;
+}
+
+/**
+ * nfhp_ruleset_mem_allocated() - bytes the allocator reserved
+ * @rs: the rule set
+ *
+ * Return: the bytes.
+ */
+u64 nfhp_ruleset_mem_allocated(const struct nfhp_ruleset *rs)
+{
+	return rs->mem.allocated;
+}
+
+/**
+ * nfhp_ruleset_nchains() - number of chains, built-in ones included
+ * @rs: the rule set
+ *
+ * Return: the number.
+ */
+unsigned int nfhp_ruleset_nchains(const struct nfhp_ruleset *rs)
+{
+	return nfhp_view(rs)->n;
+}
+
+/**
+ * nfhp_ruleset_nrules() - number of rules in all chains
+ * @rs: the rule set
+ *
+ * Return: the number.
+ */
+unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs)
+{
+	const struct nfhp_model *m = nfhp_view(rs);
+	unsigned int i, n = 0;
+
+	for (i = 0; i < m->n; i++)
+		n += m->chains[i]->n;
+	return n;
+}
+
+/* For stats.c: the committed tree and entries of a hook. */
+
+/**
+ * nfhp_ruleset_tree() - the published tree of a hook
+ * @rs: the rule set
+ * @hook: the hook
+ * @f: set to the forest holding it
+ *
+ * Return: the root.
+ */
+const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
+					  enum nfhp_hook hook,
+					  struct nfhp_forest **f)
+{
+	*f = (struct nfhp_forest *)&rs->forest;
+	return rcu_dereference_protected(rs->tables, 1)->root[hook];
+}
+
+/**
+ * nfhp_ruleset_entries() - the flattened entries of a hook's tree
+ * @rs: the rule set
+ * @hook: the hook
+ * @n: set to the number of entries
+ *
+ * Return: the entries in order.
+ */
+const struct nfhp_entry *const *
+nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
+		     unsigned int *n)
+{
+	*n = rs->flat[hook].n;
+	return (const struct nfhp_entry *const *)rs->flat[hook].e;
+}
+
+/**
+ * nfhp_rule_box() - what a rule matches, normalized
+ * @r: the rule
+ *
+ * Return: the box.
+ */
+const struct nfhp_box *nfhp_rule_box(const struct nfhp_rule *r)
+{
+	return r->box;
+}

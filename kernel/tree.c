@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the decision tree.
+ *
+ * DOC: Theory of Operation
+ *
+ * Problem
+ * -------
+ *
+ * A chain is a list of rules; the first rule a packet matches decides.  A
+ * linear walk costs every rule on every packet.  nf-hipac instead compiles
+ * the rules of each hook into a tree that is searched with one binary
+ * search per dimension, whatever the number of rules.
+ *
+ * Geometry
+ * --------
+ *
+ * A packet is a point in a space of NFHP_DIM_MAX dimensions (addresses,
+ * protocol, ports, conntrack state, ...; see enum nfhp_dim).  Every rule
+ * matches a box: for each dimension a set of intervals (struct nfhp_box,
+ * built by nfhp_box_from_spec()).  User chains are flattened before the
+ * tree sees them (ruleset.c): a rule reached through a jump becomes an
+ * entry whose box is the intersection of the jump's box and its own, and
+ * RETURN becomes an entry that skips the rest of its chain invocation
+ * (struct nfhp_entry, @scope_end).  The hook's policy is the last entry and
+ * matches everything.
+ *
+ * Every node of the tree stands for a region: the box of packets that reach
+ * it, one interval per dimension (struct nfhp_region).  The root's region is
+ * everything.
+ *
+ * Building: nfhp_build()
+ * ----------------------
+ *
+ * For a region and the entries that intersect it, in order, the relevant
+ * entries are found first (nfhp_scan_push()): walking in order, an entry
+ * that covers the whole region and is terminal ends the walk, because no
+ * packet of the region gets past it.  RETURN entries that cover the region
+ * remove the rest of their scope; those that only intersect it make the
+ * rest of their scope "maybe skipped", and a maybe-skipped terminal cannot
+ * end the walk.
+ *
+ * If every relevant entry covers the region, the decision is the same for
+ * every packet in it, and the region becomes a leaf: the entries whose
+ * counters must be bumped, the deciding one last (nfhp_leaf_get()).
+ *
+ * Otherwise one dimension is split (nfhp_split()): the one restricted by
+ * most of the relevant entries that do not cover the region.  The interval
+ * ends of all relevant entries in that dimension cut the region's interval
+ * into elementary intervals, and a child is built for each from the entries
+ * that intersect it.  After the split every relevant entry either covers a
+ * child's interval in that dimension or misses it, so a dimension is split
+ * at most once on any path: a lookup makes at most NFHP_DIM_MAX binary
+ * searches.  Which entries reach which child is computed in one sweep over
+ * the sorted interval ends with a bitmap of "active" entries
+ * (nfhp_split_children()).
+ *
+ * Worked example, FORWARD with policy DROP::
+ *
+ *   1  -s 10.0.0.0/8 -p tcp --dport 22 -j ACCEPT
+ *   2  -s 10.1.0.0/16 -j DROP
+ *   3  -p tcp -j ACCEPT
+ *
+ * At the root no entry covers everything.  SRC is restricted by two of the
+ * non-covering entries, PROTO and DPORT by two and one: SRC is split at
+ * 10.0.0.0, 10.1.0.0, 10.2.0.0 and 11.0.0.0 into five intervals:
+ *
+ *   [0.0.0.0, 9.255.255.255]       entries 3, policy
+ *   [10.0.0.0, 10.0.255.255]       entries 1, 3, policy
+ *   [10.1.0.0, 10.1.255.255]       entries 1, 2 (2 covers: the walk ends)
+ *   [10.2.0.0, 10.255.255.255]     entries 1, 3, policy
+ *   [11.0.0.0, 255.255.255.255]    entries 3, policy
+ *
+ * The first and last children split PROTO into [0,5] -> DROP (policy),
+ * [6,6] -> ACCEPT (3), [7,255] -> DROP.  These two children are the same
+ * tree, so deduplication makes them one node with two parents.  The
+ * 10.1.0.0/16 child splits PROTO, then under [6,6] splits DPORT into three:
+ * 22 -> ACCEPT (1), the rest -> DROP (2).  A packet 10.1.2.3 -> tcp/22 is
+ * classified by three binary searches: SRC, PROTO, DPORT.
+ *
+ * Deduplication
+ * -------------
+ *
+ * Nodes are immutable once built and hash-consed (nfhp_node_intern()): a
+ * node equal to one that exists is not created again, the existing one
+ * gains a reference.  Rules that do not restrict a dimension would
+ * otherwise be copied below every interval of it, the memory blow-up of
+ * the original nf-hipac.  Adjacent intervals with the same child are merged
+ * into one, and a node with one child is replaced by that child.
+ *
+ * Updates
+ * -------
+ *
+ * The tree is never changed in place.  A commit builds the trees of the
+ * hooks whose flattened entries changed, sharing every node that stays the
+ * same through deduplication, publishes them with one pointer swap and drops
+ * the references of the old roots after a grace period (ruleset.c).
+ *
+ * Matching: nfhp_tree_lookup()
+ * ----------------------------
+ *
+ * From the root, while the node is not a leaf, binary-search the packet's
+ * value of the node's dimension among its upper bounds and follow that
+ * child.  No locks, no writes, no allocation.
+ */
+#include <linux/bitops.h>
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+
+#include "tree.h"
+
+#define NFHP_HASH_INIT_BUCKETS	1024
+
+/* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
+static size_t nfhp_keys_size(u8 kind, u32 n)
+{
+	if (kind == NFHP_NODE_RLP128)
+		return n * sizeof(nfhp_u128);
+	return ALIGN(n * sizeof(u32), sizeof(unsigned long));
+}
+
+static size_t nfhp_node_size(u8 kind, u32 n)
+{
+	if (kind == NFHP_NODE_LEAF)
+		return sizeof(struct nfhp_node) + n * sizeof(void *);
+	return sizeof(struct nfhp_node) + nfhp_keys_size(kind, n) +
+	       n * sizeof(struct nfhp_node *);
+}
+
+static u32 *nfhp_keys32(const struct nfhp_node *node)
+{
+	return (u32 *)node->data;
+}
+
+static nfhp_u128 *nfhp_keys128(const struct nfhp_node *node)
+{
+	return (nfhp_u128 *)node->data;
+}
+
+static struct nfhp_node **nfhp_children(const struct nfhp_node *node)
+{
+	return (struct nfhp_node **)((u8 *)node->data +
+				     nfhp_keys_size(node->kind, node->n));
+}
+
+static u32 nfhp_hash_bytes(const void *p, size_t len, u32 h)
+{
+	const u8 *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 16777619u;
+	return h;
+}
+
+static u32 nfhp_node_hash(const struct nfhp_node *node)
+{
+	u32 h = 2166136261u;
+
+	h = nfhp_hash_bytes(&node->kind, 1, h);
+	h = nfhp_hash_bytes(&node->dim, 1, h);
+	h = nfhp_hash_bytes(&node->n, sizeof(node->n), h);
+	return nfhp_hash_bytes(node->data, nfhp_node_size(node->kind, node->n) -
+				      sizeof(*node), h);
+}
+
+static bool nfhp_node_equal(const struct nfhp_node *a,
+			    const struct nfhp_node *b)
+{
+	return a->hash == b->hash && a->kind == b->kind && a->dim == b->dim &&
+	       a->n == b->n &&
+	       !memcmp(a->data, b->data,
+		       nfhp_node_size(a->kind, a->n) - sizeof(*a));
+}
+
+/**
+ * nfhp_forest_init() - prepare the node store of a rule set
+ * @f: the forest
+ * @mem: the account for nodes
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem)
+{
+	f->mem = mem;
+	f->count = 0;
+	f->mark = 0;
+	f->mask = NFHP_HASH_INIT_BUCKETS - 1;
+	f->buckets = nfhp_alloc(mem, NFHP_HASH_INIT_BUCKETS *
+				sizeof(*f->buckets));
+	return f->buckets ? 0 : -ENOMEM;
+}
+
+/**
+ * nfhp_forest_destroy() - free the node store; every tree must be put
+ * @f: the forest
+ */
+void nfhp_forest_destroy(struct nfhp_forest *f)
+{
+	WARN_ON(f->count);
+	nfhp_free(f->mem, f->buckets, (f->mask + 1) * sizeof(*f->buckets));
+	f->buckets = NULL;
+}
+
+/* Double the hash table; on failure keep the old one, only slower. */
+static void nfhp_forest_grow(struct nfhp_forest *f)
+{
+	u32 nmask = 2 * f->mask + 1, i;
+	struct nfhp_node **nb, *node, *next;
+
+	nb = nfhp_alloc(f->mem, (nmask + 1) * sizeof(*nb));
+	if (!nb)
+		return;
+	for (i = 0; i <= f->mask; i++) {
+		for (node = f->buckets[i]; node; node = next) {
+			next = node->hnext;
+			node->hnext = nb[node->hash & nmask];
+			nb[node->hash & nmask] = node;
+		}
+	}
+	nfhp_free(f->mem, f->buckets, (f->mask + 1) * sizeof(*f->buckets));
+	f->buckets = nb;
+	f->mask = nmask;
+}
+
+static void nfhp_node_free(struct nfhp_forest *f, struct nfhp_node *node)
+{
+	nfhp_free(f->mem, node, nfhp_node_size(node->kind, node->n));
+}
+
+static void nfhp_node_unlink(struct nfhp_forest *f, struct nfhp_node *node)
+{
+	struct nfhp_node **pp = &f->buckets[node->hash & f->mask];
+
+	while (*pp != node)
+		pp = &(*pp)->hnext;
+	*pp = node->hnext;
+	f->count--;
+}
+
+/**
+ * nfhp_tree_put() - drop a reference to a node, freeing what becomes unused
+ * @f: the forest
+ * @root: the node, may be NULL
+ *
+ * The caller guarantees that no packet can still reach a node that drops to
+ * zero references: the old root was unpublished a grace period ago, or the
+ * node was never published.
+ */
+void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
+{
+	struct nfhp_node **child;
+	u32 i;
+
+	if (!root || --root->refs)
+		return;
+	nfhp_node_unlink(f, root);
+	if (root->kind != NFHP_NODE_LEAF) {
+		child = nfhp_children(root);
+		for (i = 0; i < root->n; i++)
+			nfhp_tree_put(f, child[i]);
+	}
+	nfhp_node_free(f, root);
+}
+
+/* Free a node that was never interned, dropping its children. */
+static void nfhp_node_discard(struct nfhp_forest *f, struct nfhp_node *node)
+{
+	u32 i;
+
+	if (node->kind != NFHP_NODE_LEAF)
+		for (i = 0; i < node->n; i++)
+			nfhp_tree_put(f, nfhp_children(node)[i]);
+	nfhp_node_free(f, node);
+}
+
+/*
+ * Return the stored node equal to @node, taking a reference, and discard
+ * @node; or store @node itself.  @node owns references to its children,
+ * which an existing twin already holds on its own.
+ */
+static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
+					  struct nfhp_node *node)
+{
+	struct nfhp_node *old;
+
+	node->hash = nfhp_node_hash(node);
+	for (old = f->buckets[node->hash & f->mask]; old; old = old->hnext) {
+		if (!nfhp_node_equal(old, node))
+			continue;
+		old->refs++;
+		nfhp_node_discard(f, node);
+		return old;
+	}
+	node->refs = 1;
+	node->hnext = f->buckets[node->hash & f->mask];
+	f->buckets[node->hash & f->mask] = node;
+	if (++f->count > 2 * (f->mask + 1))
+		nfhp_forest_grow(f);
+	return node;
+}
+
+/**
+ * struct nfhp_scan - the relevant entries of a region, see nfhp_scan_push()
+ * @rel: the relevant entries, in order
+ * @n: number of entries in @rel
+ * @noncover: per dimension, relevant entries restricting it within the
+ *	region without covering the region
+ * @split: some relevant entry does not cover the region
+ * @skip_to: entries ordered before this are skipped by a RETURN
+ * @maybe_to: entries ordered before this may be skipped by a RETURN
+ */
+struct nfhp_scan {
+	const struct nfhp_entry **rel;
+	unsigned int n;
+	unsigned int noncover[NFHP_DIM_MAX];
+	bool split;
+	u64 skip_to;
+	u64 maybe_to;
+};
+
+static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
+				const struct nfhp_region *reg)
+{
+	unsigned int m, d, i;
+
+	for (m = b->restricted; m; m &= m - 1) {
+		const struct nfhp_range *r;
+
+		d = __builtin_ctz(m);
+		r = nfhp_box_ranges(b, d);
+		for (i = 0; i < nfhp_box_nranges(b, d); i++)
+			if (r[i].lo <= reg->d[d].lo && r[i].hi >= reg->d[d].hi)
+				break;
+		if (i == nfhp_box_nranges(b, d))
+			s->noncover[d]++;
+	}
+}
+
+/**
+ * nfhp_scan_push() - consider the next entry intersecting a region
+ * @s: the scan
+ * @reg: the region
+ * @e: the entry; entries must come in order
+ *
+ * Return: false once an entry decides every packet of @reg that reaches
+ * it and nothing before it can skip it; later entries are irrelevant.
+ */
+static bool nfhp_scan_push(struct nfhp_scan *s, const struct nfhp_region *reg,
+			   const struct nfhp_entry *e)
+{
+	bool covers;
+
+	if (e->order < s->skip_to)
+		return true;
+	covers = nfhp_box_covers(e->box, reg);
+	s->rel[s->n++] = e;
+	if (e->action == NFHP_ACT_RETURN) {
+		if (covers && e->order >= s->maybe_to)
+			s->skip_to = max(s->skip_to, e->scope_end);
+		else
+			s->maybe_to = max(s->maybe_to, e->scope_end);
+	}
+	if (!covers) {
+		s->split = true;
+		nfhp_count_noncover(s, e->box, reg);
+		return true;
+	}
+	if (e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
+	    e->action == NFHP_ENTRY_POLICY)
+		return e->order < s->maybe_to;
+	return true;
+}
+
+/* The leaf of a region where every relevant entry covers the region. */
+static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
+			 struct nfhp_node **out)
+{
+	const struct nfhp_entry **items;
+	struct nfhp_node *leaf;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (s->rel[i]->cnt || i == s->n - 1)
+			n++;
+	leaf = nfhp_alloc(f->mem, nfhp_node_size(NFHP_NODE_LEAF, n));
+	if (!leaf)
+		return -ENOMEM;
+	leaf->kind = NFHP_NODE_LEAF;
+	leaf->n = n;
+	items = (const struct nfhp_entry **)leaf->data;
+	for (i = 0, n = 0; i < s->n; i++)
+		if (s->rel[i]->cnt || i == s->n - 1)
+			items[n++] = s->rel[i];
+	*out = nfhp_node_intern(f, leaf);
+	return 0;
+}
+
+static unsigned int nfhp_split_dim(const struct nfhp_scan *s)
+{
+	unsigned int d, best = 0;
+
+	for (d = 1; d < NFHP_DIM_MAX; d++)
+		if (s->noncover[d] > s->noncover[best])
+			best = d;
+	return best;
+}
+
+/**
+ * struct nfhp_event - an interval end in the split dimension
+ * @at: the first value where the change applies
+ * @idx: index of the entry in the parent's relevant list
+ * @on: the entry starts (true) or stops (false) intersecting at @at
+ */
+struct nfhp_event {
+	nfhp_u128 at;
+	u32 idx;
+	bool on;
+};
+
+static int nfhp_event_cmp(const void *a, const void *b)
+{
+	const struct nfhp_event *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return 0;
+}
+
+/* Interval ends of the relevant entries in @dim, clipped to the region. */
+static int nfhp_split_events(const struct nfhp_scan *s, unsigned int dim,
+			     const struct nfhp_range *span,
+			     struct nfhp_event **out, unsigned int *nout)
+{
+	unsigned int i, j, n = 0, cap = 0;
+	struct nfhp_event *ev;
+
+	for (i = 0; i < s->n; i++)
+		cap += 2 * nfhp_box_nranges(s->rel[i]->box, dim);
+	ev = kmalloc_array(cap ? cap : 1, sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	for (i = 0; i < s->n; i++) {
+		const struct nfhp_box *b = s->rel[i]->box;
+		const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+
+		for (j = 0; j < nfhp_box_nranges(b, dim); j++) {
+			if (r[j].hi < span->lo || r[j].lo > span->hi)
+				continue;
+			ev[n].at = max(r[j].lo, span->lo);
+			ev[n].idx = i;
+			ev[n++].on = true;
+			if (r[j].hi >= span->hi)
+				continue;
+			ev[n].at = r[j].hi + 1;
+			ev[n].idx = i;
+			ev[n++].on = false;
+		}
+	}
+	sort(ev, n, sizeof(*ev), nfhp_event_cmp, NULL);
+	*out = ev;
+	*nout = n;
+	return 0;
+}
+
+static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
+		      struct nfhp_scan *s, struct nfhp_node **out);
+
+/**
+ * struct nfhp_children - the children of a node being built
+ * @node: child of each elementary interval
+ * @hi: inclusive upper end of each elementary interval
+ * @n: elementary intervals so far
+ */
+struct nfhp_children {
+	struct nfhp_node **node;
+	nfhp_u128 *hi;
+	unsigned int n;
+};
+
+/* Append a child, merging it with an equal left neighbour. */
+static void nfhp_children_add(struct nfhp_forest *f, struct nfhp_children *c,
+			      struct nfhp_node *child, nfhp_u128 hi)
+{
+	if (c->n && c->node[c->n - 1] == child) {
+		nfhp_tree_put(f, child);
+		c->hi[c->n - 1] = hi;
+		return;
+	}
+	c->node[c->n] = child;
+	c->hi[c->n++] = hi;
+}
+
+/* Build the child of one elementary interval from the active entries. */
+static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
+			    const struct nfhp_scan *parent,
+			    const unsigned long *active,
+			    const struct nfhp_entry **buf, struct nfhp_node **out)
+{
+	unsigned int w, words = BITS_TO_LONGS(parent->n);
+	struct nfhp_scan s = { .rel = buf };
+
+	for (w = 0; w < words; w++) {
+		unsigned long bits = active[w];
+
+		while (bits) {
+			unsigned int i = w * BITS_PER_LONG + __builtin_ctzl(bits);
+
+			bits &= bits - 1;
+			if (!nfhp_scan_push(&s, reg, parent->rel[i]))
+				goto build;
+		}
+	}
+build:
+	return nfhp_build(f, reg, &s, out);
+}
+
+static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
+			 struct nfhp_children *c, struct nfhp_node **out)
+{
+	u8 kind = nfhp_dim_bits(dim) == 128 ? NFHP_NODE_RLP128 :
+					      NFHP_NODE_RLP32;
+	struct nfhp_node *node;
+	unsigned int i;
+
+	if (c->n == 1) {
+		*out = c->node[0];
+		return 0;
+	}
+	node = nfhp_alloc(f->mem, nfhp_node_size(kind, c->n));
+	if (!node)
+		return -ENOMEM;
+	node->kind = kind;
+	node->dim = dim;
+	node->n = c->n;
+	for (i = 0; i < c->n; i++) {
+		if (kind == NFHP_NODE_RLP128)
+			nfhp_keys128(node)[i] = c->hi[i];
+		else
+			nfhp_keys32(node)[i] = (u32)c->hi[i];
+		nfhp_children(node)[i] = c->node[i];
+	}
+	*out = nfhp_node_intern(f, node);
+	return 0;
+}
+
+/* Sweep the interval ends of @dim, building one child per interval. */
+static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
+			       const struct nfhp_scan *s, unsigned int dim,
+			       const struct nfhp_event *ev, unsigned int nev,
+			       struct nfhp_children *c)
+{
+	struct nfhp_range span = reg->d[dim];
+	const struct nfhp_entry **buf;
+	nfhp_u128 lo = span.lo, hi;
+	struct nfhp_node *child;
+	unsigned long *active;
+	unsigned int i, e = 0;
+	int err = -ENOMEM;
+
+	active = kcalloc(BITS_TO_LONGS(s->n), sizeof(long), GFP_KERNEL);
+	buf = kmalloc_array(s->n, sizeof(*buf), GFP_KERNEL);
+	if (!active || !buf)
+		goto out_free;
+	for (i = 0; i < s->n; i++)
+		if (!nfhp_box_nranges(s->rel[i]->box, dim))
+			active[i / BITS_PER_LONG] |= 1ul << (i % BITS_PER_LONG);
+	for (;;) {
+		for (; e < nev && ev[e].at == lo; e++) {
+			unsigned long bit = 1ul << (ev[e].idx % BITS_PER_LONG);
+
+			if (ev[e].on)
+				active[ev[e].idx / BITS_PER_LONG] |= bit;
+			else
+				active[ev[e].idx / BITS_PER_LONG] &= ~bit;
+		}
+		hi = e < nev ? ev[e].at - 1 : span.hi;
+		reg->d[dim].lo = lo;
+		reg->d[dim].hi = hi;
+		err = nfhp_build_child(f, reg, s, active, buf, &child);
+		if (err)
+			break;
+		nfhp_children_add(f, c, child, hi);
+		cond_resched();
+		if (e == nev)
+			break;
+		lo = ev[e].at;
+	}
+	reg->d[dim] = span;
+out_free:
+	kfree(buf);
+	kfree(active);
+	return err;
+}
+
+/* Split the region in the best dimension and build the children. */
+static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
+		      const struct nfhp_scan *s, struct nfhp_node **out)
+{
+	unsigned int dim = nfhp_split_dim(s), nev, i;
+	struct nfhp_children c = {};
+	struct nfhp_event *ev;
+	int err;
+
+	err = nfhp_split_events(s, dim, &reg->d[dim], &ev, &nev);
+	if (err)
+		return err;
+	c.node = kmalloc_array(nev + 1, sizeof(*c.node), GFP_KERNEL);
+	c.hi = kmalloc_array(nev + 1, sizeof(*c.hi), GFP_KERNEL);
+	err = -ENOMEM;
+	if (c.node && c.hi)
+		err = nfhp_split_children(f, reg, s, dim, ev, nev, &c);
+	if (!err)
+		err = nfhp_make_rlp(f, dim, &c, out);
+	if (err)
+		for (i = 0; i < c.n; i++)
+			nfhp_tree_put(f, c.node[i]);
+	kfree(c.node);
+	kfree(c.hi);
+	kfree(ev);
+	return err;
+}
+
+static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
+		      struct nfhp_scan *s, struct nfhp_node **out)
+{
+	if (WARN_ON(!s->n))
+		return -EINVAL;
+	if (!s->split)
+		return nfhp_leaf_get(f, s, out);
+	return nfhp_split(f, reg, s, out);
+}
+
+/**
+ * nfhp_tree_build() - compile the flattened entries of a hook into a tree
+ * @f: the forest to allocate nodes in
+ * @entries: the entries, sorted by order, ending with the policy
+ * @n: number of entries
+ * @root: set to the root, holding one reference
+ *
+ * For more details, see DOC: Theory of Operation.
+ *
+ * Return: 0, or -ENOMEM with nothing allocated.
+ */
+int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
+		    unsigned int n, struct nfhp_node **root)
+{
+	struct nfhp_region reg;
+	struct nfhp_scan s = {};
+	unsigned int i;
+	int err;
+
+	nfhp_region_full(&reg);
+	s.rel = kmalloc_array(n ? n : 1, sizeof(*s.rel), GFP_KERNEL);
+	if (!s.rel)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (!nfhp_box_intersects(entries[i]->box, &reg))
+			continue;
+		if (!nfhp_scan_push(&s, &reg, entries[i]))
+			break;
+	}
+	err = nfhp_build(f, &reg, &s, root);
+	kfree(s.rel);
+	return err;
+}
+
+/**
+ * nfhp_tree_lookup() - find the leaf of a packet
+ * @root: the tree
+ * @key: the packet
+ *
+ * Runs on the packet path under RCU: it only reads immutable nodes.
+ *
+ * Return: the leaf; its last entry decides.
+ */
+const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
+					 const struct nfhp_key *key)
+{
+	const struct nfhp_node *node = root;
+
+	while (node->kind != NFHP_NODE_LEAF) {
+		u32 lo = 0, n = node->n;
+
+		if (likely(node->kind == NFHP_NODE_RLP32)) {
+			const u32 *k = nfhp_keys32(node);
+			u32 v = (u32)key->v[node->dim];
+
+			while (n > 1) {
+				u32 half = n / 2;
+
+				if (k[lo + half - 1] < v)
+					lo += half;
+				n -= half;
+			}
+		} else {
+			const nfhp_u128 *k = nfhp_keys128(node);
+			nfhp_u128 v = key->v[node->dim];
+
+			while (n > 1) {
+				u32 half = n / 2;
+
+				if (k[lo + half - 1] < v)
+					lo += half;
+				n -= half;
+			}
+		}
+		node = nfhp_children(node)[lo];
+	}
+	return node;
+}
+
+static void nfhp_hist_add(unsigned int *hist, unsigned int value)
+{
+	unsigned int b = 0;
+
+	while (value > 1 && b < NFHP_HIST_BUCKETS - 1) {
+		value >>= 1;
+		b++;
+	}
+	hist[b]++;
+}
+
+static void nfhp_stats_walk(struct nfhp_forest *f,
+			    const struct nfhp_node *node, unsigned int depth,
+			    struct nfhp_tree_stats *st)
+{
+	struct nfhp_node *mut = (struct nfhp_node *)node;
+	u32 i;
+
+	if (node->mark == f->mark) {
+		st->shared++;
+		return;
+	}
+	mut->mark = f->mark;
+	st->mem += nfhp_node_size(node->kind, node->n);
+	if (node->kind == NFHP_NODE_LEAF) {
+		st->leaves++;
+		st->depth = max(st->depth, depth);
+		nfhp_hist_add(st->leaf_size_hist, node->n);
+		st->depth_hist[min_t(unsigned int, depth,
+				     NFHP_HIST_BUCKETS - 1)]++;
+		return;
+	}
+	st->nodes++;
+	st->nodes_per_dim[node->dim]++;
+	nfhp_hist_add(st->node_size_hist, node->n);
+	for (i = 0; i < node->n; i++)
+		nfhp_stats_walk(f, nfhp_children(node)[i], depth + 1, st);
+}
+
+/**
+ * nfhp_tree_stats() - add the shape of a tree to @st
+ * @f: the forest
+ * @root: the tree
+ * @st: the statistics; shared nodes are counted once
+ */
+void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
+		     struct nfhp_tree_stats *st)
+{
+	f->mark++;
+	nfhp_stats_walk(f, root, 0, st);
+}
+
+static void nfhp_leaf_walk(struct nfhp_forest *f, const struct nfhp_node *node,
+			   nfhp_leaf_cb cb, void *ctx)
+{
+	struct nfhp_node *mut = (struct nfhp_node *)node;
+	u32 i;
+
+	if (node->mark == f->mark)
+		return;
+	mut->mark = f->mark;
+	if (node->kind == NFHP_NODE_LEAF) {
+		cb(ctx, node);
+		return;
+	}
+	for (i = 0; i < node->n; i++)
+		nfhp_leaf_walk(f, nfhp_children(node)[i], cb, ctx);
+}
+
+/**
+ * nfhp_tree_for_each_leaf() - call @cb once for every distinct leaf
+ * @f: the forest
+ * @root: the tree
+ * @cb: the callback
+ * @ctx: its context
+ */
+void nfhp_tree_for_each_leaf(struct nfhp_forest *f,
+			     const struct nfhp_node *root, nfhp_leaf_cb cb,
+			     void *ctx)
+{
+	f->mark++;
+	nfhp_leaf_walk(f, root, cb, ctx);
+}

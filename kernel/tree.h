@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: the decision tree.  See DOC: Theory of Operation in tree.c.
+ */
+#ifndef _NFHP_TREE_H
+#define _NFHP_TREE_H
+
+#include "match.h"
+#include "ruleset.h"
+#include "stats.h"
+
+/* Entry actions besides enum nfhp_action: the hook's policy decides. */
+#define NFHP_ENTRY_POLICY	NFHP_ACT_MAX
+
+/**
+ * struct nfhp_entry - one rule as seen from one hook, user chains flattened
+ * @box: what it matches: the rule's box, narrowed by the jumps that lead
+ *	to it
+ * @cnt: the counter to bump when it matches, or NULL
+ * @rule: the rule, NULL for the policy and for the implicit return after
+ *	a goto
+ * @order: position in the flattened chain; entries are sorted by it
+ * @scope_end: for %NFHP_ACT_RETURN, the first order past the chain
+ *	invocation it leaves
+ * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
+ *	on: plain rules and jumps), %NFHP_ACT_RETURN or %NFHP_ENTRY_POLICY
+ * @owns_box: @box was allocated for this entry
+ */
+struct nfhp_entry {
+	const struct nfhp_box *box;
+	struct nfhp_counter __percpu *cnt;
+	const struct nfhp_rule *rule;
+	u64 order;
+	u64 scope_end;
+	u8 action;
+	u8 owns_box;
+};
+
+/**
+ * struct nfhp_node - a range-location node or a leaf
+ * @kind: &enum nfhp_node_kind
+ * @dim: the dimension a range-location node splits
+ * @n: intervals of a range-location node, entries of a leaf
+ * @refs: references from parents and roots (control path only)
+ * @hash: hash of the contents, for deduplication
+ * @mark: scratch for statistics walks
+ * @hnext: next node in the same deduplication bucket
+ * @data: keys then children of a range-location node, entries of a leaf
+ *
+ * A range-location node holds @n sorted inclusive upper bounds, one per
+ * elementary interval, and the child for each; the last bound is the end
+ * of the node's region, so every value of the region finds its interval.
+ * Keys are u32 for 32-bit dimensions and nfhp_u128 for wide ones.
+ */
+struct nfhp_node {
+	u8 kind;
+	u8 dim;
+	u32 n;
+	u32 refs;
+	u32 hash;
+	u32 mark;
+	struct nfhp_node *hnext;
+	unsigned long data[];
+};
+
+/**
+ * enum nfhp_node_kind - what a node is
+ * @NFHP_NODE_LEAF: a leaf, @data holds entry pointers
+ * @NFHP_NODE_RLP32: a range-location node with u32 keys
+ * @NFHP_NODE_RLP128: a range-location node with nfhp_u128 keys
+ */
+enum nfhp_node_kind {
+	NFHP_NODE_LEAF,
+	NFHP_NODE_RLP32,
+	NFHP_NODE_RLP128,
+};
+
+/**
+ * struct nfhp_forest - the nodes of all trees of a rule set
+ * @mem: the account nodes are allocated on
+ * @buckets: deduplication hash table
+ * @mask: number of buckets less one
+ * @count: nodes in the table
+ * @mark: the current statistics walk
+ */
+struct nfhp_forest {
+	struct nfhp_mem *mem;
+	struct nfhp_node **buckets;
+	u32 mask;
+	u32 count;
+	u32 mark;
+};
+
+int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem);
+void nfhp_forest_destroy(struct nfhp_forest *f);
+
+int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
+		    unsigned int n, struct nfhp_node **root);
+void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root);
+void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
+		     struct nfhp_tree_stats *st);
+
+typedef void (*nfhp_leaf_cb)(void *ctx, const struct nfhp_node *leaf);
+void nfhp_tree_for_each_leaf(struct nfhp_forest *f,
+			     const struct nfhp_node *root, nfhp_leaf_cb cb,
+			     void *ctx);
+
+/**
+ * nfhp_leaf_entries() - the entries of a leaf
+ * @leaf: the leaf
+ *
+ * Return: @leaf->n entries in flattened order; the last one decides.
+ */
+static inline const struct nfhp_entry *const *
+nfhp_leaf_entries(const struct nfhp_node *leaf)
+{
+	return (const struct nfhp_entry *const *)leaf->data;
+}
+
+const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
+					 const struct nfhp_key *key);
+
+/* The ruleset's trees and entries, for stats.c. */
+const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
+					  enum nfhp_hook hook,
+					  struct nfhp_forest **f);
+const struct nfhp_entry *const *
+nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
+		     unsigned int *n);
+const struct nfhp_box *nfhp_rule_box(const struct nfhp_rule *r);
+
+#endif /* _NFHP_TREE_H */
