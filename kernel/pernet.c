@@ -89,6 +89,28 @@ static void nfhp_net_ct_put(struct nfhp_net *hn)
 }
 
 /**
+ * nfhp_staged_empty() - will the rule set about to be committed be empty?
+ * @rs: the rule set, a transaction open
+ *
+ * nfhp_ruleset_empty() answers for the committed rule set; this is the same
+ * test on the staged one, which the reading functions see.
+ *
+ * Return: true when no chain has a rule and every policy is ACCEPT.
+ */
+static bool nfhp_staged_empty(const struct nfhp_ruleset *rs)
+{
+	const struct nfhp_chain *c;
+
+	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
+		if (nfhp_chain_rules(c) ||
+		    (nfhp_chain_builtin(c) &&
+		     nfhp_chain_get_policy(c) != NFHP_ACT_ACCEPT))
+			return false;
+	}
+	return true;
+}
+
+/**
  * nfhp_net_prepare() - get what the rule set about to be committed needs
  * @hn: the namespace state, @hn->lock held, a transaction open
  * @msg: set to the reason on error
@@ -104,7 +126,7 @@ int nfhp_net_prepare(struct nfhp_net *hn, const char **msg)
 {
 	int ret;
 
-	if (nfhp_ruleset_empty(hn->rs))
+	if (nfhp_staged_empty(hn->rs))
 		return 0;
 	if (!hn->ct_held && nfhp_ruleset_uses_dim(hn->rs, NFHP_DIM_STATE)) {
 		ret = nf_ct_netns_get(hn->net, NFPROTO_IPV4);

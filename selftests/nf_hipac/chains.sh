@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# User chains on real packets: -j into a chain and back with RETURN, -g
+# (goto) whose RETURN skips the rest of the calling built-in chain, -E
+# renames the target of a jump, -X refuses a referenced chain and deletes
+# an unreferenced one.
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+r() { nfhp_in $ns_router "$@"; }
+refused() { ! r "$@" >/dev/null 2>&1; }
+
+# web: only tcp/8080 (both directions), everything else dropped.
+nfhp_check "-N web" r -N web
+nfhp_check "-A web dport 8080 ACCEPT" r -A web -p tcp --dport 8080 -j ACCEPT
+nfhp_check "-A web sport 8080 ACCEPT" r -A web -p tcp --sport 8080 -j ACCEPT
+nfhp_check "-A web DROP" r -A web -j DROP
+nfhp_check "-A FORWARD -p tcp -j web" r -A FORWARD -p tcp -j web
+nfhp_check "jump: tcp/8080 accepted in web" tcp_ok 8080
+nfhp_check "jump: tcp/8081 dropped in web" tcp_fail 8081
+nfhp_check "jump: icmp never enters web" ping_ok
+nfhp_check "-N duplicate refused" refused -N web
+nfhp_check "-X of a referenced chain refused" refused -X web
+nfhp_check "-E web www" r -E web www
+nfhp_check "the jump follows the rename" tcp_fail 8081
+nfhp_check "-S shows the renamed target" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 grep -q -- '-j www'"
+nfhp_check "-F FORWARD" r -F FORWARD
+nfhp_check "tcp/8081 passes without the jump" tcp_ok 8081
+nfhp_check "-F www" r -F www
+nfhp_check "-X www" r -X www
+nfhp_check "-X of a missing chain refused" refused -X www
+
+# RETURN: udp/5353 returns to FORWARD (policy ACCEPT), other udp dropped.
+nfhp_check "-N udpchk" r -N udpchk
+nfhp_check "-A udpchk dport 5353 RETURN" \
+	r -A udpchk -p udp --dport 5353 -j RETURN
+nfhp_check "-A udpchk sport 5353 RETURN" \
+	r -A udpchk -p udp --sport 5353 -j RETURN
+nfhp_check "-A udpchk DROP" r -A udpchk -j DROP
+nfhp_check "-A FORWARD -p udp -j udpchk" r -A FORWARD -p udp -j udpchk
+nfhp_check "RETURN: udp/5353 passes" udp_ok 5353
+nfhp_check "RETURN: udp/5354 dropped" udp_fail 5354
+nfhp_check "-F" r -F
+nfhp_check "-X" r -X
+
+# Jump vs goto: the chain only RETURNs.  After a jump, FORWARD goes on to
+# its ACCEPT rule; after a goto, RETURN ends FORWARD and the DROP policy
+# decides.
+nfhp_check "-N back" r -N back
+nfhp_check "-A back -j RETURN" r -A back -j RETURN
+nfhp_check "-P FORWARD DROP" r -P FORWARD DROP
+nfhp_check "-A FORWARD -p icmp -j back" r -A FORWARD -p icmp -j back
+nfhp_check "-A FORWARD -p icmp -j ACCEPT" r -A FORWARD -p icmp -j ACCEPT
+nfhp_check "jump then RETURN continues in FORWARD" ping_ok
+nfhp_check "-R FORWARD 1 -p icmp -g back" r -R FORWARD 1 -p icmp -g back
+nfhp_check "goto then RETURN ends FORWARD at the policy" ping_fail
+nfhp_check "back: ACCEPT instead of RETURN" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A back -j ACCEPT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -D back 1"
+nfhp_check "goto into an accepting chain" ping_ok
+nfhp_check "jump to a missing chain refused" \
+	refused -A FORWARD -p tcp -j nosuchchain
+nfhp_check "a loop is refused" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -N loop &&
+		 ! ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A loop -j loop 2>/dev/null"
+
+exit $nfhp_rc

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# /proc/net/nf-hipac of the router: info shows the memory bound and use,
+# chain and rule counts and the hook order; writing N sets the bound to N
+# MiB, a bound below the current use is refused; "iptables-first" and
+# "nf-hipac-first" move the hooks, which is visible with an iptables rule
+# that drops what an nf-hipac counting rule would see.  statistics/* show
+# the trees.
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+r() { nfhp_in $ns_router "$@"; }
+info() { in_ns $ns_router cat /proc/net/nf-hipac/info; }
+
+# field NAME - the number after "NAME:" in info.
+field()
+{
+	info | awk -v k="$1:" 'index($0, k) == 1 {
+		sub(k, ""); print $1; exit }'
+}
+
+# fails CMD... - CMD must fail.
+fails() { ! "$@" 2>/dev/null; }
+
+# write_info STRING - write STRING to the router's info file.
+write_info() { in_ns $ns_router sh -c "echo '$1' > /proc/net/nf-hipac/info"; }
+
+ram=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
+
+nfhp_check "info is readable" info >/dev/null
+for k in "maximum memory bound" "total memory (used)" \
+	 "total memory (allocated)" "total number of chains" \
+	 "total number of rules"; do
+	nfhp_check "info has '$k:'" [ -n "$(field "$k")" ]
+done
+nfhp_check "default bound is about half of the RAM" \
+	awk -v b="$(field "maximum memory bound")" -v r="$ram" \
+	'BEGIN { exit !(b > r * 0.4 && b <= r * 0.5) }'
+nfhp_check "invoked before iptables by default" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/info |
+		 grep -qx 'nf-hipac is invoked before iptables'"
+nfhp_check "no rules at first" [ "$(field "total number of rules")" = 0 ]
+
+nfhp_check "three rules and a chain" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -N c &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A c -j RETURN &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p tcp -j c &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -s 10.9.0.0/16 -j DROP"
+nfhp_check "3 rules counted" [ "$(field "total number of rules")" = 3 ]
+nfhp_check "4 chains counted" [ "$(field "total number of chains")" = 4 ]
+nfhp_check "memory in use" [ "$(field "total memory (used)")" -gt 0 ]
+
+nfhp_check "write 64 (MiB)" write_info 64
+nfhp_check "bound is 64 MiB" \
+	[ "$(field "maximum memory bound")" = $((64 << 20)) ]
+nfhp_check "a bound below the use is refused" fails write_info 0
+nfhp_check "bound unchanged after the refusal" \
+	[ "$(field "maximum memory bound")" = $((64 << 20)) ]
+nfhp_check "garbage is refused" fails write_info "lots"
+nfhp_check "write 999999999 is capped at the RAM" write_info 999999999
+nfhp_check "bound capped" [ "$(field "maximum memory bound")" -le "$ram" ]
+nfhp_check "rules still load" r -A FORWARD -s 10.8.0.0/16 -j DROP
+
+nfhp_check "statistics/forward" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/forward |
+		 grep -q 'root chain: FORWARD'"
+nfhp_check "statistics/input" \
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/input
+nfhp_check "statistics/output" \
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/output
+nfhp_check "statistics/shadowed" \
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/shadowed
+nfhp_check "-A a rule shadowed by its twin" \
+	r -A FORWARD -s 10.8.0.0/16 -j DROP
+nfhp_check "shadowed lists FORWARD 4" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/shadowed |
+		 grep -qx 'FORWARD 4'"
+
+# Hook order, seen through an iptables rule that drops pings: an nf-hipac
+# counting rule sees them only when nf-hipac runs first.
+if command -v iptables >/dev/null 2>&1 &&
+   in_ns $ns_router iptables -A FORWARD -p icmp -j DROP 2>/dev/null; then
+	pings()
+	{
+		r -L FORWARD -n -v -x --line-numbers |
+			awk '$1 == 1 { print $2; exit }'
+	}
+	r -F FORWARD
+	r -A FORWARD -p icmp
+	in_ns $ns_client $NFHP_PING -q -c1 -W1 $SERVER_IP >/dev/null 2>&1
+	nfhp_check "nf-hipac-first: nf-hipac counted the ping" [ "$(pings)" = 1 ]
+	nfhp_check "write iptables-first" write_info iptables-first
+	nfhp_check "info says after iptables" \
+		bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/info |
+			 grep -qx 'nf-hipac is invoked after iptables'"
+	in_ns $ns_client $NFHP_PING -q -c1 -W1 $SERVER_IP >/dev/null 2>&1
+	nfhp_check "iptables-first: iptables dropped it before nf-hipac" \
+		[ "$(pings)" = 1 ]
+	nfhp_check "write nf-hipac-first" write_info nf-hipac-first
+	in_ns $ns_client $NFHP_PING -q -c1 -W1 $SERVER_IP >/dev/null 2>&1
+	nfhp_check "nf-hipac-first again: counted" [ "$(pings)" = 2 ]
+	in_ns $ns_router iptables -F FORWARD
+else
+	nfhp_log "iptables unusable, hook order not tested"
+fi
+
+nfhp_check "nobody cannot write info" \
+	fails in_ns $ns_router setpriv --reuid=65534 --regid=65534 \
+		--clear-groups sh -c "echo 1000 > /proc/net/nf-hipac/info"
+
+exit $nfhp_rc
