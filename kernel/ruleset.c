@@ -409,7 +409,8 @@ static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 	}
 	copy->policy = c->policy;
 	copy->n = c->n;
-	memcpy(copy->rules, c->rules, c->n * sizeof(*c->rules));
+	if (c->n)
+		memcpy(copy->rules, c->rules, c->n * sizeof(*c->rules));
 	rs->work->chains[i] = copy;
 	return copy;
 }
@@ -841,8 +842,8 @@ static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
 	if (!old)
 		return;
 	rs->mark++;
-	for (i = 0; i < rs->work->n; i++)
-		rs->work->chains[i]->mark = rs->mark;
+	for (i = 0; i < rs->live->n; i++)
+		rs->live->chains[i]->mark = rs->mark;
 	for (i = 0; i < old->n; i++)
 		if (old->chains[i]->mark != rs->mark)
 			nfhp_chain_free(rs, old->chains[i]);

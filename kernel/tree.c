@@ -75,8 +75,10 @@
  * [6,6] -> ACCEPT (3), [7,255] -> DROP.  These two children are the same
  * tree, so deduplication makes them one node with two parents.  The
  * 10.1.0.0/16 child splits PROTO, then under [6,6] splits DPORT into three:
- * 22 -> ACCEPT (1), the rest -> DROP (2).  A packet 10.1.2.3 -> tcp/22 is
- * classified by three binary searches: SRC, PROTO, DPORT.
+ * 22 -> rule 1, the rest -> DROP (2); and since a port match never matches
+ * a non-first fragment (nfhp_box_from_spec()), the port-22 child splits
+ * FRAG: 0 -> ACCEPT (1), 1 -> DROP (2).  A packet 10.1.2.3 -> tcp/22 is
+ * classified by four binary searches: SRC, PROTO, DPORT, FRAG.
  *
  * Deduplication
  * -------------

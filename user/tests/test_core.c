@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the classifier core: boxes (match.c), the tree (tree.c)
+ * and the rule set (ruleset.c, stats.c), compiled unmodified against the
+ * userspace shim with ASan and UBSan.
+ */
+#include <stdarg.h>
+
+#include "match.h"
+#include "ruleset.h"
+#include "stats.h"
+#include "tree.h"
+
+static int tests, failures;
+
+static void check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	tests++;
+	if (!ok)
+		failures++;
+	printf("%sok %d - ", ok ? "" : "not ", tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static struct nfhp_rule_spec *spec_new(u8 action)
+{
+	struct nfhp_rule_spec *s = calloc(1, sizeof(*s));
+
+	s->action = action;
+	return s;
+}
+
+static struct nfhp_dim_match *spec_add(struct nfhp_rule_spec *s, u8 dim,
+				       u8 form, bool invert)
+{
+	struct nfhp_dim_match *m = &s->m[s->nmatch++];
+
+	m->dim = dim;
+	m->form = form;
+	m->invert = invert;
+	return m;
+}
+
+static void spec_range(struct nfhp_rule_spec *s, u8 dim, u32 lo, u32 hi,
+		       bool invert)
+{
+	struct nfhp_dim_match *m = spec_add(s, dim, NFHP_FORM_RANGES, invert);
+
+	m->nranges = 1;
+	m->ranges[0].lo = lo;
+	m->ranges[0].hi = hi;
+}
+
+static void spec_prefix(struct nfhp_rule_spec *s, u8 dim, u32 addr, u8 len,
+			bool invert)
+{
+	struct nfhp_dim_match *m = spec_add(s, dim, NFHP_FORM_PREFIX, invert);
+
+	m->nranges = len;
+	m->ranges[0].lo = addr;
+}
+
+static u32 ip(u8 a, u8 b, u8 c, u8 d)
+{
+	return (u32)a << 24 | b << 16 | c << 8 | d;
+}
+
+static void key_init(struct nfhp_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->v[NFHP_DIM_STATE] = NFHP_CT_NEW;
+	k->v[NFHP_DIM_TTL] = 64;
+	k->v[NFHP_DIM_LEN] = 64;
+}
+
+static void test_box_prefix_and_negation(void)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	struct nfhp_box *b;
+	struct nfhp_key k;
+
+	spec_prefix(s, NFHP_DIM_SRC, ip(10, 11, 12, 13), 8, false);
+	spec_range(s, NFHP_DIM_DPORT, 22, 22, true);
+	check(!nfhp_box_from_spec(&mem, s, &b, &msg), "box from spec");
+	check(nfhp_box_nranges(b, NFHP_DIM_SRC) == 1 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[0].lo == ip(10, 0, 0, 0) &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[0].hi == ip(10, 255, 255, 255),
+	      "prefix /8 canonical");
+	check(nfhp_box_nranges(b, NFHP_DIM_DPORT) == 2 &&
+	      nfhp_box_ranges(b, NFHP_DIM_DPORT)[0].hi == 21 &&
+	      nfhp_box_ranges(b, NFHP_DIM_DPORT)[1].lo == 23 &&
+	      nfhp_box_ranges(b, NFHP_DIM_DPORT)[1].hi == 65535,
+	      "! --dport 22 is two intervals");
+	check(b->restricted & (1u << NFHP_DIM_FRAG),
+	      "port match implies first fragment");
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = ip(10, 1, 2, 3);
+	k.v[NFHP_DIM_DPORT] = 80;
+	check(nfhp_box_contains_key(b, &k), "key inside");
+	k.v[NFHP_DIM_FRAG] = 1;
+	check(!nfhp_box_contains_key(b, &k), "fragment outside");
+	nfhp_box_free(&mem, b);
+	check(!mem.used, "box memory returned");
+	free(s);
+}
+
+static void test_box_mask_and_ifname(void)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	struct nfhp_dim_match *m;
+	const char *msg = NULL;
+	struct nfhp_box *b;
+	struct nfhp_key k;
+
+	m = spec_add(s, NFHP_DIM_TCPFLAGS, NFHP_FORM_MASK, false);
+	m->ranges[0].lo = 0x02;		/* --syn */
+	m->ranges[0].hi = 0x17;
+	m = spec_add(s, NFHP_DIM_IIF, NFHP_FORM_IFNAME, false);
+	strcpy(m->ifname, "eth+");
+	check(!nfhp_box_from_spec(&mem, s, &b, &msg), "mask and ifname box");
+	key_init(&k);
+	k.v[NFHP_DIM_TCPFLAGS] = 0x02;
+	k.v[NFHP_DIM_IIF] = nfhp_ifname_value("eth0", 0);
+	check(nfhp_box_contains_key(b, &k), "SYN on eth0 matches");
+	k.v[NFHP_DIM_TCPFLAGS] = 0x12;
+	check(!nfhp_box_contains_key(b, &k), "SYN+ACK does not");
+	k.v[NFHP_DIM_TCPFLAGS] = 0x0a;
+	check(nfhp_box_contains_key(b, &k), "SYN+PSH does (PSH not in mask)");
+	k.v[NFHP_DIM_IIF] = nfhp_ifname_value("eth", 0);
+	check(nfhp_box_contains_key(b, &k), "eth+ matches eth itself");
+	k.v[NFHP_DIM_IIF] = nfhp_ifname_value("et", 0);
+	check(!nfhp_box_contains_key(b, &k), "eth+ does not match et");
+	k.v[NFHP_DIM_IIF] = nfhp_ifname_value("veth0", 0);
+	check(!nfhp_box_contains_key(b, &k), "eth+ does not match veth0");
+	nfhp_box_free(&mem, b);
+	free(s);
+}
+
+static void test_box_errors(void)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	struct nfhp_dim_match *m;
+	const char *msg = NULL;
+	struct nfhp_box *b;
+	int err;
+
+	m = spec_add(s, NFHP_DIM_MARK, NFHP_FORM_MASK, false);
+	m->ranges[0].lo = 1;
+	m->ranges[0].hi = 1;
+	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	check(err == -EOPNOTSUPP && msg, "low-bit mark mask refused: %s", msg);
+	s->nmatch = 0;
+	spec_range(s, NFHP_DIM_DPORT, 30, 20, false);
+	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -ERANGE,
+	      "inverted range refused");
+	s->nmatch = 0;
+	spec_range(s, NFHP_DIM_SPORT, 1, 2, false);
+	spec_range(s, NFHP_DIM_SPORT, 3, 4, false);
+	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -EINVAL,
+	      "repeated dimension refused");
+	check(!mem.used, "nothing leaked on errors");
+	free(s);
+}
+
+static void classify(struct nfhp_ruleset *rs, enum nfhp_hook hook,
+		     const struct nfhp_key *k, struct nfhp_verdict *v)
+{
+	nfhp_classify(rs, hook, k, 100, v);
+}
+
+/* The worked example of DOC: Theory of Operation in tree.c. */
+static void test_worked_example(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *r1 = spec_new(NFHP_ACT_ACCEPT);
+	struct nfhp_rule_spec *r2 = spec_new(NFHP_ACT_DROP);
+	struct nfhp_rule_spec *r3 = spec_new(NFHP_ACT_ACCEPT);
+	struct nfhp_tree_stats st;
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+
+	spec_prefix(r1, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	spec_range(r1, NFHP_DIM_PROTO, 6, 6, false);
+	spec_range(r1, NFHP_DIM_DPORT, 22, 22, false);
+	spec_prefix(r2, NFHP_DIM_SRC, ip(10, 1, 0, 0), 16, false);
+	spec_range(r3, NFHP_DIM_PROTO, 6, 6, false);
+	check(!nfhp_txn_begin(rs), "begin");
+	check(!nfhp_chain_policy(rs, "FORWARD", NFHP_ACT_DROP, NULL, &msg),
+	      "policy DROP");
+	check(!nfhp_rule_append(rs, "FORWARD", r1, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", r2, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", r3, NULL, &msg), "append 3");
+	check(!nfhp_txn_commit(rs, &msg), "commit");
+
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = ip(10, 1, 2, 3);
+	k.v[NFHP_DIM_PROTO] = 6;
+	k.v[NFHP_DIM_DPORT] = 22;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 1, "10.1.2.3 tcp/22 ACCEPT 1");
+	k.v[NFHP_DIM_DPORT] = 80;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 2, "10.1.2.3 tcp/80 DROP 2");
+	k.v[NFHP_DIM_SRC] = ip(11, 0, 0, 1);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 3, "11.0.0.1 tcp ACCEPT 3");
+	k.v[NFHP_DIM_PROTO] = 17;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && !v.rule, "udp: policy DROP");
+	classify(rs, NFHP_HOOK_INPUT, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && !v.rule, "INPUT: policy ACCEPT");
+
+	nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &st);
+	check(st.depth <= 4 && st.nodes_per_dim[NFHP_DIM_SRC] == 1,
+	      "tree depth %u, %u nodes, %u leaves, %u shared", st.depth,
+	      st.nodes, st.leaves, st.shared);
+	check(st.shared >= 1, "identical subtrees are shared");
+	nfhp_ruleset_free(rs);
+	free(r1);
+	free(r2);
+	free(r3);
+}
+
+static void count_shadow(void *ctx, const struct nfhp_rule *r)
+{
+	(*(int *)ctx)++;
+}
+
+static void test_txn_and_errors(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *acc = spec_new(NFHP_ACT_ACCEPT);
+	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_counter c;
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+	int shadowed = 0, err;
+
+	key_init(&k);
+	spec_range(drop, NFHP_DIM_PROTO, 17, 17, false);
+	check(!nfhp_rule_append(rs, "FORWARD", drop, NULL, &msg), "append");
+	err = nfhp_rule_append(rs, "nosuch", drop, NULL, &msg);
+	check(err == -ENOENT, "append to missing chain: %s", msg);
+	err = nfhp_rule_insert(rs, "FORWARD", 3, drop, NULL, &msg);
+	check(err == -E2BIG, "insert past end: %s", msg);
+	check(!nfhp_chain_new(rs, "user", &msg), "new chain");
+	check(nfhp_chain_new(rs, "user", &msg) == -EEXIST, "chain exists");
+	strcpy(jump->target, "user");
+	check(!nfhp_rule_append(rs, "user", acc, NULL, &msg), "user ACCEPT");
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, jump, NULL, &msg),
+	      "jump to user");
+	err = nfhp_chain_delete(rs, "user", &msg);
+	check(err == -EMLINK, "referenced chain: %s", msg);
+	err = nfhp_rule_append(rs, "user", jump, NULL, &msg);
+	check(err == -ELOOP, "loop refused: %s", msg);
+
+	k.v[NFHP_DIM_PROTO] = 17;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(v.rule)), "user") &&
+	      nfhp_rule_position(rs, v.rule) == 1, "decided in user chain");
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1), &c);
+	check(c.packets == 1 && c.bytes == 100, "jump rule counted");
+	check(!nfhp_shadowed_rules(rs, count_shadow, &shadowed) &&
+	      shadowed == 1, "the DROP after the jump is shadowed");
+
+	check(!nfhp_txn_begin(rs), "begin");
+	check(nfhp_txn_begin(rs) == -EBUSY, "nested begin refused");
+	check(!nfhp_chain_flush(rs, NULL, &msg), "flush in txn");
+	check(!nfhp_chain_policy(rs, "FORWARD", NFHP_ACT_DROP, NULL, &msg),
+	      "policy in txn");
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT, "staged changes invisible");
+	nfhp_txn_abort(rs);
+	check(nfhp_ruleset_nrules(rs) == 3, "abort keeps the rules");
+
+	check(!nfhp_chain_rename(rs, "user", "other", &msg), "rename");
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(v.rule)), "other"),
+	      "jump follows the rename");
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1), &c);
+	check(c.packets == 3, "renamed jump keeps its counter");
+	check(!nfhp_rule_delete_spec(rs, "FORWARD", drop, &msg),
+	      "delete by spec");
+	err = nfhp_rule_delete_spec(rs, "FORWARD", drop, &msg);
+	check(err == -ENOENT, "delete missing spec: %s", msg);
+	nfhp_ruleset_free(rs);
+	free(acc);
+	free(drop);
+	free(jump);
+}
+
+/* Every allocation of a commit can fail: the old rules stay in force. */
+static void test_enomem(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	struct nfhp_verdict v;
+	const char *msg;
+	struct nfhp_key k;
+	int i, failed = 0, wrong = 0, err;
+	u64 used;
+
+	spec_range(s, NFHP_DIM_DPORT, 1000, 2000, false);
+	spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
+	for (i = 0; i < 20; i++)
+		nfhp_rule_append(rs, "FORWARD", s, NULL, &msg);
+	used = nfhp_ruleset_mem_used(rs);
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 6;
+	k.v[NFHP_DIM_DPORT] = 1500;
+	for (i = 1; i < 400; i++) {
+		nfhp_shim_fail_countdown = i;
+		err = nfhp_chain_flush(rs, "FORWARD", &msg);
+		nfhp_shim_fail_countdown = 0;
+		if (!err)
+			break;
+		failed++;
+		classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+		if (v.action != NFHP_ACT_DROP || nfhp_ruleset_nrules(rs) != 20)
+			wrong++;
+		/* Scratch arrays may keep their grown capacity, no more. */
+		if (nfhp_ruleset_mem_used(rs) > used + 4096)
+			wrong++;
+	}
+	check(failed > 3 && !wrong,
+	      "%d injected failures, old rules intact after each", failed);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT, "flush finally went through");
+	check(nfhp_ruleset_set_mem_limit(rs, 1) == -EINVAL,
+	      "bound below use refused");
+	check(!nfhp_ruleset_set_mem_limit(rs, nfhp_ruleset_mem_allocated(rs)),
+	      "bound at use accepted");
+	err = nfhp_rule_append(rs, "FORWARD", s, NULL, &msg);
+	check(err == -ENOMEM, "bound enforced: %s", msg);
+	nfhp_ruleset_free(rs);
+	free(s);
+}
+
+int main(void)
+{
+	test_box_prefix_and_negation();
+	test_box_mask_and_ifname();
+	test_box_errors();
+	test_worked_example();
+	test_txn_and_errors();
+	test_enomem();
+	printf("%d passed, %d failed\n", tests - failures, failures);
+	return failures ? 1 : 0;
+}
