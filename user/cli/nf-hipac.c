@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the iptables-compatible command line tool.
+ *
+ * One binary, three names: nf-hipac-save and nf-hipac-restore are links
+ * to it.  As nf-hipac it parses an iptables command line and dispatches
+ * on the command through the table below, one subcommand per file.
+ */
+#include <libgen.h>
+#include <string.h>
+#include "subcommands.h"
+
+static const struct {
+	int cmd;
+	int (*fn)(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+} subcommands[] = {
+	{ NFHP_CLI_APPEND, append_main },
+	{ NFHP_CLI_INSERT, insert_main },
+	{ NFHP_CLI_DELETE, delete_main },
+	{ NFHP_CLI_REPLACE, replace_main },
+	{ NFHP_CLI_CHECK, check_main },
+	{ NFHP_CLI_FLUSH, flush_main },
+	{ NFHP_CLI_ZERO, zero_main },
+	{ NFHP_CLI_LIST, list_main },
+	{ NFHP_CLI_LIST_RULES, list_rules_main },
+	{ NFHP_CLI_NEW_CHAIN, new_chain_main },
+	{ NFHP_CLI_DEL_CHAIN, del_chain_main },
+	{ NFHP_CLI_RENAME_CHAIN, rename_chain_main },
+	{ NFHP_CLI_POLICY, policy_main },
+};
+
+static void show_usage(FILE *f)
+{
+	fprintf(f,
+"nf-hipac v" NFHP_VERSION "\n"
+"\n"
+"Usage: nf-hipac -[ACD] chain rule-specification [options]\n"
+"       nf-hipac -I chain [rulenum] rule-specification [options]\n"
+"       nf-hipac -R chain rulenum rule-specification [options]\n"
+"       nf-hipac -D chain rulenum [options]\n"
+"       nf-hipac -[LS] [chain [rulenum]] [options]\n"
+"       nf-hipac -[FZ] [chain] [options]\n"
+"       nf-hipac -[NX] chain\n"
+"       nf-hipac -E old-chain-name new-chain-name\n"
+"       nf-hipac -P chain target [options]\n"
+"       nf-hipac -h (print this help information)\n"
+"\n"
+"Commands:\n"
+"  --append  -A chain            Append to chain\n"
+"  --check   -C chain            Check for the existence of a rule\n"
+"  --delete  -D chain            Delete matching rule from chain\n"
+"  --delete  -D chain rulenum    Delete rule rulenum (1 = first) from chain\n"
+"  --insert  -I chain [rulenum]  Insert in chain as rulenum (default 1=first)\n"
+"  --replace -R chain rulenum    Replace rule rulenum (1 = first) in chain\n"
+"  --list    -L [chain [rulenum]] List the rules in a chain or all chains\n"
+"  --list-rules -S [chain [rulenum]] Print the rules in a chain or all chains\n"
+"  --flush   -F [chain]          Delete all rules in chain or all chains\n"
+"  --zero    -Z [chain [rulenum]] Zero counters in chain or all chains\n"
+"  --new     -N chain            Create a new user-defined chain\n"
+"  --delete-chain -X [chain]     Delete a user-defined chain\n"
+"  --policy  -P chain target     Change policy on chain to target\n"
+"  --rename-chain -E old-chain new-chain  Change chain name\n"
+"\n"
+"Options:\n"
+"  --proto -p [!] proto          protocol: by number or name, eg. `tcp'\n"
+"  --source -s [!] address[/mask] source specification\n"
+"  --destination -d [!] address[/mask] destination specification\n"
+"  --in-interface -i [!] input name[+]   network interface name ([+] for wildcard)\n"
+"  --out-interface -o [!] output name[+] network interface name ([+] for wildcard)\n"
+"  --jump -j target              target for rule (ACCEPT, DROP, RETURN or a chain)\n"
+"  --goto -g chain               jump to chain with no return\n"
+"  [!] --fragment -f             match second or further fragments only\n"
+"  --match -m match              extended match: tcp udp icmp multiport iprange\n"
+"                                state conntrack ttl length mark comment\n"
+"  --numeric -n                  numeric output of addresses and ports\n"
+"  --verbose -v                  verbose mode\n"
+"  --exact -x                    expand numbers (display exact values)\n"
+"  --line-numbers                print line numbers when listing\n"
+"  --set-counters -c PKTS BYTES  set the counter during insert/append\n"
+"  --table -t filter             the only table nf-hipac has\n"
+"  --version -V                  print package version\n"
+"\n"
+"See nf-hipac(8) for the matches and the differences from iptables.\n");
+}
+
+/**
+ * nfhp_cli_chain() - the chain of a command line, NULL when none was given
+ * @cl: the parsed command line
+ *
+ * Return: the chain name or NULL (-F, -Z, -X, -L, -S without a chain).
+ */
+const char *nfhp_cli_chain(const struct nfhp_cmdline *cl)
+{
+	return cl->chain[0] ? cl->chain : NULL;
+}
+
+/**
+ * nfhp_cli_param_error() - report a parameter problem as iptables does
+ * @prog: the program name
+ * @msg: what is wrong
+ */
+void nfhp_cli_param_error(const char *prog, const char *msg)
+{
+	fprintf(stderr, "%s: %s\n", prog, msg);
+	fprintf(stderr,
+		"Try `%s -h' or '%s --help' for more information.\n",
+		prog, prog);
+}
+
+static int target_exists(void *data, const struct nfhp_nl_chain *c)
+{
+	*(bool *)data = true;
+	return 0;
+}
+
+/**
+ * nfhp_cli_bad_target() - does a rule jump to a chain that does not exist?
+ * @nl: the connection
+ * @spec: the rule
+ *
+ * iptables resolves the target of "-j chain" before it talks to the
+ * kernel and fails with a parameter problem (exit 2) when there is no such
+ * chain.  The kernel only says -ENOENT, which may as well be about the
+ * rule's own chain, so the target is looked up after such a failure.
+ *
+ * Return: true, after printing iptables' message, if it does.
+ */
+bool nfhp_cli_bad_target(struct nfhp_nl *nl, const struct nfhp_rule_spec *spec)
+{
+	static const struct nfhp_nl_dump_ops ops = { .chain = target_exists };
+	char msg[160];
+	bool found = false;
+
+	if (spec->action != NFHP_ACT_JUMP && spec->action != NFHP_ACT_GOTO)
+		return false;
+	if (nfhp_nl_dump(nl, spec->target, &ops, &found) && !found) {
+		snprintf(msg, sizeof(msg),
+			 "Couldn't load target `%s':No such file or directory\n",
+			 spec->target);
+		nfhp_cli_param_error(NFHP_PROG, msg);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * nfhp_cli_rule_error() - report the failure of a rule command
+ * @nl: the connection, holding the failure
+ * @spec: the rule that was sent
+ *
+ * Return: the exit code.
+ */
+int nfhp_cli_rule_error(struct nfhp_nl *nl,
+			const struct nfhp_rule_spec *spec)
+{
+	struct nfhp_nl_failure f;
+
+	nfhp_nl_get_failure(nl, &f);
+	if (f.err == -ENOENT && nfhp_cli_bad_target(nl, spec))
+		return NFHP_EXIT_PARAM;
+	return nfhp_nl_report_failure(&f, NFHP_PROG);
+}
+
+/**
+ * nfhp_print_save_header() - one ":CHAIN POLICY [p:b]" line
+ * @f: where to print
+ * @c: the chain
+ * @counters: print the policy counters (user chains always get [0:0])
+ */
+void nfhp_print_save_header(FILE *f, const struct nfhp_nl_chain *c,
+			    bool counters)
+{
+	if (!c->builtin) {
+		fprintf(f, ":%s - [0:0]\n", c->name);
+		return;
+	}
+	fprintf(f, ":%s %s [%llu:%llu]\n", c->name,
+		c->policy == NFHP_ACT_DROP ? "DROP" : "ACCEPT",
+		counters ? (unsigned long long)c->counters.packets : 0ull,
+		counters ? (unsigned long long)c->counters.bytes : 0ull);
+}
+
+static int dispatch(const struct nfhp_cmdline *cl)
+{
+	struct nfhp_nl *nl = NULL;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(subcommands); i++)
+		if (subcommands[i].cmd == cl->cmd)
+			break;
+	if (i == ARRAY_SIZE(subcommands)) {
+		nfhp_cli_param_error(NFHP_PROG, "no command specified");
+		return NFHP_EXIT_PARAM;
+	}
+	ret = nfhp_nl_open(&nl, NFHP_PROG);
+	if (ret)
+		return ret;
+	ret = subcommands[i].fn(cl, nl);
+	nfhp_nl_close(nl);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = basename(argv[0]);
+	struct nfhp_cmdline *cl;
+	char err[256] = "";
+	int ret;
+
+	if (!strcmp(name, "nf-hipac-save"))
+		return save_main(argc, argv);
+	if (!strcmp(name, "nf-hipac-restore"))
+		return restore_main(argc, argv);
+
+	/* About 7 KiB of rule: on the heap, like everywhere else. */
+	cl = calloc(1, sizeof(*cl));
+	if (!cl) {
+		fprintf(stderr, "%s: out of memory\n", NFHP_PROG);
+		return NFHP_EXIT_RESOURCE;
+	}
+	ret = nfhp_parse_cmdline(argc, argv, cl, err, sizeof(err));
+	if (ret) {
+		if (ret == NFHP_EXIT_PARAM)
+			nfhp_cli_param_error(NFHP_PROG, err);
+		else
+			fprintf(stderr, "%s: %s\n", NFHP_PROG, err);
+		goto cleanup;
+	}
+	switch (cl->cmd) {
+	case NFHP_CLI_HELP:
+		show_usage(stdout);
+		break;
+	case NFHP_CLI_VERSION:
+		printf("%s v%s\n", NFHP_PROG, NFHP_VERSION);
+		break;
+	default:
+		ret = dispatch(cl);
+	}
+cleanup:
+	free(cl);
+	return ret;
+}

@@ -1,0 +1,1233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the generic netlink client of the nf-hipac tools.
+ *
+ * One request per change, acknowledged (NLM_F_ACK) and answered with the
+ * extended ack message on failure; LIST is a dump.  Batch mode queues many
+ * requests in one buffer and sends them with a single sendmsg(): genetlink
+ * handles every message of it synchronously, in order, inside that
+ * sendmsg(), so when it returns the error answers of the failed requests
+ * (the only answers, since the batch does not ask for acks) are already
+ * waiting on the socket and are read without blocking.
+ */
+#include "nl.h"
+#include "parse.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+/* A request with 14 full matches and a comment is about 8 KiB. */
+#define NFHP_NL_MSG_MAX		16384
+#define NFHP_NL_RECV_SIZE	65536
+#define NFHP_NL_BATCH_SIZE	(256 * 1024)
+
+/**
+ * struct nfhp_nl - a connection to the nf_hipac genetlink family
+ * @sock: the netlink socket
+ * @family: the family id resolved by name
+ * @portid: our netlink port id
+ * @seq: sequence number of the last request
+ * @buf: a request or an answer
+ * @fail: the first failure since the last request (or batch) started
+ * @batch: the batch being filled, NULL outside batch mode
+ * @batch_buf: the buffer of @batch
+ * @tag: the tag of the requests queued from now on
+ * @first_seq: sequence number of the first request in @batch
+ * @tags: tag of each queued request, indexed by seq - @first_seq
+ * @ntags: number of requests in @batch
+ * @cmds: the command of each queued request, as @tags
+ */
+struct nfhp_nl {
+	struct mnl_socket *sock;
+	u16 family;
+	u32 portid;
+	u32 seq;
+	char *buf;
+	struct nfhp_nl_failure fail;
+	struct mnl_nlmsg_batch *batch;
+	char *batch_buf;
+	unsigned long tag;
+	u32 first_seq;
+	unsigned long *tags;
+	u8 *cmds;
+	unsigned int ntags;
+};
+
+/*
+ * Batch slots: the smallest request (BEGIN) is 20 bytes, so a batch holds
+ * at most NFHP_NL_BATCH_SIZE / 20 requests.
+ */
+#define NFHP_NL_BATCH_SLOTS	(NFHP_NL_BATCH_SIZE / 20 + 1)
+
+/* --- encoding ------------------------------------------------------------ */
+
+static void put_u128(u32 w[4], nfhp_u128 v)
+{
+	w[0] = (u32)(v >> 96);
+	w[1] = (u32)(v >> 64);
+	w[2] = (u32)(v >> 32);
+	w[3] = (u32)v;
+}
+
+static nfhp_u128 get_u128(const u32 w[4])
+{
+	return (nfhp_u128)w[0] << 96 | (nfhp_u128)w[1] << 64 |
+	       (nfhp_u128)w[2] << 32 | w[3];
+}
+
+static void put_counters(struct nlmsghdr *nlh, u16 type,
+			 const struct nfhp_counter *c)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
+
+	mnl_attr_put_u64(nlh, NFHPA_COUNTER_PACKETS, c->packets);
+	mnl_attr_put_u64(nlh, NFHPA_COUNTER_BYTES, c->bytes);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* Number of nfhp_uapi_range a match carries: ranges, or value and mask. */
+static unsigned int match_nranges(const struct nfhp_dim_match *m)
+{
+	switch (m->form) {
+	case NFHP_FORM_RANGES:
+		return m->nranges;
+	case NFHP_FORM_PREFIX:
+	case NFHP_FORM_MASK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void put_match(struct nlmsghdr *nlh, const struct nfhp_dim_match *m)
+{
+	struct nfhp_uapi_range r[NFHP_MAX_RANGES];
+	unsigned int i, n = match_nranges(m);
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start(nlh, NFHPA_RULE_MATCH);
+	mnl_attr_put_u8(nlh, NFHPA_MATCH_DIM, m->dim);
+	mnl_attr_put_u8(nlh, NFHPA_MATCH_FORM, m->form);
+	mnl_attr_put_u8(nlh, NFHPA_MATCH_SYNTAX, m->syntax);
+	if (m->invert)
+		mnl_attr_put(nlh, NFHPA_MATCH_INVERT, 0, NULL);
+	if (n > NFHP_MAX_RANGES)
+		n = NFHP_MAX_RANGES;
+	for (i = 0; i < n; i++) {
+		put_u128(r[i].lo, m->ranges[i].lo);
+		put_u128(r[i].hi, m->ranges[i].hi);
+	}
+	if (n)
+		mnl_attr_put(nlh, NFHPA_MATCH_RANGES, n * sizeof(r[0]), r);
+	if (m->form == NFHP_FORM_PREFIX)
+		mnl_attr_put_u8(nlh, NFHPA_MATCH_PREFIXLEN, m->nranges);
+	if (m->form == NFHP_FORM_IFNAME)
+		mnl_attr_put_strz(nlh, NFHPA_MATCH_IFNAME, m->ifname);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/**
+ * nfhp_nl_put_rule() - put a rule into a request
+ * @nlh: the request
+ * @spec: the rule
+ * @counters: its initial counters, or NULL
+ *
+ * The caller guarantees NFHP_NL_MSG_MAX bytes of room.
+ */
+void nfhp_nl_put_rule(struct nlmsghdr *nlh, const struct nfhp_rule_spec *spec,
+		      const struct nfhp_counter *counters)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE);
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
+		put_match(nlh, &spec->m[i]);
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, spec->action);
+	if (spec->action == NFHP_ACT_JUMP || spec->action == NFHP_ACT_GOTO)
+		mnl_attr_put_strz(nlh, NFHPA_RULE_TARGET, spec->target);
+	if (spec->comment[0])
+		mnl_attr_put_strz(nlh, NFHPA_RULE_COMMENT, spec->comment);
+	if (counters)
+		put_counters(nlh, NFHPA_RULE_COUNTERS, counters);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* --- decoding ------------------------------------------------------------ */
+
+/*
+ * The attribute callbacks, libmnl style: skip unknown attributes (a newer
+ * kernel may add some), validate the known ones, and index them.
+ */
+static int counter_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, NFHPA_COUNTER_MAX) < 0)
+		return MNL_CB_OK;
+	switch (type) {
+	case NFHPA_COUNTER_PACKETS:
+	case NFHPA_COUNTER_BYTES:
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int parse_counters(const struct nlattr *nest, struct nfhp_counter *c)
+{
+	const struct nlattr *tb[NFHPA_COUNTER_MAX + 1] = {};
+
+	if (mnl_attr_parse_nested(nest, counter_attr_cb, tb) < 0)
+		return -EINVAL;
+	c->packets = tb[NFHPA_COUNTER_PACKETS] ?
+		     mnl_attr_get_u64(tb[NFHPA_COUNTER_PACKETS]) : 0;
+	c->bytes = tb[NFHPA_COUNTER_BYTES] ?
+		   mnl_attr_get_u64(tb[NFHPA_COUNTER_BYTES]) : 0;
+	return 0;
+}
+
+static int match_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, NFHPA_MATCH_MAX) < 0)
+		return MNL_CB_OK;
+	switch (type) {
+	case NFHPA_MATCH_DIM:
+	case NFHPA_MATCH_FORM:
+	case NFHPA_MATCH_SYNTAX:
+	case NFHPA_MATCH_PREFIXLEN:
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_MATCH_INVERT:
+		if (mnl_attr_validate(attr, MNL_TYPE_FLAG) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_MATCH_RANGES:
+		if (mnl_attr_validate(attr, MNL_TYPE_BINARY) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_MATCH_IFNAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int parse_ranges(const struct nlattr *attr, struct nfhp_dim_match *m,
+			unsigned int *n)
+{
+	const struct nfhp_uapi_range *r = mnl_attr_get_payload(attr);
+	unsigned int i, len = mnl_attr_get_payload_len(attr);
+
+	if (!len || len % sizeof(*r) || len / sizeof(*r) > NFHP_MAX_RANGES)
+		return -EINVAL;
+	*n = len / sizeof(*r);
+	for (i = 0; i < *n; i++) {
+		struct nfhp_uapi_range one;
+
+		/* The payload is only 4-byte aligned. */
+		memcpy(&one, &r[i], sizeof(one));
+		m->ranges[i].lo = get_u128(one.lo);
+		m->ranges[i].hi = get_u128(one.hi);
+	}
+	return 0;
+}
+
+static int parse_match(const struct nlattr *nest, struct nfhp_dim_match *m)
+{
+	const struct nlattr *tb[NFHPA_MATCH_MAX + 1] = {};
+	unsigned int n = 0;
+
+	if (mnl_attr_parse_nested(nest, match_attr_cb, tb) < 0)
+		return -EINVAL;
+	if (!tb[NFHPA_MATCH_DIM] || !tb[NFHPA_MATCH_FORM])
+		return -EINVAL;
+	m->dim = mnl_attr_get_u8(tb[NFHPA_MATCH_DIM]);
+	m->form = mnl_attr_get_u8(tb[NFHPA_MATCH_FORM]);
+	if (m->dim >= NFHP_DIM_MAX || m->form >= NFHP_FORM_MAX)
+		return -EINVAL;
+	if (tb[NFHPA_MATCH_SYNTAX])
+		m->syntax = mnl_attr_get_u8(tb[NFHPA_MATCH_SYNTAX]);
+	m->invert = !!tb[NFHPA_MATCH_INVERT];
+	if (tb[NFHPA_MATCH_RANGES] &&
+	    parse_ranges(tb[NFHPA_MATCH_RANGES], m, &n) < 0)
+		return -EINVAL;
+
+	switch (m->form) {
+	case NFHP_FORM_RANGES:
+		if (!n)
+			return -EINVAL;
+		m->nranges = n;
+		break;
+	case NFHP_FORM_PREFIX:
+		if (!n || !tb[NFHPA_MATCH_PREFIXLEN])
+			return -EINVAL;
+		m->nranges = mnl_attr_get_u8(tb[NFHPA_MATCH_PREFIXLEN]);
+		break;
+	case NFHP_FORM_MASK:
+		if (!n)
+			return -EINVAL;
+		break;
+	case NFHP_FORM_IFNAME:
+		if (!tb[NFHPA_MATCH_IFNAME] ||
+		    mnl_attr_get_payload_len(tb[NFHPA_MATCH_IFNAME]) >
+		    sizeof(m->ifname))
+			return -EINVAL;
+		strcpy(m->ifname, mnl_attr_get_str(tb[NFHPA_MATCH_IFNAME]));
+		break;
+	}
+	return 0;
+}
+
+static int rule_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, NFHPA_RULE_MAX) < 0)
+		return MNL_CB_OK;
+	switch (type) {
+	case NFHPA_RULE_MATCH:
+	case NFHPA_RULE_COUNTERS:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_RULE_ACTION:
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_RULE_TARGET:
+	case NFHPA_RULE_COMMENT:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	/* NFHPA_RULE_MATCH repeats: the matches are read in a second pass. */
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int parse_rule_matches(const struct nlattr *rule,
+			      struct nfhp_rule_spec *spec)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, rule) {
+		struct nfhp_dim_match *m;
+
+		if (mnl_attr_get_type(attr) != NFHPA_RULE_MATCH)
+			continue;
+		if (spec->nmatch >= NFHP_DIM_MAX)
+			return -EINVAL;
+		m = &spec->m[spec->nmatch];
+		if (parse_match(attr, m) < 0)
+			return -EINVAL;
+		/* Sorted by dimension, one match per dimension. */
+		if (spec->nmatch && m->dim <= spec->m[spec->nmatch - 1].dim)
+			return -EINVAL;
+		spec->nmatch++;
+	}
+	return 0;
+}
+
+static int copy_str(char *dst, size_t size, const struct nlattr *attr)
+{
+	if (mnl_attr_get_payload_len(attr) > size)
+		return -EINVAL;
+	strcpy(dst, mnl_attr_get_str(attr));
+	return 0;
+}
+
+/**
+ * nfhp_nl_parse_rule() - rebuild a rule from its NFHPA_RULE attribute
+ * @attr: the NFHPA_RULE attribute
+ * @spec: the rule, overwritten
+ * @counters: its counters (zero when absent), or NULL
+ *
+ * Return: 0, or -EINVAL when the attribute is malformed.
+ */
+int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
+		       struct nfhp_counter *counters)
+{
+	const struct nlattr *tb[NFHPA_RULE_MAX + 1] = {};
+
+	memset(spec, 0, sizeof(*spec));
+	if (mnl_attr_parse_nested(attr, rule_attr_cb, tb) < 0)
+		return -EINVAL;
+	if (parse_rule_matches(attr, spec) < 0)
+		return -EINVAL;
+	if (!tb[NFHPA_RULE_ACTION])
+		return -EINVAL;
+	spec->action = mnl_attr_get_u8(tb[NFHPA_RULE_ACTION]);
+	if (spec->action >= NFHP_ACT_MAX)
+		return -EINVAL;
+	if (tb[NFHPA_RULE_TARGET] &&
+	    copy_str(spec->target, sizeof(spec->target), tb[NFHPA_RULE_TARGET]))
+		return -EINVAL;
+	if (tb[NFHPA_RULE_COMMENT] &&
+	    copy_str(spec->comment, sizeof(spec->comment),
+		     tb[NFHPA_RULE_COMMENT]))
+		return -EINVAL;
+	if (counters) {
+		memset(counters, 0, sizeof(*counters));
+		if (tb[NFHPA_RULE_COUNTERS] &&
+		    parse_counters(tb[NFHPA_RULE_COUNTERS], counters) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int top_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, NFHPA_MAX) < 0)
+		return MNL_CB_OK;
+	switch (type) {
+	case NFHPA_CHAIN:
+	case NFHPA_NEW_NAME:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_POS:
+	case NFHPA_REFS:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_POLICY:
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_COUNTERS:
+	case NFHPA_RULE:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int dump_chain(const struct nlattr **tb,
+		      const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	struct nfhp_nl_chain c = {
+		.name = mnl_attr_get_str(tb[NFHPA_CHAIN]),
+		.builtin = !!tb[NFHPA_POLICY],
+	};
+
+	if (tb[NFHPA_POLICY])
+		c.policy = mnl_attr_get_u8(tb[NFHPA_POLICY]);
+	if (tb[NFHPA_REFS])
+		c.refs = mnl_attr_get_u32(tb[NFHPA_REFS]);
+	if (tb[NFHPA_COUNTERS] &&
+	    parse_counters(tb[NFHPA_COUNTERS], &c.counters) < 0)
+		return -EINVAL;
+	return ops->chain ? ops->chain(data, &c) : 0;
+}
+
+static int dump_rule(const struct nlattr **tb,
+		     const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	struct nfhp_rule_spec *spec;
+	struct nfhp_counter c;
+	int ret;
+
+	if (!tb[NFHPA_POS])
+		return -EINVAL;
+	/* About 7 KiB: not for the stack of a callback. */
+	spec = malloc(sizeof(*spec));
+	if (!spec)
+		return -ENOMEM;
+	ret = nfhp_nl_parse_rule(tb[NFHPA_RULE], spec, &c);
+	if (!ret && ops->rule)
+		ret = ops->rule(data, mnl_attr_get_str(tb[NFHPA_CHAIN]),
+				mnl_attr_get_u32(tb[NFHPA_POS]), spec, &c);
+	free(spec);
+	return ret;
+}
+
+/**
+ * nfhp_nl_dump_msg() - hand one LIST answer to the dump callbacks
+ * @nlh: a message of the dump
+ * @ops: the callbacks
+ * @data: their argument
+ *
+ * A message with NFHPA_RULE is a rule, one without is a chain.
+ *
+ * Return: 0, a callback's non-zero value, or -EINVAL/-ENOMEM.
+ */
+int nfhp_nl_dump_msg(const struct nlmsghdr *nlh,
+		     const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	const struct nlattr *tb[NFHPA_MAX + 1] = {};
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_attr_cb,
+			   tb) < 0)
+		return -EINVAL;
+	if (!tb[NFHPA_CHAIN])
+		return -EINVAL;
+	if (tb[NFHPA_RULE])
+		return dump_rule(tb, ops, data);
+	return dump_chain(tb, ops, data);
+}
+
+static bool match_equal(const struct nfhp_dim_match *a,
+			const struct nfhp_dim_match *b)
+{
+	unsigned int i, n = match_nranges(a);
+
+	if (a->dim != b->dim || a->form != b->form ||
+	    a->syntax != b->syntax || a->invert != b->invert)
+		return false;
+	/* nranges is a count or a prefix length; mask and name ignore it. */
+	if ((a->form == NFHP_FORM_RANGES || a->form == NFHP_FORM_PREFIX) &&
+	    a->nranges != b->nranges)
+		return false;
+	if (a->form == NFHP_FORM_IFNAME)
+		return !strcmp(a->ifname, b->ifname);
+	for (i = 0; i < n && i < NFHP_MAX_RANGES; i++)
+		if (a->ranges[i].lo != b->ranges[i].lo ||
+		    a->ranges[i].hi != b->ranges[i].hi)
+			return false;
+	return true;
+}
+
+/**
+ * nfhp_nl_spec_equal() - are two rules the same?
+ * @a: a rule
+ * @b: another rule
+ *
+ * Compares what the wire format carries, so that a rule parsed from the
+ * command line equals the same rule read back from the kernel.
+ *
+ * Return: true when they are equal.
+ */
+bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
+			const struct nfhp_rule_spec *b)
+{
+	unsigned int i;
+
+	if (a->nmatch != b->nmatch || a->action != b->action ||
+	    strcmp(a->comment, b->comment))
+		return false;
+	if ((a->action == NFHP_ACT_JUMP || a->action == NFHP_ACT_GOTO) &&
+	    strcmp(a->target, b->target))
+		return false;
+	for (i = 0; i < a->nmatch && i < NFHP_DIM_MAX; i++)
+		if (!match_equal(&a->m[i], &b->m[i]))
+			return false;
+	return true;
+}
+
+/* --- errors ---------------------------------------------------------------- */
+
+/**
+ * nfhp_nl_strerror() - iptables' wording of a kernel error
+ * @cmd: &enum nfhp_cmd of the failed request
+ * @by_spec: the request was a delete by rule
+ * @err: the positive errno
+ * @exit_code: set to the exit code iptables uses for it
+ *
+ * The messages are those of iptables-legacy (libiptc), which knows the
+ * command that failed; errors it has no words for get strerror().
+ *
+ * Return: the message, without the final period.
+ */
+const char *nfhp_nl_strerror(int cmd, bool by_spec, int err, int *exit_code)
+{
+	*exit_code = NFHP_EXIT_OTHER;
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		*exit_code = NFHP_EXIT_RESOURCE;
+		return "Permission denied (you must be root)";
+	case ENOMEM:
+	case ENOBUFS:
+	case ENOSPC:
+		*exit_code = NFHP_EXIT_RESOURCE;
+		return "Memory allocation problem";
+	case EAGAIN:
+	case EBUSY:
+		/* Another transaction, like iptables' lock: try again later. */
+		*exit_code = NFHP_EXIT_RESOURCE;
+		break;
+	case EEXIST:
+		if (cmd == NFHP_CMD_NEW_CHAIN)
+			return "Chain already exists";
+		return "File exists";
+	case ENOENT:
+		if (cmd == NFHP_CMD_DELETE && by_spec)
+			return "Bad rule (does a matching rule exist in that chain?)";
+		if (cmd == NFHP_CMD_POLICY)
+			return "Bad built-in chain name";
+		return "No chain/target/match by that name";
+	case E2BIG:
+	case ERANGE:
+		switch (cmd) {
+		case NFHP_CMD_INSERT:
+			return "Index of insertion too big";
+		case NFHP_CMD_DELETE:
+			return "Index of deletion too big";
+		case NFHP_CMD_REPLACE:
+			return "Index of replacement too big";
+		case NFHP_CMD_ZERO:
+			return "Index of counter too big";
+		}
+		break;
+	case ENOTEMPTY:
+		return "Directory not empty";
+	case EMLINK:
+		return "Too many links";
+	case ELOOP:
+		return "Too many levels of symbolic links";
+	case EOPNOTSUPP:
+		if (cmd == NFHP_CMD_POLICY)
+			return "Bad built-in chain name";
+		break;
+	case EINVAL:
+		if (cmd == NFHP_CMD_POLICY)
+			return "Bad policy name";
+		break;
+	}
+	return strerror(err);
+}
+
+/**
+ * nfhp_nl_report_failure() - print a failure the way iptables does
+ * @f: the failure
+ * @prog: the program name for the message prefix
+ *
+ * The first line is iptables' ("nf-hipac: Chain already exists."), the
+ * second the kernel's own explanation, when it gave one.
+ *
+ * Return: the exit code for the failure.
+ */
+int nfhp_nl_report_failure(const struct nfhp_nl_failure *f, const char *prog)
+{
+	const char *msg;
+	int code;
+
+	if (!f->err)
+		return NFHP_EXIT_OK;
+	msg = nfhp_nl_strerror(f->cmd, f->by_spec, -f->err, &code);
+	fprintf(stderr, "%s: %s.\n", prog, msg);
+	if (f->ext_msg[0])
+		fprintf(stderr, "%s: kernel: %s\n", prog, f->ext_msg);
+	return code;
+}
+
+int nfhp_nl_report(const struct nfhp_nl *nl, const char *prog)
+{
+	return nfhp_nl_report_failure(&nl->fail, prog);
+}
+
+void nfhp_nl_get_failure(const struct nfhp_nl *nl, struct nfhp_nl_failure *f)
+{
+	*f = nl->fail;
+}
+
+int nfhp_nl_error(const struct nfhp_nl *nl)
+{
+	return nl->fail.err;
+}
+
+const char *nfhp_nl_ext_msg(const struct nfhp_nl *nl)
+{
+	return nl->fail.ext_msg;
+}
+
+unsigned long nfhp_nl_failed_tag(const struct nfhp_nl *nl)
+{
+	return nl->fail.tag;
+}
+
+void nfhp_nl_set_tag(struct nfhp_nl *nl, unsigned long tag)
+{
+	nl->tag = tag;
+}
+
+/* Keep the first failure only: later ones are usually its consequences. */
+static void set_error(struct nfhp_nl *nl, int err, int cmd, bool by_spec,
+		      unsigned long tag, const char *ext_msg)
+{
+	if (nl->fail.err)
+		return;
+	nl->fail.err = err;
+	nl->fail.cmd = cmd;
+	nl->fail.by_spec = by_spec;
+	nl->fail.tag = tag;
+	snprintf(nl->fail.ext_msg, sizeof(nl->fail.ext_msg), "%s",
+		 ext_msg ? ext_msg : "");
+}
+
+static int ext_ack_cb(const struct nlattr *attr, void *data)
+{
+	const char **msg = data;
+
+	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+		*msg = mnl_attr_get_str(attr);
+	return MNL_CB_OK;
+}
+
+/*
+ * The extended ack message of an NLMSG_ERROR (or of the NLMSG_DONE that
+ * ends a failed dump), NULL if none.  Its TLVs follow the error code and
+ * the echoed request, of which only the header is echoed when capped.
+ */
+static const char *ext_ack_msg(const struct nlmsghdr *nlh)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	unsigned int off = sizeof(*e);
+	const char *msg = NULL;
+
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NULL;
+	if (nlh->nlmsg_type == NLMSG_DONE)
+		off = sizeof(int);
+	else if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += mnl_nlmsg_get_payload_len(&e->msg);
+	if (mnl_nlmsg_get_payload_len(nlh) < off)
+		return NULL;
+	mnl_attr_parse(nlh, off, ext_ack_cb, &msg);
+	return msg;
+}
+
+/* --- requests -------------------------------------------------------------- */
+
+static struct nlmsghdr *put_request(struct nfhp_nl *nl, void *buf, u8 cmd,
+				    u16 flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = nl->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++nl->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = NFHP_GENL_VERSION;
+	return nlh;
+}
+
+/*
+ * Read answers until the one to seq (stop_seq 0: until none is waiting),
+ * recording the failures.  Returns 0 or -errno of a socket failure.
+ */
+static int read_answers(struct nfhp_nl *nl, u32 stop_seq)
+{
+	for (;;) {
+		const struct nlmsghdr *nlh;
+		int len;
+
+		len = recv(mnl_socket_get_fd(nl->sock), nl->buf,
+			   NFHP_NL_RECV_SIZE, stop_seq ? 0 : MSG_DONTWAIT);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!stop_seq && (errno == EAGAIN ||
+					  errno == EWOULDBLOCK))
+				return 0;
+			return -errno;
+		}
+		nlh = (const struct nlmsghdr *)nl->buf;
+		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+			const struct nlmsgerr *e;
+			u32 i;
+
+			if (nlh->nlmsg_type != NLMSG_ERROR)
+				continue;
+			e = mnl_nlmsg_get_payload(nlh);
+			if (nl->batch) {
+				/* Only failed requests of a batch answer. */
+				i = nlh->nlmsg_seq - nl->first_seq;
+				if (i < nl->ntags)
+					set_error(nl, e->error, nl->cmds[i],
+						  false, nl->tags[i],
+						  ext_ack_msg(nlh));
+				continue;
+			}
+			/* Answers to an earlier, aborted batch are stale. */
+			if (nlh->nlmsg_seq != stop_seq)
+				continue;
+			if (e->error)
+				set_error(nl, e->error, nl->fail.cmd,
+					  nl->fail.by_spec, nl->tag,
+					  ext_ack_msg(nlh));
+			return 0;
+		}
+	}
+}
+
+static int send_buf(struct nfhp_nl *nl, const void *buf, size_t len)
+{
+	if (mnl_socket_sendto(nl->sock, buf, len) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Send one acknowledged request and wait for the answer.  nl->fail.cmd and
+ * nl->fail.by_spec describe the request until it is answered.
+ */
+static int transact(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
+{
+	u8 cmd = ((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd;
+	int ret;
+
+	nl->fail.err = 0;
+	nl->fail.ext_msg[0] = '\0';
+	nl->fail.cmd = cmd;
+	nl->fail.by_spec = by_spec;
+	ret = send_buf(nl, nlh, nlh->nlmsg_len);
+	if (!ret)
+		ret = read_answers(nl, nlh->nlmsg_seq);
+	if (ret)
+		set_error(nl, ret, cmd, by_spec, nl->tag, NULL);
+	return nl->fail.err;
+}
+
+/* Send the queued requests and collect the failures of the batch. */
+static int batch_flush(struct nfhp_nl *nl)
+{
+	size_t len = mnl_nlmsg_batch_size(nl->batch);
+	int ret = 0;
+
+	if (len) {
+		ret = send_buf(nl, mnl_nlmsg_batch_head(nl->batch), len);
+		if (!ret)
+			ret = read_answers(nl, 0);
+		if (ret)
+			set_error(nl, ret, NFHP_CMD_UNSPEC, false, nl->tag,
+				  NULL);
+	}
+	mnl_nlmsg_batch_reset(nl->batch);
+	nl->ntags = 0;
+	return nl->fail.err;
+}
+
+/*
+ * Start a request: in its own buffer, or at the end of the batch (sent
+ * first when a request might not fit).
+ */
+static struct nlmsghdr *start(struct nfhp_nl *nl, u8 cmd)
+{
+	if (!nl->batch)
+		return put_request(nl, nl->buf, cmd, NLM_F_ACK);
+	if (mnl_nlmsg_batch_size(nl->batch) + NFHP_NL_MSG_MAX >
+	    NFHP_NL_BATCH_SIZE || nl->ntags == NFHP_NL_BATCH_SLOTS)
+		batch_flush(nl);
+	if (!nl->ntags)
+		nl->first_seq = nl->seq + 1;
+	return put_request(nl, mnl_nlmsg_batch_current(nl->batch), cmd, 0);
+}
+
+/* Finish a request: send it, or leave it queued in the batch. */
+static int finish(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
+{
+	if (!nl->batch)
+		return transact(nl, nlh, by_spec);
+	nl->tags[nl->ntags] = nl->tag;
+	nl->cmds[nl->ntags] =
+		((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd;
+	nl->ntags++;
+	mnl_nlmsg_batch_next(nl->batch);
+	return nl->fail.err;
+}
+
+static void put_chain(struct nlmsghdr *nlh, u16 type, const char *chain)
+{
+	if (chain)
+		mnl_attr_put_strz(nlh, type, chain);
+}
+
+static int rule_request(struct nfhp_nl *nl, u8 cmd, const char *chain,
+			unsigned int pos, const struct nfhp_rule_spec *spec,
+			const struct nfhp_counter *counters)
+{
+	struct nlmsghdr *nlh = start(nl, cmd);
+
+	put_chain(nlh, NFHPA_CHAIN, chain);
+	if (pos)
+		mnl_attr_put_u32(nlh, NFHPA_POS, pos);
+	if (spec)
+		nfhp_nl_put_rule(nlh, spec, counters);
+	return finish(nl, nlh, cmd == NFHP_CMD_DELETE && spec);
+}
+
+static int chain_request(struct nfhp_nl *nl, u8 cmd, const char *chain)
+{
+	struct nlmsghdr *nlh = start(nl, cmd);
+
+	put_chain(nlh, NFHPA_CHAIN, chain);
+	return finish(nl, nlh, false);
+}
+
+int nfhp_nl_append(struct nfhp_nl *nl, const char *chain,
+		   const struct nfhp_rule_spec *spec,
+		   const struct nfhp_counter *counters)
+{
+	return rule_request(nl, NFHP_CMD_APPEND, chain, 0, spec, counters);
+}
+
+int nfhp_nl_insert(struct nfhp_nl *nl, const char *chain, unsigned int pos,
+		   const struct nfhp_rule_spec *spec,
+		   const struct nfhp_counter *counters)
+{
+	return rule_request(nl, NFHP_CMD_INSERT, chain, pos, spec, counters);
+}
+
+int nfhp_nl_delete_pos(struct nfhp_nl *nl, const char *chain,
+		       unsigned int pos)
+{
+	return rule_request(nl, NFHP_CMD_DELETE, chain, pos, NULL, NULL);
+}
+
+int nfhp_nl_delete_spec(struct nfhp_nl *nl, const char *chain,
+			const struct nfhp_rule_spec *spec)
+{
+	return rule_request(nl, NFHP_CMD_DELETE, chain, 0, spec, NULL);
+}
+
+int nfhp_nl_replace(struct nfhp_nl *nl, const char *chain, unsigned int pos,
+		    const struct nfhp_rule_spec *spec)
+{
+	return rule_request(nl, NFHP_CMD_REPLACE, chain, pos, spec, NULL);
+}
+
+int nfhp_nl_flush(struct nfhp_nl *nl, const char *chain)
+{
+	return chain_request(nl, NFHP_CMD_FLUSH, chain);
+}
+
+int nfhp_nl_new_chain(struct nfhp_nl *nl, const char *chain)
+{
+	return chain_request(nl, NFHP_CMD_NEW_CHAIN, chain);
+}
+
+int nfhp_nl_del_chain(struct nfhp_nl *nl, const char *chain)
+{
+	return chain_request(nl, NFHP_CMD_DEL_CHAIN, chain);
+}
+
+int nfhp_nl_rename(struct nfhp_nl *nl, const char *chain,
+		   const char *new_name)
+{
+	struct nlmsghdr *nlh = start(nl, NFHP_CMD_RENAME_CHAIN);
+
+	put_chain(nlh, NFHPA_CHAIN, chain);
+	put_chain(nlh, NFHPA_NEW_NAME, new_name);
+	return finish(nl, nlh, false);
+}
+
+int nfhp_nl_policy(struct nfhp_nl *nl, const char *chain, u8 policy,
+		   const struct nfhp_counter *counters)
+{
+	struct nlmsghdr *nlh = start(nl, NFHP_CMD_POLICY);
+
+	put_chain(nlh, NFHPA_CHAIN, chain);
+	mnl_attr_put_u8(nlh, NFHPA_POLICY, policy);
+	if (counters)
+		put_counters(nlh, NFHPA_COUNTERS, counters);
+	return finish(nl, nlh, false);
+}
+
+int nfhp_nl_zero(struct nfhp_nl *nl, const char *chain, unsigned int pos)
+{
+	return rule_request(nl, NFHP_CMD_ZERO, chain, pos, NULL, NULL);
+}
+
+int nfhp_nl_begin(struct nfhp_nl *nl)
+{
+	return chain_request(nl, NFHP_CMD_BEGIN, NULL);
+}
+
+int nfhp_nl_commit(struct nfhp_nl *nl)
+{
+	return chain_request(nl, NFHP_CMD_COMMIT, NULL);
+}
+
+/**
+ * nfhp_nl_abort() - drop the staged changes
+ * @nl: the connection
+ *
+ * Sent on its own even in batch mode, which it ends: the queued requests
+ * are thrown away, they would be dropped anyway.  The failure that led to
+ * the abort is kept for nfhp_nl_report().
+ *
+ * Return: 0 or -errno of the abort itself.
+ */
+int nfhp_nl_abort(struct nfhp_nl *nl)
+{
+	struct nfhp_nl_failure saved = nl->fail;
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (nl->batch) {
+		mnl_nlmsg_batch_stop(nl->batch);
+		nl->ntags = 0;
+		nl->batch = NULL;
+	}
+	nlh = put_request(nl, nl->buf, NFHP_CMD_ABORT, NLM_F_ACK);
+	ret = transact(nl, nlh, false);
+	if (saved.err)
+		nl->fail = saved;
+	return ret;
+}
+
+/* --- batch mode ------------------------------------------------------------ */
+
+void nfhp_nl_batch_start(struct nfhp_nl *nl)
+{
+	nl->fail.err = 0;
+	nl->fail.ext_msg[0] = '\0';
+	nl->ntags = 0;
+	nl->batch = mnl_nlmsg_batch_start(nl->batch_buf, NFHP_NL_BATCH_SIZE);
+}
+
+/**
+ * nfhp_nl_batch_end() - send what is queued and leave batch mode
+ * @nl: the connection
+ *
+ * Return: 0, or -errno of the first failed request of the batch.
+ */
+int nfhp_nl_batch_end(struct nfhp_nl *nl)
+{
+	int ret;
+
+	if (!nl->batch)
+		return nl->fail.err;
+	ret = batch_flush(nl);
+	mnl_nlmsg_batch_stop(nl->batch);
+	nl->batch = NULL;
+	return ret;
+}
+
+/* --- dumps ----------------------------------------------------------------- */
+
+/**
+ * nfhp_nl_dump() - list the rule set
+ * @nl: the connection
+ * @chain: the chain to list, NULL for all
+ * @ops: the callbacks
+ * @data: their argument
+ *
+ * Return: 0, a callback's non-zero value, or -errno (kept for
+ * nfhp_nl_report()).
+ */
+int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
+		 const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	struct nlmsghdr *req;
+	int ret, cb_ret = 0;
+	u32 seq;
+
+	nl->fail.err = 0;
+	nl->fail.ext_msg[0] = '\0';
+	req = put_request(nl, nl->buf, NFHP_CMD_LIST, NLM_F_DUMP);
+	put_chain(req, NFHPA_CHAIN, chain);
+	seq = req->nlmsg_seq;
+	ret = send_buf(nl, req, req->nlmsg_len);
+
+	while (!ret) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)nl->buf;
+		int len;
+
+		len = recv(mnl_socket_get_fd(nl->sock), nl->buf,
+			   NFHP_NL_RECV_SIZE, 0);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+			if (nlh->nlmsg_seq != seq)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_ERROR ||
+			    nlh->nlmsg_type == NLMSG_DONE) {
+				const int *code = mnl_nlmsg_get_payload(nlh);
+
+				if (mnl_nlmsg_get_payload_len(nlh) >=
+				    sizeof(*code) && *code < 0)
+					set_error(nl, *code, NFHP_CMD_LIST,
+						  false, nl->tag,
+						  ext_ack_msg(nlh));
+				goto done;
+			}
+			/*
+			 * After a callback stopped the dump, the rest is
+			 * read and dropped so the socket stays usable.
+			 */
+			if (nlh->nlmsg_type != nl->family || cb_ret)
+				continue;
+			cb_ret = nfhp_nl_dump_msg(nlh, ops, data);
+			if (cb_ret < 0)
+				set_error(nl, cb_ret, NFHP_CMD_LIST, false,
+					  nl->tag, "malformed LIST answer");
+		}
+	}
+	set_error(nl, ret, NFHP_CMD_LIST, false, nl->tag, NULL);
+done:
+	if (nl->fail.err)
+		return nl->fail.err;
+	return cb_ret;
+}
+
+/* --- connection ------------------------------------------------------------ */
+
+static int family_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, CTRL_ATTR_MAX) < 0)
+		return MNL_CB_OK;
+	if (type == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
+		return MNL_CB_ERROR;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = {};
+	u16 *family = data;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb,
+			   tb) < 0 || !tb[CTRL_ATTR_FAMILY_ID])
+		return MNL_CB_ERROR;
+	*family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	return MNL_CB_OK;
+}
+
+/* CTRL_CMD_GETFAMILY: the id of "nf_hipac", or -ENOENT if not loaded. */
+static int resolve_family(struct nfhp_nl *nl)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
+	struct genlmsghdr *genl;
+	ssize_t len;
+	int ret;
+
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++nl->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = CTRL_CMD_GETFAMILY;
+	genl->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NFHP_GENL_NAME);
+	if (send_buf(nl, nlh, nlh->nlmsg_len))
+		return -errno;
+
+	nl->family = 0;
+	do {
+		len = mnl_socket_recvfrom(nl->sock, nl->buf, NFHP_NL_RECV_SIZE);
+		if (len < 0)
+			return -errno;
+		ret = mnl_cb_run(nl->buf, len, nl->seq, nl->portid, family_cb,
+				 &nl->family);
+	} while (ret > 0);
+	if (ret < 0)
+		return -errno;
+	return nl->family ? 0 : -ENOENT;
+}
+
+static int open_socket(struct nfhp_nl *nl)
+{
+	int one = 1;
+
+	nl->sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl->sock)
+		return -errno;
+	/* Extended acks carry the kernel's reason; capped acks stay small. */
+	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
+	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0)
+		return -errno;
+	nl->portid = mnl_socket_get_portid(nl->sock);
+	nl->seq = time(NULL);
+	return 0;
+}
+
+/**
+ * nfhp_nl_open() - connect to the nf_hipac family
+ * @nlp: set to the new connection
+ * @prog: program name for messages
+ *
+ * Return: %NFHP_EXIT_OK, or an exit code after a message: the module is
+ * not loaded (%NFHP_EXIT_VERSION, iptables' "can't initialize"), or the
+ * socket failed (%NFHP_EXIT_RESOURCE).
+ */
+int nfhp_nl_open(struct nfhp_nl **nlp, const char *prog)
+{
+	struct nfhp_nl *nl;
+	int ret;
+
+	nl = calloc(1, sizeof(*nl));
+	if (!nl)
+		goto out_nomem;
+	nl->buf = malloc(NFHP_NL_RECV_SIZE);
+	nl->batch_buf = malloc(NFHP_NL_BATCH_SIZE);
+	nl->tags = calloc(NFHP_NL_BATCH_SLOTS, sizeof(*nl->tags));
+	nl->cmds = calloc(NFHP_NL_BATCH_SLOTS, sizeof(*nl->cmds));
+	if (!nl->buf || !nl->batch_buf || !nl->tags || !nl->cmds)
+		goto out_close;
+
+	ret = open_socket(nl);
+	if (!ret)
+		ret = resolve_family(nl);
+	if (ret == -ENOENT) {
+		fprintf(stderr,
+			"%s: kernel module nf_hipac is not loaded (modprobe nf_hipac)\n",
+			prog);
+		nfhp_nl_close(nl);
+		return NFHP_EXIT_VERSION;
+	}
+	if (ret) {
+		fprintf(stderr, "%s: can't talk to the kernel: %s\n", prog,
+			strerror(-ret));
+		nfhp_nl_close(nl);
+		return NFHP_EXIT_RESOURCE;
+	}
+	*nlp = nl;
+	return NFHP_EXIT_OK;
+
+out_close:
+	nfhp_nl_close(nl);
+out_nomem:
+	fprintf(stderr, "%s: out of memory\n", prog);
+	return NFHP_EXIT_RESOURCE;
+}
+
+/**
+ * nfhp_nl_close() - close a connection
+ * @nl: the connection, may be NULL
+ *
+ * A transaction still open is aborted by the kernel when the socket goes.
+ */
+void nfhp_nl_close(struct nfhp_nl *nl)
+{
+	if (!nl)
+		return;
+	if (nl->sock)
+		mnl_socket_close(nl->sock);
+	free(nl->cmds);
+	free(nl->tags);
+	free(nl->batch_buf);
+	free(nl->buf);
+	free(nl);
+}

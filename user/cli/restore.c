@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac-restore: load iptables-save format as one transaction.
+ *
+ * BEGIN is sent alone and acknowledged: if another program holds the
+ * rule set, nothing else may go out (once that transaction ends, the
+ * requests would commit one by one).  Then, unless --noflush, every rule
+ * is flushed and every user chain deleted, and the input follows, all in
+ * batches; at the end COMMIT publishes everything at once (ABORT for
+ * --test).  The first failure aborts: the old rule set stays as it was.
+ */
+#include "subcommands.h"
+#include <getopt.h>
+#include <string.h>
+
+#define RESTORE_PROG	"nf-hipac-restore"
+
+/**
+ * struct restore_ctx - a restore in progress
+ * @nl: the connection, in batch mode
+ * @f: the input, read from @buf
+ * @buf: the whole input
+ * @len: its length
+ * @scan_pos: how far @buf has been scanned for line ends
+ * @scan_line: line ends before @scan_pos
+ * @line: the line being applied
+ * @noflush: --noflush
+ * @counters: --counters
+ * @chains: --noflush: the chains that existed, "\0"-separated
+ * @nchains: size of @chains
+ * @in_table: a "*filter" line was seen
+ * @committed: its "COMMIT" line was seen
+ * @rules: rules sent, for --verbose
+ */
+struct restore_ctx {
+	struct nfhp_nl *nl;
+	FILE *f;
+	char *buf;
+	size_t len;
+	size_t scan_pos;
+	unsigned long scan_line;
+	unsigned long line;
+	bool noflush;
+	bool counters;
+	char *chains;
+	size_t nchains;
+	bool in_table;
+	bool committed;
+	unsigned long rules;
+};
+
+/*
+ * The number of the line the parser just handed over: it has read up to
+ * and including that line's end, so count the line ends before ftell().
+ */
+static unsigned long current_line(struct restore_ctx *ctx)
+{
+	long pos = ftell(ctx->f);
+
+	if (pos < 0)
+		return 0;
+	for (; ctx->scan_pos < (size_t)pos; ctx->scan_pos++)
+		if (ctx->buf[ctx->scan_pos] == '\n')
+			ctx->scan_line++;
+	/* A last line without a line end. */
+	if ((size_t)pos == ctx->len && ctx->len && ctx->buf[ctx->len - 1] != '\n')
+		return ctx->scan_line + 1;
+	return ctx->scan_line;
+}
+
+/* Tag what is sent next with the current line. */
+static void next_line(struct restore_ctx *ctx)
+{
+	ctx->line = current_line(ctx);
+	nfhp_nl_set_tag(ctx->nl, ctx->line);
+}
+
+static bool chain_existed(const struct restore_ctx *ctx, const char *name)
+{
+	const char *p;
+
+	for (p = ctx->chains; p && p < ctx->chains + ctx->nchains;
+	     p += strlen(p) + 1)
+		if (!strcmp(p, name))
+			return true;
+	return false;
+}
+
+static int restore_table(void *data, const char *name)
+{
+	struct restore_ctx *ctx = data;
+
+	next_line(ctx);
+	if (strcmp(name, "filter")) {
+		fprintf(stderr,
+			"%s: unable to initialize table '%s' (nf-hipac has the filter table only)\n"
+			"Error occurred at line: %lu\n",
+			RESTORE_PROG, name, ctx->line);
+		return NFHP_EXIT_OTHER;
+	}
+	ctx->in_table = true;
+	ctx->committed = false;
+	if (ctx->noflush)
+		return 0;
+	if (nfhp_nl_flush(ctx->nl, NULL) || nfhp_nl_del_chain(ctx->nl, NULL))
+		return NFHP_EXIT_OTHER;
+	return 0;
+}
+
+static int restore_chain(void *data, const char *name, u8 policy,
+			 const struct nfhp_counter *c)
+{
+	struct restore_ctx *ctx = data;
+	int ret;
+
+	next_line(ctx);
+	if (policy != NFHP_ACT_NONE)
+		ret = nfhp_nl_policy(ctx->nl, name, policy,
+				     ctx->counters ? c : NULL);
+	else if (chain_existed(ctx, name))
+		ret = nfhp_nl_flush(ctx->nl, name);	/* as iptables does */
+	else
+		ret = nfhp_nl_new_chain(ctx->nl, name);
+	return ret ? NFHP_EXIT_OTHER : 0;
+}
+
+static int apply(struct restore_ctx *ctx, struct nfhp_cmdline *cl)
+{
+	const struct nfhp_counter *c =
+		ctx->counters && cl->has_counters ? &cl->counters : NULL;
+	struct nfhp_nl *nl = ctx->nl;
+
+	switch (cl->cmd) {
+	case NFHP_CLI_APPEND:
+		ctx->rules++;
+		return nfhp_nl_append(nl, cl->chain, &cl->spec, c);
+	case NFHP_CLI_INSERT:
+		ctx->rules++;
+		return nfhp_nl_insert(nl, cl->chain, cl->pos ? cl->pos : 1,
+				      &cl->spec, c);
+	case NFHP_CLI_DELETE:
+		if (cl->pos)
+			return nfhp_nl_delete_pos(nl, cl->chain, cl->pos);
+		return nfhp_nl_delete_spec(nl, cl->chain, &cl->spec);
+	case NFHP_CLI_REPLACE:
+		return nfhp_nl_replace(nl, cl->chain, cl->pos, &cl->spec);
+	case NFHP_CLI_FLUSH:
+		return nfhp_nl_flush(nl, nfhp_cli_chain(cl));
+	case NFHP_CLI_ZERO:
+		return nfhp_nl_zero(nl, nfhp_cli_chain(cl), cl->pos);
+	case NFHP_CLI_NEW_CHAIN:
+		return nfhp_nl_new_chain(nl, cl->chain);
+	case NFHP_CLI_DEL_CHAIN:
+		return nfhp_nl_del_chain(nl, nfhp_cli_chain(cl));
+	case NFHP_CLI_RENAME_CHAIN:
+		return nfhp_nl_rename(nl, cl->chain, cl->new_name);
+	case NFHP_CLI_POLICY:
+		return nfhp_nl_policy(nl, cl->chain, cl->policy,
+				      cl->has_counters ? &cl->counters : NULL);
+	}
+	return -EOPNOTSUPP;
+}
+
+static int restore_cmd(void *data, struct nfhp_cmdline *cl)
+{
+	struct restore_ctx *ctx = data;
+	int ret;
+
+	next_line(ctx);
+	if (!ctx->in_table) {
+		fprintf(stderr, "%s: no table given\nError occurred at line: %lu\n",
+			RESTORE_PROG, ctx->line);
+		return NFHP_EXIT_PARAM;
+	}
+	ret = apply(ctx, cl);
+	if (ret == -EOPNOTSUPP) {
+		fprintf(stderr,
+			"%s: this command cannot be restored\nError occurred at line: %lu\n",
+			RESTORE_PROG, ctx->line);
+		return NFHP_EXIT_PARAM;
+	}
+	return ret ? NFHP_EXIT_OTHER : 0;
+}
+
+static int restore_commit(void *data)
+{
+	struct restore_ctx *ctx = data;
+
+	next_line(ctx);
+	ctx->committed = true;
+	return 0;
+}
+
+static const struct nfhp_restore_ops restore_ops = {
+	.table = restore_table,
+	.chain = restore_chain,
+	.cmd = restore_cmd,
+	.commit = restore_commit,
+};
+
+static int note_chain(void *data, const struct nfhp_nl_chain *c)
+{
+	FILE *f = data;
+
+	fwrite(c->name, 1, strlen(c->name) + 1, f);
+	return 0;
+}
+
+/* --noflush: which chains exist already, in the transaction's view. */
+static int list_chains(struct restore_ctx *ctx)
+{
+	static const struct nfhp_nl_dump_ops ops = { .chain = note_chain };
+	FILE *f = open_memstream(&ctx->chains, &ctx->nchains);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	ret = nfhp_nl_dump(ctx->nl, NULL, &ops, f);
+	fclose(f);
+	return ret;
+}
+
+static int read_input(struct restore_ctx *ctx, const char *file)
+{
+	FILE *in = file ? fopen(file, "r") : stdin;
+	FILE *m;
+
+	if (!in) {
+		fprintf(stderr, "%s: cannot open %s: %s\n", RESTORE_PROG, file,
+			strerror(errno));
+		return NFHP_EXIT_OTHER;
+	}
+	m = open_memstream(&ctx->buf, &ctx->len);
+	if (m) {
+		char chunk[65536];
+		size_t n;
+
+		while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+			fwrite(chunk, 1, n, m);
+		fclose(m);
+	}
+	if (file)
+		fclose(in);
+	if (!m || !ctx->buf) {
+		fprintf(stderr, "%s: out of memory\n", RESTORE_PROG);
+		return NFHP_EXIT_RESOURCE;
+	}
+	return NFHP_EXIT_OK;
+}
+
+/* The first failure of the kernel, as iptables-restore words it. */
+static int kernel_failure(struct restore_ctx *ctx)
+{
+	struct nfhp_nl_failure f;
+
+	nfhp_nl_get_failure(ctx->nl, &f);
+	fprintf(stderr, "%s: line %lu failed\n", RESTORE_PROG, f.tag);
+	nfhp_nl_report_failure(&f, RESTORE_PROG);
+	return NFHP_EXIT_OTHER;
+}
+
+/**
+ * struct restore_opts - the command line of nf-hipac-restore
+ * @noflush: --noflush
+ * @test: --test
+ * @counters: --counters
+ * @verbose: --verbose
+ * @file: the input, NULL for stdin
+ */
+struct restore_opts {
+	bool noflush, test, counters, verbose;
+	const char *file;
+};
+
+static int run(struct restore_ctx *ctx, const struct restore_opts *o)
+{
+	char err[256] = "";
+	int ret;
+
+	nfhp_nl_set_tag(ctx->nl, 0);
+	if (nfhp_nl_begin(ctx->nl))
+		return nfhp_nl_report(ctx->nl, RESTORE_PROG);
+	if (o->noflush && list_chains(ctx)) {
+		ret = nfhp_nl_report(ctx->nl, RESTORE_PROG);
+		goto out_abort;
+	}
+
+	nfhp_nl_batch_start(ctx->nl);
+	ret = nfhp_parse_save_stream(ctx->f, &restore_ops, ctx, err,
+				     sizeof(err));
+	if (!ret && nfhp_nl_batch_end(ctx->nl))
+		ret = NFHP_EXIT_OTHER;
+	if (nfhp_nl_error(ctx->nl)) {
+		ret = kernel_failure(ctx);
+		goto out_abort;
+	}
+	if (ret) {
+		/* A parse error, or a callback that already said why. */
+		if (err[0])
+			fprintf(stderr, "%s: %s\n", RESTORE_PROG, err);
+		goto out_abort;
+	}
+	if (ctx->in_table && !ctx->committed) {
+		fprintf(stderr, "%s: COMMIT expected at line %lu\n",
+			RESTORE_PROG, current_line(ctx) + 1);
+		ret = NFHP_EXIT_OTHER;
+		goto out_abort;
+	}
+	if (o->test || !ctx->in_table)
+		goto out_abort;
+
+	nfhp_nl_set_tag(ctx->nl, ctx->line);
+	if (nfhp_nl_commit(ctx->nl))
+		return kernel_failure(ctx);
+	if (o->verbose)
+		fprintf(stderr, "%s: %lu lines, %lu rules committed\n",
+			RESTORE_PROG, ctx->scan_line, ctx->rules);
+	return NFHP_EXIT_OK;
+
+out_abort:
+	nfhp_nl_abort(ctx->nl);
+	if (!ret && o->verbose)
+		fprintf(stderr, "%s: %lu lines, %lu rules tested\n",
+			RESTORE_PROG, ctx->scan_line, ctx->rules);
+	return ret;
+}
+
+static void restore_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [-n] [-t] [-c] [-v] [FILE]\n"
+		"  -n, --noflush    keep the rules and chains that are there\n"
+		"  -t, --test       check everything with the kernel, change nothing\n"
+		"  -c, --counters   restore the packet and byte counters\n"
+		"  -v, --verbose    say what was done\n"
+		"  -w, --wait       accepted for iptables compatibility\n",
+		RESTORE_PROG);
+}
+
+static const struct option restore_options[] = {
+	{ "noflush", no_argument, NULL, 'n' },
+	{ "test", no_argument, NULL, 't' },
+	{ "counters", no_argument, NULL, 'c' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "wait", optional_argument, NULL, 'w' },
+	{ "wait-interval", required_argument, NULL, 'W' },
+	{ "modprobe", required_argument, NULL, 'M' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ }
+};
+
+static int parse_restore_opts(int argc, char **argv, struct restore_opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "ntcvw::W:M:Vh", restore_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->noflush = true;
+			break;
+		case 't':
+			o->test = true;
+			break;
+		case 'c':
+			o->counters = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'w':
+		case 'W':
+		case 'M':
+			break;
+		case 'V':
+			printf("%s v%s\n", RESTORE_PROG, NFHP_VERSION);
+			return -1;
+		case 'h':
+			restore_usage(stdout);
+			return -1;
+		default:
+			restore_usage(stderr);
+			return NFHP_EXIT_PARAM;
+		}
+	}
+	if (optind + 1 < argc) {
+		restore_usage(stderr);
+		return NFHP_EXIT_PARAM;
+	}
+	o->file = optind < argc ? argv[optind] : NULL;
+	return 0;
+}
+
+int restore_main(int argc, char **argv)
+{
+	struct restore_opts o = { };
+	struct restore_ctx ctx = { };
+	int ret;
+
+	ret = parse_restore_opts(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? NFHP_EXIT_OK : ret;
+	ctx.noflush = o.noflush;
+	ctx.counters = o.counters;
+	ret = read_input(&ctx, o.file);
+	if (ret || !ctx.len)	/* nothing to restore: nothing to do */
+		goto cleanup;
+	ctx.f = fmemopen(ctx.buf, ctx.len, "r");
+	if (!ctx.f) {
+		fprintf(stderr, "%s: out of memory\n", RESTORE_PROG);
+		ret = NFHP_EXIT_RESOURCE;
+		goto cleanup;
+	}
+	ret = nfhp_nl_open(&ctx.nl, RESTORE_PROG);
+	if (ret)
+		goto cleanup;
+	ret = run(&ctx, &o);
+	nfhp_nl_close(ctx.nl);
+cleanup:
+	if (ctx.f)
+		fclose(ctx.f);
+	free(ctx.chains);
+	free(ctx.buf);
+	return ret;
+}

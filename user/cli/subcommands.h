@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: the subcommands of the nf-hipac tool.
+ *
+ * nf-hipac parses its command line with nfhp_parse_cmdline() and hands the
+ * result to one of the *_main() functions below through the table in
+ * nf-hipac.c.  They return the exit code, iptables' for the same outcome.
+ * nf-hipac-save and nf-hipac-restore are the same binary under another
+ * name and take their own argv.
+ */
+#ifndef _NFHP_SUBCOMMANDS_H
+#define _NFHP_SUBCOMMANDS_H
+
+#include "nl.h"
+#include "parse.h"
+
+#define NFHP_PROG	"nf-hipac"
+#define NFHP_VERSION	"1.0"
+
+/* append.c */
+int append_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int insert_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+/* delete.c */
+int delete_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int replace_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int check_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+/* chain.c */
+int new_chain_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int del_chain_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int rename_chain_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int policy_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int flush_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int zero_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+/* list.c */
+int list_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+int list_rules_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+/* save.c, restore.c: argv as given */
+int save_main(int argc, char **argv);
+int restore_main(int argc, char **argv);
+
+/* nf-hipac.c: shared helpers */
+const char *nfhp_cli_chain(const struct nfhp_cmdline *cl);
+bool nfhp_cli_bad_target(struct nfhp_nl *nl, const struct nfhp_rule_spec *spec);
+int nfhp_cli_rule_error(struct nfhp_nl *nl,
+			const struct nfhp_rule_spec *spec);
+void nfhp_cli_param_error(const char *prog, const char *msg);
+void nfhp_print_save_header(FILE *f, const struct nfhp_nl_chain *c,
+			    bool counters);
+
+#endif /* _NFHP_SUBCOMMANDS_H */
