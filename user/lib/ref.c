@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the naive reference classifier, see ref.h.
+ *
+ * Rules are kept in a compact copy of their spec (a full spec is ~7 KiB,
+ * too much for 100k-rule benchmarks) and tested match by match, straight
+ * from the definitions of the forms:
+ *
+ *   RANGES  the value lies in one of the intervals
+ *   PREFIX  the top nranges bits equal those of the address
+ *   MASK    (value & mask) == lo
+ *   IFNAME  the names are equal, or the name starts with the text before
+ *           a trailing '+'
+ *
+ * "!" flips the result, except that iptables' tcp, udp and icmp matches
+ * never match a non-first fragment, negated or not.
+ */
+#include "ref.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ref_match {
+	u8 dim, form, syntax, invert, nranges;
+	char ifname[NFHP_IFNAME_LEN + 1];
+	struct nfhp_range *ranges;
+};
+
+struct ref_rule {
+	u8 nmatch, action;
+	char target[NFHP_CHAIN_NAME_LEN];
+	struct ref_match *m;
+};
+
+struct ref_chain {
+	char name[NFHP_CHAIN_NAME_LEN];
+	bool builtin;
+	u8 policy;
+	unsigned int n, cap;
+	struct ref_rule **rules;
+};
+
+struct nfhp_ref {
+	unsigned int n, cap;
+	struct ref_chain **chains;
+};
+
+static const char *const hook_chain[NFHP_HOOK_MAX] = {
+	"INPUT", "FORWARD", "OUTPUT",
+};
+
+static struct ref_chain *find_chain(const struct nfhp_ref *ref,
+				    const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ref->n; i++)
+		if (!strcmp(ref->chains[i]->name, name))
+			return ref->chains[i];
+	return NULL;
+}
+
+static void rule_free(struct ref_rule *r)
+{
+	unsigned int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nmatch; i++)
+		free(r->m[i].ranges);
+	free(r->m);
+	free(r);
+}
+
+static struct ref_rule *rule_new(const struct nfhp_rule_spec *spec)
+{
+	struct ref_rule *r = calloc(1, sizeof(*r));
+	unsigned int i, n;
+
+	if (!r)
+		return NULL;
+	r->action = spec->action;
+	memcpy(r->target, spec->target, sizeof(r->target));
+	r->target[sizeof(r->target) - 1] = 0;
+	r->m = calloc(spec->nmatch ? spec->nmatch : 1, sizeof(*r->m));
+	if (!r->m)
+		goto err;
+	for (i = 0; i < spec->nmatch; i++) {
+		const struct nfhp_dim_match *s = &spec->m[i];
+		struct ref_match *m = &r->m[i];
+
+		m->dim = s->dim;
+		m->form = s->form;
+		m->syntax = s->syntax;
+		m->invert = s->invert;
+		m->nranges = s->nranges;
+		memcpy(m->ifname, s->ifname, sizeof(m->ifname));
+		m->ifname[NFHP_IFNAME_LEN] = 0;
+		n = s->form == NFHP_FORM_RANGES ? s->nranges : 1;
+		if (n > NFHP_MAX_RANGES)
+			goto err;
+		m->ranges = malloc((n ? n : 1) * sizeof(*m->ranges));
+		if (!m->ranges)
+			goto err;
+		memcpy(m->ranges, s->ranges, n * sizeof(*m->ranges));
+		r->nmatch++;
+	}
+	return r;
+err:
+	rule_free(r);
+	return NULL;
+}
+
+static int chain_add(struct nfhp_ref *ref, const char *name, bool builtin)
+{
+	struct ref_chain *c, **nc;
+
+	if (!*name || strlen(name) >= NFHP_CHAIN_NAME_LEN)
+		return -EINVAL;
+	if (find_chain(ref, name))
+		return -EEXIST;
+	if (ref->n == ref->cap) {
+		nc = realloc(ref->chains, (ref->cap * 2 + 4) * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		ref->chains = nc;
+		ref->cap = ref->cap * 2 + 4;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	strcpy(c->name, name);
+	c->builtin = builtin;
+	c->policy = NFHP_ACT_ACCEPT;
+	ref->chains[ref->n++] = c;
+	return 0;
+}
+
+struct nfhp_ref *nfhp_ref_new(void)
+{
+	struct nfhp_ref *ref = calloc(1, sizeof(*ref));
+	unsigned int h;
+
+	if (!ref)
+		return NULL;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		if (chain_add(ref, hook_chain[h], true)) {
+			nfhp_ref_free(ref);
+			return NULL;
+		}
+	}
+	return ref;
+}
+
+void nfhp_ref_free(struct nfhp_ref *ref)
+{
+	unsigned int i;
+
+	if (!ref)
+		return;
+	for (i = 0; i < ref->n; i++) {
+		nfhp_ref_flush(ref, ref->chains[i]->name);
+		free(ref->chains[i]->rules);
+		free(ref->chains[i]);
+	}
+	free(ref->chains);
+	free(ref);
+}
+
+int nfhp_ref_chain_new(struct nfhp_ref *ref, const char *name)
+{
+	return chain_add(ref, name, false);
+}
+
+int nfhp_ref_chain_delete(struct nfhp_ref *ref, const char *name)
+{
+	struct ref_chain *c = find_chain(ref, name);
+	unsigned int i, j, k;
+
+	if (!c)
+		return -ENOENT;
+	if (c->builtin || c->n)
+		return -EINVAL;
+	for (i = 0; i < ref->n; i++)
+		for (j = 0; j < ref->chains[i]->n; j++) {
+			struct ref_rule *r = ref->chains[i]->rules[j];
+
+			if ((r->action == NFHP_ACT_JUMP ||
+			     r->action == NFHP_ACT_GOTO) &&
+			    !strcmp(r->target, name))
+				return -EBUSY;
+		}
+	for (k = 0; k < ref->n; k++)
+		if (ref->chains[k] == c)
+			break;
+	free(c->rules);
+	free(c);
+	memmove(&ref->chains[k], &ref->chains[k + 1],
+		(ref->n - k - 1) * sizeof(*ref->chains));
+	ref->n--;
+	return 0;
+}
+
+int nfhp_ref_policy(struct nfhp_ref *ref, const char *chain, u8 action)
+{
+	struct ref_chain *c = find_chain(ref, chain);
+
+	if (!c)
+		return -ENOENT;
+	if (!c->builtin || (action != NFHP_ACT_ACCEPT &&
+			    action != NFHP_ACT_DROP))
+		return -EINVAL;
+	c->policy = action;
+	return 0;
+}
+
+int nfhp_ref_insert(struct nfhp_ref *ref, const char *chain, unsigned int pos,
+		    const struct nfhp_rule_spec *spec)
+{
+	struct ref_chain *c = find_chain(ref, chain);
+	struct ref_rule *r, **nr;
+
+	if (!c)
+		return -ENOENT;
+	if (pos < 1 || pos > c->n + 1)
+		return -EINVAL;
+	if (c->n == c->cap) {
+		nr = realloc(c->rules, (c->cap * 2 + 16) * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		c->rules = nr;
+		c->cap = c->cap * 2 + 16;
+	}
+	r = rule_new(spec);
+	if (!r)
+		return -ENOMEM;
+	memmove(&c->rules[pos], &c->rules[pos - 1],
+		(c->n - (pos - 1)) * sizeof(*c->rules));
+	c->rules[pos - 1] = r;
+	c->n++;
+	return 0;
+}
+
+int nfhp_ref_delete(struct nfhp_ref *ref, const char *chain, unsigned int pos)
+{
+	struct ref_chain *c = find_chain(ref, chain);
+
+	if (!c)
+		return -ENOENT;
+	if (pos < 1 || pos > c->n)
+		return -ENOENT;
+	rule_free(c->rules[pos - 1]);
+	memmove(&c->rules[pos - 1], &c->rules[pos],
+		(c->n - pos) * sizeof(*c->rules));
+	c->n--;
+	return 0;
+}
+
+int nfhp_ref_replace(struct nfhp_ref *ref, const char *chain,
+		     unsigned int pos, const struct nfhp_rule_spec *spec)
+{
+	struct ref_chain *c = find_chain(ref, chain);
+	struct ref_rule *r;
+
+	if (!c)
+		return -ENOENT;
+	if (pos < 1 || pos > c->n)
+		return -ENOENT;
+	r = rule_new(spec);
+	if (!r)
+		return -ENOMEM;
+	rule_free(c->rules[pos - 1]);
+	c->rules[pos - 1] = r;
+	return 0;
+}
+
+int nfhp_ref_flush(struct nfhp_ref *ref, const char *chain)
+{
+	struct ref_chain *c = find_chain(ref, chain);
+	unsigned int i;
+
+	if (!c)
+		return -ENOENT;
+	for (i = 0; i < c->n; i++)
+		rule_free(c->rules[i]);
+	c->n = 0;
+	return 0;
+}
+
+unsigned int nfhp_ref_nrules(const struct nfhp_ref *ref, const char *chain)
+{
+	struct ref_chain *c = find_chain(ref, chain);
+
+	return c ? c->n : 0;
+}
+
+/* The interface name a key value stands for (see nfhp_ifname_value()). */
+static void key_ifname(nfhp_u128 v, char *name)
+{
+	int i;
+
+	for (i = 0; i < NFHP_IFNAME_LEN; i++)
+		name[i] = (char)(u8)(v >> (8 * (NFHP_IFNAME_LEN - 1 - i)));
+	name[NFHP_IFNAME_LEN] = 0;
+}
+
+static bool ifname_matches(const char *pattern, const char *name)
+{
+	size_t len = strlen(pattern);
+
+	if (len && pattern[len - 1] == '+')
+		return !strncmp(pattern, name, len - 1);
+	return !strcmp(pattern, name);
+}
+
+static bool value_in(const struct nfhp_range *rg, unsigned int n,
+		     nfhp_u128 v)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (v >= rg[i].lo && v <= rg[i].hi)
+			return true;
+	return false;
+}
+
+static bool match_one(u8 dim, u8 form, u8 syntax, u8 nranges,
+		      const struct nfhp_range *rg, const char *ifname,
+		      const struct nfhp_key *key)
+{
+	nfhp_u128 v = key->v[dim];
+	unsigned int bits = nfhp_dim_bits(dim);
+	char name[NFHP_IFNAME_LEN + 1];
+
+	switch (form) {
+	case NFHP_FORM_RANGES:
+		if (syntax == NFHP_SYN_MULTIPORT_BOTH)
+			return value_in(rg, nranges, key->v[NFHP_DIM_SPORT]) ||
+			       value_in(rg, nranges, key->v[NFHP_DIM_DPORT]);
+		return value_in(rg, nranges, v);
+	case NFHP_FORM_PREFIX:
+		if (!nranges)
+			return true;
+		if (nranges >= bits)
+			return v == rg[0].lo;
+		return (v >> (bits - nranges)) == (rg[0].lo >> (bits - nranges));
+	case NFHP_FORM_MASK:
+		return (v & rg[0].hi) == rg[0].lo;
+	case NFHP_FORM_IFNAME:
+		key_ifname(v, name);
+		return ifname_matches(ifname, name);
+	}
+	return false;
+}
+
+static bool l4_dim(u8 dim)
+{
+	return dim == NFHP_DIM_SPORT || dim == NFHP_DIM_DPORT ||
+	       dim == NFHP_DIM_TCPFLAGS || dim == NFHP_DIM_ICMP;
+}
+
+static bool rule_matches(const struct ref_rule *r, const struct nfhp_key *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nmatch; i++) {
+		const struct ref_match *m = &r->m[i];
+
+		if (l4_dim(m->dim) && key->v[NFHP_DIM_FRAG])
+			return false;
+		if (match_one(m->dim, m->form, m->syntax, m->nranges,
+			      m->ranges, m->ifname, key) == !!m->invert)
+			return false;
+	}
+	return true;
+}
+
+bool nfhp_ref_spec_matches(const struct nfhp_rule_spec *spec,
+			   const struct nfhp_key *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatch; i++) {
+		const struct nfhp_dim_match *m = &spec->m[i];
+
+		if (l4_dim(m->dim) && key->v[NFHP_DIM_FRAG])
+			return false;
+		if (match_one(m->dim, m->form, m->syntax, m->nranges,
+			      m->ranges, m->ifname, key) == !!m->invert)
+			return false;
+	}
+	return true;
+}
+
+static void decide(struct nfhp_ref_verdict *v, u8 action,
+		   const struct ref_chain *c, unsigned int pos)
+{
+	v->action = action;
+	strcpy(v->chain, c->name);
+	v->pos = pos;
+}
+
+void nfhp_ref_classify(const struct nfhp_ref *ref, enum nfhp_hook hook,
+		       const struct nfhp_key *key, struct nfhp_ref_verdict *v)
+{
+	struct {
+		const struct ref_chain *c;
+		unsigned int next;
+	} stack[NFHP_REF_MAX_DEPTH];
+	const struct ref_chain *base = find_chain(ref, hook_chain[hook]);
+	const struct ref_chain *c = base, *t;
+	unsigned int sp = 0, i = 0, hops = 0;
+
+	memset(v, 0, sizeof(*v));
+	for (;;) {
+		const struct ref_rule *r;
+
+		if (i >= c->n) {
+			/* End of chain: an implicit RETURN. */
+			if (!sp)
+				break;
+			sp--;
+			c = stack[sp].c;
+			i = stack[sp].next;
+			continue;
+		}
+		r = c->rules[i++];
+		if (!rule_matches(r, key))
+			continue;
+		switch (r->action) {
+		case NFHP_ACT_ACCEPT:
+		case NFHP_ACT_DROP:
+			decide(v, r->action, c, i);
+			return;
+		case NFHP_ACT_RETURN:
+			if (!sp)
+				goto policy;
+			sp--;
+			c = stack[sp].c;
+			i = stack[sp].next;
+			continue;
+		case NFHP_ACT_JUMP:
+		case NFHP_ACT_GOTO:
+			t = find_chain(ref, r->target);
+			if (!t)
+				continue;	/* cannot happen in iptables */
+			if (++hops > 1u << 20 ||
+			    (r->action == NFHP_ACT_JUMP &&
+			     sp == NFHP_REF_MAX_DEPTH)) {
+				decide(v, NFHP_ACT_DROP, base, 0);
+				v->loop = true;
+				return;
+			}
+			if (r->action == NFHP_ACT_JUMP) {
+				stack[sp].c = c;
+				stack[sp].next = i;
+				sp++;
+			}
+			c = t;
+			i = 0;
+			continue;
+		default:
+			continue;	/* no target: count only */
+		}
+	}
+policy:
+	decide(v, base->policy, base, 0);
+}

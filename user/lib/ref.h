@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: a naive iptables filter-table traversal, the oracle of the
+ * differential tests and the "linear" side of the benchmark.
+ *
+ * It evaluates rule specifications one by one, in position order, following
+ * jumps, gotos and RETURN exactly as ip_tables.c does.  It shares no code
+ * with the kernel/ sources on purpose: a bug in the core's interval arithmetic must
+ * not be repeated here.
+ */
+#ifndef _NFHP_REF_H
+#define _NFHP_REF_H
+
+#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "ruleset.h"
+
+/* Deeper jump nesting than this (or endless gotos) ends in NFHP_REF_LOOP. */
+#define NFHP_REF_MAX_DEPTH	64
+
+struct nfhp_ref;
+
+/**
+ * struct nfhp_ref_verdict - the outcome of nfhp_ref_classify()
+ * @action: NFHP_ACT_ACCEPT or NFHP_ACT_DROP
+ * @chain: the chain of the deciding rule, or the hook's chain for a policy
+ * @pos: the 1-based number of the deciding rule, 0 for the policy
+ * @loop: the traversal was cut at NFHP_REF_MAX_DEPTH (then DROP, pos 0)
+ */
+struct nfhp_ref_verdict {
+	u8 action;
+	char chain[NFHP_CHAIN_NAME_LEN];
+	unsigned int pos;
+	bool loop;
+};
+
+struct nfhp_ref *nfhp_ref_new(void);
+void nfhp_ref_free(struct nfhp_ref *ref);
+/* These return 0 or -ENOENT (no such chain/rule), -EEXIST, -EINVAL, -ENOMEM. */
+int nfhp_ref_chain_new(struct nfhp_ref *ref, const char *name);
+int nfhp_ref_chain_delete(struct nfhp_ref *ref, const char *name);
+int nfhp_ref_policy(struct nfhp_ref *ref, const char *chain, u8 action);
+int nfhp_ref_insert(struct nfhp_ref *ref, const char *chain, unsigned int pos,
+		    const struct nfhp_rule_spec *spec);
+int nfhp_ref_delete(struct nfhp_ref *ref, const char *chain, unsigned int pos);
+int nfhp_ref_replace(struct nfhp_ref *ref, const char *chain,
+		     unsigned int pos, const struct nfhp_rule_spec *spec);
+int nfhp_ref_flush(struct nfhp_ref *ref, const char *chain);
+unsigned int nfhp_ref_nrules(const struct nfhp_ref *ref, const char *chain);
+/* Does this one rule match the packet?  (No jumps involved.) */
+bool nfhp_ref_spec_matches(const struct nfhp_rule_spec *spec,
+			   const struct nfhp_key *key);
+void nfhp_ref_classify(const struct nfhp_ref *ref, enum nfhp_hook hook,
+		       const struct nfhp_key *key,
+		       struct nfhp_ref_verdict *v);
+
+#endif /* _NFHP_REF_H */

@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac-sim: the classifier core offline.
+ *
+ *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] RULESET [PACKETS]
+ *
+ * RULESET is in iptables-save format (filter table).  It is loaded into
+ * the core and into the naive reference (lib/ref.c).  Each packet line of
+ * PACKETS (or stdin) is classified and printed as "VERDICT CHAIN N", or
+ * "VERDICT CHAIN policy".  --check compares every verdict with the
+ * reference; --bench measures build time, memory, lookups and single-rule
+ * updates; --stats prints the tree statistics, --shadow the rules that can
+ * never match.
+ */
+#include "pkt.h"
+#include "parse.h"
+#include "print.h"
+#include "ref.h"
+#include "stats.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const hook_names[NFHP_HOOK_MAX] = {
+	"INPUT", "FORWARD", "OUTPUT",
+};
+
+/**
+ * struct sim - everything the simulator holds
+ * @rs: the core's rule set
+ * @ref: the reference
+ * @build_ns: time spent in the core while loading
+ * @lines: the save-file line of every rule, for the update benchmark
+ * @chains: the chain of each entry of @lines
+ * @nlines: entries in @lines
+ * @cap: allocated entries
+ */
+struct sim {
+	struct nfhp_ruleset *rs;
+	struct nfhp_ref *ref;
+	u64 build_ns;
+	char **lines;
+	char **chains;
+	size_t nlines, cap;
+};
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int core_err(const char *what, int ret, const char *msg)
+{
+	fprintf(stderr, "nf-hipac-sim: %s: %s (%s)\n", what,
+		msg ? msg : "failed", strerror(-ret));
+	return NFHP_EXIT_OTHER;
+}
+
+static int ref_err(const char *what, int ret)
+{
+	fprintf(stderr, "nf-hipac-sim: reference: %s: %s\n", what,
+		strerror(-ret));
+	return NFHP_EXIT_OTHER;
+}
+
+static int on_chain(void *ctx, const char *name, u8 policy,
+		    const struct nfhp_counter *c)
+{
+	struct sim *s = ctx;
+	const char *msg = NULL;
+	u64 t0 = now_ns();
+	int ret;
+
+	if (policy == NFHP_ACT_NONE)
+		ret = nfhp_chain_new(s->rs, name, &msg);
+	else
+		ret = nfhp_chain_policy(s->rs, name, policy, c, &msg);
+	s->build_ns += now_ns() - t0;
+	if (ret)
+		return core_err(name, ret, msg);
+	ret = policy == NFHP_ACT_NONE ? nfhp_ref_chain_new(s->ref, name) :
+	      nfhp_ref_policy(s->ref, name, policy);
+	return ret ? ref_err(name, ret) : 0;
+}
+
+/*
+ * Keep each appended rule as its save line (a spec is ~7 KiB, the line
+ * ~100 bytes), to insert copies of it in the update benchmark.
+ */
+static int remember(struct sim *s, const char *chain,
+		    const struct nfhp_rule_spec *spec)
+{
+	char **nl, **nc, *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (s->nlines == s->cap) {
+		s->cap = s->cap * 2 + 1024;
+		nl = realloc(s->lines, s->cap * sizeof(*nl));
+		if (!nl)
+			return -ENOMEM;
+		s->lines = nl;
+		nc = realloc(s->chains, s->cap * sizeof(*nc));
+		if (!nc)
+			return -ENOMEM;
+		s->chains = nc;
+	}
+	m = open_memstream(&text, &len);
+	if (!m)
+		return -ENOMEM;
+	nfhp_print_rule_save(m, chain, spec, NULL);
+	fclose(m);
+	s->lines[s->nlines] = text;
+	s->chains[s->nlines] = strdup(chain);
+	if (!text || !s->chains[s->nlines]) {
+		free(text);
+		free(s->chains[s->nlines]);
+		return -ENOMEM;
+	}
+	s->nlines++;
+	return 0;
+}
+
+static int on_cmd(void *ctx, struct nfhp_cmdline *cl)
+{
+	struct sim *s = ctx;
+	const char *msg = NULL;
+	const struct nfhp_counter *cnt = cl->has_counters ? &cl->counters :
+					 NULL;
+	unsigned int n;
+	u64 t0 = now_ns();
+	int ret, rret;
+
+	switch (cl->cmd) {
+	case NFHP_CLI_APPEND:
+		ret = nfhp_rule_append(s->rs, cl->chain, &cl->spec, cnt, &msg);
+		s->build_ns += now_ns() - t0;
+		t0 = now_ns();
+		n = nfhp_ref_nrules(s->ref, cl->chain);
+		rret = nfhp_ref_insert(s->ref, cl->chain, n + 1, &cl->spec);
+		if (!ret && !rret)
+			rret = remember(s, cl->chain, &cl->spec);
+		t0 = now_ns();
+		break;
+	case NFHP_CLI_INSERT:
+		n = cl->pos ? cl->pos : 1;
+		ret = nfhp_rule_insert(s->rs, cl->chain, n, &cl->spec, cnt,
+				       &msg);
+		rret = nfhp_ref_insert(s->ref, cl->chain, n, &cl->spec);
+		break;
+	case NFHP_CLI_REPLACE:
+		ret = nfhp_rule_replace(s->rs, cl->chain, cl->pos, &cl->spec,
+					&msg);
+		rret = nfhp_ref_replace(s->ref, cl->chain, cl->pos, &cl->spec);
+		break;
+	case NFHP_CLI_DELETE:
+		if (!cl->pos) {
+			fprintf(stderr,
+				"nf-hipac-sim: -D by rule spec is not supported, use a number\n");
+			return NFHP_EXIT_PARAM;
+		}
+		ret = nfhp_rule_delete(s->rs, cl->chain, cl->pos, &msg);
+		rret = nfhp_ref_delete(s->ref, cl->chain, cl->pos);
+		break;
+	case NFHP_CLI_NEW_CHAIN:
+		ret = nfhp_chain_new(s->rs, cl->chain, &msg);
+		rret = nfhp_ref_chain_new(s->ref, cl->chain);
+		break;
+	case NFHP_CLI_POLICY:
+		ret = nfhp_chain_policy(s->rs, cl->chain, cl->policy, cnt, &msg);
+		rret = nfhp_ref_policy(s->ref, cl->chain, cl->policy);
+		break;
+	case NFHP_CLI_FLUSH:
+		if (!cl->chain[0]) {
+			fprintf(stderr,
+				"nf-hipac-sim: -F without a chain is not supported\n");
+			return NFHP_EXIT_PARAM;
+		}
+		ret = nfhp_chain_flush(s->rs, cl->chain, &msg);
+		rret = nfhp_ref_flush(s->ref, cl->chain);
+		break;
+	default:
+		fprintf(stderr,
+			"nf-hipac-sim: command -%c is not supported in a rule set file\n",
+			"?AIDRCFZLSNXEPhV"[cl->cmd]);
+		return NFHP_EXIT_PARAM;
+	}
+	s->build_ns += now_ns() - t0;
+	if (ret)
+		return core_err(cl->chain, ret, msg);
+	return rret ? ref_err(cl->chain, rret) : 0;
+}
+
+static int on_table(void *ctx, const char *name)
+{
+	struct sim *s = ctx;
+	u64 t0 = now_ns();
+	int ret = nfhp_txn_begin(s->rs);
+
+	s->build_ns += now_ns() - t0;
+	return ret ? core_err("transaction", ret, NULL) : 0;
+}
+
+static int on_commit(void *ctx)
+{
+	struct sim *s = ctx;
+	const char *msg = NULL;
+	u64 t0 = now_ns();
+	int ret = nfhp_txn_commit(s->rs, &msg);
+
+	s->build_ns += now_ns() - t0;
+	return ret ? core_err("commit", ret, msg) : 0;
+}
+
+static int load_ruleset(struct sim *s, FILE *f, char *err, size_t errlen)
+{
+	static const struct nfhp_restore_ops ops = {
+		.table = on_table,
+		.chain = on_chain,
+		.cmd = on_cmd,
+		.commit = on_commit,
+	};
+
+	return nfhp_parse_save_stream(f, &ops, s, err, errlen);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 rnd_state = 0x9E3779B97F4A7C15ull;
+
+static u64 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+static void print_verdict(FILE *f, const struct nfhp_ruleset *rs,
+			  const struct nfhp_verdict *v, enum nfhp_hook hook)
+{
+	const char *act = v->action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+
+	if (!v->rule) {
+		fprintf(f, "%s %s policy\n", act, hook_names[hook]);
+		return;
+	}
+	fprintf(f, "%s %s %u\n", act,
+		nfhp_chain_name(nfhp_rule_chain(v->rule)),
+		nfhp_rule_position(rs, v->rule));
+}
+
+static bool same_verdict(const struct nfhp_ruleset *rs,
+			 const struct nfhp_verdict *v,
+			 const struct nfhp_ref_verdict *r, enum nfhp_hook hook)
+{
+	if (v->action != r->action)
+		return false;
+	if (!v->rule)
+		return r->pos == 0 && !strcmp(r->chain, hook_names[hook]);
+	return r->pos == nfhp_rule_position(rs, v->rule) &&
+	       !strcmp(r->chain, nfhp_chain_name(nfhp_rule_chain(v->rule)));
+}
+
+static int read_packets(FILE *f, struct nfhp_sim_pkt **out, size_t *n)
+{
+	struct nfhp_sim_pkt *pk = NULL, *np;
+	size_t cap = 0, cnt = 0, len = 0;
+	unsigned int lineno = 0;
+	char *line = NULL, err[256];
+	int ret;
+
+	while (getline(&line, &len, f) >= 0) {
+		lineno++;
+		if (cnt == cap) {
+			cap = cap * 2 + 4096;
+			np = realloc(pk, cap * sizeof(*pk));
+			if (!np) {
+				free(pk);
+				free(line);
+				return NFHP_EXIT_RESOURCE;
+			}
+			pk = np;
+		}
+		ret = nfhp_sim_parse_packet(line, &pk[cnt], err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "nf-hipac-sim: packets line %u: %s\n",
+				lineno, err);
+			free(pk);
+			free(line);
+			return NFHP_EXIT_PARAM;
+		}
+		if (!ret)
+			cnt++;
+	}
+	free(line);
+	*out = pk;
+	*n = cnt;
+	return 0;
+}
+
+static volatile unsigned long sink;
+
+static double bench_tree(struct sim *s, const struct nfhp_sim_pkt *pk,
+			 size_t n)
+{
+	struct nfhp_verdict v;
+	u64 t0 = now_ns(), t, lookups = 0;
+	unsigned long acc = 0;
+	size_t i;
+
+	do {
+		for (i = 0; i < n; i++) {
+			nfhp_classify(s->rs, pk[i].hook, &pk[i].key, pk[i].len,
+				      &v);
+			acc += v.action + (unsigned long)v.rule;
+		}
+		lookups += n;
+		t = now_ns() - t0;
+	} while (t < 1000000000ull);
+	sink = acc;
+	return (double)t / lookups;
+}
+
+static double bench_ref(struct sim *s, const struct nfhp_sim_pkt *pk,
+			size_t n)
+{
+	struct nfhp_ref_verdict v;
+	u64 t0 = now_ns(), t, lookups = 0;
+	unsigned long acc = 0;
+	size_t i;
+
+	do {
+		for (i = 0; i < n; i++) {
+			nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, &v);
+			acc += v.action + v.pos;
+			lookups++;
+			if ((lookups & 1023) == 0 &&
+			    now_ns() - t0 >= 1000000000ull)
+				break;
+		}
+		t = now_ns() - t0;
+	} while (t < 1000000000ull);
+	sink = acc;
+	return (double)t / lookups;
+}
+
+#define BENCH_UPDATES 1000
+
+static int bench_updates(struct sim *s, double *ins50, double *ins99,
+			 double *del50, double *del99)
+{
+	u64 *ins = calloc(BENCH_UPDATES, sizeof(u64));
+	u64 *del = calloc(BENCH_UPDATES, sizeof(u64));
+	struct nfhp_cmdline *cl = malloc(sizeof(*cl));
+	const struct nfhp_chain *c;
+	char *argv[256], buf[4096], err[256];
+	const char *msg = NULL;
+	unsigned int i, pos, n;
+	int argc, ret = 0;
+	u64 t0;
+
+	if (!ins || !del || !cl) {
+		ret = NFHP_EXIT_RESOURCE;
+		goto out;
+	}
+	for (i = 0; i < BENCH_UPDATES; i++) {
+		size_t k = rnd() % s->nlines;
+
+		snprintf(buf, sizeof(buf), "%s", s->lines[k]);
+		argv[0] = "nf-hipac-sim";
+		argc = nfhp_split_line(buf, argv + 1, 254);
+		if (argc < 0 || nfhp_parse_cmdline(argc + 1, argv, cl, err,
+						   sizeof(err))) {
+			fprintf(stderr, "nf-hipac-sim: reparse: %s\n", err);
+			ret = NFHP_EXIT_OTHER;
+			goto out;
+		}
+		c = nfhp_chain_find(s->rs, s->chains[k]);
+		n = c ? nfhp_chain_rules(c) : 0;
+		pos = 1 + rnd() % (n + 1);
+		t0 = now_ns();
+		ret = nfhp_rule_insert(s->rs, s->chains[k], pos, &cl->spec,
+				       NULL, &msg);
+		ins[i] = now_ns() - t0;
+		if (ret) {
+			ret = core_err("insert", ret, msg);
+			goto out;
+		}
+		t0 = now_ns();
+		ret = nfhp_rule_delete(s->rs, s->chains[k], pos, &msg);
+		del[i] = now_ns() - t0;
+		if (ret) {
+			ret = core_err("delete", ret, msg);
+			goto out;
+		}
+	}
+	qsort(ins, BENCH_UPDATES, sizeof(u64), cmp_u64);
+	qsort(del, BENCH_UPDATES, sizeof(u64), cmp_u64);
+	*ins50 = ins[BENCH_UPDATES / 2] / 1000.0;
+	*ins99 = ins[BENCH_UPDATES * 99 / 100] / 1000.0;
+	*del50 = del[BENCH_UPDATES / 2] / 1000.0;
+	*del99 = del[BENCH_UPDATES * 99 / 100] / 1000.0;
+out:
+	free(ins);
+	free(del);
+	free(cl);
+	return ret;
+}
+
+static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
+{
+	double tree_ns = 0, ref_ns = 0, i50 = 0, i99 = 0, d50 = 0, d99 = 0;
+	unsigned int rules = nfhp_ruleset_nrules(s->rs);
+	u64 mem = nfhp_ruleset_mem_allocated(s->rs);
+	int ret;
+
+	if (n) {
+		tree_ns = bench_tree(s, pk, n);
+		ref_ns = bench_ref(s, pk, n);
+	}
+	if (s->nlines) {
+		ret = bench_updates(s, &i50, &i99, &d50, &d99);
+		if (ret)
+			return ret;
+	}
+	printf("rules:            %u\n", rules);
+	printf("build:            %.1f ms\n", s->build_ns / 1e6);
+	printf("memory:           %.2f MiB\n", mem / 1048576.0);
+	printf("packets:          %zu\n", n);
+	printf("tree lookup:      %.1f ns (%.2f M lookups/s)\n", tree_ns,
+	       tree_ns ? 1e3 / tree_ns : 0);
+	printf("linear lookup:    %.1f ns (%.3f M lookups/s)\n", ref_ns,
+	       ref_ns ? 1e3 / ref_ns : 0);
+	printf("speedup:          %.1fx\n", tree_ns ? ref_ns / tree_ns : 0);
+	printf("insert p50/p99:   %.1f / %.1f us\n", i50, i99);
+	printf("delete p50/p99:   %.1f / %.1f us\n", d50, d99);
+	printf("rules=%u\n", rules);
+	printf("build_ms=%.3f\n", s->build_ns / 1e6);
+	printf("memory_bytes=%llu\n", (unsigned long long)mem);
+	printf("lookup_ns=%.2f\n", tree_ns);
+	printf("linear_lookup_ns=%.2f\n", ref_ns);
+	printf("insert_us_p50=%.2f\n", i50);
+	printf("insert_us_p99=%.2f\n", i99);
+	printf("delete_us_p50=%.2f\n", d50);
+	printf("delete_us_p99=%.2f\n", d99);
+	return 0;
+}
+
+static void print_hist(const char *name, const unsigned int *h)
+{
+	int i, last = -1;
+
+	for (i = 0; i < NFHP_HIST_BUCKETS; i++)
+		if (h[i])
+			last = i;
+	printf("  %s:", name);
+	for (i = 0; i <= last; i++)
+		printf(" [%u]=%u", 1u << i, h[i]);
+	printf("\n");
+}
+
+static int do_stats(struct sim *s)
+{
+	static const char *const dims[NFHP_DIM_MAX] = {
+		"src", "dst", "proto", "sport", "dport", "state", "frag",
+		"tcpflags", "icmp", "ttl", "len", "mark", "iif", "oif",
+	};
+	struct nfhp_tree_stats st;
+	int h, d, ret;
+
+	printf("memory used %llu, allocated %llu, limit %llu\n",
+	       (unsigned long long)nfhp_ruleset_mem_used(s->rs),
+	       (unsigned long long)nfhp_ruleset_mem_allocated(s->rs),
+	       (unsigned long long)nfhp_ruleset_mem_limit(s->rs));
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		ret = nfhp_tree_get_stats(s->rs, h, &st);
+		if (ret)
+			return core_err("stats", ret, NULL);
+		printf("%s: rules %u, mem %llu, nodes %u, leaves %u, depth %u, shared %u\n",
+		       hook_names[h], st.rules, (unsigned long long)st.mem,
+		       st.nodes, st.leaves, st.depth, st.shared);
+		printf("  nodes per dim:");
+		for (d = 0; d < NFHP_DIM_MAX; d++)
+			if (st.nodes_per_dim[d])
+				printf(" %s=%u", dims[d], st.nodes_per_dim[d]);
+		printf("\n");
+		print_hist("node sizes", st.node_size_hist);
+		print_hist("leaf sizes", st.leaf_size_hist);
+		printf("  depths:");
+		for (d = 0; d < NFHP_HIST_BUCKETS; d++)
+			if (st.depth_hist[d])
+				printf(" %d:%u", d, st.depth_hist[d]);
+		printf("\n");
+	}
+	return 0;
+}
+
+struct shadow_ctx {
+	struct sim *s;
+	struct nfhp_rule_spec *spec;
+	unsigned int n;
+};
+
+static void shadow_cb(void *ctx, const struct nfhp_rule *rule)
+{
+	struct shadow_ctx *sc = ctx;
+	const char *chain = nfhp_chain_name(nfhp_rule_chain(rule));
+
+	sc->n++;
+	printf("shadowed: %s %u: ", chain, nfhp_rule_position(sc->s->rs, rule));
+	if (nfhp_rule_get_spec(rule, sc->spec))
+		printf("?\n");
+	else
+		nfhp_print_rule_save(stdout, chain, sc->spec, NULL);
+}
+
+static int do_shadow(struct sim *s)
+{
+	struct shadow_ctx sc = { .s = s };
+	int ret;
+
+	sc.spec = malloc(sizeof(*sc.spec));
+	if (!sc.spec)
+		return NFHP_EXIT_RESOURCE;
+	ret = nfhp_shadowed_rules(s->rs, shadow_cb, &sc);
+	free(sc.spec);
+	if (ret)
+		return core_err("shadow analysis", ret, NULL);
+	printf("%u shadowed rules\n", sc.n);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] RULESET [PACKETS]\n");
+}
+
+int main(int argc, char **argv)
+{
+	bool bench = false, stats = false, shadow = false, check = false;
+	const char *rfile = NULL, *pfile = NULL;
+	struct nfhp_sim_pkt *pk = NULL;
+	struct sim s = { 0 };
+	struct nfhp_verdict v;
+	struct nfhp_ref_verdict rv;
+	unsigned long mismatches = 0;
+	char err[512];
+	size_t n = 0, i;
+	FILE *f;
+	int ret, a;
+
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--bench"))
+			bench = true;
+		else if (!strcmp(argv[a], "--stats"))
+			stats = true;
+		else if (!strcmp(argv[a], "--shadow"))
+			shadow = true;
+		else if (!strcmp(argv[a], "--check"))
+			check = true;
+		else if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help")) {
+			usage();
+			return 0;
+		} else if (argv[a][0] == '-' && argv[a][1]) {
+			usage();
+			return NFHP_EXIT_PARAM;
+		} else if (!rfile) {
+			rfile = argv[a];
+		} else if (!pfile) {
+			pfile = argv[a];
+		} else {
+			usage();
+			return NFHP_EXIT_PARAM;
+		}
+	}
+	if (!rfile) {
+		usage();
+		return NFHP_EXIT_PARAM;
+	}
+	s.rs = nfhp_ruleset_new(~0ULL);
+	s.ref = nfhp_ref_new();
+	if (!s.rs || !s.ref) {
+		fprintf(stderr, "nf-hipac-sim: out of memory\n");
+		return NFHP_EXIT_RESOURCE;
+	}
+	f = fopen(rfile, "r");
+	if (!f) {
+		perror(rfile);
+		ret = NFHP_EXIT_OTHER;
+		goto out;
+	}
+	ret = load_ruleset(&s, f, err, sizeof(err));
+	fclose(f);
+	if (ret) {
+		if (err[0])
+			fprintf(stderr, "nf-hipac-sim: %s: %s\n", rfile, err);
+		goto out;
+	}
+	if (nfhp_txn_active(s.rs)) {
+		fprintf(stderr, "nf-hipac-sim: %s: COMMIT missing\n", rfile);
+		ret = NFHP_EXIT_OTHER;
+		goto out;
+	}
+	if (stats) {
+		ret = do_stats(&s);
+		if (ret)
+			goto out;
+	}
+	if (shadow) {
+		ret = do_shadow(&s);
+		if (ret)
+			goto out;
+	}
+	if ((stats || shadow) && !pfile && !bench && !check)
+		goto out;
+	f = pfile ? fopen(pfile, "r") : stdin;
+	if (!f) {
+		perror(pfile);
+		ret = NFHP_EXIT_OTHER;
+		goto out;
+	}
+	ret = read_packets(f, &pk, &n);
+	if (pfile)
+		fclose(f);
+	if (ret)
+		goto out;
+	if (bench) {
+		ret = do_bench(&s, pk, n);
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, &v);
+		print_verdict(stdout, s.rs, &v, pk[i].hook);
+		if (!check)
+			continue;
+		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, &rv);
+		if (same_verdict(s.rs, &v, &rv, pk[i].hook))
+			continue;
+		if (mismatches++ < 20) {
+			fprintf(stderr, "MISMATCH packet %zu: tree ", i + 1);
+			print_verdict(stderr, s.rs, &v, pk[i].hook);
+			fprintf(stderr, "  reference %s %s ",
+				rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
+				rv.chain);
+			if (rv.pos)
+				fprintf(stderr, "%u\n", rv.pos);
+			else
+				fprintf(stderr, "policy%s\n",
+					rv.loop ? " (loop)" : "");
+		}
+	}
+	if (check) {
+		fprintf(stderr, "nf-hipac-sim: %zu packets checked, %lu mismatches\n",
+			n, mismatches);
+		if (mismatches)
+			ret = 1;
+	}
+out:
+	free(pk);
+	for (i = 0; i < s.nlines; i++) {
+		free(s.lines[i]);
+		free(s.chains[i]);
+	}
+	free(s.lines);
+	free(s.chains);
+	nfhp_ref_free(s.ref);
+	nfhp_ruleset_free(s.rs);
+	return ret;
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac-sim: packet lines to keys, see pkt.h.
+ */
+#include "pkt.h"
+#include "parse.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool get_uint(const char *s, unsigned long long max,
+		     unsigned long long *v)
+{
+	char *end;
+
+	if (!*s || *s == '-')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end && *v <= max;
+}
+
+static bool has_ports(unsigned int proto)
+{
+	return proto == 6 || proto == 17 || proto == 132 || proto == 33 ||
+	       proto == 136;
+}
+
+static int tcp_flag_letter(char c)
+{
+	switch (toupper((unsigned char)c)) {
+	case 'F': return 0x01;
+	case 'S': return 0x02;
+	case 'R': return 0x04;
+	case 'P': return 0x08;
+	case 'A': return 0x10;
+	case 'U': return 0x20;
+	case 'E': return 0x40;
+	case 'C': return 0x80;
+	default: return -1;
+	}
+}
+
+static const char *const states[NFHP_CT_MAX] = {
+	[NFHP_CT_INVALID] = "invalid",
+	[NFHP_CT_ESTABLISHED] = "established",
+	[NFHP_CT_RELATED] = "related",
+	[NFHP_CT_NEW] = "new",
+	[NFHP_CT_UNTRACKED] = "untracked",
+};
+
+int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
+			  char *err, size_t errlen)
+{
+	unsigned long long sport = 0, dport = 0, v;
+	unsigned int proto = 0, flags = 0, icmp = 0, frag = 0, i;
+	bool have_icmp = false;
+	char buf[1024], *tok, *save, *val;
+	u32 addr;
+	u8 pr;
+
+	memset(p, 0, sizeof(*p));
+	p->hook = NFHP_HOOK_FORWARD;
+	p->len = 64;
+	p->key.v[NFHP_DIM_STATE] = NFHP_CT_NEW;
+	p->key.v[NFHP_DIM_TTL] = 64;
+	snprintf(buf, sizeof(buf), "%s", line);
+	tok = buf + strspn(buf, " \t\r\n");
+	if (!*tok || *tok == '#')
+		return 1;
+	for (tok = strtok_r(buf, " \t\r\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\r\n", &save)) {
+		val = strchr(tok, '=');
+		if (!val)
+			goto bad;
+		*val++ = 0;
+		if (!strcmp(tok, "hook")) {
+			if (!strcasecmp(val, "input"))
+				p->hook = NFHP_HOOK_INPUT;
+			else if (!strcasecmp(val, "forward"))
+				p->hook = NFHP_HOOK_FORWARD;
+			else if (!strcasecmp(val, "output"))
+				p->hook = NFHP_HOOK_OUTPUT;
+			else
+				goto bad;
+		} else if (!strcmp(tok, "src") || !strcmp(tok, "dst")) {
+			if (!nfhp_parse_ipv4(val, &addr))
+				goto bad;
+			p->key.v[tok[0] == 's' ? NFHP_DIM_SRC :
+				 NFHP_DIM_DST] = addr;
+		} else if (!strcmp(tok, "proto")) {
+			if (!nfhp_parse_protocol(val, &pr))
+				goto bad;
+			proto = pr;
+		} else if (!strcmp(tok, "sport")) {
+			if (!get_uint(val, 65535, &sport))
+				goto bad;
+		} else if (!strcmp(tok, "dport")) {
+			if (!get_uint(val, 65535, &dport))
+				goto bad;
+		} else if (!strcmp(tok, "in") || !strcmp(tok, "out")) {
+			if (strlen(val) > NFHP_IFNAME_LEN - 1)
+				goto bad;
+			p->key.v[tok[0] == 'i' ? NFHP_DIM_IIF : NFHP_DIM_OIF] =
+				nfhp_ifname_value(val, 0);
+		} else if (!strcmp(tok, "state")) {
+			for (i = 0; i < NFHP_CT_MAX; i++)
+				if (!strcasecmp(val, states[i]))
+					break;
+			if (i == NFHP_CT_MAX)
+				goto bad;
+			p->key.v[NFHP_DIM_STATE] = i;
+		} else if (!strcmp(tok, "ttl")) {
+			if (!get_uint(val, 255, &v))
+				goto bad;
+			p->key.v[NFHP_DIM_TTL] = v;
+		} else if (!strcmp(tok, "len")) {
+			if (!get_uint(val, 65535, &v))
+				goto bad;
+			p->len = v;
+		} else if (!strcmp(tok, "frag")) {
+			if (!get_uint(val, 1, &v))
+				goto bad;
+			frag = v;
+		} else if (!strcmp(tok, "flags")) {
+			for (i = 0; val[i]; i++) {
+				int f = tcp_flag_letter(val[i]);
+
+				if (f < 0)
+					goto bad;
+				flags |= f;
+			}
+		} else if (!strcmp(tok, "icmp")) {
+			char *slash = strchr(val, '/');
+			unsigned long long code = 0;
+
+			if (slash)
+				*slash++ = 0;
+			if (!get_uint(val, 255, &v) ||
+			    (slash && !get_uint(slash, 255, &code)))
+				goto bad;
+			icmp = v << 8 | code;
+			have_icmp = true;
+		} else if (!strcmp(tok, "mark")) {
+			if (!get_uint(val, 0xFFFFFFFFu, &v))
+				goto bad;
+			p->key.v[NFHP_DIM_MARK] = v;
+		} else {
+			goto bad;
+		}
+	}
+	p->key.v[NFHP_DIM_PROTO] = proto;
+	p->key.v[NFHP_DIM_FRAG] = frag;
+	p->key.v[NFHP_DIM_LEN] = p->len;
+	if (has_ports(proto) && !frag) {
+		p->key.v[NFHP_DIM_SPORT] = sport;
+		p->key.v[NFHP_DIM_DPORT] = dport;
+	}
+	if (proto == 6 && !frag)
+		p->key.v[NFHP_DIM_TCPFLAGS] = flags;
+	if (proto == 1 && !frag && have_icmp)
+		p->key.v[NFHP_DIM_ICMP] = icmp;
+	return 0;
+bad:
+	snprintf(err, errlen, "bad packet field `%s%s%s'", tok,
+		 val ? "=" : "", val ? val : "");
+	return -1;
+}
+
+void nfhp_sim_key_ifname(nfhp_u128 v, char name[NFHP_IFNAME_LEN + 1])
+{
+	int i;
+
+	for (i = 0; i < NFHP_IFNAME_LEN; i++)
+		name[i] = (char)(u8)(v >> (8 * (NFHP_IFNAME_LEN - 1 - i)));
+	name[NFHP_IFNAME_LEN] = 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac-sim: packet lines ("hook=forward src=10.0.0.1 proto=tcp ...")
+ * to classifier keys.
+ */
+#ifndef _NFHP_SIM_PKT_H
+#define _NFHP_SIM_PKT_H
+
+#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "ruleset.h"
+#include <stddef.h>
+
+/**
+ * struct nfhp_sim_pkt - one packet of a packet file
+ * @hook: &enum nfhp_hook
+ * @len: the IP total length, also given to nfhp_classify() for counters
+ * @key: the classifier key
+ */
+struct nfhp_sim_pkt {
+	u8 hook;
+	unsigned int len;
+	struct nfhp_key key;
+};
+
+/*
+ * Parse one packet line.  Fields: hook= src= dst= proto= sport= dport= in=
+ * out= state= ttl= len= frag= flags= icmp= mark=; the defaults are
+ * hook=forward, addresses 0.0.0.0, proto 0, ports 0, no interfaces,
+ * state=new, ttl=64, len=64, frag=0, no flags, no icmp, mark 0.  Ports are
+ * only kept for protocols that have them (tcp udp sctp dccp udplite) and
+ * frag=0, flags only for tcp, icmp only for icmp.
+ * Returns 0 for a packet, 1 for a blank or '#' line, -1 on error (err says
+ * why).
+ */
+int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
+			  char *err, size_t errlen);
+
+/* The interface name behind an IIF/OIF key value ("" for none). */
+void nfhp_sim_key_ifname(nfhp_u128 v, char name[NFHP_IFNAME_LEN + 1]);
+
+#endif /* _NFHP_SIM_PKT_H */
