@@ -202,7 +202,7 @@ ping_ok()
 # ping_fail [NS [DST]] - the same echo must get no answer.
 ping_fail()
 {
-	! in_ns "${1:-$ns_client}" $NFHP_PING -q -c1 -W1 "${2:-$SERVER_IP}" \
+	! in_ns "${1:-$ns_client}" $NFHP_PING -q -c1 -W"$NFHP_WAIT" "${2:-$SERVER_IP}" \
 		>/dev/null 2>&1
 }
 

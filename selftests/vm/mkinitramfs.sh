@@ -64,5 +64,5 @@ mknod -m 666 "$stage/dev/null" c 1 3 2>/dev/null || true
 
 mkdir -p "$(dirname "$out")"
 (cd "$stage" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc --quiet -R 0:0) | gzip -1 > "$out.tmp"
-mv "$out.tmp" "$out"
+	cpio --null -o -H newc --quiet -R 0:0) | gzip -1 > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"

@@ -21,7 +21,9 @@
 #	--out DIR	keep the result share in DIR (default: temp dir,
 #			removed afterwards); the guest sees it as
 #			$NFHP_VM_OUT (/run/nfhp-out)
-#	--log FILE	console log (default build/vm/last-run.log)
+#	--log FILE	console log (default build/vm/console-TIME-PID.log,
+#			symlinked from build/vm/last-run.log; the newest
+#			20 are kept)
 #
 # Environment variables TESTS and V are passed into the guest if set.
 #
@@ -38,7 +40,7 @@ smp=2
 accel=${NFHP_VM_ACCEL:-}
 kver=
 keep_out=
-log=$top/build/vm/last-run.log
+log=
 
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
@@ -79,12 +81,11 @@ kernel=/boot/vmlinuz-$kver
 
 # The initramfs is cached under build/vm/, keyed by the kernel and the
 # scripts that produce it.
-mkdir -p "$top/build/vm" "$(dirname "$log")"
+mkdir -p "$top/build/vm"
 key=$(cat "$vmdir/mkinitramfs.sh" "$vmdir/init" | sha256sum | cut -c1-12)
 initrd=$top/build/vm/initramfs-$kver-$key.cpio.gz
 if [ ! -f "$initrd" ]; then
 	echo "run-vm.sh: building $initrd"
-	rm -f "$top/build/vm/initramfs-$kver-"*.cpio.gz
 	"$vmdir/mkinitramfs.sh" "$kver" "$initrd"
 fi
 
@@ -128,6 +129,15 @@ kvm) accel_opt=kvm;;
 tcg) accel_opt=tcg,thread=multi;;
 *) echo "run-vm.sh: bad accel '$accel'" >&2; exit 2;;
 esac
+
+if [ -z "$log" ]; then
+	log=$top/build/vm/console-$(date +%Y%m%d-%H%M%S)-$$.log
+	ln -sfn "$(basename "$log")" "$top/build/vm/last-run.log"
+	ls -t "$top/build/vm/"console-*.log 2>/dev/null | tail -n +20 |
+		xargs -r rm -f || true
+fi
+
+mkdir -p "$(dirname "$log")"
 
 if [ -n "$keep_out" ]; then
 	out=$(mkdir -p "$keep_out" && cd "$keep_out" && pwd)
