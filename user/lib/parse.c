@@ -999,7 +999,7 @@ static int short_arg_kind(int c)
 
 static bool is_cmd_letter(int c)
 {
-	return c && strchr("ACDRILSFZNXEPhV", c);
+	return c > 0 && c < 128 && strchr("ACDRILSFZNXEPhV", c);
 }
 
 static int cmd_of(int c)
