@@ -331,7 +331,7 @@ void nfhp_print_chain_header(FILE *f, const char *chain, bool builtin,
 		fprintf(f, "%-4s ", "num");
 	if (flags & NFHP_PRINT_VERBOSE) {
 		if (flags & NFHP_PRINT_EXACT)
-			fprintf(f, "%8s %8s ", "pkts", "bytes");
+			fprintf(f, "%8s %10s ", "pkts", "bytes");
 		else
 			fprintf(f, "%5s %5s ", "pkts", "bytes");
 	}
