@@ -335,7 +335,7 @@ static int nfhp_box_assemble(struct nfhp_mem *mem, struct nfhp_rlist *lists,
 	b->restricted = restricted;
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
 		b->start[d] = pos;
-		if (!(restricted & (1u << d)))
+		if (!(restricted & (1u << d)) || !lists[d].n)
 			continue;
 		memcpy(&b->r[pos], lists[d].r, lists[d].n * sizeof(b->r[0]));
 		pos += lists[d].n;

@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Differential test of the classifier core against the naive reference
+ * (user/lib/ref.c), in the spirit of wireguard's selftest/allowedips.c.
+ *
+ * Random rule sets over small value domains, so that prefixes, ranges,
+ * negations, wildcards and interface patterns overlap a lot; user chains
+ * with jump, goto and RETURN; both policies.  Packets are random and on
+ * every interval boundary (lo - 1, lo, hi, hi + 1 of every rule).  Then
+ * random inserts, deletes, replaces, flushes and policy changes, each
+ * checked, and transactions that are aborted (nothing may change) or hit
+ * by an injected allocation failure (nothing may change either).
+ *
+ * Usage: test_diff [RULESETS [SEED]]
+ */
+#include "print.h"
+#include "ref.h"
+#include "tree.h"
+
+#define NCHAINS		4	/* user chains U0..U3; Ui jumps only to Uj, j > i */
+#define MAX_RULES	24
+#define PACKETS		100
+
+static const char * const hooks[] = { "INPUT", "FORWARD", "OUTPUT" };
+static const char * const users[NCHAINS] = { "U0", "U1", "U2", "U3" };
+static const char * const ifnames[] = { "eth0", "eth1", "eth", "veth0",
+					"lo", "eth+", "veth+", "+" };
+/* Packets carry real names only; these sit on and around the patterns. */
+static const char * const pkt_ifs[] = { "", "eth0", "eth1", "eth", "veth0",
+					"lo", "et", "eth01", "etg", "ethz",
+					"veth", "vetha", "lo0", "z" };
+
+static unsigned long long rng_state;
+
+static u32 rnd(u32 n)
+{
+	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+	return n ? (u32)(rng_state >> 33) % n : 0;
+}
+
+/* Small domains: every dimension has a handful of interesting values. */
+static u32 dim_lo(u8 dim)
+{
+	return dim == NFHP_DIM_SRC || dim == NFHP_DIM_DST ? 0x0a000000 : 0;
+}
+
+static u32 dim_width(u8 dim)
+{
+	switch (dim) {
+	case NFHP_DIM_SRC:
+	case NFHP_DIM_DST:
+		return 64;
+	case NFHP_DIM_PROTO:
+		return 20;
+	case NFHP_DIM_STATE:
+		return NFHP_CT_MAX;
+	case NFHP_DIM_FRAG:
+		return 2;
+	case NFHP_DIM_TCPFLAGS:
+		return 64;
+	case NFHP_DIM_ICMP:
+		return 0x400;
+	default:
+		return 16;
+	}
+}
+
+static void gen_ranges(struct nfhp_dim_match *m)
+{
+	u32 base = dim_lo(m->dim), w = dim_width(m->dim), i;
+
+	m->form = NFHP_FORM_RANGES;
+	m->nranges = 1 + (rnd(3) == 0 ? rnd(3) : 0);
+	for (i = 0; i < m->nranges; i++) {
+		u32 a = rnd(w), b = rnd(w);
+
+		if (rnd(3) == 0)
+			b = a;
+		m->ranges[i].lo = base + min(a, b);
+		m->ranges[i].hi = base + max(a, b);
+	}
+}
+
+static void gen_match(struct nfhp_dim_match *m, u8 dim)
+{
+	memset(m, 0, sizeof(*m));
+	m->dim = dim;
+	m->invert = rnd(5) == 0;
+	switch (dim) {
+	case NFHP_DIM_SRC:
+	case NFHP_DIM_DST:
+		if (rnd(2)) {
+			gen_ranges(m);
+			break;
+		}
+		m->form = NFHP_FORM_PREFIX;
+		m->nranges = 26 + rnd(7);
+		m->ranges[0].lo = dim_lo(dim) + rnd(64);
+		break;
+	case NFHP_DIM_TCPFLAGS:
+		m->form = NFHP_FORM_MASK;
+		m->ranges[0].hi = rnd(64);
+		m->ranges[0].lo = rnd(64) & m->ranges[0].hi;
+		break;
+	case NFHP_DIM_MARK:
+		if (rnd(2)) {
+			gen_ranges(m);
+			break;
+		}
+		m->form = NFHP_FORM_MASK;
+		m->ranges[0].hi = rnd(2) ? 0xffffffff : 0xfffffffc;
+		m->ranges[0].lo = rnd(16) & m->ranges[0].hi;
+		break;
+	case NFHP_DIM_IIF:
+	case NFHP_DIM_OIF:
+		m->form = NFHP_FORM_IFNAME;
+		strcpy(m->ifname, ifnames[rnd(ARRAY_SIZE(ifnames))]);
+		break;
+	default:
+		gen_ranges(m);
+	}
+}
+
+/* A random rule; a chain of index @level may only jump to deeper ones. */
+static void gen_spec(struct nfhp_rule_spec *s, int level)
+{
+	unsigned int n = rnd(5), d, r;
+	u16 used = 0;
+
+	memset(s, 0, sizeof(*s));
+	while (n--)
+		used |= 1u << rnd(NFHP_DIM_MAX);
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		if (used & (1u << d))
+			gen_match(&s->m[s->nmatch++], d);
+	r = rnd(20);
+	if (r < 8)
+		s->action = NFHP_ACT_ACCEPT;
+	else if (r < 14)
+		s->action = NFHP_ACT_DROP;
+	else if (r < 16)
+		s->action = NFHP_ACT_NONE;
+	else if (r < 17 && level >= 0)
+		s->action = NFHP_ACT_RETURN;
+	else if (level + 1 < NCHAINS)
+		s->action = rnd(3) ? NFHP_ACT_JUMP : NFHP_ACT_GOTO;
+	else
+		s->action = NFHP_ACT_DROP;
+	if (s->action == NFHP_ACT_JUMP || s->action == NFHP_ACT_GOTO)
+		strcpy(s->target, users[level + 1 + rnd(NCHAINS - level - 1)]);
+}
+
+struct pools {
+	u32 n[NFHP_DIM_MAX];
+	nfhp_u128 v[NFHP_DIM_MAX][256];
+};
+
+static void pool_add(struct pools *p, u8 d, nfhp_u128 v)
+{
+	if (v > nfhp_dim_span(d) || p->n[d] == 256)
+		return;
+	p->v[d][p->n[d]++] = v;
+}
+
+/* Boundary values: lo - 1, lo, hi, hi + 1 of every interval of every rule. */
+static void pools_fill(struct pools *p, struct nfhp_ruleset *rs)
+{
+	const struct nfhp_chain *c;
+	unsigned int pos, d, i;
+
+	memset(p->n, 0, sizeof(p->n));
+	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
+		for (pos = 1; pos <= nfhp_chain_rules(c); pos++) {
+			const struct nfhp_box *b =
+				nfhp_rule_box(nfhp_rule_at(c, pos));
+
+			for (d = 0; d < NFHP_DIM_MAX; d++) {
+				const struct nfhp_range *r =
+					nfhp_box_ranges(b, d);
+
+				for (i = 0; i < nfhp_box_nranges(b, d); i++) {
+					if (r[i].lo)
+						pool_add(p, d, r[i].lo - 1);
+					pool_add(p, d, r[i].lo);
+					pool_add(p, d, r[i].hi);
+					if (r[i].hi != ~(nfhp_u128)0)
+						pool_add(p, d, r[i].hi + 1);
+				}
+			}
+		}
+	}
+}
+
+static void gen_key(struct nfhp_key *k, const struct pools *p)
+{
+	unsigned int d;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		if (d == NFHP_DIM_IIF || d == NFHP_DIM_OIF) {
+			k->v[d] = nfhp_ifname_value(
+				pkt_ifs[rnd(ARRAY_SIZE(pkt_ifs))], 0);
+			continue;
+		}
+		if (p->n[d] && rnd(3))
+			k->v[d] = p->v[d][rnd(p->n[d])];
+		else
+			k->v[d] = dim_lo(d) + rnd(dim_width(d) + 2);
+		if (k->v[d] > nfhp_dim_span(d))
+			k->v[d] = nfhp_dim_span(d);
+	}
+}
+
+static long compared, mismatches;
+
+static void dump(struct nfhp_ruleset *rs, const struct nfhp_key *k)
+{
+	struct nfhp_rule_spec *s = malloc(sizeof(*s));
+	const struct nfhp_chain *c;
+	unsigned int pos, d;
+
+	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
+		printf("# chain %s policy %d\n", nfhp_chain_name(c),
+		       nfhp_chain_get_policy(c));
+		for (pos = 1; pos <= nfhp_chain_rules(c); pos++) {
+			nfhp_rule_get_spec(nfhp_rule_at(c, pos), s);
+			printf("# ");
+			nfhp_print_rule_save(stdout, nfhp_chain_name(c), s, NULL);
+		}
+	}
+	printf("# packet:");
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		printf(" %u=%#llx", d, (unsigned long long)k->v[d]);
+	printf("\n");
+	free(s);
+}
+
+static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
+		    const struct pools *p, const char *when)
+{
+	struct nfhp_ref_verdict rv;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	int i, h;
+
+	for (i = 0; i < PACKETS; i++) {
+		const char *chain;
+		unsigned int pos;
+
+		gen_key(&k, p);
+		h = rnd(NFHP_HOOK_MAX);
+		nfhp_classify(rs, h, &k, 1, &v);
+		nfhp_ref_classify(ref, h, &k, &rv);
+		chain = v.rule ? nfhp_chain_name(nfhp_rule_chain(v.rule)) :
+				 hooks[h];
+		pos = v.rule ? nfhp_rule_position(rs, v.rule) : 0;
+		compared++;
+		if (v.action == rv.action && pos == rv.pos &&
+		    !strcmp(chain, rv.chain))
+			continue;
+		mismatches++;
+		printf("# mismatch %s: hook %s tree %s %s %u ref %s %s %u\n",
+		       when, hooks[h],
+		       v.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP", chain,
+		       pos, rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
+		       rv.chain, rv.pos);
+		dump(rs, &k);
+		return false;
+	}
+	return true;
+}
+
+static const char *random_chain(int *level)
+{
+	int c = rnd(3 + NCHAINS);
+
+	if (c < 3) {
+		*level = -1;
+		return hooks[c];
+	}
+	*level = c - 3;
+	return users[c - 3];
+}
+
+/* One random change applied to both; returns false on disagreement. */
+static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
+			  struct nfhp_rule_spec *s)
+{
+	int level, e1, e2, op = rnd(10);
+	const char *chain = random_chain(&level);
+	unsigned int n = nfhp_ref_nrules(ref, chain), pos;
+	const char *msg;
+
+	gen_spec(s, level);
+	if (op < 4 || !n) {
+		if (n >= MAX_RULES)
+			return true;
+		pos = 1 + rnd(n + 1);
+		e1 = nfhp_rule_insert(rs, chain, pos, s, NULL, &msg);
+		e2 = nfhp_ref_insert(ref, chain, pos, s);
+	} else if (op < 7) {
+		pos = 1 + rnd(n);
+		e1 = nfhp_rule_delete(rs, chain, pos, &msg);
+		e2 = nfhp_ref_delete(ref, chain, pos);
+	} else if (op < 9) {
+		pos = 1 + rnd(n);
+		e1 = nfhp_rule_replace(rs, chain, pos, s, &msg);
+		e2 = nfhp_ref_replace(ref, chain, pos, s);
+	} else if (level < 0 && rnd(2)) {
+		u8 pol = rnd(2) ? NFHP_ACT_ACCEPT : NFHP_ACT_DROP;
+
+		e1 = nfhp_chain_policy(rs, chain, pol, NULL, &msg);
+		e2 = nfhp_ref_policy(ref, chain, pol);
+	} else {
+		e1 = nfhp_chain_flush(rs, chain, &msg);
+		e2 = nfhp_ref_flush(ref, chain);
+	}
+	if (e1 != e2)
+		printf("# change %d on %s: core %d ref %d\n", op, chain, e1, e2);
+	return e1 == e2;
+}
+
+static struct nfhp_ruleset *gen_ruleset(struct nfhp_ref **refp,
+					struct nfhp_rule_spec *s)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ref *ref = nfhp_ref_new();
+	int i, level;
+
+	nfhp_txn_begin(rs);
+	for (i = 0; i < NCHAINS; i++) {
+		nfhp_chain_new(rs, users[i], NULL);
+		nfhp_ref_chain_new(ref, users[i]);
+	}
+	for (i = 0; i < 3; i++) {
+		u8 pol = rnd(2) ? NFHP_ACT_ACCEPT : NFHP_ACT_DROP;
+
+		nfhp_chain_policy(rs, hooks[i], pol, NULL, NULL);
+		nfhp_ref_policy(ref, hooks[i], pol);
+	}
+	for (i = rnd(MAX_RULES); i > 0; i--) {
+		const char *chain = random_chain(&level);
+
+		gen_spec(s, level);
+		if (nfhp_rule_append(rs, chain, s, NULL, NULL))
+			continue;
+		nfhp_ref_insert(ref, chain, nfhp_ref_nrules(ref, chain) + 1, s);
+	}
+	nfhp_txn_commit(rs, NULL);
+	*refp = ref;
+	return rs;
+}
+
+/* An aborted or failing transaction must leave everything as it was. */
+static bool txn_without_effect(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
+			       struct nfhp_rule_spec *s, const struct pools *p)
+{
+	struct nfhp_ref *scratch = nfhp_ref_new();
+	int level, i;
+	const char *msg;
+
+	nfhp_txn_begin(rs);
+	for (i = 0; i < 4; i++) {
+		const char *chain = random_chain(&level);
+
+		gen_spec(s, level);
+		nfhp_rule_insert(rs, chain, 1, s, NULL, &msg);
+	}
+	nfhp_chain_flush(rs, "FORWARD", &msg);
+	nfhp_txn_abort(rs);
+	nfhp_ref_free(scratch);
+	if (!compare(rs, ref, p, "after abort"))
+		return false;
+	nfhp_shim_fail_countdown = 1 + rnd(60);
+	gen_spec(s, -1);
+	if (!nfhp_rule_insert(rs, "FORWARD", 1, s, NULL, &msg))
+		nfhp_ref_insert(ref, "FORWARD", 1, s);
+	nfhp_shim_fail_countdown = 0;
+	return compare(rs, ref, p, "after injected failure");
+}
+
+int main(int argc, char **argv)
+{
+	int rulesets = argc > 1 ? atoi(argv[1]) : 300;
+	struct nfhp_rule_spec *s = malloc(sizeof(*s));
+	struct pools *p = malloc(sizeof(*p));
+	int i, step, bad = 0;
+
+	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
+	for (i = 0; i < rulesets && !bad; i++) {
+		struct nfhp_ref *ref;
+		struct nfhp_ruleset *rs = gen_ruleset(&ref, s);
+
+		pools_fill(p, rs);
+		if (!compare(rs, ref, p, "after build"))
+			bad = 1;
+		for (step = 0; step < 12 && !bad; step++) {
+			if (!random_change(rs, ref, s)) {
+				bad = 1;
+				break;
+			}
+			pools_fill(p, rs);
+			if (!compare(rs, ref, p, "after change"))
+				bad = 1;
+		}
+		if (!bad && !txn_without_effect(rs, ref, s, p))
+			bad = 1;
+		if (bad)
+			printf("# ruleset %d (seed %#llx) failed\n", i,
+			       argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eedull);
+		nfhp_ruleset_free(rs);
+		nfhp_ref_free(ref);
+	}
+	printf("%sok 1 - %d random rule sets, %ld packets compared, %ld mismatches\n",
+	       bad ? "not " : "", i, compared, mismatches);
+	printf("%d passed, %d failed\n", !bad, bad);
+	free(s);
+	free(p);
+	return bad;
+}
