@@ -50,17 +50,19 @@ user:
 deps:
 	@selftests/vm/deps.sh
 
-# Sub-makes keep the order deps -> build -> tests even under -j.
+# Sub-makes keep the order deps -> build -> tests even under -j.  A build
+# failure counts as one failed test but does not stop the tests that can
+# still run, so the summary line is always printed.
 check: deps
-	@$(MAKE) --no-print-directory all
-	@selftests/vm/check.sh all
+	@rc=0; $(MAKE) --no-print-directory all || rc=1; \
+		NFHP_BUILD_FAILED=$$rc selftests/vm/check.sh all
 
 check-user: deps
 	@selftests/vm/check.sh user
 
 check-vm: deps
-	@$(MAKE) --no-print-directory all
-	@selftests/vm/check.sh vm
+	@rc=0; $(MAKE) --no-print-directory all || rc=1; \
+		NFHP_BUILD_FAILED=$$rc selftests/vm/check.sh vm
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -7,7 +7,8 @@
 # non-zero if anything failed, including a suite that crashed or timed out
 # without reporting a count.  Logs go to build/check-{user,vm}.log.
 #
-# Environment: NFHP_VM_TIMEOUT (seconds for the whole VM run, default 1800),
+# Environment: NFHP_BUILD_FAILED=1 (set by "make check" when the build
+# failed) adds one failure, NFHP_VM_TIMEOUT (seconds for the whole VM run, default 1800),
 # TESTS (subset of VM tests).
 set -uo pipefail
 
@@ -52,6 +53,11 @@ count()
 	tf=$((tf + f))
 	ts=$((ts + s))
 }
+
+if [ "${NFHP_BUILD_FAILED:-0}" = 1 ]; then
+	echo "check: the build failed; counting one failure"
+	tf=1
+fi
 
 if [ "$what" = user ] || [ "$what" = all ]; then
 	log=$top/build/check-user.log

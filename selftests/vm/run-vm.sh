@@ -147,6 +147,7 @@ else
 	trap 'rm -rf "$out"' EXIT
 fi
 
+echo "$top" > "$out/repo"
 {
 	echo "cd $(printf %q "$top") || exit 125"
 	for v in TESTS V; do
@@ -167,6 +168,7 @@ timeout -k 5 "$timeout" "${qemu_base[@]}" -accel "$accel_opt" \
 	-chardev "stdio,id=con,logfile=$log,signal=off" -serial chardev:con \
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+	-virtfs "local,path=$top,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
 	-append "$append" </dev/null
 qrc=$?
 set -e
