@@ -5,6 +5,8 @@
 # (goto) whose RETURN skips the rest of the calling built-in chain, -E
 # renames the target of a jump, -X refuses a referenced chain and deletes
 # an unreferenced one.
+#
+# nfhp-timeout: 300
 
 source "$(dirname "$0")/lib.sh"
 

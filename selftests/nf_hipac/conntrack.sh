@@ -6,6 +6,8 @@
 # connections only to tcp/8080.  This needs conntrack running in the
 # router's namespace, which nf-hipac enables itself once a rule matches on
 # the state, and keeps enabled only while one does.
+#
+# nfhp-timeout: 300
 
 source "$(dirname "$0")/lib.sh"
 

@@ -4,7 +4,9 @@
 # Packet and byte counters grow by exactly the packets sent: N echo
 # requests of 84 bytes (IP header, ICMP header, 56 data bytes), N UDP
 # datagrams, the replies at the policy; -Z zeroes a rule, a chain or all.
-# Counters are read with "nf-hipac -L CHAIN -n -v -x --line-numbers".
+# Counters are read with "nf-hipac -L CHAIN -n -v -x".
+#
+# nfhp-timeout: 300
 
 source "$(dirname "$0")/lib.sh"
 
@@ -15,11 +17,11 @@ nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 r() { nfhp_in $ns_router "$@"; }
 
 # counters CHAIN NUM - print "PACKETS BYTES" of rule NUM of the router's
-# CHAIN.
+# CHAIN: the listing has the chain line and the column headers, then one
+# line per rule.
 counters()
 {
-	r -L "$1" -n -v -x --line-numbers |
-		awk -v n="$2" '$1 == n { print $2, $3; exit }'
+	r -L "$1" -n -v -x | awk -v n="$2" 'NR == n + 2 { print $1, $2; exit }'
 }
 
 # policy_counters CHAIN - print "PACKETS BYTES" of CHAIN's policy.

@@ -6,6 +6,8 @@
 # multiport list), by input interface wildcard and by a negated output
 # interface.  Each rule is checked against a flow it must block and one it
 # must leave alone, then removed again.
+#
+# nfhp-timeout: 400
 
 source "$(dirname "$0")/lib.sh"
 

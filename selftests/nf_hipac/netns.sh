@@ -4,6 +4,8 @@
 # Every network namespace has its own rule set: rules in one neither show
 # up in nor act on another, and deleting a namespace with rules loaded
 # leaves the others alone.
+#
+# nfhp-timeout: 300
 
 source "$(dirname "$0")/lib.sh"
 

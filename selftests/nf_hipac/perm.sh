@@ -6,6 +6,8 @@
 # fresh user namespace acting on a network namespace it does not own, get
 # a permission error and change nothing; listing stays open to everyone.
 # Root of a user namespace may manage a network namespace it created.
+#
+# nfhp-timeout: 300
 
 source "$(dirname "$0")/lib.sh"
 

@@ -6,6 +6,8 @@
 # the router's own INPUT is not affected by FORWARD.  Also a flush that
 # leaves only a DROP policy keeps blocking (an empty chain with a DROP
 # policy is not an empty rule set).
+#
+# nfhp-timeout: 300
 
 source "$(dirname "$0")/lib.sh"
 

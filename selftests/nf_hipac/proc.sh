@@ -7,6 +7,8 @@
 # "nf-hipac-first" move the hooks, which is visible with an iptables rule
 # that drops what an nf-hipac counting rule would see.  statistics/* show
 # the trees.
+#
+# nfhp-timeout: 300
 
 source "$(dirname "$0")/lib.sh"
 
@@ -86,8 +88,7 @@ if command -v iptables >/dev/null 2>&1 &&
    in_ns $ns_router iptables -A FORWARD -p icmp -j DROP 2>/dev/null; then
 	pings()
 	{
-		r -L FORWARD -n -v -x --line-numbers |
-			awk '$1 == 1 { print $2; exit }'
+		r -L FORWARD -n -v -x | awk 'NR == 3 { print $1; exit }'
 	}
 	r -F FORWARD
 	r -A FORWARD -p icmp

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# nf-hipac-restore replaces the rule set atomically, even with 10000 rules
+# and traffic flowing.  The new rule set sets the FORWARD policy to DROP on
+# its first line and accepts the marker flow (udp/7000) only on its last, so
+# any packet that saw a partly loaded rule set would be dropped.  A second
+# flow (udp/7001) passes under the old rule set and is dropped by the new
+# one, which shows the switch happened while the flows ran.
+#
+# nfhp-timeout: 600
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+NRULES=${NRULES:-10000}
+tmp=$(mktemp -d /tmp/nfhp-restore.XXXXXX)
+trap 'touch $tmp/stop-send $tmp/stop; nfhp_cleanup; rm -rf $tmp' EXIT
+
+r() { nfhp_in $ns_router "$@"; }
+
+# The new rule set: filler rules that match nothing of the test's traffic,
+# then the marker's ACCEPT as the very last rule.
+{
+	echo "*filter"
+	echo ":INPUT ACCEPT [0:0]"
+	echo ":FORWARD DROP [0:0]"
+	echo ":OUTPUT ACCEPT [0:0]"
+	# Replies for the udp_ok check at the end, not part of the marker.
+	echo "-A FORWARD -p udp --sport 7000 -j ACCEPT"
+	awk -v n="$NRULES" 'BEGIN {
+		for (i = 0; i < n; i++)
+			printf "-A FORWARD -s 172.%d.%d.0/24 -p tcp --dport %d -j ACCEPT\n",
+				16 + int(i / 65536) % 16, int(i / 256) % 256,
+				1 + i % 60000
+	}'
+	echo "-A FORWARD -p udp --dport 7000 -j ACCEPT"
+	echo "COMMIT"
+} >$tmp/new.rules
+
+# Receiver: count datagrams per port until the stop file appears.
+in_ns $ns_server python3 -c '
+import select, socket, sys, os
+stop, out = sys.argv[1], sys.argv[2]
+socks = {}
+for port in (7000, 7001):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    s.bind(("0.0.0.0", port))
+    socks[s] = port
+got = {7000: 0, 7001: 0}
+open(out + ".ready", "w").close()
+while not os.path.exists(stop):
+    r, _, _ = select.select(list(socks), [], [], 0.1)
+    for s in r:
+        s.recv(64)
+        got[socks[s]] += 1
+for s in socks:
+    s.setblocking(False)
+    try:
+        while True:
+            s.recv(64)
+            got[socks[s]] += 1
+    except BlockingIOError:
+        pass
+open(out, "w").write("%d %d\n" % (got[7000], got[7001]))
+' $tmp/stop $tmp/recv &
+recv_pid=$!
+
+# Sender: one datagram to each port every 2 ms until the stop file
+# appears; the counts go to a file.
+for i in $(seq 50); do [ -e $tmp/recv.ready ] && break; sleep 0.1; done
+in_ns $ns_client python3 -c '
+import socket, sys, os, time
+dst, stop, out = sys.argv[1], sys.argv[2], sys.argv[3]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sent = 0
+while not os.path.exists(stop):
+    s.sendto(b"marker", (dst, 7000))
+    s.sendto(b"other", (dst, 7001))
+    sent += 1
+    time.sleep(0.002)
+open(out, "w").write("%d\n" % sent)
+' $SERVER_IP $tmp/stop-send $tmp/sent &
+send_pid=$!
+
+# The old rule set: something non-empty, so the hooks are in place.
+nfhp_check "old rule set" r -A FORWARD -p tcp --dport 1 -j DROP
+sleep 1
+start=$(date +%s.%N)
+nfhp_check "nf-hipac-restore of $NRULES rules" \
+	nfhp_restore_in $ns_router <$tmp/new.rules
+nfhp_log "restore took $(awk -v s="$start" -v e="$(date +%s.%N)" \
+	'BEGIN { printf "%.2f", e - s }')s"
+sleep 1
+# Stop the sender first and let its last datagrams arrive.
+touch $tmp/stop-send
+wait $send_pid
+sleep 0.5
+touch $tmp/stop
+wait $recv_pid
+
+sent=$(cat $tmp/sent 2>/dev/null)
+read -r got_marker got_other <$tmp/recv
+nfhp_log "sent $sent per flow; received marker $got_marker, other $got_other"
+nfhp_check "every marker datagram got through" [ "$got_marker" = "$sent" ]
+nfhp_check "the other flow passed before the switch" [ "$got_other" -gt 0 ]
+nfhp_check "the other flow was cut by the switch" [ "$got_other" -lt "$sent" ]
+nfhp_check "the other flow stays blocked" udp_fail 7001
+nfhp_check "the marker flow still passes" udp_ok 7000
+nfhp_check "all rules loaded" \
+	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
+nfhp_check "rule count in /proc" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/info |
+		 grep -q 'total number of rules: *$((NRULES + 2))\$'"
+
+# A restore that fails half way changes nothing.
+{
+	echo "*filter"
+	echo ":FORWARD ACCEPT [0:0]"
+	echo "-A FORWARD -p udp --dport 7001 -j ACCEPT"
+	echo "-A FORWARD -j nosuchchain"
+	echo "COMMIT"
+} >$tmp/bad.rules
+nfhp_check "a bad restore fails" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore' \
+		 <$tmp/bad.rules 2>/dev/null"
+nfhp_check "and leaves the old rule set" \
+	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
+nfhp_check "udp/7001 still blocked" udp_fail 7001
+
+exit $nfhp_rc
