@@ -7,6 +7,11 @@
  * to the rule set under it.  A change made outside a transaction runs in a
  * transaction of its own, so that nfhp_net_commit() can get the hooks and
  * conntrack ready before the new rule set sees its first packet.
+ *
+ * The family runs with parallel_ops: the per-namespace mutex is all the
+ * serialization needed, and a commit (which waits for an RCU grace period)
+ * in one namespace then holds up neither other namespaces nor other
+ * generic netlink families.
  */
 
 #include <linux/netlink.h>
@@ -1059,6 +1064,7 @@ static struct genl_family nfhp_family __ro_after_init = {
 	.maxattr = NFHPA_MAX,
 	.policy = nfhp_policy,
 	.netnsok = true,
+	.parallel_ops = true,
 	.module = THIS_MODULE,
 	.ops = nfhp_ops,
 	.n_ops = ARRAY_SIZE(nfhp_ops),

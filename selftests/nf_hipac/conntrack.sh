@@ -3,9 +3,9 @@
 #
 # The conntrack state dimension: with FORWARD policy DROP, a stateful rule
 # set lets replies of accepted connections back in and admits new
-# connections only to tcp/8080.  This needs conntrack running in the
-# router's namespace, which nf-hipac enables itself once a rule matches on
-# the state, and keeps enabled only while one does.
+# connections only from the client side to tcp/8080.  This needs conntrack
+# running in the router's namespace, which nf-hipac enables itself once a
+# rule matches on the state, and keeps enabled only while one does.
 #
 # nfhp-timeout: 300
 
@@ -20,8 +20,9 @@ r() { nfhp_in $ns_router "$@"; }
 nfhp_check "-P FORWARD DROP" r -P FORWARD DROP
 nfhp_check "-A state ESTABLISHED,RELATED ACCEPT" \
 	r -A FORWARD -m state --state ESTABLISHED,RELATED -j ACCEPT
-nfhp_check "-A tcp/8080 NEW ACCEPT" \
-	r -A FORWARD -p tcp --dport 8080 -m state --state NEW -j ACCEPT
+nfhp_check "-A -i $ROUTER_CLIENT_IF tcp/8080 NEW ACCEPT" \
+	r -A FORWARD -i $ROUTER_CLIENT_IF -p tcp --dport 8080 \
+	-m state --state NEW -j ACCEPT
 nfhp_check "new tcp/8080 accepted, replies established" tcp_ok 8080
 nfhp_check "new tcp/8081 dropped" tcp_fail 8081
 nfhp_check "new udp dropped" udp_fail 5353

@@ -55,8 +55,10 @@ nfhp_check "-A count icmp from client (no target)" \
 nfhp_check "-A count udp/9000" r -A FORWARD -p udp --dport 9000
 nfhp_check "-A drop udp/9001" r -A FORWARD -p udp --dport 9001 -j DROP
 nfhp_check "new rules start at 0" expect "rule 1" "$(counters FORWARD 1)" "0 0"
-nfhp_check "ping -c 5" \
-	in_ns $ns_client $NFHP_PING -q -c5 -i0.2 -W2 $SERVER_IP >/dev/null
+# pings N - N echo requests from client to server, all answered.
+pings() { in_ns $ns_client $NFHP_PING -q -c"$1" -i0.2 -W2 $SERVER_IP >/dev/null; }
+
+nfhp_check "ping -c 5" pings 5
 nfhp_check "5 requests counted, 420 bytes" \
 	expect "rule 1" "$(counters FORWARD 1)" "5 420"
 nfhp_check "requests and replies reach the policy: 10 packets, 840 bytes" \
@@ -83,8 +85,7 @@ nfhp_check "-Z" r -Z
 nfhp_check "all zeroed" expect "rule 2" "$(counters FORWARD 2)" "0 0"
 nfhp_check "policy zeroed" expect "policy" "$(policy_counters FORWARD)" "0 0"
 
-nfhp_check "ping -c 3 after -Z" \
-	in_ns $ns_client $NFHP_PING -q -c3 -i0.2 -W2 $SERVER_IP >/dev/null
+nfhp_check "ping -c 3 after -Z" pings 3
 nfhp_check "3 more requests" expect "rule 2" "$(counters FORWARD 2)" "3 252"
 
 exit $nfhp_rc

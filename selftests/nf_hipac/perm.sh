@@ -26,7 +26,8 @@ denied()
 		nfhp_log "unexpectedly allowed: $*"
 		return 1
 	fi
-	grep -qi 'permission\|not permitted\|EPERM' "$out" && return 0
+	# From nf-hipac itself, not from exec, setpriv or unshare.
+	grep -q '^nf-hipac.*Permission denied' "$out" && return 0
 	nfhp_log "no permission error: $(cat "$out")"
 	return 1
 }
@@ -52,17 +53,25 @@ nfhp_check "nobody: restore refused" \
 	:FORWARD DROP [0:0]
 	COMMIT
 	EOT
-nfhp_check "user namespace root on a foreign netns: -A refused" \
-	denied userns "$hipac" -A FORWARD -j DROP
-nfhp_check "user namespace root on a foreign netns: -F refused" \
-	denied userns "$hipac" -F
-nfhp_check "nobody may list" nobody "$hipac" -L FORWARD -n >/dev/null
+# Creating a user namespace fails inside a chroot (as in the test VM).
+have_userns=0
+unshare --user --map-root-user true 2>/dev/null && have_userns=1
+if [ $have_userns = 1 ]; then
+	nfhp_check "user namespace root on a foreign netns: -A refused" \
+		denied userns "$hipac" -A FORWARD -j DROP
+	nfhp_check "user namespace root on a foreign netns: -F refused" \
+		denied userns "$hipac" -F
+else
+	nfhp_log "cannot create user namespaces here (chroot?): not tested"
+fi
+nfhp_check "nobody may list" nobody "$hipac" -L FORWARD -n >"$out"
 nfhp_check "the rule set is unchanged" \
 	[ "$(nfhp_in $ns_router -S FORWARD | grep -c '^-A')" = 1 ]
 nfhp_check "forwarding unchanged" ping_ok
 
-nfhp_check "user namespace root in its own netns may change it" \
-	unshare --user --map-root-user --net \
+[ $have_userns = 0 ] ||
+	nfhp_check "user namespace root in its own netns may change it" \
+		unshare --user --map-root-user --net \
 		bash -c "'$hipac' -A INPUT -j DROP && '$hipac' -S INPUT |
 			 grep -q -- '-A INPUT -j DROP'"
 

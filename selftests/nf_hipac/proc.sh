@@ -22,7 +22,7 @@ info() { in_ns $ns_router cat /proc/net/nf-hipac/info; }
 field()
 {
 	info | awk -v k="$1:" 'index($0, k) == 1 {
-		sub(k, ""); print $1; exit }'
+		$0 = substr($0, length(k) + 1); print $1; exit }'
 }
 
 # fails CMD... - CMD must fail.
@@ -33,7 +33,7 @@ write_info() { in_ns $ns_router sh -c "echo '$1' > /proc/net/nf-hipac/info"; }
 
 ram=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
 
-nfhp_check "info is readable" info >/dev/null
+nfhp_check "info is readable" [ -n "$(info)" ]
 for k in "maximum memory bound" "total memory (used)" \
 	 "total memory (allocated)" "total number of chains" \
 	 "total number of rules"; do
@@ -71,11 +71,11 @@ nfhp_check "statistics/forward" \
 	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/forward |
 		 grep -q 'root chain: FORWARD'"
 nfhp_check "statistics/input" \
-	in_ns $ns_router cat /proc/net/nf-hipac/statistics/input
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/input >/dev/null
 nfhp_check "statistics/output" \
-	in_ns $ns_router cat /proc/net/nf-hipac/statistics/output
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/output >/dev/null
 nfhp_check "statistics/shadowed" \
-	in_ns $ns_router cat /proc/net/nf-hipac/statistics/shadowed
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/shadowed >/dev/null
 nfhp_check "-A a rule shadowed by its twin" \
 	r -A FORWARD -s 10.8.0.0/16 -j DROP
 nfhp_check "shadowed lists FORWARD 4" \
