@@ -51,7 +51,7 @@ command -v iptables-legacy-restore >/dev/null && configs="$configs legacy"
 if [ ! -f "$module" ] || [ ! -x "$NFHP_BIN/nf-hipac-restore" ]; then
 	echo "demo: nf-hipac is not built yet (need $module and" \
 	     "$NFHP_BIN/nf-hipac-restore); skipping the nf-hipac row"
-elif [ -d /sys/module/nf_hipac ] || insmod "$module"; then
+elif [ -d /sys/module/nf_hipac ] || nfhp_insmod "$module"; then
 	configs="$configs nf-hipac"
 else
 	echo "demo: insmod $module failed; skipping the nf-hipac row"

@@ -78,6 +78,18 @@ nfhp_require_hipac()
 	[ -x "$NFHP_BIN/nf-hipac" ] || nfhp_skip "$NFHP_BIN/nf-hipac not built"
 }
 
+# nfhp_insmod KO - load module file KO after modprobing the modules it
+# depends on (insmod does not resolve dependencies such as nf_conntrack).
+nfhp_insmod()
+{
+	local dep
+
+	for dep in $(modinfo -F depends "$1" | tr , ' '); do
+		modprobe "$dep" || return 1
+	done
+	insmod "$1"
+}
+
 # nfhp_check DESC CMD... - run CMD, print "ok: DESC" or "FAIL: DESC" and
 # remember a failure in $nfhp_rc.  Returns CMD's status.
 nfhp_check()

@@ -20,8 +20,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=selftests/nf_hipac
 cd "$top" || exit 1
 
+source "$dir/lib.sh"
 module=${NFHP_MODULE:-./nf_hipac.ko}
-ksft_skip=4
 timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings" 2>/dev/null)
 timeout=${timeout:-120}
 
@@ -66,7 +66,7 @@ loaded=0
 if [ $have_module -eq 0 ]; then
 	echo "# $module is not built: skipping every test that needs nf_hipac"
 	echo "# (build it with 'make module' on the host)"
-elif insmod "$module" 2>&1 | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
+elif nfhp_insmod "$module" 2>&1 | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
 	loaded=1
 	result pass "insmod $module"
 else
