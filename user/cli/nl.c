@@ -22,7 +22,8 @@
 /* A request with 14 full matches and a comment is about 8 KiB. */
 #define NFHP_NL_MSG_MAX		16384
 #define NFHP_NL_RECV_SIZE	65536
-#define NFHP_NL_BATCH_SIZE	(256 * 1024)
+/* A sendmsg() must stay below the default socket send buffer (208 KiB). */
+#define NFHP_NL_BATCH_SIZE	(128 * 1024)
 
 /**
  * struct nfhp_nl - a connection to the nf_hipac genetlink family
