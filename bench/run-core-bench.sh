@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The classifier core benchmark: every ClassBench 10k set of
+# lyxocs-ruleSet/ and the three generated 100k sets, through
+# nf-hipac-sim --bench (tree vs. the naive linear reference, build time,
+# memory, single-rule insert/delete at the loaded size).
+#
+#   bench/run-core-bench.sh [-d CLASSBENCH_DIR] [-p PACKETS] [-t SECONDS]
+#
+# -p: packets per set, taken from the start of the trace (default 100000)
+# -t: time limit per set (default 50); a set that does not finish in time
+#     is reported as such.
+# Writes bench/results/core.md and bench/results/core.csv.  Converted
+# files go to a temporary directory, never into the repository.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
+npkts=100000
+limit=50
+while getopts "d:p:t:" opt; do
+	case $opt in
+	d) data=$OPTARG ;;
+	p) npkts=$OPTARG ;;
+	t) limit=$OPTARG ;;
+	*) echo "usage: $0 [-d DIR] [-p PACKETS] [-t SECONDS]" >&2; exit 2 ;;
+	esac
+done
+cmdline="bench/run-core-bench.sh -d $data -p $npkts -t $limit"
+sim=$top/user/build/nf-hipac-sim
+res=$top/bench/results
+tmp=$(mktemp -d /tmp/nfhp-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+make -s -C "$top/user" build/nf-hipac-sim || exit 1
+mkdir -p "$res"
+[ -d "$data/lyxocs-ruleSet" ] || { echo "no ClassBench data in $data" >&2; exit 1; }
+
+# name rulefile tracefile|synth
+sets=()
+for s in acl1 acl2 acl3 acl4 acl5 fw1 fw2 fw3 fw4 fw5 ipc1 ipc2; do
+	rf=$data/lyxocs-ruleSet/${s}_10k
+	if [ -f "$data/lyxocs-ruleSet/${s}_10k_trace" ]; then
+		tf=$data/lyxocs-ruleSet/${s}_10k_trace
+	elif [ -f "$data/generated/${s}_10k_trace.xz" ]; then
+		tf=$data/generated/${s}_10k_trace.xz
+	else
+		tf=synth
+	fi
+	sets+=("${s}_10k $rf $tf")
+done
+for s in acl1 fw1 ipc1; do
+	sets+=("${s}_100k $data/generated/${s}_100k.xz $data/generated/${s}_100k_trace.xz")
+done
+
+csv=$res/core.csv
+echo "set,rules,skipped,packets,trace,build_ms,memory_mib,lookup_ns,linear_ns,speedup,insert_us_p50,insert_us_p99,delete_us_p50,delete_us_p99,status" > "$csv"
+start=$(date +%s)
+for entry in "${sets[@]}"; do
+	read -r name rf tf <<<"$entry"
+	"$top/bench/classbench2ipt.py" "$rf" > "$tmp/$name.ipt" 2> "$tmp/$name.conv"
+	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$tmp/$name.conv")
+	if [ "$tf" = synth ]; then
+		"$top/bench/classbench2pkt.py" --synth "$rf" --count "$npkts" > "$tmp/$name.pkt"
+		trace="synthetic"
+	else
+		"$top/bench/classbench2pkt.py" --limit "$npkts" "$tf" > "$tmp/$name.pkt"
+		trace=$(basename "$tf")
+	fi
+	pk=$(wc -l < "$tmp/$name.pkt")
+	echo "== $name: $(grep -c '^-A' "$tmp/$name.ipt") rules, $pk packets ($trace)" >&2
+	timeout "$limit" "$sim" --bench "$tmp/$name.ipt" "$tmp/$name.pkt" > "$tmp/$name.out" 2> "$tmp/$name.err"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		status=ok
+	elif [ $rc -eq 124 ]; then
+		status="timeout >${limit}s"
+	else
+		status="failed ($(head -c 80 "$tmp/$name.err" | tr '\n,' '  '))"
+	fi
+	get() { sed -n "s/^$1=//p" "$tmp/$name.out"; }
+	rules=$(get rules); rules=${rules:-$(grep -c '^-A' "$tmp/$name.ipt")}
+	lk=$(get lookup_ns); ln=$(get linear_lookup_ns)
+	mem=$(get memory_bytes)
+	awk -v n="$name" -v r="$rules" -v sk="${skipped:-0}" -v pk="$pk" \
+	    -v tr="$trace" -v b="$(get build_ms)" -v m="$mem" -v lk="$lk" \
+	    -v ln="$ln" -v i5="$(get insert_us_p50)" -v i9="$(get insert_us_p99)" \
+	    -v d5="$(get delete_us_p50)" -v d9="$(get delete_us_p99)" -v st="$status" \
+	    'BEGIN { printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", n, r, sk, pk, tr, b,
+		     m == "" ? "" : sprintf("%.2f", m / 1048576), lk, ln,
+		     (lk > 0 && ln != "") ? sprintf("%.0f", ln / lk) : "",
+		     i5, i9, d5, d9, st }' >> "$csv"
+	tail -n +2 "$csv" | tail -1 >&2
+done
+elapsed=$(($(date +%s) - start))
+
+{
+	echo "# nf-hipac classifier core benchmark"
+	echo
+	echo "Command: \`$cmdline\` (from the repository root)  "
+	echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
+	echo "Machine: $(uname -m), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs  "
+	echo "Commit: $(git -C "$top" rev-parse --short HEAD 2>/dev/null)  "
+	echo "Run time: ${elapsed} s, limit ${limit} s per set"
+	echo
+	echo "Single thread, \`nf-hipac-sim --bench\`: lookups over the first $npkts packets of each"
+	echo "trace in trace order, repeated until at least 1 s, no caching; \"linear\" is the"
+	echo "naive first-match reference (user/lib/ref.c) on the same packets; insert/delete"
+	echo "are 1000 single-rule changes at the loaded size, each committed on its own."
+	echo "Rules come from bench/classbench2ipt.py (see its header for the protocol/port"
+	echo "mapping; \"skipped\" rules are not expressible in iptables)."
+	echo
+	echo "| set | rules | skipped | build ms | memory MiB | lookup ns | linear ns | speedup | insert p50/p99 µs | delete p50/p99 µs | status |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	tail -n +2 "$csv" | awk -F, '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s |\n",
+		$1, $2, $3, $6, $7, $8, $9, ($10 == "" ? "" : $10 "x"), $11, $12, $13, $14, $15 }'
+	echo
+	echo "Traces: lyxocs \`*_10k_trace\`; acl1_10k uses \`generated/acl1_10k_trace.xz\`;"
+	echo "sets without a trace (fw5_10k, ipc2_10k) use \`classbench2pkt.py --synth\`"
+	echo "(uniform headers inside uniformly drawn rules, seed 1)."
+} > "$res/core.md"
+cat "$res/core.md"
