@@ -31,6 +31,30 @@ struct nfhp_key {
 	nfhp_u128 v[NFHP_DIM_MAX];
 };
 
+/*
+ * A non-first fragment has no transport header.  Its ports, TCP flags and
+ * ICMP type take this value, above every value a rule can name, so that no
+ * port, flag or ICMP match can match it, negated or not, exactly as in
+ * iptables, without a fragment dimension in the tree.
+ */
+#define NFHP_L4_FRAGMENT	0x10000u
+
+/**
+ * nfhp_key_set_fragment() - mark a key as a non-first fragment
+ * @key: the key
+ *
+ * Every producer of keys (the hooks, the simulator) calls this for
+ * non-first fragments.
+ */
+static inline void nfhp_key_set_fragment(struct nfhp_key *key)
+{
+	key->v[NFHP_DIM_FRAG] = 1;
+	key->v[NFHP_DIM_SPORT] = NFHP_L4_FRAGMENT;
+	key->v[NFHP_DIM_DPORT] = NFHP_L4_FRAGMENT;
+	key->v[NFHP_DIM_TCPFLAGS] = NFHP_L4_FRAGMENT;
+	key->v[NFHP_DIM_ICMP] = NFHP_L4_FRAGMENT;
+}
+
 /**
  * nfhp_dim_bits() - width of a dimension in bits
  * @dim: the dimension

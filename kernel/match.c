@@ -59,6 +59,28 @@ nfhp_u128 nfhp_dim_span(unsigned int dim)
 }
 
 /**
+ * nfhp_dim_key_max() - the largest value a key can hold in a dimension
+ * @dim: the dimension
+ *
+ * That is nfhp_dim_span(), or %NFHP_L4_FRAGMENT for the dimensions a
+ * non-first fragment marks with it.
+ *
+ * Return: the inclusive maximum.
+ */
+static nfhp_u128 nfhp_dim_key_max(unsigned int dim)
+{
+	switch (dim) {
+	case NFHP_DIM_SPORT:
+	case NFHP_DIM_DPORT:
+	case NFHP_DIM_TCPFLAGS:
+	case NFHP_DIM_ICMP:
+		return NFHP_L4_FRAGMENT;
+	default:
+		return nfhp_dim_span(dim);
+	}
+}
+
+/**
  * nfhp_region_full() - the region of every possible packet
  * @reg: the region to fill
  */
@@ -68,7 +90,7 @@ void nfhp_region_full(struct nfhp_region *reg)
 
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
 		reg->d[d].lo = 0;
-		reg->d[d].hi = nfhp_dim_span(d);
+		reg->d[d].hi = nfhp_dim_key_max(d);
 	}
 }
 
@@ -304,15 +326,10 @@ static int nfhp_dim_ranges(const struct nfhp_dim_match *m,
 	return 0;
 }
 
-static bool nfhp_dim_needs_first_fragment(unsigned int dim)
-{
-	return dim == NFHP_DIM_SPORT || dim == NFHP_DIM_DPORT ||
-	       dim == NFHP_DIM_TCPFLAGS || dim == NFHP_DIM_ICMP;
-}
-
 static bool nfhp_rlist_is_full(const struct nfhp_rlist *l, unsigned int dim)
 {
-	return l->n == 1 && l->r[0].lo == 0 && l->r[0].hi >= nfhp_dim_span(dim);
+	return l->n == 1 && l->r[0].lo == 0 &&
+	       l->r[0].hi >= nfhp_dim_key_max(dim);
 }
 
 /* Copy per-dimension lists into one accounted box. */
@@ -378,15 +395,16 @@ static void nfhp_rlists_classify(struct nfhp_rlist *lists, u16 *restricted,
  * @msg: set to a reason on error
  *
  * Port, TCP flag and ICMP matches never match a non-first fragment in
- * iptables, even when negated, so they add "not a fragment" to the box.
- * A match of the whole value space restricts nothing and is dropped.
+ * iptables, even when negated: their intervals stay below
+ * %NFHP_L4_FRAGMENT, the value such a fragment has there.  A match of the
+ * whole value space restricts nothing and is dropped.
  *
  * Return: 0, or -errno for a specification the tree cannot express.
  */
 int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		       struct nfhp_box **box, const char **msg)
 {
-	struct nfhp_rlist *lists, frag0 = {};
+	struct nfhp_rlist *lists;
 	u16 restricted = 0;
 	bool empty = false;
 	unsigned int i;
@@ -412,33 +430,11 @@ int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 	}
 	if (err)
 		goto out;
-	for (i = 0; i < NFHP_DIM_MAX; i++) {
-		if (!(restricted & (1u << i)) || !nfhp_dim_needs_first_fragment(i))
-			continue;
-		frag0.n = 0;
-		err = nfhp_rlist_add(&frag0, 0, 0);
-		if (!err && (restricted & (1u << NFHP_DIM_FRAG))) {
-			struct nfhp_rlist f = lists[NFHP_DIM_FRAG];
-
-			lists[NFHP_DIM_FRAG] = (struct nfhp_rlist){};
-			err = nfhp_rlist_intersect(f.r, f.n, frag0.r, frag0.n,
-						   &lists[NFHP_DIM_FRAG]);
-			kfree(f.r);
-		} else if (!err) {
-			lists[NFHP_DIM_FRAG] = frag0;
-			frag0 = (struct nfhp_rlist){};
-		}
-		restricted |= 1u << NFHP_DIM_FRAG;
-		break;
-	}
-	if (err)
-		goto out;
 	nfhp_rlists_classify(lists, &restricted, &empty);
 	err = nfhp_box_assemble(mem, lists, restricted, empty, box);
 out:
 	if (err == -E2BIG)
 		*msg = "match needs too many intervals";
-	kfree(frag0.r);
 	nfhp_rlists_free(lists);
 	return err;
 }

@@ -30,6 +30,10 @@
 /* Room between the order keys of consecutive entries. */
 #define NFHP_ORDER_GAP		(1ull << 16)
 #define NFHP_ORDER_UNSET	(~0ull)
+/* Trees per hook: by wide or narrow source and destination. */
+#define NFHP_GROUPS		4
+/* An address range at least this wide counts as a wildcard for grouping. */
+#define NFHP_WIDE_ADDR		(1ull << 24)
 
 static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
 	[NFHP_HOOK_INPUT] = "INPUT",
@@ -105,11 +109,21 @@ struct nfhp_model {
 
 /**
  * struct nfhp_tables - what the packet path reads, published at once
- * @root: the tree of each hook
+ * @root: the trees of each hook, one per group of entries
+ * @ngroups: number of trees of each hook
  * @policy: the policy of each hook
+ *
+ * A hook's entries are split into groups by whether they restrict the
+ * source and destination addresses to small ranges, and each group gets
+ * its own tree (see nfhp_group_of()): rules that are wildcards in one
+ * address would otherwise be copied under every interval of the other,
+ * the cross-product that made nf-hipac's memory explode.  A packet is
+ * looked up in every tree of its hook and the earliest deciding entry
+ * wins, as nf-hipac's multi-path lookup did for its wildcard children.
  */
 struct nfhp_tables {
-	struct nfhp_node *root[NFHP_HOOK_MAX];
+	struct nfhp_node *root[NFHP_HOOK_MAX][NFHP_GROUPS];
+	u8 ngroups[NFHP_HOOK_MAX];
 	u8 policy[NFHP_HOOK_MAX];
 };
 
@@ -166,6 +180,8 @@ struct nfhp_ruleset {
 	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
 	struct nfhp_box any;
 };
+
+static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
 
 static int nfhp_grow(struct nfhp_mem *mem, void **arr, unsigned int *cap,
 		     unsigned int need, size_t size)
@@ -682,11 +698,9 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	if (rs->work)
 		nfhp_txn_abort(rs);
 	t = rcu_dereference_protected(rs->tables, 1);
-	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		nfhp_tree_put(&rs->forest, t->root[h]);
+	nfhp_tables_put(rs, t);
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &rs->flat[h]);
-	}
-	nfhp_free(&rs->mem, t, sizeof(*t));
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
@@ -828,13 +842,10 @@ static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
 	unsigned int i;
 	int h;
 
-	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		if (old_tables)
-			nfhp_tree_put(&rs->forest, old_tables->root[h]);
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &old_flat[h]);
-	}
 	if (old_tables)
-		nfhp_free(&rs->mem, old_tables, sizeof(*old_tables));
+		nfhp_tables_put(rs, old_tables);
 	for (i = 0; i < rs->removed.n; i++)
 		nfhp_rule_free(rs, rs->removed.r[i]);
 	rs->removed.n = 0;
@@ -850,6 +861,86 @@ static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
 	nfhp_model_free(rs, old);
 }
 
+/* Drop the trees of @t and free it. */
+static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t)
+{
+	int h, g;
+
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		for (g = 0; g < t->ngroups[h]; g++)
+			nfhp_tree_put(&rs->forest, t->root[h][g]);
+	nfhp_free(&rs->mem, t, sizeof(*t));
+}
+
+static bool nfhp_box_wide(const struct nfhp_box *b, unsigned int dim)
+{
+	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+	nfhp_u128 size = 0;
+	unsigned int i;
+
+	if (!nfhp_box_nranges(b, dim))
+		return true;
+	for (i = 0; i < nfhp_box_nranges(b, dim); i++)
+		size += r[i].hi - r[i].lo + 1;
+	return size >= NFHP_WIDE_ADDR;
+}
+
+/* The group of an entry: bit 0 wide source, bit 1 wide destination. */
+static unsigned int nfhp_group_of(const struct nfhp_entry *e)
+{
+	return nfhp_box_wide(e->box, NFHP_DIM_SRC) |
+	       nfhp_box_wide(e->box, NFHP_DIM_DST) << 1;
+}
+
+/*
+ * Groups are independent only while no entry skips others: with a RETURN
+ * (or a goto) the hook keeps one tree.
+ */
+static bool nfhp_flat_groupable(const struct nfhp_flat *fl)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->n; i++)
+		if (fl->e[i]->action == NFHP_ACT_RETURN)
+			return false;
+	return true;
+}
+
+/* Build the trees of one hook's entries into @t->root[@h]. */
+static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			     struct nfhp_tables *t, int h)
+{
+	unsigned int n[NFHP_GROUPS] = {}, i, g, ng = 0;
+	const struct nfhp_entry **grp[NFHP_GROUPS] = {};
+	const struct nfhp_entry *policy = fl->e[fl->n - 1];
+	bool groups = nfhp_flat_groupable(fl);
+	int err = -ENOMEM;
+
+	for (g = 0; g < NFHP_GROUPS; g++) {
+		grp[g] = kvmalloc_array(fl->n, sizeof(*grp[g]), GFP_KERNEL);
+		if (!grp[g])
+			goto out_free;
+	}
+	for (i = 0; i + 1 < fl->n; i++) {
+		g = groups ? nfhp_group_of(fl->e[i]) : 0;
+		grp[g][n[g]++] = fl->e[i];
+	}
+	for (g = 0, err = 0; g < NFHP_GROUPS && !err; g++) {
+		if (!n[g] && (g || ng))
+			continue;
+		grp[g][n[g]++] = policy;
+		err = nfhp_tree_build(&rs->forest, grp[g], n[g],
+				      &t->root[h][ng]);
+		if (!err)
+			ng++;
+	}
+	t->ngroups[h] = ng;
+out_free:
+	for (g = 0; g < NFHP_GROUPS; g++)
+		kvfree(grp[g]);
+	return err;
+}
+
 /* Flatten and compile the dirty hooks into @t; undo all on failure. */
 static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			     struct nfhp_tables *t, struct nfhp_flat *flat,
@@ -857,29 +948,28 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 {
 	const struct nfhp_tables *cur = rcu_dereference_protected(rs->tables,
 								  1);
-	int h, err = 0;
+	int h, g, err = 0;
 
 	for (h = 0; h < NFHP_HOOK_MAX && !err; h++) {
 		t->policy[h] = rs->work->chains[h]->policy;
 		if (!(dirty & (1u << h))) {
-			t->root[h] = cur->root[h];
-			t->root[h]->refs++;
+			t->ngroups[h] = cur->ngroups[h];
+			for (g = 0; g < cur->ngroups[h]; g++) {
+				t->root[h][g] = cur->root[h][g];
+				t->root[h][g]->refs++;
+			}
 			continue;
 		}
 		err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
 		if (!err)
-			err = nfhp_tree_build(&rs->forest,
-					      (const struct nfhp_entry **)
-					      flat[h].e, flat[h].n,
-					      &t->root[h]);
-		if (err)
-			nfhp_flat_free(rs, &flat[h]);
+			err = nfhp_build_groups(rs, &flat[h], t, h);
 	}
 	if (!err)
 		return 0;
-	for (h--; h >= 0; h--) {
-		nfhp_tree_put(&rs->forest, t->root[h]);
-		t->root[h] = NULL;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		for (g = 0; g < t->ngroups[h]; g++)
+			nfhp_tree_put(&rs->forest, t->root[h][g]);
+		t->ngroups[h] = 0;
 		nfhp_flat_free(rs, &flat[h]);
 	}
 	*msg = err == -ELOOP ? "too many levels of chain jumps" :
@@ -1824,23 +1914,37 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   struct nfhp_verdict *verdict)
 {
 	const struct nfhp_tables *t = rcu_dereference(rs->tables);
-	const struct nfhp_entry *const *items, *last;
-	const struct nfhp_node *leaf;
-	unsigned int i;
+	const struct nfhp_node *leaf[NFHP_GROUPS];
+	const struct nfhp_entry *const *items, *best = NULL;
+	unsigned int g, i;
 
-	leaf = nfhp_tree_lookup(t->root[hook], key);
-	items = nfhp_leaf_entries(leaf);
-	for (i = 0; i < leaf->n; i++) {
-		if (!items[i]->cnt)
-			continue;
-		this_cpu_add(items[i]->cnt->packets, 1);
-		this_cpu_add(items[i]->cnt->bytes, len);
+	for (g = 0; g < t->ngroups[hook]; g++) {
+		const struct nfhp_entry *last;
+
+		leaf[g] = nfhp_tree_lookup(t->root[hook][g], key);
+		last = nfhp_leaf_entries(leaf[g])[leaf[g]->n - 1];
+		if (!best || last->order < best->order)
+			best = last;
 	}
-	last = items[leaf->n - 1];
+	/* Count what matched before the decision, in every group, once. */
+	for (g = 0; g < t->ngroups[hook]; g++) {
+		items = nfhp_leaf_entries(leaf[g]);
+		for (i = 0; i < leaf[g]->n && items[i]->order < best->order;
+		     i++) {
+			if (!items[i]->cnt)
+				continue;
+			this_cpu_add(items[i]->cnt->packets, 1);
+			this_cpu_add(items[i]->cnt->bytes, len);
+		}
+	}
+	if (best->cnt) {
+		this_cpu_add(best->cnt->packets, 1);
+		this_cpu_add(best->cnt->bytes, len);
+	}
 	verdict->hook = hook;
-	verdict->rule = last->rule;
-	verdict->action = last->action == NFHP_ENTRY_POLICY ?
-			  t->policy[hook] : last->action;
+	verdict->rule = best->rule;
+	verdict->action = best->action == NFHP_ENTRY_POLICY ?
+			  t->policy[hook] : best->action;
 }
 
 /* Accounting. */
@@ -1923,19 +2027,24 @@ unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs)
 /* For stats.c: the committed tree and entries of a hook. */
 
 /**
- * nfhp_ruleset_tree() - the published tree of a hook
+ * nfhp_ruleset_tree() - a published tree of a hook
  * @rs: the rule set
  * @hook: the hook
+ * @group: which of the hook's trees
  * @f: set to the forest holding it
  *
- * Return: the root.
+ * Return: the root, or NULL when the hook has fewer trees.
  */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 					  enum nfhp_hook hook,
+					  unsigned int group,
 					  struct nfhp_forest **f)
 {
+	const struct nfhp_tables *t = rcu_dereference_protected(rs->tables,
+								  1);
+
 	*f = (struct nfhp_forest *)&rs->forest;
-	return rcu_dereference_protected(rs->tables, 1)->root[hook];
+	return group < t->ngroups[hook] ? t->root[hook][group] : NULL;
 }
 
 /**

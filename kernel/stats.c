@@ -28,11 +28,14 @@ int nfhp_tree_get_stats(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 {
 	const struct nfhp_node *root;
 	struct nfhp_forest *f;
+	unsigned int g;
 
 	memset(st, 0, sizeof(*st));
-	root = nfhp_ruleset_tree(rs, hook, &f);
 	nfhp_ruleset_entries(rs, hook, &st->rules);
-	nfhp_tree_stats(f, root, st);
+	for (g = 0; (root = nfhp_ruleset_tree(rs, hook, g, &f)); g++) {
+		st->trees++;
+		nfhp_tree_stats(f, root, st);
+	}
 	return 0;
 }
 
@@ -106,10 +109,13 @@ int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 	if (!set.slot)
 		return -ENOMEM;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		const struct nfhp_node *root;
 		struct nfhp_forest *f;
-		const struct nfhp_node *root = nfhp_ruleset_tree(rs, h, &f);
+		unsigned int g;
 
-		nfhp_tree_for_each_leaf(f, root, nfhp_mark_leaf_rules, &set);
+		for (g = 0; (root = nfhp_ruleset_tree(rs, h, g, &f)); g++)
+			nfhp_tree_for_each_leaf(f, root, nfhp_mark_leaf_rules,
+						&set);
 	}
 	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
 		for (pos = 1; pos <= nfhp_chain_rules(c); pos++) {

@@ -17,6 +17,7 @@
  * struct nfhp_tree_stats - the shape of one hook's tree
  * @rules: rules reachable from the hook's chain, counted once per path
  *	(flattened entries)
+ * @trees: trees the hook's entries are split into
  * @mem: bytes held by the tree's nodes and leaves
  * @nodes: range-location nodes
  * @nodes_per_dim: range-location nodes of each dimension
@@ -32,6 +33,7 @@
  */
 struct nfhp_tree_stats {
 	unsigned int rules;
+	unsigned int trees;
 	u64 mem;
 	unsigned int nodes;
 	unsigned int nodes_per_dim[NFHP_DIM_MAX];

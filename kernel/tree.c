@@ -75,10 +75,14 @@
  * [6,6] -> ACCEPT (3), [7,255] -> DROP.  These two children are the same
  * tree, so deduplication makes them one node with two parents.  The
  * 10.1.0.0/16 child splits PROTO, then under [6,6] splits DPORT into three:
- * 22 -> rule 1, the rest -> DROP (2); and since a port match never matches
- * a non-first fragment (nfhp_box_from_spec()), the port-22 child splits
- * FRAG: 0 -> ACCEPT (1), 1 -> DROP (2).  A packet 10.1.2.3 -> tcp/22 is
- * classified by four binary searches: SRC, PROTO, DPORT, FRAG.
+ * 22 -> ACCEPT (1), the rest -> DROP (2).  Non-first fragments carry
+ * %NFHP_L4_FRAGMENT as their port, so they fall in the "rest" and never
+ * match rule 1, as in iptables.  A packet 10.1.2.3 -> tcp/22 is classified
+ * by three binary searches: SRC, PROTO, DPORT.
+ *
+ * (ruleset.c gives rules that are wildcards in an address a tree of
+ * their own, see struct nfhp_tables: in the example, rule 3 would have a
+ * tree of its own and the SRC node would serve rules 1 and 2 only.)
  *
  * Deduplication
  * -------------
@@ -495,14 +499,83 @@ static void nfhp_children_add(struct nfhp_forest *f, struct nfhp_children *c,
 	c->hi[c->n++] = hi;
 }
 
-/* Build the child of one elementary interval from the active entries. */
+/**
+ * struct nfhp_memo_slot - a child already built by the current split
+ * @hash: hash of @rel
+ * @n: number of entries in @rel
+ * @rel: the relevant entries the child was built from
+ * @node: the child
+ */
+struct nfhp_memo_slot {
+	u32 hash;
+	u32 n;
+	const struct nfhp_entry **rel;
+	struct nfhp_node *node;
+};
+
+/**
+ * struct nfhp_memo - the children of one split, by relevant entries
+ * @slot: open-addressing table
+ * @mask: number of slots less one
+ *
+ * Within one split every relevant entry covers a child's interval of the
+ * split dimension or misses it, and the children differ in no other
+ * dimension: two children with the same relevant entries are the same
+ * tree.  Wildcards make such twins common (all the gaps between the
+ * prefixes of one dimension), so each is built once.
+ */
+struct nfhp_memo {
+	struct nfhp_memo_slot *slot;
+	u32 mask;
+};
+
+static int nfhp_memo_init(struct nfhp_memo *m, unsigned int children)
+{
+	u32 size = 16;
+
+	while (size < 2 * children)
+		size *= 2;
+	m->mask = size - 1;
+	m->slot = kvcalloc(size, sizeof(*m->slot), GFP_KERNEL);
+	return m->slot ? 0 : -ENOMEM;
+}
+
+static void nfhp_memo_destroy(struct nfhp_memo *m)
+{
+	u32 i;
+
+	for (i = 0; i <= m->mask; i++)
+		kfree(m->slot[i].rel);
+	kvfree(m->slot);
+}
+
+/* The slot of @s's entries: the twin if one was built, else a free one. */
+static struct nfhp_memo_slot *nfhp_memo_find(struct nfhp_memo *m,
+					     const struct nfhp_scan *s)
+{
+	u32 h = nfhp_hash_bytes(s->rel, s->n * sizeof(*s->rel), 2166136261u);
+	struct nfhp_memo_slot *slot;
+
+	for (slot = &m->slot[h & m->mask]; slot->rel;
+	     slot = &m->slot[(slot - m->slot + 1) & m->mask]) {
+		if (slot->hash == h && slot->n == s->n &&
+		    !memcmp(slot->rel, s->rel, s->n * sizeof(*s->rel)))
+			return slot;
+	}
+	slot->hash = h;
+	return slot;
+}
+
+/* Build (or reuse) the child of one elementary interval. */
 static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 			    const struct nfhp_scan *parent,
-			    const unsigned long *active,
+			    const unsigned long *active, struct nfhp_memo *memo,
 			    const struct nfhp_entry **buf, struct nfhp_node **out)
 {
 	unsigned int w, words = BITS_TO_LONGS(parent->n);
 	struct nfhp_scan s = { .rel = buf };
+	struct nfhp_memo_slot *slot;
+	int err;
 
 	for (w = 0; w < words; w++) {
 		unsigned long bits = active[w];
@@ -516,7 +589,23 @@ static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 		}
 	}
 build:
-	return nfhp_build(f, reg, &s, out);
+	slot = nfhp_memo_find(memo, &s);
+	if (slot->rel) {
+		slot->node->refs++;
+		*out = slot->node;
+		return 0;
+	}
+	err = nfhp_build(f, reg, &s, out);
+	if (err)
+		return err;
+	/* Remember it; without memory the next twin is merely rebuilt. */
+	slot->rel = kmalloc_array(s.n, sizeof(*s.rel), GFP_KERNEL);
+	if (slot->rel) {
+		memcpy(slot->rel, s.rel, s.n * sizeof(*s.rel));
+		slot->n = s.n;
+		slot->node = *out;
+	}
+	return 0;
 }
 
 static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
@@ -557,6 +646,7 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 	struct nfhp_range span = reg->d[dim];
 	const struct nfhp_entry **buf;
 	nfhp_u128 lo = span.lo, hi;
+	struct nfhp_memo memo = {};
 	struct nfhp_node *child;
 	unsigned long *active;
 	unsigned int i, e = 0;
@@ -564,7 +654,7 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 
 	active = kcalloc(BITS_TO_LONGS(s->n), sizeof(long), GFP_KERNEL);
 	buf = kmalloc_array(s->n, sizeof(*buf), GFP_KERNEL);
-	if (!active || !buf)
+	if (!active || !buf || nfhp_memo_init(&memo, nev + 1))
 		goto out_free;
 	for (i = 0; i < s->n; i++)
 		if (!nfhp_box_nranges(s->rel[i]->box, dim))
@@ -581,7 +671,7 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 		hi = e < nev ? ev[e].at - 1 : span.hi;
 		reg->d[dim].lo = lo;
 		reg->d[dim].hi = hi;
-		err = nfhp_build_child(f, reg, s, active, buf, &child);
+		err = nfhp_build_child(f, reg, s, active, &memo, buf, &child);
 		if (err)
 			break;
 		nfhp_children_add(f, c, child, hi);
@@ -592,6 +682,8 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 	}
 	reg->d[dim] = span;
 out_free:
+	if (memo.slot)
+		nfhp_memo_destroy(&memo);
 	kfree(buf);
 	kfree(active);
 	return err;

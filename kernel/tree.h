@@ -123,6 +123,7 @@ const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
 /* The ruleset's trees and entries, for stats.c. */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 					  enum nfhp_hook hook,
+					  unsigned int group,
 					  struct nfhp_forest **f);
 const struct nfhp_entry *const *
 nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,

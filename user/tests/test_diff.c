@@ -208,6 +208,8 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 		if (k->v[d] > nfhp_dim_span(d))
 			k->v[d] = nfhp_dim_span(d);
 	}
+	if (k->v[NFHP_DIM_FRAG])
+		nfhp_key_set_fragment(k);
 }
 
 static long compared, mismatches;
