@@ -124,11 +124,13 @@ for r in $(seq "$rounds"); do
 	done
 done
 
+# The table exits 1 if a configuration produced no measurement at all.
 python3 - "$rules" "$configs" <<PYEOF
 import statistics, sys
 rules, configs = sys.argv[1], sys.argv[2].split()
 res = {$(for c in $configs; do printf '"%s": [%s], ' "$c" "$(echo ${res[$c]} | tr ' ' ,)"; done)}
 load = {$(for c in $configs; do printf '"%s": "%s", ' "$c" "${load_s[$c]:-}"; done)}
+failed = 0
 names = {"none": "no firewall", "iptables": "iptables (nft)",
          "legacy": "iptables-legacy", "nf-hipac": "nf-hipac"}
 base = [v for v in res.get("none", []) if v > 0]
@@ -140,17 +142,20 @@ for c in configs:
     runs = [v for v in res[c] if v > 0]
     if not runs:
         print("%-18s %7s %9s %14s %9s" % (names[c], rules, "-", "failed", "-"))
+        failed = 1
         continue
     med = statistics.median(runs)
     ratio = "%.3f" % (med / base) if base else "-"
     n = "0" if c == "none" else rules
     ld = "-" if c == "none" else "%.2f" % float(load[c] or 0)
     print("%-18s %7s %9s %14.1f %9s" % (names[c], n, ld, med, ratio))
+sys.exit(failed)
 PYEOF
+rc=$?
 
 if [ -n "${info:-}" ]; then
 	echo
 	echo "/proc/net/nf-hipac/info (router, $rules rules loaded):"
 	echo "$info"
 fi
-exit 0
+exit $rc

@@ -25,7 +25,8 @@
 #			symlinked from build/vm/last-run.log; the newest
 #			20 are kept)
 #
-# Environment variables TESTS and V are passed into the guest if set.
+# Environment variables TESTS, V and NFHP_* (except NFHP_VM_*) are passed
+# into the guest if set, e.g. NFHP_DEMO_RULES for selftests/demo.sh.
 #
 # Exit code: CMD's exit code as written by the guest into the result share;
 # 1 if CMD succeeded but the kernel log shows an oops/BUG/WARNING/...;
@@ -150,7 +151,7 @@ fi
 echo "$top" > "$out/repo"
 {
 	echo "cd $(printf %q "$top") || exit 125"
-	for v in TESTS V; do
+	for v in TESTS V $(compgen -e | grep '^NFHP_' | grep -v '^NFHP_VM'); do
 		[ -z "${!v+x}" ] || echo "export $v=$(printf %q "${!v}")"
 	done
 	if [ $# -eq 1 ]; then
