@@ -240,9 +240,12 @@ static int nfhp_mask_ranges(const struct nfhp_dim_match *m,
 		for (x = 0; x <= span; x++) {
 			if ((x & mask) != value)
 				continue;
-			if (l->n && l->r[l->n - 1].hi + 1 == x)
+			if (l->n && l->r[l->n - 1].hi + 1 == x) {
 				l->r[l->n - 1].hi = x;
-			else if ((err = nfhp_rlist_add(l, x, x)))
+				continue;
+			}
+			err = nfhp_rlist_add(l, x, x);
+			if (err)
 				return err;
 		}
 		return 0;

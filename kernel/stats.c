@@ -114,7 +114,7 @@ int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 		unsigned int g;
 
 		for (g = 0; (root = nfhp_ruleset_tree(rs, h, g, &f)); g++)
-			nfhp_tree_for_each_leaf(f, root, nfhp_mark_leaf_rules,
+			nfhp_tree_walk_leaves(f, root, nfhp_mark_leaf_rules,
 						&set);
 	}
 	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {

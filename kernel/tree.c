@@ -112,6 +112,7 @@
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -876,15 +877,15 @@ static void nfhp_leaf_walk(struct nfhp_forest *f, const struct nfhp_node *node,
 }
 
 /**
- * nfhp_tree_for_each_leaf() - call @cb once for every distinct leaf
+ * nfhp_tree_walk_leaves() - call @cb once for every distinct leaf
  * @f: the forest
  * @root: the tree
  * @cb: the callback
  * @ctx: its context
  */
-void nfhp_tree_for_each_leaf(struct nfhp_forest *f,
-			     const struct nfhp_node *root, nfhp_leaf_cb cb,
-			     void *ctx)
+void nfhp_tree_walk_leaves(struct nfhp_forest *f,
+			     const struct nfhp_node *root,
+			     nfhp_leaf_cb cb, void *ctx)
 {
 	f->mark++;
 	nfhp_leaf_walk(f, root, cb, ctx);

@@ -101,7 +101,7 @@ void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
 		     struct nfhp_tree_stats *st);
 
 typedef void (*nfhp_leaf_cb)(void *ctx, const struct nfhp_node *leaf);
-void nfhp_tree_for_each_leaf(struct nfhp_forest *f,
+void nfhp_tree_walk_leaves(struct nfhp_forest *f,
 			     const struct nfhp_node *root, nfhp_leaf_cb cb,
 			     void *ctx);
 
