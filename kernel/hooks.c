@@ -115,7 +115,7 @@ static void nfhp_key_fill(struct nfhp_key *key, const struct sk_buff *skb,
 		key->v[NFHP_DIM_OIF] = nfhp_ifname_value(state->out->name, 0);
 
 	if (ntohs(iph->frag_off) & IP_OFFSET)
-		key->v[NFHP_DIM_FRAG] = 1;
+		nfhp_key_set_fragment(key);
 	else
 		nfhp_key_fill_l4(key, skb, skb_network_offset(skb) +
 				 iph->ihl * 4, iph->protocol);

@@ -632,15 +632,14 @@ out_unlock:
  * @spec: scratch space for one rule
  * @chain: the chain at @chain_idx, valid while the rule set's generation
  *	is still @gen
- * @rule: the last rule sent, valid like @chain
- * @gen: the generation @chain and @rule belong to, 0 for none
+ * @gen: the generation @chain belongs to, 0 for none
  * @chain_idx: index of the chain being sent
- * @sent: messages of that chain sent: its header, then its rules
+ * @sent: messages of that chain sent: its header, then its rules, so the
+ *	next rule to send is at position @sent
  */
 struct nfhp_dump {
 	struct nfhp_rule_spec *spec;
 	const struct nfhp_chain *chain;
-	const struct nfhp_rule *rule;
 	unsigned int gen;
 	unsigned int chain_idx;
 	unsigned int sent;
@@ -890,14 +889,14 @@ err_cancel:
 }
 
 /**
- * nfhp_dump_seek() - find where the dump stopped
+ * nfhp_dump_seek() - find the chain where the dump stopped
  * @rs: the rule set, its mutex held
  * @d: the dump state
  * @gen: the current generation of @rs
  *
- * While nothing changed, the pointers kept from the previous round are
- * still valid and the dump goes on in O(1).  After a change it goes on by
- * index; the messages carry NLM_F_DUMP_INTR then.
+ * While nothing changed, the chain kept from the previous round is still
+ * valid.  After a change the dump goes on by index; its messages carry
+ * NLM_F_DUMP_INTR then.
  */
 static void nfhp_dump_seek(const struct nfhp_ruleset *rs,
 			   struct nfhp_dump *d, unsigned int gen)
@@ -909,12 +908,6 @@ static void nfhp_dump_seek(const struct nfhp_ruleset *rs,
 	d->chain = nfhp_chain_first(rs);
 	for (i = 0; d->chain && i < d->chain_idx; i++)
 		d->chain = nfhp_chain_next(rs, d->chain);
-	d->rule = NULL;
-	if (d->chain && d->sent > 1) {
-		d->rule = nfhp_rule_first(d->chain);
-		for (i = 1; d->rule && i < d->sent - 1; i++)
-			d->rule = nfhp_rule_next(d->chain, d->rule);
-	}
 	d->gen = gen;
 }
 
@@ -925,17 +918,18 @@ static void nfhp_dump_seek(const struct nfhp_ruleset *rs,
  * @rs: the rule set, its mutex held
  * @only: the chain to list, or NULL for all
  *
- * Return: 0 when the buffer is full or all is sent, or -errno.
+ * Return: 0 when all is sent, -EMSGSIZE when the buffer is full, or
+ * another -errno.
  */
 static int nfhp_dump_chains(struct sk_buff *skb, struct netlink_callback *cb,
 			    const struct nfhp_ruleset *rs, const char *only)
 {
 	struct nfhp_dump *d = nfhp_dump_ctx(cb);
-	const struct nfhp_rule *next;
+	const struct nfhp_rule *rule;
 	int ret;
 
 	for (; d->chain; d->chain = nfhp_chain_next(rs, d->chain),
-	     d->chain_idx++, d->sent = 0, d->rule = NULL) {
+	     d->chain_idx++, d->sent = 0) {
 		if (only && strcmp(nfhp_chain_name(d->chain), only))
 			continue;
 		if (!d->sent) {
@@ -944,15 +938,10 @@ static int nfhp_dump_chains(struct sk_buff *skb, struct netlink_callback *cb,
 				return ret;
 			d->sent = 1;
 		}
-		for (;;) {
-			next = d->rule ? nfhp_rule_next(d->chain, d->rule) :
-					 nfhp_rule_first(d->chain);
-			if (!next)
-				break;
-			ret = nfhp_dump_rule(skb, cb, d->chain, next, d->sent);
+		while ((rule = nfhp_rule_at(d->chain, d->sent))) {
+			ret = nfhp_dump_rule(skb, cb, d->chain, rule, d->sent);
 			if (ret)
 				return ret;
-			d->rule = next;
 			d->sent++;
 		}
 	}

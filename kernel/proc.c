@@ -164,6 +164,7 @@ static void nfhp_seq_tree_stats(struct seq_file *m, enum nfhp_hook hook,
 
 	seq_printf(m, "root chain: %s\n", nfhp_hook_names[hook]);
 	seq_printf(m, "number of rules:          %14u\n", st->rules);
+	seq_printf(m, "number of trees:          %14u\n", st->trees);
 	seq_printf(m, "total memory:             %14llu bytes\n", st->mem);
 	seq_printf(m, "number of nodes:          %14u\n", st->nodes);
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
