@@ -13,7 +13,8 @@
 # from a test means SKIP.  The timeout comes from ./settings ("timeout=N")
 # unless the test has a line "# nfhp-timeout: N".  Tests with a line
 # "# nfhp: no-module" run even when nf_hipac.ko is not built; all others are
-# skipped then.  The last line is "N passed, N failed, N skipped"; the exit
+# skipped then.  NFHP_TIMEOUT_SCALE=N multiplies every timeout (a loaded
+# host slows TCG down a lot).  The last line is "N passed, N failed, N skipped"; the exit
 # code is 1 if anything failed.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -86,7 +87,7 @@ for t in $tests; do
 	fi
 	t_timeout=$(sed -n 's/^# nfhp-timeout: *\([0-9]\+\).*/\1/p' "$dir/$t" |
 		    head -1)
-	t_timeout=${t_timeout:-$timeout}
+	t_timeout=$((${t_timeout:-$timeout} * ${NFHP_TIMEOUT_SCALE:-1}))
 	echo "# $t (timeout ${t_timeout}s)"
 	start=$(date +%s)
 	timeout -k 5 "$t_timeout" "$dir/$t" 2>&1 | sed -u 's/^/# /'
