@@ -7,7 +7,8 @@
 # non-zero if anything failed, including a suite that crashed or timed out
 # without reporting a count.  Logs go to build/check-{user,vm}.log.
 #
-# Environment: NFHP_BUILD_FAILED=1 (set by "make check" when the build
+# Environment: NFHP_TIMEOUT_SCALE=N (longer timeouts everywhere, for a
+# loaded host), NFHP_BUILD_FAILED=1 (set by "make check" when the build
 # failed) adds one failure, NFHP_VM_TIMEOUT (seconds for the whole VM run, default 1800),
 # TESTS (subset of VM tests).
 set -uo pipefail
@@ -67,7 +68,8 @@ fi
 
 if [ "$what" = vm ] || [ "$what" = all ]; then
 	log=$top/build/check-vm.log
-	"$top/selftests/vm/run-vm.sh" --timeout "${NFHP_VM_TIMEOUT:-1800}" \
+	"$top/selftests/vm/run-vm.sh" \
+		--timeout "${NFHP_VM_TIMEOUT:-$((1800 * ${NFHP_TIMEOUT_SCALE:-1}))}" \
 		--log "$top/build/vm/check-vm-console.log" \
 		-- selftests/nf_hipac/run_tests.sh 2>&1 | tee "$log"
 	count "$log" "${PIPESTATUS[0]}" "VM selftests"
