@@ -7,10 +7,10 @@
 # non-zero if anything failed, including a suite that crashed or timed out
 # without reporting a count.  Logs go to build/check-{user,vm}.log.
 #
-# Environment: NFHP_TIMEOUT_SCALE=N (longer timeouts everywhere, for a
-# loaded host), NFHP_BUILD_FAILED=1 (set by "make check" when the build
-# failed) adds one failure, NFHP_VM_TIMEOUT (seconds for the whole VM run, default 1800),
-# TESTS (subset of VM tests).
+# Environment: NFHP_TIMEOUT_SCALE=N multiplies all timeouts (for a loaded
+# host); NFHP_VM_TIMEOUT (seconds for the whole VM run, default 1800 x
+# scale); TESTS (subset of VM tests); NFHP_BUILD_FAILED=1 (set by
+# "make check" when the build failed) adds one failure.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
