@@ -95,7 +95,7 @@ style:
 	@test -n "$(CHECKPATCH)" || { echo "make style: checkpatch.pl not" \
 		"found (looked in $(KDIR)/scripts and /usr/src/linux-source-*)"; \
 		exit 1; }
-	$(CHECKPATCH) --no-tree --terse -f \
+	$(CHECKPATCH) --no-tree -f \
 		$(wildcard kernel/*.[ch] include/uapi/linux/*.h)
 
 clean:
