@@ -3,9 +3,10 @@
 #
 # Native matches on real packets crossing the router's FORWARD chain: drop
 # by source address, by protocol, by TCP and UDP destination port (and a
-# multiport list), by input interface wildcard and by a negated output
-# interface.  Each rule is checked against a flow it must block and one it
-# must leave alone, then removed again.
+# multiport list), by input interface wildcard, by an exact input
+# interface with an ICMP type and by a negated output interface.  Each
+# rule is checked against a flow it must block and one it must leave
+# alone, then removed again.
 #
 # nfhp-timeout: 400
 
@@ -73,10 +74,11 @@ nfhp_check "interface wildcard blocks ping from the server" \
 	ping_fail $ns_server $CLIENT_IP
 nfhp_check "-R 1 -i eth+" r -R FORWARD 1 -i eth+ -p icmp -j DROP
 nfhp_check "non-matching wildcard leaves ping" ping_ok
-nfhp_check "-R 1 -i $ROUTER_CLIENT_IF" \
-	r -R FORWARD 1 -i $ROUTER_CLIENT_IF -p icmp -j DROP
+nfhp_check "-R 1 -i $ROUTER_CLIENT_IF --icmp-type echo-request" \
+	r -R FORWARD 1 -i $ROUTER_CLIENT_IF -p icmp --icmp-type echo-request \
+	-j DROP
 nfhp_check "exact input interface blocks client pings" ping_fail
-nfhp_check "exact input interface leaves server pings" \
+nfhp_check "server pings pass: their replies are echo-replies" \
 	ping_ok $ns_server $CLIENT_IP
 nfhp_check "flush" flushed
 

@@ -48,7 +48,7 @@ wait $restore_pid 2>/dev/null
 nfhp_check "traffic flows without the module" tcp_ok 8080
 nfhp_check "udp to the server flows" udp_ok 5353
 
-nfhp_check "insmod again" insmod "$module"
+nfhp_check "insmod again" nfhp_insmod "$module"
 nfhp_check "rule sets start empty" \
 	[ "$(r -S | grep -c '^-[AN]')" = 0 ]
 nfhp_check "policies start ACCEPT" \
