@@ -1,0 +1,384 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# cli.sh - nf-hipac, nf-hipac-save and nf-hipac-restore behave like
+# iptables.  Every command runs twice: nf-hipac in one network namespace,
+# the real iptables (legacy, whose messages nf-hipac words like) in
+# another, and the exit code, the output and the error message must be the
+# same once the program name is swapped.  No packet flows in either
+# namespace, so every counter stays at what the commands set.
+#
+#   nf-hipac  in nfhp-cli-PID          iptables-legacy in nfhp-ipt-PID
+#
+# Then the save and restore tools: iptables-save layout, the round trip
+# save -> restore -> save, --test, --noflush, --counters, and failing
+# restores (a kernel error, a parse error) that must leave the old rule
+# set in place.
+#
+# nfhp-timeout: 1500
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+if command -v iptables-legacy >/dev/null 2>&1; then
+	IPT=iptables-legacy
+else
+	nfhp_skip "iptables-legacy not installed (the reference)"
+fi
+[ "$(id -u)" -eq 0 ] || nfhp_skip "must run as root"
+
+ns_h=nfhp-cli-$$
+ns_i=nfhp-ipt-$$
+tmp=$(mktemp -d /tmp/nfhp-cli.XXXXXX)
+
+cli_cleanup()
+{
+	ip netns del $ns_h 2>/dev/null
+	ip netns del $ns_i 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cli_cleanup EXIT
+ip netns add $ns_h && ip netns add $ns_i || { nfhp_log "FAIL: netns"; exit 1; }
+# iptables-legacy needs the x_tables filter table.
+modprobe iptable_filter 2>/dev/null
+
+H() { ip netns exec $ns_h "$NFHP_BIN/nf-hipac" "$@"; }
+I() { ip netns exec $ns_i $IPT "$@"; }
+hsave() { ip netns exec $ns_h "$NFHP_BIN/nf-hipac-save" "$@"; }
+isave() { ip netns exec $ns_i $IPT-save "$@"; }
+hrestore() { ip netns exec $ns_h "$NFHP_BIN/nf-hipac-restore" "$@"; }
+irestore() { ip netns exec $ns_i $IPT-restore "$@"; }
+
+fail()
+{
+	nfhp_log "FAIL: $*"
+	nfhp_rc=1
+}
+
+pass()
+{
+	nfhp_log "ok: $*"
+}
+
+# iptables' messages with nf-hipac's name; the second line nf-hipac adds
+# (the kernel's own reason) has no iptables counterpart.
+norm_err()
+{
+	sed -e 's/^iptables\( v[0-9.]* ([a-z_]*)\)\{0,1\}: /nf-hipac: /' \
+	    -e 's/^nf-hipac\( v[0-9.]*\)\{0,1\}: /nf-hipac: /' \
+	    -e "s/\`iptables -h' or 'iptables --help'/\`nf-hipac -h' or 'nf-hipac --help'/" \
+	    -e '/^nf-hipac: kernel: /d'
+}
+
+# Comments and dates differ by nature.
+norm_save()
+{
+	grep -v '^#'
+}
+
+# both DESC ARGS... - run "nf-hipac ARGS" and "iptables ARGS"; exit code,
+# standard output and error message must agree.
+both()
+{
+	local desc=$1 hrc irc
+
+	shift
+	H "$@" >$tmp/h.out 2>$tmp/h.err
+	hrc=$?
+	I "$@" >$tmp/i.out 2>$tmp/i.err
+	irc=$?
+	norm_err <$tmp/h.err >$tmp/h.msg
+	norm_err <$tmp/i.err >$tmp/i.msg
+	if [ $hrc -ne $irc ]; then
+		fail "$desc: exit $hrc, iptables $irc"
+		sed 's/^/#   nf-hipac: /' $tmp/h.err
+		sed 's/^/#   iptables: /' $tmp/i.err
+	elif ! diff -u $tmp/i.out $tmp/h.out >$tmp/diff; then
+		fail "$desc: output differs from iptables"
+		sed 's/^/#   /' $tmp/diff
+	elif ! diff -u $tmp/i.msg $tmp/h.msg >$tmp/diff; then
+		fail "$desc: message differs from iptables"
+		sed 's/^/#   /' $tmp/diff
+	else
+		pass "$desc (exit $hrc)"
+	fi
+}
+
+# both_rc DESC ARGS... - as both, but only the exit codes must agree (the
+# message is nf-hipac's own).
+both_rc()
+{
+	local desc=$1 hrc irc
+
+	shift
+	H "$@" >/dev/null 2>$tmp/h.err
+	hrc=$?
+	I "$@" >/dev/null 2>$tmp/i.err
+	irc=$?
+	if [ $hrc -eq $irc ]; then
+		pass "$desc (exit $hrc)"
+	else
+		fail "$desc: exit $hrc, iptables $irc"
+		sed 's/^/#   nf-hipac: /' $tmp/h.err
+		sed 's/^/#   iptables: /' $tmp/i.err
+	fi
+}
+
+# same_lists DESC - every listing of the two rule sets is identical.
+same_lists()
+{
+	local desc=$1
+
+	both "$desc: -S" -S
+	both "$desc: -L -n -v -x --line-numbers" -L -n -v -x --line-numbers
+	both "$desc: -L -n" -L -n
+	isave | norm_save >$tmp/i.save
+	hsave | norm_save >$tmp/h.save
+	if diff -u $tmp/i.save $tmp/h.save >$tmp/diff; then
+		pass "$desc: nf-hipac-save equals iptables-save"
+	else
+		fail "$desc: nf-hipac-save differs from iptables-save"
+		sed 's/^/#   /' $tmp/diff
+	fi
+}
+
+# unchanged DESC BEFORE - nf-hipac's rule set still saves as BEFORE.
+unchanged()
+{
+	norm_save <"$2" >$tmp/u.before
+	hsave -c | norm_save >$tmp/u.now
+	if diff -u $tmp/u.before $tmp/u.now >$tmp/diff; then
+		pass "$1: rule set untouched"
+	else
+		fail "$1: rule set changed"
+		sed 's/^/#   /' $tmp/diff
+	fi
+}
+
+# expect DESC RC CMD... - CMD (a nf-hipac tool) exits with RC.
+expect()
+{
+	local desc=$1 want=$2 rc
+
+	shift 2
+	"$@" >$tmp/x.out 2>$tmp/x.err
+	rc=$?
+	if [ $rc -eq "$want" ]; then
+		pass "$desc (exit $rc)"
+	else
+		fail "$desc: exit $rc, expected $want"
+		sed 's/^/#   /' $tmp/x.err
+	fi
+}
+
+# --- building a rule set, command by command ---------------------------------
+
+both "-L of the empty rule set" -L -n -v
+both "-N foo" -N foo
+both "-N bar" -N bar
+both "-N of an existing chain" -N foo
+both "-N of a built-in chain" -N INPUT
+both "-A prefix, tcp port" -A INPUT -s 10.0.0.0/8 -p tcp --dport 22 -j ACCEPT
+both "-A wildcard interface, multiport" \
+	-A INPUT -i eth+ -p udp -m multiport --dports 53,67:68 -j DROP
+both "-A state" -A INPUT -m state --state ESTABLISHED,RELATED -j ACCEPT
+both "-A inverted address, icmp type, jump" \
+	-A INPUT ! -s 192.168.1.1 -p icmp --icmp-type echo-request -j foo
+both "-A syn, comment, RETURN" \
+	-A foo -p tcp --syn -m comment --comment "new tcp" -j RETURN
+both "-A iprange, jump" -A foo -m iprange --src-range 10.1.1.1-10.1.1.9 -j bar
+both "-A ttl, length, goto" \
+	-A FORWARD -o veth1 -m ttl --ttl-gt 5 -m length --length 100:200 -g bar
+# nf-hipac matches marks by prefix: the mask must be high bits.
+both "-A mark, no target" -A OUTPUT -m mark --mark 0x10000/0xffff0000
+both "-A tcp flags" -A OUTPUT -p tcp --tcp-flags SYN,ACK SYN -j DROP
+both "-A conntrack" -A bar -m conntrack --ctstate NEW,INVALID -j DROP
+both "-I at a position" -I INPUT 2 -d 1.2.3.4 -j DROP
+both "-I at the head" -I INPUT -p tcp --sport 1024:65535 -j ACCEPT
+both "-R" -R INPUT 3 -d 5.6.7.8 -j ACCEPT
+both "-A with counters" -A OUTPUT -d 9.9.9.9 -c 7 700 -j ACCEPT
+same_lists "after -N/-A/-I/-R"
+
+both "-L of one chain" -L INPUT -n -v --line-numbers
+both "-L of one rule" -L INPUT 2 -n -v
+both "-S of one chain" -S foo
+both "-S of one rule" -S INPUT 3
+both "-S -v" -S -v
+both "-C of an existing rule" \
+	-C INPUT -m state --state ESTABLISHED,RELATED -j ACCEPT
+both "-C of a missing rule" -C INPUT -m state --state NEW -j ACCEPT
+both "-C with a missing chain" -C nope -j ACCEPT
+
+# --- errors leave everything as it was ---------------------------------------
+
+hsave -c >$tmp/before
+both "-A to a missing chain" -A nope -j ACCEPT
+both "-A jumping to a missing chain" -A INPUT -j nosuch
+both "-I past the end" -I INPUT 99 -j ACCEPT
+both "-R past the end" -R INPUT 99 -j ACCEPT
+both "-D past the end" -D INPUT 99
+both "-D of a missing rule" -D INPUT -s 9.9.9.9 -j ACCEPT
+both "-D from a missing chain" -D nope 1
+both "-X of a referenced chain" -X bar
+both "-X of a chain with rules" -X foo
+both "-X of a missing chain" -X nope
+# iptables says "Invalid argument. Run `dmesg'...", nf-hipac the reason.
+both_rc "-X of a built-in chain" -X INPUT
+both "-E of a built-in chain" -E INPUT other
+both "-E onto an existing chain" -E foo bar
+both "-E of a missing chain" -E nope other
+both "-P of a user chain" -P foo DROP
+both "-F of a missing chain" -F nope
+both "-L of a missing chain" -L nope
+both "-Z past the end" -Z INPUT 99
+both "unknown option" -A INPUT --bogus
+both "unknown match" -A INPUT -m nosuchmatch -j ACCEPT
+both "rule number 0" -D INPUT 0
+unchanged "after the failed commands" $tmp/before
+same_lists "after the failed commands"
+
+# --- deleting, renaming, policies, counters ----------------------------------
+
+both "-D by number" -D INPUT 1
+both "-D by rule" -D INPUT -d 5.6.7.8 -j ACCEPT
+both "-E of a referenced chain" -E bar baz
+both "-P DROP" -P FORWARD DROP
+both "-P with counters" -P OUTPUT ACCEPT -c 3 300
+both "-Z of one rule" -Z OUTPUT 3
+both "-Z of a chain" -Z INPUT
+same_lists "after -D/-E/-P/-Z"
+both "-Z of everything" -Z
+both "-F of a chain" -F foo
+both "-X of an emptied chain" -X foo
+both "-S after -F/-X" -S
+
+# --- save and restore ---------------------------------------------------------
+
+hsave >$tmp/s1
+expect "restore of its own save" 0 hrestore $tmp/s1
+hsave >$tmp/s2
+norm_save <$tmp/s1 >$tmp/s1.n
+norm_save <$tmp/s2 >$tmp/s2.n
+if diff -u $tmp/s1.n $tmp/s2.n >$tmp/diff; then
+	pass "save -> restore -> save is the identity"
+else
+	fail "save -> restore -> save changed the rule set"
+	sed 's/^/#   /' $tmp/diff
+fi
+grep -q '^# Generated by nf-hipac-save v' $tmp/s1 &&
+grep -q '^# Completed on ' $tmp/s1 &&
+	pass "save header and trailer" || fail "save header and trailer"
+
+cat >$tmp/new <<'EOF'
+# a comment
+*filter
+:INPUT DROP [11:1100]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+:mail - [0:0]
+[5:500] -A INPUT -p tcp -m multiport --dports 80,443 -j web
+[6:600] -A INPUT -s 172.16.0.0/12 -p tcp --dport 25 -j mail
+-A INPUT -i lo -j ACCEPT
+[1:100] -A web -m comment --comment "web servers" -d 10.9.0.0/16 -j ACCEPT
+-A mail -j RETURN
+COMMIT
+EOF
+hsave -c >$tmp/before
+expect "restore --test" 0 hrestore --test $tmp/new
+unchanged "restore --test" $tmp/before
+
+expect "restore --counters" 0 hrestore --counters $tmp/new
+irestore --counters $tmp/new || fail "iptables-restore --counters"
+isave -c | norm_save >$tmp/i.save
+hsave -c | norm_save >$tmp/h.save
+if diff -u $tmp/i.save $tmp/h.save >$tmp/diff; then
+	pass "restore --counters: save -c equals iptables-save -c"
+else
+	fail "restore --counters: save -c differs from iptables-save -c"
+	sed 's/^/#   /' $tmp/diff
+fi
+
+expect "restore without --counters" 0 hrestore $tmp/new
+irestore $tmp/new
+same_lists "after restore"
+
+printf '*filter\n-A INPUT -s 7.7.7.7 -j DROP\n:mail - [0:0]\n-A mail -j ACCEPT\n:extra - [0:0]\nCOMMIT\n' \
+	>$tmp/more
+expect "restore --noflush" 0 hrestore --noflush $tmp/more
+irestore --noflush $tmp/more || fail "iptables-restore --noflush"
+same_lists "after restore --noflush"
+
+# A kernel error on line 7 of 9: nothing of the file may stick.
+hsave -c >$tmp/before
+cat >$tmp/bad <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:late - [0:0]
+-A INPUT -s 1.1.1.1 -j ACCEPT
+-A missing -s 2.2.2.2 -j ACCEPT
+-A INPUT -s 3.3.3.3 -j ACCEPT
+COMMIT
+EOF
+expect "restore with a bad chain on line 7" 1 hrestore $tmp/bad
+grep -q '^nf-hipac-restore: line 7 failed' $tmp/x.err &&
+	pass "restore names line 7" ||
+	{ fail "restore does not name line 7"; sed 's/^/#   /' $tmp/x.err; }
+unchanged "failed restore" $tmp/before
+
+sed 's/^-A INPUT -s 3.3.3.3 -j ACCEPT$/-A INPUT --no-such-option -j ACCEPT/' \
+	$tmp/bad | sed 's/^-A missing/-A late/' >$tmp/bad2
+expect "restore with a parse error on line 8" 2 hrestore $tmp/bad2
+unchanged "restore with a parse error" $tmp/before
+
+printf '*nat\n:PREROUTING ACCEPT [0:0]\nCOMMIT\n' >$tmp/nat
+expect "restore of another table" 1 hrestore $tmp/nat
+unchanged "restore of another table" $tmp/before
+
+printf '*filter\n-A INPUT -s 4.4.4.4 -j ACCEPT\n' >$tmp/nocommit
+expect "restore without COMMIT" 1 hrestore $tmp/nocommit
+unchanged "restore without COMMIT" $tmp/before
+
+# --- a large restore goes through the batches --------------------------------
+
+awk 'BEGIN {
+	print "*filter"
+	print ":INPUT ACCEPT [0:0]"
+	print ":FORWARD ACCEPT [0:0]"
+	print ":OUTPUT ACCEPT [0:0]"
+	for (i = 0; i < 5000; i++)
+		printf "-A FORWARD -s 10.%d.%d.0/24 -p tcp -m tcp --dport %d -j DROP\n",
+			int(i / 256) % 256, i % 256, 1 + i % 60000
+	print "COMMIT"
+}' >$tmp/big
+start=$(date +%s.%N)
+expect "restore of 5000 rules" 0 hrestore $tmp/big
+end=$(date +%s.%N)
+nfhp_log "restore of 5000 rules took $(echo "$end - $start" | bc 2>/dev/null ||
+	awk -v a=$start -v b=$end 'BEGIN { print b - a }') s"
+norm_save <$tmp/big >$tmp/big.n
+hsave | norm_save >$tmp/h.save
+if diff -u $tmp/big.n $tmp/h.save >$tmp/diff; then
+	pass "5000 rules saved back as restored"
+else
+	fail "5000 rules do not save back as restored"
+	head -20 $tmp/diff | sed 's/^/#   /'
+fi
+
+# Breaking the last rule must abort all 5000.
+hsave -c >$tmp/before
+sed '$d' $tmp/big >$tmp/big-bad
+printf -- '-A nowhere -j ACCEPT\nCOMMIT\n' >>$tmp/big-bad
+expect "restore of 5000 rules, the last one bad" 1 hrestore --noflush $tmp/big-bad
+grep -q "^nf-hipac-restore: line $(wc -l <$tmp/big-bad | awk '{ print $1 - 1 }') failed" \
+	$tmp/x.err && pass "the bad line is named" ||
+	{ fail "the bad line is not named"; sed 's/^/#   /' $tmp/x.err; }
+unchanged "failed large restore" $tmp/before
+
+both "-F of everything" -F
+both "-X of everything" -X
+same_lists "at the end"
+
+exit $nfhp_rc
