@@ -599,8 +599,9 @@ const char *nfhp_nl_strerror(int cmd, bool by_spec, int err, int *exit_code)
 			return "Bad built-in chain name";
 		break;
 	case EINVAL:
+		/* The parser refuses policies other than ACCEPT and DROP. */
 		if (cmd == NFHP_CMD_POLICY)
-			return "Bad policy name";
+			return "Bad built-in chain name";
 		break;
 	}
 	return strerror(err);
@@ -618,12 +619,19 @@ const char *nfhp_nl_strerror(int cmd, bool by_spec, int err, int *exit_code)
  */
 int nfhp_nl_report_failure(const struct nfhp_nl_failure *f, const char *prog)
 {
+	int code, err = -f->err;
 	const char *msg;
-	int code;
 
-	if (!f->err)
+	if (!err)
 		return NFHP_EXIT_OK;
-	msg = nfhp_nl_strerror(f->cmd, f->by_spec, -f->err, &code);
+	/*
+	 * The core refuses to delete or rename a built-in chain with EPERM
+	 * and says why; genetlink's permission check says nothing.  Word the
+	 * former as iptables does.
+	 */
+	if (err == EPERM && f->ext_msg[0])
+		err = f->cmd == NFHP_CMD_RENAME_CHAIN ? ENOENT : EINVAL;
+	msg = nfhp_nl_strerror(f->cmd, f->by_spec, err, &code);
 	fprintf(stderr, "%s: %s.\n", prog, msg);
 	if (f->ext_msg[0])
 		fprintf(stderr, "%s: kernel: %s\n", prog, f->ext_msg);

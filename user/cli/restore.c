@@ -110,13 +110,15 @@ static int restore_table(void *data, const char *name)
 static int restore_chain(void *data, const char *name, u8 policy,
 			 const struct nfhp_counter *c)
 {
+	static const struct nfhp_counter zero;
 	struct restore_ctx *ctx = data;
 	int ret;
 
 	next_line(ctx);
+	/* Like iptables-restore, without --counters the policy's restart. */
 	if (policy != NFHP_ACT_NONE)
 		ret = nfhp_nl_policy(ctx->nl, name, policy,
-				     ctx->counters ? c : NULL);
+				     ctx->counters && c ? c : &zero);
 	else if (chain_existed(ctx, name))
 		ret = nfhp_nl_flush(ctx->nl, name);	/* as iptables does */
 	else

@@ -412,6 +412,49 @@ static void test_strerror(void)
 	   "errors: not root");
 	nfhp_nl_strerror(NFHP_CMD_BEGIN, false, EBUSY, &code);
 	ok(code == 4, "errors: another transaction is a resource problem");
+	msg = nfhp_nl_strerror(NFHP_CMD_POLICY, false, EINVAL, &code);
+	ok(!strcmp(msg, "Bad built-in chain name") && code == 1,
+	   "errors: -P of a user chain");
+}
+
+/* What nfhp_nl_report_failure() prints, and its exit code. */
+static int report(int cmd, int err, const char *ext, char *out, size_t size)
+{
+	struct nfhp_nl_failure f = { .err = -err, .cmd = cmd };
+	FILE *saved = stderr;
+	int code;
+
+	snprintf(f.ext_msg, sizeof(f.ext_msg), "%s", ext);
+	stderr = fmemopen(out, size, "w");
+	code = nfhp_nl_report_failure(&f, "nf-hipac");
+	fclose(stderr);
+	stderr = saved;
+	return code;
+}
+
+static void test_report(void)
+{
+	char out[512];
+	int code;
+
+	memset(out, 0, sizeof(out));
+	code = report(NFHP_CMD_APPEND, EPERM, "", out, sizeof(out));
+	ok(code == 4 &&
+	   !strcmp(out, "nf-hipac: Permission denied (you must be root).\n"),
+	   "report: genetlink's permission check");
+	memset(out, 0, sizeof(out));
+	code = report(NFHP_CMD_DEL_CHAIN, EPERM,
+		      "cannot delete a built-in chain", out, sizeof(out));
+	ok(code == 1 &&
+	   !strcmp(out, "nf-hipac: Invalid argument.\n"
+			"nf-hipac: kernel: cannot delete a built-in chain\n"),
+	   "report: -X of a built-in chain, with the kernel's reason");
+	memset(out, 0, sizeof(out));
+	code = report(NFHP_CMD_RENAME_CHAIN, EPERM, "cannot rename", out,
+		      sizeof(out));
+	ok(code == 1 && !strncmp(out,
+		"nf-hipac: No chain/target/match by that name.\n", 46),
+	   "report: -E of a built-in chain");
 }
 
 /*
@@ -495,6 +538,7 @@ int main(void)
 	test_malformed();
 	test_equal();
 	test_strerror();
+	test_report();
 	test_cli_round_trip();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
