@@ -26,6 +26,18 @@
 #define NFHP_NL_BATCH_SIZE	(128 * 1024)
 
 /**
+ * struct nfhp_nl_slot - a request queued in a batch
+ * @tag: the caller's tag (a line number)
+ * @cmd: &enum nfhp_cmd
+ * @by_spec: a delete by rule
+ */
+struct nfhp_nl_slot {
+	unsigned long tag;
+	u8 cmd;
+	bool by_spec;
+};
+
+/**
  * struct nfhp_nl - a connection to the nf_hipac genetlink family
  * @sock: the netlink socket
  * @family: the family id resolved by name
@@ -37,9 +49,8 @@
  * @batch_buf: the buffer of @batch
  * @tag: the tag of the requests queued from now on
  * @first_seq: sequence number of the first request in @batch
- * @tags: tag of each queued request, indexed by seq - @first_seq
- * @ntags: number of requests in @batch
- * @cmds: the command of each queued request, as @tags
+ * @slots: what each queued request was, indexed by seq - @first_seq
+ * @nslots: number of requests in @batch
  */
 struct nfhp_nl {
 	struct mnl_socket *sock;
@@ -52,9 +63,8 @@ struct nfhp_nl {
 	char *batch_buf;
 	unsigned long tag;
 	u32 first_seq;
-	unsigned long *tags;
-	u8 *cmds;
-	unsigned int ntags;
+	struct nfhp_nl_slot *slots;
+	unsigned int nslots;
 };
 
 /*
@@ -763,9 +773,11 @@ static int read_answers(struct nfhp_nl *nl, u32 stop_seq)
 			if (nl->batch) {
 				/* Only failed requests of a batch answer. */
 				i = nlh->nlmsg_seq - nl->first_seq;
-				if (i < nl->ntags)
-					set_error(nl, e->error, nl->cmds[i],
-						  false, nl->tags[i],
+				if (i < nl->nslots)
+					set_error(nl, e->error,
+						  nl->slots[i].cmd,
+						  nl->slots[i].by_spec,
+						  nl->slots[i].tag,
 						  ext_ack_msg(nlh));
 				continue;
 			}
@@ -824,7 +836,7 @@ static int batch_flush(struct nfhp_nl *nl)
 				  NULL);
 	}
 	mnl_nlmsg_batch_reset(nl->batch);
-	nl->ntags = 0;
+	nl->nslots = 0;
 	return nl->fail.err;
 }
 
@@ -837,9 +849,9 @@ static struct nlmsghdr *start(struct nfhp_nl *nl, u8 cmd)
 	if (!nl->batch)
 		return put_request(nl, nl->buf, cmd, NLM_F_ACK);
 	if (mnl_nlmsg_batch_size(nl->batch) + NFHP_NL_MSG_MAX >
-	    NFHP_NL_BATCH_SIZE || nl->ntags == NFHP_NL_BATCH_SLOTS)
+	    NFHP_NL_BATCH_SIZE || nl->nslots == NFHP_NL_BATCH_SLOTS)
 		batch_flush(nl);
-	if (!nl->ntags)
+	if (!nl->nslots)
 		nl->first_seq = nl->seq + 1;
 	return put_request(nl, mnl_nlmsg_batch_current(nl->batch), cmd, 0);
 }
@@ -847,12 +859,14 @@ static struct nlmsghdr *start(struct nfhp_nl *nl, u8 cmd)
 /* Finish a request: send it, or leave it queued in the batch. */
 static int finish(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
 {
+	struct nfhp_nl_slot *slot;
+
 	if (!nl->batch)
 		return transact(nl, nlh, by_spec);
-	nl->tags[nl->ntags] = nl->tag;
-	nl->cmds[nl->ntags] =
-		((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd;
-	nl->ntags++;
+	slot = &nl->slots[nl->nslots++];
+	slot->tag = nl->tag;
+	slot->cmd = ((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd;
+	slot->by_spec = by_spec;
 	mnl_nlmsg_batch_next(nl->batch);
 	return nl->fail.err;
 }
@@ -987,7 +1001,7 @@ int nfhp_nl_abort(struct nfhp_nl *nl)
 
 	if (nl->batch) {
 		mnl_nlmsg_batch_stop(nl->batch);
-		nl->ntags = 0;
+		nl->nslots = 0;
 		nl->batch = NULL;
 	}
 	nlh = put_request(nl, nl->buf, NFHP_CMD_ABORT, NLM_F_ACK);
@@ -1003,7 +1017,7 @@ void nfhp_nl_batch_start(struct nfhp_nl *nl)
 {
 	nl->fail.err = 0;
 	nl->fail.ext_msg[0] = '\0';
-	nl->ntags = 0;
+	nl->nslots = 0;
 	nl->batch = mnl_nlmsg_batch_start(nl->batch_buf, NFHP_NL_BATCH_SIZE);
 }
 
@@ -1191,9 +1205,8 @@ int nfhp_nl_open(struct nfhp_nl **nlp, const char *prog)
 		goto out_nomem;
 	nl->buf = malloc(NFHP_NL_RECV_SIZE);
 	nl->batch_buf = malloc(NFHP_NL_BATCH_SIZE);
-	nl->tags = calloc(NFHP_NL_BATCH_SLOTS, sizeof(*nl->tags));
-	nl->cmds = calloc(NFHP_NL_BATCH_SLOTS, sizeof(*nl->cmds));
-	if (!nl->buf || !nl->batch_buf || !nl->tags || !nl->cmds)
+	nl->slots = calloc(NFHP_NL_BATCH_SLOTS, sizeof(*nl->slots));
+	if (!nl->buf || !nl->batch_buf || !nl->slots)
 		goto out_close;
 
 	ret = open_socket(nl);
@@ -1234,8 +1247,7 @@ void nfhp_nl_close(struct nfhp_nl *nl)
 		return;
 	if (nl->sock)
 		mnl_socket_close(nl->sock);
-	free(nl->cmds);
-	free(nl->tags);
+	free(nl->slots);
 	free(nl->batch_buf);
 	free(nl->buf);
 	free(nl);
