@@ -1435,12 +1435,14 @@ static const struct nfhp_opt *implicit_match(struct pstate *ps,
 
 	if (!ps->proto_set)
 		return NULL;
-	switch (ps->proto) {
-	case 6: pm = PM_TCP; break;
-	case 17: pm = PM_UDP; break;
-	case 1: pm = PM_ICMP; break;
-	default: return NULL;
-	}
+	if (ps->proto == 6)
+		pm = PM_TCP;
+	else if (ps->proto == 17)
+		pm = PM_UDP;
+	else if (ps->proto == 1)
+		pm = PM_ICMP;
+	else
+		return NULL;
 	if (ps->loaded & (1u << pm))
 		return NULL;
 	ps->loaded |= 1u << pm;
