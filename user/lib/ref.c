@@ -158,8 +158,9 @@ void nfhp_ref_free(struct nfhp_ref *ref)
 
 	if (!ref)
 		return;
-	for (i = 0; i < ref->n; i++) {
+	for (i = 0; i < ref->n; i++)
 		nfhp_ref_flush(ref, ref->chains[i]->name);
+	for (i = 0; i < ref->n; i++) {
 		free(ref->chains[i]->rules);
 		free(ref->chains[i]);
 	}

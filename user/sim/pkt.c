@@ -162,6 +162,8 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 		p->key.v[NFHP_DIM_TCPFLAGS] = flags;
 	if (proto == 1 && !frag && have_icmp)
 		p->key.v[NFHP_DIM_ICMP] = icmp;
+	if (frag)
+		nfhp_key_set_fragment(&p->key);
 	return 0;
 bad:
 	snprintf(err, errlen, "bad packet field `%s%s%s'", tok,
