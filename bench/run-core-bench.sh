@@ -9,7 +9,7 @@
 #   bench/run-core-bench.sh [-d CLASSBENCH_DIR] [-p PACKETS] [-t SECONDS]
 #
 # -p: packets per set, taken from the start of the trace (default 100000)
-# -t: time limit per set (default 50); a set that does not finish in time
+# -t: time limit per set in wall-clock seconds (default 120); a set that does not finish in time
 #     is reported as such.
 # Writes bench/results/core.md and bench/results/core.csv.  Converted
 # files go to a temporary directory, never into the repository.
@@ -18,7 +18,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
 npkts=100000
-limit=50
+limit=120
 while getopts "d:p:t:" opt; do
 	case $opt in
 	d) data=$OPTARG ;;
@@ -108,6 +108,8 @@ elapsed=$(($(date +%s) - start))
 	echo "trace in trace order, repeated until at least 1 s, no caching; \"linear\" is the"
 	echo "naive first-match reference (user/lib/ref.c) on the same packets; insert/delete"
 	echo "are 1000 single-rule changes at the loaded size, each committed on its own."
+	echo "All times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so that other"
+	echo "load on the machine does not count; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
 	echo "Rules come from bench/classbench2ipt.py (see its header for the protocol/port"
 	echo "mapping; \"skipped\" rules are not expressible in iptables)."
 	echo
