@@ -575,6 +575,46 @@ bool nfhp_box_covers(const struct nfhp_box *b, const struct nfhp_region *reg)
 	return true;
 }
 
+static bool nfhp_ranges_meet(const struct nfhp_range *a, unsigned int na,
+			     const struct nfhp_range *b, unsigned int nb)
+{
+	unsigned int i = 0, j = 0;
+
+	while (i < na && j < nb) {
+		if (a[i].hi < b[j].lo)
+			i++;
+		else if (b[j].hi < a[i].lo)
+			j++;
+		else
+			return true;
+	}
+	return false;
+}
+
+/**
+ * nfhp_box_disjoint() - can no packet match both boxes?
+ * @a: one box
+ * @b: the other
+ *
+ * Return: true when the boxes share no point.
+ */
+bool nfhp_box_disjoint(const struct nfhp_box *a, const struct nfhp_box *b)
+{
+	unsigned int m, d;
+
+	if (a->empty || b->empty)
+		return true;
+	for (m = a->restricted & b->restricted; m; m &= m - 1) {
+		d = __builtin_ctz(m);
+		if (!nfhp_ranges_meet(nfhp_box_ranges(a, d),
+				      nfhp_box_nranges(a, d),
+				      nfhp_box_ranges(b, d),
+				      nfhp_box_nranges(b, d)))
+			return true;
+	}
+	return false;
+}
+
 /**
  * nfhp_box_contains_key() - does a packet match @b?
  * @b: the box

@@ -31,8 +31,14 @@
 /* Room between the order keys of consecutive entries. */
 #define NFHP_ORDER_GAP		(1ull << 16)
 #define NFHP_ORDER_UNSET	(~0ull)
+/* nfhp_flat_free() keep value that keeps nothing. */
+#define NFHP_KEEP_NONE		(~0u)
 /* Trees per hook: by wide or narrow source and destination. */
-#define NFHP_GROUPS		4
+#define NFHP_GROUPS		NFHP_HOOK_TREES
+/* More changed entries than this share of a hook's are rebuilt from scratch. */
+#define NFHP_INCR_MAX_SHARE	16
+/* How far the diff of old and new entries looks ahead for a match. */
+#define NFHP_DIFF_WINDOW	64
 /* An address range at least this wide counts as a wildcard for grouping. */
 #define NFHP_WIDE_ADDR		(1ull << 24)
 
@@ -110,8 +116,8 @@ struct nfhp_model {
 
 /**
  * struct nfhp_tables - what the packet path reads, published at once
- * @root: the trees of each hook, one per group of entries
- * @ngroups: number of trees of each hook
+ * @root: the trees of each hook, one per group of entries, NULL for an
+ *	empty group (at least one tree per hook exists)
  * @policy: the policy of each hook
  *
  * A hook's entries are split into groups by whether they restrict the
@@ -124,7 +130,6 @@ struct nfhp_model {
  */
 struct nfhp_tables {
 	struct nfhp_node *root[NFHP_HOOK_MAX][NFHP_GROUPS];
-	u8 ngroups[NFHP_HOOK_MAX];
 	u8 policy[NFHP_HOOK_MAX];
 };
 
@@ -518,17 +523,21 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->cnt = cnt ? cnt->pc : NULL;
 	e->rule = rule;
 	e->action = action;
-	e->order = (u64)fl->n * NFHP_ORDER_GAP;
+	e->order = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 	e->scope_end = NFHP_ORDER_UNSET;
 	fl->e[fl->n++] = e;
 	return 0;
 }
 
-static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
+/* Free the entries, but those another list of the hook kept (@keep). */
+static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			   u32 keep)
 {
 	unsigned int i;
 
 	for (i = 0; i < fl->n; i++) {
+		if (fl->e[i]->kept == keep)
+			continue;
 		if (fl->e[i]->owns_box)
 			nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[i]->box);
 		nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
@@ -600,7 +609,7 @@ static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	for (i = start; i < fl->n; i++)
 		if (fl->e[i]->action == NFHP_ACT_RETURN &&
 		    fl->e[i]->scope_end == NFHP_ORDER_UNSET)
-			fl->e[i]->scope_end = (u64)fl->n * NFHP_ORDER_GAP;
+			fl->e[i]->scope_end = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 	return 0;
 }
 
@@ -616,7 +625,7 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 				    &rs->policy_cnt[hook], NULL,
 				    NFHP_ENTRY_POLICY);
 	if (err)
-		nfhp_flat_free(rs, fl);
+		nfhp_flat_free(rs, fl, NFHP_KEEP_NONE);
 	return err;
 }
 
@@ -701,7 +710,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	t = rcu_dereference_protected(rs->tables, 1);
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_flat_free(rs, &rs->flat[h]);
+		nfhp_flat_free(rs, &rs->flat[h], NFHP_KEEP_NONE);
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
@@ -844,7 +853,7 @@ static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
 	int h;
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_flat_free(rs, &old_flat[h]);
+		nfhp_flat_free(rs, &old_flat[h], rs->gen);
 	if (old_tables)
 		nfhp_tables_put(rs, old_tables);
 	for (i = 0; i < rs->removed.n; i++)
@@ -868,7 +877,7 @@ static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t)
 	int h, g;
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		for (g = 0; g < t->ngroups[h]; g++)
+		for (g = 0; g < NFHP_GROUPS; g++)
 			nfhp_tree_put(&rs->forest, t->root[h][g]);
 	nfhp_free(&rs->mem, t, sizeof(*t));
 }
@@ -907,38 +916,252 @@ static bool nfhp_flat_groupable(const struct nfhp_flat *fl)
 	return true;
 }
 
+/**
+ * struct nfhp_groups - a hook's entries sorted into groups
+ * @e: the entries of each group, in order, then the policy
+ * @n: entries of each group, the policy included
+ */
+struct nfhp_groups {
+	const struct nfhp_entry **e[NFHP_GROUPS];
+	unsigned int n[NFHP_GROUPS];
+};
+
+static void nfhp_groups_free(struct nfhp_groups *gr)
+{
+	unsigned int g;
+
+	for (g = 0; g < NFHP_GROUPS; g++)
+		kvfree(gr->e[g]);
+}
+
+static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
+{
+	const struct nfhp_entry *policy = fl->e[fl->n - 1];
+	bool groups = nfhp_flat_groupable(fl);
+	unsigned int i, g;
+
+	memset(gr, 0, sizeof(*gr));
+	for (g = 0; g < NFHP_GROUPS; g++) {
+		gr->e[g] = kvmalloc_array(fl->n, sizeof(*gr->e[g]), GFP_KERNEL);
+		if (!gr->e[g]) {
+			nfhp_groups_free(gr);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i + 1 < fl->n; i++) {
+		g = groups ? nfhp_group_of(fl->e[i]) : 0;
+		gr->e[g][gr->n[g]++] = fl->e[i];
+	}
+	for (g = 0; g < NFHP_GROUPS; g++)
+		gr->e[g][gr->n[g]++] = policy;
+	return 0;
+}
+
 /* Build the trees of one hook's entries into @t->root[@h]. */
 static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			     struct nfhp_tables *t, int h)
 {
-	unsigned int n[NFHP_GROUPS] = {}, i, g, ng = 0;
-	const struct nfhp_entry **grp[NFHP_GROUPS] = {};
-	const struct nfhp_entry *policy = fl->e[fl->n - 1];
-	bool groups = nfhp_flat_groupable(fl);
-	int err = -ENOMEM;
+	struct nfhp_groups gr;
+	unsigned int g;
+	int err;
 
-	for (g = 0; g < NFHP_GROUPS; g++) {
-		grp[g] = kvmalloc_array(fl->n, sizeof(*grp[g]), GFP_KERNEL);
-		if (!grp[g])
-			goto out_free;
-	}
-	for (i = 0; i + 1 < fl->n; i++) {
-		g = groups ? nfhp_group_of(fl->e[i]) : 0;
-		grp[g][n[g]++] = fl->e[i];
-	}
-	for (g = 0, err = 0; g < NFHP_GROUPS && !err; g++) {
-		if (!n[g] && (g || ng))
+	err = nfhp_groups_fill(fl, &gr);
+	if (err)
+		return err;
+	for (g = 0; g < NFHP_GROUPS && !err; g++) {
+		/* Group 0 always has a tree: the policy at least. */
+		if (gr.n[g] == 1 && g)
 			continue;
-		grp[g][n[g]++] = policy;
-		err = nfhp_tree_build(&rs->forest, grp[g], n[g],
-				      &t->root[h][ng]);
-		if (!err)
-			ng++;
+		err = nfhp_tree_build(&rs->forest, gr.e[g], gr.n[g],
+				      &t->root[h][g]);
 	}
-	t->ngroups[h] = ng;
+	nfhp_groups_free(&gr);
+	return err;
+}
+
+static bool nfhp_entry_same(const struct nfhp_entry *a,
+			    const struct nfhp_entry *b)
+{
+	return a->rule == b->rule && a->action == b->action &&
+	       a->cnt == b->cnt &&
+	       (a->box == b->box || (a->box->size == b->box->size &&
+				     !memcmp(a->box, b->box, a->box->size)));
+}
+
+/*
+ * Align the new entries with the old ones: @match[j] is the old index of
+ * new entry j, or -1 for an added one.  Changes are local, so a greedy walk
+ * that looks a window ahead finds them.
+ */
+static unsigned int nfhp_flat_diff(const struct nfhp_flat *old,
+				   const struct nfhp_flat *fl, int *match)
+{
+	unsigned int i = 0, j = 0, k, changes = 0;
+
+	while (j < fl->n) {
+		if (i < old->n && nfhp_entry_same(old->e[i], fl->e[j])) {
+			match[j++] = i++;
+			continue;
+		}
+		for (k = 1; k < NFHP_DIFF_WINDOW && i + k < old->n; k++)
+			if (nfhp_entry_same(old->e[i + k], fl->e[j]))
+				break;
+		if (i + k < old->n && k < NFHP_DIFF_WINDOW) {
+			changes += k;	/* old i .. i + k - 1 removed */
+			i += k;
+			continue;
+		}
+		match[j++] = -1;	/* added */
+		changes++;
+	}
+	return changes + (old->n - i);
+}
+
+/*
+ * Give added entries order keys between their kept neighbours, so that no
+ * kept entry, which packets may be comparing right now, changes its key.
+ * With @apply false only check that there is room.
+ */
+static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
+			    const int *match, bool apply)
+{
+	unsigned int j = 0, k, run;
+	u64 lo = 0, step;
+
+	while (j < fl->n) {
+		if (match[j] >= 0) {
+			lo = old->e[match[j++]]->order;
+			continue;
+		}
+		for (run = 0; j + run < fl->n && match[j + run] < 0; run++)
+			;
+		if (j + run == fl->n)
+			return -EAGAIN;	/* the policy is always kept */
+		step = (old->e[match[j + run]]->order - lo) / (run + 1);
+		if (!step)
+			return -EAGAIN;
+		for (k = 0; k < run && apply; k++)
+			fl->e[j + k]->order = lo + step * (k + 1);
+		j += run;
+	}
+	return 0;
+}
+
+/* Work one changed entry into the tree of its group in @t. */
+static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
+			     const struct nfhp_entry *changed,
+			     const struct nfhp_groups *gr, unsigned int g,
+			     const struct nfhp_entry **cands)
+{
+	struct nfhp_node *new;
+	unsigned int i, n = 0;
+	int err;
+
+	for (i = 0; i < gr->n[g]; i++) {
+		const struct nfhp_entry *e = gr->e[g][i];
+
+		if (i + 1 == gr->n[g] || !nfhp_box_disjoint(e->box, changed->box))
+			cands[n++] = e;
+	}
+	if (!*root)
+		return nfhp_tree_build(&rs->forest, gr->e[g], gr->n[g], root);
+	err = nfhp_tree_update(&rs->forest, *root, changed->box, cands, n,
+			       &new);
+	if (err)
+		return err;
+	nfhp_tree_put(&rs->forest, *root);
+	*root = new;
+	return 0;
+}
+
+/* Apply the added (new) and removed (old) entries to @t's trees. */
+static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			     const struct nfhp_flat *old, const int *match,
+			     const struct nfhp_tables *cur,
+			     struct nfhp_tables *t, int h)
+{
+	const struct nfhp_entry **cands;
+	struct nfhp_groups gr;
+	unsigned int i, g;
+	int err;
+
+	err = nfhp_groups_fill(fl, &gr);
+	if (err)
+		return err;
+	cands = kvmalloc_array(fl->n, sizeof(*cands), GFP_KERNEL);
+	if (!cands) {
+		nfhp_groups_free(&gr);
+		return -ENOMEM;
+	}
+	for (g = 0; g < NFHP_GROUPS; g++) {
+		t->root[h][g] = cur->root[h][g];
+		if (t->root[h][g])
+			t->root[h][g]->refs++;
+	}
+	for (i = 0; i < fl->n && !err; i++) {
+		g = nfhp_group_of(fl->e[i]);
+		if (match[i] < 0)
+			err = nfhp_update_group(rs, &t->root[h][g], fl->e[i],
+						&gr, g, cands);
+	}
+	for (i = 0; i < old->n && !err; i++) {
+		g = nfhp_group_of(old->e[i]);
+		if (old->e[i]->kept != rs->gen)
+			err = nfhp_update_group(rs, &t->root[h][g], old->e[i],
+						&gr, g, cands);
+	}
+	for (g = 1; g < NFHP_GROUPS && !err; g++) {
+		if (gr.n[g] > 1 || !t->root[h][g])
+			continue;
+		nfhp_tree_put(&rs->forest, t->root[h][g]);
+		t->root[h][g] = NULL;
+	}
+	kvfree(cands);
+	nfhp_groups_free(&gr);
+	return err;
+}
+
+/*
+ * Carry the unchanged entries of the hook's last commit over into @fl and
+ * update its trees only where entries came or went.  -EAGAIN: a rebuild
+ * from scratch is the better (or only) way; @fl is then untouched.
+ */
+static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			    const struct nfhp_tables *cur,
+			    struct nfhp_tables *t, int h)
+{
+	const struct nfhp_flat *old = &rs->flat[h];
+	unsigned int changes, j;
+	int *match, err = -EAGAIN;
+
+	if (!cur || !old->n || !nfhp_flat_groupable(fl) ||
+	    !nfhp_flat_groupable(old))
+		return -EAGAIN;
+	match = kvmalloc_array(fl->n, sizeof(*match), GFP_KERNEL);
+	if (!match)
+		return -ENOMEM;
+	changes = nfhp_flat_diff(old, fl, match);
+	if (changes > max_t(unsigned int, 64, fl->n / NFHP_INCR_MAX_SHARE))
+		goto out_free;
+	err = nfhp_flat_orders(fl, old, match, false);
+	if (err)
+		goto out_free;
+	nfhp_flat_orders(fl, old, match, true);
+	for (j = 0; j < fl->n; j++) {
+		struct nfhp_entry *kept;
+
+		if (match[j] < 0)
+			continue;
+		kept = old->e[match[j]];
+		if (fl->e[j]->owns_box)
+			nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[j]->box);
+		nfhp_free(&rs->mem, fl->e[j], sizeof(*fl->e[j]));
+		kept->kept = rs->gen;
+		fl->e[j] = kept;
+	}
+	err = nfhp_update_trees(rs, fl, old, match, cur, t, h);
 out_free:
-	for (g = 0; g < NFHP_GROUPS; g++)
-		kvfree(grp[g]);
+	kvfree(match);
 	return err;
 }
 
@@ -954,24 +1177,33 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 	for (h = 0; h < NFHP_HOOK_MAX && !err; h++) {
 		t->policy[h] = rs->work->chains[h]->policy;
 		if (!(dirty & (1u << h))) {
-			t->ngroups[h] = cur->ngroups[h];
-			for (g = 0; g < cur->ngroups[h]; g++) {
+			for (g = 0; g < NFHP_GROUPS; g++) {
 				t->root[h][g] = cur->root[h][g];
-				t->root[h][g]->refs++;
+				if (t->root[h][g])
+					t->root[h][g]->refs++;
 			}
 			continue;
 		}
 		err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
-		if (!err)
+		if (err)
+			break;
+		err = nfhp_update_hook(rs, &flat[h], cur, t, h);
+		if (err == -EAGAIN) {
+			for (g = 0; g < NFHP_GROUPS; g++) {
+				nfhp_tree_put(&rs->forest, t->root[h][g]);
+				t->root[h][g] = NULL;
+			}
 			err = nfhp_build_groups(rs, &flat[h], t, h);
+		}
 	}
 	if (!err)
 		return 0;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		for (g = 0; g < t->ngroups[h]; g++)
+		for (g = 0; g < NFHP_GROUPS; g++) {
 			nfhp_tree_put(&rs->forest, t->root[h][g]);
-		t->ngroups[h] = 0;
-		nfhp_flat_free(rs, &flat[h]);
+			t->root[h][g] = NULL;
+		}
+		nfhp_flat_free(rs, &flat[h], rs->gen);
 	}
 	*msg = err == -ELOOP ? "too many levels of chain jumps" :
 			       "out of memory (see /proc/net/nf-hipac/info)";
@@ -1915,20 +2147,24 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   struct nfhp_verdict *verdict)
 {
 	const struct nfhp_tables *t = rcu_dereference(rs->tables);
-	const struct nfhp_node *leaf[NFHP_GROUPS];
+	const struct nfhp_node *leaf[NFHP_GROUPS] = {};
 	const struct nfhp_entry *const *items, *best = NULL;
 	unsigned int g, i;
 
-	for (g = 0; g < t->ngroups[hook]; g++) {
+	for (g = 0; g < NFHP_GROUPS; g++) {
 		const struct nfhp_entry *last;
 
+		if (!t->root[hook][g])
+			continue;
 		leaf[g] = nfhp_tree_lookup(t->root[hook][g], key);
 		last = nfhp_leaf_entries(leaf[g])[leaf[g]->n - 1];
 		if (!best || last->order < best->order)
 			best = last;
 	}
 	/* Count what matched before the decision, in every group, once. */
-	for (g = 0; g < t->ngroups[hook]; g++) {
+	for (g = 0; g < NFHP_GROUPS; g++) {
+		if (!leaf[g])
+			continue;
 		items = nfhp_leaf_entries(leaf[g]);
 		for (i = 0; i < leaf[g]->n && items[i]->order < best->order;
 		     i++) {
@@ -2034,7 +2270,7 @@ unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs)
  * @group: which of the hook's trees
  * @f: set to the forest holding it
  *
- * Return: the root, or NULL when the hook has fewer trees.
+ * Return: the root, or NULL when the group is empty.
  */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 					  enum nfhp_hook hook,
@@ -2045,7 +2281,7 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 								  1);
 
 	*f = (struct nfhp_forest *)&rs->forest;
-	return group < t->ngroups[hook] ? t->root[hook][group] : NULL;
+	return group < NFHP_GROUPS ? t->root[hook][group] : NULL;
 }
 
 /**

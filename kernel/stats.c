@@ -32,7 +32,10 @@ int nfhp_tree_get_stats(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 
 	memset(st, 0, sizeof(*st));
 	nfhp_ruleset_entries(rs, hook, &st->rules);
-	for (g = 0; (root = nfhp_ruleset_tree(rs, hook, g, &f)); g++) {
+	for (g = 0; g < NFHP_HOOK_TREES; g++) {
+		root = nfhp_ruleset_tree(rs, hook, g, &f);
+		if (!root)
+			continue;
 		st->trees++;
 		nfhp_tree_stats(f, root, st);
 	}
@@ -113,9 +116,12 @@ int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 		struct nfhp_forest *f;
 		unsigned int g;
 
-		for (g = 0; (root = nfhp_ruleset_tree(rs, h, g, &f)); g++)
-			nfhp_tree_walk_leaves(f, root, nfhp_mark_leaf_rules,
-						&set);
+		for (g = 0; g < NFHP_HOOK_TREES; g++) {
+			root = nfhp_ruleset_tree(rs, h, g, &f);
+			if (root)
+				nfhp_tree_walk_leaves(f, root,
+						      nfhp_mark_leaf_rules, &set);
+		}
 	}
 	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
 		for (pos = 1; pos <= nfhp_chain_rules(c); pos++) {

@@ -94,13 +94,16 @@
  * the original nf-hipac.  Adjacent intervals with the same child are merged
  * into one, and a node with one child is replaced by that child.
  *
- * Updates
- * -------
+ * Updates: nfhp_tree_update()
+ * ---------------------------
  *
- * The tree is never changed in place.  A commit builds the trees of the
- * hooks whose flattened entries changed, sharing every node that stays the
- * same through deduplication, publishes them with one pointer swap and drops
- * the references of the old roots after a grace period (ruleset.c).
+ * The tree is never changed in place.  For an entry that came or went, the
+ * nodes whose regions miss its box are shared with the old tree; regions
+ * inside the box are built anew from the entries that intersect the box;
+ * leaves the box cuts are split along it.  Only the touched paths are new.
+ * A commit publishes the new roots of all hooks with one pointer swap and
+ * drops the references of the old roots after a grace period (ruleset.c),
+ * which frees exactly the nodes no new tree shares.
  *
  * Matching: nfhp_tree_lookup()
  * ----------------------------
@@ -474,6 +477,9 @@ static int nfhp_split_events(const struct nfhp_scan *s, unsigned int dim,
 
 static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 		      struct nfhp_scan *s, struct nfhp_node **out);
+static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
+			     const struct nfhp_entry **entries, unsigned int n,
+			     struct nfhp_node **out);
 
 /**
  * struct nfhp_children - the children of a node being built
@@ -743,23 +749,212 @@ int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 		    unsigned int n, struct nfhp_node **root)
 {
 	struct nfhp_region reg;
+
+	nfhp_region_full(&reg);
+	return nfhp_build_region(f, &reg, entries, n, root);
+}
+
+/* Build the subtree of a region from entries in order, some outside it. */
+static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
+			     const struct nfhp_entry **entries, unsigned int n,
+			     struct nfhp_node **out)
+{
 	struct nfhp_scan s = {};
 	unsigned int i;
 	int err;
 
-	nfhp_region_full(&reg);
 	s.rel = kmalloc_array(n ? n : 1, sizeof(*s.rel), GFP_KERNEL);
 	if (!s.rel)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		if (!nfhp_box_intersects(entries[i]->box, &reg))
+		if (!nfhp_box_intersects(entries[i]->box, reg))
 			continue;
-		if (!nfhp_scan_push(&s, &reg, entries[i]))
+		if (!nfhp_scan_push(&s, reg, entries[i]))
 			break;
 	}
-	err = nfhp_build(f, &reg, &s, root);
+	err = nfhp_build(f, reg, &s, out);
 	kfree(s.rel);
 	return err;
+}
+
+/**
+ * struct nfhp_update - one changed box being worked into a tree
+ * @x: the box of the entries that came or went
+ * @c: every current entry intersecting @x, in order, the policy last
+ * @n: number of entries in @c
+ */
+struct nfhp_update {
+	const struct nfhp_box *x;
+	const struct nfhp_entry **c;
+	unsigned int n;
+};
+
+static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
+			    struct nfhp_region *reg,
+			    const struct nfhp_update *u, struct nfhp_node **out);
+
+static nfhp_u128 nfhp_node_key(const struct nfhp_node *node, u32 i)
+{
+	if (node->kind == NFHP_NODE_RLP128)
+		return nfhp_keys128(node)[i];
+	return nfhp_keys32(node)[i];
+}
+
+/* A range-location node: update the children whose intervals meet @x. */
+static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
+			   struct nfhp_region *reg,
+			   const struct nfhp_update *u, struct nfhp_node **out)
+{
+	struct nfhp_range span = reg->d[node->dim];
+	struct nfhp_children c = {};
+	struct nfhp_node *child;
+	int err = -ENOMEM;
+	u32 i;
+
+	c.node = kmalloc_array(node->n, sizeof(*c.node), GFP_KERNEL);
+	c.hi = kmalloc_array(node->n, sizeof(*c.hi), GFP_KERNEL);
+	if (!c.node || !c.hi)
+		goto out_free;
+	for (i = 0, err = 0; i < node->n && !err; i++) {
+		reg->d[node->dim].lo = i ? nfhp_node_key(node, i - 1) + 1 :
+					   span.lo;
+		reg->d[node->dim].hi = nfhp_node_key(node, i);
+		err = nfhp_update_node(f, nfhp_children(node)[i], reg, u,
+				       &child);
+		if (!err)
+			nfhp_children_add(f, &c, child, reg->d[node->dim].hi);
+	}
+	reg->d[node->dim] = span;
+	if (!err)
+		err = nfhp_make_rlp(f, node->dim, &c, out);
+	if (err)
+		for (i = 0; i < c.n; i++)
+			nfhp_tree_put(f, c.node[i]);
+out_free:
+	kfree(c.node);
+	kfree(c.hi);
+	return err;
+}
+
+/* The first dimension in which @x does not cover the region. */
+static unsigned int nfhp_uncovered_dim(const struct nfhp_box *x,
+				       const struct nfhp_region *reg)
+{
+	unsigned int m, d, i;
+
+	for (m = x->restricted; m; m &= m - 1) {
+		const struct nfhp_range *r;
+
+		d = __builtin_ctz(m);
+		r = nfhp_box_ranges(x, d);
+		for (i = 0; i < nfhp_box_nranges(x, d); i++)
+			if (r[i].lo <= reg->d[d].lo && r[i].hi >= reg->d[d].hi)
+				break;
+		if (i == nfhp_box_nranges(x, d))
+			return d;
+	}
+	return NFHP_DIM_MAX;
+}
+
+/*
+ * A leaf that @x cuts: split it along @x's intervals in one dimension,
+ * keep it outside them and update it inside.
+ */
+static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
+			    struct nfhp_region *reg,
+			    const struct nfhp_update *u, struct nfhp_node **out)
+{
+	unsigned int d = nfhp_uncovered_dim(u->x, reg), nr, i;
+	const struct nfhp_range *r = nfhp_box_ranges(u->x, d);
+	struct nfhp_range span = reg->d[d];
+	struct nfhp_children c = {};
+	nfhp_u128 lo = span.lo;
+	struct nfhp_node *child;
+	int err = -ENOMEM;
+
+	nr = nfhp_box_nranges(u->x, d);
+	c.node = kmalloc_array(2 * nr + 1, sizeof(*c.node), GFP_KERNEL);
+	c.hi = kmalloc_array(2 * nr + 1, sizeof(*c.hi), GFP_KERNEL);
+	if (!c.node || !c.hi)
+		goto out_free;
+	for (i = 0, err = 0; i < nr && !err; i++) {
+		if (r[i].hi < span.lo)
+			continue;
+		if (r[i].lo > span.hi)
+			break;
+		if (r[i].lo > lo) {
+			leaf->refs++;
+			nfhp_children_add(f, &c, leaf, r[i].lo - 1);
+		}
+		reg->d[d].lo = max(r[i].lo, lo);
+		reg->d[d].hi = min(r[i].hi, span.hi);
+		err = nfhp_update_node(f, leaf, reg, u, &child);
+		if (err)
+			break;
+		nfhp_children_add(f, &c, child, reg->d[d].hi);
+		if (reg->d[d].hi == span.hi)
+			break;
+		lo = reg->d[d].hi + 1;
+	}
+	reg->d[d] = span;
+	if (!err && c.hi[c.n - 1] != span.hi) {
+		leaf->refs++;
+		nfhp_children_add(f, &c, leaf, span.hi);
+	}
+	if (!err)
+		err = nfhp_make_rlp(f, d, &c, out);
+	if (err)
+		for (i = 0; i < c.n; i++)
+			nfhp_tree_put(f, c.node[i]);
+out_free:
+	kfree(c.node);
+	kfree(c.hi);
+	return err;
+}
+
+static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
+			    struct nfhp_region *reg,
+			    const struct nfhp_update *u, struct nfhp_node **out)
+{
+	if (!nfhp_box_intersects(u->x, reg)) {
+		node->refs++;
+		*out = node;
+		return 0;
+	}
+	if (nfhp_box_covers(u->x, reg))
+		return nfhp_build_region(f, reg, u->c, u->n, out);
+	if (node->kind == NFHP_NODE_LEAF)
+		return nfhp_update_leaf(f, node, reg, u, out);
+	return nfhp_update_rlp(f, node, reg, u, out);
+}
+
+/**
+ * nfhp_tree_update() - rebuild the part of a tree that a change touches
+ * @f: the forest
+ * @root: the current tree; it is not changed
+ * @x: the box of an entry that was added or removed
+ * @cands: every entry of the new rule set that intersects @x, in order,
+ *	ending with the policy
+ * @n: number of entries in @cands
+ * @out: set to the new tree, holding one reference
+ *
+ * Nodes whose regions miss @x are shared with @root; regions inside @x are
+ * built anew from @cands, which hold every entry that can matter there;
+ * leaves that @x cuts are split along it.  Several changes are applied one
+ * after the other.
+ *
+ * Return: 0, or -ENOMEM with nothing allocated.
+ */
+int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
+		     const struct nfhp_box *x,
+		     const struct nfhp_entry **cands, unsigned int n,
+		     struct nfhp_node **out)
+{
+	struct nfhp_update u = { .x = x, .c = cands, .n = n };
+	struct nfhp_region reg;
+
+	nfhp_region_full(&reg);
+	return nfhp_update_node(f, root, &reg, &u, out);
 }
 
 /**

@@ -25,6 +25,8 @@
  * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
  *	on: plain rules and jumps), %NFHP_ACT_RETURN or %NFHP_ENTRY_POLICY
  * @owns_box: @box was allocated for this entry
+ * @kept: the transaction that carried it over from the previous entries
+ *	of its hook (control path only)
  */
 struct nfhp_entry {
 	const struct nfhp_box *box;
@@ -34,7 +36,11 @@ struct nfhp_entry {
 	u64 scope_end;
 	u8 action;
 	u8 owns_box;
+	u32 kept;
 };
+
+/* Trees per hook, see struct nfhp_tables in ruleset.c. */
+#define NFHP_HOOK_TREES		4
 
 /**
  * struct nfhp_node - a range-location node or a leaf
@@ -96,6 +102,10 @@ void nfhp_forest_destroy(struct nfhp_forest *f);
 
 int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 		    unsigned int n, struct nfhp_node **root);
+int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
+		     const struct nfhp_box *x,
+		     const struct nfhp_entry **cands, unsigned int n,
+		     struct nfhp_node **out);
 void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root);
 void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
 		     struct nfhp_tree_stats *st);

@@ -121,6 +121,12 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
 	}
 }
 
+/*
+ * Half the rule sets have no RETURN and no goto: their hooks are split into
+ * per-group trees and updated incrementally, the others rebuilt.
+ */
+static bool flat_only;
+
 /* A random rule; a chain of index @level may only jump to deeper ones. */
 static void gen_spec(struct nfhp_rule_spec *s, int level)
 {
@@ -140,10 +146,11 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 		s->action = NFHP_ACT_DROP;
 	else if (r < 16)
 		s->action = NFHP_ACT_NONE;
-	else if (r < 17 && level >= 0)
+	else if (r < 17 && level >= 0 && !flat_only)
 		s->action = NFHP_ACT_RETURN;
 	else if (level + 1 < NCHAINS)
-		s->action = rnd(3) ? NFHP_ACT_JUMP : NFHP_ACT_GOTO;
+		s->action = rnd(3) || flat_only ? NFHP_ACT_JUMP :
+						  NFHP_ACT_GOTO;
 	else
 		s->action = NFHP_ACT_DROP;
 	if (s->action == NFHP_ACT_JUMP || s->action == NFHP_ACT_GOTO)
@@ -390,12 +397,14 @@ int main(int argc, char **argv)
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
 	for (i = 0; i < rulesets && !bad; i++) {
 		struct nfhp_ref *ref;
-		struct nfhp_ruleset *rs = gen_ruleset(&ref, s);
+		struct nfhp_ruleset *rs;
 
+		flat_only = i & 1;
+		rs = gen_ruleset(&ref, s);
 		pools_fill(p, rs);
 		if (!compare(rs, ref, p, "after build"))
 			bad = 1;
-		for (step = 0; step < 12 && !bad; step++) {
+		for (step = 0; step < (flat_only ? 40 : 12) && !bad; step++) {
 			if (!random_change(rs, ref, s)) {
 				bad = 1;
 				break;
