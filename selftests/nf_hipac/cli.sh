@@ -353,6 +353,7 @@ awk 'BEGIN {
 			int(i / 256) % 256, i % 256, 1 + i % 60000
 	print "COMMIT"
 }' >$tmp/big
+irestore $tmp/big || fail "iptables-restore of 2000 rules"
 start=$(date +%s.%N)
 expect "restore of 2000 rules" 0 hrestore $tmp/big
 end=$(date +%s.%N)
