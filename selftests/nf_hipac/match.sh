@@ -8,7 +8,7 @@
 # rule is checked against a flow it must block and one it must leave
 # alone, then removed again.
 #
-# nfhp-timeout: 400
+# nfhp-timeout: 600
 
 source "$(dirname "$0")/lib.sh"
 
