@@ -428,6 +428,12 @@ int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 			err = -EINVAL;
 			break;
 		}
+		/* "source or destination port" is no box: not native yet. */
+		if (m->syntax == NFHP_SYN_MULTIPORT_BOTH) {
+			*msg = "multiport --ports is not supported yet";
+			err = -EOPNOTSUPP;
+			break;
+		}
 		restricted |= 1u << m->dim;
 		err = nfhp_dim_ranges(m, &lists[m->dim], msg);
 	}

@@ -521,16 +521,20 @@ static int parse_port(struct pstate *ps, const char *s, const char *proto,
 	unsigned long long v;
 	struct servent *se;
 
+	/*
+	 * Numbers first, as iptables does: a service lookup reads
+	 * /etc/services, which made restoring big rule sets crawl.
+	 */
+	if (parse_uint(s, 0, 65535, &v)) {
+		*port = v;
+		return 0;
+	}
 	/* iptables 1.8.9 asks getaddrinfo(), which takes any protocol. */
 	se = *s ? getservbyname(s, proto) : NULL;
 	if (!se && *s)
 		se = getservbyname(s, NULL);
 	if (se) {
 		*port = ntohs(se->s_port);
-		return 0;
-	}
-	if (parse_uint(s, 0, 65535, &v)) {
-		*port = v;
 		return 0;
 	}
 	return fail(ps, NFHP_EXIT_PARAM, "invalid port/service `%s' specified",
