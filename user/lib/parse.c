@@ -346,16 +346,17 @@ bool nfhp_parse_protocol(const char *s, u8 *proto)
 		*proto = 0;
 		return true;
 	}
-	pe = getprotobyname(buf);
-	if (pe) {
-		*proto = pe->p_proto;
-		return true;
-	}
+	/* The common names without reading /etc/protocols each time. */
 	for (i = 0; i < ARRAY_SIZE(chain_protos); i++) {
 		if (!strcmp(buf, chain_protos[i].name)) {
 			*proto = chain_protos[i].num;
 			return true;
 		}
+	}
+	pe = getprotobyname(buf);
+	if (pe) {
+		*proto = pe->p_proto;
+		return true;
 	}
 	return false;
 }
