@@ -505,6 +505,27 @@ static int nfhp_check_jump(struct nfhp_ruleset *rs,
 
 /* Flattening: user chains into the entries of a hook. */
 
+static bool nfhp_box_wide(const struct nfhp_box *b, unsigned int dim)
+{
+	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+	nfhp_u128 size = 0;
+	unsigned int i;
+
+	if (!nfhp_box_nranges(b, dim))
+		return true;
+	for (i = 0; i < nfhp_box_nranges(b, dim); i++)
+		size += r[i].hi - r[i].lo + 1;
+	return size >= NFHP_WIDE_ADDR;
+}
+
+/* The group of a box: bit 0 wide source, bit 1 wide destination. */
+static unsigned int nfhp_group_of(const struct nfhp_box *box)
+{
+	return nfhp_box_wide(box, NFHP_DIM_SRC) |
+	       nfhp_box_wide(box, NFHP_DIM_DST) << 1;
+}
+
+
 static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			 const struct nfhp_box *box, bool owns_box,
 			 struct nfhp_rcounter *cnt,
@@ -524,6 +545,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->rule = rule;
 	e->action = action;
 	e->order = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
+	e->group = nfhp_group_of(box);
 	e->scope_end = NFHP_ORDER_UNSET;
 	fl->e[fl->n++] = e;
 	return 0;
@@ -882,26 +904,6 @@ static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t)
 	nfhp_free(&rs->mem, t, sizeof(*t));
 }
 
-static bool nfhp_box_wide(const struct nfhp_box *b, unsigned int dim)
-{
-	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
-	nfhp_u128 size = 0;
-	unsigned int i;
-
-	if (!nfhp_box_nranges(b, dim))
-		return true;
-	for (i = 0; i < nfhp_box_nranges(b, dim); i++)
-		size += r[i].hi - r[i].lo + 1;
-	return size >= NFHP_WIDE_ADDR;
-}
-
-/* The group of an entry: bit 0 wide source, bit 1 wide destination. */
-static unsigned int nfhp_group_of(const struct nfhp_entry *e)
-{
-	return nfhp_box_wide(e->box, NFHP_DIM_SRC) |
-	       nfhp_box_wide(e->box, NFHP_DIM_DST) << 1;
-}
-
 /*
  * Groups are independent only while no entry skips others: with a RETURN
  * (or a goto) the hook keeps one tree.
@@ -949,7 +951,7 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 		}
 	}
 	for (i = 0; i + 1 < fl->n; i++) {
-		g = groups ? nfhp_group_of(fl->e[i]) : 0;
+		g = groups ? fl->e[i]->group : 0;
 		gr->e[g][gr->n[g]++] = fl->e[i];
 	}
 	for (g = 0; g < NFHP_GROUPS; g++)
@@ -1099,13 +1101,13 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			t->root[h][g]->refs++;
 	}
 	for (i = 0; i < fl->n && !err; i++) {
-		g = nfhp_group_of(fl->e[i]);
+		g = fl->e[i]->group;
 		if (match[i] < 0)
 			err = nfhp_update_group(rs, &t->root[h][g], fl->e[i],
 						&gr, g, cands);
 	}
 	for (i = 0; i < old->n && !err; i++) {
-		g = nfhp_group_of(old->e[i]);
+		g = old->e[i]->group;
 		if (old->e[i]->kept != rs->gen)
 			err = nfhp_update_group(rs, &t->root[h][g], old->e[i],
 						&gr, g, cands);

@@ -800,17 +800,36 @@ static nfhp_u128 nfhp_node_key(const struct nfhp_node *node, u32 i)
 	return nfhp_keys32(node)[i];
 }
 
-/* A range-location node: update the children whose intervals meet @x. */
+/* The smallest interval holding all of @x's intervals in @dim. */
+static void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
+			  struct nfhp_range *hull)
+{
+	unsigned int n = nfhp_box_nranges(x, dim);
+
+	if (!n) {
+		hull->lo = 0;
+		hull->hi = ~(nfhp_u128)0;
+		return;
+	}
+	hull->lo = nfhp_box_ranges(x, dim)[0].lo;
+	hull->hi = nfhp_box_ranges(x, dim)[n - 1].hi;
+}
+
+/*
+ * A range-location node: update the children whose intervals meet @x; the
+ * others, usually nearly all, are shared as they are.
+ */
 static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 			   struct nfhp_region *reg,
 			   const struct nfhp_update *u, struct nfhp_node **out)
 {
-	struct nfhp_range span = reg->d[node->dim];
+	struct nfhp_range span = reg->d[node->dim], hull;
 	struct nfhp_children c = {};
 	struct nfhp_node *child;
 	int err = -ENOMEM;
 	u32 i;
 
+	nfhp_box_hull(u->x, node->dim, &hull);
 	c.node = kmalloc_array(node->n, sizeof(*c.node), GFP_KERNEL);
 	c.hi = kmalloc_array(node->n, sizeof(*c.hi), GFP_KERNEL);
 	if (!c.node || !c.hi)
@@ -819,8 +838,12 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 		reg->d[node->dim].lo = i ? nfhp_node_key(node, i - 1) + 1 :
 					   span.lo;
 		reg->d[node->dim].hi = nfhp_node_key(node, i);
-		err = nfhp_update_node(f, nfhp_children(node)[i], reg, u,
-				       &child);
+		child = nfhp_children(node)[i];
+		if (reg->d[node->dim].hi < hull.lo ||
+		    reg->d[node->dim].lo > hull.hi)
+			child->refs++;
+		else
+			err = nfhp_update_node(f, child, reg, u, &child);
 		if (!err)
 			nfhp_children_add(f, &c, child, reg->d[node->dim].hi);
 	}

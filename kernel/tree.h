@@ -25,6 +25,7 @@
  * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
  *	on: plain rules and jumps), %NFHP_ACT_RETURN or %NFHP_ENTRY_POLICY
  * @owns_box: @box was allocated for this entry
+ * @group: which of its hook's trees it belongs to (ruleset.c)
  * @kept: the transaction that carried it over from the previous entries
  *	of its hook (control path only)
  */
@@ -36,6 +37,7 @@ struct nfhp_entry {
 	u64 scope_end;
 	u8 action;
 	u8 owns_box;
+	u8 group;
 	u32 kept;
 };
 
