@@ -1903,7 +1903,8 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 				*msg = "no chain by that name";
 			return -ENOENT;
 		}
-		if (pos > m->chains[idx]->n) {
+		/* Like libiptc, the number after the last rule is the policy. */
+		if (pos > m->chains[idx]->n + (m->chains[idx]->hook >= 0)) {
 			if (msg)
 				*msg = "index of rule too big";
 			return -E2BIG;
@@ -1914,7 +1915,7 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 
 		if (idx >= 0 && (int)i != idx)
 			continue;
-		if (c->hook >= 0 && !pos)
+		if (c->hook >= 0 && (!pos || pos == c->n + 1))
 			nfhp_counter_zero(&rs->policy_cnt[c->hook]);
 		for (j = 0; j < c->n; j++)
 			if (!pos || j + 1 == pos)

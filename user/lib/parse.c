@@ -961,7 +961,7 @@ static int load_match(struct pstate *ps, const char *name)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: match `%s' is not supported yet", name);
 	return fail(ps, NFHP_EXIT_PARAM,
-		    "Couldn't load match `%s':No such file or directory", name);
+		    "Couldn't load match `%s':No such file or directory\n", name);
 }
 
 /* Find a long option among the core's and the loaded matches' options. */
@@ -1654,7 +1654,7 @@ static int final_checks(struct pstate *ps)
 				    "Can't use -i with OUTPUT");
 	}
 	if (cl->cmd == NFHP_CLI_POLICY && !builtin_chain(cl->chain))
-		return fail(ps, NFHP_EXIT_OTHER, "Bad built-in chain name");
+		return fail(ps, NFHP_EXIT_OTHER, "Bad built-in chain name.");
 	spec->nmatch = 0;
 	for (d = 0; d < NFHP_DIM_MAX; d++)
 		if (ps->have[d])
