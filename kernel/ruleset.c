@@ -1884,7 +1884,8 @@ int nfhp_chain_policy(struct nfhp_ruleset *rs, const char *chain, u8 action,
  * nfhp_counters_zero() - zero counters, at once, outside transactions
  * @rs: the rule set
  * @chain: the chain, or NULL for every chain and policy
- * @pos: the rule's 1-based position, or 0 for the whole chain
+ * @pos: the rule's 1-based position, or 0 for the whole chain; a built-in
+ *	chain's policy counters are zeroed either way, as iptables does
  * @msg: set to a reason on error
  *
  * Return: 0 or -errno.
@@ -1903,10 +1904,9 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 				*msg = "no chain by that name";
 			return -ENOENT;
 		}
-		/* Like libiptc, the number after the last rule is the policy. */
-		if (pos > m->chains[idx]->n + (m->chains[idx]->hook >= 0)) {
+		if (pos > m->chains[idx]->n) {
 			if (msg)
-				*msg = "index of rule too big";
+				*msg = "index of counter too big";
 			return -E2BIG;
 		}
 	}
@@ -1915,7 +1915,8 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 
 		if (idx >= 0 && (int)i != idx)
 			continue;
-		if (c->hook >= 0 && (!pos || pos == c->n + 1))
+		/* iptables-legacy zeroes the policy with any rule of its chain. */
+		if (c->hook >= 0)
 			nfhp_counter_zero(&rs->policy_cnt[c->hook]);
 		for (j = 0; j < c->n; j++)
 			if (!pos || j + 1 == pos)
