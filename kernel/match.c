@@ -515,6 +515,38 @@ void nfhp_box_free(struct nfhp_mem *mem, struct nfhp_box *b)
 }
 
 /**
+ * nfhp_box_covers_dim() - do @b's intervals in @dim hold all of @span?
+ * @b: the box
+ * @dim: a dimension @b restricts
+ * @span: the interval
+ *
+ * Return: true when one interval of @b contains @span.
+ */
+bool nfhp_box_covers_dim(const struct nfhp_box *b, unsigned int dim,
+			 const struct nfhp_range *span)
+{
+	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+	unsigned int i;
+
+	for (i = 0; i < nfhp_box_nranges(b, dim) && r[i].lo <= span->lo; i++)
+		if (r[i].hi >= span->hi)
+			return true;
+	return false;
+}
+
+static bool nfhp_box_meets_dim(const struct nfhp_box *b, unsigned int dim,
+			       const struct nfhp_range *span)
+{
+	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+	unsigned int i;
+
+	for (i = 0; i < nfhp_box_nranges(b, dim) && r[i].lo <= span->hi; i++)
+		if (r[i].hi >= span->lo)
+			return true;
+	return false;
+}
+
+/**
  * nfhp_box_intersects() - can a packet of @reg match @b?
  * @b: the box
  * @reg: the region
@@ -524,27 +556,14 @@ void nfhp_box_free(struct nfhp_mem *mem, struct nfhp_box *b)
 bool nfhp_box_intersects(const struct nfhp_box *b,
 			 const struct nfhp_region *reg)
 {
-	unsigned int m, d, i;
+	unsigned int m;
 
 	if (b->empty)
 		return false;
-	for (m = b->restricted; m; m &= m - 1) {
-		const struct nfhp_range *r;
-		bool hit = false;
-
-		d = __builtin_ctz(m);
-		r = nfhp_box_ranges(b, d);
-		for (i = 0; i < nfhp_box_nranges(b, d); i++) {
-			if (r[i].lo > reg->d[d].hi)
-				break;
-			if (r[i].hi >= reg->d[d].lo) {
-				hit = true;
-				break;
-			}
-		}
-		if (!hit)
+	for (m = b->restricted; m; m &= m - 1)
+		if (!nfhp_box_meets_dim(b, __builtin_ctz(m),
+					&reg->d[__builtin_ctz(m)]))
 			return false;
-	}
 	return true;
 }
 
@@ -557,27 +576,14 @@ bool nfhp_box_intersects(const struct nfhp_box *b,
  */
 bool nfhp_box_covers(const struct nfhp_box *b, const struct nfhp_region *reg)
 {
-	unsigned int m, d, i;
+	unsigned int m;
 
 	if (b->empty)
 		return false;
-	for (m = b->restricted; m; m &= m - 1) {
-		const struct nfhp_range *r;
-		bool in = false;
-
-		d = __builtin_ctz(m);
-		r = nfhp_box_ranges(b, d);
-		for (i = 0; i < nfhp_box_nranges(b, d); i++) {
-			if (r[i].lo > reg->d[d].lo)
-				break;
-			if (r[i].hi >= reg->d[d].hi) {
-				in = true;
-				break;
-			}
-		}
-		if (!in)
+	for (m = b->restricted; m; m &= m - 1)
+		if (!nfhp_box_covers_dim(b, __builtin_ctz(m),
+					 &reg->d[__builtin_ctz(m)]))
 			return false;
-	}
 	return true;
 }
 

@@ -334,17 +334,11 @@ struct nfhp_scan {
 static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
 				const struct nfhp_region *reg)
 {
-	unsigned int m, d, i;
+	unsigned int m, d;
 
 	for (m = b->restricted; m; m &= m - 1) {
-		const struct nfhp_range *r;
-
 		d = __builtin_ctz(m);
-		r = nfhp_box_ranges(b, d);
-		for (i = 0; i < nfhp_box_nranges(b, d); i++)
-			if (r[i].lo <= reg->d[d].lo && r[i].hi >= reg->d[d].hi)
-				break;
-		if (i == nfhp_box_nranges(b, d))
+		if (!nfhp_box_covers_dim(b, d, &reg->d[d]))
 			s->noncover[d]++;
 	}
 }
@@ -863,17 +857,11 @@ out_free:
 static unsigned int nfhp_uncovered_dim(const struct nfhp_box *x,
 				       const struct nfhp_region *reg)
 {
-	unsigned int m, d, i;
+	unsigned int m, d;
 
 	for (m = x->restricted; m; m &= m - 1) {
-		const struct nfhp_range *r;
-
 		d = __builtin_ctz(m);
-		r = nfhp_box_ranges(x, d);
-		for (i = 0; i < nfhp_box_nranges(x, d); i++)
-			if (r[i].lo <= reg->d[d].lo && r[i].hi >= reg->d[d].hi)
-				break;
-		if (i == nfhp_box_nranges(x, d))
+		if (!nfhp_box_covers_dim(x, d, &reg->d[d]))
 			return d;
 	}
 	return NFHP_DIM_MAX;
