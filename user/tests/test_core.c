@@ -11,21 +11,7 @@
 #include "stats.h"
 #include "tree.h"
 
-static int tests, failures;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tests++;
-	if (!ok)
-		failures++;
-	printf("%sok %d - ", ok ? "" : "not ", tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
+#include "tap.h"
 
 static struct nfhp_rule_spec *spec_new(u8 action)
 {
