@@ -73,6 +73,10 @@ bench:
 		"bench/run-core-bench.sh does not exist yet"; exit 1; }
 	bench/run-core-bench.sh
 
+# libFuzzer targets of the core and the parser, FUZZ_SECONDS each (600).
+fuzz: deps
+	$(MAKE) -C user fuzz
+
 install: all
 	install -D -m 0644 nf_hipac.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/extra/nf_hipac.ko
@@ -113,10 +117,11 @@ help:
 		"check-user / check-vm separately"
 	@echo "make demo       deps, build, throughput demo in the VM"
 	@echo "make bench      bench/run-core-bench.sh"
+	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
 	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
 		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/"
 	@echo "make clean"
 
-.PHONY: all module module-debug user deps check check-user check-vm demo \
+.PHONY: all module module-debug user deps check check-user check-vm demo fuzz \
 	bench install uninstall style clean help
