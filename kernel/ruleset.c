@@ -2068,26 +2068,6 @@ const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
 }
 
 /**
- * nfhp_rule_next() - the rule after @r
- * @c: the chain
- * @r: a rule of it
- *
- * Linear in the chain's length; use nfhp_rule_at() to walk big chains.
- *
- * Return: the next rule, or NULL after the last.
- */
-const struct nfhp_rule *nfhp_rule_next(const struct nfhp_chain *c,
-				       const struct nfhp_rule *r)
-{
-	unsigned int i;
-
-	for (i = 0; i + 1 < c->n; i++)
-		if (c->rules[i] == r)
-			return c->rules[i + 1];
-	return NULL;
-}
-
-/**
  * nfhp_rule_get_spec() - what the user wrote for a rule
  * @r: the rule
  * @spec: filled with the specification

@@ -122,8 +122,6 @@ void nfhp_chain_policy_counter(const struct nfhp_chain *c,
 			       struct nfhp_counter *sum);
 
 const struct nfhp_rule *nfhp_rule_first(const struct nfhp_chain *c);
-const struct nfhp_rule *nfhp_rule_next(const struct nfhp_chain *c,
-				       const struct nfhp_rule *r);
 const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
 				     unsigned int pos);
 int nfhp_rule_get_spec(const struct nfhp_rule *r,

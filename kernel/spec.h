@@ -65,15 +65,4 @@ struct nfhp_rule_spec {
 	char comment[NFHP_COMMENT_LEN];
 };
 
-/**
- * nfhp_action_is_terminal() - does this action end the traversal?
- * @action: &enum nfhp_action
- *
- * Return: true for ACCEPT and DROP.
- */
-static inline bool nfhp_action_is_terminal(u8 action)
-{
-	return action == NFHP_ACT_ACCEPT || action == NFHP_ACT_DROP;
-}
-
 #endif /* _NFHP_SPEC_H */
