@@ -1341,22 +1341,32 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 	return 0;
 }
 
+/* The staged chain of @a, whose rule at @a->pos must exist. */
+static struct nfhp_chain *nfhp_chain_mut_at(struct nfhp_ruleset *rs,
+					    const struct nfhp_change_args *a,
+					    const char *too_big,
+					    const char **msg)
+{
+	struct nfhp_chain *c = nfhp_chain_mut(rs, a->chain, msg);
+
+	if (!IS_ERR(c) && (a->pos < 1 || a->pos > c->n)) {
+		*msg = too_big;
+		return ERR_PTR(-E2BIG);
+	}
+	return c;
+}
+
 static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 			  const char **msg)
 {
 	struct nfhp_change_args *a = arg;
-	struct nfhp_chain *c = nfhp_chain_mut(rs, a->chain, msg);
-	struct nfhp_rule *r;
+	struct nfhp_chain *c;
 	int err;
 
+	c = nfhp_chain_mut_at(rs, a, "index of deletion too big", msg);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	if (a->pos < 1 || a->pos > c->n) {
-		*msg = "index of deletion too big";
-		return -E2BIG;
-	}
-	r = c->rules[a->pos - 1];
-	err = nfhp_rule_retire(rs, r);
+	err = nfhp_rule_retire(rs, c->rules[a->pos - 1]);
 	if (err)
 		return err;
 	memmove(&c->rules[a->pos - 1], &c->rules[a->pos],
@@ -1369,16 +1379,13 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 			   const char **msg)
 {
 	struct nfhp_change_args *a = arg;
-	struct nfhp_chain *c = nfhp_chain_mut(rs, a->chain, msg);
+	struct nfhp_chain *c;
 	struct nfhp_rule *r;
 	int err;
 
+	c = nfhp_chain_mut_at(rs, a, "index of replacement too big", msg);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	if (a->pos < 1 || a->pos > c->n) {
-		*msg = "index of replacement too big";
-		return -E2BIG;
-	}
 	err = nfhp_check_jump(rs, a->spec, c, msg);
 	if (!err)
 		err = nfhp_rule_new(rs, a->spec, NULL, &r, msg);
