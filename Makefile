@@ -64,6 +64,11 @@ check-vm: deps
 	@rc=0; $(MAKE) --no-print-directory all || rc=1; \
 		NFHP_BUILD_FAILED=$$rc selftests/vm/check.sh vm
 
+# The VM selftests on a debug kernel (KASAN, lockdep, kmemleak, UBSAN) built
+# from linux-source-6.1 and cached in /var/cache/nf-hipac/debug-kernel.
+check-debug: deps
+	@selftests/debug/check-debug.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	$(VM) --timeout 900 -- selftests/demo.sh
@@ -115,6 +120,8 @@ help:
 		"lists and is missing"
 	@echo "make check      deps, build, userspace tests, VM selftests;" \
 		"check-user / check-vm separately"
+	@echo "make check-debug  VM selftests on a KASAN/lockdep/kmemleak" \
+		"kernel (built and cached on first use)"
 	@echo "make demo       deps, build, throughput demo in the VM"
 	@echo "make bench      bench/run-core-bench.sh"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
@@ -123,5 +130,6 @@ help:
 	@echo "make style      checkpatch on kernel/ and include/uapi/"
 	@echo "make clean"
 
-.PHONY: all module module-debug user deps check check-user check-vm demo fuzz \
+.PHONY: all module module-debug user deps check check-user check-vm check-debug \
+	demo fuzz \
 	bench install uninstall style clean help

@@ -18,6 +18,18 @@
 #	--accel A	kvm or tcg (default: probe KVM once, cache the answer;
 #			also NFHP_VM_ACCEL=)
 #	--kver KVER	kernel version (default: newest with /boot/vmlinuz-KVER)
+#	--kernel IMAGE	boot IMAGE instead of /boot/vmlinuz-KVER; it must
+#			have virtio-pci, 9p and its virtio transport built
+#			in (the initramfs then holds no modules), e.g. the
+#			debug kernel of selftests/debug/build-kernel.sh
+#	--modules DIR	a /lib/modules/RELEASE tree (modules.builtin,
+#			modules.dep...) of IMAGE: the guest sees a copy of
+#			it at /lib/modules/RELEASE on a tmpfs that hides the
+#			host's /lib/modules, so modprobe works for IMAGE
+#	--append ARGS	more kernel command line arguments
+#	--strict	also fail on RCU stalls, hung tasks and lockups
+#			(a loaded host can fake those under TCG: meant for
+#			kernels with long stall timeouts, as the debug one)
 #	--out DIR	keep the result share in DIR (default: temp dir,
 #			removed afterwards); the guest sees it as
 #			$NFHP_VM_OUT (/run/nfhp-out)
@@ -40,6 +52,10 @@ mem=1G
 smp=2
 accel=${NFHP_VM_ACCEL:-}
 kver=
+image=
+moddir=
+extra_append=
+strict=
 keep_out=
 log=
 
@@ -55,6 +71,10 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift 2;;
 	--accel) accel=$2; shift 2;;
 	--kver) kver=$2; shift 2;;
+	--kernel) image=$2; shift 2;;
+	--modules) moddir=$2; shift 2;;
+	--append) extra_append=$2; shift 2;;
+	--strict) strict=1; shift;;
 	--out) keep_out=$2; shift 2;;
 	--log) log=$2; shift 2;;
 	--) shift; break;;
@@ -77,17 +97,34 @@ pick_kver() {
 	echo "run-vm.sh: no /boot/vmlinuz-* matching /lib/modules/*" >&2
 	exit 125
 }
-[ -n "$kver" ] || kver=$(pick_kver)
-kernel=/boot/vmlinuz-$kver
+if [ -n "$image" ]; then
+	[ -f "$image" ] || { echo "run-vm.sh: no kernel $image" >&2; exit 2; }
+	if [ -n "$moddir" ]; then
+		[ -f "$moddir/modules.builtin" ] || {
+			echo "run-vm.sh: $moddir has no modules.builtin" >&2
+			exit 2
+		}
+		moddir=$(cd "$moddir" && pwd)
+	fi
+	# KVER only names the caches (initramfs, accel probe) from here on.
+	[ -n "$kver" ] || kver=${moddir:+$(basename "$moddir")}
+	[ -n "$kver" ] || kver=custom-$(realpath "$image" | sha256sum | cut -c1-8)
+	kernel=$image
+	initrd_kver=none
+else
+	[ -n "$kver" ] || kver=$(pick_kver)
+	kernel=/boot/vmlinuz-$kver
+	initrd_kver=$kver
+fi
 
 # The initramfs is cached under build/vm/, keyed by the kernel and the
 # scripts that produce it.
 mkdir -p "$top/build/vm"
 key=$(cat "$vmdir/mkinitramfs.sh" "$vmdir/init" | sha256sum | cut -c1-12)
-initrd=$top/build/vm/initramfs-$kver-$key.cpio.gz
+initrd=$top/build/vm/initramfs-$initrd_kver-$key.cpio.gz
 if [ ! -f "$initrd" ]; then
 	echo "run-vm.sh: building $initrd"
-	"$vmdir/mkinitramfs.sh" "$kver" "$initrd"
+	"$vmdir/mkinitramfs.sh" "$initrd_kver" "$initrd"
 fi
 
 # qboot starts faster than SeaBIOS and does not spray escape codes.
@@ -98,6 +135,8 @@ qemu_base=(qemu-system-x86_64 -cpu max -smp "$smp" -m "$mem"
 	$bios
 	-kernel "$kernel" -initrd "$initrd")
 append="console=ttyS0 rdinit=/init panic=-1 oops=panic quiet loglevel=4"
+[ -z "$strict" ] || append="$append nfhp.strict=1"
+[ -z "$extra_append" ] || append="$append $extra_append"
 
 # KVM hangs on some hosts instead of failing, so trust it only after a
 # short boot reached the init's marker.  The answer is cached per boot of
@@ -142,13 +181,17 @@ mkdir -p "$(dirname "$log")"
 
 if [ -n "$keep_out" ]; then
 	out=$(mkdir -p "$keep_out" && cd "$keep_out" && pwd)
-	rm -f "$out/rc" "$out/dmesg-flagged"
+	rm -rf "$out/rc" "$out/dmesg-flagged" "$out/lib-modules"
 else
 	out=$(mktemp -d "${TMPDIR:-/tmp}/nfhp-vm-out.XXXXXX")
 	trap 'rm -rf "$out"' EXIT
 fi
 
 echo "$top" > "$out/repo"
+if [ -n "$moddir" ]; then
+	mkdir -p "$out/lib-modules"
+	cp -a "$moddir" "$out/lib-modules/"
+fi
 {
 	echo "cd $(printf %q "$top") || exit 125"
 	for v in TESTS V $(compgen -e | grep '^NFHP_' | grep -v '^NFHP_VM'); do
@@ -162,7 +205,7 @@ echo "$top" > "$out/repo"
 	fi
 } > "$out/cmd.sh"
 
-echo "run-vm.sh: kernel $kver, accel $accel, timeout ${timeout}s, log $log"
+echo "run-vm.sh: kernel ${image:-$kver}, accel $accel, timeout ${timeout}s, log $log"
 start=$(date +%s)
 set +e
 timeout -k 5 "$timeout" "${qemu_base[@]}" -accel "$accel_opt" \
