@@ -78,6 +78,14 @@ bench:
 		"bench/run-core-bench.sh does not exist yet"; exit 1; }
 	bench/run-core-bench.sh
 
+# The in-kernel benchmark of issue 5 in one VM run (about 40 minutes):
+# bench/kernel/bench.sh; NFHP_BK_QUICK=1 for a short development run.
+bench-kernel: deps
+	@$(MAKE) --no-print-directory all
+	@command -v gnuplot >/dev/null && command -v perf >/dev/null || \
+		apt-get install -y gnuplot-nox linux-perf
+	bench/kernel/bench.sh
+
 # libFuzzer targets of the core and the parser, FUZZ_SECONDS each (600).
 fuzz: deps
 	$(MAKE) -C user fuzz
@@ -124,6 +132,8 @@ help:
 		"kernel (built and cached on first use)"
 	@echo "make demo       deps, build, throughput demo in the VM"
 	@echo "make bench      bench/run-core-bench.sh"
+	@echo "make bench-kernel  in-kernel benchmark in the VM (issue 5):" \
+		"bench/results/kernel.{md,csv,png}"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
 	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
 		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
@@ -132,4 +142,4 @@ help:
 
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
-	bench install uninstall style clean help
+	bench bench-kernel install uninstall style clean help

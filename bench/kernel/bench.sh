@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh - the in-kernel benchmark (make bench-kernel), host side.
+#
+#	bench/kernel/bench.sh [-q]
+#
+# Prepares every ruleset on the host (bench/seed.py, bench/classbench2ipt.py,
+# bench/kernel/ipt2nft.py for the native nft and the concatenated-set nft
+# versions, bench/kernel/prepare.py for the ClassBench trace flows) into
+# build/bench-kernel/in, runs bench/kernel/run.sh in ONE VM run with 2 vCPUs,
+# then writes bench/results/kernel.{md,csv,png} with bench/kernel/report.py.
+# The ClassBench data is read from /work/shared/classbench-data (or
+# $CLASSBENCH_DIR) and never copied into the repository.
+#
+# -q (or NFHP_BK_QUICK=1): quick mode for development: seed 0/1000/10000,
+# acl1 1k, 1 round of 2 s; results go to build/bench-kernel-quick and
+# bench/results is left alone.  NFHP_BK_ROUNDS, NFHP_BK_SECS,
+# NFHP_BK_LOAD_TMO and NFHP_BK_CONTENDERS pass through to run.sh.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
+[ -d "$data/lyxocs-ruleSet" ] || data=/work/shared/classbench-data
+quick=${NFHP_BK_QUICK:-0}
+[ "${1:-}" = -q ] && quick=1
+cmdline="make bench-kernel"
+
+if [ "$quick" = 1 ]; then
+	out=$top/build/bench-kernel-quick
+	seeds="0 1000 10000"
+	cbsets="acl1_1k"
+	export NFHP_BK_ROUNDS=${NFHP_BK_ROUNDS:-1}
+	export NFHP_BK_SECS=${NFHP_BK_SECS:-2}
+	results=$out/results
+	vm_timeout=1800
+	cmdline="NFHP_BK_QUICK=1 $cmdline"
+else
+	out=$top/build/bench-kernel
+	seeds="0 100 1000 10000 100000"
+	cbsets="acl1_1k acl1_10k fw1_1k fw1_10k ipc1_1k ipc1_10k"
+	results=$top/bench/results
+	vm_timeout=3600
+fi
+in=$out/in
+rm -rf "$out"
+mkdir -p "$in" "$results"
+
+# nftconv NAME [--drop-overlaps] - native and set nft versions of NAME.ipt;
+# a set that cannot express the ruleset leaves NAME.set.why instead.
+nftconv()
+{
+	local n=$1
+
+	shift
+	"$top/bench/kernel/ipt2nft.py" "$in/$n.ipt" > "$in/$n.nft"
+	if ! "$top/bench/kernel/ipt2nft.py" --set "$@" "$in/$n.ipt" \
+			> "$in/$n.set.nft" 2> "$in/$n.set.why"; then
+		rm -f "$in/$n.set.nft"
+	fi
+	[ -s "$in/$n.set.why" ] || rm -f "$in/$n.set.why"
+}
+
+echo "bench-kernel: preparing rulesets in $in"
+: > "$in/list"
+for n in $seeds; do
+	"$top/bench/seed.py" "$n" > "$in/seed-$n.ipt"
+	if [ "$n" -ge 100000 ]; then
+		nftconv "seed-$n" --drop-overlaps
+	else
+		nftconv "seed-$n"
+	fi
+	echo "seed-$n $n" >> "$in/list"
+done
+if [[ " $seeds " == *" 10000 "* ]]; then
+	"$top/bench/seed.py" 10000 --seed 2 > "$in/seed-10000b.ipt"
+	nftconv seed-10000b
+fi
+for s in $cbsets; do
+	rf=$data/lyxocs-ruleSet/$s
+	tf=$data/lyxocs-ruleSet/${s}_trace
+	[ -f "$tf" ] || tf=$data/generated/${s}_trace.xz
+	# Replies come back through veth1; accept them first so that the
+	# ClassBench rules classify the forward direction only.
+	"$top/bench/classbench2ipt.py" "$rf" 2> "$in/$s.conv" |
+		sed '/^:OUTPUT/a -A FORWARD -i veth1 -j ACCEPT' > "$in/$s.ipt"
+	nftconv "$s"
+	"$top/bench/kernel/prepare.py" "$in/$s.ipt" "$tf" > "$in/$s.flows"
+	echo "$s $(grep -c '^-A FORWARD -[sdp]' "$in/$s.ipt")" >> "$in/list"
+done
+cat "$in/list"
+
+start=$(date +%s)
+rc=0
+"$top/selftests/vm/run-vm.sh" --timeout "$vm_timeout" --mem 3G --smp 2 \
+	--out "$out" -- bench/kernel/run.sh || rc=$?
+echo "bench-kernel: VM run took $(( $(date +%s) - start )) s, exit $rc"
+[ -s "$out/raw.csv" ] || { echo "bench-kernel: no results" >&2; exit 1; }
+"$top/bench/kernel/report.py" --cmd "$cmdline" --in "$out" --out "$results"
+exit $rc

@@ -1,0 +1,351 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the raw rows of bench/kernel/run.sh into the benchmark's results.
+
+    report.py --in DIR --out RESULTS [--cmd "make bench-kernel"]
+
+Reads DIR/raw.csv (contender,ruleset,rules,traffic,round,value,unit; one
+row per round) and DIR/in/ (what was prepared), writes RESULTS/kernel.csv
+(medians over the rounds, one row per contender, ruleset and traffic, with
+the ratio to no firewall on the same ruleset and traffic), kernel.md (the
+tables, the targets of issue 5, notes) and kernel.png (gnuplot: ratio
+against rule count for the seed set), and prints kernel.md.
+"""
+import argparse
+import collections
+import csv
+import glob
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+CONT = ["none", "iptables-legacy", "iptables-nft", "nft", "nft-set",
+        "nf-hipac"]
+RATE = ("tcp", "udp64", "smp-1flow", "smp-2flow")
+
+
+def fnum(v, digits=3):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    if abs(v) >= 100:
+        return "%.1f" % v
+    return ("%%.%dg" % digits) % v
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--in", dest="indir", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cmd", default="make bench-kernel")
+    args = ap.parse_args()
+
+    vals = collections.defaultdict(list)
+    failed = collections.defaultdict(int)
+    units, rules, order = {}, {}, []
+    with open(os.path.join(args.indir, "raw.csv")) as f:
+        for r in csv.DictReader(f):
+            key = (r["contender"], r["ruleset"], r["traffic"])
+            units[r["traffic"]] = r["unit"]
+            rules[r["ruleset"]] = int(r["rules"])
+            if r["ruleset"] not in order:
+                order.append(r["ruleset"])
+            if r["value"] in ("", None):
+                failed[key] += 1
+            else:
+                vals[key].append(float(r["value"]))
+    med = {k: statistics.median(v) for k, v in vals.items() if v}
+    # a rate point where some rounds failed counts the failures as 0
+    for k in failed:
+        if k[2] in RATE and k in vals:
+            med[k] = statistics.median(vals[k] + [0.0] * failed[k])
+    nrounds = max((len(v) + failed.get(k, 0) for k, v in vals.items()
+                   if k[2] == "tcp"), default=0)
+
+    def ratio(c, rs, tr):
+        b = med.get(("none", rs, tr))
+        v = med.get((c, rs, tr))
+        if b and v is not None:
+            return v / b
+        return None
+
+    os.makedirs(args.out, exist_ok=True)
+    keys = sorted(set(list(vals) + list(failed)),
+                  key=lambda k: (order.index(k[1]), k[2],
+                                 CONT.index(k[0]) if k[0] in CONT else 9))
+    with open(os.path.join(args.out, "kernel.csv"), "w") as f:
+        f.write("contender,ruleset,rules,traffic,value,unit,"
+                "ratio_to_baseline\n")
+        for k in keys:
+            c, rs, tr = k
+            v = med.get(k)
+            rt = ratio(c, rs, tr) if tr in RATE else None
+            f.write("%s,%s,%d,%s,%s,%s,%s\n" % (
+                c, rs, rules[rs], tr, "" if v is None else "%.4g" % v,
+                units[tr], "" if rt is None else "%.4f" % rt))
+
+    def why(rs):
+        p = os.path.join(args.indir, "in", rs + ".set.why")
+        if os.path.exists(p):
+            return open(p).read().strip()
+        return ""
+
+    md = []
+    w = md.append
+    w("# In-kernel benchmark (issue 5)")
+    w("")
+    w("Made by `%s` on %s (%d interleaved round%s per point, "
+      "medians; QEMU TCG, 2 vCPUs, Debian kernel 6.1).  Absolute numbers "
+      "under TCG mean little; the ratios to *no firewall* on the same "
+      "ruleset and traffic are the result." %
+      (args.cmd, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+       nrounds, "" if nrounds == 1 else "s"))
+    w("")
+    w("Contenders: none (no firewall), iptables-legacy, iptables-nft, nft "
+      "(the rules written natively in nft), nft-set (one concatenated "
+      "interval set or verdict map, pipapo, looked up by one rule), "
+      "nf-hipac.  Traffic: `tcp` = iperf3 TCP throughput sender -> "
+      "receiver through the forwarding router (Mbit/s); `udp64` = 64-byte "
+      "UDP frames from pktgen in the sender, counted at the receiver's "
+      "veth rx counter (packets/s).  A cell is the ratio to none; `x` = "
+      "the contender could not load the ruleset in time, `n/e` = not "
+      "expressible that way (see notes), `0` = no packet or no iperf3 "
+      "result got through in the measurement window.")
+    w("")
+
+    def table(sets, title):
+        w("## " + title)
+        w("")
+        hdr = ["ruleset", "rules", "traffic", "none"] + CONT[1:]
+        w("| " + " | ".join(hdr) + " |")
+        w("|" + "---|" * len(hdr))
+        for rs in sets:
+            for tr in ("tcp", "udp64"):
+                b = med.get(("none", rs, tr))
+                cells = [rs, str(rules[rs]), tr,
+                         "%s %s" % (fnum(b), units.get(tr, ""))]
+                for c in CONT[1:]:
+                    k = (c, rs, tr)
+                    rt = ratio(c, rs, tr)
+                    if rt is not None:
+                        cells.append("%.3f" % rt)
+                    elif c == "nft-set" and why(rs):
+                        cells.append("n/e")
+                    elif failed.get((c, rs, "load")):
+                        cells.append("x")
+                    else:
+                        cells.append("-")
+                w("| " + " | ".join(cells) + " |")
+        w("")
+
+    seeds = [r for r in order if r.startswith("seed-")]
+    cbs = [r for r in order if not r.startswith("seed-")]
+    table(seeds, "Seed set: N non-matching rules + 1 matching rule")
+    if cbs:
+        table(cbs, "ClassBench sets (trace 5-tuples, see notes)")
+
+    # update cost
+    w("## Update cost")
+    w("")
+    w("Restore = wall time of the restore command loading the whole "
+      "ruleset into an empty FORWARD (median over the rounds).  Insert = "
+      "wall time of one command inserting one rule at position 1 with "
+      "100k rules loaded (process start included; median of 3).  "
+      "Replace = a 10k seed set replaced by another 10k seed set with "
+      "the same matching rules while a sequence-numbered UDP stream "
+      "(500 packets/s) crosses the router; lost = sent - received.")
+    w("")
+    hdr = ["what"] + CONT[1:]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    big = [r for r in seeds if rules[r] >= 10000]
+    for rs in big:
+        cells = ["restore %s [s]" % rs]
+        for c in CONT[1:]:
+            v = med.get((c, rs, "load"))
+            cells.append(fnum(v) if v is not None else
+                         ("x" if failed.get((c, rs, "load")) else
+                          ("n/e" if c == "nft-set" and why(rs) else "-")))
+        w("| " + " | ".join(cells) + " |")
+    for rs in seeds:
+        if not any((c, rs, "insert") in med for c in CONT):
+            continue
+        cells = ["insert at %s [ms]" % rs]
+        for c in CONT[1:]:
+            cells.append(fnum(med.get((c, rs, "insert"))))
+        w("| " + " | ".join(cells) + " |")
+    for tr, label in (("replace-time", "replace 10k [s]"),
+                      ("replace-lost", "replace 10k: packets lost"),
+                      ("replace-sent", "replace 10k: packets sent")):
+        if any((c, "seed-10000", tr) in med for c in CONT):
+            cells = [label]
+            for c in CONT[1:]:
+                v = med.get((c, "seed-10000", tr))
+                cells.append("-" if v is None else
+                             ("%d" % v if tr != "replace-time" else fnum(v)))
+            w("| " + " | ".join(cells) + " |")
+    w("")
+
+    smp = [k for k in med if k[2] == "smp-1flow"]
+    if smp:
+        rs = smp[0][1]
+        w("## SMP: 1 vs 2 pktgen flows on 2 vCPUs (%s)" % rs)
+        w("")
+        w("| contender | 1 flow [pps] | 2 flows [pps] | scaling 2/1 |")
+        w("|---|---|---|---|")
+        for c in ("none", "nf-hipac"):
+            a = med.get((c, rs, "smp-1flow"))
+            b = med.get((c, rs, "smp-2flow"))
+            sc = "%.2f" % (b / a) if a and b else "-"
+            w("| %s | %s | %s | %s |" % (c, fnum(a), fnum(b), sc))
+        w("")
+
+    # targets
+    w("## Targets of issue 5 (reported, not asserted)")
+    w("")
+
+    def tgt(desc, v, limit):
+        if v is None:
+            w("- %s: not measured" % desc)
+        else:
+            w("- %s: %.3f (target >= %.2f) **%s**" %
+              (desc, v, limit, "met" if v >= limit else "MISSED"))
+
+    for rs, lt, lu in (("seed-10000", 0.95, 0.90),
+                       ("seed-100000", 0.90, 0.85)):
+        if rs in rules:
+            tgt("nf-hipac %s tcp" % rs, ratio("nf-hipac", rs, "tcp"), lt)
+            tgt("nf-hipac %s udp64" % rs, ratio("nf-hipac", rs, "udp64"),
+                lu)
+    for rs in cbs:
+        if rules[rs] >= 5000:
+            for tr in ("tcp", "udp64"):
+                tgt("nf-hipac %s %s" % (rs, tr), ratio("nf-hipac", rs, tr),
+                    0.85)
+            if why(rs):
+                w("  (nft-set: not expressible, so no comparison)")
+    for rs in seeds:
+        hv = med.get(("nf-hipac", rs, "load"))
+        if rules[rs] < 100000 or hv is None:
+            continue
+        others = [(c, med.get((c, rs, "load"))) for c in
+                  ("iptables-legacy", "iptables-nft", "nft")]
+        w("- restore %s with nf-hipac-restore: %.2f s (target <= 5 s: "
+          "**%s**); %s" % (rs, hv, "met" if hv <= 5 else "MISSED",
+                           ", ".join("%s %s" % (c, fnum(v) + " s" if v
+                                                else "timed out")
+                                     for c, v in others)))
+    w("")
+
+    w("## Notes")
+    w("")
+    w("- ClassBench traffic: the rules are the classbench2ipt.py "
+      "conversion (every rule ACCEPT, policy DROP) preceded by `-i veth1 "
+      "-j ACCEPT` so replies from the receiver are accepted at once and "
+      "only the forward direction is classified (the same head rule for "
+      "every contender).  The packets are real trace 5-tuples "
+      "(bench/kernel/prepare.py): pktgen sends up to 8 random UDP trace "
+      "packets round robin (one pktgen device per tuple, source and "
+      "destination addresses and ports of the trace), the router has "
+      "/32 routes for the trace destinations towards the receiver (and "
+      "rp_filter off), and the receiver counts them at its veth.  The "
+      "TCP flow is one trace TCP 5-tuple whose first matching rule is "
+      "as deep as the median of a random trace sample; its addresses "
+      "are added to sender and receiver and iperf3 binds them (-B, "
+      "--cport).  So every contender classifies the very headers of the "
+      "trace and must walk to the same first-matching rule.")
+    for rs in cbs:
+        p = os.path.join(args.indir, "in", rs + ".flows")
+        if os.path.exists(p):
+            fl = [l.split() for l in open(p)]
+            u = [int(x[5]) for x in fl if x[0] == "udp"]
+            t = [x for x in fl if x[0] == "tcp"]
+            d = [x[1] for x in fl if x[0] == "depth"]
+            w("  - %s: %d UDP tuples, first-match rules %s; TCP %s; median "
+              "trace depth %s" % (rs, len(u), ",".join(map(str, u)),
+                                 "%s:%s -> %s:%s rule %s" % (
+                                     t[0][1], t[0][3], t[0][2], t[0][4],
+                                     t[0][5]) if t else "none",
+                                 d[0] if d else "?"))
+    w("- nft-set expressibility: pipapo refuses overlapping elements, so a "
+      "ruleset folds into one set only if no two rules overlap (then "
+      "first match and any match agree; mixed ACCEPT/DROP becomes a "
+      "verdict map).")
+    for rs in order:
+        if why(rs):
+            w("  - %s: %s" % (rs, why(rs).replace("\n", "; ")))
+    w("- Every load is a fresh restore into an empty router (the legacy "
+      "filter module is removed after each legacy round, `nft flush "
+      "ruleset` after nft contenders, an empty nf-hipac-restore after "
+      "nf-hipac), so no contender's hooks stay on the path of another.")
+    w("- Offloads (TSO/GSO/GRO) are off on all veths so the router sees "
+      "MTU-sized packets.")
+    w("- Raw per-round rows: build/bench-kernel/raw.csv; VM log: "
+      "build/bench-kernel/run.log.")
+    w("")
+
+    for p in sorted(glob.glob(os.path.join(args.indir,
+                                           "perf-nf-hipac-*-flat.txt"))):
+        lines = [l.rstrip() for l in open(p) if l.strip()]
+        if lines:
+            w("## Profile: perf inside the VM, nf-hipac at %s, udp64" %
+              os.path.basename(p)[len("perf-nf-hipac-"):-len("-flat.txt")])
+            w("")
+            w("```")
+            md.extend(lines[:25])
+            w("```")
+            w("")
+
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(args.out, "kernel.md"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    plot(args.out, med, rules, seeds)
+
+
+def plot(outdir, med, rules, seeds):
+    """kernel.png: ratio to none against N for the seed set (N >= 100)."""
+    dat = os.path.join(outdir, ".kernel-plot.dat")
+    xs = [rs for rs in seeds if rules[rs] > 0]
+    cols = []
+    with open(dat, "w") as f:
+        for rs in xs:
+            row = [str(rules[rs])]
+            for tr in ("tcp", "udp64"):
+                for c in CONT[1:]:
+                    b = med.get(("none", rs, tr))
+                    v = med.get((c, rs, tr))
+                    row.append("%.5f" % (v / b) if b and v is not None
+                               else "NaN")
+            f.write(" ".join(row) + "\n")
+    n = len(CONT) - 1
+    gp = ["set terminal pngcairo size 1200,500 font ',10'",
+          "set output '%s'" % os.path.join(outdir, "kernel.png"),
+          "set multiplot layout 1,2 title 'Seed set: N non-matching + 1 "
+          "matching rule (ratio to no firewall, QEMU TCG)'",
+          "set logscale x", "set xrange [50:200000]",
+          "set yrange [0:1.1]", "set grid",
+          "set xlabel 'rules N'", "set ylabel 'ratio to no firewall'",
+          "set key bottom left"]
+    for i, tr in enumerate(("TCP throughput (iperf3)",
+                            "64-byte UDP packet rate (pktgen)")):
+        gp.append("set title '%s'" % tr)
+        parts = []
+        for j, c in enumerate(CONT[1:]):
+            parts.append("'%s' using 1:%d with linespoints lw 2 title '%s'"
+                         % (dat, 2 + i * n + j, c))
+        gp.append("plot " + ", ".join(parts))
+    gp.append("unset multiplot")
+    try:
+        subprocess.run(["gnuplot"], input="\n".join(gp), text=True,
+                       check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("report.py: gnuplot failed: %s" % e, file=sys.stderr)
+    os.unlink(dat)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,394 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh - the in-kernel benchmark, inside the test VM.  Called by
+# bench/kernel/bench.sh as
+#
+#	selftests/vm/run-vm.sh --out DIR -- bench/kernel/run.sh
+#
+# with the rulesets prepared in $NFHP_VM_OUT/in (see bench.sh).  Builds the
+# client(sender) -- router -- server(receiver) topology of
+# selftests/nf_hipac/lib.sh, turns offloads off, and for every ruleset of
+# in/list and every contender
+#	none, iptables-legacy, iptables-nft, nft (native rules),
+#	nft-set (one concatenated interval set, pipapo), nf-hipac
+# loads the ruleset into the router's FORWARD (timed), measures iperf3 TCP
+# throughput and the rate of 64-byte UDP packets (pktgen in the sender,
+# counted by the receiver's rx counter), and unloads it again.  Rounds are
+# interleaved: round 1 of every contender, then round 2, ...  Then the
+# update-cost tests (insert latency at 100k rules, packets lost while a
+# 10k-rule set is replaced under traffic), the SMP test (1 vs 2 pktgen
+# flows on 2 vCPUs) and, if perf(1) is there, a profile of nf-hipac at the
+# largest seed set.  Every number goes to $NFHP_VM_OUT/raw.csv as
+#	contender,ruleset,rules,traffic,round,value,unit
+# and bench/kernel/report.py turns it into the tables.
+#
+# Environment: NFHP_BK_ROUNDS (3), NFHP_BK_SECS (3, seconds per point),
+# NFHP_BK_LOAD_TMO (240, seconds a load may take before the contender is
+# dropped for that ruleset), NFHP_BK_CONTENDERS (all six).
+
+source "$(dirname "$0")/../../selftests/nf_hipac/lib.sh"
+
+rounds=${NFHP_BK_ROUNDS:-3}
+secs=${NFHP_BK_SECS:-3}
+load_tmo=${NFHP_BK_LOAD_TMO:-240}
+contenders=${NFHP_BK_CONTENDERS:-"none iptables-legacy iptables-nft nft nft-set nf-hipac"}
+out=${NFHP_VM_OUT:?run me through selftests/vm/run-vm.sh --out}
+in=$out/in
+raw=$out/raw.csv
+log=$out/run.log
+tmp=$(mktemp -d)
+module=$NFHP_TOP/nf_hipac.ko
+udpseq=$NFHP_TOP/bench/kernel/udpseq.py
+empty=$tmp/empty
+
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+exec > >(tee -a "$log") 2>&1
+
+nfhp_require_cmd iperf3 ethtool python3 iptables-legacy-restore \
+	iptables-nft-restore nft
+nf_hipac_setup || { nfhp_log "topology setup failed"; exit 1; }
+trap 'pg_stop; nfhp_cleanup; rm -rf "$tmp"' EXIT
+
+for dev in "$ns_client veth0" "$ns_router veth0" "$ns_router veth1" \
+	   "$ns_server veth0"; do
+	set -- $dev
+	in_ns "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1
+done
+# Trace packets come from addresses the router has no route back to.
+for c in all default veth0 veth1; do
+	in_ns $ns_router sysctl -qw net.ipv4.conf.$c.rp_filter=0
+done
+modprobe pktgen || { nfhp_log "no pktgen"; exit 1; }
+[ -d /sys/module/nf_hipac ] || nfhp_insmod "$module" ||
+	{ nfhp_log "insmod $module failed"; exit 1; }
+printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' \
+	> "$empty"
+router_mac=$(in_ns $ns_router cat /sys/class/net/veth0/address)
+echo "contender,ruleset,rules,traffic,round,value,unit" > "$raw"
+
+# row CONTENDER RULESET RULES TRAFFIC ROUND VALUE UNIT
+row()
+{
+	local IFS=,
+
+	echo "$*" >> "$raw"
+	echo "bench: $*"
+}
+
+now() { date +%s.%N; }
+elapsed() { awk "BEGIN { printf \"%.3f\", $(now) - $1 }"; }
+
+# load C NAME - install ruleset NAME with contender C in the router.
+load()
+{
+	local f=$in/$2
+
+	case $1 in
+	none) true;;
+	iptables-legacy) in_ns $ns_router timeout "$load_tmo" \
+				iptables-legacy-restore < "$f.ipt";;
+	iptables-nft) in_ns $ns_router timeout "$load_tmo" \
+				iptables-nft-restore < "$f.ipt";;
+	nft) in_ns $ns_router timeout "$load_tmo" nft -f "$f.nft";;
+	nft-set) [ -f "$f.set.nft" ] &&
+		in_ns $ns_router timeout "$load_tmo" nft -f "$f.set.nft";;
+	nf-hipac) in_ns $ns_router timeout "$load_tmo" \
+				"$NFHP_BIN/nf-hipac-restore" < "$f.ipt";;
+	esac
+}
+
+# unload C - remove everything C put on the packet path.  The legacy
+# filter table keeps its hooks until its module goes, so it goes.
+unload()
+{
+	case $1 in
+	none) true;;
+	iptables-legacy)
+		in_ns $ns_router iptables-legacy-restore < "$empty"
+		rmmod iptable_filter 2>/dev/null;;
+	iptables-nft|nft|nft-set) in_ns $ns_router nft flush ruleset;;
+	nf-hipac) in_ns $ns_router "$NFHP_BIN/nf-hipac-restore" < "$empty";;
+	esac
+}
+
+# pg_write SCRIPT - run pktgen control lines "FILE COMMAND" in the sender.
+pg_write()
+{
+	awk '$1 == "sleep" { print; next }
+	     {f=$1; $1=""; sub(/^ /, ""); printf "echo \"%s\" > /proc/net/pktgen/%s\n", $0, f}' \
+		"$1" > "$1.sh"
+	in_ns $ns_client sh -e "$1.sh"
+}
+
+# pg_config THREAD:DEV SRC DST SPORT DPORT DELAY... - one pktgen device per
+# flow, flows "THREAD DEV SRC DST SPORT DPORT DELAY" read from stdin.
+pg_config()
+{
+	local t d s a sp dp dl f=$tmp/pg
+
+	{
+		echo "kpktgend_0 rem_device_all"
+		echo "kpktgend_1 rem_device_all"
+		echo "sleep 0.3"
+		while read -r t d s a sp dp dl; do
+			echo "kpktgend_$t add_device $d"
+			echo "$d count 0"
+			echo "$d clone_skb 0"
+			echo "$d pkt_size 60"
+			echo "$d delay $dl"
+			echo "$d dst_mac $router_mac"
+			echo "$d src_min $s"
+			echo "$d src_max $s"
+			echo "$d dst_min $a"
+			echo "$d dst_max $a"
+			echo "$d udp_src_min $sp"
+			echo "$d udp_src_max $sp"
+			echo "$d udp_dst_min $dp"
+			echo "$d udp_dst_max $dp"
+		done
+	} > "$f"
+	pg_write "$f"
+}
+
+pg_pid=
+pg_start()
+{
+	in_ns $ns_client sh -c 'echo start > /proc/net/pktgen/pgctrl' \
+		2>/dev/null &
+	pg_pid=$!
+}
+
+pg_stop()
+{
+	[ -n "$pg_pid" ] || return 0
+	in_ns $ns_client sh -c 'echo stop > /proc/net/pktgen/pgctrl' \
+		2>/dev/null
+	wait "$pg_pid" 2>/dev/null
+	pg_pid=
+}
+
+# rx_rate - packets per second the receiver's veth0 takes in over $secs.
+rx_rate()
+{
+	in_ns $ns_server sh -c '
+		f=/sys/class/net/veth0/statistics/rx_packets
+		a=$(cat $f); t0=$(date +%s%N); sleep '"$secs"'
+		b=$(cat $f); t1=$(date +%s%N)
+		echo $(( (b - a) * 1000000000 / (t1 - t0) ))'
+}
+
+# measure_udp - pktgen (configured) for 1 s warm-up plus $secs; prints pps.
+measure_udp()
+{
+	local v
+
+	pg_start
+	sleep 1
+	v=$(rx_rate)
+	pg_stop
+	echo "$v"
+}
+
+# measure_tcp - one iperf3 run with $tcp_args; prints Mbit/s or nothing.
+measure_tcp()
+{
+	timeout $((secs + 20)) ip netns exec $ns_client \
+		iperf3 $tcp_args -t "$secs" -J 2>/dev/null |
+	python3 -c '
+import json, sys
+try:
+    r = json.load(sys.stdin)
+    print("%.2f" % (r["end"]["sum_received"]["bits_per_second"] / 1e6))
+except Exception:
+    pass'
+}
+
+iperf_pid=
+# iperf_server PORT - (re)start the receiver's iperf3 server on PORT.
+iperf_server()
+{
+	[ -z "$iperf_pid" ] || { kill "$iperf_pid"; wait "$iperf_pid"; } \
+		2>/dev/null
+	ip netns exec $ns_server iperf3 -s -p "$1" >/dev/null 2>&1 &
+	iperf_pid=$!
+	for i in $(seq 50); do
+		in_ns $ns_server ss -Hltn "sport = :$1" | grep -q . && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# flows_up NAME - set up the traffic of ruleset NAME: the seed sets use the
+# topology's own addresses; ClassBench sets send trace 5-tuples, so the
+# router gets host routes for them and the TCP flow's addresses are added
+# to the sender and the receiver.
+flows_up()
+{
+	local f=$in/$1.flows kind s d sp dp depth
+
+	if [ ! -f "$f" ]; then
+		echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
+		tcp_args="-c $SERVER_IP"
+		iperf_server 5201
+		return
+	fi
+	flow_cleanup=$tmp/flows-down
+	: > "$flow_cleanup"
+	local n=0
+	while read -r kind s d sp dp depth; do
+		case $kind in
+		udp)
+			in_ns $ns_router ip route replace $d/32 via $SERVER_IP
+			echo "0 veth0@$n $s $d $sp $dp 1" >> "$tmp/flows"
+			n=$((n + 1));;
+		tcp)
+			in_ns $ns_router ip route replace $d/32 via $SERVER_IP
+			in_ns $ns_router ip route replace $s/32 via $CLIENT_IP
+			in_ns $ns_client ip addr add $s/32 dev veth0
+			in_ns $ns_server ip addr add $d/32 dev lo
+			echo "in_ns $ns_client ip addr del $s/32 dev veth0" \
+				>> "$flow_cleanup"
+			echo "in_ns $ns_server ip addr del $d/32 dev lo" \
+				>> "$flow_cleanup"
+			tcp_args="-c $d -B $s --cport $sp -p $dp"
+			iperf_server "$dp";;
+		esac
+	done < "$f"
+	pg_config < "$tmp/flows"
+	rm -f "$tmp/flows"
+}
+
+flows_down()
+{
+	[ -f "${flow_cleanup:-/nonexistent}" ] && source "$flow_cleanup"
+	rm -f "${flow_cleanup:-}"
+	flow_cleanup=
+}
+
+# insert_latency C - time three single-rule inserts at position 1 of the
+# loaded FORWARD chain; prints the times in ms.
+insert_latency()
+{
+	local i t rule
+
+	for i in 1 2 3; do
+		rule="-s 192.0.2.$i/32 -d 198.51.100.1/32 -p tcp --dport 80 -j DROP"
+		t=$(now)
+		case $1 in
+		iptables-legacy) in_ns $ns_router iptables-legacy -I FORWARD 1 $rule;;
+		iptables-nft) in_ns $ns_router iptables-nft -I FORWARD 1 $rule;;
+		nft) in_ns $ns_router nft insert rule ip nfhp forward \
+			ip saddr 192.0.2.$i ip daddr 198.51.100.1 tcp dport 80 drop;;
+		nft-set) in_ns $ns_router nft add element ip nfhp s \
+			"{ 192.0.2.$i . 198.51.100.1 . 6 . 0-65535 . 80 : drop }";;
+		nf-hipac) in_ns $ns_router "$NFHP_BIN/nf-hipac" -I FORWARD 1 $rule;;
+		*) return;;
+		esac >/dev/null || continue
+		awk "BEGIN { printf \"%.1f\\n\", ($(now) - $t) * 1000 }"
+	done
+}
+
+# ---- throughput / packet rate matrix --------------------------------------
+declare -A dead
+while read -r name nrules; do
+	flows_up "$name"
+	for r in $(seq "$rounds"); do
+		for c in $contenders; do
+			[ -z "${dead[$c.$name]:-}" ] || continue
+			if [ $c = nft-set ] && [ ! -f "$in/$name.set.nft" ]; then
+				continue
+			fi
+			t=$(now)
+			if ! load $c "$name"; then
+				echo "bench: $c cannot load $name (timeout ${load_tmo}s or error)"
+				row $c "$name" "$nrules" load "$r" "" s
+				dead[$c.$name]=1
+				unload $c
+				continue
+			fi
+			[ $c = none ] || row $c "$name" "$nrules" load "$r" "$(elapsed "$t")" s
+			row $c "$name" "$nrules" tcp "$r" "$(measure_tcp)" Mbit/s
+			row $c "$name" "$nrules" udp64 "$r" "$(measure_udp)" pps
+			if [ "$r" -eq "$rounds" ] && [ "$nrules" -ge 100000 ]; then
+				for v in $(insert_latency $c); do
+					row $c "$name" "$nrules" insert "$r" "$v" ms
+				done
+			fi
+			unload $c
+		done
+	done
+	flows_down
+done < "$in/list"
+
+# ---- packets lost while a 10k-rule set is replaced under traffic ----------
+if [ -f "$in/seed-10000.ipt" ] && [ -f "$in/seed-10000b.ipt" ]; then
+	echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
+	for c in $contenders; do
+		[ $c != none ] || continue
+		[ $c != nft-set ] || [ -f "$in/seed-10000b.set.nft" ] || continue
+		load $c seed-10000 || { unload $c; continue; }
+		ip netns exec $ns_server python3 "$udpseq" recv 9999 3 \
+			> "$tmp/recv" &
+		rpid=$!
+		sleep 3
+		ip netns exec $ns_client python3 "$udpseq" send $SERVER_IP 9999 \
+			500 > "$tmp/send" &
+		spid=$!
+		sleep 2
+		t=$(now)
+		if load $c seed-10000b; then
+			row $c seed-10000 10000 replace-time 1 "$(elapsed "$t")" s
+		else
+			row $c seed-10000 10000 replace-time 1 "" s
+		fi
+		sleep 2
+		kill -TERM $spid
+		wait $spid
+		wait $rpid
+		sent=$(awk '{print $2}' "$tmp/send")
+		got=$(awk '{print $2}' "$tmp/recv")
+		echo "bench: $c replace: $(cat "$tmp/send") / $(cat "$tmp/recv")"
+		row $c seed-10000 10000 replace-lost 1 "$((sent - ${got:-0}))" packets
+		row $c seed-10000 10000 replace-sent 1 "$sent" packets
+		unload $c
+	done
+fi
+
+# ---- SMP: 1 vs 2 pktgen flows on 2 vCPUs ---------------------------------
+smp_set=seed-10000
+[ -f "$in/$smp_set.ipt" ] || smp_set=$(awk 'NR==1 {print $1}' "$in/list")
+smp_rules=$(awk -v s=$smp_set '$1 == s {print $2}' "$in/list")
+for r in $(seq "$rounds"); do
+	for c in none nf-hipac; do
+		load $c $smp_set || continue
+		echo "0 veth0@0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
+		row $c $smp_set "$smp_rules" smp-1flow "$r" "$(measure_udp)" pps
+		printf '0 veth0@0 %s %s 9 9 0\n1 veth0@1 %s %s 10 9 0\n' \
+			$CLIENT_IP $SERVER_IP $CLIENT_IP $SERVER_IP | pg_config
+		row $c $smp_set "$smp_rules" smp-2flow "$r" "$(measure_udp)" pps
+		unload $c
+	done
+done
+
+# ---- where nf-hipac's time goes at the largest seed set -------------------
+big=$(awk '$1 ~ /^seed-/ {n=$1} END {print n}' "$in/list")
+if command -v perf >/dev/null && [ -n "$big" ]; then
+	echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
+	if load nf-hipac "$big"; then
+		pg_start
+		sleep 1
+		perf record -a -g -o "$tmp/perf.data" -- sleep "$secs" \
+			> /dev/null 2>&1
+		pg_stop
+		perf report -i "$tmp/perf.data" --stdio --no-children \
+			--sort sym 2>/dev/null | grep -v '^$' | head -60 \
+			> "$out/perf-nf-hipac-$big.txt"
+		perf report -i "$tmp/perf.data" --stdio --no-children -g none \
+			--sort dso,sym 2>/dev/null | grep '%' | head -25 \
+			> "$out/perf-nf-hipac-$big-flat.txt"
+		unload nf-hipac
+	fi
+fi
+in_ns $ns_router cat /proc/net/nf-hipac/info > "$out/nf-hipac-info.txt" 2>&1
+exit 0
