@@ -43,6 +43,8 @@ static void show_usage(FILE *f)
 "       nf-hipac -[NX] chain\n"
 "       nf-hipac -E old-chain-name new-chain-name\n"
 "       nf-hipac -P chain target [options]\n"
+"       nf-hipac import [--takeover] [--table FAMILY:NAME] [--chain NAME]\n"
+"                       [--dry-run|--print] (from live nftables)\n"
 "       nf-hipac -h (print this help information)\n"
 "\n"
 "Commands:\n"
@@ -212,6 +214,8 @@ int main(int argc, char **argv)
 		return save_main(argc, argv);
 	if (!strcmp(name, "nf-hipac-restore"))
 		return restore_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "import"))
+		return import_main(argc - 1, argv + 1);
 
 	/* About 7 KiB of rule: on the heap, like everywhere else. */
 	cl = calloc(1, sizeof(*cl));

@@ -37,6 +37,8 @@ int list_rules_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
 /* save.c, restore.c: argv as given */
 int save_main(int argc, char **argv);
 int restore_main(int argc, char **argv);
+/* import.c: "nf-hipac import ...", argv from "import" on */
+int import_main(int argc, char **argv);
 
 /* nf-hipac.c: shared helpers */
 const char *nfhp_cli_chain(const struct nfhp_cmdline *cl);

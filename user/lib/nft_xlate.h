@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: translate an nftables table into iptables-save text.
+ *
+ * "nf-hipac import" reads a table of the live nftables rule set through
+ * libnftnl (the "ip filter" table iptables-nft writes, or a plain nft
+ * table of family ip or inet) and hands the chains, the sets and the rules
+ * to the functions below.  They interpret each rule's expressions the way
+ * the kernel would (payload, meta, ct loads into registers, bitwise, cmp,
+ * range and lookup on them, the xt match blobs iptables-nft emits, the
+ * verdict) and write the equivalent rules as iptables-save text, which the
+ * ordinary restore path then parses and loads in one transaction.
+ *
+ * Nothing here talks to the kernel: the unit test builds nftnl objects in
+ * memory.  A rule that has no exact equivalent makes the translation fail
+ * with a message naming the rule and the expression; nothing is dropped.
+ */
+#ifndef _NFHP_NFT_XLATE_H
+#define _NFHP_NFT_XLATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+/*
+ * The userspace shim's <linux/types.h> (user/shim, first on the include
+ * path) has the __u* types only; the netfilter uapi headers also want
+ * these.  C11 allows the same typedef twice, should the real one come.
+ */
+typedef __u16 __le16;
+typedef __u32 __le32;
+typedef __u64 __le64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u64 __be64;
+typedef __u16 __sum16;
+typedef __u32 __wsum;
+
+struct nftnl_chain;
+struct nftnl_rule;
+struct nftnl_set;
+struct nfhp_xlate;
+
+/*
+ * A translation of table @name of nft family @family (NFPROTO_IPV4 or
+ * NFPROTO_INET).  NULL when out of memory.
+ */
+struct nfhp_xlate *nfhp_xlate_alloc(int family, const char *name);
+void nfhp_xlate_free(struct nfhp_xlate *x);
+
+/*
+ * Hand over the objects of the table, which the translation then owns.
+ * Rules must come in the order of their chain; sets with their elements.
+ * Objects of other tables are freed and ignored.  0 or -ENOMEM.
+ */
+int nfhp_xlate_add_chain(struct nfhp_xlate *x, struct nftnl_chain *c);
+int nfhp_xlate_add_set(struct nfhp_xlate *x, struct nftnl_set *s);
+int nfhp_xlate_add_rule(struct nfhp_xlate *x, struct nftnl_rule *r);
+
+/*
+ * Write the table as iptables-save text to @out.  With @only_chain (an
+ * nft chain name, or INPUT/FORWARD/OUTPUT for the base chain at that
+ * hook) just that base chain and the chains it reaches are written, with
+ * an explicit "-F CHAIN" so that the text is meant for restore --noflush.
+ * Returns 0, or an iptables exit code (2: cannot be translated) with the
+ * reason in @err.
+ */
+int nfhp_xlate_save(struct nfhp_xlate *x, const char *only_chain, FILE *out,
+		    char *err, size_t errlen);
+
+/*
+ * After nfhp_xlate_save(): the nft rule that output line @line (1-based)
+ * came from, as "rule 3 of chain FORWARD (handle 12)", or "" for lines of
+ * no rule.  Returns @buf.
+ */
+const char *nfhp_xlate_line_origin(const struct nfhp_xlate *x,
+				   unsigned long line, char *buf, size_t len);
+
+/*
+ * After nfhp_xlate_save(): the nft chains the text covers (their rules
+ * are what --takeover flushes), @i from 0; NULL past the last.  @base
+ * says whether it is a base chain, @policy_drop whether its policy drops.
+ */
+const char *nfhp_xlate_source(const struct nfhp_xlate *x, unsigned int i,
+			      bool *base, bool *policy_drop);
+
+/* After nfhp_xlate_save(): rules written, and nft rules skipped as IPv6 only. */
+unsigned int nfhp_xlate_nrules(const struct nfhp_xlate *x);
+unsigned int nfhp_xlate_nskipped(const struct nfhp_xlate *x);
+
+#endif /* _NFHP_NFT_XLATE_H */
