@@ -955,8 +955,15 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 				return xl_fail(s, "ct state 0x%x/0x%x", v, mask);
 			return set_state(s, mask, !ne);
 		}
-		if (v & (v - 1))
-			return xl_fail(s, "ct state compared with 0x%x", v);
+		/*
+		 * The state is always exactly one bit: "ct state !=
+		 * established,related" (nft compares the value) always holds.
+		 */
+		if (!v || v & (v - 1)) {
+			if (ne)
+				return 0;
+			return xl_fail(s, "ct state == 0x%x never matches", v);
+		}
 		return set_state(s, v, ne);
 	}
 	return xl_fail(s, "a compare of %s", field_name(r->field));

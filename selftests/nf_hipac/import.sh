@@ -1,0 +1,351 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# nf-hipac import: the live nftables rule set of the router namespace
+# becomes the nf-hipac rule set.
+#
+#  1. A ruleset loaded with iptables-nft-restore (ports, multiport,
+#     prefixes, "!", interfaces, state, tcp flags, icmp, fragments, ttl,
+#     length, mark, iprange, comments, user chains with jump, goto and
+#     RETURN, both policies): "import --print" equals iptables-nft-save
+#     line for line (comment lines aside), and once imported,
+#     nf-hipac-save prints the same (counters aside).
+#  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
+#     map, ct state, iif, IPv6-only rules) against the iptables-save text
+#     they mean; --dry-run loads nothing.
+#  3. --takeover while two UDP flows run, one allowed and one dropped:
+#     not one datagram of the allowed flow is lost, none of the dropped
+#     one gets through, the nft chain is empty afterwards with policy
+#     accept, and nf-hipac alone now gives the same verdicts to real
+#     packets and counts them.
+#  4. A rule nf-hipac cannot take (-m string, nft "limit"): exit 2, a
+#     message naming it, neither rule set changed.
+#
+# Run inside the test VM: TESTS=import.sh selftests/nf_hipac/run_tests.sh
+#
+# nfhp-timeout: 600
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3 nft iptables-nft iptables-nft-restore \
+	iptables-nft-save
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+tmp=$(mktemp -d /tmp/nfhp-import.XXXXXX)
+trap 'touch $tmp/stop-send $tmp/stop; nfhp_cleanup; rm -rf $tmp' EXIT
+
+r() { nfhp_in $ns_router "$@"; }
+imp() { nfhp_in $ns_router import "$@"; }
+rns() { in_ns $ns_router "$@"; }
+
+# The rules of a save: no comment lines, counters zeroed.
+rules_of() { grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]/[0:0]/'; }
+
+# same DESC FILE_A FILE_B - the two files are equal, else show the diff.
+same()
+{
+	if diff -u "$2" "$3" >$tmp/diff; then
+		nfhp_log "ok: $1"
+	else
+		nfhp_log "FAIL: $1"
+		sed 's/^/    /' $tmp/diff
+		nfhp_rc=1
+	fi
+}
+
+# --- 1. iptables-nft ------------------------------------------------------
+
+cat >$tmp/ipt.rules <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+:deny - [0:0]
+-A INPUT -i lo -j ACCEPT
+-A INPUT -m state --state RELATED,ESTABLISHED -j ACCEPT
+-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+-A FORWARD -s 10.0.1.0/24 -d 10.0.2.2/32 -p tcp -m tcp --dport 22 -j ACCEPT
+-A FORWARD -s 10.0.0.0/8 -p tcp -m tcp --sport 1024:65535 --dport 80 -j web
+-A FORWARD ! -s 10.1.2.0/23 -p udp -m udp ! --dport 53 -j deny
+-A FORWARD -i veth0 -o veth+ -p tcp -m multiport --dports 22,80,1000:2000 -j ACCEPT
+-A FORWARD ! -i eth+ -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -j web
+-A FORWARD -p tcp -m tcp --syn -j web
+-A FORWARD -p icmp -m icmp --icmp-type 8 -j ACCEPT
+-A FORWARD -p icmp -m icmp --icmp-type 3/1 -j ACCEPT
+-A FORWARD -m conntrack --ctstate INVALID,NEW -j deny
+-A FORWARD -f -j DROP
+-A FORWARD -m ttl --ttl-lt 5 -j DROP
+-A FORWARD -m length --length 100:200 -j DROP
+-A FORWARD -m mark --mark 0x5 -j DROP
+-A FORWARD -m iprange --src-range 10.0.0.1-10.0.0.9 -j DROP
+-A FORWARD -m comment --comment "hello world" -j deny
+-A FORWARD -p gre -j ACCEPT
+-A FORWARD -d 1.2.3.4/32 -g deny
+-A FORWARD -p udp -m udp --dport 7000 -j ACCEPT
+-A web -p tcp -m tcp --dport 443 -j RETURN
+-A web -j ACCEPT
+-A deny -s 10.0.0.0/16 -j RETURN
+-A deny -j DROP
+COMMIT
+EOF
+
+nfhp_check "iptables-nft-restore" rns iptables-nft-restore $tmp/ipt.rules
+rns iptables-nft-save | rules_of >$tmp/ipt.want
+imp --print >$tmp/ipt.print 2>$tmp/err
+nfhp_check "import --print succeeds" [ $? -eq 0 ]
+rules_of <$tmp/ipt.print >$tmp/ipt.got
+same "import --print equals iptables-nft-save" $tmp/ipt.want $tmp/ipt.got
+nfhp_check "the table has $(grep -c '^-A' $tmp/ipt.want) rules" \
+	[ "$(grep -c '^-A' $tmp/ipt.want)" -ge 25 ]
+
+nfhp_check "import" imp
+nfhp_save_in $ns_router | rules_of >$tmp/ipt.saved
+same "nf-hipac-save after import equals iptables-nft-save" \
+	$tmp/ipt.want $tmp/ipt.saved
+nfhp_check "import alone leaves the nft rules" \
+	[ "$(rns iptables-nft-save | grep -c '^-A')" -eq \
+	  "$(grep -c '^-A' $tmp/ipt.want)" ]
+
+# --chain: FORWARD and the chains it reaches, with an explicit flush.
+imp --print --chain FORWARD >$tmp/chain.print
+nfhp_check "--chain FORWARD prints FORWARD, web and deny only" \
+	bash -c "grep '^:' $tmp/chain.print | cut -d' ' -f1 | tr '\n' ' ' |
+		 grep -qx ':FORWARD :deny :web '"
+nfhp_check "--chain FORWARD flushes FORWARD first" \
+	grep -qx -- '-F FORWARD' $tmp/chain.print
+
+rns nft flush ruleset
+
+# --- 2. plain nft tables ----------------------------------------------------
+
+cat >$tmp/plain.nft <<'EOF'
+table ip plain {
+	chain forward_chain {
+		type filter hook forward priority filter; policy drop;
+		ct state vmap { established : accept, related : accept, invalid : drop }
+		iif "lo" accept
+		iifname "veth0" oifname "veth*" tcp dport { 22, 80, 1000-2000 } accept
+		ip saddr { 10.0.0.0/8, 192.168.1.1 } udp dport 53 accept comment "dns"
+		ip daddr 10.0.2.0/24 tcp flags syn tcp dport != 22 drop
+		tcp flags & (fin|syn|rst|ack) == syn jump web
+		icmp type { echo-request, echo-reply } accept
+		udp sport 1-1023 drop
+		ip ttl < 5 drop
+		ip length 100-200 drop
+		meta mark 0x5 drop
+		ip saddr 10.0.0.1-10.0.0.9 drop
+		meta l4proto { tcp, udp } th dport 7 goto web
+		ip protocol gre counter accept
+	}
+	chain input_chain {
+		type filter hook input priority filter; policy accept;
+		ct state != { established, related } drop
+	}
+	chain web {
+		tcp dport 443 return
+		accept
+	}
+}
+table inet six {
+	chain forward_chain {
+		type filter hook forward priority 0; policy accept;
+		ip6 saddr ::1 accept
+		meta nfproto ipv4 ip saddr 10.9.0.0/16 drop
+		udp dport 9 drop
+	}
+}
+EOF
+cat >$tmp/plain.want <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+-A INPUT -m conntrack ! --ctstate RELATED,ESTABLISHED -j DROP
+-A FORWARD -m conntrack --ctstate INVALID -j DROP
+-A FORWARD -m conntrack --ctstate ESTABLISHED -j ACCEPT
+-A FORWARD -m conntrack --ctstate RELATED -j ACCEPT
+-A FORWARD -i lo -j ACCEPT
+-A FORWARD -i veth0 -o veth+ -p tcp -m multiport --dports 22,80,1000:2000 -j ACCEPT
+-A FORWARD -s 10.0.0.0/8 -p udp -m udp --dport 53 -m comment --comment dns -j ACCEPT
+-A FORWARD -s 192.168.1.1/32 -p udp -m udp --dport 53 -m comment --comment dns -j ACCEPT
+-A FORWARD -d 10.0.2.0/24 -p tcp -m tcp ! --dport 22 ! --tcp-flags SYN NONE -j DROP
+-A FORWARD -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -j web
+-A FORWARD -p icmp -m icmp --icmp-type 0 -j ACCEPT
+-A FORWARD -p icmp -m icmp --icmp-type 8 -j ACCEPT
+-A FORWARD -p udp -m udp --sport 1:1023 -j DROP
+-A FORWARD -m ttl --ttl-lt 5 -j DROP
+-A FORWARD -m length --length 100:200 -j DROP
+-A FORWARD -m mark --mark 0x5 -j DROP
+-A FORWARD -m iprange --src-range 10.0.0.1-10.0.0.9 -j DROP
+-A FORWARD -p tcp -m tcp --dport 7 -g web
+-A FORWARD -p udp -m udp --dport 7 -g web
+-A FORWARD -p gre -j ACCEPT
+-A web -p tcp -m tcp --dport 443 -j RETURN
+-A web -j ACCEPT
+COMMIT
+EOF
+cat >$tmp/six.want <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -s 10.9.0.0/16 -j DROP
+-A FORWARD -p udp -m udp --dport 9 -j DROP
+COMMIT
+EOF
+nfhp_check "nft -f" rns nft -f $tmp/plain.nft
+imp --print --table ip:plain | rules_of >$tmp/plain.got
+same "import of nft table ip plain" $tmp/plain.want $tmp/plain.got
+imp --print --table inet:six 2>$tmp/err | rules_of >$tmp/six.got
+same "import of nft table inet six" $tmp/six.want $tmp/six.got
+nfhp_check "the IPv6-only rule is reported" \
+	grep -q '1 IPv6-only rules of inet six left out' $tmp/err
+
+nfhp_save_in $ns_router | rules_of >$tmp/before
+nfhp_check "--dry-run of ip plain" imp --dry-run --table ip:plain
+nfhp_save_in $ns_router | rules_of >$tmp/after
+same "--dry-run changes nothing" $tmp/before $tmp/after
+nfhp_check "import of ip plain into the kernel" imp --table ip:plain
+nfhp_check "with all its rules" \
+	[ "$(r -S | grep -c '^-A')" = "$(grep -c '^-A' $tmp/plain.want)" ]
+nfhp_check "--takeover of an inet table is refused (IPv6)" \
+	bash -c "ip netns exec $ns_router $NFHP_BIN/nf-hipac import \
+		 --takeover --table inet:six 2>/dev/null; [ \$? -eq 2 ]"
+
+rns nft flush ruleset
+
+# --- 3. takeover under traffic -----------------------------------------------
+
+cat >$tmp/take.rules <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+-A FORWARD -p udp -m udp --dport 7000 -j ACCEPT
+-A FORWARD -p tcp -m tcp --dport 5001 -j ACCEPT
+-A FORWARD -p icmp -m icmp --icmp-type 8 -j ACCEPT
+COMMIT
+EOF
+# nf-hipac starts empty: only nft filters.
+printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' |
+	nfhp_restore_in $ns_router
+nfhp_check "iptables-nft-restore of the takeover rules" \
+	rns iptables-nft-restore $tmp/take.rules
+nfhp_check "nft drops udp/7001 before the takeover" udp_fail 7001
+
+# Receiver: count datagrams per port until the stop file appears.
+in_ns $ns_server python3 -c '
+import select, socket, sys, os
+stop, out = sys.argv[1], sys.argv[2]
+socks = {}
+for port in (7000, 7001):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+    s.bind(("0.0.0.0", port))
+    socks[s] = port
+got = {7000: 0, 7001: 0}
+open(out + ".ready", "w").close()
+while not os.path.exists(stop):
+    r, _, _ = select.select(list(socks), [], [], 0.1)
+    for s in r:
+        s.recv(64)
+        got[socks[s]] += 1
+for s in socks:
+    s.setblocking(False)
+    try:
+        while True:
+            s.recv(64)
+            got[socks[s]] += 1
+    except BlockingIOError:
+        pass
+open(out, "w").write("%d %d\n" % (got[7000], got[7001]))
+' $tmp/stop $tmp/recv &
+recv_pid=$!
+for i in $(seq 50); do [ -e $tmp/recv.ready ] && break; sleep 0.1; done
+
+# Sender: one datagram to each port every 10 ms until told to stop.
+in_ns $ns_client python3 -c '
+import socket, sys, os, time
+dst, stop, out = sys.argv[1], sys.argv[2], sys.argv[3]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sent = 0
+while not os.path.exists(stop):
+    s.sendto(b"marker", (dst, 7000))
+    s.sendto(b"other", (dst, 7001))
+    sent += 1
+    time.sleep(0.01)
+open(out, "w").write("%d\n" % sent)
+' $SERVER_IP $tmp/stop-send $tmp/sent &
+send_pid=$!
+
+sleep 1
+nfhp_check "import --takeover" imp --takeover --verbose
+sleep 1
+touch $tmp/stop-send
+wait $send_pid
+sleep 0.5
+touch $tmp/stop
+wait $recv_pid
+sent=$(cat $tmp/sent 2>/dev/null)
+read -r got_allowed got_denied <$tmp/recv
+nfhp_log "sent $sent per flow; received udp/7000 $got_allowed, udp/7001 $got_denied"
+nfhp_check "no datagram of the allowed flow was lost" \
+	[ "$got_allowed" = "$sent" ]
+nfhp_check "no datagram of the dropped flow got through" \
+	[ "$got_denied" = 0 ]
+
+nfhp_check "the nft FORWARD chain is empty" \
+	[ "$(rns iptables-nft-save | grep -c '^-A')" = 0 ]
+nfhp_check "and its policy accepts" \
+	bash -c "ip netns exec $ns_router nft list chain ip filter FORWARD |
+		 grep -q 'policy accept'"
+nfhp_save_in $ns_router | rules_of >$tmp/take.saved
+rules_of <$tmp/take.rules >$tmp/take.want
+same "nf-hipac holds the rules" $tmp/take.want $tmp/take.saved
+
+# Now nf-hipac alone decides: the same verdicts, and its counters move.
+nfhp_check "udp/7000 still passes" udp_ok 7000
+nfhp_check "udp/7001 still dropped" udp_fail 7001
+nfhp_check "tcp/5001 passes" tcp_ok 5001
+nfhp_check "tcp/5002 dropped" tcp_fail 5002
+nfhp_check "ping passes" ping_ok
+pkts=$(r -L FORWARD -v -x -n | awk '$0 ~ /udp dpt:7000/ { print $1 }')
+nfhp_check "nf-hipac counted the udp/7000 packets ($pkts)" \
+	[ "${pkts:-0}" -gt 0 ]
+
+# --- 4. what cannot be imported ---------------------------------------------
+
+nfhp_save_in $ns_router | rules_of >$tmp/before
+nfhp_check "iptables-nft -m string" \
+	rns iptables-nft -A FORWARD -p tcp -m string --algo bm --string foo -j DROP
+rns iptables-nft-save | rules_of >$tmp/nft.before
+imp >$tmp/out 2>$tmp/err
+rc=$?
+nfhp_log "$(cat $tmp/err)"
+nfhp_check "-m string: exit 2" [ $rc -eq 2 ]
+nfhp_check "-m string: the message names it" \
+	grep -q 'rule 1 of chain FORWARD.*xt match "string"' $tmp/err
+nfhp_save_in $ns_router | rules_of >$tmp/after
+same "-m string: nf-hipac unchanged" $tmp/before $tmp/after
+rns iptables-nft-save | rules_of >$tmp/nft.after
+same "-m string: nft unchanged" $tmp/nft.before $tmp/nft.after
+
+rns iptables-nft -F FORWARD
+rns nft add rule ip filter FORWARD udp dport 9 limit rate 10/second accept
+imp --takeover >$tmp/out 2>$tmp/err
+rc=$?
+nfhp_log "$(cat $tmp/err)"
+nfhp_check "nft limit: exit 2" [ $rc -eq 2 ]
+nfhp_check "nft limit: the message names it" \
+	grep -q 'expression "limit"' $tmp/err
+nfhp_save_in $ns_router | rules_of >$tmp/after
+same "nft limit: nf-hipac unchanged" $tmp/before $tmp/after
+nfhp_check "nft limit: the nft rule stays" \
+	bash -c "ip netns exec $ns_router nft list chain ip filter FORWARD |
+		 grep -q limit"
+
+exit $nfhp_rc
