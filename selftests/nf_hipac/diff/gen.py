@@ -1,0 +1,573 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Random FORWARD rule sets and the packets that probe them.
+
+gen_ruleset() writes an iptables-save filter table using every match
+nf-hipac evaluates natively: -s/-d prefixes (and !), -p, -i/-o with '+'
+and '!', -f / ! -f, tcp/udp ports and ranges, --tcp-flags/--syn, icmp
+type/code, multiport --sports/--dports, iprange, state and conntrack
+--ctstate, ttl, length, mark and comment; targets ACCEPT, DROP, RETURN,
+jumps and gotos into up to four user chains, either FORWARD policy.  The
+value domains are small so that rules overlap and every boundary matters.
+Forms nf-hipac refuses today (see REFUSED in driver.py) are left out.
+
+pools() reads the interesting values back from any rule set text (random,
+hand-written or ClassBench), and plan() makes packets on and around them:
+single probes, odd packets (fragments, truncated transport headers, bad
+checksums, strange TCP flags) and flows in three phases (originals,
+replies, then established traffic) so conntrack sees NEW, ESTABLISHED,
+RELATED, INVALID and UNTRACKED packets.
+"""
+import shlex
+
+from pkt import (ICMP, IFACES, MARKS, TCP, UDP, Pkt, addr, icmp, route_out,
+                 tcp, udp)
+
+NETS = (addr("10.1.0.0"), addr("10.2.0.0"), addr("10.3.0.0"),
+        addr("172.16.0.0"))
+CLIENT_NETS = NETS[:3]
+PORTS = (0, 1, 2, 3, 7, 8, 20, 21, 22, 53, 80, 443, 1023, 1024, 8080,
+         65534, 65535)
+IF_PATTERNS = ("veth0", "veth10", "veth1", "veth1+", "veth+", "vet+",
+               "eth1", "eth+", "eth", "srv0", "srv+", "s+", "+", "lo")
+TCP_FLAGS = ("FIN", "SYN", "RST", "PSH", "ACK", "URG")
+STATES = ("INVALID", "NEW", "RELATED", "ESTABLISHED", "UNTRACKED")
+TTLS = (1, 2, 3, 5, 10, 63, 64, 65, 127, 128, 200, 254, 255)
+LENGTHS = (20, 21, 28, 40, 41, 52, 60, 64, 84, 100, 128, 200, 576, 1000,
+           1400)
+MARK_MASKS = ("0xffffffff", "0xffff0000", "0xff000000", "0xfffffff0",
+              "0xfffffffe", "0x80000000", "0xfffff000")
+# iptables' icmp type names with the type/code they stand for.
+ICMP_NAMES = {
+    "any": None, "echo-reply": (0, None), "destination-unreachable":
+    (3, None), "network-unreachable": (3, 0), "host-unreachable": (3, 1),
+    "port-unreachable": (3, 3), "fragmentation-needed": (3, 4),
+    "communication-prohibited": (3, 13), "source-quench": (4, None),
+    "redirect": (5, None), "host-redirect": (5, 1),
+    "echo-request": (8, None), "router-advertisement": (9, None),
+    "time-exceeded": (11, None), "ttl-zero-during-reassembly": (11, 1),
+    "parameter-problem": (12, None), "timestamp-request": (13, None),
+    "timestamp-reply": (14, None), "address-mask-request": (17, None),
+}
+OTHER_PROTOS = (47, 50, 132, 2, 255)
+
+
+def dq(v):
+    return "%d.%d.%d.%d" % (v >> 24, (v >> 16) & 255, (v >> 8) & 255,
+                            v & 255)
+
+
+def domain_addr(rng, nets=NETS):
+    return rng.choice(nets) | rng.randrange(64)
+
+
+def inv(rng, p=0.15):
+    return "! " if rng.random() < p else ""
+
+
+def port_arg(rng, single_only=False):
+    a, b = sorted((rng.choice(PORTS), rng.choice(PORTS)))
+    r = rng.random()
+    if single_only or r < 0.4:
+        return str(a)
+    if r < 0.5:
+        return ":%d" % b       # iptables-save prints 0:b, both parse it
+    if r < 0.6:
+        return "%d:" % a
+    return "%d:%d" % (a, b)
+
+
+def multiport_arg(rng):
+    items, slots = [], 0
+    for _ in range(rng.randint(1, 5)):
+        a, b = sorted(rng.sample(PORTS, 2))
+        if rng.random() < 0.35 and slots < 14:
+            items.append("%d:%d" % (a, b))
+            slots += 2
+        elif slots < 15:
+            items.append(str(a))
+            slots += 1
+    return ",".join(items)
+
+
+def flags_arg(rng):
+    mask = [f for f in TCP_FLAGS if rng.random() < 0.5] or ["SYN"]
+    cmp = [f for f in mask if rng.random() < 0.4]
+    if rng.random() < 0.1:
+        mask = ["ALL"]
+        cmp = [f for f in TCP_FLAGS if rng.random() < 0.3]
+    return "%s %s" % (",".join(mask), ",".join(cmp) or "NONE")
+
+
+def icmp_arg(rng):
+    r = rng.random()
+    if r < 0.3:
+        return rng.choice(list(ICMP_NAMES))
+    t = rng.choice((0, 3, 4, 5, 8, 11, 12, 13, 14, 17, 18, 40))
+    if r < 0.65:
+        return str(t)
+    return "%d/%d" % (t, rng.choice((0, 1, 2, 3, 4, 13)))
+
+
+def prefix_arg(rng):
+    a = domain_addr(rng)
+    plen = rng.choice((8, 12, 16, 24, 26, 27, 28, 29, 30, 31, 32, 32))
+    a &= (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
+    return "%s/%d" % (dq(a), plen)
+
+
+def iprange_arg(rng):
+    a, b = sorted((domain_addr(rng), domain_addr(rng)))
+    if rng.random() < 0.3:
+        b = a
+    return "%s-%s" % (dq(a), dq(b))
+
+
+def mark_arg(rng):
+    v = rng.choice(MARKS[1:] + (0, 5, 0x12))
+    r = rng.random()
+    if r < 0.4:
+        return "0x%x" % v
+    mask = rng.choice(MARK_MASKS)
+    if r < 0.85:
+        v &= int(mask, 16)
+    return "0x%x/%s" % (v, mask)
+
+
+def gen_rule(rng, chain, targets, may_return):
+    """One rule of chain; targets are the user chains it may enter."""
+    w = ["-A", chain]
+    have_src = have_dst = False
+    if rng.random() < 0.3:
+        w += [inv(rng, 0.2) + "-s", prefix_arg(rng)]
+        have_src = True
+    if rng.random() < 0.25:
+        w += [inv(rng, 0.2) + "-d", prefix_arg(rng)]
+        have_dst = True
+    if rng.random() < 0.2:
+        w += [inv(rng, 0.2) + "-i", rng.choice(IF_PATTERNS)]
+    if rng.random() < 0.15:
+        w += [inv(rng, 0.2) + "-o", rng.choice(IF_PATTERNS)]
+    proto = None
+    r = rng.random()
+    if r < 0.25:
+        proto = "tcp"
+    elif r < 0.4:
+        proto = "udp"
+    elif r < 0.5:
+        proto = "icmp"
+    elif r < 0.55:
+        proto = str(rng.choice(OTHER_PROTOS))
+    elif r < 0.6:
+        w += ["!", "-p", rng.choice(("tcp", "udp", "icmp", "47"))]
+    if proto:
+        w += ["-p", proto]
+    r = rng.random()
+    if r < 0.05:
+        w += ["-f"]
+    elif r < 0.08:
+        w += ["!", "-f"]
+    have_sport = have_dport = False
+    if proto in ("tcp", "udp") and rng.random() < 0.7:
+        m = []
+        if rng.random() < 0.35:
+            m += [inv(rng) + "--sport", port_arg(rng)]
+            have_sport = True
+        if rng.random() < 0.6:
+            m += [inv(rng) + "--dport", port_arg(rng)]
+            have_dport = True
+        if proto == "tcp" and rng.random() < 0.35:
+            if rng.random() < 0.3:
+                m += [inv(rng) + "--syn"]
+            else:
+                m += [inv(rng) + "--tcp-flags"] + flags_arg(rng).split()
+        if m:
+            w += ["-m", proto] + m
+    if proto == "icmp" and rng.random() < 0.7:
+        w += ["-m", "icmp", inv(rng) + "--icmp-type", icmp_arg(rng)]
+    if proto in ("tcp", "udp") and rng.random() < 0.2:
+        if not have_dport:
+            w += ["-m", "multiport", inv(rng) + "--dports",
+                  multiport_arg(rng)]
+        elif not have_sport:
+            w += ["-m", "multiport", inv(rng) + "--sports",
+                  multiport_arg(rng)]
+    m = []
+    if not have_src and rng.random() < 0.1:
+        m += [inv(rng) + "--src-range", iprange_arg(rng)]
+    if not have_dst and rng.random() < 0.1:
+        m += [inv(rng) + "--dst-range", iprange_arg(rng)]
+    if m:
+        w += ["-m", "iprange"] + m
+    r = rng.random()
+    if r < 0.25:
+        states = [s for s in STATES if rng.random() < 0.35] or ["NEW"]
+        if rng.random() < 0.5:
+            w += ["-m", "state", inv(rng) + "--state", ",".join(states)]
+        else:
+            w += ["-m", "conntrack", inv(rng) + "--ctstate",
+                  ",".join(states)]
+    if rng.random() < 0.12:
+        r = rng.random()
+        v = rng.choice(TTLS)
+        if r < 0.4:
+            w += ["-m", "ttl", inv(rng, 0.25) + "--ttl-eq", str(v)]
+        elif r < 0.7 and v > 0:
+            w += ["-m", "ttl", "--ttl-lt", str(v)]
+        elif v < 255:
+            w += ["-m", "ttl", "--ttl-gt", str(v)]
+    if rng.random() < 0.12:
+        a, b = sorted((rng.choice(LENGTHS), rng.choice(LENGTHS)))
+        arg = str(a) if rng.random() < 0.3 else "%d:%d" % (a, b)
+        w += ["-m", "length", inv(rng) + "--length", arg]
+    if rng.random() < 0.12:
+        w += ["-m", "mark", inv(rng) + "--mark", mark_arg(rng)]
+    if rng.random() < 0.06:
+        w += ["-m", "comment", "--comment",
+              '"rule %d of %s"' % (rng.randrange(100), chain)]
+    r = rng.random()
+    if targets and r < 0.25:
+        w += ["-g" if rng.random() < 0.35 else "-j", rng.choice(targets)]
+    elif may_return and r < 0.35:
+        w += ["-j", "RETURN"]
+    elif r < 0.45:
+        pass                    # no target: counts and goes on
+    elif r < 0.75:
+        w += ["-j", "ACCEPT"]
+    else:
+        w += ["-j", "DROP"]
+    # "! -s" is written as two words by iptables-save.
+    out = []
+    for t in w:
+        out += t.split(" ") if t.startswith("! ") else [t]
+    return " ".join(out)
+
+
+def gen_ruleset(rng):
+    """A random filter table as iptables-save text."""
+    nuser = rng.choice((0, 0, 1, 2, 3, 4))
+    users = ["U%d" % i for i in range(nuser)]
+    lines = ["*filter", ":INPUT ACCEPT [0:0]",
+             ":FORWARD %s [0:0]" % rng.choice(("ACCEPT", "DROP")),
+             ":OUTPUT ACCEPT [0:0]"]
+    lines += [":%s - [0:0]" % u for u in users]
+    for _ in range(rng.randint(2, 14)):
+        lines.append(gen_rule(rng, "FORWARD", users, rng.random() < 0.1))
+    for i, u in enumerate(users):
+        for _ in range(rng.randint(0, 7)):
+            lines.append(gen_rule(rng, u, users[i + 1:], True))
+    lines.append("COMMIT")
+    return "\n".join(lines) + "\n"
+
+
+class Pools:
+    """Interesting values of one rule set, per dimension."""
+
+    def __init__(self):
+        self.addr, self.port, self.proto = set(), set(), set()
+        self.flags, self.icmp, self.ttl, self.len = set(), set(), set(), set()
+        self.state = False
+
+
+def _around(s, lo, hi, top):
+    for v in (lo - 1, lo, hi, hi + 1):
+        if 0 <= v <= top:
+            s.add(v)
+
+
+def _addr_range(arg):
+    if "-" in arg:
+        a, b = arg.split("-")
+        return addr(a), addr(b)
+    a, _, m = arg.partition("/")
+    a = addr(a)
+    if not m:
+        return a, a
+    if "." in m:
+        plen = bin(addr(m)).count("1")
+    else:
+        plen = int(m)
+    mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF if plen else 0
+    return a & mask, (a & mask) | (~mask & 0xFFFFFFFF)
+
+
+def _port_range(arg):
+    lo, sep, hi = arg.partition(":")
+    lo = int(lo) if lo.isdigit() else 0
+    hi = (int(hi) if hi.isdigit() else 65535) if sep else lo
+    return lo, hi
+
+
+def _flag_bits(s):
+    if s == "ALL":
+        return 0x3F
+    if s == "NONE":
+        return 0
+    return sum(1 << TCP_FLAGS.index(f) for f in s.split(",")
+               if f in TCP_FLAGS)
+
+
+def pools(text):
+    """The values around which rule set text decides."""
+    p = Pools()
+    for line in text.splitlines():
+        if not line.startswith("-A") and not line.startswith("["):
+            continue
+        try:
+            w = shlex.split(line)
+        except ValueError:
+            continue
+        for i, t in enumerate(w[:-1]):
+            a = w[i + 1]
+            try:
+                if t in ("-s", "-d", "--src-range", "--dst-range"):
+                    _around(p.addr, *_addr_range(a), 0xFFFFFFFF)
+                elif t in ("--sport", "--dport", "--source-port",
+                           "--destination-port"):
+                    _around(p.port, *_port_range(a), 65535)
+                elif t in ("--sports", "--dports"):
+                    for item in a.split(","):
+                        _around(p.port, *_port_range(item), 65535)
+                elif t == "-p" and a.isdigit():
+                    p.proto.add(int(a))
+                elif t == "--tcp-flags":
+                    mask, cmp = _flag_bits(a), _flag_bits(w[i + 2])
+                    p.flags.update((cmp, cmp ^ mask, cmp | 0x10,
+                                    cmp ^ (mask & -mask)))
+                elif t == "--icmp-type":
+                    if a in ICMP_NAMES:
+                        tc = ICMP_NAMES[a] or (8, 0)
+                        t_, c_ = tc[0], tc[1] or 0
+                    else:
+                        t_, _, c_ = a.partition("/")
+                        t_, c_ = int(t_), int(c_ or 0)
+                    for c in (c_ - 1, c_, c_ + 1):
+                        if 0 <= c <= 255:
+                            p.icmp.add((t_, c))
+                elif t in ("--ttl-eq", "--ttl-lt", "--ttl-gt"):
+                    _around(p.ttl, int(a), int(a), 254)
+                elif t == "--length":
+                    _around(p.len, *_port_range(a), 1500)
+                elif t in ("--state", "--ctstate"):
+                    p.state = True
+            except (ValueError, IndexError):
+                pass
+    p.addr = sorted(a for a in p.addr if usable(a))
+    for s in ("port", "proto", "flags", "icmp", "ttl", "len"):
+        setattr(p, s, sorted(getattr(p, s)))
+    return p
+
+
+def usable(a):
+    """Not a martian, not a router's own address: the routers forward it."""
+    top = a >> 24
+    if top in (0, 127) or top >= 224:
+        return False
+    return (a >> 8) not in range(addr("192.168.100.0") >> 8,
+                                  (addr("192.168.103.0") >> 8) + 1)
+
+
+class Planner:
+    """Makes the packets of one rule set from its pools."""
+
+    def __init__(self, rng, pools, odd=True, hotdrop=True):
+        self.rng, self.p, self.odd = rng, pools, odd
+        self.hotdrop = hotdrop
+
+    def pick(self, pool, fallback, p=0.6):
+        if pool and self.rng.random() < p:
+            return self.rng.choice(pool)
+        return fallback()
+
+    def a(self, nets=NETS):
+        return self.pick(self.p.addr, lambda: domain_addr(self.rng, nets))
+
+    def port(self):
+        return self.pick(self.p.port, lambda: self.rng.choice(PORTS)
+                         if self.rng.random() < 0.7
+                         else self.rng.randrange(65536))
+
+    def ttl(self):
+        return max(1, min(254, self.pick(self.p.ttl, lambda: self.rng.choice(
+            TTLS)))) if self.rng.random() < 0.5 else 63
+
+    def tos(self):
+        r = self.rng
+        idx = r.randrange(16) if r.random() < 0.4 else 0
+        return idx << 2 | (1 if r.random() < 0.08 else 0)
+
+    def pad_to(self, fixed):
+        """Payload so the datagram reaches a pooled length, or a bit."""
+        want = self.pick(self.p.len, lambda: 0, 0.35)
+        n = want - fixed if want > fixed else self.rng.randrange(24)
+        return bytes(self.rng.randrange(256) for _ in range(min(n, 1400)))
+
+    def flags(self):
+        r = self.rng
+        return self.pick(self.p.flags, lambda: r.choice(
+            (0x02, 0x12, 0x10, 0x04, 0x14, 0x11, 0x18, 0x00, 0x03, 0x29,
+             0x3F, 0xC2, r.randrange(256))))
+
+    def icmp_tc(self):
+        r = self.rng
+        return self.pick(self.p.icmp, lambda: (
+            r.choice((0, 3, 4, 5, 8, 11, 12, 13, 14, 17, 18, 40,
+                      r.randrange(256))), r.choice((0, 0, 1, 3, 13, 4))))
+
+    def proto(self):
+        r = self.rng.random()
+        if self.p.proto and r < 0.15:
+            return self.rng.choice(self.p.proto)
+        if r < 0.45:
+            return TCP
+        if r < 0.7:
+            return UDP
+        if r < 0.9:
+            return ICMP
+        return self.rng.choice(OTHER_PROTOS)
+
+    def probe(self):
+        r = self.rng
+        src, dst, proto = self.a(), self.a(), self.proto()
+        iface = r.randrange(4)
+        if proto == TCP:
+            l4 = tcp(src, dst, self.port(), self.port(), self.flags(),
+                     r.randrange(1 << 32), r.randrange(1 << 32),
+                     self.pad_to(40))
+        elif proto == UDP:
+            l4 = udp(src, dst, self.port(), self.port(), self.pad_to(28))
+        elif proto == ICMP:
+            t, c = self.icmp_tc()
+            l4 = icmp(t, c, bytes(r.randrange(256) for _ in range(4)),
+                      self.pad_to(28))
+        else:
+            l4 = self.pad_to(20)
+        return Pkt(iface, src, dst, proto, l4, self.ttl(), self.tos())
+
+    def oddity(self):
+        r = self.rng
+        pk = self.probe()
+        kind = r.randrange(6)
+        if kind == 0:           # a later fragment: no transport header
+            pk.frag = r.choice((1, 1, 2, 3, 185))
+            if pk.frag == 1 and pk.proto == TCP and not self.hotdrop:
+                pk.frag = 2
+            pk.mf = r.random() < 0.5
+            n = r.choice((8, 16, 24, 40))
+            pk.l4 = bytes(r.randrange(256) for _ in range(n))
+            pk.kind, pk.note = "frag", "later fragment"
+        elif kind == 1:         # a first fragment
+            pk.mf = True
+            n = len(pk.l4) & ~7
+            if not self.hotdrop and pk.proto in (TCP, UDP, ICMP):
+                n = max(n, 24)
+                pk.l4 = pk.l4.ljust(24, b"\0")
+            pk.l4 = pk.l4[:max(8, n)]
+            pk.kind, pk.note = "frag", "first fragment"
+        elif kind == 2 and pk.proto in (TCP, UDP, ICMP) and self.hotdrop:
+            pk.l4 = pk.l4[:r.randrange(1, 20 if pk.proto == TCP else 8)]
+            pk.kind, pk.note = "trunc", "transport header cut short"
+        elif kind == 3 and pk.proto in (TCP, UDP):
+            l4 = bytearray(pk.l4)
+            l4[6 if pk.proto == UDP else 16] ^= 0x5A
+            pk.l4 = bytes(l4)
+            pk.kind, pk.note = "odd", "bad checksum"
+        elif kind == 4:
+            pk.kind, pk.note = "odd", "notrack"
+            pk.tos |= 1
+        else:
+            pk.proto = TCP
+            pk.l4 = tcp(pk.src, pk.dst, self.port(), self.port(),
+                        r.choice((0x00, 0x03, 0x05, 0x06, 0x07, 0x29, 0x3F,
+                                  0xFF, 0x41, 0x80)), r.randrange(1 << 32))
+            pk.kind, pk.note = "odd", "strange tcp flags"
+        return pk
+
+    def flow(self):
+        """[[phase 1], [phase 2], [phase 3]] of one connection."""
+        r = self.rng
+        c = self.a(CLIENT_NETS)
+        s = self.a()
+        cif = route_out(c)
+        cif = cif if cif < 3 else r.randrange(3)
+        sif = 3 if route_out(s) == 3 else r.randrange(4)
+        cp, sp, tos = self.port(), self.port(), self.tos() & ~1
+        ttl = self.ttl()
+        kind = r.random()
+
+        def P(fwd, proto, l4, note):
+            return Pkt(cif if fwd else sif, c if fwd else s,
+                       s if fwd else c, proto, l4, ttl, tos, kind="flow",
+                       note=note)
+        if kind < 0.45:
+            ci, si = r.randrange(1 << 32), r.randrange(1 << 32)
+            m = 0xFFFFFFFF
+            d1 = self.pad_to(40)[:200] or b"x"
+            ph1 = [P(1, TCP, tcp(c, s, cp, sp, 0x02, ci), "tcp syn")]
+            ph2 = [P(0, TCP, tcp(s, c, sp, cp, 0x12, si, (ci + 1) & m),
+                     "tcp syn/ack")]
+            ph3 = [P(1, TCP, tcp(c, s, cp, sp, 0x10, (ci + 1) & m,
+                                 (si + 1) & m), "tcp ack"),
+                   P(1, TCP, tcp(c, s, cp, sp, 0x18, (ci + 1) & m,
+                                 (si + 1) & m, d1), "tcp data"),
+                   P(0, TCP, tcp(s, c, sp, cp, 0x18, (si + 1) & m,
+                                 (ci + 1 + len(d1)) & m, b"reply"),
+                     "tcp reply data")]
+            if r.random() < 0.5:
+                ph3.append(P(1, TCP, tcp(c, s, cp, sp, 0x14,
+                                         (ci + 1 + len(d1)) & m, 0),
+                             "tcp rst"))
+            return [ph1, ph2, ph3]
+        if kind < 0.8:
+            req = udp(c, s, cp, sp, self.pad_to(28)[:300])
+            ph1 = [P(1, UDP, req, "udp request")]
+            ph2 = [P(0, UDP, udp(s, c, sp, cp, b"answer"), "udp reply")]
+            if r.random() < 0.4:
+                inner = ph1[0].build(0)[:28]
+                ph2 = [P(0, ICMP, icmp(3, 3, b"", inner),
+                         "icmp port-unreachable for the udp request")]
+            ph3 = [P(1, UDP, udp(c, s, cp, sp, b"again"), "udp again")]
+            return [ph1, ph2, ph3]
+        ident = r.randrange(65536)
+        rest = bytes((ident >> 8, ident & 255, 0, 1))
+        rest2 = bytes((ident >> 8, ident & 255, 0, 2))
+        data = self.pad_to(28)[:300]
+        return [[P(1, ICMP, icmp(8, 0, rest, data), "echo request")],
+                [P(0, ICMP, icmp(0, 0, rest, data), "echo reply")],
+                [P(1, ICMP, icmp(8, 0, rest2, data), "echo request 2")]]
+
+    def plan(self, n):
+        """About n packets in three phases."""
+        phases = [[], [], []]
+        nflow = n // (5 if self.p.state else 12)
+        while sum(map(len, phases)) < nflow:
+            for i, ph in enumerate(self.flow()):
+                phases[i] += ph
+        while sum(map(len, phases)) < n:
+            odd = self.odd and self.rng.random() < 0.15
+            phases[0].append(self.oddity() if odd else self.probe())
+        self.rng.shuffle(phases[0])
+        return phases
+
+
+def trace_packets(rng, lines, n, planner):
+    """Packets from ClassBench trace lines (src dst sport dport proto)."""
+    out = []
+    picks = [lines[rng.randrange(len(lines))] for _ in range(n)]
+    for f in picks:
+        src, dst, sp, dp, proto = f
+        if not usable(src) or not usable(dst):
+            continue
+        iface = rng.randrange(4)
+        if proto == TCP:
+            l4 = tcp(src, dst, sp, dp, planner.flags())
+        elif proto == UDP:
+            l4 = udp(src, dst, sp, dp)
+        elif proto == ICMP:
+            l4 = icmp(8, 0)
+        else:
+            l4 = b"\0" * 8
+        out.append(Pkt(iface, src, dst, proto, l4, 63, 0, kind="trace"))
+    return [out, [], []]
+
+
+__all__ = ["gen_ruleset", "pools", "Planner", "trace_packets", "IFACES"]

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# iptables_diff.sh - nf-hipac against the real iptables, packet for packet.
+#
+# Two identical routers (diff/topo.sh): A runs each rule set in
+# iptables-legacy, B the same text loaded with nf-hipac-restore.  A tester
+# namespace sends the same raw frames through both (TCP with every kind of
+# flags, UDP, ICMP types and codes, fragments, truncated headers, TTL,
+# length and mark variants, NEW/ESTABLISHED/RELATED/INVALID/UNTRACKED
+# flows, on four input interfaces) and compares what arrives behind each
+# router, frame by frame, and every rule and policy counter.  Any
+# difference prints the rule set, the packet and both outcomes, and fails.
+#
+# Rule sets: the control sets (traffic must pass, then die), the corpus
+# in diff/corpus/*.rules, NFHP_DIFF_RULESETS random ones (diff/gen.py),
+# and the ClassBench 1k sets converted by bench/classbench2ipt.py, probed
+# with their traces (skipped when NFHP_DIFF_CLASSBENCH_DIR is absent).
+#
+#   NFHP_DIFF_RULESETS=N   random rule sets (default 60)
+#   NFHP_DIFF_PACKETS=N    packets per random rule set (default 80)
+#   NFHP_DIFF_SEED=N       generator seed (default 1)
+#   NFHP_DIFF_ONLY=I       only random rule set I (to reproduce one)
+#   NFHP_DIFF_CB_SETS=a,b  ClassBench sets (default acl1_1k,fw1_1k; "all")
+#   NFHP_DIFF_TRACE=N      trace packets per ClassBench set (default 200)
+#   NFHP_DIFF_NO_ODD=1     no fragments/truncated headers/bad checksums
+#   NFHP_DIFF_HOTDROP=0    no packets that iptables' tcp/udp/icmp matches
+#                          drop outright (truncated transport headers, TCP
+#                          fragments at offset 8)
+#   NFHP_DIFF_LONG=1       the long run: 1000 rule sets, 150 packets each,
+#                          every ClassBench set with 1000 trace packets
+#   NFHP_DIFF_DUMP=DIR     write each random rule set to DIR
+#
+# nfhp-timeout: 600
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/diff/topo.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3 iptables-legacy-restore iptables-legacy-save
+[ "$(id -u)" -eq 0 ] || nfhp_skip "must run as root"
+
+# The xtables modules the routers use; conntrack netlink for the flush.
+for m in iptable_filter iptable_mangle iptable_raw xt_tos xt_MARK xt_CT \
+	 nf_conntrack_netlink; do
+	modprobe "$m" 2>/dev/null
+done
+
+if [ "${NFHP_DIFF_LONG:-0}" = 1 ]; then
+	rulesets=${NFHP_DIFF_RULESETS:-1000}
+	packets=${NFHP_DIFF_PACKETS:-150}
+	cb_sets=${NFHP_DIFF_CB_SETS:-all}
+	trace=${NFHP_DIFF_TRACE:-1000}
+else
+	rulesets=${NFHP_DIFF_RULESETS:-60}
+	packets=${NFHP_DIFF_PACKETS:-80}
+	cb_sets=${NFHP_DIFF_CB_SETS:-acl1_1k,fw1_1k}
+	trace=${NFHP_DIFF_TRACE:-200}
+fi
+[ "$cb_sets" != all ] || cb_sets=
+
+diff_topo_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+dir=$(cd "$(dirname "$0")" && pwd)/diff
+args=(--ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$NFHP_BIN"
+      --seed "${NFHP_DIFF_SEED:-1}" --random "$rulesets"
+      --packets "$packets" --corpus "$dir/corpus"
+      --classbench "${NFHP_DIFF_CLASSBENCH_DIR:-/work/shared/classbench-data/lyxocs-ruleSet}"
+      --classbench-sets "$cb_sets" --trace-packets "$trace")
+[ -z "${NFHP_DIFF_ONLY:-}" ] || args+=(--only "$NFHP_DIFF_ONLY")
+[ "${NFHP_DIFF_NO_ODD:-0}" = 0 ] || args+=(--no-odd)
+[ "${NFHP_DIFF_HOTDROP:-1}" = 1 ] || args+=(--no-hotdrop)
+[ -z "${NFHP_DIFF_DUMP:-}" ] || args+=(--dump "$NFHP_DIFF_DUMP")
+
+ip netns exec $diff_ns_t python3 "$dir/driver.py" "${args[@]}"
+rc=$?
+[ $rc -eq 0 ] && nfhp_log "ok: iptables and nf-hipac agree" ||
+	nfhp_log "FAIL: iptables and nf-hipac disagree (exit $rc)"
+exit $rc
