@@ -1827,7 +1827,7 @@ static void put_states(FILE *f, unsigned int bits)
 	const char *sep = " ";
 	unsigned int i;
 
-	for (i = 0; i < sizeof(xl_states) / sizeof(xl_states[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(xl_states); i++) {
 		if (bits & xl_states[i].bit) {
 			fprintf(f, "%s%s", sep, xl_states[i].name);
 			sep = ",";
