@@ -45,9 +45,12 @@ def main():
 
     vals = collections.defaultdict(list)
     failed = collections.defaultdict(int)
-    units, rules, order = {}, {}, []
+    units, rules, order, skipped = {}, {}, [], []
     with open(os.path.join(args.indir, "raw.csv")) as f:
         for r in csv.DictReader(f):
+            if r["contender"] == "skipped":
+                skipped.append(r["ruleset"])
+                continue
             key = (r["contender"], r["ruleset"], r["traffic"])
             units[r["traffic"]] = r["unit"]
             rules[r["ruleset"]] = int(r["rules"])
@@ -283,6 +286,9 @@ def main():
       "nf-hipac), so no contender's hooks stay on the path of another.")
     w("- Offloads (TSO/GSO/GRO) are off on all veths so the router sees "
       "MTU-sized packets.")
+    if skipped:
+        w("- **Skipped** because the run's time budget (NFHP_BK_BUDGET) "
+          "was spent: %s." % ", ".join(skipped))
     w("- Raw per-round rows: build/bench-kernel/raw.csv; VM log: "
       "build/bench-kernel/run.log.")
     w("")
