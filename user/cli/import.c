@@ -701,19 +701,22 @@ int import_main(int argc, char **argv)
 	ret = read_table(s, &o, &x, &genid);
 	if (!ret)
 		ret = translate(&o, x, &text, &len);
-	if (!ret)
-		ret = check_text(x, text, len);
 	if (ret)
 		goto out;
 	if (nfhp_xlate_nskipped(x))
 		fprintf(stderr, "%s: %u IPv6-only rules of %s %s left out\n",
 			IMPORT_PROG, nfhp_xlate_nskipped(x),
 			family_name(o.family), o.table);
+	/* --print shows the text even when nf-hipac would refuse it. */
 	if (o.print) {
 		fwrite(text, 1, len, stdout);
-		ret = fflush(stdout) ? NFHP_EXIT_OTHER : NFHP_EXIT_OK;
-		goto out;
+		if (fflush(stdout))
+			ret = NFHP_EXIT_OTHER;
 	}
+	if (!ret)
+		ret = check_text(x, text, len);
+	if (ret || o.print)
+		goto out;
 	ret = load_text(text, len, &o);
 	if (!ret && o.verbose)
 		fprintf(stderr, "%s: %u rules from nft table %s %s %s\n",

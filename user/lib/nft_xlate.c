@@ -42,6 +42,8 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter_ipv4/ipt_LOG.h>
+#include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
@@ -54,6 +56,8 @@
 #define XL_MAX_COPIES	65536	/* rules one nft rule may expand into */
 #define XL_NREGS	16	/* 32-bit registers */
 #define XL_IFNAMSIZ	16
+#define XL_VERDICT_XT	1000	/* an iptables target: -j REJECT, LOG... */
+#define XL_LOG_DEFAULT	4	/* LOG --log-level warning */
 
 /* ipt_icmp (linux/netfilter_ipv4/ip_tables.h drags in too much). */
 struct xl_ipt_icmp {
@@ -313,6 +317,9 @@ struct nfhp_xlate {
  *	NFT_CONTINUE (no target)
  * @have_verdict: a verdict was seen (nothing may follow)
  * @target: the chain of NFT_JUMP and NFT_GOTO
+ * @xtarget: XL_VERDICT_XT: the target and its options ("REJECT --re...")
+ * @log: a LOG or NFLOG target before the verdict (nft "log ... drop"
+ *	becomes two rules), "" for none
  * @never_ipv4: the rule cannot match an IPv4 packet
  * @choice: the element each expanded lookup takes
  * @nalt: the number of elements of each expanded lookup
@@ -332,6 +339,8 @@ struct xl_state {
 	int verdict;
 	bool have_verdict;
 	char target[NFT_CHAIN_MAXNAMELEN];
+	char xtarget[256];
+	char log[256];
 	bool never_ipv4;
 	const unsigned int *choice;
 	unsigned int nalt[XL_MAX_EXPAND];
@@ -1674,6 +1683,195 @@ static int xt_match(struct xl_state *s, struct nftnl_expr *e)
 		       name, rev);
 }
 
+/* --- targets: REJECT, LOG, NFLOG ---------------------------------------- */
+
+static void put_string(FILE *f, const char *v);
+
+/*
+ * The rule ends in an iptables target, written as iptables-save does
+ * (libipt_REJECT, libipt_LOG, libxt_NFLOG); whether nf-hipac can run it
+ * is for the restore parser to say.  Nothing may follow it.
+ */
+static FILE *xtarget_open(struct xl_state *s, const char *name)
+{
+	bool log = name[0] != 'R';	/* LOG, NFLOG: not terminal */
+	FILE *f;
+
+	if (s->have_verdict || (log && s->log[0])) {
+		xl_fail(s, "target %s after %s", name,
+			s->have_verdict ? "the verdict" : "a log");
+		return NULL;
+	}
+	f = fmemopen(log ? s->log : s->xtarget, sizeof(s->xtarget), "w");
+	if (!f) {
+		xl_fail(s, "out of memory");
+		return NULL;
+	}
+	fputs(name, f);
+	return f;
+}
+
+static int xtarget_close(struct xl_state *s, FILE *f, bool log)
+{
+	fputc(0, f);
+	if (fclose(f) || !memchr(log ? s->log : s->xtarget, 0,
+				 sizeof(s->xtarget) - 1))
+		return xl_fail(s, "target options too long");
+	if (!log) {
+		s->verdict = XL_VERDICT_XT;
+		s->have_verdict = true;
+	}
+	return 0;
+}
+
+static int put_reject(struct xl_state *s, unsigned int with)
+{
+	static const char *const names[] = {
+		[IPT_ICMP_NET_UNREACHABLE] = "icmp-net-unreachable",
+		[IPT_ICMP_HOST_UNREACHABLE] = "icmp-host-unreachable",
+		[IPT_ICMP_PROT_UNREACHABLE] = "icmp-proto-unreachable",
+		[IPT_ICMP_PORT_UNREACHABLE] = "icmp-port-unreachable",
+		[IPT_ICMP_NET_PROHIBITED] = "icmp-net-prohibited",
+		[IPT_ICMP_HOST_PROHIBITED] = "icmp-host-prohibited",
+		[IPT_TCP_RESET] = "tcp-reset",
+		[IPT_ICMP_ADMIN_PROHIBITED] = "icmp-admin-prohibited",
+	};
+	FILE *f;
+
+	if (with >= ARRAY_SIZE(names) || !names[with])
+		return xl_fail(s, "REJECT with type %u", with);
+	f = xtarget_open(s, "REJECT");
+	if (!f)
+		return -EINVAL;
+	fprintf(f, " --reject-with %s", names[with]);
+	return xtarget_close(s, f, false);
+}
+
+static int put_log(struct xl_state *s, const char *prefix, u32 level,
+		   u32 flags)
+{
+	static const struct {
+		u32 flag;
+		const char *opt;
+	} opts[] = {
+		{ 0x01, " --log-tcp-sequence" }, { 0x02, " --log-tcp-options" },
+		{ 0x04, " --log-ip-options" }, { 0x08, " --log-uid" },
+		{ 0x20, " --log-macdecode" },
+	};
+	unsigned int i;
+	FILE *f;
+
+	if (flags & ~0x2fu || level > 7)
+		return xl_fail(s, "log level %u flags 0x%x", level, flags);
+	f = xtarget_open(s, "LOG");
+	if (!f)
+		return -EINVAL;
+	if (prefix && prefix[0]) {
+		fputs(" --log-prefix", f);
+		put_string(f, prefix);
+	}
+	if (level != XL_LOG_DEFAULT)
+		fprintf(f, " --log-level %u", level);
+	for (i = 0; i < ARRAY_SIZE(opts); i++)
+		if (flags & opts[i].flag)
+			fputs(opts[i].opt, f);
+	return xtarget_close(s, f, true);
+}
+
+static int xt_target(struct xl_state *s, struct nftnl_expr *e)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME);
+	u32 rev = nftnl_expr_get_u32(e, NFTNL_EXPR_TG_REV);
+	u32 len = 0;
+	const void *info = nftnl_expr_get(e, NFTNL_EXPR_TG_INFO, &len);
+
+	if (name && !strcmp(name, "REJECT") && rev == 0 && info &&
+	    len >= sizeof(struct ipt_reject_info))
+		return put_reject(s, ((const struct ipt_reject_info *)info)->with);
+	if (name && !strcmp(name, "LOG") && rev == 0 && info &&
+	    len >= sizeof(struct ipt_log_info)) {
+		const struct ipt_log_info *l = info;
+		char prefix[sizeof(l->prefix) + 1] = "";
+
+		memcpy(prefix, l->prefix, sizeof(l->prefix));
+		return put_log(s, prefix, l->level, l->logflags);
+	}
+	return xl_fail(s, "xt target \"%s\" (revision %u) has no nf-hipac equivalent",
+		       name ? name : "?", rev);
+}
+
+/* nft's own reject: the icmp codes iptables' REJECT can send. */
+static int do_reject(struct xl_state *s, struct nftnl_expr *e)
+{
+	u32 type = nftnl_expr_get_u32(e, NFTNL_EXPR_REJECT_TYPE);
+	u32 code = nftnl_expr_get_u8(e, NFTNL_EXPR_REJECT_CODE);
+
+	if (type == NFT_REJECT_TCP_RST)
+		return put_reject(s, IPT_TCP_RESET);
+	if (type == NFT_REJECT_ICMPX_UNREACH) {
+		switch (code) {
+		case NFT_REJECT_ICMPX_NO_ROUTE:
+			return put_reject(s, IPT_ICMP_NET_UNREACHABLE);
+		case NFT_REJECT_ICMPX_PORT_UNREACH:
+			return put_reject(s, IPT_ICMP_PORT_UNREACHABLE);
+		case NFT_REJECT_ICMPX_HOST_UNREACH:
+			return put_reject(s, IPT_ICMP_HOST_UNREACHABLE);
+		case NFT_REJECT_ICMPX_ADMIN_PROHIBITED:
+			return put_reject(s, IPT_ICMP_ADMIN_PROHIBITED);
+		}
+	} else if (type == NFT_REJECT_ICMP_UNREACH) {
+		switch (code) {	/* ICMP_NET_UNREACH... */
+		case 0:
+			return put_reject(s, IPT_ICMP_NET_UNREACHABLE);
+		case 1:
+			return put_reject(s, IPT_ICMP_HOST_UNREACHABLE);
+		case 2:
+			return put_reject(s, IPT_ICMP_PROT_UNREACHABLE);
+		case 3:
+			return put_reject(s, IPT_ICMP_PORT_UNREACHABLE);
+		case 9:
+			return put_reject(s, IPT_ICMP_NET_PROHIBITED);
+		case 10:
+			return put_reject(s, IPT_ICMP_HOST_PROHIBITED);
+		case 13:
+			return put_reject(s, IPT_ICMP_ADMIN_PROHIBITED);
+		}
+	}
+	return xl_fail(s, "reject type %u code %u", type, code);
+}
+
+/* nft's log: LOG, or NFLOG when it names a group. */
+static int do_log(struct xl_state *s, struct nftnl_expr *e)
+{
+	const char *prefix = nftnl_expr_get_str(e, NFTNL_EXPR_LOG_PREFIX);
+	u32 level = XL_LOG_DEFAULT, flags = 0, v;
+	FILE *f;
+
+	if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_LEVEL))
+		level = nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_LEVEL);
+	if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_FLAGS))
+		flags = nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_FLAGS);
+	if (!nftnl_expr_is_set(e, NFTNL_EXPR_LOG_GROUP))
+		return put_log(s, prefix, level, flags);
+	f = xtarget_open(s, "NFLOG");
+	if (!f)
+		return -EINVAL;
+	if (prefix && prefix[0]) {
+		fputs(" --nflog-prefix", f);
+		put_string(f, prefix);
+	}
+	v = nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_GROUP);
+	if (v)
+		fprintf(f, " --nflog-group %u", v);
+	if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_SNAPLEN) &&
+	    (v = nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_SNAPLEN)))
+		fprintf(f, " --nflog-size %u", v);
+	if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_QTHRESHOLD) &&
+	    (v = nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD)) > 1)
+		fprintf(f, " --nflog-threshold %u", v);
+	return xtarget_close(s, f, true);
+}
+
 /* --- a rule ------------------------------------------------------------ */
 
 /* The comment nft keeps in the rule's user data ("comment \"...\""). */
@@ -1731,6 +1929,12 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 		}
 		if (!strcmp(name, "counter"))
 			continue;
+		/* After a log only the verdict may come. */
+		if (s->log[0] && strcmp(name, "immediate") &&
+		    strcmp(name, "reject") && strcmp(name, "target")) {
+			ret = xl_fail(s, "expression \"%s\" after a log", name);
+			break;
+		}
 		if (!strcmp(name, "payload"))
 			ret = load_payload(s, e);
 		else if (!strcmp(name, "meta"))
@@ -1750,8 +1954,11 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 		else if (!strcmp(name, "match"))
 			ret = xt_match(s, e);
 		else if (!strcmp(name, "target"))
-			ret = xl_fail(s, "xt target \"%s\" has no nf-hipac equivalent",
-				      nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME));
+			ret = xt_target(s, e);
+		else if (!strcmp(name, "reject"))
+			ret = do_reject(s, e);
+		else if (!strcmp(name, "log"))
+			ret = do_log(s, e);
 		else
 			ret = xl_fail(s, "expression \"%s\" has no nf-hipac equivalent",
 				      name);
@@ -1917,7 +2124,7 @@ static void put_clause(FILE *f, const struct xl_clause *c)
 	}
 }
 
-static void put_rule(FILE *f, const char *chain, const struct xl_state *s)
+static void put_matches(FILE *f, const char *chain, const struct xl_state *s)
 {
 	const char *proto;
 	unsigned int i;
@@ -1948,6 +2155,19 @@ static void put_rule(FILE *f, const char *chain, const struct xl_state *s)
 		fprintf(f, "%s -f", bang(s->frag_inv));
 	for (i = 0; i < s->ncl; i++)
 		put_clause(f, &s->cl[i]);
+}
+
+/* Print the rule; returns the number of lines (a log and a verdict: 2). */
+static unsigned int put_rule(FILE *f, const char *chain,
+			     const struct xl_state *s)
+{
+	if (s->log[0]) {
+		put_matches(f, chain, s);
+		fprintf(f, " -j %s\n", s->log);
+		if (s->verdict == NFT_CONTINUE)
+			return 1;
+	}
+	put_matches(f, chain, s);
 	switch (s->verdict) {
 	case NF_ACCEPT:
 		fputs(" -j ACCEPT", f);
@@ -1964,8 +2184,12 @@ static void put_rule(FILE *f, const char *chain, const struct xl_state *s)
 	case NFT_GOTO:
 		fprintf(f, " -g %s", s->target);
 		break;
+	case XL_VERDICT_XT:
+		fprintf(f, " -j %s", s->xtarget);
+		break;
 	}
 	fputc('\n', f);
+	return s->log[0] ? 2 : 1;
 }
 
 /* --- chains ------------------------------------------------------------ */
@@ -2031,13 +2255,18 @@ static int xlate_rule(struct nfhp_xlate *x, struct xl_chain *ch,
 		if (s->never_ipv4) {
 			skipped = true;
 		} else {
-			put_rule(f, ch->ipt, s);
-			x->nrules++;
-			if (add_origin(ch, desc)) {
-				snprintf(err, errlen, "out of memory");
-				ret = NFHP_EXIT_RESOURCE;
-				break;
+			unsigned int n = put_rule(f, ch->ipt, s);
+
+			while (n--) {
+				x->nrules++;
+				if (add_origin(ch, desc)) {
+					snprintf(err, errlen, "out of memory");
+					ret = NFHP_EXIT_RESOURCE;
+					break;
+				}
 			}
+			if (ret)
+				break;
 		}
 		if (++copies > XL_MAX_COPIES) {
 			snprintf(err, errlen, "%s: expands into more than %d rules",

@@ -720,14 +720,60 @@ static void fill_limit(struct nftnl_rule *r)
 	verdict(r, NF_ACCEPT, NULL);
 }
 
-static void fill_reject(struct nftnl_rule *r)
+static void xt_tg(struct nftnl_rule *r, const char *name, u32 with)
 {
 	struct nftnl_expr *e = nftnl_expr_alloc("target");
+	u32 *info = malloc(4);	/* the expression owns it */
 
-	nftnl_expr_set_str(e, NFTNL_EXPR_TG_NAME, "REJECT");
+	*info = with;
+	nftnl_expr_set_str(e, NFTNL_EXPR_TG_NAME, name);
 	nftnl_expr_set_u32(e, NFTNL_EXPR_TG_REV, 0);
-	nftnl_expr_set(e, NFTNL_EXPR_TG_INFO, calloc(1, 4), 4);	/* owned */
+	nftnl_expr_set(e, NFTNL_EXPR_TG_INFO, info, 4);
 	add(r, e);
+}
+
+static void fill_mark(struct nftnl_rule *r)
+{
+	xt_tg(r, "MARK", 1);
+}
+
+/* iptables-nft's -j REJECT --reject-with tcp-reset */
+static void fill_reject(struct nftnl_rule *r)
+{
+	l4proto(r, IPPROTO_TCP);
+	xt_tg(r, "REJECT", 7);
+}
+
+/* nft: tcp dport 5 log prefix "a b" level info drop */
+static void fill_log_drop(struct nftnl_rule *r)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("log");
+
+	l4proto(r, IPPROTO_TCP);
+	th(r, 2, 2);
+	cmp16(r, NFT_CMP_EQ, 5);
+	nftnl_expr_set_str(e, NFTNL_EXPR_LOG_PREFIX, "a b");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LOG_LEVEL, 6);
+	add(r, e);
+	verdict(r, NF_DROP, NULL);
+}
+
+/* nft: reject with icmp type host-prohibited */
+static void fill_nft_reject(struct nftnl_rule *r)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("reject");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_ICMP_UNREACH);
+	nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, 10);
+	add(r, e);
+}
+
+/* A log with a match after it cannot be one iptables rule. */
+static void fill_log_match(struct nftnl_rule *r)
+{
+	add(r, nftnl_expr_alloc("log"));
+	l4proto(r, IPPROTO_TCP);
+	verdict(r, NF_DROP, NULL);
 }
 
 static void fill_dscp(struct nftnl_rule *r)
@@ -768,8 +814,10 @@ static void test_refusals(void)
 	refuse("xt match string", "xt match \"string\"");
 	one_rule(fill_limit);
 	refuse("nft limit", "expression \"limit\"");
-	one_rule(fill_reject);
-	refuse("xt target REJECT", "xt target \"REJECT\"");
+	one_rule(fill_mark);
+	refuse("xt target MARK", "xt target \"MARK\"");
+	one_rule(fill_log_match);
+	refuse("a match after a log", "after a log");
 	one_rule(fill_dscp);
 	refuse("ip dscp", "payload load 1b @ network header + 1");
 	one_rule(fill_port_noproto);
@@ -786,6 +834,26 @@ static void test_refusals(void)
 	chain("a", NF_INET_FORWARD, false);
 	chain("b", NF_INET_FORWARD, false);
 	refuse("two base chains at one hook", "share hook FORWARD");
+}
+
+static void test_targets(void)
+{
+	one_rule(fill_reject);
+	expect("xt target REJECT", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -p tcp -j REJECT --reject-with tcp-reset\n");
+	one_rule(fill_nft_reject);
+	expect("nft reject", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -j REJECT --reject-with icmp-host-prohibited\n");
+	one_rule(fill_log_drop);
+	expect("nft log then drop: two rules", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -p tcp -m tcp --dport 5 -j LOG --log-prefix \"a b\" --log-level 6\n"
+	       "-A FORWARD -p tcp -m tcp --dport 5 -j DROP\n");
 }
 
 static void test_foreign_objects(void)
@@ -817,6 +885,7 @@ int main(void)
 	test_iptables_nft();
 	test_sets();
 	test_refusals();
+	test_targets();
 	test_foreign_objects();
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);
