@@ -12,7 +12,8 @@
 #     nf-hipac-save prints the same (counters aside).
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
 #     map, ct state, iif, IPv6-only rules) against the iptables-save text
-#     they mean; --dry-run loads nothing.
+#     they mean; --dry-run loads nothing; --takeover of the inet table
+#     puts "meta nfproto ipv4 accept" first and keeps its IPv6 rule.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
 #     one gets through, the nft chain is empty afterwards with policy
@@ -211,9 +212,19 @@ same "--dry-run changes nothing" $tmp/before $tmp/after
 nfhp_check "import of ip plain into the kernel" imp --table ip:plain
 nfhp_check "with all its rules" \
 	[ "$(r -S | grep -c '^-A')" = "$(grep -c '^-A' $tmp/plain.want)" ]
-nfhp_check "--takeover of an inet table is refused (IPv6)" \
-	bash -c "ip netns exec $ns_router $NFHP_BIN/nf-hipac import \
-		 --takeover --table inet:six 2>/dev/null; [ \$? -eq 2 ]"
+
+# inet: the chain still filters IPv6, so --takeover lets IPv4 through it
+# first instead of flushing it; nf-hipac alone decides IPv4.
+rns nft delete table ip plain
+nfhp_check "--takeover of inet six" imp --takeover --table inet:six
+rns nft list chain inet six forward_chain >$tmp/six.after
+nfhp_check "inet: IPv4 is accepted first" \
+	bash -c "grep -A1 'policy accept' $tmp/six.after |
+		 grep -q 'meta nfproto ipv4 accept'"
+nfhp_check "inet: the IPv6 rule stays" grep -q 'ip6 saddr ::1 accept' \
+	$tmp/six.after
+nfhp_check "inet: nf-hipac drops udp/9" udp_fail 9
+nfhp_check "inet: udp/10 passes" udp_ok 10
 
 rns nft flush ruleset
 

@@ -12,7 +12,8 @@
  * transaction.  --takeover then flushes the nft chains in one nft batch
  * that only applies if the nft rule set is still the one that was read:
  * in between both filters hold the same rules, so no packet is ever
- * unfiltered.
+ * unfiltered.  An inet table is not flushed, it still filters IPv6: its
+ * base chains get "meta nfproto ipv4 accept" in front instead.
  */
 #include "subcommands.h"
 #include "nft_xlate.h"
@@ -30,6 +31,7 @@
 #include <libnftnl/batch.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
+#include <libnftnl/expr.h>
 #include <libnftnl/gen.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
@@ -399,7 +401,7 @@ static int load_text(const char *text, size_t len, const struct import_opts *o)
 	close(fd);
 	if (ret)
 		fprintf(stderr,
-			"%s: nothing changed (line numbers are those of `nf-hipac import --print')\n",
+			"%s: the nf-hipac rule set is unchanged (line numbers: those of `nf-hipac import --print')\n",
 			IMPORT_PROG);
 	return ret;
 }
@@ -458,6 +460,59 @@ static unsigned int queue_flush(struct mnl_nlmsg_batch *b, u32 *seq,
 	return n + 1;
 }
 
+static struct nftnl_expr *expr_u8_cmp(u8 v)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("cmp");
+
+	if (!e)
+		return NULL;
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+	nftnl_expr_set(e, NFTNL_EXPR_CMP_DATA, &v, sizeof(v));
+	return e;
+}
+
+/*
+ * An inet base chain also filters IPv6, which nf-hipac does not: rather
+ * than flushed, it gets "meta nfproto ipv4 accept" in front, so IPv4 goes
+ * on to nf-hipac and IPv6 keeps its rules.  Returns the requests queued.
+ */
+static unsigned int queue_ipv4_accept(struct mnl_nlmsg_batch *b, u32 *seq,
+				      const struct import_opts *o,
+				      const char *name)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftnl_expr *meta = nftnl_expr_alloc("meta");
+	struct nftnl_expr *cmp = expr_u8_cmp(NFPROTO_IPV4);
+	struct nftnl_expr *imm = nftnl_expr_alloc("immediate");
+	struct nlmsghdr *nlh;
+
+	if (!r || !meta || !cmp || !imm) {
+		nftnl_rule_free(r);
+		nftnl_expr_free(meta);
+		nftnl_expr_free(cmp);
+		nftnl_expr_free(imm);
+		return 0;
+	}
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, o->table);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, name);
+	nftnl_expr_set_u32(meta, NFTNL_EXPR_META_KEY, NFT_META_NFPROTO);
+	nftnl_expr_set_u32(meta, NFTNL_EXPR_META_DREG, NFT_REG_1);
+	nftnl_rule_add_expr(r, meta);
+	nftnl_rule_add_expr(r, cmp);
+	nftnl_expr_set_u32(imm, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(imm, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
+	nftnl_rule_add_expr(r, imm);
+	/* No NLM_F_APPEND and no position: the rule goes first. */
+	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b),
+				    NFT_MSG_NEWRULE, o->family,
+				    NLM_F_CREATE | NLM_F_ACK, ++*seq);
+	nftnl_rule_nlmsg_build_payload(nlh, r);
+	nftnl_rule_free(r);
+	batch_next(b);
+	return 1;
+}
+
 /*
  * The kernel handles a batch inside sendmsg(): every answer is queued on
  * the socket when it returns.  Count the acks, keep the first error.
@@ -514,6 +569,11 @@ static int takeover(struct nft_sock *s, const struct nfhp_xlate *x,
 	mnl_attr_put_u32(nlh, NFNL_BATCH_GENID, htonl(genid));
 	batch_next(b);
 	for (i = 0; (name = nfhp_xlate_source(x, i, &base, &drop)); i++) {
+		if (o->family == NFPROTO_INET) {
+			if (base)
+				expected += queue_ipv4_accept(b, &seq, o, name);
+			continue;
+		}
 		/* --chain: user chains may serve other base chains too. */
 		if (o->chain && !base)
 			continue;
@@ -526,7 +586,7 @@ static int takeover(struct nft_sock *s, const struct nfhp_xlate *x,
 			      mnl_nlmsg_batch_size(b)) < 0)
 		ret = -errno;
 	else
-		ret = batch_answers(s, expected);
+		ret = expected ? batch_answers(s, expected) : -ENOMEM;
 	mnl_nlmsg_batch_stop(b);
 	free(buf);
 	if (!ret)
@@ -552,7 +612,8 @@ static void import_usage(FILE *f)
 		"                       [--dry-run|--print] [--verbose]\n"
 		"  Load the live nftables table (default ip:filter, the table of\n"
 		"  iptables-nft) into nf-hipac, replacing its rule set.\n"
-		"  -T, --takeover      then flush the nft chains (one nft batch)\n"
+		"  -T, --takeover      then flush the nft chains (one nft batch; inet:\n"
+		"                      let IPv4 through them, IPv6 stays with nft)\n"
 		"  -t, --table F:NAME  the nft table; FAMILY ip or inet\n"
 		"  -c, --chain NAME    only this base chain and the chains it reaches\n"
 		"  -n, --dry-run       check everything with the kernel, change nothing\n"
@@ -640,12 +701,6 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 	if (o->dry_run && o->print) {
 		nfhp_cli_param_error(IMPORT_PROG,
 			"--dry-run and --print exclude each other");
-		return NFHP_EXIT_PARAM;
-	}
-	if (o->takeover && o->family == NFPROTO_INET) {
-		/* Flushing an inet chain would leave IPv6 unfiltered. */
-		nfhp_cli_param_error(IMPORT_PROG,
-			"--takeover of an inet table would leave IPv6 unfiltered (nf-hipac filters IPv4)");
 		return NFHP_EXIT_PARAM;
 	}
 	return 0;
