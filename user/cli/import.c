@@ -111,21 +111,43 @@ static int nft_open(struct nft_sock *s)
 	return 0;
 }
 
-/* Send the request in s->buf and feed every answer to cb until the end. */
+/* Does the answer in s->buf hold the end of a dump? */
+static bool dump_done(const struct nft_sock *s, int len)
+{
+	const struct nlmsghdr *nlh = (const void *)s->buf;
+
+	for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len))
+		if (nlh->nlmsg_type == NLMSG_DONE ||
+		    nlh->nlmsg_type == NLMSG_ERROR)
+			return true;
+	return false;
+}
+
+/*
+ * Send the request in s->buf and feed every answer to cb until the end.
+ * A dump the kernel marks interrupted (the rule set changed under it) is
+ * read to its end, so that nothing stale stays on the socket: -EINTR.
+ */
 static int nft_talk(struct nft_sock *s, struct nlmsghdr *nlh, mnl_cb_t cb,
 		    void *data)
 {
-	int ret;
+	bool intr = false;
+	int len, ret;
 
 	if (mnl_socket_sendto(s->nl, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 	for (;;) {
-		ret = mnl_socket_recvfrom(s->nl, s->buf, sizeof(s->buf));
-		if (ret < 0)
+		len = mnl_socket_recvfrom(s->nl, s->buf, sizeof(s->buf));
+		if (len < 0)
 			return -errno;
-		ret = mnl_cb_run(s->buf, ret, s->seq, s->portid, cb, data);
-		if (ret < 0)
+		ret = intr ? MNL_CB_OK : mnl_cb_run(s->buf, len, s->seq,
+						    s->portid, cb, data);
+		if (ret < 0 && errno == EINTR)
+			intr = true;
+		else if (ret < 0)
 			return -errno;
+		if (intr && dump_done(s, len))
+			return -EINTR;
 		if (ret == MNL_CB_STOP)
 			return 0;
 	}
@@ -323,6 +345,8 @@ static int read_table(struct nft_sock *s, const struct import_opts *o,
 			*genid = gen;
 			return 0;
 		}
+		if (ret == -EINTR)	/* NLM_F_DUMP_INTR: changed meanwhile */
+			ret = 0;
 		nfhp_xlate_free(ctx.x);
 		ctx.x = NULL;
 		ctx.err = 0;
