@@ -9,7 +9,9 @@
 #     length, mark, iprange, comments, user chains with jump, goto and
 #     RETURN, both policies): "import --print" equals iptables-nft-save
 #     line for line (comment lines aside), and once imported,
-#     nf-hipac-save prints the same (counters aside).
+#     nf-hipac-save prints the same (counters aside).  A second ruleset
+#     (negations, icmp codes, ttl modes, quoted comments, REJECT, LOG,
+#     NFLOG, --tcp-option) only has to print the same.
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
 #     map, ct state, iif, IPv6-only rules) against the iptables-save text
 #     they mean; --dry-run loads nothing; --takeover of the inet table
@@ -117,6 +119,59 @@ nfhp_check "--chain FORWARD prints FORWARD, web and deny only" \
 nfhp_check "--chain FORWARD flushes FORWARD first" \
 	grep -qx -- '-F FORWARD' $tmp/chain.print
 
+rns nft flush ruleset
+
+# The rest of what iptables-nft writes, down to quoting, including options
+# and targets nf-hipac may not load: --print still shows them exactly.
+cat >$tmp/more.rules <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT DROP [0:0]
+:a - [0:0]
+-A INPUT ! -p tcp -j ACCEPT
+-A INPUT -p tcp -m tcp ! --syn -j ACCEPT
+-A INPUT -p tcp -m tcp ! --tcp-flags SYN,ACK ACK -j DROP
+-A INPUT -p udp -m multiport --sports 1,2,3 -j DROP
+-A INPUT -p udp -m multiport ! --dports 5:10,20 -j DROP
+-A INPUT -p tcp -m multiport --ports 80,443 -j DROP
+-A INPUT -p icmp -m icmp ! --icmp-type 8 -j DROP
+-A INPUT -p icmp -m icmp --icmp-type 3 -j DROP
+-A INPUT -p icmp -m icmp --icmp-type 11/1 -j ACCEPT
+-A INPUT ! -f -j ACCEPT
+-A INPUT -m ttl --ttl-eq 64 -j ACCEPT
+-A INPUT -m ttl ! --ttl-eq 63 -j ACCEPT
+-A INPUT -m ttl --ttl-gt 100 -j ACCEPT
+-A INPUT -m length ! --length 1000 -j ACCEPT
+-A INPUT -m mark ! --mark 0x10/0xf0 -j ACCEPT
+-A INPUT -m mark --mark 0x7 -j ACCEPT
+-A INPUT -m iprange ! --dst-range 10.0.0.1-10.0.0.5 -j ACCEPT
+-A INPUT -m iprange --src-range 1.1.1.1-1.1.1.2 --dst-range 2.2.2.2-2.2.2.3 -j ACCEPT
+-A INPUT -m conntrack ! --ctstate NEW -j ACCEPT
+-A INPUT -m conntrack --ctstate UNTRACKED -j ACCEPT
+-A INPUT -m state --state INVALID,UNTRACKED -j DROP
+-A INPUT -m state ! --state NEW -j DROP
+-A INPUT -s 10.0.0.0/9 ! -d 192.168.0.0/17 -j a
+-A INPUT -s 1.2.3.4/31 -d 0.0.0.0/1 -j a
+-A FORWARD -i eth0 ! -o wlan+ -j a
+-A INPUT -p tcp -m tcp --sport 22 ! --dport 1000:2000 -j a
+-A INPUT -p tcp -m tcp --tcp-option 2 -j a
+-A INPUT -m comment --comment "with \"quote\"" -j a
+-A INPUT -m comment --comment simple
+-A INPUT -p sctp -j DROP
+-A INPUT -p 200 -j DROP
+-A a -p tcp -j REJECT --reject-with tcp-reset
+-A a -j REJECT --reject-with icmp-host-prohibited
+-A a -j LOG --log-prefix "pfx: " --log-level 7 --log-tcp-options --log-ip-options
+-A a -j NFLOG --nflog-group 5 --nflog-prefix p
+-A a -j RETURN
+COMMIT
+EOF
+nfhp_check "iptables-nft-restore (more)" rns iptables-nft-restore $tmp/more.rules
+rns iptables-nft-save | rules_of >$tmp/more.want
+imp --print 2>$tmp/err | rules_of >$tmp/more.got
+same "import --print equals iptables-nft-save (more)" $tmp/more.want \
+	$tmp/more.got
 rns nft flush ruleset
 
 # --- 2. plain nft tables ----------------------------------------------------
