@@ -17,7 +17,7 @@
 # and the ClassBench 1k sets converted by bench/classbench2ipt.py, probed
 # with their traces (skipped when NFHP_DIFF_CLASSBENCH_DIR is absent).
 #
-#   NFHP_DIFF_RULESETS=N   random rule sets (default 60)
+#   NFHP_DIFF_RULESETS=N   random rule sets (default 50)
 #   NFHP_DIFF_PACKETS=N    packets per random rule set (default 80)
 #   NFHP_DIFF_SEED=N       generator seed (default 1)
 #   NFHP_DIFF_ONLY=I       only random rule set I (to reproduce one)
@@ -27,7 +27,7 @@
 #   NFHP_DIFF_HOTDROP=0    no packets that iptables' tcp/udp/icmp matches
 #                          drop outright (truncated transport headers, TCP
 #                          fragments at offset 8)
-#   NFHP_DIFF_LONG=1       the long run: 1000 rule sets, 150 packets each,
+#   NFHP_DIFF_LONG=1       the long run: 300 rule sets, 150 packets each,
 #                          every ClassBench set with 1000 trace packets
 #   NFHP_DIFF_DUMP=DIR     write each random rule set to DIR
 #
@@ -47,12 +47,12 @@ for m in iptable_filter iptable_mangle iptable_raw xt_tos xt_MARK xt_CT \
 done
 
 if [ "${NFHP_DIFF_LONG:-0}" = 1 ]; then
-	rulesets=${NFHP_DIFF_RULESETS:-1000}
+	rulesets=${NFHP_DIFF_RULESETS:-300}
 	packets=${NFHP_DIFF_PACKETS:-150}
 	cb_sets=${NFHP_DIFF_CB_SETS:-all}
 	trace=${NFHP_DIFF_TRACE:-1000}
 else
-	rulesets=${NFHP_DIFF_RULESETS:-60}
+	rulesets=${NFHP_DIFF_RULESETS:-50}
 	packets=${NFHP_DIFF_PACKETS:-80}
 	cb_sets=${NFHP_DIFF_CB_SETS:-acl1_1k,fw1_1k}
 	trace=${NFHP_DIFF_TRACE:-200}
@@ -61,8 +61,16 @@ fi
 
 diff_topo_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 
+# A private copy of the tools on tmpfs: the repository's user/build may be
+# rebuilt while the test runs, and exec over 9p is slow.
+diff_tmp=$(mktemp -d /tmp/nfhp-diff.XXXXXX)
+cp "$NFHP_BIN/nf-hipac" "$diff_tmp/" &&
+ln -s nf-hipac "$diff_tmp/nf-hipac-restore" &&
+ln -s nf-hipac "$diff_tmp/nf-hipac-save" ||
+	{ nfhp_log "FAIL: cannot copy $NFHP_BIN/nf-hipac"; exit 1; }
+
 dir=$(cd "$(dirname "$0")" && pwd)/diff
-args=(--ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$NFHP_BIN"
+args=(--ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$diff_tmp"
       --seed "${NFHP_DIFF_SEED:-1}" --random "$rulesets"
       --packets "$packets" --corpus "$dir/corpus"
       --classbench "${NFHP_DIFF_CLASSBENCH_DIR:-/work/shared/classbench-data/lyxocs-ruleSet}"

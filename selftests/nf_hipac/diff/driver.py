@@ -497,7 +497,11 @@ def main():
             rng = random.Random("%d:%s" % (args.seed, f))
             pl = gen.Planner(rng, gen.pools(text), odd=not args.no_odd,
                             hotdrop=not args.no_hotdrop)
-            t.run_case(ra, rb, "corpus " + f, text, pl.plan(args.packets * 2))
+            phases = pl.plan(args.packets * 2)
+            for ph, extra in zip(phases, gen.explicit_packets(text)):
+                ph += [p for p in extra if not args.no_hotdrop or
+                       not p.hotdrop()]
+            t.run_case(ra, rb, "corpus " + f, text, phases)
         t.log("corpus done: %d rule sets, %d packets, %d mismatches (%.0fs)"
               % (t.rulesets, t.packets, t.mismatches,
                  time.monotonic() - start))

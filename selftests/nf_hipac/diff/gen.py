@@ -549,6 +549,39 @@ class Planner:
         return phases
 
 
+def explicit_packets(text):
+    """Packets a corpus file asks for, one per "# packet:" line of
+    key=value words: in (router interface), src, dst, proto, sport, dport,
+    flags (number), icmp (type/code), l4len (cut the transport part to
+    that many bytes), frag (offset in 8-byte units), mf, ttl, tos, phase
+    (1-3)."""
+    phases = [[], [], []]
+    for line in text.splitlines():
+        if not line.startswith("# packet:"):
+            continue
+        f = dict(w.split("=", 1) for w in line[9:].split())
+        src, dst = addr(f["src"]), addr(f["dst"])
+        proto = int(f.get("proto", TCP))
+        sp, dp = int(f.get("sport", 1024)), int(f.get("dport", 80))
+        if proto == TCP:
+            l4 = tcp(src, dst, sp, dp, int(f.get("flags", "2"), 0))
+        elif proto == UDP:
+            l4 = udp(src, dst, sp, dp, b"payload!")
+        elif proto == ICMP:
+            t, _, c = f.get("icmp", "8/0").partition("/")
+            l4 = icmp(int(t), int(c or 0), b"\0\1\0\1", b"payload!")
+        else:
+            l4 = b"\0" * 16
+        if "l4len" in f:
+            l4 = l4[:int(f["l4len"])]
+        pk = Pkt(IFACES.index(f.get("in", "veth0")), src, dst, proto, l4,
+                 int(f.get("ttl", 63)), int(f.get("tos", "0"), 0),
+                 int(f.get("frag", 0)), f.get("mf", "0") == "1",
+                 kind="explicit", note=line[9:].strip())
+        phases[int(f.get("phase", 1)) - 1].append(pk)
+    return phases
+
+
 def trace_packets(rng, lines, n, planner):
     """Packets from ClassBench trace lines (src dst sport dport proto)."""
     out = []
