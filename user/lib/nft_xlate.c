@@ -1395,6 +1395,11 @@ static int do_lookup(struct xl_state *s, struct nftnl_expr *e)
 	if (map && nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_DREG) !=
 		   NFT_REG_VERDICT)
 		return xl_fail(s, "a data map (set %s)", name);
+	/* "ip saddr . tcp dport { ... }": a key over several registers. */
+	if (nftnl_set_is_set(xs->s, NFTNL_SET_KEY_LEN) &&
+	    nftnl_set_get_u32(xs->s, NFTNL_SET_KEY_LEN) != r->len)
+		return xl_fail(s, "lookup of %u-byte keys in set %s (a concatenation?)",
+			       nftnl_set_get_u32(xs->s, NFTNL_SET_KEY_LEN), name);
 	if (!xs->loaded && load_elems(s, xs, r))
 		return -EINVAL;
 	if (!xs->nelems) {

@@ -806,8 +806,19 @@ static void fill_nonprefix(struct nftnl_rule *r)
 	verdict(r, NF_DROP, NULL);
 }
 
+/* ip saddr . tcp dport { ... } (the key spans two registers) */
+static void fill_concat(struct nftnl_rule *r)
+{
+	l4proto(r, IPPROTO_TCP);
+	net(r, 12, 4);
+	lookup(r, "__cat", false, false);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
 static void test_refusals(void)
 {
+	struct nftnl_set *cat;
+
 	one_rule(fill_string);
 	refuse("xt match string", "rule 1 of chain FORWARD (handle");
 	one_rule(fill_string);
@@ -826,6 +837,11 @@ static void test_refusals(void)
 	refuse("an expression after the verdict", "after the verdict");
 	one_rule(fill_nonprefix);
 	refuse("a non-prefix address mask", "non-prefix mask");
+	one_rule(fill_concat);
+	cat = set("__cat", 8, 0);
+	elem(cat, "\x0a\x00\x00\x01\x00\x16\x00\x00", 8, false);
+	nfhp_xlate_add_set(x, cat);
+	refuse("a lookup of a concatenation", "8-byte keys");
 
 	start(NFPROTO_IPV4, "filter");
 	chain("pre", NF_INET_PRE_ROUTING, false);
