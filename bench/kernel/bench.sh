@@ -25,6 +25,9 @@ data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
 quick=${NFHP_BK_QUICK:-0}
 [ "${1:-}" = -q ] && quick=1
 cmdline="make bench-kernel"
+for v in $(env | sed -n 's/^\(NFHP_BK_[A-Z_]*\)=.*/\1/p' | sort); do
+	cmdline="$v=${!v} $cmdline"
+done
 
 if [ "$quick" = 1 ]; then
 	out=$top/build/bench-kernel-quick
@@ -34,13 +37,12 @@ if [ "$quick" = 1 ]; then
 	export NFHP_BK_SECS=${NFHP_BK_SECS:-2}
 	results=$out/results
 	vm_timeout=1800
-	cmdline="NFHP_BK_QUICK=1 $cmdline"
 else
 	out=$top/build/bench-kernel
 	seeds="0 100 1000 10000 100000"
 	cbsets="acl1_1k acl1_10k fw1_1k fw1_10k ipc1_1k ipc1_10k"
 	results=$top/bench/results
-	vm_timeout=3600
+	vm_timeout=$(( ${NFHP_BK_BUDGET:-2400} + 1800 ))
 fi
 in=$out/in
 rm -rf "$out"

@@ -112,8 +112,13 @@ def main():
       "interval set or verdict map, pipapo, looked up by one rule), "
       "nf-hipac.  Traffic: `tcp` = iperf3 TCP throughput sender -> "
       "receiver through the forwarding router (Mbit/s); `udp64` = 64-byte "
-      "UDP frames from pktgen in the sender, counted at the receiver's "
-      "veth rx counter (packets/s).  A cell is the ratio to none; `x` = "
+      "UDP frames injected by pktgen at the router's ingress veth "
+      "(xmit_mode netif_receive, as the kernel's nft_concat_range.sh "
+      "does; it keeps pktgen from flooding a backlog queue and so "
+      "measures the forwarding cost), forwarded to the receiver and "
+      "counted at its veth rx counter (packets/s).  The baseline "
+      "*none* is measured at the start and at the end of every round "
+      "of a ruleset.  A cell is the ratio to none; `x` = "
       "the contender could not load the ruleset in time, `n/e` = not "
       "expressible that way (see notes), `0` = no packet or no iperf3 "
       "result got through in the measurement window.")
@@ -159,7 +164,10 @@ def main():
       "100k rules loaded (process start included; median of 3).  "
       "Replace = a 10k seed set replaced by another 10k seed set with "
       "the same matching rules while a sequence-numbered UDP stream "
-      "(500 packets/s) crosses the router; lost = sent - received.")
+      "(500 packets/s) crosses the router; lost in the router = packets "
+      "the sender's veth sent minus packets the receiver's veth got; the "
+      "sequence numbers missing at the receiving socket also count drops "
+      "in the receiving process, which the loaded host starves.")
     w("")
     hdr = ["what"] + CONT[1:]
     w("| " + " | ".join(hdr) + " |")
@@ -181,7 +189,10 @@ def main():
             cells.append(fnum(med.get((c, rs, "insert"))))
         w("| " + " | ".join(cells) + " |")
     for tr, label in (("replace-time", "replace 10k [s]"),
-                      ("replace-lost", "replace 10k: packets lost"),
+                      ("replace-lost", "replace 10k: packets lost in "
+                       "the router"),
+                      ("replace-seq-missing", "replace 10k: sequence "
+                       "numbers missing at the receiving socket"),
                       ("replace-sent", "replace 10k: packets sent")):
         if any((c, "seed-10000", tr) in med for c in CONT):
             cells = [label]
@@ -251,7 +262,8 @@ def main():
       "only the forward direction is classified (the same head rule for "
       "every contender).  The packets are real trace 5-tuples "
       "(bench/kernel/prepare.py): pktgen sends up to 8 random UDP trace "
-      "packets round robin (one pktgen device per tuple, source and "
+      "packets round robin (one pktgen device per tuple, delay 1 ns so the "
+      "devices alternate, source and "
       "destination addresses and ports of the trace), the router has "
       "/32 routes for the trace destinations towards the receiver (and "
       "rp_filter off), and the receiver counts them at its veth.  The "

@@ -3,11 +3,11 @@
 """A sequence-numbered UDP stream, to count packets lost during an update.
 
     udpseq.py send DST PORT RATE     send until SIGTERM, then print "sent N"
-    udpseq.py recv PORT IDLE         print "received N missing M max S" once
-                                     IDLE seconds pass without a packet
-                                     (after the first one)
+    udpseq.py recv PORT              on SIGTERM print
+                                     "received N missing M max S"
 
-Each datagram carries a 4-byte big-endian sequence number from 0.  The
+Both print "ready" once their SIGTERM handler is installed.  Each datagram
+carries a 4-byte big-endian sequence number from 0.  The
 receiver counts distinct sequence numbers; "missing" is how many numbers
 below the highest one received never arrived.
 """
@@ -22,6 +22,7 @@ def send(dst, port, rate):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     stop = []
     signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    print("ready", flush=True)
     gap = 1.0 / rate
     seq = 0
     nxt = time.monotonic()
@@ -35,20 +36,22 @@ def send(dst, port, rate):
     print("sent %d" % seq, flush=True)
 
 
-def recv(port, idle):
+def recv(port):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
     s.bind(("0.0.0.0", port))
+    s.settimeout(0.2)
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *a: stop.append(1))
+    print("ready", flush=True)
     seen = set()
-    s.settimeout(None)
-    while True:
+    while not stop:
         try:
             data = s.recv(64)
-        except socket.timeout:
-            break
+        except (socket.timeout, InterruptedError):
+            continue
         seen.add(struct.unpack("!I", data[:4])[0])
-        s.settimeout(idle)
-    top = max(seen)
+    top = max(seen) if seen else -1
     print("received %d missing %d max %d" % (len(seen), top + 1 - len(seen),
                                               top), flush=True)
 
@@ -56,8 +59,8 @@ def recv(port, idle):
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "send":
         send(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "recv":
-        recv(int(sys.argv[2]), float(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "recv":
+        recv(int(sys.argv[2]))
     else:
         sys.exit(__doc__)
 
