@@ -21,8 +21,10 @@
 #
 # KEY hashes the linux-source version (its dpkg version, else the tarball's
 # sha256), debug.config and this script, so a second run reuses the kernel
-# and a change of any of them builds a new one.  A cache without the stamp
-# is never used: the build resumes in it.  A lock serialises concurrent
+# and a change of any of them builds a new one; a new KEY's tree starts as
+# a copy of the newest tree built from the same source version, so Kbuild
+# recompiles only what the changed options touch.  A cache without the
+# stamp is never used: the build resumes in it.  A lock serialises concurrent
 # runs.  Missing build packages (and linux-source-6.1) are installed with
 # apt-get; if /usr/src/linux-source-6.1 is not unpacked, the tarball is
 # unpacked into the cache.  The build runs under nice with -j$(nproc)
@@ -94,8 +96,22 @@ if [ ! -f "$src/Makefile" ]; then
 	fi
 fi
 
+mkdir -p "$dir"
 rm -f "$dir/complete"
+if [ ! -d "$obj" ]; then
+	seed=$(ls -td "$cache_root"/*/obj 2>/dev/null | while read -r o; do
+		[ "$(cat "${o%/obj}/source-version" 2>/dev/null)" = "$ver" ] &&
+			echo "$o" && break
+	done || true)
+	if [ -n "$seed" ]; then
+		msg "starting from a copy of $seed"
+		rm -rf "$obj.tmp"
+		cp -a "$seed" "$obj.tmp"
+		mv "$obj.tmp" "$obj"
+	fi
+fi
 mkdir -p "$obj"
+echo "$ver" > "$dir/source-version"
 log=$dir/build.log
 : > "$log"
 kmake() { nice -n 10 make -C "$src" O="$obj" "$@" >> "$log" 2>&1; }

@@ -81,7 +81,7 @@ out=$top/build/debug-vm
 vmlog=build/check-debug-vm.log
 selftests/vm/run-vm.sh --kernel "$image" \
 	--modules "$kdir/modroot/lib/modules/$release" \
-	--mem "${NFHP_VM_MEM:-2G}" --strict \
+	--mem "${NFHP_VM_MEM:-2G}" --strict --append kasan_multi_shot \
 	--timeout "${NFHP_DEBUG_VM_TIMEOUT:-$((5400 * scale))}" \
 	--out "$out" --log "$top/build/vm/check-debug-console.log" \
 	-- selftests/debug/guest-run.sh 2>&1 | tee "$vmlog"
@@ -104,6 +104,11 @@ if [ -s "$out/dmesg-flagged" ]; then
 		sed -n "$n,$((n + 199))p" "$out/dmesg"
 	fi
 	f=$((f + 1))
+fi
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 125 ]; then
+	echo "check-debug: the guest timed out or died (panic?); the end of" \
+	     "its console log:"
+	tail -n 150 build/vm/check-debug-console.log
 fi
 if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 	echo "check-debug: the VM run exited with $rc without reporting a" \
