@@ -35,6 +35,7 @@ PACKET_OUTGOING = 4
 SOL_PACKET = 263
 PACKET_STATISTICS = 6
 libc = ctypes.CDLL(None, use_errno=True)
+ALL_CPUS = os.sched_getaffinity(0)
 
 # iptables accepts these; nf-hipac refuses them today.  They stay out of the
 # random rule sets and are listed (not failed) once per run.
@@ -94,19 +95,22 @@ class Router:
         self.nl.bind((0, 0))
         self.seq = 0
 
-    def run(self, argv, data=None):
-        p = subprocess.run(argv, input=data, capture_output=True, text=True,
-                           preexec_fn=lambda: setns_path(self.path))
-        return p.returncode, p.stdout, p.stderr
+    def start(self, argv):
+        """Start argv in the router's namespace, on any CPU (the driver
+        itself is pinned to one)."""
+        def child():
+            setns_path(self.path)
+            os.sched_setaffinity(0, ALL_CPUS)
+        return subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                preexec_fn=child)
 
-    def load(self, text, test=False):
-        return self.run(self.restore + (["--test"] if test else []), text)
+    def start_load(self, test=False):
+        return self.start(self.restore + (["--test"] if test else []))
 
-    def counters(self):
-        rc, out, err = self.run(self.save + ["-c"])
-        if rc:
-            raise RuntimeError("%s: %s" % (self.save[0], err.strip()))
-        return out
+    def start_save(self):
+        return self.start(self.save + ["-c"])
 
     def ct_flush(self):
         """Flush the conntrack table (ctnetlink IPCTNL_MSG_CT_DELETE)."""
@@ -117,6 +121,23 @@ class Router:
         err = struct.unpack("=i", resp[16:20])[0]
         if err and err != -2:
             raise OSError(-err, "conntrack flush in %s" % self.ns)
+
+
+def both(pa, pb, data=None):
+    """Feed data to two started processes, wait for both: two
+    (returncode, stdout, stderr)."""
+    res = []
+    for p in (pa, pb):
+        try:
+            if data is not None:
+                p.stdin.write(data)
+            p.stdin.close()
+        except BrokenPipeError:
+            pass                # it gave up early; its stderr says why
+    for p in (pa, pb):
+        out, err = p.stdout.read(), p.stderr.read()
+        res.append((p.wait(), out, err))
+    return res
 
 
 def norm_save(text):
@@ -236,14 +257,14 @@ class Tester:
     def run_case(self, ra, rb, name, text, phases, control=None):
         """Load text into both routers, send phases, compare.  Returns
         the outcomes {pkt: (a, b)} or None when the load failed."""
-        rca, _, erra = self.timed("iptables-legacy-restore", ra.load, text)
+        (rca, _, erra), (rcb, _, errb) = self.timed(
+            "restore", lambda: both(ra.start_load(), rb.start_load(), text))
         if rca:
             self.log("ERROR %s: iptables-legacy-restore refused the rule set "
                      "(generator bug): %s" % (name, erra.strip()))
             self.show_ruleset(text)
             self.errors += 1
             return None
-        rcb, _, errb = self.timed("nf-hipac-restore", rb.load, text)
         if rcb:
             self.log("FAIL %s: nf-hipac-restore refused what iptables "
                      "loads: %s" % (name, errb.strip()))
@@ -292,8 +313,10 @@ class Tester:
                 bad.append(pk)
         if control:
             control(out)
-        sa = self.timed("iptables-legacy-save", ra.counters)
-        sb = self.timed("nf-hipac-save", rb.counters)
+        (rca, sa, erra), (rcb, sb, errb) = self.timed(
+            "save", lambda: both(ra.start_save(), rb.start_save()))
+        if rca or rcb:
+            raise RuntimeError("save failed: %s %s" % (erra, errb))
         cnt_bad = self.compare_counters(sa, sb)
         oth_bad = sorted(others[0]) != sorted(others[1])
         if bad or cnt_bad or oth_bad:
@@ -439,8 +462,8 @@ def refusal_probes(t, ra, rb):
     for desc, rule in REFUSED:
         text = ("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
                 ":OUTPUT ACCEPT [0:0]\n%s\nCOMMIT\n" % rule)
-        rca, _, _ = ra.load(text, test=True)
-        rcb, _, errb = rb.load(text, test=True)
+        (rca, _, _), (rcb, _, errb) = both(ra.start_load(True),
+                                            rb.start_load(True), text)
         if rca == 0 and rcb != 0:
             t.refused.append("%s: `%s': %s" % (desc, rule,
                                                errb.strip().splitlines()[-1]
