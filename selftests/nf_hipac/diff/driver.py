@@ -318,6 +318,10 @@ class Tester:
         if rca or rcb:
             raise RuntimeError("save failed: %s %s" % (erra, errb))
         cnt_bad = self.compare_counters(sa, sb)
+        if self.args.verbose:
+            self.log("%s: iptables-legacy-save -c:" % name)
+            for line in sa.splitlines():
+                self.log("    " + line)
         oth_bad = sorted(others[0]) != sorted(others[1])
         if bad or cnt_bad or oth_bad:
             self.mismatches += len(bad) + (1 if cnt_bad or oth_bad else 0)
@@ -496,6 +500,8 @@ def main():
                     help="no packets iptables' matches hotdrop")
     ap.add_argument("--max-reports", type=int, default=8)
     ap.add_argument("--dump", default="", help="write rule sets here")
+    ap.add_argument("--verbose", action="store_true",
+                    help="print the counters of every rule set")
     args = ap.parse_args()
 
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
