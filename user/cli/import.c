@@ -679,6 +679,7 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 
 	o->family = NFPROTO_IPV4;
 	o->table = "filter";
+	argv[0] = IMPORT_PROG;	/* getopt's messages name the program */
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "Tt:c:npvh", import_options,
 				NULL)) != -1) {
