@@ -582,6 +582,10 @@ static int takeover(struct nft_sock *s, const struct nfhp_xlate *x,
 	u32 seq = s->seq;
 	int ret;
 
+	if (!nfhp_xlate_source(x, 0, &base, &drop)) {	/* no chains */
+		free(buf);
+		return NFHP_EXIT_OK;
+	}
 	b = buf ? mnl_nlmsg_batch_start(buf, size) : NULL;
 	if (!b) {
 		free(buf);
