@@ -9,7 +9,8 @@
 #     length, mark, iprange, comments, user chains with jump, goto and
 #     RETURN, both policies): "import --print" equals iptables-nft-save
 #     line for line (comment lines aside), and once imported,
-#     nf-hipac-save prints the same (counters aside).  A second ruleset
+#     nf-hipac-save prints the same (counters aside; with --counters, the
+#     counters too).  A second ruleset
 #     (negations, icmp codes, ttl modes, quoted comments, REJECT, LOG,
 #     NFLOG, --tcp-option) only has to print the same.
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
@@ -112,6 +113,19 @@ same "nf-hipac-save after import equals iptables-nft-save" \
 nfhp_check "import alone leaves the nft rules" \
 	[ "$(rns iptables-nft-save | grep -c '^-A')" -eq \
 	  "$(grep -c '^-A' $tmp/ipt.want)" ]
+
+# --counters carries rule and policy counters over (no traffic here).
+sed 's/^-A FORWARD -p gre -j ACCEPT/[7:700] &/
+     s/^:FORWARD DROP \[0:0\]/:FORWARD DROP [3:120]/' $tmp/ipt.rules \
+	>$tmp/ipt-c.rules
+nfhp_check "iptables-nft-restore -c" rns iptables-nft-restore -c $tmp/ipt-c.rules
+rns iptables-nft-save -c | grep -v '^#' >$tmp/ipt-c.want
+nfhp_check "the nft counters are set" grep -q '^\[7:700\] -A FORWARD -p gre' \
+	$tmp/ipt-c.want
+nfhp_check "import --counters" imp --counters
+nfhp_save_in $ns_router -c | grep -v '^#' >$tmp/ipt-c.saved
+same "nf-hipac-save -c equals iptables-nft-save -c" $tmp/ipt-c.want \
+	$tmp/ipt-c.saved
 
 # --chain: FORWARD and the chains it reaches, with an explicit flush.
 imp --print --chain FORWARD >$tmp/chain.print

@@ -46,12 +46,13 @@
  * @dry_run: --dry-run
  * @print: --print
  * @verbose: --verbose
+ * @counters: --counters
  * @family: NFPROTO_IPV4 or NFPROTO_INET
  * @table: the nft table
  * @chain: --chain, NULL for the whole table
  */
 struct import_opts {
-	bool takeover, dry_run, print, verbose;
+	bool takeover, dry_run, print, verbose, counters;
 	int family;
 	const char *table;
 	const char *chain;
@@ -418,6 +419,8 @@ static int load_text(const char *text, size_t len, const struct import_opts *o)
 		argv[argc++] = "--test";
 	if (o->verbose)
 		argv[argc++] = "--verbose";
+	if (o->counters)
+		argv[argc++] = "--counters";
 	argv[argc++] = path;
 	argv[argc] = NULL;
 	optind = 0;	/* restore_main() runs its own getopt */
@@ -637,7 +640,7 @@ static void import_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: nf-hipac import [--takeover] [--table FAMILY:NAME] [--chain NAME]\n"
-		"                       [--dry-run|--print] [--verbose]\n"
+		"                       [--dry-run|--print] [--counters] [--verbose]\n"
 		"  Load the live nftables table (default ip:filter, the table of\n"
 		"  iptables-nft) into nf-hipac, replacing its rule set.\n"
 		"  -T, --takeover      then flush the nft chains (one nft batch; inet:\n"
@@ -646,6 +649,7 @@ static void import_usage(FILE *f)
 		"  -c, --chain NAME    only this base chain and the chains it reaches\n"
 		"  -n, --dry-run       check everything with the kernel, change nothing\n"
 		"  -p, --print         print the rules as iptables-save text, load nothing\n"
+		"  -C, --counters      carry the nft rule counters over\n"
 		"  -v, --verbose       say what was done\n");
 }
 
@@ -656,6 +660,7 @@ static const struct option import_options[] = {
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "print", no_argument, NULL, 'p' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "counters", no_argument, NULL, 'C' },
 	{ "help", no_argument, NULL, 'h' },
 	{ }
 };
@@ -685,7 +690,7 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 	o->table = "filter";
 	argv[0] = IMPORT_PROG;	/* getopt's messages name the program */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "Tt:c:npvh", import_options,
+	while ((c = getopt_long(argc, argv, "Tt:c:npvCh", import_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'T':
@@ -709,6 +714,9 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 			break;
 		case 'v':
 			o->verbose = true;
+			break;
+		case 'C':
+			o->counters = true;
 			break;
 		case 'h':
 			import_usage(stdout);
@@ -746,6 +754,7 @@ static int translate(const struct import_opts *o, struct nfhp_xlate *x,
 		fprintf(stderr, "%s: out of memory\n", IMPORT_PROG);
 		return NFHP_EXIT_RESOURCE;
 	}
+	nfhp_xlate_set_counters(x, o->counters);
 	ret = nfhp_xlate_save(x, o->chain, f, err, sizeof(err));
 	if (fclose(f) && !ret) {
 		snprintf(err, sizeof(err), "out of memory");

@@ -282,6 +282,7 @@ struct xl_chain {
  * @norigins: lines in @origins
  * @nrules: rules written
  * @nskipped: IPv6-only rules left out
+ * @counters: write the rules' counters
  */
 struct nfhp_xlate {
 	int family;
@@ -296,6 +297,7 @@ struct nfhp_xlate {
 	unsigned long norigins;
 	unsigned int nrules;
 	unsigned int nskipped;
+	bool counters;
 };
 
 /**
@@ -321,6 +323,8 @@ struct nfhp_xlate {
  * @log: a LOG or NFLOG target before the verdict (nft "log ... drop"
  *	becomes two rules), "" for none
  * @never_ipv4: the rule cannot match an IPv4 packet
+ * @pkts: the rule's counter (first copy of an expanded rule only)
+ * @bytes: its bytes
  * @choice: the element each expanded lookup takes
  * @nalt: the number of elements of each expanded lookup
  * @nexp: expanded lookups so far
@@ -342,6 +346,7 @@ struct xl_state {
 	char xtarget[256];
 	char log[256];
 	bool never_ipv4;
+	u64 pkts, bytes;
 	const unsigned int *choice;
 	unsigned int nalt[XL_MAX_EXPAND];
 	unsigned int nexp;
@@ -1932,8 +1937,11 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 				      name);
 			break;
 		}
-		if (!strcmp(name, "counter"))
+		if (!strcmp(name, "counter")) {
+			s->pkts += nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+			s->bytes += nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
 			continue;
+		}
 		/* After a log only the verdict may come. */
 		if (s->log[0] && strcmp(name, "immediate") &&
 		    strcmp(name, "reject") && strcmp(name, "target")) {
@@ -2134,6 +2142,10 @@ static void put_matches(FILE *f, const char *chain, const struct xl_state *s)
 	const char *proto;
 	unsigned int i;
 
+	if (s->x->counters)
+		fprintf(f, "[%llu:%llu] ", (unsigned long long)s->pkts,
+			(unsigned long long)s->bytes);
+
 	fprintf(f, "-A %s", chain);
 	if (s->src.set) {
 		fprintf(f, "%s -s ", bang(s->src.inv));
@@ -2256,6 +2268,10 @@ static int xlate_rule(struct nfhp_xlate *x, struct xl_chain *ch,
 			snprintf(err, errlen, "%s: %s", desc, s->err);
 			ret = NFHP_EXIT_PARAM;
 			break;
+		}
+		if (copies) {	/* one counter for all copies: the first */
+			s->pkts = 0;
+			s->bytes = 0;
 		}
 		if (s->never_ipv4) {
 			skipped = true;
@@ -2418,12 +2434,26 @@ static int select_chains(struct nfhp_xlate *x, const char *only, char *err,
 	return 0;
 }
 
-static void put_header(FILE *f, const char *name, bool base, bool drop)
+static void put_header(FILE *f, const struct nfhp_xlate *x,
+		       const struct xl_chain *ch, const char *name)
 {
-	if (base)
-		fprintf(f, ":%s %s [0:0]\n", name, drop ? "DROP" : "ACCEPT");
-	else
+	unsigned long long p = 0, b = 0;
+
+	if (ch && ch->base && x->counters &&
+	    nftnl_chain_is_set(ch->c, NFTNL_CHAIN_PACKETS)) {
+		p = nftnl_chain_get_u64(ch->c, NFTNL_CHAIN_PACKETS);
+		b = nftnl_chain_get_u64(ch->c, NFTNL_CHAIN_BYTES);
+	}
+	if (ch && !ch->base)
 		fprintf(f, ":%s - [0:0]\n", name);
+	else
+		fprintf(f, ":%s %s [%llu:%llu]\n", name,
+			ch && ch->drop ? "DROP" : "ACCEPT", p, b);
+}
+
+void nfhp_xlate_set_counters(struct nfhp_xlate *x, bool on)
+{
+	x->counters = on;
 }
 
 int nfhp_xlate_save(struct nfhp_xlate *x, const char *only_chain, FILE *out,
@@ -2481,22 +2511,20 @@ int nfhp_xlate_save(struct nfhp_xlate *x, const char *only_chain, FILE *out,
 			found |= x->order[j]->base &&
 				 !strcmp(x->order[j]->ipt, builtin[i]);
 		if (!found) {
-			put_header(out, builtin[i], true, false);
+			put_header(out, x, NULL, builtin[i]);
 			line++;
 		}
 		for (j = 0; j < x->norder; j++) {
 			if (x->order[j]->base &&
 			    !strcmp(x->order[j]->ipt, builtin[i])) {
-				put_header(out, builtin[i], true,
-					   x->order[j]->drop);
+				put_header(out, x, x->order[j], builtin[i]);
 				line++;
 			}
 		}
 	}
 	for (i = 0; i < x->norder; i++) {
 		if (only_chain || !x->order[i]->base) {
-			put_header(out, x->order[i]->ipt, x->order[i]->base,
-				   x->order[i]->drop);
+			put_header(out, x, x->order[i], x->order[i]->ipt);
 			line++;
 		}
 	}

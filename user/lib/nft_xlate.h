@@ -58,6 +58,9 @@ int nfhp_xlate_add_chain(struct nfhp_xlate *x, struct nftnl_chain *c);
 int nfhp_xlate_add_set(struct nfhp_xlate *x, struct nftnl_set *s);
 int nfhp_xlate_add_rule(struct nfhp_xlate *x, struct nftnl_rule *r);
 
+/* Write the counters of the nft rules ("[p:b] -A ..."), as iptables-save -c. */
+void nfhp_xlate_set_counters(struct nfhp_xlate *x, bool on);
+
 /*
  * Write the table as iptables-save text to @out.  With @only_chain (an
  * nft chain name, or INPUT/FORWARD/OUTPUT for the base chain at that

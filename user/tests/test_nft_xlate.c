@@ -872,6 +872,38 @@ static void test_targets(void)
 	       "-A FORWARD -p tcp -m tcp --dport 5 -j DROP\n");
 }
 
+/* ip saddr { 10.0.0.0/8, 192.168.1.1 } counter (5 packets) accept */
+static void test_counters(void)
+{
+	struct nftnl_expr *e;
+	struct nftnl_rule *r;
+	struct nftnl_set *a;
+
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(false);
+	a = set("__set0", 4, NFT_SET_INTERVAL);
+	elem(a, "\xc0\xa8\x01\x02", 4, true);
+	elem(a, "\xc0\xa8\x01\x01", 4, false);
+	elem(a, "\x0b\x00\x00\x00", 4, true);
+	elem(a, "\x0a\x00\x00\x00", 4, false);
+	nfhp_xlate_add_set(x, a);
+	r = rule("FORWARD");
+	net(r, 12, 4);
+	lookup(r, "__set0", false, false);
+	e = nftnl_expr_alloc("counter");
+	nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_PACKETS, 5);
+	nftnl_expr_set_u64(e, NFTNL_EXPR_CTR_BYTES, 300);
+	add(r, e);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+	nfhp_xlate_set_counters(x, true);
+	expect("counters: the first copy of an expanded rule has them", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "[5:300] -A FORWARD -s 10.0.0.0/8 -j ACCEPT\n"
+	       "[0:0] -A FORWARD -s 192.168.1.1/32 -j ACCEPT\n");
+}
+
 static void test_foreign_objects(void)
 {
 	struct nftnl_rule *r;
@@ -902,6 +934,7 @@ int main(void)
 	test_sets();
 	test_refusals();
 	test_targets();
+	test_counters();
 	test_foreign_objects();
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);
