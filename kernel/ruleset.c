@@ -118,6 +118,9 @@ struct nfhp_model {
  * struct nfhp_tables - what the packet path reads, published at once
  * @root: the trees of each hook, one per group of entries, NULL for an
  *	empty group (at least one tree per hook exists)
+ * @seq: the trees of each hook in the order a lookup visits them: by the
+ *	first entry they hold, so that the later ones can often be skipped
+ * @ntrees: trees of each hook
  * @policy: the policy of each hook
  *
  * A hook's entries are split into groups by whether they restrict the
@@ -130,6 +133,8 @@ struct nfhp_model {
  */
 struct nfhp_tables {
 	struct nfhp_node *root[NFHP_HOOK_MAX][NFHP_GROUPS];
+	const struct nfhp_node *seq[NFHP_HOOK_MAX][NFHP_GROUPS];
+	u8 ntrees[NFHP_HOOK_MAX];
 	u8 policy[NFHP_HOOK_MAX];
 };
 
@@ -1167,6 +1172,29 @@ out_free:
 	return err;
 }
 
+/* Order the trees of each hook for nfhp_classify(). */
+static void nfhp_tables_sequence(struct nfhp_tables *t)
+{
+	const struct nfhp_node *tmp;
+	unsigned int h, g, i;
+
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		t->ntrees[h] = 0;
+		for (g = 0; g < NFHP_GROUPS; g++) {
+			if (!t->root[h][g])
+				continue;
+			i = t->ntrees[h]++;
+			t->seq[h][i] = t->root[h][g];
+			for (; i && t->seq[h][i - 1]->min_order >
+				    t->seq[h][i]->min_order; i--) {
+				tmp = t->seq[h][i - 1];
+				t->seq[h][i - 1] = t->seq[h][i];
+				t->seq[h][i] = tmp;
+			}
+		}
+	}
+}
+
 /* Flatten and compile the dirty hooks into @t; undo all on failure. */
 static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			     struct nfhp_tables *t, struct nfhp_flat *flat,
@@ -1198,8 +1226,10 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			err = nfhp_build_groups(rs, &flat[h], t, h);
 		}
 	}
-	if (!err)
+	if (!err) {
+		nfhp_tables_sequence(t);
 		return 0;
+	}
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		for (g = 0; g < NFHP_GROUPS; g++) {
 			nfhp_tree_put(&rs->forest, t->root[h][g]);
@@ -2138,27 +2168,29 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   struct nfhp_verdict *verdict)
 {
 	const struct nfhp_tables *t = rcu_dereference(rs->tables);
-	const struct nfhp_node *leaf[NFHP_GROUPS] = {};
-	const struct nfhp_entry *const *items, *best = NULL;
-	unsigned int g, i;
+	const struct nfhp_node *leaf[NFHP_GROUPS], *l;
+	const struct nfhp_entry *const *items, *best = NULL, *last;
+	unsigned int g, i, nleaves = 0;
+	u64 bound = U64_MAX;
 
-	for (g = 0; g < NFHP_GROUPS; g++) {
-		const struct nfhp_entry *last;
-
-		if (!t->root[hook][g])
+	/* Branch and bound: a tree can only beat the decision so far. */
+	for (g = 0; g < t->ntrees[hook]; g++) {
+		if (t->seq[hook][g]->min_order >= bound)
+			break;
+		l = nfhp_tree_lookup(t->seq[hook][g], key, bound);
+		if (!l)
 			continue;
-		leaf[g] = nfhp_tree_lookup(t->root[hook][g], key);
-		last = nfhp_leaf_entries(leaf[g])[leaf[g]->n - 1];
-		if (!best || last->order < best->order)
+		leaf[nleaves++] = l;
+		last = nfhp_leaf_entries(l)[l->n - 1];
+		if (last->order < bound) {
 			best = last;
+			bound = best->order;
+		}
 	}
-	/* Count what matched before the decision, in every group, once. */
-	for (g = 0; g < NFHP_GROUPS; g++) {
-		if (!leaf[g])
-			continue;
+	/* Count what matched before the decision, in every tree, once. */
+	for (g = 0; g < nleaves; g++) {
 		items = nfhp_leaf_entries(leaf[g]);
-		for (i = 0; i < leaf[g]->n && items[i]->order < best->order;
-		     i++) {
+		for (i = 0; items[i]->order < bound; i++) {
 			if (!items[i]->cnt)
 				continue;
 			this_cpu_add(items[i]->cnt->packets, 1);

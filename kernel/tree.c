@@ -111,6 +111,22 @@
  * From the root, while the node is not a leaf, binary-search the packet's
  * value of the node's dimension among its upper bounds and follow that
  * child.  No locks, no writes, no allocation.
+ *
+ * Wide nodes (a root over thousands of source prefixes) would cost a dozen
+ * probes, each a likely cache miss.  A 32-bit node with NFHP_INDEX_MIN
+ * intervals or more carries an index (nfhp_index_fill()): the span of its
+ * keys cut into about one bucket per key, each bucket naming the first
+ * interval it can fall in.  The bucket of a value is a subtraction and a
+ * shift away, and the binary search that follows covers a few keys.  With
+ * the 10.0.0.0/8 example's five intervals the node is too small to carry
+ * one; a node of 4096 intervals gets 4096 buckets.
+ *
+ * Every node also records the earliest entry below it (@min_order).  A
+ * hook has up to NFHP_HOOK_TREES trees (ruleset.c); they are searched in
+ * the order of their earliest entries, and once a decision is found, a
+ * subtree, or a whole tree, whose earliest entry comes after it cannot
+ * change it and is not entered: branch and bound, on a decision that is
+ * exact either way.
  */
 #include <linux/bitops.h>
 #include <linux/errno.h>
@@ -123,6 +139,9 @@
 #include "tree.h"
 
 #define NFHP_HASH_INIT_BUCKETS	1024
+/* RLP32 nodes with this many intervals get an index, see nfhp_index_fill(). */
+#define NFHP_INDEX_MIN		32
+#define NFHP_INDEX_MAX_BITS	12
 
 /* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
 static size_t nfhp_keys_size(u8 kind, u32 n)
@@ -132,12 +151,29 @@ static size_t nfhp_keys_size(u8 kind, u32 n)
 	return ALIGN(n * sizeof(u32), sizeof(unsigned long));
 }
 
+/* log2 of the index buckets of a node: about one key per bucket. */
+static u8 nfhp_index_bits(u8 kind, u32 n)
+{
+	if (kind != NFHP_NODE_RLP32 || n < NFHP_INDEX_MIN)
+		return 0;
+	return min_t(u32, fls(n - 1), NFHP_INDEX_MAX_BITS);
+}
+
+static size_t nfhp_index_size(u8 kind, u32 n)
+{
+	u8 bits = nfhp_index_bits(kind, n);
+
+	if (!bits)
+		return 0;
+	return ALIGN(((1u << bits) + 1) * sizeof(u32), sizeof(unsigned long));
+}
+
 static size_t nfhp_node_size(u8 kind, u32 n)
 {
 	if (kind == NFHP_NODE_LEAF)
 		return sizeof(struct nfhp_node) + n * sizeof(void *);
 	return sizeof(struct nfhp_node) + nfhp_keys_size(kind, n) +
-	       n * sizeof(struct nfhp_node *);
+	       n * sizeof(struct nfhp_node *) + nfhp_index_size(kind, n);
 }
 
 static u32 *nfhp_keys32(const struct nfhp_node *node)
@@ -154,6 +190,39 @@ static struct nfhp_node **nfhp_children(const struct nfhp_node *node)
 {
 	return (struct nfhp_node **)((u8 *)node->data +
 				     nfhp_keys_size(node->kind, node->n));
+}
+
+static u32 *nfhp_index(const struct nfhp_node *node)
+{
+	return (u32 *)(nfhp_children(node) + node->n);
+}
+
+/*
+ * Fill the index of a wide RLP32 node.  Bucket b holds the values whose
+ * offset past the first key, less one, shifted right by @ishift, is b;
+ * index[b] is the first interval that can hold such a value, so a value's
+ * interval lies between index[b] and index[b + 1].  It depends on the keys
+ * alone, so equal nodes still have equal bytes.
+ */
+static void nfhp_index_fill(struct nfhp_node *node)
+{
+	const u32 *k = nfhp_keys32(node);
+	u32 *idx = nfhp_index(node), i = 0, b, nb;
+	u32 span = k[node->n - 1] - k[0];
+	u64 start;
+
+	node->ibits = nfhp_index_bits(node->kind, node->n);
+	if (!node->ibits)
+		return;
+	nb = 1u << node->ibits;
+	while (((span - 1) >> node->ishift) >= nb)
+		node->ishift++;
+	for (b = 0; b <= nb; b++) {
+		start = (u64)k[0] + 1 + ((u64)b << node->ishift);
+		while (i < node->n - 1 && k[i] < start)
+			i++;
+		idx[b] = i;
+	}
 }
 
 static u32 nfhp_hash_bytes(const void *p, size_t len, u32 h)
@@ -398,6 +467,7 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 	for (i = 0, n = 0; i < s->n; i++)
 		if (s->rel[i]->cnt || i == s->n - 1)
 			items[n++] = s->rel[i];
+	leaf->min_order = items[0]->order;
 	*out = nfhp_node_intern(f, leaf);
 	return 0;
 }
@@ -627,13 +697,17 @@ static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 	node->kind = kind;
 	node->dim = dim;
 	node->n = c->n;
+	node->min_order = U64_MAX;
 	for (i = 0; i < c->n; i++) {
+		node->min_order = min(node->min_order, c->node[i]->min_order);
 		if (kind == NFHP_NODE_RLP128)
 			nfhp_keys128(node)[i] = c->hi[i];
 		else
 			nfhp_keys32(node)[i] = (u32)c->hi[i];
 		nfhp_children(node)[i] = c->node[i];
 	}
+	if (kind == NFHP_NODE_RLP32)
+		nfhp_index_fill(node);
 	*out = nfhp_node_intern(f, node);
 	return 0;
 }
@@ -968,49 +1042,78 @@ int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 	return nfhp_update_node(f, root, &reg, &u, out);
 }
 
+/* The interval of @v among the keys @k[@lo .. @lo + @n - 1]. */
+static u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 v)
+{
+	while (n > 1) {
+		u32 half = n / 2;
+
+		if (k[lo + half - 1] < v)
+			lo += half;
+		n -= half;
+	}
+	return lo;
+}
+
+static u32 nfhp_search128(const nfhp_u128 *k, u32 n, nfhp_u128 v)
+{
+	u32 lo = 0;
+
+	while (n > 1) {
+		u32 half = n / 2;
+
+		if (k[lo + half - 1] < v)
+			lo += half;
+		n -= half;
+	}
+	return lo;
+}
+
+/* The child of @node that holds @key. */
+static u32 nfhp_node_find(const struct nfhp_node *node,
+			  const struct nfhp_key *key)
+{
+	const u32 *k, *idx;
+	u32 v, b;
+
+	if (unlikely(node->kind == NFHP_NODE_RLP128))
+		return nfhp_search128(nfhp_keys128(node), node->n,
+				      key->v[node->dim]);
+	k = nfhp_keys32(node);
+	v = (u32)key->v[node->dim];
+	if (!node->ibits)
+		return nfhp_search32(k, 0, node->n, v);
+	if (v <= k[0])
+		return 0;
+	idx = nfhp_index(node);
+	/* Values lie in the node's region; the clamp only guards memory. */
+	b = min((v - k[0] - 1) >> node->ishift, (1u << node->ibits) - 1);
+	return nfhp_search32(k, idx[b], idx[b + 1] - idx[b] + 1, v);
+}
+
 /**
  * nfhp_tree_lookup() - find the leaf of a packet
  * @root: the tree
  * @key: the packet
+ * @bound: the order of the decision the packet has already, U64_MAX if
+ *	none; subtrees whose entries all come at or after it are skipped
  *
  * Runs on the packet path under RCU: it only reads immutable nodes.
  *
- * Return: the leaf; its last entry decides.
+ * Return: the leaf, whose last entry decides, or NULL when no entry of
+ * the tree comes before @bound.
  */
 const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
-					 const struct nfhp_key *key)
+					 const struct nfhp_key *key, u64 bound)
 {
 	const struct nfhp_node *node = root;
 
 	while (node->kind != NFHP_NODE_LEAF) {
-		u32 lo = 0, n = node->n;
-
-		if (likely(node->kind == NFHP_NODE_RLP32)) {
-			const u32 *k = nfhp_keys32(node);
-			u32 v = (u32)key->v[node->dim];
-
-			while (n > 1) {
-				u32 half = n / 2;
-
-				if (k[lo + half - 1] < v)
-					lo += half;
-				n -= half;
-			}
-		} else {
-			const nfhp_u128 *k = nfhp_keys128(node);
-			nfhp_u128 v = key->v[node->dim];
-
-			while (n > 1) {
-				u32 half = n / 2;
-
-				if (k[lo + half - 1] < v)
-					lo += half;
-				n -= half;
-			}
-		}
-		node = nfhp_children(node)[lo];
+		if (node->min_order >= bound)
+			return NULL;
+		node = nfhp_children(node)[nfhp_node_find(node, key)];
 	}
-	return node;
+	return node->min_order < bound ? node : NULL;
 }
 
 static void nfhp_hist_add(unsigned int *hist, unsigned int value)

@@ -48,22 +48,32 @@ struct nfhp_entry {
  * struct nfhp_node - a range-location node or a leaf
  * @kind: &enum nfhp_node_kind
  * @dim: the dimension a range-location node splits
+ * @ibits: log2 of the buckets of the index of a wide RLP32 node, or 0
+ * @ishift: how far a value's offset is shifted to find its bucket
  * @n: intervals of a range-location node, entries of a leaf
+ * @min_order: the smallest order of any entry in any leaf below; a
+ *	lookup that already has a decision before it skips the subtree
  * @refs: references from parents and roots (control path only)
  * @hash: hash of the contents, for deduplication
  * @mark: scratch for statistics walks
  * @hnext: next node in the same deduplication bucket
- * @data: keys then children of a range-location node, entries of a leaf
+ * @data: keys, children and index of a range-location node, entries of a
+ *	leaf
  *
  * A range-location node holds @n sorted inclusive upper bounds, one per
  * elementary interval, and the child for each; the last bound is the end
  * of the node's region, so every value of the region finds its interval.
- * Keys are u32 for 32-bit dimensions and nfhp_u128 for wide ones.
+ * Keys are u32 for 32-bit dimensions and nfhp_u128 for wide ones.  The
+ * fields a lookup reads come first, so that a small node is one cache
+ * line.
  */
 struct nfhp_node {
 	u8 kind;
 	u8 dim;
+	u8 ibits;
+	u8 ishift;
 	u32 n;
+	u64 min_order;
 	u32 refs;
 	u32 hash;
 	u32 mark;
@@ -130,7 +140,7 @@ nfhp_leaf_entries(const struct nfhp_node *leaf)
 }
 
 const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
-					 const struct nfhp_key *key);
+					 const struct nfhp_key *key, u64 bound);
 
 /* The ruleset's trees and entries, for stats.c. */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
