@@ -27,6 +27,7 @@ struct ref_match {
 };
 
 struct ref_rule {
+	u64 packets;
 	u8 nmatch, action;
 	char target[NFHP_CHAIN_NAME_LEN];
 	struct ref_match *m;
@@ -36,6 +37,7 @@ struct ref_chain {
 	char name[NFHP_CHAIN_NAME_LEN];
 	bool builtin;
 	u8 policy;
+	u64 policy_packets;
 	unsigned int n, cap;
 	struct ref_rule **rules;
 };
@@ -401,20 +403,20 @@ static void decide(struct nfhp_ref_verdict *v, u8 action,
 	v->pos = pos;
 }
 
-void nfhp_ref_classify(const struct nfhp_ref *ref, enum nfhp_hook hook,
+void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 		       const struct nfhp_key *key, struct nfhp_ref_verdict *v)
 {
 	struct {
-		const struct ref_chain *c;
+		struct ref_chain *c;
 		unsigned int next;
 	} stack[NFHP_REF_MAX_DEPTH];
-	const struct ref_chain *base = find_chain(ref, hook_chain[hook]);
-	const struct ref_chain *c = base, *t;
+	struct ref_chain *base = find_chain(ref, hook_chain[hook]);
+	struct ref_chain *c = base, *t;
 	unsigned int sp = 0, i = 0, hops = 0;
 
 	memset(v, 0, sizeof(*v));
 	for (;;) {
-		const struct ref_rule *r;
+		struct ref_rule *r;
 
 		if (i >= c->n) {
 			/* End of chain: an implicit RETURN. */
@@ -428,6 +430,7 @@ void nfhp_ref_classify(const struct nfhp_ref *ref, enum nfhp_hook hook,
 		r = c->rules[i++];
 		if (!rule_matches(r, key))
 			continue;
+		r->packets++;
 		switch (r->action) {
 		case NFHP_ACT_ACCEPT:
 		case NFHP_ACT_DROP:
@@ -465,5 +468,16 @@ void nfhp_ref_classify(const struct nfhp_ref *ref, enum nfhp_hook hook,
 		}
 	}
 policy:
+	base->policy_packets++;
 	decide(v, base->policy, base, 0);
+}
+
+u64 nfhp_ref_packets(const struct nfhp_ref *ref, const char *chain,
+		     unsigned int pos)
+{
+	const struct ref_chain *c = find_chain(ref, chain);
+
+	if (!c || pos > c->n)
+		return 0;
+	return pos ? c->rules[pos - 1]->packets : c->policy_packets;
 }

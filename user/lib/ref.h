@@ -49,8 +49,12 @@ unsigned int nfhp_ref_nrules(const struct nfhp_ref *ref, const char *chain);
 /* Does this one rule match the packet?  (No jumps involved.) */
 bool nfhp_ref_spec_matches(const struct nfhp_rule_spec *spec,
 			   const struct nfhp_key *key);
-void nfhp_ref_classify(const struct nfhp_ref *ref, enum nfhp_hook hook,
+/* Classify and count: every rule that matches, and the policy that decides. */
+void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 		       const struct nfhp_key *key,
 		       struct nfhp_ref_verdict *v);
+/* Packets counted by rule @pos of @chain, or by its policy for @pos 0. */
+u64 nfhp_ref_packets(const struct nfhp_ref *ref, const char *chain,
+		     unsigned int pos);
 
 #endif /* _NFHP_REF_H */

@@ -219,7 +219,7 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 		nfhp_key_set_fragment(k);
 }
 
-static long compared, mismatches;
+static long compared, counters_compared, mismatches;
 
 static void dump(struct nfhp_ruleset *rs, const struct nfhp_key *k)
 {
@@ -241,6 +241,38 @@ static void dump(struct nfhp_ruleset *rs, const struct nfhp_key *k)
 		printf(" %u=%#llx", d, (unsigned long long)k->v[d]);
 	printf("\n");
 	free(s);
+}
+
+/* Every rule's and policy's packet counter against the reference's. */
+static bool compare_counters(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
+			     const char *when)
+{
+	const struct nfhp_chain *c;
+	struct nfhp_counter sum;
+	unsigned int pos;
+	u64 want;
+
+	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
+		for (pos = 0; pos <= nfhp_chain_rules(c); pos++) {
+			if (pos)
+				nfhp_rule_counter(nfhp_rule_at(c, pos), &sum);
+			else if (nfhp_chain_builtin(c))
+				nfhp_chain_policy_counter(c, &sum);
+			else
+				continue;
+			want = nfhp_ref_packets(ref, nfhp_chain_name(c), pos);
+			counters_compared++;
+			if (sum.packets == want)
+				continue;
+			mismatches++;
+			printf("# counter mismatch %s: %s %u tree %llu ref %llu\n",
+			       when, nfhp_chain_name(c), pos,
+			       (unsigned long long)sum.packets,
+			       (unsigned long long)want);
+			return false;
+		}
+	}
+	return true;
 }
 
 static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
@@ -275,7 +307,7 @@ static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		dump(rs, &k);
 		return false;
 	}
-	return true;
+	return compare_counters(rs, ref, when);
 }
 
 static const char *random_chain(int *level)
@@ -421,8 +453,8 @@ int main(int argc, char **argv)
 		nfhp_ruleset_free(rs);
 		nfhp_ref_free(ref);
 	}
-	printf("%sok 1 - %d random rule sets, %ld packets compared, %ld mismatches\n",
-	       bad ? "not " : "", i, compared, mismatches);
+	printf("%sok 1 - %d random rule sets, %ld packets and %ld counters compared, %ld mismatches\n",
+	       bad ? "not " : "", i, compared, counters_compared, mismatches);
 	printf("%d passed, %d failed\n", !bad, bad);
 	free(s);
 	free(p);

@@ -66,7 +66,7 @@ static struct nfhp_ref *setup(const char *const *lines)
 }
 
 /* Classify a packet line and compare with "ACCEPT CHAIN N|policy". */
-static void expect(const struct nfhp_ref *ref, const char *pkt,
+static void expect(struct nfhp_ref *ref, const char *pkt,
 		   const char *want)
 {
 	struct nfhp_sim_pkt p;
