@@ -72,7 +72,10 @@ obj=$dir/obj
 
 mkdir -p "$cache_root"
 exec 9> "$dir.lock"
-flock 9
+flock -n 9 || {
+	msg "waiting for the build of $dir in progress elsewhere"
+	flock 9
+}
 
 if [ -f "$dir/complete" ] && [ -f "$obj/arch/x86/boot/bzImage" ]; then
 	msg "reusing $dir ($(cat "$dir/kernel.release"))"
@@ -98,17 +101,20 @@ fi
 
 mkdir -p "$dir"
 rm -f "$dir/complete"
+seeded=
 if [ ! -d "$obj" ]; then
-	seed=$(ls -td "$cache_root"/*/obj 2>/dev/null | while read -r o; do
-		[ "$(cat "${o%/obj}/source-version" 2>/dev/null)" = "$ver" ] &&
-			echo "$o" && break
-	done || true)
-	if [ -n "$seed" ]; then
-		msg "starting from a copy of $seed"
+	# Under the seed's lock: never copy a tree that is being built.
+	for o in $(ls -td "$cache_root"/*/obj 2>/dev/null); do
+		[ "$(cat "${o%/obj}/source-version" 2>/dev/null)" = "$ver" ] ||
+			continue
 		rm -rf "$obj.tmp"
-		cp -a "$seed" "$obj.tmp"
+		flock -n "${o%/obj}.lock" cp -a "$o" "$obj.tmp" || continue
+		msg "starting from a copy of $o"
 		mv "$obj.tmp" "$obj"
-	fi
+		seeded=" (started from a copy of $o)"
+		break
+	done
+	rm -rf "$obj.tmp"
 fi
 mkdir -p "$obj"
 echo "$ver" > "$dir/source-version"
@@ -158,7 +164,7 @@ secs=$(($(date +%s) - start))
 echo "$secs" > "$dir/build-seconds"
 {
 	echo "source $pkg $ver ($src)"
-	echo "built $(date -u +%FT%TZ) in ${secs}s with -j$jobs on $(nproc) CPUs"
+	echo "built $(date -u +%FT%TZ) in ${secs}s with -j$jobs on $(nproc) CPUs$seeded"
 } > "$dir/complete"
 msg "built $(cat "$dir/kernel.release") in ${secs}s"
 echo "$dir/bzImage"
