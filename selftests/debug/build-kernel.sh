@@ -120,7 +120,17 @@ mkdir -p "$obj"
 echo "$ver" > "$dir/source-version"
 log=$dir/build.log
 : > "$log"
-kmake() { nice -n 10 make -C "$src" O="$obj" "$@" >> "$log" 2>&1; }
+# make runs in its own session, so that stopping this script (signal or
+# timeout) stops the whole build instead of orphaning sub-makes that still
+# hold the lock.
+kpid=
+trap '[ -z "$kpid" ] || kill -- -"$kpid" 2>/dev/null; exit 143' TERM INT HUP
+kmake()
+{
+	setsid nice -n 10 make -C "$src" O="$obj" "$@" >> "$log" 2>&1 &
+	kpid=$!
+	wait "$kpid"
+}
 
 msg "building in $dir with -j$jobs (log $log)"
 start=$(date +%s)
