@@ -26,7 +26,8 @@
 # multiplies every timeout, and the per-test timeouts get a further
 # NFHP_DEBUG_SLOWDOWN (default 4: KASAN and lockdep under TCG); NFHP_VM_MEM
 # (default 2G); NFHP_DEBUG_VM_TIMEOUT (seconds for the whole VM run, default
-# 5400 x NFHP_TIMEOUT_SCALE); NFHP_DEBUG_CACHE (see build-kernel.sh).
+# 5400 x NFHP_TIMEOUT_SCALE); NFHP_DEBUG_CACHE (see build-kernel.sh);
+# NFHP_STRESS_SECONDS (stress.sh, default 60 here).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -76,6 +77,7 @@ module=${module#"$top"/}
 echo "check-debug: $module built in $(($(date +%s) - t))s"
 
 export NFHP_MODULE=$module
+export NFHP_STRESS_SECONDS=${NFHP_STRESS_SECONDS:-60}
 export NFHP_TIMEOUT_SCALE=$((scale * slow))
 out=$top/build/debug-vm
 vmlog=build/check-debug-vm.log
