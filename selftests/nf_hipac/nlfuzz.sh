@@ -14,7 +14,7 @@
 #
 # The kernel log (KASAN, lockdep, WARN...) is checked by the harness.
 #
-#	NFHP_FUZZ_MESSAGES=N	messages in all (default 160000)
+#	NFHP_FUZZ_MESSAGES=N	messages in all (default 100000)
 #	NFHP_FUZZ_SEED=S	seed of the first process (default: random;
 #				the second uses S+1); printed either way
 #	NFHP_FUZZ_EPERM=N	messages per EPERM run (default 4000)
@@ -29,7 +29,7 @@ fuzz=$NFHP_BIN/nl_fuzz
 [ -x "$fuzz" ] || nfhp_skip "$fuzz not built (make all)"
 nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 
-messages=${NFHP_FUZZ_MESSAGES:-160000}
+messages=${NFHP_FUZZ_MESSAGES:-100000}
 seed=${NFHP_FUZZ_SEED:-$(( (RANDOM << 30 | RANDOM << 15 | RANDOM) + 1 ))}
 eperm=${NFHP_FUZZ_EPERM:-4000}
 ns_fuzz=nfhp-fuzz-$$

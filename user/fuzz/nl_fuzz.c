@@ -2,13 +2,15 @@
 /*
  * nl_fuzz: a generic netlink fuzzer for the nf_hipac family of nf_hipac.ko.
  *
- *	nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-v]
+ *	nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-v] [-D]
  *
- * Resolves the "nf_hipac" family, then sends COUNT requests over SOCKETS
- * sockets.  A request is a valid one (built as user/cli/nl.c builds them),
- * a valid one with one to four mutations (bit flips, wrong attribute types
- * and lengths, duplicated, deleted and over-deep nested attributes, huge
- * counts, truncated messages, wrong flags), or random attribute soup.  The
+ * Resolves the "nf_hipac" family, then sends COUNT (default 100000)
+ * requests over SOCKETS (default 4) sockets.  A request is a valid one
+ * (built as user/cli/nl.c builds them), a valid one with one to four
+ * mutations (bit flips, wrong attribute types and lengths, duplicated,
+ * deleted and over-deep nested attributes, huge counts, truncated
+ * messages, wrong flags), or random attribute soup.  Only about one in six
+ * requests is sent unmutated: those that go through cost a commit.  The
  * sockets open and end transactions (BEGIN, COMMIT, ABORT, closing the
  * socket) in between, so that their changes and transactions interleave.
  * Every few hundred requests the rule set is flushed so that it stays small.
@@ -855,7 +857,7 @@ static uint8_t pick_cmd(bool eperm)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-v]\n");
+		"usage: nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-v] [-D]\n");
 	exit(2);
 }
 
@@ -863,7 +865,7 @@ int main(int argc, char **argv)
 {
 	static char buf[FZ_BUF_SIZE];
 	struct fz_sock socks[FZ_MAX_SOCKS] = {};
-	unsigned long count = 200000, i, noanswer = 0;
+	unsigned long count = 100000, i, noanswer = 0;
 	unsigned int nsocks = 4, k;
 	uint64_t seed = 0;
 	bool eperm = false;

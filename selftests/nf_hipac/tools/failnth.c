@@ -100,7 +100,10 @@ static void fn_disarm(int armed)
 	if (pwrite(fn_fd, "0", 1, 0) != 1)
 		perror("failnth: disarm");
 	close(fn_fd);
-	if (report && (f = fopen(report, "w"))) {
+	if (!report)
+		return;
+	f = fopen(report, "w");
+	if (f) {
 		fputs(n > 0 && strtol(buf, NULL, 10) == 0 ? "injected\n" :
 		      "short\n", f);
 		fclose(f);
