@@ -172,9 +172,16 @@ cp "$obj/include/config/kernel.release" "$dir/kernel.release"
 ln -sfn obj/arch/x86/boot/bzImage "$dir/bzImage"
 secs=$(($(date +%s) - start))
 echo "$secs" > "$dir/build-seconds"
+# CPU seconds of the build (children's user + system): wall time on a
+# loaded host says little; cpu / CPUs is what an idle machine would take.
+cpu=$(times | awk 'NR == 2 {
+	for (i = 1; i <= 2; i++) {
+		split($i, t, "m"); sub("s", "", t[2]); s += t[1] * 60 + t[2]
+	}
+	printf "%d", s }')
 {
 	echo "source $pkg $ver ($src)"
-	echo "built $(date -u +%FT%TZ) in ${secs}s with -j$jobs on $(nproc) CPUs$seeded"
+	echo "built $(date -u +%FT%TZ) in ${secs}s (${cpu} CPU-s) with -j$jobs on $(nproc) CPUs$seeded"
 } > "$dir/complete"
-msg "built $(cat "$dir/kernel.release") in ${secs}s"
+msg "built $(cat "$dir/kernel.release") in ${secs}s, ${cpu} CPU-s"
 echo "$dir/bzImage"
