@@ -1873,11 +1873,13 @@ static int do_log(struct xl_state *s, struct nftnl_expr *e)
 	v = nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_GROUP);
 	if (v)
 		fprintf(f, " --nflog-group %u", v);
-	if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_SNAPLEN) &&
-	    (v = nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_SNAPLEN)))
+	v = nftnl_expr_is_set(e, NFTNL_EXPR_LOG_SNAPLEN) ?
+	    nftnl_expr_get_u32(e, NFTNL_EXPR_LOG_SNAPLEN) : 0;
+	if (v)
 		fprintf(f, " --nflog-size %u", v);
-	if (nftnl_expr_is_set(e, NFTNL_EXPR_LOG_QTHRESHOLD) &&
-	    (v = nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD)) > 1)
+	v = nftnl_expr_is_set(e, NFTNL_EXPR_LOG_QTHRESHOLD) ?
+	    nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_QTHRESHOLD) : 0;
+	if (v > 1)
 		fprintf(f, " --nflog-threshold %u", v);
 	return xtarget_close(s, f, true);
 }
