@@ -41,6 +41,8 @@ def main():
     ap.add_argument("--in", dest="indir", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--cmd", default="make bench-kernel")
+    ap.add_argument("--note", action="append", default=[],
+                    help="markdown file to append (e.g. a profile)")
     args = ap.parse_args()
 
     vals = collections.defaultdict(list)
@@ -316,6 +318,10 @@ def main():
             md.extend(lines[:25])
             w("```")
             w("")
+
+    for p in args.note:
+        w(open(p).read().rstrip())
+        w("")
 
     text = "\n".join(md) + "\n"
     with open(os.path.join(args.out, "kernel.md"), "w") as f:
