@@ -428,10 +428,10 @@ int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 			err = -EINVAL;
 			break;
 		}
-		/* "source or destination port" is no box: not native yet. */
+		/* "source or destination port" is two boxes, see below. */
 		if (m->syntax == NFHP_SYN_MULTIPORT_BOTH) {
-			*msg = "multiport --ports is not supported yet";
-			err = -EOPNOTSUPP;
+			*msg = "multiport --ports needs nfhp_boxes_from_spec()";
+			err = -EINVAL;
 			break;
 		}
 		restricted |= 1u << m->dim;
@@ -445,6 +445,92 @@ out:
 	if (err == -E2BIG)
 		*msg = "match needs too many intervals";
 	nfhp_rlists_free(lists);
+	return err;
+}
+
+/* The index of the "-m multiport --ports" match of @s, or -1. */
+static int nfhp_spec_ports_match(const struct nfhp_rule_spec *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX; i++)
+		if (s->m[i].syntax == NFHP_SYN_MULTIPORT_BOTH)
+			return i;
+	return -1;
+}
+
+/*
+ * Copy @s into @alt with its --ports match @i written out as a source and
+ * a destination port match, both as @s had it (same set, same "!").
+ */
+static int nfhp_spec_split_ports(const struct nfhp_rule_spec *s, int i,
+				 struct nfhp_rule_spec *alt, const char **msg)
+{
+	if (s->m[i].dim != NFHP_DIM_DPORT ||
+	    (i && s->m[i - 1].dim == NFHP_DIM_SPORT)) {
+		*msg = "multiport --ports together with another source port match is not supported";
+		return -EOPNOTSUPP;
+	}
+	memcpy(alt, s, sizeof(*alt));
+	memmove(&alt->m[i + 1], &s->m[i], (s->nmatch - i) * sizeof(s->m[0]));
+	alt->nmatch++;
+	alt->m[i].dim = NFHP_DIM_SPORT;
+	alt->m[i].syntax = NFHP_SYN_MULTIPORT;
+	alt->m[i + 1].syntax = NFHP_SYN_MULTIPORT;
+	return 0;
+}
+
+/**
+ * nfhp_boxes_from_spec() - the boxes of a rule
+ * @mem: account to allocate the boxes on
+ * @s: the specification
+ * @box: set to the first box
+ * @alt: set to a second box, or NULL
+ * @msg: set to a reason on error
+ *
+ * "-m multiport --ports P" matches when the source or the destination
+ * port is in P.  That is no box, but the union of two disjoint ones:
+ * "source in P" (@box) and "destination in P, source not in P" (@alt).
+ * The rule gets an entry for each (ruleset.c); a packet matches at most
+ * one of them, so it is counted once.  Negated, "neither port in P", it is
+ * a single box.  Every other rule has one box (nfhp_box_from_spec()).
+ *
+ * Return: 0, or -errno for a specification the tree cannot express.
+ */
+int nfhp_boxes_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
+			 struct nfhp_box **box, struct nfhp_box **alt,
+			 const char **msg)
+{
+	int i = nfhp_spec_ports_match(s), err;
+	struct nfhp_rule_spec *split;
+
+	*alt = NULL;
+	if (i < 0)
+		return nfhp_box_from_spec(mem, s, box, msg);
+	split = kmalloc(sizeof(*split), GFP_KERNEL);
+	if (!split)
+		return -ENOMEM;
+	err = nfhp_spec_split_ports(s, i, split, msg);
+	if (err || s->m[i].invert) {
+		if (!err)
+			err = nfhp_box_from_spec(mem, split, box, msg);
+		goto out;
+	}
+	split->m[i].invert = 1;
+	err = nfhp_box_from_spec(mem, split, alt, msg);
+	if (err)
+		goto out;
+	split->m[i].invert = 0;
+	memmove(&split->m[i + 1], &split->m[i + 2],
+		(split->nmatch - i - 2) * sizeof(split->m[0]));
+	split->nmatch--;
+	err = nfhp_box_from_spec(mem, split, box, msg);
+	if (err) {
+		nfhp_box_free(mem, *alt);
+		*alt = NULL;
+	}
+out:
+	kfree(split);
 	return err;
 }
 

@@ -61,6 +61,8 @@ struct nfhp_rcounter {
 /**
  * struct nfhp_rule - an immutable rule
  * @box: what it matches
+ * @alt: a second box it matches, disjoint from @box, or NULL (see
+ *	nfhp_boxes_from_spec())
  * @spec: what the user wrote, packed
  * @cnt: its counters
  * @chain: its chain, as of the last commit
@@ -70,6 +72,7 @@ struct nfhp_rcounter {
  */
 struct nfhp_rule {
 	struct nfhp_box *box;
+	struct nfhp_box *alt;
 	struct nfhp_packed_spec *spec;
 	struct nfhp_rcounter *cnt;
 	const struct nfhp_chain *chain;
@@ -289,6 +292,7 @@ static void nfhp_counter_zero(struct nfhp_rcounter *c)
 
 static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 {
+	nfhp_box_free(&rs->mem, r->alt);
 	nfhp_box_free(&rs->mem, r->box);
 	nfhp_free(&rs->mem, r->spec, r->spec->size);
 	nfhp_rcounter_put(&rs->mem, r->cnt);
@@ -312,7 +316,7 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 		goto out_nomem;
 	r->action = spec->action;
 	strscpy(r->target, spec->target, sizeof(r->target));
-	err = nfhp_box_from_spec(&rs->mem, spec, &r->box, msg);
+	err = nfhp_boxes_from_spec(&rs->mem, spec, &r->box, &r->alt, msg);
 	if (err)
 		goto out_free_rule;
 	err = nfhp_spec_pack(&rs->mem, spec, &r->spec);
@@ -332,6 +336,7 @@ out_put_counter:
 out_free_spec:
 	nfhp_free(&rs->mem, r->spec, r->spec->size);
 out_free_box:
+	nfhp_box_free(&rs->mem, r->alt);
 	nfhp_box_free(&rs->mem, r->box);
 out_free_rule:
 	nfhp_free(&rs->mem, r, sizeof(*r));
@@ -577,19 +582,20 @@ static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 			struct nfhp_flat *fl, const struct nfhp_chain *c,
 			const struct nfhp_box *prefix, unsigned int depth);
 
-/* The entries of one rule reached with the matches @prefix. */
-static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
-			     const struct nfhp_model *m, struct nfhp_flat *fl,
-			     const struct nfhp_rule *r,
-			     const struct nfhp_box *prefix, unsigned int depth)
+/* The entries of one box of a rule reached with the matches @prefix. */
+static int nfhp_flatten_box(struct nfhp_ruleset *rs,
+			    const struct nfhp_model *m, struct nfhp_flat *fl,
+			    const struct nfhp_rule *r,
+			    const struct nfhp_box *rbox,
+			    const struct nfhp_box *prefix, unsigned int depth)
 {
-	const struct nfhp_box *box = r->box;
+	const struct nfhp_box *box = rbox;
 	struct nfhp_box *own = NULL;
 	u8 action = r->action;
 	int err, t;
 
 	if (prefix) {
-		err = nfhp_box_intersect(&rs->mem, prefix, r->box, &own);
+		err = nfhp_box_intersect(&rs->mem, prefix, rbox, &own);
 		if (err)
 			return err;
 		box = own;
@@ -615,6 +621,20 @@ static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 		return err;
 	/* After a goto nothing more of this chain runs: an implicit RETURN. */
 	return nfhp_flat_add(rs, fl, box, false, NULL, NULL, NFHP_ACT_RETURN);
+}
+
+/* The entries of one rule: one run per box, the boxes being disjoint. */
+static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
+			     const struct nfhp_model *m, struct nfhp_flat *fl,
+			     const struct nfhp_rule *r,
+			     const struct nfhp_box *prefix, unsigned int depth)
+{
+	int err;
+
+	err = nfhp_flatten_box(rs, m, fl, r, r->box, prefix, depth);
+	if (err || !r->alt)
+		return err;
+	return nfhp_flatten_box(rs, m, fl, r, r->alt, prefix, depth);
 }
 
 static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,

@@ -139,6 +139,14 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 	for (d = 0; d < NFHP_DIM_MAX; d++)
 		if (used & (1u << d))
 			gen_match(&s->m[s->nmatch++], d);
+	/* Now and then "-m multiport --ports", which lands on dport. */
+	if ((used & (1u << NFHP_DIM_DPORT)) &&
+	    !(used & (1u << NFHP_DIM_SPORT)) && rnd(3) == 0) {
+		for (d = 0; s->m[d].dim != NFHP_DIM_DPORT; d++)
+			;
+		gen_ranges(&s->m[d]);
+		s->m[d].syntax = NFHP_SYN_MULTIPORT_BOTH;
+	}
 	r = rnd(20);
 	if (r < 8)
 		s->action = NFHP_ACT_ACCEPT;
@@ -169,6 +177,23 @@ static void pool_add(struct pools *p, u8 d, nfhp_u128 v)
 	p->v[d][p->n[d]++] = v;
 }
 
+/*
+ * lo - 1, lo, hi, hi + 1 of an interval; a source port is a boundary of
+ * the destination port too, for "--ports" rules whose first box has only
+ * the source port.
+ */
+static void pool_add_range(struct pools *p, u8 d, const struct nfhp_range *r)
+{
+	if (d == NFHP_DIM_SPORT)
+		pool_add_range(p, NFHP_DIM_DPORT, r);
+	if (r->lo)
+		pool_add(p, d, r->lo - 1);
+	pool_add(p, d, r->lo);
+	pool_add(p, d, r->hi);
+	if (r->hi != ~(nfhp_u128)0)
+		pool_add(p, d, r->hi + 1);
+}
+
 /* Boundary values: lo - 1, lo, hi, hi + 1 of every interval of every rule. */
 static void pools_fill(struct pools *p, struct nfhp_ruleset *rs)
 {
@@ -185,14 +210,8 @@ static void pools_fill(struct pools *p, struct nfhp_ruleset *rs)
 				const struct nfhp_range *r =
 					nfhp_box_ranges(b, d);
 
-				for (i = 0; i < nfhp_box_nranges(b, d); i++) {
-					if (r[i].lo)
-						pool_add(p, d, r[i].lo - 1);
-					pool_add(p, d, r[i].lo);
-					pool_add(p, d, r[i].hi);
-					if (r[i].hi != ~(nfhp_u128)0)
-						pool_add(p, d, r[i].hi + 1);
-				}
+				for (i = 0; i < nfhp_box_nranges(b, d); i++)
+					pool_add_range(p, d, &r[i]);
 			}
 		}
 	}
