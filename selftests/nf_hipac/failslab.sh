@@ -46,7 +46,7 @@ fs=/sys/kernel/debug/failslab
 [ -d /sys/kernel/debug/failslab ] ||
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 [ -d $fs ] || nfhp_skip "no $fs: this kernel lacks CONFIG_FAILSLAB or" \
-	"CONFIG_FAULT_INJECTION_DEBUG_FS (Debian's does); make check-debug" \
+	"CONFIG_FAULT_INJECTION_DEBUG_FS (as Debian's); make check-debug" \
 	"runs this test"
 [ -e /proc/self/fail-nth ] || nfhp_skip "no /proc/self/fail-nth"
 nfhp_require_cmd gcc python3
