@@ -3,7 +3,7 @@
 #
 # Lifecycle churn.
 #
-# Namespaces: NFHP_CHURN_NETNS (default 10) network namespaces are created
+# Namespaces: NFHP_CHURN_NETNS (default 8) network namespaces are created
 # one after the other, at most four alive at a time.  Each gets a rule set
 # (OUTPUT drops udp/9999, counts udp/9998), local traffic to itself
 # through those rules, and is destroyed while the traffic still runs (the
@@ -11,7 +11,7 @@
 # with the namespace exit).  Every new namespace must start empty, load
 # its rules and act on them.
 #
-# Module: NFHP_CHURN_RELOADS (default 3) times, with rules loaded in the
+# Module: NFHP_CHURN_RELOADS (default 2) times, with rules loaded in the
 # router and in two spare namespaces and datagrams flowing through the
 # router, rmmod nf_hipac must succeed, traffic must flow unfiltered, and
 # after insmod (NFHP_MODULE, as unload.sh) the rule sets must start empty
@@ -27,8 +27,8 @@ nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 
 module=${NFHP_MODULE:-$NFHP_TOP/nf_hipac.ko}
 [ -f "$module" ] || nfhp_skip "$module not built"
-NNETNS=${NFHP_CHURN_NETNS:-10}
-NRELOADS=${NFHP_CHURN_RELOADS:-3}
+NNETNS=${NFHP_CHURN_NETNS:-8}
+NRELOADS=${NFHP_CHURN_RELOADS:-2}
 tmp=$(mktemp -d /tmp/nfhp-churn.XXXXXX)
 prefix=nfhp-churn-$$
 alive=()
