@@ -30,6 +30,8 @@
 #   NFHP_DIFF_LONG=1       the long run: 300 rule sets, 150 packets each,
 #                          every ClassBench set with 1000 trace packets
 #   NFHP_DIFF_DUMP=DIR     write each random rule set to DIR
+#   NFHP_DIFF_REDUCE=1     shrink the packets of a mismatching random rule
+#                          set to a minimal list (with NFHP_DIFF_ONLY)
 #   NFHP_DIFF_VERBOSE=1    print iptables' counters after every rule set
 #   NFHP_DIFF_REPORTS=N    rule sets whose mismatches are shown in full
 #                          (default 8; the rest are one line each)
@@ -83,6 +85,7 @@ args=(--ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$diff_tmp"
 [ "${NFHP_DIFF_HOTDROP:-1}" = 1 ] || args+=(--no-hotdrop)
 [ -z "${NFHP_DIFF_DUMP:-}" ] || args+=(--dump "$NFHP_DIFF_DUMP")
 [ "${NFHP_DIFF_VERBOSE:-0}" = 0 ] || args+=(--verbose)
+[ "${NFHP_DIFF_REDUCE:-0}" = 0 ] || args+=(--reduce)
 [ -z "${NFHP_DIFF_REPORTS:-}" ] || args+=(--max-reports "$NFHP_DIFF_REPORTS")
 
 ip netns exec $diff_ns_t python3 "$dir/driver.py" "${args[@]}"

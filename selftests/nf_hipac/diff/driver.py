@@ -177,6 +177,8 @@ class Tester:
         self.refused = []
         self.sent = {}
         self.clock = {}
+        self.last_bad = False
+        self.quiet = False
 
     def timed(self, what, fn, *a):
         t0 = time.monotonic()
@@ -321,6 +323,9 @@ class Tester:
             for line in sa.splitlines():
                 self.log("    " + line)
         oth_bad = sorted(others[0]) != sorted(others[1])
+        self.last_bad = bool(bad or cnt_bad or oth_bad)
+        if self.quiet:
+            return out
         if bad or cnt_bad or oth_bad:
             self.mismatches += len(bad) + (1 if cnt_bad or oth_bad else 0)
             for pk in bad:
@@ -431,6 +436,47 @@ def classbench_cases(args, rng):
         yield "classbench " + n, text, tuples
 
 
+def reduce_case(t, ra, rb, name, text, phases):
+    """Shrink the packets of a mismatching case to a minimal list that
+    still mismatches, and show that run in full."""
+    flat = [(i, pk) for i, ph in enumerate(phases) for pk in ph]
+
+    def bad(items):
+        ph = [[], [], []]
+        for i, pk in items:
+            ph[i].append(pk)
+        t.quiet = True
+        try:
+            t.run_case(ra, rb, name, text, ph)
+        finally:
+            t.quiet = False
+        return t.last_bad, ph
+
+    if not bad(flat)[0]:
+        t.log("reduce %s: the mismatch does not repeat" % name)
+        return
+    n = 2
+    while len(flat) >= 2:
+        chunk = max(1, len(flat) // n)
+        for k in range(0, len(flat), chunk):
+            rest = flat[:k] + flat[k + chunk:]
+            if rest and bad(rest)[0]:
+                flat = rest
+                n = max(n - 1, 2)
+                break
+        else:
+            if chunk == 1:
+                break
+            n = min(len(flat), n * 2)
+    ph = bad(flat)[1]
+    t.args.max_reports += 1
+    t.run_case(ra, rb, name + " (reduced)", text, ph)
+    t.log("reduced %s to %d packets:" % (name, len(flat)))
+    for i, pk in flat:
+        t.log("  phase %d: %s" % (i + 1, pk.describe()))
+        t.log("    bytes: %s" % pk.build(pk.ident).hex())
+
+
 def control_checks(t, ra, rb):
     """The harness must see traffic pass and traffic die, or every
     comparison would agree vacuously."""
@@ -498,6 +544,8 @@ def main():
                     help="no packets iptables' matches hotdrop")
     ap.add_argument("--max-reports", type=int, default=8)
     ap.add_argument("--dump", default="", help="write rule sets here")
+    ap.add_argument("--reduce", action="store_true",
+                    help="shrink the packets of a mismatching random set")
     ap.add_argument("--verbose", action="store_true",
                     help="print the counters of every rule set")
     args = ap.parse_args()
@@ -544,8 +592,11 @@ def main():
                 f.write(text)
         pl = gen.Planner(rng, gen.pools(text), odd=not args.no_odd,
                             hotdrop=not args.no_hotdrop)
-        t.run_case(ra, rb, "random rule set %d (seed %d)" % (i, args.seed),
-                   text, pl.plan(args.packets))
+        phases = pl.plan(args.packets)
+        name = "random rule set %d (seed %d)" % (i, args.seed)
+        t.run_case(ra, rb, name, text, phases)
+        if args.reduce and t.last_bad:
+            reduce_case(t, ra, rb, name, text, phases)
         if (i + 1) % 50 == 0:
             t.log("... %d random rule sets (%.0fs)" %
                   (i + 1, time.monotonic() - start))
