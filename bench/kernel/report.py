@@ -48,12 +48,15 @@ def main():
     vals = collections.defaultdict(list)
     failed = collections.defaultdict(int)
     units, rules, order, skipped = {}, {}, [], []
+    rounds_seen = set()
     with open(os.path.join(args.indir, "raw.csv")) as f:
         for r in csv.DictReader(f):
             if r["contender"] == "skipped":
                 skipped.append(r["ruleset"])
                 continue
             key = (r["contender"], r["ruleset"], r["traffic"])
+            if r["traffic"] == "tcp":
+                rounds_seen.add(r["round"])
             units[r["traffic"]] = r["unit"]
             rules[r["ruleset"]] = int(r["rules"])
             if r["ruleset"] not in order:
@@ -67,8 +70,7 @@ def main():
     for k in failed:
         if k[2] in RATE and k in vals:
             med[k] = statistics.median(vals[k] + [0.0] * failed[k])
-    nrounds = max((len(v) + failed.get(k, 0) for k, v in vals.items()
-                   if k[2] == "tcp"), default=0)
+    nrounds = len(rounds_seen)
 
     def ratio(c, rs, tr):
         b = med.get(("none", rs, tr))
@@ -102,7 +104,7 @@ def main():
     w = md.append
     w("# In-kernel benchmark (issue 5)")
     w("")
-    w("Made by `%s` on %s (%d interleaved round%s per point, "
+    w("Made by `%s` on %s (%d interleaved round%s of the matrix, "
       "medians; QEMU TCG, 2 vCPUs, Debian kernel 6.1).  Absolute numbers "
       "under TCG mean little; the ratios to *no firewall* on the same "
       "ruleset and traffic are the result." %
@@ -120,7 +122,8 @@ def main():
       "measures the forwarding cost), forwarded to the receiver and "
       "counted at its veth rx counter (packets/s).  The baseline "
       "*none* is measured at the start and at the end of every round "
-      "of a ruleset.  A cell is the ratio to none; `x` = "
+      "of a ruleset; its column shows the median and (min-max) of "
+      "those measurements, which is the noise floor of the run.  A cell is the ratio to none; `x` = "
       "the contender could not load the ruleset in time, `n/e` = not "
       "expressible that way (see notes), `0` = no packet or no iperf3 "
       "result got through in the measurement window.")
@@ -135,8 +138,11 @@ def main():
         for rs in sets:
             for tr in ("tcp", "udp64"):
                 b = med.get(("none", rs, tr))
+                nv = vals.get(("none", rs, tr), [])
+                spread = (" (%s-%s)" % (fnum(min(nv)), fnum(max(nv)))
+                          if len(nv) > 1 else "")
                 cells = [rs, str(rules[rs]), tr,
-                         "%s %s" % (fnum(b), units.get(tr, ""))]
+                         "%s %s%s" % (fnum(b), units.get(tr, ""), spread)]
                 for c in CONT[1:]:
                     k = (c, rs, tr)
                     rt = ratio(c, rs, tr)
