@@ -3,7 +3,7 @@
 #
 # Native matches on real packets crossing the router's FORWARD chain: drop
 # by source address, by protocol, by TCP and UDP destination port (and a
-# multiport list), by input interface wildcard, by an exact input
+# multiport list, --ports), by input interface wildcard, by an exact input
 # interface with an ICMP type and by a negated output interface.  Each
 # rule is checked against a flow it must block and one it must leave
 # alone, then removed again.
@@ -60,6 +60,14 @@ nfhp_check "multiport --dports 22,8000:8090" \
 	r -A FORWARD -p tcp -m multiport --dports 22,8000:8090 -j DROP
 nfhp_check "multiport blocks tcp/8085" tcp_fail 8085
 nfhp_check "multiport leaves tcp/8091" tcp_ok 8091
+nfhp_check "flush" flushed
+
+# --ports: either port in the set; a packet matching both counts once.
+nfhp_check "multiport --ports 40020,5354" \
+	r -A FORWARD -p udp -m multiport --ports 40020,5354 -j DROP
+NFHP_SPORT=40020 nfhp_check "--ports blocks udp from 40020" udp_fail 5353
+nfhp_check "--ports blocks udp to 5354" udp_fail 5354
+NFHP_SPORT=40021 nfhp_check "--ports leaves udp 40021 -> 5353" udp_ok 5353
 nfhp_check "flush" flushed
 
 nfhp_check "-A -p udp --sport 40000:40010 -j DROP" \
