@@ -173,7 +173,8 @@ def main():
       "Replace = a 10k seed set replaced by another 10k seed set with "
       "the same matching rules while a sequence-numbered UDP stream "
       "(500 packets/s) crosses the router; lost in the router = packets "
-      "the sender's veth sent minus packets the receiver's veth got; the "
+      "the sender's veth sent minus packets the receiver's veth got (ARP packets on "
+      "the sender's veth count here too, so 1-2 is noise); the "
       "sequence numbers missing at the receiving socket also count drops "
       "in the receiving process, which the loaded host starves.")
     w("")
