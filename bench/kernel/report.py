@@ -358,7 +358,7 @@ def plot(outdir, med, rules, seeds):
           "set multiplot layout 1,2 title 'Seed set: N non-matching + 1 "
           "matching rule (ratio to no firewall, QEMU TCG)'",
           "set logscale x", "set xrange [50:200000]",
-          "set yrange [0:1.1]", "set grid",
+          "set yrange [0:*]", "set grid",
           "set xlabel 'rules N'", "set ylabel 'ratio to no firewall'",
           "set key bottom left"]
     for i, tr in enumerate(("TCP throughput (iperf3)",
