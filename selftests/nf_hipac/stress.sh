@@ -43,8 +43,9 @@ SECONDS_RUN=${NFHP_STRESS_SECONDS:-20}
 NRULES=${NFHP_STRESS_RULES:-10000}
 tmp=$(mktemp -d /tmp/nfhp-stress.XXXXXX)
 backlog=$(sysctl -n net.core.netdev_max_backlog)
-trap 'touch $tmp/stop; sysctl -qw net.core.netdev_max_backlog=$backlog;
-      nfhp_cleanup; rm -rf $tmp' EXIT
+trap 'echo 0 >$tmp/stop; touch $tmp/stop-send $tmp/stop-recv
+      sysctl -qw net.core.netdev_max_backlog=$backlog; nfhp_cleanup
+      rm -rf $tmp' EXIT
 # Under TCG a busy CPU falls behind; do not let the backlog drop markers.
 sysctl -qw net.core.netdev_max_backlog=10000
 
@@ -162,11 +163,12 @@ timed()
 
 # more DONE - go on?  Until the stop file appears, and beyond it until
 # the loop has done its work at least once (DONE > 0): a starved TCG guest
-# may need long for the first restore.  Never past the hard stop.
+# may need long for the first restore.  Never past the hard stop, the
+# time in seconds that the stop file holds.
 more()
 {
-	[ ! -e $tmp/hardstop ] || return 1
-	[ ! -e $tmp/stop ] || [ "$1" = 0 ]
+	[ -e $tmp/stop ] || return 0
+	[ "$1" = 0 ] && [ "$(date +%s)" -lt "$(cat $tmp/stop)" ]
 }
 
 # count CHAIN - the number of rules listed in CHAIN.  -L -n: -S and save
@@ -314,11 +316,9 @@ in_ns $ns_router bash -c counter_loop &
 counter_pid=$!
 
 sleep "$SECONDS_RUN"
-touch $tmp/stop
-( sleep 300; touch $tmp/hardstop ) &
-hard_pid=$!
+# The stop file holds the hard stop.
+echo $(($(date +%s) + 300)) >$tmp/stop
 wait $churn_pid $restore_pid $counter_pid
-kill $hard_pid 2>/dev/null
 duration=$(($(date +%s) - t0))
 touch $tmp/stop-send
 wait $send_pid
