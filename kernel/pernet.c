@@ -3,9 +3,12 @@
  * nf-hipac: one rule set per network namespace.
  *
  * Every namespace gets an empty rule set when it is created, but no hooks:
- * they are registered only while the committed rule set does something, so
- * a namespace without rules pays nothing per packet.  Likewise conntrack is
- * enabled in a namespace only while some rule matches on the state.
+ * they are registered by the first commit in the namespace and stay, the
+ * way iptables registers a namespace's filter table on first use.  A
+ * namespace nobody configures pays nothing per packet, and once the hooks
+ * are in, the policies count every packet even while no rule exists.
+ * Conntrack is enabled in a namespace only while some rule matches on the
+ * state.
  *
  * Growing happens before a commit (nfhp_net_prepare()), shrinking after it
  * (nfhp_net_settle()): the old rule set never needs the new resources and
@@ -89,36 +92,14 @@ static void nfhp_net_ct_put(struct nfhp_net *hn)
 }
 
 /**
- * nfhp_staged_empty() - will the rule set about to be committed be empty?
- * @rs: the rule set, a transaction open
- *
- * nfhp_ruleset_empty() answers for the committed rule set; this is the same
- * test on the staged one, which the reading functions see.
- *
- * Return: true when no chain has a rule and every policy is ACCEPT.
- */
-static bool nfhp_staged_empty(const struct nfhp_ruleset *rs)
-{
-	const struct nfhp_chain *c;
-
-	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
-		if (nfhp_chain_rules(c) ||
-		    (nfhp_chain_builtin(c) &&
-		     nfhp_chain_get_policy(c) != NFHP_ACT_ACCEPT))
-			return false;
-	}
-	return true;
-}
-
-/**
  * nfhp_net_prepare() - get what the rule set about to be committed needs
  * @hn: the namespace state, @hn->lock held, a transaction open
  * @msg: set to the reason on error
  *
  * Takes a conntrack reference if the staged rule set matches on the state
- * and registers the hooks if it is not empty.  Both are harmless for the
- * rule set still committed; nfhp_net_settle() gives back what turns out
- * not to be needed.
+ * and registers the hooks.  Both are harmless for the rule set still
+ * committed; nfhp_net_settle() gives back conntrack when it turns out not
+ * to be needed.
  *
  * Return: 0 or -errno.
  */
@@ -126,8 +107,6 @@ int nfhp_net_prepare(struct nfhp_net *hn, const char **msg)
 {
 	int ret;
 
-	if (nfhp_staged_empty(hn->rs))
-		return 0;
 	if (!hn->ct_held && nfhp_ruleset_uses_dim(hn->rs, NFHP_DIM_STATE)) {
 		ret = nf_ct_netns_get(hn->net, NFPROTO_IPV4);
 		if (ret) {
@@ -148,12 +127,8 @@ int nfhp_net_prepare(struct nfhp_net *hn, const char **msg)
  */
 void nfhp_net_settle(struct nfhp_net *hn)
 {
-	if (nfhp_ruleset_empty(hn->rs)) {
-		nfhp_net_hooks_down(hn);
+	if (!nfhp_ruleset_uses_dim(hn->rs, NFHP_DIM_STATE))
 		nfhp_net_ct_put(hn);
-	} else if (!nfhp_ruleset_uses_dim(hn->rs, NFHP_DIM_STATE)) {
-		nfhp_net_ct_put(hn);
-	}
 }
 
 /**

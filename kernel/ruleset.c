@@ -67,6 +67,9 @@ struct nfhp_rcounter {
  * @cnt: its counters
  * @chain: its chain, as of the last commit
  * @pos: its 1-based position, as of the last commit
+ * @written: the dimensions its specification names, restricting them or
+ *	not ("--ctstate" with every state restricts nothing, yet iptables
+ *	turns conntrack on for it)
  * @action: &enum nfhp_action
  * @target: chain of a jump or goto
  */
@@ -77,6 +80,7 @@ struct nfhp_rule {
 	struct nfhp_rcounter *cnt;
 	const struct nfhp_chain *chain;
 	unsigned int pos;
+	u16 written;
 	u8 action;
 	char target[NFHP_CHAIN_NAME_LEN];
 };
@@ -306,6 +310,7 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 {
 	struct nfhp_rule *r;
 	int err = -ENOMEM;
+	unsigned int i;
 
 	if (spec->action >= NFHP_ACT_MAX) {
 		*msg = "unknown rule action";
@@ -316,6 +321,9 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 		goto out_nomem;
 	r->action = spec->action;
 	strscpy(r->target, spec->target, sizeof(r->target));
+	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
+		if (spec->m[i].dim < NFHP_DIM_MAX)
+			r->written |= 1u << spec->m[i].dim;
 	err = nfhp_boxes_from_spec(&rs->mem, spec, &r->box, &r->alt, msg);
 	if (err)
 		goto out_free_rule;
@@ -2344,10 +2352,21 @@ nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 }
 
 /**
+ * nfhp_rule_written() - the dimensions a rule's specification names
+ * @r: the rule
+ *
+ * Return: a bit per &enum nfhp_dim.
+ */
+u16 nfhp_rule_written(const struct nfhp_rule *r)
+{
+	return r->written;
+}
+
+/**
  * nfhp_rule_box() - what a rule matches, normalized
  * @r: the rule
  *
- * Return: the box.
+ * Return: its (first) box.
  */
 const struct nfhp_box *nfhp_rule_box(const struct nfhp_rule *r)
 {

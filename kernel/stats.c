@@ -136,14 +136,15 @@ int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 }
 
 /**
- * nfhp_ruleset_uses_dim() - does any rule restrict a dimension?
+ * nfhp_ruleset_uses_dim() - does any rule match on a dimension?
  * @rs: the rule set
  * @dim: the dimension
  *
- * The glue asks for %NFHP_DIM_STATE, to enable connection tracking only
- * when a rule needs it.
+ * The glue asks for %NFHP_DIM_STATE, to enable connection tracking when a
+ * rule has a state match, as iptables does, even one that lets every
+ * state through: conntrack also reassembles fragments.
  *
- * Return: true when some rule's box restricts @dim.
+ * Return: true when some rule's specification names @dim.
  */
 bool nfhp_ruleset_uses_dim(const struct nfhp_ruleset *rs, enum nfhp_dim dim)
 {
@@ -152,7 +153,7 @@ bool nfhp_ruleset_uses_dim(const struct nfhp_ruleset *rs, enum nfhp_dim dim)
 
 	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c))
 		for (pos = 1; pos <= nfhp_chain_rules(c); pos++)
-			if (nfhp_rule_box(nfhp_rule_at(c, pos))->restricted &
+			if (nfhp_rule_written(nfhp_rule_at(c, pos)) &
 			    (1u << dim))
 				return true;
 	return false;

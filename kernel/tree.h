@@ -151,5 +151,6 @@ const struct nfhp_entry *const *
 nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		     unsigned int *n);
 const struct nfhp_box *nfhp_rule_box(const struct nfhp_rule *r);
+u16 nfhp_rule_written(const struct nfhp_rule *r);
 
 #endif /* _NFHP_TREE_H */
