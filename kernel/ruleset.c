@@ -94,6 +94,8 @@ struct nfhp_rule {
  * @gen: the transaction that created this copy
  * @mark: scratch for walks over the models
  * @n: rules
+ * @nbranch: rules that jump, goto or return; without them the chain's
+ *	entries are its rules, one to one, and commits take a short cut
  * @cap: room in @rules
  * @rules: the rules in order
  */
@@ -105,6 +107,7 @@ struct nfhp_chain {
 	u32 gen;
 	u32 mark;
 	unsigned int n;
+	unsigned int nbranch;
 	unsigned int cap;
 	struct nfhp_rule **rules;
 };
@@ -294,6 +297,13 @@ static void nfhp_counter_zero(struct nfhp_rcounter *c)
 	}
 }
 
+/* Does @r leave the straight path through its chain? */
+static bool nfhp_rule_branches(const struct nfhp_rule *r)
+{
+	return r->action == NFHP_ACT_JUMP || r->action == NFHP_ACT_GOTO ||
+	       r->action == NFHP_ACT_RETURN;
+}
+
 static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 {
 	nfhp_box_free(&rs->mem, r->alt);
@@ -449,6 +459,7 @@ static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 	}
 	copy->policy = c->policy;
 	copy->n = c->n;
+	copy->nbranch = c->nbranch;
 	if (c->n)
 		memcpy(copy->rules, c->rules, c->n * sizeof(*c->rules));
 	rs->work->chains[i] = copy;
@@ -482,7 +493,7 @@ static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	if (depth > NFHP_MAX_JUMP_DEPTH)
 		return -ELOOP;
 	c->mark = rs->mark;
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->n && c->nbranch; i++) {
 		const struct nfhp_rule *r = c->rules[i];
 		int t;
 
@@ -1157,6 +1168,28 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 }
 
 /*
+ * Update the trees of a hook whose new entries @fl are aligned with the
+ * old ones by @match; kept entries are in @fl already.  -EAGAIN: too many
+ * changes, or no room for the new order keys: rebuild instead.
+ */
+static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			       const int *match, unsigned int changes,
+			       const struct nfhp_tables *cur,
+			       struct nfhp_tables *t, int h)
+{
+	const struct nfhp_flat *old = &rs->flat[h];
+	int err;
+
+	if (changes > max_t(unsigned int, 64, fl->n / NFHP_INCR_MAX_SHARE))
+		return -EAGAIN;
+	err = nfhp_flat_orders(fl, old, match, false);
+	if (err)
+		return err;
+	nfhp_flat_orders(fl, old, match, true);
+	return nfhp_update_trees(rs, fl, old, match, cur, t, h);
+}
+
+/*
  * Carry the unchanged entries of the hook's last commit over into @fl and
  * update its trees only where entries came or went.  -EAGAIN: a rebuild
  * from scratch is the better (or only) way; @fl is then untouched.
@@ -1181,7 +1214,6 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	err = nfhp_flat_orders(fl, old, match, false);
 	if (err)
 		goto out_free;
-	nfhp_flat_orders(fl, old, match, true);
 	for (j = 0; j < fl->n; j++) {
 		struct nfhp_entry *kept;
 
@@ -1194,8 +1226,115 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		kept->kept = rs->gen;
 		fl->e[j] = kept;
 	}
-	err = nfhp_update_trees(rs, fl, old, match, cur, t, h);
+	err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
 out_free:
+	kvfree(match);
+	return err;
+}
+
+/* Append old entry @i to @fl as kept. */
+static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			  const struct nfhp_flat *old, unsigned int i,
+			  int *match)
+{
+	if (nfhp_grow(&rs->mem, (void **)&fl->e, &fl->cap, fl->n + 1,
+		      sizeof(*fl->e)))
+		return -ENOMEM;
+	old->e[i]->kept = rs->gen;
+	match[fl->n] = i;
+	fl->e[fl->n++] = old->e[i];
+	return 0;
+}
+
+/*
+ * The entries of a hook whose chain has no jump, goto or return, now and
+ * at the last commit: its entries are its rules in order, so the old
+ * entries of the rules it kept are carried over as they are and only
+ * rules this transaction created are flattened.  That spares allocating
+ * and comparing an entry per rule; @match comes out as the diff would.
+ */
+static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
+				   struct nfhp_flat *fl, int *match,
+				   unsigned int *changes)
+{
+	const struct nfhp_chain *c = rs->work->chains[h];
+	const struct nfhp_flat *old = &rs->flat[h];
+	unsigned int i = 0, j, k, kept = 0;
+	int err = 0;
+
+	*changes = 0;
+	for (j = 0; j < c->n && !err; j++) {
+		const struct nfhp_rule *r = c->rules[j];
+
+		if (!r->chain) {	/* created by this transaction */
+			k = fl->n;
+			err = nfhp_flatten_rule(rs, rs->work, fl, r, NULL, 0);
+			*changes += fl->n - k;
+			for (; k < fl->n; k++)
+				match[k] = -1;
+			continue;
+		}
+		while (i + 1 < old->n && old->e[i]->rule != r)
+			i++;
+		if (i + 1 == old->n)
+			return -EAGAIN;	/* not the chain the entries came from */
+		while (!err && i + 1 < old->n && old->e[i]->rule == r) {
+			err = nfhp_flat_keep(rs, fl, old, i++, match);
+			kept++;
+		}
+	}
+	if (!err)
+		err = nfhp_flat_keep(rs, fl, old, old->n - 1, match);
+	*changes += old->n - 1 - kept;
+	return err;
+}
+
+/*
+ * Undo nfhp_reflatten_straight(): free the new entries, unmark the kept
+ * ones, which stay with the old entries.
+ */
+static void nfhp_unflatten(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			   const int *match)
+{
+	unsigned int j;
+
+	for (j = 0; j < fl->n; j++) {
+		struct nfhp_entry *e = fl->e[j];
+
+		if (match[j] >= 0) {
+			e->kept = 0;	/* no transaction's generation */
+			continue;
+		}
+		if (e->owns_box)
+			nfhp_box_free(&rs->mem, (struct nfhp_box *)e->box);
+		nfhp_free(&rs->mem, e, sizeof(*e));
+	}
+	nfhp_free(&rs->mem, fl->e, fl->cap * sizeof(*fl->e));
+	memset(fl, 0, sizeof(*fl));
+}
+
+/* nfhp_reflatten_straight() and nfhp_update_matched(), or -EAGAIN. */
+static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+				const struct nfhp_tables *cur,
+				struct nfhp_tables *t, int h)
+{
+	const struct nfhp_flat *old = &rs->flat[h];
+	unsigned int changes;
+	int *match, err;
+
+	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
+	    rs->work->chains[h]->nbranch)
+		return -EAGAIN;
+	/* --ports rules have two entries each. */
+	match = kvmalloc_array(2 * rs->work->chains[h]->n + 1, sizeof(*match),
+			       GFP_KERNEL);
+	if (!match)
+		return -ENOMEM;
+	err = nfhp_reflatten_straight(rs, h, fl, match, &changes);
+	if (!err)
+		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
+	if (err)
+		nfhp_unflatten(rs, fl, match);
 	kvfree(match);
 	return err;
 }
@@ -1242,10 +1381,13 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			}
 			continue;
 		}
-		err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
-		if (err)
-			break;
-		err = nfhp_update_hook(rs, &flat[h], cur, t, h);
+		err = nfhp_update_straight(rs, &flat[h], cur, t, h);
+		if (err == -EAGAIN) {
+			err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
+			if (err)
+				break;
+			err = nfhp_update_hook(rs, &flat[h], cur, t, h);
+		}
 		if (err == -EAGAIN) {
 			for (g = 0; g < NFHP_GROUPS; g++) {
 				nfhp_tree_put(&rs->forest, t->root[h][g]);
@@ -1396,6 +1538,7 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 		(c->n - a->pos + 1) * sizeof(*c->rules));
 	c->rules[a->pos - 1] = r;
 	c->n++;
+	c->nbranch += nfhp_rule_branches(r);
 	return 0;
 }
 
@@ -1419,14 +1562,17 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 {
 	struct nfhp_change_args *a = arg;
 	struct nfhp_chain *c;
+	bool branches;
 	int err;
 
 	c = nfhp_chain_mut_at(rs, a, "index of deletion too big", msg);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
+	branches = nfhp_rule_branches(c->rules[a->pos - 1]);
 	err = nfhp_rule_retire(rs, c->rules[a->pos - 1]);
 	if (err)
 		return err;
+	c->nbranch -= branches;
 	memmove(&c->rules[a->pos - 1], &c->rules[a->pos],
 		(c->n - a->pos) * sizeof(*c->rules));
 	c->n--;
@@ -1439,6 +1585,7 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 	struct nfhp_change_args *a = arg;
 	struct nfhp_chain *c;
 	struct nfhp_rule *r;
+	bool branches;
 	int err;
 
 	c = nfhp_chain_mut_at(rs, a, "index of replacement too big", msg);
@@ -1449,9 +1596,11 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 		err = nfhp_rule_new(rs, a->spec, NULL, &r, msg);
 	if (err)
 		return err;
+	branches = nfhp_rule_branches(c->rules[a->pos - 1]);
 	err = nfhp_rule_retire(rs, c->rules[a->pos - 1]);
 	if (err)
 		return err;
+	c->nbranch += nfhp_rule_branches(r) - branches;
 	c->rules[a->pos - 1] = r;
 	return 0;
 }
@@ -1460,14 +1609,17 @@ static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
 			  const char **msg)
 {
 	struct nfhp_chain *c = nfhp_chain_mut(rs, name, msg);
+	bool branches;
 	int err;
 
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	while (c->n) {
+		branches = nfhp_rule_branches(c->rules[c->n - 1]);
 		err = nfhp_rule_retire(rs, c->rules[c->n - 1]);
 		if (err)
 			return err;
+		c->nbranch -= branches;
 		c->n--;
 	}
 	return 0;
