@@ -370,13 +370,20 @@ bool nfhp_parse_protocol(const char *s, u8 *proto)
  */
 const char *nfhp_proto_to_name(u8 proto, bool lookup)
 {
+	/* One read of /etc/protocols per number: listings print it per rule. */
+	static char *names[256];
+	static bool looked_up[256];
 	struct protoent *pe;
 	size_t i;
 
 	if (proto && lookup) {
-		pe = getprotobynumber(proto);
-		if (pe)
-			return pe->p_name;
+		if (!looked_up[proto]) {
+			pe = getprotobynumber(proto);
+			names[proto] = pe ? strdup(pe->p_name) : NULL;
+			looked_up[proto] = true;
+		}
+		if (names[proto])
+			return names[proto];
 	}
 	for (i = 0; i < ARRAY_SIZE(chain_protos); i++)
 		if (chain_protos[i].num == proto)
