@@ -133,11 +133,12 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 		ip_str(a, sizeof(a), lo32(m, 0));
 		fprintf(f, "%s -d %s/%u", m->invert ? " !" : "", a, m->nranges);
 	}
+	/* iptables-save leaves out "+", the wildcard of every name. */
 	m = find_dim(s, NFHP_DIM_IIF);
-	if (m)
+	if (m && strcmp(m->ifname, "+"))
 		fprintf(f, "%s -i %s", m->invert ? " !" : "", m->ifname);
 	m = find_dim(s, NFHP_DIM_OIF);
-	if (m)
+	if (m && strcmp(m->ifname, "+"))
 		fprintf(f, "%s -o %s", m->invert ? " !" : "", m->ifname);
 	m = find_dim(s, NFHP_DIM_PROTO);
 	if (m) {
