@@ -41,6 +41,7 @@
 #define NFHP_DIFF_WINDOW	64
 /* An address range at least this wide counts as a wildcard for grouping. */
 #define NFHP_WIDE_ADDR		(1ull << 24)
+#define NFHP_MIDDLE_ADDR	(1ull << 12)
 
 static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
 	[NFHP_HOOK_INPUT] = "INPUT",
@@ -133,13 +134,15 @@ struct nfhp_model {
  * @ntrees: trees of each hook
  * @policy: the policy of each hook
  *
- * A hook's entries are split into groups by whether they restrict the
- * source and destination addresses to small ranges, and each group gets
- * its own tree (see nfhp_group_of()): rules that are wildcards in one
- * address would otherwise be copied under every interval of the other,
- * the cross-product that made nf-hipac's memory explode.  A packet is
- * looked up in every tree of its hook and the earliest deciding entry
- * wins, as nf-hipac's multi-path lookup did for its wildcard children.
+ * A hook's entries are split into groups by how wide their source and
+ * destination addresses are (wide, middle, narrow: nfhp_group_of()), and
+ * each group gets its own tree: rules that are wildcards in one address
+ * would otherwise be copied under every interval of the other, the
+ * cross-product that made nf-hipac's memory explode, and a /16 rule would
+ * be copied under every /24 and /32 it covers.  A packet is looked up in
+ * the trees of its hook and the earliest deciding entry wins, as
+ * nf-hipac's multi-path lookup did for its wildcard children; branch and
+ * bound skips the trees that cannot win.
  */
 struct nfhp_tables {
 	struct nfhp_node *root[NFHP_HOOK_MAX][NFHP_GROUPS];
@@ -534,26 +537,34 @@ static int nfhp_check_jump(struct nfhp_ruleset *rs,
 
 /* Flattening: user chains into the entries of a hook. */
 
-static bool nfhp_box_wide(const struct nfhp_box *b, unsigned int dim)
+/*
+ * The width class of a box in an address dimension: 0 wide (a /8 or
+ * more), 1 middle (/9 to /20), 2 narrow.  Prefixes of one class seldom
+ * nest, and nesting is what copies a rule under every interval of the
+ * rules inside it.
+ */
+static unsigned int nfhp_box_width_class(const struct nfhp_box *b,
+					 unsigned int dim)
 {
 	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
 	nfhp_u128 size = 0;
 	unsigned int i;
 
 	if (!nfhp_box_nranges(b, dim))
-		return true;
+		return 0;
 	for (i = 0; i < nfhp_box_nranges(b, dim); i++)
 		size += r[i].hi - r[i].lo + 1;
-	return size >= NFHP_WIDE_ADDR;
+	if (size >= NFHP_WIDE_ADDR)
+		return 0;
+	return size >= NFHP_MIDDLE_ADDR ? 1 : 2;
 }
 
-/* The group of a box: bit 0 wide source, bit 1 wide destination. */
+/* The group of a box: its source and destination width classes. */
 static unsigned int nfhp_group_of(const struct nfhp_box *box)
 {
-	return nfhp_box_wide(box, NFHP_DIM_SRC) |
-	       nfhp_box_wide(box, NFHP_DIM_DST) << 1;
+	return nfhp_box_width_class(box, NFHP_DIM_SRC) * 3 +
+	       nfhp_box_width_class(box, NFHP_DIM_DST);
 }
-
 
 static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			 const struct nfhp_box *box, bool owns_box,

@@ -42,7 +42,7 @@ struct nfhp_entry {
 };
 
 /* Trees per hook, see struct nfhp_tables in ruleset.c. */
-#define NFHP_HOOK_TREES		4
+#define NFHP_HOOK_TREES		9
 
 /**
  * struct nfhp_node - a range-location node or a leaf

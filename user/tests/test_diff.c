@@ -95,6 +95,9 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
 		}
 		m->form = NFHP_FORM_PREFIX;
 		m->nranges = 26 + rnd(7);
+		/* Now and then a wide or middle one over the narrow ones. */
+		if (rnd(6) == 0)
+			m->nranges = 4 + rnd(17);
 		m->ranges[0].lo = dim_lo(dim) + rnd(64);
 		break;
 	case NFHP_DIM_TCPFLAGS:
