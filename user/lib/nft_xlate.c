@@ -24,6 +24,7 @@
  */
 #include "parse.h"	/* first: the userspace shim wants <errno.h> after it */
 #include "nft_xlate.h"
+#include "print.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1695,7 +1696,6 @@ static int xt_match(struct xl_state *s, struct nftnl_expr *e)
 
 /* --- targets: REJECT, LOG, NFLOG ---------------------------------------- */
 
-static void put_string(FILE *f, const char *v);
 
 /*
  * The rule ends in an iptables target, written as iptables-save does
@@ -1778,7 +1778,7 @@ static int put_log(struct xl_state *s, const char *prefix, u32 level,
 		return -EINVAL;
 	if (prefix && prefix[0]) {
 		fputs(" --log-prefix", f);
-		put_string(f, prefix);
+		nfhp_print_save_string(f, prefix);
 	}
 	if (level != XL_LOG_DEFAULT)
 		fprintf(f, " --log-level %u", level);
@@ -1868,7 +1868,7 @@ static int do_log(struct xl_state *s, struct nftnl_expr *e)
 		return -EINVAL;
 	if (prefix && prefix[0]) {
 		fputs(" --nflog-prefix", f);
-		put_string(f, prefix);
+		nfhp_print_save_string(f, prefix);
 	}
 	v = nftnl_expr_get_u16(e, NFTNL_EXPR_LOG_GROUP);
 	if (v)
@@ -1988,25 +1988,6 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 }
 
 /* --- printing ------------------------------------------------------------ */
-
-static void put_string(FILE *f, const char *v)
-{
-	static const char plain[] = "_-0123456789abcdefghijklmnopqrstuvwxyz"
-				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
-	size_t n = strspn(v, plain);
-
-	if (n > 0 && !v[n]) {
-		fprintf(f, " %s", v);
-		return;
-	}
-	fputs(" \"", f);
-	for (; *v; v++) {
-		if (*v == '"' || *v == '\\' || *v == '\'')
-			fputc('\\', f);
-		fputc(*v, f);
-	}
-	fputc('"', f);
-}
 
 static void put_addr(FILE *f, u32 a)
 {
@@ -2134,7 +2115,7 @@ static void put_clause(FILE *f, const struct xl_clause *c)
 		break;
 	case XK_COMMENT:
 		fputs(" -m comment --comment", f);
-		put_string(f, c->comment);
+		nfhp_print_save_string(f, c->comment);
 		break;
 	}
 }

@@ -50,8 +50,12 @@ static u8 spec_proto(const struct nfhp_rule_spec *s)
 	return m ? (u8)lo32(m, 0) : 0;
 }
 
-/* xtables_save_string() */
-static void save_string(FILE *f, const char *v)
+/**
+ * nfhp_print_save_string() - print " v", quoted as xtables_save_string() does
+ * @f: the stream
+ * @v: the string
+ */
+void nfhp_print_save_string(FILE *f, const char *v)
 {
 	static const char plain[] = "_-0123456789abcdefghijklmnopqrstuvwxyz"
 				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -244,7 +248,7 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 	}
 	if (s->comment[0]) {
 		fputs(" -m comment --comment", f);
-		save_string(f, s->comment);
+		nfhp_print_save_string(f, s->comment);
 	}
 }
 

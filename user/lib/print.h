@@ -15,6 +15,7 @@
 #define NFHP_PRINT_LINENUM	8
 
 /* One "-A CHAIN ..." line exactly as iptables-save / iptables -S print it. */
+void nfhp_print_save_string(FILE *f, const char *v);
 void nfhp_print_rule_save(FILE *f, const char *chain,
 			  const struct nfhp_rule_spec *spec,
 			  const struct nfhp_counter *c);
