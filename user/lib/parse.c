@@ -1181,6 +1181,10 @@ static int parse_counters(struct pstate *ps, const char *pcnt, int argc,
 
 	snprintf(buf, sizeof(buf), "%s", pcnt);
 	if (bcnt) {
+		/* A longer packet count cannot be a number anyway. */
+		if (bcnt - pcnt >= (long)sizeof(buf))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "-c packet counter not numeric");
 		buf[bcnt - pcnt] = 0;
 		bcnt++;
 	} else if (next_is_arg(argc, argv, *ip)) {

@@ -223,6 +223,8 @@ static const struct {
 	  "Couldn't load match `foo':No such file or directory\n" },
 	{ "-A FORWARD --foo", 2, "unknown option \"--foo\"" },
 	{ "-A FORWARD -y", 2, "unknown option \"-y\"" },
+	{ "-A FORWARD -c 1111111111111111111111111111111111111111,2 -j DROP", 2,
+	  "-c packet counter not numeric" },
 	{ "-A FORWARD -m limit --limit 3/hour", 2,
 	  "nf-hipac: match `limit' is not supported yet" },
 	{ "-A FORWARD -j LOG", 2, "nf-hipac: target `LOG' is not supported yet" },
