@@ -146,13 +146,13 @@ nfhp_restore_in()
 	ip netns exec "$ns" "$NFHP_BIN/nf-hipac-restore" "$@"
 }
 
-# nfhp_cleanup - kill everything running in the test namespaces and delete
-# them.  Installed as the EXIT trap by nf_hipac_setup.
-nfhp_cleanup()
+# nfhp_netns_destroy NS... - kill everything running in the namespaces
+# that exist and delete them.
+nfhp_netns_destroy()
 {
 	local ns pid
 
-	for ns in $ns_client $ns_router $ns_server; do
+	for ns in "$@"; do
 		[ -e "/run/netns/$ns" ] || continue
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
 			kill -9 "$pid" 2>/dev/null
@@ -160,6 +160,13 @@ nfhp_cleanup()
 		ip netns del "$ns" 2>/dev/null
 	done
 	return 0
+}
+
+# nfhp_cleanup - kill everything running in the test namespaces and delete
+# them.  Installed as the EXIT trap by nf_hipac_setup.
+nfhp_cleanup()
+{
+	nfhp_netns_destroy $ns_client $ns_router $ns_server
 }
 cleanup() { nfhp_cleanup; }
 

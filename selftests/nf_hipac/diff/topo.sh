@@ -118,15 +118,7 @@ diff_topo_setup()
 # diff_topo_cleanup - kill what runs in the namespaces and delete them.
 diff_topo_cleanup()
 {
-	local ns pid
-
-	for ns in $diff_ns_t $diff_ns_a $diff_ns_b; do
-		[ -e "/run/netns/$ns" ] || continue
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill -9 "$pid" 2>/dev/null
-		done
-		ip netns del "$ns" 2>/dev/null
-	done
+	nfhp_netns_destroy $diff_ns_t $diff_ns_a $diff_ns_b
 	[ -z "${diff_tmp:-}" ] || rm -rf "$diff_tmp"
 	return 0
 }
