@@ -1470,6 +1470,36 @@ static const struct nfhp_opt *implicit_match(struct pstate *ps,
 	return o;
 }
 
+/*
+ * A bare "-m tcp" or "-m udp" still refuses later fragments and drops
+ * short packets in iptables: keep it as the port match "--sport 0:65535",
+ * which iptables prints as nothing too.
+ */
+static int bare_proto_match(struct pstate *ps)
+{
+	struct nfhp_dim_match *m;
+	int dim = NFHP_DIM_SPORT;
+
+	if (!(ps->loaded & (1u << PM_TCP | 1u << PM_UDP)))
+		return 0;
+	if ((ps->have[NFHP_DIM_SPORT] &&
+	     ps->m[NFHP_DIM_SPORT].syntax == NFHP_SYN_DEFAULT) ||
+	    (ps->have[NFHP_DIM_DPORT] &&
+	     ps->m[NFHP_DIM_DPORT].syntax == NFHP_SYN_DEFAULT) ||
+	    ps->have[NFHP_DIM_TCPFLAGS])
+		return 0;
+	if (ps->have[dim])
+		dim = NFHP_DIM_DPORT;
+	if (ps->have[dim])
+		return 0;	/* multiport on both: it drops them as well */
+	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_DEFAULT, false);
+	if (!m)
+		return NFHP_EXIT_PARAM;
+	m->nranges = 1;
+	m->ranges[0].hi = 65535;
+	return 0;
+}
+
 static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 		     const char *arg, int argc, char **argv, int *ip)
 {
@@ -1594,6 +1624,7 @@ static int final_checks(struct pstate *ps)
 	struct nfhp_cmdline *cl = ps->cl;
 	struct nfhp_rule_spec *spec = &cl->spec;
 	bool rule_cmd;
+	int ret;
 	int d;
 
 	if (ps->invert)
@@ -1638,6 +1669,9 @@ static int final_checks(struct pstate *ps)
 					       ps->proto_inv || !ps->proto_set))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: match `icmp' needs `-p icmp'");
+	ret = bare_proto_match(ps);
+	if (ret)
+		return ret;
 
 	if (cl->cmd == NFHP_CLI_NONE)
 		return fail(ps, NFHP_EXIT_PARAM, "no command specified");

@@ -109,10 +109,19 @@ static void print_states(FILE *f, const struct nfhp_dim_match *m)
 	}
 }
 
+/*
+ * "--sport 0:65535" is how the parser keeps a bare "-m tcp" or "-m udp";
+ * iptables prints neither.
+ */
+static bool ports_all(const struct nfhp_dim_match *m)
+{
+	return !m->invert && lo32(m, 0) == 0 && hi32(m, 0) == 0xFFFF;
+}
+
 static void save_ports(FILE *f, const char *opt,
 		       const struct nfhp_dim_match *m)
 {
-	if (!m || m->syntax != NFHP_SYN_DEFAULT)
+	if (!m || m->syntax != NFHP_SYN_DEFAULT || ports_all(m))
 		return;
 	fprintf(f, "%s --%s %u", m->invert ? " !" : "", opt, lo32(m, 0));
 	if (hi32(m, 0) != lo32(m, 0))
@@ -368,6 +377,8 @@ static void list_ports(FILE *f, const char *name,
 {
 	const char *inv = m->invert ? "!" : "";
 
+	if (ports_all(m))
+		return;
 	if (lo32(m, 0) == hi32(m, 0)) {
 		fprintf(f, " %s:%s", name, inv);
 		print_port(f, lo32(m, 0), proto, numeric);

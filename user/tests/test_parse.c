@@ -86,6 +86,13 @@ static const struct {
 	  "-A FORWARD -p tcp -m tcp --dport 22 -j ACCEPT" },
 	{ "-A FORWARD -p tcp -m tcp --sport 1 -j ACCEPT",
 	  "-A FORWARD -p tcp -m tcp --sport 1 -j ACCEPT" },
+	/* bare: still drops short packets and refuses fragments */
+	{ "-A FORWARD -p tcp -m tcp -j ACCEPT",
+	  "-A FORWARD -p tcp -m tcp -j ACCEPT" },
+	{ "-A FORWARD -p udp -m udp -m multiport --sports 5 -j DROP",
+	  "-A FORWARD -p udp -m udp -m multiport --sports 5 -j DROP" },
+	{ "-A FORWARD -p tcp -m tcp --sport 0:65535 -j ACCEPT",
+	  "-A FORWARD -p tcp -m tcp -j ACCEPT" },
 	{ "-A FORWARD -p tcp --sport 1024: -j ACCEPT",
 	  "-A FORWARD -p tcp -m tcp --sport 1024:65535 -j ACCEPT" },
 	{ "-A FORWARD -p tcp --dport :1023 -j ACCEPT",
