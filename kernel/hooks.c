@@ -55,7 +55,8 @@ static u8 nfhp_ct_state(const struct sk_buff *skb)
  * @thoff: offset of the transport header in @skb
  * @proto: the IPv4 protocol
  *
- * Fields beyond the end of a truncated header stay 0.
+ * Fields beyond the end of a truncated header stay 0; the caller then
+ * marks them with nfhp_key_set_l4_short().
  */
 static void nfhp_key_fill_l4(struct nfhp_key *key, const struct sk_buff *skb,
 			     unsigned int thoff, u8 proto)
@@ -100,6 +101,7 @@ static void nfhp_key_fill(struct nfhp_key *key, const struct sk_buff *skb,
 			  const struct nf_hook_state *state)
 {
 	const struct iphdr *iph = ip_hdr(skb);
+	unsigned int fragoff, thoff;
 
 	memset(key, 0, sizeof(*key));
 	key->v[NFHP_DIM_SRC] = ntohl(iph->saddr);
@@ -114,11 +116,12 @@ static void nfhp_key_fill(struct nfhp_key *key, const struct sk_buff *skb,
 	if (state->out)
 		key->v[NFHP_DIM_OIF] = nfhp_ifname_value(state->out->name, 0);
 
-	if (ntohs(iph->frag_off) & IP_OFFSET)
-		nfhp_key_set_fragment(key);
-	else
-		nfhp_key_fill_l4(key, skb, skb_network_offset(skb) +
-				 iph->ihl * 4, iph->protocol);
+	fragoff = ntohs(iph->frag_off) & IP_OFFSET;
+	thoff = skb_network_offset(skb) + iph->ihl * 4;
+	if (!fragoff)
+		nfhp_key_fill_l4(key, skb, thoff, iph->protocol);
+	nfhp_key_set_l4_short(key, iph->protocol, fragoff,
+			      skb->len > thoff ? skb->len - thoff : 0);
 }
 
 /**

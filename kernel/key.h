@@ -55,6 +55,87 @@ static inline void nfhp_key_set_fragment(struct nfhp_key *key)
 	key->v[NFHP_DIM_ICMP] = NFHP_L4_FRAGMENT;
 }
 
+/*
+ * iptables' tcp, udp and icmp matches drop a packet on the spot
+ * ("hotdrop": no verdict of a rule, no counter) when it is too short to
+ * hold the header they read, and the tcp match also drops a TCP fragment
+ * at offset 8 bytes, which could rewrite the flags of the first fragment.
+ * The multiport match does the same when the ports cannot be read.  Such
+ * packets carry values above %NFHP_L4_FRAGMENT in their transport
+ * dimensions, which no rule of the tcp, udp or icmp match can match:
+ *
+ *   %NFHP_L4_TRUNCATED    the field is not in the packet
+ *   %NFHP_L4_EVIL_FRAG    ports and flags of a TCP fragment at offset 8
+ *   %NFHP_L4_SHORT + port the ports are there, but not all of the header
+ *                         the protocol's match reads
+ *
+ * Multiport rules match the %NFHP_L4_SHORT values of their ports too.
+ * Flattening puts before each rule with such a match an entry that drops
+ * what the match would (nfhp_hotdrop_box_from_spec()).  It restricts the
+ * dimension the rule's own match splits anyway, so the trees barely grow.
+ */
+#define NFHP_L4_TRUNCATED	0x10001u
+#define NFHP_L4_EVIL_FRAG	0x10002u
+#define NFHP_L4_SHORT		0x20000u
+
+/* The transport header iptables' match of @proto reads, in bytes, or 0. */
+static inline unsigned int nfhp_l4_header_len(u8 proto)
+{
+	switch (proto) {
+	case 6:		/* IPPROTO_TCP: struct tcphdr */
+		return 20;
+	case 17:	/* IPPROTO_UDP: struct udphdr */
+	case 1:		/* IPPROTO_ICMP: struct icmphdr */
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* Does @proto have the ports of the port dimensions (and of multiport)? */
+static inline bool nfhp_proto_has_ports(u8 proto)
+{
+	return proto == 6 || proto == 17 || proto == 33 || proto == 132 ||
+	       proto == 136;	/* TCP, UDP, DCCP, SCTP, UDP-Lite */
+}
+
+/**
+ * nfhp_key_set_l4_short() - mark the transport matches a packet defeats
+ * @key: the key, its transport dimensions filled from what the packet holds
+ * @proto: the IPv4 protocol
+ * @fragoff: the fragment offset, in units of 8 bytes
+ * @l4len: the bytes of transport header present, for @fragoff 0
+ *
+ * Every producer of keys (the hooks, the simulator) calls this.
+ */
+static inline void nfhp_key_set_l4_short(struct nfhp_key *key, u8 proto,
+					 unsigned int fragoff,
+					 unsigned int l4len)
+{
+	unsigned int need = nfhp_l4_header_len(proto);
+
+	if (fragoff) {
+		nfhp_key_set_fragment(key);
+		if (fragoff == 1 && proto == 6) {
+			key->v[NFHP_DIM_SPORT] = NFHP_L4_EVIL_FRAG;
+			key->v[NFHP_DIM_DPORT] = NFHP_L4_EVIL_FRAG;
+			key->v[NFHP_DIM_TCPFLAGS] = NFHP_L4_EVIL_FRAG;
+		}
+		return;
+	}
+	if (nfhp_proto_has_ports(proto) && l4len < 4) {
+		key->v[NFHP_DIM_SPORT] = NFHP_L4_TRUNCATED;
+		key->v[NFHP_DIM_DPORT] = NFHP_L4_TRUNCATED;
+	} else if (nfhp_proto_has_ports(proto) && l4len < need) {
+		key->v[NFHP_DIM_SPORT] += NFHP_L4_SHORT;
+		key->v[NFHP_DIM_DPORT] += NFHP_L4_SHORT;
+	}
+	if (l4len < need && proto == 6)
+		key->v[NFHP_DIM_TCPFLAGS] = NFHP_L4_TRUNCATED;
+	if (l4len < need && proto == 1)
+		key->v[NFHP_DIM_ICMP] = NFHP_L4_TRUNCATED;
+}
+
 /**
  * nfhp_dim_bits() - width of a dimension in bits
  * @dim: the dimension

@@ -62,8 +62,8 @@ nfhp_u128 nfhp_dim_span(unsigned int dim)
  * nfhp_dim_key_max() - the largest value a key can hold in a dimension
  * @dim: the dimension
  *
- * That is nfhp_dim_span(), or %NFHP_L4_FRAGMENT for the dimensions a
- * non-first fragment marks with it.
+ * That is nfhp_dim_span(), or the marks of key.h for the dimensions a
+ * non-first fragment or a short transport header sets to them.
  *
  * Return: the inclusive maximum.
  */
@@ -72,9 +72,11 @@ static nfhp_u128 nfhp_dim_key_max(unsigned int dim)
 	switch (dim) {
 	case NFHP_DIM_SPORT:
 	case NFHP_DIM_DPORT:
+		return NFHP_L4_SHORT + 0xffff;
 	case NFHP_DIM_TCPFLAGS:
+		return NFHP_L4_EVIL_FRAG;
 	case NFHP_DIM_ICMP:
-		return NFHP_L4_FRAGMENT;
+		return NFHP_L4_TRUNCATED;
 	default:
 		return nfhp_dim_span(dim);
 	}
@@ -283,6 +285,21 @@ static int nfhp_ifname_range(const struct nfhp_dim_match *m,
 }
 
 /* The normalized intervals of one dimension match, negation applied. */
+/*
+ * Multiport reads only the ports: it matches a packet whose header is
+ * short for its protocol's own match by the ports (%NFHP_L4_SHORT).
+ */
+static int nfhp_rlist_add_short(struct nfhp_rlist *l)
+{
+	unsigned int i, n = l->n;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++)
+		err = nfhp_rlist_add(l, NFHP_L4_SHORT + l->r[i].lo,
+				     NFHP_L4_SHORT + l->r[i].hi);
+	return err;
+}
+
 static int nfhp_dim_ranges(const struct nfhp_dim_match *m,
 			   struct nfhp_rlist *l, const char **msg)
 {
@@ -325,8 +342,11 @@ static int nfhp_dim_ranges(const struct nfhp_dim_match *m,
 		return err;
 	nfhp_rlist_normalize(l);
 	if (m->invert)
-		return nfhp_rlist_complement(l, span);
-	return 0;
+		err = nfhp_rlist_complement(l, span);
+	if (!err && (m->syntax == NFHP_SYN_MULTIPORT ||
+		     m->syntax == NFHP_SYN_MULTIPORT_BOTH))
+		err = nfhp_rlist_add_short(l);
+	return err;
 }
 
 static bool nfhp_rlist_is_full(const struct nfhp_rlist *l, unsigned int dim)
@@ -531,6 +551,109 @@ int nfhp_boxes_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 	}
 out:
 	kfree(split);
+	return err;
+}
+
+/*
+ * The packets a transport match of @s drops, as an interval of one of the
+ * dimensions the match restricts (key.h): the ports, flags or ICMP type of
+ * a short header for a tcp, udp or icmp match, the ports' absence for a
+ * multiport match alone.  Return: the dimension, or -1 for none.
+ */
+static int nfhp_spec_hotdrop_dim(const struct nfhp_rule_spec *s,
+				 struct nfhp_range *r)
+{
+	int proto = -1, multiport = -1;
+	unsigned int i;
+
+	/* m[] is sorted by dimension: DPORT is preferred, it splits most. */
+	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX; i++) {
+		const struct nfhp_dim_match *m = &s->m[i];
+
+		if ((m->dim == NFHP_DIM_SPORT || m->dim == NFHP_DIM_DPORT) &&
+		    m->syntax != NFHP_SYN_DEFAULT)
+			multiport = m->dim;
+		else if (m->dim == NFHP_DIM_SPORT || m->dim == NFHP_DIM_DPORT ||
+			 ((m->dim == NFHP_DIM_TCPFLAGS ||
+			   m->dim == NFHP_DIM_ICMP) && proto < 0))
+			proto = m->dim;
+	}
+	r->lo = NFHP_L4_TRUNCATED;
+	r->hi = NFHP_L4_TRUNCATED;
+	if (proto == NFHP_DIM_SPORT || proto == NFHP_DIM_DPORT)
+		r->hi = NFHP_L4_SHORT + 0xffff;
+	else if (proto == NFHP_DIM_TCPFLAGS)
+		r->hi = NFHP_L4_EVIL_FRAG;
+	return proto >= 0 ? proto : multiport;
+}
+
+/* Is @m part of what iptables checks before any match (ip_packet_match)? */
+static bool nfhp_match_in_ip_part(const struct nfhp_dim_match *m)
+{
+	switch (m->dim) {
+	case NFHP_DIM_SRC:
+	case NFHP_DIM_DST:
+		return m->syntax != NFHP_SYN_IPRANGE;
+	case NFHP_DIM_PROTO:
+	case NFHP_DIM_FRAG:
+	case NFHP_DIM_IIF:
+	case NFHP_DIM_OIF:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * nfhp_hotdrop_box_from_spec() - the packets a rule's transport match drops
+ * @mem: account to allocate the box on
+ * @s: the specification
+ * @box: set to the box, or NULL when the rule has no tcp, udp, icmp or
+ *	multiport match
+ * @msg: set to a reason on error
+ *
+ * iptables checks the addresses, interfaces, protocol and fragment flag of
+ * a rule first, then its matches in order; nf-hipac takes the order in
+ * which iptables-save prints them, where the transport matches come first.
+ * So a short packet (key.h) that passes the first part of a rule with a
+ * transport match is dropped there: the box is that first part with one
+ * dimension of the match narrowed to the values of the packets it drops.
+ *
+ * Return: 0, or -errno.
+ */
+int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
+			       const struct nfhp_rule_spec *s,
+			       struct nfhp_box **box, const char **msg)
+{
+	struct nfhp_rlist *lists;
+	struct nfhp_range mr;
+	int mark, err = 0;
+	u16 restricted = 0;
+	bool empty = false;
+	unsigned int i;
+
+	*box = NULL;
+	mark = nfhp_spec_hotdrop_dim(s, &mr);
+	if (mark < 0)
+		return 0;
+	lists = kcalloc(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
+	if (!lists)
+		return -ENOMEM;
+	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX && !err; i++) {
+		if (!nfhp_match_in_ip_part(&s->m[i]))
+			continue;
+		restricted |= 1u << s->m[i].dim;
+		err = nfhp_dim_ranges(&s->m[i], &lists[s->m[i].dim], msg);
+	}
+	if (!err) {
+		restricted |= 1u << mark;
+		err = nfhp_rlist_add(&lists[mark], mr.lo, mr.hi);
+	}
+	if (!err) {
+		nfhp_rlists_classify(lists, &restricted, &empty);
+		err = nfhp_box_assemble(mem, lists, restricted, empty, box);
+	}
+	nfhp_rlists_free(lists);
 	return err;
 }
 

@@ -72,6 +72,9 @@ void nfhp_region_full(struct nfhp_region *reg);
 int nfhp_boxes_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 			 struct nfhp_box **box, struct nfhp_box **alt,
 			 const char **msg);
+int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
+			       const struct nfhp_rule_spec *s,
+			       struct nfhp_box **box, const char **msg);
 int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		       struct nfhp_box **box, const char **msg);
 int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,

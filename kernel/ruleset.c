@@ -64,6 +64,8 @@ struct nfhp_rcounter {
  * @box: what it matches
  * @alt: a second box it matches, disjoint from @box, or NULL (see
  *	nfhp_boxes_from_spec())
+ * @hot: the short packets its transport match drops, or NULL (see
+ *	nfhp_hotdrop_box_from_spec())
  * @spec: what the user wrote, packed
  * @cnt: its counters
  * @chain: its chain, as of the last commit
@@ -77,6 +79,7 @@ struct nfhp_rcounter {
 struct nfhp_rule {
 	struct nfhp_box *box;
 	struct nfhp_box *alt;
+	struct nfhp_box *hot;
 	struct nfhp_packed_spec *spec;
 	struct nfhp_rcounter *cnt;
 	const struct nfhp_chain *chain;
@@ -309,6 +312,7 @@ static bool nfhp_rule_branches(const struct nfhp_rule *r)
 
 static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 {
+	nfhp_box_free(&rs->mem, r->hot);
 	nfhp_box_free(&rs->mem, r->alt);
 	nfhp_box_free(&rs->mem, r->box);
 	nfhp_free(&rs->mem, r->spec, r->spec->size);
@@ -340,6 +344,9 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	err = nfhp_boxes_from_spec(&rs->mem, spec, &r->box, &r->alt, msg);
 	if (err)
 		goto out_free_rule;
+	err = nfhp_hotdrop_box_from_spec(&rs->mem, spec, &r->hot, msg);
+	if (err)
+		goto out_free_box;
 	err = nfhp_spec_pack(&rs->mem, spec, &r->spec);
 	if (err)
 		goto out_free_box;
@@ -357,6 +364,7 @@ out_put_counter:
 out_free_spec:
 	nfhp_free(&rs->mem, r->spec, r->spec->size);
 out_free_box:
+	nfhp_box_free(&rs->mem, r->hot);
 	nfhp_box_free(&rs->mem, r->alt);
 	nfhp_box_free(&rs->mem, r->box);
 out_free_rule:
@@ -653,7 +661,34 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 	return nfhp_flat_add(rs, fl, box, false, NULL, NULL, NFHP_ACT_RETURN);
 }
 
-/* The entries of one rule: one run per box, the boxes being disjoint. */
+/* The entry that drops what @r's transport match drops, without counter. */
+static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+				const struct nfhp_rule *r,
+				const struct nfhp_box *prefix)
+{
+	struct nfhp_box *own = NULL;
+	int err;
+
+	if (prefix) {
+		err = nfhp_box_intersect(&rs->mem, prefix, r->hot, &own);
+		if (err)
+			return err;
+		if (own->empty) {
+			nfhp_box_free(&rs->mem, own);
+			return 0;
+		}
+	}
+	err = nfhp_flat_add(rs, fl, own ?: r->hot, own, NULL, r,
+			    NFHP_ENTRY_HOTDROP);
+	if (err)
+		nfhp_box_free(&rs->mem, own);
+	return err;
+}
+
+/*
+ * The entries of one rule: the drop of short packets first, then one run
+ * per box, the boxes being disjoint.
+ */
 static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 			     const struct nfhp_model *m, struct nfhp_flat *fl,
 			     const struct nfhp_rule *r,
@@ -661,6 +696,11 @@ static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 {
 	int err;
 
+	if (r->hot) {
+		err = nfhp_flatten_hotdrop(rs, fl, r, prefix);
+		if (err)
+			return err;
+	}
 	err = nfhp_flatten_box(rs, m, fl, r, r->box, prefix, depth);
 	if (err || !r->alt)
 		return err;
@@ -977,33 +1017,36 @@ static bool nfhp_flat_groupable(const struct nfhp_flat *fl)
  * struct nfhp_groups - a hook's entries sorted into groups
  * @e: the entries of each group, in order, then the policy
  * @n: entries of each group, the policy included
+ * @all: one allocation that @e point into
  */
 struct nfhp_groups {
 	const struct nfhp_entry **e[NFHP_GROUPS];
 	unsigned int n[NFHP_GROUPS];
+	const struct nfhp_entry **all;
 };
 
 static void nfhp_groups_free(struct nfhp_groups *gr)
 {
-	unsigned int g;
-
-	for (g = 0; g < NFHP_GROUPS; g++)
-		kvfree(gr->e[g]);
+	kvfree(gr->all);
 }
 
 static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 {
 	const struct nfhp_entry *policy = fl->e[fl->n - 1];
 	bool groups = nfhp_flat_groupable(fl);
-	unsigned int i, g;
+	unsigned int i, g, pos = 0;
 
 	memset(gr, 0, sizeof(*gr));
+	gr->all = kvmalloc_array(fl->n - 1 + NFHP_GROUPS, sizeof(*gr->all),
+				 GFP_KERNEL);
+	if (!gr->all)
+		return -ENOMEM;
+	for (i = 0; i + 1 < fl->n; i++)
+		gr->n[groups ? fl->e[i]->group : 0]++;
 	for (g = 0; g < NFHP_GROUPS; g++) {
-		gr->e[g] = kvmalloc_array(fl->n, sizeof(*gr->e[g]), GFP_KERNEL);
-		if (!gr->e[g]) {
-			nfhp_groups_free(gr);
-			return -ENOMEM;
-		}
+		gr->e[g] = gr->all + pos;
+		pos += gr->n[g] + 1;
+		gr->n[g] = 0;
 	}
 	for (i = 0; i + 1 < fl->n; i++) {
 		g = groups ? fl->e[i]->group : 0;
@@ -1336,8 +1379,8 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
 	    rs->work->chains[h]->nbranch)
 		return -EAGAIN;
-	/* --ports rules have two entries each. */
-	match = kvmalloc_array(2 * rs->work->chains[h]->n + 1, sizeof(*match),
+	/* A rule has up to three entries: hotdrop, box and alt. */
+	match = kvmalloc_array(3 * rs->work->chains[h]->n + 1, sizeof(*match),
 			       GFP_KERNEL);
 	if (!match)
 		return -ENOMEM;
@@ -2394,8 +2437,15 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 	}
 	verdict->hook = hook;
 	verdict->rule = best->rule;
-	verdict->action = best->action == NFHP_ENTRY_POLICY ?
-			  t->policy[hook] : best->action;
+	verdict->action = best->action;
+	verdict->hotdrop = false;
+	if (best->action == NFHP_ENTRY_POLICY) {
+		verdict->action = t->policy[hook];
+	} else if (best->action == NFHP_ENTRY_HOTDROP) {
+		verdict->rule = NULL;
+		verdict->action = NFHP_ACT_DROP;
+		verdict->hotdrop = true;
+	}
 }
 
 /* Accounting. */

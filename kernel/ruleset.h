@@ -52,13 +52,15 @@ struct nfhp_counter {
 /**
  * struct nfhp_verdict - the outcome of nfhp_classify()
  * @action: %NFHP_ACT_ACCEPT or %NFHP_ACT_DROP
- * @rule: the deciding rule, or NULL when a policy decided
+ * @rule: the deciding rule, or NULL when a policy decided or @hotdrop
  * @hook: the hook whose tree was searched
+ * @hotdrop: a transport match dropped a short packet (key.h); DROP
  */
 struct nfhp_verdict {
 	u8 action;
 	const struct nfhp_rule *rule;
 	u8 hook;
+	bool hotdrop;
 };
 
 /* Life cycle. */

@@ -84,7 +84,7 @@ static void nfhp_mark_leaf_rules(void *ctx, const struct nfhp_node *leaf)
 	u32 i;
 
 	for (i = 0; i < leaf->n; i++)
-		if (items[i]->rule)
+		if (items[i]->rule && items[i]->action != NFHP_ENTRY_HOTDROP)
 			nfhp_ptrset_add(ctx, items[i]->rule);
 }
 

@@ -80,6 +80,12 @@
  * match rule 1, as in iptables.  A packet 10.1.2.3 -> tcp/22 is classified
  * by three binary searches: SRC, PROTO, DPORT.
  *
+ * Rule 1's tcp match also has an entry just before it (ruleset.c) that
+ * drops the packets iptables' tcp match drops: a TCP header too short to
+ * read, whose ports key.h sets above every real port.  It adds one more
+ * interval to the DPORT nodes under 10.0.0.0/8, [%NFHP_L4_TRUNCATED, max],
+ * with a leaf that drops.
+ *
  * (ruleset.c gives rules that are wildcards in an address a tree of
  * their own, see struct nfhp_tables: in the example, rule 3 would have a
  * tree of its own and the SRC node would serve rules 1 and 2 only.)
@@ -442,7 +448,7 @@ static bool nfhp_scan_push(struct nfhp_scan *s, const struct nfhp_region *reg,
 		return true;
 	}
 	if (e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
-	    e->action == NFHP_ENTRY_POLICY)
+	    e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP)
 		return e->order < s->maybe_to;
 	return true;
 }

@@ -9,8 +9,12 @@
 #include "ruleset.h"
 #include "stats.h"
 
-/* Entry actions besides enum nfhp_action: the hook's policy decides. */
+/*
+ * Entry actions besides enum nfhp_action: the hook's policy decides, or
+ * the packet is dropped as iptables drops a short one (key.h).
+ */
 #define NFHP_ENTRY_POLICY	NFHP_ACT_MAX
+#define NFHP_ENTRY_HOTDROP	(NFHP_ACT_MAX + 1)
 
 /**
  * struct nfhp_entry - one rule as seen from one hook, user chains flattened
@@ -18,12 +22,13 @@
  *	to it
  * @cnt: the counter to bump when it matches, or NULL
  * @rule: the rule, NULL for the policy and for the implicit return after
- *	a goto
+ *	a goto; the rule whose transport match drops, for a hotdrop
  * @order: position in the flattened chain; entries are sorted by it
  * @scope_end: for %NFHP_ACT_RETURN, the first order past the chain
  *	invocation it leaves
  * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
- *	on: plain rules and jumps), %NFHP_ACT_RETURN or %NFHP_ENTRY_POLICY
+ *	on: plain rules and jumps), %NFHP_ACT_RETURN, %NFHP_ENTRY_POLICY or
+ *	%NFHP_ENTRY_HOTDROP
  * @owns_box: @box was allocated for this entry
  * @group: which of its hook's trees it belongs to (ruleset.c)
  * @kept: the transaction that carried it over from the previous entries

@@ -24,11 +24,10 @@
 #   NFHP_DIFF_CB_SETS=a,b  ClassBench sets (default acl1_1k,fw1_1k; "all")
 #   NFHP_DIFF_TRACE=N      trace packets per ClassBench set (default 200)
 #   NFHP_DIFF_NO_ODD=1     no fragments/truncated headers/bad checksums
-#   NFHP_DIFF_HOTDROP=1    also packets that iptables' tcp/udp/icmp matches
-#                          drop outright (truncated transport headers, TCP
-#                          fragments at offset 8).  nf-hipac does not drop
-#                          them yet, a known gap (doc/status.md), so the
-#                          default (0) leaves them out.
+#   NFHP_DIFF_HOTDROP=0    no packets that iptables' tcp/udp/icmp/multiport
+#                          matches drop outright (truncated transport
+#                          headers, TCP fragments at offset 8); by default
+#                          (1) they are sent too
 #   NFHP_DIFF_LONG=1       the long run: 300 rule sets, 150 packets each,
 #                          every ClassBench set with 1000 trace packets
 #   NFHP_DIFF_DUMP=DIR     write each random rule set to DIR
@@ -84,7 +83,7 @@ args=(--ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$diff_tmp"
       --classbench-sets "$cb_sets" --trace-packets "$trace")
 [ -z "${NFHP_DIFF_ONLY:-}" ] || args+=(--only "$NFHP_DIFF_ONLY")
 [ "${NFHP_DIFF_NO_ODD:-0}" = 0 ] || args+=(--no-odd)
-[ "${NFHP_DIFF_HOTDROP:-0}" = 1 ] || args+=(--no-hotdrop)
+[ "${NFHP_DIFF_HOTDROP:-1}" = 1 ] || args+=(--no-hotdrop)
 [ -z "${NFHP_DIFF_DUMP:-}" ] || args+=(--dump "$NFHP_DIFF_DUMP")
 [ "${NFHP_DIFF_VERBOSE:-0}" = 0 ] || args+=(--verbose)
 [ "${NFHP_DIFF_REDUCE:-0}" = 0 ] || args+=(--reduce)

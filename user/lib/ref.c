@@ -14,6 +14,13 @@
  *
  * "!" flips the result, except that iptables' tcp, udp and icmp matches
  * never match a non-first fragment, negated or not.
+ *
+ * Like ipt_do_table(), a rule is tested in two steps: the addresses,
+ * interfaces, protocol and fragment flag first, then the matches in the
+ * order iptables-save prints them, the transport matches first.  A short
+ * packet (key.h) that passes the first step of a rule with a transport
+ * match is dropped on the spot, and multiport reads the ports of a header
+ * that is short for the others.
  */
 #include "ref.h"
 
@@ -362,37 +369,81 @@ static bool l4_dim(u8 dim)
 	       dim == NFHP_DIM_TCPFLAGS || dim == NFHP_DIM_ICMP;
 }
 
-static bool rule_matches(const struct ref_rule *r, const struct nfhp_key *key)
+/* Is @m checked by ip_packet_match(), before any match module? */
+static bool ip_part(const struct ref_match *m)
 {
-	unsigned int i;
-
-	for (i = 0; i < r->nmatch; i++) {
-		const struct ref_match *m = &r->m[i];
-
-		if (l4_dim(m->dim) && key->v[NFHP_DIM_FRAG])
-			return false;
-		if (match_one(m->dim, m->form, m->syntax, m->nranges,
-			      m->ranges, m->ifname, key) == !!m->invert)
-			return false;
-	}
-	return true;
+	if (m->dim == NFHP_DIM_SRC || m->dim == NFHP_DIM_DST)
+		return m->syntax != NFHP_SYN_IPRANGE;
+	return m->dim == NFHP_DIM_PROTO || m->dim == NFHP_DIM_FRAG ||
+	       m->dim == NFHP_DIM_IIF || m->dim == NFHP_DIM_OIF;
 }
 
-bool nfhp_ref_spec_matches(const struct nfhp_rule_spec *spec,
-			   const struct nfhp_key *key)
+static bool multiport(const struct ref_match *m)
+{
+	return (m->dim == NFHP_DIM_SPORT || m->dim == NFHP_DIM_DPORT) &&
+	       m->syntax != NFHP_SYN_DEFAULT;
+}
+
+static bool one_matches(const struct ref_match *m, const struct nfhp_key *key)
+{
+	struct nfhp_key port;
+
+	if (l4_dim(m->dim) && key->v[NFHP_DIM_FRAG])
+		return false;
+	/* --ports reads both ports. */
+	if (multiport(m) && key->v[NFHP_DIM_SPORT] >= NFHP_L4_SHORT) {
+		port = *key;
+		port.v[NFHP_DIM_SPORT] -= NFHP_L4_SHORT;
+		port.v[NFHP_DIM_DPORT] -= NFHP_L4_SHORT;
+		key = &port;
+	}
+	if (l4_dim(m->dim) && key->v[m->dim] > 0xffff)
+		return false;
+	return match_one(m->dim, m->form, m->syntax, m->nranges, m->ranges,
+			 m->ifname, key) != !!m->invert;
+}
+
+/*
+ * Would a match module of @r drop @key outright?  A short header marks
+ * every field of the protocol's match (key.h); the rules iptables accepts
+ * name the protocol of their tcp, udp or icmp match, so any of them would
+ * do.  For those that do not, the first of destination port, source port,
+ * TCP flags and ICMP type the rule restricts decides, as in the tree.
+ * Multiport only fails on packets without ports.
+ */
+static bool hotdrops(const struct ref_rule *r, const struct nfhp_key *key)
+{
+	static const u8 pref[] = {
+		NFHP_DIM_DPORT, NFHP_DIM_SPORT, NFHP_DIM_TCPFLAGS, NFHP_DIM_ICMP,
+	};
+	bool mp = false;
+	unsigned int i, p;
+
+	for (p = 0; p < ARRAY_SIZE(pref); p++)
+		for (i = 0; i < r->nmatch; i++)
+			if (r->m[i].dim == pref[p] && !multiport(&r->m[i]))
+				return key->v[pref[p]] > NFHP_L4_FRAGMENT;
+	for (i = 0; i < r->nmatch; i++)
+		mp |= multiport(&r->m[i]);
+	return mp && key->v[NFHP_DIM_SPORT] == NFHP_L4_TRUNCATED;
+}
+
+enum ref_outcome { REF_NO_MATCH, REF_MATCH, REF_HOTDROP };
+
+static enum ref_outcome rule_outcome(const struct ref_rule *r,
+				     const struct nfhp_key *key)
 {
 	unsigned int i;
 
-	for (i = 0; i < spec->nmatch; i++) {
-		const struct nfhp_dim_match *m = &spec->m[i];
-
-		if (l4_dim(m->dim) && key->v[NFHP_DIM_FRAG])
-			return false;
-		if (match_one(m->dim, m->form, m->syntax, m->nranges,
-			      m->ranges, m->ifname, key) == !!m->invert)
-			return false;
-	}
-	return true;
+	for (i = 0; i < r->nmatch; i++)
+		if (ip_part(&r->m[i]) && !one_matches(&r->m[i], key))
+			return REF_NO_MATCH;
+	if (hotdrops(r, key))
+		return REF_HOTDROP;
+	for (i = 0; i < r->nmatch; i++)
+		if (!ip_part(&r->m[i]) && !one_matches(&r->m[i], key))
+			return REF_NO_MATCH;
+	return REF_MATCH;
 }
 
 static void decide(struct nfhp_ref_verdict *v, u8 action,
@@ -428,8 +479,16 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 			continue;
 		}
 		r = c->rules[i++];
-		if (!rule_matches(r, key))
+		switch (rule_outcome(r, key)) {
+		case REF_NO_MATCH:
 			continue;
+		case REF_HOTDROP:
+			decide(v, NFHP_ACT_DROP, base, 0);
+			v->hotdrop = true;
+			return;
+		case REF_MATCH:
+			break;
+		}
 		r->packets++;
 		switch (r->action) {
 		case NFHP_ACT_ACCEPT:

@@ -25,12 +25,15 @@ struct nfhp_ref;
  * @chain: the chain of the deciding rule, or the hook's chain for a policy
  * @pos: the 1-based number of the deciding rule, 0 for the policy
  * @loop: the traversal was cut at NFHP_REF_MAX_DEPTH (then DROP, pos 0)
+ * @hotdrop: a transport match dropped a short packet (then DROP, @chain
+ *	the hook's chain, pos 0)
  */
 struct nfhp_ref_verdict {
 	u8 action;
 	char chain[NFHP_CHAIN_NAME_LEN];
 	unsigned int pos;
 	bool loop;
+	bool hotdrop;
 };
 
 struct nfhp_ref *nfhp_ref_new(void);
@@ -46,9 +49,6 @@ int nfhp_ref_replace(struct nfhp_ref *ref, const char *chain,
 		     unsigned int pos, const struct nfhp_rule_spec *spec);
 int nfhp_ref_flush(struct nfhp_ref *ref, const char *chain);
 unsigned int nfhp_ref_nrules(const struct nfhp_ref *ref, const char *chain);
-/* Does this one rule match the packet?  (No jumps involved.) */
-bool nfhp_ref_spec_matches(const struct nfhp_rule_spec *spec,
-			   const struct nfhp_key *key);
 /* Classify and count: every rule that matches, and the policy that decides. */
 void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 		       const struct nfhp_key *key,

@@ -256,7 +256,8 @@ static void print_verdict(FILE *f, const struct nfhp_ruleset *rs,
 	const char *act = v->action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
 
 	if (!v->rule) {
-		fprintf(f, "%s %s policy\n", act, hook_names[hook]);
+		fprintf(f, "%s %s %s\n", act, hook_names[hook],
+			v->hotdrop ? "hotdrop" : "policy");
 		return;
 	}
 	fprintf(f, "%s %s %u\n", act,
@@ -268,7 +269,7 @@ static bool same_verdict(const struct nfhp_ruleset *rs,
 			 const struct nfhp_verdict *v,
 			 const struct nfhp_ref_verdict *r, enum nfhp_hook hook)
 {
-	if (v->action != r->action)
+	if (v->action != r->action || v->hotdrop != r->hotdrop)
 		return false;
 	if (!v->rule)
 		return r->pos == 0 && !strcmp(r->chain, hook_names[hook]);
@@ -662,7 +663,8 @@ int main(int argc, char **argv)
 			if (rv.pos)
 				fprintf(stderr, "%u\n", rv.pos);
 			else
-				fprintf(stderr, "policy%s\n",
+				fprintf(stderr, "%s%s\n",
+					rv.hotdrop ? "hotdrop" : "policy",
 					rv.loop ? " (loop)" : "");
 		}
 	}

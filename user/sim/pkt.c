@@ -55,7 +55,8 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 			  char *err, size_t errlen)
 {
 	unsigned long long sport = 0, dport = 0, v;
-	unsigned int proto = 0, flags = 0, icmp = 0, frag = 0, i;
+	unsigned int proto = 0, flags = 0, icmp = 0, frag = 0, l4len = 65535;
+	unsigned int i;
 	bool have_icmp = false;
 	char buf[1024], *tok, *save, *val;
 	u32 addr;
@@ -121,9 +122,13 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 				goto bad;
 			p->len = v;
 		} else if (!strcmp(tok, "frag")) {
-			if (!get_uint(val, 1, &v))
+			if (!get_uint(val, 8191, &v))
 				goto bad;
 			frag = v;
+		} else if (!strcmp(tok, "l4len")) {
+			if (!get_uint(val, 65535, &v))
+				goto bad;
+			l4len = v;
 		} else if (!strcmp(tok, "flags")) {
 			for (i = 0; val[i]; i++) {
 				int f = tcp_flag_letter(val[i]);
@@ -152,7 +157,7 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 		}
 	}
 	p->key.v[NFHP_DIM_PROTO] = proto;
-	p->key.v[NFHP_DIM_FRAG] = frag;
+	p->key.v[NFHP_DIM_FRAG] = !!frag;
 	p->key.v[NFHP_DIM_LEN] = p->len;
 	if (has_ports(proto) && !frag) {
 		p->key.v[NFHP_DIM_SPORT] = sport;
@@ -162,8 +167,7 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 		p->key.v[NFHP_DIM_TCPFLAGS] = flags;
 	if (proto == 1 && !frag && have_icmp)
 		p->key.v[NFHP_DIM_ICMP] = icmp;
-	if (frag)
-		nfhp_key_set_fragment(&p->key);
+	nfhp_key_set_l4_short(&p->key, proto, frag, l4len);
 	return 0;
 bad:
 	snprintf(err, errlen, "bad packet field `%s%s%s'", tok,

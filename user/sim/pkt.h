@@ -24,11 +24,15 @@ struct nfhp_sim_pkt {
 
 /*
  * Parse one packet line.  Fields: hook= src= dst= proto= sport= dport= in=
- * out= state= ttl= len= frag= flags= icmp= mark=; the defaults are
+ * out= state= ttl= len= frag= l4len= flags= icmp= mark=; the defaults are
  * hook=forward, addresses 0.0.0.0, proto 0, ports 0, no interfaces,
- * state=new, ttl=64, len=64, frag=0, no flags, no icmp, mark 0.  Ports are
- * only kept for protocols that have them (tcp udp sctp dccp udplite) and
- * frag=0, flags only for tcp, icmp only for icmp.
+ * state=new, ttl=64, len=64, frag=0, a whole transport header, no flags,
+ * no icmp, mark 0.  Ports are only kept for protocols that have them (tcp
+ * udp sctp dccp udplite) and frag=0, flags only for tcp, icmp only for
+ * icmp.  frag= is the fragment offset in units of 8 bytes (any non-zero
+ * value is a later fragment; 1 is the one iptables' tcp match drops),
+ * l4len= the bytes of transport header the packet holds (short ones are
+ * dropped by iptables' transport matches, key.h).
  * Returns 0 for a packet, 1 for a blank or '#' line, -1 on error (err says
  * why).
  */

@@ -339,6 +339,77 @@ static void test_enomem(void)
 	free(s);
 }
 
+/*
+ * Short packets (key.h): iptables' tcp match drops a TCP header cut short
+ * and a TCP fragment at offset 1 without a verdict or counter; multiport
+ * only needs the ports.
+ */
+static void test_hotdrop(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *tcp = spec_new(NFHP_ACT_ACCEPT);
+	struct nfhp_rule_spec *mp = spec_new(NFHP_ACT_DROP);
+	struct nfhp_counter c1, c2, pol;
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+
+	spec_range(tcp, NFHP_DIM_PROTO, 6, 6, false);
+	spec_range(tcp, NFHP_DIM_DPORT, 22, 22, true);
+	spec_range(mp, NFHP_DIM_PROTO, 17, 17, false);
+	spec_range(mp, NFHP_DIM_DPORT, 53, 53, false);
+	mp->m[1].syntax = NFHP_SYN_MULTIPORT;
+	check(!nfhp_txn_begin(rs) &&
+	      !nfhp_rule_append(rs, "FORWARD", tcp, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", mp, NULL, &msg) &&
+	      !nfhp_txn_commit(rs, &msg), "tcp ! --dport 22, multiport 53");
+
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 6;
+	k.v[NFHP_DIM_DPORT] = 80;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule && !v.hotdrop,
+	      "whole tcp/80: rule 1");
+	nfhp_key_set_l4_short(&k, 6, 0, 19);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && !v.rule && v.hotdrop,
+	      "19 bytes of tcp: hotdrop");
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 6;
+	k.v[NFHP_DIM_FRAG] = 1;
+	nfhp_key_set_l4_short(&k, 6, 1, 0);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.hotdrop, "tcp fragment at offset 1: hotdrop");
+	nfhp_key_set_l4_short(&k, 6, 2, 0);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && !v.rule && !v.hotdrop,
+	      "tcp fragment at offset 2: policy");
+
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 17;
+	k.v[NFHP_DIM_DPORT] = 53;
+	nfhp_key_set_l4_short(&k, 17, 0, 4);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule && !v.hotdrop,
+	      "4 bytes of udp: multiport rule 2 reads the ports");
+	nfhp_key_set_l4_short(&k, 17, 0, 3);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.hotdrop, "3 bytes of udp: multiport hotdrop");
+
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1),
+			  &c1);
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 2),
+			  &c2);
+	nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &pol);
+	check(c1.packets == 1 && c2.packets == 1 && pol.packets == 1,
+	      "hotdrops count nowhere (%llu %llu %llu)",
+	      (unsigned long long)c1.packets, (unsigned long long)c2.packets,
+	      (unsigned long long)pol.packets);
+	nfhp_ruleset_free(rs);
+	free(tcp);
+	free(mp);
+}
+
 int main(void)
 {
 	test_box_prefix_and_negation();
@@ -347,6 +418,7 @@ int main(void)
 	test_worked_example();
 	test_txn_and_errors();
 	test_enomem();
+	test_hotdrop();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -119,6 +119,13 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
 		m->form = NFHP_FORM_IFNAME;
 		strcpy(m->ifname, ifnames[rnd(ARRAY_SIZE(ifnames))]);
 		break;
+	case NFHP_DIM_SPORT:
+	case NFHP_DIM_DPORT:
+		/* multiport, whose short packets differ from tcp's */
+		if (rnd(4) == 0)
+			m->syntax = NFHP_SYN_MULTIPORT;
+		gen_ranges(m);
+		break;
 	default:
 		gen_ranges(m);
 	}
@@ -222,7 +229,7 @@ static void pools_fill(struct pools *p, struct nfhp_ruleset *rs)
 
 static void gen_key(struct nfhp_key *k, const struct pools *p)
 {
-	unsigned int d;
+	unsigned int d, fragoff, l4len;
 
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
 		if (d == NFHP_DIM_IIF || d == NFHP_DIM_OIF) {
@@ -237,8 +244,10 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 		if (k->v[d] > nfhp_dim_span(d))
 			k->v[d] = nfhp_dim_span(d);
 	}
-	if (k->v[NFHP_DIM_FRAG])
-		nfhp_key_set_fragment(k);
+	/* Later fragments at offset 1 or more, short transport headers. */
+	fragoff = k->v[NFHP_DIM_FRAG] ? 1 + rnd(2) : 0;
+	l4len = rnd(8) ? 65535 : rnd(24);
+	nfhp_key_set_l4_short(k, k->v[NFHP_DIM_PROTO], fragoff, l4len);
 }
 
 static long compared, counters_compared, mismatches;
@@ -318,14 +327,15 @@ static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		pos = v.rule ? nfhp_rule_position(rs, v.rule) : 0;
 		compared++;
 		if (v.action == rv.action && pos == rv.pos &&
-		    !strcmp(chain, rv.chain))
+		    v.hotdrop == rv.hotdrop && !strcmp(chain, rv.chain))
 			continue;
 		mismatches++;
-		printf("# mismatch %s: hook %s tree %s %s %u ref %s %s %u\n",
+		printf("# mismatch %s: hook %s tree %s %s %u%s ref %s %s %u%s\n",
 		       when, hooks[h],
 		       v.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP", chain,
-		       pos, rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
-		       rv.chain, rv.pos);
+		       pos, v.hotdrop ? " hotdrop" : "",
+		       rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
+		       rv.chain, rv.pos, rv.hotdrop ? " hotdrop" : "");
 		dump(rs, &k);
 		return false;
 	}

@@ -83,9 +83,10 @@ static void expect(struct nfhp_ref *ref, const char *pkt,
 			 v.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
 			 v.chain, v.pos);
 	else
-		snprintf(got, sizeof(got), "%s %s policy%s",
+		snprintf(got, sizeof(got), "%s %s %s%s",
 			 v.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
-			 v.chain, v.loop ? " loop" : "");
+			 v.chain, v.hotdrop ? "hotdrop" : "policy",
+			 v.loop ? " loop" : "");
 	check(!strcmp(got, want), "[%s] -> %s%s%s", pkt, want,
 	      strcmp(got, want) ? " GOT " : "", strcmp(got, want) ? got : "");
 }
@@ -229,10 +230,39 @@ static void test_fragments(void)
 	expect(ref, "proto=tcp dport=22", "DROP FORWARD 1");
 	expect(ref, "proto=tcp dport=23", "DROP FORWARD 2");
 	/* port, flag, icmp and multiport matches never match fragments */
-	expect(ref, "proto=tcp dport=22 frag=1", "ACCEPT FORWARD 7");
+	expect(ref, "proto=tcp dport=22 frag=2", "ACCEPT FORWARD 7");
 	expect(ref, "proto=icmp icmp=0/0 frag=1", "DROP FORWARD 8");
 	expect(ref, "proto=icmp icmp=0/0", "DROP FORWARD 4");
 	expect(ref, "proto=icmp icmp=8/0", "ACCEPT FORWARD 6");
+	/* but the tcp match drops the one at offset 8 bytes */
+	expect(ref, "proto=tcp dport=22 frag=1", "DROP FORWARD hotdrop");
+	nfhp_ref_free(ref);
+}
+
+static void test_short_headers(void)
+{
+	static const char *const r[] = {
+		"-A FORWARD -s 1.0.0.0/8 -p tcp --dport 22 -j DROP",
+		"-A FORWARD -p udp -m multiport --dports 53 -j DROP",
+		"-A FORWARD -p udp -m udp -j DROP",
+		"-A FORWARD -p icmp -m icmp --icmp-type 8 -j DROP",
+		"-A FORWARD -j ACCEPT",
+		NULL,
+	};
+	struct nfhp_ref *ref = setup(r);
+
+	expect(ref, "src=1.1.1.1 proto=tcp dport=22 l4len=20",
+	       "DROP FORWARD 1");
+	expect(ref, "src=1.1.1.1 proto=tcp dport=22 l4len=19",
+	       "DROP FORWARD hotdrop");
+	expect(ref, "src=2.1.1.1 proto=tcp dport=22 l4len=3",
+	       "ACCEPT FORWARD 5");
+	expect(ref, "proto=udp dport=53 l4len=4", "DROP FORWARD 2");
+	expect(ref, "proto=udp dport=54 l4len=8", "DROP FORWARD 3");
+	expect(ref, "proto=udp dport=54 l4len=7", "DROP FORWARD hotdrop");
+	expect(ref, "proto=udp dport=53 l4len=3", "DROP FORWARD hotdrop");
+	expect(ref, "proto=icmp icmp=8/0 l4len=7", "DROP FORWARD hotdrop");
+	expect(ref, "proto=icmp icmp=0/0 frag=1", "ACCEPT FORWARD 5");
 	nfhp_ref_free(ref);
 }
 
@@ -391,6 +421,7 @@ int main(void)
 	test_return_builtin();
 	test_loops();
 	test_fragments();
+	test_short_headers();
 	test_interfaces();
 	test_negation();
 	test_l4();
