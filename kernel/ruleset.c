@@ -12,6 +12,7 @@
  * waits for a grace period and frees what the old trees and the old model
  * alone used.  An abort frees what the transaction alone created.
  */
+#include <linux/bitmap.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -1147,31 +1148,76 @@ static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 	return 0;
 }
 
-/* Work one changed entry into the tree of its group in @t. */
+/*
+ * Work one or two changed entries of group @g into its tree in @t.  A
+ * rule's hotdrop entry comes with it: one pass over the group finds the
+ * candidates of both while each entry's box is in the cache.  @cands has
+ * room for two groups.
+ */
 static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
-			     const struct nfhp_entry *changed,
+			     const struct nfhp_entry *const *changed,
+			     unsigned int nchanged,
 			     const struct nfhp_groups *gr, unsigned int g,
 			     const struct nfhp_entry **cands)
 {
+	unsigned int i, k, n[2] = { 0, 0 }, stride = gr->n[g];
 	struct nfhp_node *new;
-	unsigned int i, n = 0;
 	int err;
 
+	if (!*root)
+		return nfhp_tree_build(&rs->forest, gr->e[g], gr->n[g], root);
 	for (i = 0; i < gr->n[g]; i++) {
 		const struct nfhp_entry *e = gr->e[g][i];
 
-		if (i + 1 == gr->n[g] || !nfhp_box_disjoint(e->box, changed->box))
-			cands[n++] = e;
+		for (k = 0; k < nchanged; k++)
+			if (i + 1 == gr->n[g] ||
+			    !nfhp_box_disjoint(e->box, changed[k]->box))
+				cands[k * stride + n[k]++] = e;
 	}
-	if (!*root)
-		return nfhp_tree_build(&rs->forest, gr->e[g], gr->n[g], root);
-	err = nfhp_tree_update(&rs->forest, *root, changed->box, cands, n,
-			       &new);
-	if (err)
-		return err;
-	nfhp_tree_put(&rs->forest, *root);
-	*root = new;
+	for (k = 0; k < nchanged; k++) {
+		err = nfhp_tree_update(&rs->forest, *root, changed[k]->box,
+				       cands + k * stride, n[k], &new);
+		if (err)
+			return err;
+		nfhp_tree_put(&rs->forest, *root);
+		*root = new;
+	}
 	return 0;
+}
+
+/* Do @a and @b belong in one nfhp_update_group()? */
+static bool nfhp_entries_pair(const struct nfhp_entry *a,
+			      const struct nfhp_entry *b)
+{
+	return a->action == NFHP_ENTRY_HOTDROP && b->rule == a->rule &&
+	       b->group == a->group;
+}
+
+/*
+ * Update the trees for the changed entries among @e[0..@n), those whose
+ * @changed bit is set, in pairs where nfhp_entries_pair() allows.
+ */
+static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
+			       int h, struct nfhp_entry *const *e,
+			       unsigned int n, const unsigned long *changed,
+			       const struct nfhp_groups *gr,
+			       const struct nfhp_entry **cands)
+{
+	const struct nfhp_entry *ch[2];
+	unsigned int i, nch;
+	int err = 0;
+
+	for (i = find_first_bit(changed, n); i < n && !err;
+	     i = find_next_bit(changed, n, i + 1)) {
+		ch[0] = e[i];
+		nch = 1;
+		if (i + 1 < n && test_bit(i + 1, changed) &&
+		    nfhp_entries_pair(e[i], e[i + 1]))
+			ch[nch++] = e[++i];
+		err = nfhp_update_group(rs, &t->root[h][ch[0]->group], ch, nch,
+					gr, ch[0]->group, cands);
+	}
+	return err;
 }
 
 /* Apply the added (new) and removed (old) entries to @t's trees. */
@@ -1181,6 +1227,7 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			     struct nfhp_tables *t, int h)
 {
 	const struct nfhp_entry **cands;
+	unsigned long *added, *removed;
 	struct nfhp_groups gr;
 	unsigned int i, g;
 	int err;
@@ -1188,34 +1235,38 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	err = nfhp_groups_fill(fl, &gr);
 	if (err)
 		return err;
-	cands = kvmalloc_array(fl->n, sizeof(*cands), GFP_KERNEL);
-	if (!cands) {
-		nfhp_groups_free(&gr);
-		return -ENOMEM;
+	err = -ENOMEM;
+	cands = kvmalloc_array(2 * fl->n, sizeof(*cands), GFP_KERNEL);
+	added = bitmap_zalloc(fl->n, GFP_KERNEL);
+	removed = bitmap_zalloc(old->n, GFP_KERNEL);
+	if (!cands || !added || !removed)
+		goto out_free;
+	/* From @match alone: no entry is touched to find the changed ones. */
+	bitmap_fill(removed, old->n);
+	for (i = 0; i < fl->n; i++) {
+		if (match[i] < 0)
+			__set_bit(i, added);
+		else
+			__clear_bit(match[i], removed);
 	}
 	for (g = 0; g < NFHP_GROUPS; g++) {
 		t->root[h][g] = cur->root[h][g];
 		if (t->root[h][g])
 			t->root[h][g]->refs++;
 	}
-	for (i = 0; i < fl->n && !err; i++) {
-		g = fl->e[i]->group;
-		if (match[i] < 0)
-			err = nfhp_update_group(rs, &t->root[h][g], fl->e[i],
-						&gr, g, cands);
-	}
-	for (i = 0; i < old->n && !err; i++) {
-		g = old->e[i]->group;
-		if (old->e[i]->kept != rs->gen)
-			err = nfhp_update_group(rs, &t->root[h][g], old->e[i],
-						&gr, g, cands);
-	}
+	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, &gr, cands);
+	if (!err)
+		err = nfhp_update_changed(rs, t, h, old->e, old->n, removed,
+					  &gr, cands);
 	for (g = 1; g < NFHP_GROUPS && !err; g++) {
 		if (gr.n[g] > 1 || !t->root[h][g])
 			continue;
 		nfhp_tree_put(&rs->forest, t->root[h][g]);
 		t->root[h][g] = NULL;
 	}
+out_free:
+	bitmap_free(removed);
+	bitmap_free(added);
 	kvfree(cands);
 	nfhp_groups_free(&gr);
 	return err;
@@ -1384,7 +1435,11 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			       GFP_KERNEL);
 	if (!match)
 		return -ENOMEM;
-	err = nfhp_reflatten_straight(rs, h, fl, match, &changes);
+	/* Room for about as many entries as before: no doubling copies. */
+	err = nfhp_grow(&rs->mem, (void **)&fl->e, &fl->cap, old->n + 64,
+			sizeof(*fl->e));
+	if (!err)
+		err = nfhp_reflatten_straight(rs, h, fl, match, &changes);
 	if (!err)
 		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
 	if (err)
