@@ -91,6 +91,7 @@ static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
 	[NFHPA_REFS] = { .type = NLA_REJECT,
 			 .reject_message = "NFHPA_REFS is only sent by the kernel" },
 	[NFHPA_RULE] = NLA_POLICY_NESTED(nfhp_rule_policy),
+	[NFHPA_LIST_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_LIST_CHAINS_ONLY),
 };
 
 /**
@@ -636,6 +637,7 @@ out_unlock:
  * @chain_idx: index of the chain being sent
  * @sent: messages of that chain sent: its header, then its rules, so the
  *	next rule to send is at position @sent
+ * @chains_only: NFHP_LIST_CHAINS_ONLY was asked for
  */
 struct nfhp_dump {
 	struct nfhp_rule_spec *spec;
@@ -643,6 +645,7 @@ struct nfhp_dump {
 	unsigned int gen;
 	unsigned int chain_idx;
 	unsigned int sent;
+	bool chains_only;
 };
 
 /**
@@ -938,7 +941,8 @@ static int nfhp_dump_chains(struct sk_buff *skb, struct netlink_callback *cb,
 				return ret;
 			d->sent = 1;
 		}
-		while ((rule = nfhp_rule_at(d->chain, d->sent))) {
+		while (!d->chains_only &&
+		       (rule = nfhp_rule_at(d->chain, d->sent))) {
 			ret = nfhp_dump_rule(skb, cb, d->chain, rule, d->sent);
 			if (ret)
 				return ret;
@@ -989,9 +993,12 @@ static int nfhp_nl_list_start(struct netlink_callback *cb)
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct nfhp_net *hn = nfhp_net(sock_net(cb->skb->sk));
 	struct nlattr *only = info->attrs[NFHPA_CHAIN];
+	struct nlattr *flags = info->attrs[NFHPA_LIST_FLAGS];
 	struct nfhp_dump *d = nfhp_dump_ctx(cb);
 	bool found = true;
 
+	d->chains_only = flags &&
+			 (nla_get_u32(flags) & NFHP_LIST_CHAINS_ONLY);
 	if (only) {
 		mutex_lock(&hn->lock);
 		found = nfhp_chain_find(hn->rs, nla_data(only));

@@ -368,6 +368,15 @@ else
 	head -20 $tmp/diff | sed 's/^/#   /'
 fi
 
+# restore --noflush and jumps learn the chains without their rules.
+nl_list() { ip netns exec $ns_h python3 "$(dirname "$0")/tools/nl_list.py" "$@"; }
+got=$(nl_list)
+[ "$got" = "chains=3 rules=2000" ] && pass "LIST: $got" ||
+	fail "LIST: '$got', not chains=3 rules=2000"
+got=$(nl_list --chains-only)
+[ "$got" = "chains=3 rules=0" ] && pass "LIST chains only: $got" ||
+	fail "LIST chains only: '$got', not chains=3 rules=0"
+
 # Breaking the last rule must abort all 2000.
 hsave -c >$tmp/before
 sed '$d' $tmp/big >$tmp/big-bad

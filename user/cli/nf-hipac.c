@@ -135,7 +135,7 @@ bool nfhp_cli_bad_target(struct nfhp_nl *nl, const struct nfhp_rule_spec *spec)
 
 	if (spec->action != NFHP_ACT_JUMP && spec->action != NFHP_ACT_GOTO)
 		return false;
-	if (nfhp_nl_dump(nl, spec->target, &ops, &found) && !found) {
+	if (nfhp_nl_dump_chains(nl, spec->target, &ops, &found) && !found) {
 		snprintf(msg, sizeof(msg),
 			 "Couldn't load target `%s':No such file or directory\n",
 			 spec->target);

@@ -1042,17 +1042,18 @@ int nfhp_nl_batch_end(struct nfhp_nl *nl)
 /* --- dumps ----------------------------------------------------------------- */
 
 /**
- * nfhp_nl_dump() - list the rule set
+ * dump() - list the rule set
  * @nl: the connection
  * @chain: the chain to list, NULL for all
+ * @flags: NFHPA_LIST_FLAGS, or 0
  * @ops: the callbacks
  * @data: their argument
  *
  * Return: 0, a callback's non-zero value, or -errno (kept for
  * nfhp_nl_report()).
  */
-int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
-		 const struct nfhp_nl_dump_ops *ops, void *data)
+static int dump(struct nfhp_nl *nl, const char *chain, u32 flags,
+		const struct nfhp_nl_dump_ops *ops, void *data)
 {
 	struct nlmsghdr *req;
 	int ret, cb_ret = 0;
@@ -1062,6 +1063,8 @@ int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
 	nl->fail.ext_msg[0] = '\0';
 	req = put_request(nl, nl->buf, NFHP_CMD_LIST, NLM_F_DUMP);
 	put_chain(req, NFHPA_CHAIN, chain);
+	if (flags)
+		mnl_attr_put_u32(req, NFHPA_LIST_FLAGS, flags);
 	seq = req->nlmsg_seq;
 	ret = send_buf(nl, req, req->nlmsg_len);
 
@@ -1108,6 +1111,18 @@ done:
 	if (nl->fail.err)
 		return nl->fail.err;
 	return cb_ret;
+}
+
+int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
+		 const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	return dump(nl, chain, 0, ops, data);
+}
+
+int nfhp_nl_dump_chains(struct nfhp_nl *nl, const char *chain,
+			const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	return dump(nl, chain, NFHP_LIST_CHAINS_ONLY, ops, data);
 }
 
 /* --- connection ------------------------------------------------------------ */

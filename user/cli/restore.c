@@ -217,7 +217,7 @@ static int list_chains(struct restore_ctx *ctx)
 
 	if (!f)
 		return -ENOMEM;
-	ret = nfhp_nl_dump(ctx->nl, NULL, &ops, f);
+	ret = nfhp_nl_dump_chains(ctx->nl, NULL, &ops, f);
 	fclose(f);
 	return ret;
 }

@@ -359,6 +359,10 @@ static struct nlmsghdr *build_valid(char *buf, uint8_t cmd)
 		nlh->nlmsg_flags |= NLM_F_DUMP;
 		if (one_in(3))
 			mnl_attr_put_strz(nlh, NFHPA_CHAIN, rnd_chain());
+		if (one_in(3))
+			mnl_attr_put_u32(nlh, NFHPA_LIST_FLAGS,
+					 one_in(2) ? NFHP_LIST_CHAINS_ONLY :
+						     (uint32_t)rnd_value());
 		break;
 	}
 	return nlh;

@@ -89,9 +89,14 @@ int nfhp_nl_begin(struct nfhp_nl *nl);
 int nfhp_nl_commit(struct nfhp_nl *nl);
 int nfhp_nl_abort(struct nfhp_nl *nl);
 
-/* Listing: chain NULL lists every chain. */
+/*
+ * Listing: chain NULL lists every chain.  nfhp_nl_dump_chains() asks for
+ * the chain messages only, none of the rules.
+ */
 int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
 		 const struct nfhp_nl_dump_ops *ops, void *data);
+int nfhp_nl_dump_chains(struct nfhp_nl *nl, const char *chain,
+			const struct nfhp_nl_dump_ops *ops, void *data);
 
 /*
  * Batch mode: requests are queued and sent many at a time.  Every queued

@@ -39,6 +39,9 @@
  *     then one message per rule with NFHPA_CHAIN, NFHPA_POS and NFHPA_RULE
  *     (whose NFHPA_RULE_COUNTERS are filled).  Chains come in the order
  *     INPUT, FORWARD, OUTPUT, then user chains by name, like iptables-save.
+ *     With NFHP_LIST_CHAINS_ONLY in NFHPA_LIST_FLAGS the rule messages are
+ *     left out: what a restore --noflush or a jump needs to know of a rule
+ *     set of 100k rules.
  * NFHP_CMD_BEGIN: open a transaction owned by this socket.  Until
  *     NFHP_CMD_COMMIT every change from this socket is staged and invisible
  *     to packets; other sockets' changes fail with -EBUSY.
@@ -56,6 +59,7 @@
  *     NFHPA_COUNTER_PACKETS: NLA_U64
  *     NFHPA_COUNTER_BYTES: NLA_U64
  * NFHPA_REFS: NLA_U32, number of rules jumping to the chain (dumps only)
+ * NFHPA_LIST_FLAGS: NLA_U32, NFHP_CMD_LIST only: NFHP_LIST_* bits
  * NFHPA_RULE: NLA_NESTED
  *     NFHPA_RULE_MATCH: NLA_NESTED, zero or more, at most one per dimension
  *         NFHPA_MATCH_DIM: NLA_U8, enum nfhp_dim
@@ -113,9 +117,13 @@ enum nfhp_attr {
 	NFHPA_COUNTERS,
 	NFHPA_REFS,
 	NFHPA_RULE,
+	NFHPA_LIST_FLAGS,
 	__NFHPA_MAX
 };
 #define NFHPA_MAX (__NFHPA_MAX - 1)
+
+/* NFHPA_LIST_FLAGS: chain messages only, no rule messages. */
+#define NFHP_LIST_CHAINS_ONLY	(1U << 0)
 
 enum nfhp_counter_attr {
 	NFHPA_COUNTER_UNSPEC,

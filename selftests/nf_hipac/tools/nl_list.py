@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""nl_list.py [--chains-only] - send one NFHP_CMD_LIST dump request to the
+nf_hipac generic netlink family of the current network namespace, over a
+raw socket (no libmnl: an independent reader of the ABI), and print
+"chains=N rules=M": the chain and rule messages of the answer.  With
+--chains-only the request carries NFHPA_LIST_FLAGS = NFHP_LIST_CHAINS_ONLY.
+Exit status 1 on a netlink error."""
+import socket
+import struct
+import sys
+
+NETLINK_GENERIC = 16
+GENL_ID_CTRL = 0x10
+CTRL_CMD_GETFAMILY = 3
+CTRL_ATTR_FAMILY_ID = 1
+CTRL_ATTR_FAMILY_NAME = 2
+NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 0x1, 0x4, 0x300
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+# include/uapi/linux/nf_hipac.h
+NFHP_CMD_LIST = 11
+NFHPA_RULE = 7
+NFHPA_LIST_FLAGS = 8
+NFHP_LIST_CHAINS_ONLY = 1
+
+
+def attr(atype, payload):
+    a = struct.pack("HH", 4 + len(payload), atype) + payload
+    return a + b"\0" * (-len(a) % 4)
+
+
+def request(sock, mtype, flags, cmd, version, attrs, seq):
+    body = struct.pack("BBH", cmd, version, 0) + attrs
+    sock.send(struct.pack("IHHII", 16 + len(body), mtype, flags, seq, 0) +
+              body)
+
+
+def attrs_of(payload):
+    out, off = {}, 4                      # past the genl header
+    while off + 4 <= len(payload):
+        alen, atype = struct.unpack_from("HH", payload, off)
+        if alen < 4:
+            break
+        out[atype & 0x3fff] = payload[off + 4:off + alen]
+        off += (alen + 3) & ~3
+    return out
+
+
+def messages(sock, seq):
+    while True:
+        data = sock.recv(1 << 20)
+        off = 0
+        while off + 16 <= len(data):
+            mlen, mtype, _, mseq, _ = struct.unpack_from("IHHII", data, off)
+            if mlen < 16:
+                return
+            if mseq == seq:
+                yield mtype, data[off + 16:off + mlen]
+            off += (mlen + 3) & ~3
+
+
+def main():
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
+    request(sock, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK,
+            CTRL_CMD_GETFAMILY, 1,
+            attr(CTRL_ATTR_FAMILY_NAME, b"nf_hipac\0"), 1)
+    family = None
+    for mtype, payload in messages(sock, 1):
+        if mtype == NLMSG_ERROR:
+            err = struct.unpack_from("i", payload)[0]
+            if err:
+                print("family lookup failed: %d" % err)
+                return 1
+            break
+        family = struct.unpack("H", attrs_of(payload)[CTRL_ATTR_FAMILY_ID][:2])[0]
+    if family is None:
+        print("no nf_hipac family")
+        return 1
+    extra = b""
+    if "--chains-only" in sys.argv[1:]:
+        extra = attr(NFHPA_LIST_FLAGS, struct.pack("I", NFHP_LIST_CHAINS_ONLY))
+    request(sock, family, NLM_F_REQUEST | NLM_F_DUMP, NFHP_CMD_LIST, 1,
+            extra, 2)
+    chains = rules = 0
+    for mtype, payload in messages(sock, 2):
+        if mtype == NLMSG_DONE:
+            break
+        if mtype == NLMSG_ERROR:
+            print("LIST failed: %d" % struct.unpack_from("i", payload)[0])
+            return 1
+        if NFHPA_RULE in attrs_of(payload):
+            rules += 1
+        else:
+            chains += 1
+    print("chains=%d rules=%d" % (chains, rules))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
