@@ -250,7 +250,7 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 	nfhp_key_set_l4_short(k, k->v[NFHP_DIM_PROTO], fragoff, l4len);
 }
 
-static long compared, counters_compared, mismatches;
+static long compared, counters_compared, mismatches, injected;
 
 static void dump(struct nfhp_ruleset *rs, const struct nfhp_key *k)
 {
@@ -358,35 +358,42 @@ static const char *random_chain(int *level)
 static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 			  struct nfhp_rule_spec *s)
 {
-	int level, e1, e2, op = rnd(10);
+	int level, e1 = 0, e2 = 0, op = rnd(10);
 	const char *chain = random_chain(&level);
 	unsigned int n = nfhp_ref_nrules(ref, chain), pos;
 	const char *msg;
 
 	gen_spec(s, level);
+	/* Now and then an allocation of the change fails: no effect then. */
+	if (rnd(4) == 0)
+		nfhp_shim_fail_countdown = 1 + rnd(400);
 	if (op < 4 || !n) {
 		if (n >= MAX_RULES)
-			return true;
+			goto out;
 		pos = 1 + rnd(n + 1);
 		e1 = nfhp_rule_insert(rs, chain, pos, s, NULL, &msg);
-		e2 = nfhp_ref_insert(ref, chain, pos, s);
+		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_insert(ref, chain, pos, s);
 	} else if (op < 7) {
 		pos = 1 + rnd(n);
 		e1 = nfhp_rule_delete(rs, chain, pos, &msg);
-		e2 = nfhp_ref_delete(ref, chain, pos);
+		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_delete(ref, chain, pos);
 	} else if (op < 9) {
 		pos = 1 + rnd(n);
 		e1 = nfhp_rule_replace(rs, chain, pos, s, &msg);
-		e2 = nfhp_ref_replace(ref, chain, pos, s);
+		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_replace(ref, chain, pos, s);
 	} else if (level < 0 && rnd(2)) {
 		u8 pol = rnd(2) ? NFHP_ACT_ACCEPT : NFHP_ACT_DROP;
 
 		e1 = nfhp_chain_policy(rs, chain, pol, NULL, &msg);
-		e2 = nfhp_ref_policy(ref, chain, pol);
+		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_policy(ref, chain, pol);
 	} else {
 		e1 = nfhp_chain_flush(rs, chain, &msg);
-		e2 = nfhp_ref_flush(ref, chain);
+		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_flush(ref, chain);
 	}
+	if (e1 == -ENOMEM)
+		injected++;
+out:
+	nfhp_shim_fail_countdown = 0;
 	if (e1 != e2)
 		printf("# change %d on %s: core %d ref %d\n", op, chain, e1, e2);
 	return e1 == e2;
@@ -485,8 +492,9 @@ int main(int argc, char **argv)
 		nfhp_ruleset_free(rs);
 		nfhp_ref_free(ref);
 	}
-	printf("%sok 1 - %d random rule sets, %ld packets and %ld counters compared, %ld mismatches\n",
-	       bad ? "not " : "", i, compared, counters_compared, mismatches);
+	printf("%sok 1 - %d random rule sets, %ld packets and %ld counters compared, %ld mismatches; %ld changes failed by injected ENOMEM\n",
+	       bad ? "not " : "", i, compared, counters_compared, mismatches,
+	       injected);
 	printf("%d passed, %d failed\n", !bad, bad);
 	free(s);
 	free(p);
