@@ -28,7 +28,7 @@
 # (default 2G); NFHP_DEBUG_VM_TIMEOUT (seconds for the whole VM run, default
 # 5400 x NFHP_TIMEOUT_SCALE); NFHP_DEBUG_CACHE (see build-kernel.sh);
 # NFHP_STRESS_SECONDS (stress.sh, default 60 here), NFHP_FUZZ_MESSAGES
-# (300000), NFHP_CHURN_NETNS (30), NFHP_CHURN_RELOADS (5).
+# (200000), NFHP_CHURN_NETNS (8), NFHP_CHURN_RELOADS (3).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -79,10 +79,12 @@ echo "check-debug: $module built in $(($(date +%s) - t))s"
 
 export NFHP_MODULE=$module
 export NFHP_STRESS_SECONDS=${NFHP_STRESS_SECONDS:-60}
-# The longer settings of the fuzz and churn tests (issue 6).
-export NFHP_FUZZ_MESSAGES=${NFHP_FUZZ_MESSAGES:-300000}
-export NFHP_CHURN_NETNS=${NFHP_CHURN_NETNS:-30}
-export NFHP_CHURN_RELOADS=${NFHP_CHURN_RELOADS:-5}
+# The fuzzer sends hundreds of thousands of messages here (issue 6); the
+# churn keeps the normal run's namespaces, each costing half a minute of
+# process starts under KASAN and TCG, with one more module reload.
+export NFHP_FUZZ_MESSAGES=${NFHP_FUZZ_MESSAGES:-200000}
+export NFHP_CHURN_NETNS=${NFHP_CHURN_NETNS:-8}
+export NFHP_CHURN_RELOADS=${NFHP_CHURN_RELOADS:-3}
 export NFHP_TIMEOUT_SCALE=$((scale * slow))
 out=$top/build/debug-vm
 vmlog=build/check-debug-vm.log

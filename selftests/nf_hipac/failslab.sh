@@ -188,7 +188,10 @@ check_after()
 	else
 		nfhp_log "FAIL: $what: exit $rc and a rule set that is neither the old nor the new one"
 		sed 's/^/    /' $tmp/out
+		echo "    old -> now:"
 		diff $tmp/base.state $tmp/now.state | head -20 | sed 's/^/    /'
+		echo "    new -> now:"
+		diff $tmp/new.state $tmp/now.state | head -20 | sed 's/^/    /'
 		bad=$((bad + 1))
 		back_to_base
 	fi
@@ -222,11 +225,15 @@ sweep()
 			     NFHP_FAILNTH_REPORT=$rep)
 			run_cmd "$input" "$@" >$out 2>&1
 			rc=$?
-			# No report: the command makes fewer than $m sends.
-			[ -e $rep ] || break
+			# No report: the command makes fewer than $m sends.  No
+			# "injected": send $m makes fewer than $n allocations.
+			# Either way it ran without a fault: undo it.
+			if [ ! -e $rep ] || ! grep -q injected $rep; then
+				[ -e $rep ] && reached=1
+				back_to_base
+				break
+			fi
 			reached=1
-			# Send $m makes fewer than $n allocations.
-			grep -q injected $rep || break
 			injected=$((injected + 1))
 			count=$((count + 1))
 			check_after "$name: send $m, allocation $n" $rc
