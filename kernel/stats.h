@@ -15,8 +15,8 @@
 
 /**
  * struct nfhp_tree_stats - the shape of one hook's tree
- * @rules: rules reachable from the hook's chain, counted once per path
- *	(flattened entries)
+ * @rules: entries of the hook: rules reachable from its chain, counted once
+ *	per path, their hotdrop entries (key.h) and the policy
  * @trees: trees the hook's entries are split into
  * @mem: bytes held by the tree's nodes and leaves
  * @nodes: range-location nodes
