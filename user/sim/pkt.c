@@ -22,12 +22,6 @@ static bool get_uint(const char *s, unsigned long long max,
 	return !errno && !*end && *v <= max;
 }
 
-static bool has_ports(unsigned int proto)
-{
-	return proto == 6 || proto == 17 || proto == 132 || proto == 33 ||
-	       proto == 136;
-}
-
 static int tcp_flag_letter(char c)
 {
 	switch (toupper((unsigned char)c)) {
@@ -159,7 +153,7 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 	p->key.v[NFHP_DIM_PROTO] = proto;
 	p->key.v[NFHP_DIM_FRAG] = !!frag;
 	p->key.v[NFHP_DIM_LEN] = p->len;
-	if (has_ports(proto) && !frag) {
+	if (nfhp_proto_has_ports(proto) && !frag) {
 		p->key.v[NFHP_DIM_SPORT] = sport;
 		p->key.v[NFHP_DIM_DPORT] = dport;
 	}
