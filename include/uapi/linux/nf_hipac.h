@@ -76,6 +76,31 @@
  *     NFHPA_RULE_COMMENT: NLA_NUL_STRING, at most 255 bytes
  *     NFHPA_RULE_COUNTERS: NLA_NESTED as NFHPA_COUNTERS; initial counters
  *         on input (restore -c), current counters in dumps
+ *     NFHPA_RULE_XT: NLA_NESTED, at most NFHP_XT_MAXLEN bytes of payload:
+ *         the matches and the target the tree does not classify natively,
+ *         run by the kernel's own xtables modules (xt_limit, xt_REJECT,
+ *         ...), in the order iptables runs them.  The kernel keeps the
+ *         payload as it came and dumps it back unchanged.
+ *         NFHPA_XT_MATCH: NLA_NESTED, zero or more, run after the native
+ *             dimensions matched, in order; all must match
+ *         NFHPA_XT_TARGET: NLA_NESTED, exactly one with NFHP_ACT_XT, else
+ *             none; it must come last
+ *         Each of them holds:
+ *             NFHPA_XTE_NAME: NLA_NUL_STRING, the extension's name, at
+ *                 most XT_EXTENSION_MAXNAMELEN - 1 bytes ("limit")
+ *             NFHPA_XTE_REVISION: NLA_U8, its revision
+ *             NFHPA_XTE_DATA: NLA_BINARY, its info struct exactly as the
+ *                 kernel module reads it (struct xt_rateinfo for limit),
+ *                 XT_ALIGN()ed: what libxtables puts after the
+ *                 xt_entry_match or xt_entry_target header
+ *
+ * A rule with NFHPA_XT_MATCH attributes is classified by the tree in its
+ * native dimensions, and its matches run only for packets the tree finds
+ * in that box, as iptables runs them only after the rule's IP header part
+ * matched.  The checkentry of every match and target runs when the rule
+ * is added, with the hooks of its chain (all three for a user chain); a
+ * failure refuses the rule with -EINVAL, an unknown extension with
+ * -ENOENT.
  */
 #ifndef _UAPI_LINUX_NF_HIPAC_H
 #define _UAPI_LINUX_NF_HIPAC_H
@@ -141,6 +166,7 @@ enum nfhp_rule_attr {
 	NFHPA_RULE_TARGET,
 	NFHPA_RULE_COMMENT,
 	NFHPA_RULE_COUNTERS,
+	NFHPA_RULE_XT,
 	__NFHPA_RULE_MAX
 };
 #define NFHPA_RULE_MAX (__NFHPA_RULE_MAX - 1)
@@ -157,6 +183,26 @@ enum nfhp_match_attr {
 	__NFHPA_MATCH_MAX
 };
 #define NFHPA_MATCH_MAX (__NFHPA_MATCH_MAX - 1)
+
+/* Largest NFHPA_RULE_XT payload. */
+#define NFHP_XT_MAXLEN		4096
+
+enum nfhp_xt_attr {
+	NFHPA_XT_UNSPEC,
+	NFHPA_XT_MATCH,
+	NFHPA_XT_TARGET,
+	__NFHPA_XT_MAX
+};
+#define NFHPA_XT_MAX (__NFHPA_XT_MAX - 1)
+
+enum nfhp_xt_ext_attr {
+	NFHPA_XTE_UNSPEC,
+	NFHPA_XTE_NAME,
+	NFHPA_XTE_REVISION,
+	NFHPA_XTE_DATA,
+	__NFHPA_XTE_MAX
+};
+#define NFHPA_XTE_MAX (__NFHPA_XTE_MAX - 1)
 
 /**
  * struct nfhp_uapi_range - a closed interval of 128-bit values
@@ -274,6 +320,8 @@ enum nfhp_syntax {
  * @NFHP_ACT_RETURN: RETURN
  * @NFHP_ACT_JUMP: -j to the user chain NFHPA_RULE_TARGET
  * @NFHP_ACT_GOTO: -g to the user chain NFHPA_RULE_TARGET
+ * @NFHP_ACT_XT: the xtables target NFHPA_XT_TARGET (REJECT, LOG, MARK, ...)
+ *	decides or, returning XT_CONTINUE, lets the next rule decide
  * @NFHP_ACT_MAX: number of actions
  */
 enum nfhp_action {
@@ -283,6 +331,7 @@ enum nfhp_action {
 	NFHP_ACT_RETURN,
 	NFHP_ACT_JUMP,
 	NFHP_ACT_GOTO,
+	NFHP_ACT_XT,
 	NFHP_ACT_MAX
 };
 

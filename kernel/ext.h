@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: matches and targets the tree does not classify.
+ *
+ * A rule may carry matches and a target that are no dimension of the tree
+ * (-m limit, -j REJECT, ...): &struct nfhp_rule_spec @ext.  The core never
+ * reads them.  It asks the evaluator its rule set was given for a handle
+ * when the rule is added, and at packet time, for the rules the tree found
+ * in the packet's leaves, whether their matches match and what their
+ * target says.  In the kernel the evaluator is xt.c, which runs the
+ * kernel's own xtables modules; userspace tests plug in a model.
+ */
+#ifndef _NFHP_EXT_H
+#define _NFHP_EXT_H
+
+#include "spec.h"
+
+/* What &struct nfhp_ext_ops @target returns to let the next rule decide. */
+#define NFHP_EXT_CONTINUE	0xffffffffu
+
+/**
+ * enum nfhp_ext_result - what the matches of a rule say about a packet
+ * @NFHP_EXT_NOMATCH: some match does not match
+ * @NFHP_EXT_MATCH: all match
+ * @NFHP_EXT_HOTDROP: a match wants the packet dropped at once, as
+ *	xt_action_param's hotdrop does
+ */
+enum nfhp_ext_result {
+	NFHP_EXT_NOMATCH,
+	NFHP_EXT_MATCH,
+	NFHP_EXT_HOTDROP,
+};
+
+/**
+ * struct nfhp_ext_ops - the evaluator of a rule set's extensions
+ * @create: check the extensions of @spec for a rule reachable from the
+ *	hooks @hooks (bits of &enum nfhp_hook) and make their handle;
+ *	set *@matches when they include matches, not just a target.
+ *	Process context, may sleep.  Return 0 or -errno with *@msg set.
+ * @destroy: free a handle, once no packet can see its rule any more
+ * @match: run a rule's matches on the packet @pkt, the opaque argument of
+ *	nfhp_classify()
+ * @target: run a rule's target on @pkt; return a netfilter verdict or
+ *	%NFHP_EXT_CONTINUE
+ */
+struct nfhp_ext_ops {
+	int (*create)(void *priv, const struct nfhp_rule_spec *spec,
+		      unsigned int hooks, void **ext, bool *matches,
+		      const char **msg);
+	void (*destroy)(void *priv, void *ext);
+	enum nfhp_ext_result (*match)(const void *ext, void *pkt);
+	u32 (*target)(const void *ext, void *pkt);
+};
+
+#endif /* _NFHP_EXT_H */
