@@ -17,6 +17,7 @@
 #include "hooks.h"
 #include "key.h"
 #include "pernet.h"
+#include "xt.h"
 
 /**
  * nfhp_ct_state() - the conntrack state of a packet, as xt_state sees it
@@ -94,12 +95,13 @@ static void nfhp_key_fill_l4(struct nfhp_key *key, const struct sk_buff *skb,
 /**
  * nfhp_key_fill() - the key of a packet
  * @key: the key to fill
- * @skb: the packet, with a valid IPv4 header
- * @state: the hook state, for the interfaces
+ * @pkt: the packet and its hook state; its fragment offset and transport
+ *	header offset are filled in, for xtables modules
  */
-static void nfhp_key_fill(struct nfhp_key *key, const struct sk_buff *skb,
-			  const struct nf_hook_state *state)
+static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 {
+	const struct nf_hook_state *state = pkt->state;
+	const struct sk_buff *skb = pkt->skb;
 	const struct iphdr *iph = ip_hdr(skb);
 	unsigned int fragoff, thoff;
 
@@ -122,6 +124,8 @@ static void nfhp_key_fill(struct nfhp_key *key, const struct sk_buff *skb,
 		nfhp_key_fill_l4(key, skb, thoff, iph->protocol);
 	nfhp_key_set_l4_short(key, iph->protocol, fragoff,
 			      skb->len > thoff ? skb->len - thoff : 0);
+	pkt->fragoff = fragoff;
+	pkt->thoff = thoff;
 }
 
 /**
@@ -130,18 +134,21 @@ static void nfhp_key_fill(struct nfhp_key *key, const struct sk_buff *skb,
  * @skb: the packet
  * @state: where it is
  *
- * Return: NF_ACCEPT or NF_DROP.
+ * Return: NF_ACCEPT, NF_DROP, or the verdict of an xtables target.
  */
 static unsigned int nfhp_hook(void *priv, struct sk_buff *skb,
 			      const struct nf_hook_state *state)
 {
 	const struct nfhp_net *hn = priv;
+	struct nfhp_xt_pkt pkt = { .skb = skb, .state = state };
 	struct nfhp_verdict verdict;
 	struct nfhp_key key;
 
-	nfhp_key_fill(&key, skb, state);
+	nfhp_key_fill(&key, &pkt);
 	nfhp_classify(hn->rs, state->hook - NF_INET_LOCAL_IN, &key, skb->len,
-		      &verdict);
+		      &pkt, &verdict);
+	if (verdict.action == NFHP_ACT_XT)
+		return verdict.xt_verdict;
 	return verdict.action == NFHP_ACT_DROP ? NF_DROP : NF_ACCEPT;
 }
 

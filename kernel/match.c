@@ -865,12 +865,14 @@ static unsigned int nfhp_stored_ranges(const struct nfhp_dim_match *m)
 }
 
 /* Packed layout: nmatch, action, target, comment, then per match its
- * header bytes, ranges and interface name.
+ * header bytes, ranges and interface name, then the extensions' length
+ * (two bytes) and bytes.
  */
 static size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
 {
 	size_t len = 2 + 2 + strnlen(s->target, sizeof(s->target)) +
-		     strnlen(s->comment, sizeof(s->comment));
+		     strnlen(s->comment, sizeof(s->comment)) +
+		     2 + min_t(size_t, s->ext_len, sizeof(s->ext));
 	unsigned int i;
 
 	for (i = 0; i < s->nmatch; i++)
@@ -930,6 +932,11 @@ int nfhp_spec_pack(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		d += n * sizeof(m->ranges[0]);
 		d = nfhp_put_str(d, m->ifname, sizeof(m->ifname));
 	}
+	n = min_t(size_t, s->ext_len, sizeof(s->ext));
+	*d++ = n & 0xff;
+	*d++ = n >> 8;
+	memcpy(d, s->ext, n);
+	d += n;
 	p->len = d - p->data;
 	*out = p;
 	return 0;
@@ -971,6 +978,8 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		d += n * sizeof(m->ranges[0]);
 		d = nfhp_get_str(d, m->ifname);
 	}
+	s->ext_len = d[0] | d[1] << 8;
+	memcpy(s->ext, d + 2, s->ext_len);
 }
 
 /**

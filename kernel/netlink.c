@@ -77,6 +77,8 @@ static const struct nla_policy nfhp_rule_policy[NFHPA_RULE_MAX + 1] = {
 	[NFHPA_RULE_COMMENT] = { .type = NLA_NUL_STRING,
 				 .len = NFHP_COMMENT_LEN - 1 },
 	[NFHPA_RULE_COUNTERS] = NLA_POLICY_NESTED(nfhp_counter_policy),
+	/* Checked by xt.c when the rule is added. */
+	[NFHPA_RULE_XT] = { .type = NLA_NESTED },
 };
 
 static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
@@ -310,6 +312,16 @@ static int nfhp_rule_decode(struct nfhp_rule_spec *spec,
 	if (tb[NFHPA_RULE_COMMENT])
 		nla_strscpy(spec->comment, tb[NFHPA_RULE_COMMENT],
 			    sizeof(spec->comment));
+
+	if (tb[NFHPA_RULE_XT]) {
+		if (nla_len(tb[NFHPA_RULE_XT]) > sizeof(spec->ext)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_RULE_XT],
+					    "xtables extensions too long");
+			return -EINVAL;
+		}
+		spec->ext_len = nla_len(tb[NFHPA_RULE_XT]);
+		memcpy(spec->ext, nla_data(tb[NFHPA_RULE_XT]), spec->ext_len);
+	}
 
 	memset(counters, 0, sizeof(*counters));
 	if (tb[NFHPA_RULE_COUNTERS])
@@ -784,6 +796,9 @@ static int nfhp_put_rule(struct sk_buff *skb,
 		goto err_cancel;
 	if (spec->comment[0] &&
 	    nla_put_string(skb, NFHPA_RULE_COMMENT, spec->comment))
+		goto err_cancel;
+	if (spec->ext_len && nla_put(skb, NFHPA_RULE_XT | NLA_F_NESTED,
+				     spec->ext_len, spec->ext))
 		goto err_cancel;
 	ret = nfhp_put_counter(skb, NFHPA_RULE_COUNTERS, c);
 	if (ret)

@@ -23,6 +23,7 @@
 #include "pernet.h"
 #include "proc.h"
 #include "stats.h"
+#include "xt.h"
 
 unsigned int nfhp_net_id __read_mostly;
 
@@ -201,6 +202,7 @@ static int __net_init nfhp_net_init(struct net *net)
 	hn->rs = nfhp_ruleset_new(nfhp_ram_bytes() / 2);
 	if (!hn->rs)
 		return -ENOMEM;
+	nfhp_ruleset_set_ext(hn->rs, &nfhp_xt_ops, net);
 	ret = nfhp_proc_net_init(hn);
 	if (ret)
 		goto err_free_ruleset;

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "ext.h"
 #include "match.h"
 #include "ruleset.h"
 #include "stats.h"
@@ -31,7 +32,6 @@
 #define NFHP_MAX_JUMP_DEPTH	64
 /* Room between the order keys of consecutive entries. */
 #define NFHP_ORDER_GAP		(1ull << 16)
-#define NFHP_ORDER_UNSET	(~0ull)
 /* nfhp_flat_free() keep value that keeps nothing. */
 #define NFHP_KEEP_NONE		(~0u)
 /* Trees per hook: by wide or narrow source and destination. */
@@ -75,6 +75,9 @@ struct nfhp_rcounter {
  *	not ("--ctstate" with every state restricts nothing, yet iptables
  *	turns conntrack on for it)
  * @action: &enum nfhp_action
+ * @ext_match: it has matches the tree does not know (@ext), checked at
+ *	packet time
+ * @ext: the evaluator's handle of its extensions, or NULL
  * @target: chain of a jump or goto
  */
 struct nfhp_rule {
@@ -87,6 +90,8 @@ struct nfhp_rule {
 	unsigned int pos;
 	u16 written;
 	u8 action;
+	u8 ext_match;
+	void *ext;
 	char target[NFHP_CHAIN_NAME_LEN];
 };
 
@@ -192,6 +197,8 @@ struct nfhp_rule_list {
  * @tables: the published trees
  * @flat: the entries the published trees were built from
  * @policy_cnt: counters of the policies
+ * @ext_ops: the evaluator of rules' extensions, or NULL
+ * @ext_priv: its first argument
  * @any: a box that matches everything, for the policies
  */
 struct nfhp_ruleset {
@@ -206,6 +213,8 @@ struct nfhp_ruleset {
 	struct nfhp_tables __rcu *tables;
 	struct nfhp_flat flat[NFHP_HOOK_MAX];
 	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
+	const struct nfhp_ext_ops *ext_ops;
+	void *ext_priv;
 	struct nfhp_box any;
 };
 
@@ -313,6 +322,8 @@ static bool nfhp_rule_branches(const struct nfhp_rule *r)
 
 static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 {
+	if (r->ext)
+		rs->ext_ops->destroy(rs->ext_priv, r->ext);
 	nfhp_box_free(&rs->mem, r->hot);
 	nfhp_box_free(&rs->mem, r->alt);
 	nfhp_box_free(&rs->mem, r->box);
@@ -321,8 +332,38 @@ static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 	nfhp_free(&rs->mem, r, sizeof(*r));
 }
 
+/* The hooks a rule of @c can be reached from, as bits. */
+static unsigned int nfhp_chain_hooks(const struct nfhp_chain *c)
+{
+	return c->hook >= 0 ? 1u << c->hook : (1u << NFHP_HOOK_MAX) - 1;
+}
+
+/* Check @spec's extensions and make their handle for @r. */
+static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
+			 const struct nfhp_rule_spec *spec, unsigned int hooks,
+			 const char **msg)
+{
+	bool matches = false;
+	int err;
+
+	if (!spec->ext_len) {
+		if (spec->action != NFHP_ACT_XT)
+			return 0;
+		*msg = "an xtables target needs its extension data";
+		return -EINVAL;
+	}
+	if (!rs->ext_ops) {
+		*msg = "this program cannot evaluate xtables extensions";
+		return -EOPNOTSUPP;
+	}
+	err = rs->ext_ops->create(rs->ext_priv, spec, hooks, &r->ext,
+				  &matches, msg);
+	r->ext_match = matches;
+	return err;
+}
+
 static int nfhp_rule_new(struct nfhp_ruleset *rs,
-			 const struct nfhp_rule_spec *spec,
+			 const struct nfhp_rule_spec *spec, unsigned int hooks,
 			 const struct nfhp_counter *counters,
 			 struct nfhp_rule **out, const char **msg)
 {
@@ -332,6 +373,10 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 
 	if (spec->action >= NFHP_ACT_MAX) {
 		*msg = "unknown rule action";
+		return -EINVAL;
+	}
+	if (spec->ext_len > sizeof(spec->ext)) {
+		*msg = "xtables extensions too long";
 		return -EINVAL;
 	}
 	r = nfhp_alloc(&rs->mem, sizeof(*r));
@@ -355,11 +400,17 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	r->cnt = nfhp_rcounter_new(&rs->mem, counters);
 	if (!r->cnt)
 		goto out_free_spec;
-	err = nfhp_list_add(&rs->mem, &rs->created, r);
+	err = nfhp_rule_ext(rs, r, spec, hooks, msg);
 	if (err)
 		goto out_put_counter;
+	err = nfhp_list_add(&rs->mem, &rs->created, r);
+	if (err)
+		goto out_destroy_ext;
 	*out = r;
 	return 0;
+out_destroy_ext:
+	if (r->ext)
+		rs->ext_ops->destroy(rs->ext_priv, r->ext);
 out_put_counter:
 	nfhp_rcounter_put(&rs->mem, r->cnt);
 out_free_spec:
@@ -578,7 +629,7 @@ static unsigned int nfhp_group_of(const struct nfhp_box *box)
 static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			 const struct nfhp_box *box, bool owns_box,
 			 struct nfhp_rcounter *cnt,
-			 const struct nfhp_rule *rule, u8 action)
+			 const struct nfhp_rule *rule, u8 action, u8 flags)
 {
 	struct nfhp_entry *e;
 
@@ -593,6 +644,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->cnt = cnt ? cnt->pc : NULL;
 	e->rule = rule;
 	e->action = action;
+	e->flags = flags;
 	e->order = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 	e->group = nfhp_group_of(box);
 	e->scope_end = NFHP_ORDER_UNSET;
@@ -617,19 +669,32 @@ static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	memset(fl, 0, sizeof(*fl));
 }
 
+/* The next entry's order, as nfhp_flat_add() will give it. */
+static u64 nfhp_flat_next_order(const struct nfhp_flat *fl)
+{
+	return (u64)(fl->n + 1) * NFHP_ORDER_GAP;
+}
+
 static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 			struct nfhp_flat *fl, const struct nfhp_chain *c,
-			const struct nfhp_box *prefix, unsigned int depth);
+			const struct nfhp_box *prefix, unsigned int depth,
+			u8 flags);
 
-/* The entries of one box of a rule reached with the matches @prefix. */
+/*
+ * The entries of one box of a rule reached with the matches @prefix, @flags
+ * being %NFHP_ENTRY_COND inside a chain entered by a jump with extension
+ * matches.
+ */
 static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 			    const struct nfhp_model *m, struct nfhp_flat *fl,
 			    const struct nfhp_rule *r,
 			    const struct nfhp_box *rbox,
-			    const struct nfhp_box *prefix, unsigned int depth)
+			    const struct nfhp_box *prefix, unsigned int depth,
+			    u8 flags)
 {
 	const struct nfhp_box *box = rbox;
 	struct nfhp_box *own = NULL;
+	struct nfhp_entry *jump;
 	u8 action = r->action;
 	int err, t;
 
@@ -645,27 +710,35 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 	}
 	if (action == NFHP_ACT_JUMP || action == NFHP_ACT_GOTO)
 		action = NFHP_ACT_NONE;
-	err = nfhp_flat_add(rs, fl, box, own, r->cnt, r, action);
+	err = nfhp_flat_add(rs, fl, box, own, r->cnt, r, action,
+			    r->ext ? flags | NFHP_ENTRY_EVAL | NFHP_ENTRY_COND :
+				     flags);
 	if (err) {
 		nfhp_box_free(&rs->mem, own);
 		return err;
 	}
 	if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
 		return 0;
+	jump = fl->e[fl->n - 1];
 	t = nfhp_chain_index(m, r->target);
 	if (t < 0)
 		return -ENOENT;
-	err = nfhp_flatten(rs, m, fl, m->chains[t], box, depth + 1);
-	if (err || r->action != NFHP_ACT_GOTO)
-		return err;
+	if (r->ext_match)
+		flags |= NFHP_ENTRY_COND;
+	err = nfhp_flatten(rs, m, fl, m->chains[t], box, depth + 1, flags);
 	/* After a goto nothing more of this chain runs: an implicit RETURN. */
-	return nfhp_flat_add(rs, fl, box, false, NULL, NULL, NFHP_ACT_RETURN);
+	if (!err && r->action == NFHP_ACT_GOTO)
+		err = nfhp_flat_add(rs, fl, box, false, NULL, NULL,
+				    NFHP_ACT_RETURN, flags);
+	if (r->ext_match)
+		jump->scope_end = nfhp_flat_next_order(fl);
+	return err;
 }
 
 /* The entry that drops what @r's transport match drops, without counter. */
 static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				const struct nfhp_rule *r,
-				const struct nfhp_box *prefix)
+				const struct nfhp_box *prefix, u8 flags)
 {
 	struct nfhp_box *own = NULL;
 	int err;
@@ -680,7 +753,7 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		}
 	}
 	err = nfhp_flat_add(rs, fl, own ?: r->hot, own, NULL, r,
-			    NFHP_ENTRY_HOTDROP);
+			    NFHP_ENTRY_HOTDROP, flags);
 	if (err)
 		nfhp_box_free(&rs->mem, own);
 	return err;
@@ -693,24 +766,26 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 			     const struct nfhp_model *m, struct nfhp_flat *fl,
 			     const struct nfhp_rule *r,
-			     const struct nfhp_box *prefix, unsigned int depth)
+			     const struct nfhp_box *prefix, unsigned int depth,
+			     u8 flags)
 {
 	int err;
 
 	if (r->hot) {
-		err = nfhp_flatten_hotdrop(rs, fl, r, prefix);
+		err = nfhp_flatten_hotdrop(rs, fl, r, prefix, flags);
 		if (err)
 			return err;
 	}
-	err = nfhp_flatten_box(rs, m, fl, r, r->box, prefix, depth);
+	err = nfhp_flatten_box(rs, m, fl, r, r->box, prefix, depth, flags);
 	if (err || !r->alt)
 		return err;
-	return nfhp_flatten_box(rs, m, fl, r, r->alt, prefix, depth);
+	return nfhp_flatten_box(rs, m, fl, r, r->alt, prefix, depth, flags);
 }
 
 static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 			struct nfhp_flat *fl, const struct nfhp_chain *c,
-			const struct nfhp_box *prefix, unsigned int depth)
+			const struct nfhp_box *prefix, unsigned int depth,
+			u8 flags)
 {
 	unsigned int i, start = fl->n;
 	int err;
@@ -718,7 +793,8 @@ static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	if (depth > NFHP_MAX_JUMP_DEPTH)
 		return -ELOOP;
 	for (i = 0; i < c->n; i++) {
-		err = nfhp_flatten_rule(rs, m, fl, c->rules[i], prefix, depth);
+		err = nfhp_flatten_rule(rs, m, fl, c->rules[i], prefix, depth,
+					flags);
 		if (err)
 			return err;
 		cond_resched();
@@ -727,7 +803,7 @@ static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	for (i = start; i < fl->n; i++)
 		if (fl->e[i]->action == NFHP_ACT_RETURN &&
 		    fl->e[i]->scope_end == NFHP_ORDER_UNSET)
-			fl->e[i]->scope_end = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
+			fl->e[i]->scope_end = nfhp_flat_next_order(fl);
 	return 0;
 }
 
@@ -737,11 +813,11 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 {
 	int err;
 
-	err = nfhp_flatten(rs, m, fl, m->chains[hook], NULL, 0);
+	err = nfhp_flatten(rs, m, fl, m->chains[hook], NULL, 0, 0);
 	if (!err)
 		err = nfhp_flat_add(rs, fl, &rs->any, false,
 				    &rs->policy_cnt[hook], NULL,
-				    NFHP_ENTRY_POLICY);
+				    NFHP_ENTRY_POLICY, 0);
 	if (err)
 		nfhp_flat_free(rs, fl, NFHP_KEEP_NONE);
 	return err;
@@ -797,6 +873,21 @@ out_free:
 		free_percpu(rs->policy_cnt[h].pc);
 	kfree(rs);
 	return NULL;
+}
+
+/**
+ * nfhp_ruleset_set_ext() - give a rule set the evaluator of extensions
+ * @rs: the rule set, still without rules
+ * @ops: the evaluator (ext.h)
+ * @priv: its first argument
+ *
+ * Without one, rules with extensions are refused.
+ */
+void nfhp_ruleset_set_ext(struct nfhp_ruleset *rs,
+			  const struct nfhp_ext_ops *ops, void *priv)
+{
+	rs->ext_ops = ops;
+	rs->ext_priv = priv;
 }
 
 static void nfhp_model_free_chains(struct nfhp_ruleset *rs,
@@ -1009,7 +1100,8 @@ static bool nfhp_flat_groupable(const struct nfhp_flat *fl)
 	unsigned int i;
 
 	for (i = 0; i < fl->n; i++)
-		if (fl->e[i]->action == NFHP_ACT_RETURN)
+		if (fl->e[i]->action == NFHP_ACT_RETURN ||
+		    fl->e[i]->scope_end != NFHP_ORDER_UNSET)
 			return false;
 	return true;
 }
@@ -1084,7 +1176,7 @@ static bool nfhp_entry_same(const struct nfhp_entry *a,
 			    const struct nfhp_entry *b)
 {
 	return a->rule == b->rule && a->action == b->action &&
-	       a->cnt == b->cnt &&
+	       a->cnt == b->cnt && a->flags == b->flags &&
 	       (a->box == b->box || (a->box->size == b->box->size &&
 				     !memcmp(a->box, b->box, a->box->size)));
 }
@@ -1373,7 +1465,7 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 
 		if (!r->chain) {	/* created by this transaction */
 			k = fl->n;
-			err = nfhp_flatten_rule(rs, rs->work, fl, r, NULL, 0);
+			err = nfhp_flatten_rule(rs, rs->work, fl, r, NULL, 0, 0);
 			*changes += fl->n - k;
 			for (; k < fl->n; k++)
 				match[k] = -1;
@@ -1640,7 +1732,8 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 			sizeof(*c->rules));
 	if (err)
 		return err;
-	err = nfhp_rule_new(rs, a->spec, a->counters, &r, msg);
+	err = nfhp_rule_new(rs, a->spec, nfhp_chain_hooks(c), a->counters, &r,
+			    msg);
 	if (err)
 		return err;
 	memmove(&c->rules[a->pos], &c->rules[a->pos - 1],
@@ -1702,7 +1795,8 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 		return PTR_ERR(c);
 	err = nfhp_check_jump(rs, a->spec, c, msg);
 	if (!err)
-		err = nfhp_rule_new(rs, a->spec, NULL, &r, msg);
+		err = nfhp_rule_new(rs, a->spec, nfhp_chain_hooks(c), NULL, &r,
+				    msg);
 	if (err)
 		return err;
 	branches = nfhp_rule_branches(c->rules[a->pos - 1]);
@@ -1893,7 +1987,8 @@ static int nfhp_rule_retarget(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 		return -ENOMEM;
 	nfhp_spec_unpack(r->spec, spec);
 	strscpy(spec->target, target, sizeof(spec->target));
-	err = nfhp_rule_new(rs, spec, NULL, out, &msg);
+	err = nfhp_rule_new(rs, spec, nfhp_chain_hooks(r->chain), NULL, out,
+			    &msg);
 	kfree(spec);
 	if (err)
 		return err;
@@ -2442,54 +2537,19 @@ unsigned int nfhp_rule_position(const struct nfhp_ruleset *rs,
 
 /* The packet path. */
 
-/**
- * nfhp_classify() - classify a packet, counting the rules it matches
- * @rs: the rule set
- * @hook: the hook the packet is at
- * @key: the packet
- * @len: its length, for the byte counters
- * @verdict: filled with the outcome
- *
- * Lockless: call under rcu_read_lock() (netfilter hooks already are).
- */
-void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
-		   const struct nfhp_key *key, unsigned int len,
-		   struct nfhp_verdict *verdict)
+static void nfhp_count(const struct nfhp_entry *e, unsigned int len)
 {
-	const struct nfhp_tables *t = rcu_dereference(rs->tables);
-	const struct nfhp_node *leaf[NFHP_GROUPS], *l;
-	const struct nfhp_entry *const *items, *best = NULL, *last;
-	unsigned int g, i, nleaves = 0;
-	u64 bound = U64_MAX;
+	if (!e->cnt)
+		return;
+	this_cpu_add(e->cnt->packets, 1);
+	this_cpu_add(e->cnt->bytes, len);
+}
 
-	/* Branch and bound: a tree can only beat the decision so far. */
-	for (g = 0; g < t->ntrees[hook]; g++) {
-		if (t->seq[hook][g]->min_order >= bound)
-			break;
-		l = nfhp_tree_lookup(t->seq[hook][g], key, bound);
-		if (!l)
-			continue;
-		leaf[nleaves++] = l;
-		last = nfhp_leaf_entries(l)[l->n - 1];
-		if (last->order < bound) {
-			best = last;
-			bound = best->order;
-		}
-	}
-	/* Count what matched before the decision, in every tree, once. */
-	for (g = 0; g < nleaves; g++) {
-		items = nfhp_leaf_entries(leaf[g]);
-		for (i = 0; items[i]->order < bound; i++) {
-			if (!items[i]->cnt)
-				continue;
-			this_cpu_add(items[i]->cnt->packets, 1);
-			this_cpu_add(items[i]->cnt->bytes, len);
-		}
-	}
-	if (best->cnt) {
-		this_cpu_add(best->cnt->packets, 1);
-		this_cpu_add(best->cnt->bytes, len);
-	}
+/* Fill @verdict from the deciding entry @best. */
+static void nfhp_decide(const struct nfhp_tables *t, enum nfhp_hook hook,
+			const struct nfhp_entry *best,
+			struct nfhp_verdict *verdict)
+{
 	verdict->hook = hook;
 	verdict->rule = best->rule;
 	verdict->action = best->action;
@@ -2501,6 +2561,158 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		verdict->action = NFHP_ACT_DROP;
 		verdict->hotdrop = true;
 	}
+}
+
+/* The leaf entry with the smallest order not yet walked, or NULL. */
+static const struct nfhp_entry *
+nfhp_merge_next(const struct nfhp_node *const *leaf, unsigned int nleaves,
+		unsigned int *pos)
+{
+	const struct nfhp_entry *e, *best = NULL;
+	unsigned int g, from = 0;
+
+	for (g = 0; g < nleaves; g++) {
+		if (pos[g] == leaf[g]->n)
+			continue;
+		e = nfhp_leaf_entries(leaf[g])[pos[g]];
+		if (!best || e->order < best->order) {
+			best = e;
+			from = g;
+		}
+	}
+	if (best)
+		pos[from]++;
+	return best;
+}
+
+/*
+ * Do the extension matches of the rule of @e, which the tree found the
+ * packet in, match too?  A jump that does not match skips its chain.
+ */
+static enum nfhp_ext_result nfhp_eval_match(const struct nfhp_ruleset *rs,
+					    const struct nfhp_entry *e,
+					    void *pkt, u64 *skip)
+{
+	enum nfhp_ext_result res;
+
+	if (!(e->flags & NFHP_ENTRY_EVAL) || !e->rule->ext_match)
+		return NFHP_EXT_MATCH;
+	res = rs->ext_ops->match(e->rule->ext, pkt);
+	if (res == NFHP_EXT_NOMATCH && e->scope_end != NFHP_ORDER_UNSET)
+		*skip = max(*skip, e->scope_end);
+	return res;
+}
+
+/*
+ * The walk for leaves with extensions: their entries in order, merged
+ * across the trees, running extensions where the tree could not decide.
+ * Every leaf ends in an entry no earlier one can skip, so the walk ends
+ * there at the latest.
+ */
+static void nfhp_classify_walk(const struct nfhp_ruleset *rs,
+			       const struct nfhp_tables *t,
+			       enum nfhp_hook hook,
+			       const struct nfhp_node *const *leaf,
+			       unsigned int nleaves, void *pkt,
+			       unsigned int len, struct nfhp_verdict *verdict)
+{
+	unsigned int pos[NFHP_GROUPS] = {};
+	const struct nfhp_entry *e;
+	u64 skip = 0;
+	u32 v;
+
+	while ((e = nfhp_merge_next(leaf, nleaves, pos))) {
+		if (e->order < skip)
+			continue;
+		switch (nfhp_eval_match(rs, e, pkt, &skip)) {
+		case NFHP_EXT_NOMATCH:
+			continue;
+		case NFHP_EXT_HOTDROP:
+			nfhp_decide(t, hook, e, verdict);
+			verdict->rule = NULL;
+			verdict->action = NFHP_ACT_DROP;
+			verdict->hotdrop = true;
+			return;
+		case NFHP_EXT_MATCH:
+			break;
+		}
+		nfhp_count(e, len);
+		switch (e->action) {
+		case NFHP_ACT_NONE:
+			continue;
+		case NFHP_ACT_RETURN:
+			skip = max(skip, e->scope_end);
+			continue;
+		case NFHP_ACT_XT:
+			v = rs->ext_ops->target(e->rule->ext, pkt);
+			if (v == NFHP_EXT_CONTINUE)
+				continue;
+			nfhp_decide(t, hook, e, verdict);
+			verdict->xt_verdict = v;
+			return;
+		default:
+			nfhp_decide(t, hook, e, verdict);
+			return;
+		}
+	}
+	WARN_ON_ONCE(1);	/* a policy ends every leaf */
+	verdict->hook = hook;
+	verdict->rule = NULL;
+	verdict->action = t->policy[hook];
+	verdict->hotdrop = false;
+}
+
+/**
+ * nfhp_classify() - classify a packet, counting the rules it matches
+ * @rs: the rule set
+ * @hook: the hook the packet is at
+ * @key: the packet
+ * @len: its length, for the byte counters
+ * @pkt: what the rule set's &struct nfhp_ext_ops need to run extensions
+ *	on the packet, or NULL when it has none
+ * @verdict: filled with the outcome
+ *
+ * Lockless: call under rcu_read_lock() (netfilter hooks already are).
+ */
+void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
+		   const struct nfhp_key *key, unsigned int len, void *pkt,
+		   struct nfhp_verdict *verdict)
+{
+	const struct nfhp_tables *t = rcu_dereference(rs->tables);
+	const struct nfhp_node *leaf[NFHP_GROUPS], *l;
+	const struct nfhp_entry *const *items, *best = NULL, *last;
+	unsigned int g, i, nleaves = 0;
+	bool eval = false;
+	u64 bound = U64_MAX;
+
+	/* Branch and bound: a tree can only beat the decision so far. */
+	for (g = 0; g < t->ntrees[hook]; g++) {
+		if (t->seq[hook][g]->min_order >= bound)
+			break;
+		l = nfhp_tree_lookup(t->seq[hook][g], key, bound);
+		if (!l)
+			continue;
+		leaf[nleaves++] = l;
+		eval |= l->ibits;
+		last = nfhp_leaf_entries(l)[l->n - 1];
+		if (last->order < bound) {
+			best = last;
+			bound = best->order;
+		}
+	}
+	if (unlikely(eval)) {
+		nfhp_classify_walk(rs, t, hook, leaf, nleaves, pkt, len,
+				   verdict);
+		return;
+	}
+	/* Count what matched before the decision, in every tree, once. */
+	for (g = 0; g < nleaves; g++) {
+		items = nfhp_leaf_entries(leaf[g]);
+		for (i = 0; items[i]->order < bound; i++)
+			nfhp_count(items[i], len);
+	}
+	nfhp_count(best, len);
+	nfhp_decide(t, hook, best, verdict);
 }
 
 /* Accounting. */

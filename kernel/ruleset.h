@@ -51,20 +51,26 @@ struct nfhp_counter {
 
 /**
  * struct nfhp_verdict - the outcome of nfhp_classify()
- * @action: %NFHP_ACT_ACCEPT or %NFHP_ACT_DROP
+ * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP or %NFHP_ACT_XT
  * @rule: the deciding rule, or NULL when a policy decided or @hotdrop
  * @hook: the hook whose tree was searched
- * @hotdrop: a transport match dropped a short packet (key.h); DROP
+ * @hotdrop: a match dropped a short packet (key.h, ext.h); DROP
+ * @xt_verdict: for %NFHP_ACT_XT, the netfilter verdict of the rule's
+ *	target
  */
 struct nfhp_verdict {
 	u8 action;
 	const struct nfhp_rule *rule;
 	u8 hook;
 	bool hotdrop;
+	u32 xt_verdict;
 };
 
 /* Life cycle. */
 struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit);
+struct nfhp_ext_ops;
+void nfhp_ruleset_set_ext(struct nfhp_ruleset *rs,
+			  const struct nfhp_ext_ops *ops, void *priv);
 void nfhp_ruleset_free(struct nfhp_ruleset *rs);
 bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs);
 
@@ -135,7 +141,7 @@ unsigned int nfhp_rule_position(const struct nfhp_ruleset *rs,
 
 /* The packet path: lockless, under rcu_read_lock(). */
 void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
-		   const struct nfhp_key *key, unsigned int len,
+		   const struct nfhp_key *key, unsigned int len, void *pkt,
 		   struct nfhp_verdict *verdict);
 
 /* Accounting and statistics, see stats.h. */

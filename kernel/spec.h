@@ -67,7 +67,7 @@ struct nfhp_rule_spec {
 	char target[NFHP_CHAIN_NAME_LEN];
 	char comment[NFHP_COMMENT_LEN];
 	u16 ext_len;
-	u8 ext[NFHP_XT_MAXLEN];
+	u8 ext[NFHP_XT_MAXLEN] __aligned(8);
 };
 
 #endif /* _NFHP_SPEC_H */

@@ -437,20 +437,37 @@ static bool nfhp_scan_push(struct nfhp_scan *s, const struct nfhp_region *reg,
 	covers = nfhp_box_covers(e->box, reg);
 	s->rel[s->n++] = e;
 	if (e->action == NFHP_ACT_RETURN) {
-		if (covers && e->order >= s->maybe_to)
+		if (covers && e->order >= s->maybe_to &&
+		    !(e->flags & NFHP_ENTRY_EVAL))
 			s->skip_to = max(s->skip_to, e->scope_end);
 		else
 			s->maybe_to = max(s->maybe_to, e->scope_end);
+	} else if (e->flags & NFHP_ENTRY_EVAL &&
+		   e->scope_end != NFHP_ORDER_UNSET) {
+		/* A jump decided at packet time: its chain may be skipped. */
+		s->maybe_to = max(s->maybe_to, e->scope_end);
 	}
 	if (!covers) {
 		s->split = true;
 		nfhp_count_noncover(s, e->box, reg);
 		return true;
 	}
+	if (e->flags & NFHP_ENTRY_COND)
+		return true;
 	if (e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
 	    e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP)
 		return e->order < s->maybe_to;
 	return true;
+}
+
+/*
+ * Does a leaf need @e?  Entries without a counter only matter when they
+ * decide, unless the leaf is walked at packet time (@walk: it runs
+ * extensions); then every relevant entry may decide or skip.
+ */
+static bool nfhp_leaf_needs(const struct nfhp_entry *e, bool last, bool walk)
+{
+	return last || e->cnt || walk;
 }
 
 /* The leaf of a region where every relevant entry covers the region. */
@@ -460,9 +477,12 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 	const struct nfhp_entry **items;
 	struct nfhp_node *leaf;
 	unsigned int i, n = 0;
+	bool walk = false;
 
 	for (i = 0; i < s->n; i++)
-		if (s->rel[i]->cnt || i == s->n - 1)
+		walk |= s->rel[i]->flags & NFHP_ENTRY_EVAL;
+	for (i = 0; i < s->n; i++)
+		if (nfhp_leaf_needs(s->rel[i], i == s->n - 1, walk))
 			n++;
 	leaf = nfhp_alloc(f->mem, nfhp_node_size(NFHP_NODE_LEAF, n));
 	if (!leaf)
@@ -471,8 +491,9 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 	leaf->n = n;
 	items = (const struct nfhp_entry **)leaf->data;
 	for (i = 0, n = 0; i < s->n; i++)
-		if (s->rel[i]->cnt || i == s->n - 1)
+		if (nfhp_leaf_needs(s->rel[i], i == s->n - 1, walk))
 			items[n++] = s->rel[i];
+	leaf->ibits = walk;
 	leaf->min_order = items[0]->order;
 	*out = nfhp_node_intern(f, leaf);
 	return 0;

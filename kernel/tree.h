@@ -16,6 +16,19 @@
 #define NFHP_ENTRY_POLICY	NFHP_ACT_MAX
 #define NFHP_ENTRY_HOTDROP	(NFHP_ACT_MAX + 1)
 
+/*
+ * Entry flags.  EVAL: the rule's extensions (ext.h) run at packet time, so
+ * whether it matches, or what its target says, is known only then.  COND:
+ * the entry may not be reached or may not decide even when its box holds
+ * the packet (EVAL, or inside a chain entered by an EVAL jump), so a tree
+ * cannot stop at it.
+ */
+#define NFHP_ENTRY_EVAL		0x01
+#define NFHP_ENTRY_COND		0x02
+
+/* @scope_end of an entry that has none. */
+#define NFHP_ORDER_UNSET	(~0ull)
+
 /**
  * struct nfhp_entry - one rule as seen from one hook, user chains flattened
  * @box: what it matches: the rule's box, narrowed by the jumps that lead
@@ -25,10 +38,12 @@
  *	a goto; the rule whose transport match drops, for a hotdrop
  * @order: position in the flattened chain; entries are sorted by it
  * @scope_end: for %NFHP_ACT_RETURN, the first order past the chain
- *	invocation it leaves
+ *	invocation it leaves; for an %NFHP_ENTRY_EVAL jump or goto, the
+ *	first order past the chain it enters, skipped when it does not match
  * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
  *	on: plain rules and jumps), %NFHP_ACT_RETURN, %NFHP_ENTRY_POLICY or
  *	%NFHP_ENTRY_HOTDROP
+ * @flags: %NFHP_ENTRY_EVAL, %NFHP_ENTRY_COND
  * @owns_box: @box was allocated for this entry
  * @group: which of its hook's trees it belongs to (ruleset.c)
  * @kept: the transaction that carried it over from the previous entries
@@ -41,6 +56,7 @@ struct nfhp_entry {
 	u64 order;
 	u64 scope_end;
 	u8 action;
+	u8 flags;
 	u8 owns_box;
 	u8 group;
 	u32 kept;
@@ -53,7 +69,8 @@ struct nfhp_entry {
  * struct nfhp_node - a range-location node or a leaf
  * @kind: &enum nfhp_node_kind
  * @dim: the dimension a range-location node splits
- * @ibits: log2 of the buckets of the index of a wide RLP32 node, or 0
+ * @ibits: log2 of the buckets of the index of a wide RLP32 node, or 0;
+ *	for a leaf, nonzero when one of its entries is %NFHP_ENTRY_EVAL
  * @ishift: how far a value's offset is shifted to find its bucket
  * @n: intervals of a range-location node, entries of a leaf
  * @min_order: the smallest order of any entry in any leaf below; a

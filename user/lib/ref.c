@@ -38,6 +38,9 @@ struct ref_rule {
 	u8 nmatch, action;
 	char target[NFHP_CHAIN_NAME_LEN];
 	struct ref_match *m;
+	const struct nfhp_ext_ops *ext_ops;
+	void *ext;
+	bool ext_match;
 };
 
 struct ref_chain {
@@ -52,6 +55,8 @@ struct ref_chain {
 struct nfhp_ref {
 	unsigned int n, cap;
 	struct ref_chain **chains;
+	const struct nfhp_ext_ops *ext_ops;
+	void *ext_priv;
 };
 
 static const char *const hook_chain[NFHP_HOOK_MAX] = {
@@ -77,17 +82,36 @@ static void rule_free(struct ref_rule *r)
 		return;
 	for (i = 0; i < r->nmatch; i++)
 		free(r->m[i].ranges);
+	if (r->ext)
+		r->ext_ops->destroy(NULL, r->ext);
 	free(r->m);
 	free(r);
 }
 
-static struct ref_rule *rule_new(const struct nfhp_rule_spec *spec)
+static int rule_ext(const struct nfhp_ref *ref, struct ref_rule *r,
+		    const struct nfhp_rule_spec *spec)
+{
+	const char *msg;
+
+	if (!spec->ext_len)
+		return spec->action == NFHP_ACT_XT ? -EINVAL : 0;
+	if (!ref->ext_ops)
+		return -EOPNOTSUPP;
+	r->ext_ops = ref->ext_ops;
+	return ref->ext_ops->create(ref->ext_priv, spec, 0, &r->ext,
+				    &r->ext_match, &msg);
+}
+
+static struct ref_rule *rule_new(const struct nfhp_ref *ref,
+				 const struct nfhp_rule_spec *spec)
 {
 	struct ref_rule *r = calloc(1, sizeof(*r));
 	unsigned int i, n;
 
 	if (!r)
 		return NULL;
+	if (rule_ext(ref, r, spec))
+		goto err;
 	r->action = spec->action;
 	memcpy(r->target, spec->target, sizeof(r->target));
 	r->target[sizeof(r->target) - 1] = 0;
@@ -143,6 +167,13 @@ static int chain_add(struct nfhp_ref *ref, const char *name, bool builtin)
 	c->policy = NFHP_ACT_ACCEPT;
 	ref->chains[ref->n++] = c;
 	return 0;
+}
+
+void nfhp_ref_set_ext(struct nfhp_ref *ref, const struct nfhp_ext_ops *ops,
+		      void *priv)
+{
+	ref->ext_ops = ops;
+	ref->ext_priv = priv;
 }
 
 struct nfhp_ref *nfhp_ref_new(void)
@@ -241,7 +272,7 @@ int nfhp_ref_insert(struct nfhp_ref *ref, const char *chain, unsigned int pos,
 		c->rules = nr;
 		c->cap = c->cap * 2 + 16;
 	}
-	r = rule_new(spec);
+	r = rule_new(ref, spec);
 	if (!r)
 		return -ENOMEM;
 	memmove(&c->rules[pos], &c->rules[pos - 1],
@@ -276,7 +307,7 @@ int nfhp_ref_replace(struct nfhp_ref *ref, const char *chain,
 		return -ENOENT;
 	if (pos < 1 || pos > c->n)
 		return -ENOENT;
-	r = rule_new(spec);
+	r = rule_new(ref, spec);
 	if (!r)
 		return -ENOMEM;
 	rule_free(c->rules[pos - 1]);
@@ -431,7 +462,7 @@ static bool hotdrops(const struct ref_rule *r, const struct nfhp_key *key)
 enum ref_outcome { REF_NO_MATCH, REF_MATCH, REF_HOTDROP };
 
 static enum ref_outcome rule_outcome(const struct ref_rule *r,
-				     const struct nfhp_key *key)
+				     const struct nfhp_key *key, void *pkt)
 {
 	unsigned int i;
 
@@ -443,7 +474,16 @@ static enum ref_outcome rule_outcome(const struct ref_rule *r,
 	for (i = 0; i < r->nmatch; i++)
 		if (!ip_part(&r->m[i]) && !one_matches(&r->m[i], key))
 			return REF_NO_MATCH;
-	return REF_MATCH;
+	if (!r->ext_match)
+		return REF_MATCH;
+	switch (r->ext_ops->match(r->ext, pkt)) {
+	case NFHP_EXT_MATCH:
+		return REF_MATCH;
+	case NFHP_EXT_HOTDROP:
+		return REF_HOTDROP;
+	default:
+		return REF_NO_MATCH;
+	}
 }
 
 static void decide(struct nfhp_ref_verdict *v, u8 action,
@@ -455,7 +495,8 @@ static void decide(struct nfhp_ref_verdict *v, u8 action,
 }
 
 void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
-		       const struct nfhp_key *key, struct nfhp_ref_verdict *v)
+		       const struct nfhp_key *key, void *pkt,
+		       struct nfhp_ref_verdict *v)
 {
 	struct {
 		struct ref_chain *c;
@@ -479,7 +520,7 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 			continue;
 		}
 		r = c->rules[i++];
-		switch (rule_outcome(r, key)) {
+		switch (rule_outcome(r, key, pkt)) {
 		case REF_NO_MATCH:
 			continue;
 		case REF_HOTDROP:
@@ -493,6 +534,12 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 		switch (r->action) {
 		case NFHP_ACT_ACCEPT:
 		case NFHP_ACT_DROP:
+			decide(v, r->action, c, i);
+			return;
+		case NFHP_ACT_XT:
+			v->xt_verdict = r->ext_ops->target(r->ext, pkt);
+			if (v->xt_verdict == NFHP_EXT_CONTINUE)
+				continue;
 			decide(v, r->action, c, i);
 			return;
 		case NFHP_ACT_RETURN:

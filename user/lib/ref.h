@@ -12,6 +12,7 @@
 #define _NFHP_REF_H
 
 #include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "ext.h"
 #include "ruleset.h"
 
 /* Deeper jump nesting than this (or endless gotos) ends in NFHP_REF_LOOP. */
@@ -21,12 +22,13 @@ struct nfhp_ref;
 
 /**
  * struct nfhp_ref_verdict - the outcome of nfhp_ref_classify()
- * @action: NFHP_ACT_ACCEPT or NFHP_ACT_DROP
+ * @action: NFHP_ACT_ACCEPT, NFHP_ACT_DROP or NFHP_ACT_XT
  * @chain: the chain of the deciding rule, or the hook's chain for a policy
  * @pos: the 1-based number of the deciding rule, 0 for the policy
  * @loop: the traversal was cut at NFHP_REF_MAX_DEPTH (then DROP, pos 0)
- * @hotdrop: a transport match dropped a short packet (then DROP, @chain
- *	the hook's chain, pos 0)
+ * @hotdrop: a transport or extension match dropped a short packet (then
+ *	DROP, @chain the hook's chain, pos 0)
+ * @xt_verdict: for NFHP_ACT_XT, what the extension target returned
  */
 struct nfhp_ref_verdict {
 	u8 action;
@@ -34,10 +36,14 @@ struct nfhp_ref_verdict {
 	unsigned int pos;
 	bool loop;
 	bool hotdrop;
+	u32 xt_verdict;
 };
 
 struct nfhp_ref *nfhp_ref_new(void);
 void nfhp_ref_free(struct nfhp_ref *ref);
+/* Rules with extensions need their evaluator; @ops->destroy gets NULL. */
+void nfhp_ref_set_ext(struct nfhp_ref *ref, const struct nfhp_ext_ops *ops,
+		      void *priv);
 /* These return 0 or -ENOENT (no such chain/rule), -EEXIST, -EINVAL, -ENOMEM. */
 int nfhp_ref_chain_new(struct nfhp_ref *ref, const char *name);
 int nfhp_ref_chain_delete(struct nfhp_ref *ref, const char *name);
@@ -51,7 +57,7 @@ int nfhp_ref_flush(struct nfhp_ref *ref, const char *chain);
 unsigned int nfhp_ref_nrules(const struct nfhp_ref *ref, const char *chain);
 /* Classify and count: every rule that matches, and the policy that decides. */
 void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
-		       const struct nfhp_key *key,
+		       const struct nfhp_key *key, void *pkt,
 		       struct nfhp_ref_verdict *v);
 /* Packets counted by rule @pos of @chain, or by its policy for @pos 0. */
 u64 nfhp_ref_packets(const struct nfhp_ref *ref, const char *chain,

@@ -327,7 +327,7 @@ static double bench_tree(struct sim *s, const struct nfhp_sim_pkt *pk,
 	do {
 		for (i = 0; i < n; i++) {
 			nfhp_classify(s->rs, pk[i].hook, &pk[i].key, pk[i].len,
-				      &v);
+				      NULL, &v);
 			acc += v.action + (unsigned long)v.rule;
 		}
 		lookups += n;
@@ -347,7 +347,7 @@ static double bench_ref(struct sim *s, const struct nfhp_sim_pkt *pk,
 
 	do {
 		for (i = 0; i < n; i++) {
-			nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, &v);
+			nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, NULL, &v);
 			acc += v.action + v.pos;
 			lookups++;
 			if ((lookups & 1023) == 0 &&
@@ -647,11 +647,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, &v);
+		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, NULL, &v);
 		print_verdict(stdout, s.rs, &v, pk[i].hook);
 		if (!check)
 			continue;
-		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, &rv);
+		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, NULL, &rv);
 		if (same_verdict(s.rs, &v, &rv, pk[i].hook))
 			continue;
 		if (mismatches++ < 20) {

@@ -160,7 +160,7 @@ static void test_box_errors(void)
 static void classify(struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		     const struct nfhp_key *k, struct nfhp_verdict *v)
 {
-	nfhp_classify(rs, hook, k, 100, v);
+	nfhp_classify(rs, hook, k, 100, NULL, v);
 }
 
 /* The worked example of DOC: Theory of Operation in tree.c. */

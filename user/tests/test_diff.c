@@ -11,6 +11,13 @@
  * checked, and transactions that are aborted (nothing may change) or hit
  * by an injected allocation failure (nothing may change either).
  *
+ * A quarter of the rules carry "extensions" (ext.h) of a model evaluator:
+ * matches that pass or fail by a hash of the packet, fail on all but every
+ * k-th run (so running one more or one less often than iptables shows), or
+ * hotdrop; targets that continue, drop or accept.  Tree and reference run
+ * the same model, so what is compared is when and how often the core runs
+ * extensions: jumps that may not be taken, returns inside them, counters.
+ *
  * Usage: test_diff [RULESETS [SEED]]
  */
 #include "print.h"
@@ -22,6 +29,94 @@
 #define PACKETS		100
 
 static const char * const hooks[] = { "INPUT", "FORWARD", "OUTPUT" };
+
+/*
+ * The model extensions: spec->ext holds struct model_spec.  @every > 1:
+ * the matches fail on all runs but every @every-th of the rule.
+ */
+struct model_spec {
+	u8 has_match;
+	u8 pct;
+	u8 seed;
+	u8 every;
+	u8 hotdrop;
+	u8 target;	/* 0 continue, 1 drop, 2 accept, 3 by hash */
+};
+
+struct model_ext {
+	struct model_spec s;
+	unsigned int runs;
+};
+
+/* The packet as the model sees it: one random number per classification. */
+struct model_pkt {
+	u64 nonce;
+};
+
+static u32 model_hash(const struct model_pkt *p, u8 seed)
+{
+	u64 x = (p->nonce ^ (seed * 0x9e3779b97f4a7c15ull)) *
+		0xbf58476d1ce4e5b9ull;
+
+	return (u32)(x >> 35);
+}
+
+static int model_create(void *priv, const struct nfhp_rule_spec *spec,
+			unsigned int hooks, void **ext, bool *matches,
+			const char **msg)
+{
+	struct model_ext *m;
+
+	if (spec->ext_len != sizeof(m->s))
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	memcpy(&m->s, spec->ext, sizeof(m->s));
+	*matches = m->s.has_match;
+	*ext = m;
+	return 0;
+}
+
+static void model_destroy(void *priv, void *ext)
+{
+	free(ext);
+}
+
+static enum nfhp_ext_result model_match(const void *ext, void *pkt)
+{
+	struct model_ext *m = (struct model_ext *)ext;
+	u32 h = model_hash(pkt, m->s.seed);
+
+	if (m->s.every > 1 && ++m->runs % m->s.every)
+		return NFHP_EXT_NOMATCH;
+	if (m->s.hotdrop && h % 7 == 0)
+		return NFHP_EXT_HOTDROP;
+	return h % 100 < m->s.pct ? NFHP_EXT_MATCH : NFHP_EXT_NOMATCH;
+}
+
+static u32 model_target(const void *ext, void *pkt)
+{
+	const struct model_ext *m = ext;
+	u32 h = model_hash(pkt, m->s.seed + 1) % 3;
+
+	switch (m->s.target) {
+	case 1:
+		return 0;	/* NF_DROP */
+	case 2:
+		return 1;	/* NF_ACCEPT */
+	case 3:
+		return h == 2 ? NFHP_EXT_CONTINUE : h;
+	}
+	return NFHP_EXT_CONTINUE;
+}
+
+static const struct nfhp_ext_ops model_ops = {
+	.create = model_create,
+	.destroy = model_destroy,
+	.match = model_match,
+	.target = model_target,
+};
 static const char * const users[NCHAINS] = { "U0", "U1", "U2", "U3" };
 static const char * const ifnames[] = { "eth0", "eth1", "eth", "veth0",
 					"lo", "eth+", "veth+", "+" };
@@ -137,6 +232,28 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
  */
 static bool flat_only;
 
+/* Model extensions for @s: matches, or an extension target, or both. */
+static void gen_ext(struct nfhp_rule_spec *s)
+{
+	struct model_spec m = {
+		.pct = rnd(101),
+		.seed = rnd(256),
+		.every = rnd(4) ? 1 : 2 + rnd(2),
+		.hotdrop = rnd(6) == 0,
+		.target = rnd(4),
+	};
+
+	m.has_match = rnd(3) != 0;
+	if (rnd(3) == 0 && s->action != NFHP_ACT_JUMP &&
+	    s->action != NFHP_ACT_GOTO && s->action != NFHP_ACT_RETURN)
+		s->action = NFHP_ACT_XT;
+	else if (!m.has_match)
+		return;
+	if (getenv("NOEXT")) { if (s->action == NFHP_ACT_XT) s->action = NFHP_ACT_DROP; return; }
+	memcpy(s->ext, &m, sizeof(m));
+	s->ext_len = sizeof(m);
+}
+
 /* A random rule; a chain of index @level may only jump to deeper ones. */
 static void gen_spec(struct nfhp_rule_spec *s, int level)
 {
@@ -173,6 +290,8 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 		s->action = NFHP_ACT_DROP;
 	if (s->action == NFHP_ACT_JUMP || s->action == NFHP_ACT_GOTO)
 		strcpy(s->target, users[level + 1 + rnd(NCHAINS - level - 1)]);
+	if (rnd(4) == 0)
+		gen_ext(s);
 }
 
 struct pools {
@@ -252,6 +371,17 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 
 static long compared, counters_compared, mismatches, injected;
 
+static void dump_ext(const struct nfhp_rule_spec *s)
+{
+	struct model_spec m;
+
+	memcpy(&m, s->ext, sizeof(m));
+	printf("#   model:%s pct %u seed %u every %u%s%s target %u\n",
+	       m.has_match ? " match" : "", m.pct, m.seed, m.every,
+	       m.hotdrop ? " hotdrop" : "",
+	       s->action == NFHP_ACT_XT ? " XT" : "", m.target);
+}
+
 static void dump(struct nfhp_ruleset *rs, const struct nfhp_key *k)
 {
 	struct nfhp_rule_spec *s = malloc(sizeof(*s));
@@ -265,6 +395,8 @@ static void dump(struct nfhp_ruleset *rs, const struct nfhp_key *k)
 			nfhp_rule_get_spec(nfhp_rule_at(c, pos), s);
 			printf("# ");
 			nfhp_print_rule_save(stdout, nfhp_chain_name(c), s, NULL);
+			if (s->ext_len)
+				dump_ext(s);
 		}
 	}
 	printf("# packet:");
@@ -306,10 +438,18 @@ static bool compare_counters(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 	return true;
 }
 
+static const char *action_name(const u8 *action, u32 xt_verdict)
+{
+	if (*action == NFHP_ACT_XT)
+		return xt_verdict ? "XT-ACCEPT" : "XT-DROP";
+	return *action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+}
+
 static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		    const struct pools *p, const char *when)
 {
 	struct nfhp_ref_verdict rv;
+	struct model_pkt pkt;
 	struct nfhp_verdict v;
 	struct nfhp_key k;
 	int i, h;
@@ -320,21 +460,22 @@ static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 
 		gen_key(&k, p);
 		h = rnd(NFHP_HOOK_MAX);
-		nfhp_classify(rs, h, &k, 1, &v);
-		nfhp_ref_classify(ref, h, &k, &rv);
+		pkt.nonce = (u64)rnd(1u << 31) << 32 | rnd(1u << 31);
+		nfhp_classify(rs, h, &k, 1, &pkt, &v);
+		nfhp_ref_classify(ref, h, &k, &pkt, &rv);
 		chain = v.rule ? nfhp_chain_name(nfhp_rule_chain(v.rule)) :
 				 hooks[h];
 		pos = v.rule ? nfhp_rule_position(rs, v.rule) : 0;
 		compared++;
 		if (v.action == rv.action && pos == rv.pos &&
-		    v.hotdrop == rv.hotdrop && !strcmp(chain, rv.chain))
+		    v.hotdrop == rv.hotdrop && !strcmp(chain, rv.chain) &&
+		    (v.action != NFHP_ACT_XT || v.xt_verdict == rv.xt_verdict))
 			continue;
 		mismatches++;
 		printf("# mismatch %s: hook %s tree %s %s %u%s ref %s %s %u%s\n",
-		       when, hooks[h],
-		       v.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP", chain,
-		       pos, v.hotdrop ? " hotdrop" : "",
-		       rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
+		       when, hooks[h], action_name(&v.action, v.xt_verdict),
+		       chain, pos, v.hotdrop ? " hotdrop" : "",
+		       action_name(&rv.action, rv.xt_verdict),
 		       rv.chain, rv.pos, rv.hotdrop ? " hotdrop" : "");
 		dump(rs, &k);
 		return false;
@@ -406,6 +547,8 @@ static struct nfhp_ruleset *gen_ruleset(struct nfhp_ref **refp,
 	struct nfhp_ref *ref = nfhp_ref_new();
 	int i, level;
 
+	nfhp_ruleset_set_ext(rs, &model_ops, NULL);
+	nfhp_ref_set_ext(ref, &model_ops, NULL);
 	nfhp_txn_begin(rs);
 	for (i = 0; i < NCHAINS; i++) {
 		nfhp_chain_new(rs, users[i], NULL);

@@ -77,7 +77,7 @@ static void expect(struct nfhp_ref *ref, const char *pkt,
 		check(false, "packet %s: %s", pkt, err);
 		return;
 	}
-	nfhp_ref_classify(ref, p.hook, &p.key, &v);
+	nfhp_ref_classify(ref, p.hook, &p.key, NULL, &v);
 	if (v.pos)
 		snprintf(got, sizeof(got), "%s %s %u",
 			 v.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the kernel's xtables modules for what the tree does not know.
+ *
+ * A rule's NFHPA_RULE_XT payload (&struct nfhp_rule_spec @ext) names
+ * matches and a target by name and revision, each with the info struct its
+ * module reads.  When the rule is added they are looked up (loading the
+ * module), checked by their checkentry as ip_tables checks them, and kept
+ * with a private copy of their info.  At packet time the core calls back
+ * for the rules the tree found in the packet's leaves: the matches run as
+ * ipt_do_table runs them, the target returns a verdict or XT_CONTINUE.
+ * This is the evaluator of ext.h for every namespace's rule set.
+ */
+
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+
+#include "ext.h"
+#include "xt.h"
+
+/**
+ * struct nfhp_xt_item - one match or target of a rule
+ * @match: the match, for a match
+ * @target: the target, for a target
+ * @info: its info, checked by its checkentry and private to it
+ * @size: bytes of @info
+ */
+struct nfhp_xt_item {
+	union {
+		struct xt_match *match;
+		struct xt_target *target;
+	};
+	void *info;
+	unsigned int size;
+};
+
+/**
+ * struct nfhp_xt_rule - the extensions of one rule
+ * @net: the namespace whose rule set holds the rule
+ * @entry: the rule's IP part as ip_tables has it, for checkentry and
+ *	destroy (some read the protocol from it)
+ * @hook_mask: the netfilter hooks the rule can be reached from
+ * @nmatch: matches in @match
+ * @has_target: @target is set
+ * @target: the target, if any
+ * @match: the matches, in order
+ */
+struct nfhp_xt_rule {
+	struct net *net;
+	struct ipt_entry entry;
+	unsigned int hook_mask;
+	unsigned int nmatch;
+	bool has_target;
+	struct nfhp_xt_item target;
+	struct nfhp_xt_item match[];
+};
+
+static const struct nla_policy nfhp_xte_policy[NFHPA_XTE_MAX + 1] = {
+	[NFHPA_XTE_NAME] = { .type = NLA_NUL_STRING,
+			     .len = XT_EXTENSION_MAXNAMELEN - 1 },
+	[NFHPA_XTE_REVISION] = { .type = NLA_U8 },
+	[NFHPA_XTE_DATA] = { .type = NLA_BINARY, .len = NFHP_XT_MAXLEN },
+};
+
+/* The attributes of the NFHPA_RULE_XT payload @spec carries. */
+static const struct nlattr *nfhp_xt_attrs(const struct nfhp_rule_spec *spec)
+{
+	return (const struct nlattr *)spec->ext;
+}
+
+/*
+ * Check the shape of @spec's payload: matches, then at most one target,
+ * which NFHP_ACT_XT needs and only it has.  Count the matches.
+ */
+static int nfhp_xt_shape(const struct nfhp_rule_spec *spec,
+			 unsigned int *nmatch, const char **msg)
+{
+	const struct nlattr *a;
+	bool target = false;
+	int rem;
+
+	*nmatch = 0;
+	nla_for_each_attr(a, nfhp_xt_attrs(spec), spec->ext_len, rem) {
+		if (target) {
+			*msg = "the xtables target must come last";
+			return -EINVAL;
+		}
+		if (nla_type(a) == NFHPA_XT_MATCH) {
+			++*nmatch;
+		} else if (nla_type(a) == NFHPA_XT_TARGET) {
+			target = true;
+		} else {
+			*msg = "unknown attribute in NFHPA_RULE_XT";
+			return -EINVAL;
+		}
+	}
+	if (rem) {
+		*msg = "trailing bytes in NFHPA_RULE_XT";
+		return -EINVAL;
+	}
+	if (target != (spec->action == NFHP_ACT_XT)) {
+		*msg = "an xtables target needs action NFHP_ACT_XT and back";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Name, revision and info of one NFHPA_XT_MATCH or NFHPA_XT_TARGET. */
+static int nfhp_xt_decode(const struct nlattr *a, struct nlattr **tb,
+			  const char **msg)
+{
+	int err;
+
+	err = __nla_parse(tb, NFHPA_XTE_MAX, nla_data(a), nla_len(a),
+			  nfhp_xte_policy, NL_VALIDATE_STRICT, NULL);
+	if (err) {
+		*msg = "malformed xtables extension";
+		return err;
+	}
+	if (!tb[NFHPA_XTE_NAME] || !tb[NFHPA_XTE_REVISION] ||
+	    !tb[NFHPA_XTE_DATA]) {
+		*msg = "an xtables extension needs a name, revision and data";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The parts of ip_tables' struct ipt_ip that checkentry functions read. */
+static void nfhp_xt_fill_ip(struct ipt_ip *ip,
+			    const struct nfhp_rule_spec *spec)
+{
+	const struct nfhp_dim_match *m;
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatch; i++) {
+		m = &spec->m[i];
+		if (m->dim == NFHP_DIM_PROTO && m->form == NFHP_FORM_RANGES &&
+		    m->nranges == 1 && m->ranges[0].lo == m->ranges[0].hi) {
+			ip->proto = m->ranges[0].lo;
+			if (m->invert)
+				ip->invflags |= IPT_INV_PROTO;
+		} else if (m->dim == NFHP_DIM_FRAG) {
+			ip->flags |= IPT_F_FRAG;
+			if (m->invert)
+				ip->invflags |= IPT_INV_FRAG;
+		}
+	}
+}
+
+static void nfhp_xt_match_put(struct nfhp_xt_rule *x, struct nfhp_xt_item *it)
+{
+	struct xt_mtdtor_param par = {
+		.net = x->net,
+		.match = it->match,
+		.matchinfo = it->info,
+		.family = NFPROTO_IPV4,
+	};
+
+	if (it->match->destroy)
+		it->match->destroy(&par);
+	module_put(it->match->me);
+	kfree(it->info);
+}
+
+static void nfhp_xt_target_put(struct nfhp_xt_rule *x,
+			       struct nfhp_xt_item *it)
+{
+	struct xt_tgdtor_param par = {
+		.net = x->net,
+		.target = it->target,
+		.targinfo = it->info,
+		.family = NFPROTO_IPV4,
+	};
+
+	if (it->target->destroy)
+		it->target->destroy(&par);
+	module_put(it->target->me);
+	kfree(it->info);
+}
+
+/* Look up, copy and check the match of @a as item @it of @x. */
+static int nfhp_xt_match_get(struct nfhp_xt_rule *x, struct nfhp_xt_item *it,
+			     const struct nlattr *a, const char **msg)
+{
+	struct nlattr *tb[NFHPA_XTE_MAX + 1];
+	struct xt_mtchk_param par = {};
+	int err;
+
+	err = nfhp_xt_decode(a, tb, msg);
+	if (err)
+		return err;
+	it->match = xt_request_find_match(NFPROTO_IPV4,
+					  nla_data(tb[NFHPA_XTE_NAME]),
+					  nla_get_u8(tb[NFHPA_XTE_REVISION]));
+	if (IS_ERR(it->match)) {
+		*msg = "unknown xtables match or revision";
+		return PTR_ERR(it->match);
+	}
+	it->size = nla_len(tb[NFHPA_XTE_DATA]);
+	it->info = kmemdup(nla_data(tb[NFHPA_XTE_DATA]), it->size ?: 1,
+			   GFP_KERNEL);
+	err = -ENOMEM;
+	if (!it->info)
+		goto err_put;
+	par.net = x->net;
+	par.table = "filter";
+	par.entryinfo = &x->entry;
+	par.match = it->match;
+	par.matchinfo = it->info;
+	par.hook_mask = x->hook_mask;
+	par.family = NFPROTO_IPV4;
+	err = xt_check_match(&par, it->size, x->entry.ip.proto,
+			     x->entry.ip.invflags & IPT_INV_PROTO);
+	if (!err)
+		return 0;
+	*msg = "the xtables match refused the rule (see the kernel log)";
+	kfree(it->info);
+err_put:
+	module_put(it->match->me);
+	return err;
+}
+
+/* Look up, copy and check the target of @a for @x. */
+static int nfhp_xt_target_get(struct nfhp_xt_rule *x, const struct nlattr *a,
+			      const char **msg)
+{
+	struct nfhp_xt_item *it = &x->target;
+	struct nlattr *tb[NFHPA_XTE_MAX + 1];
+	struct xt_tgchk_param par = {};
+	int err;
+
+	err = nfhp_xt_decode(a, tb, msg);
+	if (err)
+		return err;
+	it->target = xt_request_find_target(NFPROTO_IPV4,
+					    nla_data(tb[NFHPA_XTE_NAME]),
+					    nla_get_u8(tb[NFHPA_XTE_REVISION]));
+	if (IS_ERR(it->target)) {
+		*msg = "unknown xtables target or revision";
+		return PTR_ERR(it->target);
+	}
+	it->size = nla_len(tb[NFHPA_XTE_DATA]);
+	it->info = kmemdup(nla_data(tb[NFHPA_XTE_DATA]), it->size ?: 1,
+			   GFP_KERNEL);
+	err = -ENOMEM;
+	if (!it->info)
+		goto err_put;
+	par.net = x->net;
+	par.table = "filter";
+	par.entryinfo = &x->entry;
+	par.target = it->target;
+	par.targinfo = it->info;
+	par.hook_mask = x->hook_mask;
+	par.family = NFPROTO_IPV4;
+	err = xt_check_target(&par, it->size, x->entry.ip.proto,
+			      x->entry.ip.invflags & IPT_INV_PROTO);
+	if (!err) {
+		x->has_target = true;
+		return 0;
+	}
+	*msg = "the xtables target refused the rule (see the kernel log)";
+	kfree(it->info);
+err_put:
+	module_put(it->target->me);
+	return err;
+}
+
+static void nfhp_xt_destroy(void *priv, void *ext)
+{
+	struct nfhp_xt_rule *x = ext;
+	unsigned int i;
+
+	if (x->has_target)
+		nfhp_xt_target_put(x, &x->target);
+	for (i = x->nmatch; i > 0; i--)
+		nfhp_xt_match_put(x, &x->match[i - 1]);
+	kfree(x);
+}
+
+/* Netfilter hook bits of the core's hook bits. */
+static unsigned int nfhp_xt_hook_mask(unsigned int hooks)
+{
+	return hooks << NF_INET_LOCAL_IN;
+}
+
+static int nfhp_xt_create(void *priv, const struct nfhp_rule_spec *spec,
+			  unsigned int hooks, void **ext, bool *matches,
+			  const char **msg)
+{
+	const struct nlattr *a;
+	struct nfhp_xt_rule *x;
+	unsigned int n;
+	int rem, err;
+
+	err = nfhp_xt_shape(spec, &n, msg);
+	if (err)
+		return err;
+	x = kzalloc(struct_size(x, match, n), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	x->net = priv;
+	x->hook_mask = nfhp_xt_hook_mask(hooks);
+	nfhp_xt_fill_ip(&x->entry.ip, spec);
+	nla_for_each_attr(a, nfhp_xt_attrs(spec), spec->ext_len, rem) {
+		if (nla_type(a) == NFHPA_XT_TARGET) {
+			err = nfhp_xt_target_get(x, a, msg);
+		} else {
+			err = nfhp_xt_match_get(x, &x->match[x->nmatch], a,
+						msg);
+			x->nmatch += !err;
+		}
+		if (err) {
+			nfhp_xt_destroy(priv, x);
+			return err;
+		}
+	}
+	*matches = x->nmatch;
+	*ext = x;
+	return 0;
+}
+
+static void nfhp_xt_param(struct xt_action_param *par,
+			  const struct nfhp_xt_pkt *p)
+{
+	memset(par, 0, sizeof(*par));
+	par->state = p->state;
+	par->fragoff = p->fragoff;
+	par->thoff = p->thoff;
+}
+
+static enum nfhp_ext_result nfhp_xt_match(const void *ext, void *pkt)
+{
+	const struct nfhp_xt_rule *x = ext;
+	struct nfhp_xt_pkt *p = pkt;
+	struct xt_action_param par;
+	unsigned int i;
+	bool match;
+
+	nfhp_xt_param(&par, p);
+	for (i = 0; i < x->nmatch; i++) {
+		par.match = x->match[i].match;
+		par.matchinfo = x->match[i].info;
+		match = par.match->match(p->skb, &par);
+		/* ipt_do_table drops a hotdropped packet, match or not. */
+		if (par.hotdrop)
+			return NFHP_EXT_HOTDROP;
+		if (!match)
+			return NFHP_EXT_NOMATCH;
+	}
+	return NFHP_EXT_MATCH;
+}
+
+static u32 nfhp_xt_target(const void *ext, void *pkt)
+{
+	const struct nfhp_xt_rule *x = ext;
+	struct nfhp_xt_pkt *p = pkt;
+	struct xt_action_param par;
+	unsigned int v;
+
+	nfhp_xt_param(&par, p);
+	par.target = x->target.target;
+	par.targinfo = x->target.info;
+	v = par.target->target(p->skb, &par);
+	BUILD_BUG_ON(XT_CONTINUE != NFHP_EXT_CONTINUE);
+	return v;
+}
+
+const struct nfhp_ext_ops nfhp_xt_ops = {
+	.create = nfhp_xt_create,
+	.destroy = nfhp_xt_destroy,
+	.match = nfhp_xt_match,
+	.target = nfhp_xt_target,
+};

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: the xtables evaluator of ext.h, see xt.c.
+ */
+#ifndef _NFHP_XT_H
+#define _NFHP_XT_H
+
+#include <linux/netfilter.h>
+#include <linux/skbuff.h>
+
+#include "ext.h"
+
+/**
+ * struct nfhp_xt_pkt - a packet as xtables modules see it
+ * @skb: the packet
+ * @state: the hook state
+ * @fragoff: the IPv4 fragment offset, in 8-byte units
+ * @thoff: offset of the transport header
+ */
+struct nfhp_xt_pkt {
+	struct sk_buff *skb;
+	const struct nf_hook_state *state;
+	int fragoff;
+	unsigned int thoff;
+};
+
+/* The evaluator; its @priv is the rule set's struct net. */
+extern const struct nfhp_ext_ops nfhp_xt_ops;
+
+#endif /* _NFHP_XT_H */
