@@ -507,11 +507,16 @@ static int xt_do_finish(void *arg)
 static int xt_finish(struct nfhp_rule_spec *spec, unsigned char proto,
 		     bool proto_inv, char *err, size_t errlen)
 {
+	int ret;
+
 	spec->ext_len = 0;
 	if (!xt.matches && !xt.target)
 		return 0;
 	xt_set_proto(proto, proto_inv);
-	return xt_guarded(xt_do_finish, spec, err, errlen);
+	ret = xt_guarded(xt_do_finish, spec, err, errlen);
+	/* The rule is in spec->ext now; see xt_print() for why to let go. */
+	xt_begin();
+	return ret;
 }
 
 static const struct nfhp_parse_ext xt_parse_ops = {
@@ -796,6 +801,11 @@ static void xt_print(FILE *f, const struct nfhp_rule_spec *spec, int what)
 
 	if (!spec->ext_len)
 		return;
+	/*
+	 * xtables_find_match() hands out a clone of a match that a parsed
+	 * rule still holds (its ->m is set): drop what a failed parse left.
+	 */
+	xt_begin();
 	stdout = f;
 	if (xt_guarded(xt_do_print, &pc, err, sizeof(err)))
 		fprintf(stderr, "%s: %s\n", XT_PROG, err);
