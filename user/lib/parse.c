@@ -10,6 +10,12 @@
  * when an unknown option turns up).  Every native match lands in one
  * dimension of the spec; a second match on a dimension is refused because
  * the spec holds one match per dimension.
+ *
+ * Every other match and target goes to the extension hook of xt_hooks.h
+ * when one is plugged in (the CLI's libxtables, lib/xt.c): -m NAME loads
+ * it, -j NAME too unless NAME is a chain, an option no native match knows
+ * is offered to it, and at the end of the line it checks and serialises
+ * them into spec->ext.  Without the hook they are refused.
  */
 /* First: the shim must see <errno.h> before anything pulls in linux/. */
 #include "parse.h"
