@@ -169,7 +169,7 @@ static int xt_guarded(int (*fn)(void *arg), void *arg, char *err,
 	return ret;
 }
 
-/* --- parsing --------------------------------------------------------------- */
+/* --- parsing -------------------------------------------------------------- */
 
 /* xs_init_match() / xs_init_target() of iptables */
 static void xt_init_match(struct xtables_match *m)
@@ -528,7 +528,7 @@ static const struct nfhp_parse_ext xt_parse_ops = {
 	.finish = xt_finish,
 };
 
-/* --- printing -------------------------------------------------------------- */
+/* --- printing ------------------------------------------------------------- */
 
 /**
  * struct xt_ext - one NFHPA_XT_MATCH or NFHPA_XT_TARGET, decoded
@@ -853,7 +853,7 @@ static const struct nfhp_print_ext xt_print_ops = {
 	.target_name = xt_target_name_hook,
 };
 
-/* --- setup ----------------------------------------------------------------- */
+/* --- setup ---------------------------------------------------------------- */
 
 /**
  * nfhp_xt_setup() - initialise libxtables and plug it into parser and printer

@@ -373,6 +373,67 @@ static void test_bytes(struct nfhp_cmdline *cl, struct nfhp_cmdline *cl2)
 	      "-g LOG: a goto, as in iptables");
 }
 
+struct restored {
+	int n;
+	char *lines[8];
+};
+
+static int restored_cmd(void *ctx, struct nfhp_cmdline *cl)
+{
+	struct restored *r = ctx;
+
+	if (r->n < 8)
+		r->lines[r->n++] = save_str(&cl->spec, cl->chain);
+	return 0;
+}
+
+/*
+ * An nf-hipac-restore file: every line its own rule, the extensions of
+ * one line gone at the next (the same match again is no clone), and a
+ * failing line names its number.
+ */
+static void test_restore(void)
+{
+	static const char text[] =
+		"*filter\n"
+		":INPUT ACCEPT [0:0]\n"
+		"[5:300] -A INPUT -m limit --limit 1/sec -j LOG --log-prefix 'a b'\n"
+		"-A INPUT -m limit --limit 2/sec -j REJECT --reject-with icmp-host-prohibited\n"
+		"-A INPUT -j REJECT\n"
+		"COMMIT\n";
+	static const char *const want[] = {
+		"-A INPUT -m limit --limit 1/sec -j LOG --log-prefix \"a b\"",
+		"-A INPUT -m limit --limit 2/sec -j REJECT --reject-with icmp-host-prohibited",
+		"-A INPUT -j REJECT --reject-with icmp-port-unreachable",
+	};
+	static const char bad_text[] =
+		"*filter\n-A INPUT -j ACCEPT\n-A INPUT -m limit --limit x\nCOMMIT\n";
+	struct nfhp_restore_ops ops = { .cmd = restored_cmd };
+	struct restored r = { 0 };
+	char err[512];
+	FILE *f;
+	int i, ret;
+
+	f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	fclose(f);
+	check(!ret && r.n == 3, "restore: three xtables rules read: %s", err);
+	for (i = 0; i < r.n && i < 3; i++) {
+		check(!strcmp(r.lines[i], want[i]), "restore: rule %d", i + 1);
+		show(!strcmp(r.lines[i], want[i]), r.lines[i], want[i]);
+	}
+	for (i = 0; i < r.n; i++)
+		free(r.lines[i]);
+	f = fmemopen((void *)bad_text, sizeof(bad_text) - 1, "r");
+	r.n = 0;
+	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	fclose(f);
+	for (i = 0; i < r.n; i++)
+		free(r.lines[i]);
+	check(ret == 2 && !strcmp(err, "line 3: bad rate \"x\"'"),
+	      "restore: the failing line and libxtables' message: %s", err);
+}
+
 /* Without the hook (nf-hipac-sim), extensions stay refused. */
 static void test_unplugged(struct nfhp_cmdline *cl)
 {
@@ -405,6 +466,7 @@ int main(void)
 	test_bad(cl);
 	test_list_lines(cl);
 	test_bytes(cl, cl2);
+	test_restore();
 	nfhp_xt_fini();
 	test_unplugged(cl);
 	free(cl);
