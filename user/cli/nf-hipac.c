@@ -9,6 +9,7 @@
 #include <libgen.h>
 #include <string.h>
 #include "subcommands.h"
+#include "xt.h"
 
 static const struct {
 	int cmd;
@@ -72,8 +73,10 @@ static void show_usage(FILE *f)
 "  --jump -j target              target for rule (ACCEPT, DROP, RETURN or a chain)\n"
 "  --goto -g chain               jump to chain with no return\n"
 "  [!] --fragment -f             match second or further fragments only\n"
-"  --match -m match              extended match: tcp udp icmp multiport iprange\n"
-"                                state conntrack ttl length mark comment\n"
+"  --match -m match              extended match (tcp udp icmp multiport iprange\n"
+"                                state conntrack ttl length mark comment are\n"
+"                                native, every other runs through xtables)\n"
+"  --jump -j target              also any xtables target (REJECT, LOG, ...)\n"
 "  --numeric -n                  numeric output of addresses and ports\n"
 "  --verbose -v                  verbose mode\n"
 "  --exact -x                    expand numbers (display exact values)\n"
@@ -210,6 +213,10 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int ret;
 
+	/* Every match and target nf-hipac has no native form: libxtables. */
+	if (nfhp_xt_setup(0))
+		fprintf(stderr, "%s: cannot initialise libxtables\n",
+			NFHP_PROG);
 	if (!strcmp(name, "nf-hipac-save"))
 		return save_main(argc, argv);
 	if (!strcmp(name, "nf-hipac-restore"))

@@ -19,7 +19,10 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
-/* A request with 14 full matches and a comment is about 8 KiB. */
+/*
+ * A request with 14 full matches and a comment is about 8 KiB, the
+ * NFHPA_RULE_XT payload adds at most NFHP_XT_MAXLEN (4 KiB).
+ */
 #define NFHP_NL_MSG_MAX		16384
 #define NFHP_NL_RECV_SIZE	65536
 /* A sendmsg() must stay below the default socket send buffer (208 KiB). */
@@ -161,6 +164,9 @@ void nfhp_nl_put_rule(struct nlmsghdr *nlh, const struct nfhp_rule_spec *spec,
 		mnl_attr_put_strz(nlh, NFHPA_RULE_TARGET, spec->target);
 	if (spec->comment[0])
 		mnl_attr_put_strz(nlh, NFHPA_RULE_COMMENT, spec->comment);
+	if (spec->ext_len && spec->ext_len <= sizeof(spec->ext))
+		mnl_attr_put(nlh, NFHPA_RULE_XT | NLA_F_NESTED, spec->ext_len,
+			     spec->ext);
 	if (counters)
 		put_counters(nlh, NFHPA_RULE_COUNTERS, counters);
 	mnl_attr_nest_end(nlh, nest);
@@ -311,6 +317,7 @@ static int rule_attr_cb(const struct nlattr *attr, void *data)
 	switch (type) {
 	case NFHPA_RULE_MATCH:
 	case NFHPA_RULE_COUNTERS:
+	case NFHPA_RULE_XT:
 		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -352,6 +359,28 @@ static int parse_rule_matches(const struct nlattr *rule,
 	return 0;
 }
 
+/*
+ * NFHPA_RULE_XT: the payload as it is, once it is known to be a sequence
+ * of well-formed attributes that fits.
+ */
+static int copy_xt(struct nfhp_rule_spec *spec, const struct nlattr *nest)
+{
+	const struct nlattr *attr;
+	size_t len = mnl_attr_get_payload_len(nest);
+	size_t seen = 0;
+
+	if (len > sizeof(spec->ext))
+		return -EINVAL;
+	mnl_attr_for_each_nested(attr, nest)
+		seen = (const char *)mnl_attr_next(attr) -
+		       (const char *)mnl_attr_get_payload(nest);
+	if (seen < len)		/* trailing bytes no attribute covers */
+		return -EINVAL;
+	memcpy(spec->ext, mnl_attr_get_payload(nest), len);
+	spec->ext_len = len;
+	return 0;
+}
+
 static int copy_str(char *dst, size_t size, const struct nlattr *attr)
 {
 	if (mnl_attr_get_payload_len(attr) > size)
@@ -389,6 +418,8 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 	if (tb[NFHPA_RULE_COMMENT] &&
 	    copy_str(spec->comment, sizeof(spec->comment),
 		     tb[NFHPA_RULE_COMMENT]))
+		return -EINVAL;
+	if (tb[NFHPA_RULE_XT] && copy_xt(spec, tb[NFHPA_RULE_XT]))
 		return -EINVAL;
 	if (counters) {
 		memset(counters, 0, sizeof(*counters));
@@ -532,7 +563,9 @@ bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
 	unsigned int i;
 
 	if (a->nmatch != b->nmatch || a->action != b->action ||
-	    strcmp(a->comment, b->comment))
+	    strcmp(a->comment, b->comment) || a->ext_len != b->ext_len ||
+	    a->ext_len > sizeof(a->ext) ||
+	    memcmp(a->ext, b->ext, a->ext_len))
 		return false;
 	if ((a->action == NFHP_ACT_JUMP || a->action == NFHP_ACT_GOTO) &&
 	    strcmp(a->target, b->target))

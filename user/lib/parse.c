@@ -10,9 +10,16 @@
  * when an unknown option turns up).  Every native match lands in one
  * dimension of the spec; a second match on a dimension is refused because
  * the spec holds one match per dimension.
+ *
+ * Every other match and target goes to the extension hook of xt_hooks.h
+ * when one is plugged in (the CLI's libxtables, lib/xt.c): -m NAME loads
+ * it, -j NAME too unless NAME is a chain, an option no native match knows
+ * is offered to it, and at the end of the line it checks and serialises
+ * them into spec->ext.  Without the hook they are refused.
  */
 /* First: the shim must see <errno.h> before anything pulls in linux/. */
 #include "parse.h"
+#include "xt_hooks.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -263,6 +270,9 @@ const struct nfhp_flag_name nfhp_tcp_flag_names[] = {
  * @target_set: -j or -g was given
  * @ttl_opt: the --ttl-* option given, for the exclusion message
  * @mp_opt: the multiport option given
+ * @seq: load sequence number of the last match or target loaded
+ * @pm_seq: the load sequence number of each loaded native match
+ * @proto_used: the protocol's match was loaded implicitly by an extension
  */
 struct pstate {
 	struct nfhp_cmdline *cl;
@@ -279,7 +289,22 @@ struct pstate {
 	bool target_set;
 	int ttl_opt;
 	int mp_opt;
+	unsigned int seq;
+	unsigned int pm_seq[PM_MAX];
+	bool proto_used;
 };
+
+/* The extensions beyond the native matches: xt.c in the CLI, else none. */
+static const struct nfhp_parse_ext *parse_ext;
+
+/**
+ * nfhp_parse_set_ext() - hand unknown matches, targets and options on
+ * @ext: the extension ops, or NULL to refuse them (the default)
+ */
+void nfhp_parse_set_ext(const struct nfhp_parse_ext *ext)
+{
+	parse_ext = ext;
+}
 
 static int fail(struct pstate *ps, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -935,7 +960,8 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 		if (isspace((unsigned char)*p))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "Invalid target name `%s'", arg);
-	if (in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
+	if (!parse_ext &&
+	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: target `%s' is not supported yet", arg);
 	if (!strcmp(arg, "ACCEPT") || !strcmp(arg, "DROP") ||
@@ -949,6 +975,18 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 			       NFHP_ACT_RETURN;
 		return 0;
 	}
+	/* As iptables, -g never loads a target: it names a chain. */
+	if (parse_ext && !go) {
+		int ret = parse_ext->target(arg, ++ps->seq, ps->err,
+					    ps->errlen);
+
+		if (ret == 1) {
+			spec->action = NFHP_ACT_XT;
+			return 0;
+		}
+		if (ret)
+			return ret;
+	}
 	spec->action = go ? NFHP_ACT_GOTO : NFHP_ACT_JUMP;
 	snprintf(spec->target, sizeof(spec->target), "%s", arg);
 	return 0;
@@ -961,8 +999,14 @@ static int load_match(struct pstate *ps, const char *name)
 	for (i = 0; i < PM_MAX; i++) {
 		if (!strcmp(name, pm_names[i])) {
 			ps->loaded |= 1u << i;
+			ps->pm_seq[i] = ++ps->seq;
 			return 0;
 		}
+	}
+	if (parse_ext) {
+		ps->cl->has_rule = true;
+		return parse_ext->match(name, false, ++ps->seq, ps->err,
+					ps->errlen);
 	}
 	if (in_list(name, known_matches, ARRAY_SIZE(known_matches)))
 		return fail(ps, NFHP_EXIT_PARAM,
@@ -1467,6 +1511,7 @@ static const struct nfhp_opt *implicit_match(struct pstate *ps,
 		ps->loaded &= ~(1u << pm);
 		return NULL;
 	}
+	ps->pm_seq[pm] = ++ps->seq;
 	return o;
 }
 
@@ -1541,22 +1586,115 @@ static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 	return core_option(ps, c, arg, argc, argv, ip);
 }
 
+/*
+ * Does an extension take the long option @name rather than the native
+ * parser, which found @o (or found it ambiguous)?  An extension's option
+ * given in full beats an abbreviated native one, and of two given in full
+ * the one loaded last wins, as in iptables' merged option table; an
+ * abbreviation of an extension's option counts only when no native
+ * option matches.  Return 1 with @xo set, -1 when ambiguous, else 0.
+ */
+static int ext_lookup(struct pstate *ps, const char *name, size_t len,
+		      const struct nfhp_opt *o, bool amb,
+		      struct nfhp_ext_opt *xo)
+{
+	bool native_exact = o && strlen(o->name) == len;
+	int ret;
+
+	if (!parse_ext)
+		return 0;
+	ret = parse_ext->find_option(name, len, xo);
+	if (ret > 0 && xo->exact) {
+		if (!native_exact)
+			return 1;
+		return o->pm != PM_CORE && xo->seq > ps->pm_seq[o->pm];
+	}
+	if (o || amb)
+		return 0;
+	return ret;
+}
+
+/*
+ * iptables' load_proto(): an option nobody knows loads the match of the
+ * -p protocol, here for the protocols without a native match (sctp,
+ * dccp, ...).  Return 1 with @xo set when it takes the option, 0 when
+ * not, or -exit code.
+ */
+static int ext_implicit(struct pstate *ps, const char *name, size_t len,
+			struct nfhp_ext_opt *xo)
+{
+	const char *pname;
+	int ret;
+
+	if (!parse_ext || !ps->proto_set || ps->proto_inv || ps->proto_used ||
+	    ps->proto == 6 || ps->proto == 17 || ps->proto == 1)
+		return 0;
+	pname = nfhp_proto_to_name(ps->proto, true);
+	if (!pname)
+		return 0;
+	ret = parse_ext->match(pname, true, ++ps->seq, ps->err, ps->errlen);
+	if (ret < 0)
+		return 0;
+	if (ret)
+		return -ret;
+	ps->proto_used = true;
+	return parse_ext->find_option(name, len, xo) > 0;
+}
+
+/* An extension's long option @w, with "=value" at @eq if given. */
+static int ext_option(struct pstate *ps, const struct nfhp_ext_opt *xo,
+		      const char *w, const char *eq, size_t len, int argc,
+		      char **argv, int *ip)
+{
+	const char *arg = NULL;
+	int ret;
+
+	if (xo->has_arg == 1) {
+		if (eq)
+			arg = eq + 1;
+		else if (*ip < argc)
+			arg = argv[(*ip)++];
+		else
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "option \"%s\" requires an argument", w);
+	} else if (eq) {
+		if (xo->has_arg != 2)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "option '--%.*s' doesn't allow an argument",
+				    (int)len, w + 2);
+		arg = eq + 1;
+	}
+	ps->cl->has_rule = true;
+	ret = parse_ext->option(xo->id, arg, argv, ip, ps->invert, ps->proto,
+				ps->proto_inv, ps->err, ps->errlen);
+	ps->invert = false;
+	return ret;
+}
+
 /* One word of argv that starts with '-'. */
 static int parse_word(struct pstate *ps, int argc, char **argv, int *ip)
 {
 	const char *w = argv[(*ip)++];
 	const struct nfhp_opt *o;
+	struct nfhp_ext_opt xo;
 	const char *arg = NULL, *eq;
 	size_t len;
 	bool amb;
-	int kind, ret;
+	int kind, ret, x;
 
 	if (w[1] == '-') {
 		eq = strchr(w + 2, '=');
 		len = eq ? (size_t)(eq - (w + 2)) : strlen(w + 2);
 		o = find_long(ps, w + 2, len, &amb);
-		if (!o && !amb)
+		x = ext_lookup(ps, w + 2, len, o, amb, &xo);
+		if (!o && !amb && !x)
 			o = implicit_match(ps, w + 2, len);
+		if (!o && !amb && !x)
+			x = ext_implicit(ps, w + 2, len, &xo);
+		if (x < -1)
+			return -x;
+		if (x > 0)
+			return ext_option(ps, &xo, w, eq, len, argc, argv, ip);
 		if (!o)
 			return fail(ps, NFHP_EXIT_PARAM, "unknown option \"%s\"",
 				    w);
@@ -1672,6 +1810,12 @@ static int final_checks(struct pstate *ps)
 	ret = bare_proto_match(ps);
 	if (ret)
 		return ret;
+	if (parse_ext) {
+		ret = parse_ext->finish(spec, ps->proto, ps->proto_inv,
+					ps->err, ps->errlen);
+		if (ret)
+			return ret;
+	}
 
 	if (cl->cmd == NFHP_CLI_NONE)
 		return fail(ps, NFHP_EXIT_PARAM, "no command specified");
@@ -1728,6 +1872,8 @@ int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
 	ps->cl = cl;
 	ps->err = err;
 	ps->errlen = errlen;
+	if (parse_ext)
+		parse_ext->begin();
 	while (i < argc && !ret) {
 		const char *w = argv[i];
 

@@ -11,10 +11,24 @@
  */
 #include "print.h"
 #include "parse.h"
+#include "xt_hooks.h"
 
 #include <netdb.h>
 #include <string.h>
 #include <arpa/inet.h>
+
+/* The printer of the extensions: xt.c in the CLI, else none. */
+static const struct nfhp_print_ext *print_ext;
+
+/**
+ * nfhp_print_set_ext() - print the extensions of rules through @ext
+ * @ext: the printing ops, or NULL (the default): the extensions of a rule
+ *	then print as a placeholder
+ */
+void nfhp_print_set_ext(const struct nfhp_print_ext *ext)
+{
+	print_ext = ext;
+}
 
 static const struct nfhp_dim_match *find_dim(const struct nfhp_rule_spec *s,
 					     int dim)
@@ -259,6 +273,8 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 		fputs(" -m comment --comment", f);
 		nfhp_print_save_string(f, s->comment);
 	}
+	if (s->ext_len && print_ext)
+		print_ext->save_matches(f, s);
 }
 
 static void save_target(FILE *f, const struct nfhp_rule_spec *s)
@@ -278,6 +294,12 @@ static void save_target(FILE *f, const struct nfhp_rule_spec *s)
 		break;
 	case NFHP_ACT_GOTO:
 		fprintf(f, " -g %s", s->target);
+		break;
+	case NFHP_ACT_XT:
+		if (print_ext)
+			print_ext->save_target(f, s);
+		else
+			fputs(" -j [xtables]", f);
 		break;
 	}
 }
@@ -530,6 +552,8 @@ static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
 	}
 	if (s->comment[0])
 		fprintf(f, " /* %s */", s->comment);
+	if (s->ext_len && print_ext)
+		print_ext->list(f, s, numeric);
 }
 
 static void list_addr(FILE *f, const struct nfhp_dim_match *m, bool numeric)
@@ -561,6 +585,8 @@ static const char *target_name(const struct nfhp_rule_spec *s)
 	case NFHP_ACT_RETURN: return "RETURN";
 	case NFHP_ACT_JUMP:
 	case NFHP_ACT_GOTO: return s->target;
+	case NFHP_ACT_XT:
+		return print_ext ? print_ext->target_name(s) : "[xtables]";
 	default: return "";
 	}
 }

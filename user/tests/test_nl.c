@@ -100,6 +100,51 @@ static void huge_rule(struct nfhp_rule_spec *s)
 	memset(s->comment, 'c', NFHP_COMMENT_LEN - 1);
 }
 
+/* One NFHPA_XT_MATCH or NFHPA_XT_TARGET of @len data bytes into @s->ext. */
+static void add_xt(struct nfhp_rule_spec *s, int type, const char *name,
+		   u8 rev, u8 fill, size_t len)
+{
+	static union {
+		struct nlmsghdr nlh;
+		char buf[MNL_NLMSG_HDRLEN + NFHP_XT_MAXLEN];
+	} u;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(u.buf);
+	struct nlattr *nest;
+	u8 data[NFHP_XT_MAXLEN];
+
+	memset(data, fill, sizeof(data));
+	memcpy(mnl_nlmsg_get_payload(nlh), s->ext, s->ext_len);
+	nlh->nlmsg_len += s->ext_len;
+	nest = mnl_attr_nest_start(nlh, type);
+	mnl_attr_put_strz(nlh, NFHPA_XTE_NAME, name);
+	mnl_attr_put_u8(nlh, NFHPA_XTE_REVISION, rev);
+	mnl_attr_put(nlh, NFHPA_XTE_DATA, len, data);
+	mnl_attr_nest_end(nlh, nest);
+	s->ext_len = nlh->nlmsg_len - MNL_NLMSG_HDRLEN;
+	memcpy(s->ext, mnl_nlmsg_get_payload(nlh), s->ext_len);
+}
+
+/* The rich rule with two xtables matches and an xtables target. */
+static void xt_rule(struct nfhp_rule_spec *s)
+{
+	rich_rule(s);
+	add_xt(s, NFHPA_XT_MATCH, "limit", 0, 0x11, 40);
+	add_xt(s, NFHPA_XT_MATCH, "hashlimit", 3, 0x22, 168);
+	add_xt(s, NFHPA_XT_TARGET, "REJECT", 0, 0x33, 8);
+	s->action = NFHP_ACT_XT;
+	s->target[0] = 0;
+}
+
+/* The largest rule with the largest extension payload. */
+static void huge_xt_rule(struct nfhp_rule_spec *s)
+{
+	huge_rule(s);
+	/* 4 + 4 + 8 + 4 + 8 + 4 header bytes: the payload fills 4096. */
+	add_xt(s, NFHPA_XT_TARGET, "NFQUEUE", 3, 0x44,
+	       NFHP_XT_MAXLEN - 4 - 12 - 8 - 4);
+	s->action = NFHP_ACT_XT;
+}
+
 static struct nlmsghdr *answer(char *buf, const char *chain, u32 pos)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -159,7 +204,8 @@ static bool same_rule(const struct nfhp_rule_spec *a,
 	unsigned int i, j;
 
 	if (a->nmatch != b->nmatch || a->action != b->action ||
-	    strcmp(a->target, b->target) || strcmp(a->comment, b->comment))
+	    strcmp(a->target, b->target) || strcmp(a->comment, b->comment) ||
+	    a->ext_len != b->ext_len || memcmp(a->ext, b->ext, a->ext_len))
 		return false;
 	for (i = 0; i < a->nmatch; i++) {
 		const struct nfhp_dim_match *x = &a->m[i], *y = &b->m[i];
@@ -356,6 +402,55 @@ static void test_malformed(void)
 	ok(decode_raw(nlh) == -EINVAL, "malformed: action of the wrong size");
 }
 
+/*
+ * NFHPA_RULE_XT carries spec->ext as its payload, byte for byte, flagged
+ * nested; a payload with trailing garbage or too long is refused.
+ */
+static void test_xt_wire(void)
+{
+	static char buf[32768];
+	struct nfhp_rule_spec *spec = calloc(1, sizeof(*spec));
+	const struct nlattr *a, *b, *xt = NULL;
+	struct nlmsghdr *nlh;
+	struct nlattr *rule, *nest;
+	u8 junk[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	xt_rule(spec);
+	nlh = answer(buf, "INPUT", 1);
+	nfhp_nl_put_rule(nlh, spec, NULL);
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(a) == NFHPA_RULE)
+			mnl_attr_for_each_nested(b, a)
+				if (mnl_attr_get_type(b) == NFHPA_RULE_XT)
+					xt = b;
+	ok(xt && (xt->nla_type & NLA_F_NESTED) &&
+	   mnl_attr_get_payload_len(xt) == spec->ext_len &&
+	   !memcmp(mnl_attr_get_payload(xt), spec->ext, spec->ext_len),
+	   "xtables: NFHPA_RULE_XT is the ext payload, nested");
+
+	nlh = answer(buf, "INPUT", 1);
+	rule = start_rule(nlh);
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_XT);
+	nest = mnl_attr_nest_start(nlh, NFHPA_RULE_XT);
+	mnl_attr_put(nlh, NFHPA_XT_TARGET, 40, spec->ext);
+	/* A truncated attribute header at the end of the payload. */
+	memcpy(mnl_nlmsg_get_payload_tail(nlh), junk, 2);
+	nlh->nlmsg_len += 4;
+	mnl_attr_nest_end(nlh, nest);
+	mnl_attr_nest_end(nlh, rule);
+	ok(decode_raw(nlh) == -EINVAL, "malformed: xtables payload trailer");
+
+	nlh = answer(buf, "INPUT", 1);
+	rule = start_rule(nlh);
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_XT);
+	nest = mnl_attr_nest_start(nlh, NFHPA_RULE_XT);
+	mnl_attr_put(nlh, NFHPA_XT_TARGET, NFHP_XT_MAXLEN, buf + 8192);
+	mnl_attr_nest_end(nlh, nest);
+	mnl_attr_nest_end(nlh, rule);
+	ok(decode_raw(nlh) == -EINVAL, "malformed: xtables payload too long");
+	free(spec);
+}
+
 static void test_equal(void)
 {
 	struct nfhp_rule_spec *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
@@ -373,6 +468,18 @@ static void test_equal(void)
 	rich_rule(b);
 	strcpy(b->target, "other");
 	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a different target");
+	xt_rule(a);
+	xt_rule(b);
+	ok(nfhp_nl_spec_equal(a, b), "equal: same xtables extensions");
+	b->ext[b->ext_len - 1] ^= 1;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a different xtables byte");
+	xt_rule(b);
+	b->ext_len -= 12;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a missing xtables target");
+	rich_rule(b);
+	b->action = NFHP_ACT_XT;
+	b->target[0] = 0;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees missing xtables matches");
 	free(a);
 	free(b);
 }
@@ -532,6 +639,12 @@ int main(void)
 	memset(spec, 0, sizeof(*spec));
 	spec->action = NFHP_ACT_NONE;
 	test_round_trip("empty rule", spec, NULL);
+	xt_rule(spec);
+	test_round_trip("xtables rule", spec, &c);
+	huge_xt_rule(spec);
+	ok(spec->ext_len == NFHP_XT_MAXLEN, "largest xtables payload is full");
+	test_round_trip("largest xtables rule", spec, NULL);
+	test_xt_wire();
 	free(spec);
 	test_wire_layout();
 	test_chain_header();

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the xtables fallback (lib/xt.c) with the system's libxtables.
+ *
+ * Each rule is parsed as the CLI parses it, printed as iptables-save and
+ * iptables -L -n print it and compared with the expected text; the saved
+ * line must parse back into the same bytes and print the same again.
+ * The expected lines follow iptables 1.8.9: a few are the well-known
+ * canonical forms iptables-save prints (REJECT's default reject-with,
+ * MARK as --set-xmark, recent's and connlimit's defaults), the others were
+ * checked against the extensions' save functions.  Revisions are the
+ * newest libxtables has (NFHP_XT_NO_PROBE): the host kernel is not asked.
+ */
+#include "parse.h"
+#include "print.h"
+#include "xt.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+
+#include "tap.h"
+
+/* After a failed check(): what came out and what should have. */
+static void show(bool ok, const char *got, const char *want)
+{
+	if (!ok)
+		printf("#   got  %s\n#   want %s\n", got, want);
+}
+
+/**
+ * struct xt_case - one rule
+ * @in: the command line after "iptables"
+ * @save: what iptables-save prints for it, NULL when @in
+ * @list: the options column of iptables -L -n, NULL to skip
+ * @target: the target column of iptables -L -n, NULL to skip
+ * @respelled: the saved form is another spelling that libxtables turns
+ *	into other bytes (a mask given as an IPv4 address fills 4 of the 16
+ *	bytes its default fills), in iptables just the same
+ */
+struct xt_case {
+	const char *in;
+	const char *save;
+	const char *list;
+	const char *target;
+	bool respelled;
+};
+
+static const struct xt_case cases[] = {
+	/* The well-known canonical forms of iptables-save. */
+	{ "-A INPUT -j REJECT",
+	  "-A INPUT -j REJECT --reject-with icmp-port-unreachable",
+	  "reject-with icmp-port-unreachable", "REJECT" },
+	{ "-A FORWARD -p tcp -m limit --limit 3/hour -j LOG --log-prefix \"x \" --log-level 6",
+	  NULL, "limit: avg 3/hour burst 5 LOG flags 0 level 6 prefix \"x \"",
+	  "LOG" },
+	{ "-A INPUT -m limit --limit 3/hour -j ACCEPT",
+	  NULL, "limit: avg 3/hour burst 5", "ACCEPT" },
+	{ "-A INPUT -m limit --limit=3/hour --limit-burst 5 -j LOG --log-pre x",
+	  "-A INPUT -m limit --limit 3/hour -j LOG --log-prefix x",
+	  "limit: avg 3/hour burst 5 LOG flags 0 level 4 prefix \"x\"", "LOG" },
+	{ "-A INPUT -j LOG", NULL, "LOG flags 0 level 4", "LOG" },
+	{ "-A FORWARD -m mac --mac-source 00:11:22:33:44:55 -j ACCEPT",
+	  NULL, "MAC 00:11:22:33:44:55", "ACCEPT" },
+	{ "-A INPUT -m pkttype --pkt-type broadcast -j DROP", NULL,
+	  "PKTTYPE = broadcast", "DROP" },
+	{ "-A INPUT -m addrtype --dst-type LOCAL -j ACCEPT", NULL,
+	  "ADDRTYPE match dst-type LOCAL", NULL },
+	{ "-A INPUT -m recent --name foo --set",
+	  "-A INPUT -m recent --set --name foo --mask 255.255.255.255 --rsource",
+	  "recent: SET name: foo side: source mask: 255.255.255.255", "",
+	  true },
+	{ "-A INPUT -p tcp -m connlimit --connlimit-above 10 -j REJECT --reject-with tcp-reset",
+	  "-A INPUT -p tcp -m connlimit --connlimit-above 10 --connlimit-mask 32 --connlimit-saddr -j REJECT --reject-with tcp-reset",
+	  "#conn src/32 > 10 reject-with tcp-reset", "REJECT", true },
+	{ "-A FORWARD -j MARK --set-mark 1",
+	  "-A FORWARD -j MARK --set-xmark 0x1/0xffffffff",
+	  "MARK set 0x1", "MARK" },
+	{ "-A FORWARD -j CONNMARK --save-mark",
+	  "-A FORWARD -j CONNMARK --save-mark --nfmask 0xffffffff --ctmask 0xffffffff",
+	  "CONNMARK save", "CONNMARK" },
+	{ "-A INPUT -j NFLOG --nflog-group 5", NULL, "nflog-group 5",
+	  "NFLOG" },
+	/* The forms libxtables 1.8.9's save functions print. */
+	{ "-A INPUT -m string --algo bm --string foo -j DROP",
+	  "-A INPUT -m string --string \"foo\" --algo bm -j DROP",
+	  "STRING match  \"foo\" ALGO name bm", "DROP" },
+	{ "-A INPUT -p tcp -m tcp --dport 22 -m comment --comment ssh -m hashlimit --hashlimit-upto 10/sec --hashlimit-burst 20 --hashlimit-mode srcip --hashlimit-name ssh -j ACCEPT",
+	  NULL, "tcp dpt:22 /* ssh */ limit: up to 10/sec burst 20 mode srcip",
+	  "ACCEPT" },
+	{ "-A INPUT -m time --timestart 09:00 --timestop 17:00 --weekdays Mon,Tue -j ACCEPT",
+	  "-A INPUT -m time --timestart 09:00:00 --timestop 17:00:00 --weekdays Mon,Tue --datestop 2038-01-19T03:14:07 -j ACCEPT",
+	  "TIME from 09:00:00 to 17:00:00 on Mon,Tue UTC", NULL },
+	{ "-A FORWARD -m physdev --physdev-in eth0 --physdev-is-bridged -j ACCEPT",
+	  NULL, "PHYSDEV match --physdev-in eth0 --physdev-is-bridged", NULL },
+	{ "-A INPUT ! -p udp -m statistic --mode nth --every 3 --packet 1 -j DROP",
+	  NULL, "statistic mode nth every 3 packet 1", NULL },
+	/* iptables' load_proto(): sctp has no native match. */
+	{ "-A INPUT -p sctp --dport 5000 -j ACCEPT",
+	  "-A INPUT -p sctp -m sctp --dport 5000 -j ACCEPT",
+	  "sctp dpt:5000", NULL },
+	/* Of two --mark given in full, the match loaded last takes it. */
+	{ "-A INPUT -m state --state NEW -m connmark ! --mark 0x5/0xff -m mark --mark 0x3 -j ACCEPT",
+	  "-A INPUT -m state --state NEW -m mark --mark 0x3 -m connmark ! --mark 0x5/0xff -j ACCEPT",
+	  "state NEW mark match 0x3 connmark match ! 0x5/0xff", NULL },
+	{ "-A INPUT -m mark --mark 0x3 -m connmark --mark 0x5 -j ACCEPT",
+	  NULL, "mark match 0x3 connmark match  0x5", NULL },
+	/* A second instance of a match is a clone with its own options. */
+	{ "-A INPUT -m recent --name a --rcheck --seconds 60 -m recent --name b --set -j DROP",
+	  "-A INPUT -m recent --rcheck --seconds 60 --name a --mask 255.255.255.255 --rsource -m recent --set --name b --mask 255.255.255.255 --rsource -j DROP",
+	  "recent: CHECK seconds: 60 name: a side: source mask: 255.255.255.255 recent: SET name: b side: source mask: 255.255.255.255",
+	  NULL, true },
+	/* Target options before the protocol; native matches first. */
+	{ "-A OUTPUT -o eth0 -m owner --uid-owner 0 -j TCPMSS --set-mss 1400 -p tcp --tcp-flags SYN,RST SYN",
+	  "-A OUTPUT -o eth0 -p tcp -m tcp --tcp-flags SYN,RST SYN -m owner --uid-owner 0 -j TCPMSS --set-mss 1400",
+	  "tcp flags:0x06/0x02 owner UID match 0 TCPMSS set 1400", "TCPMSS" },
+	/* "--set" in full is recent's, not an abbreviated --set-counters. */
+	{ "-A INPUT -m recent --set -j ACCEPT",
+	  "-A INPUT -m recent --set --name DEFAULT --mask 255.255.255.255 --rsource -j ACCEPT",
+	  NULL, NULL, true },
+};
+
+/**
+ * struct xt_bad - a rule iptables refuses
+ * @in: the command line after "iptables"
+ * @code: the exit code
+ * @msg: the message, iptables' own (most of them libxtables')
+ */
+struct xt_bad {
+	const char *in;
+	int code;
+	const char *msg;
+};
+
+static const struct xt_bad bad[] = {
+	{ "-A INPUT -m nosuchmatch -j ACCEPT", 2,
+	  "Couldn't load match `nosuchmatch':No such file or directory\n" },
+	{ "-A INPUT -m limit --bogus 1", 2, "unknown option \"--bogus\"" },
+	{ "-A INPUT -m limit --limit foo", 2, "bad rate \"foo\"'" },
+	{ "-A INPUT -m limit ! --limit 1/s", 2,
+	  "limit: option \"--limit\" cannot be inverted.\n" },
+	{ "-A INPUT -m recent --set --rcheck", 2,
+	  "recent: option \"--set\" cannot be used together with \"--rcheck\".\n" },
+	{ "-A INPUT -m hashlimit --hashlimit-upto 1/s", 2,
+	  "hashlimit: option \"--hashlimit-name\" must be specified\n" },
+	{ "-A INPUT -j LOG --log-level 6 --log-level 7", 2,
+	  "LOG: option \"--log-level\" can only be used once.\n" },
+	{ "-A INPUT -j REJECT --reject-with foo", 2,
+	  "unknown reject type \"foo\"" },
+	{ "-A INPUT -j LOG --limit 1/s", 2, "unknown option \"--limit\"" },
+	{ "-A INPUT -j QUEUE", 2, "nf-hipac: target `QUEUE' is not supported" },
+	{ "-L INPUT -m limit", 2, "Illegal option with this command" },
+	{ "-A INPUT -m conntrack --ctstatus ASSURED", 2,
+	  "nf-hipac: option `--ctstatus' is not supported yet" },
+};
+
+static int parse_line(const char *line, struct nfhp_cmdline *cl, char *err,
+		      size_t errlen)
+{
+	static char buf[4096];
+	char *argv[256];
+	int argc;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	argv[0] = "iptables";
+	argc = nfhp_split_line(buf, argv + 1, 250);
+	if (argc < 0)
+		return -1;
+	argv[argc + 1] = NULL;
+	return nfhp_parse_cmdline(argc + 1, argv, cl, err, errlen);
+}
+
+/* The save line of @spec; the caller frees it. */
+static char *save_str(const struct nfhp_rule_spec *spec, const char *chain)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	nfhp_print_rule_save(f, chain, spec, NULL);
+	fclose(f);
+	s[strcspn(s, "\n")] = 0;
+	return s;
+}
+
+static char *list_str(const struct nfhp_rule_spec *spec)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	nfhp_print_list_rule(f, 1, spec, NULL, NFHP_PRINT_NUMERIC);
+	fclose(f);
+	s[strcspn(s, "\n")] = 0;
+	return s;
+}
+
+/*
+ * The options column of a -L -n line without -v: what follows the
+ * target, prot, opt, source and destination columns (61 characters) and
+ * the space each option starts with.
+ */
+static const char *list_opts(const char *line)
+{
+	return strlen(line) > 62 ? line + 62 : "";
+}
+
+static void test_case(const struct xt_case *c, struct nfhp_cmdline *cl,
+		      struct nfhp_cmdline *cl2)
+{
+	const char *want = c->save ? c->save : c->in;
+	char err[512], *saved, *again, *list;
+	char tname[32];
+	bool ok;
+	int ret;
+
+	ret = parse_line(c->in, cl, err, sizeof(err));
+	check(!ret, "parse %s%s%s", c->in, ret ? ": " : "", ret ? err : "");
+	if (ret)
+		return;
+	saved = save_str(&cl->spec, cl->chain);
+	ok = !strcmp(saved, want);
+	check(ok, "save %s", c->in);
+	show(ok, saved, want);
+	ret = parse_line(saved, cl2, err, sizeof(err));
+	check(!ret && cl2->spec.action == cl->spec.action &&
+	      (c->respelled ||
+	       (cl2->spec.ext_len == cl->spec.ext_len &&
+		!memcmp(cl2->spec.ext, cl->spec.ext, cl->spec.ext_len))),
+	      "saved form parses%s: %s",
+	      c->respelled ? "" : " into the same bytes", saved);
+	again = save_str(&cl2->spec, cl2->chain);
+	check(!strcmp(again, saved), "saved form saves the same: %s", again);
+	list = list_str(&cl->spec);
+	if (c->list) {
+		ok = !strcmp(list_opts(list), c->list);
+		check(ok, "-L options of %s", c->in);
+		show(ok, list_opts(list), c->list);
+	}
+	if (c->target) {
+		sscanf(list, "%31s", tname);
+		if (list[0] == ' ')
+			tname[0] = 0;
+		check(!strcmp(tname, c->target), "-L target of %s: %s",
+		      c->in, tname);
+	}
+	free(saved);
+	free(again);
+	free(list);
+}
+
+static void test_bad(struct nfhp_cmdline *cl)
+{
+	char err[512];
+	size_t i;
+	bool ok;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ret = parse_line(bad[i].in, cl, err, sizeof(err));
+		ok = ret == bad[i].code && !strcmp(err, bad[i].msg);
+		check(ok, "refused with exit %d: %s", bad[i].code, bad[i].in);
+		show(ok, err, bad[i].msg);
+	}
+}
+
+/* The whole -L lines, with and without -n, of iptables 1.8.9. */
+static void test_list_lines(struct nfhp_cmdline *cl)
+{
+	char *s = NULL, err[512];
+	size_t len = 0;
+	FILE *f;
+
+	parse_line("-A INPUT -j REJECT", cl, err, sizeof(err));
+	f = open_memstream(&s, &len);
+	nfhp_print_list_rule(f, 1, &cl->spec, NULL, NFHP_PRINT_NUMERIC);
+	nfhp_print_list_rule(f, 1, &cl->spec, NULL, 0);
+	fclose(f);
+	check(!strcmp(s,
+		      "REJECT     0    --  0.0.0.0/0            0.0.0.0/0            reject-with icmp-port-unreachable\n"
+		      "REJECT     all  --  anywhere             anywhere             reject-with icmp-port-unreachable\n"),
+	      "-L -n and -L lines of REJECT");
+	free(s);
+}
+
+/* The attribute after @skip others in @spec->ext, if of @type. */
+static const struct nlattr *ext_attr(const struct nfhp_rule_spec *spec,
+				     unsigned int skip, int type)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_payload((const void *)spec->ext, spec->ext_len) {
+		if (skip--)
+			continue;
+		if (mnl_attr_get_type(attr) != type)
+			return NULL;
+		return attr;
+	}
+	return NULL;
+}
+
+static const struct nlattr *xte(const struct nlattr *nest, int type)
+{
+	const struct nlattr *attr;
+
+	mnl_attr_for_each_nested(attr, nest)
+		if (mnl_attr_get_type(attr) == type)
+			return attr;
+	return NULL;
+}
+
+/* The bytes of NFHPA_RULE_XT: struct xt_rateinfo and xt_log_info. */
+static void test_bytes(struct nfhp_cmdline *cl, struct nfhp_cmdline *cl2)
+{
+	const struct nlattr *m, *t, *a;
+	u32 rate[2] = { 0, 0 };
+	u8 log[32] = { 0 };
+	char err[512];
+
+	parse_line("-A FORWARD -p tcp -m limit --limit 3/hour -j LOG --log-prefix \"x \" --log-level 6",
+		   cl, err, sizeof(err));
+	check(cl->spec.action == NFHP_ACT_XT && !cl->spec.target[0],
+	      "xtables target: action NFHP_ACT_XT");
+	m = ext_attr(&cl->spec, 0, NFHPA_XT_MATCH);
+	t = ext_attr(&cl->spec, 1, NFHPA_XT_TARGET);
+	check(m && t && (m->nla_type & NLA_F_NESTED) &&
+	      (t->nla_type & NLA_F_NESTED) && !ext_attr(&cl->spec, 2, 0),
+	      "ext: one nested match, then one nested target");
+	if (!m || !t)
+		return;
+	a = xte(m, NFHPA_XTE_NAME);
+	check(a && !strcmp(mnl_attr_get_str(a), "limit"), "ext: name limit");
+	a = xte(m, NFHPA_XTE_REVISION);
+	check(a && mnl_attr_get_u8(a) == 0, "ext: limit revision 0");
+	a = xte(m, NFHPA_XTE_DATA);
+	/* spec->ext is not 4-byte aligned: copy before reading */
+	if (a && mnl_attr_get_payload_len(a) >= sizeof(rate))
+		memcpy(rate, mnl_attr_get_payload(a), sizeof(rate));
+	/* avg = XT_LIMIT_SCALE * 3600 / 3, burst 5; XT_ALIGN()ed size */
+	check(a && mnl_attr_get_payload_len(a) == 40 &&
+	      rate[0] == 12000000 && rate[1] == 5,
+	      "ext: struct xt_rateinfo of 3/hour");
+	a = xte(t, NFHPA_XTE_NAME);
+	check(a && !strcmp(mnl_attr_get_str(a), "LOG"), "ext: name LOG");
+	a = xte(t, NFHPA_XTE_DATA);
+	if (a && mnl_attr_get_payload_len(a) == sizeof(log))
+		memcpy(log, mnl_attr_get_payload(a), sizeof(log));
+	check(a && mnl_attr_get_payload_len(a) == 32 && log[0] == 6 &&
+	      !strcmp((const char *)log + 2, "x "),
+	      "ext: struct xt_log_info of level 6 prefix \"x \"");
+
+	/* Deterministic: the same rule again, after others, same bytes. */
+	parse_line("-A INPUT -m limit --limit 5/sec -j LOG --log-level 1", cl2,
+		   err, sizeof(err));
+	parse_line("-A FORWARD -p tcp -m limit --limit 3/hour -j LOG --log-prefix \"x \" --log-level 6",
+		   cl2, err, sizeof(err));
+	check(cl2->spec.ext_len == cl->spec.ext_len &&
+	      !memcmp(cl2->spec.ext, cl->spec.ext, cl->spec.ext_len),
+	      "ext: the same rule gives the same bytes");
+	parse_line("-A FORWARD -p tcp -m limit --limit 4/hour -j LOG --log-prefix \"x \" --log-level 6",
+		   cl2, err, sizeof(err));
+	check(cl2->spec.ext_len == cl->spec.ext_len &&
+	      memcmp(cl2->spec.ext, cl->spec.ext, cl->spec.ext_len),
+	      "ext: another rate gives other bytes");
+
+	/* A name no extension has is a chain. */
+	parse_line("-A INPUT -j mychain", cl, err, sizeof(err));
+	check(cl->spec.action == NFHP_ACT_JUMP &&
+	      !strcmp(cl->spec.target, "mychain") && !cl->spec.ext_len,
+	      "-j mychain: a jump, no extensions");
+	parse_line("-A INPUT -g LOG", cl, err, sizeof(err));
+	check(cl->spec.action == NFHP_ACT_GOTO && !cl->spec.ext_len,
+	      "-g LOG: a goto, as in iptables");
+}
+
+struct restored {
+	int n;
+	char *lines[8];
+};
+
+static int restored_cmd(void *ctx, struct nfhp_cmdline *cl)
+{
+	struct restored *r = ctx;
+
+	if (r->n < 8)
+		r->lines[r->n++] = save_str(&cl->spec, cl->chain);
+	return 0;
+}
+
+/*
+ * An nf-hipac-restore file: every line its own rule, the extensions of
+ * one line gone at the next (the same match again is no clone), and a
+ * failing line names its number.
+ */
+static void test_restore(void)
+{
+	static const char text[] =
+		"*filter\n"
+		":INPUT ACCEPT [0:0]\n"
+		"[5:300] -A INPUT -m limit --limit 1/sec -j LOG --log-prefix 'a b'\n"
+		"-A INPUT -m limit --limit 2/sec -j REJECT --reject-with icmp-host-prohibited\n"
+		"-A INPUT -j REJECT\n"
+		"COMMIT\n";
+	static const char *const want[] = {
+		"-A INPUT -m limit --limit 1/sec -j LOG --log-prefix \"a b\"",
+		"-A INPUT -m limit --limit 2/sec -j REJECT --reject-with icmp-host-prohibited",
+		"-A INPUT -j REJECT --reject-with icmp-port-unreachable",
+	};
+	static const char bad_text[] =
+		"*filter\n-A INPUT -j ACCEPT\n-A INPUT -m limit --limit x\nCOMMIT\n";
+	struct nfhp_restore_ops ops = { .cmd = restored_cmd };
+	struct restored r = { 0 };
+	char err[512];
+	FILE *f;
+	int i, ret;
+
+	f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	fclose(f);
+	check(!ret && r.n == 3, "restore: three xtables rules read: %s", err);
+	for (i = 0; i < r.n && i < 3; i++) {
+		check(!strcmp(r.lines[i], want[i]), "restore: rule %d", i + 1);
+		show(!strcmp(r.lines[i], want[i]), r.lines[i], want[i]);
+	}
+	for (i = 0; i < r.n; i++)
+		free(r.lines[i]);
+	f = fmemopen((void *)bad_text, sizeof(bad_text) - 1, "r");
+	r.n = 0;
+	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	fclose(f);
+	for (i = 0; i < r.n; i++)
+		free(r.lines[i]);
+	check(ret == 2 && !strcmp(err, "line 3: bad rate \"x\"'"),
+	      "restore: the failing line and libxtables' message: %s", err);
+}
+
+/* Without the hook (nf-hipac-sim), extensions stay refused. */
+static void test_unplugged(struct nfhp_cmdline *cl)
+{
+	char err[512];
+	int ret;
+
+	ret = parse_line("-A INPUT -m limit --limit 1/s", cl, err,
+			 sizeof(err));
+	check(ret == 2 &&
+	      !strcmp(err, "nf-hipac: match `limit' is not supported yet"),
+	      "unplugged: -m limit refused: %s", err);
+	ret = parse_line("-A INPUT -j REJECT", cl, err, sizeof(err));
+	check(ret == 2 &&
+	      !strcmp(err, "nf-hipac: target `REJECT' is not supported yet"),
+	      "unplugged: -j REJECT refused: %s", err);
+}
+
+int main(void)
+{
+	struct nfhp_cmdline *cl = calloc(1, sizeof(*cl));
+	struct nfhp_cmdline *cl2 = calloc(1, sizeof(*cl2));
+	size_t i;
+
+	if (nfhp_xt_setup(NFHP_XT_NO_PROBE)) {
+		printf("Bail out! cannot initialise libxtables\n");
+		return 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		test_case(&cases[i], cl, cl2);
+	test_bad(cl);
+	test_list_lines(cl);
+	test_bytes(cl, cl2);
+	test_restore();
+	nfhp_xt_fini();
+	test_unplugged(cl);
+	free(cl);
+	free(cl2);
+	printf("1..%d\n", tests);
+	return failures ? 1 : 0;
+}
