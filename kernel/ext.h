@@ -7,7 +7,7 @@
  * reads them.  It asks the evaluator its rule set was given for a handle
  * when the rule is added, and at packet time, for the rules the tree found
  * in the packet's leaves, whether their matches match and what their
- * target says.  In the kernel the evaluator is xt.c, which runs the
+ * target says.  In the kernel the evaluator is xt_run.c, which runs the
  * kernel's own xtables modules; userspace tests plug in a model.
  */
 #ifndef _NFHP_EXT_H

@@ -17,7 +17,7 @@
 #include "hooks.h"
 #include "key.h"
 #include "pernet.h"
-#include "xt.h"
+#include "xt_run.h"
 
 /**
  * nfhp_ct_state() - the conntrack state of a packet, as xt_state sees it

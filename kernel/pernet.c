@@ -23,7 +23,7 @@
 #include "pernet.h"
 #include "proc.h"
 #include "stats.h"
-#include "xt.h"
+#include "xt_run.h"
 
 unsigned int nfhp_net_id __read_mostly;
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nf-hipac: the xtables evaluator of ext.h, see xt.c.
+ * nf-hipac: the xtables evaluator of ext.h, see xt_run.c.
  */
-#ifndef _NFHP_XT_H
-#define _NFHP_XT_H
+#ifndef _NFHP_XT_RUN_H
+#define _NFHP_XT_RUN_H
 
 #include <linux/netfilter.h>
 #include <linux/skbuff.h>
@@ -27,4 +27,4 @@ struct nfhp_xt_pkt {
 /* The evaluator; its @priv is the rule set's struct net. */
 extern const struct nfhp_ext_ops nfhp_xt_ops;
 
-#endif /* _NFHP_XT_H */
+#endif /* _NFHP_XT_RUN_H */

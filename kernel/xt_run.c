@@ -18,7 +18,7 @@
 #include <net/netlink.h>
 
 #include "ext.h"
-#include "xt.h"
+#include "xt_run.h"
 
 /**
  * struct nfhp_xt_item - one match or target of a rule
