@@ -42,6 +42,9 @@ enum nfhp_ext_result {
  *	nfhp_classify()
  * @target: run a rule's target on @pkt; return a netfilter verdict or
  *	%NFHP_EXT_CONTINUE
+ * @rekey: after a target continued: bring the dimensions of @key that
+ *	targets may change (the mark) up to date with @pkt; return true when
+ *	one changed, so that later rules see the packet as it is now
  */
 struct nfhp_ext_ops {
 	int (*create)(void *priv, const struct nfhp_rule_spec *spec,
@@ -50,6 +53,7 @@ struct nfhp_ext_ops {
 	void (*destroy)(void *priv, void *ext);
 	enum nfhp_ext_result (*match)(const void *ext, void *pkt);
 	u32 (*target)(const void *ext, void *pkt);
+	bool (*rekey)(void *pkt, struct nfhp_key *key);
 };
 
 #endif /* _NFHP_EXT_H */

@@ -142,6 +142,9 @@ struct nfhp_model {
  *	first entry they hold, so that the later ones can often be skipped
  * @ntrees: trees of each hook
  * @policy: the policy of each hook
+ * @entries: the flattened entries of each hook in order, for the rare walk
+ *	that must go on without the trees (nfhp_classify_linear())
+ * @nentries: entries of each hook
  *
  * A hook's entries are split into groups by how wide their source and
  * destination addresses are (wide, middle, narrow: nfhp_group_of()), and
@@ -158,6 +161,8 @@ struct nfhp_tables {
 	const struct nfhp_node *seq[NFHP_HOOK_MAX][NFHP_GROUPS];
 	u8 ntrees[NFHP_HOOK_MAX];
 	u8 policy[NFHP_HOOK_MAX];
+	const struct nfhp_entry *const *entries[NFHP_HOOK_MAX];
+	unsigned int nentries[NFHP_HOOK_MAX];
 };
 
 /**
@@ -629,7 +634,8 @@ static unsigned int nfhp_group_of(const struct nfhp_box *box)
 static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			 const struct nfhp_box *box, bool owns_box,
 			 struct nfhp_rcounter *cnt,
-			 const struct nfhp_rule *rule, u8 action, u8 flags)
+			 const struct nfhp_rule *rule, u8 action, u8 flags,
+			 unsigned int depth)
 {
 	struct nfhp_entry *e;
 
@@ -645,6 +651,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->rule = rule;
 	e->action = action;
 	e->flags = flags;
+	e->depth = depth;
 	e->order = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 	e->group = nfhp_group_of(box);
 	e->scope_end = NFHP_ORDER_UNSET;
@@ -710,9 +717,12 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 	}
 	if (action == NFHP_ACT_JUMP || action == NFHP_ACT_GOTO)
 		action = NFHP_ACT_NONE;
+	if (rbox == r->alt)
+		flags |= NFHP_ENTRY_ALT;
 	err = nfhp_flat_add(rs, fl, box, own, r->cnt, r, action,
 			    r->ext ? flags | NFHP_ENTRY_EVAL | NFHP_ENTRY_COND :
-				     flags);
+				     flags, depth);
+	flags &= ~NFHP_ENTRY_ALT;
 	if (err) {
 		nfhp_box_free(&rs->mem, own);
 		return err;
@@ -729,7 +739,7 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 	/* After a goto nothing more of this chain runs: an implicit RETURN. */
 	if (!err && r->action == NFHP_ACT_GOTO)
 		err = nfhp_flat_add(rs, fl, box, false, NULL, NULL,
-				    NFHP_ACT_RETURN, flags);
+				    NFHP_ACT_RETURN, flags, depth + 1);
 	if (r->ext_match)
 		jump->scope_end = nfhp_flat_next_order(fl);
 	return err;
@@ -738,7 +748,8 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 /* The entry that drops what @r's transport match drops, without counter. */
 static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				const struct nfhp_rule *r,
-				const struct nfhp_box *prefix, u8 flags)
+				const struct nfhp_box *prefix, u8 flags,
+				unsigned int depth)
 {
 	struct nfhp_box *own = NULL;
 	int err;
@@ -753,7 +764,7 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		}
 	}
 	err = nfhp_flat_add(rs, fl, own ?: r->hot, own, NULL, r,
-			    NFHP_ENTRY_HOTDROP, flags);
+			    NFHP_ENTRY_HOTDROP, flags, depth);
 	if (err)
 		nfhp_box_free(&rs->mem, own);
 	return err;
@@ -772,7 +783,7 @@ static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 	int err;
 
 	if (r->hot) {
-		err = nfhp_flatten_hotdrop(rs, fl, r, prefix, flags);
+		err = nfhp_flatten_hotdrop(rs, fl, r, prefix, flags, depth);
 		if (err)
 			return err;
 	}
@@ -817,7 +828,7 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	if (!err)
 		err = nfhp_flat_add(rs, fl, &rs->any, false,
 				    &rs->policy_cnt[hook], NULL,
-				    NFHP_ENTRY_POLICY, 0);
+				    NFHP_ENTRY_POLICY, 0, 0);
 	if (err)
 		nfhp_flat_free(rs, fl, NFHP_KEEP_NONE);
 	return err;
@@ -1177,6 +1188,7 @@ static bool nfhp_entry_same(const struct nfhp_entry *a,
 {
 	return a->rule == b->rule && a->action == b->action &&
 	       a->cnt == b->cnt && a->flags == b->flags &&
+	       a->depth == b->depth &&
 	       (a->box == b->box || (a->box->size == b->box->size &&
 				     !memcmp(a->box, b->box, a->box->size)));
 }
@@ -1598,6 +1610,13 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		}
 	}
 	if (!err) {
+		for (h = 0; h < NFHP_HOOK_MAX; h++) {
+			const struct nfhp_flat *fl = dirty & (1u << h) ?
+						     &flat[h] : &rs->flat[h];
+
+			t->entries[h] = (const struct nfhp_entry *const *)fl->e;
+			t->nentries[h] = fl->n;
+		}
 		nfhp_tables_sequence(t);
 		return 0;
 	}
@@ -2603,63 +2622,195 @@ static enum nfhp_ext_result nfhp_eval_match(const struct nfhp_ruleset *rs,
 	return res;
 }
 
+/**
+ * struct nfhp_walk - a packet-time walk over entries
+ * @rs: the rule set
+ * @t: its published tables
+ * @hook: the hook
+ * @pkt: the packet, for the extensions
+ * @len: its length, for the counters
+ * @skip: entries ordered before this are skipped (returns, jumps not taken)
+ * @key: the packet's key, brought up to date when a target changes it
+ * @rekeyed: the trees' leaves no longer describe the packet
+ */
+struct nfhp_walk {
+	const struct nfhp_ruleset *rs;
+	const struct nfhp_tables *t;
+	enum nfhp_hook hook;
+	void *pkt;
+	unsigned int len;
+	u64 skip;
+	struct nfhp_key key;
+	bool rekeyed;
+};
+
+static void nfhp_decide_hotdrop(struct nfhp_verdict *verdict)
+{
+	verdict->rule = NULL;
+	verdict->action = NFHP_ACT_DROP;
+	verdict->hotdrop = true;
+}
+
+/*
+ * An entry of a walk that matches the packet, extensions included: count
+ * it and do what it says.  Return true when the walk goes on, false when
+ * @verdict is decided.
+ */
+static bool nfhp_walk_matched(struct nfhp_walk *w, const struct nfhp_entry *e,
+			      struct nfhp_verdict *verdict)
+{
+	u32 v;
+
+	nfhp_count(e, w->len);
+	switch (e->action) {
+	case NFHP_ACT_NONE:
+		return true;
+	case NFHP_ACT_RETURN:
+		w->skip = max(w->skip, e->scope_end);
+		return true;
+	case NFHP_ACT_XT:
+		v = w->rs->ext_ops->target(e->rule->ext, w->pkt);
+		if (v == NFHP_EXT_CONTINUE) {
+			if (w->rs->ext_ops->rekey &&
+			    w->rs->ext_ops->rekey(w->pkt, &w->key))
+				w->rekeyed = true;
+			return true;
+		}
+		nfhp_decide(w->t, w->hook, e, verdict);
+		verdict->xt_verdict = v;
+		return false;
+	default:
+		nfhp_decide(w->t, w->hook, e, verdict);
+		return false;
+	}
+}
+
+/* An entry of a walk whose box holds the packet, see nfhp_walk_matched(). */
+static bool nfhp_walk_entry(struct nfhp_walk *w, const struct nfhp_entry *e,
+			    struct nfhp_verdict *verdict)
+{
+	switch (nfhp_eval_match(w->rs, e, w->pkt, &w->skip)) {
+	case NFHP_EXT_NOMATCH:
+		return true;
+	case NFHP_EXT_HOTDROP:
+		nfhp_decide_hotdrop(verdict);
+		return false;
+	default:
+		return nfhp_walk_matched(w, e, verdict);
+	}
+}
+
+/* Index of the first of @n entries ordered after @order. */
+static unsigned int nfhp_entry_after(const struct nfhp_entry *const *e,
+				     unsigned int n, u64 order)
+{
+	unsigned int lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (e[mid]->order <= order)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Does the rule part of @e hold @key?  Its box is narrowed by the jumps
+ * that lead to it, which were taken before the key changed; its rule's
+ * own box is what counts now.
+ */
+static bool nfhp_entry_own_match(const struct nfhp_entry *e,
+				 const struct nfhp_key *key)
+{
+	const struct nfhp_rule *r = e->rule;
+	const struct nfhp_box *own;
+
+	if (!r)
+		return true;	/* the policy, the return after a goto */
+	if (e->action == NFHP_ENTRY_HOTDROP)
+		own = r->hot;
+	else
+		own = e->flags & NFHP_ENTRY_ALT ? r->alt : r->box;
+	return nfhp_box_contains_key(own, key);
+}
+
+static bool nfhp_entry_jumps(const struct nfhp_entry *e)
+{
+	return e->rule && e->action == NFHP_ACT_NONE &&
+	       (e->rule->action == NFHP_ACT_JUMP ||
+		e->rule->action == NFHP_ACT_GOTO);
+}
+
+/*
+ * After a target changed the packet (a mark), the rest of the hook's
+ * entries in order, as ipt_do_table would go on: the trees were searched
+ * with the old key, and the entries' boxes hold the conditions of jumps
+ * taken with it.  So each entry is tested with its rule's own box, and a
+ * jump not taken now skips the deeper entries after it, its chain.
+ */
+static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
+				 struct nfhp_verdict *verdict)
+{
+	const struct nfhp_entry *const *all = w->t->entries[w->hook];
+	unsigned int n = w->t->nentries[w->hook], i;
+	const struct nfhp_entry *e;
+	int untaken = -1;	/* depth of the jump not taken */
+	enum nfhp_ext_result res;
+
+	for (i = nfhp_entry_after(all, n, after); i < n; i++) {
+		e = all[i];
+		if (untaken >= 0 && e->depth > untaken)
+			continue;
+		untaken = -1;
+		if (e->order < w->skip)
+			continue;
+		res = NFHP_EXT_NOMATCH;
+		if (nfhp_entry_own_match(e, &w->key))
+			res = nfhp_eval_match(w->rs, e, w->pkt, &w->skip);
+		if (res == NFHP_EXT_HOTDROP) {
+			nfhp_decide_hotdrop(verdict);
+			return;
+		}
+		if (res == NFHP_EXT_NOMATCH) {
+			if (nfhp_entry_jumps(e))
+				untaken = e->depth;
+			continue;
+		}
+		if (!nfhp_walk_matched(w, e, verdict))
+			return;
+	}
+	WARN_ON_ONCE(1);	/* the policy matches every packet */
+}
+
 /*
  * The walk for leaves with extensions: their entries in order, merged
  * across the trees, running extensions where the tree could not decide.
  * Every leaf ends in an entry no earlier one can skip, so the walk ends
- * there at the latest.
+ * there at the latest.  Once a target changed the packet, the rest is
+ * nfhp_classify_linear().
  */
-static void nfhp_classify_walk(const struct nfhp_ruleset *rs,
-			       const struct nfhp_tables *t,
-			       enum nfhp_hook hook,
+static void nfhp_classify_walk(struct nfhp_walk *w,
 			       const struct nfhp_node *const *leaf,
-			       unsigned int nleaves, void *pkt,
-			       unsigned int len, struct nfhp_verdict *verdict)
+			       unsigned int nleaves,
+			       struct nfhp_verdict *verdict)
 {
 	unsigned int pos[NFHP_GROUPS] = {};
 	const struct nfhp_entry *e;
-	u64 skip = 0;
-	u32 v;
 
 	while ((e = nfhp_merge_next(leaf, nleaves, pos))) {
-		if (e->order < skip)
+		if (e->order < w->skip)
 			continue;
-		switch (nfhp_eval_match(rs, e, pkt, &skip)) {
-		case NFHP_EXT_NOMATCH:
-			continue;
-		case NFHP_EXT_HOTDROP:
-			nfhp_decide(t, hook, e, verdict);
-			verdict->rule = NULL;
-			verdict->action = NFHP_ACT_DROP;
-			verdict->hotdrop = true;
+		if (!nfhp_walk_entry(w, e, verdict))
 			return;
-		case NFHP_EXT_MATCH:
-			break;
-		}
-		nfhp_count(e, len);
-		switch (e->action) {
-		case NFHP_ACT_NONE:
-			continue;
-		case NFHP_ACT_RETURN:
-			skip = max(skip, e->scope_end);
-			continue;
-		case NFHP_ACT_XT:
-			v = rs->ext_ops->target(e->rule->ext, pkt);
-			if (v == NFHP_EXT_CONTINUE)
-				continue;
-			nfhp_decide(t, hook, e, verdict);
-			verdict->xt_verdict = v;
-			return;
-		default:
-			nfhp_decide(t, hook, e, verdict);
+		if (unlikely(w->rekeyed)) {
+			nfhp_classify_linear(w, e->order, verdict);
 			return;
 		}
 	}
 	WARN_ON_ONCE(1);	/* a policy ends every leaf */
-	verdict->hook = hook;
-	verdict->rule = NULL;
-	verdict->action = t->policy[hook];
-	verdict->hotdrop = false;
 }
 
 /**
@@ -2701,8 +2852,16 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		}
 	}
 	if (unlikely(eval)) {
-		nfhp_classify_walk(rs, t, hook, leaf, nleaves, pkt, len,
-				   verdict);
+		struct nfhp_walk w = {
+			.rs = rs, .t = t, .hook = hook, .pkt = pkt, .len = len,
+			.key = *key,
+		};
+
+		verdict->hook = hook;
+		verdict->action = t->policy[hook];
+		verdict->rule = NULL;
+		verdict->hotdrop = false;
+		nfhp_classify_walk(&w, leaf, nleaves, verdict);
 		return;
 	}
 	/* Count what matched before the decision, in every tree, once. */

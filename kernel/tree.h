@@ -25,6 +25,8 @@
  */
 #define NFHP_ENTRY_EVAL		0x01
 #define NFHP_ENTRY_COND		0x02
+/* The entry is for the rule's second box, @alt (ruleset.c). */
+#define NFHP_ENTRY_ALT		0x04
 
 /* @scope_end of an entry that has none. */
 #define NFHP_ORDER_UNSET	(~0ull)
@@ -43,7 +45,9 @@
  * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
  *	on: plain rules and jumps), %NFHP_ACT_RETURN, %NFHP_ENTRY_POLICY or
  *	%NFHP_ENTRY_HOTDROP
- * @flags: %NFHP_ENTRY_EVAL, %NFHP_ENTRY_COND
+ * @flags: %NFHP_ENTRY_EVAL, %NFHP_ENTRY_COND, %NFHP_ENTRY_ALT
+ * @depth: how many jumps or gotos lead to it; a jump's chain is the run
+ *	of entries after it that are deeper
  * @owns_box: @box was allocated for this entry
  * @group: which of its hook's trees it belongs to (ruleset.c)
  * @kept: the transaction that carried it over from the previous entries
@@ -57,6 +61,7 @@ struct nfhp_entry {
 	u64 scope_end;
 	u8 action;
 	u8 flags;
+	u8 depth;
 	u8 owns_box;
 	u8 group;
 	u32 kept;

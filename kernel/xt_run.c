@@ -367,9 +367,21 @@ static u32 nfhp_xt_target(const void *ext, void *pkt)
 	return v;
 }
 
+/* Of the dimensions, only the mark can change in the filter table. */
+static bool nfhp_xt_rekey(void *pkt, struct nfhp_key *key)
+{
+	const struct nfhp_xt_pkt *p = pkt;
+
+	if (key->v[NFHP_DIM_MARK] == p->skb->mark)
+		return false;
+	key->v[NFHP_DIM_MARK] = p->skb->mark;
+	return true;
+}
+
 const struct nfhp_ext_ops nfhp_xt_ops = {
 	.create = nfhp_xt_create,
 	.destroy = nfhp_xt_destroy,
 	.match = nfhp_xt_match,
 	.target = nfhp_xt_target,
+	.rekey = nfhp_xt_rekey,
 };

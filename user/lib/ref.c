@@ -495,9 +495,10 @@ static void decide(struct nfhp_ref_verdict *v, u8 action,
 }
 
 void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
-		       const struct nfhp_key *key, void *pkt,
+		       const struct nfhp_key *pkey, void *pkt,
 		       struct nfhp_ref_verdict *v)
 {
+	struct nfhp_key k = *pkey, *key = &k;
 	struct {
 		struct ref_chain *c;
 		unsigned int next;
@@ -538,8 +539,11 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 			return;
 		case NFHP_ACT_XT:
 			v->xt_verdict = r->ext_ops->target(r->ext, pkt);
-			if (v->xt_verdict == NFHP_EXT_CONTINUE)
+			if (v->xt_verdict == NFHP_EXT_CONTINUE) {
+				if (r->ext_ops->rekey)
+					r->ext_ops->rekey(pkt, key);
 				continue;
+			}
 			decide(v, r->action, c, i);
 			return;
 		case NFHP_ACT_RETURN:

@@ -40,7 +40,7 @@ struct model_spec {
 	u8 seed;
 	u8 every;
 	u8 hotdrop;
-	u8 target;	/* 0 continue, 1 drop, 2 accept, 3 by hash */
+	u8 target;	/* 0 continue, 1 drop, 2 accept, 3 by hash, 4 mark */
 };
 
 struct model_ext {
@@ -48,9 +48,13 @@ struct model_ext {
 	unsigned int runs;
 };
 
-/* The packet as the model sees it: one random number per classification. */
+/*
+ * The packet as the model sees it: one random number per classification,
+ * and its mark, which target 4 sets.
+ */
 struct model_pkt {
 	u64 nonce;
+	u32 mark;
 };
 
 static u32 model_hash(const struct model_pkt *p, u8 seed)
@@ -107,8 +111,21 @@ static u32 model_target(const void *ext, void *pkt)
 		return 1;	/* NF_ACCEPT */
 	case 3:
 		return h == 2 ? NFHP_EXT_CONTINUE : h;
+	case 4:
+		((struct model_pkt *)pkt)->mark = m->s.seed % 8;
+		break;
 	}
 	return NFHP_EXT_CONTINUE;
+}
+
+static bool model_rekey(void *pkt, struct nfhp_key *key)
+{
+	const struct model_pkt *p = pkt;
+
+	if (key->v[NFHP_DIM_MARK] == p->mark)
+		return false;
+	key->v[NFHP_DIM_MARK] = p->mark;
+	return true;
 }
 
 static const struct nfhp_ext_ops model_ops = {
@@ -116,6 +133,7 @@ static const struct nfhp_ext_ops model_ops = {
 	.destroy = model_destroy,
 	.match = model_match,
 	.target = model_target,
+	.rekey = model_rekey,
 };
 static const char * const users[NCHAINS] = { "U0", "U1", "U2", "U3" };
 static const char * const ifnames[] = { "eth0", "eth1", "eth", "veth0",
@@ -240,7 +258,7 @@ static void gen_ext(struct nfhp_rule_spec *s)
 		.seed = rnd(256),
 		.every = rnd(4) ? 1 : 2 + rnd(2),
 		.hotdrop = rnd(6) == 0,
-		.target = rnd(4),
+		.target = rnd(5),
 	};
 
 	m.has_match = rnd(3) != 0;
@@ -249,7 +267,6 @@ static void gen_ext(struct nfhp_rule_spec *s)
 		s->action = NFHP_ACT_XT;
 	else if (!m.has_match)
 		return;
-	if (getenv("NOEXT")) { if (s->action == NFHP_ACT_XT) s->action = NFHP_ACT_DROP; return; }
 	memcpy(s->ext, &m, sizeof(m));
 	s->ext_len = sizeof(m);
 }
@@ -461,7 +478,9 @@ static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		gen_key(&k, p);
 		h = rnd(NFHP_HOOK_MAX);
 		pkt.nonce = (u64)rnd(1u << 31) << 32 | rnd(1u << 31);
+		pkt.mark = k.v[NFHP_DIM_MARK];
 		nfhp_classify(rs, h, &k, 1, &pkt, &v);
+		pkt.mark = k.v[NFHP_DIM_MARK];
 		nfhp_ref_classify(ref, h, &k, &pkt, &rv);
 		chain = v.rule ? nfhp_chain_name(nfhp_rule_chain(v.rule)) :
 				 hooks[h];
