@@ -2617,7 +2617,8 @@ static enum nfhp_ext_result nfhp_eval_match(const struct nfhp_ruleset *rs,
 	if (!(e->flags & NFHP_ENTRY_EVAL) || !e->rule->ext_match)
 		return NFHP_EXT_MATCH;
 	res = rs->ext_ops->match(e->rule->ext, pkt);
-	if (res == NFHP_EXT_NOMATCH && e->scope_end != NFHP_ORDER_UNSET)
+	if (res == NFHP_EXT_NOMATCH && e->action != NFHP_ACT_RETURN &&
+	    e->scope_end != NFHP_ORDER_UNSET)
 		*skip = max(*skip, e->scope_end);
 	return res;
 }

@@ -307,7 +307,9 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 		s->action = NFHP_ACT_DROP;
 	if (s->action == NFHP_ACT_JUMP || s->action == NFHP_ACT_GOTO)
 		strcpy(s->target, users[level + 1 + rnd(NCHAINS - level - 1)]);
-	if (rnd(4) == 0)
+	/* Branches with extensions are rarer, and the hardest case. */
+	if (rnd(s->action == NFHP_ACT_RETURN || s->action == NFHP_ACT_JUMP ||
+		s->action == NFHP_ACT_GOTO ? 2 : 4) == 0)
 		gen_ext(s);
 }
 

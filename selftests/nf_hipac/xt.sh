@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# xtables matches and targets on real packets crossing the router's
+# FORWARD chain, run by the kernel's own modules (xt_run.c): REJECT with a
+# TCP reset and with an ICMP error, LOG going on to the next rule, limit,
+# a jump taken on every second packet (statistic), MARK followed by a
+# native mark match that must see the new mark.  Then the listing and
+# save format, a save/restore round trip, refusals (unknown extension,
+# a checkentry that says no) that leave the rule set as it was, and the
+# modules' reference counts going back to where they were after a flush.
+#
+# nfhp-timeout: 600
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+r() { nfhp_in $ns_router "$@"; }
+flushed() { r -F && r -X && ping_ok && tcp_ok 8080; }
+
+# refused PROTO PORT - the connection is refused at once: a TCP reset or
+# an ICMP port unreachable came back, not a timeout.
+refused_py='
+import socket, sys
+proto, dst, port = sys.argv[1:4]
+kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+s = socket.socket(socket.AF_INET, kind)
+s.settimeout(3)
+try:
+    s.connect((dst, int(port)))
+    s.send(b"ping")
+    s.recv(16)
+except ConnectionRefusedError:
+    sys.exit(0)
+except OSError as e:
+    print("not refused:", e)
+sys.exit(1)
+'
+refused() { in_ns $ns_client python3 -c "$refused_py" "$1" $SERVER_IP "$2"; }
+
+# pings N - how many of N single pings are answered.
+pings()
+{
+	local i n=0
+
+	for i in $(seq "$1"); do
+		ping_ok && n=$((n + 1))
+	done
+	echo $n
+}
+
+refcnt() { cat /sys/module/"$1"/refcnt 2>/dev/null || echo 0; }
+
+nfhp_check "REJECT --reject-with tcp-reset" \
+	r -A FORWARD -p tcp --dport 8080 -j REJECT --reject-with tcp-reset
+nfhp_check "tcp/8080 is reset" refused tcp 8080
+nfhp_check "tcp/8081 passes" tcp_ok 8081
+nfhp_check "REJECT (icmp-port-unreachable) for udp/5353" \
+	r -I FORWARD 1 -p udp --dport 5353 -j REJECT
+nfhp_check "udp/5353 gets port unreachable" refused udp 5353
+nfhp_check "udp/5354 passes" udp_ok 5354
+list=$(r -L FORWARD -n 2>&1)
+nfhp_check "-L shows the reject type" \
+	grep -q "REJECT .*tcp dpt:8080 reject-with tcp-reset" <<<"$list"
+nfhp_check "-L shows the default reject type" \
+	grep -q "REJECT .*udp dpt:5353 reject-with icmp-port-unreachable" \
+	<<<"$list"
+save=$(nfhp_save_in $ns_router 2>&1)
+nfhp_check "save prints iptables' form" grep -qx -- \
+	"-A FORWARD -p tcp -m tcp --dport 8080 -j REJECT --reject-with tcp-reset" \
+	<<<"$save"
+nfhp_check "the REJECT module is held" \
+	test "$(refcnt ipt_REJECT)" -gt 0
+nfhp_check "flush" flushed
+nfhp_check "flush lets the REJECT module go" test "$(refcnt ipt_REJECT)" -eq 0
+
+# LOG logs and lets the next rule decide.
+echo 1 >/proc/sys/net/netfilter/nf_log_all_netns
+nfhp_check "LOG then DROP for tcp/8080" eval \
+	'r -A FORWARD -p icmp -j LOG --log-prefix "nfhp-xt-$$ " &&
+	 r -A FORWARD -p tcp --dport 8080 -j LOG --log-prefix "nfhp-xt-$$ " &&
+	 r -A FORWARD -p tcp --dport 8080 -j DROP'
+nfhp_check "ping passes the LOG rule" ping_ok
+nfhp_check "tcp/8080 is logged, then dropped" tcp_fail 8080
+nfhp_check "the kernel log has the prefix" \
+	eval "dmesg | grep -q 'nfhp-xt-$$ IN=veth0 OUT=veth1'"
+cnt=$(r -L FORWARD -v -x -n | awk '$3 == "LOG" { print $1 }' | head -1)
+nfhp_check "the LOG rule counted the ping ($cnt packets)" test "${cnt:-0}" -ge 1
+nfhp_check "flush" flushed
+
+# Echo requests only: the replies cross FORWARD too.
+nfhp_check "limit 2 then DROP" eval \
+	'r -A FORWARD -p icmp --icmp-type echo-request -m limit --limit 1/hour --limit-burst 2 -j ACCEPT &&
+	 r -A FORWARD -p icmp --icmp-type echo-request -j DROP'
+n=$(pings 5)
+nfhp_check "2 of 5 pings pass the limit ($n)" test "$n" -eq 2
+nfhp_check "flush" flushed
+
+# A jump taken on every second packet: the chain's DROP only then.
+nfhp_check "statistic --every 2 -j U1, U1 drops" eval \
+	'r -N U1 && r -A U1 -p icmp -j DROP &&
+	 r -A FORWARD -p icmp --icmp-type echo-request -m statistic --mode nth --every 2 --packet 0 -j U1'
+n=$(pings 6)
+nfhp_check "3 of 6 pings pass the jump ($n)" test "$n" -eq 3
+nfhp_check "flush" flushed
+
+# A mark set by a target is what a later native match sees.
+nfhp_check "MARK --set-mark 7, then DROP mark 7 for tcp/8080" eval \
+	'r -A FORWARD -p tcp -j MARK --set-mark 7 &&
+	 r -A FORWARD -p tcp --dport 8080 -m mark --mark 7 -j DROP'
+nfhp_check "tcp/8080 with the new mark is dropped" tcp_fail 8080
+nfhp_check "tcp/8081 passes" tcp_ok 8081
+nfhp_check "flush" flushed
+
+# Round trip and refusals.
+rules='*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -p icmp -m limit --limit 5/sec -j ACCEPT
+-A FORWARD -p tcp -m tcp --dport 22 -m conntrack --ctstate NEW -m recent --set --name ssh --mask 255.255.255.255 --rsource
+-A FORWARD -m pkttype --pkt-type unicast -m string --string "x" --algo bm --to 65535 -j LOG --log-prefix "p "
+-A FORWARD -p udp -m udp --dport 53 -j REJECT --reject-with icmp-host-prohibited
+COMMIT'
+nfhp_check "restore a rule set of extensions" \
+	nfhp_restore_in $ns_router <<<"$rules"
+save=$(nfhp_save_in $ns_router | grep -v '^#')
+nfhp_check "save, restore, save gives the same text" eval \
+	'nfhp_restore_in $ns_router <<<"$save" &&
+	 test "$(nfhp_save_in $ns_router | grep -v "^#")" = "$save"'
+r -A FORWARD -m nosuchmatch -j DROP >/tmp/xt-out.$$ 2>&1
+rc=$?
+nfhp_check "an unknown match exits 2 ($rc)" test $rc -eq 2
+nfhp_check "with iptables' message" \
+	grep -q "Couldn't load match \`nosuchmatch'" /tmp/xt-out.$$
+r -A FORWARD -p udp -j REJECT --reject-with tcp-reset >/tmp/xt-out.$$ 2>&1
+rc=$?
+nfhp_check "a rule the target's check refuses fails ($rc)" test $rc -ne 0
+nfhp_check "and leaves the rule set as it was" eval \
+	'test "$(nfhp_save_in $ns_router | grep -v "^#")" = "$save"'
+rm -f /tmp/xt-out.$$
+nfhp_check "policy ACCEPT, flush" eval 'r -P FORWARD ACCEPT && flushed'
+nfhp_check "no module is held after the flush" eval \
+	'test "$(refcnt xt_limit)$(refcnt xt_recent)$(refcnt ipt_REJECT)" = 000'
+
+exit $nfhp_rc
