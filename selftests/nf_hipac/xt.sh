@@ -143,6 +143,32 @@ nfhp_check "and leaves the rule set as it was" eval \
 	'test "$(nfhp_save_in $ns_router | grep -v "^#")" = "$save"'
 rm -f /tmp/xt-out.$$
 nfhp_check "policy ACCEPT, flush" eval 'r -P FORWARD ACCEPT && flushed'
+
+# A namespace that dies with rules whose modules keep per-namespace state:
+# their destroy runs after their own namespace exit.
+ns_doomed=nfhp-xt-doomed-$$
+doomed='*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -p tcp -m hashlimit --hashlimit-upto 5/sec --hashlimit-mode srcip --hashlimit-name nfhp -j ACCEPT
+-A INPUT -m recent --set --name nfhp --rsource
+-A INPUT -p tcp -m connlimit --connlimit-above 3 -j REJECT --reject-with tcp-reset
+-A INPUT -m conntrack --ctstate NEW -j LOG --log-prefix "doomed "
+-A INPUT -j NFLOG --nflog-group 3
+COMMIT'
+dmesg_before=$(dmesg | wc -l)
+nfhp_check "rules with per-namespace module state in a new namespace" eval \
+	'ip netns add $ns_doomed &&
+	 ip -n $ns_doomed link set lo up &&
+	 nfhp_restore_in $ns_doomed <<<"$doomed" &&
+	 in_ns $ns_doomed ping -c 2 -i 0.2 -q 127.0.0.1 >/dev/null'
+nfhp_check "the namespace dies with them" ip netns del $ns_doomed
+sleep 2
+nfhp_check "without a kernel warning" eval \
+	'! dmesg | tail -n +$((dmesg_before + 1)) | grep -E "WARNING|BUG|Oops|refcount"'
+nfhp_check "and its modules are let go" eval \
+	'test "$(refcnt xt_hashlimit)$(refcnt xt_recent)$(refcnt xt_connlimit)" = 000'
 nfhp_check "no module is held after the flush" eval \
 	'test "$(refcnt xt_limit)$(refcnt xt_recent)$(refcnt ipt_REJECT)" = 000'
 
