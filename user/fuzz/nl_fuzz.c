@@ -44,6 +44,10 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/nf_hipac.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_mark.h>
+#include <linux/netfilter/xt_statistic.h>
 
 #define FZ_BUF_SIZE	(64 * 1024)
 /* Room for the biggest request we build, mutations included. */
@@ -262,6 +266,56 @@ static void put_match(struct nlmsghdr *nlh, uint8_t dim)
 	mnl_attr_nest_end(nlh, nest);
 }
 
+/*
+ * xtables extensions the kernel has: their real info size most of the
+ * time, so that checkentry runs on random contents, else any size.
+ */
+static const struct {
+	const char *name;
+	uint8_t rev;
+	bool target;
+	size_t size;
+} fz_xt[] = {
+	{ "comment", 0, false, XT_ALIGN(sizeof(struct xt_comment_info)) },
+	{ "mark", 1, false, XT_ALIGN(sizeof(struct xt_mark_mtinfo1)) },
+	{ "statistic", 0, false, XT_ALIGN(sizeof(struct xt_statistic_info)) },
+	{ "MARK", 2, true, XT_ALIGN(sizeof(struct xt_mark_tginfo2)) },
+	{ "nosuchmatch", 0, false, 8 },
+};
+
+static void put_xt_one(struct nlmsghdr *nlh, unsigned int i)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, fz_xt[i].target ?
+						  NFHPA_XT_TARGET :
+						  NFHPA_XT_MATCH);
+	size_t size = one_in(4) ? below(300) : fz_xt[i].size;
+	uint8_t data[300];
+
+	rnd_bytes(data, sizeof(data));
+	if (one_in(2))
+		memset(data, 0, sizeof(data));
+	mnl_attr_put_strz(nlh, NFHPA_XTE_NAME, fz_xt[i].name);
+	mnl_attr_put_u8(nlh, NFHPA_XTE_REVISION,
+			one_in(8) ? below(4) : fz_xt[i].rev);
+	if (!one_in(16))
+		mnl_attr_put(nlh, NFHPA_XTE_DATA, size, data);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* NFHPA_RULE_XT: a few extensions, a target last unless it is wrong. */
+static void put_xt(struct nlmsghdr *nlh, uint8_t action)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE_XT);
+	unsigned int n = below(3), i;
+	const unsigned int nxt = sizeof(fz_xt) / sizeof(fz_xt[0]);
+
+	for (i = 0; i < n; i++)
+		put_xt_one(nlh, below(nxt));
+	if (action == NFHP_ACT_XT || one_in(16))
+		put_xt_one(nlh, 3);	/* MARK */
+	mnl_attr_nest_end(nlh, nest);
+}
+
 /* A valid-looking rule: sorted distinct dimensions, an action. */
 static void put_rule(struct nlmsghdr *nlh)
 {
@@ -281,6 +335,8 @@ static void put_rule(struct nlmsghdr *nlh)
 				  fz_chains[3 + below(FZ_NCHAINS - 3)]);
 	if (one_in(8))
 		mnl_attr_put_strz(nlh, NFHPA_RULE_COMMENT, "nl_fuzz");
+	if (action == NFHP_ACT_XT ? !one_in(8) : one_in(6))
+		put_xt(nlh, action);
 	if (one_in(8)) {
 		struct nlattr *c = mnl_attr_nest_start(nlh,
 						       NFHPA_RULE_COUNTERS);
@@ -691,6 +747,7 @@ static bool known_errno(int err)
 	case EAGAIN: case E2BIG: case ERANGE: case ENOTEMPTY: case EMLINK:
 	case ELOOP: case EOPNOTSUPP: case EPERM: case ENOMEM:
 	case EMSGSIZE: case ENOBUFS:
+	case EPROTOTYPE:	/* an xtables extension without that revision */
 		return true;
 	}
 	return false;

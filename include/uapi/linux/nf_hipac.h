@@ -100,7 +100,8 @@
  * matched.  The checkentry of every match and target runs when the rule
  * is added, with the hooks of its chain (all three for a user chain); a
  * failure refuses the rule with -EINVAL, an unknown extension with
- * -ENOENT.
+ * -ENOENT, a known one without that revision with -EPROTOTYPE (as
+ * ip_tables answers).
  */
 #ifndef _UAPI_LINUX_NF_HIPAC_H
 #define _UAPI_LINUX_NF_HIPAC_H
