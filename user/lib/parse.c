@@ -8,14 +8,26 @@
  * prefix, "!" negates the next option, and the options of a match become
  * known only once the match is loaded (-m NAME, or implicitly by -p tcp
  * when an unknown option turns up).  Every native match lands in one
- * dimension of the spec; a second match on a dimension is refused because
- * the spec holds one match per dimension.
+ * dimension of the spec, which holds one match per dimension.
  *
  * Every other match and target goes to the extension hook of xt_hooks.h
  * when one is plugged in (the CLI's libxtables, lib/xt.c): -m NAME loads
  * it, -j NAME too unless NAME is a chain, an option no native match knows
  * is offered to it, and at the end of the line it checks and serialises
  * them into spec->ext.  Without the hook they are refused.
+ *
+ * The kernel runs the native dimensions first, then the xtables matches
+ * in order; iptables runs the IP part (-s -d -p -i -o -f) first, then
+ * every match in the order given, up to the first that fails, which
+ * matters for stateful matches (limit, recent, ...) and for the hotdrop
+ * of truncated packets by tcp, udp and icmp.  So with the hook, a native
+ * match loaded after the first xtables match is loaded through
+ * libxtables as well, as is a second instance of a native match; and one
+ * the tree cannot take (a second match on its dimension, an option it
+ * has no dimension for, a mark mask of low bits) makes refuse() parse the
+ * line again with that whole match in libxtables.  The IP part always
+ * stays native.  The printer prints the native matches first, then the
+ * xtables ones, which is then the order iptables-save prints them in.
  */
 /* First: the shim must see <errno.h> before anything pulls in linux/. */
 #include "parse.h"
@@ -32,6 +44,10 @@
 #include <netinet/in.h>
 
 #define NFHP_EXT_NAMELEN	29	/* XT_EXTENSION_MAXNAMELEN */
+/* Matches and targets of a line that refuse() can move to libxtables. */
+#define NFHP_MAX_LOADS		64
+/* refuse(): parse the line again (no exit code of iptables) */
+#define PARSE_RETRY		(-1000)
 #define NFHP_IFNAMSIZ		16
 
 /* The matches nf-hipac evaluates natively. */
@@ -273,6 +289,16 @@ const struct nfhp_flag_name nfhp_tcp_flag_names[] = {
  * @seq: load sequence number of the last match or target loaded
  * @pm_seq: the load sequence number of each loaded native match
  * @proto_used: the protocol's match was loaded implicitly by an extension
+ * @xt_seen: an xtables match was loaded: the matches after it go there too
+ * @done: native matches a later xtables instance of the same match
+ *	completed: their options go to that instance
+ * @xt_force: load sequence numbers of the native matches that go to
+ *	libxtables, found by earlier passes over the line (refuse())
+ * @cur_seq: the load sequence number of the match whose option is being
+ *	parsed, 0 for iptables' own options (the IP part)
+ * @dim_seq: the load sequence number of the match of each dimension
+ * @retry_seq: the match refuse() asks to move to libxtables
+ * @ret: the exit code of a failed dim_new()
  */
 struct pstate {
 	struct nfhp_cmdline *cl;
@@ -292,6 +318,13 @@ struct pstate {
 	unsigned int seq;
 	unsigned int pm_seq[PM_MAX];
 	bool proto_used;
+	bool xt_seen;
+	unsigned int done;
+	unsigned long long xt_force;
+	unsigned int cur_seq;
+	unsigned int dim_seq[NFHP_DIM_MAX];
+	unsigned int retry_seq;
+	int ret;
 };
 
 /* The extensions beyond the native matches: xt.c in the CLI, else none. */
@@ -317,6 +350,31 @@ static int fail(struct pstate *ps, int code, const char *fmt, ...)
 	vsnprintf(ps->err, ps->errlen, fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+/*
+ * A native match cannot take what it was given (a second match on its
+ * dimension, an option the tree has no dimension for), but libxtables
+ * can: ask nfhp_parse_cmdline() to parse the line again with the match
+ * of load sequence number @seq sent to libxtables.  Without the hook, and
+ * for the IP part (@seq 0), which iptables never hands to a match, it is
+ * refused with the message.
+ */
+static int refuse(struct pstate *ps, unsigned int seq, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int refuse(struct pstate *ps, unsigned int seq, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ps->err, ps->errlen, fmt, ap);
+	va_end(ap);
+	if (!parse_ext || !seq || seq >= NFHP_MAX_LOADS ||
+	    (ps->xt_force & (1ULL << seq)))
+		return NFHP_EXIT_PARAM;
+	ps->retry_seq = seq;
+	return PARSE_RETRY;
 }
 
 static bool in_list(const char *name, const char *const *list, size_t n)
@@ -477,17 +535,40 @@ static int parse_mask(struct pstate *ps, const char *s, unsigned int *plen)
 	return 0;
 }
 
+/*
+ * The tree takes "-m multiport --ports" as two boxes, a source and a
+ * destination port match (kernel/match.c): no other source port match.
+ * Without libxtables the core refuses that with the same words.
+ */
+static bool ports_clash(struct pstate *ps, int dim, u8 syntax)
+{
+	if (!parse_ext)
+		return false;
+	if (syntax == NFHP_SYN_MULTIPORT_BOTH)
+		return ps->have[NFHP_DIM_SPORT];
+	return dim == NFHP_DIM_SPORT && ps->have[NFHP_DIM_DPORT] &&
+	       ps->m[NFHP_DIM_DPORT].syntax == NFHP_SYN_MULTIPORT_BOTH;
+}
+
 static struct nfhp_dim_match *dim_new(struct pstate *ps, int dim, u8 form,
 				      u8 syntax, bool invert)
 {
 	struct nfhp_dim_match *m = &ps->m[dim];
 
+	if (ports_clash(ps, dim, syntax)) {
+		ps->ret = refuse(ps, ps->cur_seq,
+				 "nf-hipac: multiport --ports together with another source port match is not supported");
+		return NULL;
+	}
 	if (ps->have[dim]) {
-		fail(ps, NFHP_EXIT_PARAM,
-		     "multiple matches on the same dimension are not supported");
+		/* The later match moves, unless it is the IP part. */
+		ps->ret = refuse(ps, ps->cur_seq ? ps->cur_seq :
+				 ps->dim_seq[dim],
+				 "multiple matches on the same dimension are not supported");
 		return NULL;
 	}
 	ps->have[dim] = true;
+	ps->dim_seq[dim] = ps->cur_seq;
 	memset(m, 0, sizeof(*m));
 	m->dim = dim;
 	m->form = form;
@@ -524,7 +605,7 @@ static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 		return 0;
 	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->nranges = plen;
 	m->ranges[0].lo = plen ? addr & (~0u << (32 - plen)) : 0;
 	m->ranges[0].hi = m->ranges[0].lo | (plen == 32 ? 0 :
@@ -542,7 +623,7 @@ static int parse_iface(struct pstate *ps, int dim, const char *arg, bool inv)
 			    arg, NFHP_IFNAMSIZ - 1);
 	m = dim_new(ps, dim, NFHP_FORM_IFNAME, NFHP_SYN_DEFAULT, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	snprintf(m->ifname, sizeof(m->ifname), "%s", arg);
 	return 0;
 }
@@ -609,7 +690,7 @@ static int parse_port_range(struct pstate *ps, int dim, const char *arg,
 	}
 	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_DEFAULT, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->nranges = 1;
 	m->ranges[0].lo = lo;
 	m->ranges[0].hi = hi;
@@ -636,7 +717,7 @@ static int parse_multiport(struct pstate *ps, int dim, u8 syntax,
 	proto = nfhp_proto_to_name(ps->proto, false);
 	m = dim_new(ps, dim, NFHP_FORM_RANGES, syntax, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (cp = buf; cp; cp = next) {
 		if (slots == NFHP_MAX_RANGES)
@@ -700,7 +781,7 @@ static int set_tcp_flags(struct pstate *ps, u8 mask, u8 cmp, u8 syntax,
 
 	m = dim_new(ps, NFHP_DIM_TCPFLAGS, NFHP_FORM_MASK, syntax, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->ranges[0].lo = cmp;
 	m->ranges[0].hi = mask;
 	return 0;
@@ -752,7 +833,7 @@ static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 	}
 	m = dim_new(ps, NFHP_DIM_ICMP, NFHP_FORM_RANGES, NFHP_SYN_ICMP, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->nranges = 1;
 	if (type == 0xFF) {	/* "any": every type and code */
 		m->ranges[0].lo = 0;
@@ -782,9 +863,9 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 		if (!nfhp_state_names[i].name) {
 			if (ct && (!strcasecmp(tok, "SNAT") ||
 				   !strcasecmp(tok, "DNAT")))
-				return fail(ps, NFHP_EXIT_PARAM,
-					    "nf-hipac: ctstate `%s' is not supported yet",
-					    tok);
+				return refuse(ps, ps->cur_seq,
+					      "nf-hipac: ctstate `%s' is not supported yet",
+					      tok);
 			return fail(ps, NFHP_EXIT_PARAM, "Bad %s \"%s\"",
 				    ct ? "ctstate" : "state", tok);
 		}
@@ -793,7 +874,7 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 	m = dim_new(ps, NFHP_DIM_STATE, NFHP_FORM_RANGES,
 		    ct ? NFHP_SYN_CONNTRACK : NFHP_SYN_STATE, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	/* The states as intervals of adjacent values. */
 	for (i = 0; i < NFHP_CT_MAX; i++) {
 		if (!(bits & (1u << i)))
@@ -836,22 +917,22 @@ static int parse_ttl(struct pstate *ps, int id, const char *optname,
 		syntax = NFHP_SYN_TTL_EQ;
 	} else if (id == O_TTL_LT) {
 		if (!v)
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "nf-hipac: `--ttl-lt 0' can never match");
+			return refuse(ps, ps->cur_seq,
+				      "nf-hipac: `--ttl-lt 0' can never match");
 		lo = 0;
 		hi = v - 1;
 		syntax = NFHP_SYN_TTL_LT;
 	} else {
 		if (v == 255)
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "nf-hipac: `--ttl-gt 255' can never match");
+			return refuse(ps, ps->cur_seq,
+				      "nf-hipac: `--ttl-gt 255' can never match");
 		lo = v + 1;
 		hi = 255;
 		syntax = NFHP_SYN_TTL_GT;
 	}
 	m = dim_new(ps, NFHP_DIM_TTL, NFHP_FORM_RANGES, syntax, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->nranges = 1;
 	m->ranges[0].lo = lo;
 	m->ranges[0].hi = hi;
@@ -877,11 +958,11 @@ static int parse_length(struct pstate *ps, const char *arg, bool inv)
 	else if (!*colon)
 		hi = 65535;
 	if (lo > hi)
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: `--length %s' can never match", arg);
+		return refuse(ps, ps->cur_seq,
+			      "nf-hipac: `--length %s' can never match", arg);
 	m = dim_new(ps, NFHP_DIM_LEN, NFHP_FORM_RANGES, NFHP_SYN_LENGTH, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->nranges = 1;
 	m->ranges[0].lo = lo;
 	m->ranges[0].hi = hi;
@@ -891,7 +972,7 @@ static int parse_length(struct pstate *ps, const char *arg, bool inv)
 static int parse_markarg(struct pstate *ps, const char *arg, bool inv)
 {
 	char buf[64], *slash;
-	unsigned long long v, mask = 0xFFFFFFFFu;
+	unsigned long long v, mask = 0xFFFFFFFFu, host;
 	struct nfhp_dim_match *m;
 
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -902,9 +983,18 @@ static int parse_markarg(struct pstate *ps, const char *arg, bool inv)
 	    (slash && !parse_uint(slash, 0, 0xFFFFFFFFu, &mask)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "mark: bad integer value for option \"--mark\", or out of range.");
+	/*
+	 * The tree takes a mask of high bits only (an interval of marks);
+	 * without libxtables the core refuses the others (kernel/match.c).
+	 */
+	host = ~mask & 0xFFFFFFFFu;
+	if (parse_ext && (host & (host + 1)))
+		return refuse(ps, ps->cur_seq,
+			      "nf-hipac: mark mask 0x%llx: mask must consist of contiguous high bits",
+			      mask);
 	m = dim_new(ps, NFHP_DIM_MARK, NFHP_FORM_MASK, NFHP_SYN_MARK, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->ranges[0].lo = v;
 	m->ranges[0].hi = mask;
 	return 0;
@@ -929,11 +1019,11 @@ static int parse_iprange(struct pstate *ps, int dim, const char *arg,
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "iprange: Bad IP address \"%s\"", dash);
 	if (lo > hi)
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: range `%s' can never match", arg);
+		return refuse(ps, ps->cur_seq,
+			      "nf-hipac: range `%s' can never match", arg);
 	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_IPRANGE, inv);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->nranges = 1;
 	m->ranges[0].lo = lo;
 	m->ranges[0].hi = hi;
@@ -992,27 +1082,62 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 	return 0;
 }
 
+/*
+ * Does the native match @pm, about to be loaded, go to libxtables?  It
+ * does after the first xtables match, so that the matches run in the
+ * order iptables runs them; as a second instance of itself, which
+ * iptables keeps apart; and when an earlier pass found that the tree
+ * cannot take it (refuse()).
+ */
+static bool next_to_xt(struct pstate *ps, int pm)
+{
+	unsigned int seq = ps->seq + 1;
+
+	if (!parse_ext)
+		return false;
+	return ps->xt_seen || (ps->loaded & (1u << pm)) ||
+	       (seq < NFHP_MAX_LOADS && (ps->xt_force & (1ULL << seq)));
+}
+
+/* -m NAME through libxtables; @pm is its native match, or -1. */
+static int load_xt_match(struct pstate *ps, const char *name, int pm)
+{
+	ps->cl->has_rule = true;
+	ps->xt_seen = true;
+	/* iptables hands the options to the newest instance. */
+	if (pm >= 0)
+		ps->done |= 1u << pm;
+	return parse_ext->match(name, false, ++ps->seq, ps->err, ps->errlen);
+}
+
 static int load_match(struct pstate *ps, const char *name)
 {
 	int i;
 
 	for (i = 0; i < PM_MAX; i++) {
-		if (!strcmp(name, pm_names[i])) {
-			ps->loaded |= 1u << i;
-			ps->pm_seq[i] = ++ps->seq;
-			return 0;
-		}
+		if (strcmp(name, pm_names[i]))
+			continue;
+		if (next_to_xt(ps, i))
+			return load_xt_match(ps, name, i);
+		ps->loaded |= 1u << i;
+		ps->pm_seq[i] = ++ps->seq;
+		return 0;
 	}
-	if (parse_ext) {
-		ps->cl->has_rule = true;
-		return parse_ext->match(name, false, ++ps->seq, ps->err,
-					ps->errlen);
-	}
+	if (parse_ext)
+		return load_xt_match(ps, name, -1);
 	if (in_list(name, known_matches, ARRAY_SIZE(known_matches)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: match `%s' is not supported yet", name);
 	return fail(ps, NFHP_EXIT_PARAM,
 		    "Couldn't load match `%s':No such file or directory\n", name);
+}
+
+/* Is @o an option of iptables or of a loaded native match that takes it? */
+static bool native_opt(const struct pstate *ps, const struct nfhp_opt *o)
+{
+	unsigned int bit = 1u << o->pm;
+
+	return o->pm == PM_CORE || ((ps->loaded & bit) && !(ps->done & bit));
 }
 
 /* Find a long option among the core's and the loaded matches' options. */
@@ -1024,14 +1149,14 @@ static const struct nfhp_opt *find_long(struct pstate *ps, const char *name,
 
 	*ambiguous = false;
 	for (i = 0; i < ARRAY_SIZE(opts); i++) {
-		if (opts[i].pm != PM_CORE && !(ps->loaded & (1u << opts[i].pm)))
+		if (!native_opt(ps, &opts[i]))
 			continue;
 		if (strlen(opts[i].name) == len &&
 		    !strncmp(opts[i].name, name, len))
 			return &opts[i];
 	}
 	for (i = 0; i < ARRAY_SIZE(opts); i++) {
-		if (opts[i].pm != PM_CORE && !(ps->loaded & (1u << opts[i].pm)))
+		if (!native_opt(ps, &opts[i]))
 			continue;
 		if (strncmp(opts[i].name, name, len))
 			continue;
@@ -1267,6 +1392,7 @@ static int match_option(struct pstate *ps, const struct nfhp_opt *o,
 	const char *proto;
 
 	ps->cl->has_rule = true;
+	ps->cur_seq = ps->pm_seq[o->pm];
 	switch (o->id) {
 	case O_SPORT:
 	case O_DPORT:
@@ -1286,8 +1412,8 @@ static int match_option(struct pstate *ps, const struct nfhp_opt *o,
 			return set_tcp_flags(ps, 0x17, 0x02, NFHP_SYN_SYN, inv);
 		return 0;	/* handled by the caller: two arguments */
 	case O_TCPOPT:
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: option `--tcp-option' is not supported yet");
+		return refuse(ps, ps->cur_seq,
+			      "nf-hipac: option `--tcp-option' is not supported yet");
 	case O_ICMPTYPE:
 		if (!mseen_once(ps, o->id))
 			return fail(ps, NFHP_EXIT_PARAM,
@@ -1331,9 +1457,9 @@ static int match_option(struct pstate *ps, const struct nfhp_opt *o,
 				    o->id == O_STATE ? "state" : "ctstate");
 		return parse_states(ps, arg, inv, o->id == O_CTSTATE);
 	case O_CT_OTHER:
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: option `--%s' is not supported yet",
-			    o->name);
+		return refuse(ps, ps->cur_seq,
+			      "nf-hipac: option `--%s' is not supported yet",
+			      o->name);
 	case O_TTL_EQ:
 	case O_TTL_LT:
 	case O_TTL_GT:
@@ -1374,6 +1500,7 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 	bool inv = ps->invert;
 	int ret;
 
+	ps->cur_seq = 0;
 	switch (c) {
 	case 's': case 'd': case 'p': case 'i': case 'o': case 'f':
 	case 'j': case 'g':
@@ -1414,7 +1541,7 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 			m = dim_new(ps, NFHP_DIM_PROTO, NFHP_FORM_RANGES,
 				    NFHP_SYN_DEFAULT, inv);
 			if (!m)
-				return NFHP_EXIT_PARAM;
+				return ps->ret;
 			m->nranges = 1;
 			m->ranges[0].lo = ps->proto;
 			m->ranges[0].hi = ps->proto;
@@ -1482,9 +1609,24 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 	return fail(ps, NFHP_EXIT_PARAM, "unknown option \"-%c\"", c);
 }
 
+/* The native match of a protocol, or -1. */
+static int proto_pm(u8 proto)
+{
+	switch (proto) {
+	case 6:
+		return PM_TCP;
+	case 17:
+		return PM_UDP;
+	case 1:
+		return PM_ICMP;
+	}
+	return -1;
+}
+
 /*
  * An option nobody knows: if a protocol was given, load its match as
- * iptables does and retry; else it is unknown.
+ * iptables does and retry; else it is unknown.  After an xtables match
+ * ext_implicit() loads it instead.
  */
 static const struct nfhp_opt *implicit_match(struct pstate *ps,
 					     const char *name, size_t len)
@@ -1495,15 +1637,8 @@ static const struct nfhp_opt *implicit_match(struct pstate *ps,
 
 	if (!ps->proto_set)
 		return NULL;
-	if (ps->proto == 6)
-		pm = PM_TCP;
-	else if (ps->proto == 17)
-		pm = PM_UDP;
-	else if (ps->proto == 1)
-		pm = PM_ICMP;
-	else
-		return NULL;
-	if (ps->loaded & (1u << pm))
+	pm = proto_pm(ps->proto);
+	if (pm < 0 || (ps->loaded & (1u << pm)) || next_to_xt(ps, pm))
 		return NULL;
 	ps->loaded |= 1u << pm;
 	o = find_long(ps, name, len, &amb);
@@ -1537,9 +1672,10 @@ static int bare_proto_match(struct pstate *ps)
 		dim = NFHP_DIM_DPORT;
 	if (ps->have[dim])
 		return 0;	/* multiport on both: it drops them as well */
+	ps->cur_seq = ps->pm_seq[ps->loaded & (1u << PM_TCP) ? PM_TCP : PM_UDP];
 	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_DEFAULT, false);
 	if (!m)
-		return NFHP_EXIT_PARAM;
+		return ps->ret;
 	m->nranges = 1;
 	m->ranges[0].hi = 65535;
 	return 0;
@@ -1617,17 +1753,19 @@ static int ext_lookup(struct pstate *ps, const char *name, size_t len,
 /*
  * iptables' load_proto(): an option nobody knows loads the match of the
  * -p protocol, here for the protocols without a native match (sctp,
- * dccp, ...).  Return 1 with @xo set when it takes the option, 0 when
- * not, or -exit code.
+ * dccp, ...) and for tcp, udp and icmp when next_to_xt().  Return 1 with
+ * @xo set when it takes the option, 0 when not, or -exit code.
  */
 static int ext_implicit(struct pstate *ps, const char *name, size_t len,
 			struct nfhp_ext_opt *xo)
 {
 	const char *pname;
-	int ret;
+	int pm, ret;
 
-	if (!parse_ext || !ps->proto_set || ps->proto_inv || ps->proto_used ||
-	    ps->proto == 6 || ps->proto == 17 || ps->proto == 1)
+	if (!parse_ext || !ps->proto_set || ps->proto_inv || ps->proto_used)
+		return 0;
+	pm = proto_pm(ps->proto);
+	if (pm >= 0 && ((ps->loaded & (1u << pm)) || !next_to_xt(ps, pm)))
 		return 0;
 	pname = nfhp_proto_to_name(ps->proto, true);
 	if (!pname)
@@ -1638,6 +1776,7 @@ static int ext_implicit(struct pstate *ps, const char *name, size_t len,
 	if (ret)
 		return -ret;
 	ps->proto_used = true;
+	ps->xt_seen = true;
 	return parse_ext->find_option(name, len, xo) > 0;
 }
 
@@ -1851,27 +1990,11 @@ static int final_checks(struct pstate *ps)
 	return 0;
 }
 
-int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
-		       char *err, size_t errlen)
+/* One pass over the command line, with @ps fresh but for xt_force. */
+static int parse_pass(struct pstate *ps, int argc, char **argv)
 {
-	struct pstate *ps;
 	int i = 1, ret = 0;
-	char dummy[2];
 
-	if (!err || !errlen) {
-		err = dummy;
-		errlen = sizeof(dummy);
-	}
-	err[0] = 0;
-	memset(cl, 0, sizeof(*cl));
-	ps = calloc(1, sizeof(*ps));
-	if (!ps) {
-		snprintf(err, errlen, "out of memory");
-		return NFHP_EXIT_RESOURCE;
-	}
-	ps->cl = cl;
-	ps->err = err;
-	ps->errlen = errlen;
 	if (parse_ext)
 		parse_ext->begin();
 	while (i < argc && !ret) {
@@ -1891,6 +2014,42 @@ int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
 	}
 	if (!ret)
 		ret = final_checks(ps);
+	return ret;
+}
+
+/*
+ * Each pass that ends in refuse() sends one more native match to
+ * libxtables, so there are at most NFHP_MAX_LOADS of them.
+ */
+int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
+		       char *err, size_t errlen)
+{
+	unsigned long long force = 0;
+	struct pstate *ps;
+	char dummy[2];
+	int ret;
+
+	if (!err || !errlen) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	ps = malloc(sizeof(*ps));
+	if (!ps) {
+		memset(cl, 0, sizeof(*cl));
+		snprintf(err, errlen, "out of memory");
+		return NFHP_EXIT_RESOURCE;
+	}
+	do {
+		err[0] = 0;
+		memset(cl, 0, sizeof(*cl));
+		memset(ps, 0, sizeof(*ps));
+		ps->cl = cl;
+		ps->err = err;
+		ps->errlen = errlen;
+		ps->xt_force = force;
+		ret = parse_pass(ps, argc, argv);
+		force |= 1ULL << ps->retry_seq;
+	} while (ret == PARSE_RETRY);
 	free(ps);
 	return ret;
 }

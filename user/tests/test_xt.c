@@ -99,10 +99,12 @@ static const struct xt_case cases[] = {
 	{ "-A INPUT -p sctp --dport 5000 -j ACCEPT",
 	  "-A INPUT -p sctp -m sctp --dport 5000 -j ACCEPT",
 	  "sctp dpt:5000", NULL },
-	/* Of two --mark given in full, the match loaded last takes it. */
+	/*
+	 * Of two --mark given in full, the match loaded last takes it; mark
+	 * comes after connmark, an xtables match, so it is one too.
+	 */
 	{ "-A INPUT -m state --state NEW -m connmark ! --mark 0x5/0xff -m mark --mark 0x3 -j ACCEPT",
-	  "-A INPUT -m state --state NEW -m mark --mark 0x3 -m connmark ! --mark 0x5/0xff -j ACCEPT",
-	  "state NEW mark match 0x3 connmark match ! 0x5/0xff", NULL },
+	  NULL, "state NEW connmark match ! 0x5/0xff mark match 0x3", NULL },
 	{ "-A INPUT -m mark --mark 0x3 -m connmark --mark 0x5 -j ACCEPT",
 	  NULL, "mark match 0x3 connmark match  0x5", NULL },
 	/* A second instance of a match is a clone with its own options. */
@@ -110,10 +112,71 @@ static const struct xt_case cases[] = {
 	  "-A INPUT -m recent --rcheck --seconds 60 --name a --mask 255.255.255.255 --rsource -m recent --set --name b --mask 255.255.255.255 --rsource -j DROP",
 	  "recent: CHECK seconds: 60 name: a side: source mask: 255.255.255.255 recent: SET name: b side: source mask: 255.255.255.255",
 	  NULL, true },
-	/* Target options before the protocol; native matches first. */
+	/* Target options before the protocol; tcp loaded after owner. */
 	{ "-A OUTPUT -o eth0 -m owner --uid-owner 0 -j TCPMSS --set-mss 1400 -p tcp --tcp-flags SYN,RST SYN",
-	  "-A OUTPUT -o eth0 -p tcp -m tcp --tcp-flags SYN,RST SYN -m owner --uid-owner 0 -j TCPMSS --set-mss 1400",
-	  "tcp flags:0x06/0x02 owner UID match 0 TCPMSS set 1400", "TCPMSS" },
+	  "-A OUTPUT -o eth0 -p tcp -m owner --uid-owner 0 -m tcp --tcp-flags SYN,RST SYN -j TCPMSS --set-mss 1400",
+	  "owner UID match 0 tcp flags:0x06/0x02 TCPMSS set 1400", "TCPMSS" },
+	/*
+	 * The matches after the first xtables match are xtables matches
+	 * too, in iptables' order, the implicit tcp of --dport included.
+	 */
+	{ "-A INPUT -p tcp -m limit --limit 3/min -m tcp --dport 22 -j LOG",
+	  NULL, "limit: avg 3/min burst 5 tcp dpt:22 LOG flags 0 level 4",
+	  "LOG" },
+	{ "-A INPUT -p tcp -m limit --limit 3/min --dport 22 -j LOG",
+	  "-A INPUT -p tcp -m limit --limit 3/min -m tcp --dport 22 -j LOG",
+	  NULL, NULL },
+	{ "-A INPUT -p tcp --dport 22 -m limit --limit 3/min -j ACCEPT",
+	  "-A INPUT -p tcp -m tcp --dport 22 -m limit --limit 3/min -j ACCEPT",
+	  "tcp dpt:22 limit: avg 3/min burst 5", NULL },
+	{ "-A FORWARD -p udp -m string --string x --algo bm -m udp --dport 1000:30000 -j ACCEPT",
+	  "-A FORWARD -p udp -m string --string \"x\" --algo bm -m udp --dport 1000:30000 -j ACCEPT",
+	  "STRING match  \"x\" ALGO name bm udp dpts:1000:30000", NULL },
+	{ "-A INPUT -p icmp -m limit --limit 1/sec -m icmp --icmp-type 8 -m state --state NEW -m ttl --ttl-eq 64 -m length --length 10:100 -m mark --mark 0x2 -m comment --comment \"a b\" -j ACCEPT",
+	  NULL, "limit: avg 1/sec burst 5 icmptype 8 state NEW TTL match TTL == 64 length 10:100 mark match 0x2 /* a b */",
+	  NULL },
+	{ "-A INPUT -m comment --comment x -m limit --limit 1/sec -m comment --comment y -j ACCEPT",
+	  NULL, "/* x */ limit: avg 1/sec burst 5 /* y */", NULL },
+	{ "-A INPUT -p tcp -m limit --limit 1/sec -m multiport --dports 1,2:3 -m iprange --src-range 10.0.0.1-10.0.0.5 -m conntrack --ctstate NEW -j DROP",
+	  NULL, NULL, NULL },
+	/* What the tree cannot take goes to libxtables, not refused. */
+	{ "-A FORWARD -m mark --mark 0x1/0x1 -j DROP", NULL,
+	  "mark match 0x1/0x1", NULL },
+	{ "-A FORWARD -m ttl --ttl-gt 5 -m ttl --ttl-lt 10 -j DROP", NULL,
+	  "TTL match TTL > 5 TTL match TTL < 10", NULL },
+	{ "-A FORWARD -m state --state NEW -m conntrack --ctstate NEW -j DROP",
+	  NULL, "state NEW ctstate NEW", NULL },
+	{ "-A FORWARD -m conntrack --ctstate NEW -m state --state NEW -j DROP",
+	  NULL, "ctstate NEW state NEW", NULL },
+	{ "-A FORWARD -p tcp -m tcp --dport 80 -m multiport --dports 1,2 -j DROP",
+	  NULL, "tcp dpt:80 multiport dports 1,2", NULL },
+	{ "-A FORWARD -p tcp -m multiport --dports 1,2 -m tcp --dport 80 -j DROP",
+	  NULL, "multiport dports 1,2 tcp dpt:80", NULL },
+	{ "-A FORWARD -p tcp -m tcp --sport 1 -m multiport --ports 2,3 -j DROP",
+	  NULL, NULL, NULL },
+	{ "-A FORWARD -s 10.1.0.0/16 -m iprange --src-range 10.1.0.1-10.1.0.9 -j DROP",
+	  NULL, "source IP range 10.1.0.1-10.1.0.9", NULL },
+	{ "-A FORWARD -m iprange --src-range 10.1.0.1-10.1.0.9 -s 10.1.0.0/16 -m ttl --ttl-eq 3 -j DROP",
+	  "-A FORWARD -s 10.1.0.0/16 -m iprange --src-range 10.1.0.1-10.1.0.9 -m ttl --ttl-eq 3 -j DROP",
+	  NULL, NULL },
+	{ "-A FORWARD -m length --length 10:100 -m length ! --length 50 -j DROP",
+	  NULL, NULL, NULL },
+	{ "-A FORWARD -m ttl --ttl-lt 0 -j DROP", NULL, NULL, NULL },
+	{ "-A FORWARD -m ttl --ttl-gt 255 -j DROP", NULL, NULL, NULL },
+	{ "-A FORWARD -m iprange --src-range 10.1.0.9-10.1.0.1 -j DROP", NULL,
+	  NULL, NULL },
+	{ "-A FORWARD -m conntrack --ctstate SNAT -j DROP", NULL, NULL, NULL },
+	{ "-A FORWARD -m conntrack --ctproto tcp -j DROP",
+	  "-A FORWARD -m conntrack --ctproto 6 -j DROP", NULL, NULL },
+	{ "-A FORWARD -m conntrack --ctstate NEW --ctproto tcp -j DROP",
+	  "-A FORWARD -m conntrack --ctstate NEW --ctproto 6 -j DROP", NULL,
+	  NULL },
+	{ "-A INPUT -m conntrack --ctstatus ASSURED", NULL, NULL, NULL },
+	{ "-A FORWARD -p tcp -m tcp --dport 22 --tcp-option 2 -j DROP", NULL,
+	  "tcp dpt:22 option=2", NULL },
+	{ "-A INPUT -p tcp --syn -m tcp --dport 22 -j ACCEPT",
+	  "-A INPUT -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -m tcp --dport 22 -j ACCEPT",
+	  NULL, NULL },
 	/* "--set" in full is recent's, not an abbreviated --set-counters. */
 	{ "-A INPUT -m recent --set -j ACCEPT",
 	  "-A INPUT -m recent --set --name DEFAULT --mask 255.255.255.255 --rsource -j ACCEPT",
@@ -150,8 +213,6 @@ static const struct xt_bad bad[] = {
 	{ "-A INPUT -j LOG --limit 1/s", 2, "unknown option \"--limit\"" },
 	{ "-A INPUT -j QUEUE", 2, "nf-hipac: target `QUEUE' is not supported" },
 	{ "-L INPUT -m limit", 2, "Illegal option with this command" },
-	{ "-A INPUT -m conntrack --ctstatus ASSURED", 2,
-	  "nf-hipac: option `--ctstatus' is not supported yet" },
 };
 
 static int parse_line(const char *line, struct nfhp_cmdline *cl, char *err,
@@ -373,6 +434,104 @@ static void test_bytes(struct nfhp_cmdline *cl, struct nfhp_cmdline *cl2)
 	      "-g LOG: a goto, as in iptables");
 }
 
+/**
+ * struct xt_layout - where the matches of a rule went
+ * @in: the command line after "iptables"
+ * @layout: the native dimensions in spec order, then "|" and the
+ *	xtables matches in order
+ */
+struct xt_layout {
+	const char *in;
+	const char *layout;
+};
+
+static const struct xt_layout layouts[] = {
+	{ "-A INPUT -p tcp -m limit --limit 3/min -m tcp --dport 22 -j LOG",
+	  "proto | limit tcp" },
+	{ "-A INPUT -p tcp -m limit --limit 3/min --dport 22 -j LOG",
+	  "proto | limit tcp" },
+	{ "-A INPUT -p tcp --dport 22 -m limit --limit 3/min -j ACCEPT",
+	  "proto dport | limit" },
+	{ "-A FORWARD -m mark --mark 0x1/0x1 -j DROP", "| mark" },
+	{ "-A FORWARD -m mark --mark 0x1/0xffff0000 -j DROP", "mark |" },
+	{ "-A FORWARD -m ttl --ttl-gt 5 -m ttl --ttl-lt 10 -j DROP",
+	  "ttl | ttl" },
+	{ "-A FORWARD -m state --state NEW -m conntrack --ctstate NEW -j DROP",
+	  "state | conntrack" },
+	{ "-A FORWARD -p tcp -m tcp --dport 80 -m multiport --dports 1,2 -j DROP",
+	  "proto dport | multiport" },
+	{ "-A FORWARD -m iprange --src-range 10.1.0.1-10.1.0.9 -s 10.1.0.0/16 -m ttl --ttl-eq 3 -j DROP",
+	  "src | iprange ttl" },
+	{ "-A FORWARD -m conntrack --ctstate NEW --ctproto tcp -m mark --mark 1 -j DROP",
+	  "| conntrack mark" },
+	{ "-A FORWARD -m mark --mark 1 -m conntrack --ctstate NEW --ctproto tcp -j DROP",
+	  "mark | conntrack" },
+	{ "-A FORWARD -p tcp -m tcp --dport 22 --tcp-option 2 -m mark --mark 1 -j DROP",
+	  "proto | tcp mark" },
+	{ "-A INPUT -m comment --comment x -m limit --limit 1/sec -m comment --comment y",
+	  "comment | limit comment" },
+	{ "-A INPUT -p tcp -m tcp --sport 1 -m limit --limit 1/sec --dport 2",
+	  "proto sport dport | limit" },
+	{ "-A INPUT -p tcp -m tcp -m limit --limit 1/sec -m tcp --dport 2",
+	  "proto sport | limit tcp" },
+};
+
+static void layout_str(const struct nfhp_rule_spec *spec, char *buf,
+		       size_t len)
+{
+	static const char *const dims[NFHP_DIM_MAX] = {
+		"src", "dst", "proto", "sport", "dport", "state", "frag",
+		"tcpflags", "icmp", "ttl", "len", "mark", "iif", "oif",
+	};
+	const struct nlattr *attr, *name;
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = 0;
+	for (i = 0; i < spec->nmatch; i++)
+		n += snprintf(buf + n, len - n, "%s ", dims[spec->m[i].dim]);
+	if (spec->comment[0])
+		n += snprintf(buf + n, len - n, "comment ");
+	n += snprintf(buf + n, len - n, "|");
+	mnl_attr_for_each_payload((const void *)spec->ext, spec->ext_len) {
+		if (mnl_attr_get_type(attr) != NFHPA_XT_MATCH)
+			continue;
+		name = xte(attr, NFHPA_XTE_NAME);
+		n += snprintf(buf + n, len - n, " %s",
+			      name ? mnl_attr_get_str(name) : "?");
+	}
+}
+
+/*
+ * Which matches stay native dimensions and which go to libxtables, and
+ * that "-D" with the same rule finds it: the same spec.
+ */
+static void test_layout(struct nfhp_cmdline *cl, struct nfhp_cmdline *cl2)
+{
+	char err[512], got[256], del[4096];
+	size_t i;
+	bool ok;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(layouts); i++) {
+		ret = parse_line(layouts[i].in, cl, err, sizeof(err));
+		layout_str(&cl->spec, got, sizeof(got));
+		ok = !ret && !strcmp(got, layouts[i].layout);
+		check(ok, "layout of %s", layouts[i].in);
+		show(ok, ret ? err : got, layouts[i].layout);
+		snprintf(del, sizeof(del), "-D%s", layouts[i].in + 2);
+		ret = parse_line(del, cl2, err, sizeof(err));
+		check(!ret && cl2->cmd == NFHP_CLI_DELETE &&
+		      cl2->spec.nmatch == cl->spec.nmatch &&
+		      !memcmp(cl2->spec.m, cl->spec.m,
+			      cl->spec.nmatch * sizeof(cl->spec.m[0])) &&
+		      !strcmp(cl2->spec.comment, cl->spec.comment) &&
+		      cl2->spec.ext_len == cl->spec.ext_len &&
+		      !memcmp(cl2->spec.ext, cl->spec.ext, cl->spec.ext_len),
+		      "-D finds %s", layouts[i].in);
+	}
+}
+
 struct restored {
 	int n;
 	char *lines[8];
@@ -385,6 +544,51 @@ static int restored_cmd(void *ctx, struct nfhp_cmdline *cl)
 	if (r->n < 8)
 		r->lines[r->n++] = save_str(&cl->spec, cl->chain);
 	return 0;
+}
+
+/* A restore file of rules with native matches after xtables ones. */
+static void test_restore_mixed(void)
+{
+	static const char text[] =
+		"*filter\n"
+		":INPUT ACCEPT [0:0]\n"
+		":FORWARD ACCEPT [0:0]\n"
+		"-A INPUT -p tcp -m limit --limit 3/min -m tcp --dport 22 -j LOG\n"
+		"-A INPUT -p tcp --dport 22 -m limit --limit 3/min -j ACCEPT\n"
+		"-A FORWARD -m mark --mark 0x1/0x1 -j DROP\n"
+		"-A FORWARD -m ttl --ttl-gt 5 -m ttl --ttl-lt 10 -j DROP\n"
+		"-A FORWARD -m state --state NEW -m conntrack --ctstate NEW -j DROP\n"
+		"-A FORWARD -p tcp -m tcp --dport 80 -m multiport --dports 1,2 -j DROP\n"
+		"-A FORWARD -p udp -m string --string x --algo bm -m udp --dport 53 -j ACCEPT\n"
+		"-A FORWARD -p tcp -m tcp --dport 80 -j ACCEPT\n"
+		"COMMIT\n";
+	static const char *const want[] = {
+		"-A INPUT -p tcp -m limit --limit 3/min -m tcp --dport 22 -j LOG",
+		"-A INPUT -p tcp -m tcp --dport 22 -m limit --limit 3/min -j ACCEPT",
+		"-A FORWARD -m mark --mark 0x1/0x1 -j DROP",
+		"-A FORWARD -m ttl --ttl-gt 5 -m ttl --ttl-lt 10 -j DROP",
+		"-A FORWARD -m state --state NEW -m conntrack --ctstate NEW -j DROP",
+		"-A FORWARD -p tcp -m tcp --dport 80 -m multiport --dports 1,2 -j DROP",
+		"-A FORWARD -p udp -m string --string \"x\" --algo bm -m udp --dport 53 -j ACCEPT",
+		"-A FORWARD -p tcp -m tcp --dport 80 -j ACCEPT",
+	};
+	struct nfhp_restore_ops ops = { .cmd = restored_cmd };
+	struct restored r = { 0 };
+	char err[512];
+	FILE *f;
+	int i, ret;
+
+	f = fmemopen((void *)text, sizeof(text) - 1, "r");
+	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	fclose(f);
+	check(!ret && r.n == 8, "restore mixed: eight rules read: %s", err);
+	for (i = 0; i < r.n && i < 8; i++) {
+		check(!strcmp(r.lines[i], want[i]), "restore mixed: rule %d",
+		      i + 1);
+		show(!strcmp(r.lines[i], want[i]), r.lines[i], want[i]);
+	}
+	for (i = 0; i < r.n; i++)
+		free(r.lines[i]);
 }
 
 /*
@@ -432,6 +636,7 @@ static void test_restore(void)
 		free(r.lines[i]);
 	check(ret == 2 && !strcmp(err, "line 3: bad rate \"x\"'"),
 	      "restore: the failing line and libxtables' message: %s", err);
+	test_restore_mixed();
 }
 
 /* Without the hook (nf-hipac-sim), extensions stay refused. */
@@ -449,6 +654,26 @@ static void test_unplugged(struct nfhp_cmdline *cl)
 	check(ret == 2 &&
 	      !strcmp(err, "nf-hipac: target `REJECT' is not supported yet"),
 	      "unplugged: -j REJECT refused: %s", err);
+	ret = parse_line("-A INPUT -p tcp -m limit --limit 3/min -m tcp --dport 22 -j ACCEPT",
+			 cl, err, sizeof(err));
+	check(ret == 2 &&
+	      !strcmp(err, "nf-hipac: match `limit' is not supported yet"),
+	      "unplugged: tcp after limit refused: %s", err);
+	ret = parse_line("-A FORWARD -m state --state NEW -m conntrack --ctstate NEW -j DROP",
+			 cl, err, sizeof(err));
+	check(ret == 2 &&
+	      !strcmp(err, "multiple matches on the same dimension are not supported"),
+	      "unplugged: state and conntrack refused: %s", err);
+	ret = parse_line("-A FORWARD -m conntrack --ctstate NEW --ctproto tcp -j DROP",
+			 cl, err, sizeof(err));
+	check(ret == 2 &&
+	      !strcmp(err, "nf-hipac: option `--ctproto' is not supported yet"),
+	      "unplugged: --ctproto refused: %s", err);
+	/* The core refuses this mask: the parser keeps it. */
+	ret = parse_line("-A FORWARD -m mark --mark 0x1/0x1 -j DROP", cl, err,
+			 sizeof(err));
+	check(!ret && cl->spec.nmatch == 1 && !cl->spec.ext_len,
+	      "unplugged: mark 0x1/0x1 native: %s", err);
 }
 
 int main(void)
@@ -466,6 +691,7 @@ int main(void)
 	test_bad(cl);
 	test_list_lines(cl);
 	test_bytes(cl, cl2);
+	test_layout(cl, cl2);
 	test_restore();
 	nfhp_xt_fini();
 	test_unplugged(cl);

@@ -8,6 +8,10 @@ type/code, multiport --sports/--dports, iprange, state and conntrack
 --ctstate, ttl, length, mark and comment; targets ACCEPT, DROP, RETURN,
 jumps and gotos into up to four user chains, either FORWARD policy.  The
 value domains are small so that rules overlap and every boundary matters.
+Forms the tree cannot take are generated too: multiport beside a port of
+tcp/udp, iprange beside -s/-d, state and conntrack together, two ttl
+matches, mark masks of low bits, --ttl-lt 0 and --ttl-gt 255.  nf-hipac
+sends those matches (and every match after them) through libxtables.
 Forms nf-hipac refuses today (see REFUSED in driver.py) are left out.
 
 pools() reads the interesting values back from any rule set text (random,
@@ -35,7 +39,8 @@ TTLS = (1, 2, 3, 5, 10, 63, 64, 65, 127, 128, 200, 254, 255)
 LENGTHS = (20, 21, 28, 40, 41, 52, 60, 64, 84, 100, 128, 200, 576, 1000,
            1400)
 MARK_MASKS = ("0xffffffff", "0xffff0000", "0xff000000", "0xfffffff0",
-              "0xfffffffe", "0x80000000", "0xfffff000")
+              "0xfffffffe", "0x80000000", "0xfffff000", "0x1", "0xff",
+              "0xff00ff00")
 # iptables' icmp type names with the type/code they stand for.
 ICMP_NAMES = {
     "any": None, "echo-reply": (0, None), "destination-unreachable":
@@ -185,35 +190,36 @@ def gen_rule(rng, chain, targets, may_return):
     if proto == "icmp" and rng.random() < 0.7:
         w += ["-m", "icmp", inv(rng) + "--icmp-type", icmp_arg(rng)]
     if proto in ("tcp", "udp") and rng.random() < 0.2:
-        if not have_dport:
-            w += ["-m", "multiport", inv(rng) + "--dports",
-                  multiport_arg(rng)]
-        elif not have_sport:
-            w += ["-m", "multiport", inv(rng) + "--sports",
-                  multiport_arg(rng)]
+        # Beside --dport (--sport) of tcp/udp it goes to libxtables.
+        w += ["-m", "multiport",
+              inv(rng) + ("--dports" if rng.random() < 0.6 else "--sports"),
+              multiport_arg(rng)]
     m = []
-    if not have_src and rng.random() < 0.1:
+    # Beside -s (-d) it goes to libxtables.
+    if rng.random() < 0.1:
         m += [inv(rng) + "--src-range", iprange_arg(rng)]
-    if not have_dst and rng.random() < 0.1:
+    if rng.random() < 0.1:
         m += [inv(rng) + "--dst-range", iprange_arg(rng)]
     if m:
         w += ["-m", "iprange"] + m
     r = rng.random()
     if r < 0.25:
         states = [s for s in STATES if rng.random() < 0.35] or ["NEW"]
-        if rng.random() < 0.5:
-            w += ["-m", "state", inv(rng) + "--state", ",".join(states)]
-        else:
-            w += ["-m", "conntrack", inv(rng) + "--ctstate",
-                  ",".join(states)]
-    if rng.random() < 0.12:
+        state = ["-m", "state", inv(rng) + "--state", ",".join(states)]
+        ct = ["-m", "conntrack", inv(rng) + "--ctstate", ",".join(states)]
         r = rng.random()
-        v = rng.choice(TTLS)
+        w += state if r < 0.45 else ct if r < 0.9 else state + ct
+    # A second ttl match goes to libxtables.
+    for _ in range(2 if rng.random() < 0.15 else 1):
+        if rng.random() >= 0.12:
+            continue
+        r = rng.random()
+        v = rng.choice(TTLS + (0,))
         if r < 0.4:
             w += ["-m", "ttl", inv(rng, 0.25) + "--ttl-eq", str(v)]
-        elif r < 0.7 and v > 0:
+        elif r < 0.7:
             w += ["-m", "ttl", "--ttl-lt", str(v)]
-        elif v < 255:
+        else:
             w += ["-m", "ttl", "--ttl-gt", str(v)]
     if rng.random() < 0.12:
         a, b = sorted((rng.choice(LENGTHS), rng.choice(LENGTHS)))
