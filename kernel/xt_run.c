@@ -180,6 +180,22 @@ static void nfhp_xt_target_put(struct nfhp_xt_rule *x,
 	kfree(it->info);
 }
 
+/*
+ * xt_request_find_match(), and for "icmp", which ip_tables.ko itself
+ * registers under no module alias, ip_tables loaded first: a host that
+ * filters with nf-hipac alone may not have it.
+ */
+static struct xt_match *nfhp_xt_find_match(const char *name, u8 revision)
+{
+	struct xt_match *m = xt_request_find_match(NFPROTO_IPV4, name,
+						   revision);
+
+	if (PTR_ERR_OR_ZERO(m) == -ENOENT && !strcmp(name, "icmp") &&
+	    !request_module("ip_tables"))
+		m = xt_request_find_match(NFPROTO_IPV4, name, revision);
+	return m;
+}
+
 /* Look up, copy and check the match of @a as item @it of @x. */
 static int nfhp_xt_match_get(struct nfhp_xt_rule *x, struct nfhp_xt_item *it,
 			     const struct nlattr *a, const char **msg)
@@ -191,9 +207,8 @@ static int nfhp_xt_match_get(struct nfhp_xt_rule *x, struct nfhp_xt_item *it,
 	err = nfhp_xt_decode(a, tb, msg);
 	if (err)
 		return err;
-	it->match = xt_request_find_match(NFPROTO_IPV4,
-					  nla_data(tb[NFHPA_XTE_NAME]),
-					  nla_get_u8(tb[NFHPA_XTE_REVISION]));
+	it->match = nfhp_xt_find_match(nla_data(tb[NFHPA_XTE_NAME]),
+				       nla_get_u8(tb[NFHPA_XTE_REVISION]));
 	if (IS_ERR(it->match)) {
 		*msg = "unknown xtables match or revision";
 		return PTR_ERR(it->match);
