@@ -138,6 +138,53 @@ def mark_arg(rng):
     return "0x%x/%s" % (v, mask)
 
 
+def xt_match(rng):
+    """An xtables match the kernel's own module runs: stateful ones (limit,
+    statistic) make the order and the number of their runs visible."""
+    r = rng.random()
+    if r < 0.25:
+        return ["-m", "limit", "--limit", "1/hour", "--limit-burst",
+                str(rng.randint(1, 30))]
+    if r < 0.45:
+        every = rng.randint(2, 5)
+        return ["-m", "statistic", "--mode", "nth", "--every", str(every),
+                "--packet", str(rng.randrange(every))]
+    if r < 0.6:
+        return ["-m", "string", "--string",
+                rng.choice(("payload!", "load", "nothere")), "--algo",
+                rng.choice(("bm", "kmp"))]
+    if r < 0.7:
+        return ["-m", "pkttype", "--pkt-type",
+                rng.choice(("unicast", "broadcast", "multicast"))]
+    if r < 0.8:
+        return ["-m", "addrtype", "--dst-type",
+                rng.choice(("UNICAST", "LOCAL", "BROADCAST"))]
+    if r < 0.9:
+        return ["-m", "dscp", inv(rng) + "--dscp", str(rng.randrange(8))]
+    lo = rng.randrange(0, 60000)
+    return ["-m", "u32", "--u32",
+            '"0>>22&0x3C@0>>16=%d:%d"' % (lo, lo + rng.randrange(5000))]
+
+
+def xt_target(rng, proto):
+    """An xtables target: REJECT of every kind, or one that goes on."""
+    r = rng.random()
+    if r < 0.45:
+        kinds = ["icmp-net-unreachable", "icmp-host-unreachable",
+                 "icmp-port-unreachable", "icmp-proto-unreachable",
+                 "icmp-net-prohibited", "icmp-host-prohibited",
+                 "icmp-admin-prohibited"]
+        if proto == "tcp":
+            kinds.append("tcp-reset")
+        return ["-j", "REJECT", "--reject-with", rng.choice(kinds)]
+    if r < 0.6:
+        return ["-j", "LOG", "--log-prefix", '"gen "']
+    if r < 0.7:
+        return ["-j", "NFLOG", "--nflog-group", "9"]
+    # The mark later rules see: the mark matches of gen use 0..0xff.
+    return ["-j", "MARK", "--set-mark", "0x%x" % rng.randrange(0x100)]
+
+
 def gen_rule(rng, chain, targets, may_return):
     """One rule of chain; targets are the user chains it may enter."""
     w = ["-A", chain]
@@ -171,6 +218,9 @@ def gen_rule(rng, chain, targets, may_return):
         w += ["-f"]
     elif r < 0.08:
         w += ["!", "-f"]
+    # Before the transport match: iptables runs matches in this order.
+    if rng.random() < 0.08:
+        w += xt_match(rng)
     have_sport = have_dport = False
     if proto in ("tcp", "udp") and rng.random() < 0.7:
         m = []
@@ -230,8 +280,12 @@ def gen_rule(rng, chain, targets, may_return):
     if rng.random() < 0.06:
         w += ["-m", "comment", "--comment",
               '"rule %d of %s"' % (rng.randrange(100), chain)]
+    if rng.random() < 0.08:
+        w += xt_match(rng)
     r = rng.random()
-    if targets and r < 0.25:
+    if r < 0.1:
+        w += xt_target(rng, proto)
+    elif targets and r < 0.25:
         w += ["-g" if rng.random() < 0.35 else "-j", rng.choice(targets)]
     elif may_return and r < 0.35:
         w += ["-j", "RETURN"]

@@ -16,7 +16,8 @@
 # forward 10.1/16, 10.2/16 and 10.3/16 to the three client-side interfaces
 # and everything else to srv0; the next hops are permanent neighbours (the
 # tester's MACs), so no ARP is ever needed and any source address works
-# (rp_filter off).  Redirects are off and ICMP errors unlimited, so the
+# (rp_filter off).  Redirects are off and ICMP errors unlimited (the global
+# limit, which both routers share, too: its burst is 50), so the
 # little traffic the routers make themselves is deterministic too.
 #
 # Both routers set the packet mark in mangle PREROUTING from the TOS bits
@@ -76,6 +77,7 @@ diff_router_setup()
 		echo 1 > /proc/sys/net/ipv4/ip_forward
 		echo 0 > /proc/sys/net/ipv4/icmp_ratelimit
 		echo 1000000 > /proc/sys/net/ipv4/icmp_msgs_per_sec
+		echo 1000000 > /proc/sys/net/ipv4/icmp_msgs_burst
 		for d in $conf/*; do
 			echo 0 > \$d/rp_filter
 			echo 0 > \$d/send_redirects
