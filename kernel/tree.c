@@ -133,6 +133,28 @@
  * subtree, or a whole tree, whose earliest entry comes after it cannot
  * change it and is not entered: branch and bound, on a decision that is
  * exact either way.
+ *
+ * Extensions
+ * ----------
+ *
+ * A rule may also have matches and a target the tree does not know
+ * (ext.h: -m limit, -j REJECT, ...).  Its entry carries the rule's native
+ * box as usual but is %NFHP_ENTRY_EVAL: whether it matches, or what its
+ * target says, is known only at packet time, so it never ends a scan, and
+ * a jump with such matches makes its chain's entries %NFHP_ENTRY_COND too
+ * (they may be skipped), which pushes @maybe_to past them like a RETURN
+ * that may or may not be taken.  A leaf with an EVAL entry keeps every
+ * relevant entry, not only the counted ones, and says so in @ibits; the
+ * lookup then walks its entries in order (ruleset.c) and runs the
+ * extensions of those it reaches.  Example, FORWARD policy DROP::
+ *
+ *   1  -p tcp --dport 22 -m limit --limit 3/min -j ACCEPT
+ *   2  -p tcp --dport 22 -j REJECT --reject-with tcp-reset
+ *
+ * Under PROTO [6,6], DPORT [22,22] the leaf holds 1 (EVAL), 2 (EVAL) and
+ * the policy: a packet within the limit is accepted by 1, the next one
+ * reset by 2; elsewhere the leaf is the policy alone and no extension
+ * runs.
  */
 #include <linux/bitops.h>
 #include <linux/errno.h>
