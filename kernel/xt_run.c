@@ -196,44 +196,55 @@ static struct xt_match *nfhp_xt_find_match(const char *name, u8 revision)
 	return m;
 }
 
-/* Look up, copy and check the match of @a as item @it of @x. */
-static int nfhp_xt_match_get(struct nfhp_xt_rule *x, struct nfhp_xt_item *it,
-			     const struct nlattr *a, const char **msg)
+/* Decode @a: its name and revision, and a copy of its info in @it. */
+static int nfhp_xt_item_read(const struct nlattr *a, struct nfhp_xt_item *it,
+			     const char **name, u8 *rev, const char **msg)
 {
 	struct nlattr *tb[NFHPA_XTE_MAX + 1];
-	struct xt_mtchk_param par = {};
 	int err;
 
 	err = nfhp_xt_decode(a, tb, msg);
 	if (err)
 		return err;
-	it->match = nfhp_xt_find_match(nla_data(tb[NFHPA_XTE_NAME]),
-				       nla_get_u8(tb[NFHPA_XTE_REVISION]));
-	if (IS_ERR(it->match)) {
-		*msg = "unknown xtables match or revision";
-		return PTR_ERR(it->match);
-	}
+	*name = nla_data(tb[NFHPA_XTE_NAME]);
+	*rev = nla_get_u8(tb[NFHPA_XTE_REVISION]);
 	it->size = nla_len(tb[NFHPA_XTE_DATA]);
 	it->info = kmemdup(nla_data(tb[NFHPA_XTE_DATA]), it->size ?: 1,
 			   GFP_KERNEL);
-	err = -ENOMEM;
-	if (!it->info)
-		goto err_put;
-	par.net = x->net;
-	par.table = "filter";
-	par.entryinfo = &x->entry;
-	par.match = it->match;
-	par.matchinfo = it->info;
-	par.hook_mask = x->hook_mask;
-	par.family = NFPROTO_IPV4;
+	return it->info ? 0 : -ENOMEM;
+}
+
+/* Look up, copy and check the match of @a as item @it of @x. */
+static int nfhp_xt_match_get(struct nfhp_xt_rule *x, struct nfhp_xt_item *it,
+			     const struct nlattr *a, const char **msg)
+{
+	struct xt_mtchk_param par;
+	const char *name;
+	u8 rev;
+	int err;
+
+	err = nfhp_xt_item_read(a, it, &name, &rev, msg);
+	if (err)
+		return err;
+	it->match = nfhp_xt_find_match(name, rev);
+	if (IS_ERR(it->match)) {
+		*msg = "unknown xtables match or revision";
+		err = PTR_ERR(it->match);
+		goto err_free;
+	}
+	par = (struct xt_mtchk_param) {
+		.net = x->net, .table = "filter", .entryinfo = &x->entry,
+		.match = it->match, .matchinfo = it->info,
+		.hook_mask = x->hook_mask, .family = NFPROTO_IPV4,
+	};
 	err = xt_check_match(&par, it->size, x->entry.ip.proto,
 			     x->entry.ip.invflags & IPT_INV_PROTO);
 	if (!err)
 		return 0;
 	*msg = "the xtables match refused the rule (see the kernel log)";
-	kfree(it->info);
-err_put:
 	module_put(it->match->me);
+err_free:
+	kfree(it->info);
 	return err;
 }
 
@@ -242,33 +253,25 @@ static int nfhp_xt_target_get(struct nfhp_xt_rule *x, const struct nlattr *a,
 			      const char **msg)
 {
 	struct nfhp_xt_item *it = &x->target;
-	struct nlattr *tb[NFHPA_XTE_MAX + 1];
-	struct xt_tgchk_param par = {};
+	struct xt_tgchk_param par;
+	const char *name;
+	u8 rev;
 	int err;
 
-	err = nfhp_xt_decode(a, tb, msg);
+	err = nfhp_xt_item_read(a, it, &name, &rev, msg);
 	if (err)
 		return err;
-	it->target = xt_request_find_target(NFPROTO_IPV4,
-					    nla_data(tb[NFHPA_XTE_NAME]),
-					    nla_get_u8(tb[NFHPA_XTE_REVISION]));
+	it->target = xt_request_find_target(NFPROTO_IPV4, name, rev);
 	if (IS_ERR(it->target)) {
 		*msg = "unknown xtables target or revision";
-		return PTR_ERR(it->target);
+		err = PTR_ERR(it->target);
+		goto err_free;
 	}
-	it->size = nla_len(tb[NFHPA_XTE_DATA]);
-	it->info = kmemdup(nla_data(tb[NFHPA_XTE_DATA]), it->size ?: 1,
-			   GFP_KERNEL);
-	err = -ENOMEM;
-	if (!it->info)
-		goto err_put;
-	par.net = x->net;
-	par.table = "filter";
-	par.entryinfo = &x->entry;
-	par.target = it->target;
-	par.targinfo = it->info;
-	par.hook_mask = x->hook_mask;
-	par.family = NFPROTO_IPV4;
+	par = (struct xt_tgchk_param) {
+		.net = x->net, .table = "filter", .entryinfo = &x->entry,
+		.target = it->target, .targinfo = it->info,
+		.hook_mask = x->hook_mask, .family = NFPROTO_IPV4,
+	};
 	err = xt_check_target(&par, it->size, x->entry.ip.proto,
 			      x->entry.ip.invflags & IPT_INV_PROTO);
 	if (!err) {
@@ -276,9 +279,9 @@ static int nfhp_xt_target_get(struct nfhp_xt_rule *x, const struct nlattr *a,
 		return 0;
 	}
 	*msg = "the xtables target refused the rule (see the kernel log)";
-	kfree(it->info);
-err_put:
 	module_put(it->target->me);
+err_free:
+	kfree(it->info);
 	return err;
 }
 
