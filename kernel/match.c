@@ -865,13 +865,14 @@ static unsigned int nfhp_stored_ranges(const struct nfhp_dim_match *m)
 }
 
 /* Packed layout: nmatch, action, target, comment, then per match its
- * header bytes, ranges and interface name, then the extensions' length
- * (two bytes) and bytes.
+ * header bytes, ranges and interface name, then the order's length (one
+ * byte) and bytes, then the extensions' length (two bytes) and bytes.
  */
 static size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
 {
 	size_t len = 2 + 2 + strnlen(s->target, sizeof(s->target)) +
 		     strnlen(s->comment, sizeof(s->comment)) +
+		     1 + min_t(size_t, s->norder, sizeof(s->order)) +
 		     2 + min_t(size_t, s->ext_len, sizeof(s->ext));
 	unsigned int i;
 
@@ -932,6 +933,10 @@ int nfhp_spec_pack(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		d += n * sizeof(m->ranges[0]);
 		d = nfhp_put_str(d, m->ifname, sizeof(m->ifname));
 	}
+	n = min_t(size_t, s->norder, sizeof(s->order));
+	*d++ = n;
+	memcpy(d, s->order, n);
+	d += n;
 	n = min_t(size_t, s->ext_len, sizeof(s->ext));
 	*d++ = n & 0xff;
 	*d++ = n >> 8;
@@ -978,6 +983,9 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		d += n * sizeof(m->ranges[0]);
 		d = nfhp_get_str(d, m->ifname);
 	}
+	s->norder = *d++;
+	memcpy(s->order, d, s->norder);
+	d += s->norder;
 	s->ext_len = d[0] | d[1] << 8;
 	memcpy(s->ext, d + 2, s->ext_len);
 }

@@ -79,6 +79,7 @@ static const struct nla_policy nfhp_rule_policy[NFHPA_RULE_MAX + 1] = {
 	[NFHPA_RULE_COUNTERS] = NLA_POLICY_NESTED(nfhp_counter_policy),
 	/* Checked by xt.c when the rule is added. */
 	[NFHPA_RULE_XT] = { .type = NLA_NESTED },
+	[NFHPA_RULE_ORDER] = { .type = NLA_BINARY, .len = NFHP_MAX_ORDER },
 };
 
 static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
@@ -255,6 +256,38 @@ static int nfhp_match_decode(struct nfhp_dim_match *dm,
 }
 
 /**
+ * nfhp_order_decode() - decode NFHPA_RULE_ORDER
+ * @spec: the rule to fill
+ * @attr: the attribute, at most NFHP_MAX_ORDER bytes (nfhp_rule_policy)
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_order_decode(struct nfhp_rule_spec *spec,
+			     const struct nlattr *attr,
+			     struct netlink_ext_ack *extack)
+{
+	const u8 *order = nla_data(attr);
+	int i, len = nla_len(attr);
+
+	if (len < 1 || len > NFHP_MAX_ORDER) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the match order needs 1 to NFHP_MAX_ORDER modules");
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if (order[i] >= NFHP_MOD_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "unknown match module in the match order");
+			return -EINVAL;
+		}
+	}
+	spec->norder = len;
+	memcpy(spec->order, order, len);
+	return 0;
+}
+
+/**
  * nfhp_rule_decode() - decode NFHPA_RULE
  * @spec: the rule to fill
  * @counters: set to the rule's initial counters, 0 when absent
@@ -312,6 +345,12 @@ static int nfhp_rule_decode(struct nfhp_rule_spec *spec,
 	if (tb[NFHPA_RULE_COMMENT])
 		nla_strscpy(spec->comment, tb[NFHPA_RULE_COMMENT],
 			    sizeof(spec->comment));
+
+	if (tb[NFHPA_RULE_ORDER]) {
+		ret = nfhp_order_decode(spec, tb[NFHPA_RULE_ORDER], extack);
+		if (ret)
+			return ret;
+	}
 
 	if (tb[NFHPA_RULE_XT]) {
 		if (nla_len(tb[NFHPA_RULE_XT]) > sizeof(spec->ext)) {
@@ -796,6 +835,9 @@ static int nfhp_put_rule(struct sk_buff *skb,
 		goto err_cancel;
 	if (spec->comment[0] &&
 	    nla_put_string(skb, NFHPA_RULE_COMMENT, spec->comment))
+		goto err_cancel;
+	if (spec->norder && nla_put(skb, NFHPA_RULE_ORDER, spec->norder,
+				    spec->order))
 		goto err_cancel;
 	if (spec->ext_len && nla_put(skb, NFHPA_RULE_XT | NLA_F_NESTED,
 				     spec->ext_len, spec->ext))

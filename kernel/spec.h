@@ -56,6 +56,9 @@ struct nfhp_dim_match {
  * @action: &enum nfhp_action
  * @target: user chain name for %NFHP_ACT_JUMP and %NFHP_ACT_GOTO
  * @comment: -m comment --comment text, or the empty string
+ * @norder: bytes in @order, 0 for the canonical order
+ * @order: the native match modules in the order written, &enum
+ *	nfhp_module each; only listings read it (NFHPA_RULE_ORDER)
  * @ext_len: bytes in @ext, 0 for a rule the tree classifies alone
  * @ext: the matches and target the tree does not know, opaque to the
  *	core: the payload of NFHPA_RULE_XT, read by &struct nfhp_ext_ops
@@ -66,6 +69,8 @@ struct nfhp_rule_spec {
 	struct nfhp_dim_match m[NFHP_DIM_MAX];
 	char target[NFHP_CHAIN_NAME_LEN];
 	char comment[NFHP_COMMENT_LEN];
+	u8 norder;
+	u8 order[NFHP_MAX_ORDER];
 	u16 ext_len;
 	u8 ext[NFHP_XT_MAXLEN] __aligned(8);
 };

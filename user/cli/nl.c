@@ -164,6 +164,8 @@ void nfhp_nl_put_rule(struct nlmsghdr *nlh, const struct nfhp_rule_spec *spec,
 		mnl_attr_put_strz(nlh, NFHPA_RULE_TARGET, spec->target);
 	if (spec->comment[0])
 		mnl_attr_put_strz(nlh, NFHPA_RULE_COMMENT, spec->comment);
+	if (spec->norder && spec->norder <= sizeof(spec->order))
+		mnl_attr_put(nlh, NFHPA_RULE_ORDER, spec->norder, spec->order);
 	if (spec->ext_len && spec->ext_len <= sizeof(spec->ext))
 		mnl_attr_put(nlh, NFHPA_RULE_XT | NLA_F_NESTED, spec->ext_len,
 			     spec->ext);
@@ -381,6 +383,22 @@ static int copy_xt(struct nfhp_rule_spec *spec, const struct nlattr *nest)
 	return 0;
 }
 
+/* NFHPA_RULE_ORDER: as the kernel checks it, 1 to NFHP_MAX_ORDER modules. */
+static int copy_order(struct nfhp_rule_spec *spec, const struct nlattr *attr)
+{
+	const u8 *order = mnl_attr_get_payload(attr);
+	size_t i, len = mnl_attr_get_payload_len(attr);
+
+	if (len < 1 || len > sizeof(spec->order))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (order[i] >= NFHP_MOD_MAX)
+			return -EINVAL;
+	memcpy(spec->order, order, len);
+	spec->norder = len;
+	return 0;
+}
+
 static int copy_str(char *dst, size_t size, const struct nlattr *attr)
 {
 	if (mnl_attr_get_payload_len(attr) > size)
@@ -420,6 +438,8 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 		     tb[NFHPA_RULE_COMMENT]))
 		return -EINVAL;
 	if (tb[NFHPA_RULE_XT] && copy_xt(spec, tb[NFHPA_RULE_XT]))
+		return -EINVAL;
+	if (tb[NFHPA_RULE_ORDER] && copy_order(spec, tb[NFHPA_RULE_ORDER]))
 		return -EINVAL;
 	if (counters) {
 		memset(counters, 0, sizeof(*counters));
@@ -553,7 +573,10 @@ static bool match_equal(const struct nfhp_dim_match *a,
  * @b: another rule
  *
  * Compares what the wire format carries, so that a rule parsed from the
- * command line equals the same rule read back from the kernel.
+ * command line equals the same rule read back from the kernel.  The
+ * written order of the native matches (NFHPA_RULE_ORDER) counts, as the
+ * kernel compares it too and iptables -D takes a rule whose matches come
+ * in another order for another rule.
  *
  * Return: true when they are equal.
  */
@@ -563,7 +586,10 @@ bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
 	unsigned int i;
 
 	if (a->nmatch != b->nmatch || a->action != b->action ||
-	    strcmp(a->comment, b->comment) || a->ext_len != b->ext_len ||
+	    strcmp(a->comment, b->comment) || a->norder != b->norder ||
+	    a->norder > sizeof(a->order) ||
+	    memcmp(a->order, b->order, a->norder) ||
+	    a->ext_len != b->ext_len ||
 	    a->ext_len > sizeof(a->ext) ||
 	    memcmp(a->ext, b->ext, a->ext_len))
 		return false;

@@ -26,8 +26,9 @@
  * the tree cannot take (a second match on its dimension, an option it
  * has no dimension for, a mark mask of low bits) makes refuse() parse the
  * line again with that whole match in libxtables.  The IP part always
- * stays native.  The printer prints the native matches first, then the
- * xtables ones, which is then the order iptables-save prints them in.
+ * stays native.  spec->order records the order the native matches were
+ * loaded in; the printer prints them in it, then the xtables ones, which
+ * is then the order iptables-save prints them in.
  */
 /* First: the shim must see <errno.h> before anything pulls in linux/. */
 #include "parse.h"
@@ -50,20 +51,20 @@
 #define PARSE_RETRY		(-1000)
 #define NFHP_IFNAMSIZ		16
 
-/* The matches nf-hipac evaluates natively. */
+/* The matches nf-hipac evaluates natively: NFHPA_RULE_ORDER names them. */
 enum nfhp_pmatch {
-	PM_TCP,
-	PM_UDP,
-	PM_ICMP,
-	PM_MULTIPORT,
-	PM_IPRANGE,
-	PM_STATE,
-	PM_CONNTRACK,
-	PM_TTL,
-	PM_LENGTH,
-	PM_MARK,
-	PM_COMMENT,
-	PM_MAX,
+	PM_TCP = NFHP_MOD_TCP,
+	PM_UDP = NFHP_MOD_UDP,
+	PM_ICMP = NFHP_MOD_ICMP,
+	PM_MULTIPORT = NFHP_MOD_MULTIPORT,
+	PM_IPRANGE = NFHP_MOD_IPRANGE,
+	PM_STATE = NFHP_MOD_STATE,
+	PM_CONNTRACK = NFHP_MOD_CONNTRACK,
+	PM_TTL = NFHP_MOD_TTL,
+	PM_LENGTH = NFHP_MOD_LENGTH,
+	PM_MARK = NFHP_MOD_MARK,
+	PM_COMMENT = NFHP_MOD_COMMENT,
+	PM_MAX = NFHP_MOD_MAX,
 	PM_CORE = PM_MAX,	/* options of iptables itself */
 };
 
@@ -1895,6 +1896,36 @@ static bool builtin_chain(const char *name)
 	       !strcmp(name, "OUTPUT");
 }
 
+/*
+ * spec->order: the native matches in the order they were loaded, which is
+ * the order iptables-save prints them in; none when that is the canonical
+ * order, so that a rule written in it packs as before and equals the same
+ * rule from a client that sends no order (nf-hipac import).
+ */
+static void set_order(struct pstate *ps, struct nfhp_rule_spec *spec)
+{
+	unsigned int i, j, n = 0;
+	bool canonical = true;
+	u8 mods[PM_MAX];
+
+	for (i = 0; i < PM_MAX; i++) {
+		if (!(ps->loaded & (1u << i)))
+			continue;
+		for (j = n; j > 0 && ps->pm_seq[mods[j - 1]] > ps->pm_seq[i]; j--)
+			mods[j] = mods[j - 1];
+		mods[j] = i;
+		n++;
+	}
+	for (i = 1; i < n; i++)
+		if (nfhp_mod_group(mods[i]) < nfhp_mod_group(mods[i - 1]))
+			canonical = false;
+	spec->norder = 0;
+	if (canonical || n > sizeof(spec->order))
+		return;
+	memcpy(spec->order, mods, n);
+	spec->norder = n;
+}
+
 /* What iptables checks once the whole line is read. */
 static int final_checks(struct pstate *ps)
 {
@@ -1987,6 +2018,7 @@ static int final_checks(struct pstate *ps)
 	for (d = 0; d < NFHP_DIM_MAX; d++)
 		if (ps->have[d])
 			spec->m[spec->nmatch++] = ps->m[d];
+	set_order(ps, spec);
 	return 0;
 }
 

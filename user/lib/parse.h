@@ -126,6 +126,27 @@ extern const struct nfhp_icmp_name nfhp_icmp_names[];	/* NULL-terminated */
 extern const struct nfhp_flag_name nfhp_state_names[];	/* NULL-terminated */
 extern const struct nfhp_flag_name nfhp_tcp_flag_names[]; /* NULL-terminated */
 
+/*
+ * The place of a native match module (enum nfhp_module) in the canonical
+ * order the printer uses when a rule has no NFHPA_RULE_ORDER: tcp/udp,
+ * multiport, icmp, iprange, state/conntrack, ttl, length, mark, comment.
+ * Modules of one place print as one group.
+ */
+#define NFHP_MOD_GROUPS		9
+static inline unsigned int nfhp_mod_group(unsigned int mod)
+{
+	static const unsigned char group[NFHP_MOD_MAX] = {
+		[NFHP_MOD_TCP] = 0, [NFHP_MOD_UDP] = 0,
+		[NFHP_MOD_MULTIPORT] = 1, [NFHP_MOD_ICMP] = 2,
+		[NFHP_MOD_IPRANGE] = 3,
+		[NFHP_MOD_STATE] = 4, [NFHP_MOD_CONNTRACK] = 4,
+		[NFHP_MOD_TTL] = 5, [NFHP_MOD_LENGTH] = 6,
+		[NFHP_MOD_MARK] = 7, [NFHP_MOD_COMMENT] = 8,
+	};
+
+	return mod < NFHP_MOD_MAX ? group[mod] : NFHP_MOD_GROUPS;
+}
+
 /* -p argument: number, "all", /etc/protocols name or built-in name. */
 bool nfhp_parse_protocol(const char *s, u8 *proto);
 /* The protocol name iptables prints; lookup consults /etc/protocols. */

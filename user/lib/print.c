@@ -142,13 +142,36 @@ static void save_ports(FILE *f, const char *opt,
 		fprintf(f, ":%u", hi32(m, 0));
 }
 
-/* The rule's matches in iptables-save syntax, after "-A CHAIN". */
-static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
+/*
+ * The native match groups of a rule in the order they print: those of
+ * spec->order first, then the others in the canonical order (parse.h).
+ * Return: the number of groups in @groups.
+ */
+static unsigned int print_order(const struct nfhp_rule_spec *s,
+				u8 groups[NFHP_MOD_GROUPS])
 {
-	const struct nfhp_dim_match *m, *sp, *dp, *fl, *mp;
-	char a[32], b[32];
+	bool seen[NFHP_MOD_GROUPS + 1] = { false };
+	unsigned int i, g, n = 0;
+
+	for (i = 0; i < s->norder && i < sizeof(s->order); i++) {
+		g = nfhp_mod_group(s->order[i]);
+		if (g < NFHP_MOD_GROUPS && !seen[g]) {
+			seen[g] = true;
+			groups[n++] = g;
+		}
+	}
+	for (g = 0; g < NFHP_MOD_GROUPS; g++)
+		if (!seen[g])
+			groups[n++] = g;
+	return n;
+}
+
+/* The IP part of a rule in iptables-save syntax, after "-A CHAIN". */
+static void save_ip(FILE *f, const struct nfhp_rule_spec *s)
+{
+	const struct nfhp_dim_match *m;
+	char a[32];
 	u8 proto = spec_proto(s);
-	unsigned int i;
 
 	m = find_dim(s, NFHP_DIM_SRC);
 	if (m && m->form == NFHP_FORM_PREFIX) {
@@ -180,12 +203,35 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 	m = find_dim(s, NFHP_DIM_FRAG);
 	if (m)
 		fprintf(f, "%s -f", m->invert ? " !" : "");
+}
 
-	sp = find_dim(s, NFHP_DIM_SPORT);
-	dp = find_dim(s, NFHP_DIM_DPORT);
-	fl = find_dim(s, NFHP_DIM_TCPFLAGS);
-	if ((sp && sp->syntax == NFHP_SYN_DEFAULT) ||
-	    (dp && dp->syntax == NFHP_SYN_DEFAULT) || fl) {
+/* The multiport match of a rule, or NULL. */
+static const struct nfhp_dim_match *multiport(const struct nfhp_rule_spec *s)
+{
+	const struct nfhp_dim_match *sp = find_dim(s, NFHP_DIM_SPORT);
+	const struct nfhp_dim_match *dp = find_dim(s, NFHP_DIM_DPORT);
+
+	return sp && sp->syntax == NFHP_SYN_MULTIPORT ? sp :
+	       dp && dp->syntax != NFHP_SYN_DEFAULT ? dp : NULL;
+}
+
+/* One native match group (nfhp_mod_group()) in iptables-save syntax. */
+static void save_group(FILE *f, const struct nfhp_rule_spec *s,
+		       unsigned int group)
+{
+	const struct nfhp_dim_match *m, *sp, *dp, *fl, *mp;
+	char a[32], b[32];
+	u8 proto = spec_proto(s);
+	unsigned int i;
+
+	switch (group) {
+	case 0:		/* tcp, udp */
+		sp = find_dim(s, NFHP_DIM_SPORT);
+		dp = find_dim(s, NFHP_DIM_DPORT);
+		fl = find_dim(s, NFHP_DIM_TCPFLAGS);
+		if (!(sp && sp->syntax == NFHP_SYN_DEFAULT) &&
+		    !(dp && dp->syntax == NFHP_SYN_DEFAULT) && !fl)
+			break;
 		fprintf(f, " -m %s", proto == 17 ? "udp" : "tcp");
 		save_ports(f, "sport", sp);
 		save_ports(f, "dport", dp);
@@ -195,10 +241,11 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 			fputc(' ', f);
 			print_tcpf(f, lo32(fl, 0));
 		}
-	}
-	mp = sp && sp->syntax == NFHP_SYN_MULTIPORT ? sp :
-	     dp && dp->syntax != NFHP_SYN_DEFAULT ? dp : NULL;
-	if (mp) {
+		break;
+	case 1:		/* multiport */
+		mp = multiport(s);
+		if (!mp)
+			break;
 		fprintf(f, " -m multiport%s --%s ", mp->invert ? " !" : "",
 			mp->syntax == NFHP_SYN_MULTIPORT_BOTH ? "ports" :
 			mp->dim == NFHP_DIM_SPORT ? "sports" : "dports");
@@ -207,9 +254,11 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 			if (hi32(mp, i) != lo32(mp, i))
 				fprintf(f, ":%u", hi32(mp, i));
 		}
-	}
-	m = find_dim(s, NFHP_DIM_ICMP);
-	if (m) {
+		break;
+	case 2:		/* icmp */
+		m = find_dim(s, NFHP_DIM_ICMP);
+		if (!m)
+			break;
 		fprintf(f, " -m icmp%s --icmp-type ", m->invert ? " !" : "");
 		if (lo32(m, 0) == 0 && hi32(m, 0) == 0xFFFF)
 			fputs("any", f);
@@ -218,35 +267,44 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 			fprintf(f, "%u", lo32(m, 0) >> 8);
 		else
 			fprintf(f, "%u/%u", lo32(m, 0) >> 8, lo32(m, 0) & 0xFF);
-	}
-	sp = find_dim(s, NFHP_DIM_SRC);
-	dp = find_dim(s, NFHP_DIM_DST);
-	if ((sp && sp->form == NFHP_FORM_RANGES) ||
-	    (dp && dp->form == NFHP_FORM_RANGES)) {
+		break;
+	case 3:		/* iprange */
+		sp = find_dim(s, NFHP_DIM_SRC);
+		dp = find_dim(s, NFHP_DIM_DST);
+		if (sp && sp->form != NFHP_FORM_RANGES)
+			sp = NULL;
+		if (dp && dp->form != NFHP_FORM_RANGES)
+			dp = NULL;
+		if (!sp && !dp)
+			break;
 		fputs(" -m iprange", f);
-		if (sp && sp->form == NFHP_FORM_RANGES) {
+		if (sp) {
 			ip_str(a, sizeof(a), lo32(sp, 0));
 			ip_str(b, sizeof(b), hi32(sp, 0));
 			fprintf(f, "%s --src-range %s-%s",
 				sp->invert ? " !" : "", a, b);
 		}
-		if (dp && dp->form == NFHP_FORM_RANGES) {
+		if (dp) {
 			ip_str(a, sizeof(a), lo32(dp, 0));
 			ip_str(b, sizeof(b), hi32(dp, 0));
 			fprintf(f, "%s --dst-range %s-%s",
 				dp->invert ? " !" : "", a, b);
 		}
-	}
-	m = find_dim(s, NFHP_DIM_STATE);
-	if (m) {
-		bool ct = m->syntax == NFHP_SYN_CONNTRACK;
+		break;
+	case 4:		/* state, conntrack */
+		m = find_dim(s, NFHP_DIM_STATE);
+		if (m) {
+			bool ct = m->syntax == NFHP_SYN_CONNTRACK;
 
-		fprintf(f, " -m %s%s --%s ", ct ? "conntrack" : "state",
-			m->invert ? " !" : "", ct ? "ctstate" : "state");
-		print_states(f, m);
-	}
-	m = find_dim(s, NFHP_DIM_TTL);
-	if (m) {
+			fprintf(f, " -m %s%s --%s ", ct ? "conntrack" : "state",
+				m->invert ? " !" : "", ct ? "ctstate" : "state");
+			print_states(f, m);
+		}
+		break;
+	case 5:		/* ttl */
+		m = find_dim(s, NFHP_DIM_TTL);
+		if (!m)
+			break;
 		fprintf(f, " -m ttl%s", m->invert ? " !" : "");
 		if (m->syntax == NFHP_SYN_TTL_LT)
 			fprintf(f, " --ttl-lt %u", hi32(m, 0) + 1);
@@ -254,25 +312,46 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 			fprintf(f, " --ttl-gt %u", lo32(m, 0) - 1);
 		else
 			fprintf(f, " --ttl-eq %u", lo32(m, 0));
-	}
-	m = find_dim(s, NFHP_DIM_LEN);
-	if (m) {
+		break;
+	case 6:		/* length */
+		m = find_dim(s, NFHP_DIM_LEN);
+		if (!m)
+			break;
 		fprintf(f, " -m length%s --length %u", m->invert ? " !" : "",
 			lo32(m, 0));
 		if (hi32(m, 0) != lo32(m, 0))
 			fprintf(f, ":%u", hi32(m, 0));
-	}
-	m = find_dim(s, NFHP_DIM_MARK);
-	if (m) {
+		break;
+	case 7:		/* mark */
+		m = find_dim(s, NFHP_DIM_MARK);
+		if (!m)
+			break;
 		fprintf(f, " -m mark%s --mark 0x%x", m->invert ? " !" : "",
 			lo32(m, 0));
 		if (hi32(m, 0) != 0xFFFFFFFFu)
 			fprintf(f, "/0x%x", hi32(m, 0));
+		break;
+	case 8:		/* comment */
+		if (s->comment[0]) {
+			fputs(" -m comment --comment", f);
+			nfhp_print_save_string(f, s->comment);
+		}
+		break;
 	}
-	if (s->comment[0]) {
-		fputs(" -m comment --comment", f);
-		nfhp_print_save_string(f, s->comment);
-	}
+}
+
+/*
+ * The rule's matches in iptables-save syntax, after "-A CHAIN": the IP
+ * part, the native matches in the order written, the xtables ones.
+ */
+static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
+{
+	u8 groups[NFHP_MOD_GROUPS];
+	unsigned int i, n = print_order(s, groups);
+
+	save_ip(f, s);
+	for (i = 0; i < n; i++)
+		save_group(f, s, groups[i]);
 	if (s->ext_len && print_ext)
 		print_ext->save_matches(f, s);
 }
@@ -446,9 +525,9 @@ static void list_icmp(FILE *f, const struct nfhp_dim_match *m, bool numeric)
 		fprintf(f, " codes %u-%u", cmin, cmax);
 }
 
-/* The match summary after the destination column. */
-static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
-			 bool numeric)
+/* One native match group (nfhp_mod_group()) of the -L match summary. */
+static void list_group(FILE *f, const struct nfhp_rule_spec *s,
+		       unsigned int group, bool numeric)
 {
 	const struct nfhp_dim_match *m, *sp, *dp, *fl, *mp;
 	u8 proto = spec_proto(s);
@@ -456,14 +535,17 @@ static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
 	char a[32], b[32];
 	unsigned int i;
 
-	sp = find_dim(s, NFHP_DIM_SPORT);
-	dp = find_dim(s, NFHP_DIM_DPORT);
-	fl = find_dim(s, NFHP_DIM_TCPFLAGS);
-	if (sp && sp->syntax != NFHP_SYN_DEFAULT)
-		sp = NULL;
-	if (dp && dp->syntax != NFHP_SYN_DEFAULT)
-		dp = NULL;
-	if (sp || dp || fl) {
+	switch (group) {
+	case 0:		/* tcp, udp */
+		sp = find_dim(s, NFHP_DIM_SPORT);
+		dp = find_dim(s, NFHP_DIM_DPORT);
+		fl = find_dim(s, NFHP_DIM_TCPFLAGS);
+		if (sp && sp->syntax != NFHP_SYN_DEFAULT)
+			sp = NULL;
+		if (dp && dp->syntax != NFHP_SYN_DEFAULT)
+			dp = NULL;
+		if (!sp && !dp && !fl)
+			break;
 		fprintf(f, " %s", pname);
 		if (sp)
 			list_ports(f, "spt", sp, pname, numeric);
@@ -480,54 +562,62 @@ static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
 				print_tcpf(f, lo32(fl, 0));
 			}
 		}
-	}
-	sp = find_dim(s, NFHP_DIM_SPORT);
-	dp = find_dim(s, NFHP_DIM_DPORT);
-	mp = sp && sp->syntax == NFHP_SYN_MULTIPORT ? sp :
-	     dp && dp->syntax != NFHP_SYN_DEFAULT ? dp : NULL;
-	if (mp) {
-		const char *ppn = nfhp_proto_to_name(proto, false);
+		break;
+	case 1:		/* multiport */
+		mp = multiport(s);
+		if (mp) {
+			const char *ppn = nfhp_proto_to_name(proto, false);
 
-		fprintf(f, " multiport %s ",
-			mp->syntax == NFHP_SYN_MULTIPORT_BOTH ? "ports" :
-			mp->dim == NFHP_DIM_SPORT ? "sports" : "dports");
-		if (mp->invert)
-			fputs(" !", f);
-		for (i = 0; i < mp->nranges; i++) {
-			if (i)
-				fputc(',', f);
-			print_port(f, lo32(mp, i), ppn, numeric);
-			if (hi32(mp, i) != lo32(mp, i)) {
-				fputc(':', f);
-				print_port(f, hi32(mp, i), ppn, numeric);
+			fprintf(f, " multiport %s ",
+				mp->syntax == NFHP_SYN_MULTIPORT_BOTH ? "ports" :
+				mp->dim == NFHP_DIM_SPORT ? "sports" : "dports");
+			if (mp->invert)
+				fputs(" !", f);
+			for (i = 0; i < mp->nranges; i++) {
+				if (i)
+					fputc(',', f);
+				print_port(f, lo32(mp, i), ppn, numeric);
+				if (hi32(mp, i) != lo32(mp, i)) {
+					fputc(':', f);
+					print_port(f, hi32(mp, i), ppn, numeric);
+				}
 			}
 		}
-	}
-	m = find_dim(s, NFHP_DIM_ICMP);
-	if (m)
-		list_icmp(f, m, numeric);
-	sp = find_dim(s, NFHP_DIM_SRC);
-	dp = find_dim(s, NFHP_DIM_DST);
-	if (sp && sp->form == NFHP_FORM_RANGES) {
-		ip_str(a, sizeof(a), lo32(sp, 0));
-		ip_str(b, sizeof(b), hi32(sp, 0));
-		fprintf(f, " source IP range%s %s-%s",
-			sp->invert ? " !" : "", a, b);
-	}
-	if (dp && dp->form == NFHP_FORM_RANGES) {
-		ip_str(a, sizeof(a), lo32(dp, 0));
-		ip_str(b, sizeof(b), hi32(dp, 0));
-		fprintf(f, " destination IP range%s %s-%s",
-			dp->invert ? " !" : "", a, b);
-	}
-	m = find_dim(s, NFHP_DIM_STATE);
-	if (m) {
-		fprintf(f, "%s %s ", m->invert ? " !" : "",
-			m->syntax == NFHP_SYN_CONNTRACK ? "ctstate" : "state");
-		print_states(f, m);
-	}
-	m = find_dim(s, NFHP_DIM_TTL);
-	if (m) {
+		break;
+	case 2:		/* icmp */
+		m = find_dim(s, NFHP_DIM_ICMP);
+		if (m)
+			list_icmp(f, m, numeric);
+		break;
+	case 3:		/* iprange */
+		sp = find_dim(s, NFHP_DIM_SRC);
+		dp = find_dim(s, NFHP_DIM_DST);
+		if (sp && sp->form == NFHP_FORM_RANGES) {
+			ip_str(a, sizeof(a), lo32(sp, 0));
+			ip_str(b, sizeof(b), hi32(sp, 0));
+			fprintf(f, " source IP range%s %s-%s",
+				sp->invert ? " !" : "", a, b);
+		}
+		if (dp && dp->form == NFHP_FORM_RANGES) {
+			ip_str(a, sizeof(a), lo32(dp, 0));
+			ip_str(b, sizeof(b), hi32(dp, 0));
+			fprintf(f, " destination IP range%s %s-%s",
+				dp->invert ? " !" : "", a, b);
+		}
+		break;
+	case 4:		/* state, conntrack */
+		m = find_dim(s, NFHP_DIM_STATE);
+		if (m) {
+			fprintf(f, "%s %s ", m->invert ? " !" : "",
+				m->syntax == NFHP_SYN_CONNTRACK ? "ctstate" :
+				"state");
+			print_states(f, m);
+		}
+		break;
+	case 5:		/* ttl */
+		m = find_dim(s, NFHP_DIM_TTL);
+		if (!m)
+			break;
 		fputs(" TTL match TTL", f);
 		if (m->syntax == NFHP_SYN_TTL_LT)
 			fprintf(f, " < %u", hi32(m, 0) + 1);
@@ -536,22 +626,43 @@ static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
 		else
 			fprintf(f, " %s %u", m->invert ? "!=" : "==",
 				lo32(m, 0));
-	}
-	m = find_dim(s, NFHP_DIM_LEN);
-	if (m) {
+		break;
+	case 6:		/* length */
+		m = find_dim(s, NFHP_DIM_LEN);
+		if (!m)
+			break;
 		fprintf(f, " length %s%u", m->invert ? "!" : "", lo32(m, 0));
 		if (hi32(m, 0) != lo32(m, 0))
 			fprintf(f, ":%u", hi32(m, 0));
-	}
-	m = find_dim(s, NFHP_DIM_MARK);
-	if (m) {
+		break;
+	case 7:		/* mark */
+		m = find_dim(s, NFHP_DIM_MARK);
+		if (!m)
+			break;
 		fprintf(f, " mark match%s 0x%x", m->invert ? " !" : "",
 			lo32(m, 0));
 		if (hi32(m, 0) != 0xFFFFFFFFu)
 			fprintf(f, "/0x%x", hi32(m, 0));
+		break;
+	case 8:		/* comment */
+		if (s->comment[0])
+			fprintf(f, " /* %s */", s->comment);
+		break;
 	}
-	if (s->comment[0])
-		fprintf(f, " /* %s */", s->comment);
+}
+
+/*
+ * The match summary after the destination column: iptables -L prints
+ * the matches in the rule's order too.
+ */
+static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
+			 bool numeric)
+{
+	u8 groups[NFHP_MOD_GROUPS];
+	unsigned int i, n = print_order(s, groups);
+
+	for (i = 0; i < n; i++)
+		list_group(f, s, groups[i], numeric);
 	if (s->ext_len && print_ext)
 		print_ext->list(f, s, numeric);
 }

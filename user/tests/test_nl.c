@@ -205,7 +205,8 @@ static bool same_rule(const struct nfhp_rule_spec *a,
 
 	if (a->nmatch != b->nmatch || a->action != b->action ||
 	    strcmp(a->target, b->target) || strcmp(a->comment, b->comment) ||
-	    a->ext_len != b->ext_len || memcmp(a->ext, b->ext, a->ext_len))
+	    a->ext_len != b->ext_len || memcmp(a->ext, b->ext, a->ext_len) ||
+	    a->norder != b->norder || memcmp(a->order, b->order, a->norder))
 		return false;
 	for (i = 0; i < a->nmatch; i++) {
 		const struct nfhp_dim_match *x = &a->m[i], *y = &b->m[i];
@@ -451,6 +452,104 @@ static void test_xt_wire(void)
 	free(spec);
 }
 
+/*
+ * NFHPA_RULE_ORDER carries spec->order byte for byte; an empty one, one
+ * longer than NFHP_MAX_ORDER or one naming an unknown module is refused,
+ * as the kernel refuses it.  The order counts for equality.
+ */
+static void test_order_wire(void)
+{
+	static char buf[32768];
+	struct nfhp_rule_spec *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+	static const u8 order[] = { NFHP_MOD_COMMENT, NFHP_MOD_STATE,
+				    NFHP_MOD_TCP, NFHP_MOD_MARK };
+	u8 bad[NFHP_MAX_ORDER + 1];
+	const struct nlattr *r, *a1, *attr = NULL;
+	struct nlmsghdr *nlh;
+	struct nlattr *rule;
+	unsigned int i;
+
+	rich_rule(a);
+	memcpy(a->order, order, sizeof(order));
+	a->norder = sizeof(order);
+	test_round_trip("ordered rule", a, NULL);
+	for (i = 0; i < NFHP_MAX_ORDER; i++)
+		a->order[i] = (i * 7) % NFHP_MOD_MAX;
+	a->norder = NFHP_MAX_ORDER;
+	test_round_trip("longest order", a, NULL);
+
+	nlh = answer(buf, "INPUT", 1);
+	a->norder = sizeof(order);
+	memcpy(a->order, order, sizeof(order));
+	nfhp_nl_put_rule(nlh, a, NULL);
+	mnl_attr_for_each(r, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(r) == NFHPA_RULE)
+			mnl_attr_for_each_nested(a1, r)
+				if (mnl_attr_get_type(a1) == NFHPA_RULE_ORDER)
+					attr = a1;
+	ok(attr && mnl_attr_get_payload_len(attr) == sizeof(order) &&
+	   !memcmp(mnl_attr_get_payload(attr), order, sizeof(order)),
+	   "order: NFHPA_RULE_ORDER holds the module bytes");
+
+	rich_rule(b);
+	nlh = answer(buf, "INPUT", 1);
+	nfhp_nl_put_rule(nlh, b, NULL);
+	attr = NULL;
+	mnl_attr_for_each(r, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(r) == NFHPA_RULE)
+			mnl_attr_for_each_nested(a1, r)
+				if (mnl_attr_get_type(a1) == NFHPA_RULE_ORDER)
+					attr = a1;
+	ok(!attr, "order: none sent for the canonical order");
+
+	memset(bad, NFHP_MOD_TTL, sizeof(bad));
+	nlh = answer(buf, "INPUT", 1);
+	rule = start_rule(nlh);
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_ACCEPT);
+	mnl_attr_put(nlh, NFHPA_RULE_ORDER, sizeof(bad), bad);
+	mnl_attr_nest_end(nlh, rule);
+	ok(decode_raw(nlh) == -EINVAL, "malformed: order too long");
+
+	nlh = answer(buf, "INPUT", 1);
+	rule = start_rule(nlh);
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_ACCEPT);
+	mnl_attr_put(nlh, NFHPA_RULE_ORDER, 0, NULL);
+	mnl_attr_nest_end(nlh, rule);
+	ok(decode_raw(nlh) == -EINVAL, "malformed: empty order");
+
+	bad[2] = NFHP_MOD_MAX;
+	nlh = answer(buf, "INPUT", 1);
+	rule = start_rule(nlh);
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_ACCEPT);
+	mnl_attr_put(nlh, NFHPA_RULE_ORDER, 3, bad);
+	mnl_attr_nest_end(nlh, rule);
+	ok(decode_raw(nlh) == -EINVAL, "malformed: unknown module in the order");
+
+	nlh = answer(buf, "INPUT", 1);
+	rule = start_rule(nlh);
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_ACCEPT);
+	bad[2] = NFHP_MOD_COMMENT;
+	mnl_attr_put(nlh, NFHPA_RULE_ORDER, NFHP_MAX_ORDER, bad);
+	mnl_attr_nest_end(nlh, rule);
+	ok(decode_raw(nlh) == 0, "order: NFHP_MAX_ORDER modules decode");
+
+	rich_rule(b);
+	memcpy(b->order, order, sizeof(order));
+	b->norder = sizeof(order);
+	ok(nfhp_nl_spec_equal(a, b), "equal: same order");
+	b->order[5] = 0x55;
+	ok(nfhp_nl_spec_equal(a, b), "equal: ignores order bytes past norder");
+	b->order[1] = NFHP_MOD_TTL;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a different order");
+	b->order[1] = a->order[1];
+	b->norder = 3;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a shorter order");
+	rich_rule(b);
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a missing order");
+	free(a);
+	free(b);
+}
+
 static void test_equal(void)
 {
 	struct nfhp_rule_spec *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
@@ -582,6 +681,9 @@ static const char *const save_lines[] = {
 	"-A OUTPUT -p tcp -m tcp ! --sport 1024:65535 --tcp-flags SYN,ACK SYN -j DROP",
 	"-A bar -m conntrack --ctstate INVALID,NEW -j DROP",
 	"-A bar -d 1.2.3.4/32 -f -j ACCEPT",
+	/* The native matches in the order written (NFHPA_RULE_ORDER). */
+	"-A INPUT -p tcp -m state --state NEW -m tcp --dport 22 -j ACCEPT",
+	"-A INPUT -p udp -m mark --mark 0x1 -m comment --comment x -m udp --sport 53 -m ttl --ttl-eq 5",
 };
 
 static void test_cli_round_trip(void)
@@ -650,6 +752,7 @@ int main(void)
 	test_chain_header();
 	test_malformed();
 	test_equal();
+	test_order_wire();
 	test_strerror();
 	test_report();
 	test_cli_round_trip();

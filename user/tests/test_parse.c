@@ -177,7 +177,20 @@ static const struct {
 	{ "-A FORWARD ! -p tcp", "-A FORWARD ! -p tcp" },
 	{ "-A FORWARD -p sctp", "-A FORWARD -p sctp" },
 	{ "-A FORWARD -p tcp -m comment --comment c -s 1.2.3.4 --dport 2 -i eth1 -o eth2 -m state --state NEW -d 5.6.7.8/24 --sport 1 -j DROP",
-	  "-A FORWARD -s 1.2.3.4/32 -d 5.6.7.0/24 -i eth1 -o eth2 -p tcp -m tcp --sport 1 --dport 2 -m state --state NEW -m comment --comment c -j DROP" },
+	  "-A FORWARD -s 1.2.3.4/32 -d 5.6.7.0/24 -i eth1 -o eth2 -p tcp -m comment --comment c -m tcp --sport 1 --dport 2 -m state --state NEW -j DROP" },
+	/* The native matches save in the order written (iptables 1.8.9). */
+	{ "-A INPUT -m state --state NEW -p tcp --dport 22 -j ACCEPT",
+	  "-A INPUT -p tcp -m state --state NEW -m tcp --dport 22 -j ACCEPT" },
+	{ "-A INPUT -p tcp --dport 22 -m state --state NEW -j ACCEPT",
+	  "-A INPUT -p tcp -m tcp --dport 22 -m state --state NEW -j ACCEPT" },
+	{ "-A INPUT -m mark --mark 1 -m comment --comment x -p udp --sport 53 -m ttl --ttl-eq 5",
+	  "-A INPUT -p udp -m mark --mark 0x1 -m comment --comment x -m udp --sport 53 -m ttl --ttl-eq 5" },
+	{ "-A INPUT -m length --length 10:20 -p tcp -m iprange --src-range 1.1.1.1-1.1.1.9 --sport 5 -m multiport --dports 1,2 -m conntrack --ctstate NEW,ESTABLISHED -m ttl --ttl-lt 9",
+	  "-A INPUT -p tcp -m length --length 10:20 -m iprange --src-range 1.1.1.1-1.1.1.9 -m tcp --sport 5 -m multiport --dports 1,2 -m conntrack --ctstate NEW,ESTABLISHED -m ttl --ttl-lt 9" },
+	{ "-A INPUT -m length --length 10 -p icmp --icmp-type 8 -m state --state NEW",
+	  "-A INPUT -p icmp -m length --length 10 -m icmp --icmp-type 8 -m state --state NEW" },
+	{ "-A INPUT -m comment --comment x -m tcp -p tcp --syn",
+	  "-A INPUT -p tcp -m comment --comment x -m tcp --tcp-flags FIN,SYN,RST,ACK SYN" },
 	{ "-A FORWARD -j foo", "-A FORWARD -j foo" },
 	{ "-A FORWARD -g foo", "-A FORWARD -g foo" },
 	{ "-A FORWARD -j RETURN", "-A FORWARD -j RETURN" },
@@ -582,6 +595,116 @@ static void test_restore(void)
 	check(ret != 0, "restore: bad policy refused");
 }
 
+/*
+ * The native matches of a rule save in the order they were written, as
+ * iptables-save prints them: rules of shuffled match modules save to the
+ * expected line, and that line parses back into the same spec and saves
+ * the same again.
+ */
+static void test_order(void)
+{
+	static const char *const frags[] = {
+		" -m state --state NEW",
+		" -m multiport --sports 1,2",
+		" -m iprange --dst-range 1.1.1.1-1.1.1.2",
+		" -m ttl --ttl-gt 3",
+		" -m length --length 10:20",
+		" -m mark --mark 0x5",
+		" -m comment --comment c1",
+		" -m tcp --dport 22",	/* last: written "--dport 22" too */
+	};
+	enum { NFRAG = ARRAY_SIZE(frags), NRULES = 64 };
+	char in[1024], want[1024], first[1024];
+	struct nfhp_rule_spec spec;
+	unsigned int seed = 12345, idx[NFRAG];
+	unsigned int r, i, j, n, t, good = 0, same = 0, ordered = 0;
+	bool has_mp;
+
+	for (r = 0; r < NRULES; r++) {
+		for (i = 0; i < NFRAG; i++)
+			idx[i] = i;
+		for (i = NFRAG - 1; i > 0; i--) {
+			seed = seed * 1103515245 + 12345;
+			j = (seed >> 16) % (i + 1);
+			t = idx[i];
+			idx[i] = idx[j];
+			idx[j] = t;
+		}
+		seed = seed * 1103515245 + 12345;
+		n = 2 + (seed >> 16) % (NFRAG - 1);
+		has_mp = false;
+		for (i = 0; i < n; i++)
+			has_mp |= idx[i] == 1;
+		snprintf(in, sizeof(in), "-A INPUT -p tcp");
+		snprintf(want, sizeof(want), "-A INPUT -p tcp");
+		for (i = 0; i < n; i++) {
+			/*
+			 * The implicit tcp match, unless multiport's --dports
+			 * would take "--dport" as its abbreviation.
+			 */
+			if (idx[i] == NFRAG - 1 && !has_mp && (seed >> 20) & 1)
+				strcat(in, " --dport 22");
+			else
+				strcat(in, frags[idx[i]]);
+			strcat(want, frags[idx[i]]);
+		}
+		strcat(in, " -j ACCEPT");
+		strcat(want, " -j ACCEPT");
+		if (parse(in)) {
+			check(false, "order: %s (%s)", in, err);
+			continue;
+		}
+		ordered += cl->spec.norder > 0;
+		snprintf(first, sizeof(first), "%s",
+			 save_line(cl->chain, &cl->spec));
+		if (strcmp(first, want)) {
+			check(false, "order: %s -> %s GOT %s", in, want, first);
+			continue;
+		}
+		good++;
+		spec = cl->spec;
+		if (parse(first)) {
+			check(false, "order: saved %s (%s)", first, err);
+			continue;
+		}
+		if (cl->spec.norder != spec.norder ||
+		    memcmp(cl->spec.order, spec.order, spec.norder) ||
+		    strcmp(save_line(cl->chain, &cl->spec), first)) {
+			check(false, "order: %s saves back as %s", first,
+			      save_line(cl->chain, &cl->spec));
+			continue;
+		}
+		same++;
+	}
+	check(good == NRULES, "order: %u of %u shuffled rules save as iptables does",
+	      good, NRULES);
+	check(same == NRULES, "order: %u of %u saved lines parse and save the same",
+	      same, NRULES);
+	check(ordered > NRULES / 2 && ordered < NRULES,
+	      "order: %u of %u rules carry an order, the others are canonical",
+	      ordered, NRULES);
+
+	/* The canonical order is left out, any other is recorded. */
+	check(!parse("-A INPUT -p tcp --dport 22 -m state --state NEW") &&
+	      cl->spec.norder == 0, "order: canonical order not recorded");
+	check(!parse("-A INPUT -m state --state NEW -p tcp --dport 22") &&
+	      cl->spec.norder == 2 && cl->spec.order[0] == NFHP_MOD_STATE &&
+	      cl->spec.order[1] == NFHP_MOD_TCP,
+	      "order: state, implicit tcp recorded");
+	check(!parse("-A INPUT -m mark --mark 1 -m comment --comment x -p udp --sport 53 -m ttl --ttl-eq 5") &&
+	      cl->spec.norder == 4 && cl->spec.order[0] == NFHP_MOD_MARK &&
+	      cl->spec.order[1] == NFHP_MOD_COMMENT &&
+	      cl->spec.order[2] == NFHP_MOD_UDP &&
+	      cl->spec.order[3] == NFHP_MOD_TTL,
+	      "order: mark, comment, udp, ttl recorded");
+	check(!parse("-A INPUT -m comment --comment x -m tcp -p tcp") &&
+	      cl->spec.norder == 2 && cl->spec.order[0] == NFHP_MOD_COMMENT &&
+	      cl->spec.order[1] == NFHP_MOD_TCP &&
+	      !strcmp(save_line(cl->chain, &cl->spec),
+		      "-A INPUT -p tcp -m comment --comment x -m tcp"),
+	      "order: bare -m tcp recorded and saved after the comment");
+}
+
 int main(void)
 {
 	cl = malloc(sizeof(*cl));
@@ -592,6 +715,7 @@ int main(void)
 	test_fields();
 	test_split();
 	test_restore();
+	test_order();
 	free(cl);
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);

@@ -47,6 +47,29 @@ struct xt_case {
 };
 
 static const struct xt_case cases[] = {
+	/*
+	 * The native matches save and list in the order written, then the
+	 * xtables ones; a native match after an xtables one is an xtables
+	 * match itself (iptables-legacy 1.8.9 printed these).
+	 */
+	{ "-A INPUT -m state --state NEW -p tcp --dport 22 -j ACCEPT",
+	  "-A INPUT -p tcp -m state --state NEW -m tcp --dport 22 -j ACCEPT",
+	  "state NEW tcp dpt:22", "ACCEPT" },
+	{ "-A INPUT -p tcp --dport 22 -m state --state NEW -j ACCEPT",
+	  "-A INPUT -p tcp -m tcp --dport 22 -m state --state NEW -j ACCEPT",
+	  "tcp dpt:22 state NEW", "ACCEPT" },
+	{ "-A INPUT -m mark --mark 1 -m comment --comment x -p udp --sport 53 -m ttl --ttl-eq 5",
+	  "-A INPUT -p udp -m mark --mark 0x1 -m comment --comment x -m udp --sport 53 -m ttl --ttl-eq 5",
+	  "mark match 0x1 /* x */ udp spt:53 TTL match TTL == 5" },
+	{ "-A INPUT -m state --state NEW -m limit --limit 3/min -p tcp --dport 22",
+	  "-A INPUT -p tcp -m state --state NEW -m limit --limit 3/min -m tcp --dport 22",
+	  "state NEW limit: avg 3/min burst 5 tcp dpt:22" },
+	{ "-A FORWARD -p tcp -m comment --comment c -s 1.2.3.4 --dport 2 -i eth1 -o eth2 -m state --state NEW -d 5.6.7.8/24 --sport 1 -j DROP",
+	  "-A FORWARD -s 1.2.3.4/32 -d 5.6.7.0/24 -i eth1 -o eth2 -p tcp -m comment --comment c -m tcp --sport 1 --dport 2 -m state --state NEW -j DROP",
+	  NULL, "DROP" },
+	{ "-A INPUT -m length --length 10 -p icmp --icmp-type 8 -m state --state NEW -m limit --limit 1/s -j LOG",
+	  "-A INPUT -p icmp -m length --length 10 -m icmp --icmp-type 8 -m state --state NEW -m limit --limit 1/sec -j LOG",
+	  "length 10 icmptype 8 state NEW limit: avg 1/sec burst 5 LOG flags 0 level 4", "LOG" },
 	/* The well-known canonical forms of iptables-save. */
 	{ "-A INPUT -j REJECT",
 	  "-A INPUT -j REJECT --reject-with icmp-port-unreachable",

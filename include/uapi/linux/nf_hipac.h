@@ -93,6 +93,19 @@
  *                 kernel module reads it (struct xt_rateinfo for limit),
  *                 XT_ALIGN()ed: what libxtables puts after the
  *                 xt_entry_match or xt_entry_target header
+ *     NFHPA_RULE_ORDER: NLA_BINARY, 1 to NFHP_MAX_ORDER bytes, each an
+ *         enum nfhp_module: the native match modules of the rule in the
+ *         order they were written ("-m state ... -p tcp --dport 22" is
+ *         NFHP_MOD_STATE, NFHP_MOD_TCP), so that a listing prints them
+ *         back in that order as iptables-save does.  Modules it leaves
+ *         out print after the listed ones in the canonical order (that
+ *         of enum nfhp_module but with multiport and iprange before icmp
+ *         and state: tcp/udp, multiport, icmp, iprange, state/conntrack,
+ *         ttl, length, mark, comment); without the attribute all of them
+ *         do.  The kernel only stores it, dumps it back unchanged and
+ *         compares it when NFHP_CMD_DELETE looks for an equal rule; it
+ *         does not change what the rule matches.  Userspace leaves it out
+ *         when the written order is the canonical one.
  *
  * A rule with NFHPA_XT_MATCH attributes is classified by the tree in its
  * native dimensions, and its matches run only for packets the tree finds
@@ -168,6 +181,7 @@ enum nfhp_rule_attr {
 	NFHPA_RULE_COMMENT,
 	NFHPA_RULE_COUNTERS,
 	NFHPA_RULE_XT,
+	NFHPA_RULE_ORDER,
 	__NFHPA_RULE_MAX
 };
 #define NFHPA_RULE_MAX (__NFHPA_RULE_MAX - 1)
@@ -184,6 +198,9 @@ enum nfhp_match_attr {
 	__NFHPA_MATCH_MAX
 };
 #define NFHPA_MATCH_MAX (__NFHPA_MATCH_MAX - 1)
+
+/* Longest NFHPA_RULE_ORDER. */
+#define NFHP_MAX_ORDER		16
 
 /* Largest NFHPA_RULE_XT payload. */
 #define NFHP_XT_MAXLEN		4096
@@ -311,6 +328,38 @@ enum nfhp_syntax {
 	NFHP_SYN_TCPFLAGS,	/* --tcp-flags */
 	NFHP_SYN_SYN,		/* --syn */
 	NFHP_SYN_MAX
+};
+
+/**
+ * enum nfhp_module - a native match module (the bytes of NFHPA_RULE_ORDER)
+ * @NFHP_MOD_TCP: -m tcp, or the tcp match -p tcp loads for --sport,
+ *	--dport, --tcp-flags, --syn (%NFHP_SYN_DEFAULT ports, the TCP flags)
+ * @NFHP_MOD_UDP: -m udp, or the udp match -p udp loads for --sport, --dport
+ * @NFHP_MOD_ICMP: -m icmp, or the icmp match -p icmp loads for --icmp-type
+ * @NFHP_MOD_MULTIPORT: -m multiport (%NFHP_SYN_MULTIPORT,
+ *	%NFHP_SYN_MULTIPORT_BOTH)
+ * @NFHP_MOD_IPRANGE: -m iprange (%NFHP_SYN_IPRANGE)
+ * @NFHP_MOD_STATE: -m state (%NFHP_SYN_STATE)
+ * @NFHP_MOD_CONNTRACK: -m conntrack (%NFHP_SYN_CONNTRACK)
+ * @NFHP_MOD_TTL: -m ttl (%NFHP_SYN_TTL_EQ, _LT, _GT)
+ * @NFHP_MOD_LENGTH: -m length (%NFHP_SYN_LENGTH)
+ * @NFHP_MOD_MARK: -m mark (%NFHP_SYN_MARK)
+ * @NFHP_MOD_COMMENT: -m comment (NFHPA_RULE_COMMENT)
+ * @NFHP_MOD_MAX: number of modules
+ */
+enum nfhp_module {
+	NFHP_MOD_TCP,
+	NFHP_MOD_UDP,
+	NFHP_MOD_ICMP,
+	NFHP_MOD_MULTIPORT,
+	NFHP_MOD_IPRANGE,
+	NFHP_MOD_STATE,
+	NFHP_MOD_CONNTRACK,
+	NFHP_MOD_TTL,
+	NFHP_MOD_LENGTH,
+	NFHP_MOD_MARK,
+	NFHP_MOD_COMMENT,
+	NFHP_MOD_MAX
 };
 
 /**

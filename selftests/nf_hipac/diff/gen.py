@@ -5,7 +5,8 @@ gen_ruleset() writes an iptables-save filter table using every match
 nf-hipac evaluates natively: -s/-d prefixes (and !), -p, -i/-o with '+'
 and '!', -f / ! -f, tcp/udp ports and ranges, --tcp-flags/--syn, icmp
 type/code, multiport --sports/--dports, iprange, state and conntrack
---ctstate, ttl, length, mark and comment; targets ACCEPT, DROP, RETURN,
+--ctstate, ttl, length, mark and comment, sometimes in a shuffled order
+(the save texts must then list them in that order too); targets ACCEPT, DROP, RETURN,
 jumps and gotos into up to four user chains, either FORWARD policy.  The
 value domains are small so that rules overlap and every boundary matters.
 Forms the tree cannot take are generated too: multiport beside a port of
@@ -221,6 +222,10 @@ def gen_rule(rng, chain, targets, may_return):
     # Before the transport match: iptables runs matches in this order.
     if rng.random() < 0.08:
         w += xt_match(rng)
+    # The native match modules, each a list of words: the transport ones
+    # (whose drop of short packets nf-hipac does not yet hold back for
+    # the native matches written before them), then the others.
+    lead, rest = [], []
     have_sport = have_dport = False
     if proto in ("tcp", "udp") and rng.random() < 0.7:
         m = []
@@ -236,14 +241,14 @@ def gen_rule(rng, chain, targets, may_return):
             else:
                 m += [inv(rng) + "--tcp-flags"] + flags_arg(rng).split()
         if m:
-            w += ["-m", proto] + m
+            lead.append(["-m", proto] + m)
     if proto == "icmp" and rng.random() < 0.7:
-        w += ["-m", "icmp", inv(rng) + "--icmp-type", icmp_arg(rng)]
+        lead.append(["-m", "icmp", inv(rng) + "--icmp-type", icmp_arg(rng)])
     if proto in ("tcp", "udp") and rng.random() < 0.2:
         # Beside --dport (--sport) of tcp/udp it goes to libxtables.
-        w += ["-m", "multiport",
+        lead.append(["-m", "multiport",
               inv(rng) + ("--dports" if rng.random() < 0.6 else "--sports"),
-              multiport_arg(rng)]
+              multiport_arg(rng)])
     m = []
     # Beside -s (-d) it goes to libxtables.
     if rng.random() < 0.1:
@@ -251,14 +256,14 @@ def gen_rule(rng, chain, targets, may_return):
     if rng.random() < 0.1:
         m += [inv(rng) + "--dst-range", iprange_arg(rng)]
     if m:
-        w += ["-m", "iprange"] + m
+        rest.append(["-m", "iprange"] + m)
     r = rng.random()
     if r < 0.25:
         states = [s for s in STATES if rng.random() < 0.35] or ["NEW"]
         state = ["-m", "state", inv(rng) + "--state", ",".join(states)]
         ct = ["-m", "conntrack", inv(rng) + "--ctstate", ",".join(states)]
         r = rng.random()
-        w += state if r < 0.45 else ct if r < 0.9 else state + ct
+        rest += [state] if r < 0.45 else [ct] if r < 0.9 else [state, ct]
     # A second ttl match goes to libxtables.
     for _ in range(2 if rng.random() < 0.15 else 1):
         if rng.random() >= 0.12:
@@ -266,20 +271,29 @@ def gen_rule(rng, chain, targets, may_return):
         r = rng.random()
         v = rng.choice(TTLS + (0,))
         if r < 0.4:
-            w += ["-m", "ttl", inv(rng, 0.25) + "--ttl-eq", str(v)]
+            rest.append(["-m", "ttl", inv(rng, 0.25) + "--ttl-eq", str(v)])
         elif r < 0.7:
-            w += ["-m", "ttl", "--ttl-lt", str(v)]
+            rest.append(["-m", "ttl", "--ttl-lt", str(v)])
         else:
-            w += ["-m", "ttl", "--ttl-gt", str(v)]
+            rest.append(["-m", "ttl", "--ttl-gt", str(v)])
     if rng.random() < 0.12:
         a, b = sorted((rng.choice(LENGTHS), rng.choice(LENGTHS)))
         arg = str(a) if rng.random() < 0.3 else "%d:%d" % (a, b)
-        w += ["-m", "length", inv(rng) + "--length", arg]
+        rest.append(["-m", "length", inv(rng) + "--length", arg])
     if rng.random() < 0.12:
-        w += ["-m", "mark", inv(rng) + "--mark", mark_arg(rng)]
+        rest.append(["-m", "mark", inv(rng) + "--mark", mark_arg(rng)])
     if rng.random() < 0.06:
-        w += ["-m", "comment", "--comment",
-              '"rule %d of %s"' % (rng.randrange(100), chain)]
+        rest.append(["-m", "comment", "--comment",
+                     '"rule %d of %s"' % (rng.randrange(100), chain)])
+    # Sometimes in another order: iptables-save and nf-hipac-save print
+    # them as written.  Only the comment, which always matches, goes
+    # before the transport match.
+    if len(lead) + len(rest) > 1 and rng.random() < 0.3:
+        rng.shuffle(rest)
+        if rest and rest[-1][1] == "comment" and rng.random() < 0.5:
+            lead.insert(rng.randrange(len(lead) + 1), rest.pop())
+    for mod in lead + rest:
+        w += mod
     if rng.random() < 0.08:
         w += xt_match(rng)
     r = rng.random()
