@@ -1994,8 +1994,9 @@ static int nfhp_do_delete_chain(struct nfhp_ruleset *rs, void *arg,
 	return 0;
 }
 
-/* A rule that differs from @r only in its jump target. */
-static int nfhp_rule_retarget(struct nfhp_ruleset *rs, struct nfhp_rule *r,
+/* A rule of @c that differs from @r only in its jump target. */
+static int nfhp_rule_retarget(struct nfhp_ruleset *rs,
+			      const struct nfhp_chain *c, struct nfhp_rule *r,
 			      const char *target, struct nfhp_rule **out)
 {
 	struct nfhp_rule_spec *spec = kmalloc(sizeof(*spec), GFP_KERNEL);
@@ -2006,8 +2007,7 @@ static int nfhp_rule_retarget(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 		return -ENOMEM;
 	nfhp_spec_unpack(r->spec, spec);
 	strscpy(spec->target, target, sizeof(spec->target));
-	err = nfhp_rule_new(rs, spec, nfhp_chain_hooks(r->chain), NULL, out,
-			    &msg);
+	err = nfhp_rule_new(rs, spec, nfhp_chain_hooks(c), NULL, out, &msg);
 	kfree(spec);
 	if (err)
 		return err;
@@ -2037,7 +2037,7 @@ static int nfhp_retarget_jumps(struct nfhp_ruleset *rs, const char *from,
 			c = nfhp_chain_mut(rs, c->name, msg);
 			if (IS_ERR(c))
 				return PTR_ERR(c);
-			err = nfhp_rule_retarget(rs, r, to, &nr);
+			err = nfhp_rule_retarget(rs, c, r, to, &nr);
 			if (!err)
 				err = nfhp_rule_retire(rs, r);
 			if (err)

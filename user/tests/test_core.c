@@ -282,6 +282,17 @@ static void test_txn_and_errors(void)
 	      "jump follows the rename");
 	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1), &c);
 	check(c.packets == 3, "renamed jump keeps its counter");
+	/* A jump added and its chain renamed in one transaction. */
+	check(!nfhp_txn_begin(rs), "begin for rename");
+	check(!nfhp_chain_new(rs, "fresh", &msg), "new chain in txn");
+	strcpy(jump->target, "fresh");
+	check(!nfhp_rule_append(rs, "INPUT", jump, NULL, &msg),
+	      "jump added in txn");
+	check(!nfhp_chain_rename(rs, "fresh", "renamed", &msg),
+	      "rename the chain of a jump added in the same txn");
+	check(!nfhp_txn_commit(rs, &msg), "commit the rename");
+	check(nfhp_chain_refs(nfhp_chain_find(rs, "renamed")) == 1,
+	      "the new jump follows the rename");
 	check(!nfhp_rule_delete_spec(rs, "FORWARD", drop, &msg),
 	      "delete by spec");
 	err = nfhp_rule_delete_spec(rs, "FORWARD", drop, &msg);
