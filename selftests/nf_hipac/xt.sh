@@ -54,16 +54,17 @@ pings()
 
 refcnt() { cat /sys/module/"$1"/refcnt 2>/dev/null || echo 0; }
 
-# held NAME / unheld NAME - rules hold the module NAME, or no longer do;
-# both hold for a module built into the kernel (the debug kernel's).
-builtin() { [ -d /sys/module/"$1" ] && [ ! -e /sys/module/"$1"/refcnt ]; }
-held() { builtin "$1" || [ "$(refcnt "$1")" -gt 0 ]; }
+# held NAME / unheld NAME... - rules hold the module NAME, or no longer
+# do.  A module that is not loaded is built in (the debug kernel's), as
+# the rules using it loaded: nothing to count then.
+loaded() { grep -q "^$1 " /proc/modules; }
+held() { ! loaded "$1" || [ "$(refcnt "$1")" -gt 0 ]; }
 unheld()
 {
 	local m
 
 	for m in "$@"; do
-		builtin "$m" || [ "$(refcnt "$m")" -eq 0 ] || return 1
+		! loaded "$m" || [ "$(refcnt "$m")" -eq 0 ] || return 1
 	done
 }
 
