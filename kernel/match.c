@@ -604,6 +604,109 @@ static bool nfhp_match_in_ip_part(const struct nfhp_dim_match *m)
 	}
 }
 
+/*
+ * The places of the native match modules in the order iptables runs them
+ * when none is written (NFHPA_RULE_ORDER).  tcp, udp and icmp share one,
+ * the protocol's match, as state and conntrack do: a rule that iptables
+ * takes has at most one of them.
+ */
+enum nfhp_mod_place {
+	NFHP_PLACE_PROTO,
+	NFHP_PLACE_MULTIPORT,
+	NFHP_PLACE_IPRANGE,
+	NFHP_PLACE_STATE,
+	NFHP_PLACE_TTL,
+	NFHP_PLACE_LENGTH,
+	NFHP_PLACE_MARK,
+	NFHP_PLACE_COMMENT,
+	NFHP_PLACE_MAX
+};
+
+/* The canonical place of the module of @m, or -1 for the IP part. */
+static int nfhp_match_place(const struct nfhp_dim_match *m)
+{
+	switch (m->dim) {
+	case NFHP_DIM_SPORT:
+	case NFHP_DIM_DPORT:
+		return m->syntax == NFHP_SYN_DEFAULT ? NFHP_PLACE_PROTO :
+						       NFHP_PLACE_MULTIPORT;
+	case NFHP_DIM_TCPFLAGS:
+	case NFHP_DIM_ICMP:
+		return NFHP_PLACE_PROTO;
+	case NFHP_DIM_STATE:
+		return NFHP_PLACE_STATE;
+	case NFHP_DIM_TTL:
+		return NFHP_PLACE_TTL;
+	case NFHP_DIM_LEN:
+		return NFHP_PLACE_LENGTH;
+	case NFHP_DIM_MARK:
+		return NFHP_PLACE_MARK;
+	default:
+		return nfhp_match_in_ip_part(m) ? -1 : NFHP_PLACE_IPRANGE;
+	}
+}
+
+/*
+ * The rank iptables runs each place's module at: those @s->order names
+ * first, in that order, then the others in the canonical order.
+ */
+static void nfhp_spec_ranks(const struct nfhp_rule_spec *s,
+			    u8 rank[NFHP_PLACE_MAX])
+{
+	static const u8 place[NFHP_MOD_MAX] = {
+		[NFHP_MOD_TCP] = NFHP_PLACE_PROTO,
+		[NFHP_MOD_UDP] = NFHP_PLACE_PROTO,
+		[NFHP_MOD_ICMP] = NFHP_PLACE_PROTO,
+		[NFHP_MOD_MULTIPORT] = NFHP_PLACE_MULTIPORT,
+		[NFHP_MOD_IPRANGE] = NFHP_PLACE_IPRANGE,
+		[NFHP_MOD_STATE] = NFHP_PLACE_STATE,
+		[NFHP_MOD_CONNTRACK] = NFHP_PLACE_STATE,
+		[NFHP_MOD_TTL] = NFHP_PLACE_TTL,
+		[NFHP_MOD_LENGTH] = NFHP_PLACE_LENGTH,
+		[NFHP_MOD_MARK] = NFHP_PLACE_MARK,
+		[NFHP_MOD_COMMENT] = NFHP_PLACE_COMMENT,
+	};
+	bool ranked[NFHP_PLACE_MAX] = { false };
+	unsigned int i, n = 0;
+
+	for (i = 0; i < s->norder && i < NFHP_MAX_ORDER; i++) {
+		u8 p;
+
+		if (s->order[i] >= NFHP_MOD_MAX)
+			continue;
+		p = place[s->order[i]];
+		if (!ranked[p]) {
+			ranked[p] = true;
+			rank[p] = n++;
+		}
+	}
+	for (i = 0; i < NFHP_PLACE_MAX; i++)
+		if (!ranked[i])
+			rank[i] = n++;
+}
+
+/*
+ * The rank of the protocol's match (tcp, udp, icmp) of @s, and in
+ * @multiport that of its multiport match; NFHP_PLACE_MAX for none.
+ */
+static unsigned int nfhp_spec_transport_rank(const struct nfhp_rule_spec *s,
+					     const u8 rank[NFHP_PLACE_MAX],
+					     unsigned int *multiport)
+{
+	unsigned int i, first = NFHP_PLACE_MAX;
+	int place;
+
+	*multiport = NFHP_PLACE_MAX;
+	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX; i++) {
+		place = nfhp_match_place(&s->m[i]);
+		if (place == NFHP_PLACE_PROTO)
+			first = rank[place];
+		else if (place == NFHP_PLACE_MULTIPORT)
+			*multiport = rank[place];
+	}
+	return first;
+}
+
 /**
  * nfhp_hotdrop_box_from_spec() - the packets a rule's transport match drops
  * @mem: account to allocate the box on
@@ -613,11 +716,14 @@ static bool nfhp_match_in_ip_part(const struct nfhp_dim_match *m)
  * @msg: set to a reason on error
  *
  * iptables checks the addresses, interfaces, protocol and fragment flag of
- * a rule first, then its matches in order; nf-hipac takes the order in
- * which iptables-save prints them, where the transport matches come first.
- * So a short packet (key.h) that passes the first part of a rule with a
- * transport match is dropped there: the box is that first part with one
- * dimension of the match narrowed to the values of the packets it drops.
+ * a rule first, then its matches in the order written (@s->order, else
+ * the canonical one, where the transport matches come first).  So a short
+ * packet (key.h) that passes the first part of a rule and the native
+ * matches written before its transport match is dropped there: the box is
+ * those with one dimension of the transport match narrowed to the values
+ * of the packets it drops.  A tcp or udp match written after multiport
+ * would only drop what multiport let through, a second box; userspace
+ * hands such a tcp or udp match to xtables, which keeps the order.
  *
  * Return: 0, or -errno.
  */
@@ -625,9 +731,11 @@ int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
 			       const struct nfhp_rule_spec *s,
 			       struct nfhp_box **box, const char **msg)
 {
+	unsigned int first, multiport;
+	u8 rank[NFHP_PLACE_MAX];
 	struct nfhp_rlist *lists;
 	struct nfhp_range mr;
-	int mark, err = 0;
+	int mark, place, err = 0;
 	u16 restricted = 0;
 	bool empty = false;
 	unsigned int i;
@@ -636,11 +744,19 @@ int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
 	mark = nfhp_spec_hotdrop_dim(s, &mr);
 	if (mark < 0)
 		return 0;
+	nfhp_spec_ranks(s, rank);
+	first = nfhp_spec_transport_rank(s, rank, &multiport);
+	if (first < NFHP_PLACE_MAX && multiport < first) {
+		*msg = "a tcp or udp match written after multiport must be an xtables match";
+		return -EINVAL;
+	}
+	first = min(first, multiport);
 	lists = kcalloc(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
 	if (!lists)
 		return -ENOMEM;
 	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX && !err; i++) {
-		if (!nfhp_match_in_ip_part(&s->m[i]))
+		place = nfhp_match_place(&s->m[i]);
+		if (place >= 0 && rank[place] >= first)
 			continue;
 		restricted |= 1u << s->m[i].dim;
 		err = nfhp_dim_ranges(&s->m[i], &lists[s->m[i].dim], msg);

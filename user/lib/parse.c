@@ -1087,8 +1087,10 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
  * Does the native match @pm, about to be loaded, go to libxtables?  It
  * does after the first xtables match, so that the matches run in the
  * order iptables runs them; as a second instance of itself, which
- * iptables keeps apart; and when an earlier pass found that the tree
- * cannot take it (refuse()).
+ * iptables keeps apart; as a tcp or udp match after multiport, which
+ * drops short packets only among those multiport let through (the kernel
+ * has one box for them, nfhp_hotdrop_box_from_spec()); and when an
+ * earlier pass found that the tree cannot take it (refuse()).
  */
 static bool next_to_xt(struct pstate *ps, int pm)
 {
@@ -1096,6 +1098,9 @@ static bool next_to_xt(struct pstate *ps, int pm)
 
 	if (!parse_ext)
 		return false;
+	if ((pm == PM_TCP || pm == PM_UDP) &&
+	    (ps->loaded & (1u << PM_MULTIPORT)))
+		return true;
 	return ps->xt_seen || (ps->loaded & (1u << pm)) ||
 	       (seq < NFHP_MAX_LOADS && (ps->xt_force & (1ULL << seq)));
 }

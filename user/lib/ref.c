@@ -16,11 +16,11 @@
  * never match a non-first fragment, negated or not.
  *
  * Like ipt_do_table(), a rule is tested in two steps: the addresses,
- * interfaces, protocol and fragment flag first, then the matches in the
- * order iptables-save prints them, the transport matches first.  A short
- * packet (key.h) that passes the first step of a rule with a transport
- * match is dropped on the spot, and multiport reads the ports of a header
- * that is short for the others.
+ * interfaces, protocol and fragment flag first, then module by module in
+ * the order written (spec->order, then the canonical order of the rest).
+ * A short packet (key.h) that reaches a tcp, udp or icmp module is
+ * dropped on the spot, and multiport reads the ports of a header that is
+ * short for the others and drops a packet without ports.
  */
 #include "ref.h"
 
@@ -35,7 +35,8 @@ struct ref_match {
 
 struct ref_rule {
 	u64 packets;
-	u8 nmatch, action;
+	u8 nmatch, action, norder;
+	u8 order[NFHP_MAX_ORDER];
 	char target[NFHP_CHAIN_NAME_LEN];
 	struct ref_match *m;
 	const struct nfhp_ext_ops *ext_ops;
@@ -113,6 +114,8 @@ static struct ref_rule *rule_new(const struct nfhp_ref *ref,
 	if (rule_ext(ref, r, spec))
 		goto err;
 	r->action = spec->action;
+	r->norder = min_t(unsigned int, spec->norder, NFHP_MAX_ORDER);
+	memcpy(r->order, spec->order, r->norder);
 	memcpy(r->target, spec->target, sizeof(r->target));
 	r->target[sizeof(r->target) - 1] = 0;
 	r->m = calloc(spec->nmatch ? spec->nmatch : 1, sizeof(*r->m));
@@ -435,28 +438,92 @@ static bool one_matches(const struct ref_match *m, const struct nfhp_key *key)
 }
 
 /*
- * Would a match module of @r drop @key outright?  A short header marks
- * every field of the protocol's match (key.h); the rules iptables accepts
- * name the protocol of their tcp, udp or icmp match, so any of them would
- * do.  For those that do not, the first of destination port, source port,
- * TCP flags and ICMP type the rule restricts decides, as in the tree.
- * Multiport only fails on packets without ports.
+ * The module iptables runs @m in (enum nfhp_module), -1 for the IP part.
+ * tcp stands for the protocol's match (udp, icmp) and state for
+ * conntrack: a rule iptables takes has one of each.
  */
-static bool hotdrops(const struct ref_rule *r, const struct nfhp_key *key)
+static int module_of(const struct ref_match *m)
+{
+	if (ip_part(m))
+		return -1;
+	if (multiport(m))
+		return NFHP_MOD_MULTIPORT;
+	switch (m->dim) {
+	case NFHP_DIM_SPORT:
+	case NFHP_DIM_DPORT:
+	case NFHP_DIM_TCPFLAGS:
+	case NFHP_DIM_ICMP:
+		return NFHP_MOD_TCP;
+	case NFHP_DIM_STATE:
+		return NFHP_MOD_STATE;
+	case NFHP_DIM_TTL:
+		return NFHP_MOD_TTL;
+	case NFHP_DIM_LEN:
+		return NFHP_MOD_LENGTH;
+	case NFHP_DIM_MARK:
+		return NFHP_MOD_MARK;
+	default:
+		return NFHP_MOD_IPRANGE;
+	}
+}
+
+static u8 module_pair(u8 mod)
+{
+	if (mod == NFHP_MOD_UDP || mod == NFHP_MOD_ICMP)
+		return NFHP_MOD_TCP;
+	if (mod == NFHP_MOD_CONNTRACK)
+		return NFHP_MOD_STATE;
+	return mod;
+}
+
+/* The modules of @r in the order iptables runs them; returns how many. */
+static unsigned int run_order(const struct ref_rule *r, u8 *seq)
+{
+	static const u8 canonical[] = {
+		NFHP_MOD_TCP, NFHP_MOD_MULTIPORT, NFHP_MOD_IPRANGE,
+		NFHP_MOD_STATE, NFHP_MOD_TTL, NFHP_MOD_LENGTH, NFHP_MOD_MARK,
+	};
+	bool seen[NFHP_MOD_MAX] = { false };
+	unsigned int i, n = 0;
+	u8 mod;
+
+	for (i = 0; i < r->norder + ARRAY_SIZE(canonical); i++) {
+		mod = i < r->norder ? r->order[i] : canonical[i - r->norder];
+		if (mod >= NFHP_MOD_MAX)
+			continue;
+		mod = module_pair(mod);
+		if (!seen[mod]) {
+			seen[mod] = true;
+			seq[n++] = mod;
+		}
+	}
+	return n;
+}
+
+/*
+ * Would module @mod of @r drop @key outright?  A short header marks every
+ * field of the protocol's match (key.h); the rules iptables accepts name
+ * the protocol of their tcp, udp or icmp match, so any of them would do.
+ * For those that do not, the first of destination port, source port, TCP
+ * flags and ICMP type the module restricts decides, as in the tree.
+ * Multiport only drops packets without ports.
+ */
+static bool hotdrops(const struct ref_rule *r, u8 mod,
+		     const struct nfhp_key *key)
 {
 	static const u8 pref[] = {
 		NFHP_DIM_DPORT, NFHP_DIM_SPORT, NFHP_DIM_TCPFLAGS, NFHP_DIM_ICMP,
 	};
-	bool mp = false;
 	unsigned int i, p;
 
+	if (mod == NFHP_MOD_MULTIPORT)
+		return key->v[NFHP_DIM_SPORT] == NFHP_L4_TRUNCATED;
 	for (p = 0; p < ARRAY_SIZE(pref); p++)
 		for (i = 0; i < r->nmatch; i++)
-			if (r->m[i].dim == pref[p] && !multiport(&r->m[i]))
+			if (r->m[i].dim == pref[p] &&
+			    module_of(&r->m[i]) == mod)
 				return key->v[pref[p]] > NFHP_L4_FRAGMENT;
-	for (i = 0; i < r->nmatch; i++)
-		mp |= multiport(&r->m[i]);
-	return mp && key->v[NFHP_DIM_SPORT] == NFHP_L4_TRUNCATED;
+	return false;
 }
 
 enum ref_outcome { REF_NO_MATCH, REF_MATCH, REF_HOTDROP };
@@ -464,16 +531,30 @@ enum ref_outcome { REF_NO_MATCH, REF_MATCH, REF_HOTDROP };
 static enum ref_outcome rule_outcome(const struct ref_rule *r,
 				     const struct nfhp_key *key, void *pkt)
 {
-	unsigned int i;
+	u8 seq[NFHP_MOD_MAX];
+	bool header_read = false;
+	unsigned int i, k, n;
 
 	for (i = 0; i < r->nmatch; i++)
 		if (ip_part(&r->m[i]) && !one_matches(&r->m[i], key))
 			return REF_NO_MATCH;
-	if (hotdrops(r, key))
-		return REF_HOTDROP;
-	for (i = 0; i < r->nmatch; i++)
-		if (!ip_part(&r->m[i]) && !one_matches(&r->m[i], key))
-			return REF_NO_MATCH;
+	n = run_order(r, seq);
+	for (k = 0; k < n; k++) {
+		bool used = false;
+
+		for (i = 0; i < r->nmatch; i++) {
+			if (module_of(&r->m[i]) != seq[k])
+				continue;
+			if (!used && !header_read &&
+			    hotdrops(r, seq[k], key))
+				return REF_HOTDROP;
+			used = true;
+			if (!one_matches(&r->m[i], key))
+				return REF_NO_MATCH;
+		}
+		/* What passed the protocol's match has its whole header. */
+		header_read |= used && seq[k] == NFHP_MOD_TCP;
+	}
 	if (!r->ext_match)
 		return REF_MATCH;
 	switch (r->ext_ops->match(r->ext, pkt)) {

@@ -271,6 +271,56 @@ static void gen_ext(struct nfhp_rule_spec *s)
 	s->ext_len = sizeof(m);
 }
 
+/*
+ * Now and then the order the modules were written in, which iptables runs
+ * them in: a random choice of them, shuffled, some under their other
+ * name (udp, conntrack).  A tcp match comes before multiport, as userspace
+ * sends it (a later one goes to xtables), and before icmp, which iptables
+ * never has in one rule with it.
+ */
+static void gen_order(struct nfhp_rule_spec *s)
+{
+	static const u8 mods[] = {
+		NFHP_MOD_TCP, NFHP_MOD_MULTIPORT, NFHP_MOD_ICMP,
+		NFHP_MOD_IPRANGE, NFHP_MOD_STATE, NFHP_MOD_TTL,
+		NFHP_MOD_LENGTH, NFHP_MOD_MARK, NFHP_MOD_COMMENT,
+	};
+	unsigned int i, j, n = 0;
+	int mp = -1, tp = -1;
+	u8 t;
+
+	for (i = 0; i < ARRAY_SIZE(mods); i++)
+		if (rnd(3))
+			s->order[n++] = mods[i];
+	for (i = n; i > 1; i--) {
+		j = rnd(i);
+		t = s->order[i - 1];
+		s->order[i - 1] = s->order[j];
+		s->order[j] = t;
+	}
+	for (i = 0; i < n; i++) {
+		if ((s->order[i] == NFHP_MOD_MULTIPORT ||
+		     s->order[i] == NFHP_MOD_ICMP) && mp < 0)
+			mp = i;
+		else if (s->order[i] == NFHP_MOD_TCP)
+			tp = i;
+	}
+	if (mp >= 0 && (tp < 0 || tp > mp)) {
+		if (tp > mp)
+			memmove(&s->order[tp], &s->order[tp + 1], --n - tp);
+		memmove(&s->order[mp + 1], &s->order[mp], n - mp);
+		s->order[mp] = NFHP_MOD_TCP;
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		if (s->order[i] == NFHP_MOD_TCP && rnd(2))
+			s->order[i] = NFHP_MOD_UDP;
+		else if (s->order[i] == NFHP_MOD_STATE && rnd(2))
+			s->order[i] = NFHP_MOD_CONNTRACK;
+	}
+	s->norder = n;
+}
+
 /* A random rule; a chain of index @level may only jump to deeper ones. */
 static void gen_spec(struct nfhp_rule_spec *s, int level)
 {
@@ -291,6 +341,8 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 		gen_ranges(&s->m[d]);
 		s->m[d].syntax = NFHP_SYN_MULTIPORT_BOTH;
 	}
+	if (rnd(3) == 0)
+		gen_order(s);
 	r = rnd(20);
 	if (r < 8)
 		s->action = NFHP_ACT_ACCEPT;
@@ -523,7 +575,7 @@ static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 	int level, e1 = 0, e2 = 0, op = rnd(10);
 	const char *chain = random_chain(&level);
 	unsigned int n = nfhp_ref_nrules(ref, chain), pos;
-	const char *msg;
+	const char *msg = "";
 
 	gen_spec(s, level);
 	/* Now and then an allocation of the change fails: no effect then. */
@@ -557,7 +609,8 @@ static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 out:
 	nfhp_shim_fail_countdown = 0;
 	if (e1 != e2)
-		printf("# change %d on %s: core %d ref %d\n", op, chain, e1, e2);
+		printf("# change %d on %s: core %d (%s) ref %d\n", op, chain,
+		       e1, e1 ? msg : "", e2);
 	return e1 == e2;
 }
 
@@ -600,7 +653,7 @@ static bool txn_without_effect(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 {
 	struct nfhp_ref *scratch = nfhp_ref_new();
 	int level, i;
-	const char *msg;
+	const char *msg = "";
 
 	nfhp_txn_begin(rs);
 	for (i = 0; i < 4; i++) {

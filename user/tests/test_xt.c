@@ -152,6 +152,18 @@ static const struct xt_case cases[] = {
 	{ "-A INPUT -p tcp --dport 22 -m limit --limit 3/min -j ACCEPT",
 	  "-A INPUT -p tcp -m tcp --dport 22 -m limit --limit 3/min -j ACCEPT",
 	  "tcp dpt:22 limit: avg 3/min burst 5", NULL },
+	/*
+	 * A tcp or udp match after multiport drops short packets only
+	 * among those multiport let through: an xtables match, in order.
+	 */
+	{ "-A FORWARD -p tcp -m multiport --dports 80,443 --syn -j ACCEPT",
+	  "-A FORWARD -p tcp -m multiport --dports 80,443 -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -j ACCEPT",
+	  "multiport dports 80,443 tcp flags:0x17/0x02", "ACCEPT" },
+	{ "-A FORWARD -p udp -m multiport --sports 53,67 -m udp --dport 1:2 -j DROP",
+	  NULL, "multiport sports 53,67 udp dpts:1:2", "DROP" },
+	{ "-A FORWARD -p tcp --syn -m multiport --dports 80,443 -j ACCEPT",
+	  "-A FORWARD -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -m multiport --dports 80,443 -j ACCEPT",
+	  "tcp flags:0x17/0x02 multiport dports 80,443", "ACCEPT" },
 	{ "-A FORWARD -p udp -m string --string x --algo bm -m udp --dport 1000:30000 -j ACCEPT",
 	  "-A FORWARD -p udp -m string --string \"x\" --algo bm -m udp --dport 1000:30000 -j ACCEPT",
 	  "STRING match  \"x\" ALGO name bm udp dpts:1000:30000", NULL },
@@ -662,6 +674,23 @@ static void test_restore(void)
 	test_restore_mixed();
 }
 
+/* Which of tcp and multiport is native depends on their order. */
+static void test_multiport_order(struct nfhp_cmdline *cl)
+{
+	char err[512];
+	int ret;
+
+	ret = parse_line("-A FORWARD -p tcp -m multiport --dports 80,443 --syn -j ACCEPT",
+			 cl, err, sizeof(err));
+	check(!ret && cl->spec.nmatch == 2 && cl->spec.ext_len > 0,
+	      "multiport then tcp: -p and multiport native, tcp xtables: %s",
+	      err);
+	ret = parse_line("-A FORWARD -p tcp --syn -m multiport --dports 80,443 -j ACCEPT",
+			 cl, err, sizeof(err));
+	check(!ret && cl->spec.nmatch == 3 && !cl->spec.ext_len,
+	      "tcp then multiport: all native: %s", err);
+}
+
 /* Without the hook (nf-hipac-sim), extensions stay refused. */
 static void test_unplugged(struct nfhp_cmdline *cl)
 {
@@ -716,6 +745,7 @@ int main(void)
 	test_bytes(cl, cl2);
 	test_layout(cl, cl2);
 	test_restore();
+	test_multiport_order(cl);
 	nfhp_xt_fini();
 	test_unplugged(cl);
 	free(cl);

@@ -102,10 +102,15 @@
  *         of enum nfhp_module but with multiport and iprange before icmp
  *         and state: tcp/udp, multiport, icmp, iprange, state/conntrack,
  *         ttl, length, mark, comment); without the attribute all of them
- *         do.  The kernel only stores it, dumps it back unchanged and
- *         compares it when NFHP_CMD_DELETE looks for an equal rule; it
- *         does not change what the rule matches.  Userspace leaves it out
- *         when the written order is the canonical one.
+ *         do.  The kernel dumps it back unchanged, compares it when
+ *         NFHP_CMD_DELETE looks for an equal rule, and runs the matches
+ *         in it as iptables does: a packet too short for the tcp, udp or
+ *         icmp match (which iptables drops on the spot) is only dropped
+ *         if the native matches written before that match let it
+ *         through.  A tcp or udp match written after multiport is
+ *         refused with EINVAL (send it as an xtables match, as the CLI
+ *         does).  Userspace leaves the attribute out when the written
+ *         order is the canonical one.
  *
  * A rule with NFHPA_XT_MATCH attributes is classified by the tree in its
  * native dimensions, and its matches run only for packets the tree finds

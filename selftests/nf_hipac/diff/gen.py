@@ -222,9 +222,8 @@ def gen_rule(rng, chain, targets, may_return):
     # Before the transport match: iptables runs matches in this order.
     if rng.random() < 0.08:
         w += xt_match(rng)
-    # The native match modules, each a list of words: the transport ones
-    # (whose drop of short packets nf-hipac does not yet hold back for
-    # the native matches written before them), then the others.
+    # The native match modules, each a list of words: the transport ones,
+    # then the others.
     lead, rest = [], []
     have_sport = have_dport = False
     if proto in ("tcp", "udp") and rng.random() < 0.7:
@@ -285,14 +284,15 @@ def gen_rule(rng, chain, targets, may_return):
     if rng.random() < 0.06:
         rest.append(["-m", "comment", "--comment",
                      '"rule %d of %s"' % (rng.randrange(100), chain)])
-    # Sometimes in another order: iptables-save and nf-hipac-save print
-    # them as written.  Only the comment, which always matches, goes
-    # before the transport match.
-    if len(lead) + len(rest) > 1 and rng.random() < 0.3:
-        rng.shuffle(rest)
-        if rest and rest[-1][1] == "comment" and rng.random() < 0.5:
-            lead.insert(rng.randrange(len(lead) + 1), rest.pop())
-    for mod in lead + rest:
+    # Sometimes in another order: iptables runs them as written and
+    # iptables-save and nf-hipac-save print them so.  A short packet is
+    # dropped by the transport match only if the matches written before
+    # it let it through; a tcp or udp match after multiport goes to
+    # libxtables.
+    mods = lead + rest
+    if len(mods) > 1 and rng.random() < 0.3:
+        rng.shuffle(mods)
+    for mod in mods:
         w += mod
     if rng.random() < 0.08:
         w += xt_match(rng)
