@@ -45,6 +45,9 @@ enum nfhp_ext_result {
  * @rekey: after a target continued: bring the dimensions of @key that
  *	targets may change (the mark) up to date with @pkt; return true when
  *	one changed, so that later rules see the packet as it is now
+ * @hooks: optional: the hooks (bits of &enum nfhp_hook) a handle's
+ *	extensions are valid at, whatever @create was told; a commit that
+ *	reaches a rule from another hook fails.  Without it: all hooks.
  */
 struct nfhp_ext_ops {
 	int (*create)(void *priv, const struct nfhp_rule_spec *spec,
@@ -54,6 +57,7 @@ struct nfhp_ext_ops {
 	enum nfhp_ext_result (*match)(const void *ext, void *pkt);
 	u32 (*target)(const void *ext, void *pkt);
 	bool (*rekey)(void *pkt, struct nfhp_key *key);
+	unsigned int (*hooks)(const void *ext);
 };
 
 #endif /* _NFHP_EXT_H */

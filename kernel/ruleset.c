@@ -77,6 +77,7 @@ struct nfhp_rcounter {
  * @action: &enum nfhp_action
  * @ext_match: it has matches the tree does not know (@ext), checked at
  *	packet time
+ * @ext_hooks: the hooks its extensions are valid at, as bits
  * @ext: the evaluator's handle of its extensions, or NULL
  * @target: chain of a jump or goto
  */
@@ -91,6 +92,7 @@ struct nfhp_rule {
 	u16 written;
 	u8 action;
 	u8 ext_match;
+	u8 ext_hooks;
 	void *ext;
 	char target[NFHP_CHAIN_NAME_LEN];
 };
@@ -204,6 +206,9 @@ struct nfhp_rule_list {
  * @policy_cnt: counters of the policies
  * @ext_ops: the evaluator of rules' extensions, or NULL
  * @ext_priv: its first argument
+ * @nbound: rules alive whose extensions are valid at some hooks only
+ *	(nfhp_rule.ext_hooks): while there are any, a commit checks that no
+ *	user chain holding one is reached from another hook
  * @any: a box that matches everything, for the policies
  */
 struct nfhp_ruleset {
@@ -220,6 +225,7 @@ struct nfhp_ruleset {
 	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
 	const struct nfhp_ext_ops *ext_ops;
 	void *ext_priv;
+	unsigned int nbound;
 	struct nfhp_box any;
 };
 
@@ -325,10 +331,13 @@ static bool nfhp_rule_branches(const struct nfhp_rule *r)
 	       r->action == NFHP_ACT_RETURN;
 }
 
+#define NFHP_ALL_HOOKS	((1u << NFHP_HOOK_MAX) - 1)
+
 static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 {
 	if (r->ext)
 		rs->ext_ops->destroy(rs->ext_priv, r->ext);
+	rs->nbound -= r->ext_hooks != NFHP_ALL_HOOKS;
 	nfhp_box_free(&rs->mem, r->hot);
 	nfhp_box_free(&rs->mem, r->alt);
 	nfhp_box_free(&rs->mem, r->box);
@@ -337,10 +346,34 @@ static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 	nfhp_free(&rs->mem, r, sizeof(*r));
 }
 
-/* The hooks a rule of @c can be reached from, as bits. */
-static unsigned int nfhp_chain_hooks(const struct nfhp_chain *c)
+static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
+		      struct nfhp_chain *c, unsigned int depth);
+
+/*
+ * The hooks a rule of @c with the extensions of @spec is checked for, as
+ * bits: those the staged rule set reaches @c from, none for a chain no
+ * hook reaches yet (as iptables checks an unreferenced chain), all when
+ * there are no extensions to check.  A jump added later is checked
+ * against the rule's nfhp_ext_ops.hooks at commit (nfhp_check_hooks()).
+ */
+static unsigned int nfhp_chain_hooks(struct nfhp_ruleset *rs,
+				     const struct nfhp_chain *c,
+				     const struct nfhp_rule_spec *spec)
 {
-	return c->hook >= 0 ? 1u << c->hook : (1u << NFHP_HOOK_MAX) - 1;
+	unsigned int hooks = 0;
+	int h;
+
+	if (c->hook >= 0)
+		return 1u << c->hook;
+	if (!spec->ext_len || !rs->work)
+		return NFHP_ALL_HOOKS;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		rs->mark++;
+		nfhp_reach(rs, rs->work, rs->work->chains[h], 0);
+		if (c->mark == rs->mark)
+			hooks |= 1u << h;
+	}
+	return hooks;
 }
 
 /* Check @spec's extensions and make their handle for @r. */
@@ -363,8 +396,12 @@ static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 	}
 	err = rs->ext_ops->create(rs->ext_priv, spec, hooks, &r->ext,
 				  &matches, msg);
+	if (err)
+		return err;
 	r->ext_match = matches;
-	return err;
+	if (rs->ext_ops->hooks)
+		r->ext_hooks = rs->ext_ops->hooks(r->ext) & NFHP_ALL_HOOKS;
+	return 0;
 }
 
 static int nfhp_rule_new(struct nfhp_ruleset *rs,
@@ -388,6 +425,7 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	if (!r)
 		goto out_nomem;
 	r->action = spec->action;
+	r->ext_hooks = NFHP_ALL_HOOKS;
 	strscpy(r->target, spec->target, sizeof(r->target));
 	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
 		if (spec->m[i].dim < NFHP_DIM_MAX)
@@ -411,6 +449,7 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	err = nfhp_list_add(&rs->mem, &rs->created, r);
 	if (err)
 		goto out_destroy_ext;
+	rs->nbound += r->ext_hooks != NFHP_ALL_HOOKS;
 	*out = r;
 	return 0;
 out_destroy_ext:
@@ -1642,6 +1681,38 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
  *
  * Return: 0 or -errno.
  */
+/*
+ * A jump may have made a user chain reachable from a hook that one of its
+ * rules' extensions is not valid at (-m owner reached from INPUT), which
+ * iptables refuses when it replaces the table; so does the commit.
+ */
+static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
+{
+	const struct nfhp_model *m = rs->work;
+	unsigned int i, j;
+	int h;
+
+	if (!rs->nbound)
+		return 0;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		rs->mark++;
+		nfhp_reach(rs, m, m->chains[h], 0);
+		for (i = 0; i < m->n; i++) {
+			const struct nfhp_chain *c = m->chains[i];
+
+			if (c->mark != rs->mark || c->hook >= 0)
+				continue;
+			for (j = 0; j < c->n; j++) {
+				if (c->rules[j]->ext_hooks & (1u << h))
+					continue;
+				*msg = "an xtables match or target of a user chain is not valid at a hook that reaches the chain";
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 {
 	struct nfhp_flat flat[NFHP_HOOK_MAX] = {};
@@ -1652,6 +1723,9 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 
 	if (!rs->work)
 		return -EINVAL;
+	err = nfhp_check_hooks(rs, msg);
+	if (err)
+		goto out_abort;
 	dirty = nfhp_dirty_hooks(rs);
 	t = nfhp_alloc(&rs->mem, sizeof(*t));
 	err = -ENOMEM;
@@ -1751,8 +1825,8 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 			sizeof(*c->rules));
 	if (err)
 		return err;
-	err = nfhp_rule_new(rs, a->spec, nfhp_chain_hooks(c), a->counters, &r,
-			    msg);
+	err = nfhp_rule_new(rs, a->spec, nfhp_chain_hooks(rs, c, a->spec),
+			    a->counters, &r, msg);
 	if (err)
 		return err;
 	memmove(&c->rules[a->pos], &c->rules[a->pos - 1],
@@ -1814,8 +1888,9 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 		return PTR_ERR(c);
 	err = nfhp_check_jump(rs, a->spec, c, msg);
 	if (!err)
-		err = nfhp_rule_new(rs, a->spec, nfhp_chain_hooks(c), NULL, &r,
-				    msg);
+		err = nfhp_rule_new(rs, a->spec,
+				    nfhp_chain_hooks(rs, c, a->spec), NULL,
+				    &r, msg);
 	if (err)
 		return err;
 	branches = nfhp_rule_branches(c->rules[a->pos - 1]);
@@ -2007,7 +2082,8 @@ static int nfhp_rule_retarget(struct nfhp_ruleset *rs,
 		return -ENOMEM;
 	nfhp_spec_unpack(r->spec, spec);
 	strscpy(spec->target, target, sizeof(spec->target));
-	err = nfhp_rule_new(rs, spec, nfhp_chain_hooks(c), NULL, out, &msg);
+	err = nfhp_rule_new(rs, spec, nfhp_chain_hooks(rs, c, spec), NULL,
+			    out, &msg);
 	kfree(spec);
 	if (err)
 		return err;

@@ -385,6 +385,23 @@ static u32 nfhp_xt_target(const void *ext, void *pkt)
 	return v;
 }
 
+/*
+ * The hooks all of a rule's matches and its target are valid at (xt_match
+ * and xt_target .hooks, 0 for any), as the core's hook bits.
+ */
+static unsigned int nfhp_xt_hooks(const void *ext)
+{
+	const struct nfhp_xt_rule *x = ext;
+	unsigned int valid = ~0u, i;
+
+	for (i = 0; i < x->nmatch; i++)
+		if (x->match[i].match->hooks)
+			valid &= x->match[i].match->hooks;
+	if (x->has_target && x->target.target->hooks)
+		valid &= x->target.target->hooks;
+	return valid >> NF_INET_LOCAL_IN;
+}
+
 /* Of the dimensions, only the mark can change in the filter table. */
 static bool nfhp_xt_rekey(void *pkt, struct nfhp_key *key)
 {
@@ -402,4 +419,5 @@ const struct nfhp_ext_ops nfhp_xt_ops = {
 	.match = nfhp_xt_match,
 	.target = nfhp_xt_target,
 	.rekey = nfhp_xt_rekey,
+	.hooks = nfhp_xt_hooks,
 };

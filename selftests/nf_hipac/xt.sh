@@ -5,7 +5,8 @@
 # FORWARD chain, run by the kernel's own modules (xt_run.c): REJECT with a
 # TCP reset and with an ICMP error, LOG going on to the next rule, limit,
 # a jump taken on every second packet (statistic), MARK followed by a
-# native mark match that must see the new mark.  Then the listing and
+# native mark match that must see the new mark, -m owner in a user chain
+# reached from OUTPUT but not from INPUT.  Then the listing and
 # save format, a save/restore round trip, refusals (unknown extension,
 # a checkentry that says no) that leave the rule set as it was, and the
 # modules' reference counts going back to where they were after a flush.
@@ -126,6 +127,22 @@ nfhp_check "MARK --set-mark 7, then DROP mark 7 for tcp/8080" eval \
 	 r -A FORWARD -p tcp --dport 8080 -m mark --mark 7 -j DROP'
 nfhp_check "tcp/8080 with the new mark is dropped" tcp_fail 8080
 nfhp_check "tcp/8081 passes" tcp_ok 8081
+nfhp_check "flush" flushed
+
+# -m owner is valid at OUTPUT only: in a user chain, the hooks that reach
+# the chain decide, as in iptables.
+nfhp_check "owner in a user chain reached from OUTPUT" eval \
+	'r -N OWN && r -A OWN -p icmp -m owner --uid-owner 0 -j DROP &&
+	 r -A OUTPUT -j OWN'
+nfhp_check "the router's own pings are dropped" eval \
+	'! in_ns $ns_router ping -c 1 -W 1 -q $SERVER_IP >/dev/null 2>&1'
+nfhp_check "forwarded pings pass" ping_ok
+r -A INPUT -j OWN >/tmp/xt-out.$$ 2>&1
+rc=$?
+nfhp_check "a jump to it from INPUT is refused ($rc: $(head -1 /tmp/xt-out.$$))" \
+	test $rc -ne 0
+nfhp_check "and INPUT stays empty" \
+	eval 'test -z "$(r -S INPUT | grep -v "^-P")"'
 nfhp_check "flush" flushed
 
 # Round trip and refusals.

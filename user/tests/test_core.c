@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 
+#include "ext.h"
 #include "match.h"
 #include "ruleset.h"
 #include "stats.h"
@@ -303,6 +304,116 @@ static void test_txn_and_errors(void)
 	free(jump);
 }
 
+/*
+ * Extensions valid at OUTPUT only, as -m owner: the checks record the
+ * hooks they were given.
+ */
+static unsigned int hooks_checked;
+
+static int out_create(void *priv, const struct nfhp_rule_spec *spec,
+		      unsigned int hooks, void **ext, bool *matches,
+		      const char **msg)
+{
+	hooks_checked = hooks;
+	if (hooks & ~(1u << NFHP_HOOK_OUTPUT)) {
+		*msg = "only valid at OUTPUT";
+		return -EINVAL;
+	}
+	*ext = malloc(1);
+	*matches = true;
+	return *ext ? 0 : -ENOMEM;
+}
+
+static void out_destroy(void *priv, void *ext)
+{
+	free(ext);
+}
+
+static enum nfhp_ext_result out_match(const void *ext, void *pkt)
+{
+	return NFHP_EXT_MATCH;
+}
+
+static u32 out_target(const void *ext, void *pkt)
+{
+	return NFHP_EXT_CONTINUE;
+}
+
+static bool out_rekey(void *pkt, struct nfhp_key *key)
+{
+	return false;
+}
+
+static unsigned int out_hooks(const void *ext)
+{
+	return 1u << NFHP_HOOK_OUTPUT;
+}
+
+static const struct nfhp_ext_ops out_ops = {
+	.create = out_create, .destroy = out_destroy, .match = out_match,
+	.target = out_target, .rekey = out_rekey, .hooks = out_hooks,
+};
+
+/*
+ * A rule of a user chain is checked for the hooks that reach the chain
+ * when it is added (none yet: as iptables checks an unreferenced chain);
+ * a later jump from a hook its extensions are not valid at fails the
+ * commit and leaves the rule set as it was.
+ */
+static void test_ext_hooks(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *own = spec_new(NFHP_ACT_DROP);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+	int err;
+
+	nfhp_ruleset_set_ext(rs, &out_ops, NULL);
+	key_init(&k);
+	own->ext_len = 1;
+	strcpy(jump->target, "U");
+	check(!nfhp_chain_new(rs, "U", &msg), "hooks: new chain");
+	check(!nfhp_rule_append(rs, "U", own, NULL, &msg) &&
+	      hooks_checked == 0, "hooks: unreferenced chain checked for none");
+	check(!nfhp_rule_append(rs, "OUTPUT", jump, NULL, &msg),
+	      "hooks: jump from OUTPUT");
+	check(!nfhp_rule_append(rs, "U", own, NULL, &msg) &&
+	      hooks_checked == 1u << NFHP_HOOK_OUTPUT,
+	      "hooks: chain reached from OUTPUT checked for it");
+	err = nfhp_rule_append(rs, "U", jump, NULL, &msg);
+	check(err == -ELOOP, "hooks: loop still refused: %s", msg);
+	err = nfhp_rule_append(rs, "INPUT", jump, NULL, &msg);
+	check(err == -EINVAL && nfhp_chain_rules(nfhp_chain_find(rs, "INPUT")) == 0,
+	      "hooks: jump from INPUT refused at commit: %s", msg);
+	err = nfhp_rule_append(rs, "INPUT", own, NULL, &msg);
+	check(err == -EINVAL, "hooks: rule in INPUT refused: %s", msg);
+	classify(rs, NFHP_HOOK_OUTPUT, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(v.rule)), "U"),
+	      "hooks: OUTPUT still goes through U");
+	classify(rs, NFHP_HOOK_INPUT, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && !v.rule,
+	      "hooks: INPUT still has no rule");
+	/* Dropped in the same transaction, the jump is fine. */
+	check(!nfhp_txn_begin(rs), "hooks: begin");
+	check(!nfhp_rule_append(rs, "INPUT", jump, NULL, &msg) &&
+	      !nfhp_chain_flush(rs, "U", &msg) &&
+	      !nfhp_txn_commit(rs, &msg),
+	      "hooks: jump from INPUT once U is flushed");
+	own->ext_len = 0;
+	check(!nfhp_rule_append(rs, "U", own, NULL, &msg),
+	      "hooks: plain rule in U");
+	own->ext_len = 1;
+	err = nfhp_rule_append(rs, "U", own, NULL, &msg);
+	check(err == -EINVAL, "hooks: U reached from INPUT refuses it: %s",
+	      msg);
+	nfhp_ruleset_free(rs);
+	free(own);
+	free(jump);
+}
+
 /* Every allocation of a commit can fail: the old rules stay in force. */
 static void test_enomem(void)
 {
@@ -430,6 +541,7 @@ int main(void)
 	test_txn_and_errors();
 	test_enomem();
 	test_hotdrop();
+	test_ext_hooks();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }
