@@ -5,7 +5,9 @@
 # and print the path of its bzImage on standard output (progress goes to
 # standard error).
 #
-#	selftests/debug/build-kernel.sh
+#	selftests/debug/build-kernel.sh [--deps]
+#
+# --deps only installs the packages the build needs, and exits.
 #
 # The kernel is Debian's linux-source-6.1 configured as "make defconfig
 # kvm_guest.config" plus selftests/debug/debug.config (KASAN, lockdep,
@@ -27,7 +29,8 @@
 # stamp is never used: the build resumes in it.  A lock serialises concurrent
 # runs.  Missing build packages (and linux-source-6.1) are installed with
 # apt-get; if /usr/src/linux-source-6.1 is not unpacked, the tarball is
-# unpacked into the cache.  The build runs under nice with -j$(nproc)
+# unpacked into the cache.  The build runs under nice 10 (NFHP_DEBUG_NICE=
+# overrides; .ci/run builds at 19 while "make check" runs) with -j$(nproc)
 # (NFHP_DEBUG_JOBS= overrides).
 set -euo pipefail
 
@@ -35,6 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 frag=$here/debug.config
 cache_root=${NFHP_DEBUG_CACHE:-/var/cache/nf-hipac/debug-kernel}
 jobs=${NFHP_DEBUG_JOBS:-$(nproc)}
+niceness=${NFHP_DEBUG_NICE:-10}
 pkg=linux-source-6.1
 tarball=/usr/src/$pkg.tar.xz
 
@@ -63,6 +67,7 @@ need_pkgs()
 
 need_pkgs bc flex bison libelf-dev libssl-dev dwarves build-essential \
 	kmod cpio xz-utils util-linux "$pkg"
+[ "${1:-}" != --deps ] || exit 0
 
 ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true)
 [ -n "$ver" ] || ver=$(sha256sum "$tarball" | cut -d' ' -f1)
@@ -127,7 +132,7 @@ kpid=
 trap '[ -z "$kpid" ] || kill -- -"$kpid" 2>/dev/null; exit 143' TERM INT HUP
 kmake()
 {
-	setsid nice -n 10 make -C "$src" O="$obj" "$@" >> "$log" 2>&1 &
+	setsid nice -n "$niceness" make -C "$src" O="$obj" "$@" >> "$log" 2>&1 &
 	kpid=$!
 	wait "$kpid"
 }
