@@ -106,7 +106,10 @@ const char *nfhp_cli_chain(const struct nfhp_cmdline *cl)
  */
 void nfhp_cli_param_error(const char *prog, const char *msg)
 {
-	fprintf(stderr, "%s: %s\n", prog, msg);
+	/* nf-hipac's own refusals name it already ("nf-hipac: ... not supported"). */
+	if (strncmp(msg, "nf-hipac: ", 10))
+		fprintf(stderr, "%s: ", prog);
+	fprintf(stderr, "%s\n", msg);
 	fprintf(stderr,
 		"Try `%s -h' or '%s --help' for more information.\n",
 		prog, prog);
