@@ -1671,16 +1671,6 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 	return err;
 }
 
-/**
- * nfhp_txn_commit() - publish every staged change at once
- * @rs: the rule set
- * @msg: set to a reason on error
- *
- * On error the transaction is aborted and the committed rule set stays in
- * force, untouched.
- *
- * Return: 0 or -errno.
- */
 /*
  * A jump may have made a user chain reachable from a hook that one of its
  * rules' extensions is not valid at (-m owner reached from INPUT), which
@@ -1713,6 +1703,16 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
 	return 0;
 }
 
+/**
+ * nfhp_txn_commit() - publish every staged change at once
+ * @rs: the rule set
+ * @msg: set to a reason on error
+ *
+ * On error the transaction is aborted and the committed rule set stays in
+ * force, untouched.
+ *
+ * Return: 0 or -errno.
+ */
 int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 {
 	struct nfhp_flat flat[NFHP_HOOK_MAX] = {};
