@@ -130,9 +130,14 @@ log=$dir/build.log
 # hold the lock.
 kpid=
 trap '[ -z "$kpid" ] || kill -- -"$kpid" 2>/dev/null; exit 143' TERM INT HUP
+# The new session is also a new scheduler autogroup, which competes with
+# the others as a whole whatever its tasks' nice: set the group's nice too
+# (/proc/self/autogroup), so that a build at nice 19 yields to the VM.
 kmake()
 {
-	setsid nice -n "$niceness" make -C "$src" O="$obj" "$@" >> "$log" 2>&1 &
+	setsid bash -c 'echo "$0" > /proc/self/autogroup 2>/dev/null
+			exec nice -n "$0" make "$@"' "$niceness" \
+		-C "$src" O="$obj" "$@" >> "$log" 2>&1 &
 	kpid=$!
 	wait "$kpid"
 }
