@@ -21,7 +21,7 @@
 #     "leaks": kmemleak on as well, the selftests that drive the module's
 #              allocations, error paths and teardown (NFHP_DEBUG_LEAK_TESTS:
 #              restore, failslab, nlfuzz, xt, stress, unload), then a
-#              kmemleak scan.  This is the pass CI runs (.ci/run);
+#              kmemleak scan;
 #  5. any KASAN/lockdep/UBSAN/RCU/WARN/BUG line in a kernel log, any
 #     kmemleak report, fails the run and is printed.
 #
