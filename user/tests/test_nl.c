@@ -403,6 +403,19 @@ static void test_malformed(void)
 	ok(decode_raw(nlh) == -EINVAL, "malformed: action of the wrong size");
 }
 
+/* The attribute @type inside the NFHPA_RULE nest of @nlh, or NULL. */
+static const struct nlattr *rule_attr(const struct nlmsghdr *nlh, u16 type)
+{
+	const struct nlattr *r, *a, *found = NULL;
+
+	mnl_attr_for_each(r, nlh, sizeof(struct genlmsghdr))
+		if (mnl_attr_get_type(r) == NFHPA_RULE)
+			mnl_attr_for_each_nested(a, r)
+				if (mnl_attr_get_type(a) == type)
+					found = a;
+	return found;
+}
+
 /*
  * NFHPA_RULE_XT carries spec->ext as its payload, byte for byte, flagged
  * nested; a payload with trailing garbage or too long is refused.
@@ -411,7 +424,7 @@ static void test_xt_wire(void)
 {
 	static char buf[32768];
 	struct nfhp_rule_spec *spec = calloc(1, sizeof(*spec));
-	const struct nlattr *a, *b, *xt = NULL;
+	const struct nlattr *xt;
 	struct nlmsghdr *nlh;
 	struct nlattr *rule, *nest;
 	u8 junk[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -419,11 +432,7 @@ static void test_xt_wire(void)
 	xt_rule(spec);
 	nlh = answer(buf, "INPUT", 1);
 	nfhp_nl_put_rule(nlh, spec, NULL);
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr))
-		if (mnl_attr_get_type(a) == NFHPA_RULE)
-			mnl_attr_for_each_nested(b, a)
-				if (mnl_attr_get_type(b) == NFHPA_RULE_XT)
-					xt = b;
+	xt = rule_attr(nlh, NFHPA_RULE_XT);
 	ok(xt && (xt->nla_type & NLA_F_NESTED) &&
 	   mnl_attr_get_payload_len(xt) == spec->ext_len &&
 	   !memcmp(mnl_attr_get_payload(xt), spec->ext, spec->ext_len),
@@ -464,7 +473,7 @@ static void test_order_wire(void)
 	static const u8 order[] = { NFHP_MOD_COMMENT, NFHP_MOD_STATE,
 				    NFHP_MOD_TCP, NFHP_MOD_MARK };
 	u8 bad[NFHP_MAX_ORDER + 1];
-	const struct nlattr *r, *a1, *attr = NULL;
+	const struct nlattr *attr;
 	struct nlmsghdr *nlh;
 	struct nlattr *rule;
 	unsigned int i;
@@ -482,11 +491,7 @@ static void test_order_wire(void)
 	a->norder = sizeof(order);
 	memcpy(a->order, order, sizeof(order));
 	nfhp_nl_put_rule(nlh, a, NULL);
-	mnl_attr_for_each(r, nlh, sizeof(struct genlmsghdr))
-		if (mnl_attr_get_type(r) == NFHPA_RULE)
-			mnl_attr_for_each_nested(a1, r)
-				if (mnl_attr_get_type(a1) == NFHPA_RULE_ORDER)
-					attr = a1;
+	attr = rule_attr(nlh, NFHPA_RULE_ORDER);
 	ok(attr && mnl_attr_get_payload_len(attr) == sizeof(order) &&
 	   !memcmp(mnl_attr_get_payload(attr), order, sizeof(order)),
 	   "order: NFHPA_RULE_ORDER holds the module bytes");
@@ -494,12 +499,7 @@ static void test_order_wire(void)
 	rich_rule(b);
 	nlh = answer(buf, "INPUT", 1);
 	nfhp_nl_put_rule(nlh, b, NULL);
-	attr = NULL;
-	mnl_attr_for_each(r, nlh, sizeof(struct genlmsghdr))
-		if (mnl_attr_get_type(r) == NFHPA_RULE)
-			mnl_attr_for_each_nested(a1, r)
-				if (mnl_attr_get_type(a1) == NFHPA_RULE_ORDER)
-					attr = a1;
+	attr = rule_attr(nlh, NFHPA_RULE_ORDER);
 	ok(!attr, "order: none sent for the canonical order");
 
 	memset(bad, NFHP_MOD_TTL, sizeof(bad));
