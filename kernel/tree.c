@@ -565,7 +565,7 @@ static int nfhp_split_events(const struct nfhp_scan *s, unsigned int dim,
 
 	for (i = 0; i < s->n; i++)
 		cap += 2 * nfhp_box_nranges(s->rel[i]->box, dim);
-	ev = kmalloc_array(cap ? cap : 1, sizeof(*ev), GFP_KERNEL);
+	ev = kvmalloc_array(cap ? cap : 1, sizeof(*ev), GFP_KERNEL);
 	if (!ev)
 		return -ENOMEM;
 	for (i = 0; i < s->n; i++) {
@@ -668,7 +668,7 @@ static void nfhp_memo_destroy(struct nfhp_memo *m)
 	u32 i;
 
 	for (i = 0; i <= m->mask; i++)
-		kfree(m->slot[i].rel);
+		kvfree(m->slot[i].rel);
 	kvfree(m->slot);
 }
 
@@ -722,7 +722,7 @@ build:
 	if (err)
 		return err;
 	/* Remember it; without memory the next twin is merely rebuilt. */
-	slot->rel = kmalloc_array(s.n, sizeof(*s.rel), GFP_KERNEL);
+	slot->rel = kvmalloc_array(s.n, sizeof(*s.rel), GFP_KERNEL);
 	if (slot->rel) {
 		memcpy(slot->rel, s.rel, s.n * sizeof(*s.rel));
 		slot->n = s.n;
@@ -779,8 +779,8 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 	unsigned int i, e = 0;
 	int err = -ENOMEM;
 
-	active = kcalloc(BITS_TO_LONGS(s->n), sizeof(long), GFP_KERNEL);
-	buf = kmalloc_array(s->n, sizeof(*buf), GFP_KERNEL);
+	active = kvcalloc(BITS_TO_LONGS(s->n), sizeof(long), GFP_KERNEL);
+	buf = kvmalloc_array(s->n, sizeof(*buf), GFP_KERNEL);
 	if (!active || !buf || nfhp_memo_init(&memo, nev + 1))
 		goto out_free;
 	for (i = 0; i < s->n; i++)
@@ -811,8 +811,8 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 out_free:
 	if (memo.slot)
 		nfhp_memo_destroy(&memo);
-	kfree(buf);
-	kfree(active);
+	kvfree(buf);
+	kvfree(active);
 	return err;
 }
 
@@ -828,8 +828,8 @@ static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
 	err = nfhp_split_events(s, dim, &reg->d[dim], &ev, &nev);
 	if (err)
 		return err;
-	c.node = kmalloc_array(nev + 1, sizeof(*c.node), GFP_KERNEL);
-	c.hi = kmalloc_array(nev + 1, sizeof(*c.hi), GFP_KERNEL);
+	c.node = kvmalloc_array(nev + 1, sizeof(*c.node), GFP_KERNEL);
+	c.hi = kvmalloc_array(nev + 1, sizeof(*c.hi), GFP_KERNEL);
 	err = -ENOMEM;
 	if (c.node && c.hi)
 		err = nfhp_split_children(f, reg, s, dim, ev, nev, &c);
@@ -838,9 +838,9 @@ static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
 	if (err)
 		for (i = 0; i < c.n; i++)
 			nfhp_tree_put(f, c.node[i]);
-	kfree(c.node);
-	kfree(c.hi);
-	kfree(ev);
+	kvfree(c.node);
+	kvfree(c.hi);
+	kvfree(ev);
 	return err;
 }
 
@@ -883,7 +883,7 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 	unsigned int i;
 	int err;
 
-	s.rel = kmalloc_array(n ? n : 1, sizeof(*s.rel), GFP_KERNEL);
+	s.rel = kvmalloc_array(n ? n : 1, sizeof(*s.rel), GFP_KERNEL);
 	if (!s.rel)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -893,7 +893,7 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			break;
 	}
 	err = nfhp_build(f, reg, &s, out);
-	kfree(s.rel);
+	kvfree(s.rel);
 	return err;
 }
 
@@ -950,8 +950,8 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 	u32 i;
 
 	nfhp_box_hull(u->x, node->dim, &hull);
-	c.node = kmalloc_array(node->n, sizeof(*c.node), GFP_KERNEL);
-	c.hi = kmalloc_array(node->n, sizeof(*c.hi), GFP_KERNEL);
+	c.node = kvmalloc_array(node->n, sizeof(*c.node), GFP_KERNEL);
+	c.hi = kvmalloc_array(node->n, sizeof(*c.hi), GFP_KERNEL);
 	if (!c.node || !c.hi)
 		goto out_free;
 	for (i = 0, err = 0; i < node->n && !err; i++) {
@@ -974,8 +974,8 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 		for (i = 0; i < c.n; i++)
 			nfhp_tree_put(f, c.node[i]);
 out_free:
-	kfree(c.node);
-	kfree(c.hi);
+	kvfree(c.node);
+	kvfree(c.hi);
 	return err;
 }
 
@@ -1010,8 +1010,8 @@ static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
 	int err = -ENOMEM;
 
 	nr = nfhp_box_nranges(u->x, d);
-	c.node = kmalloc_array(2 * nr + 1, sizeof(*c.node), GFP_KERNEL);
-	c.hi = kmalloc_array(2 * nr + 1, sizeof(*c.hi), GFP_KERNEL);
+	c.node = kvmalloc_array(2 * nr + 1, sizeof(*c.node), GFP_KERNEL);
+	c.hi = kvmalloc_array(2 * nr + 1, sizeof(*c.hi), GFP_KERNEL);
 	if (!c.node || !c.hi)
 		goto out_free;
 	for (i = 0, err = 0; i < nr && !err; i++) {
@@ -1044,8 +1044,8 @@ static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
 		for (i = 0; i < c.n; i++)
 			nfhp_tree_put(f, c.node[i]);
 out_free:
-	kfree(c.node);
-	kfree(c.hi);
+	kvfree(c.node);
+	kvfree(c.hi);
 	return err;
 }
 
