@@ -2907,19 +2907,26 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   struct nfhp_verdict *verdict)
 {
 	const struct nfhp_tables *t = rcu_dereference(rs->tables);
-	const struct nfhp_entry *const *items, *best = NULL;
-	const struct nfhp_node *leaf[NFHP_GROUPS];
-	unsigned int g, i, nleaves;
+	const struct nfhp_node *leaf[NFHP_GROUPS], *l;
+	const struct nfhp_entry *const *items, *best = NULL, *last;
+	unsigned int g, i, nleaves = 0;
 	bool eval = false;
-	u64 bound;
+	u64 bound = U64_MAX;
 
-	nleaves = nfhp_trees_lookup(t->seq[hook], t->ntrees[hook], key, leaf,
-				    &bound);
-	for (g = 0; g < nleaves; g++) {
-		items = nfhp_leaf_entries(leaf[g]);
-		eval |= leaf[g]->ibits;
-		if (items[leaf[g]->n - 1]->order == bound)
-			best = items[leaf[g]->n - 1];
+	/* Branch and bound: a tree can only beat the decision so far. */
+	for (g = 0; g < t->ntrees[hook]; g++) {
+		if (t->seq[hook][g]->min_order >= bound)
+			break;
+		l = nfhp_tree_lookup(t->seq[hook][g], key, bound);
+		if (!l)
+			continue;
+		leaf[nleaves++] = l;
+		eval |= l->ibits;
+		last = nfhp_leaf_entries(l)[l->n - 1];
+		if (last->order < bound) {
+			best = last;
+			bound = best->order;
+		}
 	}
 	if (unlikely(eval)) {
 		struct nfhp_walk w = {

@@ -111,8 +111,8 @@
  * drops the references of the old roots after a grace period (ruleset.c),
  * which frees exactly the nodes no new tree shares.
  *
- * Matching: nfhp_trees_lookup()
- * -----------------------------
+ * Matching: nfhp_tree_lookup()
+ * ----------------------------
  *
  * From the root, while the node is not a leaf, binary-search the packet's
  * value of the node's dimension among its upper bounds and follow that
@@ -128,13 +128,11 @@
  * one; a node of 4096 intervals gets 4096 buckets.
  *
  * Every node also records the earliest entry below it (@min_order).  A
- * hook has up to NFHP_HOOK_TREES trees (ruleset.c), descended together one
- * level at a time so that their cache misses overlap; once a leaf has
- * decided, a subtree, or a whole tree, whose earliest entry comes after
- * the decision cannot change it and is left: branch and bound, on a
- * decision that is exact either way.  In the example with rule 3 in a
- * tree of its own, a packet 10.1.2.3 -> tcp/22 reaches rule 1's leaf in
- * the first tree and rule 3's in the second; 1 comes first and decides.
+ * hook has up to NFHP_HOOK_TREES trees (ruleset.c); they are searched in
+ * the order of their earliest entries, and once a decision is found, a
+ * subtree, or a whole tree, whose earliest entry comes after it cannot
+ * change it and is not entered: branch and bound, on a decision that is
+ * exact either way.
  *
  * Extensions
  * ----------
@@ -161,7 +159,6 @@
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
-#include <linux/prefetch.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -1144,62 +1141,28 @@ static u32 nfhp_node_find(const struct nfhp_node *node,
 }
 
 /**
- * nfhp_trees_lookup() - find the leaves of a packet in a hook's trees
- * @roots: the trees, in the order of their earliest entries
- * @n: how many, at most %NFHP_HOOK_TREES
+ * nfhp_tree_lookup() - find the leaf of a packet
+ * @root: the tree
  * @key: the packet
- * @leaf: filled with the leaves that hold an entry at or before the
- *	decision; the deciding one among them
- * @decision: the order of the deciding entry: the smallest order of a
- *	leaf's last entry
+ * @bound: the order of the decision the packet has already, U64_MAX if
+ *	none; subtrees whose entries all come at or after it are skipped
  *
- * The trees are descended in lockstep, one level of each in turn, and the
- * node each step lands on is prefetched: the descents are chains of
- * dependent cache misses, and interleaving them lets the misses of the
- * different trees overlap instead of adding up.  Branch and bound still
- * holds: once a leaf has decided, a subtree whose earliest entry comes
- * after the decision is left.  Runs on the packet path under RCU: it only
- * reads immutable nodes.
+ * Runs on the packet path under RCU: it only reads immutable nodes.
  *
- * Return: the number of leaves in @leaf.
+ * Return: the leaf, whose last entry decides, or NULL when no entry of
+ * the tree comes before @bound.
  */
-unsigned int nfhp_trees_lookup(const struct nfhp_node *const *roots,
-			       unsigned int n, const struct nfhp_key *key,
-			       const struct nfhp_node **leaf, u64 *decision)
+const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
+					 const struct nfhp_key *key, u64 bound)
 {
-	const struct nfhp_node *cur[NFHP_HOOK_TREES], *node;
-	unsigned int i, j, active = n, nleaves = 0;
-	u64 bound = U64_MAX, last;
+	const struct nfhp_node *node = root;
 
-	memcpy(cur, roots, n * sizeof(*cur));
-	while (active) {
-		for (i = 0; i < active;) {
-			node = cur[i];
-			if (node->min_order >= bound) {
-				cur[i] = cur[--active];
-				continue;
-			}
-			if (node->kind == NFHP_NODE_LEAF) {
-				leaf[nleaves++] = node;
-				last = nfhp_leaf_entries(node)[node->n - 1]->order;
-				bound = min(bound, last);
-				cur[i] = cur[--active];
-				continue;
-			}
-			node = nfhp_children(node)[nfhp_node_find(node, key)];
-			prefetch(node);
-			cur[i++] = node;
-		}
+	while (node->kind != NFHP_NODE_LEAF) {
+		if (node->min_order >= bound)
+			return NULL;
+		node = nfhp_children(node)[nfhp_node_find(node, key)];
 	}
-	/*
-	 * A leaf reached before the bound fell may lie wholly after it.  Entry
-	 * orders are unique, so only the deciding leaf starts at the bound.
-	 */
-	for (i = j = 0; i < nleaves; i++)
-		if (leaf[i]->min_order <= bound)
-			leaf[j++] = leaf[i];
-	*decision = bound;
-	return j;
+	return node->min_order < bound ? node : NULL;
 }
 
 static void nfhp_hist_add(unsigned int *hist, unsigned int value)

@@ -166,9 +166,8 @@ nfhp_leaf_entries(const struct nfhp_node *leaf)
 	return (const struct nfhp_entry *const *)leaf->data;
 }
 
-unsigned int nfhp_trees_lookup(const struct nfhp_node *const *roots,
-			       unsigned int n, const struct nfhp_key *key,
-			       const struct nfhp_node **leaf, u64 *decision);
+const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
+					 const struct nfhp_key *key, u64 bound);
 
 /* The ruleset's trees and entries, for stats.c. */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,

@@ -44,7 +44,6 @@ typedef unsigned int gfp_t;
 #define __must_check	__attribute__((warn_unused_result))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
-#define prefetch(x)	__builtin_prefetch(x)
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 
