@@ -33,13 +33,15 @@
 #
 # Environment: TESTS (subset of selftests for the "full" boot);
 # NFHP_DEBUG_PASSES (default "full leaks"); NFHP_DEBUG_LEAK_TESTS;
+# NFHP_DEBUG_CPU (QEMU -cpu, default max,la57=off);
 # NFHP_TIMEOUT_SCALE (default 1) multiplies every timeout, and the
 # per-test timeouts get a further NFHP_DEBUG_SLOWDOWN (default 4: KASAN and
 # lockdep under TCG); NFHP_VM_MEM (default 2G); NFHP_DEBUG_VM_TIMEOUT
 # (seconds for each boot, default 3600 x NFHP_TIMEOUT_SCALE);
 # NFHP_DEBUG_CACHE (see build-kernel.sh); NFHP_STRESS_SECONDS (stress.sh,
 # default 60 here), NFHP_FUZZ_MESSAGES (200000 in "full", 50000 in
-# "leaks"), NFHP_CHURN_NETNS (8), NFHP_CHURN_RELOADS (3).
+# "leaks"), NFHP_CHURN_NETNS (8), NFHP_CHURN_RELOADS (3),
+# NFHP_RESTORE_BIG (20000).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,6 +50,9 @@ mkdir -p build/vm build/debug-vm
 exec > >(tee build/check-debug.log) 2>&1
 
 scale=${NFHP_TIMEOUT_SCALE:-1}
+# 4-level paging: with the 5-level paging of -cpu max, KASAN under TCG
+# now and then reported wild accesses to the direct map at boot.
+cpu=${NFHP_DEBUG_CPU:-max,la57=off}
 slow=${NFHP_DEBUG_SLOWDOWN:-4}
 fail=0
 t0=$(date +%s)
@@ -94,6 +99,9 @@ export NFHP_STRESS_SECONDS=${NFHP_STRESS_SECONDS:-60}
 # of process starts under KASAN and TCG, with one more module reload.
 export NFHP_CHURN_NETNS=${NFHP_CHURN_NETNS:-8}
 export NFHP_CHURN_RELOADS=${NFHP_CHURN_RELOADS:-3}
+# restore.sh's big rule set: 100k rules take 20 s on Debian's kernel and
+# about 30 times as long under KASAN and kmemleak.
+export NFHP_RESTORE_BIG=${NFHP_RESTORE_BIG:-20000}
 export NFHP_TIMEOUT_SCALE=$((scale * slow))
 fuzz=${NFHP_FUZZ_MESSAGES:-}
 leak_tests=${NFHP_DEBUG_LEAK_TESTS:-"restore.sh failslab.sh nlfuzz.sh xt.sh stress.sh unload.sh"}
@@ -114,7 +122,8 @@ boot()
 	echo "check-debug: boot \"$pass\" ($append): ${TESTS:-every selftest}"
 	selftests/vm/run-vm.sh --kernel "$image" \
 		--modules "$kdir/modroot/lib/modules/$release" \
-		--mem "${NFHP_VM_MEM:-2G}" --strict --append "$append" \
+		--mem "${NFHP_VM_MEM:-2G}" --cpu "$cpu" --strict \
+		--append "$append" \
 		--timeout "${NFHP_DEBUG_VM_TIMEOUT:-$((3600 * scale))}" \
 		--out "$out" --log "$top/$console" \
 		-- selftests/debug/guest-run.sh 2>&1 | tee "$vmlog"

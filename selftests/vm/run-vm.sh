@@ -15,6 +15,7 @@
 #			fails with exit code 124)
 #	--mem SIZE	guest memory (default 1G)
 #	--smp N		guest CPUs (default 2)
+#	--cpu MODEL	QEMU CPU model and flags (default max)
 #	--accel A	kvm or tcg (default: probe KVM once, cache the answer;
 #			also NFHP_VM_ACCEL=)
 #	--kver KVER	kernel version (default: newest with /boot/vmlinuz-KVER)
@@ -50,6 +51,7 @@ vmdir=$top/selftests/vm
 timeout=900
 mem=1G
 smp=2
+cpu=max
 accel=${NFHP_VM_ACCEL:-}
 kver=
 image=
@@ -69,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=$2; shift 2;;
 	--mem) mem=$2; shift 2;;
 	--smp) smp=$2; shift 2;;
+	--cpu) cpu=$2; shift 2;;
 	--accel) accel=$2; shift 2;;
 	--kver) kver=$2; shift 2;;
 	--kernel) image=$2; shift 2;;
@@ -130,7 +133,7 @@ fi
 # qboot starts faster than SeaBIOS and does not spray escape codes.
 bios=
 [ ! -f /usr/share/qemu/qboot.rom ] || bios="-bios /usr/share/qemu/qboot.rom"
-qemu_base=(qemu-system-x86_64 -cpu max -smp "$smp" -m "$mem"
+qemu_base=(qemu-system-x86_64 -cpu "$cpu" -smp "$smp" -m "$mem"
 	-nographic -nodefaults -no-reboot -monitor none
 	$bios
 	-kernel "$kernel" -initrd "$initrd")
