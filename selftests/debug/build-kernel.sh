@@ -184,11 +184,13 @@ secs=$(($(date +%s) - start))
 echo "$secs" > "$dir/build-seconds"
 # CPU seconds of the build (children's user + system): wall time on a
 # loaded host says little; cpu / CPUs is what an idle machine would take.
-cpu=$(times | awk 'NR == 2 {
+# times runs in this shell: in $(...) it would report the subshell's.
+times > "$dir/times"
+cpu=$(awk 'NR == 2 {
 	for (i = 1; i <= 2; i++) {
 		split($i, t, "m"); sub("s", "", t[2]); s += t[1] * 60 + t[2]
 	}
-	printf "%d", s }')
+	printf "%d", s }' "$dir/times")
 {
 	echo "source $pkg $ver ($src)"
 	echo "built $(date -u +%FT%TZ) in ${secs}s (${cpu} CPU-s) with -j$jobs on $(nproc) CPUs$seeded"

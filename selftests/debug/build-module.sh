@@ -12,7 +12,7 @@
 # level are never touched.  The copy keeps the sources' timestamps, so only
 # what changed is rebuilt; switching to another KOBJ starts afresh.  The
 # module gets debug info (-g) for scripts/faddr2line on KASAN or lockdep
-# reports; the code is the same as the normal build's.
+# reports, and UBSAN's checks; the code is otherwise the normal build's.
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
@@ -39,6 +39,13 @@ mkdir -p "$src"
 	\( -name Kbuild -o -name '*.[ch]' \) -print0 |
 	xargs -0 cp -a --parents -t "$src")
 
-nice -n 10 make -C "$kobj" M="$src" KCFLAGS=-g -j"$(nproc)" modules >&2
+# The debug kernel has UBSAN for the modules that ask (debug.config): ask.
+nice -n 10 make -C "$kobj" M="$src" KCFLAGS=-g UBSAN_SANITIZE=y \
+	-j"$(nproc)" modules >&2
+if grep -qx CONFIG_UBSAN=y "$kobj/.config" &&
+   ! nm "$src/nf_hipac.ko" | grep __ubsan_handle_ >/dev/null; then
+	echo "build-module: nf_hipac.ko has no UBSAN checks" >&2
+	exit 1
+fi
 cp "$src/nf_hipac.ko" "$out/nf_hipac.ko"
 echo "$out/nf_hipac.ko"
