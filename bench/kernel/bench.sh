@@ -48,15 +48,19 @@ in=$out/in
 rm -rf "$out"
 mkdir -p "$in" "$results"
 
-# nftconv NAME [--drop-overlaps] - native and set nft versions of NAME.ipt;
-# a set that cannot express the ruleset leaves NAME.set.why instead.
+# nftconv NAME [WHY] - native and set nft versions of NAME.ipt; a set that
+# cannot express the ruleset, or is not to be measured for the reason WHY,
+# leaves NAME.set.why instead.
 nftconv()
 {
 	local n=$1
 
-	shift
 	"$top/bench/kernel/ipt2nft.py" "$in/$n.ipt" > "$in/$n.nft"
-	if ! "$top/bench/kernel/ipt2nft.py" --set "$@" "$in/$n.ipt" \
+	if [ -n "${2:-}" ]; then
+		echo "$n: $2" > "$in/$n.set.why"
+		return
+	fi
+	if ! "$top/bench/kernel/ipt2nft.py" --set "$in/$n.ipt" \
 			> "$in/$n.set.nft" 2> "$in/$n.set.why"; then
 		rm -f "$in/$n.set.nft"
 	fi
@@ -68,14 +72,10 @@ echo "bench-kernel: preparing rulesets in $in"
 for n in $seeds; do
 	"$top/bench/seed.py" "$n" > "$in/seed-$n.ipt"
 	if [ "$n" -ge 100000 ]; then
-		# Not the set: pipapo's insertion is quadratic in the set's
-		# size, and a 100k-element nft -f ran over 15 minutes in the
-		# kernel, where the load timeout cannot stop it.
-		"$top/bench/kernel/ipt2nft.py" "$in/seed-$n.ipt" > "$in/seed-$n.nft"
-		echo "seed-$n: one pipapo set of $n elements was not measured:" \
-		     "its load ran over 15 minutes in the kernel under TCG" \
-		     "(insertion is quadratic in the set size) and a timeout" \
-		     "cannot interrupt it" > "$in/seed-$n.set.why"
+		# pipapo's insertion is quadratic in the set's size: a
+		# 100k-element nft -f ran over 15 minutes in the kernel, where
+		# the load timeout cannot stop it.
+		nftconv "seed-$n" "one pipapo set of $n elements was not measured: its load ran over 15 minutes in the kernel under TCG (insertion is quadratic in the set size) and a timeout cannot interrupt it"
 	else
 		nftconv "seed-$n"
 	fi

@@ -168,32 +168,11 @@ def first_overlap(boxes):
     return None
 
 
-def drop_overlaps(boxes):
-    """Indices of the boxes that overlap no earlier kept box, in order."""
-    order = sorted(range(len(boxes)), key=lambda i: boxes[i][0][0])
-    bad = set()
-    active = []
-    for i in order:
-        lo = boxes[i][0][0]
-        active = [j for j in active if boxes[j][0][1] >= lo]
-        for j in active:
-            if j in bad:
-                continue
-            if all(boxes[i][d][0] <= boxes[j][d][1] and
-                   boxes[j][d][0] <= boxes[i][d][1] for d in range(1, 5)):
-                bad.add(max(i, j))
-        active.append(i)
-    return [i for i in range(len(boxes)) if i not in bad]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("rules")
     ap.add_argument("--set", action="store_true",
                     help="fold FORWARD into one concatenated interval set")
-    ap.add_argument("--drop-overlaps", action="store_true",
-                    help="with --set: leave out every rule that overlaps an "
-                    "earlier one (changes the ruleset; say so when used)")
     ap.add_argument("--table", default="nfhp")
     args = ap.parse_args()
     with open(args.rules) as f:
@@ -219,12 +198,6 @@ def main():
                       file=sys.stderr)
                 sys.exit(3)
             boxes = [r.box() for r in rest]
-            if args.drop_overlaps:
-                keep = drop_overlaps(boxes)
-                print("ipt2nft: dropped %d rules that overlap an earlier "
-                      "rule" % (len(rest) - len(keep)), file=sys.stderr)
-                rest = [rest[i] for i in keep]
-                boxes = [boxes[i] for i in keep]
             ov = first_overlap(boxes)
             if ov:
                 print("ipt2nft: rules %s and %s overlap: not expressible as "
