@@ -101,7 +101,7 @@ static int nfhp_rlist_add(struct nfhp_rlist *l, nfhp_u128 lo, nfhp_u128 hi)
 	struct nfhp_range *r;
 
 	if (l->n == l->cap) {
-		unsigned int cap = l->cap ? 2 * l->cap : 16;
+		unsigned int cap = l->cap ? 2 * l->cap : 4;
 
 		if (cap > NFHP_MAX_DIM_RANGES)
 			return -E2BIG;

@@ -253,24 +253,33 @@ static void nfhp_index_fill(struct nfhp_node *node)
 	}
 }
 
-static u32 nfhp_hash_bytes(const void *p, size_t len, u32 h)
+/*
+ * Hash @n words.  A node of a wide root is a megabyte and is hashed at
+ * every update that copies it, so this goes a word at a time.
+ */
+static u64 nfhp_hash_words(const unsigned long *p, size_t n, u64 h)
 {
-	const u8 *b = p;
-
-	while (len--)
-		h = (h ^ *b++) * 16777619u;
+	while (n--) {
+		h = (h ^ *p++) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
 	return h;
 }
 
+static u32 nfhp_hash_fold(u64 h)
+{
+	h *= 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 32);
+}
+
+/* The contents of every node are whole words, see nfhp_node_size(). */
 static u32 nfhp_node_hash(const struct nfhp_node *node)
 {
-	u32 h = 2166136261u;
+	u64 h = (u64)node->kind << 40 | (u64)node->dim << 32 | node->n;
 
-	h = nfhp_hash_bytes(&node->kind, 1, h);
-	h = nfhp_hash_bytes(&node->dim, 1, h);
-	h = nfhp_hash_bytes(&node->n, sizeof(node->n), h);
-	return nfhp_hash_bytes(node->data, nfhp_node_size(node->kind, node->n) -
-				      sizeof(*node), h);
+	h = nfhp_hash_words(node->data, (nfhp_node_size(node->kind, node->n) -
+					 sizeof(*node)) / sizeof(long), h);
+	return nfhp_hash_fold(h);
 }
 
 static bool nfhp_node_equal(const struct nfhp_node *a,
@@ -295,6 +304,7 @@ int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem)
 	f->count = 0;
 	f->mark = 0;
 	f->mask = NFHP_HASH_INIT_BUCKETS - 1;
+	nfhp_scratch_init(&f->scratch);
 	f->buckets = nfhp_alloc(mem, NFHP_HASH_INIT_BUCKETS *
 				sizeof(*f->buckets));
 	return f->buckets ? 0 : -ENOMEM;
@@ -309,6 +319,7 @@ void nfhp_forest_destroy(struct nfhp_forest *f)
 	WARN_ON(f->count);
 	nfhp_free(f->mem, f->buckets, (f->mask + 1) * sizeof(*f->buckets));
 	f->buckets = NULL;
+	nfhp_scratch_destroy(&f->scratch);
 }
 
 /* Double the hash table; on failure keep the old one, only slower. */
@@ -372,41 +383,64 @@ void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 	nfhp_node_free(f, root);
 }
 
-/* Free a node that was never interned, dropping its children. */
-static void nfhp_node_discard(struct nfhp_forest *f, struct nfhp_node *node)
+/* Drop the references a draft node holds to its children. */
+static void nfhp_draft_drop(struct nfhp_forest *f,
+			    const struct nfhp_node *draft)
 {
 	u32 i;
 
-	if (node->kind != NFHP_NODE_LEAF)
-		for (i = 0; i < node->n; i++)
-			nfhp_tree_put(f, nfhp_children(node)[i]);
-	nfhp_node_free(f, node);
+	if (draft->kind != NFHP_NODE_LEAF)
+		for (i = 0; i < draft->n; i++)
+			nfhp_tree_put(f, nfhp_children(draft)[i]);
 }
 
 /*
- * Return the stored node equal to @node, taking a reference, and discard
- * @node; or store @node itself.  @node owns references to its children,
- * which an existing twin already holds on its own.
+ * Return the stored node equal to @draft, taking a reference, or store a
+ * copy of @draft.  @draft is zeroed scratch memory filled by the caller
+ * and owns references to its children, which a stored twin already holds
+ * on its own.  Most drafts have a twin, so only new nodes are allocated.
+ * Without memory NULL is returned and the references stay with the
+ * caller, who holds its children in a list anyway.
  */
 static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
-					  struct nfhp_node *node)
+					  struct nfhp_node *draft)
 {
-	struct nfhp_node *old;
+	size_t size = nfhp_node_size(draft->kind, draft->n);
+	struct nfhp_node *node;
 
-	node->hash = nfhp_node_hash(node);
-	for (old = f->buckets[node->hash & f->mask]; old; old = old->hnext) {
-		if (!nfhp_node_equal(old, node))
+	draft->hash = nfhp_node_hash(draft);
+	for (node = f->buckets[draft->hash & f->mask]; node;
+	     node = node->hnext) {
+		if (!nfhp_node_equal(node, draft))
 			continue;
-		old->refs++;
-		nfhp_node_discard(f, node);
-		return old;
+		node->refs++;
+		nfhp_draft_drop(f, draft);
+		return node;
 	}
+	node = nfhp_alloc(f->mem, size);
+	if (!node)
+		return NULL;
+	memcpy(node, draft, size);
 	node->refs = 1;
 	node->hnext = f->buckets[node->hash & f->mask];
 	f->buckets[node->hash & f->mask] = node;
 	if (++f->count > 2 * (f->mask + 1))
 		nfhp_forest_grow(f);
 	return node;
+}
+
+/* A zeroed draft node with room for @n intervals or entries. */
+static struct nfhp_node *nfhp_draft_new(struct nfhp_forest *f, u8 kind,
+					u32 n)
+{
+	struct nfhp_node *draft;
+
+	draft = nfhp_scratch_zalloc(&f->scratch, 1, nfhp_node_size(kind, n));
+	if (draft) {
+		draft->kind = kind;
+		draft->n = n;
+	}
+	return draft;
 }
 
 /**
@@ -497,6 +531,7 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 			 struct nfhp_node **out)
 {
 	const struct nfhp_entry **items;
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_node *leaf;
 	unsigned int i, n = 0;
 	bool walk = false;
@@ -506,11 +541,9 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 	for (i = 0; i < s->n; i++)
 		if (nfhp_leaf_needs(s->rel[i], i == s->n - 1, walk))
 			n++;
-	leaf = nfhp_alloc(f->mem, nfhp_node_size(NFHP_NODE_LEAF, n));
+	leaf = nfhp_draft_new(f, NFHP_NODE_LEAF, n);
 	if (!leaf)
 		return -ENOMEM;
-	leaf->kind = NFHP_NODE_LEAF;
-	leaf->n = n;
 	items = (const struct nfhp_entry **)leaf->data;
 	for (i = 0, n = 0; i < s->n; i++)
 		if (nfhp_leaf_needs(s->rel[i], i == s->n - 1, walk))
@@ -518,7 +551,8 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 	leaf->ibits = walk;
 	leaf->min_order = items[0]->order;
 	*out = nfhp_node_intern(f, leaf);
-	return 0;
+	nfhp_scratch_release(&f->scratch, mark);
+	return *out ? 0 : -ENOMEM;
 }
 
 static unsigned int nfhp_split_dim(const struct nfhp_scan *s)
@@ -553,7 +587,8 @@ static int nfhp_event_cmp(const void *a, const void *b)
 }
 
 /* Interval ends of the relevant entries in @dim, clipped to the region. */
-static int nfhp_split_events(const struct nfhp_scan *s, unsigned int dim,
+static int nfhp_split_events(struct nfhp_forest *f,
+			     const struct nfhp_scan *s, unsigned int dim,
 			     const struct nfhp_range *span,
 			     struct nfhp_event **out, unsigned int *nout)
 {
@@ -562,7 +597,7 @@ static int nfhp_split_events(const struct nfhp_scan *s, unsigned int dim,
 
 	for (i = 0; i < s->n; i++)
 		cap += 2 * nfhp_box_nranges(s->rel[i]->box, dim);
-	ev = kvmalloc_array(cap ? cap : 1, sizeof(*ev), GFP_KERNEL);
+	ev = nfhp_scratch_alloc(&f->scratch, cap, sizeof(*ev));
 	if (!ev)
 		return -ENOMEM;
 	for (i = 0; i < s->n; i++) {
@@ -624,7 +659,7 @@ static void nfhp_children_add(struct nfhp_forest *f, struct nfhp_children *c,
  * @hash: hash of @rel
  * @n: number of entries in @rel
  * @rel: the relevant entries the child was built from
- * @node: the child
+ * @node: the child, NULL for a free slot
  */
 struct nfhp_memo_slot {
 	u32 hash;
@@ -642,41 +677,38 @@ struct nfhp_memo_slot {
  * split dimension or misses it, and the children differ in no other
  * dimension: two children with the same relevant entries are the same
  * tree.  Wildcards make such twins common (all the gaps between the
- * prefixes of one dimension), so each is built once.
+ * prefixes of one dimension), so each is built once.  The table and the
+ * lists live on the forest's scratch stack until the split returns.
  */
 struct nfhp_memo {
 	struct nfhp_memo_slot *slot;
 	u32 mask;
 };
 
-static int nfhp_memo_init(struct nfhp_memo *m, unsigned int children)
+static int nfhp_memo_init(struct nfhp_forest *f, struct nfhp_memo *m,
+			  unsigned int children)
 {
 	u32 size = 16;
 
 	while (size < 2 * children)
 		size *= 2;
 	m->mask = size - 1;
-	m->slot = kvcalloc(size, sizeof(*m->slot), GFP_KERNEL);
+	m->slot = nfhp_scratch_zalloc(&f->scratch, size, sizeof(*m->slot));
 	return m->slot ? 0 : -ENOMEM;
-}
-
-static void nfhp_memo_destroy(struct nfhp_memo *m)
-{
-	u32 i;
-
-	for (i = 0; i <= m->mask; i++)
-		kvfree(m->slot[i].rel);
-	kvfree(m->slot);
 }
 
 /* The slot of @s's entries: the twin if one was built, else a free one. */
 static struct nfhp_memo_slot *nfhp_memo_find(struct nfhp_memo *m,
 					     const struct nfhp_scan *s)
 {
-	u32 h = nfhp_hash_bytes(s->rel, s->n * sizeof(*s->rel), 2166136261u);
 	struct nfhp_memo_slot *slot;
+	u32 h;
 
-	for (slot = &m->slot[h & m->mask]; slot->rel;
+	BUILD_BUG_ON(sizeof(*s->rel) != sizeof(long));
+	h = nfhp_hash_fold(nfhp_hash_words((const unsigned long *)s->rel,
+					   s->n, s->n));
+
+	for (slot = &m->slot[h & m->mask]; slot->node;
 	     slot = &m->slot[(slot - m->slot + 1) & m->mask]) {
 		if (slot->hash == h && slot->n == s->n &&
 		    !memcmp(slot->rel, s->rel, s->n * sizeof(*s->rel)))
@@ -686,31 +718,99 @@ static struct nfhp_memo_slot *nfhp_memo_find(struct nfhp_memo *m,
 	return slot;
 }
 
+/*
+ * Remember the child built for @s in @slot.  Without memory the slot stays
+ * free and the next twin is merely rebuilt.
+ */
+static void nfhp_memo_store(struct nfhp_forest *f, struct nfhp_memo_slot *slot,
+			    const struct nfhp_scan *s, struct nfhp_node *node)
+{
+	slot->rel = nfhp_scratch_alloc(&f->scratch, s->n, sizeof(*s->rel));
+	if (!slot->rel)
+		return;
+	memcpy(slot->rel, s->rel, s->n * sizeof(*s->rel));
+	slot->n = s->n;
+	slot->node = node;
+}
+
+/**
+ * struct nfhp_active - the relevant entries of the parent that intersect
+ *	the current elementary interval
+ * @bits: one bit per entry of the parent's relevant list
+ * @words: one bit per word of @bits that is not zero
+ *
+ * A wide split has hundreds of thousands of entries but few of them meet
+ * any one interval; @words lets the scan skip the empty words of @bits.
+ */
+struct nfhp_active {
+	unsigned long *bits;
+	unsigned long *words;
+};
+
+static int nfhp_active_init(struct nfhp_forest *f, struct nfhp_active *a,
+			    unsigned int n)
+{
+	unsigned int nbits = BITS_TO_LONGS(n);
+
+	a->bits = nfhp_scratch_zalloc(&f->scratch, nbits, sizeof(long));
+	a->words = nfhp_scratch_zalloc(&f->scratch, BITS_TO_LONGS(nbits),
+				       sizeof(long));
+	return a->bits && a->words ? 0 : -ENOMEM;
+}
+
+static void nfhp_active_set(struct nfhp_active *a, unsigned int i, bool on)
+{
+	unsigned int w = i / BITS_PER_LONG;
+	unsigned long bit = 1ul << (i % BITS_PER_LONG);
+	unsigned long wbit = 1ul << (w % BITS_PER_LONG);
+
+	if (on) {
+		a->bits[w] |= bit;
+		a->words[w / BITS_PER_LONG] |= wbit;
+		return;
+	}
+	a->bits[w] &= ~bit;
+	if (!a->bits[w])
+		a->words[w / BITS_PER_LONG] &= ~wbit;
+}
+
+/*
+ * Push the active entries into @s in order, up to the one after which
+ * nfhp_scan_push() says nothing can matter.
+ */
+static void nfhp_active_scan(const struct nfhp_active *a, unsigned int n,
+			     const struct nfhp_scan *parent,
+			     const struct nfhp_region *reg, struct nfhp_scan *s)
+{
+	unsigned int nbits = BITS_TO_LONGS(n), sw, w, i;
+	unsigned long words, bits;
+
+	for (sw = 0; sw < BITS_TO_LONGS(nbits); sw++) {
+		for (words = a->words[sw]; words; words &= words - 1) {
+			w = sw * BITS_PER_LONG + __builtin_ctzl(words);
+			for (bits = a->bits[w]; bits; bits &= bits - 1) {
+				i = w * BITS_PER_LONG + __builtin_ctzl(bits);
+				if (!nfhp_scan_push(s, reg, parent->rel[i]))
+					return;
+			}
+		}
+	}
+}
+
 /* Build (or reuse) the child of one elementary interval. */
 static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 			    const struct nfhp_scan *parent,
-			    const unsigned long *active, struct nfhp_memo *memo,
+			    const struct nfhp_active *active,
+			    struct nfhp_memo *memo,
 			    const struct nfhp_entry **buf, struct nfhp_node **out)
 {
-	unsigned int w, words = BITS_TO_LONGS(parent->n);
 	struct nfhp_scan s = { .rel = buf };
 	struct nfhp_memo_slot *slot;
 	int err;
 
-	for (w = 0; w < words; w++) {
-		unsigned long bits = active[w];
-
-		while (bits) {
-			unsigned int i = w * BITS_PER_LONG + __builtin_ctzl(bits);
-
-			bits &= bits - 1;
-			if (!nfhp_scan_push(&s, reg, parent->rel[i]))
-				goto build;
-		}
-	}
-build:
+	nfhp_active_scan(active, parent->n, parent, reg, &s);
 	slot = nfhp_memo_find(memo, &s);
-	if (slot->rel) {
+	if (slot->node) {
 		slot->node->refs++;
 		*out = slot->node;
 		return 0;
@@ -718,18 +818,25 @@ build:
 	err = nfhp_build(f, reg, &s, out);
 	if (err)
 		return err;
-	/* Remember it; without memory the next twin is merely rebuilt. */
-	slot->rel = kvmalloc_array(s.n, sizeof(*s.rel), GFP_KERNEL);
-	if (slot->rel) {
-		memcpy(slot->rel, s.rel, s.n * sizeof(*s.rel));
-		slot->n = s.n;
-		slot->node = *out;
-	}
+	nfhp_memo_store(f, slot, &s, *out);
 	return 0;
 }
 
+/* The earliest entry below any of @c's children. */
+static u64 nfhp_children_min(const struct nfhp_children *c)
+{
+	u64 min_order = U64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		min_order = min(min_order, c->node[i]->min_order);
+	return min_order;
+}
+
+/* The node of the children @c, whose earliest entry is @min_order. */
 static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
-			 struct nfhp_children *c, struct nfhp_node **out)
+			 struct nfhp_children *c, u64 min_order,
+			 struct nfhp_node **out)
 {
 	u8 kind = nfhp_dim_bits(dim) == 128 ? NFHP_NODE_RLP128 :
 					      NFHP_NODE_RLP32;
@@ -740,15 +847,12 @@ static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 		*out = c->node[0];
 		return 0;
 	}
-	node = nfhp_alloc(f->mem, nfhp_node_size(kind, c->n));
+	node = nfhp_draft_new(f, kind, c->n);
 	if (!node)
 		return -ENOMEM;
-	node->kind = kind;
 	node->dim = dim;
-	node->n = c->n;
-	node->min_order = U64_MAX;
+	node->min_order = min_order;
 	for (i = 0; i < c->n; i++) {
-		node->min_order = min(node->min_order, c->node[i]->min_order);
 		if (kind == NFHP_NODE_RLP128)
 			nfhp_keys128(node)[i] = c->hi[i];
 		else
@@ -758,7 +862,7 @@ static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 	if (kind == NFHP_NODE_RLP32)
 		nfhp_index_fill(node);
 	*out = nfhp_node_intern(f, node);
-	return 0;
+	return *out ? 0 : -ENOMEM;
 }
 
 /* Sweep the interval ends of @dim, building one child per interval. */
@@ -770,32 +874,26 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 	struct nfhp_range span = reg->d[dim];
 	const struct nfhp_entry **buf;
 	nfhp_u128 lo = span.lo, hi;
-	struct nfhp_memo memo = {};
+	struct nfhp_active active;
+	struct nfhp_memo memo;
 	struct nfhp_node *child;
-	unsigned long *active;
 	unsigned int i, e = 0;
-	int err = -ENOMEM;
+	int err;
 
-	active = kvcalloc(BITS_TO_LONGS(s->n), sizeof(long), GFP_KERNEL);
-	buf = kvmalloc_array(s->n, sizeof(*buf), GFP_KERNEL);
-	if (!active || !buf || nfhp_memo_init(&memo, nev + 1))
-		goto out_free;
+	buf = nfhp_scratch_alloc(&f->scratch, s->n, sizeof(*buf));
+	if (!buf || nfhp_active_init(f, &active, s->n) ||
+	    nfhp_memo_init(f, &memo, nev + 1))
+		return -ENOMEM;
 	for (i = 0; i < s->n; i++)
 		if (!nfhp_box_nranges(s->rel[i]->box, dim))
-			active[i / BITS_PER_LONG] |= 1ul << (i % BITS_PER_LONG);
+			nfhp_active_set(&active, i, true);
 	for (;;) {
-		for (; e < nev && ev[e].at == lo; e++) {
-			unsigned long bit = 1ul << (ev[e].idx % BITS_PER_LONG);
-
-			if (ev[e].on)
-				active[ev[e].idx / BITS_PER_LONG] |= bit;
-			else
-				active[ev[e].idx / BITS_PER_LONG] &= ~bit;
-		}
+		for (; e < nev && ev[e].at == lo; e++)
+			nfhp_active_set(&active, ev[e].idx, ev[e].on);
 		hi = e < nev ? ev[e].at - 1 : span.hi;
 		reg->d[dim].lo = lo;
 		reg->d[dim].hi = hi;
-		err = nfhp_build_child(f, reg, s, active, &memo, buf, &child);
+		err = nfhp_build_child(f, reg, s, &active, &memo, buf, &child);
 		if (err)
 			break;
 		nfhp_children_add(f, c, child, hi);
@@ -805,11 +903,6 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 		lo = ev[e].at;
 	}
 	reg->d[dim] = span;
-out_free:
-	if (memo.slot)
-		nfhp_memo_destroy(&memo);
-	kvfree(buf);
-	kvfree(active);
 	return err;
 }
 
@@ -817,27 +910,27 @@ out_free:
 static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
 		      const struct nfhp_scan *s, struct nfhp_node **out)
 {
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	unsigned int dim = nfhp_split_dim(s), nev, i;
 	struct nfhp_children c = {};
 	struct nfhp_event *ev;
 	int err;
 
-	err = nfhp_split_events(s, dim, &reg->d[dim], &ev, &nev);
+	err = nfhp_split_events(f, s, dim, &reg->d[dim], &ev, &nev);
 	if (err)
-		return err;
-	c.node = kvmalloc_array(nev + 1, sizeof(*c.node), GFP_KERNEL);
-	c.hi = kvmalloc_array(nev + 1, sizeof(*c.hi), GFP_KERNEL);
+		goto out_release;
+	c.node = nfhp_scratch_alloc(&f->scratch, nev + 1, sizeof(*c.node));
+	c.hi = nfhp_scratch_alloc(&f->scratch, nev + 1, sizeof(*c.hi));
 	err = -ENOMEM;
 	if (c.node && c.hi)
 		err = nfhp_split_children(f, reg, s, dim, ev, nev, &c);
 	if (!err)
-		err = nfhp_make_rlp(f, dim, &c, out);
+		err = nfhp_make_rlp(f, dim, &c, nfhp_children_min(&c), out);
 	if (err)
 		for (i = 0; i < c.n; i++)
 			nfhp_tree_put(f, c.node[i]);
-	kvfree(c.node);
-	kvfree(c.hi);
-	kvfree(ev);
+out_release:
+	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
 
@@ -876,11 +969,12 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			     const struct nfhp_entry **entries, unsigned int n,
 			     struct nfhp_node **out)
 {
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_scan s = {};
 	unsigned int i;
 	int err;
 
-	s.rel = kvmalloc_array(n ? n : 1, sizeof(*s.rel), GFP_KERNEL);
+	s.rel = nfhp_scratch_alloc(&f->scratch, n, sizeof(*s.rel));
 	if (!s.rel)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
@@ -890,7 +984,7 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			break;
 	}
 	err = nfhp_build(f, reg, &s, out);
-	kvfree(s.rel);
+	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
 
@@ -934,45 +1028,56 @@ static void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
 
 /*
  * A range-location node: update the children whose intervals meet @x; the
- * others, usually nearly all, are shared as they are.
+ * others, usually nearly all, are shared as they are.  Their earliest
+ * entries stay too, so unless an updated child held the node's earliest,
+ * the new one is found among the updated children alone: a wide node's
+ * children are not all read twice.
  */
 static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 			   struct nfhp_region *reg,
 			   const struct nfhp_update *u, struct nfhp_node **out)
 {
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_range span = reg->d[node->dim], hull;
 	struct nfhp_children c = {};
+	u64 min_order = node->min_order;
 	struct nfhp_node *child;
+	bool lost_min = false;
 	int err = -ENOMEM;
 	u32 i;
 
 	nfhp_box_hull(u->x, node->dim, &hull);
-	c.node = kvmalloc_array(node->n, sizeof(*c.node), GFP_KERNEL);
-	c.hi = kvmalloc_array(node->n, sizeof(*c.hi), GFP_KERNEL);
+	c.node = nfhp_scratch_alloc(&f->scratch, node->n, sizeof(*c.node));
+	c.hi = nfhp_scratch_alloc(&f->scratch, node->n, sizeof(*c.hi));
 	if (!c.node || !c.hi)
-		goto out_free;
+		goto out_release;
 	for (i = 0, err = 0; i < node->n && !err; i++) {
 		reg->d[node->dim].lo = i ? nfhp_node_key(node, i - 1) + 1 :
 					   span.lo;
 		reg->d[node->dim].hi = nfhp_node_key(node, i);
 		child = nfhp_children(node)[i];
 		if (reg->d[node->dim].hi < hull.lo ||
-		    reg->d[node->dim].lo > hull.hi)
+		    reg->d[node->dim].lo > hull.hi) {
 			child->refs++;
-		else
+		} else {
+			lost_min |= child->min_order == node->min_order;
 			err = nfhp_update_node(f, child, reg, u, &child);
+			if (!err)
+				min_order = min(min_order, child->min_order);
+		}
 		if (!err)
 			nfhp_children_add(f, &c, child, reg->d[node->dim].hi);
 	}
 	reg->d[node->dim] = span;
+	if (lost_min)
+		min_order = nfhp_children_min(&c);
 	if (!err)
-		err = nfhp_make_rlp(f, node->dim, &c, out);
+		err = nfhp_make_rlp(f, node->dim, &c, min_order, out);
 	if (err)
 		for (i = 0; i < c.n; i++)
 			nfhp_tree_put(f, c.node[i]);
-out_free:
-	kvfree(c.node);
-	kvfree(c.hi);
+out_release:
+	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
 
@@ -998,6 +1103,7 @@ static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
 			    struct nfhp_region *reg,
 			    const struct nfhp_update *u, struct nfhp_node **out)
 {
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	unsigned int d = nfhp_uncovered_dim(u->x, reg), nr, i;
 	const struct nfhp_range *r = nfhp_box_ranges(u->x, d);
 	struct nfhp_range span = reg->d[d];
@@ -1007,10 +1113,10 @@ static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
 	int err = -ENOMEM;
 
 	nr = nfhp_box_nranges(u->x, d);
-	c.node = kvmalloc_array(2 * nr + 1, sizeof(*c.node), GFP_KERNEL);
-	c.hi = kvmalloc_array(2 * nr + 1, sizeof(*c.hi), GFP_KERNEL);
+	c.node = nfhp_scratch_alloc(&f->scratch, 2 * nr + 1, sizeof(*c.node));
+	c.hi = nfhp_scratch_alloc(&f->scratch, 2 * nr + 1, sizeof(*c.hi));
 	if (!c.node || !c.hi)
-		goto out_free;
+		goto out_release;
 	for (i = 0, err = 0; i < nr && !err; i++) {
 		if (r[i].hi < span.lo)
 			continue;
@@ -1036,13 +1142,12 @@ static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
 		nfhp_children_add(f, &c, leaf, span.hi);
 	}
 	if (!err)
-		err = nfhp_make_rlp(f, d, &c, out);
+		err = nfhp_make_rlp(f, d, &c, nfhp_children_min(&c), out);
 	if (err)
 		for (i = 0; i < c.n; i++)
 			nfhp_tree_put(f, c.node[i]);
-out_free:
-	kvfree(c.node);
-	kvfree(c.hi);
+out_release:
+	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
 

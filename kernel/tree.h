@@ -7,6 +7,7 @@
 
 #include "match.h"
 #include "ruleset.h"
+#include "scratch.h"
 #include "stats.h"
 
 /*
@@ -127,6 +128,7 @@ enum nfhp_node_kind {
  * @mask: number of buckets less one
  * @count: nodes in the table
  * @mark: the current statistics walk
+ * @scratch: the short-lived arrays of builds and updates
  */
 struct nfhp_forest {
 	struct nfhp_mem *mem;
@@ -134,6 +136,7 @@ struct nfhp_forest {
 	u32 mask;
 	u32 count;
 	u32 mark;
+	struct nfhp_scratch scratch;
 };
 
 int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem);
