@@ -242,6 +242,7 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	nfhp_net_ct_put(hn);
 	mutex_unlock(&hn->lock);
 	nfhp_ruleset_free(hn->rs);
+	kvfree(hn->spec);
 	mutex_destroy(&hn->lock);
 }
 

@@ -32,6 +32,9 @@ struct proc_dir_entry;
  * @gen: bumped on every change, never 0; lets a dump that spans several
  *	messages notice that the rule set changed under it
  * @proc_dir: /proc/net/nf-hipac of this namespace
+ * @spec: where a change request's rule is decoded (netlink.c), allocated
+ *	on first use: it is too big for the stack, and allocating it anew
+ *	for each of a restore's rules cost more than adding the rule
  */
 struct nfhp_net {
 	struct mutex lock;
@@ -45,6 +48,7 @@ struct nfhp_net {
 	u32 txn_owner;
 	unsigned int gen;
 	struct proc_dir_entry *proc_dir;
+	struct nfhp_rule_spec *spec;
 };
 
 extern unsigned int nfhp_net_id;
