@@ -2055,6 +2055,30 @@ static int parse_pass(struct pstate *ps, int argc, char **argv)
 }
 
 /*
+ * Empty @cl and @ps for a pass.  Their match arrays and the extension
+ * buffer are most of their 19 KiB, and a restore parses a line at a time:
+ * those are written before they are read (dim_new(), the copy at the end
+ * of parse_pass(), @ext_len), so they are left alone.
+ */
+static void pass_reset(struct nfhp_cmdline *cl, struct pstate *ps)
+{
+	struct nfhp_rule_spec *spec = &cl->spec;
+
+	_Static_assert(offsetof(struct nfhp_cmdline, spec) + sizeof(*spec) ==
+		       sizeof(*cl), "spec ends struct nfhp_cmdline");
+	_Static_assert(offsetof(struct nfhp_rule_spec, ext) +
+		       sizeof(spec->ext) == sizeof(*spec),
+		       "ext ends struct nfhp_rule_spec");
+	memset(cl, 0, offsetof(struct nfhp_cmdline, spec));
+	memset(spec, 0, offsetof(struct nfhp_rule_spec, m));
+	memset(spec->target, 0, offsetof(struct nfhp_rule_spec, ext) -
+				offsetof(struct nfhp_rule_spec, target));
+	memset(ps, 0, offsetof(struct pstate, m));
+	memset(&ps->target_set, 0,
+	       sizeof(*ps) - offsetof(struct pstate, target_set));
+}
+
+/*
  * Each pass that ends in refuse() sends one more native match to
  * libxtables, so there are at most NFHP_MAX_LOADS of them.
  */
@@ -2078,8 +2102,7 @@ int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
 	}
 	do {
 		err[0] = 0;
-		memset(cl, 0, sizeof(*cl));
-		memset(ps, 0, sizeof(*ps));
+		pass_reset(cl, ps);
 		ps->cl = cl;
 		ps->err = err;
 		ps->errlen = errlen;
