@@ -12,6 +12,12 @@
 
 /* Most splits fit many times in one chunk; bigger requests get their own. */
 #define NFHP_SCRATCH_CHUNK	(64 * 1024)
+/*
+ * The biggest chunk kept between builds.  Scratch memory is not on the
+ * rule set's account, so a build's peak (tens of MiB for 100,000 rules)
+ * must not stay behind; a wide node's update still fits.
+ */
+#define NFHP_SCRATCH_SPARE_MAX	(4 * 1024 * 1024)
 /* Alignment of every buffer: enough for nfhp_u128. */
 #define NFHP_SCRATCH_ALIGN	16
 
@@ -68,14 +74,16 @@ struct nfhp_scratch_mark nfhp_scratch_mark(const struct nfhp_scratch *s)
 }
 
 /*
- * Free a chunk, or keep it as the spare if it is the biggest seen: an
- * update of a wide node takes the same big arrays at every commit, and
- * faulting their pages in anew each time cost more than filling them.
+ * Free a chunk, or keep it as the spare if it is the biggest seen up to
+ * NFHP_SCRATCH_SPARE_MAX: an update of a wide node takes the same big
+ * arrays at every commit, and faulting their pages in anew each time cost
+ * more than filling them.
  */
 static void nfhp_scratch_drop(struct nfhp_scratch *s,
 			      struct nfhp_scratch_chunk *c)
 {
-	if (s->spare && s->spare->size >= c->size) {
+	if (c->size > NFHP_SCRATCH_SPARE_MAX ||
+	    (s->spare && s->spare->size >= c->size)) {
 		kvfree(c);
 		return;
 	}

@@ -21,9 +21,9 @@ struct nfhp_scratch_chunk;
 /**
  * struct nfhp_scratch - a stack of scratch buffers
  * @top: the newest chunk, NULL when empty
- * @spare: the biggest chunk released, kept for the next one needed, so
- *	that a split at a chunk's end does not allocate and free one per
- *	child
+ * @spare: the biggest chunk released (up to a bound, see scratch.c),
+ *	kept for the next one needed, so that a split at a chunk's end does
+ *	not allocate and free one per child
  */
 struct nfhp_scratch {
 	struct nfhp_scratch_chunk *top;

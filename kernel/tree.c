@@ -156,6 +156,7 @@
  * reset by 2; elsewhere the leaf is the policy alone and no extension
  * runs.
  */
+#include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -761,28 +762,26 @@ static int nfhp_active_init(struct nfhp_forest *f, struct nfhp_active *a,
 static void nfhp_active_set(struct nfhp_active *a, unsigned int i, bool on)
 {
 	unsigned int w = i / BITS_PER_LONG;
-	unsigned long bit = 1ul << (i % BITS_PER_LONG);
-	unsigned long wbit = 1ul << (w % BITS_PER_LONG);
 
 	if (on) {
-		a->bits[w] |= bit;
-		a->words[w / BITS_PER_LONG] |= wbit;
+		__set_bit(i, a->bits);
+		__set_bit(w, a->words);
 		return;
 	}
-	a->bits[w] &= ~bit;
+	__clear_bit(i, a->bits);
 	if (!a->bits[w])
-		a->words[w / BITS_PER_LONG] &= ~wbit;
+		__clear_bit(w, a->words);
 }
 
 /*
  * Push the active entries into @s in order, up to the one after which
  * nfhp_scan_push() says nothing can matter.
  */
-static void nfhp_active_scan(const struct nfhp_active *a, unsigned int n,
+static void nfhp_active_scan(const struct nfhp_active *a,
 			     const struct nfhp_scan *parent,
 			     const struct nfhp_region *reg, struct nfhp_scan *s)
 {
-	unsigned int nbits = BITS_TO_LONGS(n), sw, w, i;
+	unsigned int nbits = BITS_TO_LONGS(parent->n), sw, w, i;
 	unsigned long words, bits;
 
 	for (sw = 0; sw < BITS_TO_LONGS(nbits); sw++) {
@@ -808,7 +807,7 @@ static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 	struct nfhp_memo_slot *slot;
 	int err;
 
-	nfhp_active_scan(active, parent->n, parent, reg, &s);
+	nfhp_active_scan(active, parent, reg, &s);
 	slot = nfhp_memo_find(memo, &s);
 	if (slot->node) {
 		slot->node->refs++;
@@ -1069,7 +1068,7 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 			nfhp_children_add(f, &c, child, reg->d[node->dim].hi);
 	}
 	reg->d[node->dim] = span;
-	if (lost_min)
+	if (!err && lost_min)
 		min_order = nfhp_children_min(&c);
 	if (!err)
 		err = nfhp_make_rlp(f, node->dim, &c, min_order, out);
