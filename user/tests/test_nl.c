@@ -686,6 +686,24 @@ static const char *const save_lines[] = {
 	"-A INPUT -p udp -m mark --mark 0x1 -m comment --comment x -m udp --sport 53 -m ttl --ttl-eq 5",
 };
 
+/* parse_line - parse the iptables arguments of @text into @cl. */
+static int parse_line(struct nfhp_cmdline *cl, const char *text)
+{
+	char line[512], err[256], *argv[64];
+	int argc;
+
+	snprintf(line, sizeof(line), "nf-hipac %s", text);
+	argc = nfhp_split_line(line, argv, ARRAY_SIZE(argv));
+	if (argc < 0)
+		return -1;
+	return nfhp_parse_cmdline(argc, argv, cl, err, sizeof(err));
+}
+
+static bool same_wire(const struct nlmsghdr *a, const struct nlmsghdr *b)
+{
+	return a->nlmsg_len == b->nlmsg_len && !memcmp(a, b, a->nlmsg_len);
+}
+
 static void test_cli_round_trip(void)
 {
 	struct nfhp_cmdline *cl = malloc(sizeof(*cl));
@@ -728,6 +746,63 @@ static void test_cli_round_trip(void)
 	free(cl);
 }
 
+/* wire - @cl's rule as nfhp_nl_put_rule() sends it, into @buf. */
+static struct nlmsghdr *wire(char *buf, const struct nfhp_cmdline *cl)
+{
+	struct nlmsghdr *nlh = answer(buf, "X", 1);
+
+	nfhp_nl_put_rule(nlh, &cl->spec, NULL);
+	return nlh;
+}
+
+/*
+ * Each parse resets only what a pass reads (pass_reset() in lib/parse.c):
+ * the match arrays and the xtables buffer keep what the previous command
+ * line left there, on the promise that nothing reads them before writing
+ * them.  Hold it to that: every line must send the same bytes whether it
+ * is parsed into a zeroed command line, one filled with 0xa5, or one
+ * holding each other line's rule.  (The parser's own state is malloc'ed;
+ * __asan_default_options() below has ASan fill all of it.)
+ */
+static void test_parse_poison(void)
+{
+	struct nfhp_cmdline *cl = malloc(sizeof(*cl));
+	static char ref[32768], buf[32768];
+	unsigned int i, j, bad;
+
+	for (i = 0; i < ARRAY_SIZE(save_lines); i++) {
+		struct nlmsghdr *want;
+
+		memset(cl, 0, sizeof(*cl));
+		if (parse_line(cl, save_lines[i])) {
+			ok(false, "poison: parse");
+			continue;
+		}
+		want = wire(ref, cl);
+		bad = 0;
+		memset(cl, 0xa5, sizeof(*cl));
+		if (parse_line(cl, save_lines[i]) ||
+		    !same_wire(want, wire(buf, cl)))
+			bad++;
+		for (j = 0; j < ARRAY_SIZE(save_lines); j++) {
+			if (parse_line(cl, save_lines[j]) ||
+			    parse_line(cl, save_lines[i]) ||
+			    !same_wire(want, wire(buf, cl)))
+				bad++;
+		}
+		ok(!bad, save_lines[i]);
+		if (bad)
+			printf("# poison: %u parses sent other bytes\n", bad);
+	}
+	free(cl);
+}
+
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "max_malloc_fill_size=1048576:malloc_fill_byte=165";
+}
+
 int main(void)
 {
 	struct nfhp_rule_spec *spec = malloc(sizeof(*spec));
@@ -756,6 +831,7 @@ int main(void)
 	test_strerror();
 	test_report();
 	test_cli_round_trip();
+	test_parse_poison();
 	printf("1..%d\n", tests);
 	return failures ? 1 : 0;
 }
