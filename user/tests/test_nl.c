@@ -687,16 +687,26 @@ static const char *const save_lines[] = {
 };
 
 /* parse_line - parse the iptables arguments of @text into @cl. */
-static int parse_line(struct nfhp_cmdline *cl, const char *text)
+static int parse_line(struct nfhp_cmdline *cl, const char *text, char *err,
+		      size_t errlen)
 {
-	char line[512], err[256], *argv[64];
+	char line[512], *argv[64];
 	int argc;
 
 	snprintf(line, sizeof(line), "nf-hipac %s", text);
 	argc = nfhp_split_line(line, argv, ARRAY_SIZE(argv));
 	if (argc < 0)
 		return -1;
-	return nfhp_parse_cmdline(argc, argv, cl, err, sizeof(err));
+	return nfhp_parse_cmdline(argc, argv, cl, err, errlen);
+}
+
+/* wire - @cl's rule as nfhp_nl_put_rule() sends it, into @buf. */
+static struct nlmsghdr *wire(char *buf, const struct nfhp_cmdline *cl)
+{
+	struct nlmsghdr *nlh = answer(buf, "X", 1);
+
+	nfhp_nl_put_rule(nlh, &cl->spec, NULL);
+	return nlh;
 }
 
 static bool same_wire(const struct nlmsghdr *a, const struct nlmsghdr *b)
@@ -712,22 +722,18 @@ static void test_cli_round_trip(void)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(save_lines); i++) {
-		char line[512], err[256] = "", *argv[64], *out = NULL;
-		struct nlmsghdr *nlh = answer(buf, "X", 1);
+		char err[256] = "", *out = NULL;
+		struct nlmsghdr *nlh;
 		size_t len = 0;
 		FILE *f;
-		int argc;
 
-		snprintf(line, sizeof(line), "nf-hipac %s", save_lines[i]);
-		argc = nfhp_split_line(line, argv, ARRAY_SIZE(argv));
 		memset(cl, 0, sizeof(*cl));
-		if (argc < 0 ||
-		    nfhp_parse_cmdline(argc, argv, cl, err, sizeof(err))) {
+		if (parse_line(cl, save_lines[i], err, sizeof(err))) {
 			ok(false, save_lines[i]);
 			printf("# parse: %s\n", err);
 			continue;
 		}
-		nfhp_nl_put_rule(nlh, &cl->spec, NULL);
+		nlh = wire(buf, cl);
 		memset(back, 0, sizeof(*back));
 		f = open_memstream(&out, &len);
 		if (nfhp_nl_dump_msg(nlh, &seen_ops, back) || back->rules != 1)
@@ -746,15 +752,6 @@ static void test_cli_round_trip(void)
 	free(cl);
 }
 
-/* wire - @cl's rule as nfhp_nl_put_rule() sends it, into @buf. */
-static struct nlmsghdr *wire(char *buf, const struct nfhp_cmdline *cl)
-{
-	struct nlmsghdr *nlh = answer(buf, "X", 1);
-
-	nfhp_nl_put_rule(nlh, &cl->spec, NULL);
-	return nlh;
-}
-
 /*
  * Each parse resets only what a pass reads (pass_reset() in lib/parse.c):
  * the match arrays and the xtables buffer keep what the previous command
@@ -769,30 +766,32 @@ static void test_parse_poison(void)
 	struct nfhp_cmdline *cl = malloc(sizeof(*cl));
 	static char ref[32768], buf[32768];
 	unsigned int i, j, bad;
+	char err[256], name[600];
 
 	for (i = 0; i < ARRAY_SIZE(save_lines); i++) {
 		struct nlmsghdr *want;
 
 		memset(cl, 0, sizeof(*cl));
-		if (parse_line(cl, save_lines[i])) {
+		if (parse_line(cl, save_lines[i], err, sizeof(err))) {
 			ok(false, "poison: parse");
 			continue;
 		}
 		want = wire(ref, cl);
 		bad = 0;
 		memset(cl, 0xa5, sizeof(*cl));
-		if (parse_line(cl, save_lines[i]) ||
+		if (parse_line(cl, save_lines[i], err, sizeof(err)) ||
 		    !same_wire(want, wire(buf, cl)))
 			bad++;
 		for (j = 0; j < ARRAY_SIZE(save_lines); j++) {
-			if (parse_line(cl, save_lines[j]) ||
-			    parse_line(cl, save_lines[i]) ||
+			if (parse_line(cl, save_lines[j], err, sizeof(err)) ||
+			    parse_line(cl, save_lines[i], err, sizeof(err)) ||
 			    !same_wire(want, wire(buf, cl)))
 				bad++;
 		}
-		ok(!bad, save_lines[i]);
+		snprintf(name, sizeof(name), "poison: %s", save_lines[i]);
+		ok(!bad, name);
 		if (bad)
-			printf("# poison: %u parses sent other bytes\n", bad);
+			printf("# %u parses sent other bytes\n", bad);
 	}
 	free(cl);
 }
