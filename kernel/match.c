@@ -16,16 +16,28 @@
 /* A match that needs more intervals than this is refused. */
 #define NFHP_MAX_DIM_RANGES	4096
 
+/*
+ * Most matches are one or two intervals (a prefix, a port range, a negated
+ * port): those stay in the list itself.  A restore builds a few lists per
+ * rule, and under kmemleak every allocation costs hundreds of microseconds.
+ */
+#define NFHP_RLIST_INLINE	2
+
 /**
  * struct nfhp_rlist - a growable list of intervals, scratch memory
- * @r: the intervals
+ * @r: the intervals: @in, or allocated once they outgrow it
  * @n: intervals in use
- * @cap: intervals allocated
+ * @cap: intervals @r can hold; 0 until the first is added
+ * @in: room for the first %NFHP_RLIST_INLINE intervals
+ *
+ * A zeroed list is empty.  It must not be copied by value: @r may point
+ * into the list itself.
  */
 struct nfhp_rlist {
 	struct nfhp_range *r;
 	unsigned int n;
 	unsigned int cap;
+	struct nfhp_range in[NFHP_RLIST_INLINE];
 };
 
 /**
@@ -96,21 +108,43 @@ void nfhp_region_full(struct nfhp_region *reg)
 	}
 }
 
+/* Free what @l allocated; its contents are then undefined. */
+static void nfhp_rlist_release(struct nfhp_rlist *l)
+{
+	if (l->r != l->in)
+		kfree(l->r);
+}
+
+/* Make @dst hold what @src holds, and @src nothing. */
+static void nfhp_rlist_move(struct nfhp_rlist *dst, struct nfhp_rlist *src)
+{
+	nfhp_rlist_release(dst);
+	*dst = *src;
+	if (src->r == src->in) {
+		dst->r = dst->in;
+		memcpy(dst->in, src->in, src->n * sizeof(src->in[0]));
+	}
+	memset(src, 0, sizeof(*src));
+}
+
 static int nfhp_rlist_add(struct nfhp_rlist *l, nfhp_u128 lo, nfhp_u128 hi)
 {
 	struct nfhp_range *r;
 
+	if (!l->cap) {
+		l->r = l->in;
+		l->cap = NFHP_RLIST_INLINE;
+	}
 	if (l->n == l->cap) {
-		unsigned int cap = l->cap ? 2 * l->cap : 4;
+		unsigned int cap = 2 * l->cap;
 
 		if (cap > NFHP_MAX_DIM_RANGES)
 			return -E2BIG;
 		r = kmalloc_array(cap, sizeof(*r), GFP_KERNEL);
 		if (!r)
 			return -ENOMEM;
-		if (l->n)
-			memcpy(r, l->r, l->n * sizeof(*r));
-		kfree(l->r);
+		memcpy(r, l->r, l->n * sizeof(*r));
+		nfhp_rlist_release(l);
 		l->r = r;
 		l->cap = cap;
 	}
@@ -173,11 +207,10 @@ static int nfhp_rlist_complement(struct nfhp_rlist *l, nfhp_u128 span)
 		err = nfhp_rlist_add(&c, next, span);
 	if (err)
 		goto out_free;
-	kfree(l->r);
-	*l = c;
+	nfhp_rlist_move(l, &c);
 	return 0;
 out_free:
-	kfree(c.r);
+	nfhp_rlist_release(&c);
 	return err;
 }
 
@@ -390,7 +423,7 @@ static void nfhp_rlists_free(struct nfhp_rlist *lists)
 	unsigned int d;
 
 	for (d = 0; d < NFHP_DIM_MAX; d++)
-		kfree(lists[d].r);
+		nfhp_rlist_release(&lists[d]);
 	kfree(lists);
 }
 
@@ -812,8 +845,6 @@ int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
 		}
 		if (b->restricted & (1u << d))
 			one = b;
-		lists[d].n = 0;
-		lists[d].cap = 0;
 		for (unsigned int i = 0; i < nfhp_box_nranges(one, d) && !err;
 		     i++)
 			err = nfhp_rlist_add(&lists[d],
@@ -926,6 +957,53 @@ static bool nfhp_ranges_meet(const struct nfhp_range *a, unsigned int na,
 			return true;
 	}
 	return false;
+}
+
+/* Does every interval of b[0..nb) lie inside one of a[0..na)? */
+static bool nfhp_ranges_inside(const struct nfhp_range *a, unsigned int na,
+			       const struct nfhp_range *b, unsigned int nb)
+{
+	unsigned int i = 0, j;
+
+	for (j = 0; j < nb; j++) {
+		while (i < na && a[i].hi < b[j].lo)
+			i++;
+		if (i == na || a[i].lo > b[j].lo || a[i].hi < b[j].hi)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * nfhp_box_contains() - does every packet of @inner match @outer?
+ * @outer: the bigger box
+ * @inner: the smaller box
+ *
+ * Then @inner is also the intersection of the two, and a user chain's rule
+ * inside what its jump matches can use its own box: see
+ * nfhp_flatten_box().  Intervals of @outer that touch without being
+ * merged can make the answer a false "no", never a false "yes".
+ *
+ * Return: true when @inner lies inside @outer.
+ */
+bool nfhp_box_contains(const struct nfhp_box *outer,
+		       const struct nfhp_box *inner)
+{
+	unsigned int m, d;
+
+	if (inner->empty)
+		return true;
+	if (outer->empty || (outer->restricted & ~inner->restricted))
+		return false;
+	for (m = outer->restricted; m; m &= m - 1) {
+		d = __builtin_ctz(m);
+		if (!nfhp_ranges_inside(nfhp_box_ranges(outer, d),
+					nfhp_box_nranges(outer, d),
+					nfhp_box_ranges(inner, d),
+					nfhp_box_nranges(inner, d)))
+			return false;
+	}
+	return true;
 }
 
 /**

@@ -744,7 +744,8 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 	u8 action = r->action;
 	int err, t;
 
-	if (prefix) {
+	/* Most rules of a user chain lie inside what the jump matches. */
+	if (prefix && !nfhp_box_contains(prefix, rbox)) {
 		err = nfhp_box_intersect(&rs->mem, prefix, rbox, &own);
 		if (err)
 			return err;
@@ -793,7 +794,7 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_box *own = NULL;
 	int err;
 
-	if (prefix) {
+	if (prefix && !nfhp_box_contains(prefix, r->hot)) {
 		err = nfhp_box_intersect(&rs->mem, prefix, r->hot, &own);
 		if (err)
 			return err;

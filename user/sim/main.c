@@ -17,6 +17,7 @@
 #include "print.h"
 #include "ref.h"
 #include "stats.h"
+#include "shim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ static const char *const hook_names[NFHP_HOOK_MAX] = {
  * @rs: the core's rule set
  * @ref: the reference
  * @build_ns: time spent in the core while loading
+ * @build_allocs: blocks the core allocated while loading
  * @lines: the save-file line of every rule, for the update benchmark
  * @chains: the chain of each entry of @lines
  * @nlines: entries in @lines
@@ -40,6 +42,7 @@ struct sim {
 	struct nfhp_ruleset *rs;
 	struct nfhp_ref *ref;
 	u64 build_ns;
+	unsigned long build_allocs;
 	char **lines;
 	char **chains;
 	size_t nlines, cap;
@@ -443,6 +446,8 @@ static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 	printf("rules:            %u\n", rules);
 	printf("build:            %.1f ms\n", s->build_ns / 1e6);
 	printf("memory:           %.2f MiB\n", mem / 1048576.0);
+	printf("allocations:      %lu while loading (%.1f per rule)\n",
+	       s->build_allocs, rules ? (double)s->build_allocs / rules : 0);
 	printf("packets:          %zu\n", n);
 	printf("tree lookup:      %.1f ns (%.2f M lookups/s)\n", tree_ns,
 	       tree_ns ? 1e3 / tree_ns : 0);
@@ -454,6 +459,7 @@ static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 	printf("rules=%u\n", rules);
 	printf("build_ms=%.3f\n", s->build_ns / 1e6);
 	printf("memory_bytes=%llu\n", (unsigned long long)mem);
+	printf("build_allocs=%lu\n", s->build_allocs);
 	printf("lookup_ns=%.2f\n", tree_ns);
 	printf("linear_lookup_ns=%.2f\n", ref_ns);
 	printf("insert_us_p50=%.2f\n", i50);
@@ -607,7 +613,9 @@ int main(int argc, char **argv)
 		ret = NFHP_EXIT_OTHER;
 		goto out;
 	}
+	s.build_allocs = nfhp_shim_allocs;
 	ret = load_ruleset(&s, f, err, sizeof(err));
+	s.build_allocs = nfhp_shim_allocs - s.build_allocs;
 	fclose(f);
 	if (ret) {
 		if (err[0])

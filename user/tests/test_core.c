@@ -131,6 +131,92 @@ static void test_box_mask_and_ifname(void)
 	free(s);
 }
 
+static struct nfhp_box *box_of(struct nfhp_mem *mem,
+				struct nfhp_rule_spec *s)
+{
+	const char *msg = NULL;
+	struct nfhp_box *b = NULL;
+
+	check(!nfhp_box_from_spec(mem, s, &b, &msg), "box of spec: %s",
+	      msg ? msg : "ok");
+	free(s);
+	return b;
+}
+
+/* A user chain's rule inside its jump's box shares its box. */
+static void test_box_contains(void)
+{
+	static const u32 ports[][2] = {
+		{ 9, 9 }, { 1, 1 }, { 7, 7 }, { 3, 3 }, { 5, 5 },
+	};
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_box *net8, *net16, *other, *tcp8, *no22, *in, *out;
+	struct nfhp_rule_spec *s;
+	struct nfhp_dim_match *m;
+	unsigned int i;
+
+	s = spec_new(NFHP_ACT_JUMP);
+	spec_prefix(s, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	net8 = box_of(&mem, s);
+	s = spec_new(NFHP_ACT_DROP);
+	spec_prefix(s, NFHP_DIM_SRC, ip(10, 1, 0, 0), 16, false);
+	spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
+	net16 = box_of(&mem, s);
+	s = spec_new(NFHP_ACT_DROP);
+	spec_prefix(s, NFHP_DIM_SRC, ip(11, 1, 0, 0), 16, false);
+	other = box_of(&mem, s);
+	s = spec_new(NFHP_ACT_JUMP);
+	spec_prefix(s, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
+	tcp8 = box_of(&mem, s);
+	s = spec_new(NFHP_ACT_JUMP);
+	spec_range(s, NFHP_DIM_DPORT, 22, 22, true);
+	no22 = box_of(&mem, s);
+	s = spec_new(NFHP_ACT_DROP);
+	spec_range(s, NFHP_DIM_DPORT, 80, 90, false);
+	in = box_of(&mem, s);
+	s = spec_new(NFHP_ACT_DROP);
+	spec_range(s, NFHP_DIM_DPORT, 20, 30, false);
+	out = box_of(&mem, s);
+
+	check(nfhp_box_contains(net8, net16), "/16 inside /8");
+	check(!nfhp_box_contains(net16, net8), "/8 not inside /16");
+	check(!nfhp_box_contains(net8, other), "other /16 not inside /8");
+	check(!nfhp_box_contains(tcp8, net8),
+	      "a box restricting more dimensions is no bigger");
+	check(nfhp_box_contains(tcp8, net16), "tcp /16 inside tcp /8");
+	check(nfhp_box_contains(no22, in), "80:90 inside ! 22");
+	check(!nfhp_box_contains(no22, out), "20:30 not inside ! 22");
+	check(nfhp_box_contains(no22, no22), "a box contains itself");
+	nfhp_box_free(&mem, net8);
+	nfhp_box_free(&mem, net16);
+	nfhp_box_free(&mem, other);
+	nfhp_box_free(&mem, tcp8);
+	nfhp_box_free(&mem, no22);
+	nfhp_box_free(&mem, in);
+	nfhp_box_free(&mem, out);
+
+	/* More intervals than a list holds inline, negated: 6 remain. */
+	s = spec_new(NFHP_ACT_DROP);
+	m = spec_add(s, NFHP_DIM_DPORT, NFHP_FORM_RANGES, true);
+	m->nranges = ARRAY_SIZE(ports);
+	for (i = 0; i < ARRAY_SIZE(ports); i++) {
+		m->ranges[i].lo = ports[i][0];
+		m->ranges[i].hi = ports[i][1];
+	}
+	in = box_of(&mem, s);
+	check(in && nfhp_box_nranges(in, NFHP_DIM_DPORT) == 6 &&
+	      nfhp_box_ranges(in, NFHP_DIM_DPORT)[0].lo == 0 &&
+	      nfhp_box_ranges(in, NFHP_DIM_DPORT)[0].hi == 0 &&
+	      nfhp_box_ranges(in, NFHP_DIM_DPORT)[2].lo == 4 &&
+	      nfhp_box_ranges(in, NFHP_DIM_DPORT)[2].hi == 4 &&
+	      nfhp_box_ranges(in, NFHP_DIM_DPORT)[5].lo == 10 &&
+	      nfhp_box_ranges(in, NFHP_DIM_DPORT)[5].hi == 65535,
+	      "! 9,1,7,3,5 is 0 2 4 6 8 10:65535");
+	nfhp_box_free(&mem, in);
+	check(!mem.used, "box memory returned");
+}
+
 static void test_box_errors(void)
 {
 	struct nfhp_mem mem = { .limit = ~0ull };
@@ -537,6 +623,7 @@ int main(void)
 	test_box_prefix_and_negation();
 	test_box_mask_and_ifname();
 	test_box_errors();
+	test_box_contains();
 	test_worked_example();
 	test_txn_and_errors();
 	test_enomem();
