@@ -173,16 +173,20 @@ boot()
 	P=$((P + p)) F=$((F + f)) S=$((S + s))
 }
 
+# acpi=noirq: under kmemleak the ACPI interpreter is so slow that the PCI
+# routing method (_PRT) hits its 30 s loop timeout three times, 90 s of a
+# 105 s boot (virtio uses MSI-X, so the routing is not needed).
+boot_args="kasan_multi_shot acpi=noirq"
 for pass in ${NFHP_DEBUG_PASSES:-full leaks}; do
 	case $pass in
 	full)
 		export NFHP_KMEMLEAK=0 NFHP_FUZZ_MESSAGES=${fuzz:-200000}
-		TESTS=$full_tests boot full "kasan_multi_shot kmemleak=off"
+		TESTS=$full_tests boot full "$boot_args kmemleak=off"
 		;;
 	leaks)
 		export NFHP_KMEMLEAK=1 NFHP_FUZZ_MESSAGES=${fuzz:-50000}
 		export NFHP_STRESS_RULES=${NFHP_STRESS_RULES:-1000}
-		TESTS=$leak_tests boot leaks kasan_multi_shot
+		TESTS=$leak_tests boot leaks "$boot_args"
 		;;
 	*)
 		echo "check-debug: unknown pass \"$pass\"; counting one failure"

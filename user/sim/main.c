@@ -33,6 +33,7 @@ static const char *const hook_names[NFHP_HOOK_MAX] = {
  * @ref: the reference
  * @build_ns: time spent in the core while loading
  * @build_allocs: blocks the core allocated while loading
+ * @update_allocs: blocks the core allocated per single-rule update
  * @lines: the save-file line of every rule, for the update benchmark
  * @chains: the chain of each entry of @lines
  * @nlines: entries in @lines
@@ -43,6 +44,7 @@ struct sim {
 	struct nfhp_ref *ref;
 	u64 build_ns;
 	unsigned long build_allocs;
+	double update_allocs;
 	char **lines;
 	char **chains;
 	size_t nlines, cap;
@@ -375,6 +377,7 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 	char *argv[256], buf[4096], err[256];
 	const char *msg = NULL;
 	unsigned int i, pos, n;
+	unsigned long allocs = 0, a0;
 	int argc, ret = 0;
 	u64 t0;
 
@@ -397,6 +400,7 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 		c = nfhp_chain_find(s->rs, s->chains[k]);
 		n = c ? nfhp_chain_rules(c) : 0;
 		pos = 1 + rnd() % (n + 1);
+		a0 = nfhp_shim_allocs;
 		t0 = now_ns();
 		ret = nfhp_rule_insert(s->rs, s->chains[k], pos, &cl->spec,
 				       NULL, &msg);
@@ -408,11 +412,13 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 		t0 = now_ns();
 		ret = nfhp_rule_delete(s->rs, s->chains[k], pos, &msg);
 		del[i] = now_ns() - t0;
+		allocs += nfhp_shim_allocs - a0;
 		if (ret) {
 			ret = core_err("delete", ret, msg);
 			goto out;
 		}
 	}
+	s->update_allocs = allocs / (2.0 * BENCH_UPDATES);
 	qsort(ins, BENCH_UPDATES, sizeof(u64), cmp_u64);
 	qsort(del, BENCH_UPDATES, sizeof(u64), cmp_u64);
 	*ins50 = ins[BENCH_UPDATES / 2] / 1000.0;
@@ -456,10 +462,13 @@ static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 	printf("speedup:          %.1fx\n", tree_ns ? ref_ns / tree_ns : 0);
 	printf("insert p50/p99:   %.1f / %.1f us\n", i50, i99);
 	printf("delete p50/p99:   %.1f / %.1f us\n", d50, d99);
+	printf("allocations:      %.1f per single-rule update\n",
+	       s->update_allocs);
 	printf("rules=%u\n", rules);
 	printf("build_ms=%.3f\n", s->build_ns / 1e6);
 	printf("memory_bytes=%llu\n", (unsigned long long)mem);
 	printf("build_allocs=%lu\n", s->build_allocs);
+	printf("update_allocs=%.1f\n", s->update_allocs);
 	printf("lookup_ns=%.2f\n", tree_ns);
 	printf("linear_lookup_ns=%.2f\n", ref_ns);
 	printf("insert_us_p50=%.2f\n", i50);
