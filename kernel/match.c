@@ -30,8 +30,8 @@
  * @cap: intervals @r can hold; 0 until the first is added
  * @in: room for the first %NFHP_RLIST_INLINE intervals
  *
- * A zeroed list is empty.  It must not be copied by value: @r may point
- * into the list itself.
+ * A list with @r NULL and @n and @cap 0 is empty.  It must not be copied
+ * by value: @r may point into the list itself.
  */
 struct nfhp_rlist {
 	struct nfhp_range *r;
@@ -418,6 +418,26 @@ static int nfhp_box_assemble(struct nfhp_mem *mem, struct nfhp_rlist *lists,
 	return 0;
 }
 
+/*
+ * One empty list per dimension.  Not kcalloc(): zeroing the inline room
+ * of every list cost more than the rest of a rule's box.
+ */
+static struct nfhp_rlist *nfhp_rlists_new(void)
+{
+	struct nfhp_rlist *lists;
+	unsigned int d;
+
+	lists = kmalloc_array(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
+	if (!lists)
+		return NULL;
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		lists[d].r = NULL;
+		lists[d].n = 0;
+		lists[d].cap = 0;
+	}
+	return lists;
+}
+
 static void nfhp_rlists_free(struct nfhp_rlist *lists)
 {
 	unsigned int d;
@@ -470,7 +490,7 @@ int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		*msg = "too many matches";
 		return -EINVAL;
 	}
-	lists = kcalloc(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
+	lists = nfhp_rlists_new();
 	if (!lists)
 		return -ENOMEM;
 	for (i = 0; i < s->nmatch && !err; i++) {
@@ -784,7 +804,7 @@ int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
 		return -EINVAL;
 	}
 	first = min(first, multiport);
-	lists = kcalloc(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
+	lists = nfhp_rlists_new();
 	if (!lists)
 		return -ENOMEM;
 	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX && !err; i++) {
@@ -827,7 +847,7 @@ int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
 	unsigned int d;
 	int err = 0;
 
-	lists = kcalloc(NFHP_DIM_MAX, sizeof(*lists), GFP_KERNEL);
+	lists = nfhp_rlists_new();
 	if (!lists)
 		return -ENOMEM;
 	for (d = 0; d < NFHP_DIM_MAX && !err; d++) {

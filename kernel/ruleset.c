@@ -11,6 +11,11 @@
  * can reach a changed chain, publishes all trees with one pointer swap,
  * waits for a grace period and frees what the old trees and the old model
  * alone used.  An abort frees what the transaction alone created.
+ *
+ * A hook is flattened into scratch memory first when it had entries: those
+ * equal to an entry of the last commit are not allocated again but kept
+ * (nfhp_flat_settle()), so a one-rule change in a user chain of 10,000
+ * rules allocates a few dozen blocks, not 20,000.
  */
 #include <linux/bitmap.h>
 #include <linux/err.h>
@@ -172,11 +177,16 @@ struct nfhp_tables {
  * @e: the entries in order
  * @n: entries
  * @cap: room in @e
+ * @staged: the entries live in the forest's scratch memory, from @mark on,
+ *	until nfhp_flat_settle()
+ * @mark: where the staged entries start
  */
 struct nfhp_flat {
 	struct nfhp_entry **e;
 	unsigned int n;
 	unsigned int cap;
+	bool staged;
+	struct nfhp_scratch_mark mark;
 };
 
 /**
@@ -681,7 +691,10 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (nfhp_grow(&rs->mem, (void **)&fl->e, &fl->cap, fl->n + 1,
 		      sizeof(*fl->e)))
 		return -ENOMEM;
-	e = nfhp_alloc(&rs->mem, sizeof(*e));
+	if (fl->staged)
+		e = nfhp_scratch_zalloc(&rs->forest.scratch, 1, sizeof(*e));
+	else
+		e = nfhp_alloc(&rs->mem, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	e->box = box;
@@ -705,14 +718,83 @@ static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	unsigned int i;
 
 	for (i = 0; i < fl->n; i++) {
-		if (fl->e[i]->kept == keep)
+		if (!fl->staged && fl->e[i]->kept == keep)
 			continue;
 		if (fl->e[i]->owns_box)
 			nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[i]->box);
-		nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
+		if (!fl->staged)
+			nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
 	}
+	if (fl->staged)
+		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_free(&rs->mem, fl->e, fl->cap * sizeof(*fl->e));
 	memset(fl, 0, sizeof(*fl));
+}
+
+/*
+ * Flatten a hook for an update into scratch memory: most of its entries
+ * equal entries of the last commit, which nfhp_flat_settle() keeps, so
+ * only the changed ones are ever allocated.
+ */
+static void nfhp_flat_stage(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
+{
+	fl->staged = true;
+	fl->mark = nfhp_scratch_mark(&rs->forest.scratch);
+}
+
+/**
+ * nfhp_flat_settle() - turn staged entries into entries of the rule set
+ * @rs: the rule set
+ * @fl: the entries, staged or not (then nothing is done)
+ * @old: the hook's entries of the last commit, or NULL
+ * @match: for each entry of @fl, the index of its equal in @old, or -1;
+ *	NULL when none is kept
+ *
+ * A kept entry of @old replaces its staged equal and is marked with the
+ * transaction's generation; every other one is copied into memory of its
+ * own.  On failure @fl holds the entries settled so far and nothing
+ * staged.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+static int nfhp_flat_settle(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			    const struct nfhp_flat *old, const int *match)
+{
+	unsigned int j, settled;
+	struct nfhp_entry *e;
+	int err = 0;
+
+	if (!fl->staged)
+		return 0;
+	for (j = 0; j < fl->n; j++) {
+		if (match && match[j] >= 0) {
+			e = old->e[match[j]];
+			e->kept = rs->gen;
+			if (fl->e[j]->owns_box)
+				nfhp_box_free(&rs->mem,
+					      (struct nfhp_box *)fl->e[j]->box);
+			fl->e[j] = e;
+			continue;
+		}
+		e = nfhp_alloc(&rs->mem, sizeof(*e));
+		if (!e) {
+			err = -ENOMEM;
+			break;
+		}
+		*e = *fl->e[j];
+		fl->e[j] = e;
+	}
+	if (err) {
+		settled = j;
+		for (; j < fl->n; j++)
+			if (fl->e[j]->owns_box)
+				nfhp_box_free(&rs->mem,
+					      (struct nfhp_box *)fl->e[j]->box);
+		fl->n = settled;
+	}
+	nfhp_scratch_release(&rs->forest.scratch, fl->mark);
+	fl->staged = false;
+	return err;
 }
 
 /* The next entry's order, as nfhp_flat_add() will give it. */
@@ -1448,7 +1530,7 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			    struct nfhp_tables *t, int h)
 {
 	const struct nfhp_flat *old = &rs->flat[h];
-	unsigned int changes, j;
+	unsigned int changes;
 	int *match, err = -EAGAIN;
 
 	if (!cur || !old->n || !nfhp_flat_groupable(fl) ||
@@ -1461,21 +1543,10 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (changes > max_t(unsigned int, 64, fl->n / NFHP_INCR_MAX_SHARE))
 		goto out_free;
 	err = nfhp_flat_orders(fl, old, match, false);
-	if (err)
-		goto out_free;
-	for (j = 0; j < fl->n; j++) {
-		struct nfhp_entry *kept;
-
-		if (match[j] < 0)
-			continue;
-		kept = old->e[match[j]];
-		if (fl->e[j]->owns_box)
-			nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[j]->box);
-		nfhp_free(&rs->mem, fl->e[j], sizeof(*fl->e[j]));
-		kept->kept = rs->gen;
-		fl->e[j] = kept;
-	}
-	err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
+	if (!err)
+		err = nfhp_flat_settle(rs, fl, old, match);
+	if (!err)
+		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
 out_free:
 	kvfree(match);
 	return err;
@@ -1636,11 +1707,16 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		}
 		err = nfhp_update_straight(rs, &flat[h], cur, t, h);
 		if (err == -EAGAIN) {
+			if (cur && rs->flat[h].n)
+				nfhp_flat_stage(rs, &flat[h]);
 			err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
 			if (err)
 				break;
 			err = nfhp_update_hook(rs, &flat[h], cur, t, h);
 		}
+		if (err == -EAGAIN)
+			err = nfhp_flat_settle(rs, &flat[h], NULL, NULL) ?:
+			      -EAGAIN;
 		if (err == -EAGAIN) {
 			for (g = 0; g < NFHP_GROUPS; g++) {
 				nfhp_tree_put(&rs->forest, t->root[h][g]);
