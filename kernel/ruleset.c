@@ -27,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "counter.h"
 #include "ext.h"
 #include "match.h"
 #include "ruleset.h"
@@ -53,16 +54,6 @@ static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
 	[NFHP_HOOK_INPUT] = "INPUT",
 	[NFHP_HOOK_FORWARD] = "FORWARD",
 	[NFHP_HOOK_OUTPUT] = "OUTPUT",
-};
-
-/**
- * struct nfhp_rcounter - per-CPU counters shared by the copies of a rule
- * @pc: the counters
- * @refs: rules holding them
- */
-struct nfhp_rcounter {
-	struct nfhp_counter __percpu *pc;
-	unsigned int refs;
 };
 
 /**
@@ -214,6 +205,7 @@ struct nfhp_rule_list {
  * @tables: the published trees
  * @flat: the entries the published trees were built from
  * @policy_cnt: counters of the policies
+ * @cpool: where the rules' counters come from
  * @ext_ops: the evaluator of rules' extensions, or NULL
  * @ext_priv: its first argument
  * @nbound: rules alive whose extensions are valid at some hooks only
@@ -233,6 +225,7 @@ struct nfhp_ruleset {
 	struct nfhp_tables __rcu *tables;
 	struct nfhp_flat flat[NFHP_HOOK_MAX];
 	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
+	struct nfhp_cpool cpool;
 	const struct nfhp_ext_ops *ext_ops;
 	void *ext_priv;
 	unsigned int nbound;
@@ -279,60 +272,7 @@ static void nfhp_list_free(struct nfhp_mem *mem, struct nfhp_rule_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Rules and their counters. */
-
-static struct nfhp_rcounter *nfhp_rcounter_new(struct nfhp_mem *mem,
-					       const struct nfhp_counter *init)
-{
-	struct nfhp_rcounter *c = nfhp_alloc(mem, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->pc = alloc_percpu(struct nfhp_counter);
-	if (!c->pc) {
-		nfhp_free(mem, c, sizeof(*c));
-		return NULL;
-	}
-	c->refs = 1;
-	if (init)
-		*per_cpu_ptr(c->pc, 0) = *init;
-	return c;
-}
-
-static void nfhp_rcounter_put(struct nfhp_mem *mem, struct nfhp_rcounter *c)
-{
-	if (--c->refs)
-		return;
-	free_percpu(c->pc);
-	nfhp_free(mem, c, sizeof(*c));
-}
-
-static void nfhp_counter_sum(const struct nfhp_rcounter *c,
-			     struct nfhp_counter *sum)
-{
-	int cpu;
-
-	sum->packets = 0;
-	sum->bytes = 0;
-	for_each_possible_cpu(cpu) {
-		const struct nfhp_counter *pc = per_cpu_ptr(c->pc, cpu);
-
-		sum->packets += READ_ONCE(pc->packets);
-		sum->bytes += READ_ONCE(pc->bytes);
-	}
-}
-
-static void nfhp_counter_zero(struct nfhp_rcounter *c)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct nfhp_counter *pc = per_cpu_ptr(c->pc, cpu);
-
-		WRITE_ONCE(pc->packets, 0);
-		WRITE_ONCE(pc->bytes, 0);
-	}
-}
+/* Rules. */
 
 /* Does @r leave the straight path through its chain? */
 static bool nfhp_rule_branches(const struct nfhp_rule *r)
@@ -352,7 +292,7 @@ static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 	nfhp_box_free(&rs->mem, r->alt);
 	nfhp_box_free(&rs->mem, r->box);
 	nfhp_free(&rs->mem, r->spec, r->spec->size);
-	nfhp_rcounter_put(&rs->mem, r->cnt);
+	nfhp_rcounter_put(&rs->cpool, r->cnt);
 	nfhp_free(&rs->mem, r, sizeof(*r));
 }
 
@@ -450,7 +390,7 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	if (err)
 		goto out_free_box;
 	err = -ENOMEM;
-	r->cnt = nfhp_rcounter_new(&rs->mem, counters);
+	r->cnt = nfhp_rcounter_new(&rs->cpool, counters);
 	if (!r->cnt)
 		goto out_free_spec;
 	err = nfhp_rule_ext(rs, r, spec, hooks, msg);
@@ -466,7 +406,7 @@ out_destroy_ext:
 	if (r->ext)
 		rs->ext_ops->destroy(rs->ext_priv, r->ext);
 out_put_counter:
-	nfhp_rcounter_put(&rs->mem, r->cnt);
+	nfhp_rcounter_put(&rs->cpool, r->cnt);
 out_free_spec:
 	nfhp_free(&rs->mem, r->spec, r->spec->size);
 out_free_box:
@@ -976,6 +916,7 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
 	if (!rs)
 		return NULL;
 	rs->mem.limit = mem_limit;
+	nfhp_cpool_init(&rs->cpool, &rs->mem);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		rs->policy_cnt[h].pc = alloc_percpu(struct nfhp_counter);
 		rs->policy_cnt[h].refs = 1;
@@ -2165,7 +2106,7 @@ static int nfhp_rule_retarget(struct nfhp_ruleset *rs,
 	if (err)
 		return err;
 	/* The renamed rule keeps counting where the old one stopped. */
-	nfhp_rcounter_put(&rs->mem, (*out)->cnt);
+	nfhp_rcounter_put(&rs->cpool, (*out)->cnt);
 	(*out)->cnt = r->cnt;
 	r->cnt->refs++;
 	return 0;

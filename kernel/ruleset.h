@@ -19,6 +19,7 @@
 #ifndef _NFHP_RULESET_H
 #define _NFHP_RULESET_H
 
+#include "counter.h"
 #include "spec.h"
 
 struct nfhp_ruleset;
@@ -37,16 +38,6 @@ enum nfhp_hook {
 	NFHP_HOOK_FORWARD,
 	NFHP_HOOK_OUTPUT,
 	NFHP_HOOK_MAX
-};
-
-/**
- * struct nfhp_counter - packet and byte counter
- * @packets: packets
- * @bytes: bytes
- */
-struct nfhp_counter {
-	u64 packets;
-	u64 bytes;
 };
 
 /**

@@ -156,6 +156,7 @@ static inline void synchronize_rcu(void)
 
 /* Per-CPU data: one CPU. */
 #define alloc_percpu(type)	((type *)kzalloc(sizeof(type), GFP_KERNEL))
+#define __alloc_percpu(size, align)	kzalloc(size, GFP_KERNEL)
 #define free_percpu(p)		free(p)
 #define per_cpu_ptr(p, cpu)	((void)(cpu), (p))
 #define this_cpu_ptr(p)		(p)

@@ -143,6 +143,49 @@ static struct nfhp_box *box_of(struct nfhp_mem *mem,
 	return b;
 }
 
+/* Counters come from blocks; a slot handed out again starts at zero. */
+static void test_counter_pool(void)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_counter init = { .packets = 7, .bytes = 700 }, sum;
+	struct nfhp_rcounter *c[200];
+	struct nfhp_cpool pool;
+	unsigned int i, bad = 0;
+
+	nfhp_cpool_init(&pool, &mem);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		c[i] = nfhp_rcounter_new(&pool, i % 2 ? &init : NULL);
+		if (!c[i]) {
+			check(false, "counter %u handed out", i);
+			return;
+		}
+		per_cpu_ptr(c[i]->pc, 0)->packets += i;
+	}
+	check(pool.blocks == 4, "200 counters in 4 blocks (%u)", pool.blocks);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		nfhp_counter_sum(c[i], &sum);
+		bad += sum.packets != i + (i % 2 ? 7 : 0);
+	}
+	check(!bad, "every counter its own (%u wrong)", bad);
+	c[3]->refs++;
+	for (i = 0; i < ARRAY_SIZE(c); i += 2)
+		nfhp_rcounter_put(&pool, c[i]);
+	nfhp_rcounter_put(&pool, c[3]);
+	check(pool.blocks == 4, "half put: no block freed");
+	for (i = 0; i < ARRAY_SIZE(c); i += 2)
+		c[i] = nfhp_rcounter_new(&pool, NULL);
+	check(pool.blocks == 4, "their slots handed out again");
+	for (i = 0, bad = 0; i < ARRAY_SIZE(c); i++) {
+		nfhp_counter_sum(c[i], &sum);
+		bad += sum.packets != (i % 2 ? i + 7 : 0);
+	}
+	check(!bad, "slots handed out again start at zero (%u wrong)", bad);
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		nfhp_rcounter_put(&pool, c[i]);
+	check(!pool.blocks && !pool.partial && !mem.used,
+	      "all put: every block freed");
+}
+
 /* A user chain's rule inside its jump's box shares its box. */
 static void test_box_contains(void)
 {
@@ -624,6 +667,7 @@ int main(void)
 	test_box_mask_and_ifname();
 	test_box_errors();
 	test_box_contains();
+	test_counter_pool();
 	test_worked_example();
 	test_txn_and_errors();
 	test_enomem();
