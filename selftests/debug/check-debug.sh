@@ -186,6 +186,9 @@ for pass in ${NFHP_DEBUG_PASSES:-full leaks}; do
 	leaks)
 		export NFHP_KMEMLEAK=1 NFHP_FUZZ_MESSAGES=${fuzz:-50000}
 		export NFHP_STRESS_RULES=${NFHP_STRESS_RULES:-1000}
+		export NFHP_STRESS_TCP_RATE=${NFHP_STRESS_TCP_RATE:-1M}
+		export NFHP_STRESS_UDP_RATE=${NFHP_STRESS_UDP_RATE:-256K}
+		export NFHP_STRESS_TICK_MS=${NFHP_STRESS_TICK_MS:-50}
 		TESTS=$leak_tests boot leaks "$boot_args"
 		;;
 	*)
