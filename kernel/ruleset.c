@@ -749,6 +749,27 @@ static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 			u8 flags);
 
 /*
+ * @rbox narrowed by the matches @prefix of the jumps that lead to it: @rbox
+ * itself when @prefix narrows nothing, else a new box, also in @own.
+ */
+static int nfhp_narrow(struct nfhp_ruleset *rs, const struct nfhp_box *prefix,
+		       const struct nfhp_box *rbox,
+		       const struct nfhp_box **box, struct nfhp_box **own)
+{
+	int err;
+
+	*box = rbox;
+	*own = NULL;
+	/* Most rules of a user chain lie inside what the jump matches. */
+	if (!prefix || nfhp_box_contains(prefix, rbox))
+		return 0;
+	err = nfhp_box_intersect(&rs->mem, prefix, rbox, own);
+	if (!err)
+		*box = *own;
+	return err;
+}
+
+/*
  * The entries of one box of a rule reached with the matches @prefix, @flags
  * being %NFHP_ENTRY_COND inside a chain entered by a jump with extension
  * matches.
@@ -760,19 +781,15 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 			    const struct nfhp_box *prefix, unsigned int depth,
 			    u8 flags)
 {
-	const struct nfhp_box *box = rbox;
-	struct nfhp_box *own = NULL;
+	const struct nfhp_box *box;
+	struct nfhp_box *own;
 	struct nfhp_entry *jump;
 	u8 action = r->action;
 	int err, t;
 
-	/* Most rules of a user chain lie inside what the jump matches. */
-	if (prefix && !nfhp_box_contains(prefix, rbox)) {
-		err = nfhp_box_intersect(&rs->mem, prefix, rbox, &own);
-		if (err)
-			return err;
-		box = own;
-	}
+	err = nfhp_narrow(rs, prefix, rbox, &box, &own);
+	if (err)
+		return err;
 	if (box->empty) {
 		nfhp_box_free(&rs->mem, own);
 		return 0;
@@ -813,19 +830,18 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				const struct nfhp_box *prefix, u8 flags,
 				unsigned int depth)
 {
-	struct nfhp_box *own = NULL;
+	const struct nfhp_box *box;
+	struct nfhp_box *own;
 	int err;
 
-	if (prefix && !nfhp_box_contains(prefix, r->hot)) {
-		err = nfhp_box_intersect(&rs->mem, prefix, r->hot, &own);
-		if (err)
-			return err;
-		if (own->empty) {
-			nfhp_box_free(&rs->mem, own);
-			return 0;
-		}
+	err = nfhp_narrow(rs, prefix, r->hot, &box, &own);
+	if (err)
+		return err;
+	if (own && own->empty) {
+		nfhp_box_free(&rs->mem, own);
+		return 0;
 	}
-	err = nfhp_flat_add(rs, fl, own ?: r->hot, own, NULL, r,
+	err = nfhp_flat_add(rs, fl, box, own, NULL, r,
 			    NFHP_ENTRY_HOTDROP, flags, depth);
 	if (err)
 		nfhp_box_free(&rs->mem, own);
