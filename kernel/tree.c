@@ -51,7 +51,7 @@
  * that intersect it.  After the split every relevant entry either covers a
  * child's interval in that dimension or misses it, so a dimension is split
  * at most once on any path: a lookup makes at most NFHP_DIM_MAX binary
- * searches.  Which entries reach which child is computed in one sweep over
+ * searches (one per level of a wide node, see below).  Which entries reach which child is computed in one sweep over
  * the sorted interval ends with a bitmap of "active" entries
  * (nfhp_split_children()).
  *
@@ -99,6 +99,25 @@
  * otherwise be copied below every interval of it, the memory blow-up of
  * the original nf-hipac.  Adjacent intervals with the same child are merged
  * into one, and a node with one child is replaced by that child.
+ *
+ * Wide nodes
+ * ----------
+ *
+ * A split can have as many intervals as there are rules: 100,000 source
+ * prefixes give a root of about 200,000.  An update copies the nodes on
+ * its path, and copying such a root means writing megabytes and touching
+ * the reference count of every child, for a change of one interval.  So
+ * no node holds more than 2 * %NFHP_NODE_FANOUT intervals: the children of
+ * a wider split are cut into nodes of %NFHP_NODE_FANOUT intervals, whose
+ * regions are consecutive pieces of the split's interval, under a parent
+ * node of the same dimension whose intervals are those pieces
+ * (nfhp_make_chunks()), and so on up, like the inner levels of a B-tree.
+ * A lookup searches the same dimension once per level (two or three
+ * levels for the widest sets), an update copies one node per level.  With
+ * a fan-out of 2 the root of the example above would have three intervals
+ * of SRC, [0.0.0.0, 10.0.255.255], [10.1.0.0, 10.255.255.255] and the
+ * rest, the first two leading to SRC nodes of two intervals each, the
+ * last straight to the PROTO node of [11.0.0.0, 255.255.255.255].
  *
  * Updates: nfhp_tree_update()
  * ---------------------------
@@ -171,6 +190,8 @@
 /* RLP32 nodes with this many intervals get an index, see nfhp_index_fill(). */
 #define NFHP_INDEX_MIN		32
 #define NFHP_INDEX_MAX_BITS	12
+
+u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
 
 /* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
 static size_t nfhp_keys_size(u8 kind, u32 n)
@@ -832,10 +853,10 @@ static u64 nfhp_children_min(const struct nfhp_children *c)
 	return min_order;
 }
 
-/* The node of the children @c, whose earliest entry is @min_order. */
-static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
-			 struct nfhp_children *c, u64 min_order,
-			 struct nfhp_node **out)
+/* One node of the children @c, whose earliest entry is @min_order. */
+static int nfhp_make_node(struct nfhp_forest *f, unsigned int dim,
+			  struct nfhp_children *c, u64 min_order,
+			  struct nfhp_node **out)
 {
 	u8 kind = nfhp_dim_bits(dim) == 128 ? NFHP_NODE_RLP128 :
 					      NFHP_NODE_RLP32;
@@ -862,6 +883,67 @@ static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 		nfhp_index_fill(node);
 	*out = nfhp_node_intern(f, node);
 	return *out ? 0 : -ENOMEM;
+}
+
+static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
+			 struct nfhp_children *c, u64 min_order,
+			 struct nfhp_node **out);
+
+/*
+ * Cut the children @c into nodes of nfhp_node_fanout intervals under a
+ * parent node of the same dimension, see "Wide nodes" in DOC: Theory of
+ * Operation.  On failure the references are @c's again, as with one node.
+ */
+static int nfhp_make_chunks(struct nfhp_forest *f, unsigned int dim,
+			    struct nfhp_children *c, u64 min_order,
+			    struct nfhp_node **out)
+{
+	unsigned int k = nfhp_node_fanout, i, j;
+	struct nfhp_scratch_mark mark;
+	struct nfhp_children top, part;
+	int err;
+
+	top.n = DIV_ROUND_UP(c->n, k);
+	top.node = nfhp_scratch_alloc(&f->scratch, top.n, sizeof(*top.node));
+	top.hi = nfhp_scratch_alloc(&f->scratch, top.n, sizeof(*top.hi));
+	if (!top.node || !top.hi)
+		return -ENOMEM;
+	for (j = 0, err = 0; j < top.n && !err; j++) {
+		part.node = c->node + j * k;
+		part.hi = c->hi + j * k;
+		part.n = min(k, c->n - j * k);
+		mark = nfhp_scratch_mark(&f->scratch);
+		err = nfhp_make_node(f, dim, &part, nfhp_children_min(&part),
+				     &top.node[j]);
+		nfhp_scratch_release(&f->scratch, mark);
+		top.hi[j] = part.hi[part.n - 1];
+	}
+	if (err)
+		j--;	/* the failed part kept its references */
+	else
+		err = nfhp_make_rlp(f, dim, &top, min_order, out);
+	if (!err)
+		return 0;
+	/* The parts took their children's references: hand them back. */
+	for (i = 0; i < min(j * k, c->n); i++)
+		c->node[i]->refs++;
+	for (i = 0; i < j; i++)
+		nfhp_tree_put(f, top.node[i]);
+	return err;
+}
+
+/*
+ * The node of the children @c, whose earliest entry is @min_order: one
+ * node, or for very many children a node of nodes (nfhp_make_chunks()).
+ * The node takes over @c's references; on failure they stay with @c.
+ */
+static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
+			 struct nfhp_children *c, u64 min_order,
+			 struct nfhp_node **out)
+{
+	if (c->n > 2 * nfhp_node_fanout)
+		return nfhp_make_chunks(f, dim, c, min_order, out);
+	return nfhp_make_node(f, dim, c, min_order, out);
 }
 
 /* Sweep the interval ends of @dim, building one child per interval. */

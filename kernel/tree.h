@@ -68,6 +68,15 @@ struct nfhp_entry {
 	u32 kept;
 };
 
+/*
+ * A range-location node holds at most twice this many intervals; a wider
+ * one is cut into nodes of this many under a parent of the same
+ * dimension ("Wide nodes" in tree.c).  nfhp_node_fanout is this, or less
+ * in tests, which cut small nodes to reach the cutting code.
+ */
+#define NFHP_NODE_FANOUT	512
+extern u32 nfhp_node_fanout;
+
 /* Trees per hook, see struct nfhp_tables in ruleset.c. */
 #define NFHP_HOOK_TREES		9
 

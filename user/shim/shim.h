@@ -50,6 +50,7 @@ typedef unsigned int gfp_t;
 #define BITS_PER_LONG	64
 #define BITS_TO_LONGS(n)	(((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 #define ALIGN(x, a)	(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define struct_size(p, member, n) \
 	(sizeof(*(p)) + (n) * sizeof(*(p)->member))

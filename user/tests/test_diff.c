@@ -688,6 +688,8 @@ int main(int argc, char **argv)
 		struct nfhp_ruleset *rs;
 
 		flat_only = i & 1;
+		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
+		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
 		rs = gen_ruleset(&ref, s);
 		pools_fill(p, rs);
 		if (!compare(rs, ref, p, "after build"))
