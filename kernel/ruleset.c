@@ -38,8 +38,6 @@
 #define NFHP_MAX_JUMP_DEPTH	64
 /* Room between the order keys of consecutive entries. */
 #define NFHP_ORDER_GAP		(1ull << 16)
-/* nfhp_flat_free() keep value that keeps nothing. */
-#define NFHP_KEEP_NONE		(~0u)
 /* Trees per hook: by wide or narrow source and destination. */
 #define NFHP_GROUPS		NFHP_HOOK_TREES
 /* More changed entries than this share of a hook's are rebuilt from scratch. */
@@ -164,18 +162,48 @@ struct nfhp_tables {
 };
 
 /**
+ * struct nfhp_entry_sum - what an update reads of every entry of its hook
+ * @rule: the entry's rule
+ * @lo: per address dimension (source, destination), the lowest value of
+ *	the entry's box there, cut to its top 32 bits
+ * @hi: the highest, cut alike
+ * @group: the entry's group
+ *
+ * Kept in an array beside the entry pointers of a hook (struct nfhp_flat),
+ * so that an update's passes over a hundred thousand entries read one
+ * array in order, instead of an entry and its box each, at random places:
+ * two cache and TLB misses per entry.  Cut values keep their order, so
+ * entries whose cut hulls miss each other's are disjoint.
+ */
+struct nfhp_entry_sum {
+	const struct nfhp_rule *rule;
+	u32 lo[2];
+	u32 hi[2];
+	u8 group;
+};
+
+/**
  * struct nfhp_flat - the flattened entries of one hook
  * @e: the entries in order
+ * @sum: for each entry of @e, its summary
+ * @from: while a transaction builds the entries, for each entry of @e the
+ *	index of the same entry among the hook's committed ones, or -1 for
+ *	an entry of its own; rises where it is not -1.  NULL: all its own.
  * @n: entries
- * @cap: room in @e
+ * @cap: room in @e and @sum
+ * @skips: some entry may skip later ones: a RETURN, or a jump decided at
+ *	packet time (@scope_end set)
  * @staged: the entries live in the forest's scratch memory, from @mark on,
  *	until nfhp_flat_settle()
  * @mark: where the staged entries start
  */
 struct nfhp_flat {
 	struct nfhp_entry **e;
+	struct nfhp_entry_sum *sum;
+	int *from;
 	unsigned int n;
 	unsigned int cap;
+	bool skips;
 	bool staged;
 	struct nfhp_scratch_mark mark;
 };
@@ -620,6 +648,64 @@ static unsigned int nfhp_group_of(const struct nfhp_box *box)
 	       nfhp_box_width_class(box, NFHP_DIM_DST);
 }
 
+/* Make room in @fl for @need entries and their summaries. */
+static int nfhp_flat_reserve(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			     unsigned int need)
+{
+	unsigned int cap = fl->cap ? fl->cap : 8;
+	struct nfhp_entry_sum *sum;
+	struct nfhp_entry **e;
+
+	if (need <= fl->cap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	e = nfhp_alloc(&rs->mem, (size_t)cap * sizeof(*e));
+	sum = nfhp_alloc(&rs->mem, (size_t)cap * sizeof(*sum));
+	if (!e || !sum) {
+		nfhp_free(&rs->mem, e, (size_t)cap * sizeof(*e));
+		nfhp_free(&rs->mem, sum, (size_t)cap * sizeof(*sum));
+		return -ENOMEM;
+	}
+	if (fl->n) {
+		memcpy(e, fl->e, (size_t)fl->n * sizeof(*e));
+		memcpy(sum, fl->sum, (size_t)fl->n * sizeof(*sum));
+	}
+	nfhp_free(&rs->mem, fl->e, (size_t)fl->cap * sizeof(*fl->e));
+	nfhp_free(&rs->mem, fl->sum, (size_t)fl->cap * sizeof(*fl->sum));
+	fl->e = e;
+	fl->sum = sum;
+	fl->cap = cap;
+	return 0;
+}
+
+/* The summary of an entry for @rule with @box, see nfhp_entry_sum_meet(). */
+static void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
+				const struct nfhp_rule *rule,
+				const struct nfhp_box *box)
+{
+	static const u8 dims[2] = { NFHP_DIM_SRC, NFHP_DIM_DST };
+	unsigned int i, n, cut;
+
+	sum->rule = rule;
+	sum->group = nfhp_group_of(box);
+	for (i = 0; i < ARRAY_SIZE(dims); i++) {
+		n = nfhp_box_nranges(box, dims[i]);
+		cut = nfhp_dim_bits(dims[i]) - 32;
+		sum->lo[i] = n ? nfhp_box_ranges(box, dims[i])[0].lo >> cut : 0;
+		sum->hi[i] = n ? nfhp_box_ranges(box, dims[i])[n - 1].hi >> cut :
+				 U32_MAX;
+	}
+}
+
+/* Can the boxes of @a and @b meet?  False only when they cannot. */
+static bool nfhp_entry_sum_meet(const struct nfhp_entry_sum *a,
+				const struct nfhp_entry_sum *b)
+{
+	return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] &&
+	       a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1];
+}
+
 static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			 const struct nfhp_box *box, bool owns_box,
 			 struct nfhp_rcounter *cnt,
@@ -628,8 +714,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 {
 	struct nfhp_entry *e;
 
-	if (nfhp_grow(&rs->mem, (void **)&fl->e, &fl->cap, fl->n + 1,
-		      sizeof(*fl->e)))
+	if (nfhp_flat_reserve(rs, fl, fl->n + 1))
 		return -ENOMEM;
 	if (fl->staged)
 		e = nfhp_scratch_zalloc(&rs->forest.scratch, 1, sizeof(*e));
@@ -647,18 +732,40 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->order = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 	e->group = nfhp_group_of(box);
 	e->scope_end = NFHP_ORDER_UNSET;
+	if (action == NFHP_ACT_RETURN)
+		fl->skips = true;
+	nfhp_entry_sum_fill(&fl->sum[fl->n], rule, box);
 	fl->e[fl->n++] = e;
 	return 0;
 }
 
-/* Free the entries, but those another list of the hook kept (@keep). */
-static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			   u32 keep)
+/*
+ * Did @next carry entry @i of the entries before it over?  @j walks
+ * @next->from along with rising @i.
+ */
+static bool nfhp_flat_carried(const struct nfhp_flat *next, unsigned int *j,
+			      unsigned int i)
 {
-	unsigned int i;
+	if (!next || !next->from)
+		return false;
+	while (*j < next->n && next->from[*j] < (int)i)
+		(*j)++;
+	return *j < next->n && next->from[*j] == (int)i;
+}
+
+/*
+ * Free the entries of @fl but those it shares with the hook's committed
+ * ones (@fl->from) and those that @next, the entries that replace it,
+ * carried over (@next->from; @next may be NULL).
+ */
+static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			   const struct nfhp_flat *next)
+{
+	unsigned int i, j = 0;
 
 	for (i = 0; i < fl->n; i++) {
-		if (!fl->staged && fl->e[i]->kept == keep)
+		if ((fl->from && fl->from[i] >= 0) ||
+		    nfhp_flat_carried(next, &j, i))
 			continue;
 		if (fl->e[i]->owns_box)
 			nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[i]->box);
@@ -668,6 +775,8 @@ static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_free(&rs->mem, fl->e, fl->cap * sizeof(*fl->e));
+	nfhp_free(&rs->mem, fl->sum, fl->cap * sizeof(*fl->sum));
+	kvfree(fl->from);
 	memset(fl, 0, sizeof(*fl));
 }
 
@@ -690,9 +799,8 @@ static void nfhp_flat_stage(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
  * @match: for each entry of @fl, the index of its equal in @old, or -1;
  *	NULL when none is kept
  *
- * A kept entry of @old replaces its staged equal and is marked with the
- * transaction's generation; every other one is copied into memory of its
- * own.  On failure @fl holds the entries settled so far and nothing
+ * A kept entry of @old replaces its staged equal; every other one is
+ * copied into memory of its own.  On failure @fl holds the entries settled so far and nothing
  * staged.
  *
  * Return: 0 or -ENOMEM.
@@ -709,7 +817,6 @@ static int nfhp_flat_settle(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	for (j = 0; j < fl->n; j++) {
 		if (match && match[j] >= 0) {
 			e = old->e[match[j]];
-			e->kept = rs->gen;
 			if (fl->e[j]->owns_box)
 				nfhp_box_free(&rs->mem,
 					      (struct nfhp_box *)fl->e[j]->box);
@@ -819,8 +926,10 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 	if (!err && r->action == NFHP_ACT_GOTO)
 		err = nfhp_flat_add(rs, fl, box, false, NULL, NULL,
 				    NFHP_ACT_RETURN, flags, depth + 1);
-	if (r->ext_match)
+	if (r->ext_match) {
 		jump->scope_end = nfhp_flat_next_order(fl);
+		fl->skips = true;
+	}
 	return err;
 }
 
@@ -908,7 +1017,7 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 				    &rs->policy_cnt[hook], NULL,
 				    NFHP_ENTRY_POLICY, 0, 0);
 	if (err)
-		nfhp_flat_free(rs, fl, NFHP_KEEP_NONE);
+		nfhp_flat_free(rs, fl, NULL);
 	return err;
 }
 
@@ -1009,7 +1118,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	t = rcu_dereference_protected(rs->tables, 1);
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_flat_free(rs, &rs->flat[h], NFHP_KEEP_NONE);
+		nfhp_flat_free(rs, &rs->flat[h], NULL);
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
@@ -1151,8 +1260,12 @@ static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
 	unsigned int i;
 	int h;
 
-	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_flat_free(rs, &old_flat[h], rs->gen);
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		nfhp_flat_free(rs, &old_flat[h], &rs->flat[h]);
+		/* What the new entries shared is theirs alone now. */
+		kvfree(rs->flat[h].from);
+		rs->flat[h].from = NULL;
+	}
 	if (old_tables)
 		nfhp_tables_put(rs, old_tables);
 	for (i = 0; i < rs->removed.n; i++)
@@ -1187,56 +1300,68 @@ static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t)
  */
 static bool nfhp_flat_groupable(const struct nfhp_flat *fl)
 {
-	unsigned int i;
-
-	for (i = 0; i < fl->n; i++)
-		if (fl->e[i]->action == NFHP_ACT_RETURN ||
-		    fl->e[i]->scope_end != NFHP_ORDER_UNSET)
-			return false;
-	return true;
+	return !fl->skips;
 }
 
 /**
  * struct nfhp_groups - a hook's entries sorted into groups
  * @e: the entries of each group, in order, then the policy
+ * @sum: their summaries, when asked for
  * @n: entries of each group, the policy included
  * @all: one allocation that @e point into
+ * @all_sums: one allocation that @sum point into, or NULL
  */
 struct nfhp_groups {
 	const struct nfhp_entry **e[NFHP_GROUPS];
+	const struct nfhp_entry_sum *sum[NFHP_GROUPS];
 	unsigned int n[NFHP_GROUPS];
 	const struct nfhp_entry **all;
+	struct nfhp_entry_sum *all_sums;
 };
 
 static void nfhp_groups_free(struct nfhp_groups *gr)
 {
+	kvfree(gr->all_sums);
 	kvfree(gr->all);
 }
 
-static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
+static void nfhp_groups_append(struct nfhp_groups *gr, unsigned int g,
+			       const struct nfhp_flat *fl, unsigned int i)
 {
-	const struct nfhp_entry *policy = fl->e[fl->n - 1];
+	if (gr->all_sums)
+		gr->all_sums[gr->sum[g] - gr->all_sums + gr->n[g]] = fl->sum[i];
+	gr->e[g][gr->n[g]++] = fl->e[i];
+}
+
+/* Sort @fl's entries into groups, and their summaries if @sums. */
+static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr,
+			    bool sums)
+{
+	unsigned int i, g, p = fl->n - 1, pos = 0, n = fl->n - 1 + NFHP_GROUPS;
 	bool groups = nfhp_flat_groupable(fl);
-	unsigned int i, g, pos = 0;
 
 	memset(gr, 0, sizeof(*gr));
-	gr->all = kvmalloc_array(fl->n - 1 + NFHP_GROUPS, sizeof(*gr->all),
-				 GFP_KERNEL);
-	if (!gr->all)
+	gr->all = kvmalloc_array(n, sizeof(*gr->all), GFP_KERNEL);
+	if (sums)
+		gr->all_sums = kvmalloc_array(n, sizeof(*gr->all_sums),
+					      GFP_KERNEL);
+	if (!gr->all || (sums && !gr->all_sums)) {
+		nfhp_groups_free(gr);
 		return -ENOMEM;
-	for (i = 0; i + 1 < fl->n; i++)
-		gr->n[groups ? fl->e[i]->group : 0]++;
+	}
+	for (i = 0; i < p; i++)
+		gr->n[groups ? fl->sum[i].group : 0]++;
 	for (g = 0; g < NFHP_GROUPS; g++) {
 		gr->e[g] = gr->all + pos;
+		if (sums)
+			gr->sum[g] = gr->all_sums + pos;
 		pos += gr->n[g] + 1;
 		gr->n[g] = 0;
 	}
-	for (i = 0; i + 1 < fl->n; i++) {
-		g = groups ? fl->e[i]->group : 0;
-		gr->e[g][gr->n[g]++] = fl->e[i];
-	}
+	for (i = 0; i < p; i++)
+		nfhp_groups_append(gr, groups ? fl->sum[i].group : 0, fl, i);
 	for (g = 0; g < NFHP_GROUPS; g++)
-		gr->e[g][gr->n[g]++] = policy;
+		nfhp_groups_append(gr, g, fl, p);	/* the policy */
 	return 0;
 }
 
@@ -1248,7 +1373,7 @@ static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	unsigned int g;
 	int err;
 
-	err = nfhp_groups_fill(fl, &gr);
+	err = nfhp_groups_fill(fl, &gr, false);
 	if (err)
 		return err;
 	for (g = 0; g < NFHP_GROUPS && !err; g++) {
@@ -1310,17 +1435,19 @@ static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 			    const int *match, bool apply)
 {
 	unsigned int j = 0, k, run;
-	u64 lo = 0, step;
+	u64 lo, step;
 
 	while (j < fl->n) {
 		if (match[j] >= 0) {
-			lo = old->e[match[j++]]->order;
+			j++;
 			continue;
 		}
 		for (run = 0; j + run < fl->n && match[j + run] < 0; run++)
 			;
 		if (j + run == fl->n)
 			return -EAGAIN;	/* the policy is always kept */
+		/* Only the neighbours of a run are read: few entries. */
+		lo = j ? old->e[match[j - 1]]->order : 0;
 		step = (old->e[match[j + run]]->order - lo) / (run + 1);
 		if (!step)
 			return -EAGAIN;
@@ -1344,18 +1471,21 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_entry **cands)
 {
 	unsigned int i, k, n[2] = { 0, 0 }, stride = gr->n[g];
+	struct nfhp_entry_sum x[2];
 	struct nfhp_node *new;
 	int err;
 
 	if (!*root)
 		return nfhp_tree_build(&rs->forest, gr->e[g], gr->n[g], root);
+	for (k = 0; k < nchanged; k++)
+		nfhp_entry_sum_fill(&x[k], changed[k]->rule, changed[k]->box);
 	for (i = 0; i < gr->n[g]; i++) {
-		const struct nfhp_entry *e = gr->e[g][i];
-
 		for (k = 0; k < nchanged; k++)
 			if (i + 1 == gr->n[g] ||
-			    !nfhp_box_disjoint(e->box, changed[k]->box))
-				cands[k * stride + n[k]++] = e;
+			    (nfhp_entry_sum_meet(&gr->sum[g][i], &x[k]) &&
+			     !nfhp_box_disjoint(gr->e[g][i]->box,
+						changed[k]->box)))
+				cands[k * stride + n[k]++] = gr->e[g][i];
 	}
 	for (k = 0; k < nchanged; k++) {
 		err = nfhp_tree_update(&rs->forest, *root, changed[k]->box,
@@ -1415,7 +1545,7 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	unsigned int i, g;
 	int err;
 
-	err = nfhp_groups_fill(fl, &gr);
+	err = nfhp_groups_fill(fl, &gr, true);
 	if (err)
 		return err;
 	err = -ENOMEM;
@@ -1500,10 +1630,13 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (changes > max_t(unsigned int, 64, fl->n / NFHP_INCR_MAX_SHARE))
 		goto out_free;
 	err = nfhp_flat_orders(fl, old, match, false);
-	if (!err)
-		err = nfhp_flat_settle(rs, fl, old, match);
+	if (err)
+		goto out_free;
+	err = nfhp_flat_settle(rs, fl, old, match);
+	fl->from = match;
 	if (!err)
 		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
+	return err;
 out_free:
 	kvfree(match);
 	return err;
@@ -1514,11 +1647,10 @@ static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			  const struct nfhp_flat *old, unsigned int i,
 			  int *match)
 {
-	if (nfhp_grow(&rs->mem, (void **)&fl->e, &fl->cap, fl->n + 1,
-		      sizeof(*fl->e)))
+	if (nfhp_flat_reserve(rs, fl, fl->n + 1))
 		return -ENOMEM;
-	old->e[i]->kept = rs->gen;
 	match[fl->n] = i;
+	fl->sum[fl->n] = old->sum[i];
 	fl->e[fl->n++] = old->e[i];
 	return 0;
 }
@@ -1543,19 +1675,26 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 	for (j = 0; j < c->n && !err; j++) {
 		const struct nfhp_rule *r = c->rules[j];
 
-		if (!r->chain) {	/* created by this transaction */
-			k = fl->n;
-			err = nfhp_flatten_rule(rs, rs->work, fl, r, NULL, 0, 0);
-			*changes += fl->n - k;
-			for (; k < fl->n; k++)
-				match[k] = -1;
-			continue;
+		/*
+		 * Mostly the next old entry is the rule's: the summaries then
+		 * spare reading every rule and entry.
+		 */
+		if (i + 1 == old->n || old->sum[i].rule != r) {
+			if (!r->chain) {	/* created by this transaction */
+				k = fl->n;
+				err = nfhp_flatten_rule(rs, rs->work, fl, r,
+							NULL, 0, 0);
+				*changes += fl->n - k;
+				for (; k < fl->n; k++)
+					match[k] = -1;
+				continue;
+			}
+			while (i + 1 < old->n && old->sum[i].rule != r)
+				i++;
+			if (i + 1 == old->n)
+				return -EAGAIN;	/* not the chain of the entries */
 		}
-		while (i + 1 < old->n && old->e[i]->rule != r)
-			i++;
-		if (i + 1 == old->n)
-			return -EAGAIN;	/* not the chain the entries came from */
-		while (!err && i + 1 < old->n && old->e[i]->rule == r) {
+		while (!err && i + 1 < old->n && old->sum[i].rule == r) {
 			err = nfhp_flat_keep(rs, fl, old, i++, match);
 			kept++;
 		}
@@ -1564,30 +1703,6 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 		err = nfhp_flat_keep(rs, fl, old, old->n - 1, match);
 	*changes += old->n - 1 - kept;
 	return err;
-}
-
-/*
- * Undo nfhp_reflatten_straight(): free the new entries, unmark the kept
- * ones, which stay with the old entries.
- */
-static void nfhp_unflatten(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			   const int *match)
-{
-	unsigned int j;
-
-	for (j = 0; j < fl->n; j++) {
-		struct nfhp_entry *e = fl->e[j];
-
-		if (match[j] >= 0) {
-			e->kept = 0;	/* no transaction's generation */
-			continue;
-		}
-		if (e->owns_box)
-			nfhp_box_free(&rs->mem, (struct nfhp_box *)e->box);
-		nfhp_free(&rs->mem, e, sizeof(*e));
-	}
-	nfhp_free(&rs->mem, fl->e, fl->cap * sizeof(*fl->e));
-	memset(fl, 0, sizeof(*fl));
 }
 
 /* nfhp_reflatten_straight() and nfhp_update_matched(), or -EAGAIN. */
@@ -1608,15 +1723,15 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!match)
 		return -ENOMEM;
 	/* Room for about as many entries as before: no doubling copies. */
-	err = nfhp_grow(&rs->mem, (void **)&fl->e, &fl->cap, old->n + 64,
-			sizeof(*fl->e));
+	err = nfhp_flat_reserve(rs, fl, old->n + 64);
 	if (!err)
 		err = nfhp_reflatten_straight(rs, h, fl, match, &changes);
+	fl->from = match;
 	if (!err)
 		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
+	/* On failure the rule set goes on with its committed entries. */
 	if (err)
-		nfhp_unflatten(rs, fl, match);
-	kvfree(match);
+		nfhp_flat_free(rs, fl, NULL);
 	return err;
 }
 
@@ -1698,7 +1813,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			nfhp_tree_put(&rs->forest, t->root[h][g]);
 			t->root[h][g] = NULL;
 		}
-		nfhp_flat_free(rs, &flat[h], rs->gen);
+		nfhp_flat_free(rs, &flat[h], NULL);
 	}
 	*msg = err == -ELOOP ? "too many levels of chain jumps" :
 			       "out of memory (see /proc/net/nf-hipac/info)";

@@ -51,8 +51,6 @@
  *	of entries after it that are deeper
  * @owns_box: @box was allocated for this entry
  * @group: which of its hook's trees it belongs to (ruleset.c)
- * @kept: the transaction that carried it over from the previous entries
- *	of its hook (control path only)
  */
 struct nfhp_entry {
 	const struct nfhp_box *box;
@@ -65,7 +63,6 @@ struct nfhp_entry {
 	u8 depth;
 	u8 owns_box;
 	u8 group;
-	u32 kept;
 };
 
 /*
