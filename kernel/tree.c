@@ -112,8 +112,8 @@
  * regions are consecutive pieces of the split's interval, under a parent
  * node of the same dimension whose intervals are those pieces
  * (nfhp_make_chunks()), and so on up, like the inner levels of a B-tree.
- * A lookup searches the same dimension once per level (two or three
- * levels for the widest sets), an update copies one node per level.  With
+ * A lookup searches the same dimension once per level (two for the
+ * ClassBench 100k sets), an update copies one node per level.  With
  * a fan-out of 2 the root of the example above would have three intervals
  * of SRC, [0.0.0.0, 10.0.255.255], [10.1.0.0, 10.255.255.255] and the
  * rest, the first two leading to SRC nodes of two intervals each, the
