@@ -387,6 +387,55 @@ grep -q "^nf-hipac-restore: line $(wc -l <$tmp/big-bad | awk '{ print $1 - 1 }')
 	{ fail "the bad line is not named"; sed 's/^/#   /' $tmp/x.err; }
 unchanged "failed large restore" $tmp/before
 
+# -w and -W: another tool's transaction (tools/nl_hold.py) holds the rule
+# set.  Without -w a change fails at once, as iptables without the xtables
+# lock; -w N gives up after N seconds; -w waits until it is released.
+hold()
+{
+	ip netns exec $ns_h python3 "$(dirname "$0")/tools/nl_hold.py" "$1" \
+		>$tmp/hold.out 2>&1 &
+	hold_pid=$!
+	for _ in $(seq 300); do
+		grep -q held $tmp/hold.out && return 0
+		sleep 0.1
+	done
+	return 1
+}
+hsave -c >$tmp/before
+# Long enough for the three commands before the waiting one to find it
+# held on a slow (debug) kernel.
+if hold 15; then
+	expect "-A while another transaction is open" 4 H -A FORWARD -j ACCEPT
+	grep -q "Perhaps you want to use the -w option" $tmp/x.err &&
+		pass "it says to use -w" ||
+		{ fail "no hint at -w"; sed 's/^/#   /' $tmp/x.err; }
+	expect "-w 1 -A while another transaction is open" 4 \
+		H -w 1 -W 100000 -A FORWARD -j ACCEPT
+	grep -q "Stopped waiting after 1s" $tmp/x.err &&
+		pass "it stopped waiting after 1 s" ||
+		{ fail "no 'Stopped waiting'"; sed 's/^/#   /' $tmp/x.err; }
+	unchanged "refused while held" $tmp/before
+	expect "-w -A waits for the transaction" 0 \
+		H -w -W 100000 -A FORWARD -s 192.0.2.99 -j ACCEPT
+	H -S FORWARD | grep -q -- "-s 192.0.2.99/32 -j ACCEPT" &&
+		pass "the rule is in after the wait" ||
+		fail "the rule is missing after the wait"
+	wait $hold_pid
+	hold 3
+	printf '*filter\n-A FORWARD -s 192.0.2.98 -j ACCEPT\nCOMMIT\n' \
+		>$tmp/w.rules
+	expect "restore --noflush -w waits" 0 hrestore --noflush -w $tmp/w.rules
+	H -S FORWARD | grep -q -- "-s 192.0.2.98/32 -j ACCEPT" &&
+		pass "the restored rule is in after the wait" ||
+		fail "the restored rule is missing after the wait"
+	wait $hold_pid
+	H -D FORWARD -s 192.0.2.99 -j ACCEPT
+	H -D FORWARD -s 192.0.2.98 -j ACCEPT
+else
+	fail "nl_hold.py could not open a transaction"
+	sed 's/^/#   /' $tmp/hold.out
+fi
+
 both "-F of everything" -F
 both "-X of everything" -X
 same_lists "at the end"

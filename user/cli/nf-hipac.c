@@ -204,6 +204,8 @@ static int dispatch(const struct nfhp_cmdline *cl)
 	ret = nfhp_nl_open(&nl, NFHP_PROG);
 	if (ret)
 		return ret;
+	if (cl->wait)
+		nfhp_nl_set_wait(nl, cl->wait_seconds, cl->wait_interval_us);
 	ret = subcommands[i].fn(cl, nl);
 	nfhp_nl_close(nl);
 	return ret;

@@ -54,6 +54,9 @@ struct nfhp_nl_slot {
  * @first_seq: sequence number of the first request in @batch
  * @slots: what each queued request was, indexed by seq - @first_seq
  * @nslots: number of requests in @batch
+ * @wait: wait for another process's transaction, see nfhp_nl_set_wait()
+ * @wait_seconds: for how long at most, 0 for ever
+ * @wait_interval_us: between two tries
  */
 struct nfhp_nl {
 	struct mnl_socket *sock;
@@ -68,6 +71,9 @@ struct nfhp_nl {
 	u32 first_seq;
 	struct nfhp_nl_slot *slots;
 	unsigned int nslots;
+	bool wait;
+	unsigned int wait_seconds;
+	unsigned long wait_interval_us;
 };
 
 /*
@@ -630,10 +636,12 @@ const char *nfhp_nl_strerror(int cmd, bool by_spec, int err, int *exit_code)
 		*exit_code = NFHP_EXIT_RESOURCE;
 		return "Memory allocation problem";
 	case EAGAIN:
-	case EBUSY:
-		/* Another transaction, like iptables' lock: try again later. */
 		*exit_code = NFHP_EXIT_RESOURCE;
 		break;
+	case EBUSY:
+		/* Another tool's transaction, like iptables' xtables lock. */
+		*exit_code = NFHP_EXIT_RESOURCE;
+		return "Another app is currently holding the nf-hipac transaction. Perhaps you want to use the -w option?";
 	case EEXIST:
 		if (cmd == NFHP_CMD_NEW_CHAIN)
 			return "Chain already exists";
@@ -701,7 +709,12 @@ int nfhp_nl_report_failure(const struct nfhp_nl_failure *f, const char *prog)
 	if (err == EPERM && f->ext_msg[0])
 		err = f->cmd == NFHP_CMD_RENAME_CHAIN ? ENOENT : EINVAL;
 	msg = nfhp_nl_strerror(f->cmd, f->by_spec, err, &code);
-	fprintf(stderr, "%s: %s.\n", prog, msg);
+	if (err == EBUSY && f->waited)
+		fprintf(stderr,
+			"%s: Another app is currently holding the nf-hipac transaction. Stopped waiting after %us.\n",
+			prog, f->waited);
+	else
+		fprintf(stderr, "%s: %s.\n", prog, msg);
 	if (f->ext_msg[0])
 		fprintf(stderr, "%s: kernel: %s\n", prog, f->ext_msg);
 	return code;
@@ -735,6 +748,14 @@ unsigned long nfhp_nl_failed_tag(const struct nfhp_nl *nl)
 void nfhp_nl_set_tag(struct nfhp_nl *nl, unsigned long tag)
 {
 	nl->tag = tag;
+}
+
+void nfhp_nl_set_wait(struct nfhp_nl *nl, unsigned int seconds,
+		      unsigned long interval_us)
+{
+	nl->wait = true;
+	nl->wait_seconds = seconds;
+	nl->wait_interval_us = interval_us;
 }
 
 /* Keep the first failure only: later ones are usually its consequences. */
@@ -859,16 +880,26 @@ static int send_buf(struct nfhp_nl *nl, const void *buf, size_t len)
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * Send one acknowledged request and wait for the answer.  nl->fail.cmd and
  * nl->fail.by_spec describe the request until it is answered.
  */
-static int transact(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
+static int transact_once(struct nfhp_nl *nl, struct nlmsghdr *nlh,
+			 bool by_spec)
 {
 	u8 cmd = ((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd;
 	int ret;
 
 	nl->fail.err = 0;
+	nl->fail.waited = 0;
 	nl->fail.ext_msg[0] = '\0';
 	nl->fail.cmd = cmd;
 	nl->fail.by_spec = by_spec;
@@ -878,6 +909,40 @@ static int transact(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
 	if (ret)
 		set_error(nl, ret, cmd, by_spec, nl->tag, NULL);
 	return nl->fail.err;
+}
+
+/*
+ * transact_once(), and with nl->wait again while another process's
+ * transaction refuses it.  Nothing of a refused request took effect, so
+ * sending it again is safe.  The answer overwrites the request in
+ * nl->buf: a copy is sent.
+ */
+static int transact(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
+{
+	unsigned long us = nl->wait_interval_us ? : 1000000;
+	double start = now_s();
+	struct nlmsghdr *copy;
+	struct timespec ts;
+	int ret;
+
+	if (!nl->wait)
+		return transact_once(nl, nlh, by_spec);
+	copy = malloc(nlh->nlmsg_len);
+	if (!copy)
+		return transact_once(nl, nlh, by_spec);
+	memcpy(copy, nlh, nlh->nlmsg_len);
+	while ((ret = transact_once(nl, copy, by_spec)) == -EBUSY) {
+		if (nl->wait_seconds &&
+		    now_s() - start + us / 1e6 > nl->wait_seconds) {
+			nl->fail.waited = nl->wait_seconds;
+			break;
+		}
+		ts.tv_sec = us / 1000000;
+		ts.tv_nsec = us % 1000000 * 1000;
+		nanosleep(&ts, NULL);
+	}
+	free(copy);
+	return ret;
 }
 
 /* Send the queued requests and collect the failures of the batch. */

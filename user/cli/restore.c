@@ -10,7 +10,11 @@
  * --test).  The first failure aborts: the old rule set stays as it was.
  */
 #include "subcommands.h"
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RESTORE_PROG	"nf-hipac-restore"
@@ -270,7 +274,9 @@ static int kernel_failure(struct restore_ctx *ctx)
  * @file: the input, NULL for stdin
  */
 struct restore_opts {
-	bool noflush, test, counters, verbose;
+	bool noflush, test, counters, verbose, wait;
+	unsigned int wait_seconds;
+	unsigned long wait_interval_us;
 	const char *file;
 };
 
@@ -335,7 +341,10 @@ static void restore_usage(FILE *f)
 		"  -t, --test       check everything with the kernel, change nothing\n"
 		"  -c, --counters   restore the packet and byte counters\n"
 		"  -v, --verbose    say what was done\n"
-		"  -w, --wait       accepted for iptables compatibility\n",
+		"  -w, --wait [SECONDS]\n"
+		"                   wait for another tool's transaction (for ever)\n"
+		"  -W, --wait-interval USECONDS\n"
+		"                   try again this often (default: every second)\n",
 		RESTORE_PROG);
 }
 
@@ -352,8 +361,27 @@ static const struct option restore_options[] = {
 	{ }
 };
 
+/* A decimal count up to @max, the whole string. */
+static bool parse_count(const char *s, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return !errno && !*end && *v <= max;
+}
+
+static int param_error(const char *msg)
+{
+	nfhp_cli_param_error(RESTORE_PROG, msg);
+	return NFHP_EXIT_PARAM;
+}
+
 static int parse_restore_opts(int argc, char **argv, struct restore_opts *o)
 {
+	unsigned long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "ntcvw::W:M:Vh", restore_options,
@@ -372,7 +400,20 @@ static int parse_restore_opts(int argc, char **argv, struct restore_opts *o)
 			o->verbose = true;
 			break;
 		case 'w':
+			/* "-w 5" as well as "-w5", as iptables-restore. */
+			if (!optarg && optind < argc &&
+			    isdigit((unsigned char)argv[optind][0]))
+				optarg = argv[optind++];
+			o->wait = true;
+			if (optarg && !parse_count(optarg, UINT_MAX, &v))
+				return param_error("wait seconds not numeric");
+			o->wait_seconds = optarg ? v : 0;
+			break;
 		case 'W':
+			if (!parse_count(optarg, ULONG_MAX, &v) || !v)
+				return param_error("wait interval not numeric");
+			o->wait_interval_us = v;
+			break;
 		case 'M':
 			break;
 		case 'V':
@@ -417,6 +458,8 @@ int restore_main(int argc, char **argv)
 	ret = nfhp_nl_open(&ctx.nl, RESTORE_PROG);
 	if (ret)
 		goto cleanup;
+	if (o.wait)
+		nfhp_nl_set_wait(ctx.nl, o.wait_seconds, o.wait_interval_us);
 	ret = run(&ctx, &o);
 	nfhp_nl_close(ctx.nl);
 cleanup:

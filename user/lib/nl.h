@@ -108,6 +108,15 @@ int nfhp_nl_dump_chains(struct nfhp_nl *nl, const char *chain,
 void nfhp_nl_batch_start(struct nfhp_nl *nl);
 int nfhp_nl_batch_end(struct nfhp_nl *nl);
 void nfhp_nl_set_tag(struct nfhp_nl *nl, unsigned long tag);
+
+/*
+ * Like iptables -w and -W: a request refused because another process has
+ * a transaction open (EBUSY) is sent again every interval_us microseconds
+ * (0: every second) until it goes through or seconds have passed (0:
+ * forever).  Without it such a request fails at once.
+ */
+void nfhp_nl_set_wait(struct nfhp_nl *nl, unsigned int seconds,
+		      unsigned long interval_us);
 unsigned long nfhp_nl_failed_tag(const struct nfhp_nl *nl);
 
 /*
@@ -123,6 +132,8 @@ const char *nfhp_nl_ext_msg(const struct nfhp_nl *nl);
  * @cmd: &enum nfhp_cmd of the request
  * @by_spec: the request was a delete by rule
  * @tag: the tag of the request (batch mode)
+ * @waited: seconds spent waiting for another transaction before giving
+ *	up (-w N), or 0
  * @ext_msg: the kernel's extended ack message, "" if none
  */
 struct nfhp_nl_failure {
@@ -130,6 +141,7 @@ struct nfhp_nl_failure {
 	int cmd;
 	bool by_spec;
 	unsigned long tag;
+	unsigned int waited;
 	char ext_msg[256];
 };
 

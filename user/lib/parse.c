@@ -1504,6 +1504,7 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 {
 	struct nfhp_cmdline *cl = ps->cl;
 	bool inv = ps->invert;
+	unsigned long long v;
 	int ret;
 
 	ps->cur_seq = 0;
@@ -1601,12 +1602,23 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 	case 'c':
 		return parse_counters(ps, arg, argc, argv, ip);
 	case 'w':
-		/* --wait [seconds]: there is no xtables lock to wait for. */
+		/* --wait [seconds]: for another tool's transaction. */
 		if (!arg && next_is_arg(argc, argv, *ip) &&
 		    isdigit((unsigned char)argv[*ip][0]))
-			(*ip)++;
+			arg = argv[(*ip)++];
+		cl->wait = true;
+		if (arg && !parse_uint(arg, 0, UINT_MAX, &v))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "wait seconds not numeric");
+		cl->wait_seconds = arg ? v : 0;
 		return 0;
-	case 'W': case 'M': case '4':
+	case 'W':
+		if (!parse_uint(arg, 1, ULONG_MAX, &v))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "wait interval not numeric");
+		cl->wait_interval_us = v;
+		return 0;
+	case 'M': case '4':
 		return 0;
 	case '6':
 		return fail(ps, NFHP_EXIT_PARAM,
@@ -1852,6 +1864,8 @@ static int parse_word(struct pstate *ps, int argc, char **argv, int *ip)
 				return fail(ps, NFHP_EXIT_PARAM,
 					    "option \"%s\" requires an argument",
 					    w);
+		} else if (eq && o->id == 'w') {
+			arg = eq + 1;	/* --wait=SECONDS: optional */
 		} else if (eq) {
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "option '--%.*s' doesn't allow an argument",

@@ -57,6 +57,9 @@ struct nfhp_cmdline {
 	unsigned int pos;
 	u8 policy;
 	bool numeric, verbose, exact, line_numbers;
+	bool wait;
+	unsigned int wait_seconds;
+	unsigned long wait_interval_us;
 	bool has_rule;
 	bool has_counters;
 	struct nfhp_counter counters;

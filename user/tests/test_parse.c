@@ -208,6 +208,9 @@ static const struct {
 	const char *msg;
 } bad[] = {
 	{ "-A FORWARD --dport 22", 2, "unknown option \"--dport\"" },
+	{ "-A FORWARD -W x -j DROP", 2, "wait interval not numeric" },
+	{ "-A FORWARD -W 0 -j DROP", 2, "wait interval not numeric" },
+	{ "-A FORWARD --wait=1x -j DROP", 2, "wait seconds not numeric" },
 	{ "-A FORWARD -p udp --tcp-flags SYN SYN", 2,
 	  "unknown option \"--tcp-flags\"" },
 	{ "-A FORWARD -p icmp --dport 22", 2, "unknown option \"--dport\"" },
@@ -367,6 +370,15 @@ static void test_bad(void)
 static void test_fields(void)
 {
 	const struct nfhp_dim_match *m;
+
+	check(!parse("-A FORWARD -w 5 -W 20000 -j DROP") && cl->wait &&
+	      cl->wait_seconds == 5 && cl->wait_interval_us == 20000,
+	      "-w 5 -W 20000: wait 5 s, try every 20 ms");
+	check(!parse("-A FORWARD --wait -j DROP") && cl->wait &&
+	      !cl->wait_seconds, "--wait alone waits for ever");
+	check(!parse("-A FORWARD --wait=3 -j DROP") && cl->wait &&
+	      cl->wait_seconds == 3, "--wait=3");
+	check(!parse("-A FORWARD -j DROP") && !cl->wait, "no -w: no wait");
 
 	check(!parse("-A FORWARD -s 10.11.12.13/8") &&
 	      (m = dim(NFHP_DIM_SRC)) && m->form == NFHP_FORM_PREFIX &&

@@ -59,7 +59,8 @@ def messages(sock, seq):
             off += (mlen + 3) & ~3
 
 
-def main():
+def open_family():
+    """A socket and the nf_hipac family id, or (None, None) after a message."""
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
     request(sock, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK,
             CTRL_CMD_GETFAMILY, 1,
@@ -70,11 +71,17 @@ def main():
             err = struct.unpack_from("i", payload)[0]
             if err:
                 print("family lookup failed: %d" % err)
-                return 1
+                return None, None
             break
         family = struct.unpack("H", attrs_of(payload)[CTRL_ATTR_FAMILY_ID][:2])[0]
     if family is None:
         print("no nf_hipac family")
+    return sock, family
+
+
+def main():
+    sock, family = open_family()
+    if family is None:
         return 1
     extra = b""
     if "--chains-only" in sys.argv[1:]:
