@@ -14,6 +14,26 @@ static size_t nfhp_real_size(const void *p, size_t size)
 	return ksize(p);
 }
 
+static void *nfhp_alloc_gfp(struct nfhp_mem *mem, size_t size, gfp_t gfp)
+{
+	size_t real;
+	void *p;
+
+	if (mem->allocated + size > mem->limit)
+		return NULL;
+	p = kvmalloc(size, gfp | GFP_KERNEL | __GFP_NOWARN);
+	if (!p)
+		return NULL;
+	real = nfhp_real_size(p, size);
+	if (mem->allocated + real > mem->limit) {
+		kvfree(p);
+		return NULL;
+	}
+	mem->used += size;
+	mem->allocated += real;
+	return p;
+}
+
 /**
  * nfhp_alloc() - allocate zeroed memory on a rule set's account
  * @mem: the account
@@ -27,22 +47,22 @@ static size_t nfhp_real_size(const void *p, size_t size)
  */
 void *nfhp_alloc(struct nfhp_mem *mem, size_t size)
 {
-	size_t real;
-	void *p;
+	return nfhp_alloc_gfp(mem, size, __GFP_ZERO);
+}
 
-	if (mem->allocated + size > mem->limit)
-		return NULL;
-	p = kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
-	if (!p)
-		return NULL;
-	real = nfhp_real_size(p, size);
-	if (mem->allocated + real > mem->limit) {
-		kvfree(p);
-		return NULL;
-	}
-	mem->used += size;
-	mem->allocated += real;
-	return p;
+/**
+ * nfhp_alloc_uninit() - nfhp_alloc() without zeroing
+ * @mem: the account
+ * @size: bytes wanted
+ *
+ * For arrays the caller fills before it reads them: the entry arrays of a
+ * hook are reallocated at every commit, megabytes at 100,000 rules.
+ *
+ * Return: the memory, or NULL.
+ */
+void *nfhp_alloc_uninit(struct nfhp_mem *mem, size_t size)
+{
+	return nfhp_alloc_gfp(mem, size, 0);
 }
 
 /**

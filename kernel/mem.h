@@ -25,6 +25,7 @@ struct nfhp_mem {
 };
 
 void *nfhp_alloc(struct nfhp_mem *mem, size_t size);
+void *nfhp_alloc_uninit(struct nfhp_mem *mem, size_t size);
 void nfhp_free(struct nfhp_mem *mem, void *p, size_t size);
 
 #endif /* _NFHP_MEM_H */

@@ -219,7 +219,7 @@ static int nfhp_tree_show(struct seq_file *m, void *v)
  */
 struct nfhp_shadow_ctx {
 	struct seq_file *m;
-	const struct nfhp_ruleset *rs;
+	struct nfhp_ruleset *rs;
 };
 
 /**
@@ -231,7 +231,8 @@ static void nfhp_shadow_print(void *ctx, const struct nfhp_rule *rule)
 {
 	struct nfhp_shadow_ctx *sc = ctx;
 
-	seq_printf(sc->m, "%s %u\n", nfhp_chain_name(nfhp_rule_chain(rule)),
+	seq_printf(sc->m, "%s %u\n",
+		   nfhp_chain_name(nfhp_rule_chain(sc->rs, rule)),
 		   nfhp_rule_position(sc->rs, rule));
 }
 

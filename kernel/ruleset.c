@@ -63,8 +63,7 @@ static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
  *	nfhp_hotdrop_box_from_spec())
  * @spec: what the user wrote, packed
  * @cnt: its counters
- * @chain: its chain, as of the last commit
- * @pos: its 1-based position, as of the last commit
+ * @gen: the transaction that created it
  * @written: the dimensions its specification names, restricting them or
  *	not ("--ctstate" with every state restricts nothing, yet iptables
  *	turns conntrack on for it)
@@ -81,8 +80,7 @@ struct nfhp_rule {
 	struct nfhp_box *hot;
 	struct nfhp_packed_spec *spec;
 	struct nfhp_rcounter *cnt;
-	const struct nfhp_chain *chain;
-	unsigned int pos;
+	u32 gen;
 	u16 written;
 	u8 action;
 	u8 ext_match;
@@ -221,6 +219,18 @@ struct nfhp_rule_list {
 };
 
 /**
+ * struct nfhp_where - where a committed rule stands
+ * @rule: the rule, NULL for a free slot
+ * @chain: its chain
+ * @pos: its 1-based position there
+ */
+struct nfhp_where {
+	const struct nfhp_rule *rule;
+	const struct nfhp_chain *chain;
+	unsigned int pos;
+};
+
+/**
  * struct nfhp_ruleset - the rule set of a network namespace
  * @mem: its memory account
  * @forest: the nodes of its trees
@@ -240,6 +250,9 @@ struct nfhp_rule_list {
  *	(nfhp_rule.ext_hooks): while there are any, a commit checks that no
  *	user chain holding one is reached from another hook
  * @any: a box that matches everything, for the policies
+ * @where: where each committed rule stands, built when first asked
+ *	(nfhp_rule_locate()), dropped at every commit; NULL when not built
+ * @where_mask: slots of @where less one
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -258,6 +271,8 @@ struct nfhp_ruleset {
 	void *ext_priv;
 	unsigned int nbound;
 	struct nfhp_box any;
+	struct nfhp_where *where;
+	u32 where_mask;
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -403,6 +418,7 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	if (!r)
 		goto out_nomem;
 	r->action = spec->action;
+	r->gen = rs->gen;
 	r->ext_hooks = NFHP_ALL_HOOKS;
 	strscpy(r->target, spec->target, sizeof(r->target));
 	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
@@ -660,8 +676,9 @@ static int nfhp_flat_reserve(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		return 0;
 	while (cap < need)
 		cap *= 2;
-	e = nfhp_alloc(&rs->mem, (size_t)cap * sizeof(*e));
-	sum = nfhp_alloc(&rs->mem, (size_t)cap * sizeof(*sum));
+	/* Only the first fl->n of each are ever read. */
+	e = nfhp_alloc_uninit(&rs->mem, (size_t)cap * sizeof(*e));
+	sum = nfhp_alloc_uninit(&rs->mem, (size_t)cap * sizeof(*sum));
 	if (!e || !sum) {
 		nfhp_free(&rs->mem, e, (size_t)cap * sizeof(*e));
 		nfhp_free(&rs->mem, sum, (size_t)cap * sizeof(*sum));
@@ -1021,6 +1038,94 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	return err;
 }
 
+/*
+ * Where rules stand.  Every rule of a chain changed by a commit may move, so
+ * a position kept in each rule would cost a commit a write to every rule
+ * behind the change (100,000 at worst).  Instead the positions are looked
+ * up in a table built from the committed chains when first asked (the
+ * simulator's verdicts, the shadowed rules in /proc), which the next commit
+ * drops.
+ */
+
+static void nfhp_where_drop(struct nfhp_ruleset *rs)
+{
+	if (!rs->where)
+		return;
+	nfhp_free(&rs->mem, rs->where, (rs->where_mask + 1) *
+					sizeof(*rs->where));
+	rs->where = NULL;
+}
+
+static u32 nfhp_where_hash(const struct nfhp_rule *r)
+{
+	return (u32)((((unsigned long)r >> 4) * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+static struct nfhp_where *nfhp_where_slot(const struct nfhp_ruleset *rs,
+					  const struct nfhp_rule *r)
+{
+	u32 i = nfhp_where_hash(r) & rs->where_mask;
+
+	while (rs->where[i].rule && rs->where[i].rule != r)
+		i = (i + 1) & rs->where_mask;
+	return &rs->where[i];
+}
+
+static int nfhp_where_build(struct nfhp_ruleset *rs)
+{
+	const struct nfhp_model *m = rs->live;
+	unsigned int i, j, n = 0, size = 16;
+	struct nfhp_where *w;
+
+	for (i = 0; m && i < m->n; i++)
+		n += m->chains[i]->n;
+	while (size < 2 * n)
+		size *= 2;
+	rs->where = nfhp_alloc(&rs->mem, size * sizeof(*rs->where));
+	if (!rs->where)
+		return -ENOMEM;
+	rs->where_mask = size - 1;
+	for (i = 0; m && i < m->n; i++) {
+		for (j = 0; j < m->chains[i]->n; j++) {
+			w = nfhp_where_slot(rs, m->chains[i]->rules[j]);
+			w->rule = m->chains[i]->rules[j];
+			w->chain = m->chains[i];
+			w->pos = j + 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The chain and position of committed rule @r; false when it has none.
+ * Without memory for the table, the chains are searched.
+ */
+static bool nfhp_rule_locate(struct nfhp_ruleset *rs,
+			     const struct nfhp_rule *r,
+			     const struct nfhp_chain **c, unsigned int *pos)
+{
+	const struct nfhp_model *m = rs->live;
+	const struct nfhp_where *w;
+	unsigned int i, j;
+
+	if (rs->where || !nfhp_where_build(rs)) {
+		w = nfhp_where_slot(rs, r);
+		*c = w->chain;
+		*pos = w->pos;
+		return w->rule;
+	}
+	for (i = 0; m && i < m->n; i++) {
+		for (j = 0; j < m->chains[i]->n; j++) {
+			if (m->chains[i]->rules[j] == r) {
+				*c = m->chains[i];
+				*pos = j + 1;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Life cycle. */
 
 /**
@@ -1122,6 +1227,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
+	nfhp_where_drop(rs);
 	nfhp_forest_destroy(&rs->forest);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		free_percpu(rs->policy_cnt[h].pc);
@@ -1232,23 +1338,6 @@ static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
 		}
 	}
 	return dirty;
-}
-
-/* Record in each rule of the changed chains where it now stands. */
-static void nfhp_stamp_positions(struct nfhp_ruleset *rs)
-{
-	unsigned int i, j;
-
-	for (i = 0; i < rs->work->n; i++) {
-		struct nfhp_chain *c = rs->work->chains[i];
-
-		if (c->gen != rs->gen)
-			continue;
-		for (j = 0; j < c->n; j++) {
-			c->rules[j]->chain = c;
-			c->rules[j]->pos = j + 1;
-		}
-	}
 }
 
 /* Free what only the old model and the old trees used. */
@@ -1680,7 +1769,7 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 		 * spare reading every rule and entry.
 		 */
 		if (i + 1 == old->n || old->sum[i].rule != r) {
-			if (!r->chain) {	/* created by this transaction */
+			if (r->gen == rs->gen) {	/* created now */
 				k = fl->n;
 				err = nfhp_flatten_rule(rs, rs->work, fl, r,
 							NULL, 0, 0);
@@ -1891,7 +1980,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 			continue;
 		swap(rs->flat[h], flat[h]);
 	}
-	nfhp_stamp_positions(rs);
+	nfhp_where_drop(rs);
 	rs->live = rs->work;
 	rs->work = NULL;
 	nfhp_commit_cleanup(rs, old, old_tables, flat);
@@ -2640,13 +2729,13 @@ const struct nfhp_chain *nfhp_chain_find(const struct nfhp_ruleset *rs,
 
 /**
  * nfhp_chain_name() - the name of a chain
- * @c: the chain
+ * @c: the chain, or NULL (the chain of a rule that has none)
  *
- * Return: the name.
+ * Return: the name, "?" for NULL.
  */
 const char *nfhp_chain_name(const struct nfhp_chain *c)
 {
-	return c->name;
+	return c ? c->name : "?";
 }
 
 /**
@@ -2757,13 +2846,21 @@ void nfhp_rule_counter(const struct nfhp_rule *r, struct nfhp_counter *sum)
 
 /**
  * nfhp_rule_chain() - the chain of a committed rule
+ * @rs: the rule set
  * @r: the rule
  *
- * Return: the chain it had at the last commit.
+ * Call with the rule set's lock held (it may build &nfhp_ruleset.where).
+ *
+ * Return: the chain it had at the last commit, NULL if none.
  */
-const struct nfhp_chain *nfhp_rule_chain(const struct nfhp_rule *r)
+const struct nfhp_chain *nfhp_rule_chain(struct nfhp_ruleset *rs,
+					 const struct nfhp_rule *r)
 {
-	return r->chain;
+	const struct nfhp_chain *c = NULL;
+	unsigned int pos;
+
+	nfhp_rule_locate(rs, r, &c, &pos);
+	return c;
 }
 
 /**
@@ -2771,12 +2868,18 @@ const struct nfhp_chain *nfhp_rule_chain(const struct nfhp_rule *r)
  * @rs: the rule set
  * @r: the rule
  *
- * Return: the number --line-numbers shows for it.
+ * Call with the rule set's lock held, as nfhp_rule_chain().
+ *
+ * Return: the number --line-numbers shows for it, 0 if none.
  */
-unsigned int nfhp_rule_position(const struct nfhp_ruleset *rs,
+unsigned int nfhp_rule_position(struct nfhp_ruleset *rs,
 				const struct nfhp_rule *r)
 {
-	return r->pos;
+	const struct nfhp_chain *c;
+	unsigned int pos = 0;
+
+	nfhp_rule_locate(rs, r, &c, &pos);
+	return pos;
 }
 
 /* The packet path. */

@@ -126,8 +126,9 @@ const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
 int nfhp_rule_get_spec(const struct nfhp_rule *r,
 		       struct nfhp_rule_spec *spec);
 void nfhp_rule_counter(const struct nfhp_rule *r, struct nfhp_counter *sum);
-const struct nfhp_chain *nfhp_rule_chain(const struct nfhp_rule *r);
-unsigned int nfhp_rule_position(const struct nfhp_ruleset *rs,
+const struct nfhp_chain *nfhp_rule_chain(struct nfhp_ruleset *rs,
+					 const struct nfhp_rule *r);
+unsigned int nfhp_rule_position(struct nfhp_ruleset *rs,
 				const struct nfhp_rule *r);
 
 /* The packet path: lockless, under rcu_read_lock(). */

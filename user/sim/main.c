@@ -255,7 +255,7 @@ static u64 rnd(void)
 	return rnd_state;
 }
 
-static void print_verdict(FILE *f, const struct nfhp_ruleset *rs,
+static void print_verdict(FILE *f, struct nfhp_ruleset *rs,
 			  const struct nfhp_verdict *v, enum nfhp_hook hook)
 {
 	const char *act = v->action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
@@ -266,11 +266,11 @@ static void print_verdict(FILE *f, const struct nfhp_ruleset *rs,
 		return;
 	}
 	fprintf(f, "%s %s %u\n", act,
-		nfhp_chain_name(nfhp_rule_chain(v->rule)),
+		nfhp_chain_name(nfhp_rule_chain(rs, v->rule)),
 		nfhp_rule_position(rs, v->rule));
 }
 
-static bool same_verdict(const struct nfhp_ruleset *rs,
+static bool same_verdict(struct nfhp_ruleset *rs,
 			 const struct nfhp_verdict *v,
 			 const struct nfhp_ref_verdict *r, enum nfhp_hook hook)
 {
@@ -279,7 +279,7 @@ static bool same_verdict(const struct nfhp_ruleset *rs,
 	if (!v->rule)
 		return r->pos == 0 && !strcmp(r->chain, hook_names[hook]);
 	return r->pos == nfhp_rule_position(rs, v->rule) &&
-	       !strcmp(r->chain, nfhp_chain_name(nfhp_rule_chain(v->rule)));
+	       !strcmp(r->chain, nfhp_chain_name(nfhp_rule_chain(rs, v->rule)));
 }
 
 static int read_packets(FILE *f, struct nfhp_sim_pkt **out, size_t *n)
@@ -536,7 +536,7 @@ struct shadow_ctx {
 static void shadow_cb(void *ctx, const struct nfhp_rule *rule)
 {
 	struct shadow_ctx *sc = ctx;
-	const char *chain = nfhp_chain_name(nfhp_rule_chain(rule));
+	const char *chain = nfhp_chain_name(nfhp_rule_chain(sc->s->rs, rule));
 
 	sc->n++;
 	printf("shadowed: %s %u: ", chain, nfhp_rule_position(sc->s->rs, rule));

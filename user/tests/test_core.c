@@ -388,7 +388,7 @@ static void test_txn_and_errors(void)
 	k.v[NFHP_DIM_PROTO] = 17;
 	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
 	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
-	      !strcmp(nfhp_chain_name(nfhp_rule_chain(v.rule)), "user") &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), "user") &&
 	      nfhp_rule_position(rs, v.rule) == 1, "decided in user chain");
 	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1), &c);
 	check(c.packets == 1 && c.bytes == 100, "jump rule counted");
@@ -408,7 +408,7 @@ static void test_txn_and_errors(void)
 	check(!nfhp_chain_rename(rs, "user", "other", &msg), "rename");
 	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
 	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
-	      !strcmp(nfhp_chain_name(nfhp_rule_chain(v.rule)), "other"),
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), "other"),
 	      "jump follows the rename");
 	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1), &c);
 	check(c.packets == 3, "renamed jump keeps its counter");
@@ -520,7 +520,7 @@ static void test_ext_hooks(void)
 	check(err == -EINVAL, "hooks: rule in INPUT refused: %s", msg);
 	classify(rs, NFHP_HOOK_OUTPUT, &k, &v);
 	check(v.action == NFHP_ACT_DROP && v.rule &&
-	      !strcmp(nfhp_chain_name(nfhp_rule_chain(v.rule)), "U"),
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), "U"),
 	      "hooks: OUTPUT still goes through U");
 	classify(rs, NFHP_HOOK_INPUT, &k, &v);
 	check(v.action == NFHP_ACT_ACCEPT && !v.rule,

@@ -536,7 +536,7 @@ static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		nfhp_classify(rs, h, &k, 1, &pkt, &v);
 		pkt.mark = k.v[NFHP_DIM_MARK];
 		nfhp_ref_classify(ref, h, &k, &pkt, &rv);
-		chain = v.rule ? nfhp_chain_name(nfhp_rule_chain(v.rule)) :
+		chain = v.rule ? nfhp_chain_name(nfhp_rule_chain(rs, v.rule)) :
 				 hooks[h];
 		pos = v.rule ? nfhp_rule_position(rs, v.rule) : 0;
 		compared++;
