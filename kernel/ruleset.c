@@ -817,8 +817,8 @@ static void nfhp_flat_stage(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
  *	NULL when none is kept
  *
  * A kept entry of @old replaces its staged equal; every other one is
- * copied into memory of its own.  On failure @fl holds the entries settled so far and nothing
- * staged.
+ * copied into memory of its own.  On failure @fl holds the entries
+ * settled so far and nothing staged.
  *
  * Return: 0 or -ENOMEM.
  */

@@ -51,9 +51,9 @@
  * that intersect it.  After the split every relevant entry either covers a
  * child's interval in that dimension or misses it, so a dimension is split
  * at most once on any path: a lookup makes at most NFHP_DIM_MAX binary
- * searches (one per level of a wide node, see below).  Which entries reach which child is computed in one sweep over
- * the sorted interval ends with a bitmap of "active" entries
- * (nfhp_split_children()).
+ * searches (one per level of a wide node, see below).  Which entries
+ * reach which child is computed in one sweep over the sorted interval ends
+ * with a bitmap of "active" entries (nfhp_split_children()).
  *
  * Worked example, FORWARD with policy DROP::
  *

@@ -304,6 +304,7 @@ static void test_worked_example(void)
 	struct nfhp_verdict v;
 	const char *msg = NULL;
 	struct nfhp_key k;
+	unsigned int pos;
 
 	spec_prefix(r1, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
 	spec_range(r1, NFHP_DIM_PROTO, 6, 6, false);
@@ -333,6 +334,21 @@ static void test_worked_example(void)
 	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
 	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
 	      nfhp_rule_position(rs, v.rule) == 3, "11.0.0.1 tcp ACCEPT 3");
+	/*
+	 * A commit drops the table of positions; without memory to build it
+	 * again the chains are searched.
+	 */
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, r2, NULL, &msg),
+	      "-I FORWARD 1");
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	nfhp_shim_fail_countdown = 1;
+	pos = v.rule ? nfhp_rule_position(rs, v.rule) : 0;
+	nfhp_shim_fail_countdown = 0;
+	check(pos == 4 && nfhp_rule_position(rs, v.rule) == 4 &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), "FORWARD"),
+	      "after -I 1 the rule is FORWARD 4, searched (%u) and looked up",
+	      pos);
+	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "-D FORWARD 1");
 	k.v[NFHP_DIM_PROTO] = 17;
 	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
 	check(v.action == NFHP_ACT_DROP && !v.rule, "udp: policy DROP");
