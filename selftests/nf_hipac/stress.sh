@@ -9,7 +9,9 @@
 #   churn     random inserts, deletes and replaces in chain "churn"
 #             (jumped to from FORWARD, its rules match none of the
 #             traffic); after each one the chain must list exactly the
-#             number of rules expected;
+#             number of rules expected.  They wait for a restore's
+#             transaction with -w (a new program per refused try costs
+#             a second under kmemleak); the other two retry themselves;
 #   restore   nf-hipac-restore --noflush of two alternating files of
 #             NFHP_STRESS_RULES rules (default 10000) into chain "big";
 #             after each one "big" must list exactly that many rules;
@@ -201,7 +203,7 @@ busy() { grep -qiE 'resource busy|temporarily unavailable|transaction' "$1"; }
 churn_loop()
 {
 	local n=0 ins=0 del=0 rep=0 busy_n=0 fail=0 op pos got rule
-	local out=$tmp/churn.out
+	local out=$tmp/churn.out wait="-w 60 -W 20000"
 
 	while more $((ins + del + rep)); do
 		rule="-s 172.$((16 + RANDOM % 16)).$((RANDOM % 256)).0/24 -p tcp --dport $((1 + RANDOM % 60000)) -j $([ $((RANDOM % 2)) = 0 ] && echo ACCEPT || echo DROP)"
@@ -210,9 +212,10 @@ churn_loop()
 		[ $n -ge 40 ] && op=1
 		pos=$((1 + RANDOM % (n + 1)))
 		case $op in
-		0) timed churn "$hipac" -I churn $pos $rule;;
-		1) timed churn "$hipac" -D churn $(( (pos - 1) % n + 1 ));;
-		2) timed churn "$hipac" -R churn $(( (pos - 1) % n + 1 )) $rule;;
+		0) timed churn "$hipac" $wait -I churn $pos $rule;;
+		1) timed churn "$hipac" $wait -D churn $(( (pos - 1) % n + 1 ));;
+		2) timed churn "$hipac" $wait -R churn $(( (pos - 1) % n + 1 )) \
+			$rule;;
 		esac >$out 2>&1
 		if [ $? != 0 ]; then
 			if busy $out; then
