@@ -165,30 +165,31 @@ struct nfhp_tables {
  * @lo: per address dimension (source, destination), the lowest value of
  *	the entry's box there, cut to its top 32 bits
  * @hi: the highest, cut alike
- * @group: the entry's group
  *
  * Kept in an array beside the entry pointers of a hook (struct nfhp_flat),
  * so that an update's passes over a hundred thousand entries read one
  * array in order, instead of an entry and its box each, at random places:
  * two cache and TLB misses per entry.  Cut values keep their order, so
- * entries whose cut hulls miss each other's are disjoint.
+ * entries whose cut hulls miss each other's are disjoint.  The entries'
+ * groups are an array of their own, so that a pass over one group reads
+ * a byte of each other entry.
  */
 struct nfhp_entry_sum {
 	const struct nfhp_rule *rule;
 	u32 lo[2];
 	u32 hi[2];
-	u8 group;
 };
 
 /**
  * struct nfhp_flat - the flattened entries of one hook
  * @e: the entries in order
  * @sum: for each entry of @e, its summary
+ * @group: for each entry of @e, its group (@e[i]->group)
  * @from: while a transaction builds the entries, for each entry of @e the
  *	index of the same entry among the hook's committed ones, or -1 for
  *	an entry of its own; rises where it is not -1.  NULL: all its own.
  * @n: entries
- * @cap: room in @e and @sum
+ * @cap: room in @e, @sum and @group
  * @skips: some entry may skip later ones: a RETURN, or a jump decided at
  *	packet time (@scope_end set)
  * @staged: the entries live in the forest's scratch memory, from @mark on,
@@ -198,6 +199,7 @@ struct nfhp_entry_sum {
 struct nfhp_flat {
 	struct nfhp_entry **e;
 	struct nfhp_entry_sum *sum;
+	u8 *group;
 	int *from;
 	unsigned int n;
 	unsigned int cap;
@@ -664,35 +666,44 @@ static unsigned int nfhp_group_of(const struct nfhp_box *box)
 	       nfhp_box_width_class(box, NFHP_DIM_DST);
 }
 
-/* Make room in @fl for @need entries and their summaries. */
+/* Free the arrays of @fl. */
+static void nfhp_flat_free_arrays(struct nfhp_ruleset *rs,
+				  struct nfhp_flat *fl)
+{
+	nfhp_free(&rs->mem, fl->e, (size_t)fl->cap * sizeof(*fl->e));
+	nfhp_free(&rs->mem, fl->sum, (size_t)fl->cap * sizeof(*fl->sum));
+	nfhp_free(&rs->mem, fl->group, fl->cap);
+}
+
+/* Make room in @fl for @need entries, their summaries and groups. */
 static int nfhp_flat_reserve(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			     unsigned int need)
 {
-	unsigned int cap = fl->cap ? fl->cap : 8;
-	struct nfhp_entry_sum *sum;
-	struct nfhp_entry **e;
+	struct nfhp_flat big = { .cap = fl->cap ? fl->cap : 8 };
 
 	if (need <= fl->cap)
 		return 0;
-	while (cap < need)
-		cap *= 2;
+	while (big.cap < need)
+		big.cap *= 2;
 	/* Only the first fl->n of each are ever read. */
-	e = nfhp_alloc_uninit(&rs->mem, (size_t)cap * sizeof(*e));
-	sum = nfhp_alloc_uninit(&rs->mem, (size_t)cap * sizeof(*sum));
-	if (!e || !sum) {
-		nfhp_free(&rs->mem, e, (size_t)cap * sizeof(*e));
-		nfhp_free(&rs->mem, sum, (size_t)cap * sizeof(*sum));
+	big.e = nfhp_alloc_uninit(&rs->mem, (size_t)big.cap * sizeof(*big.e));
+	big.sum = nfhp_alloc_uninit(&rs->mem,
+				    (size_t)big.cap * sizeof(*big.sum));
+	big.group = nfhp_alloc_uninit(&rs->mem, big.cap);
+	if (!big.e || !big.sum || !big.group) {
+		nfhp_flat_free_arrays(rs, &big);
 		return -ENOMEM;
 	}
 	if (fl->n) {
-		memcpy(e, fl->e, (size_t)fl->n * sizeof(*e));
-		memcpy(sum, fl->sum, (size_t)fl->n * sizeof(*sum));
+		memcpy(big.e, fl->e, (size_t)fl->n * sizeof(*fl->e));
+		memcpy(big.sum, fl->sum, (size_t)fl->n * sizeof(*fl->sum));
+		memcpy(big.group, fl->group, fl->n);
 	}
-	nfhp_free(&rs->mem, fl->e, (size_t)fl->cap * sizeof(*fl->e));
-	nfhp_free(&rs->mem, fl->sum, (size_t)fl->cap * sizeof(*fl->sum));
-	fl->e = e;
-	fl->sum = sum;
-	fl->cap = cap;
+	nfhp_flat_free_arrays(rs, fl);
+	fl->e = big.e;
+	fl->sum = big.sum;
+	fl->group = big.group;
+	fl->cap = big.cap;
 	return 0;
 }
 
@@ -705,7 +716,6 @@ static void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
 	unsigned int i, n, cut;
 
 	sum->rule = rule;
-	sum->group = nfhp_group_of(box);
 	for (i = 0; i < ARRAY_SIZE(dims); i++) {
 		n = nfhp_box_nranges(box, dims[i]);
 		cut = nfhp_dim_bits(dims[i]) - 32;
@@ -752,47 +762,46 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (action == NFHP_ACT_RETURN)
 		fl->skips = true;
 	nfhp_entry_sum_fill(&fl->sum[fl->n], rule, box);
+	fl->group[fl->n] = e->group;
 	fl->e[fl->n++] = e;
 	return 0;
 }
 
-/*
- * Did @next carry entry @i of the entries before it over?  @j walks
- * @next->from along with rising @i.
- */
-static bool nfhp_flat_carried(const struct nfhp_flat *next, unsigned int *j,
-			      unsigned int i)
+/* Free entry @i of @fl unless it shares it with the committed ones. */
+static void nfhp_flat_free_entry(struct nfhp_ruleset *rs,
+				 struct nfhp_flat *fl, unsigned int i)
 {
-	if (!next || !next->from)
-		return false;
-	while (*j < next->n && next->from[*j] < (int)i)
-		(*j)++;
-	return *j < next->n && next->from[*j] == (int)i;
+	if (fl->from && fl->from[i] >= 0)
+		return;
+	if (fl->e[i]->owns_box)
+		nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[i]->box);
+	if (!fl->staged)
+		nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
 }
 
 /*
  * Free the entries of @fl but those it shares with the hook's committed
  * ones (@fl->from) and those that @next, the entries that replace it,
- * carried over (@next->from; @next may be NULL).
+ * carried over (@next->from, rising where not -1; @next may be NULL).
  */
 static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			   const struct nfhp_flat *next)
 {
-	unsigned int i, j = 0;
+	const int *from = next ? next->from : NULL;
+	unsigned int i = 0, j;
 
-	for (i = 0; i < fl->n; i++) {
-		if ((fl->from && fl->from[i] >= 0) ||
-		    nfhp_flat_carried(next, &j, i))
+	for (j = 0; from && j < next->n; j++) {
+		if (from[j] < 0)
 			continue;
-		if (fl->e[i]->owns_box)
-			nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[i]->box);
-		if (!fl->staged)
-			nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
+		for (; i < (unsigned int)from[j]; i++)
+			nfhp_flat_free_entry(rs, fl, i);
+		i++;
 	}
+	for (; i < fl->n; i++)
+		nfhp_flat_free_entry(rs, fl, i);
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
-	nfhp_free(&rs->mem, fl->e, fl->cap * sizeof(*fl->e));
-	nfhp_free(&rs->mem, fl->sum, fl->cap * sizeof(*fl->sum));
+	nfhp_flat_free_arrays(rs, fl);
 	kvfree(fl->from);
 	memset(fl, 0, sizeof(*fl));
 }
@@ -1395,62 +1404,38 @@ static bool nfhp_flat_groupable(const struct nfhp_flat *fl)
 /**
  * struct nfhp_groups - a hook's entries sorted into groups
  * @e: the entries of each group, in order, then the policy
- * @sum: their summaries, when asked for
  * @n: entries of each group, the policy included
  * @all: one allocation that @e point into
- * @all_sums: one allocation that @sum point into, or NULL
  */
 struct nfhp_groups {
 	const struct nfhp_entry **e[NFHP_GROUPS];
-	const struct nfhp_entry_sum *sum[NFHP_GROUPS];
 	unsigned int n[NFHP_GROUPS];
 	const struct nfhp_entry **all;
-	struct nfhp_entry_sum *all_sums;
 };
 
-static void nfhp_groups_free(struct nfhp_groups *gr)
-{
-	kvfree(gr->all_sums);
-	kvfree(gr->all);
-}
-
-static void nfhp_groups_append(struct nfhp_groups *gr, unsigned int g,
-			       const struct nfhp_flat *fl, unsigned int i)
-{
-	if (gr->all_sums)
-		gr->all_sums[gr->sum[g] - gr->all_sums + gr->n[g]] = fl->sum[i];
-	gr->e[g][gr->n[g]++] = fl->e[i];
-}
-
-/* Sort @fl's entries into groups, and their summaries if @sums. */
-static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr,
-			    bool sums)
+/* Sort @fl's entries into groups. */
+static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 {
 	unsigned int i, g, p = fl->n - 1, pos = 0, n = fl->n - 1 + NFHP_GROUPS;
 	bool groups = nfhp_flat_groupable(fl);
 
 	memset(gr, 0, sizeof(*gr));
 	gr->all = kvmalloc_array(n, sizeof(*gr->all), GFP_KERNEL);
-	if (sums)
-		gr->all_sums = kvmalloc_array(n, sizeof(*gr->all_sums),
-					      GFP_KERNEL);
-	if (!gr->all || (sums && !gr->all_sums)) {
-		nfhp_groups_free(gr);
+	if (!gr->all)
 		return -ENOMEM;
-	}
 	for (i = 0; i < p; i++)
-		gr->n[groups ? fl->sum[i].group : 0]++;
+		gr->n[groups ? fl->group[i] : 0]++;
 	for (g = 0; g < NFHP_GROUPS; g++) {
 		gr->e[g] = gr->all + pos;
-		if (sums)
-			gr->sum[g] = gr->all_sums + pos;
 		pos += gr->n[g] + 1;
 		gr->n[g] = 0;
 	}
-	for (i = 0; i < p; i++)
-		nfhp_groups_append(gr, groups ? fl->sum[i].group : 0, fl, i);
+	for (i = 0; i < p; i++) {
+		g = groups ? fl->group[i] : 0;
+		gr->e[g][gr->n[g]++] = fl->e[i];
+	}
 	for (g = 0; g < NFHP_GROUPS; g++)
-		nfhp_groups_append(gr, g, fl, p);	/* the policy */
+		gr->e[g][gr->n[g]++] = fl->e[p];	/* the policy */
 	return 0;
 }
 
@@ -1462,7 +1447,7 @@ static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	unsigned int g;
 	int err;
 
-	err = nfhp_groups_fill(fl, &gr, false);
+	err = nfhp_groups_fill(fl, &gr);
 	if (err)
 		return err;
 	for (g = 0; g < NFHP_GROUPS && !err; g++) {
@@ -1472,7 +1457,7 @@ static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		err = nfhp_tree_build(&rs->forest, gr.e[g], gr.n[g],
 				      &t->root[h][g]);
 	}
-	nfhp_groups_free(&gr);
+	kvfree(gr.all);
 	return err;
 }
 
@@ -1547,36 +1532,65 @@ static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 	return 0;
 }
 
+/* Gather the entries of group @g of @fl into @out, the policy last. */
+static unsigned int nfhp_group_gather(const struct nfhp_flat *fl,
+				      unsigned int g,
+				      const struct nfhp_entry **out)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i + 1 < fl->n; i++)
+		if (fl->group[i] == g)
+			out[n++] = fl->e[i];
+	out[n++] = fl->e[fl->n - 1];
+	return n;
+}
+
+/* Has group @g of @fl an entry besides the policy? */
+static bool nfhp_group_used(const struct nfhp_flat *fl, unsigned int g)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < fl->n; i++)
+		if (fl->group[i] == g)
+			return true;
+	return false;
+}
+
 /*
  * Work one or two changed entries of group @g into its tree in @t.  A
- * rule's hotdrop entry comes with it: one pass over the group finds the
- * candidates of both while each entry's box is in the cache.  @cands has
- * room for two groups.
+ * rule's hotdrop entry comes with it: one pass over the hook's summaries
+ * finds the candidates of both.  The pass reads the whole hook rather
+ * than a copy of the group's entries: making that copy would read it all
+ * anyway, and write as much.  @cands has room for twice @fl's entries.
  */
 static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_entry *const *changed,
 			     unsigned int nchanged,
-			     const struct nfhp_groups *gr, unsigned int g,
+			     const struct nfhp_flat *fl, unsigned int g,
 			     const struct nfhp_entry **cands)
 {
-	unsigned int i, k, n[2] = { 0, 0 }, stride = gr->n[g];
+	unsigned int i, k, n[2] = { 0, 0 }, stride = fl->n;
+	const struct nfhp_entry_sum *sum = fl->sum;
 	struct nfhp_entry_sum x[2];
 	struct nfhp_node *new;
 	int err;
 
 	if (!*root)
-		return nfhp_tree_build(&rs->forest, gr->e[g], gr->n[g], root);
+		return nfhp_tree_build(&rs->forest, cands,
+				       nfhp_group_gather(fl, g, cands), root);
 	for (k = 0; k < nchanged; k++)
 		nfhp_entry_sum_fill(&x[k], changed[k]->rule, changed[k]->box);
-	for (i = 0; i < gr->n[g]; i++) {
+	for (i = 0; i + 1 < fl->n; i++) {
+		if (fl->group[i] != g)
+			continue;
 		for (k = 0; k < nchanged; k++)
-			if (i + 1 == gr->n[g] ||
-			    (nfhp_entry_sum_meet(&gr->sum[g][i], &x[k]) &&
-			     !nfhp_box_disjoint(gr->e[g][i]->box,
-						changed[k]->box)))
-				cands[k * stride + n[k]++] = gr->e[g][i];
+			if (nfhp_entry_sum_meet(&sum[i], &x[k]) &&
+			    !nfhp_box_disjoint(fl->e[i]->box, changed[k]->box))
+				cands[k * stride + n[k]++] = fl->e[i];
 	}
 	for (k = 0; k < nchanged; k++) {
+		cands[k * stride + n[k]++] = fl->e[fl->n - 1];
 		err = nfhp_tree_update(&rs->forest, *root, changed[k]->box,
 				       cands + k * stride, n[k], &new);
 		if (err)
@@ -1597,13 +1611,15 @@ static bool nfhp_entries_pair(const struct nfhp_entry *a,
 
 /*
  * Update the trees for the changed entries among @e[0..@n), those whose
- * @changed bit is set, in pairs where nfhp_entries_pair() allows.
+ * @changed bit is set, in pairs where nfhp_entries_pair() allows.  The
+ * groups of the changed entries are added to @groups, unless NULL.
  */
 static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       int h, struct nfhp_entry *const *e,
 			       unsigned int n, const unsigned long *changed,
-			       const struct nfhp_groups *gr,
-			       const struct nfhp_entry **cands)
+			       const struct nfhp_flat *fl,
+			       const struct nfhp_entry **cands,
+			       unsigned int *groups)
 {
 	const struct nfhp_entry *ch[2];
 	unsigned int i, nch;
@@ -1616,8 +1632,10 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 		if (i + 1 < n && test_bit(i + 1, changed) &&
 		    nfhp_entries_pair(e[i], e[i + 1]))
 			ch[nch++] = e[++i];
+		if (groups)
+			*groups |= 1u << ch[0]->group;
 		err = nfhp_update_group(rs, &t->root[h][ch[0]->group], ch, nch,
-					gr, ch[0]->group, cands);
+					fl, ch[0]->group, cands);
 	}
 	return err;
 }
@@ -1630,14 +1648,9 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 {
 	const struct nfhp_entry **cands;
 	unsigned long *added, *removed;
-	struct nfhp_groups gr;
-	unsigned int i, g;
-	int err;
+	unsigned int i, g, emptied = 0;
+	int err = -ENOMEM;
 
-	err = nfhp_groups_fill(fl, &gr, true);
-	if (err)
-		return err;
-	err = -ENOMEM;
 	cands = kvmalloc_array(2 * fl->n, sizeof(*cands), GFP_KERNEL);
 	added = bitmap_zalloc(fl->n, GFP_KERNEL);
 	removed = bitmap_zalloc(old->n, GFP_KERNEL);
@@ -1656,12 +1669,15 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		if (t->root[h][g])
 			t->root[h][g]->refs++;
 	}
-	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, &gr, cands);
+	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, fl, cands,
+				  NULL);
 	if (!err)
 		err = nfhp_update_changed(rs, t, h, old->e, old->n, removed,
-					  &gr, cands);
+					  fl, cands, &emptied);
+	/* Only a group that lost entries can have none left. */
 	for (g = 1; g < NFHP_GROUPS && !err; g++) {
-		if (gr.n[g] > 1 || !t->root[h][g])
+		if (!(emptied & (1u << g)) || !t->root[h][g] ||
+		    nfhp_group_used(fl, g))
 			continue;
 		nfhp_tree_put(&rs->forest, t->root[h][g]);
 		t->root[h][g] = NULL;
@@ -1670,7 +1686,6 @@ out_free:
 	bitmap_free(removed);
 	bitmap_free(added);
 	kvfree(cands);
-	nfhp_groups_free(&gr);
 	return err;
 }
 
@@ -1689,10 +1704,13 @@ static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 
 	if (changes > max_t(unsigned int, 64, fl->n / NFHP_INCR_MAX_SHARE))
 		return -EAGAIN;
-	err = nfhp_flat_orders(fl, old, match, false);
+	/*
+	 * Keys go to added entries only, this transaction's own: when there
+	 * is no room, the caller flattens the hook afresh anyway.
+	 */
+	err = nfhp_flat_orders(fl, old, match, true);
 	if (err)
 		return err;
-	nfhp_flat_orders(fl, old, match, true);
 	return nfhp_update_trees(rs, fl, old, match, cur, t, h);
 }
 
@@ -1731,16 +1749,27 @@ out_free:
 	return err;
 }
 
-/* Append old entry @i to @fl as kept. */
+/*
+ * Append the old entries [@i, @i + @n) to @fl as kept: runs of them, so
+ * that a hundred thousand kept entries are a few copies, not as many
+ * calls.
+ */
 static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			  const struct nfhp_flat *old, unsigned int i,
-			  int *match)
+			  unsigned int n, int *match)
 {
-	if (nfhp_flat_reserve(rs, fl, fl->n + 1))
+	unsigned int k;
+
+	if (!n)
+		return 0;
+	if (nfhp_flat_reserve(rs, fl, fl->n + n))
 		return -ENOMEM;
-	match[fl->n] = i;
-	fl->sum[fl->n] = old->sum[i];
-	fl->e[fl->n++] = old->e[i];
+	for (k = 0; k < n; k++)
+		match[fl->n + k] = i + k;
+	memcpy(fl->sum + fl->n, old->sum + i, n * sizeof(*fl->sum));
+	memcpy(fl->group + fl->n, old->group + i, n);
+	memcpy(fl->e + fl->n, old->e + i, n * sizeof(*fl->e));
+	fl->n += n;
 	return 0;
 }
 
@@ -1757,7 +1786,7 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 {
 	const struct nfhp_chain *c = rs->work->chains[h];
 	const struct nfhp_flat *old = &rs->flat[h];
-	unsigned int i = 0, j, k, kept = 0;
+	unsigned int i = 0, j, k, run = 0, kept = 0;
 	int err = 0;
 
 	*changes = 0;
@@ -1769,6 +1798,11 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 		 * spare reading every rule and entry.
 		 */
 		if (i + 1 == old->n || old->sum[i].rule != r) {
+			err = nfhp_flat_keep(rs, fl, old, i - run, run, match);
+			kept += run;
+			run = 0;
+			if (err)
+				break;
 			if (r->gen == rs->gen) {	/* created now */
 				k = fl->n;
 				err = nfhp_flatten_rule(rs, rs->work, fl, r,
@@ -1783,14 +1817,14 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 			if (i + 1 == old->n)
 				return -EAGAIN;	/* not the chain of the entries */
 		}
-		while (!err && i + 1 < old->n && old->sum[i].rule == r) {
-			err = nfhp_flat_keep(rs, fl, old, i++, match);
-			kept++;
-		}
+		for (; i + 1 < old->n && old->sum[i].rule == r; i++)
+			run++;
 	}
 	if (!err)
-		err = nfhp_flat_keep(rs, fl, old, old->n - 1, match);
-	*changes += old->n - 1 - kept;
+		err = nfhp_flat_keep(rs, fl, old, i - run, run, match);
+	if (!err)
+		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1, match);
+	*changes += old->n - 1 - kept - run;
 	return err;
 }
 

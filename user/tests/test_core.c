@@ -366,6 +366,103 @@ static void test_worked_example(void)
 	free(r3);
 }
 
+/*
+ * The chain of test_order_room(): each rule accepts or drops dport >= lo,
+ * from 10.0.0.0/24 for odd lo (another tree: see nfhp_group_of()).
+ */
+struct order_model {
+	u32 lo[64];
+	u8 act[64];
+	unsigned int n;
+};
+
+static void order_rule(struct nfhp_ruleset *rs, struct order_model *m,
+		       unsigned int pos, u32 lo, u8 act)
+{
+	struct nfhp_rule_spec *s = spec_new(act);
+	const char *msg = NULL;
+
+	spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
+	spec_range(s, NFHP_DIM_DPORT, lo, 65535, false);
+	if (lo % 2)
+		spec_prefix(s, NFHP_DIM_SRC, ip(10, 0, 0, 0), 24, false);
+	check(!nfhp_rule_insert(rs, "FORWARD", pos, s, NULL, &msg),
+	      "-I FORWARD %u dport %u:", pos, lo);
+	memmove(m->lo + pos, m->lo + pos - 1, (m->n - pos + 1) * sizeof(u32));
+	memmove(m->act + pos, m->act + pos - 1, m->n - pos + 1);
+	m->lo[pos - 1] = lo;
+	m->act[pos - 1] = act;
+	m->n++;
+	free(s);
+}
+
+/* Does every dport below 128 get the model's first match? */
+static bool order_check(struct nfhp_ruleset *rs, const struct order_model *m)
+{
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	unsigned int d, i;
+
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = ip(10, 0, 0, 1);
+	k.v[NFHP_DIM_PROTO] = 6;
+	for (d = 0; d < 128; d++) {
+		k.v[NFHP_DIM_DPORT] = d;
+		classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+		for (i = 0; i < m->n && m->lo[i] > d; i++)
+			;
+		if (i == m->n ? v.rule || v.action != NFHP_ACT_DROP :
+		    !v.rule || v.action != m->act[i] ||
+		    nfhp_rule_position(rs, v.rule) != i + 1) {
+			printf("# dport %u: rule %u of the model, got %u\n",
+			       d, i + 1,
+			       v.rule ? nfhp_rule_position(rs, v.rule) : 0);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Added entries get order keys between those of their kept neighbours,
+ * whose keys packets may be comparing.  Inserts at one place halve the
+ * room there until there is none, and the commit flattens the hook
+ * afresh: here also after the keys of an earlier insert of the same
+ * transaction were given already.
+ */
+static void test_order_room(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct order_model m = { .n = 0 };
+	const char *msg = NULL;
+	unsigned int t;
+	bool ok = true;
+
+	check(!nfhp_txn_begin(rs) &&
+	      !nfhp_chain_policy(rs, "FORWARD", NFHP_ACT_DROP, NULL, &msg) &&
+	      !nfhp_txn_commit(rs, &msg), "policy DROP");
+	order_rule(rs, &m, 1, 120, NFHP_ACT_ACCEPT);
+	order_rule(rs, &m, 2, 0, NFHP_ACT_DROP);
+	for (t = 1; t <= 40 && ok; t++) {
+		check(!nfhp_txn_begin(rs), "begin %u", t);
+		check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "-D 1");
+		m.n--;
+		memmove(m.lo, m.lo + 1, m.n * sizeof(u32));
+		memmove(m.act, m.act + 1, m.n);
+		/* Room enough at the head: its neighbour's key stays. */
+		order_rule(rs, &m, 1, 120 - t % 2,
+			   t % 2 ? NFHP_ACT_DROP : NFHP_ACT_ACCEPT);
+		/* Half the room before the last rule, every time. */
+		order_rule(rs, &m, m.n, 100 - t,
+			   t % 3 ? NFHP_ACT_ACCEPT : NFHP_ACT_DROP);
+		check(!nfhp_txn_commit(rs, &msg), "commit %u", t);
+		ok = order_check(rs, &m);
+	}
+	check(ok, "%u commits each adding at the head and before the tail: "
+	      "first matches and positions as in the model", t - 1);
+	nfhp_ruleset_free(rs);
+}
+
 static void count_shadow(void *ctx, const struct nfhp_rule *r)
 {
 	(*(int *)ctx)++;
@@ -685,6 +782,7 @@ int main(void)
 	test_box_contains();
 	test_counter_pool();
 	test_worked_example();
+	test_order_room();
 	test_txn_and_errors();
 	test_enomem();
 	test_hotdrop();
