@@ -179,6 +179,7 @@
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/prefetch.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -190,6 +191,11 @@
 /* RLP32 nodes with this many intervals get an index, see nfhp_index_fill(). */
 #define NFHP_INDEX_MIN		32
 #define NFHP_INDEX_MAX_BITS	12
+/*
+ * How many children ahead a pass over a wide node's children fetches the
+ * one whose reference count it will change: each is a miss of its own.
+ */
+#define NFHP_REFS_AHEAD		16
 
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
 
@@ -399,8 +405,11 @@ void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 	nfhp_node_unlink(f, root);
 	if (root->kind != NFHP_NODE_LEAF) {
 		child = nfhp_children(root);
-		for (i = 0; i < root->n; i++)
+		for (i = 0; i < root->n; i++) {
+			if (i + NFHP_REFS_AHEAD < root->n)
+				prefetchw(child[i + NFHP_REFS_AHEAD]);
 			nfhp_tree_put(f, child[i]);
+		}
 	}
 	nfhp_node_free(f, root);
 }
@@ -1137,6 +1146,8 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 					   span.lo;
 		reg->d[node->dim].hi = nfhp_node_key(node, i);
 		child = nfhp_children(node)[i];
+		if (i + NFHP_REFS_AHEAD < node->n)
+			prefetchw(nfhp_children(node)[i + NFHP_REFS_AHEAD]);
 		if (reg->d[node->dim].hi < hull.lo ||
 		    reg->d[node->dim].lo > hull.hi) {
 			child->refs++;

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#include "../shim.h"
+#define prefetchw(x)	__builtin_prefetch(x, 1)
