@@ -361,18 +361,6 @@ static const struct option restore_options[] = {
 	{ }
 };
 
-/* A decimal count up to @max, the whole string. */
-static bool parse_count(const char *s, unsigned long max, unsigned long *v)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	*v = strtoul(s, &end, 10);
-	return !errno && !*end && *v <= max;
-}
-
 static int param_error(const char *msg)
 {
 	nfhp_cli_param_error(RESTORE_PROG, msg);
@@ -381,7 +369,7 @@ static int param_error(const char *msg)
 
 static int parse_restore_opts(int argc, char **argv, struct restore_opts *o)
 {
-	unsigned long v;
+	unsigned long long v;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "ntcvw::W:M:Vh", restore_options,
@@ -405,12 +393,12 @@ static int parse_restore_opts(int argc, char **argv, struct restore_opts *o)
 			    isdigit((unsigned char)argv[optind][0]))
 				optarg = argv[optind++];
 			o->wait = true;
-			if (optarg && !parse_count(optarg, UINT_MAX, &v))
+			if (optarg && !nfhp_parse_uint(optarg, 0, UINT_MAX, &v))
 				return param_error("wait seconds not numeric");
 			o->wait_seconds = optarg ? v : 0;
 			break;
 		case 'W':
-			if (!parse_count(optarg, ULONG_MAX, &v) || !v)
+			if (!nfhp_parse_uint(optarg, 1, ULONG_MAX, &v))
 				return param_error("wait interval not numeric");
 			o->wait_interval_us = v;
 			break;

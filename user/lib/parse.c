@@ -36,6 +36,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -109,90 +110,96 @@ enum {
 	O_IGNORED_ARG,		/* --wait etc.: accepted and ignored */
 };
 
+/*
+ * A core option: @has_arg is no_argument, required_argument or
+ * optional_argument, as for getopt_long() and the extensions' options;
+ * an optional argument only comes after "=" (--wait=5) or, for --wait,
+ * as a number in the next word.
+ */
 struct nfhp_opt {
 	const char *name;
-	bool has_arg;
+	int has_arg;
 	int pm;
 	int id;
 };
 
 static const struct nfhp_opt opts[] = {
-	{ "append",		true,  PM_CORE, 'A' },
-	{ "check",		true,  PM_CORE, 'C' },
-	{ "delete",		true,  PM_CORE, 'D' },
-	{ "replace",		true,  PM_CORE, 'R' },
-	{ "insert",		true,  PM_CORE, 'I' },
-	{ "list",		false, PM_CORE, 'L' },
-	{ "list-rules",		false, PM_CORE, 'S' },
-	{ "flush",		false, PM_CORE, 'F' },
-	{ "zero",		false, PM_CORE, 'Z' },
-	{ "new-chain",		true,  PM_CORE, 'N' },
-	{ "delete-chain",	false, PM_CORE, 'X' },
-	{ "rename-chain",	true,  PM_CORE, 'E' },
-	{ "policy",		true,  PM_CORE, 'P' },
-	{ "source",		true,  PM_CORE, 's' },
-	{ "src",		true,  PM_CORE, 's' },
-	{ "destination",	true,  PM_CORE, 'd' },
-	{ "dst",		true,  PM_CORE, 'd' },
-	{ "protocol",		true,  PM_CORE, 'p' },
-	{ "in-interface",	true,  PM_CORE, 'i' },
-	{ "out-interface",	true,  PM_CORE, 'o' },
-	{ "jump",		true,  PM_CORE, 'j' },
-	{ "goto",		true,  PM_CORE, 'g' },
-	{ "table",		true,  PM_CORE, 't' },
-	{ "match",		true,  PM_CORE, 'm' },
-	{ "numeric",		false, PM_CORE, 'n' },
-	{ "verbose",		false, PM_CORE, 'v' },
-	{ "exact",		false, PM_CORE, 'x' },
-	{ "fragments",		false, PM_CORE, 'f' },
-	{ "fragment",		false, PM_CORE, 'f' },
-	{ "version",		false, PM_CORE, 'V' },
-	{ "help",		false, PM_CORE, 'h' },
-	{ "line-numbers",	false, PM_CORE, O_LINENUM },
-	{ "set-counters",	true,  PM_CORE, 'c' },
-	{ "wait",		false, PM_CORE, 'w' },
-	{ "wait-interval",	true,  PM_CORE, 'W' },
-	{ "modprobe",		true,  PM_CORE, 'M' },
-	{ "ipv4",		false, PM_CORE, '4' },
-	{ "source-port",	true,  PM_TCP, O_SPORT },
-	{ "sport",		true,  PM_TCP, O_SPORT },
-	{ "destination-port",	true,  PM_TCP, O_DPORT },
-	{ "dport",		true,  PM_TCP, O_DPORT },
-	{ "syn",		false, PM_TCP, O_SYN },
-	{ "tcp-flags",		true,  PM_TCP, O_TCPFLAGS },
-	{ "tcp-option",		true,  PM_TCP, O_TCPOPT },
-	{ "source-port",	true,  PM_UDP, O_SPORT },
-	{ "sport",		true,  PM_UDP, O_SPORT },
-	{ "destination-port",	true,  PM_UDP, O_DPORT },
-	{ "dport",		true,  PM_UDP, O_DPORT },
-	{ "icmp-type",		true,  PM_ICMP, O_ICMPTYPE },
-	{ "source-ports",	true,  PM_MULTIPORT, O_MP_SPORTS },
-	{ "sports",		true,  PM_MULTIPORT, O_MP_SPORTS },
-	{ "destination-ports",	true,  PM_MULTIPORT, O_MP_DPORTS },
-	{ "dports",		true,  PM_MULTIPORT, O_MP_DPORTS },
-	{ "ports",		true,  PM_MULTIPORT, O_MP_PORTS },
-	{ "src-range",		true,  PM_IPRANGE, O_SRCRANGE },
-	{ "dst-range",		true,  PM_IPRANGE, O_DSTRANGE },
-	{ "state",		true,  PM_STATE, O_STATE },
-	{ "ctstate",		true,  PM_CONNTRACK, O_CTSTATE },
-	{ "ctproto",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctorigsrc",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctorigdst",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctreplsrc",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctrepldst",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctorigsrcport",	true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctorigdstport",	true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctreplsrcport",	true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctrepldstport",	true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctstatus",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctexpire",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ctdir",		true,  PM_CONNTRACK, O_CT_OTHER },
-	{ "ttl-eq",		true,  PM_TTL, O_TTL_EQ },
-	{ "ttl-lt",		true,  PM_TTL, O_TTL_LT },
-	{ "ttl-gt",		true,  PM_TTL, O_TTL_GT },
-	{ "length",		true,  PM_LENGTH, O_LENGTH },
-	{ "mark",		true,  PM_MARK, O_MARK },
-	{ "comment",		true,  PM_COMMENT, O_COMMENT },
+	{ "append",		required_argument, PM_CORE, 'A' },
+	{ "check",		required_argument, PM_CORE, 'C' },
+	{ "delete",		required_argument, PM_CORE, 'D' },
+	{ "replace",		required_argument, PM_CORE, 'R' },
+	{ "insert",		required_argument, PM_CORE, 'I' },
+	{ "list",		no_argument, PM_CORE, 'L' },
+	{ "list-rules",		no_argument, PM_CORE, 'S' },
+	{ "flush",		no_argument, PM_CORE, 'F' },
+	{ "zero",		no_argument, PM_CORE, 'Z' },
+	{ "new-chain",		required_argument, PM_CORE, 'N' },
+	{ "delete-chain",	no_argument, PM_CORE, 'X' },
+	{ "rename-chain",	required_argument, PM_CORE, 'E' },
+	{ "policy",		required_argument, PM_CORE, 'P' },
+	{ "source",		required_argument, PM_CORE, 's' },
+	{ "src",		required_argument, PM_CORE, 's' },
+	{ "destination",	required_argument, PM_CORE, 'd' },
+	{ "dst",		required_argument, PM_CORE, 'd' },
+	{ "protocol",		required_argument, PM_CORE, 'p' },
+	{ "in-interface",	required_argument, PM_CORE, 'i' },
+	{ "out-interface",	required_argument, PM_CORE, 'o' },
+	{ "jump",		required_argument, PM_CORE, 'j' },
+	{ "goto",		required_argument, PM_CORE, 'g' },
+	{ "table",		required_argument, PM_CORE, 't' },
+	{ "match",		required_argument, PM_CORE, 'm' },
+	{ "numeric",		no_argument, PM_CORE, 'n' },
+	{ "verbose",		no_argument, PM_CORE, 'v' },
+	{ "exact",		no_argument, PM_CORE, 'x' },
+	{ "fragments",		no_argument, PM_CORE, 'f' },
+	{ "fragment",		no_argument, PM_CORE, 'f' },
+	{ "version",		no_argument, PM_CORE, 'V' },
+	{ "help",		no_argument, PM_CORE, 'h' },
+	{ "line-numbers",	no_argument, PM_CORE, O_LINENUM },
+	{ "set-counters",	required_argument, PM_CORE, 'c' },
+	{ "wait",		optional_argument, PM_CORE, 'w' },
+	{ "wait-interval",	required_argument, PM_CORE, 'W' },
+	{ "modprobe",		required_argument, PM_CORE, 'M' },
+	{ "ipv4",		no_argument, PM_CORE, '4' },
+	{ "source-port",	required_argument, PM_TCP, O_SPORT },
+	{ "sport",		required_argument, PM_TCP, O_SPORT },
+	{ "destination-port",	required_argument, PM_TCP, O_DPORT },
+	{ "dport",		required_argument, PM_TCP, O_DPORT },
+	{ "syn",		no_argument, PM_TCP, O_SYN },
+	{ "tcp-flags",		required_argument, PM_TCP, O_TCPFLAGS },
+	{ "tcp-option",		required_argument, PM_TCP, O_TCPOPT },
+	{ "source-port",	required_argument, PM_UDP, O_SPORT },
+	{ "sport",		required_argument, PM_UDP, O_SPORT },
+	{ "destination-port",	required_argument, PM_UDP, O_DPORT },
+	{ "dport",		required_argument, PM_UDP, O_DPORT },
+	{ "icmp-type",		required_argument, PM_ICMP, O_ICMPTYPE },
+	{ "source-ports",	required_argument, PM_MULTIPORT, O_MP_SPORTS },
+	{ "sports",		required_argument, PM_MULTIPORT, O_MP_SPORTS },
+	{ "destination-ports",	required_argument, PM_MULTIPORT, O_MP_DPORTS },
+	{ "dports",		required_argument, PM_MULTIPORT, O_MP_DPORTS },
+	{ "ports",		required_argument, PM_MULTIPORT, O_MP_PORTS },
+	{ "src-range",		required_argument, PM_IPRANGE, O_SRCRANGE },
+	{ "dst-range",		required_argument, PM_IPRANGE, O_DSTRANGE },
+	{ "state",		required_argument, PM_STATE, O_STATE },
+	{ "ctstate",		required_argument, PM_CONNTRACK, O_CTSTATE },
+	{ "ctproto",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigsrc",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigdst",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctreplsrc",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctrepldst",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigsrcport",	required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctorigdstport",	required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctreplsrcport",	required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctrepldstport",	required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctstatus",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctexpire",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ctdir",		required_argument, PM_CONNTRACK, O_CT_OTHER },
+	{ "ttl-eq",		required_argument, PM_TTL, O_TTL_EQ },
+	{ "ttl-lt",		required_argument, PM_TTL, O_TTL_LT },
+	{ "ttl-gt",		required_argument, PM_TTL, O_TTL_GT },
+	{ "length",		required_argument, PM_LENGTH, O_LENGTH },
+	{ "mark",		required_argument, PM_MARK, O_MARK },
+	{ "comment",		required_argument, PM_COMMENT, O_COMMENT },
 };
 
 /* Short options: letter, argument (0 none, 1 required, 2 optional). */
@@ -388,9 +395,17 @@ static bool in_list(const char *name, const char *const *list, size_t n)
 	return false;
 }
 
-/* Parse an unsigned number of base 0 within [min, max], the whole string. */
-static bool parse_uint(const char *s, unsigned long long min,
-		       unsigned long long max, unsigned long long *out)
+/**
+ * nfhp_parse_uint() - parse an unsigned number, as iptables reads them
+ * @s: the whole string: decimal, 0x hexadecimal or 0 octal
+ * @min: the smallest value allowed
+ * @max: the largest
+ * @out: set to the value
+ *
+ * Return: false for anything else, a sign or space included.
+ */
+bool nfhp_parse_uint(const char *s, unsigned long long min,
+		     unsigned long long max, unsigned long long *out)
 {
 	unsigned long long v;
 	char *end;
@@ -419,7 +434,7 @@ bool nfhp_parse_protocol(const char *s, u8 *proto)
 	struct protoent *pe;
 	size_t i;
 
-	if (parse_uint(s, 0, 255, &v)) {
+	if (nfhp_parse_uint(s, 0, 255, &v)) {
 		*proto = v;
 		return true;
 	}
@@ -529,7 +544,7 @@ static int parse_mask(struct pstate *ps, const char *s, unsigned int *plen)
 			*plen = 0;
 		return 0;
 	}
-	if (!parse_uint(s, 0, 32, &v))
+	if (!nfhp_parse_uint(s, 0, 32, &v))
 		return fail(ps, NFHP_EXIT_PARAM, "invalid mask `%s' specified",
 			    s);
 	*plen = v;
@@ -640,7 +655,7 @@ static int parse_port(struct pstate *ps, const char *s, const char *proto,
 	 * Numbers first, as iptables does: a service lookup reads
 	 * /etc/services, which made restoring big rule sets crawl.
 	 */
-	if (parse_uint(s, 0, 65535, &v)) {
+	if (nfhp_parse_uint(s, 0, 65535, &v)) {
 		*port = v;
 		return 0;
 	}
@@ -821,12 +836,12 @@ static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 		slash = strchr(buf, '/');
 		if (slash)
 			*slash++ = 0;
-		if (!parse_uint(buf, 0, 255, &v))
+		if (!nfhp_parse_uint(buf, 0, 255, &v))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "Unknown ICMP type `%s'", arg);
 		type = v;
 		if (slash) {
-			if (!parse_uint(slash, 0, 255, &v))
+			if (!nfhp_parse_uint(slash, 0, 255, &v))
 				return fail(ps, NFHP_EXIT_PARAM,
 					    "Unknown ICMP code `%s'", arg);
 			cmin = cmax = v;
@@ -909,7 +924,7 @@ static int parse_ttl(struct pstate *ps, int id, const char *optname,
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "ttl: option \"--%s\" cannot be inverted.",
 			    names[id - O_TTL_EQ]);
-	if (!parse_uint(arg, 0, 255, &v))
+	if (!nfhp_parse_uint(arg, 0, 255, &v))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "ttl: bad value for option \"--%s\", or out of range (0-255).",
 			    names[id - O_TTL_EQ]);
@@ -950,8 +965,8 @@ static int parse_length(struct pstate *ps, const char *arg, bool inv)
 	colon = strchr(buf, ':');
 	if (colon)
 		*colon++ = 0;
-	if (!parse_uint(buf, 0, 65535, &lo) ||
-	    (colon && *colon && !parse_uint(colon, 0, 65535, &hi)))
+	if (!nfhp_parse_uint(buf, 0, 65535, &lo) ||
+	    (colon && *colon && !nfhp_parse_uint(colon, 0, 65535, &hi)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "length: bad value for option \"--length\", or out of range (0-65535).");
 	if (!colon)
@@ -980,8 +995,8 @@ static int parse_markarg(struct pstate *ps, const char *arg, bool inv)
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
-	if (!parse_uint(buf, 0, 0xFFFFFFFFu, &v) ||
-	    (slash && !parse_uint(slash, 0, 0xFFFFFFFFu, &mask)))
+	if (!nfhp_parse_uint(buf, 0, 0xFFFFFFFFu, &v) ||
+	    (slash && !nfhp_parse_uint(slash, 0, 0xFFFFFFFFu, &mask)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "mark: bad integer value for option \"--mark\", or out of range.");
 	/*
@@ -1226,7 +1241,7 @@ static int parse_rulenum(struct pstate *ps, const char *s, unsigned int *pos)
 {
 	unsigned long long v;
 
-	if (!parse_uint(s, 1, INT_MAX, &v))
+	if (!nfhp_parse_uint(s, 1, INT_MAX, &v))
 		return fail(ps, NFHP_EXIT_PARAM, "Invalid rule number `%s'", s);
 	*pos = v;
 	return 0;
@@ -1368,11 +1383,11 @@ static int parse_counters(struct pstate *ps, const char *pcnt, int argc,
 	if (!bcnt)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "-c requires packet and byte counter");
-	if (!parse_uint(buf, 0, ULLONG_MAX, &v))
+	if (!nfhp_parse_uint(buf, 0, ULLONG_MAX, &v))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "-c packet counter not numeric");
 	ps->cl->counters.packets = v;
-	if (!parse_uint(bcnt, 0, ULLONG_MAX, &v))
+	if (!nfhp_parse_uint(bcnt, 0, ULLONG_MAX, &v))
 		return fail(ps, NFHP_EXIT_PARAM, "-c byte counter not numeric");
 	ps->cl->counters.bytes = v;
 	ps->cl->has_counters = true;
@@ -1607,13 +1622,13 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 		    isdigit((unsigned char)argv[*ip][0]))
 			arg = argv[(*ip)++];
 		cl->wait = true;
-		if (arg && !parse_uint(arg, 0, UINT_MAX, &v))
+		if (arg && !nfhp_parse_uint(arg, 0, UINT_MAX, &v))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "wait seconds not numeric");
 		cl->wait_seconds = arg ? v : 0;
 		return 0;
 	case 'W':
-		if (!parse_uint(arg, 1, ULONG_MAX, &v))
+		if (!nfhp_parse_uint(arg, 1, ULONG_MAX, &v))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "wait interval not numeric");
 		cl->wait_interval_us = v;
@@ -1855,7 +1870,7 @@ static int parse_word(struct pstate *ps, int argc, char **argv, int *ip)
 		if (!o)
 			return fail(ps, NFHP_EXIT_PARAM, "unknown option \"%s\"",
 				    w);
-		if (o->has_arg) {
+		if (o->has_arg == required_argument) {
 			if (eq)
 				arg = eq + 1;
 			else if (*ip < argc)
@@ -1864,8 +1879,8 @@ static int parse_word(struct pstate *ps, int argc, char **argv, int *ip)
 				return fail(ps, NFHP_EXIT_PARAM,
 					    "option \"%s\" requires an argument",
 					    w);
-		} else if (eq && o->id == 'w') {
-			arg = eq + 1;	/* --wait=SECONDS: optional */
+		} else if (eq && o->has_arg == optional_argument) {
+			arg = eq + 1;
 		} else if (eq) {
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "option '--%.*s' doesn't allow an argument",

@@ -156,5 +156,8 @@ bool nfhp_parse_protocol(const char *s, u8 *proto);
 const char *nfhp_proto_to_name(u8 proto, bool lookup);
 /* Dotted IPv4 address ("10.1" is 10.1.0.0), host byte order. */
 bool nfhp_parse_ipv4(const char *s, u32 *addr);
+/* A whole string of an unsigned number (0x hex, 0 octal) in [min, max]. */
+bool nfhp_parse_uint(const char *s, unsigned long long min,
+		     unsigned long long max, unsigned long long *out);
 
 #endif /* _NFHP_PARSE_H */
