@@ -21,8 +21,13 @@ PREFIX   ?= /usr/local
 SBINDIR  ?= $(PREFIX)/sbin
 MANDIR   ?= $(PREFIX)/share/man
 DEPMOD   ?= depmod
+# checkpatch.pl: from a kernel tree, or else taken out of Debian's
+# linux-source tarball (apt-get install linux-source-6.1) into build/.
+CHECKPATCH_TAR := $(firstword $(wildcard /usr/src/linux-source-*.tar.xz))
+CHECKPATCH_OWN := build/checkpatch/scripts/checkpatch.pl
 CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl \
-			/usr/src/linux-source-*/scripts/checkpatch.pl))
+			/usr/src/linux-source-*/scripts/checkpatch.pl) \
+		$(if $(CHECKPATCH_TAR),$(CHECKPATCH_OWN)))
 TOOLS    := nf-hipac nf-hipac-save nf-hipac-restore nf-hipac-sim
 VM       := selftests/vm/run-vm.sh
 
@@ -108,12 +113,22 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard user/man/*.8)))
 
-style:
+style: $(filter $(CHECKPATCH_OWN),$(CHECKPATCH))
 	@test -n "$(CHECKPATCH)" || { echo "make style: checkpatch.pl not" \
-		"found (looked in $(KDIR)/scripts and /usr/src/linux-source-*)"; \
-		exit 1; }
-	$(CHECKPATCH) --no-tree -f \
-		$(wildcard kernel/*.[ch] include/uapi/linux/*.h)
+		"found (looked in $(KDIR)/scripts and /usr/src/linux-source-*;" \
+		"apt-get install linux-source-6.1 provides it)"; exit 1; }
+	$(CHECKPATCH) --no-tree -f -q --summary-file \
+		$(filter-out kernel/key.h, \
+			$(wildcard kernel/*.[ch] include/uapi/linux/*.h))
+	@# nfhp_u128 has to be a typedef: it carries kmalloc's 8-byte alignment.
+	$(CHECKPATCH) --no-tree -f -q --summary-file --ignore NEW_TYPEDEFS \
+		kernel/key.h
+
+$(CHECKPATCH_OWN):
+	mkdir -p build/checkpatch
+	tar -xJf $(CHECKPATCH_TAR) -C build/checkpatch --strip-components=1 \
+		--wildcards '*/scripts/checkpatch.pl' '*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch'
 
 clean:
 	$(if $(and $(wildcard Kbuild),$(KDIR)),$(MAKE) -C $(KDIR) M=$(CURDIR) clean)
