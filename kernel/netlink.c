@@ -9,9 +9,8 @@
  * conntrack ready before the new rule set sees its first packet.
  *
  * The family runs with parallel_ops: the per-namespace mutex is all the
- * serialization needed, and a commit (which waits for an RCU grace period)
- * in one namespace then holds up neither other namespaces nor other
- * generic netlink families.
+ * serialization needed, and a commit in one namespace then holds up
+ * neither other namespaces nor other generic netlink families.
  */
 
 #include <linux/netlink.h>

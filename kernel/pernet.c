@@ -150,9 +150,32 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 	if (!ret)
 		ret = nfhp_txn_commit(hn->rs, msg);
 	nfhp_net_changed(hn);
-	if (!nfhp_txn_active(hn->rs))
+	/* What the commit replaced goes a grace period later, and then... */
+	if (!ret)
+		queue_rcu_work(system_wq, &hn->release_work);
+	/* ...so does the conntrack reference the old rules may have used. */
+	else if (!nfhp_txn_active(hn->rs))
 		nfhp_net_settle(hn);
 	return ret;
+}
+
+/*
+ * Free what commits replaced once no packet can be inside it; come back
+ * after another grace period for what later commits replaced.
+ */
+static void nfhp_net_release_work(struct work_struct *work)
+{
+	struct nfhp_net *hn = container_of(to_rcu_work(work), struct nfhp_net,
+					   release_work);
+
+	mutex_lock(&hn->lock);
+	if (nfhp_ruleset_release(hn->rs, false)) {
+		if (!hn->dying)
+			queue_rcu_work(system_wq, &hn->release_work);
+	} else if (!nfhp_txn_active(hn->rs)) {
+		nfhp_net_settle(hn);
+	}
+	mutex_unlock(&hn->lock);
 }
 
 /**
@@ -199,9 +222,11 @@ static int __net_init nfhp_net_init(struct net *net)
 	mutex_init(&hn->lock);
 	hn->net = net;
 	hn->gen = 1;
+	INIT_RCU_WORK(&hn->release_work, nfhp_net_release_work);
 	hn->rs = nfhp_ruleset_new(nfhp_ram_bytes() / 2);
 	if (!hn->rs)
 		return -ENOMEM;
+	nfhp_ruleset_defer_release(hn->rs, true);
 	nfhp_ruleset_set_ext(hn->rs, &nfhp_xt_ops, net);
 	ret = nfhp_proc_net_init(hn);
 	if (ret)
@@ -238,6 +263,11 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	struct nfhp_net *hn = nfhp_net(net);
 
 	nfhp_proc_net_exit(hn);
+	mutex_lock(&hn->lock);
+	hn->dying = true;
+	mutex_unlock(&hn->lock);
+	/* It frees what it can; nfhp_ruleset_free() waits for the rest. */
+	flush_rcu_work(&hn->release_work);
 	mutex_lock(&hn->lock);
 	nfhp_net_ct_put(hn);
 	mutex_unlock(&hn->lock);

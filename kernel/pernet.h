@@ -7,6 +7,7 @@
 
 #include <linux/mutex.h>
 #include <linux/netfilter.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -35,6 +36,9 @@ struct proc_dir_entry;
  * @spec: where a change request's rule is decoded (netlink.c), allocated
  *	on first use: it is too big for the stack, and allocating it anew
  *	for each of a restore's rules cost more than adding the rule
+ * @release_work: frees what commits replaced, a grace period after them
+ *	(nfhp_ruleset_release()), so that a commit does not wait for one
+ * @dying: the namespace is going; @release_work does not queue itself
  */
 struct nfhp_net {
 	struct mutex lock;
@@ -49,6 +53,8 @@ struct nfhp_net {
 	unsigned int gen;
 	struct proc_dir_entry *proc_dir;
 	struct nfhp_rule_spec *spec;
+	struct rcu_work release_work;
+	bool dying;
 };
 
 extern unsigned int nfhp_net_id;

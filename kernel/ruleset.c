@@ -8,9 +8,12 @@
  * the transaction has not touched; a chain is copied the first time a
  * transaction changes it (its @gen is then the transaction's).  Rules are
  * immutable and shared.  A commit flattens and compiles only the hooks that
- * can reach a changed chain, publishes all trees with one pointer swap,
- * waits for a grace period and frees what the old trees and the old model
- * alone used.  An abort frees what the transaction alone created.
+ * can reach a changed chain and publishes all trees with one pointer swap.
+ * What the old trees and the old model alone used is picked then, into a
+ * record (struct nfhp_release), and freed a grace period later: at once,
+ * waiting for it, or, in the kernel, by a work item (pernet.c), so that a
+ * commit does not wait several scheduler ticks for the packets still in
+ * the old trees.  An abort frees what the transaction alone created.
  *
  * A hook is flattened into scratch memory first when it had entries: those
  * equal to an entry of the last commit are not allocated again but kept
@@ -233,6 +236,31 @@ struct nfhp_where {
 };
 
 /**
+ * struct nfhp_release - what a commit replaced, freed once no packet sees it
+ * @next: the record of the next commit
+ * @cookie: get_state_synchronize_rcu() when the new tables were published
+ * @tables: the replaced tables
+ * @flat: per hook, the replaced entries the new ones did not carry over
+ * @rules: the rules the transaction removed
+ * @chains: the chains only the replaced model had
+ * @nchains: entries of @chains
+ * @model: the replaced model, or NULL
+ *
+ * What to free is decided at the commit, against the model and entries
+ * it published; later commits have records of their own.
+ */
+struct nfhp_release {
+	struct nfhp_release *next;
+	unsigned long cookie;
+	struct nfhp_tables *tables;
+	struct nfhp_flat flat[NFHP_HOOK_MAX];
+	struct nfhp_rule_list rules;
+	struct nfhp_chain **chains;
+	unsigned int nchains;
+	struct nfhp_model *model;
+};
+
+/**
  * struct nfhp_ruleset - the rule set of a network namespace
  * @mem: its memory account
  * @forest: the nodes of its trees
@@ -255,6 +283,11 @@ struct nfhp_where {
  * @where: where each committed rule stands, built when first asked
  *	(nfhp_rule_locate()), dropped at every commit; NULL when not built
  * @where_mask: slots of @where less one
+ * @releases: what commits replaced, oldest first, waiting for the grace
+ *	periods after them (nfhp_ruleset_release())
+ * @releases_tail: where the next record goes
+ * @defer_release: a commit leaves its record for nfhp_ruleset_release();
+ *	otherwise it waits for the grace period and frees it
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -275,6 +308,9 @@ struct nfhp_ruleset {
 	struct nfhp_box any;
 	struct nfhp_where *where;
 	u32 where_mask;
+	struct nfhp_release *releases;
+	struct nfhp_release **releases_tail;
+	bool defer_release;
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -1154,6 +1190,7 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
 
 	if (!rs)
 		return NULL;
+	rs->releases_tail = &rs->releases;
 	rs->mem.limit = mem_limit;
 	nfhp_cpool_init(&rs->cpool, &rs->mem);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
@@ -1229,6 +1266,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 
 	if (rs->work)
 		nfhp_txn_abort(rs);
+	nfhp_ruleset_release(rs, true);
 	t = rcu_dereference_protected(rs->tables, 1);
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
@@ -1349,27 +1387,69 @@ static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
 	return dirty;
 }
 
-/* Free what only the old model and the old trees used. */
-static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
-				struct nfhp_model *old,
-				struct nfhp_tables *old_tables,
-				struct nfhp_flat *old_flat)
+/* A record for a commit that replaces model @old, or NULL. */
+static struct nfhp_release *nfhp_release_new(struct nfhp_ruleset *rs,
+					     const struct nfhp_model *old)
+{
+	struct nfhp_release *rel = nfhp_alloc(&rs->mem, sizeof(*rel));
+
+	if (!rel || !old || !old->n)
+		return rel;
+	rel->chains = nfhp_alloc(&rs->mem, old->n * sizeof(*rel->chains));
+	if (!rel->chains) {
+		nfhp_free(&rs->mem, rel, sizeof(*rel));
+		return NULL;
+	}
+	return rel;
+}
+
+/*
+ * Keep in @fl only the entries that @next, the entries replacing them,
+ * did not carry over (@next->from, rising where not -1): they are the
+ * ones to free.
+ */
+static void nfhp_flat_doom(struct nfhp_flat *fl, const struct nfhp_flat *next)
+{
+	const int *from = next->from;
+	unsigned int i = 0, j, n = 0;
+
+	for (j = 0; from && j < next->n; j++) {
+		if (from[j] < 0)
+			continue;
+		for (; i < (unsigned int)from[j]; i++)
+			fl->e[n++] = fl->e[i];
+		i++;
+	}
+	for (; i < fl->n; i++)
+		fl->e[n++] = fl->e[i];
+	fl->n = n;
+}
+
+/*
+ * Fill @rel with what the commit that just published replaced: the old
+ * tables, the old entries not carried over, the removed rules, the old
+ * model and its chains the new one does not have.
+ */
+static void nfhp_release_fill(struct nfhp_ruleset *rs,
+			      struct nfhp_release *rel, struct nfhp_model *old,
+			      struct nfhp_tables *old_tables,
+			      struct nfhp_flat *old_flat)
 {
 	unsigned int i;
 	int h;
 
+	rel->tables = old_tables;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		nfhp_flat_free(rs, &old_flat[h], &rs->flat[h]);
+		nfhp_flat_doom(&old_flat[h], &rs->flat[h]);
+		rel->flat[h] = old_flat[h];
 		/* What the new entries shared is theirs alone now. */
 		kvfree(rs->flat[h].from);
 		rs->flat[h].from = NULL;
 	}
-	if (old_tables)
-		nfhp_tables_put(rs, old_tables);
-	for (i = 0; i < rs->removed.n; i++)
-		nfhp_rule_free(rs, rs->removed.r[i]);
-	rs->removed.n = 0;
+	rel->rules = rs->removed;
+	memset(&rs->removed, 0, sizeof(rs->removed));
 	rs->created.n = 0;
+	rel->model = old;
 	if (!old)
 		return;
 	rs->mark++;
@@ -1377,8 +1457,71 @@ static void nfhp_commit_cleanup(struct nfhp_ruleset *rs,
 		rs->live->chains[i]->mark = rs->mark;
 	for (i = 0; i < old->n; i++)
 		if (old->chains[i]->mark != rs->mark)
-			nfhp_chain_free(rs, old->chains[i]);
-	nfhp_model_free(rs, old);
+			rel->chains[rel->nchains++] = old->chains[i];
+}
+
+static void nfhp_release_free(struct nfhp_ruleset *rs,
+			      struct nfhp_release *rel)
+{
+	struct nfhp_model *old = rel->model;
+	unsigned int i;
+	int h;
+
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		nfhp_flat_free(rs, &rel->flat[h], NULL);
+	if (rel->tables)
+		nfhp_tables_put(rs, rel->tables);
+	for (i = 0; i < rel->rules.n; i++)
+		nfhp_rule_free(rs, rel->rules.r[i]);
+	nfhp_list_free(&rs->mem, &rel->rules);
+	for (i = 0; i < rel->nchains; i++)
+		nfhp_chain_free(rs, rel->chains[i]);
+	if (old) {
+		nfhp_free(&rs->mem, rel->chains, old->n * sizeof(*rel->chains));
+		nfhp_model_free(rs, old);
+	}
+	nfhp_free(&rs->mem, rel, sizeof(*rel));
+}
+
+/**
+ * nfhp_ruleset_release() - free what commits replaced, once packets cannot
+ * see it any more
+ * @rs: the rule set
+ * @wait: wait for the grace periods still running; otherwise free only
+ *	what the grace periods that ended allow
+ *
+ * Return: true when records are left, which need another call after a
+ * grace period.
+ */
+bool nfhp_ruleset_release(struct nfhp_ruleset *rs, bool wait)
+{
+	struct nfhp_release *rel;
+
+	while ((rel = rs->releases)) {
+		if (!wait && !poll_state_synchronize_rcu(rel->cookie))
+			break;
+		cond_synchronize_rcu(rel->cookie);
+		rs->releases = rel->next;
+		nfhp_release_free(rs, rel);
+	}
+	if (!rs->releases)
+		rs->releases_tail = &rs->releases;
+	return rs->releases;
+}
+
+/**
+ * nfhp_ruleset_defer_release() - let commits return before a grace period
+ * @rs: the rule set
+ * @defer: true: a commit leaves what it replaced to nfhp_ruleset_release(),
+ *	which the caller runs after a grace period; false (the default): a
+ *	commit waits for the grace period and frees it
+ *
+ * A grace period takes several scheduler ticks, milliseconds, which
+ * would be most of the time of a small update.
+ */
+void nfhp_ruleset_defer_release(struct nfhp_ruleset *rs, bool defer)
+{
+	rs->defer_release = defer;
 }
 
 /* Drop the trees of @t and free it. */
@@ -1990,6 +2133,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	struct nfhp_flat flat[NFHP_HOOK_MAX] = {};
 	struct nfhp_tables *t, *old_tables;
 	struct nfhp_model *old = rs->live;
+	struct nfhp_release *rel;
 	unsigned int dirty;
 	int h, err;
 
@@ -1999,16 +2143,18 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	if (err)
 		goto out_abort;
 	dirty = nfhp_dirty_hooks(rs);
-	t = nfhp_alloc(&rs->mem, sizeof(*t));
 	err = -ENOMEM;
-	if (!t)
+	rel = nfhp_release_new(rs, old);
+	if (!rel)
 		goto out_abort;
+	t = nfhp_alloc(&rs->mem, sizeof(*t));
+	if (!t)
+		goto out_free_release;
 	err = nfhp_commit_build(rs, dirty, t, flat, msg);
 	if (err)
 		goto out_free_tables;
 	old_tables = rcu_dereference_protected(rs->tables, 1);
 	rcu_assign_pointer(rs->tables, t);
-	synchronize_rcu();
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		if (!(dirty & (1u << h)))
 			continue;
@@ -2017,10 +2163,19 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	nfhp_where_drop(rs);
 	rs->live = rs->work;
 	rs->work = NULL;
-	nfhp_commit_cleanup(rs, old, old_tables, flat);
+	nfhp_release_fill(rs, rel, old, old_tables, flat);
+	rel->cookie = get_state_synchronize_rcu();
+	*rs->releases_tail = rel;
+	rs->releases_tail = &rel->next;
+	if (!rs->defer_release)
+		nfhp_ruleset_release(rs, true);
 	return 0;
 out_free_tables:
 	nfhp_free(&rs->mem, t, sizeof(*t));
+out_free_release:
+	if (old && old->n)
+		nfhp_free(&rs->mem, rel->chains, old->n * sizeof(*rel->chains));
+	nfhp_free(&rs->mem, rel, sizeof(*rel));
 out_abort:
 	if (err == -ENOMEM && !*msg)
 		*msg = "out of memory";

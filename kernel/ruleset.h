@@ -63,6 +63,8 @@ struct nfhp_ext_ops;
 void nfhp_ruleset_set_ext(struct nfhp_ruleset *rs,
 			  const struct nfhp_ext_ops *ops, void *priv);
 void nfhp_ruleset_free(struct nfhp_ruleset *rs);
+void nfhp_ruleset_defer_release(struct nfhp_ruleset *rs, bool defer);
+bool nfhp_ruleset_release(struct nfhp_ruleset *rs, bool wait);
 bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs);
 
 /* Transactions. */

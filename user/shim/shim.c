@@ -4,3 +4,4 @@
 
 long nfhp_shim_fail_countdown;
 unsigned long nfhp_shim_allocs;
+unsigned long nfhp_shim_rcu_gp;

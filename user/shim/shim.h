@@ -151,8 +151,30 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 #define rcu_access_pointer(p)		(p)
 #define rcu_read_lock()			do { } while (0)
 #define rcu_read_unlock()		do { } while (0)
+/*
+ * Grace periods: there are no readers, so one passes when the code asks
+ * for it (synchronize_rcu()); tests see the polled state API honour it.
+ */
+extern unsigned long nfhp_shim_rcu_gp;
 static inline void synchronize_rcu(void)
 {
+	nfhp_shim_rcu_gp++;
+}
+
+static inline unsigned long get_state_synchronize_rcu(void)
+{
+	return nfhp_shim_rcu_gp + 1;
+}
+
+static inline bool poll_state_synchronize_rcu(unsigned long cookie)
+{
+	return nfhp_shim_rcu_gp >= cookie;
+}
+
+static inline void cond_synchronize_rcu(unsigned long cookie)
+{
+	if (!poll_state_synchronize_rcu(cookie))
+		synchronize_rcu();
 }
 
 /* Per-CPU data: one CPU. */

@@ -463,6 +463,53 @@ static void test_order_room(void)
 	nfhp_ruleset_free(rs);
 }
 
+/*
+ * Deferred release: a commit returns with what it replaced still there for
+ * packets that may be inside the old tables; nfhp_ruleset_release() frees
+ * it only once a grace period has passed since.
+ */
+static void test_deferred_release(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	u64 used;
+	int i;
+
+	spec_range(r, NFHP_DIM_PROTO, 17, 17, false);
+	nfhp_ruleset_defer_release(rs, true);
+	check(!nfhp_ruleset_release(rs, false), "nothing to release at first");
+	for (i = 0; i < 3; i++)
+		check(!nfhp_rule_append(rs, "INPUT", r, NULL, &msg),
+		      "-A INPUT -p udp -j DROP, commit %d", i + 1);
+	check(!nfhp_rule_delete(rs, "INPUT", 1, &msg), "-D INPUT 1");
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 17;
+	classify(rs, NFHP_HOOK_INPUT, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 1, "udp dropped by rule 1");
+	used = nfhp_ruleset_mem_used(rs);
+	check(nfhp_ruleset_release(rs, false) &&
+	      nfhp_ruleset_mem_used(rs) == used,
+	      "no grace period yet: the four commits' records stay");
+	synchronize_rcu();
+	check(!nfhp_rule_delete(rs, "INPUT", 1, &msg), "-D INPUT 1 again");
+	check(nfhp_ruleset_release(rs, false) &&
+	      nfhp_ruleset_mem_used(rs) < used,
+	      "after a grace period the older records go, the newest stays");
+	synchronize_rcu();
+	check(!nfhp_ruleset_release(rs, false), "and then it goes too");
+	classify(rs, NFHP_HOOK_INPUT, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 1, "udp still dropped");
+	check(!nfhp_rule_append(rs, "INPUT", r, NULL, &msg),
+	      "a last commit, left for nfhp_ruleset_free()");
+	nfhp_ruleset_free(rs);
+	free(r);
+}
+
 static void count_shadow(void *ctx, const struct nfhp_rule *r)
 {
 	(*(int *)ctx)++;
@@ -783,6 +830,7 @@ int main(void)
 	test_counter_pool();
 	test_worked_example();
 	test_order_room();
+	test_deferred_release();
 	test_txn_and_errors();
 	test_enomem();
 	test_hotdrop();

@@ -675,6 +675,27 @@ static bool txn_without_effect(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 	return compare(rs, ref, p, "after injected failure");
 }
 
+/*
+ * With deferred release, commits pile up what they replaced: at times a
+ * grace period passes, at times the records are released, in any order,
+ * so that some stay across changes and ruleset_free() finds some.  A
+ * release after a grace period leaves nothing.
+ */
+static bool release_now(struct nfhp_ruleset *rs)
+{
+	bool gp = rnd(2);
+
+	if (gp)
+		synchronize_rcu();
+	if (rnd(2))
+		return true;
+	if (nfhp_ruleset_release(rs, false) && gp) {
+		printf("# release after a grace period left records\n");
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	int rulesets = argc > 1 ? atoi(argv[1]) : 300;
@@ -691,6 +712,8 @@ int main(int argc, char **argv)
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
 		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
 		rs = gen_ruleset(&ref, s);
+		/* One in three leaves what commits replace to release_now(). */
+		nfhp_ruleset_defer_release(rs, i % 3 == 1);
 		pools_fill(p, rs);
 		if (!compare(rs, ref, p, "after build"))
 			bad = 1;
@@ -699,6 +722,8 @@ int main(int argc, char **argv)
 				bad = 1;
 				break;
 			}
+			if (i % 3 == 1 && !release_now(rs))
+				bad = 1;
 			pools_fill(p, rs);
 			if (!compare(rs, ref, p, "after change"))
 				bad = 1;
