@@ -39,8 +39,17 @@
 
 /* Jumps deeper than this are refused; iptables has no smaller limit. */
 #define NFHP_MAX_JUMP_DEPTH	64
-/* Room between the order keys of consecutive entries. */
-#define NFHP_ORDER_GAP		(1ull << 16)
+/*
+ * Order keys.  A flattening numbers entries from NFHP_ORDER_BASE in steps
+ * of NFHP_ORDER_GAP and gives the policy NFHP_ORDER_POLICY, so that an
+ * update finds room for new keys below the first entry (-I 1, again and
+ * again) and above the last rule (-A), besides 32 halvings of the gap
+ * between two neighbours; only then must it flatten afresh.  That is
+ * room for 1.5 * 2^30 entries, far more than memory holds.
+ */
+#define NFHP_ORDER_GAP		(1ull << 32)
+#define NFHP_ORDER_BASE		(1ull << 61)
+#define NFHP_ORDER_POLICY	(1ull << 63)
 /* Trees per hook: by wide or narrow source and destination. */
 #define NFHP_GROUPS		NFHP_HOOK_TREES
 /* More changed entries than this share of a hook's are rebuilt from scratch. */
@@ -792,7 +801,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->action = action;
 	e->flags = flags;
 	e->depth = depth;
-	e->order = (u64)(fl->n + 1) * NFHP_ORDER_GAP;
+	e->order = NFHP_ORDER_BASE + (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 	e->group = nfhp_group_of(box);
 	e->scope_end = NFHP_ORDER_UNSET;
 	if (action == NFHP_ACT_RETURN)
@@ -909,7 +918,7 @@ static int nfhp_flat_settle(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 /* The next entry's order, as nfhp_flat_add() will give it. */
 static u64 nfhp_flat_next_order(const struct nfhp_flat *fl)
 {
-	return (u64)(fl->n + 1) * NFHP_ORDER_GAP;
+	return NFHP_ORDER_BASE + (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 }
 
 static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
@@ -1078,6 +1087,8 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 		err = nfhp_flat_add(rs, fl, &rs->any, false,
 				    &rs->policy_cnt[hook], NULL,
 				    NFHP_ENTRY_POLICY, 0, 0);
+	if (!err)
+		fl->e[fl->n - 1]->order = NFHP_ORDER_POLICY;
 	if (err)
 		nfhp_flat_free(rs, fl, NULL);
 	return err;
@@ -1646,13 +1657,16 @@ static unsigned int nfhp_flat_diff(const struct nfhp_flat *old,
 /*
  * Give added entries order keys between their kept neighbours, so that no
  * kept entry, which packets may be comparing right now, changes its key.
- * With @apply false only check that there is room.
+ * Keys go NFHP_ORDER_GAP apart where there is room, next to the upper
+ * neighbour at the head and next to the lower one elsewhere: inserts at
+ * the head and appends then never run out of room.  With @apply false
+ * only check that there is room.
  */
 static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 			    const int *match, bool apply)
 {
 	unsigned int j = 0, k, run;
-	u64 lo, step;
+	u64 lo, hi, step;
 
 	while (j < fl->n) {
 		if (match[j] >= 0) {
@@ -1665,11 +1679,13 @@ static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 			return -EAGAIN;	/* the policy is always kept */
 		/* Only the neighbours of a run are read: few entries. */
 		lo = j ? old->e[match[j - 1]]->order : 0;
-		step = (old->e[match[j + run]]->order - lo) / (run + 1);
+		hi = old->e[match[j + run]]->order;
+		step = min_t(u64, (hi - lo) / (run + 1), NFHP_ORDER_GAP);
 		if (!step)
 			return -EAGAIN;
 		for (k = 0; k < run && apply; k++)
-			fl->e[j + k]->order = lo + step * (k + 1);
+			fl->e[j + k]->order = j ? lo + step * (k + 1) :
+						  hi - step * (run - k);
 		j += run;
 	}
 	return 0;

@@ -371,8 +371,8 @@ static void test_worked_example(void)
  * from 10.0.0.0/24 for odd lo (another tree: see nfhp_group_of()).
  */
 struct order_model {
-	u32 lo[64];
-	u8 act[64];
+	u32 lo[256];
+	u8 act[256];
 	unsigned int n;
 };
 
@@ -460,6 +460,37 @@ static void test_order_room(void)
 	}
 	check(ok, "%u commits each adding at the head and before the tail: "
 	      "first matches and positions as in the model", t - 1);
+	nfhp_ruleset_free(rs);
+}
+
+/*
+ * -I 1 and -A, over and over, are updates and never rebuilds: the keys
+ * of the first entry and of the policy leave room (NFHP_ORDER_BASE,
+ * NFHP_ORDER_POLICY).  A rebuild would allocate every entry anew.
+ */
+static void test_order_ends(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct order_model m = { .n = 0 };
+	unsigned long a0, most = 0;
+	const char *msg = NULL;
+	unsigned int t;
+
+	check(!nfhp_txn_begin(rs) &&
+	      !nfhp_chain_policy(rs, "FORWARD", NFHP_ACT_DROP, NULL, &msg) &&
+	      !nfhp_txn_commit(rs, &msg), "policy DROP");
+	for (t = 0; t < 60; t++)
+		order_rule(rs, &m, m.n + 1, 120 - t, NFHP_ACT_ACCEPT);
+	for (t = 0; t < 160; t++) {
+		a0 = nfhp_shim_allocs;
+		order_rule(rs, &m, t % 2 ? 1 : m.n + 1, 127 - t % 100,
+			   t % 3 ? NFHP_ACT_DROP : NFHP_ACT_ACCEPT);
+		most = max(most, nfhp_shim_allocs - a0);
+	}
+	check(order_check(rs, &m), "220 rules: first matches and positions "
+	      "as in the model");
+	check(most < 150, "80 inserts at the head and 80 appends, each "
+	      "committed: at most %lu allocations each", most);
 	nfhp_ruleset_free(rs);
 }
 
@@ -830,6 +861,7 @@ int main(void)
 	test_counter_pool();
 	test_worked_example();
 	test_order_room();
+	test_order_ends();
 	test_deferred_release();
 	test_txn_and_errors();
 	test_enomem();
