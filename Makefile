@@ -91,6 +91,11 @@ bench-kernel: deps
 		apt-get install -y gnuplot-nox linux-perf
 	bench/kernel/bench.sh
 
+# Single-rule commit time in the kernel at 1k, 10k and 100k rules.
+bench-commit: deps
+	@$(MAKE) --no-print-directory all
+	bench/kernel/commit-latency.sh
+
 # libFuzzer targets of the core and the parser, FUZZ_SECONDS each (600).
 fuzz: deps
 	$(MAKE) -C user fuzz
@@ -152,9 +157,10 @@ help:
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
 	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
 		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
+	@echo "make bench-commit  single-rule commit time in the kernel (VM)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/"
 	@echo "make clean"
 
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
-	bench bench-kernel install uninstall style clean help
+	bench bench-kernel bench-commit install uninstall style clean help

@@ -17,6 +17,7 @@
 
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/timekeeping.h>
 #include <net/netfilter/nf_conntrack.h>
 
 #include "hooks.h"
@@ -144,11 +145,18 @@ void nfhp_net_settle(struct nfhp_net *hn)
  */
 int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 {
+	u64 start;
 	int ret;
 
 	ret = nfhp_net_prepare(hn, msg);
-	if (!ret)
+	if (!ret) {
+		start = ktime_get_ns();
 		ret = nfhp_txn_commit(hn->rs, msg);
+		if (!ret) {
+			hn->commit_ns = ktime_get_ns() - start;
+			hn->commits++;
+		}
+	}
 	nfhp_net_changed(hn);
 	/* What the commit replaced goes a grace period later, and then... */
 	if (!ret)

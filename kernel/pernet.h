@@ -39,6 +39,8 @@ struct proc_dir_entry;
  * @release_work: frees what commits replaced, a grace period after them
  *	(nfhp_ruleset_release()), so that a commit does not wait for one
  * @dying: the namespace is going; @release_work does not queue itself
+ * @commits: commits that published a rule set
+ * @commit_ns: how long the last of them took in nfhp_txn_commit()
  */
 struct nfhp_net {
 	struct mutex lock;
@@ -55,6 +57,8 @@ struct nfhp_net {
 	struct nfhp_rule_spec *spec;
 	struct rcu_work release_work;
 	bool dying;
+	u64 commits;
+	u64 commit_ns;
 };
 
 extern unsigned int nfhp_net_id;

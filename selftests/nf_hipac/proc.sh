@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /proc/net/nf-hipac of the router: info shows the memory bound and use,
-# chain and rule counts and the hook order; writing N sets the bound to N
+# chain and rule counts, the commits and how long the last one took, and
+# the hook order; writing N sets the bound to N
 # MiB, a bound below the current use is refused; "iptables-first" and
 # "nf-hipac-first" move the hooks, which is visible with an iptables rule
 # that drops what an nf-hipac counting rule would see.  statistics/* show
@@ -36,7 +37,7 @@ ram=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
 nfhp_check "info is readable" [ -n "$(info)" ]
 for k in "maximum memory bound" "total memory (used)" \
 	 "total memory (allocated)" "total number of chains" \
-	 "total number of rules"; do
+	 "total number of rules" "commits" "last commit took"; do
 	nfhp_check "info has '$k:'" [ -n "$(field "$k")" ]
 done
 nfhp_check "default bound is about half of the RAM" \
@@ -55,6 +56,12 @@ nfhp_check "three rules and a chain" \
 nfhp_check "3 rules counted" [ "$(field "total number of rules")" = 3 ]
 nfhp_check "4 chains counted" [ "$(field "total number of chains")" = 4 ]
 nfhp_check "memory in use" [ "$(field "total memory (used)")" -gt 0 ]
+commits=$(field "commits")
+nfhp_check "the four changes were commits" [ "$commits" -ge 4 ]
+nfhp_check "the last one took a time" [ "$(field "last commit took")" -gt 0 ]
+nfhp_check "a loop is refused at the commit" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A c -j c 2>/dev/null"
+nfhp_check "commits unchanged" [ "$(field "commits")" = "$commits" ]
 
 nfhp_check "write 64 (MiB)" write_info 64
 nfhp_check "bound is 64 MiB" \
