@@ -158,10 +158,12 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 		}
 	}
 	nfhp_net_changed(hn);
-	/* What the commit replaced goes a grace period later, and then... */
-	if (!ret)
+	/*
+	 * What commits replaced goes a grace period after them, and only
+	 * then the conntrack reference the old rules may have used.
+	 */
+	if (nfhp_ruleset_release(hn->rs, false))
 		queue_rcu_work(system_wq, &hn->release_work);
-	/* ...so does the conntrack reference the old rules may have used. */
 	else if (!nfhp_txn_active(hn->rs))
 		nfhp_net_settle(hn);
 	return ret;
