@@ -812,38 +812,24 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return 0;
 }
 
-/* Free entry @i of @fl unless it shares it with the committed ones. */
-static void nfhp_flat_free_entry(struct nfhp_ruleset *rs,
-				 struct nfhp_flat *fl, unsigned int i)
-{
-	if (fl->from && fl->from[i] >= 0)
-		return;
-	if (fl->e[i]->owns_box)
-		nfhp_box_free(&rs->mem, (struct nfhp_box *)fl->e[i]->box);
-	if (!fl->staged)
-		nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
-}
-
 /*
  * Free the entries of @fl but those it shares with the hook's committed
- * ones (@fl->from) and those that @next, the entries that replace it,
- * carried over (@next->from, rising where not -1; @next may be NULL).
+ * ones (@fl->from).  A commit first keeps in the replaced entries only
+ * those the new ones did not carry over (nfhp_flat_doom()).
  */
-static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			   const struct nfhp_flat *next)
+static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 {
-	const int *from = next ? next->from : NULL;
-	unsigned int i = 0, j;
+	unsigned int i;
 
-	for (j = 0; from && j < next->n; j++) {
-		if (from[j] < 0)
+	for (i = 0; i < fl->n; i++) {
+		if (fl->from && fl->from[i] >= 0)
 			continue;
-		for (; i < (unsigned int)from[j]; i++)
-			nfhp_flat_free_entry(rs, fl, i);
-		i++;
+		if (fl->e[i]->owns_box)
+			nfhp_box_free(&rs->mem,
+				      (struct nfhp_box *)fl->e[i]->box);
+		if (!fl->staged)
+			nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
 	}
-	for (; i < fl->n; i++)
-		nfhp_flat_free_entry(rs, fl, i);
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_flat_free_arrays(rs, fl);
@@ -1090,7 +1076,7 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	if (!err)
 		fl->e[fl->n - 1]->order = NFHP_ORDER_POLICY;
 	if (err)
-		nfhp_flat_free(rs, fl, NULL);
+		nfhp_flat_free(rs, fl);
 	return err;
 }
 
@@ -1281,7 +1267,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	t = rcu_dereference_protected(rs->tables, 1);
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_flat_free(rs, &rs->flat[h], NULL);
+		nfhp_flat_free(rs, &rs->flat[h]);
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
@@ -1479,7 +1465,7 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 	int h;
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_flat_free(rs, &rel->flat[h], NULL);
+		nfhp_flat_free(rs, &rel->flat[h]);
 	if (rel->tables)
 		nfhp_tables_put(rs, rel->tables);
 	for (i = 0; i < rel->rules.n; i++)
@@ -2013,7 +1999,7 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
 	/* On failure the rule set goes on with its committed entries. */
 	if (err)
-		nfhp_flat_free(rs, fl, NULL);
+		nfhp_flat_free(rs, fl);
 	return err;
 }
 
@@ -2095,7 +2081,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			nfhp_tree_put(&rs->forest, t->root[h][g]);
 			t->root[h][g] = NULL;
 		}
-		nfhp_flat_free(rs, &flat[h], NULL);
+		nfhp_flat_free(rs, &flat[h]);
 	}
 	*msg = err == -ELOOP ? "too many levels of chain jumps" :
 			       "out of memory (see /proc/net/nf-hipac/info)";
