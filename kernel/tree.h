@@ -77,6 +77,14 @@ struct nfhp_entry {
 #define NFHP_NODE_FANOUT	8192
 extern u32 nfhp_node_fanout;
 
+/*
+ * Splits with up to this many interval ends sort them by insertion, wider
+ * ones by radix (tree.c).  nfhp_events_insertion_max is this, or less in
+ * tests, which reach the radix sort with small rule sets.
+ */
+#define NFHP_EVENTS_INSERTION_MAX	24
+extern u32 nfhp_events_insertion_max;
+
 /* Trees per hook, see struct nfhp_tables in ruleset.c. */
 #define NFHP_HOOK_TREES		9
 

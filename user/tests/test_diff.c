@@ -157,6 +157,19 @@ static u32 dim_lo(u8 dim)
 	return dim == NFHP_DIM_SRC || dim == NFHP_DIM_DST ? 0x0a000000 : 0;
 }
 
+/*
+ * How far the address and mark values of a rule set are shifted to the
+ * left: the interesting values then differ in a higher byte, where the
+ * radix sort of a split (tree.c) must order them.
+ */
+static unsigned int spread;
+
+static u32 dim_spread(u8 dim)
+{
+	return dim == NFHP_DIM_SRC || dim == NFHP_DIM_DST ||
+	       dim == NFHP_DIM_MARK ? spread : 0;
+}
+
 static u32 dim_width(u8 dim)
 {
 	switch (dim) {
@@ -189,8 +202,8 @@ static void gen_ranges(struct nfhp_dim_match *m)
 
 		if (rnd(3) == 0)
 			b = a;
-		m->ranges[i].lo = base + min(a, b);
-		m->ranges[i].hi = base + max(a, b);
+		m->ranges[i].lo = base + (min(a, b) << dim_spread(m->dim));
+		m->ranges[i].hi = base + (max(a, b) << dim_spread(m->dim));
 	}
 }
 
@@ -211,7 +224,7 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
 		/* Now and then a wide or middle one over the narrow ones. */
 		if (rnd(6) == 0)
 			m->nranges = 4 + rnd(17);
-		m->ranges[0].lo = dim_lo(dim) + rnd(64);
+		m->ranges[0].lo = dim_lo(dim) + (rnd(64) << spread);
 		break;
 	case NFHP_DIM_TCPFLAGS:
 		m->form = NFHP_FORM_MASK;
@@ -711,6 +724,10 @@ int main(int argc, char **argv)
 		flat_only = i & 1;
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
 		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
+		/* And most splits sorted by radix, on any byte. */
+		spread = 8 * rnd(4);
+		nfhp_events_insertion_max = i % 5 == 4 ?
+			NFHP_EVENTS_INSERTION_MAX : rnd(4);
 		rs = gen_ruleset(&ref, s);
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
