@@ -1973,6 +1973,23 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 	return err;
 }
 
+/*
+ * Is an update of hook @h bound to give up for a rebuild?  Each rule of a
+ * hook's chain has at least one entry, so when more rules came or went
+ * than an update takes entries (see nfhp_update_matched()), it is.  A
+ * restore then flattens the hook once, not three times.  Only a guess
+ * for chains with jumps, and a wrong guess merely rebuilds.
+ */
+static bool nfhp_rebuild_certain(const struct nfhp_ruleset *rs, int h)
+{
+	unsigned int now = rs->work->chains[h]->n;
+	unsigned int was = rs->live ? rs->live->chains[h]->n : 0;
+	unsigned int moved = now > was ? now - was : was - now;
+
+	return moved > max_t(unsigned int, 64, (3 * now + 1) /
+					       NFHP_INCR_MAX_SHARE);
+}
+
 /* nfhp_reflatten_straight() and nfhp_update_matched(), or -EAGAIN. */
 static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				const struct nfhp_tables *cur,
@@ -1983,7 +2000,7 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	int *match, err;
 
 	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
-	    rs->work->chains[h]->nbranch)
+	    rs->work->chains[h]->nbranch || nfhp_rebuild_certain(rs, h))
 		return -EAGAIN;
 	/* A rule has up to three entries: hotdrop, box and alt. */
 	match = kvmalloc_array(3 * rs->work->chains[h]->n + 1, sizeof(*match),
@@ -2034,6 +2051,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 	const struct nfhp_tables *cur = rcu_dereference_protected(rs->tables,
 								  1);
 	int h, g, err = 0;
+	bool certain;
 
 	for (h = 0; h < NFHP_HOOK_MAX && !err; h++) {
 		t->policy[h] = rs->work->chains[h]->policy;
@@ -2047,12 +2065,17 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		}
 		err = nfhp_update_straight(rs, &flat[h], cur, t, h);
 		if (err == -EAGAIN) {
-			if (cur && rs->flat[h].n)
+			certain = nfhp_rebuild_certain(rs, h);
+			if (cur && rs->flat[h].n && !certain)
 				nfhp_flat_stage(rs, &flat[h]);
 			err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
 			if (err)
 				break;
-			err = nfhp_update_hook(rs, &flat[h], cur, t, h);
+			if (!certain)
+				err = nfhp_update_hook(rs, &flat[h], cur, t,
+						       h);
+			else
+				err = -EAGAIN;
 		}
 		if (err == -EAGAIN)
 			err = nfhp_flat_settle(rs, &flat[h], NULL, NULL) ?:
