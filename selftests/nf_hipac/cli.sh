@@ -328,6 +328,34 @@ grep -q '^nf-hipac-restore: line 7 failed' $tmp/x.err &&
 	{ fail "restore does not name line 7"; sed 's/^/#   /' $tmp/x.err; }
 unchanged "failed restore" $tmp/before
 
+# Batches are sent by a thread while the next is parsed (user/cli/nl.c):
+# a failure in the first of several batches, and one in the last, must
+# still be named by line, and nothing may stick.
+{
+	printf '*filter\n'
+	for i in $(seq 1 3000); do
+		if [ $i -eq 50 ]; then
+			echo "-A missing -s 10.9.0.1 -j ACCEPT"
+		else
+			echo "-A FORWARD -s 10.$((i / 250)).$((i % 250)).0/24 -p tcp -m tcp --dport $i -j ACCEPT"
+		fi
+	done
+	printf 'COMMIT\n'
+} >$tmp/bigbad
+expect "restore of 3000 rules failing on line 51" 1 hrestore $tmp/bigbad
+grep -q '^nf-hipac-restore: line 51 failed' $tmp/x.err &&
+	pass "restore names line 51 of 3002" ||
+	{ fail "restore does not name line 51"; sed 's/^/#   /' $tmp/x.err; }
+unchanged "failed restore of 3000 rules" $tmp/before
+sed -e 's/^-A missing -s 10.9.0.1/-A FORWARD -s 10.9.0.1/' \
+	-e 's/^-A FORWARD -s 10.11.249.0\/24/-A missing -s 10.11.249.0\/24/' \
+	$tmp/bigbad >$tmp/bigbad2
+expect "restore of 3000 rules failing on line 3000" 1 hrestore $tmp/bigbad2
+grep -q '^nf-hipac-restore: line 3000 failed' $tmp/x.err &&
+	pass "restore names line 3000 of 3002" ||
+	{ fail "restore does not name line 3000"; sed 's/^/#   /' $tmp/x.err; }
+unchanged "failed restore of 3000 rules, late failure" $tmp/before
+
 sed 's/^-A INPUT -s 3.3.3.3 -j ACCEPT$/-A INPUT --no-such-option -j ACCEPT/' \
 	$tmp/bad | sed 's/^-A missing/-A late/' >$tmp/bad2
 expect "restore with a parse error on line 8" 2 hrestore $tmp/bad2

@@ -9,10 +9,15 @@
  * sendmsg(), so when it returns the error answers of the failed requests
  * (the only answers, since the batch does not ask for acks) are already
  * waiting on the socket and are read without blocking.
+ *
+ * A sender thread does that while the caller fills the next batch: a
+ * restore parses its rules on one CPU while the kernel takes in the
+ * previous batch on another (see "batch mode" below).
  */
 #include "nl.h"
 #include "parse.h"
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -41,19 +46,40 @@ struct nfhp_nl_slot {
 };
 
 /**
+ * struct nfhp_nl_batch - requests queued to be sent with one sendmsg()
+ * @mb: the libmnl batch over @buf
+ * @buf: the requests
+ * @slots: what each queued request was, indexed by seq - @first_seq
+ * @nslots: number of requests queued
+ * @first_seq: sequence number of the first request
+ */
+struct nfhp_nl_batch {
+	struct mnl_nlmsg_batch *mb;
+	char *buf;
+	struct nfhp_nl_slot *slots;
+	unsigned int nslots;
+	u32 first_seq;
+};
+
+/**
  * struct nfhp_nl - a connection to the nf_hipac genetlink family
  * @sock: the netlink socket
  * @family: the family id resolved by name
  * @portid: our netlink port id
  * @seq: sequence number of the last request
  * @buf: a request or an answer
- * @fail: the first failure since the last request (or batch) started
+ * @fail: the first failure since the last request (or batch) started;
+ *	in batch mode under @lock, the sender records into it
+ * @bat: the two batch buffers
  * @batch: the batch being filled, NULL outside batch mode
- * @batch_buf: the buffer of @batch
+ * @sending: the batch handed to the sender, NULL when it is idle
+ * @rbuf: the sender's answers
+ * @sender: the sender thread, see batch_sender()
+ * @sender_up: @sender runs; without it batches are sent in place
+ * @stop: tells @sender to end once idle
+ * @lock: guards @fail, @sending and @stop in batch mode
+ * @cond: signals a change of @sending or @stop
  * @tag: the tag of the requests queued from now on
- * @first_seq: sequence number of the first request in @batch
- * @slots: what each queued request was, indexed by seq - @first_seq
- * @nslots: number of requests in @batch
  * @wait: wait for another process's transaction, see nfhp_nl_set_wait()
  * @wait_seconds: for how long at most, 0 for ever
  * @wait_interval_us: between two tries
@@ -65,12 +91,16 @@ struct nfhp_nl {
 	u32 seq;
 	char *buf;
 	struct nfhp_nl_failure fail;
-	struct mnl_nlmsg_batch *batch;
-	char *batch_buf;
+	struct nfhp_nl_batch bat[2];
+	struct nfhp_nl_batch *batch;
+	struct nfhp_nl_batch *sending;
+	char *rbuf;
+	pthread_t sender;
+	bool sender_up;
+	bool stop;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
 	unsigned long tag;
-	u32 first_seq;
-	struct nfhp_nl_slot *slots;
-	unsigned int nslots;
 	bool wait;
 	unsigned int wait_seconds;
 	unsigned long wait_interval_us;
@@ -823,8 +853,8 @@ static struct nlmsghdr *put_request(struct nfhp_nl *nl, void *buf, u8 cmd,
 }
 
 /*
- * Read answers until the one to seq (stop_seq 0: until none is waiting),
- * recording the failures.  Returns 0 or -errno of a socket failure.
+ * Read answers until the one to @stop_seq, recording a failure.  Returns 0
+ * or -errno of a socket failure.
  */
 static int read_answers(struct nfhp_nl *nl, u32 stop_seq)
 {
@@ -833,42 +863,65 @@ static int read_answers(struct nfhp_nl *nl, u32 stop_seq)
 		int len;
 
 		len = recv(mnl_socket_get_fd(nl->sock), nl->buf,
-			   NFHP_NL_RECV_SIZE, stop_seq ? 0 : MSG_DONTWAIT);
+			   NFHP_NL_RECV_SIZE, 0);
 		if (len < 0) {
 			if (errno == EINTR)
 				continue;
-			if (!stop_seq && (errno == EAGAIN ||
-					  errno == EWOULDBLOCK))
-				return 0;
 			return -errno;
 		}
 		nlh = (const struct nlmsghdr *)nl->buf;
 		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
 			const struct nlmsgerr *e;
-			u32 i;
 
-			if (nlh->nlmsg_type != NLMSG_ERROR)
+			/* Answers to an earlier, aborted batch are stale. */
+			if (nlh->nlmsg_type != NLMSG_ERROR ||
+			    nlh->nlmsg_seq != stop_seq)
 				continue;
 			e = mnl_nlmsg_get_payload(nlh);
-			if (nl->batch) {
-				/* Only failed requests of a batch answer. */
-				i = nlh->nlmsg_seq - nl->first_seq;
-				if (i < nl->nslots)
-					set_error(nl, e->error,
-						  nl->slots[i].cmd,
-						  nl->slots[i].by_spec,
-						  nl->slots[i].tag,
-						  ext_ack_msg(nlh));
-				continue;
-			}
-			/* Answers to an earlier, aborted batch are stale. */
-			if (nlh->nlmsg_seq != stop_seq)
-				continue;
 			if (e->error)
 				set_error(nl, e->error, nl->fail.cmd,
 					  nl->fail.by_spec, nl->tag,
 					  ext_ack_msg(nlh));
 			return 0;
+		}
+	}
+}
+
+/*
+ * Read the answers of batch @b that are waiting, the failures of its
+ * requests (a batch asks for no acks), and record them.  Returns 0 or
+ * -errno of a socket failure.
+ */
+static int read_batch_answers(struct nfhp_nl *nl,
+			      const struct nfhp_nl_batch *b)
+{
+	for (;;) {
+		const struct nlmsghdr *nlh;
+		int len;
+
+		len = recv(mnl_socket_get_fd(nl->sock), nl->rbuf,
+			   NFHP_NL_RECV_SIZE, MSG_DONTWAIT);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return -errno;
+		}
+		nlh = (const struct nlmsghdr *)nl->rbuf;
+		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+			const struct nfhp_nl_slot *slot;
+			const struct nlmsgerr *e;
+			u32 i = nlh->nlmsg_seq - b->first_seq;
+
+			if (nlh->nlmsg_type != NLMSG_ERROR || i >= b->nslots)
+				continue;
+			e = mnl_nlmsg_get_payload(nlh);
+			slot = &b->slots[i];
+			pthread_mutex_lock(&nl->lock);
+			set_error(nl, e->error, slot->cmd, slot->by_spec,
+				  slot->tag, ext_ack_msg(nlh));
+			pthread_mutex_unlock(&nl->lock);
 		}
 	}
 }
@@ -945,23 +998,113 @@ static int transact(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
 	return ret;
 }
 
-/* Send the queued requests and collect the failures of the batch. */
-static int batch_flush(struct nfhp_nl *nl)
-{
-	size_t len = mnl_nlmsg_batch_size(nl->batch);
-	int ret = 0;
+/*
+ * Batches: a restore queues its requests in one batch while the sender
+ * thread sends the other (batch_sender()), so that parsing the rules and
+ * the kernel taking them in overlap.  After a failure the queued requests
+ * are dropped instead of sent, since the caller aborts the transaction:
+ * the failure reported is the first one either way.
+ */
 
-	if (len) {
-		ret = send_buf(nl, mnl_nlmsg_batch_head(nl->batch), len);
-		if (!ret)
-			ret = read_answers(nl, 0);
-		if (ret)
-			set_error(nl, ret, NFHP_CMD_UNSPEC, false, nl->tag,
-				  NULL);
+static void batch_reset(struct nfhp_nl_batch *b)
+{
+	mnl_nlmsg_batch_reset(b->mb);
+	b->nslots = 0;
+}
+
+/* Send @b and record the failures of its requests. */
+static void batch_send(struct nfhp_nl *nl, const struct nfhp_nl_batch *b)
+{
+	size_t len = mnl_nlmsg_batch_size(b->mb);
+	int ret;
+
+	if (!len)
+		return;
+	ret = send_buf(nl, mnl_nlmsg_batch_head(b->mb), len);
+	if (!ret)
+		ret = read_batch_answers(nl, b);
+	if (ret) {
+		pthread_mutex_lock(&nl->lock);
+		set_error(nl, ret, NFHP_CMD_UNSPEC, false,
+			  b->slots[b->nslots - 1].tag, NULL);
+		pthread_mutex_unlock(&nl->lock);
 	}
-	mnl_nlmsg_batch_reset(nl->batch);
-	nl->nslots = 0;
-	return nl->fail.err;
+}
+
+/* The sender thread: sends each batch handed over in @nl->sending. */
+static void *batch_sender(void *arg)
+{
+	struct nfhp_nl *nl = arg;
+	struct nfhp_nl_batch *b;
+
+	pthread_mutex_lock(&nl->lock);
+	for (;;) {
+		while (!nl->sending && !nl->stop)
+			pthread_cond_wait(&nl->cond, &nl->lock);
+		b = nl->sending;
+		if (!b)
+			break;
+		pthread_mutex_unlock(&nl->lock);
+		batch_send(nl, b);
+		pthread_mutex_lock(&nl->lock);
+		batch_reset(b);
+		nl->sending = NULL;
+		pthread_cond_broadcast(&nl->cond);
+	}
+	pthread_mutex_unlock(&nl->lock);
+	return NULL;
+}
+
+/* The first failure so far, as the sender may be recording one. */
+static int batch_failed(struct nfhp_nl *nl)
+{
+	int err;
+
+	pthread_mutex_lock(&nl->lock);
+	err = nl->fail.err;
+	pthread_mutex_unlock(&nl->lock);
+	return err;
+}
+
+/*
+ * Hand the batch being filled to the sender, once it is done with the
+ * other, and fill that one.  Without a sender, send it in place.
+ */
+static void batch_flush(struct nfhp_nl *nl)
+{
+	struct nfhp_nl_batch *b = nl->batch;
+
+	if (!nl->sender_up) {
+		batch_send(nl, b);
+		batch_reset(b);
+		return;
+	}
+	pthread_mutex_lock(&nl->lock);
+	while (nl->sending)
+		pthread_cond_wait(&nl->cond, &nl->lock);
+	if (nl->fail.err || !b->nslots) {
+		batch_reset(b);
+	} else {
+		nl->sending = b;
+		nl->batch = b == &nl->bat[0] ? &nl->bat[1] : &nl->bat[0];
+		pthread_cond_broadcast(&nl->cond);
+	}
+	pthread_mutex_unlock(&nl->lock);
+}
+
+/* Wait for the sender to finish, stop it and leave batch mode. */
+static void batch_leave(struct nfhp_nl *nl)
+{
+	if (nl->sender_up) {
+		pthread_mutex_lock(&nl->lock);
+		nl->stop = true;
+		pthread_cond_broadcast(&nl->cond);
+		pthread_mutex_unlock(&nl->lock);
+		pthread_join(nl->sender, NULL);
+		nl->sender_up = false;
+	}
+	batch_reset(nl->batch);
+	nl->batch = NULL;
 }
 
 /*
@@ -970,29 +1113,34 @@ static int batch_flush(struct nfhp_nl *nl)
  */
 static struct nlmsghdr *start(struct nfhp_nl *nl, u8 cmd)
 {
-	if (!nl->batch)
+	struct nfhp_nl_batch *b = nl->batch;
+
+	if (!b)
 		return put_request(nl, nl->buf, cmd, NLM_F_ACK);
-	if (mnl_nlmsg_batch_size(nl->batch) + NFHP_NL_MSG_MAX >
-	    NFHP_NL_BATCH_SIZE || nl->nslots == NFHP_NL_BATCH_SLOTS)
+	if (mnl_nlmsg_batch_size(b->mb) + NFHP_NL_MSG_MAX >
+	    NFHP_NL_BATCH_SIZE || b->nslots == NFHP_NL_BATCH_SLOTS) {
 		batch_flush(nl);
-	if (!nl->nslots)
-		nl->first_seq = nl->seq + 1;
-	return put_request(nl, mnl_nlmsg_batch_current(nl->batch), cmd, 0);
+		b = nl->batch;
+	}
+	if (!b->nslots)
+		b->first_seq = nl->seq + 1;
+	return put_request(nl, mnl_nlmsg_batch_current(b->mb), cmd, 0);
 }
 
 /* Finish a request: send it, or leave it queued in the batch. */
 static int finish(struct nfhp_nl *nl, struct nlmsghdr *nlh, bool by_spec)
 {
+	struct nfhp_nl_batch *b = nl->batch;
 	struct nfhp_nl_slot *slot;
 
-	if (!nl->batch)
+	if (!b)
 		return transact(nl, nlh, by_spec);
-	slot = &nl->slots[nl->nslots++];
+	slot = &b->slots[b->nslots++];
 	slot->tag = nl->tag;
 	slot->cmd = ((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd;
 	slot->by_spec = by_spec;
-	mnl_nlmsg_batch_next(nl->batch);
-	return nl->fail.err;
+	mnl_nlmsg_batch_next(b->mb);
+	return batch_failed(nl);
 }
 
 static void put_chain(struct nlmsghdr *nlh, u16 type, const char *chain)
@@ -1119,15 +1267,13 @@ int nfhp_nl_commit(struct nfhp_nl *nl)
  */
 int nfhp_nl_abort(struct nfhp_nl *nl)
 {
-	struct nfhp_nl_failure saved = nl->fail;
+	struct nfhp_nl_failure saved;
 	struct nlmsghdr *nlh;
 	int ret;
 
-	if (nl->batch) {
-		mnl_nlmsg_batch_stop(nl->batch);
-		nl->nslots = 0;
-		nl->batch = NULL;
-	}
+	if (nl->batch)
+		batch_leave(nl);
+	saved = nl->fail;
 	nlh = put_request(nl, nl->buf, NFHP_CMD_ABORT, NLM_F_ACK);
 	ret = transact(nl, nlh, false);
 	if (saved.err)
@@ -1137,12 +1283,23 @@ int nfhp_nl_abort(struct nfhp_nl *nl)
 
 /* --- batch mode ------------------------------------------------------------ */
 
+/**
+ * nfhp_nl_batch_start() - queue the requests from now on
+ * @nl: the connection
+ *
+ * They are sent a batch at a time by a sender thread, or in place if the
+ * thread cannot start.
+ */
 void nfhp_nl_batch_start(struct nfhp_nl *nl)
 {
 	nl->fail.err = 0;
 	nl->fail.ext_msg[0] = '\0';
-	nl->nslots = 0;
-	nl->batch = mnl_nlmsg_batch_start(nl->batch_buf, NFHP_NL_BATCH_SIZE);
+	nl->stop = false;
+	nl->sending = NULL;
+	batch_reset(&nl->bat[0]);
+	batch_reset(&nl->bat[1]);
+	nl->batch = &nl->bat[0];
+	nl->sender_up = !pthread_create(&nl->sender, NULL, batch_sender, nl);
 }
 
 /**
@@ -1153,14 +1310,11 @@ void nfhp_nl_batch_start(struct nfhp_nl *nl)
  */
 int nfhp_nl_batch_end(struct nfhp_nl *nl)
 {
-	int ret;
-
 	if (!nl->batch)
 		return nl->fail.err;
-	ret = batch_flush(nl);
-	mnl_nlmsg_batch_stop(nl->batch);
-	nl->batch = NULL;
-	return ret;
+	batch_flush(nl);
+	batch_leave(nl);
+	return nl->fail.err;
 }
 
 /* --- dumps ----------------------------------------------------------------- */
@@ -1325,6 +1479,23 @@ static int open_socket(struct nfhp_nl *nl)
 	return 0;
 }
 
+static int batch_alloc(struct nfhp_nl_batch *b)
+{
+	b->buf = malloc(NFHP_NL_BATCH_SIZE);
+	b->slots = calloc(NFHP_NL_BATCH_SLOTS, sizeof(*b->slots));
+	if (b->buf)
+		b->mb = mnl_nlmsg_batch_start(b->buf, NFHP_NL_BATCH_SIZE);
+	return b->mb && b->slots ? 0 : -ENOMEM;
+}
+
+static void batch_free(struct nfhp_nl_batch *b)
+{
+	if (b->mb)
+		mnl_nlmsg_batch_stop(b->mb);
+	free(b->slots);
+	free(b->buf);
+}
+
 /**
  * nfhp_nl_open() - connect to the nf_hipac family
  * @nlp: set to the new connection
@@ -1342,10 +1513,12 @@ int nfhp_nl_open(struct nfhp_nl **nlp, const char *prog)
 	nl = calloc(1, sizeof(*nl));
 	if (!nl)
 		goto out_nomem;
+	pthread_mutex_init(&nl->lock, NULL);
+	pthread_cond_init(&nl->cond, NULL);
 	nl->buf = malloc(NFHP_NL_RECV_SIZE);
-	nl->batch_buf = malloc(NFHP_NL_BATCH_SIZE);
-	nl->slots = calloc(NFHP_NL_BATCH_SLOTS, sizeof(*nl->slots));
-	if (!nl->buf || !nl->batch_buf || !nl->slots)
+	nl->rbuf = malloc(NFHP_NL_RECV_SIZE);
+	if (!nl->buf || !nl->rbuf || batch_alloc(&nl->bat[0]) ||
+	    batch_alloc(&nl->bat[1]))
 		goto out_close;
 
 	ret = open_socket(nl);
@@ -1384,10 +1557,15 @@ void nfhp_nl_close(struct nfhp_nl *nl)
 {
 	if (!nl)
 		return;
+	if (nl->batch)
+		batch_leave(nl);
 	if (nl->sock)
 		mnl_socket_close(nl->sock);
-	free(nl->slots);
-	free(nl->batch_buf);
+	batch_free(&nl->bat[0]);
+	batch_free(&nl->bat[1]);
+	free(nl->rbuf);
 	free(nl->buf);
+	pthread_cond_destroy(&nl->cond);
+	pthread_mutex_destroy(&nl->lock);
 	free(nl);
 }
