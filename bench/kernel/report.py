@@ -310,8 +310,10 @@ def main():
     if skipped:
         w("- **Skipped** because the run's time budget (NFHP_BK_BUDGET) "
           "was spent: %s." % ", ".join(skipped))
-    w("- Raw per-round rows: build/bench-kernel/raw.csv; VM log: "
-      "build/bench-kernel/run.log.")
+    rel = os.path.relpath(os.path.abspath(args.indir),
+                          os.path.join(os.path.dirname(
+                              os.path.abspath(__file__)), "..", ".."))
+    w("- Raw per-round rows: %s/raw.csv; VM log: %s/run.log." % (rel, rel))
     w("")
 
     for p in sorted(glob.glob(os.path.join(args.indir,
