@@ -769,10 +769,51 @@ static unsigned int nfhp_spec_transport_rank(const struct nfhp_rule_spec *s,
 	return first;
 }
 
+/*
+ * The box of @own's dimensions in @keep, with dimension @mark narrowed to
+ * @mr alone.  @own holds them normalized already: copying them spares
+ * working out the matches a second time.
+ */
+static int nfhp_box_derive(struct nfhp_mem *mem, const struct nfhp_box *own,
+			   u16 keep, unsigned int mark,
+			   const struct nfhp_range *mr, struct nfhp_box **out)
+{
+	unsigned int d, n, total = 1, pos = 0;
+	struct nfhp_box *b;
+	size_t size;
+
+	keep &= own->restricted & ~(1u << mark);
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		if (keep & (1u << d))
+			total += nfhp_box_nranges(own, d);
+	size = sizeof(*b) + total * sizeof(b->r[0]);
+	b = nfhp_alloc(mem, size);
+	if (!b)
+		return -ENOMEM;
+	b->size = size;
+	b->restricted = keep | 1u << mark;
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		b->start[d] = pos;
+		if (d == mark) {
+			b->r[pos++] = *mr;
+		} else if (keep & (1u << d)) {
+			n = nfhp_box_nranges(own, d);
+			memcpy(&b->r[pos], nfhp_box_ranges(own, d),
+			       n * sizeof(b->r[0]));
+			pos += n;
+			b->empty |= !n;
+		}
+	}
+	b->start[NFHP_DIM_MAX] = pos;
+	*out = b;
+	return 0;
+}
+
 /**
  * nfhp_hotdrop_box_from_spec() - the packets a rule's transport match drops
  * @mem: account to allocate the box on
  * @s: the specification
+ * @own: the rule's box, from nfhp_boxes_from_spec() (either of two)
  * @box: set to the box, or NULL when the rule has no tcp, udp, icmp or
  *	multiport match
  * @msg: set to a reason on error
@@ -783,24 +824,24 @@ static unsigned int nfhp_spec_transport_rank(const struct nfhp_rule_spec *s,
  * packet (key.h) that passes the first part of a rule and the native
  * matches written before its transport match is dropped there: the box is
  * those with one dimension of the transport match narrowed to the values
- * of the packets it drops.  A tcp or udp match written after multiport
- * would only drop what multiport let through, a second box; userspace
- * hands such a tcp or udp match to xtables, which keeps the order.
+ * of the packets it drops.  Those matches are never port matches, so both
+ * boxes of a "--ports" rule hold them alike.  A tcp or udp match written
+ * after multiport would only drop what multiport let through, a second
+ * box; userspace hands such a tcp or udp match to xtables, which keeps the
+ * order.
  *
  * Return: 0, or -errno.
  */
 int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
 			       const struct nfhp_rule_spec *s,
+			       const struct nfhp_box *own,
 			       struct nfhp_box **box, const char **msg)
 {
 	unsigned int first, multiport;
 	u8 rank[NFHP_PLACE_MAX];
-	struct nfhp_rlists rl;
-	struct nfhp_rlist *lists;
 	struct nfhp_range mr;
-	int mark, place, err = 0;
-	u16 restricted = 0;
-	bool empty = false;
+	u16 keep = 0;
+	int mark, place;
 	unsigned int i;
 
 	*box = NULL;
@@ -814,24 +855,12 @@ int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
 		return -EINVAL;
 	}
 	first = min(first, multiport);
-	lists = nfhp_rlists_init(&rl);
-	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX && !err; i++) {
+	for (i = 0; i < s->nmatch && i < NFHP_DIM_MAX; i++) {
 		place = nfhp_match_place(&s->m[i]);
-		if (place >= 0 && rank[place] >= first)
-			continue;
-		restricted |= 1u << s->m[i].dim;
-		err = nfhp_dim_ranges(&s->m[i], &lists[s->m[i].dim], msg);
+		if (place < 0 || rank[place] < first)
+			keep |= 1u << s->m[i].dim;
 	}
-	if (!err) {
-		restricted |= 1u << mark;
-		err = nfhp_rlist_add(&lists[mark], mr.lo, mr.hi);
-	}
-	if (!err) {
-		nfhp_rlists_classify(lists, &restricted, &empty);
-		err = nfhp_box_assemble(mem, lists, restricted, empty, box);
-	}
-	nfhp_rlists_release(lists);
-	return err;
+	return nfhp_box_derive(mem, own, keep, mark, &mr, box);
 }
 
 /**

@@ -74,6 +74,7 @@ int nfhp_boxes_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 			 const char **msg);
 int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
 			       const struct nfhp_rule_spec *s,
+			       const struct nfhp_box *own,
 			       struct nfhp_box **box, const char **msg);
 int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		       struct nfhp_box **box, const char **msg);

@@ -474,7 +474,8 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	err = nfhp_boxes_from_spec(&rs->mem, spec, &r->box, &r->alt, msg);
 	if (err)
 		goto out_free_rule;
-	err = nfhp_hotdrop_box_from_spec(&rs->mem, spec, &r->hot, msg);
+	err = nfhp_hotdrop_box_from_spec(&rs->mem, spec, r->box, &r->hot,
+					 msg);
 	if (err)
 		goto out_free_box;
 	err = nfhp_spec_pack(&rs->mem, spec, &r->spec);
