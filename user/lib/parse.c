@@ -385,18 +385,6 @@ static int refuse(struct pstate *ps, unsigned int seq, const char *fmt, ...)
 	return PARSE_RETRY;
 }
 
-/*
- * Copy @src into @dst of @size bytes, cut to fit.  snprintf() with "%s"
- * did the same at ten times the cost, a few times per rule of a restore.
- */
-static void copy_arg(char *dst, size_t size, const char *src)
-{
-	size_t n = strnlen(src, size - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 static bool in_list(const char *name, const char *const *list, size_t n)
 {
 	size_t i;
@@ -617,7 +605,7 @@ static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: multiple addresses in `-%c' are not supported",
 			    dim == NFHP_DIM_SRC ? 's' : 'd');
-	copy_arg(buf, sizeof(buf), arg);
+	strscpy(buf, arg, sizeof(buf));
 	slash = strchr(buf, '/');
 	if (slash) {
 		*slash++ = 0;
@@ -652,7 +640,7 @@ static int parse_iface(struct pstate *ps, int dim, const char *arg, bool inv)
 	m = dim_new(ps, dim, NFHP_FORM_IFNAME, NFHP_SYN_DEFAULT, inv);
 	if (!m)
 		return ps->ret;
-	copy_arg(m->ifname, sizeof(m->ifname), arg);
+	strscpy(m->ifname, arg, sizeof(m->ifname));
 	return 0;
 }
 
@@ -691,7 +679,7 @@ static int parse_port_range(struct pstate *ps, int dim, const char *arg,
 	struct nfhp_dim_match *m;
 	int ret;
 
-	copy_arg(buf, sizeof(buf), arg);
+	strscpy(buf, arg, sizeof(buf));
 	colon = strchr(buf, ':');
 	if (!colon) {
 		ret = parse_port(ps, buf, proto, &lo);
@@ -746,7 +734,7 @@ static int parse_multiport(struct pstate *ps, int dim, u8 syntax,
 	m = dim_new(ps, dim, NFHP_FORM_RANGES, syntax, inv);
 	if (!m)
 		return ps->ret;
-	copy_arg(buf, sizeof(buf), arg);
+	strscpy(buf, arg, sizeof(buf));
 	for (cp = buf; cp; cp = next) {
 		if (slots == NFHP_MAX_RANGES)
 			return fail(ps, NFHP_EXIT_PARAM,
@@ -788,7 +776,7 @@ static int parse_tcp_flag_list(struct pstate *ps, const char *s, u8 *out)
 	size_t i;
 
 	*out = 0;
-	copy_arg(buf, sizeof(buf), s);
+	strscpy(buf, s, sizeof(buf));
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; nfhp_tcp_flag_names[i].name; i++)
@@ -844,7 +832,7 @@ static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 		cmin = nfhp_icmp_names[found].code_min;
 		cmax = nfhp_icmp_names[found].code_max;
 	} else {
-		copy_arg(buf, sizeof(buf), arg);
+		strscpy(buf, arg, sizeof(buf));
 		slash = strchr(buf, '/');
 		if (slash)
 			*slash++ = 0;
@@ -883,7 +871,7 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 	if (!*arg)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "\"--state\" requires a list of states with no spaces, e.g. ESTABLISHED,RELATED");
-	copy_arg(buf, sizeof(buf), arg);
+	strscpy(buf, arg, sizeof(buf));
 	for (p = buf; (tok = strsep(&p, ",")); ) {
 		for (i = 0; nfhp_state_names[i].name; i++)
 			if (!strcasecmp(tok, nfhp_state_names[i].name))
@@ -973,7 +961,7 @@ static int parse_length(struct pstate *ps, const char *arg, bool inv)
 	unsigned long long lo, hi;
 	struct nfhp_dim_match *m;
 
-	copy_arg(buf, sizeof(buf), arg);
+	strscpy(buf, arg, sizeof(buf));
 	colon = strchr(buf, ':');
 	if (colon)
 		*colon++ = 0;
@@ -1003,7 +991,7 @@ static int parse_markarg(struct pstate *ps, const char *arg, bool inv)
 	unsigned long long v, mask = 0xFFFFFFFFu, host;
 	struct nfhp_dim_match *m;
 
-	copy_arg(buf, sizeof(buf), arg);
+	strscpy(buf, arg, sizeof(buf));
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash++ = 0;
@@ -1035,7 +1023,7 @@ static int parse_iprange(struct pstate *ps, int dim, const char *arg,
 	struct nfhp_dim_match *m;
 	u32 lo, hi;
 
-	copy_arg(buf, sizeof(buf), arg);
+	strscpy(buf, arg, sizeof(buf));
 	dash = strchr(buf, '-');
 	if (dash)
 		*dash++ = 0;
@@ -1106,7 +1094,7 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 			return ret;
 	}
 	spec->action = go ? NFHP_ACT_GOTO : NFHP_ACT_JUMP;
-	copy_arg(spec->target, sizeof(spec->target), arg);
+	strscpy(spec->target, arg, sizeof(spec->target));
 	return 0;
 }
 
@@ -1265,7 +1253,7 @@ static int set_chain(struct pstate *ps, char *dst, const char *name)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "chain name `%s' too long (must be under %u chars)",
 			    name, NFHP_EXT_NAMELEN);
-	copy_arg(dst, NFHP_CHAIN_NAME_LEN, name);
+	strscpy(dst, name, NFHP_CHAIN_NAME_LEN);
 	return 0;
 }
 
@@ -1381,7 +1369,7 @@ static int parse_counters(struct pstate *ps, const char *pcnt, int argc,
 	unsigned long long v;
 	char buf[32];
 
-	copy_arg(buf, sizeof(buf), pcnt);
+	strscpy(buf, pcnt, sizeof(buf));
 	if (bcnt) {
 		/* A longer packet count cannot be a number anyway. */
 		if (bcnt - pcnt >= (long)sizeof(buf))
