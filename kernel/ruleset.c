@@ -2001,7 +2001,7 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	int *match, err;
 
 	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
-	    rs->work->chains[h]->nbranch || nfhp_rebuild_certain(rs, h))
+	    rs->work->chains[h]->nbranch)
 		return -EAGAIN;
 	/* A rule has up to three entries: hotdrop, box and alt. */
 	match = kvmalloc_array(3 * rs->work->chains[h]->n + 1, sizeof(*match),
@@ -2064,19 +2064,17 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			}
 			continue;
 		}
-		err = nfhp_update_straight(rs, &flat[h], cur, t, h);
+		certain = nfhp_rebuild_certain(rs, h);
+		err = certain ? -EAGAIN :
+				nfhp_update_straight(rs, &flat[h], cur, t, h);
 		if (err == -EAGAIN) {
-			certain = nfhp_rebuild_certain(rs, h);
 			if (cur && rs->flat[h].n && !certain)
 				nfhp_flat_stage(rs, &flat[h]);
 			err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
 			if (err)
 				break;
-			if (!certain)
-				err = nfhp_update_hook(rs, &flat[h], cur, t,
-						       h);
-			else
-				err = -EAGAIN;
+			err = certain ? -EAGAIN :
+				nfhp_update_hook(rs, &flat[h], cur, t, h);
 		}
 		if (err == -EAGAIN)
 			err = nfhp_flat_settle(rs, &flat[h], NULL, NULL) ?:
