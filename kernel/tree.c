@@ -683,10 +683,14 @@ static void nfhp_events_sort(struct nfhp_forest *f, unsigned int dim,
 		nfhp_events_insertion(ev, n);
 		return;
 	}
+	if (nfhp_dim_bits(dim) != 32) {
+		sort(ev, n, sizeof(*ev), nfhp_event_cmp, NULL);
+		return;
+	}
 	mark = nfhp_scratch_mark(&f->scratch);
 	tmp = nfhp_scratch_alloc(&f->scratch, n, sizeof(*tmp));
 	count = nfhp_scratch_alloc(&f->scratch, 256, sizeof(*count));
-	if (nfhp_dim_bits(dim) == 32 && tmp && count)
+	if (tmp && count)
 		nfhp_events_radix(ev, tmp, count, n);
 	else
 		sort(ev, n, sizeof(*ev), nfhp_event_cmp, NULL);
