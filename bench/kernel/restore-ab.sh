@@ -41,6 +41,10 @@ if [ "$guest" = 0 ]; then
 		 "$top/nf_hipac.ko" "$top/user/build/nf-hipac-restore"; do
 		[ -e "$f" ] || { echo "restore-ab: $f is missing" >&2; exit 1; }
 	done
+	if [ "$prof" = 1 ] && ! command -v perf >/dev/null; then
+		echo "restore-ab: -p needs perf (apt-get install linux-perf)" >&2
+		exit 1
+	fi
 	out=$top/build/restore-ab
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -90,8 +94,8 @@ one()
 	"$tree/user/build/nf-hipac-restore" < "$out/seed.rules" ||
 		echo "restore-ab: $name restore failed" >&2
 	e=$(date +%s.%N)
-	echo "$name round $round $(echo "$e - $s" | bc) s $(took) ns" \
-		>> "$out/rows.txt"
+	echo "$name round $round $(awk -v s="$s" -v e="$e" \
+		'BEGIN { printf "%.3f", e - s }') s $(took) ns" >> "$out/rows.txt"
 	"$tree/user/build/nf-hipac-restore" <<< $'*filter\nCOMMIT'
 	rmmod nf_hipac
 }
