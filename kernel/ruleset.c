@@ -3123,18 +3123,18 @@ static void nfhp_decide(const struct nfhp_tables *t, enum nfhp_hook hook,
 	}
 }
 
-/* The leaf entry with the smallest order not yet walked, or NULL. */
+/* The hit entry with the smallest order not yet walked, or NULL. */
 static const struct nfhp_entry *
-nfhp_merge_next(const struct nfhp_node *const *leaf, unsigned int nleaves,
+nfhp_merge_next(const struct nfhp_hit *hit, unsigned int nhits,
 		unsigned int *pos)
 {
 	const struct nfhp_entry *e, *best = NULL;
 	unsigned int g, from = 0;
 
-	for (g = 0; g < nleaves; g++) {
-		if (pos[g] == leaf[g]->n)
+	for (g = 0; g < nhits; g++) {
+		if (pos[g] == hit[g].n)
 			continue;
-		e = nfhp_leaf_entries(leaf[g])[pos[g]];
+		e = hit[g].items[pos[g]];
 		if (!best || e->order < best->order) {
 			best = e;
 			from = g;
@@ -3328,21 +3328,20 @@ static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
 }
 
 /*
- * The walk for leaves with extensions: their entries in order, merged
+ * The walk for hits with extensions: their entries in order, merged
  * across the trees, running extensions where the tree could not decide.
- * Every leaf ends in an entry no earlier one can skip, so the walk ends
+ * Every hit ends in an entry no earlier one can skip, so the walk ends
  * there at the latest.  Once a target changed the packet, the rest is
  * nfhp_classify_linear().
  */
 static void nfhp_classify_walk(struct nfhp_walk *w,
-			       const struct nfhp_node *const *leaf,
-			       unsigned int nleaves,
+			       const struct nfhp_hit *hit, unsigned int nhits,
 			       struct nfhp_verdict *verdict)
 {
 	unsigned int pos[NFHP_GROUPS] = {};
 	const struct nfhp_entry *e;
 
-	while ((e = nfhp_merge_next(leaf, nleaves, pos))) {
+	while ((e = nfhp_merge_next(hit, nhits, pos))) {
 		if (e->order < w->skip)
 			continue;
 		if (!nfhp_walk_entry(w, e, verdict))
@@ -3352,7 +3351,7 @@ static void nfhp_classify_walk(struct nfhp_walk *w,
 			return;
 		}
 	}
-	WARN_ON_ONCE(1);	/* a policy ends every leaf */
+	WARN_ON_ONCE(1);	/* a policy ends every hit */
 }
 
 /**
@@ -3372,9 +3371,9 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   struct nfhp_verdict *verdict)
 {
 	const struct nfhp_tables *t = rcu_dereference(rs->tables);
-	const struct nfhp_node *leaf[NFHP_GROUPS], *l;
 	const struct nfhp_entry *const *items, *best = NULL, *last;
-	unsigned int g, i, nleaves = 0;
+	struct nfhp_hit hit[NFHP_GROUPS], *h;
+	unsigned int g, i, nhits = 0;
 	bool eval = false;
 	u64 bound = U64_MAX;
 
@@ -3382,12 +3381,12 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 	for (g = 0; g < t->ntrees[hook]; g++) {
 		if (t->seq[hook][g]->min_order >= bound)
 			break;
-		l = nfhp_tree_lookup(t->seq[hook][g], key, bound);
-		if (!l)
+		h = &hit[nhits];
+		if (!nfhp_tree_lookup(t->seq[hook][g], key, bound, h))
 			continue;
-		leaf[nleaves++] = l;
-		eval |= l->ibits;
-		last = nfhp_leaf_entries(l)[l->n - 1];
+		nhits++;
+		eval |= h->walk;
+		last = h->items[h->n - 1];
 		if (last->order < bound) {
 			best = last;
 			bound = best->order;
@@ -3403,12 +3402,12 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		verdict->action = t->policy[hook];
 		verdict->rule = NULL;
 		verdict->hotdrop = false;
-		nfhp_classify_walk(&w, leaf, nleaves, verdict);
+		nfhp_classify_walk(&w, hit, nhits, verdict);
 		return;
 	}
 	/* Count what matched before the decision, in every tree, once. */
-	for (g = 0; g < nleaves; g++) {
-		items = nfhp_leaf_entries(leaf[g]);
+	for (g = 0; g < nhits; g++) {
+		items = hit[g].items;
 		for (i = 0; items[i]->order < bound; i++)
 			nfhp_count(items[i], len);
 	}

@@ -73,18 +73,45 @@
  *
  * The first and last children split PROTO into [0,5] -> DROP (policy),
  * [6,6] -> ACCEPT (3), [7,255] -> DROP.  These two children are the same
- * tree, so deduplication makes them one node with two parents.  The
- * 10.1.0.0/16 child splits PROTO, then under [6,6] splits DPORT into three:
- * 22 -> ACCEPT (1), the rest -> DROP (2).  Non-first fragments carry
- * %NFHP_L4_FRAGMENT as their port, so they fall in the "rest" and never
- * match rule 1, as in iptables.  A packet 10.1.2.3 -> tcp/22 is classified
- * by three binary searches: SRC, PROTO, DPORT.
+ * tree, so deduplication makes them one node with two parents.  Without
+ * list nodes (below), the 10.1.0.0/16 child would split PROTO, then under
+ * [6,6] DPORT into three: 22 -> ACCEPT (1), the rest -> DROP (2), and a
+ * packet 10.1.2.3 -> tcp/22 would take three binary searches: SRC, PROTO,
+ * DPORT.  Non-first fragments carry %NFHP_L4_FRAGMENT as their port, so
+ * they fall in the "rest" and never match rule 1, as in iptables.
  *
  * Rule 1's tcp match also has an entry just before it (ruleset.c) that
  * drops the packets iptables' tcp match drops: a TCP header too short to
  * read, whose ports key.h sets above every real port.  It adds one more
  * interval to the DPORT nodes under 10.0.0.0/8, [%NFHP_L4_TRUNCATED, max],
  * with a leaf that drops.
+ *
+ * List nodes
+ * ----------
+ *
+ * Deep in a tree most regions hold a rule or two.  The seed set of
+ * bench/seed.py, once its addresses are split, leaves each rule's region
+ * with the rule, its short-header entry and the policy: a PROTO node, a
+ * DPORT node and two leaves per rule.  So a region whose relevant entries
+ * are at most nfhp_list_max, all terminal and unconditional, the last one
+ * covering the region, becomes one list node (nfhp_list_get()): the
+ * entries in order and, for each but the last, the interval it needs in
+ * each dimension where it does not cover the region.  A lookup takes the
+ * first entry whose intervals hold the packet, as the split would have.
+ * The 10.1.0.0/16 child of the example is such a region::
+ *
+ *   rule 1's short header   PROTO [6,6], DPORT [%NFHP_L4_TRUNCATED, max]
+ *   rule 1                  PROTO [6,6], DPORT [22,22]
+ *   rule 2                  (covers the region)
+ *
+ * and 10.1.2.3 -> tcp/22 takes one binary search, SRC, and four compares.
+ * The other children of 10.0.0.0/8 are not: rule 3 there needs PROTO [6,6]
+ * only, which overlaps rule 1.  Lists are made only where every entry
+ * decides some packet of the region (their intervals are disjoint, and
+ * leave a gap in one dimension for the last), so that shadow analysis,
+ * which reads leaves and lists, stays exact.  An update that cuts a list
+ * builds its region anew (nfhp_update_list()); updates make lists only in
+ * the regions they build.
  *
  * (ruleset.c gives rules that are wildcards in an address a tree of
  * their own, see struct nfhp_tables: in the example, rule 3 would have a
@@ -196,10 +223,17 @@
  * one whose reference count it will change: each is a miss of its own.
  */
 #define NFHP_REFS_AHEAD		16
+/*
+ * Tests per entry of a list node, and entries of a list node whatever
+ * nfhp_list_max says (the words of its tests must fit in @ishift).
+ */
+#define NFHP_LIST_DIMS		5
+#define NFHP_LIST_MAX_ANY	8
 /* Splits into up to this many intervals keep their children in a list. */
 #define NFHP_MEMO_LIST_MAX	8
 
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
+u32 nfhp_list_max = NFHP_LIST_MAX;
 u32 nfhp_events_insertion_max = NFHP_EVENTS_INSERTION_MAX;
 
 /* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
@@ -227,12 +261,46 @@ static size_t nfhp_index_size(u8 kind, u32 n)
 	return ALIGN(((1u << bits) + 1) * sizeof(u32), sizeof(unsigned long));
 }
 
+/* u32 words of the tests of a list node of @n entries, at most. */
+static size_t nfhp_list_words_max(u32 n)
+{
+	return (n - 1) * (1 + 3 * NFHP_LIST_DIMS);
+}
+
+/*
+ * Bytes of a node of @n intervals or entries; for a list node the most
+ * its tests can take, nfhp_node_bytes() gives what they do take.
+ */
 static size_t nfhp_node_size(u8 kind, u32 n)
 {
 	if (kind == NFHP_NODE_LEAF)
 		return sizeof(struct nfhp_node) + n * sizeof(void *);
+	if (kind == NFHP_NODE_LIST)
+		return sizeof(struct nfhp_node) + n * sizeof(void *) +
+		       ALIGN(nfhp_list_words_max(n) * sizeof(u32),
+			     sizeof(unsigned long));
 	return sizeof(struct nfhp_node) + nfhp_keys_size(kind, n) +
 	       n * sizeof(struct nfhp_node *) + nfhp_index_size(kind, n);
+}
+
+static size_t nfhp_node_bytes(const struct nfhp_node *node)
+{
+	if (node->kind == NFHP_NODE_LIST)
+		return sizeof(*node) + node->n * sizeof(void *) +
+		       ALIGN(node->ishift * sizeof(u32), sizeof(unsigned long));
+	return nfhp_node_size(node->kind, node->n);
+}
+
+/* Leaves and lists end a lookup; the other kinds have children. */
+static bool nfhp_node_final(const struct nfhp_node *node)
+{
+	return node->kind < NFHP_NODE_RLP32;
+}
+
+/* The tests of a list node, after its entries. */
+static u32 *nfhp_list_tests(const struct nfhp_node *node)
+{
+	return (u32 *)(node->data + node->n);
 }
 
 static u32 *nfhp_keys32(const struct nfhp_node *node)
@@ -303,12 +371,12 @@ static u32 nfhp_hash_fold(u64 h)
 	return h ^ (h >> 32);
 }
 
-/* The contents of every node are whole words, see nfhp_node_size(). */
+/* The contents of every node are whole words, see nfhp_node_bytes(). */
 static u32 nfhp_node_hash(const struct nfhp_node *node)
 {
 	u64 h = (u64)node->kind << 40 | (u64)node->dim << 32 | node->n;
 
-	h = nfhp_hash_words(node->data, (nfhp_node_size(node->kind, node->n) -
+	h = nfhp_hash_words(node->data, (nfhp_node_bytes(node) -
 					 sizeof(*node)) / sizeof(long), h);
 	return nfhp_hash_fold(h);
 }
@@ -317,9 +385,8 @@ static bool nfhp_node_equal(const struct nfhp_node *a,
 			    const struct nfhp_node *b)
 {
 	return a->hash == b->hash && a->kind == b->kind && a->dim == b->dim &&
-	       a->n == b->n &&
-	       !memcmp(a->data, b->data,
-		       nfhp_node_size(a->kind, a->n) - sizeof(*a));
+	       a->n == b->n && a->ishift == b->ishift &&
+	       !memcmp(a->data, b->data, nfhp_node_bytes(a) - sizeof(*a));
 }
 
 /**
@@ -376,7 +443,7 @@ static void nfhp_forest_grow(struct nfhp_forest *f)
 
 static void nfhp_node_free(struct nfhp_forest *f, struct nfhp_node *node)
 {
-	nfhp_free(f->mem, node, nfhp_node_size(node->kind, node->n));
+	nfhp_free(f->mem, node, nfhp_node_bytes(node));
 }
 
 static void nfhp_node_unlink(struct nfhp_forest *f, struct nfhp_node *node)
@@ -406,7 +473,7 @@ void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 	if (!root || --root->refs)
 		return;
 	nfhp_node_unlink(f, root);
-	if (root->kind != NFHP_NODE_LEAF) {
+	if (!nfhp_node_final(root)) {
 		child = nfhp_children(root);
 		for (i = 0; i < root->n; i++) {
 			if (i + NFHP_REFS_AHEAD < root->n)
@@ -423,7 +490,7 @@ static void nfhp_draft_drop(struct nfhp_forest *f,
 {
 	u32 i;
 
-	if (draft->kind != NFHP_NODE_LEAF)
+	if (!nfhp_node_final(draft))
 		for (i = 0; i < draft->n; i++)
 			nfhp_tree_put(f, nfhp_children(draft)[i]);
 }
@@ -439,7 +506,7 @@ static void nfhp_draft_drop(struct nfhp_forest *f,
 static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 					  struct nfhp_node *draft)
 {
-	size_t size = nfhp_node_size(draft->kind, draft->n);
+	size_t size = nfhp_node_bytes(draft);
 	struct nfhp_node *node;
 
 	draft->hash = nfhp_node_hash(draft);
@@ -587,6 +654,178 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 	*out = nfhp_node_intern(f, leaf);
 	nfhp_scratch_release(&f->scratch, mark);
 	return *out ? 0 : -ENOMEM;
+}
+
+/* Can @e be an entry of a list node: it ends a scan where it matches? */
+static bool nfhp_list_entry_ok(const struct nfhp_entry *e)
+{
+	if (e->flags & (NFHP_ENTRY_EVAL | NFHP_ENTRY_COND))
+		return false;
+	return e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
+	       e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP;
+}
+
+/*
+ * Write the tests of @e, the dimensions where it does not cover @reg, to
+ * @t as a count and (dim, lo, hi) triples.  Return the words written, or
+ * 0 when a test would need more than one interval, a 128-bit key, or more
+ * than NFHP_LIST_DIMS dimensions.
+ */
+static unsigned int nfhp_list_tests_of(const struct nfhp_entry *e,
+				       const struct nfhp_region *reg, u32 *t)
+{
+	const struct nfhp_box *b = e->box;
+	const struct nfhp_range *r;
+	unsigned int m, d, nt = 0;
+
+	for (m = b->restricted; m; m &= m - 1) {
+		d = __builtin_ctz(m);
+		if (nfhp_box_covers_dim(b, d, &reg->d[d]))
+			continue;
+		if (nfhp_box_nranges(b, d) != 1 || nfhp_dim_bits(d) != 32 ||
+		    nt == NFHP_LIST_DIMS)
+			return 0;
+		r = nfhp_box_ranges(b, d);
+		t[1 + 3 * nt] = d;
+		t[2 + 3 * nt] = r->lo;
+		t[3 + 3 * nt] = r->hi;
+		nt++;
+	}
+	t[0] = nt;
+	return nt ? 1 + 3 * nt : 0;
+}
+
+/* The test of dimension @d among the tests @t of one entry, or NULL. */
+static const u32 *nfhp_list_test_dim(const u32 *t, unsigned int d)
+{
+	unsigned int j;
+
+	for (j = 0; j < t[0]; j++)
+		if (t[1 + 3 * j] == d)
+			return &t[1 + 3 * j];
+	return NULL;
+}
+
+/* Do the tests @a and @b of two entries hold no packet of @reg in common? */
+static bool nfhp_list_disjoint(const u32 *a, const u32 *b,
+			       const struct nfhp_region *reg)
+{
+	const u32 *x, *y;
+	u32 lo, hi;
+	unsigned int j;
+
+	for (j = 0; j < a[0]; j++) {
+		x = &a[1 + 3 * j];
+		y = nfhp_list_test_dim(b, x[0]);
+		if (!y)
+			continue;
+		lo = max(max(x[1], y[1]), (u32)reg->d[x[0]].lo);
+		hi = min(min(x[2], y[2]), (u32)reg->d[x[0]].hi);
+		if (lo > hi)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Do the intervals of dimension @d of the @n tests in @t leave a gap in
+ * @reg?  A test without @d covers it.
+ */
+static bool nfhp_list_gap_in(const u32 *const *t, unsigned int n,
+			     unsigned int d, const struct nfhp_region *reg)
+{
+	u64 from = reg->d[d].lo, end = reg->d[d].hi;
+	const u32 *x;
+	bool moved = true;
+	unsigned int i;
+
+	/* Few intervals: advance past any that starts by @from, until stuck. */
+	while (moved && from <= end) {
+		moved = false;
+		for (i = 0; i < n; i++) {
+			x = nfhp_list_test_dim(t[i], d);
+			if (!x)
+				return false;
+			if (x[1] <= from && x[2] >= from) {
+				from = (u64)x[2] + 1;
+				moved = true;
+			}
+		}
+	}
+	return from <= end;
+}
+
+/*
+ * Does the last entry of a list decide some packet of @reg: do the tests
+ * @t of the others leave a gap in one dimension?
+ */
+static bool nfhp_list_last_reached(const u32 *const *t, unsigned int n,
+				   const struct nfhp_region *reg)
+{
+	unsigned int j;
+
+	for (j = 0; j < t[0][0]; j++)
+		if (nfhp_list_gap_in(t, n, t[0][1 + 3 * j], reg))
+			return true;
+	return false;
+}
+
+/*
+ * Fill the list node @list from the relevant entries of @s, see "List
+ * nodes" in DOC: Theory of Operation.  Return false when @s does not
+ * qualify: then a subtree is built.
+ */
+static bool nfhp_list_fill(struct nfhp_node *list, const struct nfhp_region *reg,
+			   const struct nfhp_scan *s)
+{
+	const u32 *test[NFHP_LIST_MAX_ANY];
+	unsigned int i, j, w, words = 0;
+	u32 *t = nfhp_list_tests(list);
+
+	for (i = 0; i < s->n; i++)
+		if (!nfhp_list_entry_ok(s->rel[i]))
+			return false;
+	if (!nfhp_box_covers(s->rel[s->n - 1]->box, reg))
+		return false;
+	for (i = 0; i < s->n - 1; i++) {
+		w = nfhp_list_tests_of(s->rel[i], reg, t + words);
+		if (!w)
+			return false;
+		test[i] = t + words;
+		words += w;
+		for (j = 0; j < i; j++)
+			if (!nfhp_list_disjoint(test[j], test[i], reg))
+				return false;
+	}
+	if (!nfhp_list_last_reached(test, s->n - 1, reg))
+		return false;
+	memcpy(list->data, s->rel, s->n * sizeof(*s->rel));
+	list->ishift = words;
+	list->min_order = s->rel[0]->order;
+	return true;
+}
+
+/*
+ * The list node of a region with few relevant entries, all terminal.
+ * Return 1 when they do not qualify (nothing is allocated), else 0 or
+ * -ENOMEM.
+ */
+static int nfhp_list_get(struct nfhp_forest *f, const struct nfhp_region *reg,
+			 const struct nfhp_scan *s, struct nfhp_node **out)
+{
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	struct nfhp_node *list;
+	int ret = 1;
+
+	list = nfhp_draft_new(f, NFHP_NODE_LIST, s->n);
+	if (!list)
+		return -ENOMEM;
+	if (nfhp_list_fill(list, reg, s)) {
+		*out = nfhp_node_intern(f, list);
+		ret = *out ? 0 : -ENOMEM;
+	}
+	nfhp_scratch_release(&f->scratch, mark);
+	return ret;
 }
 
 static unsigned int nfhp_split_dim(const struct nfhp_scan *s)
@@ -1137,10 +1376,17 @@ out_release:
 static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 		      struct nfhp_scan *s, struct nfhp_node **out)
 {
+	int err;
+
 	if (WARN_ON(!s->n))
 		return -EINVAL;
 	if (!s->split)
 		return nfhp_leaf_get(f, s, out);
+	if (s->n >= 2 && s->n <= min_t(u32, nfhp_list_max, NFHP_LIST_MAX_ANY)) {
+		err = nfhp_list_get(f, reg, s, out);
+		if (err <= 0)
+			return err;
+	}
 	return nfhp_split(f, reg, s, out);
 }
 
@@ -1353,6 +1599,63 @@ out_release:
 	return err;
 }
 
+/* Does the part of @reg that the tests @t hold meet @x? */
+static bool nfhp_list_part_meets(const u32 *t, const struct nfhp_box *x,
+				 const struct nfhp_region *reg,
+				 struct nfhp_region *part)
+{
+	unsigned int j, d;
+
+	*part = *reg;
+	for (j = 0; j < t[0]; j++) {
+		d = t[1 + 3 * j];
+		part->d[d].lo = max_t(nfhp_u128, part->d[d].lo, t[2 + 3 * j]);
+		part->d[d].hi = min_t(nfhp_u128, part->d[d].hi, t[3 + 3 * j]);
+	}
+	return nfhp_box_intersects(x, part);
+}
+
+/*
+ * A list that @x cuts is built anew for its whole region: unlike a leaf
+ * it holds entries that do not cover its region, and those @x meets may
+ * be gone, so no part of it can be kept.  Its entries that @x does not
+ * meet stay as they are (they are read through their tests only, not
+ * dereferenced, until known to stay); @u->c brings the rest.
+ */
+static int nfhp_update_list(struct nfhp_forest *f, struct nfhp_node *list,
+			    struct nfhp_region *reg,
+			    const struct nfhp_update *u, struct nfhp_node **out)
+{
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	const struct nfhp_entry *const *items = nfhp_leaf_entries(list);
+	const struct nfhp_entry **all;
+	const u32 *t = nfhp_list_tests(list);
+	struct nfhp_region *part;
+	unsigned int i, j = 0, n = 0;
+	int err = -ENOMEM;
+
+	all = nfhp_scratch_alloc(&f->scratch, list->n + u->n, sizeof(*all));
+	part = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*part));
+	if (!all || !part)
+		goto out_release;
+	/* The last entry covers the region, so @x, which meets it, meets it. */
+	for (i = 0; i < list->n - 1; i++, t += 1 + 3 * t[0]) {
+		if (nfhp_list_part_meets(t, u->x, reg, part))
+			continue;
+		/* It may be a candidate too, by a part outside the region. */
+		for (; j < u->n && u->c[j]->order <= items[i]->order; j++)
+			if (u->c[j] != items[i])
+				all[n++] = u->c[j];
+		all[n++] = items[i];
+	}
+	while (j < u->n)
+		all[n++] = u->c[j++];
+	err = nfhp_build_region(f, reg, all, n, out);
+out_release:
+	nfhp_scratch_release(&f->scratch, mark);
+	return err;
+}
+
 static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 			    struct nfhp_region *reg,
 			    const struct nfhp_update *u, struct nfhp_node **out)
@@ -1364,6 +1667,8 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 	}
 	if (nfhp_box_covers(u->x, reg))
 		return nfhp_build_region(f, reg, u->c, u->n, out);
+	if (node->kind == NFHP_NODE_LIST)
+		return nfhp_update_list(f, node, reg, u, out);
 	if (node->kind == NFHP_NODE_LEAF)
 		return nfhp_update_leaf(f, node, reg, u, out);
 	return nfhp_update_rlp(f, node, reg, u, out);
@@ -1447,29 +1752,58 @@ static u32 nfhp_node_find(const struct nfhp_node *node,
 	return nfhp_search32(k, idx[b], idx[b + 1] - idx[b] + 1, v);
 }
 
+/* The first entry of a list node whose tests hold @key. */
+static u32 nfhp_list_find(const struct nfhp_node *node,
+			  const struct nfhp_key *key)
+{
+	const u32 *t = nfhp_list_tests(node);
+	u32 i, j, nt, v;
+	bool in;
+
+	for (i = 0; i < node->n - 1; i++) {
+		nt = *t++;
+		in = true;
+		for (j = 0; j < nt; j++, t += 3) {
+			v = (u32)key->v[t[0]];
+			in &= v >= t[1] && v <= t[2];
+		}
+		if (in)
+			break;
+	}
+	return i;
+}
+
 /**
- * nfhp_tree_lookup() - find the leaf of a packet
+ * nfhp_tree_lookup() - find what a tree decides for a packet
  * @root: the tree
  * @key: the packet
  * @bound: the order of the decision the packet has already, U64_MAX if
  *	none; subtrees whose entries all come at or after it are skipped
+ * @hit: set to the entries the packet matches, when true is returned
  *
  * Runs on the packet path under RCU: it only reads immutable nodes.
  *
- * Return: the leaf, whose last entry decides, or NULL when no entry of
- * the tree comes before @bound.
+ * Return: false when no entry of the tree comes before @bound.
  */
-const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
-					 const struct nfhp_key *key, u64 bound)
+bool nfhp_tree_lookup(const struct nfhp_node *root,
+		      const struct nfhp_key *key, u64 bound,
+		      struct nfhp_hit *hit)
 {
 	const struct nfhp_node *node = root;
 
-	while (node->kind != NFHP_NODE_LEAF) {
+	while (!nfhp_node_final(node)) {
 		if (node->min_order >= bound)
-			return NULL;
+			return false;
 		node = nfhp_children(node)[nfhp_node_find(node, key)];
 	}
-	return node->min_order < bound ? node : NULL;
+	hit->items = nfhp_leaf_entries(node);
+	hit->n = node->n;
+	hit->walk = node->ibits;
+	if (node->kind == NFHP_NODE_LIST) {
+		hit->items += nfhp_list_find(node, key);
+		hit->n = 1;
+	}
+	return hit->items[0]->order < bound;
 }
 
 static void nfhp_hist_add(unsigned int *hist, unsigned int value)
@@ -1495,8 +1829,8 @@ static void nfhp_stats_walk(struct nfhp_forest *f,
 		return;
 	}
 	mut->mark = f->mark;
-	st->mem += nfhp_node_size(node->kind, node->n);
-	if (node->kind == NFHP_NODE_LEAF) {
+	st->mem += nfhp_node_bytes(node);
+	if (nfhp_node_final(node)) {
 		st->leaves++;
 		st->depth = max(st->depth, depth);
 		nfhp_hist_add(st->leaf_size_hist, node->n);
@@ -1533,7 +1867,7 @@ static void nfhp_leaf_walk(struct nfhp_forest *f, const struct nfhp_node *node,
 	if (node->mark == f->mark)
 		return;
 	mut->mark = f->mark;
-	if (node->kind == NFHP_NODE_LEAF) {
+	if (nfhp_node_final(node)) {
 		cb(ctx, node);
 		return;
 	}

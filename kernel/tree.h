@@ -85,6 +85,15 @@ extern u32 nfhp_node_fanout;
 #define NFHP_EVENTS_INSERTION_MAX	24
 extern u32 nfhp_events_insertion_max;
 
+/*
+ * A region with up to this many relevant entries, all plain terminal
+ * ones, may become a list node instead of a subtree (tree.c, "List
+ * nodes").  nfhp_list_max is this, or another value in tests; 0 turns
+ * list nodes off.
+ */
+#define NFHP_LIST_MAX		4
+extern u32 nfhp_list_max;
+
 /* Trees per hook, see struct nfhp_tables in ruleset.c. */
 #define NFHP_HOOK_TREES		9
 
@@ -94,8 +103,9 @@ extern u32 nfhp_events_insertion_max;
  * @dim: the dimension a range-location node splits
  * @ibits: log2 of the buckets of the index of a wide RLP32 node, or 0;
  *	for a leaf, nonzero when one of its entries is %NFHP_ENTRY_EVAL
- * @ishift: how far a value's offset is shifted to find its bucket
- * @n: intervals of a range-location node, entries of a leaf
+ * @ishift: how far a value's offset is shifted to find its bucket; for
+ *	a list node, the number of u32 words of its tests
+ * @n: intervals of a range-location node, entries of a leaf or a list
  * @min_order: the smallest order of any entry in any leaf below; a
  *	lookup that already has a decision before it skips the subtree
  * @refs: references from parents and roots (control path only)
@@ -103,7 +113,7 @@ extern u32 nfhp_events_insertion_max;
  * @mark: scratch for statistics walks
  * @hnext: next node in the same deduplication bucket
  * @data: keys, children and index of a range-location node, entries of a
- *	leaf
+ *	leaf, entries and then tests of a list
  *
  * A range-location node holds @n sorted inclusive upper bounds, one per
  * elementary interval, and the child for each; the last bound is the end
@@ -129,11 +139,16 @@ struct nfhp_node {
 /**
  * enum nfhp_node_kind - what a node is
  * @NFHP_NODE_LEAF: a leaf, @data holds entry pointers
+ * @NFHP_NODE_LIST: a list node: entry pointers, each but the last with
+ *	the intervals that must hold the packet for it to decide
  * @NFHP_NODE_RLP32: a range-location node with u32 keys
  * @NFHP_NODE_RLP128: a range-location node with nfhp_u128 keys
+ *
+ * Leaves and lists end a lookup; the kinds after them have children.
  */
 enum nfhp_node_kind {
 	NFHP_NODE_LEAF,
+	NFHP_NODE_LIST,
 	NFHP_NODE_RLP32,
 	NFHP_NODE_RLP128,
 };
@@ -175,10 +190,11 @@ void nfhp_tree_walk_leaves(struct nfhp_forest *f,
 			     void *ctx);
 
 /**
- * nfhp_leaf_entries() - the entries of a leaf
- * @leaf: the leaf
+ * nfhp_leaf_entries() - the entries of a leaf or a list node
+ * @leaf: the leaf or list
  *
- * Return: @leaf->n entries in flattened order; the last one decides.
+ * Return: @leaf->n entries in flattened order.  In a leaf the last one
+ * decides; in a list the first whose tests hold the packet does.
  */
 static inline const struct nfhp_entry *const *
 nfhp_leaf_entries(const struct nfhp_node *leaf)
@@ -186,8 +202,22 @@ nfhp_leaf_entries(const struct nfhp_node *leaf)
 	return (const struct nfhp_entry *const *)leaf->data;
 }
 
-const struct nfhp_node *nfhp_tree_lookup(const struct nfhp_node *root,
-					 const struct nfhp_key *key, u64 bound);
+/**
+ * struct nfhp_hit - what one tree says about a packet
+ * @items: the entries the packet matches and whose counters it bumps, in
+ *	order; the last one decides
+ * @n: number of entries in @items
+ * @walk: @items must be walked at packet time: one runs extensions
+ */
+struct nfhp_hit {
+	const struct nfhp_entry *const *items;
+	u32 n;
+	bool walk;
+};
+
+bool nfhp_tree_lookup(const struct nfhp_node *root,
+		      const struct nfhp_key *key, u64 bound,
+		      struct nfhp_hit *hit);
 
 /* The ruleset's trees and entries, for stats.c. */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,

@@ -852,6 +852,121 @@ static void test_hotdrop(void)
 	free(mp);
 }
 
+/*
+ * A rule set whose FORWARD (policy ACCEPT) holds the rules @r[0 .. @n - 1]
+ * and then @fill rules that drop one source address each.  Enough rules
+ * in one commit make it a full build, where list nodes are made; updates
+ * only make them in regions they rebuild.
+ */
+static struct nfhp_ruleset *forward_of(struct nfhp_rule_spec **r,
+				       unsigned int n, unsigned int fill)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *filler = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	unsigned int i;
+
+	check(!nfhp_txn_begin(rs), "begin");
+	for (i = 0; i < n; i++)
+		check(!nfhp_rule_append(rs, "FORWARD", r[i], NULL, &msg),
+		      "append %u", i + 1);
+	for (i = 0; i < fill; i++) {
+		filler->nmatch = 0;
+		spec_prefix(filler, NFHP_DIM_SRC, ip(10, 0, 0, i), 32, false);
+		if (nfhp_rule_append(rs, "FORWARD", filler, NULL, &msg))
+			break;
+	}
+	check(i == fill, "%u fillers", fill);
+	check(!nfhp_txn_commit(rs, &msg), "commit");
+	free(filler);
+	return rs;
+}
+
+static unsigned int shadowed_count(struct nfhp_ruleset *rs)
+{
+	int shadowed = 0;
+
+	check(!nfhp_shadowed_rules(rs, count_shadow, &shadowed), "shadow");
+	return shadowed;
+}
+
+/*
+ * List nodes (tree.c): a region of few terminal entries is one node that
+ * tests them in order.  It must decide as the split would, count, change
+ * with updates, and keep shadow analysis exact.
+ */
+static void test_list_nodes(void)
+{
+	struct nfhp_rule_spec *r[3] = { spec_new(NFHP_ACT_DROP),
+					spec_new(NFHP_ACT_ACCEPT),
+					spec_new(NFHP_ACT_DROP) };
+	struct nfhp_tree_stats st = {};
+	struct nfhp_ruleset *rs;
+	struct nfhp_counter c;
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+	unsigned int n;
+
+	/* tcp --dport 22: its hotdrop entry, itself and the policy. */
+	spec_range(r[1], NFHP_DIM_PROTO, 6, 6, false);
+	spec_range(r[1], NFHP_DIM_DPORT, 22, 22, false);
+	rs = forward_of(&r[1], 1, 100);
+	nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &st);
+	check(st.nodes_per_dim[NFHP_DIM_PROTO] == 0 &&
+	      st.nodes_per_dim[NFHP_DIM_DPORT] == 0 && st.leaves >= 2,
+	      "tcp/22 makes list nodes, no PROTO or DPORT node (%u, %u)",
+	      st.nodes_per_dim[NFHP_DIM_PROTO],
+	      st.nodes_per_dim[NFHP_DIM_DPORT]);
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 6;
+	k.v[NFHP_DIM_DPORT] = 22;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule, "tcp/22: rule 1");
+	k.v[NFHP_DIM_DPORT] = 23;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && !v.rule, "tcp/23: policy");
+	nfhp_key_set_l4_short(&k, 6, 0, 19);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.hotdrop, "19 bytes of tcp: hotdrop");
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1), &c);
+	check(c.packets == 1, "rule 1 counted once (%llu)",
+	      (unsigned long long)c.packets);
+	/* An update that cuts the list: rule 1 is gone, tcp/22 with it. */
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, r[0], NULL, &msg) &&
+	      !nfhp_rule_delete(rs, "FORWARD", 2, &msg), "-I 1 DROP, -D 2");
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 6;
+	k.v[NFHP_DIM_DPORT] = 22;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule, "tcp/22 after: DROP 1");
+	nfhp_ruleset_free(rs);
+	free(r[0]);
+	free(r[1]);
+	free(r[2]);
+
+	/* TTL 50-60 ACCEPT lies inside TTL 0-99 DROP: they overlap. */
+	r[0] = spec_new(NFHP_ACT_DROP);
+	r[1] = spec_new(NFHP_ACT_ACCEPT);
+	r[2] = spec_new(NFHP_ACT_DROP);
+	spec_range(r[0], NFHP_DIM_TTL, 0, 99, false);
+	spec_range(r[1], NFHP_DIM_TTL, 50, 60, false);
+	rs = forward_of(r, 2, 100);
+	check(shadowed_count(rs) == 1, "TTL 50-60 after TTL 0-99: shadowed");
+	nfhp_ruleset_free(rs);
+	/* TTL 0-99 and 100-255 leave nothing for the rule after them. */
+	free(r[1]);
+	r[1] = spec_new(NFHP_ACT_ACCEPT);
+	spec_range(r[1], NFHP_DIM_TTL, 100, 255, false);
+	rs = forward_of(r, 3, 100);
+	n = shadowed_count(rs);
+	check(n == 1, "-j DROP after both TTL halves: shadowed (%u)", n);
+	nfhp_ruleset_free(rs);
+	free(r[0]);
+	free(r[1]);
+	free(r[2]);
+}
+
 int main(void)
 {
 	test_box_prefix_and_negation();
@@ -866,6 +981,7 @@ int main(void)
 	test_txn_and_errors();
 	test_enomem();
 	test_hotdrop();
+	test_list_nodes();
 	test_ext_hooks();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;

@@ -22,6 +22,7 @@
  */
 #include "print.h"
 #include "ref.h"
+#include "stats.h"
 #include "tree.h"
 
 #define NCHAINS		4	/* user chains U0..U3; Ui jumps only to Uj, j > i */
@@ -688,6 +689,76 @@ static bool txn_without_effect(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 	return compare(rs, ref, p, "after injected failure");
 }
 
+/* Shadowed rules as "chain:position " words, see shadow_same(). */
+struct shadow_text {
+	struct nfhp_ruleset *rs;
+	char buf[4096];
+	size_t len;
+};
+
+static void shadow_add(void *ctx, const struct nfhp_rule *r)
+{
+	struct shadow_text *t = ctx;
+
+	t->len += snprintf(t->buf + t->len, sizeof(t->buf) - t->len, "%s:%u ",
+			   nfhp_chain_name(nfhp_rule_chain(t->rs, r)),
+			   nfhp_rule_position(t->rs, r));
+	if (t->len >= sizeof(t->buf))
+		t->len = sizeof(t->buf) - 1;
+}
+
+/* The rules of @rs in a new rule set, built while list nodes are off. */
+static struct nfhp_ruleset *copy_without_lists(struct nfhp_ruleset *rs,
+					       struct nfhp_rule_spec *s)
+{
+	struct nfhp_ruleset *copy = nfhp_ruleset_new(~0ull);
+	u32 list_max = nfhp_list_max;
+	const struct nfhp_chain *c;
+	unsigned int pos;
+
+	nfhp_ruleset_set_ext(copy, &model_ops, NULL);
+	nfhp_txn_begin(copy);
+	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c))
+		if (!nfhp_chain_builtin(c))
+			nfhp_chain_new(copy, nfhp_chain_name(c), NULL);
+	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
+		for (pos = 1; pos <= nfhp_chain_rules(c); pos++) {
+			nfhp_rule_get_spec(nfhp_rule_at(c, pos), s);
+			nfhp_rule_append(copy, nfhp_chain_name(c), s, NULL,
+					 NULL);
+		}
+	}
+	nfhp_list_max = 0;
+	nfhp_txn_commit(copy, NULL);
+	nfhp_list_max = list_max;
+	return copy;
+}
+
+/*
+ * Shadow analysis reads the leaves and lists: a list node must not hide
+ * that a rule can never match, nor make one look shadowed.  The same
+ * rules built without list nodes must report the same rules.
+ */
+static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s)
+{
+	struct shadow_text *a = calloc(1, sizeof(*a));
+	struct shadow_text *b = calloc(1, sizeof(*b));
+	bool same;
+
+	a->rs = rs;
+	b->rs = copy_without_lists(rs, s);
+	same = !nfhp_shadowed_rules(a->rs, shadow_add, a) &&
+	       !nfhp_shadowed_rules(b->rs, shadow_add, b) &&
+	       !strcmp(a->buf, b->buf);
+	if (!same)
+		printf("# shadowed with lists: %s\n# without: %s\n", a->buf,
+		       b->buf);
+	nfhp_ruleset_free(b->rs);
+	free(a);
+	free(b);
+	return same;
+}
+
 /*
  * With deferred release, commits pile up what they replaced: at times a
  * grace period passes, at times the records are released, in any order,
@@ -728,6 +799,9 @@ int main(int argc, char **argv)
 		spread = 8 * rnd(4);
 		nfhp_events_insertion_max = i % 5 == 4 ?
 			NFHP_EVENTS_INSERTION_MAX : rnd(4);
+		/* List nodes off, as shipped, or up to the most allowed. */
+		nfhp_list_max = i % 7 == 6 ? 0 : i % 7 == 5 ?
+			NFHP_LIST_MAX : 2 + rnd(7);
 		rs = gen_ruleset(&ref, s);
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
@@ -746,6 +820,8 @@ int main(int argc, char **argv)
 				bad = 1;
 		}
 		if (!bad && !txn_without_effect(rs, ref, s, p))
+			bad = 1;
+		if (!bad && !shadow_same(rs, s))
 			bad = 1;
 		if (bad)
 			printf("# ruleset %d (seed %#llx) failed\n", i,
