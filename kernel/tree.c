@@ -530,16 +530,32 @@ static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 	return node;
 }
 
-/* A zeroed draft node with room for @n intervals or entries. */
+/* Zero the last word of the @size bytes at @p: the padding, if any. */
+static void nfhp_zero_pad(void *p, size_t size)
+{
+	if (size)
+		((unsigned long *)((u8 *)p + size))[-1] = 0;
+}
+
+/*
+ * A draft node with room for @n intervals or entries: its header and its
+ * padding are zeroed, the rest is for the caller to fill, every byte, as
+ * every byte is hashed.  Zeroing whole drafts was a tenth of a build.
+ */
 static struct nfhp_node *nfhp_draft_new(struct nfhp_forest *f, u8 kind,
 					u32 n)
 {
 	struct nfhp_node *draft;
 
-	draft = nfhp_scratch_zalloc(&f->scratch, 1, nfhp_node_size(kind, n));
-	if (draft) {
-		draft->kind = kind;
-		draft->n = n;
+	draft = nfhp_scratch_alloc(&f->scratch, 1, nfhp_node_size(kind, n));
+	if (!draft)
+		return NULL;
+	memset(draft, 0, sizeof(*draft));
+	draft->kind = kind;
+	draft->n = n;
+	if (kind == NFHP_NODE_RLP32) {
+		nfhp_zero_pad(draft->data, nfhp_keys_size(kind, n));
+		nfhp_zero_pad(nfhp_index(draft), nfhp_index_size(kind, n));
 	}
 	return draft;
 }
@@ -799,6 +815,8 @@ static bool nfhp_list_fill(struct nfhp_node *list, const struct nfhp_region *reg
 	}
 	if (!nfhp_list_last_reached(test, s->n - 1, reg))
 		return false;
+	if (words & 1)
+		t[words] = 0;
 	memcpy(list->data, s->rel, s->n * sizeof(*s->rel));
 	list->ishift = words;
 	list->min_order = s->rel[0]->order;
