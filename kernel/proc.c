@@ -176,6 +176,7 @@ static void nfhp_seq_tree_stats(struct seq_file *m, enum nfhp_hook hook,
 	}
 	seq_printf(m, "shared node references:   %14u\n", st->shared);
 	seq_printf(m, "number of leaves:         %14u\n", st->leaves);
+	seq_printf(m, "    of which lists:       %14u\n", st->lists);
 	seq_printf(m, "maximum depth:            %14u\n", st->depth);
 	seq_puts(m, "distribution of node sizes (intervals):\n");
 	nfhp_seq_hist(m, st->node_size_hist);

@@ -21,7 +21,8 @@
  * @mem: bytes held by the tree's nodes and leaves
  * @nodes: range-location nodes
  * @nodes_per_dim: range-location nodes of each dimension
- * @leaves: distinct leaves
+ * @leaves: distinct leaves, list nodes included (tree.c)
+ * @lists: distinct list nodes
  * @depth: largest number of nodes on a path from the root to a leaf
  * @node_size_hist: @node_size_hist[i] counts nodes with 2^i to 2^(i+1)-1
  *	intervals
@@ -38,6 +39,7 @@ struct nfhp_tree_stats {
 	unsigned int nodes;
 	unsigned int nodes_per_dim[NFHP_DIM_MAX];
 	unsigned int leaves;
+	unsigned int lists;
 	unsigned int depth;
 	unsigned int node_size_hist[NFHP_HIST_BUCKETS];
 	unsigned int leaf_size_hist[NFHP_HIST_BUCKETS];

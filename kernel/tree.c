@@ -1850,6 +1850,7 @@ static void nfhp_stats_walk(struct nfhp_forest *f,
 	st->mem += nfhp_node_bytes(node);
 	if (nfhp_node_final(node)) {
 		st->leaves++;
+		st->lists += node->kind == NFHP_NODE_LIST;
 		st->depth = max(st->depth, depth);
 		nfhp_hist_add(st->leaf_size_hist, node->n);
 		st->depth_hist[min_t(unsigned int, depth,

@@ -89,6 +89,32 @@ nfhp_check "shadowed lists FORWARD 4" \
 	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/shadowed |
 		 grep -qx 'FORWARD 4'"
 
+# List nodes (kernel/tree.c): a restore builds the tree afresh, and the
+# client's region, with the echo-request rule, its short-header entry and
+# the policy, becomes one list node.  Pings must still be dropped by it,
+# and pass once a delete has cut the list.
+lists()
+{
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/forward |
+		awk '/of which lists:/ { print $4 }'
+}
+ping_passes() { in_ns $ns_client $NFHP_PING -q -c1 -W1 $SERVER_IP >/dev/null 2>&1; }
+listrules=$(mktemp)
+{
+	echo "*filter"
+	echo ":FORWARD ACCEPT [0:0]"
+	echo "-A FORWARD -s $CLIENT_IP/32 -p icmp -m icmp --icmp-type 8 -j DROP"
+	for i in $(seq 1 100); do echo "-A FORWARD -s 10.9.0.$i/32 -j DROP"; done
+	echo "COMMIT"
+} > "$listrules"
+nfhp_check "restore of 101 rules" nfhp_restore_in $ns_router < "$listrules"
+rm -f "$listrules"
+nfhp_check "statistics/forward counts list nodes" [ "$(lists)" -ge 1 ]
+nfhp_check "the list node drops the ping" fails ping_passes
+nfhp_check "-D FORWARD 1 cuts the list" r -D FORWARD 1
+nfhp_check "the ping passes after the delete" ping_passes
+r -F FORWARD
+
 # Hook order, seen through an iptables rule that drops pings: an nf-hipac
 # counting rule sees them only when nf-hipac runs first.
 if command -v iptables >/dev/null 2>&1 &&

@@ -508,9 +508,9 @@ static int do_stats(struct sim *s)
 		ret = nfhp_tree_get_stats(s->rs, h, &st);
 		if (ret)
 			return core_err("stats", ret, NULL);
-		printf("%s: rules %u, mem %llu, nodes %u, leaves %u, depth %u, shared %u\n",
+		printf("%s: rules %u, mem %llu, nodes %u, leaves %u (lists %u), depth %u, shared %u\n",
 		       hook_names[h], st.rules, (unsigned long long)st.mem,
-		       st.nodes, st.leaves, st.depth, st.shared);
+		       st.nodes, st.leaves, st.lists, st.depth, st.shared);
 		printf("  nodes per dim:");
 		for (d = 0; d < NFHP_DIM_MAX; d++)
 			if (st.nodes_per_dim[d])
