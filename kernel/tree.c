@@ -160,9 +160,10 @@
  * Matching: nfhp_tree_lookup()
  * ----------------------------
  *
- * From the root, while the node is not a leaf, binary-search the packet's
- * value of the node's dimension among its upper bounds and follow that
- * child.  No locks, no writes, no allocation.
+ * From the root, while the node is not a leaf or a list, binary-search
+ * the packet's value of the node's dimension among its upper bounds and
+ * follow that child; a list gives its first entry whose tests hold the
+ * packet (struct nfhp_hit).  No locks, no writes, no allocation.
  *
  * Wide nodes (a root over thousands of source prefixes) would cost a dozen
  * probes, each a likely cache miss.  A 32-bit node with NFHP_INDEX_MIN
