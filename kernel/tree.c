@@ -86,6 +86,10 @@
  * interval to the DPORT nodes under 10.0.0.0/8, [%NFHP_L4_TRUNCATED, max],
  * with a leaf that drops.
  *
+ * (ruleset.c gives rules that are wildcards in an address a tree of
+ * their own, see struct nfhp_tables: in the example, rule 3 would have a
+ * tree of its own and the SRC node would serve rules 1 and 2 only.)
+ *
  * List nodes
  * ----------
  *
@@ -104,18 +108,15 @@
  *   rule 1                  PROTO [6,6], DPORT [22,22]
  *   rule 2                  (covers the region)
  *
- * and 10.1.2.3 -> tcp/22 takes one binary search, SRC, and four compares.
- * The other children of 10.0.0.0/8 are not: rule 3 there needs PROTO [6,6]
- * only, which overlaps rule 1.  Lists are made only where every entry
+ * and 10.1.2.3 -> tcp/22 takes one binary search, SRC, and two tests.
+ * The other children of 10.0.0.0/8 would not be, rule 3 there needs
+ * PROTO [6,6] only, which overlaps rule 1; but with rule 3 in a tree of
+ * its own they are lists too.  Lists are made only where every entry
  * decides some packet of the region (their intervals are disjoint, and
  * leave a gap in one dimension for the last), so that shadow analysis,
  * which reads leaves and lists, stays exact.  An update that cuts a list
  * builds its region anew (nfhp_update_list()); updates make lists only in
  * the regions they build.
- *
- * (ruleset.c gives rules that are wildcards in an address a tree of
- * their own, see struct nfhp_tables: in the example, rule 3 would have a
- * tree of its own and the SRC node would serve rules 1 and 2 only.)
  *
  * Deduplication
  * -------------
