@@ -542,7 +542,7 @@ static void nfhp_zero_pad(void *p, size_t size)
 /*
  * A draft node with room for @n intervals or entries: its header and its
  * padding are zeroed, the rest is for the caller to fill, every byte, as
- * every byte is hashed.  Zeroing whole drafts was a tenth of a build.
+ * every byte is hashed.  Zeroing whole drafts was a seventh of a build.
  */
 static struct nfhp_node *nfhp_draft_new(struct nfhp_forest *f, u8 kind,
 					u32 n)
