@@ -593,6 +593,13 @@ static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
 	}
 }
 
+/* Does @e decide the packets that reach it, once its box holds them? */
+static bool nfhp_entry_terminal(const struct nfhp_entry *e)
+{
+	return e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
+	       e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP;
+}
+
 /**
  * nfhp_scan_push() - consider the next entry intersecting a region
  * @s: the scan
@@ -629,8 +636,7 @@ static bool nfhp_scan_push(struct nfhp_scan *s, const struct nfhp_region *reg,
 	}
 	if (e->flags & NFHP_ENTRY_COND)
 		return true;
-	if (e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
-	    e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP)
+	if (nfhp_entry_terminal(e))
 		return e->order < s->maybe_to;
 	return true;
 }
@@ -677,10 +683,8 @@ static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 /* Can @e be an entry of a list node: it ends a scan where it matches? */
 static bool nfhp_list_entry_ok(const struct nfhp_entry *e)
 {
-	if (e->flags & (NFHP_ENTRY_EVAL | NFHP_ENTRY_COND))
-		return false;
-	return e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
-	       e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP;
+	return !(e->flags & (NFHP_ENTRY_EVAL | NFHP_ENTRY_COND)) &&
+	       nfhp_entry_terminal(e);
 }
 
 /*
