@@ -145,8 +145,9 @@ router_rules()
 	EOF
 }
 
+# The count file is replaced whole (rename), never read half written.
 in_ns $ns_server python3 -c '
-import socket, sys
+import os, socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 6000))
 n = 0
@@ -154,7 +155,8 @@ while True:
     s.recv(64)
     n += 1
     if n % 50 == 0:
-        open(sys.argv[1], "w").write("%d\n" % n)
+        open(sys.argv[1] + ".new", "w").write("%d\n" % n)
+        os.replace(sys.argv[1] + ".new", sys.argv[1])
 ' $tmp/udp-count &
 in_ns $ns_client python3 -c '
 import socket, sys, time
