@@ -585,12 +585,31 @@ static struct nfhp_dim_match *dim_new(struct pstate *ps, int dim, u8 form,
 	}
 	ps->have[dim] = true;
 	ps->dim_seq[dim] = ps->cur_seq;
-	memset(m, 0, sizeof(*m));
+	/*
+	 * Only the first interval is cleared: a form with more writes each
+	 * one it counts, and dim_copy() takes no more.  A restore of 100,000
+	 * rules spent a tenth of its parsing clearing the other fourteen.
+	 */
+	memset(m, 0, offsetof(struct nfhp_dim_match, ranges[1]));
+	memset(m->ifname, 0, sizeof(m->ifname));
 	m->dim = dim;
 	m->form = form;
 	m->syntax = syntax;
 	m->invert = invert;
 	return m;
+}
+
+/* Copy what @src holds: its intervals in use, not the rest of the array. */
+static void dim_copy(struct nfhp_dim_match *dst,
+		     const struct nfhp_dim_match *src)
+{
+	unsigned int n = 1;
+
+	if (src->form == NFHP_FORM_RANGES)
+		n = min_t(unsigned int, max_t(unsigned int, src->nranges, 1),
+			  NFHP_MAX_RANGES);
+	memcpy(dst, src, offsetof(struct nfhp_dim_match, ranges[n]));
+	memcpy(dst->ifname, src->ifname, sizeof(dst->ifname));
 }
 
 static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
@@ -1104,7 +1123,7 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
  * order iptables runs them; as a second instance of itself, which
  * iptables keeps apart; as a tcp or udp match after multiport, which
  * drops short packets only among those multiport let through (the kernel
- * has one box for them, nfhp_hotdrop_box_from_spec()); and when an
+ * has one box for them, nfhp_rule_body_new()); and when an
  * earlier pass found that the tree cannot take it (refuse()).
  */
 static bool next_to_xt(struct pstate *ps, int pm)
@@ -1172,8 +1191,8 @@ static const struct nfhp_opt *find_long(struct pstate *ps, const char *name,
 	for (i = 0; i < ARRAY_SIZE(opts); i++) {
 		if (!native_opt(ps, &opts[i]))
 			continue;
-		if (strlen(opts[i].name) == len &&
-		    !strncmp(opts[i].name, name, len))
+		if (opts[i].name[0] == name[0] &&
+		    !strncmp(opts[i].name, name, len) && !opts[i].name[len])
 			return &opts[i];
 	}
 	for (i = 0; i < ARRAY_SIZE(opts); i++) {
@@ -1201,7 +1220,13 @@ static int short_arg_kind(int c)
 
 static bool is_cmd_letter(int c)
 {
-	return c > 0 && c < 128 && strchr("ACDRILSFZNXEPhV", c);
+	switch (c) {
+	case 'A': case 'C': case 'D': case 'R': case 'I': case 'L': case 'S':
+	case 'F': case 'Z': case 'N': case 'X': case 'E': case 'P': case 'h':
+	case 'V':
+		return true;
+	}
+	return false;
 }
 
 static int cmd_of(int c)
@@ -2051,7 +2076,7 @@ static int final_checks(struct pstate *ps)
 	spec->nmatch = 0;
 	for (d = 0; d < NFHP_DIM_MAX; d++)
 		if (ps->have[d])
-			spec->m[spec->nmatch++] = ps->m[d];
+			dim_copy(&spec->m[spec->nmatch++], &ps->m[d]);
 	set_order(ps, spec);
 	return 0;
 }
