@@ -71,7 +71,7 @@ static inline void nfhp_key_set_fragment(struct nfhp_key *key)
  *
  * Multiport rules match the %NFHP_L4_SHORT values of their ports too.
  * Flattening puts before each rule with such a match an entry that drops
- * what the match would (nfhp_hotdrop_box_from_spec()).  It restricts the
+ * what the match would (nfhp_hotdrop_plan() in match.c).  It restricts the
  * dimension the rule's own match splits anyway, so the trees barely grow.
  */
 #define NFHP_L4_TRUNCATED	0x10001u

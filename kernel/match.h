@@ -69,13 +69,6 @@ nfhp_box_ranges(const struct nfhp_box *b, unsigned int dim)
 
 nfhp_u128 nfhp_dim_span(unsigned int dim);
 void nfhp_region_full(struct nfhp_region *reg);
-int nfhp_boxes_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
-			 struct nfhp_box **box, struct nfhp_box **alt,
-			 const char **msg);
-int nfhp_hotdrop_box_from_spec(struct nfhp_mem *mem,
-			       const struct nfhp_rule_spec *s,
-			       const struct nfhp_box *own,
-			       struct nfhp_box **box, const char **msg);
 int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		       struct nfhp_box **box, const char **msg);
 int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
@@ -106,6 +99,27 @@ struct nfhp_packed_spec {
 
 int nfhp_spec_pack(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		   struct nfhp_packed_spec **out);
+
+/**
+ * struct nfhp_rule_body - what a rule is made of, in one allocation
+ * @box: what it matches
+ * @alt: a second box it matches, disjoint from @box, or NULL (a
+ *	"-m multiport --ports" rule, see nfhp_rule_body_new())
+ * @hot: the short packets its transport match drops, or NULL
+ * @spec: what the user wrote, packed
+ * @size: bytes allocated, from @box on
+ */
+struct nfhp_rule_body {
+	struct nfhp_box *box;
+	struct nfhp_box *alt;
+	struct nfhp_box *hot;
+	struct nfhp_packed_spec *spec;
+	u32 size;
+};
+
+int nfhp_rule_body_new(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
+		       struct nfhp_rule_body *body, const char **msg);
+void nfhp_rule_body_free(struct nfhp_mem *mem, struct nfhp_rule_body *body);
 void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		      struct nfhp_rule_spec *s);
 bool nfhp_packed_spec_equal(const struct nfhp_packed_spec *a,

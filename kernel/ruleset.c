@@ -68,12 +68,7 @@ static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
 
 /**
  * struct nfhp_rule - an immutable rule
- * @box: what it matches
- * @alt: a second box it matches, disjoint from @box, or NULL (see
- *	nfhp_boxes_from_spec())
- * @hot: the short packets its transport match drops, or NULL (see
- *	nfhp_hotdrop_box_from_spec())
- * @spec: what the user wrote, packed
+ * @body: its boxes and what the user wrote (nfhp_rule_body_new())
  * @cnt: its counters
  * @gen: the transaction that created it
  * @written: the dimensions its specification names, restricting them or
@@ -87,10 +82,7 @@ static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
  * @target: chain of a jump or goto
  */
 struct nfhp_rule {
-	struct nfhp_box *box;
-	struct nfhp_box *alt;
-	struct nfhp_box *hot;
-	struct nfhp_packed_spec *spec;
+	struct nfhp_rule_body body;
 	struct nfhp_rcounter *cnt;
 	u32 gen;
 	u16 written;
@@ -378,10 +370,7 @@ static void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 	if (r->ext)
 		rs->ext_ops->destroy(rs->ext_priv, r->ext);
 	rs->nbound -= r->ext_hooks != NFHP_ALL_HOOKS;
-	nfhp_box_free(&rs->mem, r->hot);
-	nfhp_box_free(&rs->mem, r->alt);
-	nfhp_box_free(&rs->mem, r->box);
-	nfhp_free(&rs->mem, r->spec, r->spec->size);
+	nfhp_rule_body_free(&rs->mem, &r->body);
 	nfhp_rcounter_put(&rs->cpool, r->cnt);
 	nfhp_free(&rs->mem, r, sizeof(*r));
 }
@@ -471,20 +460,13 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
 		if (spec->m[i].dim < NFHP_DIM_MAX)
 			r->written |= 1u << spec->m[i].dim;
-	err = nfhp_boxes_from_spec(&rs->mem, spec, &r->box, &r->alt, msg);
+	err = nfhp_rule_body_new(&rs->mem, spec, &r->body, msg);
 	if (err)
 		goto out_free_rule;
-	err = nfhp_hotdrop_box_from_spec(&rs->mem, spec, r->box, &r->hot,
-					 msg);
-	if (err)
-		goto out_free_box;
-	err = nfhp_spec_pack(&rs->mem, spec, &r->spec);
-	if (err)
-		goto out_free_box;
 	err = -ENOMEM;
 	r->cnt = nfhp_rcounter_new(&rs->cpool, counters);
 	if (!r->cnt)
-		goto out_free_spec;
+		goto out_free_body;
 	err = nfhp_rule_ext(rs, r, spec, hooks, msg);
 	if (err)
 		goto out_put_counter;
@@ -499,12 +481,8 @@ out_destroy_ext:
 		rs->ext_ops->destroy(rs->ext_priv, r->ext);
 out_put_counter:
 	nfhp_rcounter_put(&rs->cpool, r->cnt);
-out_free_spec:
-	nfhp_free(&rs->mem, r->spec, r->spec->size);
-out_free_box:
-	nfhp_box_free(&rs->mem, r->hot);
-	nfhp_box_free(&rs->mem, r->alt);
-	nfhp_box_free(&rs->mem, r->box);
+out_free_body:
+	nfhp_rule_body_free(&rs->mem, &r->body);
 out_free_rule:
 	nfhp_free(&rs->mem, r, sizeof(*r));
 out_nomem:
@@ -961,7 +939,7 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 	}
 	if (action == NFHP_ACT_JUMP || action == NFHP_ACT_GOTO)
 		action = NFHP_ACT_NONE;
-	if (rbox == r->alt)
+	if (rbox == r->body.alt)
 		flags |= NFHP_ENTRY_ALT;
 	err = nfhp_flat_add(rs, fl, box, own, r->cnt, r, action,
 			    r->ext ? flags | NFHP_ENTRY_EVAL | NFHP_ENTRY_COND :
@@ -1001,7 +979,7 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_box *own;
 	int err;
 
-	err = nfhp_narrow(rs, prefix, r->hot, &box, &own);
+	err = nfhp_narrow(rs, prefix, r->body.hot, &box, &own);
 	if (err)
 		return err;
 	if (own && own->empty) {
@@ -1027,15 +1005,15 @@ static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 {
 	int err;
 
-	if (r->hot) {
+	if (r->body.hot) {
 		err = nfhp_flatten_hotdrop(rs, fl, r, prefix, flags, depth);
 		if (err)
 			return err;
 	}
-	err = nfhp_flatten_box(rs, m, fl, r, r->box, prefix, depth, flags);
-	if (err || !r->alt)
+	err = nfhp_flatten_box(rs, m, fl, r, r->body.box, prefix, depth, flags);
+	if (err || !r->body.alt)
 		return err;
-	return nfhp_flatten_box(rs, m, fl, r, r->alt, prefix, depth, flags);
+	return nfhp_flatten_box(rs, m, fl, r, r->body.alt, prefix, depth, flags);
 }
 
 static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
@@ -2531,7 +2509,7 @@ static int nfhp_rule_retarget(struct nfhp_ruleset *rs,
 
 	if (!spec)
 		return -ENOMEM;
-	nfhp_spec_unpack(r->spec, spec);
+	nfhp_spec_unpack(r->body.spec, spec);
 	strscpy(spec->target, target, sizeof(spec->target));
 	err = nfhp_rule_new(rs, spec, nfhp_chain_hooks(rs, c, spec), NULL,
 			    out, &msg);
@@ -2752,7 +2730,7 @@ int nfhp_rule_delete_spec(struct nfhp_ruleset *rs, const char *chain,
 	if (err)
 		return err;
 	for (i = 0; i < c->n; i++)
-		if (nfhp_packed_spec_equal(c->rules[i]->spec, p))
+		if (nfhp_packed_spec_equal(c->rules[i]->body.spec, p))
 			break;
 	nfhp_free(&scratch, p, p->size);
 	if (i == c->n) {
@@ -3043,7 +3021,7 @@ const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
  */
 int nfhp_rule_get_spec(const struct nfhp_rule *r, struct nfhp_rule_spec *spec)
 {
-	nfhp_spec_unpack(r->spec, spec);
+	nfhp_spec_unpack(r->body.spec, spec);
 	return 0;
 }
 
@@ -3273,9 +3251,9 @@ static bool nfhp_entry_own_match(const struct nfhp_entry *e,
 	if (!r)
 		return true;	/* the policy, the return after a goto */
 	if (e->action == NFHP_ENTRY_HOTDROP)
-		own = r->hot;
+		own = r->body.hot;
 	else
-		own = e->flags & NFHP_ENTRY_ALT ? r->alt : r->box;
+		own = e->flags & NFHP_ENTRY_ALT ? r->body.alt : r->body.box;
 	return nfhp_box_contains_key(own, key);
 }
 
@@ -3550,5 +3528,5 @@ u16 nfhp_rule_written(const struct nfhp_rule *r)
  */
 const struct nfhp_box *nfhp_rule_box(const struct nfhp_rule *r)
 {
-	return r->box;
+	return r->body.box;
 }

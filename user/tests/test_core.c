@@ -131,6 +131,83 @@ static void test_box_mask_and_ifname(void)
 	free(s);
 }
 
+/* Is @p inside @body's block, aligned for a box? */
+static bool in_body(const struct nfhp_rule_body *body, const void *p,
+		    size_t size)
+{
+	const u8 *lo = (const u8 *)body->box, *q = p;
+
+	return q >= lo && q + size <= lo + body->size &&
+	       !((unsigned long)q % __alignof__(struct nfhp_box));
+}
+
+static bool box_same(const struct nfhp_box *a, const struct nfhp_box *b)
+{
+	return a->size == b->size && !memcmp(a, b, a->size);
+}
+
+/*
+ * A rule's body holds its box, its "--ports" twin, its hotdrop box and its
+ * packed specification in one block: each where nfhp_box_from_spec() and
+ * nfhp_spec_pack() would have put it alone, none overlapping.
+ */
+static void test_rule_body(void)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_ACCEPT), *back;
+	struct nfhp_rule_body body;
+	struct nfhp_box *alone;
+	const char *msg = NULL;
+	u8 *end;
+	int err;
+
+	spec_prefix(s, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
+	spec_range(s, NFHP_DIM_DPORT, 22, 22, true);
+	strcpy(s->comment, "ssh elsewhere");
+	check(!nfhp_rule_body_new(&mem, s, &body, &msg), "body of tcp rule");
+	check(!nfhp_box_from_spec(&mem, s, &alone, &msg), "box alone");
+	check(box_same(body.box, alone), "body's box is the box");
+	check(!body.alt, "one box without --ports");
+	check(body.hot && (body.hot->restricted & (1u << NFHP_DIM_DPORT)) &&
+	      nfhp_box_nranges(body.hot, NFHP_DIM_SRC) == 1,
+	      "hotdrop box keeps the source, narrows the port");
+	end = (u8 *)body.spec + body.spec->size;
+	check(in_body(&body, body.box, body.box->size) &&
+	      in_body(&body, body.hot, body.hot->size) &&
+	      (u8 *)body.box + body.box->size <= (u8 *)body.hot &&
+	      (u8 *)body.hot + body.hot->size <= (u8 *)body.spec &&
+	      end == (u8 *)body.box + body.size, "parts in order, no overlap");
+	back = spec_new(NFHP_ACT_NONE);
+	nfhp_spec_unpack(body.spec, back);
+	check(back->nmatch == 3 && !strcmp(back->comment, "ssh elsewhere") &&
+	      back->m[2].invert, "packed specification reads back");
+	free(back);
+	nfhp_box_free(&mem, alone);
+	nfhp_rule_body_free(&mem, &body);
+	check(!mem.used && !body.box, "one block returned");
+
+	s->m[2].syntax = NFHP_SYN_MULTIPORT_BOTH;	/* --ports 22 */
+	s->m[2].invert = false;
+	check(!nfhp_rule_body_new(&mem, s, &body, &msg), "body of --ports");
+	check(body.alt && in_body(&body, body.alt, body.alt->size) &&
+	      nfhp_box_disjoint(body.box, body.alt), "--ports: two boxes");
+	nfhp_rule_body_free(&mem, &body);
+
+	for (long n = 1; ; n++) {
+		nfhp_shim_fail_countdown = n;
+		err = nfhp_rule_body_new(&mem, s, &body, &msg);
+		nfhp_shim_fail_countdown = 0;
+		if (!err)
+			break;
+		check(err == -ENOMEM && !body.box && !mem.used,
+		      "failure %ld leaves nothing", n);
+	}
+	nfhp_rule_body_free(&mem, &body);
+	check(!mem.used, "all returned");
+	free(s);
+}
+
 static struct nfhp_box *box_of(struct nfhp_mem *mem,
 				struct nfhp_rule_spec *s)
 {
@@ -981,6 +1058,7 @@ int main(void)
 	test_txn_and_errors();
 	test_enomem();
 	test_hotdrop();
+	test_rule_body();
 	test_list_nodes();
 	test_ext_hooks();
 	printf("%d passed, %d failed\n", tests - failures, failures);
