@@ -147,6 +147,33 @@
  * rest, the first two leading to SRC nodes of two intervals each, the
  * last straight to the PROTO node of [11.0.0.0, 255.255.255.255].
  *
+ * Two builders
+ * ------------
+ *
+ * A restore builds trees of a hundred thousand entries while the rest of
+ * the machine waits, and the children of a split are independent.  So
+ * the first split of nfhp_tree_build() with enough work (at least
+ * nfhp_share_min relevant entries, counted over its elementary intervals,
+ * in each half) cuts its intervals into two runs of about equal work and
+ * hands the second run to a helper on the unbound workqueue
+ * (nfhp_split_shared()).  The helper starts with the entries the first
+ * run leaves active: it replays the interval ends before its own.
+ *
+ * Each builder has its own scratch stack, memo and active set.  They
+ * share the read-only entries and interval ends and, under the forest's
+ * lock while the helper runs, the hash table, the nodes' references and
+ * the memory account: a subtree both runs build is still stored once, and
+ * the tree is the one a single builder makes.  When one interval holds
+ * most of the work (a protocol split where TCP holds nearly every rule)
+ * the split is not cut; the build of that interval may share instead.
+ *
+ * The root of the example above has too little work to share.  The seed
+ * set of 100,000 rules splits SRC at its root into more than 100,000
+ * intervals (17 nodes of 8,192 under one, see "Wide nodes"); the helper
+ * builds those from the middle one on.
+ * Userspace runs the helper in the caller (the shim's workqueue), so the
+ * tests see the same two runs, one after the other.
+ *
  * Updates: nfhp_tree_update()
  * ---------------------------
  *
@@ -213,6 +240,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 
 #include "tree.h"
 
@@ -237,6 +265,7 @@
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
 u32 nfhp_list_max = NFHP_LIST_MAX;
 u32 nfhp_events_insertion_max = NFHP_EVENTS_INSERTION_MAX;
+u32 nfhp_share_min = NFHP_SHARE_MIN;
 
 /* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
 static size_t nfhp_keys_size(u8 kind, u32 n)
@@ -404,6 +433,10 @@ int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem)
 	f->count = 0;
 	f->mark = 0;
 	f->mask = NFHP_HASH_INIT_BUCKETS - 1;
+	f->home = NULL;
+	f->shared = false;
+	f->may_share = false;
+	mutex_init(&f->lock);
 	nfhp_scratch_init(&f->scratch);
 	f->buckets = nfhp_alloc(mem, NFHP_HASH_INIT_BUCKETS *
 				sizeof(*f->buckets));
@@ -420,6 +453,40 @@ void nfhp_forest_destroy(struct nfhp_forest *f)
 	nfhp_free(f->mem, f->buckets, (f->mask + 1) * sizeof(*f->buckets));
 	f->buckets = NULL;
 	nfhp_scratch_destroy(&f->scratch);
+	mutex_destroy(&f->lock);
+}
+
+/* The forest whose table and nodes @f builds into: its own or its home. */
+static struct nfhp_forest *nfhp_home(struct nfhp_forest *f)
+{
+	return f->home ? f->home : f;
+}
+
+/*
+ * While a helper builds (nfhp_split_shared()), the table, the nodes'
+ * references and the account are shared by two threads.  Otherwise there
+ * is one, and locking would only cost.
+ */
+static void nfhp_share_lock(struct nfhp_forest *f)
+{
+	f = nfhp_home(f);
+	if (f->shared)
+		mutex_lock(&f->lock);
+}
+
+static void nfhp_share_unlock(struct nfhp_forest *f)
+{
+	f = nfhp_home(f);
+	if (f->shared)
+		mutex_unlock(&f->lock);
+}
+
+/* Take a reference to @node. */
+static void nfhp_node_get(struct nfhp_forest *f, struct nfhp_node *node)
+{
+	nfhp_share_lock(f);
+	node->refs++;
+	nfhp_share_unlock(f);
 }
 
 /* Double the hash table; on failure keep the old one, only slower. */
@@ -450,8 +517,10 @@ static void nfhp_node_free(struct nfhp_forest *f, struct nfhp_node *node)
 
 static void nfhp_node_unlink(struct nfhp_forest *f, struct nfhp_node *node)
 {
-	struct nfhp_node **pp = &f->buckets[node->hash & f->mask];
+	struct nfhp_node **pp;
 
+	f = nfhp_home(f);
+	pp = &f->buckets[node->hash & f->mask];
 	while (*pp != node)
 		pp = &(*pp)->hnext;
 	*pp = node->hnext;
@@ -467,7 +536,7 @@ static void nfhp_node_unlink(struct nfhp_forest *f, struct nfhp_node *node)
  * zero references: the old root was unpublished a grace period ago, or the
  * node was never published.
  */
-void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
+static void __nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 {
 	struct nfhp_node **child;
 	u32 i;
@@ -480,10 +549,17 @@ void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 		for (i = 0; i < root->n; i++) {
 			if (i + NFHP_REFS_AHEAD < root->n)
 				prefetchw(child[i + NFHP_REFS_AHEAD]);
-			nfhp_tree_put(f, child[i]);
+			__nfhp_tree_put(f, child[i]);
 		}
 	}
 	nfhp_node_free(f, root);
+}
+
+void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
+{
+	nfhp_share_lock(f);
+	__nfhp_tree_put(f, root);
+	nfhp_share_unlock(f);
 }
 
 /* Drop the references a draft node holds to its children. */
@@ -508,27 +584,31 @@ static void nfhp_draft_drop(struct nfhp_forest *f,
 static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 					  struct nfhp_node *draft)
 {
+	struct nfhp_forest *t = nfhp_home(f);
 	size_t size = nfhp_node_bytes(draft);
 	struct nfhp_node *node;
 
 	draft->hash = nfhp_node_hash(draft);
-	for (node = f->buckets[draft->hash & f->mask]; node;
+	nfhp_share_lock(f);
+	for (node = t->buckets[draft->hash & t->mask]; node;
 	     node = node->hnext) {
 		if (!nfhp_node_equal(node, draft))
 			continue;
 		node->refs++;
+		nfhp_share_unlock(f);
 		nfhp_draft_drop(f, draft);
 		return node;
 	}
-	node = nfhp_alloc(f->mem, size);
-	if (!node)
-		return NULL;
-	memcpy(node, draft, size);
-	node->refs = 1;
-	node->hnext = f->buckets[node->hash & f->mask];
-	f->buckets[node->hash & f->mask] = node;
-	if (++f->count > 2 * (f->mask + 1))
-		nfhp_forest_grow(f);
+	node = nfhp_alloc(t->mem, size);
+	if (node) {
+		memcpy(node, draft, size);
+		node->refs = 1;
+		node->hnext = t->buckets[node->hash & t->mask];
+		t->buckets[node->hash & t->mask] = node;
+		if (++t->count > 2 * (t->mask + 1))
+			nfhp_forest_grow(t);
+	}
+	nfhp_share_unlock(f);
 	return node;
 }
 
@@ -1213,7 +1293,7 @@ static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 	nfhp_active_scan(active, parent, reg, &s);
 	slot = nfhp_memo_find(memo, &s);
 	if (slot->node) {
-		slot->node->refs++;
+		nfhp_node_get(f, slot->node);
 		*out = slot->node;
 		return 0;
 	}
@@ -1308,7 +1388,7 @@ static int nfhp_make_chunks(struct nfhp_forest *f, unsigned int dim,
 		return 0;
 	/* The parts took their children's references: hand them back. */
 	for (i = 0; i < min(j * k, c->n); i++)
-		c->node[i]->refs++;
+		nfhp_node_get(f, c->node[i]);
 	for (i = 0; i < j; i++)
 		nfhp_tree_put(f, top.node[i]);
 	return err;
@@ -1328,45 +1408,225 @@ static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 	return nfhp_make_node(f, dim, c, min_order, out);
 }
 
-/* Sweep the interval ends of @dim, building one child per interval. */
+/**
+ * struct nfhp_sweep - a run of the elementary intervals of one split
+ * @dim: the dimension split
+ * @ev: the interval ends of the split's entries, sorted
+ * @nev: number of @ev
+ * @from: the first event of the run: its intervals start at @ev[@from].at,
+ *	or at the region's low end for 0
+ * @to: the event the run stops before (the next run starts there)
+ * @heavy: the interval whose split may take a helper, or -1
+ */
+struct nfhp_sweep {
+	unsigned int dim;
+	const struct nfhp_event *ev;
+	unsigned int nev;
+	unsigned int from;
+	unsigned int to;
+	int heavy;
+};
+
+/* Sweep the interval ends of @w->dim, building one child per interval. */
 static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
-			       const struct nfhp_scan *s, unsigned int dim,
-			       const struct nfhp_event *ev, unsigned int nev,
+			       const struct nfhp_scan *s,
+			       const struct nfhp_sweep *w,
 			       struct nfhp_children *c)
 {
-	struct nfhp_range span = reg->d[dim];
+	const struct nfhp_event *ev = w->ev;
+	struct nfhp_range span = reg->d[w->dim];
+	unsigned int i, e, nev = w->nev;
 	const struct nfhp_entry **buf;
-	nfhp_u128 lo = span.lo, hi;
 	struct nfhp_active active;
 	struct nfhp_memo memo;
 	struct nfhp_node *child;
-	unsigned int i, e = 0;
-	int err;
+	nfhp_u128 lo, hi;
+	int err, k = 0;
 
 	buf = nfhp_scratch_alloc(&f->scratch, s->n, sizeof(*buf));
 	if (!buf || nfhp_active_init(f, &active, s->n) ||
-	    nfhp_memo_init(f, &memo, nev + 1))
+	    nfhp_memo_init(f, &memo, w->to - w->from + 1))
 		return -ENOMEM;
 	for (i = 0; i < s->n; i++)
-		if (!nfhp_box_nranges(s->rel[i]->box, dim))
+		if (!nfhp_box_nranges(s->rel[i]->box, w->dim))
 			nfhp_active_set(&active, i, true);
+	/* A later run starts with the entries the earlier ones left on. */
+	for (e = 0; e < w->from; e++)
+		nfhp_active_set(&active, ev[e].idx, ev[e].on);
+	lo = w->from ? ev[w->from].at : span.lo;
 	for (;;) {
 		for (; e < nev && ev[e].at == lo; e++)
 			nfhp_active_set(&active, ev[e].idx, ev[e].on);
 		hi = e < nev ? ev[e].at - 1 : span.hi;
-		reg->d[dim].lo = lo;
-		reg->d[dim].hi = hi;
+		reg->d[w->dim].lo = lo;
+		reg->d[w->dim].hi = hi;
+		f->may_share = k++ == w->heavy;
 		err = nfhp_build_child(f, reg, s, &active, &memo, buf, &child);
+		f->may_share = false;
 		if (err)
 			break;
 		nfhp_children_add(f, c, child, hi);
 		cond_resched();
-		if (e == nev)
+		if (e >= w->to)
 			break;
 		lo = ev[e].at;
 	}
-	reg->d[dim] = span;
+	reg->d[w->dim] = span;
 	return err;
+}
+
+/**
+ * struct nfhp_helper - the second run of a shared split
+ * @work: the work item on the unbound workqueue
+ * @f: the helper's forest: its own scratch stack, its home's table
+ * @reg: the helper's copy of the region being split
+ * @s: the split's relevant entries
+ * @w: the helper's run
+ * @c: the children it built
+ * @err: its result
+ */
+struct nfhp_helper {
+	struct work_struct work;
+	struct nfhp_forest f;
+	struct nfhp_region reg;
+	const struct nfhp_scan *s;
+	struct nfhp_sweep w;
+	struct nfhp_children c;
+	int err;
+};
+
+static void nfhp_helper_run(struct work_struct *work)
+{
+	struct nfhp_helper *h = container_of(work, struct nfhp_helper, work);
+	struct nfhp_forest *f = &h->f;
+	unsigned int n = h->w.nev - h->w.from + 1;
+
+	h->c.node = nfhp_scratch_alloc(&f->scratch, n, sizeof(*h->c.node));
+	h->c.hi = nfhp_scratch_alloc(&f->scratch, n, sizeof(*h->c.hi));
+	h->err = -ENOMEM;
+	if (h->c.node && h->c.hi)
+		h->err = nfhp_split_children(f, &h->reg, h->s, &h->w, &h->c);
+}
+
+/*
+ * Plan the runs of a split whose region starts at @lo: @cut is the event
+ * where the second run starts, or 0 not to cut; @heavy the interval that
+ * holds most of the work when that is why.  The work of an interval is
+ * the number of its relevant entries.
+ */
+static void nfhp_share_plan(const struct nfhp_scan *s,
+			    const struct nfhp_sweep *w, nfhp_u128 lo,
+			    unsigned int *cut, int *heavy)
+{
+	const struct nfhp_event *ev = w->ev;
+	u64 total = 0, done = 0, most = 0;
+	unsigned int i, e, pass;
+	nfhp_u128 at;
+	long on;
+	int k;
+
+	*cut = 0;
+	*heavy = -1;
+	for (pass = 0; pass < 2; pass++) {
+		on = 0;
+		for (i = 0; i < s->n; i++)
+			on += !nfhp_box_nranges(s->rel[i]->box, w->dim);
+		for (e = 0, k = 0, at = lo; ; k++) {
+			for (; e < w->nev && ev[e].at == at; e++)
+				on += ev[e].on ? 1 : -1;
+			if (pass) {
+				done += on;
+				if (2 * done >= total) {
+					*cut = e < w->nev ? e : 0;
+					return;
+				}
+			} else {
+				total += on;
+				if (on > most) {
+					most = on;
+					*heavy = k;
+				}
+			}
+			if (e >= w->nev)
+				break;
+			at = ev[e].at;
+		}
+		if (total < 2 * (u64)nfhp_share_min || 2 * most > total) {
+			if (most < nfhp_share_min)
+				*heavy = -1;
+			return;
+		}
+		*heavy = -1;
+	}
+}
+
+/*
+ * Build the children of a split in two runs, the second by a helper.
+ * Return: as nfhp_split_children(); -EAGAIN when no helper could be
+ * made, for the caller to sweep alone.
+ */
+static int nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
+			     const struct nfhp_scan *s,
+			     const struct nfhp_sweep *w, unsigned int cut,
+			     struct nfhp_children *c)
+{
+	struct nfhp_sweep first = *w;
+	struct nfhp_helper *h;
+	unsigned int i;
+	int err;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -EAGAIN;
+	h->f.mem = f->mem;
+	h->f.home = f;
+	nfhp_scratch_init(&h->f.scratch);
+	h->reg = *reg;
+	h->s = s;
+	h->w = *w;
+	h->w.from = cut;
+	first.to = cut;
+	INIT_WORK(&h->work, nfhp_helper_run);
+	f->shared = true;
+	queue_work(system_unbound_wq, &h->work);
+	err = nfhp_split_children(f, reg, s, &first, c);
+	flush_work(&h->work);
+	f->shared = false;
+	if (!err)
+		err = h->err;
+	for (i = 0; i < h->c.n; i++) {
+		if (err)
+			nfhp_tree_put(f, h->c.node[i]);
+		else
+			nfhp_children_add(f, c, h->c.node[i], h->c.hi[i]);
+	}
+	nfhp_scratch_destroy(&h->f.scratch);
+	kfree(h);
+	return err;
+}
+
+/* Build the children of a split, with a helper when it is worth one. */
+static int nfhp_split_sweep(struct nfhp_forest *f, struct nfhp_region *reg,
+			    const struct nfhp_scan *s, unsigned int dim,
+			    const struct nfhp_event *ev, unsigned int nev,
+			    struct nfhp_children *c)
+{
+	struct nfhp_sweep w = {
+		.dim = dim, .ev = ev, .nev = nev, .to = nev, .heavy = -1,
+	};
+	unsigned int cut;
+	int err;
+
+	if (f->may_share) {
+		f->may_share = false;
+		nfhp_share_plan(s, &w, reg->d[dim].lo, &cut, &w.heavy);
+		if (cut) {
+			err = nfhp_split_shared(f, reg, s, &w, cut, c);
+			if (err != -EAGAIN)
+				return err;
+		}
+	}
+	return nfhp_split_children(f, reg, s, &w, c);
 }
 
 /* Split the region in the best dimension and build the children. */
@@ -1386,7 +1646,7 @@ static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
 	c.hi = nfhp_scratch_alloc(&f->scratch, nev + 1, sizeof(*c.hi));
 	err = -ENOMEM;
 	if (c.node && c.hi)
-		err = nfhp_split_children(f, reg, s, dim, ev, nev, &c);
+		err = nfhp_split_sweep(f, reg, s, dim, ev, nev, &c);
 	if (!err)
 		err = nfhp_make_rlp(f, dim, &c, nfhp_children_min(&c), out);
 	if (err)
@@ -1429,9 +1689,13 @@ int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 		    unsigned int n, struct nfhp_node **root)
 {
 	struct nfhp_region reg;
+	int err;
 
 	nfhp_region_full(&reg);
-	return nfhp_build_region(f, &reg, entries, n, root);
+	f->may_share = true;
+	err = nfhp_build_region(f, &reg, entries, n, root);
+	f->may_share = false;
+	return err;
 }
 
 /* Build the subtree of a region from entries in order, some outside it. */

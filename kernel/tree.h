@@ -5,6 +5,8 @@
 #ifndef _NFHP_TREE_H
 #define _NFHP_TREE_H
 
+#include <linux/mutex.h>
+
 #include "match.h"
 #include "ruleset.h"
 #include "scratch.h"
@@ -94,6 +96,15 @@ extern u32 nfhp_events_insertion_max;
 #define NFHP_LIST_MAX		4
 extern u32 nfhp_list_max;
 
+/*
+ * The first split of a tree build with at least this many relevant
+ * entries in each of two halves of its work takes a helper to build one
+ * (tree.c, "Two builders").  nfhp_share_min is this, or less in tests,
+ * which share the splits of small rule sets.
+ */
+#define NFHP_SHARE_MIN		2048
+extern u32 nfhp_share_min;
+
 /* Trees per hook, see struct nfhp_tables in ruleset.c. */
 #define NFHP_HOOK_TREES		9
 
@@ -161,6 +172,12 @@ enum nfhp_node_kind {
  * @count: nodes in the table
  * @mark: the current statistics walk
  * @scratch: the short-lived arrays of builds and updates
+ * @home: for a helper's forest, the forest whose table, nodes and account
+ *	it builds into; NULL for a rule set's own
+ * @lock: guards the table, the nodes' references and @mem while @shared
+ * @shared: a helper is building into this forest (see "Two builders" in
+ *	tree.c)
+ * @may_share: the next split of nfhp_tree_build() may take a helper
  */
 struct nfhp_forest {
 	struct nfhp_mem *mem;
@@ -169,6 +186,10 @@ struct nfhp_forest {
 	u32 count;
 	u32 mark;
 	struct nfhp_scratch scratch;
+	struct nfhp_forest *home;
+	struct mutex lock;
+	bool shared;
+	bool may_share;
 };
 
 int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem);

@@ -802,6 +802,8 @@ int main(int argc, char **argv)
 		/* List nodes off, as shipped, or up to the most allowed. */
 		nfhp_list_max = i % 7 == 6 ? 0 : i % 7 == 5 ?
 			NFHP_LIST_MAX : 2 + rnd(7);
+		/* Most tree builds share their first split with a helper. */
+		nfhp_share_min = i % 6 == 5 ? NFHP_SHARE_MIN : rnd(4);
 		rs = gen_ruleset(&ref, s);
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
