@@ -1041,13 +1041,34 @@ static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	return 0;
 }
 
+/*
+ * The entries the rules of @c make themselves: one per box and one for a
+ * hotdrop box.  What its jumps add comes on top.
+ */
+static unsigned int nfhp_chain_entries(const struct nfhp_chain *c)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < c->n; i++)
+		n += 1 + !!c->rules[i]->body.alt + !!c->rules[i]->body.hot;
+	return n;
+}
+
 static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 			     const struct nfhp_model *m, enum nfhp_hook hook,
 			     struct nfhp_flat *fl)
 {
 	int err;
 
-	err = nfhp_flatten(rs, m, fl, m->chains[hook], NULL, 0, 0);
+	/*
+	 * Room for the built-in chain's own entries and the policy at once:
+	 * doubling up to 200,000 entries copied and cleared the arrays a
+	 * twentieth of a restore's commit.
+	 */
+	err = nfhp_flat_reserve(rs, fl,
+				nfhp_chain_entries(m->chains[hook]) + 1);
+	if (!err)
+		err = nfhp_flatten(rs, m, fl, m->chains[hook], NULL, 0, 0);
 	if (!err)
 		err = nfhp_flat_add(rs, fl, &rs->any, false,
 				    &rs->policy_cnt[hook], NULL,
