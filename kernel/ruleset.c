@@ -3491,6 +3491,18 @@ unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs)
 	return n;
 }
 
+/**
+ * nfhp_ruleset_shared_splits() - splits two builders built
+ * @rs: the rule set
+ *
+ * Return: how many splits of tree builds had a helper build half of their
+ * children (tree.c, "Two builders").
+ */
+u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs)
+{
+	return rs->forest.shared_splits;
+}
+
 /* For stats.c: the committed tree and entries of a hook. */
 
 /**

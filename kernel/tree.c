@@ -436,6 +436,7 @@ int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem)
 	f->home = NULL;
 	f->shared = false;
 	f->may_share = false;
+	f->shared_splits = 0;
 	mutex_init(&f->lock);
 	nfhp_scratch_init(&f->scratch);
 	f->buckets = nfhp_alloc(mem, NFHP_HASH_INIT_BUCKETS *
@@ -1603,6 +1604,8 @@ static int nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 	f->shared = false;
 	if (!err)
 		err = h->err;
+	if (!err)
+		f->shared_splits++;
 	for (i = 0; i < h->c.n; i++) {
 		if (err)
 			nfhp_tree_put(f, h->c.node[i]);

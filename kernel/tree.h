@@ -178,6 +178,7 @@ enum nfhp_node_kind {
  * @shared: a helper is building into this forest (see "Two builders" in
  *	tree.c)
  * @may_share: the next split of nfhp_tree_build() may take a helper
+ * @shared_splits: splits whose intervals two builders built
  */
 struct nfhp_forest {
 	struct nfhp_mem *mem;
@@ -190,6 +191,7 @@ struct nfhp_forest {
 	struct mutex lock;
 	bool shared;
 	bool may_share;
+	u64 shared_splits;
 };
 
 int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem);

@@ -37,7 +37,8 @@ ram=$(awk '/^MemTotal:/ { print $2 * 1024 }' /proc/meminfo)
 nfhp_check "info is readable" [ -n "$(info)" ]
 for k in "maximum memory bound" "total memory (used)" \
 	 "total memory (allocated)" "total number of chains" \
-	 "total number of rules" "commits" "last commit took"; do
+	 "total number of rules" "commits" "last commit took" \
+	 "splits built by two CPUs"; do
 	nfhp_check "info has '$k:'" [ -n "$(field "$k")" ]
 done
 nfhp_check "default bound is about half of the RAM" \

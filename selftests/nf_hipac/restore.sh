@@ -139,14 +139,25 @@ nfhp_check "udp/7001 still blocked" udp_fail 7001
 
 # A big rule set: the tree build's scratch arrays grow with the rules
 # (200,000 entries here) and once needed more than kmalloc gives.
+# Its FORWARD tree is built by two builders (tree.c, "Two builders").
+shared_splits()
+{
+	ip netns exec $ns_router awk '/^splits built by two CPUs:/ { print $NF }' \
+		/proc/net/nf-hipac/info
+}
 if [ "$NBIG" -gt 0 ]; then
 	"$NFHP_TOP/bench/seed.py" "$NBIG" >$tmp/big.rules
+	shared=$(shared_splits)
 	nfhp_check "nf-hipac-restore of $NBIG rules" \
 		bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore' \
 			 <$tmp/big.rules"
 	nfhp_check "rule count in /proc after it" \
 		bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/info |
 			 grep -q 'total number of rules: *$((NBIG + 2))\$'"
+	if [ "$NBIG" -ge 10000 ]; then
+		nfhp_check "its tree was built by two builders" \
+			[ "$(shared_splits)" -gt "$shared" ]
+	fi
 	nfhp_check "the seed rules pass the topology's traffic" udp_ok 7000
 fi
 

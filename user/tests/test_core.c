@@ -1009,11 +1009,14 @@ static void test_shared_build(void)
 	rs = nested_rules();
 	check(!nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &alone),
 	      "stats, one builder");
+	check(!nfhp_ruleset_shared_splits(rs), "no split shared");
 	nfhp_ruleset_free(rs);
 	nfhp_share_min = 64;
 	rs = nested_rules();
 	check(!nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &shared),
 	      "stats, two builders");
+	check(nfhp_ruleset_shared_splits(rs) == 1,
+	      "one split built by two builders");
 	nfhp_ruleset_free(rs);
 	nfhp_share_min = share_min;
 	check(alone.nodes > 100 && !memcmp(&alone, &shared, sizeof(alone)),
