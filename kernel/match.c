@@ -391,7 +391,6 @@ static bool nfhp_rlist_is_full(const struct nfhp_rlist *l, unsigned int dim)
 	       l->r[0].hi >= nfhp_dim_key_max(dim);
 }
 
-/* Copy per-dimension lists into one accounted box. */
 /* Bytes of the box of @lists' intervals in the dimensions @restricted. */
 static size_t nfhp_box_bytes(const struct nfhp_rlist *lists, u16 restricted)
 {
@@ -422,6 +421,7 @@ static void nfhp_box_place(struct nfhp_box *b, const struct nfhp_rlist *lists,
 	b->start[NFHP_DIM_MAX] = pos;
 }
 
+/* Copy per-dimension lists into one accounted box. */
 static int nfhp_box_assemble(struct nfhp_mem *mem, struct nfhp_rlist *lists,
 			     u16 restricted, bool empty, struct nfhp_box **out)
 {
