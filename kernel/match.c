@@ -1299,7 +1299,6 @@ int nfhp_rule_body_new(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		err = -ENOMEM;
 		goto out;
 	}
-	body->size = at_spec + sizeof(*body->spec) + spec_len;
 	body->box = (struct nfhp_box *)block;
 	nfhp_box_place(body->box, box.rl.d, box.restricted, box.empty);
 	if (has_alt) {
@@ -1326,7 +1325,8 @@ out:
  */
 void nfhp_rule_body_free(struct nfhp_mem *mem, struct nfhp_rule_body *body)
 {
-	nfhp_free(mem, body->box, body->size);
+	if (body->box)
+		nfhp_free(mem, body->box, nfhp_rule_body_size(body));
 	memset(body, 0, sizeof(*body));
 }
 

@@ -106,16 +106,29 @@ int nfhp_spec_pack(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
  * @alt: a second box it matches, disjoint from @box, or NULL (a
  *	"-m multiport --ports" rule, see nfhp_rule_body_new())
  * @hot: the short packets its transport match drops, or NULL
- * @spec: what the user wrote, packed
- * @size: bytes allocated, from @box on
+ * @spec: what the user wrote, packed; it comes last in the block, so the
+ *	block ends where it does (nfhp_rule_body_size())
+ *
+ * No size field: it would cost struct nfhp_rule its kmalloc-96 bucket.
  */
 struct nfhp_rule_body {
 	struct nfhp_box *box;
 	struct nfhp_box *alt;
 	struct nfhp_box *hot;
 	struct nfhp_packed_spec *spec;
-	u32 size;
 };
+
+/**
+ * nfhp_rule_body_size() - bytes of a rule's body
+ * @body: the body, from nfhp_rule_body_new()
+ *
+ * Return: the size of the block, from @body->box to the end of @body->spec.
+ */
+static inline size_t nfhp_rule_body_size(const struct nfhp_rule_body *body)
+{
+	return (const u8 *)body->spec + body->spec->size -
+	       (const u8 *)body->box;
+}
 
 int nfhp_rule_body_new(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		       struct nfhp_rule_body *body, const char **msg);

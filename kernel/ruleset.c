@@ -93,6 +93,9 @@ struct nfhp_rule {
 	char target[NFHP_CHAIN_NAME_LEN];
 };
 
+/* 100,000 rules: a larger rule would take the next kmalloc bucket. */
+static_assert(sizeof(struct nfhp_rule) <= 96);
+
 /**
  * struct nfhp_chain - a chain of one model
  * @name: its name

@@ -137,7 +137,7 @@ static bool in_body(const struct nfhp_rule_body *body, const void *p,
 {
 	const u8 *lo = (const u8 *)body->box, *q = p;
 
-	return q >= lo && q + size <= lo + body->size &&
+	return q >= lo && q + size <= lo + nfhp_rule_body_size(body) &&
 	       !((unsigned long)q % __alignof__(struct nfhp_box));
 }
 
@@ -177,7 +177,8 @@ static void test_rule_body(void)
 	      in_body(&body, body.hot, body.hot->size) &&
 	      (u8 *)body.box + body.box->size <= (u8 *)body.hot &&
 	      (u8 *)body.hot + body.hot->size <= (u8 *)body.spec &&
-	      end == (u8 *)body.box + body.size, "parts in order, no overlap");
+	      end == (u8 *)body.box + nfhp_rule_body_size(&body),
+	      "parts in order, no overlap");
 	back = spec_new(NFHP_ACT_NONE);
 	nfhp_spec_unpack(body.spec, back);
 	check(back->nmatch == 3 && !strcmp(back->comment, "ssh elsewhere") &&
