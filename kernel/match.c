@@ -408,7 +408,6 @@ static void nfhp_box_place(struct nfhp_box *b, const struct nfhp_rlist *lists,
 {
 	unsigned int d, pos = 0;
 
-	b->size = nfhp_box_bytes(lists, restricted);
 	b->empty = empty;
 	b->restricted = restricted;
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
@@ -419,6 +418,7 @@ static void nfhp_box_place(struct nfhp_box *b, const struct nfhp_rlist *lists,
 		pos += lists[d].n;
 	}
 	b->start[NFHP_DIM_MAX] = pos;
+	b->size = sizeof(*b) + pos * sizeof(b->r[0]);
 }
 
 /* Copy per-dimension lists into one accounted box. */
@@ -830,13 +830,9 @@ static void nfhp_box_derive(struct nfhp_box *b, const struct nfhp_box *own,
 			    u16 keep, unsigned int mark,
 			    const struct nfhp_range *mr)
 {
-	unsigned int d, n, total = 1, pos = 0;
+	unsigned int d, n, pos = 0;
 
 	keep &= own->restricted & ~(1u << mark);
-	for (d = 0; d < NFHP_DIM_MAX; d++)
-		if (keep & (1u << d))
-			total += nfhp_box_nranges(own, d);
-	b->size = sizeof(*b) + total * sizeof(b->r[0]);
 	b->restricted = keep | 1u << mark;
 	b->empty = false;
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
@@ -852,6 +848,7 @@ static void nfhp_box_derive(struct nfhp_box *b, const struct nfhp_box *own,
 		}
 	}
 	b->start[NFHP_DIM_MAX] = pos;
+	b->size = sizeof(*b) + pos * sizeof(b->r[0]);
 }
 
 /*
@@ -1145,14 +1142,6 @@ bool nfhp_box_contains_key(const struct nfhp_box *b,
 	return nfhp_box_covers(b, &reg);
 }
 
-/* Ranges stored for a match: the list, or the one value/mask or address. */
-static unsigned int nfhp_stored_ranges(const struct nfhp_dim_match *m)
-{
-	if (m->form == NFHP_FORM_RANGES)
-		return min_t(unsigned int, m->nranges, NFHP_MAX_RANGES);
-	return m->form == NFHP_FORM_IFNAME ? 0 : 1;
-}
-
 /* Packed layout: nmatch, action, target, comment, then per match its
  * header bytes, ranges and interface name, then the order's length (one
  * byte) and bytes, then the extensions' length (two bytes) and bytes.
@@ -1166,7 +1155,7 @@ static size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
 	unsigned int i;
 
 	for (i = 0; i < s->nmatch; i++)
-		len += 6 + nfhp_stored_ranges(&s->m[i]) *
+		len += 6 + nfhp_match_stored_ranges(&s->m[i]) *
 			   sizeof(struct nfhp_range) +
 		       strnlen(s->m[i].ifname, sizeof(s->m[i].ifname));
 	return len;
@@ -1202,7 +1191,7 @@ static void nfhp_spec_pack_into(struct nfhp_packed_spec *p,
 		*d++ = m->syntax;
 		*d++ = m->invert;
 		*d++ = m->nranges;
-		n = nfhp_stored_ranges(m);
+		n = nfhp_match_stored_ranges(m);
 		memcpy(d, m->ranges, n * sizeof(m->ranges[0]));
 		d += n * sizeof(m->ranges[0]);
 		d = nfhp_put_str(d, m->ifname, sizeof(m->ifname));
@@ -1361,7 +1350,7 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		m->syntax = *d++;
 		m->invert = *d++;
 		m->nranges = *d++;
-		n = nfhp_stored_ranges(m);
+		n = nfhp_match_stored_ranges(m);
 		memcpy(m->ranges, d, n * sizeof(m->ranges[0]));
 		d += n * sizeof(m->ranges[0]);
 		d = nfhp_get_str(d, m->ifname);

@@ -75,4 +75,21 @@ struct nfhp_rule_spec {
 	u8 ext[NFHP_XT_MAXLEN] __aligned(8);
 };
 
+/**
+ * nfhp_match_stored_ranges() - intervals of @m->ranges that hold values
+ * @m: the match
+ *
+ * Return: the list's length for %NFHP_FORM_RANGES (at most
+ * %NFHP_MAX_RANGES), none for a name, else one (an address or a value
+ * and mask).  Readers and copies look at no more than these.
+ */
+static inline unsigned int
+nfhp_match_stored_ranges(const struct nfhp_dim_match *m)
+{
+	if (m->form == NFHP_FORM_RANGES)
+		return m->nranges < NFHP_MAX_RANGES ? m->nranges :
+						      NFHP_MAX_RANGES;
+	return m->form == NFHP_FORM_IFNAME ? 0 : 1;
+}
+
 #endif /* _NFHP_SPEC_H */

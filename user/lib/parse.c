@@ -603,11 +603,8 @@ static struct nfhp_dim_match *dim_new(struct pstate *ps, int dim, u8 form,
 static void dim_copy(struct nfhp_dim_match *dst,
 		     const struct nfhp_dim_match *src)
 {
-	unsigned int n = 1;
+	unsigned int n = max_t(unsigned int, nfhp_match_stored_ranges(src), 1);
 
-	if (src->form == NFHP_FORM_RANGES)
-		n = min_t(unsigned int, max_t(unsigned int, src->nranges, 1),
-			  NFHP_MAX_RANGES);
 	memcpy(dst, src, offsetof(struct nfhp_dim_match, ranges[n]));
 	memcpy(dst->ifname, src->ifname, sizeof(dst->ifname));
 }
