@@ -259,6 +259,31 @@
  */
 #define NFHP_LIST_DIMS		5
 #define NFHP_LIST_MAX_ANY	8
+
+/**
+ * struct nfhp_list_test - an interval a list entry needs in one dimension
+ * @dim: the dimension, a 32-bit one
+ * @lo: first value
+ * @hi: last value
+ */
+struct nfhp_list_test {
+	u32 dim;
+	u32 lo;
+	u32 hi;
+};
+
+/**
+ * struct nfhp_list_tests - what a packet must hold for a list entry
+ * @n: the tests in @t, at most %NFHP_LIST_DIMS
+ * @t: one per dimension where the entry does not cover the list's region
+ *
+ * A list node stores one after the other, each as long as its @n needs
+ * (nfhp_list_tests_next()): they are u32 words, see nfhp_node_bytes().
+ */
+struct nfhp_list_tests {
+	u32 n;
+	struct nfhp_list_test t[];
+};
 /* Splits into up to this many intervals keep their children in a list. */
 #define NFHP_MEMO_LIST_MAX	8
 
@@ -292,10 +317,17 @@ static size_t nfhp_index_size(u8 kind, u32 n)
 	return ALIGN(((1u << bits) + 1) * sizeof(u32), sizeof(unsigned long));
 }
 
+/* u32 words of the tests of one list entry with @n tests. */
+static size_t nfhp_list_test_words(u32 n)
+{
+	return (sizeof(struct nfhp_list_tests) +
+		n * sizeof(struct nfhp_list_test)) / sizeof(u32);
+}
+
 /* u32 words of the tests of a list node of @n entries, at most. */
 static size_t nfhp_list_words_max(u32 n)
 {
-	return (n - 1) * (1 + 3 * NFHP_LIST_DIMS);
+	return (n - 1) * nfhp_list_test_words(NFHP_LIST_DIMS);
 }
 
 /*
@@ -328,10 +360,17 @@ static bool nfhp_node_final(const struct nfhp_node *node)
 	return node->kind < NFHP_NODE_RLP32;
 }
 
-/* The tests of a list node, after its entries. */
-static u32 *nfhp_list_tests(const struct nfhp_node *node)
+/* The tests of a list node's first entry; they follow its entries. */
+static struct nfhp_list_tests *nfhp_list_tests(const struct nfhp_node *node)
 {
-	return (u32 *)(node->data + node->n);
+	return (struct nfhp_list_tests *)(node->data + node->n);
+}
+
+/* The tests of the entry after the one @t tests. */
+static const struct nfhp_list_tests *
+nfhp_list_tests_next(const struct nfhp_list_tests *t)
+{
+	return (const struct nfhp_list_tests *)&t->t[t->n];
 }
 
 static u32 *nfhp_keys32(const struct nfhp_node *node)
@@ -770,12 +809,13 @@ static bool nfhp_list_entry_ok(const struct nfhp_entry *e)
 
 /*
  * Write the tests of @e, the dimensions where it does not cover @reg, to
- * @t as a count and (dim, lo, hi) triples.  Return the words written, or
- * 0 when a test would need more than one interval, a 128-bit key, or more
- * than NFHP_LIST_DIMS dimensions.
+ * @t.  Return the u32 words written, or 0 when a test would need more
+ * than one interval, a 128-bit key, or more than NFHP_LIST_DIMS
+ * dimensions.
  */
 static unsigned int nfhp_list_tests_of(const struct nfhp_entry *e,
-				       const struct nfhp_region *reg, u32 *t)
+				       const struct nfhp_region *reg,
+				       struct nfhp_list_tests *t)
 {
 	const struct nfhp_box *b = e->box;
 	const struct nfhp_range *r;
@@ -789,41 +829,43 @@ static unsigned int nfhp_list_tests_of(const struct nfhp_entry *e,
 		    nt == NFHP_LIST_DIMS)
 			return 0;
 		r = nfhp_box_ranges(b, d);
-		t[1 + 3 * nt] = d;
-		t[2 + 3 * nt] = r->lo;
-		t[3 + 3 * nt] = r->hi;
+		t->t[nt].dim = d;
+		t->t[nt].lo = r->lo;
+		t->t[nt].hi = r->hi;
 		nt++;
 	}
-	t[0] = nt;
-	return nt ? 1 + 3 * nt : 0;
+	t->n = nt;
+	return nt ? nfhp_list_test_words(nt) : 0;
 }
 
 /* The test of dimension @d among the tests @t of one entry, or NULL. */
-static const u32 *nfhp_list_test_dim(const u32 *t, unsigned int d)
+static const struct nfhp_list_test *
+nfhp_list_test_dim(const struct nfhp_list_tests *t, unsigned int d)
 {
 	unsigned int j;
 
-	for (j = 0; j < t[0]; j++)
-		if (t[1 + 3 * j] == d)
-			return &t[1 + 3 * j];
+	for (j = 0; j < t->n; j++)
+		if (t->t[j].dim == d)
+			return &t->t[j];
 	return NULL;
 }
 
 /* Do the tests @a and @b of two entries hold no packet of @reg in common? */
-static bool nfhp_list_disjoint(const u32 *a, const u32 *b,
+static bool nfhp_list_disjoint(const struct nfhp_list_tests *a,
+			       const struct nfhp_list_tests *b,
 			       const struct nfhp_region *reg)
 {
-	const u32 *x, *y;
+	const struct nfhp_list_test *x, *y;
 	u32 lo, hi;
 	unsigned int j;
 
-	for (j = 0; j < a[0]; j++) {
-		x = &a[1 + 3 * j];
-		y = nfhp_list_test_dim(b, x[0]);
+	for (j = 0; j < a->n; j++) {
+		x = &a->t[j];
+		y = nfhp_list_test_dim(b, x->dim);
 		if (!y)
 			continue;
-		lo = max(max(x[1], y[1]), (u32)reg->d[x[0]].lo);
-		hi = min(min(x[2], y[2]), (u32)reg->d[x[0]].hi);
+		lo = max_t(u32, max(x->lo, y->lo), reg->d[x->dim].lo);
+		hi = min_t(u32, min(x->hi, y->hi), reg->d[x->dim].hi);
 		if (lo > hi)
 			return true;
 	}
@@ -834,11 +876,12 @@ static bool nfhp_list_disjoint(const u32 *a, const u32 *b,
  * Do the intervals of dimension @d of the @n tests in @t leave a gap in
  * @reg?  A test without @d covers it.
  */
-static bool nfhp_list_gap_in(const u32 *const *t, unsigned int n,
-			     unsigned int d, const struct nfhp_region *reg)
+static bool nfhp_list_gap_in(const struct nfhp_list_tests *const *t,
+			     unsigned int n, unsigned int d,
+			     const struct nfhp_region *reg)
 {
 	u64 from = reg->d[d].lo, end = reg->d[d].hi;
-	const u32 *x;
+	const struct nfhp_list_test *x;
 	bool moved = true;
 	unsigned int i;
 
@@ -849,8 +892,8 @@ static bool nfhp_list_gap_in(const u32 *const *t, unsigned int n,
 			x = nfhp_list_test_dim(t[i], d);
 			if (!x)
 				return false;
-			if (x[1] <= from && x[2] >= from) {
-				from = (u64)x[2] + 1;
+			if (x->lo <= from && x->hi >= from) {
+				from = (u64)x->hi + 1;
 				moved = true;
 			}
 		}
@@ -862,13 +905,14 @@ static bool nfhp_list_gap_in(const u32 *const *t, unsigned int n,
  * Does the last entry of a list decide some packet of @reg: do the tests
  * @t of the others leave a gap in one dimension?
  */
-static bool nfhp_list_last_reached(const u32 *const *t, unsigned int n,
+static bool nfhp_list_last_reached(const struct nfhp_list_tests *const *t,
+				   unsigned int n,
 				   const struct nfhp_region *reg)
 {
 	unsigned int j;
 
-	for (j = 0; j < t[0][0]; j++)
-		if (nfhp_list_gap_in(t, n, t[0][1 + 3 * j], reg))
+	for (j = 0; j < t[0]->n; j++)
+		if (nfhp_list_gap_in(t, n, t[0]->t[j].dim, reg))
 			return true;
 	return false;
 }
@@ -881,9 +925,10 @@ static bool nfhp_list_last_reached(const u32 *const *t, unsigned int n,
 static bool nfhp_list_fill(struct nfhp_node *list, const struct nfhp_region *reg,
 			   const struct nfhp_scan *s)
 {
-	const u32 *test[NFHP_LIST_MAX_ANY];
+	const struct nfhp_list_tests *test[NFHP_LIST_MAX_ANY];
+	u32 *t = (u32 *)nfhp_list_tests(list);
+	struct nfhp_list_tests *tests;
 	unsigned int i, j, w, words = 0;
-	u32 *t = nfhp_list_tests(list);
 
 	for (i = 0; i < s->n; i++)
 		if (!nfhp_list_entry_ok(s->rel[i]))
@@ -891,10 +936,11 @@ static bool nfhp_list_fill(struct nfhp_node *list, const struct nfhp_region *reg
 	if (!nfhp_box_covers(s->rel[s->n - 1]->box, reg))
 		return false;
 	for (i = 0; i < s->n - 1; i++) {
-		w = nfhp_list_tests_of(s->rel[i], reg, t + words);
+		tests = (struct nfhp_list_tests *)(t + words);
+		w = nfhp_list_tests_of(s->rel[i], reg, tests);
 		if (!w)
 			return false;
-		test[i] = t + words;
+		test[i] = tests;
 		words += w;
 		for (j = 0; j < i; j++)
 			if (!nfhp_list_disjoint(test[j], test[i], reg))
@@ -1518,56 +1564,70 @@ static void nfhp_helper_run(struct work_struct *work)
 		h->err = nfhp_split_children(f, &h->reg, h->s, &h->w, &h->c);
 }
 
+/**
+ * struct nfhp_work_tally - the work of a split's intervals, walked in order
+ * @done: the work of the intervals walked; an interval's work is the
+ *	number of its relevant entries
+ * @most: the work of the largest of them
+ * @heavy: the index of that interval, or -1
+ */
+struct nfhp_work_tally {
+	u64 done;
+	u64 most;
+	int heavy;
+};
+
+/*
+ * Walk the intervals of a split whose region starts at @lo into @t, until
+ * @t->done reaches @limit.  Return the event where the next interval
+ * starts, or 0 when the walk got to the last interval.
+ */
+static unsigned int nfhp_work_walk(const struct nfhp_scan *s,
+				   const struct nfhp_sweep *w, nfhp_u128 lo,
+				   u64 limit, struct nfhp_work_tally *t)
+{
+	const struct nfhp_event *ev = w->ev;
+	unsigned int i, e = 0;
+	nfhp_u128 at = lo;
+	long on = 0;
+	int k;
+
+	for (i = 0; i < s->n; i++)
+		on += !nfhp_box_nranges(s->rel[i]->box, w->dim);
+	for (k = 0; ; k++) {
+		for (; e < w->nev && ev[e].at == at; e++)
+			on += ev[e].on ? 1 : -1;
+		t->done += on;
+		if (on > t->most) {
+			t->most = on;
+			t->heavy = k;
+		}
+		if (e >= w->nev)
+			return 0;
+		if (t->done >= limit)
+			return e;
+		at = ev[e].at;
+	}
+}
+
 /*
  * Plan the runs of a split whose region starts at @lo: @cut is the event
- * where the second run starts, or 0 not to cut; @heavy the interval that
- * holds most of the work when that is why.  The work of an interval is
- * the number of its relevant entries.
+ * where the second run starts, at half of the work, or 0 not to cut;
+ * @heavy the interval that holds most of the work when that is why.
  */
 static void nfhp_share_plan(const struct nfhp_scan *s,
 			    const struct nfhp_sweep *w, nfhp_u128 lo,
 			    unsigned int *cut, int *heavy)
 {
-	const struct nfhp_event *ev = w->ev;
-	u64 total = 0, done = 0, most = 0;
-	unsigned int i, e, pass;
-	nfhp_u128 at;
-	long on;
-	int k;
+	struct nfhp_work_tally all = { .heavy = -1 }, half = { .heavy = -1 };
 
 	*cut = 0;
 	*heavy = -1;
-	for (pass = 0; pass < 2; pass++) {
-		on = 0;
-		for (i = 0; i < s->n; i++)
-			on += !nfhp_box_nranges(s->rel[i]->box, w->dim);
-		for (e = 0, k = 0, at = lo; ; k++) {
-			for (; e < w->nev && ev[e].at == at; e++)
-				on += ev[e].on ? 1 : -1;
-			if (pass) {
-				done += on;
-				if (2 * done >= total) {
-					*cut = e < w->nev ? e : 0;
-					return;
-				}
-			} else {
-				total += on;
-				if (on > most) {
-					most = on;
-					*heavy = k;
-				}
-			}
-			if (e >= w->nev)
-				break;
-			at = ev[e].at;
-		}
-		if (total < 2 * (u64)nfhp_share_min || 2 * most > total) {
-			if (most < nfhp_share_min)
-				*heavy = -1;
-			return;
-		}
-		*heavy = -1;
-	}
+	nfhp_work_walk(s, w, lo, U64_MAX, &all);
+	if (all.done >= 2 * (u64)nfhp_share_min && 2 * all.most <= all.done)
+		*cut = nfhp_work_walk(s, w, lo, (all.done + 1) / 2, &half);
+	else if (all.most >= nfhp_share_min)
+		*heavy = all.heavy;
 }
 
 /*
@@ -1900,17 +1960,21 @@ out_release:
 }
 
 /* Does the part of @reg that the tests @t hold meet @x? */
-static bool nfhp_list_part_meets(const u32 *t, const struct nfhp_box *x,
+static bool nfhp_list_part_meets(const struct nfhp_list_tests *t,
+				 const struct nfhp_box *x,
 				 const struct nfhp_region *reg,
 				 struct nfhp_region *part)
 {
-	unsigned int j, d;
+	const struct nfhp_list_test *y;
+	unsigned int j;
 
 	*part = *reg;
-	for (j = 0; j < t[0]; j++) {
-		d = t[1 + 3 * j];
-		part->d[d].lo = max_t(nfhp_u128, part->d[d].lo, t[2 + 3 * j]);
-		part->d[d].hi = min_t(nfhp_u128, part->d[d].hi, t[3 + 3 * j]);
+	for (j = 0; j < t->n; j++) {
+		y = &t->t[j];
+		part->d[y->dim].lo = max_t(nfhp_u128, part->d[y->dim].lo,
+					   y->lo);
+		part->d[y->dim].hi = min_t(nfhp_u128, part->d[y->dim].hi,
+					   y->hi);
 	}
 	return nfhp_box_intersects(x, part);
 }
@@ -1929,7 +1993,7 @@ static int nfhp_update_list(struct nfhp_forest *f, struct nfhp_node *list,
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	const struct nfhp_entry *const *items = nfhp_leaf_entries(list);
 	const struct nfhp_entry **all;
-	const u32 *t = nfhp_list_tests(list);
+	const struct nfhp_list_tests *t = nfhp_list_tests(list);
 	struct nfhp_region *part;
 	unsigned int i, j = 0, n = 0;
 	int err = -ENOMEM;
@@ -1939,7 +2003,7 @@ static int nfhp_update_list(struct nfhp_forest *f, struct nfhp_node *list,
 	if (!all || !part)
 		goto out_release;
 	/* The last entry covers the region, so @x, which meets it, meets it. */
-	for (i = 0; i < list->n - 1; i++, t += 1 + 3 * t[0]) {
+	for (i = 0; i < list->n - 1; i++, t = nfhp_list_tests_next(t)) {
 		if (nfhp_list_part_meets(t, u->x, reg, part))
 			continue;
 		/* It may be a candidate too, by a part outside the region. */
@@ -2056,16 +2120,17 @@ static u32 nfhp_node_find(const struct nfhp_node *node,
 static u32 nfhp_list_find(const struct nfhp_node *node,
 			  const struct nfhp_key *key)
 {
-	const u32 *t = nfhp_list_tests(node);
-	u32 i, j, nt, v;
+	const struct nfhp_list_tests *t = nfhp_list_tests(node);
+	const struct nfhp_list_test *y;
+	u32 i, j, v;
 	bool in;
 
-	for (i = 0; i < node->n - 1; i++) {
-		nt = *t++;
+	for (i = 0; i < node->n - 1; i++, t = nfhp_list_tests_next(t)) {
 		in = true;
-		for (j = 0; j < nt; j++, t += 3) {
-			v = (u32)key->v[t[0]];
-			in &= v >= t[1] && v <= t[2];
+		for (j = 0; j < t->n; j++) {
+			y = &t->t[j];
+			v = (u32)key->v[y->dim];
+			in &= v >= y->lo && v <= y->hi;
 		}
 		if (in)
 			break;
