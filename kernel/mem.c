@@ -14,23 +14,62 @@ static size_t nfhp_real_size(const void *p, size_t size)
 	return ksize(p);
 }
 
+/**
+ * nfhp_mem_charge() - put memory on an account, within its bound
+ * @mem: the account
+ * @p: memory from nfhp_alloc_unaccounted()
+ * @size: the size it was asked for with
+ *
+ * The caller serializes this with every other use of @mem.
+ *
+ * Return: true, or false with @p freed when the bound would be crossed.
+ */
+bool nfhp_mem_charge(struct nfhp_mem *mem, void *p, size_t size)
+{
+	size_t real = nfhp_real_size(p, size);
+
+	if (mem->allocated + real > mem->limit) {
+		kvfree(p);
+		return false;
+	}
+	mem->used += size;
+	mem->allocated += real;
+	return true;
+}
+
+/**
+ * nfhp_alloc_unaccounted() - memory to be charged later
+ * @size: bytes wanted
+ *
+ * Needs no lock: a builder allocates a node while another may use the
+ * account, and charges it with nfhp_mem_charge() under the lock.  Free
+ * it with nfhp_free_unaccounted() if it is not charged.
+ *
+ * Return: uninitialized memory, or NULL.
+ */
+void *nfhp_alloc_unaccounted(size_t size)
+{
+	return kvmalloc(size, GFP_KERNEL | __GFP_NOWARN);
+}
+
+/**
+ * nfhp_free_unaccounted() - give back memory that was never charged
+ * @p: memory from nfhp_alloc_unaccounted(), may be NULL
+ */
+void nfhp_free_unaccounted(void *p)
+{
+	kvfree(p);
+}
+
 static void *nfhp_alloc_gfp(struct nfhp_mem *mem, size_t size, gfp_t gfp)
 {
-	size_t real;
 	void *p;
 
 	if (mem->allocated + size > mem->limit)
 		return NULL;
 	p = kvmalloc(size, gfp | GFP_KERNEL | __GFP_NOWARN);
-	if (!p)
+	if (!p || !nfhp_mem_charge(mem, p, size))
 		return NULL;
-	real = nfhp_real_size(p, size);
-	if (mem->allocated + real > mem->limit) {
-		kvfree(p);
-		return NULL;
-	}
-	mem->used += size;
-	mem->allocated += real;
 	return p;
 }
 

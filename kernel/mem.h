@@ -27,5 +27,8 @@ struct nfhp_mem {
 void *nfhp_alloc(struct nfhp_mem *mem, size_t size);
 void *nfhp_alloc_uninit(struct nfhp_mem *mem, size_t size);
 void nfhp_free(struct nfhp_mem *mem, void *p, size_t size);
+void *nfhp_alloc_unaccounted(size_t size);
+void nfhp_free_unaccounted(void *p);
+bool nfhp_mem_charge(struct nfhp_mem *mem, void *p, size_t size);
 
 #endif /* _NFHP_MEM_H */

@@ -608,9 +608,28 @@ static void nfhp_draft_drop(struct nfhp_forest *f,
 {
 	u32 i;
 
-	if (!nfhp_node_final(draft))
-		for (i = 0; i < draft->n; i++)
-			nfhp_tree_put(f, nfhp_children(draft)[i]);
+	if (nfhp_node_final(draft))
+		return;
+	nfhp_share_lock(f);
+	for (i = 0; i < draft->n; i++)
+		__nfhp_tree_put(f, nfhp_children(draft)[i]);
+	nfhp_share_unlock(f);
+}
+
+/* The stored node equal to @draft, with a reference taken, or NULL. */
+static struct nfhp_node *nfhp_node_twin(struct nfhp_forest *t,
+					const struct nfhp_node *draft)
+{
+	struct nfhp_node *node;
+
+	for (node = t->buckets[draft->hash & t->mask]; node;
+	     node = node->hnext) {
+		if (nfhp_node_equal(node, draft)) {
+			node->refs++;
+			return node;
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -620,35 +639,48 @@ static void nfhp_draft_drop(struct nfhp_forest *f,
  * on its own.  Most drafts have a twin, so only new nodes are allocated.
  * Without memory NULL is returned and the references stay with the
  * caller, who holds its children in a list anyway.
+ *
+ * The copy is made outside the lock: while a helper builds, the other
+ * builder would wait for the allocation.  The twin may have been stored
+ * in the meantime, so it is looked for again.
  */
 static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 					  struct nfhp_node *draft)
 {
 	struct nfhp_forest *t = nfhp_home(f);
 	size_t size = nfhp_node_bytes(draft);
-	struct nfhp_node *node;
+	struct nfhp_node *node, *copy;
 
 	draft->hash = nfhp_node_hash(draft);
 	nfhp_share_lock(f);
-	for (node = t->buckets[draft->hash & t->mask]; node;
-	     node = node->hnext) {
-		if (!nfhp_node_equal(node, draft))
-			continue;
-		node->refs++;
-		nfhp_share_unlock(f);
-		nfhp_draft_drop(f, draft);
-		return node;
-	}
-	node = nfhp_alloc(t->mem, size);
-	if (node) {
-		memcpy(node, draft, size);
-		node->refs = 1;
-		node->hnext = t->buckets[node->hash & t->mask];
-		t->buckets[node->hash & t->mask] = node;
-		if (++t->count > 2 * (t->mask + 1))
-			nfhp_forest_grow(t);
-	}
+	node = nfhp_node_twin(t, draft);
 	nfhp_share_unlock(f);
+	if (node)
+		goto out_drop_draft;
+	copy = nfhp_alloc_unaccounted(size);
+	if (!copy)
+		return NULL;
+	memcpy(copy, draft, size);
+	copy->refs = 1;
+	nfhp_share_lock(f);
+	node = t->shared ? nfhp_node_twin(t, draft) : NULL;
+	if (node) {
+		nfhp_share_unlock(f);
+		nfhp_free_unaccounted(copy);
+		goto out_drop_draft;
+	}
+	if (!nfhp_mem_charge(t->mem, copy, size)) {
+		nfhp_share_unlock(f);
+		return NULL;
+	}
+	copy->hnext = t->buckets[copy->hash & t->mask];
+	t->buckets[copy->hash & t->mask] = copy;
+	if (++t->count > 2 * (t->mask + 1))
+		nfhp_forest_grow(t);
+	nfhp_share_unlock(f);
+	return copy;
+out_drop_draft:
+	nfhp_draft_drop(f, draft);
 	return node;
 }
 
