@@ -4,8 +4,15 @@
  *
  * A rule that appears in no leaf of any tree can never match a packet:
  * earlier rules cover all of it, or no hook reaches its chain.  Walking the
- * distinct leaves finds every rule that can match, so the rest are reported
- * as shadowed, which no linear firewall can tell its user.
+ * distinct leaves finds every rule that can match within its own tree, so
+ * the rest are reported as shadowed, which no linear firewall can tell its
+ * user.  A hook's rules are spread over several trees (by the width of
+ * their addresses, see struct nfhp_tables), so an entry in a leaf of its
+ * own tree may still be decided before, everywhere, by another tree:
+ * "-j DROP" then "-s 10.0.0.1 -j DROP".  Each entry found in a leaf is
+ * therefore also asked of the hook's other trees
+ * (nfhp_tree_decided_before()).  What only several other trees decide
+ * between them is not found: the report is sound, not complete.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -78,14 +85,82 @@ static bool nfhp_ptrset_has(const struct nfhp_ptrset *s, const void *p)
 	return false;
 }
 
-static void nfhp_mark_leaf_rules(void *ctx, const struct nfhp_node *leaf)
+/*
+ * Nodes and list tests the search of one entry in the other trees may
+ * visit, and all entries together: past them an entry counts as reached,
+ * so a huge rule set is reported in bounded time, less completely.
+ */
+#define NFHP_SHADOW_ENTRY_BUDGET	4096
+#define NFHP_SHADOW_TOTAL_BUDGET	(1u << 24)
+
+static void nfhp_mark_leaf_entries(void *ctx, const struct nfhp_node *leaf)
 {
 	const struct nfhp_entry *const *items = nfhp_leaf_entries(leaf);
 	u32 i;
 
 	for (i = 0; i < leaf->n; i++)
 		if (items[i]->rule && items[i]->action != NFHP_ENTRY_HOTDROP)
-			nfhp_ptrset_add(ctx, items[i]->rule);
+			nfhp_ptrset_add(ctx, items[i]);
+}
+
+/* Does another tree of @hook decide all of @e's box before it? */
+static bool nfhp_entry_preempted(const struct nfhp_ruleset *rs,
+				 enum nfhp_hook hook,
+				 const struct nfhp_entry *e,
+				 unsigned int *total)
+{
+	const struct nfhp_node *root;
+	unsigned int g, budget;
+	struct nfhp_forest *f;
+	bool preempted = false;
+
+	for (g = 0; g < NFHP_HOOK_TREES && !preempted && *total; g++) {
+		root = nfhp_ruleset_tree(rs, hook, g, &f);
+		if (!root || g == e->group)
+			continue;
+		budget = min(*total, NFHP_SHADOW_ENTRY_BUDGET);
+		*total -= budget;
+		preempted = nfhp_tree_decided_before(root, e->box, e->order,
+						     &budget);
+		*total += budget;
+	}
+	return preempted;
+}
+
+/*
+ * Add to @reached the rules of @hook that some packet reaches: an entry
+ * of theirs is in a leaf or list (@in_leaf) and no other tree decides
+ * all of its box first.
+ */
+static void nfhp_mark_reached(const struct nfhp_ruleset *rs,
+			      enum nfhp_hook hook,
+			      const struct nfhp_ptrset *in_leaf,
+			      struct nfhp_ptrset *reached, unsigned int *total)
+{
+	const struct nfhp_entry *const *e;
+	unsigned int i, n;
+
+	e = nfhp_ruleset_entries(rs, hook, &n);
+	for (i = 0; i < n; i++) {
+		if (!e[i]->rule || e[i]->action == NFHP_ENTRY_HOTDROP ||
+		    nfhp_ptrset_has(reached, e[i]->rule) ||
+		    !nfhp_ptrset_has(in_leaf, e[i]) ||
+		    nfhp_entry_preempted(rs, hook, e[i], total))
+			continue;
+		nfhp_ptrset_add(reached, e[i]->rule);
+	}
+}
+
+/* An empty set for @n pointers. */
+static int nfhp_ptrset_init(struct nfhp_ptrset *s, unsigned long n)
+{
+	unsigned long size = 64;
+
+	while (size < 2 * n + 2)
+		size *= 2;
+	s->mask = size - 1;
+	s->slot = kvcalloc(size, sizeof(*s->slot), GFP_KERNEL);
+	return s->slot ? 0 : -ENOMEM;
 }
 
 /**
@@ -99,40 +174,46 @@ static void nfhp_mark_leaf_rules(void *ctx, const struct nfhp_node *leaf)
 int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 			void *ctx)
 {
-	unsigned long size = 64;
+	unsigned int total = NFHP_SHADOW_TOTAL_BUDGET, pos, g, n;
+	unsigned long entries = 0;
+	struct nfhp_ptrset in_leaf, reached;
+	const struct nfhp_node *root;
 	const struct nfhp_chain *c;
-	struct nfhp_ptrset set;
-	unsigned int pos;
-	int h;
+	struct nfhp_forest *f;
+	int h, err;
 
-	while (size < 2ul * nfhp_ruleset_nrules(rs) + 2)
-		size *= 2;
-	set.mask = size - 1;
-	set.slot = kvcalloc(size, sizeof(*set.slot), GFP_KERNEL);
-	if (!set.slot)
-		return -ENOMEM;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		const struct nfhp_node *root;
-		struct nfhp_forest *f;
-		unsigned int g;
-
+		nfhp_ruleset_entries(rs, h, &n);
+		entries += n;
+	}
+	err = nfhp_ptrset_init(&in_leaf, entries);
+	if (err)
+		return err;
+	err = nfhp_ptrset_init(&reached, nfhp_ruleset_nrules(rs));
+	if (err)
+		goto out_free_in_leaf;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		for (g = 0; g < NFHP_HOOK_TREES; g++) {
 			root = nfhp_ruleset_tree(rs, h, g, &f);
 			if (root)
 				nfhp_tree_walk_leaves(f, root,
-						      nfhp_mark_leaf_rules, &set);
+						      nfhp_mark_leaf_entries,
+						      &in_leaf);
 		}
+		nfhp_mark_reached(rs, h, &in_leaf, &reached, &total);
 	}
 	for (c = nfhp_chain_first(rs); c; c = nfhp_chain_next(rs, c)) {
 		for (pos = 1; pos <= nfhp_chain_rules(c); pos++) {
 			const struct nfhp_rule *r = nfhp_rule_at(c, pos);
 
-			if (!nfhp_ptrset_has(&set, r))
+			if (!nfhp_ptrset_has(&reached, r))
 				cb(ctx, r);
 		}
 	}
-	kvfree(set.slot);
-	return 0;
+	kvfree(reached.slot);
+out_free_in_leaf:
+	kvfree(in_leaf.slot);
+	return err;
 }
 
 /**

@@ -2126,18 +2126,17 @@ static u32 nfhp_search128(const nfhp_u128 *k, u32 n, nfhp_u128 v)
 	return lo;
 }
 
-/* The child of @node that holds @key. */
-static u32 nfhp_node_find(const struct nfhp_node *node,
-			  const struct nfhp_key *key)
+/* The child of @node that holds the value @value of its dimension. */
+static inline u32 nfhp_node_find_value(const struct nfhp_node *node,
+				       nfhp_u128 value)
 {
 	const u32 *k, *idx;
 	u32 v, b;
 
 	if (unlikely(node->kind == NFHP_NODE_RLP128))
-		return nfhp_search128(nfhp_keys128(node), node->n,
-				      key->v[node->dim]);
+		return nfhp_search128(nfhp_keys128(node), node->n, value);
 	k = nfhp_keys32(node);
-	v = (u32)key->v[node->dim];
+	v = (u32)value;
 	if (!node->ibits)
 		return nfhp_search32(k, 0, node->n, v);
 	if (v <= k[0])
@@ -2146,6 +2145,13 @@ static u32 nfhp_node_find(const struct nfhp_node *node,
 	/* Values lie in the node's region; the clamp only guards memory. */
 	b = min((v - k[0] - 1) >> node->ishift, (1u << node->ibits) - 1);
 	return nfhp_search32(k, idx[b], idx[b + 1] - idx[b] + 1, v);
+}
+
+/* The child of @node that holds @key. */
+static u32 nfhp_node_find(const struct nfhp_node *node,
+			  const struct nfhp_key *key)
+{
+	return nfhp_node_find_value(node, key->v[node->dim]);
 }
 
 /* The first entry of a list node whose tests hold @key. */
@@ -2201,6 +2207,142 @@ bool nfhp_tree_lookup(const struct nfhp_node *root,
 		hit->n = 1;
 	}
 	return hit->items[0]->order < bound;
+}
+
+/*
+ * Do the tests @t[0 .. @n - 1] of a list's entries hold every packet of
+ * @q between them?  @q is split along each test of @t[0]: what lies
+ * outside it must be held by the others.  Lists have few entries with
+ * disjoint tests, so the pieces mostly miss the next test at once.
+ */
+static bool nfhp_list_tests_cover(const struct nfhp_list_tests *const *t,
+				  unsigned int n, struct nfhp_region *q,
+				  unsigned int *budget)
+{
+	struct nfhp_range keep[NFHP_LIST_DIMS];
+	const struct nfhp_list_test *y;
+	struct nfhp_range *r;
+	bool ok = true;
+	unsigned int j;
+
+	if (!n || !*budget)
+		return false;
+	(*budget)--;
+	for (j = 0; j < t[0]->n; j++) {
+		y = &t[0]->t[j];
+		if (y->hi < q->d[y->dim].lo || y->lo > q->d[y->dim].hi)
+			return nfhp_list_tests_cover(t + 1, n - 1, q, budget);
+	}
+	for (j = 0; j < t[0]->n && ok; j++) {
+		y = &t[0]->t[j];
+		r = &q->d[y->dim];
+		keep[j] = *r;
+		if (r->lo < y->lo) {
+			r->hi = (nfhp_u128)y->lo - 1;
+			ok = nfhp_list_tests_cover(t + 1, n - 1, q, budget);
+			*r = keep[j];
+		}
+		if (ok && r->hi > y->hi) {
+			r->lo = (nfhp_u128)y->hi + 1;
+			ok = nfhp_list_tests_cover(t + 1, n - 1, q, budget);
+			*r = keep[j];
+		}
+		/* What is left of @q in this dimension lies inside the test. */
+		r->lo = max_t(nfhp_u128, r->lo, y->lo);
+		r->hi = min_t(nfhp_u128, r->hi, y->hi);
+	}
+	while (j--)
+		q->d[t[0]->t[j].dim] = keep[j];
+	return ok;
+}
+
+/*
+ * Does the list @list decide every packet of @q, which lies in its
+ * region, before @order?  Its entries before @order decide the packets
+ * their tests hold; the last entry covers the region.
+ */
+static bool nfhp_list_decided_before(const struct nfhp_node *list,
+				     struct nfhp_region *q, u64 order,
+				     unsigned int *budget)
+{
+	const struct nfhp_entry *const *items = nfhp_leaf_entries(list);
+	const struct nfhp_list_tests *early[NFHP_LIST_MAX_ANY];
+	const struct nfhp_list_tests *t = nfhp_list_tests(list);
+	u32 i;
+
+	for (i = 0; i < list->n && items[i]->order < order; i++) {
+		if (i == list->n - 1)
+			return true;
+		early[i] = t;
+		t = nfhp_list_tests_next(t);
+	}
+	return nfhp_list_tests_cover(early, i, q, budget);
+}
+
+/* nfhp_tree_decided_before() below @node, whose region holds @q. */
+static bool nfhp_decided_before(const struct nfhp_node *node,
+				struct nfhp_region *q, u64 order,
+				unsigned int *budget)
+{
+	struct nfhp_range span;
+	bool ok = true;
+	u32 i, last;
+
+	if (!*budget || node->min_order >= order)
+		return false;
+	(*budget)--;
+	/* Even a leaf that runs extensions decides by its last entry. */
+	if (node->kind == NFHP_NODE_LEAF)
+		return nfhp_leaf_entries(node)[node->n - 1]->order < order;
+	if (node->kind == NFHP_NODE_LIST)
+		return nfhp_list_decided_before(node, q, order, budget);
+	span = q->d[node->dim];
+	i = nfhp_node_find_value(node, span.lo);
+	last = nfhp_node_find_value(node, span.hi);
+	for (; i <= last && ok; i++) {
+		if (i)
+			q->d[node->dim].lo = max(span.lo,
+						 nfhp_node_key(node, i - 1) + 1);
+		q->d[node->dim].hi = min(span.hi, nfhp_node_key(node, i));
+		ok = nfhp_decided_before(nfhp_children(node)[i], q, order,
+					 budget);
+	}
+	q->d[node->dim] = span;
+	return ok;
+}
+
+/**
+ * nfhp_tree_decided_before() - does a tree decide a box before an order?
+ * @root: the tree
+ * @box: the packets asked about
+ * @order: the order of an entry
+ * @budget: nodes and list tests the search may still visit; it answers
+ *	false once they are spent
+ *
+ * For shadow analysis across a hook's trees (stats.c): an entry whose
+ * whole box one tree decides before it is never reached, even where its
+ * own tree has it in a leaf.  The search covers the hull of @box, an
+ * interval per dimension, so a true answer is always right.  A leaf's
+ * last entry ends every walk of its entries, so it bounds the decision
+ * even where extensions run (nfhp_classify() bounds the later trees by it
+ * too).
+ *
+ * Return: true if every packet of @box meets a decision of the tree that
+ * comes before @order.
+ */
+bool nfhp_tree_decided_before(const struct nfhp_node *root,
+			      const struct nfhp_box *box, u64 order,
+			      unsigned int *budget)
+{
+	struct nfhp_region q;
+	unsigned int m, d;
+
+	nfhp_region_full(&q);
+	for (m = box->restricted; m; m &= m - 1) {
+		d = __builtin_ctz(m);
+		nfhp_box_hull(box, d, &q.d[d]);
+	}
+	return nfhp_decided_before(root, &q, order, budget);
 }
 
 static void nfhp_hist_add(unsigned int *hist, unsigned int value)

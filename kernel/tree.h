@@ -241,6 +241,9 @@ struct nfhp_hit {
 bool nfhp_tree_lookup(const struct nfhp_node *root,
 		      const struct nfhp_key *key, u64 bound,
 		      struct nfhp_hit *hit);
+bool nfhp_tree_decided_before(const struct nfhp_node *root,
+			      const struct nfhp_box *box, u64 order,
+			      unsigned int *budget);
 
 /* The ruleset's trees and entries, for stats.c. */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,

@@ -1090,17 +1090,143 @@ static void test_list_nodes(void)
 	rs = forward_of(r, 2, 100);
 	check(shadowed_count(rs) == 1, "TTL 50-60 after TTL 0-99: shadowed");
 	nfhp_ruleset_free(rs);
-	/* TTL 0-99 and 100-255 leave nothing for the rule after them. */
+	/*
+	 * TTL 0-99 and 100-255 leave nothing for the rules after them: the
+	 * -j DROP and the 100 fillers, which are in trees of their own.
+	 */
 	free(r[1]);
 	r[1] = spec_new(NFHP_ACT_ACCEPT);
 	spec_range(r[1], NFHP_DIM_TTL, 100, 255, false);
 	rs = forward_of(r, 3, 100);
 	n = shadowed_count(rs);
-	check(n == 1, "-j DROP after both TTL halves: shadowed (%u)", n);
+	check(n == 101, "-j DROP and fillers after both TTL halves: shadowed (%u)",
+	      n);
 	nfhp_ruleset_free(rs);
 	free(r[0]);
 	free(r[1]);
 	free(r[2]);
+}
+
+/* The shadowed rules of @rs as "CHAIN NUM," text. */
+struct shadow_list {
+	struct nfhp_ruleset *rs;
+	char buf[256];
+};
+
+static void list_shadow(void *ctx, const struct nfhp_rule *r)
+{
+	struct shadow_list *l = ctx;
+	size_t len = strlen(l->buf);
+
+	snprintf(l->buf + len, sizeof(l->buf) - len, "%s %u,",
+		 nfhp_chain_name(nfhp_rule_chain(l->rs, r)),
+		 nfhp_rule_position(l->rs, r));
+}
+
+static const char *shadow_text(struct nfhp_ruleset *rs,
+			       struct shadow_list *l)
+{
+	l->rs = rs;
+	l->buf[0] = 0;
+	check(!nfhp_shadowed_rules(rs, list_shadow, l), "shadow analysis");
+	return l->buf;
+}
+
+/*
+ * A hook's rules are in trees by the width of their addresses
+ * (ruleset.c), so a rule can be in a leaf of its own tree and still be
+ * decided before, everywhere, by another tree (stats.c).
+ */
+static void test_shadow_across_trees(void)
+{
+	struct nfhp_rule_spec *any = spec_new(NFHP_ACT_DROP);
+	struct nfhp_rule_spec *tcp8 = spec_new(NFHP_ACT_DROP);
+	struct nfhp_rule_spec *host = spec_new(NFHP_ACT_ACCEPT);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_rule_spec *r[2];
+	struct shadow_list l;
+	struct nfhp_ruleset *rs;
+	const char *msg = NULL;
+	const char *text;
+
+	spec_prefix(tcp8, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	spec_range(tcp8, NFHP_DIM_PROTO, 6, 6, false);
+	spec_prefix(host, NFHP_DIM_SRC, ip(10, 0, 0, 1), 32, false);
+	strcpy(jump->target, "user");
+
+	r[0] = any;
+	r[1] = host;
+	rs = forward_of(r, 2, 0);
+	text = shadow_text(rs, &l);
+	check(!strcmp(text, "FORWARD 2,"),
+	      "-j DROP, then -s 10.0.0.1: the /32 is shadowed (%s)", text);
+	nfhp_ruleset_free(rs);
+
+	r[0] = tcp8;
+	rs = forward_of(r, 2, 0);
+	text = shadow_text(rs, &l);
+	check(!*text, "-s 10/8 -p tcp -j DROP, then -s 10.0.0.1: UDP reaches it (%s)",
+	      text);
+	nfhp_ruleset_free(rs);
+
+	/*
+	 * To 10.0.0.1, TTL 0-99 and 100-199 DROP make a list node, the
+	 * policy last, in the tree of narrow destinations: a rule from
+	 * 10.0.0.1 to it, in the tree of narrow sources and destinations,
+	 * inside both TTL intervals is decided before by the two entries
+	 * together; one that reaches past 199 is not.
+	 */
+	r[0] = spec_new(NFHP_ACT_DROP);
+	r[1] = spec_new(NFHP_ACT_DROP);
+	spec_prefix(r[0], NFHP_DIM_DST, ip(10, 0, 0, 1), 32, false);
+	spec_prefix(r[1], NFHP_DIM_DST, ip(10, 0, 0, 1), 32, false);
+	spec_prefix(host, NFHP_DIM_DST, ip(10, 0, 0, 1), 32, false);
+	spec_range(r[0], NFHP_DIM_TTL, 0, 99, false);
+	spec_range(r[1], NFHP_DIM_TTL, 100, 199, false);
+	spec_range(host, NFHP_DIM_TTL, 50, 150, false);
+	rs = forward_of(r, 2, 0);
+	check(!nfhp_rule_append(rs, "FORWARD", host, NULL, &msg),
+	      "-s 10.0.0.1 --ttl 50:150");
+	text = shadow_text(rs, &l);
+	check(!strcmp(text, "FORWARD 3,"),
+	      "TTL 50-150 after TTL 0-99 and 100-199: shadowed (%s)", text);
+	nfhp_ruleset_free(rs);
+	host->m[host->nmatch - 1].ranges[0].hi = 250;
+	rs = forward_of(r, 2, 0);
+	check(!nfhp_rule_append(rs, "FORWARD", host, NULL, &msg),
+	      "-s 10.0.0.1 --ttl 50:250");
+	text = shadow_text(rs, &l);
+	check(!*text, "TTL 50-250 after them: reached (%s)", text);
+	nfhp_ruleset_free(rs);
+	host->m[host->nmatch - 1].ranges[0].hi = 150;
+	r[0]->m[r[0]->nmatch - 1].ranges[0].lo = 60;
+	rs = forward_of(r, 2, 0);
+	check(!nfhp_rule_append(rs, "FORWARD", host, NULL, &msg),
+	      "-s 10.0.0.1 --ttl 50:150");
+	text = shadow_text(rs, &l);
+	check(!*text, "TTL 50-150 after TTL 60-99 and 100-199: reached (%s)",
+	      text);
+	nfhp_ruleset_free(rs);
+	free(r[0]);
+	free(r[1]);
+	host->nmatch -= 2;
+
+	/* A user chain shadowed from FORWARD but reached from INPUT. */
+	rs = nfhp_ruleset_new(~0ull);
+	check(!nfhp_txn_begin(rs) && !nfhp_chain_new(rs, "user", &msg) &&
+	      !nfhp_rule_append(rs, "user", host, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", any, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "INPUT", jump, NULL, &msg) &&
+	      !nfhp_txn_commit(rs, &msg), "user chain from FORWARD and INPUT");
+	text = shadow_text(rs, &l);
+	check(!strcmp(text, "FORWARD 2,"),
+	      "only the jump after -j DROP is shadowed (%s)", text);
+	nfhp_ruleset_free(rs);
+	free(any);
+	free(tcp8);
+	free(host);
+	free(jump);
 }
 
 int main(void)
@@ -1119,6 +1245,7 @@ int main(void)
 	test_hotdrop();
 	test_rule_body();
 	test_list_nodes();
+	test_shadow_across_trees();
 	test_shared_build();
 	test_ext_hooks();
 	printf("%d passed, %d failed\n", tests - failures, failures);
