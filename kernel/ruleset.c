@@ -244,20 +244,27 @@ struct nfhp_where {
  * @next: the record of the next commit
  * @cookie: get_state_synchronize_rcu() when the new tables were published
  * @tables: the replaced tables
- * @flat: per hook, the replaced entries the new ones did not carry over
+ * @flat: per hook, the replaced entries, as @tables published them
+ * @kept: per hook, the @from of the entries that replaced @flat: which of
+ *	them they carried over (nfhp_flat_doom() keeps the others to free)
+ * @nkept: per hook, the number of entries in @kept
  * @rules: the rules the transaction removed
  * @chains: the chains only the replaced model had
  * @nchains: entries of @chains
  * @model: the replaced model, or NULL
  *
  * What to free is decided at the commit, against the model and entries
- * it published; later commits have records of their own.
+ * it published; later commits have records of their own.  The replaced
+ * entry arrays are not touched before the grace period: a packet may
+ * still walk them (nfhp_classify_linear()).
  */
 struct nfhp_release {
 	struct nfhp_release *next;
 	unsigned long cookie;
 	struct nfhp_tables *tables;
 	struct nfhp_flat flat[NFHP_HOOK_MAX];
+	int *kept[NFHP_HOOK_MAX];
+	unsigned int nkept[NFHP_HOOK_MAX];
 	struct nfhp_rule_list rules;
 	struct nfhp_chain **chains;
 	unsigned int nchains;
@@ -1404,16 +1411,16 @@ static struct nfhp_release *nfhp_release_new(struct nfhp_ruleset *rs,
 }
 
 /*
- * Keep in @fl only the entries that @next, the entries replacing them,
- * did not carry over (@next->from, rising where not -1): they are the
- * ones to free.
+ * Keep in @fl only the entries that the @nfrom entries replacing them did
+ * not carry over (@from, rising where not -1; NULL: none): they are the
+ * ones to free.  This rewrites @fl's array, so only after a grace period.
  */
-static void nfhp_flat_doom(struct nfhp_flat *fl, const struct nfhp_flat *next)
+static void nfhp_flat_doom(struct nfhp_flat *fl, const int *from,
+			   unsigned int nfrom)
 {
-	const int *from = next->from;
 	unsigned int i = 0, j, n = 0;
 
-	for (j = 0; from && j < next->n; j++) {
+	for (j = 0; from && j < nfrom; j++) {
 		if (from[j] < 0)
 			continue;
 		for (; i < (unsigned int)from[j]; i++)
@@ -1427,8 +1434,9 @@ static void nfhp_flat_doom(struct nfhp_flat *fl, const struct nfhp_flat *next)
 
 /*
  * Fill @rel with what the commit that just published replaced: the old
- * tables, the old entries not carried over, the removed rules, the old
- * model and its chains the new one does not have.
+ * tables, the old entries and which of them the new ones carried over,
+ * the removed rules, the old model and its chains the new one does not
+ * have.
  */
 static void nfhp_release_fill(struct nfhp_ruleset *rs,
 			      struct nfhp_release *rel, struct nfhp_model *old,
@@ -1440,10 +1448,10 @@ static void nfhp_release_fill(struct nfhp_ruleset *rs,
 
 	rel->tables = old_tables;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		nfhp_flat_doom(&old_flat[h], &rs->flat[h]);
 		rel->flat[h] = old_flat[h];
 		/* What the new entries shared is theirs alone now. */
-		kvfree(rs->flat[h].from);
+		rel->kept[h] = rs->flat[h].from;
+		rel->nkept[h] = rs->flat[h].n;
 		rs->flat[h].from = NULL;
 	}
 	rel->rules = rs->removed;
@@ -1467,8 +1475,11 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 	unsigned int i;
 	int h;
 
-	for (h = 0; h < NFHP_HOOK_MAX; h++)
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		nfhp_flat_doom(&rel->flat[h], rel->kept[h], rel->nkept[h]);
+		kvfree(rel->kept[h]);
 		nfhp_flat_free(rs, &rel->flat[h]);
+	}
 	if (rel->tables)
 		nfhp_tables_put(rs, rel->tables);
 	for (i = 0; i < rel->rules.n; i++)

@@ -1229,6 +1229,33 @@ static void test_shadow_across_trees(void)
 	free(jump);
 }
 
+/*
+ * A commit must not write to the entry array it replaced until a grace
+ * period has passed: a packet may still walk it (nfhp_classify_linear()).
+ */
+static void test_replaced_entries_untouched(void)
+{
+	struct nfhp_ruleset *rs = forward_of(NULL, 0, 10);
+	const struct nfhp_entry *const *old;
+	const struct nfhp_entry **copy;
+	const char *msg = NULL;
+	unsigned int n, now;
+
+	nfhp_ruleset_defer_release(rs, true);
+	old = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	copy = malloc(n * sizeof(*copy));
+	memcpy(copy, old, n * sizeof(*copy));
+	check(!nfhp_rule_delete(rs, "FORWARD", 5, &msg), "-D FORWARD 5");
+	check(nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &now) != old &&
+	      now == n - 1, "new entries published");
+	check(!memcmp(copy, old, n * sizeof(*copy)),
+	      "the replaced entries are as published until the grace period");
+	synchronize_rcu();
+	check(!nfhp_ruleset_release(rs, false), "released after it");
+	nfhp_ruleset_free(rs);
+	free(copy);
+}
+
 int main(void)
 {
 	test_box_prefix_and_negation();
@@ -1246,6 +1273,7 @@ int main(void)
 	test_rule_body();
 	test_list_nodes();
 	test_shadow_across_trees();
+	test_replaced_entries_untouched();
 	test_shared_build();
 	test_ext_hooks();
 	printf("%d passed, %d failed\n", tests - failures, failures);
