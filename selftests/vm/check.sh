@@ -50,9 +50,19 @@ count()
 		f=1
 	fi
 	echo "check: $name: $p passed, $f failed, $s skipped"
+	[ "$f" -gt 0 ] && recap "$log"
 	tp=$((tp + p))
 	tf=$((tf + f))
 	ts=$((ts + s))
+}
+
+# recap LOG - repeat LOG's failed checks and tests, so that the end of a
+# long run (all that CI keeps) still says what failed.
+recap()
+{
+	echo "check: what failed in $1:"
+	tr -d '\r' < "$1" | grep -E '(^|: )FAIL|^not ok( |$)' | head -n 40 |
+		sed 's/^/check:   /'
 }
 
 if [ "${NFHP_BUILD_FAILED:-0}" = 1 ]; then
