@@ -3557,6 +3557,24 @@ nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 }
 
 /**
+ * nfhp_ruleset_entry_tree() - which of a hook's trees holds an entry
+ * @rs: the rule set
+ * @hook: the hook
+ * @e: one of nfhp_ruleset_entries()
+ *
+ * A hook whose entries may skip later ones (a RETURN) keeps them all in
+ * tree 0; otherwise each is in the tree of its group.
+ *
+ * Return: the @group of nfhp_ruleset_tree() that holds @e.
+ */
+unsigned int nfhp_ruleset_entry_tree(const struct nfhp_ruleset *rs,
+				     enum nfhp_hook hook,
+				     const struct nfhp_entry *e)
+{
+	return nfhp_flat_groupable(&rs->flat[hook]) ? e->group : 0;
+}
+
+/**
  * nfhp_rule_written() - the dimensions a rule's specification names
  * @r: the rule
  *

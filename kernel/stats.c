@@ -87,11 +87,13 @@ static bool nfhp_ptrset_has(const struct nfhp_ptrset *s, const void *p)
 
 /*
  * Nodes and list tests the search of one entry in the other trees may
- * visit, and all entries together: past them an entry counts as reached,
- * so a huge rule set is reported in bounded time, less completely.
+ * visit (nfhp_shadow_budget), and all entries together: past them an
+ * entry counts as reached, so a huge rule set is reported in bounded
+ * time, less completely.  The search walks shared subtrees once per
+ * path, so even a small rule set over many dimensions can spend it.
  */
-#define NFHP_SHADOW_ENTRY_BUDGET	4096
 #define NFHP_SHADOW_TOTAL_BUDGET	(1u << 24)
+u32 nfhp_shadow_budget = NFHP_SHADOW_ENTRY_BUDGET;
 
 static void nfhp_mark_leaf_entries(void *ctx, const struct nfhp_node *leaf)
 {
@@ -110,15 +112,15 @@ static bool nfhp_entry_preempted(const struct nfhp_ruleset *rs,
 				 unsigned int *total)
 {
 	const struct nfhp_node *root;
-	unsigned int g, budget;
+	unsigned int g, own = nfhp_ruleset_entry_tree(rs, hook, e), budget;
 	struct nfhp_forest *f;
 	bool preempted = false;
 
 	for (g = 0; g < NFHP_HOOK_TREES && !preempted && *total; g++) {
 		root = nfhp_ruleset_tree(rs, hook, g, &f);
-		if (!root || g == e->group)
+		if (!root || g == own)
 			continue;
-		budget = min(*total, NFHP_SHADOW_ENTRY_BUDGET);
+		budget = min(*total, nfhp_shadow_budget);
 		*total -= budget;
 		preempted = nfhp_tree_decided_before(root, e->box, e->order,
 						     &budget);

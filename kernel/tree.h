@@ -253,6 +253,9 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 const struct nfhp_entry *const *
 nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		     unsigned int *n);
+unsigned int nfhp_ruleset_entry_tree(const struct nfhp_ruleset *rs,
+				     enum nfhp_hook hook,
+				     const struct nfhp_entry *e);
 const struct nfhp_box *nfhp_rule_box(const struct nfhp_rule *r);
 u16 nfhp_rule_written(const struct nfhp_rule *r);
 

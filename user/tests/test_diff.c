@@ -772,6 +772,8 @@ static void count_afresh(struct nfhp_ruleset *rs, const struct pools *p)
  * rules built without list nodes must report the same rules.  And none
  * of them may be a rule that random packets match.  The counters are
  * zeroed first: a rule may have matched before a change shadowed it.
+ * The two trees differ in shape, so the search budget, which bounds how
+ * complete an analysis is, must not end either: it is lifted here.
  */
 static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 			const struct pools *p)
@@ -783,9 +785,11 @@ static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 	count_afresh(rs, p);
 	a->rs = rs;
 	b->rs = copy_without_lists(rs, s);
+	nfhp_shadow_budget = 1u << 22;
 	same = !nfhp_shadowed_rules(a->rs, shadow_add, a) &&
 	       !nfhp_shadowed_rules(b->rs, shadow_add, b) &&
 	       !strcmp(a->buf, b->buf) && !a->matched;
+	nfhp_shadow_budget = NFHP_SHADOW_ENTRY_BUDGET;
 	if (!same)
 		printf("# shadowed with lists: %s\n# without: %s\n", a->buf,
 		       b->buf);
