@@ -2209,11 +2209,28 @@ bool nfhp_tree_lookup(const struct nfhp_node *root,
 	return hit->items[0]->order < bound;
 }
 
+/* Do the tests @t hold every packet of @q? */
+static bool nfhp_list_tests_hold(const struct nfhp_list_tests *t,
+				 const struct nfhp_region *q)
+{
+	const struct nfhp_list_test *y;
+	unsigned int j;
+
+	for (j = 0; j < t->n; j++) {
+		y = &t->t[j];
+		if (q->d[y->dim].lo < y->lo || q->d[y->dim].hi > y->hi)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Do the tests @t[0 .. @n - 1] of a list's entries hold every packet of
  * @q between them?  @q is split along each test of @t[0]: what lies
  * outside it must be held by the others.  Lists have few entries with
- * disjoint tests, so the pieces mostly miss the next test at once.
+ * disjoint tests, so the pieces mostly miss the next test at once.  A
+ * piece that one entry's tests hold whole ends there: without that, the
+ * pieces of overlapping tests multiply with every entry.
  */
 static bool nfhp_list_tests_cover(const struct nfhp_list_tests *const *t,
 				  unsigned int n, struct nfhp_region *q,
@@ -2228,6 +2245,9 @@ static bool nfhp_list_tests_cover(const struct nfhp_list_tests *const *t,
 	if (!n || !*budget)
 		return false;
 	(*budget)--;
+	for (j = 0; j < n; j++)
+		if (nfhp_list_tests_hold(t[j], q))
+			return true;
 	for (j = 0; j < t[0]->n; j++) {
 		y = &t[0]->t[j];
 		if (y->hi < q->d[y->dim].lo || y->lo > q->d[y->dim].hi)
