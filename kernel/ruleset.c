@@ -246,7 +246,7 @@ struct nfhp_where {
  * @tables: the replaced tables
  * @flat: per hook, the replaced entries, as @tables published them
  * @kept: per hook, the @from of the entries that replaced @flat: which of
- *	them they carried over (nfhp_flat_doom() keeps the others to free)
+ *	them they carried over; nfhp_flat_free_replaced() frees the others
  * @nkept: per hook, the number of entries in @kept
  * @rules: the rules the transaction removed
  * @chains: the chains only the replaced model had
@@ -801,24 +801,26 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return 0;
 }
 
+static void nfhp_entry_free(struct nfhp_ruleset *rs,
+			    const struct nfhp_flat *fl, struct nfhp_entry *e)
+{
+	if (e->owns_box)
+		nfhp_box_free(&rs->mem, (struct nfhp_box *)e->box);
+	if (!fl->staged)
+		nfhp_free(&rs->mem, e, sizeof(*e));
+}
+
 /*
  * Free the entries of @fl but those it shares with the hook's committed
- * ones (@fl->from).  A commit first keeps in the replaced entries only
- * those the new ones did not carry over (nfhp_flat_doom()).
+ * ones (@fl->from).
  */
 static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 {
 	unsigned int i;
 
-	for (i = 0; i < fl->n; i++) {
-		if (fl->from && fl->from[i] >= 0)
-			continue;
-		if (fl->e[i]->owns_box)
-			nfhp_box_free(&rs->mem,
-				      (struct nfhp_box *)fl->e[i]->box);
-		if (!fl->staged)
-			nfhp_free(&rs->mem, fl->e[i], sizeof(*fl->e[i]));
-	}
+	for (i = 0; i < fl->n; i++)
+		if (!fl->from || fl->from[i] < 0)
+			nfhp_entry_free(rs, fl, fl->e[i]);
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_flat_free_arrays(rs, fl);
@@ -1411,25 +1413,28 @@ static struct nfhp_release *nfhp_release_new(struct nfhp_ruleset *rs,
 }
 
 /*
- * Keep in @fl only the entries that the @nfrom entries replacing them did
- * not carry over (@from, rising where not -1; NULL: none): they are the
- * ones to free.  This rewrites @fl's array, so only after a grace period.
+ * Free the replaced entries @fl but those that the @nfrom entries
+ * replacing them carried over (@from, rising where not -1; NULL: none).
+ * Only the gaps between the carried-over ones are read: @fl's array stays
+ * as packets saw it.
  */
-static void nfhp_flat_doom(struct nfhp_flat *fl, const int *from,
-			   unsigned int nfrom)
+static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
+				    struct nfhp_flat *fl, const int *from,
+				    unsigned int nfrom)
 {
-	unsigned int i = 0, j, n = 0;
+	unsigned int i = 0, j;
 
 	for (j = 0; from && j < nfrom; j++) {
 		if (from[j] < 0)
 			continue;
 		for (; i < (unsigned int)from[j]; i++)
-			fl->e[n++] = fl->e[i];
+			nfhp_entry_free(rs, fl, fl->e[i]);
 		i++;
 	}
 	for (; i < fl->n; i++)
-		fl->e[n++] = fl->e[i];
-	fl->n = n;
+		nfhp_entry_free(rs, fl, fl->e[i]);
+	fl->n = 0;
+	nfhp_flat_free(rs, fl);
 }
 
 /*
@@ -1476,9 +1481,9 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 	int h;
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		nfhp_flat_doom(&rel->flat[h], rel->kept[h], rel->nkept[h]);
+		nfhp_flat_free_replaced(rs, &rel->flat[h], rel->kept[h],
+					rel->nkept[h]);
 		kvfree(rel->kept[h]);
-		nfhp_flat_free(rs, &rel->flat[h]);
 	}
 	if (rel->tables)
 		nfhp_tables_put(rs, rel->tables);
