@@ -197,6 +197,8 @@ struct nfhp_entry_sum {
  *	an entry of its own; rises where it is not -1.  NULL: all its own.
  * @n: entries
  * @cap: room in @e, @sum and @group
+ * @rekeys: some entry runs an xtables target, which may change the
+ *	packet and go on (nfhp_classify_linear())
  * @skips: some entry may skip later ones: a RETURN, or a jump decided at
  *	packet time (@scope_end set)
  * @staged: the entries live in the forest's scratch memory, from @mark on,
@@ -210,6 +212,7 @@ struct nfhp_flat {
 	int *from;
 	unsigned int n;
 	unsigned int cap;
+	bool rekeys;
 	bool skips;
 	bool staged;
 	struct nfhp_scratch_mark mark;
@@ -795,6 +798,8 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->scope_end = NFHP_ORDER_UNSET;
 	if (action == NFHP_ACT_RETURN)
 		fl->skips = true;
+	if (action == NFHP_ACT_XT)
+		fl->rekeys = true;
 	nfhp_entry_sum_fill(&fl->sum[fl->n], rule, box);
 	fl->group[fl->n] = e->group;
 	fl->e[fl->n++] = e;
@@ -947,7 +952,18 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 		return err;
 	if (box->empty) {
 		nfhp_box_free(&rs->mem, own);
-		return 0;
+		if (!fl->rekeys || rbox->empty || action == NFHP_ACT_JUMP ||
+		    action == NFHP_ACT_GOTO)
+			return 0;
+		/*
+		 * A target before it may change the packet so that the
+		 * rule matches after all: keep it for that walk, out of
+		 * the trees, which a single tree of the hook skips best.
+		 */
+		box = rbox;
+		own = NULL;
+		flags |= NFHP_ENTRY_VOID;
+		fl->skips = true;
 	}
 	if (action == NFHP_ACT_JUMP || action == NFHP_ACT_GOTO)
 		action = NFHP_ACT_NONE;
@@ -1583,13 +1599,16 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 	if (!gr->all)
 		return -ENOMEM;
 	for (i = 0; i < p; i++)
-		gr->n[groups ? fl->group[i] : 0]++;
+		if (!(fl->e[i]->flags & NFHP_ENTRY_VOID))
+			gr->n[groups ? fl->group[i] : 0]++;
 	for (g = 0; g < NFHP_GROUPS; g++) {
 		gr->e[g] = gr->all + pos;
 		pos += gr->n[g] + 1;
 		gr->n[g] = 0;
 	}
 	for (i = 0; i < p; i++) {
+		if (fl->e[i]->flags & NFHP_ENTRY_VOID)
+			continue;
 		g = groups ? fl->group[i] : 0;
 		gr->e[g][gr->n[g]++] = fl->e[i];
 	}

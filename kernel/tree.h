@@ -30,6 +30,12 @@
 #define NFHP_ENTRY_COND		0x02
 /* The entry is for the rule's second box, @alt (ruleset.c). */
 #define NFHP_ENTRY_ALT		0x04
+/*
+ * The jumps that lead to the entry exclude its box, so no tree holds it;
+ * after a target changed the packet (a mark) the walk of the hook's rest
+ * tests it with its rule's own box (ruleset.c).
+ */
+#define NFHP_ENTRY_VOID		0x08
 
 /* @scope_end of an entry that has none. */
 #define NFHP_ORDER_UNSET	(~0ull)
@@ -48,7 +54,8 @@
  * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
  *	on: plain rules and jumps), %NFHP_ACT_RETURN, %NFHP_ENTRY_POLICY or
  *	%NFHP_ENTRY_HOTDROP
- * @flags: %NFHP_ENTRY_EVAL, %NFHP_ENTRY_COND, %NFHP_ENTRY_ALT
+ * @flags: %NFHP_ENTRY_EVAL, %NFHP_ENTRY_COND, %NFHP_ENTRY_ALT,
+ *	%NFHP_ENTRY_VOID
  * @depth: how many jumps or gotos lead to it; a jump's chain is the run
  *	of entries after it that are deeper
  * @owns_box: @box was allocated for this entry

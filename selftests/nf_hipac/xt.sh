@@ -5,7 +5,8 @@
 # FORWARD chain, run by the kernel's own modules (xt_run.c): REJECT with a
 # TCP reset and with an ICMP error, LOG going on to the next rule, limit,
 # a jump taken on every second packet (statistic), MARK followed by a
-# native mark match that must see the new mark, -m owner in a user chain
+# native mark match that must see the new mark (also a rule the jump to
+# its chain excludes by mark), -m owner in a user chain
 # reached from OUTPUT but not from INPUT.  Then the listing and
 # save format, a save/restore round trip, refusals (unknown extension,
 # a checkentry that says no) that leave the rule set as it was, and the
@@ -127,6 +128,16 @@ nfhp_check "MARK --set-mark 7, then DROP mark 7 for tcp/8080" eval \
 	 r -A FORWARD -p tcp --dport 8080 -m mark --mark 7 -j DROP'
 nfhp_check "tcp/8080 with the new mark is dropped" tcp_fail 8080
 nfhp_check "tcp/8081 passes" tcp_ok 8081
+nfhp_check "flush" flushed
+
+# In a chain entered with mark 0, a rule for mark 7 is out of every tree
+# (the jump excludes it), yet after the chain's MARK it matches.
+nfhp_check "-m mark --mark 0 -j M; M: MARK 7, then DROP mark 7 tcp/8082" eval \
+	'r -N M && r -A M -j MARK --set-mark 7 &&
+	 r -A M -p tcp --dport 8082 -m mark --mark 7 -j DROP &&
+	 r -A FORWARD -p tcp -m mark --mark 0 -j M'
+nfhp_check "tcp/8082 is dropped after the chain's MARK" tcp_fail 8082
+nfhp_check "tcp/8083 passes" tcp_ok 8083
 nfhp_check "flush" flushed
 
 # -m owner is valid at OUTPUT only: in a user chain, the hooks that reach

@@ -812,6 +812,85 @@ static void test_ext_hooks(void)
 	free(jump);
 }
 
+/* An xtables target that sets the mark to the packet's new_mark, as MARK. */
+struct mark_pkt {
+	u32 mark;
+	u32 new_mark;
+};
+
+static int mark_create(void *priv, const struct nfhp_rule_spec *spec,
+		       unsigned int hooks, void **ext, bool *matches,
+		       const char **msg)
+{
+	*ext = malloc(1);
+	*matches = true;
+	return *ext ? 0 : -ENOMEM;
+}
+
+static u32 mark_target(const void *ext, void *pkt)
+{
+	struct mark_pkt *p = pkt;
+
+	p->mark = p->new_mark;
+	return NFHP_EXT_CONTINUE;
+}
+
+static bool mark_rekey(void *pkt, struct nfhp_key *key)
+{
+	key->v[NFHP_DIM_MARK] = ((struct mark_pkt *)pkt)->mark;
+	return true;
+}
+
+static const struct nfhp_ext_ops mark_ops = {
+	.create = mark_create, .destroy = out_destroy, .match = out_match,
+	.target = mark_target, .rekey = mark_rekey,
+};
+
+/*
+ * -A FORWARD -m mark --mark 0x80000/0x80000 -j U
+ * -A U -j MARK --set-mark 5
+ * -A U -m mark --mark 0x4/0xfffffffc -j DROP
+ * The jump excludes the last rule's mark, so no tree may hold it; after
+ * the MARK target it matches, and iptables drops.
+ */
+static void test_mark_reaches_excluded_rule(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_rule_spec *mark = spec_new(NFHP_ACT_XT);
+	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
+	struct mark_pkt pkt = { .mark = 0x80000, .new_mark = 5 };
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+
+	nfhp_ruleset_set_ext(rs, &mark_ops, NULL);
+	key_init(&k);
+	k.v[NFHP_DIM_MARK] = pkt.mark;
+	spec_range(jump, NFHP_DIM_MARK, 0x80000, 0xfffff, false);
+	strcpy(jump->target, "U");
+	mark->ext_len = 1;
+	spec_range(drop, NFHP_DIM_MARK, 4, 7, false);
+	check(!nfhp_chain_new(rs, "U", &msg) &&
+	      !nfhp_rule_append(rs, "U", mark, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "U", drop, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg),
+	      "mark: rules load: %s", msg);
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, &k, 100, &pkt, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 2,
+	      "mark: the rule the jump excluded drops after MARK");
+	pkt.mark = 0x80000;
+	pkt.new_mark = 9;
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, &k, 100, &pkt, &v);
+	check(v.action == NFHP_ACT_ACCEPT && !v.rule,
+	      "mark: another mark falls through to the policy");
+	nfhp_ruleset_free(rs);
+	free(jump);
+	free(mark);
+	free(drop);
+}
+
 /* Every allocation of a commit can fail: the old rules stay in force. */
 static void test_enomem(void)
 {
@@ -1276,6 +1355,7 @@ int main(void)
 	test_replaced_entries_untouched();
 	test_shared_build();
 	test_ext_hooks();
+	test_mark_reaches_excluded_rule();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }
