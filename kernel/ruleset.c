@@ -199,6 +199,7 @@ struct nfhp_entry_sum {
  * @cap: room in @e, @sum and @group
  * @rekeys: some entry runs an xtables target, which may change the
  *	packet and go on (nfhp_classify_linear())
+ * @voids: some entry is %NFHP_ENTRY_VOID
  * @skips: some entry may skip later ones: a RETURN, or a jump decided at
  *	packet time (@scope_end set)
  * @staged: the entries live in the forest's scratch memory, from @mark on,
@@ -213,6 +214,7 @@ struct nfhp_flat {
 	unsigned int n;
 	unsigned int cap;
 	bool rekeys;
+	bool voids;
 	bool skips;
 	bool staged;
 	struct nfhp_scratch_mark mark;
@@ -958,12 +960,12 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 		/*
 		 * A target before it may change the packet so that the
 		 * rule matches after all: keep it for that walk, out of
-		 * the trees, which a single tree of the hook skips best.
+		 * the trees (nfhp_groups_fill()).
 		 */
 		box = rbox;
 		own = NULL;
 		flags |= NFHP_ENTRY_VOID;
-		fl->skips = true;
+		fl->voids = true;
 	}
 	if (action == NFHP_ACT_JUMP || action == NFHP_ACT_GOTO)
 		action = NFHP_ACT_NONE;
@@ -1910,8 +1912,9 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	unsigned int changes;
 	int *match, err = -EAGAIN;
 
+	/* Updates know neither skips nor entries that no tree holds. */
 	if (!cur || !old->n || !nfhp_flat_groupable(fl) ||
-	    !nfhp_flat_groupable(old))
+	    !nfhp_flat_groupable(old) || fl->voids || old->voids)
 		return -EAGAIN;
 	match = kvmalloc_array(fl->n, sizeof(*match), GFP_KERNEL);
 	if (!match)
