@@ -1852,7 +1852,7 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	for (g = 0; g < NFHP_GROUPS; g++) {
 		t->root[h][g] = cur->root[h][g];
 		if (t->root[h][g])
-			t->root[h][g]->refs++;
+			nfhp_tree_get(t->root[h][g]);
 	}
 	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, fl, cands,
 				  NULL);
@@ -2100,7 +2100,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			for (g = 0; g < NFHP_GROUPS; g++) {
 				t->root[h][g] = cur->root[h][g];
 				if (t->root[h][g])
-					t->root[h][g]->refs++;
+					nfhp_tree_get(t->root[h][g]);
 			}
 			continue;
 		}

@@ -233,6 +233,7 @@
  */
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
+#include <linux/cache.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/prefetch.h>
@@ -284,6 +285,27 @@ struct nfhp_list_tests {
 	u32 n;
 	struct nfhp_list_test t[];
 };
+
+/**
+ * struct nfhp_node_ctl - what the control path keeps of a stored node
+ * @hnext: next node in the same deduplication bucket
+ * @refs: references from parents and roots
+ * @hash: hash of the node's contents, for deduplication
+ * @mark: scratch for walks that visit each shared node once
+ *
+ * It comes just before the node (nfhp_ctl()), where a reference is taken
+ * without reading the node, and the node starts where the header and the
+ * first children and keys, which every lookup reads, share a cache line:
+ * within the allocation's first line when all of it fits there, at the
+ * second line otherwise (nfhp_node_lead()).
+ */
+struct nfhp_node_ctl {
+	struct nfhp_node *hnext;
+	u32 refs;
+	u32 hash;
+	u32 mark;
+};
+
 /* Splits into up to this many intervals keep their children in a list. */
 #define NFHP_MEMO_LIST_MAX	8
 
@@ -331,8 +353,9 @@ static size_t nfhp_list_words_max(u32 n)
 }
 
 /*
- * Bytes of a node of @n intervals or entries; for a list node the most
- * its tests can take, nfhp_node_bytes() gives what they do take.
+ * Bytes of the header and contents of a node of @n intervals or entries;
+ * for a list node the most its tests can take, nfhp_node_bytes() gives
+ * what they do take.
  */
 static size_t nfhp_node_size(u8 kind, u32 n)
 {
@@ -354,6 +377,36 @@ static size_t nfhp_node_bytes(const struct nfhp_node *node)
 	return nfhp_node_size(node->kind, node->n);
 }
 
+/*
+ * Where a node of @bytes starts in its allocation: right after its
+ * control block when both fit in one cache line, else at the second line,
+ * the control block at the end of the first.
+ */
+static size_t nfhp_node_lead(size_t bytes)
+{
+	size_t ctl = sizeof(struct nfhp_node_ctl);
+
+	return ctl + bytes <= L1_CACHE_BYTES ? ctl : L1_CACHE_BYTES;
+}
+
+/*
+ * Bytes a stored node of @bytes takes.  Past a cache line it is asked for
+ * in whole lines: kmalloc() aligns those sizes to a line, but not 96
+ * bytes, and such nodes would start mid-line.
+ */
+static size_t nfhp_node_alloc_size(size_t bytes)
+{
+	size_t size = nfhp_node_lead(bytes) + bytes;
+
+	return size <= L1_CACHE_BYTES ? size : ALIGN(size, L1_CACHE_BYTES);
+}
+
+/* The control block of @node, just before it. */
+static struct nfhp_node_ctl *nfhp_ctl(const struct nfhp_node *node)
+{
+	return (struct nfhp_node_ctl *)node - 1;
+}
+
 /* Leaves and lists end a lookup; the other kinds have children. */
 static bool nfhp_node_final(const struct nfhp_node *node)
 {
@@ -373,25 +426,31 @@ nfhp_list_tests_next(const struct nfhp_list_tests *t)
 	return (const struct nfhp_list_tests *)&t->t[t->n];
 }
 
+/* The children of a range-location node come first, at a fixed place. */
+static struct nfhp_node **nfhp_children(const struct nfhp_node *node)
+{
+	return (struct nfhp_node **)node->data;
+}
+
+static struct nfhp_node *nfhp_child(const struct nfhp_node *node, u32 i)
+{
+	return nfhp_children(node)[i];
+}
+
 static u32 *nfhp_keys32(const struct nfhp_node *node)
 {
-	return (u32 *)node->data;
+	return (u32 *)(node->data + node->n);
 }
 
 static nfhp_u128 *nfhp_keys128(const struct nfhp_node *node)
 {
-	return (nfhp_u128 *)node->data;
-}
-
-static struct nfhp_node **nfhp_children(const struct nfhp_node *node)
-{
-	return (struct nfhp_node **)((u8 *)node->data +
-				     nfhp_keys_size(node->kind, node->n));
+	return (nfhp_u128 *)(node->data + node->n);
 }
 
 static u32 *nfhp_index(const struct nfhp_node *node)
 {
-	return (u32 *)(nfhp_children(node) + node->n);
+	return (u32 *)((u8 *)nfhp_keys32(node) +
+		       nfhp_keys_size(node->kind, node->n));
 }
 
 /*
@@ -454,7 +513,8 @@ static u32 nfhp_node_hash(const struct nfhp_node *node)
 static bool nfhp_node_equal(const struct nfhp_node *a,
 			    const struct nfhp_node *b)
 {
-	return a->hash == b->hash && a->kind == b->kind && a->dim == b->dim &&
+	return nfhp_ctl(a)->hash == nfhp_ctl(b)->hash &&
+	       a->kind == b->kind && a->dim == b->dim &&
 	       a->n == b->n && a->ishift == b->ishift &&
 	       !memcmp(a->data, b->data, nfhp_node_bytes(a) - sizeof(*a));
 }
@@ -521,11 +581,21 @@ static void nfhp_share_unlock(struct nfhp_forest *f)
 		mutex_unlock(&f->lock);
 }
 
+/*
+ * Fetch ahead what a pass over the children @child[0 .. @n - 1] changes
+ * at @i: each child's reference count is a miss of its own.
+ */
+static void nfhp_refs_prefetch(struct nfhp_node *const *child, u32 i, u32 n)
+{
+	if (i + NFHP_REFS_AHEAD < n)
+		prefetchw(nfhp_ctl(child[i + NFHP_REFS_AHEAD]));
+}
+
 /* Take a reference to @node. */
 static void nfhp_node_get(struct nfhp_forest *f, struct nfhp_node *node)
 {
 	nfhp_share_lock(f);
-	node->refs++;
+	nfhp_ctl(node)->refs++;
 	nfhp_share_unlock(f);
 }
 
@@ -534,15 +604,17 @@ static void nfhp_forest_grow(struct nfhp_forest *f)
 {
 	u32 nmask = 2 * f->mask + 1, i;
 	struct nfhp_node **nb, *node, *next;
+	struct nfhp_node_ctl *ctl;
 
 	nb = nfhp_alloc(f->mem, (nmask + 1) * sizeof(*nb));
 	if (!nb)
 		return;
 	for (i = 0; i <= f->mask; i++) {
 		for (node = f->buckets[i]; node; node = next) {
-			next = node->hnext;
-			node->hnext = nb[node->hash & nmask];
-			nb[node->hash & nmask] = node;
+			ctl = nfhp_ctl(node);
+			next = ctl->hnext;
+			ctl->hnext = nb[ctl->hash & nmask];
+			nb[ctl->hash & nmask] = node;
 		}
 	}
 	nfhp_free(f->mem, f->buckets, (f->mask + 1) * sizeof(*f->buckets));
@@ -552,7 +624,10 @@ static void nfhp_forest_grow(struct nfhp_forest *f)
 
 static void nfhp_node_free(struct nfhp_forest *f, struct nfhp_node *node)
 {
-	nfhp_free(f->mem, node, nfhp_node_bytes(node));
+	size_t bytes = nfhp_node_bytes(node);
+
+	nfhp_free(f->mem, (u8 *)node - nfhp_node_lead(bytes),
+		  nfhp_node_alloc_size(bytes));
 }
 
 static void nfhp_node_unlink(struct nfhp_forest *f, struct nfhp_node *node)
@@ -560,11 +635,22 @@ static void nfhp_node_unlink(struct nfhp_forest *f, struct nfhp_node *node)
 	struct nfhp_node **pp;
 
 	f = nfhp_home(f);
-	pp = &f->buckets[node->hash & f->mask];
+	pp = &f->buckets[nfhp_ctl(node)->hash & f->mask];
 	while (*pp != node)
-		pp = &(*pp)->hnext;
-	*pp = node->hnext;
+		pp = &nfhp_ctl(*pp)->hnext;
+	*pp = nfhp_ctl(node)->hnext;
 	f->count--;
+}
+
+/**
+ * nfhp_tree_get() - take a reference to a tree for another table
+ * @root: the tree
+ *
+ * Only while no helper builds (struct nfhp_forest): the commit path.
+ */
+void nfhp_tree_get(struct nfhp_node *root)
+{
+	nfhp_ctl(root)->refs++;
 }
 
 /**
@@ -581,14 +667,13 @@ static void __nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 	struct nfhp_node **child;
 	u32 i;
 
-	if (!root || --root->refs)
+	if (!root || --nfhp_ctl(root)->refs)
 		return;
 	nfhp_node_unlink(f, root);
 	if (!nfhp_node_final(root)) {
 		child = nfhp_children(root);
 		for (i = 0; i < root->n; i++) {
-			if (i + NFHP_REFS_AHEAD < root->n)
-				prefetchw(child[i + NFHP_REFS_AHEAD]);
+			nfhp_refs_prefetch(child, i, root->n);
 			__nfhp_tree_put(f, child[i]);
 		}
 	}
@@ -612,7 +697,7 @@ static void nfhp_draft_drop(struct nfhp_forest *f,
 		return;
 	nfhp_share_lock(f);
 	for (i = 0; i < draft->n; i++)
-		__nfhp_tree_put(f, nfhp_children(draft)[i]);
+		__nfhp_tree_put(f, nfhp_child(draft, i));
 	nfhp_share_unlock(f);
 }
 
@@ -622,10 +707,10 @@ static struct nfhp_node *nfhp_node_twin(struct nfhp_forest *t,
 {
 	struct nfhp_node *node;
 
-	for (node = t->buckets[draft->hash & t->mask]; node;
-	     node = node->hnext) {
+	for (node = t->buckets[nfhp_ctl(draft)->hash & t->mask]; node;
+	     node = nfhp_ctl(node)->hnext) {
 		if (nfhp_node_equal(node, draft)) {
-			node->refs++;
+			nfhp_ctl(node)->refs++;
 			return node;
 		}
 	}
@@ -648,33 +733,40 @@ static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 					  struct nfhp_node *draft)
 {
 	struct nfhp_forest *t = nfhp_home(f);
-	size_t size = nfhp_node_bytes(draft);
+	size_t bytes = nfhp_node_bytes(draft);
+	size_t size = nfhp_node_alloc_size(bytes);
+	struct nfhp_node_ctl *ctl = nfhp_ctl(draft);
 	struct nfhp_node *node, *copy;
+	void *mem;
 
-	draft->hash = nfhp_node_hash(draft);
+	ctl->hash = nfhp_node_hash(draft);
 	nfhp_share_lock(f);
 	node = nfhp_node_twin(t, draft);
 	nfhp_share_unlock(f);
 	if (node)
 		goto out_drop_draft;
-	copy = nfhp_alloc_unaccounted(size);
-	if (!copy)
+	mem = nfhp_alloc_unaccounted(size);
+	if (!mem)
 		return NULL;
-	memcpy(copy, draft, size);
-	copy->refs = 1;
+	copy = (struct nfhp_node *)((u8 *)mem + nfhp_node_lead(bytes));
+	memcpy(copy, draft, bytes);
+	ctl = nfhp_ctl(copy);
+	ctl->hash = nfhp_ctl(draft)->hash;
+	ctl->refs = 1;
+	ctl->mark = 0;
 	nfhp_share_lock(f);
 	node = t->shared ? nfhp_node_twin(t, draft) : NULL;
 	if (node) {
 		nfhp_share_unlock(f);
-		nfhp_free_unaccounted(copy);
+		nfhp_free_unaccounted(mem);
 		goto out_drop_draft;
 	}
-	if (!nfhp_mem_charge(t->mem, copy, size)) {
+	if (!nfhp_mem_charge(t->mem, mem, size)) {
 		nfhp_share_unlock(f);
 		return NULL;
 	}
-	copy->hnext = t->buckets[copy->hash & t->mask];
-	t->buckets[copy->hash & t->mask] = copy;
+	ctl->hnext = t->buckets[ctl->hash & t->mask];
+	t->buckets[ctl->hash & t->mask] = copy;
 	if (++t->count > 2 * (t->mask + 1))
 		nfhp_forest_grow(t);
 	nfhp_share_unlock(f);
@@ -699,16 +791,19 @@ static void nfhp_zero_pad(void *p, size_t size)
 static struct nfhp_node *nfhp_draft_new(struct nfhp_forest *f, u8 kind,
 					u32 n)
 {
+	struct nfhp_node_ctl *ctl;
 	struct nfhp_node *draft;
 
-	draft = nfhp_scratch_alloc(&f->scratch, 1, nfhp_node_size(kind, n));
-	if (!draft)
+	ctl = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*ctl) +
+				 nfhp_node_size(kind, n));
+	if (!ctl)
 		return NULL;
+	draft = (struct nfhp_node *)(ctl + 1);
 	memset(draft, 0, sizeof(*draft));
 	draft->kind = kind;
 	draft->n = n;
 	if (kind == NFHP_NODE_RLP32) {
-		nfhp_zero_pad(draft->data, nfhp_keys_size(kind, n));
+		nfhp_zero_pad(nfhp_keys32(draft), nfhp_keys_size(kind, n));
 		nfhp_zero_pad(nfhp_index(draft), nfhp_index_size(kind, n));
 	}
 	return draft;
@@ -1893,12 +1988,11 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 		reg->d[node->dim].lo = i ? nfhp_node_key(node, i - 1) + 1 :
 					   span.lo;
 		reg->d[node->dim].hi = nfhp_node_key(node, i);
-		child = nfhp_children(node)[i];
-		if (i + NFHP_REFS_AHEAD < node->n)
-			prefetchw(nfhp_children(node)[i + NFHP_REFS_AHEAD]);
+		child = nfhp_child(node, i);
+		nfhp_refs_prefetch(nfhp_children(node), i, node->n);
 		if (reg->d[node->dim].hi < hull.lo ||
 		    reg->d[node->dim].lo > hull.hi) {
-			child->refs++;
+			nfhp_ctl(child)->refs++;
 		} else {
 			lost_min |= child->min_order == node->min_order;
 			err = nfhp_update_node(f, child, reg, u, &child);
@@ -1963,7 +2057,7 @@ static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
 		if (r[i].lo > span.hi)
 			break;
 		if (r[i].lo > lo) {
-			leaf->refs++;
+			nfhp_ctl(leaf)->refs++;
 			nfhp_children_add(f, &c, leaf, r[i].lo - 1);
 		}
 		reg->d[d].lo = max(r[i].lo, lo);
@@ -1978,7 +2072,7 @@ static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
 	}
 	reg->d[d] = span;
 	if (!err && c.hi[c.n - 1] != span.hi) {
-		leaf->refs++;
+		nfhp_ctl(leaf)->refs++;
 		nfhp_children_add(f, &c, leaf, span.hi);
 	}
 	if (!err)
@@ -2057,7 +2151,7 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 			    const struct nfhp_update *u, struct nfhp_node **out)
 {
 	if (!nfhp_box_intersects(u->x, reg)) {
-		node->refs++;
+		nfhp_ctl(node)->refs++;
 		*out = node;
 		return 0;
 	}
@@ -2197,7 +2291,7 @@ bool nfhp_tree_lookup(const struct nfhp_node *root,
 	while (!nfhp_node_final(node)) {
 		if (node->min_order >= bound)
 			return false;
-		node = nfhp_children(node)[nfhp_node_find(node, key)];
+		node = nfhp_child(node, nfhp_node_find(node, key));
 	}
 	hit->items = nfhp_leaf_entries(node);
 	hit->n = node->n;
@@ -2324,7 +2418,7 @@ static bool nfhp_decided_before(const struct nfhp_node *node,
 			q->d[node->dim].lo = max(span.lo,
 						 nfhp_node_key(node, i - 1) + 1);
 		q->d[node->dim].hi = min(span.hi, nfhp_node_key(node, i));
-		ok = nfhp_decided_before(nfhp_children(node)[i], q, order,
+		ok = nfhp_decided_before(nfhp_child(node, i), q, order,
 					 budget);
 	}
 	q->d[node->dim] = span;
@@ -2380,15 +2474,15 @@ static void nfhp_stats_walk(struct nfhp_forest *f,
 			    const struct nfhp_node *node, unsigned int depth,
 			    struct nfhp_tree_stats *st)
 {
-	struct nfhp_node *mut = (struct nfhp_node *)node;
+	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
 	u32 i;
 
-	if (node->mark == f->mark) {
+	if (ctl->mark == f->mark) {
 		st->shared++;
 		return;
 	}
-	mut->mark = f->mark;
-	st->mem += nfhp_node_bytes(node);
+	ctl->mark = f->mark;
+	st->mem += nfhp_node_alloc_size(nfhp_node_bytes(node));
 	if (nfhp_node_final(node)) {
 		st->leaves++;
 		st->lists += node->kind == NFHP_NODE_LIST;
@@ -2402,7 +2496,7 @@ static void nfhp_stats_walk(struct nfhp_forest *f,
 	st->nodes_per_dim[node->dim]++;
 	nfhp_hist_add(st->node_size_hist, node->n);
 	for (i = 0; i < node->n; i++)
-		nfhp_stats_walk(f, nfhp_children(node)[i], depth + 1, st);
+		nfhp_stats_walk(f, nfhp_child(node, i), depth + 1, st);
 }
 
 /**
@@ -2421,18 +2515,18 @@ void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
 static void nfhp_leaf_walk(struct nfhp_forest *f, const struct nfhp_node *node,
 			   nfhp_leaf_cb cb, void *ctx)
 {
-	struct nfhp_node *mut = (struct nfhp_node *)node;
+	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
 	u32 i;
 
-	if (node->mark == f->mark)
+	if (ctl->mark == f->mark)
 		return;
-	mut->mark = f->mark;
+	ctl->mark = f->mark;
 	if (nfhp_node_final(node)) {
 		cb(ctx, node);
 		return;
 	}
 	for (i = 0; i < node->n; i++)
-		nfhp_leaf_walk(f, nfhp_children(node)[i], cb, ctx);
+		nfhp_leaf_walk(f, nfhp_child(node, i), cb, ctx);
 }
 
 /**

@@ -126,19 +126,17 @@ extern u32 nfhp_share_min;
  * @n: intervals of a range-location node, entries of a leaf or a list
  * @min_order: the smallest order of any entry in any leaf below; a
  *	lookup that already has a decision before it skips the subtree
- * @refs: references from parents and roots (control path only)
- * @hash: hash of the contents, for deduplication
- * @mark: scratch for statistics walks
- * @hnext: next node in the same deduplication bucket
- * @data: keys, children and index of a range-location node, entries of a
- *	leaf, entries and then tests of a list
+ * @data: children, keys and index of a range-location node, entries of
+ *	a leaf, entries and then tests of a list
  *
- * A range-location node holds @n sorted inclusive upper bounds, one per
- * elementary interval, and the child for each; the last bound is the end
- * of the node's region, so every value of the region finds its interval.
- * Keys are u32 for 32-bit dimensions and nfhp_u128 for wide ones.  The
- * fields a lookup reads come first, so that a small node is one cache
- * line.
+ * A range-location node holds @n children and, after them, @n sorted
+ * inclusive upper bounds, one per elementary interval; the last bound is
+ * the end of the node's region, so every value of the region finds its
+ * interval.  Keys are u32 for 32-bit dimensions and nfhp_u128 for wide
+ * ones.  The header holds only what a lookup reads, and the children
+ * come first, at a fixed place: a node of four intervals is one cache
+ * line.  What only the control path needs comes before the node (struct
+ * nfhp_node_ctl in tree.c).
  */
 struct nfhp_node {
 	u8 kind;
@@ -147,10 +145,6 @@ struct nfhp_node {
 	u8 ishift;
 	u32 n;
 	u64 min_order;
-	u32 refs;
-	u32 hash;
-	u32 mark;
-	struct nfhp_node *hnext;
 	unsigned long data[];
 };
 
@@ -210,6 +204,7 @@ int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 		     const struct nfhp_box *x,
 		     const struct nfhp_entry **cands, unsigned int n,
 		     struct nfhp_node **out);
+void nfhp_tree_get(struct nfhp_node *root);
 void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root);
 void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
 		     struct nfhp_tree_stats *st);

@@ -1312,6 +1312,56 @@ static void test_shadow_across_trees(void)
  * A commit must not write to the entry array it replaced until a grace
  * period has passed: a packet may still walk it (nfhp_classify_linear()).
  */
+static void line_check_leaf(void *ctx, const struct nfhp_node *leaf)
+{
+	unsigned int *bad = ctx;
+	uintptr_t at = (uintptr_t)leaf % 64;
+
+	if (leaf->n <= 3 && at + sizeof(*leaf) + leaf->n * sizeof(void *) > 64)
+		(*bad)++;
+}
+
+/*
+ * A lookup reads a node's header, its keys and one child: for a node of
+ * four intervals and a leaf of up to three entries, one cache line.
+ */
+static void test_node_lines(void)
+{
+	struct nfhp_rule_spec *r[2] = { spec_new(NFHP_ACT_DROP),
+					spec_new(NFHP_ACT_ACCEPT) };
+	u32 list_max = nfhp_list_max;
+	const struct nfhp_node *root;
+	struct nfhp_dim_match *m;
+	struct nfhp_ruleset *rs;
+	struct nfhp_forest *f;
+	unsigned int bad = 0;
+
+	nfhp_list_max = 0;
+	/* One rule of two source ranges: the root is split four ways. */
+	m = spec_add(r[0], NFHP_DIM_SRC, NFHP_FORM_RANGES, false);
+	m->nranges = 2;
+	m->ranges[0].lo = 0;
+	m->ranges[0].hi = ip(10, 255, 255, 255);
+	m->ranges[1].lo = ip(20, 0, 0, 0);
+	m->ranges[1].hi = ip(30, 0, 0, 0);
+	spec_range(r[1], NFHP_DIM_DPORT, 22, 22, false);
+	rs = forward_of(r, 2, 0);
+	root = nfhp_ruleset_tree(rs, NFHP_HOOK_FORWARD, 0, &f);
+	check(root && root->kind == NFHP_NODE_RLP32 && root->n == 4 &&
+	      root->dim == NFHP_DIM_SRC, "two source ranges: a node of four");
+	check(root && (uintptr_t)root % 64 == 0 &&
+	      sizeof(*root) + root->n * (sizeof(void *) + sizeof(u32)) <= 64,
+	      "its header, children and keys are one cache line (at %lu)",
+	      root ? (unsigned long)((uintptr_t)root % 64) : 0);
+	if (root)
+		nfhp_tree_walk_leaves(f, root, line_check_leaf, &bad);
+	check(!bad, "small leaves lie within a cache line (%u do not)", bad);
+	nfhp_ruleset_free(rs);
+	nfhp_list_max = list_max;
+	free(r[0]);
+	free(r[1]);
+}
+
 static void test_replaced_entries_untouched(void)
 {
 	struct nfhp_ruleset *rs = forward_of(NULL, 0, 10);
@@ -1353,6 +1403,7 @@ int main(void)
 	test_list_nodes();
 	test_shadow_across_trees();
 	test_replaced_entries_untouched();
+	test_node_lines();
 	test_shared_build();
 	test_ext_hooks();
 	test_mark_reaches_excluded_rule();
