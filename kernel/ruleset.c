@@ -32,6 +32,7 @@
 
 #include "counter.h"
 #include "ext.h"
+#include "lookup.h"
 #include "match.h"
 #include "ruleset.h"
 #include "stats.h"

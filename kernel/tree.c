@@ -191,7 +191,8 @@
  * From the root, while the node is not a leaf or a list, binary-search
  * the packet's value of the node's dimension among its upper bounds and
  * follow that child; a list gives its first entry whose tests hold the
- * packet (struct nfhp_hit).  No locks, no writes, no allocation.
+ * packet (struct nfhp_hit).  No locks, no writes, no allocation.  The
+ * lookup and the layout it reads are lookup.h, inline in nfhp_classify().
  *
  * Wide nodes (a root over thousands of source prefixes) would cost a dozen
  * probes, each a likely cache miss.  A 32-bit node with NFHP_INDEX_MIN
@@ -243,6 +244,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
+#include "lookup.h"
 #include "tree.h"
 
 #define NFHP_HASH_INIT_BUCKETS	1024
@@ -260,31 +262,6 @@
  */
 #define NFHP_LIST_DIMS		5
 #define NFHP_LIST_MAX_ANY	8
-
-/**
- * struct nfhp_list_test - an interval a list entry needs in one dimension
- * @dim: the dimension, a 32-bit one
- * @lo: first value
- * @hi: last value
- */
-struct nfhp_list_test {
-	u32 dim;
-	u32 lo;
-	u32 hi;
-};
-
-/**
- * struct nfhp_list_tests - what a packet must hold for a list entry
- * @n: the tests in @t, at most %NFHP_LIST_DIMS
- * @t: one per dimension where the entry does not cover the list's region
- *
- * A list node stores one after the other, each as long as its @n needs
- * (nfhp_list_tests_next()): they are u32 words, see nfhp_node_bytes().
- */
-struct nfhp_list_tests {
-	u32 n;
-	struct nfhp_list_test t[];
-};
 
 /**
  * struct nfhp_node_ctl - what the control path keeps of a stored node
@@ -313,14 +290,6 @@ u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
 u32 nfhp_list_max = NFHP_LIST_MAX;
 u32 nfhp_events_insertion_max = NFHP_EVENTS_INSERTION_MAX;
 u32 nfhp_share_min = NFHP_SHARE_MIN;
-
-/* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
-static size_t nfhp_keys_size(u8 kind, u32 n)
-{
-	if (kind == NFHP_NODE_RLP128)
-		return n * sizeof(nfhp_u128);
-	return ALIGN(n * sizeof(u32), sizeof(unsigned long));
-}
 
 /* log2 of the index buckets of a node: about one key per bucket. */
 static u8 nfhp_index_bits(u8 kind, u32 n)
@@ -405,52 +374,6 @@ static size_t nfhp_node_alloc_size(size_t bytes)
 static struct nfhp_node_ctl *nfhp_ctl(const struct nfhp_node *node)
 {
 	return (struct nfhp_node_ctl *)node - 1;
-}
-
-/* Leaves and lists end a lookup; the other kinds have children. */
-static bool nfhp_node_final(const struct nfhp_node *node)
-{
-	return node->kind < NFHP_NODE_RLP32;
-}
-
-/* The tests of a list node's first entry; they follow its entries. */
-static struct nfhp_list_tests *nfhp_list_tests(const struct nfhp_node *node)
-{
-	return (struct nfhp_list_tests *)(node->data + node->n);
-}
-
-/* The tests of the entry after the one @t tests. */
-static const struct nfhp_list_tests *
-nfhp_list_tests_next(const struct nfhp_list_tests *t)
-{
-	return (const struct nfhp_list_tests *)&t->t[t->n];
-}
-
-/* The children of a range-location node come first, at a fixed place. */
-static struct nfhp_node **nfhp_children(const struct nfhp_node *node)
-{
-	return (struct nfhp_node **)node->data;
-}
-
-static struct nfhp_node *nfhp_child(const struct nfhp_node *node, u32 i)
-{
-	return nfhp_children(node)[i];
-}
-
-static u32 *nfhp_keys32(const struct nfhp_node *node)
-{
-	return (u32 *)(node->data + node->n);
-}
-
-static nfhp_u128 *nfhp_keys128(const struct nfhp_node *node)
-{
-	return (nfhp_u128 *)(node->data + node->n);
-}
-
-static u32 *nfhp_index(const struct nfhp_node *node)
-{
-	return (u32 *)((u8 *)nfhp_keys32(node) +
-		       nfhp_keys_size(node->kind, node->n));
 }
 
 /*
@@ -2193,115 +2116,6 @@ int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 	return nfhp_update_node(f, root, &reg, &u, out);
 }
 
-/* The interval of @v among the keys @k[@lo .. @lo + @n - 1]. */
-static u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 v)
-{
-	while (n > 1) {
-		u32 half = n / 2;
-
-		if (k[lo + half - 1] < v)
-			lo += half;
-		n -= half;
-	}
-	return lo;
-}
-
-static u32 nfhp_search128(const nfhp_u128 *k, u32 n, nfhp_u128 v)
-{
-	u32 lo = 0;
-
-	while (n > 1) {
-		u32 half = n / 2;
-
-		if (k[lo + half - 1] < v)
-			lo += half;
-		n -= half;
-	}
-	return lo;
-}
-
-/* The child of @node that holds the value @value of its dimension. */
-static inline u32 nfhp_node_find_value(const struct nfhp_node *node,
-				       nfhp_u128 value)
-{
-	const u32 *k, *idx;
-	u32 v, b;
-
-	if (unlikely(node->kind == NFHP_NODE_RLP128))
-		return nfhp_search128(nfhp_keys128(node), node->n, value);
-	k = nfhp_keys32(node);
-	v = (u32)value;
-	if (!node->ibits)
-		return nfhp_search32(k, 0, node->n, v);
-	if (v <= k[0])
-		return 0;
-	idx = nfhp_index(node);
-	/* Values lie in the node's region; the clamp only guards memory. */
-	b = min((v - k[0] - 1) >> node->ishift, (1u << node->ibits) - 1);
-	return nfhp_search32(k, idx[b], idx[b + 1] - idx[b] + 1, v);
-}
-
-/* The child of @node that holds @key. */
-static u32 nfhp_node_find(const struct nfhp_node *node,
-			  const struct nfhp_key *key)
-{
-	return nfhp_node_find_value(node, key->v[node->dim]);
-}
-
-/* The first entry of a list node whose tests hold @key. */
-static u32 nfhp_list_find(const struct nfhp_node *node,
-			  const struct nfhp_key *key)
-{
-	const struct nfhp_list_tests *t = nfhp_list_tests(node);
-	const struct nfhp_list_test *y;
-	u32 i, j, v;
-	bool in;
-
-	for (i = 0; i < node->n - 1; i++, t = nfhp_list_tests_next(t)) {
-		in = true;
-		for (j = 0; j < t->n; j++) {
-			y = &t->t[j];
-			v = (u32)key->v[y->dim];
-			in &= v >= y->lo && v <= y->hi;
-		}
-		if (in)
-			break;
-	}
-	return i;
-}
-
-/**
- * nfhp_tree_lookup() - find what a tree decides for a packet
- * @root: the tree
- * @key: the packet
- * @bound: the order of the decision the packet has already, U64_MAX if
- *	none; subtrees whose entries all come at or after it are skipped
- * @hit: set to the entries the packet matches, when true is returned
- *
- * Runs on the packet path under RCU: it only reads immutable nodes.
- *
- * Return: false when no entry of the tree comes before @bound.
- */
-bool nfhp_tree_lookup(const struct nfhp_node *root,
-		      const struct nfhp_key *key, u64 bound,
-		      struct nfhp_hit *hit)
-{
-	const struct nfhp_node *node = root;
-
-	while (!nfhp_node_final(node)) {
-		if (node->min_order >= bound)
-			return false;
-		node = nfhp_child(node, nfhp_node_find(node, key));
-	}
-	hit->items = nfhp_leaf_entries(node);
-	hit->n = node->n;
-	hit->walk = node->ibits;
-	if (node->kind == NFHP_NODE_LIST) {
-		hit->items += nfhp_list_find(node, key);
-		hit->n = 1;
-	}
-	return hit->items[0]->order < bound;
-}
 
 /* Do the tests @t hold every packet of @q? */
 static bool nfhp_list_tests_hold(const struct nfhp_list_tests *t,

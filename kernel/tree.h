@@ -240,9 +240,6 @@ struct nfhp_hit {
 	bool walk;
 };
 
-bool nfhp_tree_lookup(const struct nfhp_node *root,
-		      const struct nfhp_key *key, u64 bound,
-		      struct nfhp_hit *hit);
 bool nfhp_tree_decided_before(const struct nfhp_node *root,
 			      const struct nfhp_box *box, u64 order,
 			      unsigned int *budget);

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: the read side of the decision tree, what the packet path runs.
+ *
+ * The layout of a node's contents (struct nfhp_node) and the lookup, as
+ * inline functions: nfhp_classify() looks a packet up in each tree of its
+ * hook, and the calls alone were a tenth of its instructions.  The rest
+ * of the tree is tree.c, whose DOC: Theory of Operation says how lookups
+ * and nodes work.
+ */
+#ifndef _NFHP_LOOKUP_H
+#define _NFHP_LOOKUP_H
+
+#include <linux/compiler.h>
+#include <linux/kernel.h>
+
+#include "tree.h"
+
+/**
+ * struct nfhp_list_test - an interval a list entry needs in one dimension
+ * @dim: the dimension, a 32-bit one
+ * @lo: first value
+ * @hi: last value
+ */
+struct nfhp_list_test {
+	u32 dim;
+	u32 lo;
+	u32 hi;
+};
+
+/**
+ * struct nfhp_list_tests - what a packet must hold for a list entry
+ * @n: the tests in @t, at most %NFHP_LIST_DIMS
+ * @t: one per dimension where the entry does not cover the list's region
+ *
+ * A list node stores one after the other, each as long as its @n needs
+ * (nfhp_list_tests_next()): they are u32 words, see nfhp_node_bytes().
+ */
+struct nfhp_list_tests {
+	u32 n;
+	struct nfhp_list_test t[];
+};
+
+/* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
+static inline size_t nfhp_keys_size(u8 kind, u32 n)
+{
+	if (kind == NFHP_NODE_RLP128)
+		return n * sizeof(nfhp_u128);
+	return ALIGN(n * sizeof(u32), sizeof(unsigned long));
+}
+
+/* Leaves and lists end a lookup; the other kinds have children. */
+static inline bool nfhp_node_final(const struct nfhp_node *node)
+{
+	return node->kind < NFHP_NODE_RLP32;
+}
+
+/* The tests of a list node's first entry; they follow its entries. */
+static inline struct nfhp_list_tests *
+nfhp_list_tests(const struct nfhp_node *node)
+{
+	return (struct nfhp_list_tests *)(node->data + node->n);
+}
+
+/* The tests of the entry after the one @t tests. */
+static inline const struct nfhp_list_tests *
+nfhp_list_tests_next(const struct nfhp_list_tests *t)
+{
+	return (const struct nfhp_list_tests *)&t->t[t->n];
+}
+
+/* The children of a range-location node come first, at a fixed place. */
+static inline struct nfhp_node **nfhp_children(const struct nfhp_node *node)
+{
+	return (struct nfhp_node **)node->data;
+}
+
+static inline struct nfhp_node *nfhp_child(const struct nfhp_node *node,
+					   u32 i)
+{
+	return nfhp_children(node)[i];
+}
+
+static inline u32 *nfhp_keys32(const struct nfhp_node *node)
+{
+	return (u32 *)(node->data + node->n);
+}
+
+static inline nfhp_u128 *nfhp_keys128(const struct nfhp_node *node)
+{
+	return (nfhp_u128 *)(node->data + node->n);
+}
+
+static inline u32 *nfhp_index(const struct nfhp_node *node)
+{
+	return (u32 *)((u8 *)nfhp_keys32(node) +
+		       nfhp_keys_size(node->kind, node->n));
+}
+
+/* The interval of @v among the keys @k[@lo .. @lo + @n - 1]. */
+static inline u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 v)
+{
+	while (n > 1) {
+		u32 half = n / 2;
+
+		if (k[lo + half - 1] < v)
+			lo += half;
+		n -= half;
+	}
+	return lo;
+}
+
+static inline u32 nfhp_search128(const nfhp_u128 *k, u32 n, nfhp_u128 v)
+{
+	u32 lo = 0;
+
+	while (n > 1) {
+		u32 half = n / 2;
+
+		if (k[lo + half - 1] < v)
+			lo += half;
+		n -= half;
+	}
+	return lo;
+}
+
+/* The child of @node that holds the value @value of its dimension. */
+static inline u32 nfhp_node_find_value(const struct nfhp_node *node,
+				       nfhp_u128 value)
+{
+	const u32 *k, *idx;
+	u32 v, b;
+
+	if (unlikely(node->kind == NFHP_NODE_RLP128))
+		return nfhp_search128(nfhp_keys128(node), node->n, value);
+	k = nfhp_keys32(node);
+	v = (u32)value;
+	if (!node->ibits)
+		return nfhp_search32(k, 0, node->n, v);
+	if (v <= k[0])
+		return 0;
+	idx = nfhp_index(node);
+	/* Values lie in the node's region; the clamp only guards memory. */
+	b = min((v - k[0] - 1) >> node->ishift, (1u << node->ibits) - 1);
+	return nfhp_search32(k, idx[b], idx[b + 1] - idx[b] + 1, v);
+}
+
+/* The child of @node that holds @key. */
+static inline u32 nfhp_node_find(const struct nfhp_node *node,
+				 const struct nfhp_key *key)
+{
+	return nfhp_node_find_value(node, key->v[node->dim]);
+}
+
+/* The first entry of a list node whose tests hold @key. */
+static inline u32 nfhp_list_find(const struct nfhp_node *node,
+				 const struct nfhp_key *key)
+{
+	const struct nfhp_list_tests *t = nfhp_list_tests(node);
+	const struct nfhp_list_test *y;
+	u32 i, j, v;
+	bool in;
+
+	for (i = 0; i < node->n - 1; i++, t = nfhp_list_tests_next(t)) {
+		in = true;
+		for (j = 0; j < t->n; j++) {
+			y = &t->t[j];
+			v = (u32)key->v[y->dim];
+			in &= v >= y->lo && v <= y->hi;
+		}
+		if (in)
+			break;
+	}
+	return i;
+}
+
+/**
+ * nfhp_tree_lookup() - find what a tree decides for a packet
+ * @root: the tree
+ * @key: the packet
+ * @bound: the order of the decision the packet has already, U64_MAX if
+ *	none; subtrees whose entries all come at or after it are skipped
+ * @hit: set to the entries the packet matches, when true is returned
+ *
+ * Runs on the packet path under RCU: it only reads immutable nodes.
+ *
+ * Return: false when no entry of the tree comes before @bound.
+ */
+static inline bool nfhp_tree_lookup(const struct nfhp_node *root,
+				    const struct nfhp_key *key, u64 bound,
+				    struct nfhp_hit *hit)
+{
+	const struct nfhp_node *node = root;
+
+	while (!nfhp_node_final(node)) {
+		if (node->min_order >= bound)
+			return false;
+		node = nfhp_child(node, nfhp_node_find(node, key));
+	}
+	hit->items = nfhp_leaf_entries(node);
+	hit->n = node->n;
+	hit->walk = node->ibits;
+	if (node->kind == NFHP_NODE_LIST) {
+		hit->items += nfhp_list_find(node, key);
+		hit->n = 1;
+	}
+	return hit->items[0]->order < bound;
+}
+
+#endif /* _NFHP_LOOKUP_H */
