@@ -222,6 +222,27 @@ struct nfhp_flat {
 };
 
 /**
+ * struct nfhp_delta - where an update of a straight chain changed entries
+ * @added: positions in the new entries of those the transaction added,
+ *	rising
+ * @nadded: entries in @added
+ * @removed: indices in the old entries of those it dropped, rising
+ * @nremoved: entries in @removed
+ * @cap: room in @added and in @removed
+ *
+ * nfhp_reflatten_straight() sees them as it walks the chain, so that the
+ * passes after it need not look for them among a hundred thousand
+ * entries of @match (nfhp_flat_orders(), nfhp_update_trees()).
+ */
+struct nfhp_delta {
+	unsigned int *added;
+	unsigned int nadded;
+	unsigned int *removed;
+	unsigned int nremoved;
+	unsigned int cap;
+};
+
+/**
  * struct nfhp_rule_list - rules a transaction created or removed
  * @r: the rules
  * @n: rules
@@ -1448,14 +1469,22 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 				    struct nfhp_flat *fl, const int *from,
 				    unsigned int nfrom)
 {
-	unsigned int i = 0, j;
+	unsigned int i = 0, j = 0;
 
-	for (j = 0; from && j < nfrom; j++) {
-		if (from[j] < 0)
+	while (from && j < nfrom) {
+		/* Runs of carried-over entries, most of them: no call. */
+		while (j < nfrom && from[j] == (int)i) {
+			i++;
+			j++;
+		}
+		if (j == nfrom)
+			break;
+		if (from[j] < 0) {
+			j++;
 			continue;
+		}
 		for (; i < (unsigned int)from[j]; i++)
 			nfhp_entry_free(rs, fl, fl->e[i]);
-		i++;
 	}
 	for (; i < fl->n; i++)
 		nfhp_entry_free(rs, fl, fl->e[i]);
@@ -1689,6 +1718,31 @@ static unsigned int nfhp_flat_diff(const struct nfhp_flat *old,
 }
 
 /*
+ * Keys for the @run added entries of @fl from @j on, between the kept
+ * entries beside them, see nfhp_flat_orders().
+ */
+static int nfhp_flat_orders_run(struct nfhp_flat *fl,
+				const struct nfhp_flat *old, const int *match,
+				unsigned int j, unsigned int run, bool apply)
+{
+	unsigned int k;
+	u64 lo, hi, step;
+
+	if (j + run == fl->n)
+		return -EAGAIN;	/* the policy is always kept */
+	/* Only the neighbours of a run are read: few entries. */
+	lo = j ? old->e[match[j - 1]]->order : 0;
+	hi = old->e[match[j + run]]->order;
+	step = min_t(u64, (hi - lo) / (run + 1), NFHP_ORDER_GAP);
+	if (!step)
+		return -EAGAIN;
+	for (k = 0; k < run && apply; k++)
+		fl->e[j + k]->order = j ? lo + step * (k + 1) :
+					  hi - step * (run - k);
+	return 0;
+}
+
+/*
  * Give added entries order keys between their kept neighbours, so that no
  * kept entry, which packets may be comparing right now, changes its key.
  * Keys go NFHP_ORDER_GAP apart where there is room, next to the upper
@@ -1699,8 +1753,8 @@ static unsigned int nfhp_flat_diff(const struct nfhp_flat *old,
 static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 			    const int *match, bool apply)
 {
-	unsigned int j = 0, k, run;
-	u64 lo, hi, step;
+	unsigned int j = 0, run;
+	int err;
 
 	while (j < fl->n) {
 		if (match[j] >= 0) {
@@ -1709,18 +1763,30 @@ static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 		}
 		for (run = 0; j + run < fl->n && match[j + run] < 0; run++)
 			;
-		if (j + run == fl->n)
-			return -EAGAIN;	/* the policy is always kept */
-		/* Only the neighbours of a run are read: few entries. */
-		lo = j ? old->e[match[j - 1]]->order : 0;
-		hi = old->e[match[j + run]]->order;
-		step = min_t(u64, (hi - lo) / (run + 1), NFHP_ORDER_GAP);
-		if (!step)
-			return -EAGAIN;
-		for (k = 0; k < run && apply; k++)
-			fl->e[j + k]->order = j ? lo + step * (k + 1) :
-						  hi - step * (run - k);
+		err = nfhp_flat_orders_run(fl, old, match, j, run, apply);
+		if (err)
+			return err;
 		j += run;
+	}
+	return 0;
+}
+
+/* nfhp_flat_orders() for the added entries @d lists. */
+static int nfhp_delta_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
+			     const int *match, const struct nfhp_delta *d)
+{
+	unsigned int a = 0, run;
+	int err;
+
+	while (a < d->nadded) {
+		for (run = 1; a + run < d->nadded &&
+			      d->added[a + run] == d->added[a] + run; run++)
+			;
+		err = nfhp_flat_orders_run(fl, old, match, d->added[a], run,
+					   true);
+		if (err)
+			return err;
+		a += run;
 	}
 	return 0;
 }
@@ -1833,22 +1899,21 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 	return err;
 }
 
-/* Apply the added (new) and removed (old) entries to @t's trees. */
-static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			     const struct nfhp_flat *old, const int *match,
-			     const struct nfhp_tables *cur,
-			     struct nfhp_tables *t, int h)
+/* Mark the added and the removed entries, from @d or else from @match. */
+static void nfhp_changed_bits(const struct nfhp_flat *fl,
+			      const struct nfhp_flat *old, const int *match,
+			      const struct nfhp_delta *d, unsigned long *added,
+			      unsigned long *removed)
 {
-	const struct nfhp_entry **cands;
-	unsigned long *added, *removed;
-	unsigned int i, g, emptied = 0;
-	int err = -ENOMEM;
+	unsigned int i;
 
-	cands = kvmalloc_array(2 * fl->n, sizeof(*cands), GFP_KERNEL);
-	added = bitmap_zalloc(fl->n, GFP_KERNEL);
-	removed = bitmap_zalloc(old->n, GFP_KERNEL);
-	if (!cands || !added || !removed)
-		goto out_free;
+	if (d) {
+		for (i = 0; i < d->nadded; i++)
+			__set_bit(d->added[i], added);
+		for (i = 0; i < d->nremoved; i++)
+			__set_bit(d->removed[i], removed);
+		return;
+	}
 	/* From @match alone: no entry is touched to find the changed ones. */
 	bitmap_fill(removed, old->n);
 	for (i = 0; i < fl->n; i++) {
@@ -1857,6 +1922,29 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		else
 			__clear_bit(match[i], removed);
 	}
+}
+
+/*
+ * Apply the added (new) and removed (old) entries to @t's trees; @d lists
+ * them, or is NULL and @match tells.
+ */
+static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			     const struct nfhp_flat *old, const int *match,
+			     const struct nfhp_delta *d,
+			     const struct nfhp_tables *cur,
+			     struct nfhp_tables *t, int h)
+{
+	const struct nfhp_entry **cands;
+	unsigned long *added, *removed;
+	unsigned int g, emptied = 0;
+	int err = -ENOMEM;
+
+	cands = kvmalloc_array(2 * fl->n, sizeof(*cands), GFP_KERNEL);
+	added = bitmap_zalloc(fl->n, GFP_KERNEL);
+	removed = bitmap_zalloc(old->n, GFP_KERNEL);
+	if (!cands || !added || !removed)
+		goto out_free;
+	nfhp_changed_bits(fl, old, match, d, added, removed);
 	for (g = 0; g < NFHP_GROUPS; g++) {
 		t->root[h][g] = cur->root[h][g];
 		if (t->root[h][g])
@@ -1884,11 +1972,13 @@ out_free:
 
 /*
  * Update the trees of a hook whose new entries @fl are aligned with the
- * old ones by @match; kept entries are in @fl already.  -EAGAIN: too many
- * changes, or no room for the new order keys: rebuild instead.
+ * old ones by @match, whose changes @d lists unless NULL; kept entries are
+ * in @fl already.  -EAGAIN: too many changes, or no room for the new
+ * order keys: rebuild instead.
  */
 static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			       const int *match, unsigned int changes,
+			       const int *match, const struct nfhp_delta *d,
+			       unsigned int changes,
 			       const struct nfhp_tables *cur,
 			       struct nfhp_tables *t, int h)
 {
@@ -1901,10 +1991,11 @@ static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	 * Keys go to added entries only, this transaction's own: when there
 	 * is no room, the caller flattens the hook afresh anyway.
 	 */
-	err = nfhp_flat_orders(fl, old, match, true);
+	err = d ? nfhp_delta_orders(fl, old, match, d) :
+		  nfhp_flat_orders(fl, old, match, true);
 	if (err)
 		return err;
-	return nfhp_update_trees(rs, fl, old, match, cur, t, h);
+	return nfhp_update_trees(rs, fl, old, match, d, cur, t, h);
 }
 
 /*
@@ -1936,7 +2027,8 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	err = nfhp_flat_settle(rs, fl, old, match);
 	fl->from = match;
 	if (!err)
-		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
+		err = nfhp_update_matched(rs, fl, match, NULL, changes, cur,
+					  t, h);
 	return err;
 out_free:
 	kvfree(match);
@@ -1967,23 +2059,37 @@ static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return 0;
 }
 
+/* Record the old entries [@i, @end) as removed; false when @d is full. */
+static bool nfhp_delta_remove(struct nfhp_delta *d, unsigned int i,
+			      unsigned int end)
+{
+	for (; i < end; i++) {
+		if (d->nremoved == d->cap)
+			return false;
+		d->removed[d->nremoved++] = i;
+	}
+	return true;
+}
+
 /*
  * The entries of a hook whose chain has no jump, goto or return, now and
  * at the last commit: its entries are its rules in order, so the old
  * entries of the rules it kept are carried over as they are and only
  * rules this transaction created are flattened.  That spares allocating
- * and comparing an entry per rule; @match comes out as the diff would.
+ * and comparing an entry per rule; @match comes out as the diff would,
+ * and @d lists the changes.  More changes than @d has room for are more
+ * than an update takes: -EAGAIN.
  */
 static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 				   struct nfhp_flat *fl, int *match,
+				   struct nfhp_delta *d,
 				   unsigned int *changes)
 {
 	const struct nfhp_chain *c = rs->work->chains[h];
 	const struct nfhp_flat *old = &rs->flat[h];
-	unsigned int i = 0, j, k, run = 0, kept = 0;
+	unsigned int i = 0, j, k, run = 0, skip;
 	int err = 0;
 
-	*changes = 0;
 	for (j = 0; j < c->n && !err; j++) {
 		const struct nfhp_rule *r = c->rules[j];
 
@@ -1993,7 +2099,6 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 		 */
 		if (i + 1 == old->n || old->sum[i].rule != r) {
 			err = nfhp_flat_keep(rs, fl, old, i - run, run, match);
-			kept += run;
 			run = 0;
 			if (err)
 				break;
@@ -2001,15 +2106,22 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 				k = fl->n;
 				err = nfhp_flatten_rule(rs, rs->work, fl, r,
 							NULL, 0, 0);
-				*changes += fl->n - k;
-				for (; k < fl->n; k++)
+				for (; k < fl->n; k++) {
 					match[k] = -1;
+					if (d->nadded < d->cap)
+						d->added[d->nadded++] = k;
+					else if (!err)
+						err = -EAGAIN;
+				}
 				continue;
 			}
-			while (i + 1 < old->n && old->sum[i].rule != r)
-				i++;
+			for (skip = i; i + 1 < old->n &&
+				       old->sum[i].rule != r; i++)
+				;
 			if (i + 1 == old->n)
 				return -EAGAIN;	/* not the chain of the entries */
+			if (!nfhp_delta_remove(d, skip, i))
+				return -EAGAIN;
 		}
 		for (; i + 1 < old->n && old->sum[i].rule == r; i++)
 			run++;
@@ -2018,7 +2130,9 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 		err = nfhp_flat_keep(rs, fl, old, i - run, run, match);
 	if (!err)
 		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1, match);
-	*changes += old->n - 1 - kept - run;
+	if (!err && !nfhp_delta_remove(d, i, old->n - 1))
+		err = -EAGAIN;
+	*changes = d->nadded + d->nremoved;
 	return err;
 }
 
@@ -2045,27 +2159,37 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				struct nfhp_tables *t, int h)
 {
 	const struct nfhp_flat *old = &rs->flat[h];
-	unsigned int changes;
-	int *match, err;
+	/* A rule has up to three entries: hotdrop, box and alt. */
+	unsigned int most = 3 * rs->work->chains[h]->n + 1, changes;
+	struct nfhp_delta d = {
+		.cap = max_t(unsigned int, 64, most / NFHP_INCR_MAX_SHARE) + 1,
+	};
+	int *match, err = -ENOMEM;
 
 	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
 	    rs->work->chains[h]->nbranch)
 		return -EAGAIN;
-	/* A rule has up to three entries: hotdrop, box and alt. */
-	match = kvmalloc_array(3 * rs->work->chains[h]->n + 1, sizeof(*match),
-			       GFP_KERNEL);
-	if (!match)
-		return -ENOMEM;
+	match = kvmalloc_array(most, sizeof(*match), GFP_KERNEL);
+	d.added = kvmalloc_array(d.cap, sizeof(*d.added), GFP_KERNEL);
+	d.removed = kvmalloc_array(d.cap, sizeof(*d.removed), GFP_KERNEL);
+	if (!match || !d.added || !d.removed) {
+		kvfree(match);
+		goto out_free;
+	}
 	/* Room for about as many entries as before: no doubling copies. */
 	err = nfhp_flat_reserve(rs, fl, old->n + 64);
 	if (!err)
-		err = nfhp_reflatten_straight(rs, h, fl, match, &changes);
+		err = nfhp_reflatten_straight(rs, h, fl, match, &d, &changes);
 	fl->from = match;
 	if (!err)
-		err = nfhp_update_matched(rs, fl, match, changes, cur, t, h);
+		err = nfhp_update_matched(rs, fl, match, &d, changes, cur, t,
+					  h);
 	/* On failure the rule set goes on with its committed entries. */
 	if (err)
 		nfhp_flat_free(rs, fl);
+out_free:
+	kvfree(d.removed);
+	kvfree(d.added);
 	return err;
 }
 
