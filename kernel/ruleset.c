@@ -983,13 +983,14 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 		return err;
 	if (box->empty) {
 		nfhp_box_free(&rs->mem, own);
-		if (!fl->rekeys || rbox->empty || action == NFHP_ACT_JUMP ||
-		    action == NFHP_ACT_GOTO)
+		if (!fl->rekeys || rbox->empty)
 			return 0;
 		/*
 		 * A target before it may change the packet so that the
 		 * rule matches after all: keep it for that walk, out of
-		 * the trees (nfhp_groups_fill()).
+		 * the trees (nfhp_groups_fill()).  A jump's chain goes
+		 * along, every entry of it void too: the walk tests each
+		 * with its rule's own box (nfhp_classify_linear()).
 		 */
 		box = rbox;
 		own = NULL;

@@ -140,6 +140,19 @@ nfhp_check "tcp/8082 is dropped after the chain's MARK" tcp_fail 8082
 nfhp_check "tcp/8083 passes" tcp_ok 8083
 nfhp_check "flush" flushed
 
+# The same for a jump the entry's mark excludes: its chain is walked after
+# the MARK, and the jump counts the packet.
+nfhp_check "-m mark --mark 0 -j M; M: MARK 7, then mark 7 -j D; D drops tcp/8084" eval \
+	'r -N D && r -A D -p tcp --dport 8084 -j DROP &&
+	 r -N M && r -A M -j MARK --set-mark 7 &&
+	 r -A M -p tcp -m mark --mark 7 -j D &&
+	 r -A FORWARD -p tcp -m mark --mark 0 -j M'
+nfhp_check "tcp/8084 is dropped in the chain after the MARK" tcp_fail 8084
+nfhp_check "tcp/8085 passes" tcp_ok 8085
+cnt=$(r -L M -v -x -n | awk '$3 == "D" { print $1 }')
+nfhp_check "the jump to D counted both ($cnt packets)" test "${cnt:-0}" -ge 2
+nfhp_check "flush" flushed
+
 # -m owner is valid at OUTPUT only: in a user chain, the hooks that reach
 # the chain decide, as in iptables.
 nfhp_check "owner in a user chain reached from OUTPUT" eval \

@@ -891,6 +891,67 @@ static void test_mark_reaches_excluded_rule(void)
 	free(drop);
 }
 
+/*
+ * -A FORWARD -m mark --mark 0x80000/0x80000 -j U
+ * -A U -j MARK --set-mark 5
+ * -A U -m mark --mark 0x4/0xfffffffc -j V
+ * -A V -p udp -j DROP
+ * The same with a jump: the chain it excludes must still be walked after
+ * the MARK target, and the jump counted.
+ */
+static void test_mark_reaches_excluded_jump(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_rule_spec *mark = spec_new(NFHP_ACT_XT);
+	struct nfhp_rule_spec *inner = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
+	struct mark_pkt pkt = { .mark = 0x80000, .new_mark = 5 };
+	struct nfhp_counter sum;
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+
+	nfhp_ruleset_set_ext(rs, &mark_ops, NULL);
+	key_init(&k);
+	k.v[NFHP_DIM_MARK] = pkt.mark;
+	k.v[NFHP_DIM_PROTO] = 17;
+	spec_range(jump, NFHP_DIM_MARK, 0x80000, 0xfffff, false);
+	strcpy(jump->target, "U");
+	mark->ext_len = 1;
+	spec_range(inner, NFHP_DIM_MARK, 4, 7, false);
+	strcpy(inner->target, "V");
+	spec_range(drop, NFHP_DIM_PROTO, 17, 17, false);
+	check(!nfhp_chain_new(rs, "U", &msg) && !nfhp_chain_new(rs, "V", &msg) &&
+	      !nfhp_rule_append(rs, "V", drop, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "U", mark, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "U", inner, NULL, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg),
+	      "mark jump: rules load: %s", msg);
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, &k, 100, &pkt, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), "V"),
+	      "mark jump: the chain the jump excluded drops after MARK");
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "U"), 2), &sum);
+	check(sum.packets == 1, "mark jump: the excluded jump counted");
+	pkt.mark = 0x80000;
+	k.v[NFHP_DIM_PROTO] = 6;
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, &k, 100, &pkt, &v);
+	check(v.action == NFHP_ACT_ACCEPT && !v.rule,
+	      "mark jump: tcp passes the chain to the policy");
+	pkt.mark = 0x80000;
+	pkt.new_mark = 9;
+	k.v[NFHP_DIM_PROTO] = 17;
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, &k, 100, &pkt, &v);
+	check(v.action == NFHP_ACT_ACCEPT && !v.rule,
+	      "mark jump: another mark does not take the jump");
+	nfhp_ruleset_free(rs);
+	free(jump);
+	free(mark);
+	free(inner);
+	free(drop);
+}
+
 /* Every allocation of a commit can fail: the old rules stay in force. */
 static void test_enomem(void)
 {
@@ -1407,6 +1468,7 @@ int main(void)
 	test_shared_build();
 	test_ext_hooks();
 	test_mark_reaches_excluded_rule();
+	test_mark_reaches_excluded_jump();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }
