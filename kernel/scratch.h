@@ -18,16 +18,20 @@
 
 struct nfhp_scratch_chunk;
 
+/* Released chunks kept for reuse: one commit takes about three big ones. */
+#define NFHP_SCRATCH_SPARES	4
+
 /**
  * struct nfhp_scratch - a stack of scratch buffers
  * @top: the newest chunk, NULL when empty
- * @spare: the biggest chunk released (up to a bound, see scratch.c),
- *	kept for the next one needed, so that a split at a chunk's end does
- *	not allocate and free one per child
+ * @spare: the biggest chunks released (up to a bound, see scratch.c),
+ *	kept for the next ones needed, so that a split at a chunk's end does
+ *	not allocate and free one per child, and an update does not allocate
+ *	its arrays anew at every commit; NULL where none is kept
  */
 struct nfhp_scratch {
 	struct nfhp_scratch_chunk *top;
-	struct nfhp_scratch_chunk *spare;
+	struct nfhp_scratch_chunk *spare[NFHP_SCRATCH_SPARES];
 };
 
 /**

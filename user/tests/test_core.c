@@ -9,6 +9,7 @@
 #include "ext.h"
 #include "match.h"
 #include "ruleset.h"
+#include "scratch.h"
 #include "stats.h"
 #include "tree.h"
 
@@ -1446,6 +1447,43 @@ static void test_replaced_entries_untouched(void)
 	free(copy);
 }
 
+/*
+ * The scratch stack keeps released chunks for the next user, the biggest
+ * first and 8 MiB of them at most: an update takes the same big arrays at
+ * every commit, and must not allocate them anew.
+ */
+static void test_scratch_spares(void)
+{
+	struct nfhp_scratch s;
+	struct nfhp_scratch_mark m;
+	unsigned long before;
+	void *big, *again;
+	int i;
+
+	nfhp_scratch_init(&s);
+	m = nfhp_scratch_mark(&s);
+	big = nfhp_scratch_alloc(&s, 1 << 20, 1);
+	for (i = 0; i < 8; i++)
+		check(nfhp_scratch_alloc(&s, 40000, 1) != NULL,
+		      "scratch: small buffer %d", i);
+	nfhp_scratch_release(&s, m);
+	before = nfhp_shim_allocs;
+	again = nfhp_scratch_alloc(&s, 1 << 20, 1);
+	nfhp_scratch_alloc(&s, 40000, 1);
+	check(again == big && nfhp_shim_allocs == before,
+	      "scratch: the big chunk and a small one come back unallocated");
+	nfhp_scratch_release(&s, m);
+	for (i = 0; i < 3; i++)
+		nfhp_scratch_alloc(&s, 3 << 20, 1);
+	nfhp_scratch_release(&s, m);
+	before = nfhp_shim_allocs;
+	for (i = 0; i < 3; i++)
+		nfhp_scratch_alloc(&s, 3 << 20, 1);
+	check(nfhp_shim_allocs == before + 1,
+	      "scratch: two of three 3 MiB chunks were kept, not all three");
+	nfhp_scratch_destroy(&s);
+}
+
 int main(void)
 {
 	test_box_prefix_and_negation();
@@ -1453,6 +1491,7 @@ int main(void)
 	test_box_errors();
 	test_box_contains();
 	test_counter_pool();
+	test_scratch_spares();
 	test_worked_example();
 	test_order_room();
 	test_order_ends();
