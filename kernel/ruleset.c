@@ -196,6 +196,7 @@ struct nfhp_entry_sum {
  * @from: while a transaction builds the entries, for each entry of @e the
  *	index of the same entry among the hook's committed ones, or -1 for
  *	an entry of its own; rises where it is not -1.  NULL: all its own.
+ * @from_cap: room in @from
  * @n: entries
  * @cap: room in @e, @sum and @group
  * @rekeys: some entry runs an xtables target, which may change the
@@ -212,6 +213,7 @@ struct nfhp_flat {
 	struct nfhp_entry_sum *sum;
 	u8 *group;
 	int *from;
+	unsigned int from_cap;
 	unsigned int n;
 	unsigned int cap;
 	bool rekeys;
@@ -275,6 +277,7 @@ struct nfhp_where {
  * @kept: per hook, the @from of the entries that replaced @flat: which of
  *	them they carried over; nfhp_flat_free_replaced() frees the others
  * @nkept: per hook, the number of entries in @kept
+ * @kept_cap: per hook, the room in @kept
  * @rules: the rules the transaction removed
  * @chains: the chains only the replaced model had
  * @nchains: entries of @chains
@@ -292,10 +295,31 @@ struct nfhp_release {
 	struct nfhp_flat flat[NFHP_HOOK_MAX];
 	int *kept[NFHP_HOOK_MAX];
 	unsigned int nkept[NFHP_HOOK_MAX];
+	unsigned int kept_cap[NFHP_HOOK_MAX];
 	struct nfhp_rule_list rules;
 	struct nfhp_chain **chains;
 	unsigned int nchains;
 	struct nfhp_model *model;
+};
+
+/**
+ * struct nfhp_spare - big arrays that commits freed, kept for the next one
+ * @flat: entry arrays (@e, @sum and @group of @cap entries) on the rule
+ *	set's account; its other members are unused
+ * @from: an array of @from_cap ints for a struct nfhp_flat's @from, or
+ *	NULL
+ * @from_cap: room in @from
+ *
+ * A single-rule update at 100,000 rules replaces about 4 MB of arrays.
+ * Taking them anew at every commit is vmalloc() page by page and a TLB
+ * flush at free in the kernel, and page faults in userspace.  What a
+ * commit did not take is freed at its end (nfhp_spare_trim()), so that
+ * the arrays of a flushed chain do not stay.
+ */
+struct nfhp_spare {
+	struct nfhp_flat flat;
+	int *from;
+	unsigned int from_cap;
 };
 
 /**
@@ -326,6 +350,7 @@ struct nfhp_release {
  * @releases_tail: where the next record goes
  * @defer_release: a commit leaves its record for nfhp_ruleset_release();
  *	otherwise it waits for the grace period and frees it
+ * @spare: arrays the released records left for the next commit
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -349,6 +374,7 @@ struct nfhp_ruleset {
 	struct nfhp_release *releases;
 	struct nfhp_release **releases_tail;
 	bool defer_release;
+	struct nfhp_spare spare;
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -743,6 +769,68 @@ static void nfhp_flat_free_arrays(struct nfhp_ruleset *rs,
 	nfhp_free(&rs->mem, fl->group, fl->cap);
 }
 
+/*
+ * Keep the released arrays of @fl as the spare ones if they are bigger;
+ * free the others.
+ */
+static void nfhp_flat_recycle(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
+{
+	struct nfhp_flat *spare = &rs->spare.flat;
+
+	if (fl->cap > spare->cap)
+		swap(*fl, *spare);
+	nfhp_flat_free_arrays(rs, fl);
+}
+
+/* Free the spare arrays that are still @stale's (see struct nfhp_spare). */
+static void nfhp_spare_trim(struct nfhp_ruleset *rs,
+			    const struct nfhp_spare *stale)
+{
+	struct nfhp_spare *spare = &rs->spare;
+
+	if (spare->flat.e && spare->flat.e == stale->flat.e) {
+		nfhp_flat_free_arrays(rs, &spare->flat);
+		memset(&spare->flat, 0, sizeof(spare->flat));
+	}
+	if (spare->from && spare->from == stale->from) {
+		kvfree(spare->from);
+		spare->from = NULL;
+		spare->from_cap = 0;
+	}
+}
+
+/* An array for @fl->from of at least @n ints, the spare one if it fits. */
+static int *nfhp_from_alloc(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			    unsigned int n)
+{
+	struct nfhp_spare *spare = &rs->spare;
+
+	/* A spare more than twice the size would keep too much alive. */
+	if (spare->from && spare->from_cap >= n && spare->from_cap / 2 <= n) {
+		fl->from = spare->from;
+		fl->from_cap = spare->from_cap;
+		spare->from = NULL;
+		spare->from_cap = 0;
+		return fl->from;
+	}
+	fl->from = kvmalloc_array(n, sizeof(*fl->from), GFP_KERNEL);
+	fl->from_cap = fl->from ? n : 0;
+	return fl->from;
+}
+
+/* Give back an array of nfhp_from_alloc(): the bigger one is kept. */
+static void nfhp_from_free(struct nfhp_ruleset *rs, int *from,
+			   unsigned int cap)
+{
+	struct nfhp_spare *spare = &rs->spare;
+
+	if (cap > spare->from_cap) {
+		swap(from, spare->from);
+		swap(cap, spare->from_cap);
+	}
+	kvfree(from);
+}
+
 /* Make room in @fl for @need entries, their summaries and groups. */
 static int nfhp_flat_reserve(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			     unsigned int need)
@@ -753,6 +841,11 @@ static int nfhp_flat_reserve(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		return 0;
 	while (big.cap < need)
 		big.cap *= 2;
+	if (rs->spare.flat.cap == big.cap) {
+		big = rs->spare.flat;
+		memset(&rs->spare.flat, 0, sizeof(rs->spare.flat));
+		goto move;
+	}
 	/* Only the first fl->n of each are ever read. */
 	big.e = nfhp_alloc_uninit(&rs->mem, (size_t)big.cap * sizeof(*big.e));
 	big.sum = nfhp_alloc_uninit(&rs->mem,
@@ -762,6 +855,7 @@ static int nfhp_flat_reserve(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		nfhp_flat_free_arrays(rs, &big);
 		return -ENOMEM;
 	}
+move:
 	if (fl->n) {
 		memcpy(big.e, fl->e, (size_t)fl->n * sizeof(*fl->e));
 		memcpy(big.sum, fl->sum, (size_t)fl->n * sizeof(*fl->sum));
@@ -860,7 +954,7 @@ static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_flat_free_arrays(rs, fl);
-	kvfree(fl->from);
+	nfhp_from_free(rs, fl->from, fl->from_cap);
 	memset(fl, 0, sizeof(*fl));
 }
 
@@ -1328,6 +1422,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &rs->flat[h]);
+	nfhp_spare_trim(rs, &rs->spare);
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
@@ -1489,8 +1584,8 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 	}
 	for (; i < fl->n; i++)
 		nfhp_entry_free(rs, fl, fl->e[i]);
-	fl->n = 0;
-	nfhp_flat_free(rs, fl);
+	nfhp_flat_recycle(rs, fl);
+	memset(fl, 0, sizeof(*fl));
 }
 
 /*
@@ -1513,7 +1608,9 @@ static void nfhp_release_fill(struct nfhp_ruleset *rs,
 		/* What the new entries shared is theirs alone now. */
 		rel->kept[h] = rs->flat[h].from;
 		rel->nkept[h] = rs->flat[h].n;
+		rel->kept_cap[h] = rs->flat[h].from_cap;
 		rs->flat[h].from = NULL;
+		rs->flat[h].from_cap = 0;
 	}
 	rel->rules = rs->removed;
 	memset(&rs->removed, 0, sizeof(rs->removed));
@@ -1539,7 +1636,7 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		nfhp_flat_free_replaced(rs, &rel->flat[h], rel->kept[h],
 					rel->nkept[h]);
-		kvfree(rel->kept[h]);
+		nfhp_from_free(rs, rel->kept[h], rel->kept_cap[h]);
 	}
 	if (rel->tables)
 		nfhp_tables_put(rs, rel->tables);
@@ -2021,7 +2118,7 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!cur || !old->n || !nfhp_flat_groupable(fl) ||
 	    !nfhp_flat_groupable(old) || fl->voids || old->voids)
 		return -EAGAIN;
-	match = kvmalloc_array(fl->n, sizeof(*match), GFP_KERNEL);
+	match = nfhp_from_alloc(rs, fl, fl->n);
 	if (!match)
 		return -ENOMEM;
 	changes = nfhp_flat_diff(old, fl, match);
@@ -2031,13 +2128,15 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (err)
 		goto out_free;
 	err = nfhp_flat_settle(rs, fl, old, match);
-	fl->from = match;
 	if (!err)
 		err = nfhp_update_matched(rs, fl, match, NULL, changes, cur,
 					  t, h);
 	return err;
 out_free:
-	kvfree(match);
+	/* The caller settles @fl as entries of its own. */
+	nfhp_from_free(rs, fl->from, fl->from_cap);
+	fl->from = NULL;
+	fl->from_cap = 0;
 	return err;
 }
 
@@ -2184,16 +2283,15 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	 */
 	d.added = nfhp_scratch_alloc(s, d.cap, sizeof(*d.added));
 	d.removed = nfhp_scratch_alloc(s, d.cap, sizeof(*d.removed));
-	match = kvmalloc_array(most, sizeof(*match), GFP_KERNEL);
+	match = nfhp_from_alloc(rs, fl, most);
 	if (!match || !d.added || !d.removed) {
-		kvfree(match);
+		nfhp_flat_free(rs, fl);
 		goto out_release;
 	}
 	/* Room for about as many entries as before: no doubling copies. */
 	err = nfhp_flat_reserve(rs, fl, old->n + 64);
 	if (!err)
 		err = nfhp_reflatten_straight(rs, h, fl, match, &d, &changes);
-	fl->from = match;
 	if (!err)
 		err = nfhp_update_matched(rs, fl, match, &d, changes, cur, t,
 					  h);
@@ -2339,6 +2437,7 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
 int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 {
 	struct nfhp_flat flat[NFHP_HOOK_MAX] = {};
+	struct nfhp_spare stale = rs->spare;
 	struct nfhp_tables *t, *old_tables;
 	struct nfhp_model *old = rs->live;
 	struct nfhp_release *rel;
@@ -2372,6 +2471,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	rs->live = rs->work;
 	rs->work = NULL;
 	nfhp_release_fill(rs, rel, old, old_tables, flat);
+	nfhp_spare_trim(rs, &stale);
 	rel->cookie = get_state_synchronize_rcu();
 	*rs->releases_tail = rel;
 	rs->releases_tail = &rel->next;

@@ -574,6 +574,49 @@ static void test_order_ends(void)
 }
 
 /*
+ * A commit's entry arrays are the ones the commit before last published,
+ * freed by its release and kept as spares; a commit that does not take
+ * them (another hook) frees them, so that they do not outlive their use.
+ */
+static void test_spare_arrays(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	const struct nfhp_entry *const *e1, *const *e2;
+	const char *msg = NULL;
+	unsigned int i, n;
+	u64 used;
+
+	nfhp_txn_begin(rs);
+	for (i = 0; i < 500; i++) {
+		r->nmatch = 0;
+		spec_range(r, NFHP_DIM_DPORT, i, i, false);
+		nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
+	}
+	check(!nfhp_txn_commit(rs, &msg), "spares: 500 rules: %s", msg);
+	r->nmatch = 0;
+	spec_range(r, NFHP_DIM_DPORT, 9000, 9000, false);
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg),
+	      "spares: insert");
+	e1 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "spares: delete");
+	e2 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg),
+	      "spares: insert again");
+	check(e2 != e1 && nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n) == e1,
+	      "spares: the insert took the arrays the delete replaced");
+	used = nfhp_ruleset_mem_used(rs);
+	check(!nfhp_rule_append(rs, "INPUT", r, NULL, &msg),
+	      "spares: a rule in INPUT");
+	check(nfhp_ruleset_mem_used(rs) + 500 * sizeof(void *) < used,
+	      "spares: and FORWARD's spare arrays are gone (%llu -> %llu)",
+	      (unsigned long long)used,
+	      (unsigned long long)nfhp_ruleset_mem_used(rs));
+	nfhp_ruleset_free(rs);
+	free(r);
+}
+
+/*
  * Deferred release: a commit returns with what it replaced still there for
  * packets that may be inside the old tables; nfhp_ruleset_release() frees
  * it only once a grace period has passed since.
@@ -1495,6 +1538,7 @@ int main(void)
 	test_worked_example();
 	test_order_room();
 	test_order_ends();
+	test_spare_arrays();
 	test_deferred_release();
 	test_txn_and_errors();
 	test_enomem();
