@@ -21,6 +21,7 @@
  * rules allocates a few dozen blocks, not 20,000.
  */
 #include <linux/bitmap.h>
+#include <linux/bsearch.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -28,8 +29,10 @@
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 
+#include "candidx.h"
 #include "counter.h"
 #include "ext.h"
 #include "lookup.h"
@@ -165,27 +168,6 @@ struct nfhp_tables {
 	u8 policy[NFHP_HOOK_MAX];
 	const struct nfhp_entry *const *entries[NFHP_HOOK_MAX];
 	unsigned int nentries[NFHP_HOOK_MAX];
-};
-
-/**
- * struct nfhp_entry_sum - what an update reads of every entry of its hook
- * @rule: the entry's rule
- * @lo: per address dimension (source, destination), the lowest value of
- *	the entry's box there, cut to its top 32 bits
- * @hi: the highest, cut alike
- *
- * Kept in an array beside the entry pointers of a hook (struct nfhp_flat),
- * so that an update's passes over a hundred thousand entries read one
- * array in order, instead of an entry and its box each, at random places:
- * two cache and TLB misses per entry.  Cut values keep their order, so
- * entries whose cut hulls miss each other's are disjoint.  The entries'
- * groups are an array of their own, so that a pass over one group reads
- * a byte of each other entry.
- */
-struct nfhp_entry_sum {
-	const struct nfhp_rule *rule;
-	u32 lo[2];
-	u32 hi[2];
 };
 
 /**
@@ -351,6 +333,9 @@ struct nfhp_spare {
  * @defer_release: a commit leaves its record for nfhp_ruleset_release();
  *	otherwise it waits for the grace period and frees it
  * @spare: arrays the released records left for the next commit
+ * @cands: per hook, the index of its committed entries that an update
+ *	of a straight chain finds its candidates with, built at the first
+ *	such update (candidx.h)
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -375,6 +360,7 @@ struct nfhp_ruleset {
 	struct nfhp_release **releases_tail;
 	bool defer_release;
 	struct nfhp_spare spare;
+	struct nfhp_candidx cands[NFHP_HOOK_MAX];
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -885,14 +871,6 @@ static void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
 		sum->hi[i] = n ? nfhp_box_ranges(box, dims[i])[n - 1].hi >> cut :
 				 U32_MAX;
 	}
-}
-
-/* Can the boxes of @a and @b meet?  False only when they cannot. */
-static bool nfhp_entry_sum_meet(const struct nfhp_entry_sum *a,
-				const struct nfhp_entry_sum *b)
-{
-	return a->lo[0] <= b->hi[0] && b->lo[0] <= a->hi[0] &&
-	       a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1];
 }
 
 static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
@@ -1423,6 +1401,8 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &rs->flat[h]);
 	nfhp_spare_trim(rs, &rs->spare);
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
@@ -1914,10 +1894,103 @@ static bool nfhp_group_used(const struct nfhp_flat *fl, unsigned int g)
 	return false;
 }
 
+/**
+ * struct nfhp_cands - how an update of a straight chain finds candidates
+ * @idx: the index of the hook's committed entries
+ * @removed: the committed entries the update removes, by address
+ * @nremoved: entries in @removed
+ * @d: the entries it adds, among those of @fl
+ * @fl: the new entries
+ */
+struct nfhp_cands {
+	const struct nfhp_candidx *idx;
+	const struct nfhp_entry **removed;
+	unsigned int nremoved;
+	const struct nfhp_delta *d;
+	const struct nfhp_flat *fl;
+};
+
+/**
+ * struct nfhp_cands_query - one search of nfhp_cands_find()
+ * @cx: where it searches
+ * @g: the group searched
+ * @x: the summary of the changed entry
+ * @box: its box
+ * @out: the candidates found
+ * @n: candidates in @out
+ */
+struct nfhp_cands_query {
+	const struct nfhp_cands *cx;
+	unsigned int g;
+	const struct nfhp_entry_sum *x;
+	const struct nfhp_box *box;
+	const struct nfhp_entry **out;
+	unsigned int n;
+};
+
+static int nfhp_ptr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const void *const *)a;
+	uintptr_t y = (uintptr_t)*(const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int nfhp_entry_order_cmp(const void *a, const void *b)
+{
+	const struct nfhp_entry *x = *(const struct nfhp_entry *const *)a;
+	const struct nfhp_entry *y = *(const struct nfhp_entry *const *)b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* An entry the index found: a candidate unless the update removes it. */
+static void nfhp_cands_take(void *arg, const struct nfhp_entry *e,
+			    const struct nfhp_entry_sum *sum)
+{
+	struct nfhp_cands_query *q = arg;
+	const struct nfhp_cands *cx = q->cx;
+
+	if (nfhp_box_disjoint(e->box, q->box))
+		return;
+	if (cx->nremoved && bsearch(&e, cx->removed, cx->nremoved,
+				    sizeof(*cx->removed), nfhp_ptr_cmp))
+		return;
+	q->out[q->n++] = e;
+}
+
+/*
+ * The entries of group @g of the new entries whose boxes meet @box (with
+ * summary @x), in order, into @out: the committed ones the index finds
+ * but those removed, and the added ones.
+ */
+static unsigned int nfhp_cands_find(const struct nfhp_cands *cx,
+				    unsigned int g,
+				    const struct nfhp_entry_sum *x,
+				    const struct nfhp_box *box,
+				    const struct nfhp_entry **out)
+{
+	struct nfhp_cands_query q = {
+		.cx = cx, .g = g, .x = x, .box = box, .out = out,
+	};
+	const struct nfhp_flat *fl = cx->fl;
+	unsigned int a, j;
+
+	nfhp_candidx_query(cx->idx, g, x, nfhp_cands_take, &q);
+	for (a = 0; a < cx->d->nadded; a++) {
+		j = cx->d->added[a];
+		if (fl->group[j] == g && nfhp_entry_sum_meet(&fl->sum[j], x) &&
+		    !nfhp_box_disjoint(fl->e[j]->box, box))
+			out[q.n++] = fl->e[j];
+	}
+	sort(out, q.n, sizeof(*out), nfhp_entry_order_cmp, NULL);
+	return q.n;
+}
+
 /*
  * Work one or two changed entries of group @g into its tree in @t.  A
  * rule's hotdrop entry comes with it: one pass over the hook's summaries
- * finds the candidates of both.  The pass reads the whole hook rather
+ * (or one search of @cx each, unless NULL) finds the candidates of both.  The pass reads the whole hook rather
  * than a copy of the group's entries: making that copy would read it all
  * anyway, and write as much.  @cands has room for twice @fl's entries.
  */
@@ -1925,6 +1998,7 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_entry *const *changed,
 			     unsigned int nchanged,
 			     const struct nfhp_flat *fl, unsigned int g,
+			     const struct nfhp_cands *cx,
 			     const struct nfhp_entry **cands)
 {
 	unsigned int i, k, n[2] = { 0, 0 }, stride = fl->n;
@@ -1936,9 +2010,13 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 	if (!*root)
 		return nfhp_tree_build(&rs->forest, cands,
 				       nfhp_group_gather(fl, g, cands), root);
-	for (k = 0; k < nchanged; k++)
+	for (k = 0; k < nchanged; k++) {
 		nfhp_entry_sum_fill(&x[k], changed[k]->rule, changed[k]->box);
-	for (i = 0; i + 1 < fl->n; i++) {
+		if (cx)
+			n[k] = nfhp_cands_find(cx, g, &x[k], changed[k]->box,
+					       cands + k * stride);
+	}
+	for (i = 0; i + 1 < fl->n && !cx; i++) {
 		if (fl->group[i] != g)
 			continue;
 		for (k = 0; k < nchanged; k++)
@@ -1975,6 +2053,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       int h, struct nfhp_entry *const *e,
 			       unsigned int n, const unsigned long *changed,
 			       const struct nfhp_flat *fl,
+			       const struct nfhp_cands *cx,
 			       const struct nfhp_entry **cands,
 			       unsigned int *groups)
 {
@@ -1992,7 +2071,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 		if (groups)
 			*groups |= 1u << ch[0]->group;
 		err = nfhp_update_group(rs, &t->root[h][ch[0]->group], ch, nch,
-					fl, ch[0]->group, cands);
+					fl, ch[0]->group, cx, cands);
 	}
 	return err;
 }
@@ -2024,11 +2103,13 @@ static void nfhp_changed_bits(const struct nfhp_flat *fl,
 
 /*
  * Apply the added (new) and removed (old) entries to @t's trees; @d lists
- * them, or is NULL and @match tells.
+ * them, or is NULL and @match tells.  @cx finds the candidates, or is NULL
+ * and a scan of @fl does.
  */
 static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			     const struct nfhp_flat *old, const int *match,
 			     const struct nfhp_delta *d,
+			     const struct nfhp_cands *cx,
 			     const struct nfhp_tables *cur,
 			     struct nfhp_tables *t, int h)
 {
@@ -2055,11 +2136,11 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		if (t->root[h][g])
 			nfhp_tree_get(t->root[h][g]);
 	}
-	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, fl, cands,
-				  NULL);
+	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, fl, cx,
+				  cands, NULL);
 	if (!err)
 		err = nfhp_update_changed(rs, t, h, old->e, old->n, removed,
-					  fl, cands, &emptied);
+					  fl, cx, cands, &emptied);
 	/* Only a group that lost entries can have none left. */
 	for (g = 1; g < NFHP_GROUPS && !err; g++) {
 		if (!(emptied & (1u << g)) || !t->root[h][g] ||
@@ -2081,6 +2162,7 @@ out_release:
  */
 static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			       const int *match, const struct nfhp_delta *d,
+			       const struct nfhp_cands *cx,
 			       unsigned int changes,
 			       const struct nfhp_tables *cur,
 			       struct nfhp_tables *t, int h)
@@ -2098,7 +2180,7 @@ static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		  nfhp_flat_orders(fl, old, match, true);
 	if (err)
 		return err;
-	return nfhp_update_trees(rs, fl, old, match, d, cur, t, h);
+	return nfhp_update_trees(rs, fl, old, match, d, cx, cur, t, h);
 }
 
 /*
@@ -2129,8 +2211,8 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		goto out_free;
 	err = nfhp_flat_settle(rs, fl, old, match);
 	if (!err)
-		err = nfhp_update_matched(rs, fl, match, NULL, changes, cur,
-					  t, h);
+		err = nfhp_update_matched(rs, fl, match, NULL, NULL, changes,
+					  cur, t, h);
 	return err;
 out_free:
 	/* The caller settles @fl as entries of its own. */
@@ -2258,6 +2340,71 @@ static bool nfhp_rebuild_certain(const struct nfhp_ruleset *rs, int h)
 					       NFHP_INCR_MAX_SHARE);
 }
 
+/*
+ * The candidate index of hook @h for an update from its committed entries
+ * @old, or NULL when there is none and no memory to build it.
+ */
+static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
+					     const struct nfhp_flat *old)
+{
+	struct nfhp_candidx *idx = &rs->cands[h];
+
+	if (!idx->valid && nfhp_candidx_build(&rs->mem, idx, old->e, old->sum,
+					      old->group, old->n - 1))
+		return NULL;
+	return idx;
+}
+
+/*
+ * The committed entries @d removes, sorted by address for bsearch(), into
+ * @cx.  Return: false without memory.
+ */
+static bool nfhp_cands_removed(struct nfhp_ruleset *rs, struct nfhp_cands *cx,
+			       const struct nfhp_flat *old)
+{
+	const struct nfhp_delta *d = cx->d;
+	unsigned int i;
+
+	cx->removed = nfhp_scratch_alloc(&rs->forest.scratch, d->nremoved,
+					 sizeof(*cx->removed));
+	if (!cx->removed)
+		return false;
+	for (i = 0; i < d->nremoved; i++)
+		cx->removed[i] = old->e[d->removed[i]];
+	sort(cx->removed, d->nremoved, sizeof(*cx->removed), nfhp_ptr_cmp,
+	     NULL);
+	cx->nremoved = d->nremoved;
+	return true;
+}
+
+/*
+ * Bring @idx from the committed entries @old to the new ones @fl, which
+ * @d lists the changes of; without memory it is cleared, to be built
+ * again by the next update.
+ */
+static void nfhp_cands_apply(struct nfhp_ruleset *rs, struct nfhp_candidx *idx,
+			     const struct nfhp_flat *old,
+			     const struct nfhp_flat *fl,
+			     const struct nfhp_delta *d)
+{
+	unsigned int i, k;
+	bool ok = true;
+
+	for (i = 0; i < d->nremoved && ok; i++) {
+		k = d->removed[i];
+		ok = !WARN_ON_ONCE(!nfhp_candidx_del(&rs->mem, idx,
+						     old->group[k], old->e[k],
+						     &old->sum[k]));
+	}
+	for (i = 0; i < d->nadded && ok; i++) {
+		k = d->added[i];
+		ok = !nfhp_candidx_add(&rs->mem, idx, fl->group[k], fl->e[k],
+				       &fl->sum[k]);
+	}
+	if (!ok)
+		nfhp_candidx_clear(&rs->mem, idx);
+}
+
 /* nfhp_reflatten_straight() and nfhp_update_matched(), or -EAGAIN. */
 static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				const struct nfhp_tables *cur,
@@ -2265,12 +2412,13 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 {
 	const struct nfhp_flat *old = &rs->flat[h];
 	/* A rule has up to three entries: hotdrop, box and alt. */
-	unsigned int most = 3 * rs->work->chains[h]->n + 1, changes;
+	unsigned int most = 3 * rs->work->chains[h]->n + 1, changes = 0;
 	struct nfhp_scratch *s = &rs->forest.scratch;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	struct nfhp_delta d = {
 		.cap = max_t(unsigned int, 64, most / NFHP_INCR_MAX_SHARE) + 1,
 	};
+	struct nfhp_cands cx = { .d = &d, .fl = fl };
 	int *match, err = -ENOMEM;
 
 	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
@@ -2292,9 +2440,17 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	err = nfhp_flat_reserve(rs, fl, old->n + 64);
 	if (!err)
 		err = nfhp_reflatten_straight(rs, h, fl, match, &d, &changes);
+	/* Without the index (no memory for it), the scan finds them. */
 	if (!err)
-		err = nfhp_update_matched(rs, fl, match, &d, changes, cur, t,
-					  h);
+		cx.idx = nfhp_cands_index(rs, h, old);
+	if (cx.idx && !nfhp_cands_removed(rs, &cx, old))
+		cx.idx = NULL;
+	if (!err)
+		err = nfhp_update_matched(rs, fl, match, &d,
+					  cx.idx ? &cx : NULL, changes, cur,
+					  t, h);
+	if (!err && cx.idx)
+		nfhp_cands_apply(rs, &rs->cands[h], old, fl, &d);
 	/* On failure the rule set goes on with its committed entries. */
 	if (err)
 		nfhp_flat_free(rs, fl);
@@ -2349,6 +2505,9 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		certain = nfhp_rebuild_certain(rs, h);
 		err = certain ? -EAGAIN :
 				nfhp_update_straight(rs, &flat[h], cur, t, h);
+		/* The candidate index follows straight updates only. */
+		if (err)
+			nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 		if (err == -EAGAIN) {
 			if (cur && rs->flat[h].n && !certain)
 				nfhp_flat_stage(rs, &flat[h]);
@@ -2386,6 +2545,9 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			t->root[h][g] = NULL;
 		}
 		nfhp_flat_free(rs, &flat[h]);
+		/* An index a straight update brought forward is wrong now. */
+		if (dirty & (1u << h))
+			nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 	}
 	*msg = err == -ELOOP ? "too many levels of chain jumps" :
 			       "out of memory (see /proc/net/nf-hipac/info)";

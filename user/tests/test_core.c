@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 
+#include "candidx.h"
 #include "ext.h"
 #include "match.h"
 #include "ruleset.h"
@@ -1490,6 +1491,130 @@ static void test_replaced_entries_untouched(void)
 	free(copy);
 }
 
+/* xorshift64: the candidate index test's own numbers. */
+static u64 cx_state = 0x9e3779b97f4a7c15ull;
+
+static u32 cx_rnd(u32 n)
+{
+	cx_state ^= cx_state << 13;
+	cx_state ^= cx_state >> 7;
+	cx_state ^= cx_state << 17;
+	return n ? (u32)(cx_state % n) : (u32)cx_state;
+}
+
+/* A hull in one dimension: often next to the span's edge or the ends. */
+static void cx_hull(u32 *lo, u32 *hi)
+{
+	static const u32 width[] = {
+		0, 1, 255, 65534, 65535, 65536, 65537, 1u << 24, 0xffffffffu,
+	};
+	u32 w = width[cx_rnd(ARRAY_SIZE(width))];
+
+	switch (cx_rnd(4)) {
+	case 0:
+		*lo = 0;
+		break;
+	case 1:
+		*lo = 0xffffffffu - w;
+		break;
+	default:
+		/* Clustered, so that windows hold several entries. */
+		*lo = (cx_rnd(8) << 24) + cx_rnd(1u << 18);
+		*lo = min_t(u32, *lo, 0xffffffffu - w);
+	}
+	*hi = *lo + w;
+}
+
+static void cx_sum(struct nfhp_entry_sum *sum)
+{
+	cx_hull(&sum->lo[0], &sum->hi[0]);
+	cx_hull(&sum->lo[1], &sum->hi[1]);
+}
+
+struct cx_found {
+	const struct nfhp_entry **e;
+	unsigned int n;
+	bool twice;
+};
+
+static void cx_take(void *arg, const struct nfhp_entry *e,
+		    const struct nfhp_entry_sum *sum)
+{
+	struct cx_found *f = arg;
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		f->twice |= f->e[i] == e;
+	f->e[f->n++] = e;
+}
+
+/*
+ * The candidate index against a scan of every entry: random hulls on
+ * both sides of NFHP_CANDIDX_SPAN and at the ends of the address space,
+ * random groups, a build and then adds and deletes, each query checked.
+ */
+static void test_candidx(void)
+{
+	enum { N = 12000, STEPS = 4000 };
+	struct nfhp_entry *ent = calloc(N, sizeof(*ent));
+	struct nfhp_entry_sum *sum = calloc(N, sizeof(*sum));
+	const struct nfhp_entry **found = calloc(N, sizeof(*found));
+	struct nfhp_entry **ptr = calloc(N, sizeof(*ptr));
+	bool *in = calloc(N, sizeof(*in));
+	u8 *group = calloc(N, 1);
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_candidx x = {};
+	unsigned int i, j, k, g, want, wrong = 0, queries = 0, lost = 0;
+	struct nfhp_entry_sum q;
+	struct cx_found f;
+
+	for (i = 0; i < N; i++) {
+		cx_sum(&sum[i]);
+		/* Few groups: long lists, split into several blocks. */
+		group[i] = cx_rnd(3);
+		ptr[i] = &ent[i];
+		in[i] = i < N / 2;
+	}
+	check(!nfhp_candidx_build(&mem, &x, ptr, sum, group, N / 2) &&
+	      x.valid, "candidx: built from %u entries", N / 2);
+	for (k = 0; k < STEPS; k++) {
+		i = cx_rnd(N);
+		if (in[i])
+			lost += !nfhp_candidx_del(&mem, &x, group[i], ptr[i],
+						  &sum[i]);
+		else if (nfhp_candidx_add(&mem, &x, group[i], ptr[i], &sum[i]))
+			lost++;
+		in[i] = !in[i];
+		cx_sum(&q);
+		g = cx_rnd(4);
+		f = (struct cx_found){ .e = found };
+		nfhp_candidx_query(&x, g, &q, cx_take, &f);
+		for (j = 0, want = 0; j < N; j++) {
+			if (!in[j] || group[j] != g ||
+			    !nfhp_entry_sum_meet(&sum[j], &q))
+				continue;
+			want++;
+		}
+		queries++;
+		wrong += f.twice || f.n != want;
+		for (j = 0; j < f.n; j++) {
+			i = f.e[j] - ent;
+			wrong += !in[i] || group[i] != g ||
+				 !nfhp_entry_sum_meet(&sum[i], &q);
+		}
+	}
+	check(!lost, "candidx: every add and delete went through");
+	check(!wrong, "candidx: %u queries found what a scan finds", queries);
+	nfhp_candidx_clear(&mem, &x);
+	check(!mem.used && !x.valid, "candidx: cleared, memory returned");
+	free(ent);
+	free(sum);
+	free(found);
+	free(ptr);
+	free(in);
+	free(group);
+}
+
 /*
  * The scratch stack keeps released chunks for the next user, the biggest
  * first and 8 MiB of them at most: an update takes the same big arrays at
@@ -1535,6 +1660,7 @@ int main(void)
 	test_box_contains();
 	test_counter_pool();
 	test_scratch_spares();
+	test_candidx();
 	test_worked_example();
 	test_order_room();
 	test_order_ends();
