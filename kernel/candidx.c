@@ -15,13 +15,17 @@
  * - narrow in the destination only: a list by destination;
  * - wide in both: a list every query reads whole.
  *
+ * There are these four kinds of list for each group of entries (each tree
+ * of the hook), and a query reads those of the changed entry's group.
+ *
  * Example: for the query 10.1.2.0/24 -> any, [0x0a010200, 0x0a0102ff]
  * in the source, the first two lists are read by source from 0x0a000201
  * to 0x0a0102ff (the entries beginning inside 10.0.2.1 .. 10.1.2.255);
  * the third by destination, whole, as a wide query dimension must; the
  * last whole.  The entries found whose hulls meet the query's in both
- * dimensions are reported.  ClassBench's acl1_100k reads about 150
- * entries per query, its fw1_100k ... (see doc/update-latency.md).
+ * dimensions are reported.  At ClassBench's 100k sets a query reads 5 to
+ * 30 entries on average, where the scan read 75,000 to 160,000 of the
+ * changed entry's group.
  *
  * The lists are arrays of blocks of up to NFHP_CANDIDX_BLOCK items,
  * sorted across blocks: an insert or delete moves items within one block
