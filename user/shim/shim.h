@@ -231,7 +231,9 @@ static inline void sort(void *base, size_t num, size_t size,
 			void (*swap)(void *, void *, int))
 {
 	(void)swap;
-	qsort(base, num, size, cmp);
+	/* The kernel's sort() takes an empty array at NULL; qsort() not. */
+	if (num)
+		qsort(base, num, size, cmp);
 }
 
 static inline size_t strscpy(char *dst, const char *src, size_t size)
