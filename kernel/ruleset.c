@@ -177,8 +177,17 @@ struct nfhp_tables {
  * @group: for each entry of @e, its group (@e[i]->group)
  * @from: while a transaction builds the entries, for each entry of @e the
  *	index of the same entry among the hook's committed ones, or -1 for
- *	an entry of its own; rises where it is not -1.  NULL: all its own.
+ *	an entry of its own; rises where it is not -1.  NULL: see @own.
  * @from_cap: room in @from
+ * @own: with @from NULL, the positions of the entries of its own, all
+ *	others being the committed ones carried over (an update of a
+ *	straight chain, which knows them without a pass over all entries);
+ *	NULL with @from NULL: all are its own
+ * @nown: positions in @own
+ * @own_cap: room in @own
+ * @gone: with @own, the committed entries it does not carry over, for
+ *	the release
+ * @ngone: entries in @gone
  * @n: entries
  * @cap: room in @e, @sum and @group
  * @rekeys: some entry runs an xtables target, which may change the
@@ -196,6 +205,11 @@ struct nfhp_flat {
 	u8 *group;
 	int *from;
 	unsigned int from_cap;
+	unsigned int *own;
+	unsigned int nown;
+	unsigned int own_cap;
+	struct nfhp_entry **gone;
+	unsigned int ngone;
 	unsigned int n;
 	unsigned int cap;
 	bool rekeys;
@@ -208,11 +222,12 @@ struct nfhp_flat {
 /**
  * struct nfhp_delta - where an update of a straight chain changed entries
  * @added: positions in the new entries of those the transaction added,
- *	rising
+ *	rising (the new entries' @own)
  * @nadded: entries in @added
+ * @added_cap: room in @added
  * @removed: indices in the old entries of those it dropped, rising
  * @nremoved: entries in @removed
- * @cap: room in @added and in @removed
+ * @cap: room in @removed
  *
  * nfhp_reflatten_straight() sees them as it walks the chain, so that the
  * passes after it need not look for them among a hundred thousand
@@ -221,6 +236,7 @@ struct nfhp_flat {
 struct nfhp_delta {
 	unsigned int *added;
 	unsigned int nadded;
+	unsigned int added_cap;
 	unsigned int *removed;
 	unsigned int nremoved;
 	unsigned int cap;
@@ -260,6 +276,10 @@ struct nfhp_where {
  *	them they carried over; nfhp_flat_free_replaced() frees the others
  * @nkept: per hook, the number of entries in @kept
  * @kept_cap: per hook, the room in @kept
+ * @gone: per hook, the replaced entries to free when the entries that
+ *	replaced @flat carried the others over without @kept (struct
+ *	nfhp_flat's @gone), else NULL
+ * @ngone: per hook, entries in @gone
  * @rules: the rules the transaction removed
  * @chains: the chains only the replaced model had
  * @nchains: entries of @chains
@@ -278,6 +298,8 @@ struct nfhp_release {
 	int *kept[NFHP_HOOK_MAX];
 	unsigned int nkept[NFHP_HOOK_MAX];
 	unsigned int kept_cap[NFHP_HOOK_MAX];
+	struct nfhp_entry **gone[NFHP_HOOK_MAX];
+	unsigned int ngone[NFHP_HOOK_MAX];
 	struct nfhp_rule_list rules;
 	struct nfhp_chain **chains;
 	unsigned int nchains;
@@ -918,17 +940,32 @@ static void nfhp_entry_free(struct nfhp_ruleset *rs,
 		nfhp_free(&rs->mem, e, sizeof(*e));
 }
 
+/* Free the lists of a straight update's entries, see struct nfhp_flat. */
+static void nfhp_flat_free_delta(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
+{
+	nfhp_free(&rs->mem, fl->own, fl->own_cap * sizeof(*fl->own));
+	nfhp_free(&rs->mem, fl->gone, max(fl->ngone, 1u) * sizeof(*fl->gone));
+	fl->own = NULL;
+	fl->gone = NULL;
+}
+
 /*
  * Free the entries of @fl but those it shares with the hook's committed
- * ones (@fl->from).
+ * ones (@fl->from, @fl->own).
  */
 static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 {
 	unsigned int i;
 
-	for (i = 0; i < fl->n; i++)
-		if (!fl->from || fl->from[i] < 0)
-			nfhp_entry_free(rs, fl, fl->e[i]);
+	if (!fl->from && fl->own) {
+		for (i = 0; i < fl->nown; i++)
+			nfhp_entry_free(rs, fl, fl->e[fl->own[i]]);
+	} else {
+		for (i = 0; i < fl->n; i++)
+			if (!fl->from || fl->from[i] < 0)
+				nfhp_entry_free(rs, fl, fl->e[i]);
+	}
+	nfhp_flat_free_delta(rs, fl);
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_flat_free_arrays(rs, fl);
@@ -1537,16 +1574,25 @@ static struct nfhp_release *nfhp_release_new(struct nfhp_ruleset *rs,
 
 /*
  * Free the replaced entries @fl but those that the @nfrom entries
- * replacing them carried over (@from, rising where not -1; NULL: none).
- * Only the gaps between the carried-over ones are read: @fl's array stays
- * as packets saw it.
+ * replacing them carried over (@from, rising where not -1; NULL: none),
+ * or only the @ngone entries @gone when it is not NULL.  Only the gaps
+ * between the carried-over ones are read: @fl's array stays as packets
+ * saw it.
  */
 static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 				    struct nfhp_flat *fl, const int *from,
-				    unsigned int nfrom)
+				    unsigned int nfrom,
+				    struct nfhp_entry *const *gone,
+				    unsigned int ngone)
 {
 	unsigned int i = 0, j = 0;
 
+	if (gone) {
+		/* A straight update listed them: no pass over the others. */
+		for (; j < ngone; j++)
+			nfhp_entry_free(rs, fl, gone[j]);
+		i = fl->n;
+	}
 	while (from && j < nfrom) {
 		/* Runs of carried-over entries, most of them: no call. */
 		while (j < nfrom && from[j] == (int)i) {
@@ -1591,6 +1637,10 @@ static void nfhp_release_fill(struct nfhp_ruleset *rs,
 		rel->kept_cap[h] = rs->flat[h].from_cap;
 		rs->flat[h].from = NULL;
 		rs->flat[h].from_cap = 0;
+		rel->gone[h] = rs->flat[h].gone;
+		rel->ngone[h] = rs->flat[h].ngone;
+		rs->flat[h].gone = NULL;
+		nfhp_flat_free_delta(rs, &rs->flat[h]);
 	}
 	rel->rules = rs->removed;
 	memset(&rs->removed, 0, sizeof(rs->removed));
@@ -1615,8 +1665,11 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		nfhp_flat_free_replaced(rs, &rel->flat[h], rel->kept[h],
-					rel->nkept[h]);
+					rel->nkept[h], rel->gone[h],
+					rel->ngone[h]);
 		nfhp_from_free(rs, rel->kept[h], rel->kept_cap[h]);
+		nfhp_free(&rs->mem, rel->gone[h],
+			  max(rel->ngone[h], 1u) * sizeof(*rel->gone[h]));
 	}
 	if (rel->tables)
 		nfhp_tables_put(rs, rel->tables);
@@ -1797,20 +1850,15 @@ static unsigned int nfhp_flat_diff(const struct nfhp_flat *old,
 
 /*
  * Keys for the @run added entries of @fl from @j on, between the kept
- * entries beside them, see nfhp_flat_orders().
+ * entries beside them, whose keys are @lo (0 at the head) and @hi, see
+ * nfhp_flat_orders().
  */
-static int nfhp_flat_orders_run(struct nfhp_flat *fl,
-				const struct nfhp_flat *old, const int *match,
+static int nfhp_flat_orders_run(struct nfhp_flat *fl, u64 lo, u64 hi,
 				unsigned int j, unsigned int run, bool apply)
 {
 	unsigned int k;
-	u64 lo, hi, step;
+	u64 step;
 
-	if (j + run == fl->n)
-		return -EAGAIN;	/* the policy is always kept */
-	/* Only the neighbours of a run are read: few entries. */
-	lo = j ? old->e[match[j - 1]]->order : 0;
-	hi = old->e[match[j + run]]->order;
 	step = min_t(u64, (hi - lo) / (run + 1), NFHP_ORDER_GAP);
 	if (!step)
 		return -EAGAIN;
@@ -1841,7 +1889,13 @@ static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 		}
 		for (run = 0; j + run < fl->n && match[j + run] < 0; run++)
 			;
-		err = nfhp_flat_orders_run(fl, old, match, j, run, apply);
+		if (j + run == fl->n)
+			return -EAGAIN;	/* the policy is always kept */
+		/* Only the neighbours of a run are read: few entries. */
+		err = nfhp_flat_orders_run(fl,
+					   j ? old->e[match[j - 1]]->order : 0,
+					   old->e[match[j + run]]->order, j,
+					   run, apply);
 		if (err)
 			return err;
 		j += run;
@@ -1849,19 +1903,24 @@ static int nfhp_flat_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
 	return 0;
 }
 
-/* nfhp_flat_orders() for the added entries @d lists. */
-static int nfhp_delta_orders(struct nfhp_flat *fl, const struct nfhp_flat *old,
-			     const int *match, const struct nfhp_delta *d)
+/*
+ * nfhp_flat_orders() for the added entries @d lists: their neighbours in
+ * @fl are the kept entries themselves.
+ */
+static int nfhp_delta_orders(struct nfhp_flat *fl, const struct nfhp_delta *d)
 {
-	unsigned int a = 0, run;
+	unsigned int a = 0, j, run;
 	int err;
 
 	while (a < d->nadded) {
 		for (run = 1; a + run < d->nadded &&
 			      d->added[a + run] == d->added[a] + run; run++)
 			;
-		err = nfhp_flat_orders_run(fl, old, match, d->added[a], run,
-					   true);
+		j = d->added[a];
+		if (j + run == fl->n)
+			return -EAGAIN;	/* the policy is always kept */
+		err = nfhp_flat_orders_run(fl, j ? fl->e[j - 1]->order : 0,
+					   fl->e[j + run]->order, j, run, true);
 		if (err)
 			return err;
 		a += run;
@@ -2176,7 +2235,7 @@ static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	 * Keys go to added entries only, this transaction's own: when there
 	 * is no room, the caller flattens the hook afresh anyway.
 	 */
-	err = d ? nfhp_delta_orders(fl, old, match, d) :
+	err = d ? nfhp_delta_orders(fl, d) :
 		  nfhp_flat_orders(fl, old, match, true);
 	if (err)
 		return err;
@@ -2237,7 +2296,7 @@ static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		return 0;
 	if (nfhp_flat_reserve(rs, fl, fl->n + n))
 		return -ENOMEM;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n && match; k++)
 		match[fl->n + k] = i + k;
 	memcpy(fl->sum + fl->n, old->sum + i, n * sizeof(*fl->sum));
 	memcpy(fl->group + fl->n, old->group + i, n);
@@ -2268,13 +2327,12 @@ static bool nfhp_delta_remove(struct nfhp_delta *d, unsigned int i,
  * than an update takes: -EAGAIN.
  */
 static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
-				   struct nfhp_flat *fl, int *match,
-				   struct nfhp_delta *d,
+				   struct nfhp_flat *fl, struct nfhp_delta *d,
 				   unsigned int *changes)
 {
 	const struct nfhp_chain *c = rs->work->chains[h];
 	const struct nfhp_flat *old = &rs->flat[h];
-	unsigned int i = 0, j, k, run = 0, skip;
+	unsigned int i = 0, j, k, m, run = 0, skip;
 	int err = 0;
 
 	for (j = 0; j < c->n && !err; j++) {
@@ -2285,7 +2343,7 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 		 * spare reading every rule and entry.
 		 */
 		if (i + 1 == old->n || old->sum[i].rule != r) {
-			err = nfhp_flat_keep(rs, fl, old, i - run, run, match);
+			err = nfhp_flat_keep(rs, fl, old, i - run, run, NULL);
 			run = 0;
 			if (err)
 				break;
@@ -2293,12 +2351,15 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 				k = fl->n;
 				err = nfhp_flatten_rule(rs, rs->work, fl, r,
 							NULL, 0, 0);
-				for (; k < fl->n; k++) {
-					match[k] = -1;
-					if (d->nadded < d->cap)
-						d->added[d->nadded++] = k;
-					else if (!err)
-						err = -EAGAIN;
+				for (; k < fl->n && d->nadded < d->added_cap; k++)
+					d->added[d->nadded++] = k;
+				fl->nown = d->nadded;
+				/* Sized for three a rule: never, but own them. */
+				if (WARN_ON_ONCE(k < fl->n)) {
+					for (m = k; m < fl->n; m++)
+						nfhp_entry_free(rs, fl, fl->e[m]);
+					fl->n = k;
+					err = -EAGAIN;
 				}
 				continue;
 			}
@@ -2314,9 +2375,9 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 			run++;
 	}
 	if (!err)
-		err = nfhp_flat_keep(rs, fl, old, i - run, run, match);
+		err = nfhp_flat_keep(rs, fl, old, i - run, run, NULL);
 	if (!err)
-		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1, match);
+		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1, NULL);
 	if (!err && !nfhp_delta_remove(d, i, old->n - 1))
 		err = -EAGAIN;
 	*changes = d->nadded + d->nremoved;
@@ -2405,6 +2466,23 @@ static void nfhp_cands_apply(struct nfhp_ruleset *rs, struct nfhp_candidx *idx,
 		nfhp_candidx_clear(&rs->mem, idx);
 }
 
+/* List in @fl the committed entries @d removes, for the release. */
+static int nfhp_flat_gone(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			  const struct nfhp_flat *old,
+			  const struct nfhp_delta *d)
+{
+	unsigned int i;
+
+	fl->gone = nfhp_alloc(&rs->mem, max(d->nremoved, 1u) *
+					sizeof(*fl->gone));
+	if (!fl->gone)
+		return -ENOMEM;
+	for (i = 0; i < d->nremoved; i++)
+		fl->gone[i] = old->e[d->removed[i]];
+	fl->ngone = d->nremoved;
+	return 0;
+}
+
 /* nfhp_reflatten_straight() and nfhp_update_matched(), or -EAGAIN. */
 static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				const struct nfhp_tables *cur,
@@ -2417,38 +2495,44 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	struct nfhp_delta d = {
 		.cap = max_t(unsigned int, 64, most / NFHP_INCR_MAX_SHARE) + 1,
+		/* Each rule created has up to three entries. */
+		.added_cap = 3 * rs->created.n + 1,
 	};
 	struct nfhp_cands cx = { .d = &d, .fl = fl };
-	int *match, err = -ENOMEM;
+	int err = -ENOMEM;
 
 	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
-	    rs->work->chains[h]->nbranch)
+	    rs->work->chains[h]->nbranch || d.added_cap > d.cap)
 		return -EAGAIN;
 	/*
-	 * The lists live on the scratch stack: two allocations per commit
-	 * made glibc give pages back and fault them in again, 1 % of the
-	 * inserts at fw1_100k took 30 ms.
+	 * The removed ones live on the scratch stack: two allocations per
+	 * commit made glibc give pages back and fault them in again, 1 % of
+	 * the inserts at fw1_100k took 30 ms.  The added ones are the new
+	 * entries' @own, few.
 	 */
-	d.added = nfhp_scratch_alloc(s, d.cap, sizeof(*d.added));
+	d.added = nfhp_alloc(&rs->mem, d.added_cap * sizeof(*d.added));
 	d.removed = nfhp_scratch_alloc(s, d.cap, sizeof(*d.removed));
-	match = nfhp_from_alloc(rs, fl, most);
-	if (!match || !d.added || !d.removed) {
+	fl->own = d.added;
+	fl->own_cap = d.added_cap;
+	if (!d.added || !d.removed) {
 		nfhp_flat_free(rs, fl);
 		goto out_release;
 	}
 	/* Room for about as many entries as before: no doubling copies. */
 	err = nfhp_flat_reserve(rs, fl, old->n + 64);
 	if (!err)
-		err = nfhp_reflatten_straight(rs, h, fl, match, &d, &changes);
+		err = nfhp_reflatten_straight(rs, h, fl, &d, &changes);
 	/* Without the index (no memory for it), the scan finds them. */
 	if (!err)
 		cx.idx = nfhp_cands_index(rs, h, old);
 	if (cx.idx && !nfhp_cands_removed(rs, &cx, old))
 		cx.idx = NULL;
 	if (!err)
-		err = nfhp_update_matched(rs, fl, match, &d,
+		err = nfhp_update_matched(rs, fl, NULL, &d,
 					  cx.idx ? &cx : NULL, changes, cur,
 					  t, h);
+	if (!err)
+		err = nfhp_flat_gone(rs, fl, old, &d);
 	if (!err && cx.idx)
 		nfhp_cands_apply(rs, &rs->cands[h], old, fl, &d);
 	/* On failure the rule set goes on with its committed entries. */
