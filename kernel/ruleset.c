@@ -188,6 +188,11 @@ struct nfhp_tables {
  * @gone: with @own, the committed entries it does not carry over, for
  *	the release
  * @ngone: entries in @gone
+ * @first: for a hook whose chain has no jump, goto or return, the index
+ *	of the first entry of each rule of the chain, then that of the
+ *	policy; else NULL.  Kept rules are then found by comparing the
+ *	chains, not every entry (nfhp_reflatten_straight()).
+ * @first_cap: room in @first
  * @n: entries
  * @cap: room in @e, @sum and @group
  * @rekeys: some entry runs an xtables target, which may change the
@@ -210,6 +215,8 @@ struct nfhp_flat {
 	unsigned int own_cap;
 	struct nfhp_entry **gone;
 	unsigned int ngone;
+	int *first;
+	unsigned int first_cap;
 	unsigned int n;
 	unsigned int cap;
 	bool rekeys;
@@ -306,13 +313,16 @@ struct nfhp_release {
 	struct nfhp_model *model;
 };
 
+/* A commit takes up to two int arrays of a hook's size: @from, @first. */
+#define NFHP_SPARE_INTS		2
+
 /**
  * struct nfhp_spare - big arrays that commits freed, kept for the next one
  * @flat: entry arrays (@e, @sum and @group of @cap entries) on the rule
  *	set's account; its other members are unused
- * @from: an array of @from_cap ints for a struct nfhp_flat's @from, or
- *	NULL
- * @from_cap: room in @from
+ * @ints: arrays of @ints_cap ints for a struct nfhp_flat's @from or
+ *	@first, or NULL
+ * @ints_cap: room in each of @ints
  *
  * A single-rule update at 100,000 rules replaces about 4 MB of arrays.
  * Taking them anew at every commit is vmalloc() page by page and a TLB
@@ -322,8 +332,8 @@ struct nfhp_release {
  */
 struct nfhp_spare {
 	struct nfhp_flat flat;
-	int *from;
-	unsigned int from_cap;
+	int *ints[NFHP_SPARE_INTS];
+	unsigned int ints_cap[NFHP_SPARE_INTS];
 };
 
 /**
@@ -795,48 +805,59 @@ static void nfhp_spare_trim(struct nfhp_ruleset *rs,
 			    const struct nfhp_spare *stale)
 {
 	struct nfhp_spare *spare = &rs->spare;
+	int i;
 
 	if (spare->flat.e && spare->flat.e == stale->flat.e) {
 		nfhp_flat_free_arrays(rs, &spare->flat);
 		memset(&spare->flat, 0, sizeof(spare->flat));
 	}
-	if (spare->from && spare->from == stale->from) {
-		kvfree(spare->from);
-		spare->from = NULL;
-		spare->from_cap = 0;
+	for (i = 0; i < NFHP_SPARE_INTS; i++) {
+		if (!spare->ints[i] || spare->ints[i] != stale->ints[i])
+			continue;
+		kvfree(spare->ints[i]);
+		spare->ints[i] = NULL;
+		spare->ints_cap[i] = 0;
 	}
 }
 
-/* An array for @fl->from of at least @n ints, the spare one if it fits. */
-static int *nfhp_from_alloc(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			    unsigned int n)
+/* An array of at least @n ints, *@cap of them: a spare one if it fits. */
+static int *nfhp_ints_alloc(struct nfhp_ruleset *rs, unsigned int n,
+			    unsigned int *cap)
 {
 	struct nfhp_spare *spare = &rs->spare;
+	int *p;
+	int i;
 
-	/* A spare more than twice the size would keep too much alive. */
-	if (spare->from && spare->from_cap >= n && spare->from_cap / 2 <= n) {
-		fl->from = spare->from;
-		fl->from_cap = spare->from_cap;
-		spare->from = NULL;
-		spare->from_cap = 0;
-		return fl->from;
+	for (i = 0; i < NFHP_SPARE_INTS; i++) {
+		/* A spare more than twice the size would keep too much. */
+		if (!spare->ints[i] || spare->ints_cap[i] < n ||
+		    spare->ints_cap[i] / 2 > n)
+			continue;
+		p = spare->ints[i];
+		*cap = spare->ints_cap[i];
+		spare->ints[i] = NULL;
+		spare->ints_cap[i] = 0;
+		return p;
 	}
-	fl->from = kvmalloc_array(n, sizeof(*fl->from), GFP_KERNEL);
-	fl->from_cap = fl->from ? n : 0;
-	return fl->from;
+	p = kvmalloc_array(n, sizeof(*p), GFP_KERNEL);
+	*cap = p ? n : 0;
+	return p;
 }
 
-/* Give back an array of nfhp_from_alloc(): the bigger one is kept. */
-static void nfhp_from_free(struct nfhp_ruleset *rs, int *from,
-			   unsigned int cap)
+/* Give back an array of nfhp_ints_alloc(): the bigger ones are kept. */
+static void nfhp_ints_free(struct nfhp_ruleset *rs, int *p, unsigned int cap)
 {
 	struct nfhp_spare *spare = &rs->spare;
+	int i, small = 0;
 
-	if (cap > spare->from_cap) {
-		swap(from, spare->from);
-		swap(cap, spare->from_cap);
+	for (i = 1; i < NFHP_SPARE_INTS; i++)
+		if (spare->ints_cap[i] < spare->ints_cap[small])
+			small = i;
+	if (cap > spare->ints_cap[small]) {
+		swap(p, spare->ints[small]);
+		swap(cap, spare->ints_cap[small]);
 	}
-	kvfree(from);
+	kvfree(p);
 }
 
 /* Make room in @fl for @need entries, their summaries and groups. */
@@ -969,7 +990,8 @@ static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_flat_free_arrays(rs, fl);
-	nfhp_from_free(rs, fl->from, fl->from_cap);
+	nfhp_ints_free(rs, fl->from, fl->from_cap);
+	nfhp_ints_free(rs, fl->first, fl->first_cap);
 	memset(fl, 0, sizeof(*fl));
 }
 
@@ -1211,6 +1233,32 @@ static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 }
 
 /*
+ * nfhp_flatten() of a built-in chain without jump, goto or return, noting
+ * where each rule's entries begin (@fl->first) for later updates.
+ */
+static int nfhp_flatten_straight(struct nfhp_ruleset *rs,
+				 const struct nfhp_model *m,
+				 struct nfhp_flat *fl,
+				 const struct nfhp_chain *c)
+{
+	unsigned int i;
+	int err;
+
+	fl->first = nfhp_ints_alloc(rs, c->n + 1, &fl->first_cap);
+	if (!fl->first)
+		return -ENOMEM;
+	for (i = 0; i < c->n; i++) {
+		fl->first[i] = fl->n;
+		err = nfhp_flatten_rule(rs, m, fl, c->rules[i], NULL, 0, 0);
+		if (err)
+			return err;
+		cond_resched();
+	}
+	fl->first[c->n] = fl->n;	/* the policy's, next */
+	return 0;
+}
+
+/*
  * The entries the rules of @c make themselves: one per box and one for a
  * hotdrop box.  What its jumps add comes on top.
  */
@@ -1236,8 +1284,10 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	 */
 	err = nfhp_flat_reserve(rs, fl,
 				nfhp_chain_entries(m->chains[hook]) + 1);
-	if (!err)
+	if (!err && m->chains[hook]->nbranch)
 		err = nfhp_flatten(rs, m, fl, m->chains[hook], NULL, 0, 0);
+	else if (!err)
+		err = nfhp_flatten_straight(rs, m, fl, m->chains[hook]);
 	if (!err)
 		err = nfhp_flat_add(rs, fl, &rs->any, false,
 				    &rs->policy_cnt[hook], NULL,
@@ -1610,6 +1660,8 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 	}
 	for (; i < fl->n; i++)
 		nfhp_entry_free(rs, fl, fl->e[i]);
+	nfhp_ints_free(rs, fl->first, fl->first_cap);
+	fl->first = NULL;
 	nfhp_flat_recycle(rs, fl);
 	memset(fl, 0, sizeof(*fl));
 }
@@ -1667,7 +1719,7 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 		nfhp_flat_free_replaced(rs, &rel->flat[h], rel->kept[h],
 					rel->nkept[h], rel->gone[h],
 					rel->ngone[h]);
-		nfhp_from_free(rs, rel->kept[h], rel->kept_cap[h]);
+		nfhp_ints_free(rs, rel->kept[h], rel->kept_cap[h]);
 		nfhp_free(&rs->mem, rel->gone[h],
 			  max(rel->ngone[h], 1u) * sizeof(*rel->gone[h]));
 	}
@@ -2259,7 +2311,8 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!cur || !old->n || !nfhp_flat_groupable(fl) ||
 	    !nfhp_flat_groupable(old) || fl->voids || old->voids)
 		return -EAGAIN;
-	match = nfhp_from_alloc(rs, fl, fl->n);
+	match = nfhp_ints_alloc(rs, fl->n, &fl->from_cap);
+	fl->from = match;
 	if (!match)
 		return -ENOMEM;
 	changes = nfhp_flat_diff(old, fl, match);
@@ -2275,7 +2328,7 @@ static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return err;
 out_free:
 	/* The caller settles @fl as entries of its own. */
-	nfhp_from_free(rs, fl->from, fl->from_cap);
+	nfhp_ints_free(rs, fl->from, fl->from_cap);
 	fl->from = NULL;
 	fl->from_cap = 0;
 	return err;
@@ -2318,68 +2371,98 @@ static bool nfhp_delta_remove(struct nfhp_delta *d, unsigned int i,
 }
 
 /*
+ * Carry over the entries of the rules the committed chain @oc and the
+ * staged one @nc share from position @oj and @j on, as many as follow
+ * alike.  Return: how many rules.
+ */
+static int nfhp_keep_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			   const struct nfhp_flat *old,
+			   const struct nfhp_chain *oc, unsigned int oj,
+			   const struct nfhp_chain *nc, unsigned int j)
+{
+	unsigned int len = 0, k, base = fl->n, start = old->first[oj];
+
+	/* Pointer compares over two arrays in order: no entry is read. */
+	while (j + len < nc->n && oj + len < oc->n &&
+	       nc->rules[j + len] == oc->rules[oj + len])
+		len++;
+	if (nfhp_flat_keep(rs, fl, old, start, old->first[oj + len] - start,
+			   NULL))
+		return -ENOMEM;
+	for (k = 0; k < len; k++)
+		fl->first[j + k] = base + old->first[oj + k] - start;
+	return len;
+}
+
+/* Flatten the rule @r this transaction created into @fl, as @d's added. */
+static int nfhp_flatten_created(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+				const struct nfhp_rule *r, struct nfhp_delta *d)
+{
+	unsigned int k = fl->n, m;
+	int err;
+
+	err = nfhp_flatten_rule(rs, rs->work, fl, r, NULL, 0, 0);
+	for (; k < fl->n && d->nadded < d->added_cap; k++)
+		d->added[d->nadded++] = k;
+	fl->nown = d->nadded;
+	/* Sized for three a rule: never, but own them all the same. */
+	if (WARN_ON_ONCE(k < fl->n)) {
+		for (m = k; m < fl->n; m++)
+			nfhp_entry_free(rs, fl, fl->e[m]);
+		fl->n = k;
+		err = -EAGAIN;
+	}
+	return err;
+}
+
+/*
  * The entries of a hook whose chain has no jump, goto or return, now and
- * at the last commit: its entries are its rules in order, so the old
- * entries of the rules it kept are carried over as they are and only
- * rules this transaction created are flattened.  That spares allocating
- * and comparing an entry per rule; @match comes out as the diff would,
- * and @d lists the changes.  More changes than @d has room for are more
- * than an update takes: -EAGAIN.
+ * at the last commit: its entries are its rules' in order, and @first
+ * tells where each rule's begin.  So the two chains are compared rule by
+ * rule, the entries of the rules they share are carried over a run at a
+ * time, and only rules this transaction created are flattened; a rule of
+ * the committed chain that the staged one lacks was removed.  @d lists
+ * the changes; more than it has room for are more than an update takes:
+ * -EAGAIN.
  */
 static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 				   struct nfhp_flat *fl, struct nfhp_delta *d,
 				   unsigned int *changes)
 {
-	const struct nfhp_chain *c = rs->work->chains[h];
+	const struct nfhp_chain *oc = rs->live->chains[h];
+	const struct nfhp_chain *nc = rs->work->chains[h];
 	const struct nfhp_flat *old = &rs->flat[h];
-	unsigned int i = 0, j, k, m, run = 0, skip;
-	int err = 0;
+	unsigned int j = 0, oj = 0;
+	int err = 0, len;
 
-	for (j = 0; j < c->n && !err; j++) {
-		const struct nfhp_rule *r = c->rules[j];
-
-		/*
-		 * Mostly the next old entry is the rule's: the summaries then
-		 * spare reading every rule and entry.
-		 */
-		if (i + 1 == old->n || old->sum[i].rule != r) {
-			err = nfhp_flat_keep(rs, fl, old, i - run, run, NULL);
-			run = 0;
-			if (err)
-				break;
-			if (r->gen == rs->gen) {	/* created now */
-				k = fl->n;
-				err = nfhp_flatten_rule(rs, rs->work, fl, r,
-							NULL, 0, 0);
-				for (; k < fl->n && d->nadded < d->added_cap; k++)
-					d->added[d->nadded++] = k;
-				fl->nown = d->nadded;
-				/* Sized for three a rule: never, but own them. */
-				if (WARN_ON_ONCE(k < fl->n)) {
-					for (m = k; m < fl->n; m++)
-						nfhp_entry_free(rs, fl, fl->e[m]);
-					fl->n = k;
-					err = -EAGAIN;
-				}
-				continue;
-			}
-			for (skip = i; i + 1 < old->n &&
-				       old->sum[i].rule != r; i++)
-				;
-			if (i + 1 == old->n)
-				return -EAGAIN;	/* not the chain of the entries */
-			if (!nfhp_delta_remove(d, skip, i))
+	fl->first = nfhp_ints_alloc(rs, nc->n + 1, &fl->first_cap);
+	if (!fl->first)
+		return -ENOMEM;
+	while (j < nc->n && !err) {
+		if (oj < oc->n && oc->rules[oj] == nc->rules[j]) {
+			len = nfhp_keep_rules(rs, fl, old, oc, oj, nc, j);
+			if (len < 0)
+				return len;
+			j += len;
+			oj += len;
+		} else if (nc->rules[j]->gen == rs->gen) {
+			fl->first[j] = fl->n;
+			err = nfhp_flatten_created(rs, fl, nc->rules[j++], d);
+		} else if (oj < oc->n) {
+			/* Removed: a rule stays the same object while kept. */
+			if (!nfhp_delta_remove(d, old->first[oj],
+					       old->first[oj + 1]))
 				return -EAGAIN;
+			oj++;
+		} else {
+			return -EAGAIN;	/* not the chain of the entries */
 		}
-		for (; i + 1 < old->n && old->sum[i].rule == r; i++)
-			run++;
 	}
-	if (!err)
-		err = nfhp_flat_keep(rs, fl, old, i - run, run, NULL);
+	if (!err && !nfhp_delta_remove(d, old->first[oj], old->n - 1))
+		err = -EAGAIN;
+	fl->first[nc->n] = fl->n;
 	if (!err)
 		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1, NULL);
-	if (!err && !nfhp_delta_remove(d, i, old->n - 1))
-		err = -EAGAIN;
 	*changes = d->nadded + d->nremoved;
 	return err;
 }
@@ -2501,8 +2584,9 @@ static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_cands cx = { .d = &d, .fl = fl };
 	int err = -ENOMEM;
 
-	if (!cur || !old->n || !rs->live || rs->live->chains[h]->nbranch ||
-	    rs->work->chains[h]->nbranch || d.added_cap > d.cap)
+	if (!cur || !old->n || !old->first || !rs->live ||
+	    rs->live->chains[h]->nbranch || rs->work->chains[h]->nbranch ||
+	    d.added_cap > d.cap)
 		return -EAGAIN;
 	/*
 	 * The removed ones live on the scratch stack: two allocations per

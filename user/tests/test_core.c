@@ -618,6 +618,64 @@ static void test_spare_arrays(void)
 }
 
 /*
+ * A rule that matches nothing has no entry.  Updates of a straight chain
+ * find the rules around it by where each rule's entries begin, so it must
+ * neither hide its neighbours nor keep its place after a delete.
+ */
+static void test_straight_empty_rule(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	static const u8 proto[] = { 6, 0, 17 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(proto); i++) {
+		r->nmatch = 0;
+		/* ! -p 0:255 matches nothing. */
+		spec_range(r, NFHP_DIM_PROTO, proto[i], proto[i] ? proto[i] : 255,
+			   !proto[i]);
+		check(!nfhp_rule_append(rs, "FORWARD", r, NULL, &msg),
+		      "empty rule: rule %u: %s", i + 1, msg);
+	}
+	nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &i);
+	check(i == 3, "empty rule: two entries and the policy's (%u)", i);
+	r->nmatch = 0;
+	spec_range(r, NFHP_DIM_PROTO, 1, 1, false);
+	check(!nfhp_rule_insert(rs, "FORWARD", 3, r, NULL, &msg),
+	      "empty rule: -I FORWARD 3 -p icmp: %s", msg);
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 17;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 4, "empty rule: udp by rule 4");
+	k.v[NFHP_DIM_PROTO] = 1;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 3, "empty rule: icmp by rule 3");
+	check(!nfhp_rule_delete(rs, "FORWARD", 2, &msg),
+	      "empty rule: -D FORWARD 2");
+	r->nmatch = 0;
+	spec_range(r, NFHP_DIM_PROTO, 17, 17, false);
+	r->action = NFHP_ACT_ACCEPT;
+	check(!nfhp_rule_insert(rs, "FORWARD", 2, r, NULL, &msg),
+	      "empty rule: -I FORWARD 2 -p udp -j ACCEPT");
+	k.v[NFHP_DIM_PROTO] = 17;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 2,
+	      "empty rule: udp now accepted by rule 2");
+	k.v[NFHP_DIM_PROTO] = 6;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 1, "empty rule: tcp by rule 1");
+	nfhp_ruleset_free(rs);
+	free(r);
+}
+
+/*
  * Deferred release: a commit returns with what it replaced still there for
  * packets that may be inside the old tables; nfhp_ruleset_release() frees
  * it only once a grace period has passed since.
@@ -1665,6 +1723,7 @@ int main(void)
 	test_order_room();
 	test_order_ends();
 	test_spare_arrays();
+	test_straight_empty_rule();
 	test_deferred_release();
 	test_txn_and_errors();
 	test_enomem();
