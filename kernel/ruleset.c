@@ -2781,6 +2781,14 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 
 	if (!rs->work)
 		return -EINVAL;
+	/*
+	 * What earlier commits replaced and no packet sees any more goes
+	 * now, not only when the release work runs: its arrays are this
+	 * commit's spares (at 100,000 rules a commit without them took
+	 * four times as long in the kernel).
+	 */
+	if (rs->defer_release)
+		nfhp_ruleset_release(rs, false);
 	err = nfhp_check_hooks(rs, msg);
 	if (err)
 		goto out_abort;

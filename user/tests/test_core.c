@@ -606,6 +606,23 @@ static void test_spare_arrays(void)
 	      "spares: insert again");
 	check(e2 != e1 && nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n) == e1,
 	      "spares: the insert took the arrays the delete replaced");
+	/*
+	 * With release deferred (the kernel's way), a commit first frees
+	 * what no packet sees any more, so it gets the spares all the same.
+	 */
+	nfhp_ruleset_defer_release(rs, true);
+	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "spares: deferred -D");
+	e1 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	synchronize_rcu();
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg),
+	      "spares: deferred -I");
+	synchronize_rcu();
+	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "spares: deferred -D");
+	check(nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n) == e1,
+	      "spares: deferred, the commit after a grace period reuses them");
+	synchronize_rcu();
+	nfhp_ruleset_release(rs, false);
+	nfhp_ruleset_defer_release(rs, false);
 	used = nfhp_ruleset_mem_used(rs);
 	check(!nfhp_rule_append(rs, "INPUT", r, NULL, &msg),
 	      "spares: a rule in INPUT");
