@@ -21,7 +21,6 @@
 
 /**
  * struct nfhp_entry_sum - what an update reads of every entry of its hook
- * @rule: the entry's rule
  * @lo: per address dimension (source, destination), the lowest value of
  *	the entry's box there, cut to its top 32 bits
  * @hi: the highest, cut alike
@@ -34,7 +33,6 @@
  * (nfhp_entry_sum_meet()).
  */
 struct nfhp_entry_sum {
-	const struct nfhp_rule *rule;
 	u32 lo[2];
 	u32 hi[2];
 };

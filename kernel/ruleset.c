@@ -898,15 +898,13 @@ move:
 	return 0;
 }
 
-/* The summary of an entry for @rule with @box, see nfhp_entry_sum_meet(). */
+/* The summary of an entry with @box, see nfhp_entry_sum_meet(). */
 static void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
-				const struct nfhp_rule *rule,
 				const struct nfhp_box *box)
 {
 	static const u8 dims[2] = { NFHP_DIM_SRC, NFHP_DIM_DST };
 	unsigned int i, n, cut;
 
-	sum->rule = rule;
 	for (i = 0; i < ARRAY_SIZE(dims); i++) {
 		n = nfhp_box_nranges(box, dims[i]);
 		cut = nfhp_dim_bits(dims[i]) - 32;
@@ -946,7 +944,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		fl->skips = true;
 	if (action == NFHP_ACT_XT)
 		fl->rekeys = true;
-	nfhp_entry_sum_fill(&fl->sum[fl->n], rule, box);
+	nfhp_entry_sum_fill(&fl->sum[fl->n], box);
 	fl->group[fl->n] = e->group;
 	fl->e[fl->n++] = e;
 	return 0;
@@ -2122,7 +2120,7 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 		return nfhp_tree_build(&rs->forest, cands,
 				       nfhp_group_gather(fl, g, cands), root);
 	for (k = 0; k < nchanged; k++) {
-		nfhp_entry_sum_fill(&x[k], changed[k]->rule, changed[k]->box);
+		nfhp_entry_sum_fill(&x[k], changed[k]->box);
 		if (cx)
 			n[k] = nfhp_cands_find(cx, g, &x[k], changed[k]->box,
 					       cands + k * stride);
