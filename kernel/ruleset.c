@@ -2368,6 +2368,16 @@ static bool nfhp_delta_remove(struct nfhp_delta *d, unsigned int i,
 	return true;
 }
 
+/* @to[i] = @from[i] + @shift, over two distinct arrays. */
+static void nfhp_ints_shift(int *__restrict to, const int *__restrict from,
+			    unsigned int n, int shift)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		to[i] = from[i] + shift;
+}
+
 /*
  * Carry over the entries of the rules the committed chain @oc and the
  * staged one @nc share from position @oj and @j on, as many as follow
@@ -2379,10 +2389,8 @@ static int nfhp_keep_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			   const struct nfhp_chain *nc, unsigned int j)
 {
 	struct nfhp_rule *const *a = nc->rules + j, *const *b = oc->rules + oj;
-	unsigned int len = 0, k, most = min(nc->n - j, oc->n - oj);
+	unsigned int len = 0, most = min(nc->n - j, oc->n - oj);
 	int start = old->first[oj], shift = fl->n - start;
-	const int *__restrict from = old->first + oj;
-	int *__restrict to = fl->first + j;
 
 	/* The chains' rule pointers in blocks: no entry is read. */
 	while (len + 16 <= most && !memcmp(a + len, b + len, 16 * sizeof(*a)))
@@ -2392,8 +2400,7 @@ static int nfhp_keep_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (nfhp_flat_keep(rs, fl, old, start, old->first[oj + len] - start,
 			   NULL))
 		return -ENOMEM;
-	for (k = 0; k < len; k++)
-		to[k] = from[k] + shift;
+	nfhp_ints_shift(fl->first + j, old->first + oj, len, shift);
 	return len;
 }
 
