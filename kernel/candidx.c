@@ -39,6 +39,27 @@
 #include <linux/string.h>
 
 #include "candidx.h"
+#include "match.h"
+
+/**
+ * nfhp_entry_sum_fill() - the summary of an entry
+ * @sum: filled in
+ * @box: the entry's box
+ */
+void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
+			 const struct nfhp_box *box)
+{
+	static const u8 dims[2] = { NFHP_DIM_SRC, NFHP_DIM_DST };
+	unsigned int i, n, cut;
+
+	for (i = 0; i < ARRAY_SIZE(dims); i++) {
+		n = nfhp_box_nranges(box, dims[i]);
+		cut = nfhp_dim_bits(dims[i]) - 32;
+		sum->lo[i] = n ? nfhp_box_ranges(box, dims[i])[0].lo >> cut : 0;
+		sum->hi[i] = n ? nfhp_box_ranges(box, dims[i])[n - 1].hi >> cut :
+				 U32_MAX;
+	}
+}
 
 /* Hulls narrower than this (a /16) are kept sorted by their start. */
 #define NFHP_CANDIDX_SPAN	(1u << 16)
@@ -370,15 +391,15 @@ static int nfhp_candidx_fill(struct nfhp_mem *mem,
  * @mem: the account of the index
  * @x: the index, empty
  * @e: the entries
- * @sum: their summaries
  * @group: their groups
  * @n: entries
+ *
+ * The summaries come from the entries' boxes: one read of each.
  *
  * Return: 0, the index then valid, or -ENOMEM, the index then empty.
  */
 int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
-		       struct nfhp_entry *const *e,
-		       const struct nfhp_entry_sum *sum, const u8 *group,
+		       struct nfhp_entry *const *e, const u8 *group,
 		       unsigned int n)
 {
 	static int (*const cmp[2])(const void *, const void *) = {
@@ -388,9 +409,14 @@ int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
 	unsigned int at[NFHP_HOOK_TREES * NFHP_CANDIDX_LISTS + 1] = {};
 	unsigned int i, l, lists, dim, end, start = 0;
 	struct nfhp_candidx_item *item;
+	struct nfhp_entry_sum *sum;
 	int err = 0;
 
+	sum = kvmalloc_array(n, sizeof(*sum), GFP_KERNEL);
+	if (!sum && n)
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
+		nfhp_entry_sum_fill(&sum[i], e[i]->box);
 		lists = nfhp_candidx_lists(&sum[i]);
 		for (l = 0; l < NFHP_CANDIDX_LISTS; l++)
 			at[group[i] * NFHP_CANDIDX_LISTS + l] +=
@@ -402,8 +428,10 @@ int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
 		start = end;
 	}
 	item = kvmalloc_array(start, sizeof(*item), GFP_KERNEL);
-	if (!item && start)
+	if (!item && start) {
+		kvfree(sum);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		lists = nfhp_candidx_lists(&sum[i]);
 		for (l = 0; l < NFHP_CANDIDX_LISTS; l++) {
@@ -427,6 +455,7 @@ int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
 		start = at[i];
 	}
 	kvfree(item);
+	kvfree(sum);
 	if (err)
 		nfhp_candidx_clear(mem, x);
 	else

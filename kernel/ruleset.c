@@ -173,7 +173,7 @@ struct nfhp_tables {
 /**
  * struct nfhp_flat - the flattened entries of one hook
  * @e: the entries in order
- * @sum: for each entry of @e, its summary
+ * @sum: for each entry of @e, its summary, when @summed
  * @group: for each entry of @e, its group (@e[i]->group)
  * @from: while a transaction builds the entries, for each entry of @e the
  *	index of the same entry among the hook's committed ones, or -1 for
@@ -195,6 +195,9 @@ struct nfhp_tables {
  * @first_cap: room in @first
  * @n: entries
  * @cap: room in @e, @sum and @group
+ * @summed: @sum is kept: the entries of a chain with jumps, whose
+ *	updates scan the summaries; a straight chain's updates find their
+ *	candidates in the index (candidx.h) and copy no summaries
  * @rekeys: some entry runs an xtables target, which may change the
  *	packet and go on (nfhp_classify_linear())
  * @voids: some entry is %NFHP_ENTRY_VOID
@@ -219,6 +222,7 @@ struct nfhp_flat {
 	unsigned int first_cap;
 	unsigned int n;
 	unsigned int cap;
+	bool summed;
 	bool rekeys;
 	bool voids;
 	bool skips;
@@ -873,21 +877,28 @@ static int nfhp_flat_reserve(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (rs->spare.flat.cap == big.cap) {
 		big = rs->spare.flat;
 		memset(&rs->spare.flat, 0, sizeof(rs->spare.flat));
-		goto move;
+	} else {
+		/* Only the first fl->n of each are ever read. */
+		big.e = nfhp_alloc_uninit(&rs->mem,
+					  (size_t)big.cap * sizeof(*big.e));
+		big.group = nfhp_alloc_uninit(&rs->mem, big.cap);
 	}
-	/* Only the first fl->n of each are ever read. */
-	big.e = nfhp_alloc_uninit(&rs->mem, (size_t)big.cap * sizeof(*big.e));
-	big.sum = nfhp_alloc_uninit(&rs->mem,
-				    (size_t)big.cap * sizeof(*big.sum));
-	big.group = nfhp_alloc_uninit(&rs->mem, big.cap);
-	if (!big.e || !big.sum || !big.group) {
+	if (!fl->summed && big.sum) {
+		nfhp_free(&rs->mem, big.sum, (size_t)big.cap * sizeof(*big.sum));
+		big.sum = NULL;
+	} else if (fl->summed && !big.sum) {
+		big.sum = nfhp_alloc_uninit(&rs->mem,
+					    (size_t)big.cap * sizeof(*big.sum));
+	}
+	if (!big.e || !big.group || (fl->summed && !big.sum)) {
 		nfhp_flat_free_arrays(rs, &big);
 		return -ENOMEM;
 	}
-move:
 	if (fl->n) {
 		memcpy(big.e, fl->e, (size_t)fl->n * sizeof(*fl->e));
-		memcpy(big.sum, fl->sum, (size_t)fl->n * sizeof(*fl->sum));
+		if (fl->summed)
+			memcpy(big.sum, fl->sum,
+			       (size_t)fl->n * sizeof(*fl->sum));
 		memcpy(big.group, fl->group, fl->n);
 	}
 	nfhp_flat_free_arrays(rs, fl);
@@ -896,22 +907,6 @@ move:
 	fl->group = big.group;
 	fl->cap = big.cap;
 	return 0;
-}
-
-/* The summary of an entry with @box, see nfhp_entry_sum_meet(). */
-static void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
-				const struct nfhp_box *box)
-{
-	static const u8 dims[2] = { NFHP_DIM_SRC, NFHP_DIM_DST };
-	unsigned int i, n, cut;
-
-	for (i = 0; i < ARRAY_SIZE(dims); i++) {
-		n = nfhp_box_nranges(box, dims[i]);
-		cut = nfhp_dim_bits(dims[i]) - 32;
-		sum->lo[i] = n ? nfhp_box_ranges(box, dims[i])[0].lo >> cut : 0;
-		sum->hi[i] = n ? nfhp_box_ranges(box, dims[i])[n - 1].hi >> cut :
-				 U32_MAX;
-	}
 }
 
 static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
@@ -944,7 +939,8 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		fl->skips = true;
 	if (action == NFHP_ACT_XT)
 		fl->rekeys = true;
-	nfhp_entry_sum_fill(&fl->sum[fl->n], box);
+	if (fl->summed)
+		nfhp_entry_sum_fill(&fl->sum[fl->n], box);
 	fl->group[fl->n] = e->group;
 	fl->e[fl->n++] = e;
 	return 0;
@@ -1280,6 +1276,8 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	 * doubling up to 200,000 entries copied and cleared the arrays a
 	 * twentieth of a restore's commit.
 	 */
+	/* A chain with jumps is updated by scans of the summaries. */
+	fl->summed = m->chains[hook]->nbranch;
 	err = nfhp_flat_reserve(rs, fl,
 				nfhp_chain_entries(m->chains[hook]) + 1);
 	if (!err && m->chains[hook]->nbranch)
@@ -2083,12 +2081,16 @@ static unsigned int nfhp_cands_find(const struct nfhp_cands *cx,
 		.cx = cx, .g = g, .x = x, .box = box, .out = out,
 	};
 	const struct nfhp_flat *fl = cx->fl;
+	struct nfhp_entry_sum sum;
 	unsigned int a, j;
 
 	nfhp_candidx_query(cx->idx, g, x, nfhp_cands_take, &q);
 	for (a = 0; a < cx->d->nadded; a++) {
 		j = cx->d->added[a];
-		if (fl->group[j] == g && nfhp_entry_sum_meet(&fl->sum[j], x) &&
+		if (fl->group[j] != g)
+			continue;
+		nfhp_entry_sum_fill(&sum, fl->e[j]->box);
+		if (nfhp_entry_sum_meet(&sum, x) &&
 		    !nfhp_box_disjoint(fl->e[j]->box, box))
 			out[q.n++] = fl->e[j];
 	}
@@ -2111,8 +2113,8 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_entry **cands)
 {
 	unsigned int i, k, n[2] = { 0, 0 }, stride = fl->n;
-	const struct nfhp_entry_sum *sum = fl->sum;
-	struct nfhp_entry_sum x[2];
+	struct nfhp_entry_sum x[2], own;
+	const struct nfhp_entry_sum *sum;
 	struct nfhp_node *new;
 	int err;
 
@@ -2128,8 +2130,12 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 	for (i = 0; i + 1 < fl->n && !cx; i++) {
 		if (fl->group[i] != g)
 			continue;
+		/* Without the index and summaries (no memory): the boxes. */
+		sum = fl->summed ? &fl->sum[i] : &own;
+		if (!fl->summed)
+			nfhp_entry_sum_fill(&own, fl->e[i]->box);
 		for (k = 0; k < nchanged; k++)
-			if (nfhp_entry_sum_meet(&sum[i], &x[k]) &&
+			if (nfhp_entry_sum_meet(sum, &x[k]) &&
 			    !nfhp_box_disjoint(fl->e[i]->box, changed[k]->box))
 				cands[k * stride + n[k]++] = fl->e[i];
 	}
@@ -2349,7 +2355,8 @@ static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		return -ENOMEM;
 	for (k = 0; k < n && match; k++)
 		match[fl->n + k] = i + k;
-	memcpy(fl->sum + fl->n, old->sum + i, n * sizeof(*fl->sum));
+	if (fl->summed)
+		memcpy(fl->sum + fl->n, old->sum + i, n * sizeof(*fl->sum));
 	memcpy(fl->group + fl->n, old->group + i, n);
 	memcpy(fl->e + fl->n, old->e + i, n * sizeof(*fl->e));
 	fl->n += n;
@@ -2503,7 +2510,7 @@ static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
 {
 	struct nfhp_candidx *idx = &rs->cands[h];
 
-	if (!idx->valid && nfhp_candidx_build(&rs->mem, idx, old->e, old->sum,
+	if (!idx->valid && nfhp_candidx_build(&rs->mem, idx, old->e,
 					      old->group, old->n - 1))
 		return NULL;
 	return idx;
@@ -2541,19 +2548,22 @@ static void nfhp_cands_apply(struct nfhp_ruleset *rs, struct nfhp_candidx *idx,
 			     const struct nfhp_flat *fl,
 			     const struct nfhp_delta *d)
 {
+	struct nfhp_entry_sum sum;
 	unsigned int i, k;
 	bool ok = true;
 
 	for (i = 0; i < d->nremoved && ok; i++) {
 		k = d->removed[i];
+		nfhp_entry_sum_fill(&sum, old->e[k]->box);
 		ok = !WARN_ON_ONCE(!nfhp_candidx_del(&rs->mem, idx,
 						     old->group[k], old->e[k],
-						     &old->sum[k]));
+						     &sum));
 	}
 	for (i = 0; i < d->nadded && ok; i++) {
 		k = d->added[i];
+		nfhp_entry_sum_fill(&sum, fl->e[k]->box);
 		ok = !nfhp_candidx_add(&rs->mem, idx, fl->group[k], fl->e[k],
-				       &fl->sum[k]);
+				       &sum);
 	}
 	if (!ok)
 		nfhp_candidx_clear(&rs->mem, idx);

@@ -1637,20 +1637,29 @@ static void test_candidx(void)
 	struct nfhp_entry **ptr = calloc(N, sizeof(*ptr));
 	bool *in = calloc(N, sizeof(*in));
 	u8 *group = calloc(N, 1);
-	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_mem mem = { .limit = ~0ull }, boxes = { .limit = ~0ull };
+	struct nfhp_rule_spec *spec = spec_new(NFHP_ACT_DROP);
 	struct nfhp_candidx x = {};
 	unsigned int i, j, k, g, want, wrong = 0, queries = 0, lost = 0;
+	struct nfhp_box *box;
 	struct nfhp_entry_sum q;
 	struct cx_found f;
 
 	for (i = 0; i < N; i++) {
 		cx_sum(&sum[i]);
+		/* The build reads the summaries off the boxes. */
+		spec->nmatch = 0;
+		spec_range(spec, NFHP_DIM_SRC, sum[i].lo[0], sum[i].hi[0], false);
+		spec_range(spec, NFHP_DIM_DST, sum[i].lo[1], sum[i].hi[1], false);
+		box = NULL;
+		nfhp_box_from_spec(&boxes, spec, &box, NULL);
+		ent[i].box = box;
 		/* Few groups: long lists, split into several blocks. */
 		group[i] = cx_rnd(3);
 		ptr[i] = &ent[i];
 		in[i] = i < N / 2;
 	}
-	check(!nfhp_candidx_build(&mem, &x, ptr, sum, group, N / 2) &&
+	check(!nfhp_candidx_build(&mem, &x, ptr, group, N / 2) &&
 	      x.valid, "candidx: built from %u entries", N / 2);
 	for (k = 0; k < STEPS; k++) {
 		i = cx_rnd(N);
@@ -1682,6 +1691,9 @@ static void test_candidx(void)
 	check(!wrong, "candidx: %u queries found what a scan finds", queries);
 	nfhp_candidx_clear(&mem, &x);
 	check(!mem.used && !x.valid, "candidx: cleared, memory returned");
+	for (i = 0; i < N; i++)
+		nfhp_box_free(&boxes, (struct nfhp_box *)ent[i].box);
+	free(spec);
 	free(ent);
 	free(sum);
 	free(found);
