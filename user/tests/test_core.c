@@ -634,6 +634,20 @@ static void test_spare_arrays(void)
 	free(r);
 }
 
+/* Does rule @pos of FORWARD (0: the policy) decide @proto with @action? */
+static bool proto_decided(struct nfhp_ruleset *rs, u8 proto, u8 action,
+			  unsigned int pos)
+{
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = proto;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	return v.action == action &&
+	       (v.rule ? nfhp_rule_position(rs, v.rule) : 0) == pos;
+}
+
 /*
  * A rule that matches nothing has no entry.  Updates of a straight chain
  * find the rules around it by where each rule's entries begin, so it must
@@ -643,10 +657,8 @@ static void test_straight_empty_rule(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
-	const char *msg = NULL;
-	struct nfhp_verdict v;
-	struct nfhp_key k;
 	static const u8 proto[] = { 6, 0, 17 };
+	const char *msg = NULL;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(proto); i++) {
@@ -663,15 +675,10 @@ static void test_straight_empty_rule(void)
 	spec_range(r, NFHP_DIM_PROTO, 1, 1, false);
 	check(!nfhp_rule_insert(rs, "FORWARD", 3, r, NULL, &msg),
 	      "empty rule: -I FORWARD 3 -p icmp: %s", msg);
-	key_init(&k);
-	k.v[NFHP_DIM_PROTO] = 17;
-	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
-	check(v.action == NFHP_ACT_DROP && v.rule &&
-	      nfhp_rule_position(rs, v.rule) == 4, "empty rule: udp by rule 4");
-	k.v[NFHP_DIM_PROTO] = 1;
-	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
-	check(v.action == NFHP_ACT_DROP && v.rule &&
-	      nfhp_rule_position(rs, v.rule) == 3, "empty rule: icmp by rule 3");
+	check(proto_decided(rs, 17, NFHP_ACT_DROP, 4),
+	      "empty rule: udp by rule 4");
+	check(proto_decided(rs, 1, NFHP_ACT_DROP, 3),
+	      "empty rule: icmp by rule 3");
 	check(!nfhp_rule_delete(rs, "FORWARD", 2, &msg),
 	      "empty rule: -D FORWARD 2");
 	r->nmatch = 0;
@@ -679,15 +686,12 @@ static void test_straight_empty_rule(void)
 	r->action = NFHP_ACT_ACCEPT;
 	check(!nfhp_rule_insert(rs, "FORWARD", 2, r, NULL, &msg),
 	      "empty rule: -I FORWARD 2 -p udp -j ACCEPT");
-	k.v[NFHP_DIM_PROTO] = 17;
-	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
-	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
-	      nfhp_rule_position(rs, v.rule) == 2,
+	check(proto_decided(rs, 17, NFHP_ACT_ACCEPT, 2),
 	      "empty rule: udp now accepted by rule 2");
-	k.v[NFHP_DIM_PROTO] = 6;
-	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
-	check(v.action == NFHP_ACT_DROP && v.rule &&
-	      nfhp_rule_position(rs, v.rule) == 1, "empty rule: tcp by rule 1");
+	check(proto_decided(rs, 6, NFHP_ACT_DROP, 1),
+	      "empty rule: tcp by rule 1");
+	check(proto_decided(rs, 47, NFHP_ACT_ACCEPT, 0),
+	      "empty rule: gre to the policy");
 	nfhp_ruleset_free(rs);
 	free(r);
 }
