@@ -372,6 +372,8 @@ struct nfhp_spare {
  * @cands: per hook, the index of its committed entries that an update
  *	of a straight chain finds its candidates with, built at the first
  *	such update (candidx.h)
+ * @staged: while a commit runs, the new entries of each hook; here and
+ *	not on the commit's stack, under which the tree build recurses
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -397,6 +399,7 @@ struct nfhp_ruleset {
 	bool defer_release;
 	struct nfhp_spare spare;
 	struct nfhp_candidx cands[NFHP_HOOK_MAX];
+	struct nfhp_flat staged[NFHP_HOOK_MAX];
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -804,14 +807,37 @@ static void nfhp_flat_recycle(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 	nfhp_flat_free_arrays(rs, fl);
 }
 
-/* Free the spare arrays that are still @stale's (see struct nfhp_spare). */
+/**
+ * struct nfhp_spare_seen - which spare arrays a commit found
+ * @e: the entry arrays', by their @e
+ * @ints: the int arrays
+ *
+ * Only the addresses: a copy of the spares would cost the commit's stack
+ * frame, under which the tree build recurses.
+ */
+struct nfhp_spare_seen {
+	const void *e;
+	const int *ints[NFHP_SPARE_INTS];
+};
+
+static void nfhp_spare_see(const struct nfhp_ruleset *rs,
+			   struct nfhp_spare_seen *seen)
+{
+	int i;
+
+	seen->e = rs->spare.flat.e;
+	for (i = 0; i < NFHP_SPARE_INTS; i++)
+		seen->ints[i] = rs->spare.ints[i];
+}
+
+/* Free the spare arrays that are still those @stale saw. */
 static void nfhp_spare_trim(struct nfhp_ruleset *rs,
-			    const struct nfhp_spare *stale)
+			    const struct nfhp_spare_seen *stale)
 {
 	struct nfhp_spare *spare = &rs->spare;
 	int i;
 
-	if (spare->flat.e && spare->flat.e == stale->flat.e) {
+	if (spare->flat.e && spare->flat.e == stale->e) {
 		nfhp_flat_free_arrays(rs, &spare->flat);
 		memset(&spare->flat, 0, sizeof(spare->flat));
 	}
@@ -1473,6 +1499,7 @@ static void nfhp_model_free_chains(struct nfhp_ruleset *rs,
  */
 void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 {
+	struct nfhp_spare_seen seen;
 	struct nfhp_tables *t;
 	int h;
 
@@ -1483,7 +1510,8 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &rs->flat[h]);
-	nfhp_spare_trim(rs, &rs->spare);
+	nfhp_spare_see(rs, &seen);
+	nfhp_spare_trim(rs, &seen);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 	nfhp_model_free_chains(rs, rs->live);
@@ -2303,9 +2331,10 @@ static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
  * update its trees only where entries came or went.  -EAGAIN: a rebuild
  * from scratch is the better (or only) way; @fl is then untouched.
  */
-static int nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			    const struct nfhp_tables *cur,
-			    struct nfhp_tables *t, int h)
+static noinline_for_stack int
+nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+		 const struct nfhp_tables *cur,
+		 struct nfhp_tables *t, int h)
 {
 	const struct nfhp_flat *old = &rs->flat[h];
 	unsigned int changes;
@@ -2587,9 +2616,10 @@ static int nfhp_flat_gone(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 }
 
 /* nfhp_reflatten_straight() and nfhp_update_matched(), or -EAGAIN. */
-static int nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-				const struct nfhp_tables *cur,
-				struct nfhp_tables *t, int h)
+static noinline_for_stack int
+nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+		     const struct nfhp_tables *cur,
+		     struct nfhp_tables *t, int h)
 {
 	const struct nfhp_flat *old = &rs->flat[h];
 	/* A rule has up to three entries: hotdrop, box and alt. */
@@ -2786,8 +2816,8 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
  */
 int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 {
-	struct nfhp_flat flat[NFHP_HOOK_MAX] = {};
-	struct nfhp_spare stale = rs->spare;
+	struct nfhp_flat *flat = rs->staged;
+	struct nfhp_spare_seen stale;
 	struct nfhp_tables *t, *old_tables;
 	struct nfhp_model *old = rs->live;
 	struct nfhp_release *rel;
@@ -2796,6 +2826,8 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 
 	if (!rs->work)
 		return -EINVAL;
+	memset(rs->staged, 0, sizeof(rs->staged));
+	nfhp_spare_see(rs, &stale);
 	/*
 	 * What earlier commits replaced and no packet sees any more goes
 	 * now, not only when the release work runs: its arrays are this

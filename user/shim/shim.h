@@ -43,6 +43,7 @@ typedef unsigned int gfp_t;
 #define __percpu
 #define __must_check	__attribute__((warn_unused_result))
 #define likely(x)	__builtin_expect(!!(x), 1)
+#define noinline_for_stack	__attribute__((noinline))
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
