@@ -239,6 +239,7 @@
 #include <linux/kernel.h>
 #include <linux/prefetch.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -1176,6 +1177,26 @@ static int nfhp_split_events(struct nfhp_forest *f,
 
 static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 		      struct nfhp_scan *s, struct nfhp_node **out);
+
+/*
+ * Stack a build or update must leave.  Each level of their recursion (a
+ * dimension, or a cut of a wide node) takes about 1 KB of the kernel
+ * stack, 16 KB in all with the system call and netlink beneath it.
+ */
+#define NFHP_STACK_RESERVE	(2 * 1024)
+
+/*
+ * Is the stack too short for another level?  Then the build gives up with
+ * -E2BIG: the commit fails and the old rules stay, where running off the
+ * stack would panic the kernel.
+ */
+static bool nfhp_stack_low(void)
+{
+	unsigned long here = (unsigned long)__builtin_frame_address(0);
+	unsigned long base = (unsigned long)task_stack_page(current);
+
+	return here - base < NFHP_STACK_RESERVE;
+}
 static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			     const struct nfhp_entry **entries, unsigned int n,
 			     struct nfhp_node **out);
@@ -1788,6 +1809,8 @@ static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 		return -EINVAL;
 	if (!s->split)
 		return nfhp_leaf_get(f, s, out);
+	if (nfhp_stack_low())
+		return -E2BIG;
 	if (s->n >= 2 && s->n <= min_t(u32, nfhp_list_max, NFHP_LIST_MAX_ANY)) {
 		err = nfhp_list_get(f, reg, s, out);
 		if (err <= 0)
@@ -1810,13 +1833,19 @@ static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 		    unsigned int n, struct nfhp_node **root)
 {
-	struct nfhp_region reg;
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	struct nfhp_region *reg;
 	int err;
 
-	nfhp_region_full(&reg);
+	/* 448 bytes: off the stack, under which the build recurses. */
+	reg = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	nfhp_region_full(reg);
 	f->may_share = true;
-	err = nfhp_build_region(f, &reg, entries, n, root);
+	err = nfhp_build_region(f, reg, entries, n, root);
 	f->may_share = false;
+	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
 
@@ -2080,6 +2109,8 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 	}
 	if (nfhp_box_covers(u->x, reg))
 		return nfhp_build_region(f, reg, u->c, u->n, out);
+	if (nfhp_stack_low())
+		return -E2BIG;
 	if (node->kind == NFHP_NODE_LIST)
 		return nfhp_update_list(f, node, reg, u, out);
 	if (node->kind == NFHP_NODE_LEAF)
@@ -2109,11 +2140,19 @@ int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 		     const struct nfhp_entry **cands, unsigned int n,
 		     struct nfhp_node **out)
 {
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_update u = { .x = x, .c = cands, .n = n };
-	struct nfhp_region reg;
+	struct nfhp_region *reg;
+	int err;
 
-	nfhp_region_full(&reg);
-	return nfhp_update_node(f, root, &reg, &u, out);
+	/* Off the stack, as in nfhp_tree_build(). */
+	reg = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*reg));
+	if (!reg)
+		return -ENOMEM;
+	nfhp_region_full(reg);
+	err = nfhp_update_node(f, root, reg, &u, out);
+	nfhp_scratch_release(&f->scratch, mark);
+	return err;
 }
 
 
