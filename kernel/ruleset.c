@@ -2767,8 +2767,12 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		if (dirty & (1u << h))
 			nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 	}
-	*msg = err == -ELOOP ? "too many levels of chain jumps" :
-			       "out of memory (see /proc/net/nf-hipac/info)";
+	if (err == -ELOOP)
+		*msg = "too many levels of chain jumps";
+	else if (err == -E2BIG)
+		*msg = "rule set too deep to compile on the kernel stack";
+	else
+		*msg = "out of memory (see /proc/net/nf-hipac/info)";
 	return err;
 }
 

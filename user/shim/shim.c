@@ -4,4 +4,5 @@
 
 long nfhp_shim_fail_countdown;
 unsigned long nfhp_shim_allocs;
+unsigned long nfhp_shim_stack_base;
 unsigned long nfhp_shim_rcu_gp;

@@ -83,6 +83,8 @@ typedef unsigned int gfp_t;
 
 extern long nfhp_shim_fail_countdown;
 extern unsigned long nfhp_shim_allocs;
+/* The stack's base as task_stack_page() gives it, see linux/sched/task_stack.h. */
+extern unsigned long nfhp_shim_stack_base;
 
 static inline bool nfhp_shim_should_fail(void)
 {

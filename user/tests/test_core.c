@@ -697,6 +697,40 @@ static void test_straight_empty_rule(void)
 }
 
 /*
+ * A build that would run off the kernel stack gives up instead: the
+ * commit fails with a message and the old rules stay.  The shim's stack
+ * base is moved up to just below this frame to get there.
+ */
+static void test_stack_guard(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	char here;
+	int err;
+
+	spec_range(r, NFHP_DIM_PROTO, 6, 6, false);
+	check(!nfhp_rule_append(rs, "FORWARD", r, NULL, &msg),
+	      "stack: -A FORWARD -p tcp -j DROP");
+	r->nmatch = 0;
+	spec_range(r, NFHP_DIM_PROTO, 17, 17, false);
+	spec_range(r, NFHP_DIM_DPORT, 53, 53, false);
+	nfhp_shim_stack_base = (unsigned long)&here - 4096;
+	err = nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
+	nfhp_shim_stack_base = 0;
+	check(err == -E2BIG && msg && strstr(msg, "stack"),
+	      "stack: too little left: %d (%s)", err, msg ? msg : "");
+	check(nfhp_chain_rules(nfhp_chain_find(rs, "FORWARD")) == 1 &&
+	      proto_decided(rs, 6, NFHP_ACT_DROP, 1) &&
+	      proto_decided(rs, 17, NFHP_ACT_ACCEPT, 0),
+	      "stack: the old rule set stays");
+	check(!nfhp_rule_append(rs, "FORWARD", r, NULL, &msg),
+	      "stack: with room, the same rule goes in");
+	nfhp_ruleset_free(rs);
+	free(r);
+}
+
+/*
  * Deferred release: a commit returns with what it replaced still there for
  * packets that may be inside the old tables; nfhp_ruleset_release() frees
  * it only once a grace period has passed since.
@@ -1757,6 +1791,7 @@ int main(void)
 	test_order_ends();
 	test_spare_arrays();
 	test_straight_empty_rule();
+	test_stack_guard();
 	test_deferred_release();
 	test_txn_and_errors();
 	test_enomem();
