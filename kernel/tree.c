@@ -1819,6 +1819,20 @@ static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 	return nfhp_split(f, reg, s, out);
 }
 
+/*
+ * The whole key space as a region, on the scratch stack: 448 bytes kept
+ * off the kernel stack, under which a build or update recurses.
+ */
+static struct nfhp_region *nfhp_region_scratch(struct nfhp_forest *f)
+{
+	struct nfhp_region *reg = nfhp_scratch_alloc(&f->scratch, 1,
+						     sizeof(*reg));
+
+	if (reg)
+		nfhp_region_full(reg);
+	return reg;
+}
+
 /**
  * nfhp_tree_build() - compile the flattened entries of a hook into a tree
  * @f: the forest to allocate nodes in
@@ -1834,14 +1848,11 @@ int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 		    unsigned int n, struct nfhp_node **root)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
-	struct nfhp_region *reg;
+	struct nfhp_region *reg = nfhp_region_scratch(f);
 	int err;
 
-	/* 448 bytes: off the stack, under which the build recurses. */
-	reg = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*reg));
 	if (!reg)
 		return -ENOMEM;
-	nfhp_region_full(reg);
 	f->may_share = true;
 	err = nfhp_build_region(f, reg, entries, n, root);
 	f->may_share = false;
@@ -2142,14 +2153,11 @@ int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_update u = { .x = x, .c = cands, .n = n };
-	struct nfhp_region *reg;
+	struct nfhp_region *reg = nfhp_region_scratch(f);
 	int err;
 
-	/* Off the stack, as in nfhp_tree_build(). */
-	reg = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*reg));
 	if (!reg)
 		return -ENOMEM;
-	nfhp_region_full(reg);
 	err = nfhp_update_node(f, root, reg, &u, out);
 	nfhp_scratch_release(&f->scratch, mark);
 	return err;
