@@ -124,7 +124,7 @@ static unsigned int nfhp_candidx_lists(const struct nfhp_entry_sum *sum)
 	return 1u << (dst ? NFHP_CANDIDX_WN : NFHP_CANDIDX_WW);
 }
 
-/* The key of @sum in list @l: the wide list keeps insertion order. */
+/* The key of @sum in list @l: 0 in the wide list, whose items have no order. */
 static u32 nfhp_candidx_key(unsigned int l, const struct nfhp_entry_sum *sum)
 {
 	unsigned int dim = nfhp_candidx_dim[l];
