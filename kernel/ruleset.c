@@ -2370,22 +2370,16 @@ out_free:
 /*
  * Append the old entries [@i, @i + @n) to @fl as kept: runs of them, so
  * that a hundred thousand kept entries are a few copies, not as many
- * calls.
+ * calls.  Only straight chains' entries are kept this way: no summaries.
  */
 static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			  const struct nfhp_flat *old, unsigned int i,
-			  unsigned int n, int *match)
+			  unsigned int n)
 {
-	unsigned int k;
-
 	if (!n)
 		return 0;
 	if (nfhp_flat_reserve(rs, fl, fl->n + n))
 		return -ENOMEM;
-	for (k = 0; k < n && match; k++)
-		match[fl->n + k] = i + k;
-	if (fl->summed)
-		memcpy(fl->sum + fl->n, old->sum + i, n * sizeof(*fl->sum));
 	memcpy(fl->group + fl->n, old->group + i, n);
 	memcpy(fl->e + fl->n, old->e + i, n * sizeof(*fl->e));
 	fl->n += n;
@@ -2433,8 +2427,7 @@ static int nfhp_keep_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		len += 16;
 	while (len < most && a[len] == b[len])
 		len++;
-	if (nfhp_flat_keep(rs, fl, old, start, old->first[oj + len] - start,
-			   NULL))
+	if (nfhp_flat_keep(rs, fl, old, start, old->first[oj + len] - start))
 		return -ENOMEM;
 	nfhp_ints_shift(fl->first + j, old->first + oj, len, shift);
 	return len;
@@ -2508,7 +2501,7 @@ static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
 		err = -EAGAIN;
 	fl->first[nc->n] = fl->n;
 	if (!err)
-		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1, NULL);
+		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1);
 	*changes = d->nadded + d->nremoved;
 	return err;
 }
