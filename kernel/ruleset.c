@@ -2127,6 +2127,37 @@ static unsigned int nfhp_cands_find(const struct nfhp_cands *cx,
 }
 
 /*
+ * The candidates of the @nchanged entries @changed (summaries @x) among the
+ * entries of group @g of @fl, by a pass over them all: for a chain with
+ * jumps, or when the index could not be built.  Those of changed entry k
+ * go to @cands from k * @fl->n on, @n[k] of them.
+ */
+static void nfhp_cands_scan(const struct nfhp_flat *fl, unsigned int g,
+			    const struct nfhp_entry *const *changed,
+			    const struct nfhp_entry_sum *x,
+			    unsigned int nchanged,
+			    const struct nfhp_entry **cands, unsigned int *n)
+{
+	struct nfhp_entry_sum own;
+	const struct nfhp_entry_sum *sum = &own;
+	unsigned int i, k;
+
+	for (i = 0; i + 1 < fl->n; i++) {
+		if (fl->group[i] != g)
+			continue;
+		/* A straight chain keeps no summaries: read the box. */
+		if (fl->summed)
+			sum = &fl->sum[i];
+		else
+			nfhp_entry_sum_fill(&own, fl->e[i]->box);
+		for (k = 0; k < nchanged; k++)
+			if (nfhp_entry_sum_meet(sum, &x[k]) &&
+			    !nfhp_box_disjoint(fl->e[i]->box, changed[k]->box))
+				cands[k * fl->n + n[k]++] = fl->e[i];
+	}
+}
+
+/*
  * Work one or two changed entries of group @g into its tree in @t.  A
  * rule's hotdrop entry comes with it: one pass over the hook's summaries
  * (or one search of @cx each, unless NULL) finds the candidates of both.  The pass reads the whole hook rather
@@ -2140,9 +2171,8 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_cands *cx,
 			     const struct nfhp_entry **cands)
 {
-	unsigned int i, k, n[2] = { 0, 0 }, stride = fl->n;
-	struct nfhp_entry_sum x[2], own;
-	const struct nfhp_entry_sum *sum;
+	unsigned int k, n[2] = { 0, 0 }, stride = fl->n;
+	struct nfhp_entry_sum x[2];
 	struct nfhp_node *new;
 	int err;
 
@@ -2155,18 +2185,8 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			n[k] = nfhp_cands_find(cx, g, &x[k], changed[k]->box,
 					       cands + k * stride);
 	}
-	for (i = 0; i + 1 < fl->n && !cx; i++) {
-		if (fl->group[i] != g)
-			continue;
-		/* Without the index and summaries (no memory): the boxes. */
-		sum = fl->summed ? &fl->sum[i] : &own;
-		if (!fl->summed)
-			nfhp_entry_sum_fill(&own, fl->e[i]->box);
-		for (k = 0; k < nchanged; k++)
-			if (nfhp_entry_sum_meet(sum, &x[k]) &&
-			    !nfhp_box_disjoint(fl->e[i]->box, changed[k]->box))
-				cands[k * stride + n[k]++] = fl->e[i];
-	}
+	if (!cx)
+		nfhp_cands_scan(fl, g, changed, x, nchanged, cands, n);
 	for (k = 0; k < nchanged; k++) {
 		cands[k * stride + n[k]++] = fl->e[fl->n - 1];
 		err = nfhp_tree_update(&rs->forest, *root, changed[k]->box,
