@@ -192,18 +192,20 @@ static inline bool nfhp_tree_lookup(const struct nfhp_node *root,
 {
 	const struct nfhp_node *node = root;
 
-	while (!nfhp_node_final(node)) {
+	for (;;) {
 		if (node->min_order >= bound)
 			return false;
+		if (nfhp_node_final(node))
+			break;
 		node = nfhp_child(node, nfhp_node_find(node, key));
 	}
 	hit->items = nfhp_leaf_entries(node);
 	hit->n = node->n;
 	hit->walk = node->ibits;
-	if (node->kind == NFHP_NODE_LIST) {
-		hit->items += nfhp_list_find(node, key);
-		hit->n = 1;
-	}
+	if (node->kind == NFHP_NODE_LEAF)
+		return true;	/* its first entry is its @min_order */
+	hit->items += nfhp_list_find(node, key);
+	hit->n = 1;
 	return hit->items[0]->order < bound;
 }
 
