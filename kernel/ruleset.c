@@ -35,6 +35,7 @@
 #include "candidx.h"
 #include "counter.h"
 #include "ext.h"
+#include "group.h"
 #include "lookup.h"
 #include "match.h"
 #include "ruleset.h"
@@ -60,9 +61,6 @@
 #define NFHP_INCR_MAX_SHARE	16
 /* How far the diff of old and new entries looks ahead for a match. */
 #define NFHP_DIFF_WINDOW	64
-/* An address range at least this wide counts as a wildcard for grouping. */
-#define NFHP_WIDE_ADDR		(1ull << 24)
-#define NFHP_MIDDLE_ADDR	(1ull << 12)
 
 static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
 	[NFHP_HOOK_INPUT] = "INPUT",
@@ -152,11 +150,10 @@ struct nfhp_model {
  * @nentries: entries of each hook
  *
  * A hook's entries are split into groups by how wide their source and
- * destination addresses are (wide, middle, narrow: nfhp_group_of()), and
- * each group gets its own tree: rules that are wildcards in one address
- * would otherwise be copied under every interval of the other, the
- * cross-product that made nf-hipac's memory explode, and a /16 rule would
- * be copied under every /24 and /32 it covers.  A packet is looked up in
+ * destination addresses are (group.c), and each group gets its own tree:
+ * rules that are wildcards in one address would otherwise be copied under
+ * every interval of the other, the cross-product that made nf-hipac's
+ * memory explode.  A packet is looked up in
  * the trees of its hook and the earliest deciding entry wins, as
  * nf-hipac's multi-path lookup did for its wildcard children; branch and
  * bound skips the trees that cannot win.
@@ -205,6 +202,8 @@ struct nfhp_tables {
  *	packet time (@scope_end set)
  * @staged: the entries live in the forest's scratch memory, from @mark on,
  *	until nfhp_flat_settle()
+ * @fold: the width classes folded in grouping the entries (group.h); an
+ *	update takes that of the committed entries
  * @mark: where the staged entries start
  */
 struct nfhp_flat {
@@ -227,6 +226,7 @@ struct nfhp_flat {
 	bool voids;
 	bool skips;
 	bool staged;
+	u8 fold;
 	struct nfhp_scratch_mark mark;
 };
 
@@ -374,6 +374,7 @@ struct nfhp_spare {
  *	such update (candidx.h)
  * @staged: while a commit runs, the new entries of each hook; here and
  *	not on the commit's stack, under which the tree build recurses
+ * @fold_age: per hook, commits since its fold was last chosen
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -400,6 +401,7 @@ struct nfhp_ruleset {
 	struct nfhp_spare spare;
 	struct nfhp_candidx cands[NFHP_HOOK_MAX];
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
+	unsigned int fold_age[NFHP_HOOK_MAX];
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -756,35 +758,6 @@ static int nfhp_check_jump(struct nfhp_ruleset *rs,
 
 /* Flattening: user chains into the entries of a hook. */
 
-/*
- * The width class of a box in an address dimension: 0 wide (a /8 or
- * more), 1 middle (/9 to /20), 2 narrow.  Prefixes of one class seldom
- * nest, and nesting is what copies a rule under every interval of the
- * rules inside it.
- */
-static unsigned int nfhp_box_width_class(const struct nfhp_box *b,
-					 unsigned int dim)
-{
-	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
-	nfhp_u128 size = 0;
-	unsigned int i;
-
-	if (!nfhp_box_nranges(b, dim))
-		return 0;
-	for (i = 0; i < nfhp_box_nranges(b, dim); i++)
-		size += r[i].hi - r[i].lo + 1;
-	if (size >= NFHP_WIDE_ADDR)
-		return 0;
-	return size >= NFHP_MIDDLE_ADDR ? 1 : 2;
-}
-
-/* The group of a box: its source and destination width classes. */
-static unsigned int nfhp_group_of(const struct nfhp_box *box)
-{
-	return nfhp_box_width_class(box, NFHP_DIM_SRC) * 3 +
-	       nfhp_box_width_class(box, NFHP_DIM_DST);
-}
-
 /* Free the arrays of @fl. */
 static void nfhp_flat_free_arrays(struct nfhp_ruleset *rs,
 				  struct nfhp_flat *fl)
@@ -959,7 +932,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->flags = flags;
 	e->depth = depth;
 	e->order = NFHP_ORDER_BASE + (u64)(fl->n + 1) * NFHP_ORDER_GAP;
-	e->group = nfhp_group_of(box);
+	e->group = nfhp_group_of(box, fl->fold);
 	e->scope_end = NFHP_ORDER_UNSET;
 	if (action == NFHP_ACT_RETURN)
 		fl->skips = true;
@@ -1304,6 +1277,7 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	 */
 	/* A chain with jumps is updated by scans of the summaries. */
 	fl->summed = m->chains[hook]->nbranch;
+	fl->fold = rs->flat[hook].fold;
 	err = nfhp_flat_reserve(rs, fl,
 				nfhp_chain_entries(m->chains[hook]) + 1);
 	if (!err && m->chains[hook]->nbranch)
@@ -1861,6 +1835,50 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 	for (g = 0; g < NFHP_GROUPS; g++)
 		gr->e[g][gr->n[g]++] = fl->e[p];	/* the policy */
 	return 0;
+}
+
+u32 nfhp_fold_recheck = NFHP_FOLD_RECHECK;
+
+/*
+ * Choose the fold of hook @h's entries @fl before its trees are built from
+ * scratch, and group them by it.  Only entries of its own are regrouped:
+ * committed ones that an update kept are in the old trees' groups, which
+ * keeps the old fold.  Without memory for the choice the fold stays.
+ */
+static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			      int h)
+{
+	unsigned int i;
+	u8 fold;
+
+	if (fl->from || fl->own || !nfhp_flat_groupable(fl) ||
+	    nfhp_fold_choose(fl->e, fl->n, &fold))
+		return;
+	rs->fold_age[h] = 0;
+	if (fold == fl->fold)
+		return;
+	fl->fold = fold;
+	for (i = 0; i < fl->n; i++)
+		fl->group[i] = fl->e[i]->group = nfhp_group_of(fl->e[i]->box,
+							       fold);
+}
+
+/*
+ * Has hook @h's fold gone stale?  Updates keep it, so rules added one by
+ * one never choose it again: every so many commits, a share of the hook's
+ * entries (a few entries' work a commit), it is chosen anew from the
+ * committed entries, and the hook is rebuilt when the choice differs.
+ */
+static bool nfhp_fold_stale(struct nfhp_ruleset *rs, int h)
+{
+	const struct nfhp_flat *fl = &rs->flat[h];
+	u8 fold;
+
+	if (!fl->n || !nfhp_flat_groupable(fl) ||
+	    ++rs->fold_age[h] < max(nfhp_fold_recheck, fl->n / 8))
+		return false;
+	rs->fold_age[h] = 0;
+	return !nfhp_fold_choose(fl->e, fl->n, &fold) && fold != fl->fold;
 }
 
 /* Build the trees of one hook's entries into @t->root[@h]. */
@@ -2651,6 +2669,7 @@ nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	    rs->live->chains[h]->nbranch || rs->work->chains[h]->nbranch ||
 	    d.added_cap > d.cap)
 		return -EAGAIN;
+	fl->fold = old->fold;
 	/*
 	 * The removed ones live on the scratch stack: two allocations per
 	 * commit made glibc give pages back and fault them in again, 1 % of
@@ -2733,7 +2752,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			}
 			continue;
 		}
-		certain = nfhp_rebuild_certain(rs, h);
+		certain = nfhp_rebuild_certain(rs, h) || nfhp_fold_stale(rs, h);
 		err = certain ? -EAGAIN :
 				nfhp_update_straight(rs, &flat[h], cur, t, h);
 		/* The candidate index follows straight updates only. */
@@ -2756,6 +2775,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 				nfhp_tree_put(&rs->forest, t->root[h][g]);
 				t->root[h][g] = NULL;
 			}
+			nfhp_flat_regroup(rs, &flat[h], h);
 			err = nfhp_build_groups(rs, &flat[h], t, h);
 		}
 	}

@@ -133,6 +133,13 @@ const struct nfhp_chain *nfhp_rule_chain(struct nfhp_ruleset *rs,
 unsigned int nfhp_rule_position(struct nfhp_ruleset *rs,
 				const struct nfhp_rule *r);
 
+/*
+ * Commits between two checks of a hook's fold (group.c), at least.
+ * nfhp_fold_recheck is this, or less in tests.
+ */
+#define NFHP_FOLD_RECHECK	256
+extern u32 nfhp_fold_recheck;
+
 /* The packet path: lockless, under rcu_read_lock(). */
 void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   const struct nfhp_key *key, unsigned int len, void *pkt,

@@ -59,7 +59,7 @@
  * @depth: how many jumps or gotos lead to it; a jump's chain is the run
  *	of entries after it that are deeper
  * @owns_box: @box was allocated for this entry
- * @group: which of its hook's trees it belongs to (ruleset.c)
+ * @group: which of its hook's trees it belongs to (group.c)
  */
 struct nfhp_entry {
 	const struct nfhp_box *box;

@@ -8,6 +8,7 @@
 
 #include "candidx.h"
 #include "ext.h"
+#include "group.h"
 #include "match.h"
 #include "ruleset.h"
 #include "scratch.h"
@@ -692,6 +693,81 @@ static void test_straight_empty_rule(void)
 	      "empty rule: tcp by rule 1");
 	check(proto_decided(rs, 47, NFHP_ACT_ACCEPT, 0),
 	      "empty rule: gre to the policy");
+	nfhp_ruleset_free(rs);
+	free(r);
+}
+
+/* The tree of FORWARD's rule @pos, whose only entry is its @pos-th. */
+static unsigned int fold_tree(struct nfhp_ruleset *rs, unsigned int pos)
+{
+	const struct nfhp_entry *const *e;
+	unsigned int n;
+
+	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	return nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD, e[pos - 1]);
+}
+
+/* Append -s @addr/@len -j DROP to FORWARD; false on failure. */
+static bool fold_append(struct nfhp_ruleset *rs, struct nfhp_rule_spec *r,
+			u32 addr, u8 len)
+{
+	const char *msg = NULL;
+
+	r->nmatch = 0;
+	spec_prefix(r, NFHP_DIM_SRC, addr, len, false);
+	return !nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
+}
+
+/*
+ * Middle sources (a /16) share the narrow ones' tree while they nest few
+ * of them (group.c): source class times three plus destination class,
+ * here wide, so tree 6 folded and 3 apart.  The fold a build chose holds
+ * for the rules updates add, until a check finds the nesting grown.
+ */
+static void test_fold(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	u32 copies = nfhp_fold_copies, recheck = nfhp_fold_recheck;
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+	bool ok = true;
+	unsigned int i;
+
+	nfhp_fold_copies = 1;
+	nfhp_fold_recheck = NFHP_FOLD_RECHECK;
+	check(!nfhp_txn_begin(rs), "fold: begin");
+	ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
+	for (i = 0; i < 4; i++)
+		ok &= fold_append(rs, r, ip(10, 2, 0, i), 32);
+	check(ok && !nfhp_txn_commit(rs, &msg), "fold: commit 5 rules");
+	check(fold_tree(rs, 1) == 6 && fold_tree(rs, 2) == 6,
+	      "fold: a /16 nesting nothing is in the narrow tree (%u)",
+	      fold_tree(rs, 1));
+	r->nmatch = 0;
+	spec_prefix(r, NFHP_DIM_SRC, ip(10, 3, 0, 0), 16, false);
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg) &&
+	      fold_tree(rs, 1) == 6,
+	      "fold: a /16 inserted goes where the build put the others");
+	nfhp_fold_recheck = 1;
+	for (i = 0; i < 20 && ok; i++)
+		ok &= fold_append(rs, r, ip(10, 1, 0, i), 32);
+	for (i = 0; i < 10 && ok; i++)
+		ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
+	check(ok, "fold: 20 /32 and 10 /16 appended");
+	check(fold_tree(rs, 1) == 3 && fold_tree(rs, 2) == 3 &&
+	      fold_tree(rs, 3) == 6,
+	      "fold: /16 nesting many /32 get a tree of their own (%u)",
+	      fold_tree(rs, 1));
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = ip(10, 2, 0, 3);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 6,
+	      "fold: 10.2.0.3 still decided by rule 6");
+	nfhp_fold_copies = copies;
+	nfhp_fold_recheck = recheck;
 	nfhp_ruleset_free(rs);
 	free(r);
 }
@@ -1791,6 +1867,7 @@ int main(void)
 	test_order_ends();
 	test_spare_arrays();
 	test_straight_empty_rule();
+	test_fold();
 	test_stack_guard();
 	test_deferred_release();
 	test_txn_and_errors();

@@ -20,6 +20,7 @@
  *
  * Usage: test_diff [RULESETS [SEED]]
  */
+#include "group.h"
 #include "print.h"
 #include "ref.h"
 #include "stats.h"
@@ -263,6 +264,9 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
  * per-group trees and updated incrementally, the others rebuilt.
  */
 static bool flat_only;
+
+/* Each change may set a new fold threshold, which the next check takes. */
+static bool fold_flips;
 
 /* Model extensions for @s: matches, or an extension target, or both. */
 static void gen_ext(struct nfhp_rule_spec *s)
@@ -844,6 +848,10 @@ int main(int argc, char **argv)
 			NFHP_LIST_MAX : 2 + rnd(7);
 		/* Most tree builds share their first split with a helper. */
 		nfhp_share_min = i % 6 == 5 ? NFHP_SHARE_MIN : rnd(4);
+		/* Folds chosen again every few commits, some of them changed. */
+		fold_flips = i % 5 != 2;
+		nfhp_fold_copies = NFHP_FOLD_COPIES;
+		nfhp_fold_recheck = i % 4 == 1 ? NFHP_FOLD_RECHECK : 1 + rnd(3);
 		rs = gen_ruleset(&ref, s);
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
@@ -851,6 +859,8 @@ int main(int argc, char **argv)
 		if (!compare(rs, ref, p, "after build"))
 			bad = 1;
 		for (step = 0; step < (flat_only ? 40 : 12) && !bad; step++) {
+			if (fold_flips)
+				nfhp_fold_copies = rnd(2) ? 0 : NFHP_FOLD_COPIES;
 			if (!random_change(rs, ref, s)) {
 				bad = 1;
 				break;

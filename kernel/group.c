@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: which of its hook's trees an entry goes to.
+ *
+ * Width classes
+ * -------------
+ *
+ * A rule that is a wildcard in one address would be copied under every
+ * interval of the other address in one tree: the cross-product that made
+ * nf-hipac's memory explode.  So the entries of a hook are grouped by how
+ * wide their source and destination are, wide (a /8 or more), middle (/9
+ * to /20) or narrow, and each group gets a tree of its own
+ * (NFHP_HOOK_TREES of them, struct nfhp_tables in ruleset.c).
+ *
+ * Folding
+ * -------
+ *
+ * The middle class exists for rule sets where middle prefixes nest narrow
+ * ones: in bench/seed.py's sets a source /16 holds about 250 of the /24
+ * and /32 sources, and in one tree with them each /16 rule is copied
+ * under all of those, three times the memory at 40,000 rules.  Where they
+ * do not nest (the ClassBench sets), the middle trees only cost lookups:
+ * every tree a packet visits is a descent, and at acl2_10k the nine trees
+ * cost a third of the instructions of a lookup over those of four.
+ *
+ * So each dimension's middle class is folded into the narrow one unless
+ * that would copy the middle entries too often: nfhp_fold_choose() counts,
+ * for each middle entry, the narrow entries of the same width class in the
+ * other address whose hull begins inside its own, and folds a dimension
+ * while the sum stays below NFHP_FOLD_COPIES per entry of the hook.
+ * It sorts the narrow entries' starts once, then two binary searches per
+ * middle entry give its count: O(n log n).
+ *
+ * Example: a source 10.1.0.0/16 and destination any (middle, wide) meets
+ * the narrow-source entries whose source begins in 10.1.0.0 to
+ * 10.1.255.255 and whose destination is wide too: those are the rules it
+ * would be copied beside.  ClassBench sets count 0 to 7 per entry,
+ * seed.py's 51.
+ *
+ * The fold is chosen when a hook's trees are built from scratch and kept
+ * by updates, whose new entries must land in the trees the old ones are
+ * in (ruleset.c checks it again every so many commits).
+ */
+#include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "group.h"
+#include "match.h"
+
+/* An address range at least this wide counts as a wildcard for grouping. */
+#define NFHP_WIDE_ADDR		(1ull << 24)
+#define NFHP_MIDDLE_ADDR	(1ull << 12)
+
+enum nfhp_width {
+	NFHP_WIDTH_WIDE,
+	NFHP_WIDTH_MIDDLE,
+	NFHP_WIDTH_NARROW,
+};
+
+u32 nfhp_fold_copies = NFHP_FOLD_COPIES;
+
+/* The width class of a box in an address dimension. */
+static enum nfhp_width nfhp_width_of(const struct nfhp_box *b,
+				     unsigned int dim)
+{
+	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+	nfhp_u128 size = 0;
+	unsigned int i;
+
+	if (!nfhp_box_nranges(b, dim))
+		return NFHP_WIDTH_WIDE;
+	for (i = 0; i < nfhp_box_nranges(b, dim); i++)
+		size += r[i].hi - r[i].lo + 1;
+	if (size >= NFHP_WIDE_ADDR)
+		return NFHP_WIDTH_WIDE;
+	return size >= NFHP_MIDDLE_ADDR ? NFHP_WIDTH_MIDDLE : NFHP_WIDTH_NARROW;
+}
+
+static enum nfhp_width nfhp_width_folded(const struct nfhp_box *b,
+					 unsigned int dim, bool fold)
+{
+	enum nfhp_width w = nfhp_width_of(b, dim);
+
+	return w == NFHP_WIDTH_MIDDLE && fold ? NFHP_WIDTH_NARROW : w;
+}
+
+/**
+ * nfhp_group_of() - the group of a box
+ * @box: the box of an entry
+ * @fold: its hook's fold, %NFHP_FOLD_SRC and %NFHP_FOLD_DST bits
+ *
+ * Return: the group, below %NFHP_HOOK_TREES: source class times three
+ * plus destination class.
+ */
+unsigned int nfhp_group_of(const struct nfhp_box *box, u8 fold)
+{
+	return nfhp_width_folded(box, NFHP_DIM_SRC, fold & NFHP_FOLD_SRC) * 3 +
+	       nfhp_width_folded(box, NFHP_DIM_DST, fold & NFHP_FOLD_DST);
+}
+
+/*
+ * A sort key: the other dimension's class above where the hull begins,
+ * cut to 32 bits (the classes are IPv4 widths).
+ */
+static u64 nfhp_fold_key(enum nfhp_width other, nfhp_u128 at)
+{
+	return (u64)other << 32 | (u32)min_t(nfhp_u128, at, U32_MAX);
+}
+
+static int nfhp_fold_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* How many of the @n sorted @keys are below @k. */
+static unsigned int nfhp_fold_rank(const u64 *keys, unsigned int n, u64 k)
+{
+	unsigned int lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (keys[mid] < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The copies the middle entries of @dim would make folded: narrow entries
+ * of the same other class beginning inside their hulls.
+ */
+static u64 nfhp_fold_copies_of(struct nfhp_entry *const *e, unsigned int n,
+			       unsigned int dim, unsigned int other, u64 *keys)
+{
+	const struct nfhp_range *r;
+	unsigned int i, m = 0, nr;
+	enum nfhp_width w;
+	u64 copies = 0;
+
+	for (i = 0; i < n; i++)
+		if (nfhp_width_of(e[i]->box, dim) == NFHP_WIDTH_NARROW)
+			keys[m++] = nfhp_fold_key(nfhp_width_of(e[i]->box, other),
+						  nfhp_box_ranges(e[i]->box,
+								  dim)->lo);
+	sort(keys, m, sizeof(*keys), nfhp_fold_cmp, NULL);
+	for (i = 0; i < n; i++) {
+		if (nfhp_width_of(e[i]->box, dim) != NFHP_WIDTH_MIDDLE)
+			continue;
+		w = nfhp_width_of(e[i]->box, other);
+		r = nfhp_box_ranges(e[i]->box, dim);
+		nr = nfhp_box_nranges(e[i]->box, dim);
+		copies += nfhp_fold_rank(keys, m, nfhp_fold_key(w, r[nr - 1].hi) + 1) -
+			  nfhp_fold_rank(keys, m, nfhp_fold_key(w, r[0].lo));
+	}
+	return copies;
+}
+
+/**
+ * nfhp_fold_choose() - the fold of a hook's entries
+ * @e: the entries
+ * @n: how many
+ * @fold: set to the fold, %NFHP_FOLD_SRC and %NFHP_FOLD_DST bits
+ *
+ * Return: 0, or -ENOMEM with @fold untouched.
+ */
+int nfhp_fold_choose(struct nfhp_entry *const *e, unsigned int n, u8 *fold)
+{
+	u64 *keys = kvmalloc_array(max(n, 1u), sizeof(*keys), GFP_KERNEL);
+	u64 most = (u64)nfhp_fold_copies * n;
+
+	if (!keys)
+		return -ENOMEM;
+	*fold = 0;
+	if (nfhp_fold_copies_of(e, n, NFHP_DIM_SRC, NFHP_DIM_DST, keys) < most)
+		*fold |= NFHP_FOLD_SRC;
+	if (nfhp_fold_copies_of(e, n, NFHP_DIM_DST, NFHP_DIM_SRC, keys) < most)
+		*fold |= NFHP_FOLD_DST;
+	kvfree(keys);
+	return 0;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: which of its hook's trees an entry goes to, see group.c.
+ */
+#ifndef _NFHP_GROUP_H
+#define _NFHP_GROUP_H
+
+#include <linux/types.h>
+
+#include "tree.h"
+
+/* Bits of a hook's fold: the middle width class joins the narrow one. */
+#define NFHP_FOLD_SRC		0x01
+#define NFHP_FOLD_DST		0x02
+
+/*
+ * A dimension is folded while its middle entries would be copied, on
+ * estimate, fewer times than this an entry of the hook.
+ * nfhp_fold_copies is this, or other values in tests (0 folds nothing).
+ */
+#define NFHP_FOLD_COPIES	16
+extern u32 nfhp_fold_copies;
+
+unsigned int nfhp_group_of(const struct nfhp_box *box, u8 fold);
+int nfhp_fold_choose(struct nfhp_entry *const *e, unsigned int n, u8 *fold);
+
+#endif /* _NFHP_GROUP_H */
