@@ -204,7 +204,7 @@
  * one; a node of 4096 intervals gets 4096 buckets.
  *
  * Every node also records the earliest entry below it (@min_order).  A
- * hook has up to NFHP_HOOK_TREES trees (ruleset.c); they are searched in
+ * hook has up to NFHP_HOOK_TREES trees (group.c); they are searched in
  * the order of their earliest entries, and once a decision is found, a
  * subtree, or a whole tree, whose earliest entry comes after it cannot
  * change it and is not entered: branch and bound, on a decision that is

@@ -116,6 +116,35 @@ nfhp_check "-D FORWARD 1 cuts the list" r -D FORWARD 1
 nfhp_check "the ping passes after the delete" ping_passes
 r -F FORWARD
 
+# Folding (kernel/group.c): /16 sources share the tree of the /32 ones
+# unless they nest many of them.  40 /16 rules beside 40 /32 outside them
+# make two trees with the policy's; with the /32 inside, three.
+trees()
+{
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/forward |
+		awk '/number of trees:/ { print $4 }'
+}
+# fold_rules NET - 40 rules -s 10.9.0.0/16, then 40 -s NET.N/32.
+fold_rules()
+{
+	echo "*filter"
+	echo ":FORWARD ACCEPT [0:0]"
+	for i in $(seq 1 40); do echo "-A FORWARD -s 10.9.0.0/16 -j DROP"; done
+	for i in $(seq 1 40); do echo "-A FORWARD -s $1.$i/32 -j DROP"; done
+	echo "COMMIT"
+}
+foldrules=$(mktemp)
+fold_rules 10.8.0 > "$foldrules"
+nfhp_check "restore of /16 rules beside /32 ones" \
+	nfhp_restore_in $ns_router < "$foldrules"
+nfhp_check "they share a tree: two in all" [ "$(trees)" = 2 ]
+fold_rules 10.9.0 > "$foldrules"
+nfhp_check "restore of /16 rules over /32 ones" \
+	nfhp_restore_in $ns_router < "$foldrules"
+nfhp_check "the /16 get a tree of their own: three" [ "$(trees)" = 3 ]
+rm -f "$foldrules"
+r -F FORWARD
+
 # Shadowed across trees (kernel/stats.c): a /32 rule is in a tree of its
 # own, yet the wide rule before it decides every packet it could match.
 shadowed()
