@@ -823,8 +823,9 @@ static bool nfhp_leaf_needs(const struct nfhp_entry *e, bool last, bool walk)
 }
 
 /* The leaf of a region where every relevant entry covers the region. */
-static int nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
-			 struct nfhp_node **out)
+static noinline_for_stack int
+nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
+	      struct nfhp_node **out)
 {
 	const struct nfhp_entry **items;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
@@ -1012,8 +1013,9 @@ static bool nfhp_list_fill(struct nfhp_node *list, const struct nfhp_region *reg
  * Return 1 when they do not qualify (nothing is allocated), else 0 or
  * -ENOMEM.
  */
-static int nfhp_list_get(struct nfhp_forest *f, const struct nfhp_region *reg,
-			 const struct nfhp_scan *s, struct nfhp_node **out)
+static noinline_for_stack int
+nfhp_list_get(struct nfhp_forest *f, const struct nfhp_region *reg,
+	      const struct nfhp_scan *s, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_node *list;
@@ -1179,11 +1181,15 @@ static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 		      struct nfhp_scan *s, struct nfhp_node **out);
 
 /*
- * Stack a build or update must leave.  Each level of their recursion (a
- * dimension, or a cut of a wide node) takes about 1 KB of the kernel
- * stack, 16 KB in all with the system call and netlink beneath it.
+ * Stack a build or update must leave: room for its last level's leaves,
+ * lists and allocations, which may reclaim memory.  Each level of their
+ * recursion takes about 500 bytes of the kernel stack (nfhp_build() and
+ * nfhp_split_children(); nfhp_update_node() 272), 16 KB in all with the
+ * system call and netlink beneath it.  What a level does not keep across
+ * the recursion is in functions of their own (noinline_for_stack) or on
+ * the scratch stack.
  */
-#define NFHP_STACK_RESERVE	(2 * 1024)
+#define NFHP_STACK_RESERVE	(3 * 1024)
 
 /*
  * Is the stack too short for another level?  Then the build gives up with
@@ -1406,28 +1412,32 @@ static void nfhp_active_scan(const struct nfhp_active *a,
 	}
 }
 
-/* Build (or reuse) the child of one elementary interval. */
+/*
+ * Build (or reuse) the child of one elementary interval, whose relevant
+ * entries go to @s: a scan on the scratch stack, not in this frame, as
+ * the build recurses through it.
+ */
 static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 			    const struct nfhp_scan *parent,
 			    const struct nfhp_active *active,
-			    struct nfhp_memo *memo,
-			    const struct nfhp_entry **buf, struct nfhp_node **out)
+			    struct nfhp_memo *memo, struct nfhp_scan *s,
+			    struct nfhp_node **out)
 {
-	struct nfhp_scan s = { .rel = buf };
 	struct nfhp_memo_slot *slot;
 	int err;
 
-	nfhp_active_scan(active, parent, reg, &s);
-	slot = nfhp_memo_find(memo, &s);
+	*s = (struct nfhp_scan){ .rel = s->rel };
+	nfhp_active_scan(active, parent, reg, s);
+	slot = nfhp_memo_find(memo, s);
 	if (slot->node) {
 		nfhp_node_get(f, slot->node);
 		*out = slot->node;
 		return 0;
 	}
-	err = nfhp_build(f, reg, &s, out);
+	err = nfhp_build(f, reg, s, out);
 	if (err)
 		return err;
-	nfhp_memo_store(f, memo, slot, &s, *out);
+	nfhp_memo_store(f, memo, slot, s, *out);
 	return 0;
 }
 
@@ -1563,15 +1573,17 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 	const struct nfhp_event *ev = w->ev;
 	struct nfhp_range span = reg->d[w->dim];
 	unsigned int i, e, nev = w->nev;
-	const struct nfhp_entry **buf;
 	struct nfhp_active active;
+	struct nfhp_scan *cs;
 	struct nfhp_memo memo;
 	struct nfhp_node *child;
 	nfhp_u128 lo, hi;
 	int err, k = 0;
 
-	buf = nfhp_scratch_alloc(&f->scratch, s->n, sizeof(*buf));
-	if (!buf || nfhp_active_init(f, &active, s->n) ||
+	cs = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*cs));
+	if (cs)
+		cs->rel = nfhp_scratch_alloc(&f->scratch, s->n, sizeof(*cs->rel));
+	if (!cs || !cs->rel || nfhp_active_init(f, &active, s->n) ||
 	    nfhp_memo_init(f, &memo, w->to - w->from + 1))
 		return -ENOMEM;
 	for (i = 0; i < s->n; i++)
@@ -1588,7 +1600,7 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 		reg->d[w->dim].lo = lo;
 		reg->d[w->dim].hi = hi;
 		f->may_share = k++ == w->heavy;
-		err = nfhp_build_child(f, reg, s, &active, &memo, buf, &child);
+		err = nfhp_build_child(f, reg, s, &active, &memo, cs, &child);
 		f->may_share = false;
 		if (err)
 			break;
@@ -1686,9 +1698,10 @@ static unsigned int nfhp_work_walk(const struct nfhp_scan *s,
  * where the second run starts, at half of the work, or 0 not to cut;
  * @heavy the interval that holds most of the work when that is why.
  */
-static void nfhp_share_plan(const struct nfhp_scan *s,
-			    const struct nfhp_sweep *w, nfhp_u128 lo,
-			    unsigned int *cut, int *heavy)
+static noinline_for_stack void
+nfhp_share_plan(const struct nfhp_scan *s,
+		const struct nfhp_sweep *w, nfhp_u128 lo,
+		unsigned int *cut, int *heavy)
 {
 	struct nfhp_work_tally all = { .heavy = -1 }, half = { .heavy = -1 };
 
@@ -1706,10 +1719,11 @@ static void nfhp_share_plan(const struct nfhp_scan *s,
  * Return: as nfhp_split_children(); -EAGAIN when no helper could be
  * made, for the caller to sweep alone.
  */
-static int nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
-			     const struct nfhp_scan *s,
-			     const struct nfhp_sweep *w, unsigned int cut,
-			     struct nfhp_children *c)
+static noinline_for_stack int
+nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
+		  const struct nfhp_scan *s,
+		  const struct nfhp_sweep *w, unsigned int cut,
+		  struct nfhp_children *c)
 {
 	struct nfhp_sweep first = *w;
 	struct nfhp_helper *h;
@@ -1996,9 +2010,10 @@ static unsigned int nfhp_uncovered_dim(const struct nfhp_box *x,
  * A leaf that @x cuts: split it along @x's intervals in one dimension,
  * keep it outside them and update it inside.
  */
-static int nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
-			    struct nfhp_region *reg,
-			    const struct nfhp_update *u, struct nfhp_node **out)
+static noinline_for_stack int
+nfhp_update_leaf(struct nfhp_forest *f, struct nfhp_node *leaf,
+		 struct nfhp_region *reg,
+		 const struct nfhp_update *u, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	unsigned int d = nfhp_uncovered_dim(u->x, reg), nr, i;
@@ -2075,9 +2090,10 @@ static bool nfhp_list_part_meets(const struct nfhp_list_tests *t,
  * meet stay as they are (they are read through their tests only, not
  * dereferenced, until known to stay); @u->c brings the rest.
  */
-static int nfhp_update_list(struct nfhp_forest *f, struct nfhp_node *list,
-			    struct nfhp_region *reg,
-			    const struct nfhp_update *u, struct nfhp_node **out)
+static noinline_for_stack int
+nfhp_update_list(struct nfhp_forest *f, struct nfhp_node *list,
+		 struct nfhp_region *reg,
+		 const struct nfhp_update *u, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	const struct nfhp_entry *const *items = nfhp_leaf_entries(list);
