@@ -651,14 +651,35 @@ static const struct nfhp_model *nfhp_view(const struct nfhp_ruleset *rs)
 	return rs->work ? rs->work : rs->live;
 }
 
+/*
+ * The first user chain of @m whose name is not below @name: they are
+ * sorted, and a flatten looks up every jump's target, so that thousands
+ * of chains (a Kubernetes node's) cost a search each, not a pass.
+ */
+static unsigned int nfhp_chain_place(const struct nfhp_model *m,
+				     const char *name)
+{
+	unsigned int lo = NFHP_HOOK_MAX, hi = m->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(m->chains[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int nfhp_chain_index(const struct nfhp_model *m, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < m->n; i++)
+	for (i = 0; i < NFHP_HOOK_MAX && i < m->n; i++)
 		if (!strcmp(m->chains[i]->name, name))
 			return i;
-	return -1;
+	i = nfhp_chain_place(m, name);
+	return i < m->n && !strcmp(m->chains[i]->name, name) ? i : -1;
 }
 
 /* The staged copy of a chain, copied from the committed one if needed. */
@@ -3121,15 +3142,14 @@ static bool nfhp_chain_name_ok(const char *name, const char **msg)
 static int nfhp_model_insert(struct nfhp_ruleset *rs, struct nfhp_chain *c)
 {
 	struct nfhp_model *m = rs->work;
-	unsigned int i = NFHP_HOOK_MAX;
+	unsigned int i;
 	int err;
 
 	err = nfhp_grow(&rs->mem, (void **)&m->chains, &m->cap, m->n + 1,
 			sizeof(*m->chains));
 	if (err)
 		return err;
-	while (i < m->n && strcmp(m->chains[i]->name, c->name) < 0)
-		i++;
+	i = nfhp_chain_place(m, c->name);
 	memmove(&m->chains[i + 1], &m->chains[i],
 		(m->n - i) * sizeof(*m->chains));
 	m->chains[i] = c;

@@ -697,6 +697,48 @@ static void test_straight_empty_rule(void)
 	free(r);
 }
 
+/*
+ * Chains are found by a binary search of the user chains, kept sorted by
+ * name through creates, renames and deletes in any order.
+ */
+static void test_chain_names(void)
+{
+	enum { N = 300 };
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	unsigned int i, k, lost = 0;
+	char name[32], to[32];
+	const char *msg = NULL;
+	bool made[N] = {};
+
+	check(!nfhp_txn_begin(rs), "chain names: begin");
+	for (i = 0; i < N; i++) {
+		k = (i * 7919) % N;	/* 7919 is prime: every k once */
+		snprintf(name, sizeof(name), "c%u", k);
+		made[k] = !nfhp_chain_new(rs, name, &msg);
+	}
+	for (k = 0; k < N; k += 3) {
+		snprintf(name, sizeof(name), "c%u", k);
+		snprintf(to, sizeof(to), "r%u", k);
+		made[k] &= !nfhp_chain_rename(rs, name, to, &msg);
+	}
+	for (k = 1; k < N; k += 5) {
+		snprintf(name, sizeof(name), "%s%u", k % 3 ? "c" : "r", k);
+		made[k] &= !nfhp_chain_delete(rs, name, &msg);
+	}
+	check(!nfhp_txn_commit(rs, &msg), "chain names: commit");
+	for (k = 0; k < N; k++) {
+		snprintf(name, sizeof(name), "%s%u", k % 3 ? "c" : "r", k);
+		snprintf(to, sizeof(to), "%s%u", k % 3 ? "r" : "c", k);
+		lost += !made[k] || !!nfhp_chain_find(rs, name) != (k % 5 != 1) ||
+			nfhp_chain_find(rs, to);
+	}
+	check(!lost && nfhp_chain_find(rs, "FORWARD") &&
+	      nfhp_ruleset_nchains(rs) == 3 + N - N / 5,
+	      "chain names: %u chains found by name (%u wrong)",
+	      nfhp_ruleset_nchains(rs), lost);
+	nfhp_ruleset_free(rs);
+}
+
 /* The tree of FORWARD's rule @pos, whose only entry is its @pos-th. */
 static unsigned int fold_tree(struct nfhp_ruleset *rs, unsigned int pos)
 {
@@ -1867,6 +1909,7 @@ int main(void)
 	test_order_ends();
 	test_spare_arrays();
 	test_straight_empty_rule();
+	test_chain_names();
 	test_fold();
 	test_stack_guard();
 	test_deferred_release();
