@@ -1862,9 +1862,10 @@ u32 nfhp_fold_recheck = NFHP_FOLD_RECHECK;
 
 /*
  * Choose the fold of hook @h's entries @fl before its trees are built from
- * scratch, and group them by it.  Only entries of its own are regrouped:
- * committed ones that an update kept are in the old trees' groups, which
- * keeps the old fold.  Without memory for the choice the fold stays.
+ * scratch, and group them by it.  Entries that an update carried over
+ * (@from or @own set) are shared with the committed ones, whose groups
+ * must not change under them: such a flat keeps its fold, as does one
+ * without memory for the choice.
  */
 static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			      int h)
