@@ -1591,6 +1591,22 @@ void nfhp_txn_abort(struct nfhp_ruleset *rs)
 	rs->work = NULL;
 }
 
+/*
+ * Is @c, chain @i of the live model, in the work model unchanged?  A
+ * transaction that adds or removes no chain leaves every one where it
+ * was, so the name is looked up only when it moved.
+ */
+static bool nfhp_chain_kept(const struct nfhp_model *work,
+			    const struct nfhp_chain *c, unsigned int i)
+{
+	int w;
+
+	if (i < work->n && work->chains[i] == c)
+		return true;
+	w = nfhp_chain_index(work, c->name);
+	return w >= 0 && work->chains[w] == c;
+}
+
 /* Hooks whose trees must be rebuilt: they reach a chain that changed. */
 static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
 {
@@ -1609,18 +1625,10 @@ static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
 			if (rs->work->chains[i]->mark == rs->mark &&
 			    rs->work->chains[i]->gen == rs->gen)
 				dirty |= 1u << h;
-		for (i = 0; i < rs->live->n; i++)
+		for (i = 0; i < rs->live->n && !(dirty & (1u << h)); i++)
 			if (rs->live->chains[i]->mark == rs->mark &&
-			    nfhp_chain_index(rs->work,
-					     rs->live->chains[i]->name) < 0)
+			    !nfhp_chain_kept(rs->work, rs->live->chains[i], i))
 				dirty |= 1u << h;
-		for (i = 0; i < rs->live->n && !(dirty & (1u << h)); i++) {
-			const struct nfhp_chain *c = rs->live->chains[i];
-			int w = nfhp_chain_index(rs->work, c->name);
-
-			if (c->mark == rs->mark && rs->work->chains[w] != c)
-				dirty |= 1u << h;
-		}
 	}
 	return dirty;
 }
