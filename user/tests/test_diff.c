@@ -265,9 +265,6 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
  */
 static bool flat_only;
 
-/* Each change may set a new fold threshold, which the next check takes. */
-static bool fold_flips;
-
 /* Model extensions for @s: matches, or an extension target, or both. */
 static void gen_ext(struct nfhp_rule_spec *s)
 {
@@ -835,6 +832,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < rulesets && !bad; i++) {
 		struct nfhp_ref *ref;
 		struct nfhp_ruleset *rs;
+		bool fold_flips;
 
 		flat_only = i & 1;
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
@@ -848,7 +846,10 @@ int main(int argc, char **argv)
 			NFHP_LIST_MAX : 2 + rnd(7);
 		/* Most tree builds share their first split with a helper. */
 		nfhp_share_min = i % 6 == 5 ? NFHP_SHARE_MIN : rnd(4);
-		/* Folds chosen again every few commits, some of them changed. */
+		/*
+		 * Folds chosen again every few commits; in most rule sets
+		 * each change may set a new threshold for the next check.
+		 */
 		fold_flips = i % 5 != 2;
 		nfhp_fold_copies = NFHP_FOLD_COPIES;
 		nfhp_fold_recheck = i % 4 == 1 ? NFHP_FOLD_RECHECK : 1 + rnd(3);
