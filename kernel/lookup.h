@@ -176,7 +176,8 @@ static inline u32 nfhp_list_find(const struct nfhp_node *node,
 
 /**
  * nfhp_tree_lookup() - find what a tree decides for a packet
- * @root: the tree
+ * @root: the tree; its @min_order is below @bound, which the caller has
+ *	checked already (to stop at the first tree that cannot win)
  * @key: the packet
  * @bound: the order of the decision the packet has already, U64_MAX if
  *	none; subtrees whose entries all come at or after it are skipped
@@ -192,12 +193,10 @@ static inline bool nfhp_tree_lookup(const struct nfhp_node *root,
 {
 	const struct nfhp_node *node = root;
 
-	for (;;) {
+	while (!nfhp_node_final(node)) {
+		node = nfhp_child(node, nfhp_node_find(node, key));
 		if (node->min_order >= bound)
 			return false;
-		if (nfhp_node_final(node))
-			break;
-		node = nfhp_child(node, nfhp_node_find(node, key));
 	}
 	hit->items = nfhp_leaf_entries(node);
 	hit->n = node->n;
