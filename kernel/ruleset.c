@@ -185,10 +185,10 @@ struct nfhp_tables {
  * @gone: with @own, the committed entries it does not carry over, for
  *	the release
  * @ngone: entries in @gone
- * @first: for a hook whose chain has no jump, goto or return, the index
- *	of the first entry of each rule of the chain, then that of the
- *	policy; else NULL.  Kept rules are then found by comparing the
- *	chains, not every entry (nfhp_reflatten_straight()).
+ * @first: the index of the first entry of each rule of the hook's chain
+ *	(a jump's own entries, then its chain's), then that of the policy.
+ *	Kept rules of a chain without jump, goto or return are then found
+ *	by comparing the chains, not every entry (nfhp_reflatten_straight()).
  * @first_cap: room in @first
  * @n: entries
  * @cap: room in @e, @sum and @group
@@ -228,6 +228,28 @@ struct nfhp_flat {
 	bool staged;
 	u8 fold;
 	struct nfhp_scratch_mark mark;
+};
+
+/**
+ * struct nfhp_flat_frame - a chain being flattened, in the stack of jumps
+ * @rules: its rules
+ * @n: rules
+ * @i: the rule being flattened
+ * @prefix: what the jumps that lead to the chain match, or NULL
+ * @jump: the entry of the jump into the chain; unused at the bottom
+ * @start: the chain's first entry
+ * @flags: flags of the chain's entries, as the jumps to it set them
+ * @step: what of rule @i is flattened next
+ */
+struct nfhp_flat_frame {
+	const struct nfhp_rule *const *rules;
+	unsigned int n;
+	unsigned int i;
+	const struct nfhp_box *prefix;
+	struct nfhp_entry *jump;
+	unsigned int start;
+	u8 flags;
+	u8 step;
 };
 
 /**
@@ -375,6 +397,8 @@ struct nfhp_spare {
  * @staged: while a commit runs, the new entries of each hook; here and
  *	not on the commit's stack, under which the tree build recurses
  * @fold_age: per hook, commits since its fold was last chosen
+ * @jumps: the stack of chains a flatten is in (nfhp_flatten_rule()), and
+ *	one frame more for the jump it may be about to make
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -402,6 +426,7 @@ struct nfhp_ruleset {
 	struct nfhp_candidx cands[NFHP_HOOK_MAX];
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
 	unsigned int fold_age[NFHP_HOOK_MAX];
+	struct nfhp_flat_frame jumps[NFHP_MAX_JUMP_DEPTH + 2];
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -1079,11 +1104,6 @@ static u64 nfhp_flat_next_order(const struct nfhp_flat *fl)
 	return NFHP_ORDER_BASE + (u64)(fl->n + 1) * NFHP_ORDER_GAP;
 }
 
-static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
-			struct nfhp_flat *fl, const struct nfhp_chain *c,
-			const struct nfhp_box *prefix, unsigned int depth,
-			u8 flags);
-
 /*
  * @rbox narrowed by the matches @prefix of the jumps that lead to it: @rbox
  * itself when @prefix narrows nothing, else a new box, also in @own.
@@ -1106,23 +1126,23 @@ static int nfhp_narrow(struct nfhp_ruleset *rs, const struct nfhp_box *prefix,
 }
 
 /*
- * The entries of one box of a rule reached with the matches @prefix, @flags
+ * The entry of one box of a rule reached with the matches @prefix, @flags
  * being %NFHP_ENTRY_COND inside a chain entered by a jump with extension
- * matches.
+ * matches.  For a jump or goto *@into is set to what its chain is entered
+ * with, @flags to the flags of that chain's entries; else it is NULL.
  */
-static int nfhp_flatten_box(struct nfhp_ruleset *rs,
-			    const struct nfhp_model *m, struct nfhp_flat *fl,
+static int nfhp_flatten_box(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			    const struct nfhp_rule *r,
 			    const struct nfhp_box *rbox,
 			    const struct nfhp_box *prefix, unsigned int depth,
-			    u8 flags)
+			    u8 *flags, const struct nfhp_box **into)
 {
 	const struct nfhp_box *box;
 	struct nfhp_box *own;
-	struct nfhp_entry *jump;
-	u8 action = r->action;
-	int err, t;
+	u8 action = r->action, f = *flags;
+	int err;
 
+	*into = NULL;
 	err = nfhp_narrow(rs, prefix, rbox, &box, &own);
 	if (err)
 		return err;
@@ -1139,39 +1159,24 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs,
 		 */
 		box = rbox;
 		own = NULL;
-		flags |= NFHP_ENTRY_VOID;
+		f |= NFHP_ENTRY_VOID;
 		fl->voids = true;
 	}
 	if (action == NFHP_ACT_JUMP || action == NFHP_ACT_GOTO)
 		action = NFHP_ACT_NONE;
-	if (rbox == r->body.alt)
-		flags |= NFHP_ENTRY_ALT;
 	err = nfhp_flat_add(rs, fl, box, own, r->cnt, r, action,
-			    r->ext ? flags | NFHP_ENTRY_EVAL | NFHP_ENTRY_COND :
-				     flags, depth);
-	flags &= ~NFHP_ENTRY_ALT;
+			    (r->ext ? f | NFHP_ENTRY_EVAL | NFHP_ENTRY_COND :
+				      f) |
+			    (rbox == r->body.alt ? NFHP_ENTRY_ALT : 0), depth);
 	if (err) {
 		nfhp_box_free(&rs->mem, own);
 		return err;
 	}
 	if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
 		return 0;
-	jump = fl->e[fl->n - 1];
-	t = nfhp_chain_index(m, r->target);
-	if (t < 0)
-		return -ENOENT;
-	if (r->ext_match)
-		flags |= NFHP_ENTRY_COND;
-	err = nfhp_flatten(rs, m, fl, m->chains[t], box, depth + 1, flags);
-	/* After a goto nothing more of this chain runs: an implicit RETURN. */
-	if (!err && r->action == NFHP_ACT_GOTO)
-		err = nfhp_flat_add(rs, fl, box, false, NULL, NULL,
-				    NFHP_ACT_RETURN, flags, depth + 1);
-	if (r->ext_match) {
-		jump->scope_end = nfhp_flat_next_order(fl);
-		fl->skips = true;
-	}
-	return err;
+	*into = box;
+	*flags = r->ext_match ? f | NFHP_ENTRY_COND : f;
+	return 0;
 }
 
 /* The entry that drops what @r's transport match drops, without counter. */
@@ -1199,8 +1204,104 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 }
 
 /*
- * The entries of one rule: the drop of short packets first, then one run
- * per box, the boxes being disjoint.
+ * The RETURNs among @fl's entries from @start on that an inner chain did
+ * not claim leave the chain flattened from @start: they skip to the next
+ * entry.
+ */
+static void nfhp_flat_scope_returns(struct nfhp_flat *fl, unsigned int start)
+{
+	unsigned int i;
+
+	for (i = start; i < fl->n; i++)
+		if (fl->e[i]->action == NFHP_ACT_RETURN &&
+		    fl->e[i]->scope_end == NFHP_ORDER_UNSET)
+			fl->e[i]->scope_end = nfhp_flat_next_order(fl);
+}
+
+/* What of its rule a frame of nfhp_flatten_rule() does next. */
+enum {
+	NFHP_STEP_HOT,
+	NFHP_STEP_BOX,
+	NFHP_STEP_ALT,
+	NFHP_STEP_NEXT,
+};
+
+/*
+ * A chain whose entries the jump @jump's chain is done with: it closes
+ * that chain (RETURNs, and a goto's implicit one) and marks where the
+ * jump's scope ends when it is decided at packet time.
+ */
+static int nfhp_flatten_leave(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			      const struct nfhp_flat_frame *f,
+			      unsigned int depth)
+{
+	const struct nfhp_rule *r = f->jump->rule;
+	int err = 0;
+
+	nfhp_flat_scope_returns(fl, f->start);
+	/* After a goto nothing more of this chain runs: an implicit RETURN. */
+	if (r->action == NFHP_ACT_GOTO)
+		err = nfhp_flat_add(rs, fl, f->prefix, false, NULL, NULL,
+				    NFHP_ACT_RETURN, f->flags, depth);
+	if (r->ext_match) {
+		f->jump->scope_end = nfhp_flat_next_order(fl);
+		fl->skips = true;
+	}
+	return err;
+}
+
+/* The next step of the rule of frame @f, at @depth; may push a frame. */
+static int nfhp_flatten_step(struct nfhp_ruleset *rs,
+			     const struct nfhp_model *m, struct nfhp_flat *fl,
+			     struct nfhp_flat_frame *f, unsigned int depth)
+{
+	const struct nfhp_rule *r = f->rules[f->i];
+	struct nfhp_flat_frame *in = f + 1;
+	const struct nfhp_box *into;
+	int err, t;
+
+	switch (f->step++) {
+	case NFHP_STEP_HOT:
+		return r->body.hot ? nfhp_flatten_hotdrop(rs, fl, r, f->prefix,
+							  f->flags, depth) : 0;
+	case NFHP_STEP_BOX:
+	case NFHP_STEP_ALT:
+		break;
+	default:
+		f->i++;
+		f->step = NFHP_STEP_HOT;
+		cond_resched();
+		return 0;
+	}
+	if (f->step == NFHP_STEP_NEXT && !r->body.alt)
+		return 0;
+	in->flags = f->flags;
+	err = nfhp_flatten_box(rs, fl, r, f->step == NFHP_STEP_ALT ?
+				  r->body.box : r->body.alt,
+			       f->prefix, depth, &in->flags, &into);
+	if (err || !into)
+		return err;
+	if (depth + 1 > NFHP_MAX_JUMP_DEPTH)
+		return -ELOOP;
+	t = nfhp_chain_index(m, r->target);
+	if (t < 0)
+		return -ENOENT;
+	in->rules = (const struct nfhp_rule *const *)m->chains[t]->rules;
+	in->n = m->chains[t]->n;
+	in->i = 0;
+	in->step = NFHP_STEP_HOT;
+	in->prefix = into;
+	in->start = fl->n;
+	in->jump = fl->e[fl->n - 1];
+	return 1;
+}
+
+/*
+ * The entries of one rule reached with the matches @prefix at @depth:
+ * the drop of short packets first, then one run per box, the boxes being
+ * disjoint, a jump's own entry followed by its chain's.  The chains are
+ * walked with a stack of frames of the rule set's (@rs->jumps), not by
+ * recursion: 64 levels of jumps took more than the kernel stack.
  */
 static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 			     const struct nfhp_model *m, struct nfhp_flat *fl,
@@ -1208,52 +1309,42 @@ static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 			     const struct nfhp_box *prefix, unsigned int depth,
 			     u8 flags)
 {
+	struct nfhp_flat_frame *f = rs->jumps;
+	const struct nfhp_rule *rules[1] = { r };
+	unsigned int top = 0;
 	int err;
 
-	if (r->body.hot) {
-		err = nfhp_flatten_hotdrop(rs, fl, r, prefix, flags, depth);
-		if (err)
+	f->rules = rules;
+	f->n = 1;
+	f->i = 0;
+	f->step = NFHP_STEP_HOT;
+	f->prefix = prefix;
+	f->flags = flags;
+	for (;;) {
+		f = &rs->jumps[top];
+		if (f->i < f->n) {
+			err = nfhp_flatten_step(rs, m, fl, f, depth + top);
+			if (err > 0)
+				top++;
+		} else if (top) {
+			err = nfhp_flatten_leave(rs, fl, f, depth + top);
+			top--;
+		} else {
+			return 0;
+		}
+		if (err < 0)
 			return err;
 	}
-	err = nfhp_flatten_box(rs, m, fl, r, r->body.box, prefix, depth, flags);
-	if (err || !r->body.alt)
-		return err;
-	return nfhp_flatten_box(rs, m, fl, r, r->body.alt, prefix, depth, flags);
-}
-
-static int nfhp_flatten(struct nfhp_ruleset *rs, const struct nfhp_model *m,
-			struct nfhp_flat *fl, const struct nfhp_chain *c,
-			const struct nfhp_box *prefix, unsigned int depth,
-			u8 flags)
-{
-	unsigned int i, start = fl->n;
-	int err;
-
-	if (depth > NFHP_MAX_JUMP_DEPTH)
-		return -ELOOP;
-	for (i = 0; i < c->n; i++) {
-		err = nfhp_flatten_rule(rs, m, fl, c->rules[i], prefix, depth,
-					flags);
-		if (err)
-			return err;
-		cond_resched();
-	}
-	/* Inner invocations patched their RETURNs; the rest are ours. */
-	for (i = start; i < fl->n; i++)
-		if (fl->e[i]->action == NFHP_ACT_RETURN &&
-		    fl->e[i]->scope_end == NFHP_ORDER_UNSET)
-			fl->e[i]->scope_end = nfhp_flat_next_order(fl);
-	return 0;
 }
 
 /*
- * nfhp_flatten() of a built-in chain without jump, goto or return, noting
- * where each rule's entries begin (@fl->first) for later updates.
+ * Flatten a built-in chain, noting where each rule's entries
+ * begin, those of the chains it jumps to included (@fl->first), for
+ * later updates.
  */
-static int nfhp_flatten_straight(struct nfhp_ruleset *rs,
-				 const struct nfhp_model *m,
-				 struct nfhp_flat *fl,
-				 const struct nfhp_chain *c)
+static int nfhp_flatten_top(struct nfhp_ruleset *rs,
+			    const struct nfhp_model *m, struct nfhp_flat *fl,
+			    const struct nfhp_chain *c)
 {
 	unsigned int i;
 	int err;
@@ -1269,6 +1360,8 @@ static int nfhp_flatten_straight(struct nfhp_ruleset *rs,
 		cond_resched();
 	}
 	fl->first[c->n] = fl->n;	/* the policy's, next */
+	if (c->nbranch)
+		nfhp_flat_scope_returns(fl, 0);
 	return 0;
 }
 
@@ -1301,10 +1394,8 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	fl->fold = rs->flat[hook].fold;
 	err = nfhp_flat_reserve(rs, fl,
 				nfhp_chain_entries(m->chains[hook]) + 1);
-	if (!err && m->chains[hook]->nbranch)
-		err = nfhp_flatten(rs, m, fl, m->chains[hook], NULL, 0, 0);
-	else if (!err)
-		err = nfhp_flatten_straight(rs, m, fl, m->chains[hook]);
+	if (!err)
+		err = nfhp_flatten_top(rs, m, fl, m->chains[hook]);
 	if (!err)
 		err = nfhp_flat_add(rs, fl, &rs->any, false,
 				    &rs->policy_cnt[hook], NULL,

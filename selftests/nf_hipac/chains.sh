@@ -73,4 +73,36 @@ nfhp_check "a loop is refused" \
 	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -N loop &&
 		 ! ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A loop -j loop 2>/dev/null"
 
+# Jumps as deep as they may go: a commit flattens them recursively on the
+# kernel stack, under the system call and netlink.  64 levels load and
+# drop the ping at the deepest; 65 are refused.  Either way the old rules
+# stay on failure and the kernel lives.
+# deep_rules N - FORWARD -> d1 -> ... -> dN, which drops icmp.
+deep_rules()
+{
+	local i
+
+	echo "*filter"
+	echo ":FORWARD ACCEPT [0:0]"
+	for i in $(seq 1 "$1"); do echo ":d$i - [0:0]"; done
+	for i in $(seq 1 $(($1 - 1))); do echo "-A d$i -p icmp -j d$((i + 1))"; done
+	echo "-A d$1 -p icmp -j DROP"
+	echo "-A FORWARD -p icmp -j d1"
+	echo "COMMIT"
+}
+nfhp_check "-F and -X" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X && ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -P FORWARD ACCEPT"
+nfhp_check "ping passes before" ping_ok
+nfhp_check "64 levels of jumps load" \
+	bash -c "$(declare -f deep_rules); deep_rules 64 |
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore'"
+nfhp_check "the 64th level drops the ping" ping_fail
+nfhp_check "-I d64 1 -p icmp -j ACCEPT: an update 64 deep" \
+	r -I d64 1 -p icmp -j ACCEPT
+nfhp_check "the ping passes" ping_ok
+nfhp_check "65 levels refused" \
+	bash -c "$(declare -f deep_rules); ! deep_rules 65 |
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore'"
+nfhp_check "the 64 levels stay" ping_ok
+
 exit $nfhp_rc

@@ -739,6 +739,65 @@ static void test_chain_names(void)
 	nfhp_ruleset_free(rs);
 }
 
+/* Append "-j @to" to chain @from, or "-j DROP" with @to NULL. */
+static bool deep_rule(struct nfhp_ruleset *rs, const char *from,
+		      const char *to)
+{
+	struct nfhp_rule_spec *s = spec_new(to ? NFHP_ACT_JUMP : NFHP_ACT_DROP);
+	const char *msg = NULL;
+	bool ok;
+
+	if (to)
+		strcpy(s->target, to);
+	ok = !nfhp_rule_append(rs, from, s, NULL, &msg);
+	free(s);
+	return ok;
+}
+
+/*
+ * Jumps 64 deep, as deep as they may go, are flattened without recursion
+ * (64 levels of it overflowed the kernel stack); one more is refused at
+ * the commit and leaves the committed rules in force.
+ */
+static void test_deep_jumps(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	char name[16], next[16];
+	const char *msg = NULL;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	unsigned int i;
+	bool ok;
+
+	ok = !nfhp_txn_begin(rs);
+	for (i = 1; i <= 64 && ok; i++) {
+		snprintf(name, sizeof(name), "d%u", i);
+		ok = !nfhp_chain_new(rs, name, &msg);
+	}
+	for (i = 1; i < 64 && ok; i++) {
+		snprintf(name, sizeof(name), "d%u", i);
+		snprintf(next, sizeof(next), "d%u", i + 1);
+		ok = deep_rule(rs, name, next);
+	}
+	ok = ok && deep_rule(rs, "d64", NULL) &&
+	     deep_rule(rs, "FORWARD", "d1") && !nfhp_txn_commit(rs, &msg);
+	key_init(&k);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(ok && v.rule && v.action == NFHP_ACT_DROP &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), "d64"),
+	      "64 levels of jumps: the deepest chain drops");
+	msg = NULL;
+	ok = !nfhp_txn_begin(rs) && !nfhp_chain_new(rs, "d65", &msg) &&
+	     deep_rule(rs, "d65", NULL) && deep_rule(rs, "d64", "d65") &&
+	     nfhp_txn_commit(rs, &msg) == -ELOOP;
+	check(ok && msg, "a 65th level is refused at the commit: %s", msg);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.rule && nfhp_rule_position(rs, v.rule) == 1 &&
+	      !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), "d64"),
+	      "the 64 levels stay in force");
+	nfhp_ruleset_free(rs);
+}
+
 /* The tree of FORWARD's rule @pos, whose only entry is its @pos-th. */
 static unsigned int fold_tree(struct nfhp_ruleset *rs, unsigned int pos)
 {
@@ -1910,6 +1969,7 @@ int main(void)
 	test_spare_arrays();
 	test_straight_empty_rule();
 	test_chain_names();
+	test_deep_jumps();
 	test_fold();
 	test_stack_guard();
 	test_deferred_release();
