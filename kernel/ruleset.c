@@ -177,9 +177,10 @@ struct nfhp_tables {
  *	an entry of its own; rises where it is not -1.  NULL: see @own.
  * @from_cap: room in @from
  * @own: with @from NULL, the positions of the entries of its own, all
- *	others being the committed ones carried over (an update of a
- *	straight chain, which knows them without a pass over all entries);
- *	NULL with @from NULL: all are its own
+ *	others being the committed ones carried over (an update that
+ *	walked the chains, which knows them without a pass over all
+ *	entries, nfhp_update_rules()); NULL with @from NULL: all are its
+ *	own
  * @nown: positions in @own
  * @own_cap: room in @own
  * @gone: with @own, the committed entries it does not carry over, for
@@ -187,16 +188,17 @@ struct nfhp_tables {
  * @ngone: entries in @gone
  * @first: the index of the first entry of each rule of the hook's chain
  *	(a jump's own entries, then its chain's), then that of the policy.
- *	Kept rules of a chain without jump, goto or return are then found
- *	by comparing the chains, not every entry (nfhp_reflatten_straight()).
+ *	Kept rules are then found by comparing the chains, not every entry
+ *	(nfhp_reflatten_hook()).
  * @first_cap: room in @first
  * @n: entries
  * @cap: room in @e, @sum and @group
- * @summed: @sum is kept: the entries of a chain with jumps, whose
- *	updates scan the summaries; a straight chain's updates find their
- *	candidates in the index (candidx.h) and copy no summaries
+ * @summed: @sum is kept: the entries of a chain with jumps flattened
+ *	afresh, whose updates scan the summaries; nfhp_update_rules()
+ *	finds its candidates in the index (candidx.h) and copies none
  * @rekeys: some entry runs an xtables target, which may change the
- *	packet and go on (nfhp_classify_linear())
+ *	packet and go on (nfhp_classify_linear()), or did before an
+ *	update removed it: updates carry it over
  * @voids: some entry is %NFHP_ENTRY_VOID
  * @skips: some entry may skip later ones: a RETURN, or a jump decided at
  *	packet time (@scope_end set)
@@ -253,7 +255,7 @@ struct nfhp_flat_frame {
 };
 
 /**
- * struct nfhp_delta - where an update of a straight chain changed entries
+ * struct nfhp_delta - where an update that walked the chains changed entries
  * @added: positions in the new entries of those the transaction added,
  *	rising (the new entries' @own)
  * @nadded: entries in @added
@@ -262,7 +264,7 @@ struct nfhp_flat_frame {
  * @nremoved: entries in @removed
  * @cap: room in @removed
  *
- * nfhp_reflatten_straight() sees them as it walks the chain, so that the
+ * nfhp_reflatten_hook() sees them as it walks the chains, so that the
  * passes after it need not look for them among a hundred thousand
  * entries of @match (nfhp_flat_orders(), nfhp_update_trees()).
  */
@@ -392,11 +394,13 @@ struct nfhp_spare {
  *	otherwise it waits for the grace period and frees it
  * @spare: arrays the released records left for the next commit
  * @cands: per hook, the index of its committed entries that an update
- *	of a straight chain finds its candidates with, built at the first
+ *	that walked the chains finds its candidates with, built at the first
  *	such update (candidx.h)
  * @staged: while a commit runs, the new entries of each hook; here and
  *	not on the commit's stack, under which the tree build recurses
  * @fold_age: per hook, commits since its fold was last chosen
+ * @flattened: entries the last commit flattened, for all hooks: those
+ *	an update carried over are not counted
  * @jumps: the stack of chains a flatten is in (nfhp_flatten_rule()), and
  *	one frame more for the jump it may be about to make
  */
@@ -426,6 +430,7 @@ struct nfhp_ruleset {
 	struct nfhp_candidx cands[NFHP_HOOK_MAX];
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
 	unsigned int fold_age[NFHP_HOOK_MAX];
+	unsigned int flattened;
 	struct nfhp_flat_frame jumps[NFHP_MAX_JUMP_DEPTH + 2];
 };
 
@@ -970,6 +975,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		e = nfhp_alloc(&rs->mem, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	rs->flattened++;
 	e->box = box;
 	e->owns_box = owns_box;
 	e->cnt = cnt ? cnt->pc : NULL;
@@ -1000,7 +1006,7 @@ static void nfhp_entry_free(struct nfhp_ruleset *rs,
 		nfhp_free(&rs->mem, e, sizeof(*e));
 }
 
-/* Free the lists of a straight update's entries, see struct nfhp_flat. */
+/* Free the lists of a walking update's entries, see struct nfhp_flat. */
 static void nfhp_flat_free_delta(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 {
 	nfhp_free(&rs->mem, fl->own, fl->own_cap * sizeof(*fl->own));
@@ -1756,7 +1762,7 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 	unsigned int i = 0, j = 0;
 
 	if (gone) {
-		/* A straight update listed them: no pass over the others. */
+		/* A walking update listed them: no pass over the others. */
 		for (; j < ngone; j++)
 			nfhp_entry_free(rs, fl, gone[j]);
 		i = fl->n;
@@ -2169,7 +2175,7 @@ static bool nfhp_group_used(const struct nfhp_flat *fl, unsigned int g)
 }
 
 /**
- * struct nfhp_cands - how an update of a straight chain finds candidates
+ * struct nfhp_cands - how an update that walked the chains finds candidates
  * @idx: the index of the hook's committed entries
  * @removed: the committed entries the update removes, by address
  * @nremoved: entries in @removed
@@ -2284,7 +2290,7 @@ static void nfhp_cands_scan(const struct nfhp_flat *fl, unsigned int g,
 	for (i = 0; i + 1 < fl->n; i++) {
 		if (fl->group[i] != g)
 			continue;
-		/* A straight chain keeps no summaries: read the box. */
+		/* A walking update keeps no summaries: read the box. */
 		if (fl->summed)
 			sum = &fl->sum[i];
 		else
@@ -2529,7 +2535,7 @@ out_free:
 /*
  * Append the old entries [@i, @i + @n) to @fl as kept: runs of them, so
  * that a hundred thousand kept entries are a few copies, not as many
- * calls.  Only straight chains' entries are kept this way: no summaries.
+ * calls.  Only a walking update keeps entries this way: no summaries.
  */
 static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			  const struct nfhp_flat *old, unsigned int i,
@@ -2567,100 +2573,346 @@ static void nfhp_ints_shift(int *__restrict to, const int *__restrict from,
 		to[i] = from[i] + shift;
 }
 
+/* Values of struct nfhp_reflat's @stable. */
+enum {
+	NFHP_CHAIN_UNSEEN,
+	NFHP_CHAIN_STABLE,
+	NFHP_CHAIN_CHANGED,
+};
+
+/* Chains deeper than this are flattened afresh, not walked by an update. */
+#define NFHP_REFLAT_DEPTH	8
+
+/**
+ * struct nfhp_reflat - a walk that carries a hook's committed entries over
+ * @rs: the rule set
+ * @fl: the new entries
+ * @old: the hook's committed entries
+ * @d: the changes found so far
+ * @stable: for each chain of the staged model, whether it and every chain
+ *	it reaches are the committed ones (&enum NFHP_CHAIN_STABLE), so
+ *	that a jump to it keeps its entries
+ * @run_from: the first of the committed entries waiting to be carried over
+ * @run_to: the entry after them
+ *
+ * The entries carried over are gathered into runs first: the rules of a
+ * user chain of 400 are then one copy, not 400.
+ */
+struct nfhp_reflat {
+	struct nfhp_ruleset *rs;
+	struct nfhp_flat *fl;
+	const struct nfhp_flat *old;
+	struct nfhp_delta *d;
+	u8 *stable;
+	unsigned int run_from;
+	unsigned int run_to;
+};
+
+/* Where the next new entry goes, once the waiting run is carried over. */
+static unsigned int nfhp_reflat_pos(const struct nfhp_reflat *w)
+{
+	return w->fl->n + w->run_to - w->run_from;
+}
+
+static int nfhp_reflat_flush(struct nfhp_reflat *w)
+{
+	int err = nfhp_flat_keep(w->rs, w->fl, w->old, w->run_from,
+				 w->run_to - w->run_from);
+
+	w->run_from = w->run_to;
+	return err;
+}
+
+/* Carry the committed entries [@from, @to) over. */
+static int nfhp_reflat_keep(struct nfhp_reflat *w, unsigned int from,
+			    unsigned int to)
+{
+	int err = 0;
+
+	if (from == to)
+		return 0;
+	if (from != w->run_to) {
+		err = nfhp_reflat_flush(w);
+		w->run_from = from;
+	}
+	w->run_to = to;
+	return err;
+}
+
+/* The committed entries [@from, @to) are gone; -EAGAIN: too many changes. */
+static int nfhp_reflat_remove(struct nfhp_reflat *w, unsigned int from,
+			      unsigned int to)
+{
+	return nfhp_delta_remove(w->d, from, to) ? 0 : -EAGAIN;
+}
+
+/*
+ * Flatten the rule @r this transaction created into @w's entries, under
+ * the matches @prefix of the jumps to its chain, as added ones.  A jump
+ * adds its chain's entries too, so @d->added grows, up to as many
+ * changes as an update takes.
+ */
+static int nfhp_reflat_created(struct nfhp_reflat *w,
+			       const struct nfhp_rule *r,
+			       const struct nfhp_box *prefix,
+			       unsigned int depth)
+{
+	struct nfhp_ruleset *rs = w->rs;
+	struct nfhp_flat *fl = w->fl;
+	struct nfhp_delta *d = w->d;
+	unsigned int k, m;
+	int err;
+
+	err = nfhp_reflat_flush(w);
+	if (err)
+		return err;
+	k = fl->n;
+	err = nfhp_flatten_rule(rs, rs->work, fl, r, prefix, depth, 0);
+	if (d->nadded + fl->n - k > d->cap)
+		err = err ?: -EAGAIN;
+	else if (nfhp_grow(&rs->mem, (void **)&d->added, &d->added_cap,
+			   d->nadded + fl->n - k, sizeof(*d->added)))
+		err = err ?: -ENOMEM;
+	else
+		for (; k < fl->n; k++)
+			d->added[d->nadded++] = k;
+	fl->own = d->added;
+	fl->own_cap = d->added_cap;
+	fl->nown = d->nadded;
+	/* Entries not listed are nobody's: free them here. */
+	for (m = k; m < fl->n; m++)
+		nfhp_entry_free(rs, fl, fl->e[m]);
+	fl->n = k;
+	return err;
+}
+
+/*
+ * Is the chain @i of the staged model, and every chain it reaches, the
+ * committed one?  Chains are copied when a transaction changes them, so
+ * an old generation tells; what is found is kept in @w->stable.
+ */
+static bool nfhp_reflat_stable(struct nfhp_reflat *w, int i,
+			       unsigned int depth)
+{
+	const struct nfhp_model *m = w->rs->work;
+	const struct nfhp_chain *c = m->chains[i];
+	bool ok = c->gen != w->rs->gen && depth < NFHP_REFLAT_DEPTH;
+	unsigned int k;
+	int t;
+
+	if (w->stable[i] != NFHP_CHAIN_UNSEEN)
+		return w->stable[i] == NFHP_CHAIN_STABLE;
+	for (k = 0; k < c->n && c->nbranch && ok; k++) {
+		if (c->rules[k]->action != NFHP_ACT_JUMP &&
+		    c->rules[k]->action != NFHP_ACT_GOTO)
+			continue;
+		t = nfhp_chain_index(m, c->rules[k]->target);
+		ok = t >= 0 && nfhp_reflat_stable(w, t, depth + 1);
+	}
+	w->stable[i] = ok ? NFHP_CHAIN_STABLE : NFHP_CHAIN_CHANGED;
+	return ok;
+}
+
+/* Does the rule @r keep all its committed entries, those it jumps to too? */
+static bool nfhp_reflat_rule_kept(struct nfhp_reflat *w,
+				  const struct nfhp_rule *r)
+{
+	int t;
+
+	if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
+		return true;
+	t = nfhp_chain_index(w->rs->work, r->target);
+	return t >= 0 && nfhp_reflat_stable(w, t, 0);
+}
+
+/*
+ * Where the committed entries of the rule @r of a chain flattened at
+ * @depth end, those from @i on: its own entries are at @depth, those of
+ * the chains it jumps to deeper.
+ */
+static unsigned int nfhp_reflat_extent(const struct nfhp_flat *old,
+				       unsigned int i,
+				       const struct nfhp_rule *r,
+				       unsigned int depth)
+{
+	while (i + 1 < old->n && (old->e[i]->depth > depth ||
+				  (old->e[i]->depth == depth &&
+				   old->e[i]->rule == r)))
+		i++;
+	return i;
+}
+
+static int nfhp_reflat_chain(struct nfhp_reflat *w,
+			     const struct nfhp_chain *oc,
+			     const struct nfhp_chain *nc, unsigned int *pos,
+			     const struct nfhp_box *prefix, unsigned int depth,
+			     int *first, const int *ofirst);
+
+/*
+ * The rule @r at @depth is kept, but the chain it jumps to changed: its
+ * own entries, the committed [@from, @to), are carried over, and each
+ * one's chain is walked against the committed chain, with the entry's
+ * box as what the jump matches.
+ */
+static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
+			    unsigned int from, unsigned int to,
+			    unsigned int depth)
+{
+	const struct nfhp_entry *e;
+	int oc, nc, err;
+
+	if (depth + 1 >= NFHP_REFLAT_DEPTH)
+		return -EAGAIN;
+	oc = nfhp_chain_index(w->rs->live, r->target);
+	nc = nfhp_chain_index(w->rs->work, r->target);
+	if (oc < 0 || nc < 0)
+		return -EAGAIN;
+	while (from < to) {
+		e = w->old->e[from];
+		if (e->rule != r || e->depth != depth)
+			return -EAGAIN;	/* not the entries of @r */
+		err = nfhp_reflat_keep(w, from, from + 1);
+		from++;
+		if (!err && e->action != NFHP_ENTRY_HOTDROP)
+			err = nfhp_reflat_chain(w, w->rs->live->chains[oc],
+						w->rs->work->chains[nc], &from,
+						e->box, depth + 1, NULL, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /*
  * Carry over the entries of the rules the committed chain @oc and the
  * staged one @nc share from position @oj and @j on, as many as follow
- * alike.  Return: how many rules.
+ * alike, for a chain without jumps whose committed entries begin at
+ * @ofirst.  Return: how many rules.
  */
-static int nfhp_keep_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			   const struct nfhp_flat *old,
-			   const struct nfhp_chain *oc, unsigned int oj,
-			   const struct nfhp_chain *nc, unsigned int j)
+static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
+			   unsigned int oj, const struct nfhp_chain *nc,
+			   unsigned int j, int *first, const int *ofirst)
 {
 	struct nfhp_rule *const *a = nc->rules + j, *const *b = oc->rules + oj;
 	unsigned int len = 0, most = min(nc->n - j, oc->n - oj);
-	int start = old->first[oj], shift = fl->n - start;
+	int shift = nfhp_reflat_pos(w) - ofirst[oj];
 
 	/* The chains' rule pointers in blocks: no entry is read. */
 	while (len + 16 <= most && !memcmp(a + len, b + len, 16 * sizeof(*a)))
 		len += 16;
 	while (len < most && a[len] == b[len])
 		len++;
-	if (nfhp_flat_keep(rs, fl, old, start, old->first[oj + len] - start))
-		return -ENOMEM;
-	nfhp_ints_shift(fl->first + j, old->first + oj, len, shift);
-	return len;
-}
-
-/* Flatten the rule @r this transaction created into @fl, as @d's added. */
-static int nfhp_flatten_created(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-				const struct nfhp_rule *r, struct nfhp_delta *d)
-{
-	unsigned int k = fl->n, m;
-	int err;
-
-	err = nfhp_flatten_rule(rs, rs->work, fl, r, NULL, 0, 0);
-	for (; k < fl->n && d->nadded < d->added_cap; k++)
-		d->added[d->nadded++] = k;
-	fl->nown = d->nadded;
-	/* Sized for three a rule: never, but own them all the same. */
-	if (WARN_ON_ONCE(k < fl->n)) {
-		for (m = k; m < fl->n; m++)
-			nfhp_entry_free(rs, fl, fl->e[m]);
-		fl->n = k;
-		err = -EAGAIN;
-	}
-	return err;
+	nfhp_ints_shift(first + j, ofirst + oj, len, shift);
+	return nfhp_reflat_keep(w, ofirst[oj], ofirst[oj + len]) ?: len;
 }
 
 /*
- * The entries of a hook whose chain has no jump, goto or return, now and
- * at the last commit: its entries are its rules' in order, and @first
- * tells where each rule's begin.  So the two chains are compared rule by
- * rule, the entries of the rules they share are carried over a run at a
- * time, and only rules this transaction created are flattened; a rule of
- * the committed chain that the staged one lacks was removed.  @d lists
- * the changes; more than it has room for are more than an update takes:
- * -EAGAIN.
+ * Walk the committed chain @oc, whose entries begin at *@pos, and the
+ * staged @nc side by side, both flattened under @prefix at @depth: the
+ * entries of the rules both have are carried over (or walked, for a jump
+ * whose chain changed), a rule this transaction created is flattened,
+ * and a committed rule that @nc lacks was removed.  *@pos ends after
+ * @oc's entries.  @first, unless NULL, gets where each rule's new
+ * entries begin, and @ofirst tells where the committed ones did (for a
+ * built-in chain), else they are looked for.
  */
-static int nfhp_reflatten_straight(struct nfhp_ruleset *rs, int h,
-				   struct nfhp_flat *fl, struct nfhp_delta *d,
-				   unsigned int *changes)
+static int nfhp_reflat_chain(struct nfhp_reflat *w,
+			     const struct nfhp_chain *oc,
+			     const struct nfhp_chain *nc, unsigned int *pos,
+			     const struct nfhp_box *prefix, unsigned int depth,
+			     int *first, const int *ofirst)
 {
-	const struct nfhp_chain *oc = rs->live->chains[h];
-	const struct nfhp_chain *nc = rs->work->chains[h];
-	const struct nfhp_flat *old = &rs->flat[h];
-	unsigned int j = 0, oj = 0;
+	const struct nfhp_rule *r;
+	unsigned int j = 0, oj = 0, i = *pos, end;
 	int err = 0, len;
 
-	fl->first = nfhp_ints_alloc(rs, nc->n + 1, &fl->first_cap);
-	if (!fl->first)
-		return -ENOMEM;
 	while (j < nc->n && !err) {
-		if (oj < oc->n && oc->rules[oj] == nc->rules[j]) {
-			len = nfhp_keep_rules(rs, fl, old, oc, oj, nc, j);
+		r = nc->rules[j];
+		if (oj < oc->n && oc->rules[oj] == r && ofirst &&
+		    !nc->nbranch) {
+			len = nfhp_reflat_run(w, oc, oj, nc, j, first, ofirst);
 			if (len < 0)
 				return len;
 			j += len;
 			oj += len;
-		} else if (nc->rules[j]->gen == rs->gen) {
-			fl->first[j] = fl->n;
-			err = nfhp_flatten_created(rs, fl, nc->rules[j++], d);
+			i = ofirst[oj];
+			continue;
+		}
+		if (first)
+			first[j] = nfhp_reflat_pos(w);
+		if (oj < oc->n && oc->rules[oj] == r) {
+			end = ofirst ? ofirst[oj + 1] :
+				       nfhp_reflat_extent(w->old, i, r, depth);
+			err = nfhp_reflat_rule_kept(w, r) ?
+			      nfhp_reflat_keep(w, i, end) :
+			      nfhp_reflat_jump(w, r, i, end, depth);
+			i = end;
+			j++;
+			oj++;
+		} else if (r->gen == w->rs->gen) {
+			err = nfhp_reflat_created(w, r, prefix, depth);
+			j++;
 		} else if (oj < oc->n) {
 			/* Removed: a rule stays the same object while kept. */
-			if (!nfhp_delta_remove(d, old->first[oj],
-					       old->first[oj + 1]))
-				return -EAGAIN;
+			end = ofirst ? ofirst[oj + 1] :
+				       nfhp_reflat_extent(w->old, i,
+							  oc->rules[oj], depth);
+			err = nfhp_reflat_remove(w, i, end);
+			i = end;
 			oj++;
 		} else {
 			return -EAGAIN;	/* not the chain of the entries */
 		}
 	}
-	if (!err && !nfhp_delta_remove(d, old->first[oj], old->n - 1))
-		err = -EAGAIN;
-	fl->first[nc->n] = fl->n;
+	for (; oj < oc->n && !err; oj++) {
+		end = ofirst ? ofirst[oj + 1] :
+			       nfhp_reflat_extent(w->old, i, oc->rules[oj],
+						  depth);
+		err = nfhp_reflat_remove(w, i, end);
+		i = end;
+	}
+	if (first)
+		first[nc->n] = nfhp_reflat_pos(w);
+	*pos = i;
+	return err;
+}
+
+/*
+ * The entries of hook @h now and at the last commit: a rule's entries
+ * are its own and those of the chains it jumps to, and the committed
+ * entries' @first tells where each rule of the built-in chain's begin.
+ * So the two chains are compared rule by rule, the entries of the rules
+ * they share are carried over, and only what this transaction changed
+ * is flattened: the rules it created, and those of the chains it changed
+ * where a kept rule jumps to them.  @d lists the changes; more than it
+ * has room for are more than an update takes: -EAGAIN.
+ */
+static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
+			       struct nfhp_flat *fl, struct nfhp_delta *d,
+			       unsigned int *changes)
+{
+	const struct nfhp_chain *nc = rs->work->chains[h];
+	const struct nfhp_flat *old = &rs->flat[h];
+	struct nfhp_reflat w = {
+		.rs = rs, .fl = fl, .old = old, .d = d,
+	};
+	unsigned int pos = 0;
+	int err;
+
+	fl->first = nfhp_ints_alloc(rs, nc->n + 1, &fl->first_cap);
+	w.stable = nfhp_scratch_zalloc(&rs->forest.scratch, rs->work->n,
+				       sizeof(*w.stable));
+	if (!fl->first || !w.stable)
+		return -ENOMEM;
+	err = nfhp_reflat_chain(&w, rs->live->chains[h], nc, &pos, NULL, 0,
+				fl->first, old->first);
+	if (!err && pos != old->n - 1)
+		err = -EAGAIN;	/* not the chain of the entries */
+	/* Then the policy, always kept. */
 	if (!err)
-		err = nfhp_flat_keep(rs, fl, old, old->n - 1, 1);
+		err = nfhp_reflat_keep(&w, old->n - 1, old->n);
+	if (!err)
+		err = nfhp_reflat_flush(&w);
 	*changes = d->nadded + d->nremoved;
 	return err;
 }
@@ -2767,48 +3019,60 @@ static int nfhp_flat_gone(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return 0;
 }
 
-/* nfhp_reflatten_straight() and nfhp_update_matched(), or -EAGAIN. */
+/*
+ * nfhp_reflatten_hook() and nfhp_update_matched(), or -EAGAIN.  The
+ * hook's committed entries must know where its rules' begin (@first)
+ * and have neither skips nor void entries, which an update cannot place.
+ */
 static noinline_for_stack int
-nfhp_update_straight(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-		     const struct nfhp_tables *cur,
-		     struct nfhp_tables *t, int h)
+nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+		  const struct nfhp_tables *cur, struct nfhp_tables *t, int h)
 {
 	const struct nfhp_flat *old = &rs->flat[h];
+	const struct nfhp_chain *nc = rs->work->chains[h];
 	/* A rule has up to three entries: hotdrop, box and alt. */
-	unsigned int most = 3 * rs->work->chains[h]->n + 1, changes = 0;
+	unsigned int most = max(3 * nc->n + 1, old->n), changes = 0;
 	struct nfhp_scratch *s = &rs->forest.scratch;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	struct nfhp_delta d = {
 		.cap = max_t(unsigned int, 64, most / NFHP_INCR_MAX_SHARE) + 1,
-		/* Each rule created has up to three entries. */
-		.added_cap = 3 * rs->created.n + 1,
 	};
 	struct nfhp_cands cx = { .d = &d, .fl = fl };
 	int err = -ENOMEM;
 
-	if (!cur || !old->n || !old->first || !rs->live ||
-	    rs->live->chains[h]->nbranch || rs->work->chains[h]->nbranch ||
-	    d.added_cap > d.cap)
+	if (!cur || !old->n || !old->first || !rs->live || old->skips ||
+	    old->voids)
 		return -EAGAIN;
 	fl->fold = old->fold;
+	/* Entries carried over may run xtables targets. */
+	fl->rekeys = old->rekeys;
 	/*
 	 * The removed ones live on the scratch stack: two allocations per
 	 * commit made glibc give pages back and fault them in again, 1 % of
 	 * the inserts at fw1_100k took 30 ms.  The added ones are the new
 	 * entries' @own, few.
 	 */
-	d.added = nfhp_alloc(&rs->mem, d.added_cap * sizeof(*d.added));
 	d.removed = nfhp_scratch_alloc(s, d.cap, sizeof(*d.removed));
-	fl->own = d.added;
-	fl->own_cap = d.added_cap;
-	if (!d.added || !d.removed) {
-		nfhp_flat_free(rs, fl);
+	if (!d.removed || nfhp_grow(&rs->mem, (void **)&d.added, &d.added_cap,
+				    3 * rs->created.n + 1,
+				    sizeof(*d.added))) {
+		nfhp_free(&rs->mem, d.added, d.added_cap * sizeof(*d.added));
 		goto out_release;
 	}
+	fl->own = d.added;
+	fl->own_cap = d.added_cap;
 	/* Room for about as many entries as before: no doubling copies. */
 	err = nfhp_flat_reserve(rs, fl, old->n + 64);
 	if (!err)
-		err = nfhp_reflatten_straight(rs, h, fl, &d, &changes);
+		err = nfhp_reflatten_hook(rs, h, fl, &d, &changes);
+	/*
+	 * A RETURN needs one tree; and after a new xtables target a jump's
+	 * rules that cannot match under it are void entries now, which the
+	 * carried-over ones lack.
+	 */
+	if (!err && (fl->skips || fl->voids ||
+		     (fl->rekeys && !old->rekeys && nc->nbranch)))
+		err = -EAGAIN;
 	/* Without the index (no memory for it), the scan finds them. */
 	if (!err)
 		cx.idx = nfhp_cands_index(rs, h, old);
@@ -2875,8 +3139,8 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		}
 		certain = nfhp_rebuild_certain(rs, h) || nfhp_fold_stale(rs, h);
 		err = certain ? -EAGAIN :
-				nfhp_update_straight(rs, &flat[h], cur, t, h);
-		/* The candidate index follows straight updates only. */
+				nfhp_update_rules(rs, &flat[h], cur, t, h);
+		/* The candidate index follows walking updates only. */
 		if (err)
 			nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 		if (err == -EAGAIN) {
@@ -2917,7 +3181,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			t->root[h][g] = NULL;
 		}
 		nfhp_flat_free(rs, &flat[h]);
-		/* An index a straight update brought forward is wrong now. */
+		/* An index a walking update brought forward is wrong now. */
 		if (dirty & (1u << h))
 			nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 	}
@@ -2985,6 +3249,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	if (!rs->work)
 		return -EINVAL;
 	memset(rs->staged, 0, sizeof(rs->staged));
+	rs->flattened = 0;
 	nfhp_spare_see(rs, &stale);
 	/*
 	 * What earlier commits replaced and no packet sees any more goes
@@ -4333,6 +4598,20 @@ unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs)
 u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs)
 {
 	return rs->forest.shared_splits;
+}
+
+/**
+ * nfhp_ruleset_flattened() - entries the last commit flattened
+ * @rs: the rule set
+ *
+ * A rebuild flattens every entry of the hooks it rebuilds; an update
+ * only those of the rules it added and of the chains they reach.
+ *
+ * Return: the number of entries.
+ */
+unsigned int nfhp_ruleset_flattened(const struct nfhp_ruleset *rs)
+{
+	return rs->flattened;
 }
 
 /* For stats.c: the committed tree and entries of a hook. */

@@ -153,5 +153,6 @@ u64 nfhp_ruleset_mem_allocated(const struct nfhp_ruleset *rs);
 unsigned int nfhp_ruleset_nchains(const struct nfhp_ruleset *rs);
 unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs);
 u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs);
+unsigned int nfhp_ruleset_flattened(const struct nfhp_ruleset *rs);
 
 #endif /* _NFHP_RULESET_H */

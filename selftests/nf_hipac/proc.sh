@@ -38,7 +38,7 @@ nfhp_check "info is readable" [ -n "$(info)" ]
 for k in "maximum memory bound" "total memory (used)" \
 	 "total memory (allocated)" "total number of chains" \
 	 "total number of rules" "commits" "last commit took" \
-	 "splits built by two CPUs"; do
+	 "last commit flattened" "splits built by two CPUs"; do
 	nfhp_check "info has '$k:'" [ -n "$(field "$k")" ]
 done
 nfhp_check "default bound is about half of the RAM" \
@@ -144,6 +144,39 @@ nfhp_check "restore of /16 rules over /32 ones" \
 nfhp_check "the /16 get a tree of their own: three" [ "$(trees)" = 3 ]
 rm -f "$foldrules"
 r -F FORWARD
+
+# Updates of a hook with user chains (nfhp_update_rules()): a rule put
+# into one of 20 chains of 30 rules is flattened alone, the other 620
+# entries carried over, and packets see it at once.
+chainrules=$(mktemp)
+{
+	echo "*filter"
+	echo ":FORWARD ACCEPT [0:0]"
+	for i in $(seq 0 19); do echo ":c$i - [0:0]"; done
+	for i in $(seq 0 19); do
+		n=$((100 + i))
+		echo "-A FORWARD -s 10.$n.0.0/16 -j c$i"
+		for j in $(seq 1 30); do echo "-A c$i -s 10.$n.$j.0/24 -j DROP"; done
+	done
+	echo "-A FORWARD -j c19"
+	echo "COMMIT"
+} > "$chainrules"
+nfhp_check "restore of 20 chains of 30 rules" \
+	nfhp_restore_in $ns_router < "$chainrules"
+rm -f "$chainrules"
+nfhp_check "the restore flattened them all" \
+	[ "$(field "last commit flattened")" -gt 600 ]
+nfhp_check "-I c19 5 drops the ping" \
+	r -I c19 5 -s $CLIENT_IP/32 -p icmp -j DROP
+nfhp_check "that commit flattened one entry" \
+	[ "$(field "last commit flattened")" = 1 ]
+nfhp_check "the ping is dropped" fails ping_passes
+nfhp_check "-D c19 5" r -D c19 5
+nfhp_check "that commit flattened none" \
+	[ "$(field "last commit flattened")" = 0 ]
+nfhp_check "the ping passes" ping_passes
+nfhp_check "-F and -X" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X"
 
 # Shadowed across trees (kernel/stats.c): a /32 rule is in a tree of its
 # own, yet the wide rule before it decides every packet it could match.

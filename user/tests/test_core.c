@@ -739,6 +739,107 @@ static void test_chain_names(void)
 	nfhp_ruleset_free(rs);
 }
 
+/* Append "-s 10.@k.@j.0/24 -j DROP" to chain @chain; false on failure. */
+static bool chain_rule(struct nfhp_ruleset *rs, const char *chain,
+		       unsigned int k, unsigned int j, unsigned int pos)
+{
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	bool ok;
+
+	spec_prefix(s, NFHP_DIM_SRC, ip(10, k, j, 0), 24, false);
+	ok = pos ? !nfhp_rule_insert(rs, chain, pos, s, NULL, &msg) :
+		   !nfhp_rule_append(rs, chain, s, NULL, &msg);
+	free(s);
+	return ok;
+}
+
+/* The verdict of FORWARD for a packet from 10.@k.@j.1: DROP by rule @pos? */
+static bool chain_drops(struct nfhp_ruleset *rs, unsigned int k,
+			unsigned int j, const char *chain, unsigned int pos)
+{
+	struct nfhp_verdict v;
+	struct nfhp_key key;
+
+	key_init(&key);
+	key.v[NFHP_DIM_SRC] = ip(10, k, j, 1);
+	classify(rs, NFHP_HOOK_FORWARD, &key, &v);
+	if (!pos)
+		return !v.rule && v.action == NFHP_ACT_ACCEPT;
+	return v.rule && v.action == NFHP_ACT_DROP &&
+	       !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), chain) &&
+	       nfhp_rule_position(rs, v.rule) == pos;
+}
+
+/*
+ * A hook with user chains is updated as a straight one is: a rule added
+ * to a user chain, or to the built-in chain between the jumps, is
+ * flattened alone, not with the hook's thousands of entries, which are
+ * carried over.
+ */
+static void test_chain_update(void)
+{
+	enum { NCH = 40, NRULES = 50 };
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	const struct nfhp_entry *const *e;
+	const struct nfhp_entry *last;
+	unsigned int most = 0;
+	const char *msg = NULL;
+	unsigned int k, j, n;
+	char name[16];
+	bool ok;
+
+	ok = !nfhp_txn_begin(rs);
+	for (k = 0; k < NCH && ok; k++) {
+		snprintf(name, sizeof(name), "C%u", k);
+		ok = !nfhp_chain_new(rs, name, &msg);
+		for (j = 0; j < NRULES && ok; j++)
+			ok = chain_rule(rs, name, k, 2 * j, 0);
+		jump->nmatch = 0;
+		spec_prefix(jump, NFHP_DIM_SRC, ip(10, k, 0, 0), 16, false);
+		strcpy(jump->target, name);
+		ok = ok && !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg);
+	}
+	check(ok && !nfhp_txn_commit(rs, &msg), "%u chains of %u rules, "
+	      "a jump to each", NCH, NRULES);
+	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	last = e[n - 2];
+	for (k = 0; k < NCH; k++) {
+		snprintf(name, sizeof(name), "C%u", k);
+		ok &= chain_rule(rs, name, k, 2 * k + 1, k + 2);
+		most = max(most, nfhp_ruleset_flattened(rs));
+		ok &= chain_drops(rs, k, 2 * k + 1, name, k + 2) &&
+		      chain_drops(rs, k, 2 * k, name, k + 1);
+	}
+	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	check(ok && n == NCH * (NRULES + 2) + 1 && e[n - 2] == last,
+	      "a rule inserted into each chain: verdicts right, the last "
+	      "chain's entries carried over");
+	check(most == 1, "each insert into a chain flattened %u entries at "
+	      "most (a rebuild flattens %u)", most, n);
+	ok = chain_rule(rs, "FORWARD", 200, 0, NCH / 2) &&
+	     nfhp_ruleset_flattened(rs) == 1 &&
+	     chain_drops(rs, 200, 0, "FORWARD", NCH / 2) &&
+	     !nfhp_rule_delete(rs, "C3", 1, &msg) &&
+	     !nfhp_ruleset_flattened(rs) &&
+	     chain_drops(rs, 3, 0, "C3", 0) && chain_drops(rs, 3, 2, "C3", 1);
+	check(ok, "a rule between the jumps flattened alone, a delete in a "
+	      "chain flattened nothing");
+	jump->nmatch = 0;
+	spec_prefix(jump, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	strcpy(jump->target, "C6");
+	ok = !nfhp_rule_insert(rs, "FORWARD", 1, jump, NULL, &msg) &&
+	     nfhp_ruleset_flattened(rs) == NRULES + 2 &&
+	     chain_drops(rs, 5, 0, "C5", 1) && chain_rule(rs, "C6", 6, 5, 1) &&
+	     nfhp_ruleset_flattened(rs) == 2 &&
+	     chain_drops(rs, 6, 5, "C6", 1) && chain_drops(rs, 6, 0, "C6", 2);
+	check(ok, "a second jump to a chain flattened with its chain, then a "
+	      "rule in the chain flattened once for each jump");
+	free(jump);
+	nfhp_ruleset_free(rs);
+}
+
 /* Append "-j @to" to chain @from, or "-j DROP" with @to NULL. */
 static bool deep_rule(struct nfhp_ruleset *rs, const char *from,
 		      const char *to)
@@ -1969,6 +2070,7 @@ int main(void)
 	test_spare_arrays();
 	test_straight_empty_rule();
 	test_chain_names();
+	test_chain_update();
 	test_deep_jumps();
 	test_fold();
 	test_stack_guard();
