@@ -80,6 +80,8 @@ static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
  * @ext_match: it has matches the tree does not know (@ext), checked at
  *	packet time
  * @ext_hooks: the hooks its extensions are valid at, as bits
+ * @target_hash: nfhp_name_hash() of @target, so that a commit's many
+ *	lookups of jump targets hash no name (nfhp_chain_target())
  * @ext: the evaluator's handle of its extensions, or NULL
  * @target: chain of a jump or goto
  */
@@ -91,6 +93,7 @@ struct nfhp_rule {
 	u8 action;
 	u8 ext_match;
 	u8 ext_hooks;
+	u32 target_hash;
 	void *ext;
 	char target[NFHP_CHAIN_NAME_LEN];
 };
@@ -105,6 +108,7 @@ static_assert(sizeof(struct nfhp_rule) <= 96);
  * @policy: the policy of a built-in chain
  * @rs: the rule set it belongs to
  * @gen: the transaction that created this copy
+ * @hash: nfhp_name_hash() of @name
  * @mark: scratch for walks over the models
  * @n: rules
  * @nbranch: rules that jump, goto or return; without them the chain's
@@ -118,6 +122,7 @@ struct nfhp_chain {
 	u8 policy;
 	const struct nfhp_ruleset *rs;
 	u32 gen;
+	u32 hash;
 	u32 mark;
 	unsigned int n;
 	unsigned int nbranch;
@@ -130,11 +135,25 @@ struct nfhp_chain {
  * @n: chains
  * @cap: room in @chains
  * @chains: built-in chains in hook order, then user chains by name
+ * @slot: a hash table of the chains' names: the index in @chains plus one
+ *	of the chain whose name hashes to a slot or, on collision, the next
+ *	free one; 0 for a free slot
+ * @nslot: slots in @slot, a power of two
+ * @hashed: @slot holds the chains as they are; else they are searched
+ *
+ * A commit looks up the target of every jump it reaches, 5,000 of them on
+ * a Kubernetes node whose chain names share a long prefix, and a binary
+ * search of them cost strcmp() a dozen times each: most of a one-rule
+ * commit.  So the commit hashes the names (nfhp_model_hash()); a change
+ * of the chains between commits clears @hashed.
  */
 struct nfhp_model {
 	unsigned int n;
 	unsigned int cap;
 	struct nfhp_chain **chains;
+	u32 *slot;
+	unsigned int nslot;
+	bool hashed;
 };
 
 /**
@@ -403,6 +422,9 @@ struct nfhp_spare {
  *	an update carried over are not counted
  * @jumps: the stack of chains a flatten is in (nfhp_flatten_rule()), and
  *	one frame more for the jump it may be about to make
+ * @stable: while a commit runs, for each chain of the staged model
+ *	whether it and the chains it reaches are the committed ones
+ *	(nfhp_chain_stable()), or NULL without memory
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -432,6 +454,7 @@ struct nfhp_ruleset {
 	unsigned int fold_age[NFHP_HOOK_MAX];
 	unsigned int flattened;
 	struct nfhp_flat_frame jumps[NFHP_MAX_JUMP_DEPTH + 2];
+	u8 *stable;
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
@@ -477,6 +500,16 @@ static void nfhp_list_free(struct nfhp_mem *mem, struct nfhp_rule_list *l)
 {
 	nfhp_free(mem, l->r, l->cap * sizeof(*l->r));
 	memset(l, 0, sizeof(*l));
+}
+
+/* FNV-1a of a chain name. */
+static u32 nfhp_name_hash(const char *name)
+{
+	u32 h = 2166136261u;
+
+	while (*name)
+		h = (h ^ (u8)*name++) * 16777619u;
+	return h;
 }
 
 /* Rules. */
@@ -582,6 +615,7 @@ static int nfhp_rule_new(struct nfhp_ruleset *rs,
 	r->gen = rs->gen;
 	r->ext_hooks = NFHP_ALL_HOOKS;
 	strscpy(r->target, spec->target, sizeof(r->target));
+	r->target_hash = nfhp_name_hash(r->target);
 	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
 		if (spec->m[i].dim < NFHP_DIM_MAX)
 			r->written |= 1u << spec->m[i].dim;
@@ -642,6 +676,7 @@ static struct nfhp_chain *nfhp_chain_alloc(struct nfhp_ruleset *rs,
 	}
 	c->cap = cap;
 	strscpy(c->name, name, sizeof(c->name));
+	c->hash = nfhp_name_hash(c->name);
 	c->hook = hook;
 	c->policy = NFHP_ACT_ACCEPT;
 	c->rs = rs;
@@ -653,6 +688,7 @@ static void nfhp_model_free(struct nfhp_ruleset *rs, struct nfhp_model *m)
 {
 	if (!m)
 		return;
+	nfhp_free(&rs->mem, m->slot, m->nslot * sizeof(*m->slot));
 	nfhp_free(&rs->mem, m->chains, m->cap * sizeof(*m->chains));
 	nfhp_free(&rs->mem, m, sizeof(*m));
 }
@@ -673,7 +709,51 @@ static struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
 		memcpy(m->chains, from->chains, from->n * sizeof(*m->chains));
 		m->n = from->n;
 	}
+	/* Without memory for the table the commit hashes anew. */
+	if (from && from->hashed) {
+		m->slot = nfhp_alloc_uninit(&rs->mem,
+					    from->nslot * sizeof(*m->slot));
+		if (m->slot) {
+			memcpy(m->slot, from->slot,
+			       from->nslot * sizeof(*m->slot));
+			m->nslot = from->nslot;
+			m->hashed = true;
+		}
+	}
 	return m;
+}
+
+/* Chains fewer than this are found by a binary search as fast. */
+#define NFHP_HASH_MIN_CHAINS	32
+
+/*
+ * Hash the names of @m's chains into @m->slot, unless it is hashed or
+ * small.  Without memory it stays searched: slower, not wrong.
+ */
+static void nfhp_model_hash(struct nfhp_ruleset *rs, struct nfhp_model *m)
+{
+	unsigned int i, k, want = 64;
+
+	if (m->hashed || m->n < NFHP_HASH_MIN_CHAINS)
+		return;
+	while (want < 2 * m->n)
+		want *= 2;
+	if (want != m->nslot) {
+		nfhp_free(&rs->mem, m->slot, m->nslot * sizeof(*m->slot));
+		m->nslot = 0;
+		m->slot = nfhp_alloc_uninit(&rs->mem, want * sizeof(*m->slot));
+		if (!m->slot)
+			return;
+		m->nslot = want;
+	}
+	memset(m->slot, 0, want * sizeof(*m->slot));
+	for (i = 0; i < m->n; i++) {
+		k = m->chains[i]->hash & (want - 1);
+		while (m->slot[k])
+			k = (k + 1) & (want - 1);
+		m->slot[k] = i + 1;
+	}
+	m->hashed = true;
 }
 
 static const struct nfhp_model *nfhp_view(const struct nfhp_ruleset *rs)
@@ -701,15 +781,40 @@ static unsigned int nfhp_chain_place(const struct nfhp_model *m,
 	return lo;
 }
 
-static int nfhp_chain_index(const struct nfhp_model *m, const char *name)
+/* The index in @m of the chain @name, whose nfhp_name_hash() is @hash. */
+static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
+			     u32 hash)
 {
+	const struct nfhp_chain *c;
 	unsigned int i;
+
+	if (m->hashed) {
+		for (i = hash & (m->nslot - 1); m->slot[i];
+		     i = (i + 1) & (m->nslot - 1)) {
+			c = m->chains[m->slot[i] - 1];
+			if (c->hash == hash && !strcmp(c->name, name))
+				return m->slot[i] - 1;
+		}
+		return -1;
+	}
 
 	for (i = 0; i < NFHP_HOOK_MAX && i < m->n; i++)
 		if (!strcmp(m->chains[i]->name, name))
 			return i;
 	i = nfhp_chain_place(m, name);
 	return i < m->n && !strcmp(m->chains[i]->name, name) ? i : -1;
+}
+
+static int nfhp_chain_index(const struct nfhp_model *m, const char *name)
+{
+	return nfhp_chain_lookup(m, name, nfhp_name_hash(name));
+}
+
+/* The index in @m of the chain that the jump or goto @r goes to, or -1. */
+static int nfhp_chain_target(const struct nfhp_model *m,
+			     const struct nfhp_rule *r)
+{
+	return nfhp_chain_lookup(m, r->target, r->target_hash);
 }
 
 /* The staged copy of a chain, copied from the committed one if needed. */
@@ -774,7 +879,7 @@ static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 
 		if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
 			continue;
-		t = nfhp_chain_index(m, r->target);
+		t = nfhp_chain_target(m, r);
 		if (t < 0)
 			continue;
 		err = nfhp_reach(rs, m, m->chains[t], depth + 1);
@@ -1289,7 +1394,7 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 		return err;
 	if (depth + 1 > NFHP_MAX_JUMP_DEPTH)
 		return -ELOOP;
-	t = nfhp_chain_index(m, r->target);
+	t = nfhp_chain_target(m, r);
 	if (t < 0)
 		return -ENOENT;
 	in->rules = (const struct nfhp_rule *const *)m->chains[t]->rules;
@@ -1688,45 +1793,56 @@ void nfhp_txn_abort(struct nfhp_ruleset *rs)
 	rs->work = NULL;
 }
 
-/*
- * Is @c, chain @i of the live model, in the work model unchanged?  A
- * transaction that adds or removes no chain leaves every one where it
- * was, so the name is looked up only when it moved.
- */
-static bool nfhp_chain_kept(const struct nfhp_model *work,
-			    const struct nfhp_chain *c, unsigned int i)
-{
-	int w;
+/* Values of the commit's @stable, see nfhp_chain_stable(). */
+enum {
+	NFHP_CHAIN_UNSEEN,
+	NFHP_CHAIN_STABLE,
+	NFHP_CHAIN_CHANGED,
+};
 
-	if (i < work->n && work->chains[i] == c)
-		return true;
-	w = nfhp_chain_index(work, c->name);
-	return w >= 0 && work->chains[w] == c;
+/*
+ * Is the chain @i of the staged model, and every chain it reaches, the
+ * committed one?  Chains are copied when a transaction changes them, so
+ * an old generation tells: the chain is then the committed one of that
+ * name, with the same rules, whose jumps reach the same chains if these
+ * are unchanged too.  What is found is kept in @stable, one per chain of
+ * the staged model, for the commit: each jump's target is looked up once.
+ */
+static bool nfhp_chain_stable(const struct nfhp_ruleset *rs, u8 *stable,
+			      int i, unsigned int depth)
+{
+	const struct nfhp_model *m = rs->work;
+	const struct nfhp_chain *c = m->chains[i];
+	bool ok = c->gen != rs->gen && depth <= NFHP_MAX_JUMP_DEPTH;
+	unsigned int k;
+	int t;
+
+	if (stable[i] != NFHP_CHAIN_UNSEEN)
+		return stable[i] == NFHP_CHAIN_STABLE;
+	for (k = 0; k < c->n && c->nbranch && ok; k++) {
+		if (c->rules[k]->action != NFHP_ACT_JUMP &&
+		    c->rules[k]->action != NFHP_ACT_GOTO)
+			continue;
+		t = nfhp_chain_target(m, c->rules[k]);
+		ok = t >= 0 && nfhp_chain_stable(rs, stable, t, depth + 1);
+	}
+	stable[i] = ok ? NFHP_CHAIN_STABLE : NFHP_CHAIN_CHANGED;
+	return ok;
 }
 
-/* Hooks whose trees must be rebuilt: they reach a chain that changed. */
+/*
+ * Hooks whose trees must be rebuilt: they reach a chain that changed, or
+ * the commit has no memory for @rs->stable to tell.
+ */
 static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
 {
-	unsigned int dirty = 0, i;
+	unsigned int dirty = 0;
 	int h;
 
-	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		if (!rs->live) {
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		if (!rs->live || !rs->stable ||
+		    !nfhp_chain_stable(rs, rs->stable, h, 0))
 			dirty |= 1u << h;
-			continue;
-		}
-		rs->mark++;
-		nfhp_reach(rs, rs->work, rs->work->chains[h], 0);
-		nfhp_reach(rs, rs->live, rs->live->chains[h], 0);
-		for (i = 0; i < rs->work->n; i++)
-			if (rs->work->chains[i]->mark == rs->mark &&
-			    rs->work->chains[i]->gen == rs->gen)
-				dirty |= 1u << h;
-		for (i = 0; i < rs->live->n && !(dirty & (1u << h)); i++)
-			if (rs->live->chains[i]->mark == rs->mark &&
-			    !nfhp_chain_kept(rs->work, rs->live->chains[i], i))
-				dirty |= 1u << h;
-	}
 	return dirty;
 }
 
@@ -2573,13 +2689,6 @@ static void nfhp_ints_shift(int *__restrict to, const int *__restrict from,
 		to[i] = from[i] + shift;
 }
 
-/* Values of struct nfhp_reflat's @stable. */
-enum {
-	NFHP_CHAIN_UNSEEN,
-	NFHP_CHAIN_STABLE,
-	NFHP_CHAIN_CHANGED,
-};
-
 /* Chains deeper than this are flattened afresh, not walked by an update. */
 #define NFHP_REFLAT_DEPTH	8
 
@@ -2589,9 +2698,7 @@ enum {
  * @fl: the new entries
  * @old: the hook's committed entries
  * @d: the changes found so far
- * @stable: for each chain of the staged model, whether it and every chain
- *	it reaches are the committed ones (&enum NFHP_CHAIN_STABLE), so
- *	that a jump to it keeps its entries
+ * @stable: the commit's, see nfhp_chain_stable()
  * @run_from: the first of the committed entries waiting to be carried over
  * @run_to: the entry after them
  *
@@ -2686,33 +2793,6 @@ static int nfhp_reflat_created(struct nfhp_reflat *w,
 	return err;
 }
 
-/*
- * Is the chain @i of the staged model, and every chain it reaches, the
- * committed one?  Chains are copied when a transaction changes them, so
- * an old generation tells; what is found is kept in @w->stable.
- */
-static bool nfhp_reflat_stable(struct nfhp_reflat *w, int i,
-			       unsigned int depth)
-{
-	const struct nfhp_model *m = w->rs->work;
-	const struct nfhp_chain *c = m->chains[i];
-	bool ok = c->gen != w->rs->gen && depth < NFHP_REFLAT_DEPTH;
-	unsigned int k;
-	int t;
-
-	if (w->stable[i] != NFHP_CHAIN_UNSEEN)
-		return w->stable[i] == NFHP_CHAIN_STABLE;
-	for (k = 0; k < c->n && c->nbranch && ok; k++) {
-		if (c->rules[k]->action != NFHP_ACT_JUMP &&
-		    c->rules[k]->action != NFHP_ACT_GOTO)
-			continue;
-		t = nfhp_chain_index(m, c->rules[k]->target);
-		ok = t >= 0 && nfhp_reflat_stable(w, t, depth + 1);
-	}
-	w->stable[i] = ok ? NFHP_CHAIN_STABLE : NFHP_CHAIN_CHANGED;
-	return ok;
-}
-
 /* Does the rule @r keep all its committed entries, those it jumps to too? */
 static bool nfhp_reflat_rule_kept(struct nfhp_reflat *w,
 				  const struct nfhp_rule *r)
@@ -2721,8 +2801,8 @@ static bool nfhp_reflat_rule_kept(struct nfhp_reflat *w,
 
 	if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
 		return true;
-	t = nfhp_chain_index(w->rs->work, r->target);
-	return t >= 0 && nfhp_reflat_stable(w, t, 0);
+	t = nfhp_chain_target(w->rs->work, r);
+	return t >= 0 && nfhp_chain_stable(w->rs, w->stable, t, 0);
 }
 
 /*
@@ -2763,8 +2843,8 @@ static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
 
 	if (depth + 1 >= NFHP_REFLAT_DEPTH)
 		return -EAGAIN;
-	oc = nfhp_chain_index(w->rs->live, r->target);
-	nc = nfhp_chain_index(w->rs->work, r->target);
+	oc = nfhp_chain_target(w->rs->live, r);
+	nc = nfhp_chain_target(w->rs->work, r);
 	if (oc < 0 || nc < 0)
 		return -EAGAIN;
 	while (from < to) {
@@ -2894,15 +2974,13 @@ static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
 	const struct nfhp_chain *nc = rs->work->chains[h];
 	const struct nfhp_flat *old = &rs->flat[h];
 	struct nfhp_reflat w = {
-		.rs = rs, .fl = fl, .old = old, .d = d,
+		.rs = rs, .fl = fl, .old = old, .d = d, .stable = rs->stable,
 	};
 	unsigned int pos = 0;
 	int err;
 
 	fl->first = nfhp_ints_alloc(rs, nc->n + 1, &fl->first_cap);
-	w.stable = nfhp_scratch_zalloc(&rs->forest.scratch, rs->work->n,
-				       sizeof(*w.stable));
-	if (!fl->first || !w.stable)
+	if (!fl->first)
 		return -ENOMEM;
 	err = nfhp_reflat_chain(&w, rs->live->chains[h], nc, &pos, NULL, 0,
 				fl->first, old->first);
@@ -3040,8 +3118,8 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_cands cx = { .d = &d, .fl = fl };
 	int err = -ENOMEM;
 
-	if (!cur || !old->n || !old->first || !rs->live || old->skips ||
-	    old->voids)
+	if (!cur || !old->n || !old->first || !rs->live || !rs->stable ||
+	    old->skips || old->voids)
 		return -EAGAIN;
 	fl->fold = old->fold;
 	/* Entries carried over may run xtables targets. */
@@ -3238,6 +3316,7 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
  */
 int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 {
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&rs->forest.scratch);
 	struct nfhp_flat *flat = rs->staged;
 	struct nfhp_spare_seen stale;
 	struct nfhp_tables *t, *old_tables;
@@ -3262,6 +3341,11 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	err = nfhp_check_hooks(rs, msg);
 	if (err)
 		goto out_abort;
+	nfhp_model_hash(rs, rs->work);
+	if (rs->live)
+		nfhp_model_hash(rs, rs->live);
+	rs->stable = nfhp_scratch_zalloc(&rs->forest.scratch, rs->work->n,
+					 sizeof(*rs->stable));
 	dirty = nfhp_dirty_hooks(rs);
 	err = -ENOMEM;
 	rel = nfhp_release_new(rs, old);
@@ -3273,6 +3357,8 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	err = nfhp_commit_build(rs, dirty, t, flat, msg);
 	if (err)
 		goto out_free_tables;
+	rs->stable = NULL;
+	nfhp_scratch_release(&rs->forest.scratch, mark);
 	old_tables = rcu_dereference_protected(rs->tables, 1);
 	rcu_assign_pointer(rs->tables, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
@@ -3298,6 +3384,8 @@ out_free_release:
 		nfhp_free(&rs->mem, rel->chains, old->n * sizeof(*rel->chains));
 	nfhp_free(&rs->mem, rel, sizeof(*rel));
 out_abort:
+	rs->stable = NULL;
+	nfhp_scratch_release(&rs->forest.scratch, mark);
 	if (err == -ENOMEM && !*msg)
 		*msg = "out of memory";
 	nfhp_txn_abort(rs);
@@ -3519,6 +3607,7 @@ static int nfhp_model_insert(struct nfhp_ruleset *rs, struct nfhp_chain *c)
 		(m->n - i) * sizeof(*m->chains));
 	m->chains[i] = c;
 	m->n++;
+	m->hashed = false;
 	return 0;
 }
 
@@ -3527,6 +3616,7 @@ static void nfhp_model_remove(struct nfhp_model *m, unsigned int i)
 	memmove(&m->chains[i], &m->chains[i + 1],
 		(m->n - i - 1) * sizeof(*m->chains));
 	m->n--;
+	m->hashed = false;
 }
 
 static int nfhp_do_new_chain(struct nfhp_ruleset *rs, void *arg,
@@ -3701,6 +3791,7 @@ static int nfhp_do_rename(struct nfhp_ruleset *rs, void *arg,
 		return PTR_ERR(c);
 	nfhp_model_remove(rs->work, nfhp_chain_index(rs->work, a->chain));
 	strscpy(c->name, a->name, sizeof(c->name));
+	c->hash = nfhp_name_hash(c->name);
 	return nfhp_model_insert(rs, c);
 }
 

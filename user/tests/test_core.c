@@ -736,6 +736,21 @@ static void test_chain_names(void)
 	      nfhp_ruleset_nchains(rs) == 3 + N - N / 5,
 	      "chain names: %u chains found by name (%u wrong)",
 	      nfhp_ruleset_nchains(rs), lost);
+	/* The commit hashed the names; a transaction's copy of them... */
+	check(!nfhp_txn_begin(rs) && nfhp_chain_find(rs, "r3") &&
+	      !nfhp_chain_rename(rs, "r3", "zz", &msg) &&
+	      !nfhp_chain_new(rs, "aa", &msg) &&
+	      !nfhp_chain_delete(rs, "c2", &msg) &&
+	      nfhp_chain_find(rs, "zz") && nfhp_chain_find(rs, "aa") &&
+	      !nfhp_chain_find(rs, "r3") && !nfhp_chain_find(rs, "c2") &&
+	      nfhp_chain_find(rs, "c4"),
+	      "chain names: renamed, added and deleted after a commit");
+	/* ...the changes made stale, and the next commit hashes anew. */
+	check(!nfhp_txn_commit(rs, &msg) && nfhp_chain_find(rs, "zz") &&
+	      nfhp_chain_find(rs, "aa") && !nfhp_chain_find(rs, "r3") &&
+	      !nfhp_chain_find(rs, "c2") && nfhp_chain_find(rs, "c299") &&
+	      nfhp_chain_find(rs, "INPUT"),
+	      "chain names: found after the next commit");
 	nfhp_ruleset_free(rs);
 }
 
