@@ -370,18 +370,37 @@ struct nfhp_release {
  * @ints: arrays of @ints_cap ints for a struct nfhp_flat's @from or
  *	@first, or NULL
  * @ints_cap: room in each of @ints
+ * @rules: a rule array of a chain that a commit replaced, for the copy
+ *	of the chain that the next transaction makes, or NULL
+ * @rules_cap: room in @rules
  *
  * A single-rule update at 100,000 rules replaces about 4 MB of arrays.
  * Taking them anew at every commit is vmalloc() page by page and a TLB
- * flush at free in the kernel, and page faults in userspace.  What a
- * commit did not take is freed at its end (nfhp_spare_trim()), so that
- * the arrays of a flushed chain do not stay.
+ * flush at free in the kernel, and page faults in userspace; under TCG
+ * every other vmalloc() of the @first array took 40 ms more, purging
+ * the lazily freed areas.  So arrays are taken with room to grow
+ * (nfhp_roomy()), and what a commit did not take is freed at its end
+ * (nfhp_spare_trim()), so that the arrays of a flushed chain do not stay.
  */
 struct nfhp_spare {
 	struct nfhp_flat flat;
 	int *ints[NFHP_SPARE_INTS];
 	unsigned int ints_cap[NFHP_SPARE_INTS];
+	struct nfhp_rule **rules;
+	unsigned int rules_cap;
 };
+
+/* Spare rule arrays are kept from this many rules on. */
+#define NFHP_SPARE_MIN_RULES	1024
+
+/*
+ * Room for @n elements of a big array that grows or shrinks by a few at
+ * each commit: an eighth more, so that the next commit's fits the spare.
+ */
+static unsigned int nfhp_roomy(unsigned int n)
+{
+	return n + n / 8 + 8;
+}
 
 /**
  * struct nfhp_ruleset - the rule set of a network namespace
@@ -652,10 +671,34 @@ out_nomem:
 
 /* Chains and models. */
 
+/* Free @c; a big rule array becomes the spare, if bigger than that. */
 static void nfhp_chain_free(struct nfhp_ruleset *rs, struct nfhp_chain *c)
 {
+	struct nfhp_spare *spare = &rs->spare;
+
+	if (c->cap >= NFHP_SPARE_MIN_RULES && c->cap > spare->rules_cap) {
+		swap(c->rules, spare->rules);
+		swap(c->cap, spare->rules_cap);
+	}
 	nfhp_free(&rs->mem, c->rules, c->cap * sizeof(*c->rules));
 	nfhp_free(&rs->mem, c, sizeof(*c));
+}
+
+/* A rule array for @cap rules: the spare one if it fits. */
+static struct nfhp_rule **nfhp_rules_alloc(struct nfhp_ruleset *rs,
+					   unsigned int cap)
+{
+	struct nfhp_spare *spare = &rs->spare;
+	struct nfhp_rule **rules;
+
+	/* A spare more than twice the size would keep too much. */
+	if (cap < NFHP_SPARE_MIN_RULES || spare->rules_cap < cap ||
+	    spare->rules_cap / 2 > cap)
+		return nfhp_alloc_uninit(&rs->mem, cap * sizeof(*rules));
+	rules = spare->rules;
+	spare->rules = NULL;
+	spare->rules_cap = 0;
+	return rules;
 }
 
 static struct nfhp_chain *nfhp_chain_alloc(struct nfhp_ruleset *rs,
@@ -667,8 +710,10 @@ static struct nfhp_chain *nfhp_chain_alloc(struct nfhp_ruleset *rs,
 	if (!c)
 		return NULL;
 	if (cap) {
-		c->rules = nfhp_alloc_uninit(&rs->mem,
-					     cap * sizeof(*c->rules));
+		if (cap >= NFHP_SPARE_MIN_RULES &&
+		    rs->spare.rules_cap >= cap && rs->spare.rules_cap / 2 <= cap)
+			cap = rs->spare.rules_cap;
+		c->rules = nfhp_rules_alloc(rs, cap);
 		if (!c->rules) {
 			nfhp_free(&rs->mem, c, sizeof(*c));
 			return NULL;
@@ -831,8 +876,8 @@ static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 	c = rs->work->chains[i];
 	if (c->gen == rs->gen)
 		return c;
-	/* Room for one more: most transactions add a rule, or none. */
-	copy = nfhp_chain_alloc(rs, c->name, c->hook, c->n + 1);
+	/* Room for more: most transactions add a rule, or none. */
+	copy = nfhp_chain_alloc(rs, c->name, c->hook, nfhp_roomy(c->n + 1));
 	if (!copy) {
 		*msg = "out of memory";
 		return ERR_PTR(-ENOMEM);
@@ -947,6 +992,7 @@ static void nfhp_flat_recycle(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 struct nfhp_spare_seen {
 	const void *e;
 	const int *ints[NFHP_SPARE_INTS];
+	const void *rules;
 };
 
 static void nfhp_spare_see(const struct nfhp_ruleset *rs,
@@ -957,6 +1003,7 @@ static void nfhp_spare_see(const struct nfhp_ruleset *rs,
 	seen->e = rs->spare.flat.e;
 	for (i = 0; i < NFHP_SPARE_INTS; i++)
 		seen->ints[i] = rs->spare.ints[i];
+	seen->rules = rs->spare.rules;
 }
 
 /* Free the spare arrays that are still those @stale saw. */
@@ -976,6 +1023,12 @@ static void nfhp_spare_trim(struct nfhp_ruleset *rs,
 		kvfree(spare->ints[i]);
 		spare->ints[i] = NULL;
 		spare->ints_cap[i] = 0;
+	}
+	if (spare->rules && spare->rules == stale->rules) {
+		nfhp_free(&rs->mem, spare->rules,
+			  spare->rules_cap * sizeof(*spare->rules));
+		spare->rules = NULL;
+		spare->rules_cap = 0;
 	}
 }
 
@@ -998,8 +1051,8 @@ static int *nfhp_ints_alloc(struct nfhp_ruleset *rs, unsigned int n,
 		spare->ints_cap[i] = 0;
 		return p;
 	}
-	p = kvmalloc_array(n, sizeof(*p), GFP_KERNEL);
-	*cap = p ? n : 0;
+	p = kvmalloc_array(nfhp_roomy(n), sizeof(*p), GFP_KERNEL);
+	*cap = p ? nfhp_roomy(n) : 0;
 	return p;
 }
 
@@ -1338,9 +1391,9 @@ enum {
 };
 
 /*
- * A chain whose entries the jump @jump's chain is done with: it closes
- * that chain (RETURNs, and a goto's implicit one) and marks where the
- * jump's scope ends when it is decided at packet time.
+ * Close the chain of frame @f at @depth, all its rules flattened: its
+ * RETURNs skip to the entry after it, a goto into it adds the implicit
+ * RETURN, and a jump decided at packet time learns where its scope ends.
  */
 static int nfhp_flatten_leave(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			      const struct nfhp_flat_frame *f,
@@ -1361,7 +1414,11 @@ static int nfhp_flatten_leave(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return err;
 }
 
-/* The next step of the rule of frame @f, at @depth; may push a frame. */
+/*
+ * Take the next step of frame @f's rule at @depth.  Return: 1 when it
+ * entered a jump's chain (the frame after @f is that chain's), else 0 or
+ * -errno.
+ */
 static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 			     const struct nfhp_model *m, struct nfhp_flat *fl,
 			     struct nfhp_flat_frame *f, unsigned int depth)
@@ -1707,11 +1764,11 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &rs->flat[h]);
-	nfhp_spare_see(rs, &seen);
-	nfhp_spare_trim(rs, &seen);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
 	nfhp_model_free_chains(rs, rs->live);
+	nfhp_spare_see(rs, &seen);
+	nfhp_spare_trim(rs, &seen);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
 	nfhp_where_drop(rs);

@@ -6,12 +6,14 @@
 #	bench/kernel/commit-latency.sh [-k INSERTS] [SIZES...]
 #
 # On the host (the default): boots the test VM once and runs itself there
-# with --guest.  In the guest, for each size N (default 1000 10000 100000)
-# it loads bench/seed.py's N-rule set with nf-hipac-restore, then inserts
-# INSERTS (default 20) single rules at position 1, each its own commit,
-# and reads after each how long the kernel took for it: "last commit
-# took" in /proc/net/nf-hipac/info, nfhp_txn_commit() alone, without the
-# program start and the netlink round trip around it.  Writes a table of
+# with --guest.  In the guest, for each size N (default 1000 10000 100000
+# kube:5000) it loads bench/seed.py's N-rule set with nf-hipac-restore,
+# then inserts INSERTS (default 20) single rules at FORWARD 1, each its own
+# commit, and reads after each how long the kernel took for it: "last
+# commit took" in /proc/net/nf-hipac/info, nfhp_txn_commit() alone,
+# without the program start and the netlink round trip around it.  A size
+# kube:N loads bench/kube.py N instead (FORWARD jumping to N service
+# chains) and inserts into the first service chain.  Writes a table of
 # median, min and max per size to bench/results/kernel-commit.md.  Under
 # TCG absolute times are inflated by the emulation (the classifier core's
 # own update times are in bench/results/core.md).
@@ -27,14 +29,17 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-sizes=${*:-"1000 10000 100000"}
+sizes=${*:-"1000 10000 100000 kube:5000"}
 
 if [ "$guest" = 0 ]; then
 	out=$top/build/commit-latency
 	rm -rf "$out"
 	mkdir -p "$out"
 	for n in $sizes; do
-		"$top/bench/seed.py" "$n" > "$out/seed-$n.rules"
+		case $n in
+		kube:*) "$top/bench/kube.py" "${n#kube:}" ;;
+		*) "$top/bench/seed.py" "$n" ;;
+		esac > "$out/seed-$n.rules"
 	done
 	"$top/selftests/vm/run-vm.sh" --timeout 1800 --mem 2G --out "$out" \
 		-- bench/kernel/commit-latency.sh --guest -k "$inserts" $sizes
@@ -49,10 +54,13 @@ if [ "$guest" = 0 ]; then
 		echo "Machine: QEMU TCG, 2 vCPUs, Debian's 6.1 kernel"
 		echo
 		echo "bench/seed.py's N rules loaded, then single-rule inserts" \
-		     "at FORWARD 1, each its own commit; the time is" \
-		     "nfhp_txn_commit() alone (\"last commit took\" in" \
-		     "/proc/net/nf-hipac/info).  TCG inflates the compute" \
-		     "several times over."
+		     "at FORWARD 1, each its own commit; kube:N is" \
+		     "bench/kube.py N (FORWARD jumping to N service chains of" \
+		     "two rules), with the inserts into the first service" \
+		     "chain.  The time is nfhp_txn_commit() alone (\"last" \
+		     "commit took\" in /proc/net/nf-hipac/info); entries is" \
+		     "the median of \"last commit flattened\".  TCG inflates" \
+		     "the compute several times over."
 		echo
 		cat "$out/table.md"
 	} > "$res"
@@ -64,25 +72,35 @@ out=${NFHP_VM_OUT:?run me on the host}
 . "$top/selftests/nf_hipac/lib.sh"
 [ -d /sys/module/nf_hipac ] || nfhp_insmod "$top/nf_hipac.ko"
 
-# took - "last commit took" in ns.
+# took - "last commit took" in ns, and "last commit flattened".
 took()
 {
-	awk '/^last commit took:/ { print $4 }' /proc/net/nf-hipac/info
+	awk '/^last commit took:/ { t = $4 }
+	     /^last commit flattened:/ { f = $4 }
+	     END { print t, f }' /proc/net/nf-hipac/info
 }
 
 {
-	echo "| rules | commits | median [ms] | min [ms] | max [ms] |"
-	echo "|---:|---:|---:|---:|---:|"
+	echo "| rules | commits | median [ms] | min [ms] | max [ms] | entries |"
+	echo "|---|---:|---:|---:|---:|---:|"
 } > "$out/table.md"
 for n in $sizes; do
 	"$top/user/build/nf-hipac-restore" < "$out/seed-$n.rules"
 	: > "$out/commit-$n.txt"
+	chain=FORWARD
+	case $n in
+	kube:*) chain=$(awk -F'[: ]' '/^:KUBE-SVC-/ { print $2; exit }' \
+		"$out/seed-$n.rules") ;;
+	esac
 	for i in $(seq "$inserts"); do
-		"$top/user/build/nf-hipac" -I FORWARD 1 \
+		"$top/user/build/nf-hipac" -I "$chain" 1 \
 			-s "10.250.$((i / 250)).$((i % 250))" -j ACCEPT
 		took >> "$out/commit-$n.txt"
 	done
-	sort -n "$out/commit-$n.txt" | awk -v n="$n" '{ v[NR] = $1 / 1e6 }
-		END { printf "| %d | %d | %.2f | %.2f | %.2f |\n", n, NR,
-		      v[int((NR + 1) / 2)], v[1], v[NR] }' >> "$out/table.md"
+	flat=$(awk '{ print $2 }' "$out/commit-$n.txt" | sort -n |
+	       awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	sort -n "$out/commit-$n.txt" | awk -v n="$n" -v f="$flat" '
+		{ v[NR] = $1 / 1e6 }
+		END { printf "| %s | %d | %.2f | %.2f | %.2f | %s |\n", n, NR,
+		      v[int((NR + 1) / 2)], v[1], v[NR], f }' >> "$out/table.md"
 done
