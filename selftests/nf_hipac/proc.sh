@@ -147,7 +147,7 @@ r -F FORWARD
 
 # Updates of a hook with user chains (nfhp_update_rules()): a rule put
 # into one of 20 chains of 30 rules is flattened alone, the other 620
-# entries carried over, and packets see it at once.
+# entries carried over, and packets see it at once; with a RETURN too.
 chainrules=$(mktemp)
 {
 	echo "*filter"
@@ -174,6 +174,19 @@ nfhp_check "the ping is dropped" fails ping_passes
 nfhp_check "-D c19 5" r -D c19 5
 nfhp_check "that commit flattened none" \
 	[ "$(field "last commit flattened")" = 0 ]
+nfhp_check "the ping passes" ping_passes
+# A RETURN merges the hook's trees into one, rebuilt once; then updates
+# place new entries around the RETURN's scope (nfhp_flat_scopes()).
+nfhp_check "-I c19 1 -p udp -j RETURN" r -I c19 1 -p udp -j RETURN
+nfhp_check "the first RETURN rebuilt the hook" \
+	[ "$(field "last commit flattened")" -gt 600 ]
+nfhp_check "-I c19 6 drops the ping again" \
+	r -I c19 6 -s $CLIENT_IP/32 -p icmp -j DROP
+nfhp_check "with the RETURN that commit flattened one entry" \
+	[ "$(field "last commit flattened")" = 1 ]
+nfhp_check "the ping is dropped" fails ping_passes
+nfhp_check "-D c19 6" r -D c19 6
+nfhp_check "and none" [ "$(field "last commit flattened")" = 0 ]
 nfhp_check "the ping passes" ping_passes
 nfhp_check "-F and -X" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X"
