@@ -35,7 +35,9 @@ firewall is: a rule whose source is a /8 or narrower goes to chain S<N>
 for its first octet N, FORWARD jumps to each with "-s N.0.0.0/8 -j S<N>"
 (in the order the octets first appear) and keeps the wider rules after
 the jumps.  This reorders the set, so its verdicts are not ClassBench's;
-it measures what user chains cost a lookup and an update.
+it measures what user chains cost a lookup and an update.  --returns
+puts "-p icmp -j RETURN" atop each of those chains (ClassBench packets
+are tcp and udp), so that the hook's entries skip, as Calico's do.
 
 The ClassBench data stays outside the repository; .xz files are read
 directly.
@@ -85,7 +87,7 @@ def chain_of(src):
     return "S" + addr.split(".")[0]
 
 
-def write_chained(rules, out):
+def write_chained(rules, out, returns=False):
     """Write @rules ((chain, rule) pairs) with the jumps to their chains."""
     chains = []
     for chain, _ in rules:
@@ -96,12 +98,14 @@ def write_chained(rules, out):
     for chain in chains:
         out.write("-A FORWARD -s %s.0.0.0/8 -j %s\n" % (chain[1:], chain))
     for chain in ["FORWARD"] + chains:
+        if returns and chain != "FORWARD":
+            out.write("-A %s -p icmp -j RETURN\n" % chain)
         for c, rule in rules:
             if c == chain:
                 out.write("-A %s%s\n" % (c, rule))
 
 
-def convert(lines, out, mapping, chained=False):
+def convert(lines, out, mapping, chained=False, returns=False):
     skipped = {}
     n = 0
     emitted = 0
@@ -145,7 +149,7 @@ def convert(lines, out, mapping, chained=False):
             if mapping:
                 mapping.write("%d %d\n" % (emitted, n))
     if chained:
-        write_chained(rules, out)
+        write_chained(rules, out, returns)
     else:
         for chain, rule in rules:
             out.write("-A %s%s\n" % (chain, rule))
@@ -165,12 +169,16 @@ def main():
     ap.add_argument("--map", help="write 'converted-number classbench-line'")
     ap.add_argument("--chains", action="store_true",
                     help="spread the rules over user chains by source /8")
+    ap.add_argument("--returns", action="store_true",
+                    help="with --chains, -p icmp -j RETURN atop each chain")
     args = ap.parse_args()
+    if args.returns and not args.chains:
+        ap.error("--returns goes with --chains")
     if args.map and args.chains:
         ap.error("--map numbers FORWARD's rules; it does not go with --chains")
     mapping = open(args.map, "w") if args.map else None
     with open_text(args.rulefile) as f:
-        convert(f, sys.stdout, mapping, args.chains)
+        convert(f, sys.stdout, mapping, args.chains, args.returns)
     if mapping:
         mapping.close()
 

@@ -3,7 +3,7 @@
 #
 # The classifier core benchmark: every ClassBench 10k set of
 # lyxocs-ruleSet/, the three generated 100k sets, and acl1 at 10k and 100k
-# spread over user chains (classbench2ipt.py --chains), through
+# spread over user chains (classbench2ipt.py --chains, also --returns), through
 # nf-hipac-sim --bench (tree vs. the naive linear reference, build time,
 # memory, single-rule insert/delete at the loaded size).
 #
@@ -38,7 +38,7 @@ make -s -C "$top/user" build/nf-hipac-sim || exit 1
 mkdir -p "$res"
 [ -d "$data/lyxocs-ruleSet" ] || { echo "no ClassBench data in $data" >&2; exit 1; }
 
-# name rulefile tracefile|synth [converter option]
+# name rulefile tracefile|synth [converter options]
 sets=()
 for s in acl1 acl2 acl3 acl4 acl5 fw1 fw2 fw3 fw4 fw5 ipc1 ipc2; do
 	rf=$data/lyxocs-ruleSet/${s}_10k
@@ -56,13 +56,17 @@ for s in acl1 fw1 ipc1; do
 done
 sets+=("acl1_10k_chains $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_trace.xz --chains")
 sets+=("acl1_100k_chains $data/generated/acl1_100k.xz $data/generated/acl1_100k_trace.xz --chains")
+sets+=("acl1_10k_returns $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_trace.xz --chains --returns")
+sets+=("acl1_100k_returns $data/generated/acl1_100k.xz $data/generated/acl1_100k_trace.xz --chains --returns")
 
 csv=$res/core.csv
 echo "set,rules,skipped,packets,trace,build_ms,memory_mib,lookup_ns,linear_ns,speedup,insert_us_p50,insert_us_p99,delete_us_p50,delete_us_p99,status" > "$csv"
 start=$(date +%s)
 for entry in "${sets[@]}"; do
-	read -r name rf tf opt <<<"$entry"
-	"$top/bench/classbench2ipt.py" ${opt:+"$opt"} "$rf" > "$tmp/$name.ipt" 2> "$tmp/$name.conv"
+	read -r name rf tf opts <<<"$entry"
+	# $opts: converter options, one word each.
+	# shellcheck disable=SC2086
+	"$top/bench/classbench2ipt.py" $opts "$rf" > "$tmp/$name.ipt" 2> "$tmp/$name.conv"
 	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$tmp/$name.conv")
 	if [ "$tf" = synth ]; then
 		"$top/bench/classbench2pkt.py" --synth "$rf" --count "$npkts" > "$tmp/$name.pkt"
@@ -127,6 +131,8 @@ elapsed=$(($(date +%s) - start))
 	echo "\`*_chains\`: the set spread over a user chain per source /8, FORWARD jumping"
 	echo "to each (\`classbench2ipt.py --chains\`); an update flattens only the"
 	echo "rules it adds.  Their insert p99 is the benchmark re-inserting a jump line:"
-	echo "a second copy of a whole chain's entries."
+	echo "a second copy of a whole chain's entries.  \`*_returns\`: the same with"
+	echo "\`-p icmp -j RETURN\` atop each chain (\`--chains --returns\`), so that the"
+	echo "hook keeps one tree and an update also sets the RETURNs' scopes anew."
 } > "$res/core.md"
 cat "$res/core.md"

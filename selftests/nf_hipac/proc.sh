@@ -166,28 +166,27 @@ nfhp_check "restore of 20 chains of 30 rules" \
 rm -f "$chainrules"
 nfhp_check "the restore flattened them all" \
 	[ "$(field "last commit flattened")" -gt 600 ]
-nfhp_check "-I c19 5 drops the ping" \
-	r -I c19 5 -s $CLIENT_IP/32 -p icmp -j DROP
-nfhp_check "that commit flattened one entry" \
-	[ "$(field "last commit flattened")" = 1 ]
-nfhp_check "the ping is dropped" fails ping_passes
-nfhp_check "-D c19 5" r -D c19 5
-nfhp_check "that commit flattened none" \
-	[ "$(field "last commit flattened")" = 0 ]
-nfhp_check "the ping passes" ping_passes
+# update_round POS WHAT - -I c19 POS drops the ping, flattening one entry;
+# -D c19 POS flattens none and lets it pass again.
+update_round()
+{
+	nfhp_check "$2: -I c19 $1 drops the ping" \
+		r -I c19 "$1" -s $CLIENT_IP/32 -p icmp -j DROP
+	nfhp_check "$2: that commit flattened one entry" \
+		[ "$(field "last commit flattened")" = 1 ]
+	nfhp_check "$2: the ping is dropped" fails ping_passes
+	nfhp_check "$2: -D c19 $1" r -D c19 "$1"
+	nfhp_check "$2: that commit flattened none" \
+		[ "$(field "last commit flattened")" = 0 ]
+	nfhp_check "$2: the ping passes" ping_passes
+}
+update_round 5 "chains"
 # A RETURN merges the hook's trees into one, rebuilt once; then updates
 # place new entries around the RETURN's scope (nfhp_flat_scopes()).
 nfhp_check "-I c19 1 -p udp -j RETURN" r -I c19 1 -p udp -j RETURN
 nfhp_check "the first RETURN rebuilt the hook" \
 	[ "$(field "last commit flattened")" -gt 600 ]
-nfhp_check "-I c19 6 drops the ping again" \
-	r -I c19 6 -s $CLIENT_IP/32 -p icmp -j DROP
-nfhp_check "with the RETURN that commit flattened one entry" \
-	[ "$(field "last commit flattened")" = 1 ]
-nfhp_check "the ping is dropped" fails ping_passes
-nfhp_check "-D c19 6" r -D c19 6
-nfhp_check "and none" [ "$(field "last commit flattened")" = 0 ]
-nfhp_check "the ping passes" ping_passes
+update_round 6 "with a RETURN"
 nfhp_check "-F and -X" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X"
 

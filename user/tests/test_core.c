@@ -754,19 +754,41 @@ static void test_chain_names(void)
 	nfhp_ruleset_free(rs);
 }
 
-/* Append "-s 10.@k.@j.0/24 -j DROP" to chain @chain; false on failure. */
-static bool chain_rule(struct nfhp_ruleset *rs, const char *chain,
-		       unsigned int k, unsigned int j, unsigned int pos)
+/* Put "-s @addr/@len -j @action" at @pos of @chain (0: append). */
+static bool src_rule(struct nfhp_ruleset *rs, const char *chain,
+		     unsigned int pos, u32 addr, u8 len, u8 action)
 {
-	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	struct nfhp_rule_spec *s = spec_new(action);
 	const char *msg = NULL;
 	bool ok;
 
-	spec_prefix(s, NFHP_DIM_SRC, ip(10, k, j, 0), 24, false);
+	spec_prefix(s, NFHP_DIM_SRC, addr, len, false);
 	ok = pos ? !nfhp_rule_insert(rs, chain, pos, s, NULL, &msg) :
 		   !nfhp_rule_append(rs, chain, s, NULL, &msg);
 	free(s);
 	return ok;
+}
+
+/* Does FORWARD decide a packet from @src with @action by @chain's @pos? */
+static bool src_decided(struct nfhp_ruleset *rs, u32 src, u8 action,
+			const char *chain, unsigned int pos)
+{
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = src;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	return v.rule && v.action == action &&
+	       !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), chain) &&
+	       nfhp_rule_position(rs, v.rule) == pos;
+}
+
+/* Put "-s 10.@k.@j.0/24 -j DROP" at @pos of @chain (0: append). */
+static bool chain_rule(struct nfhp_ruleset *rs, const char *chain,
+		       unsigned int k, unsigned int j, unsigned int pos)
+{
+	return src_rule(rs, chain, pos, ip(10, k, j, 0), 24, NFHP_ACT_DROP);
 }
 
 /* The verdict of FORWARD for a packet from 10.@k.@j.1: DROP by rule @pos? */
@@ -853,36 +875,6 @@ static void test_chain_update(void)
 	      "rule in the chain flattened once for each jump");
 	free(jump);
 	nfhp_ruleset_free(rs);
-}
-
-/* Put "-s @addr/@len -j @action" at @pos of @chain (0: append). */
-static bool src_rule(struct nfhp_ruleset *rs, const char *chain,
-		     unsigned int pos, u32 addr, u8 len, u8 action)
-{
-	struct nfhp_rule_spec *s = spec_new(action);
-	const char *msg = NULL;
-	bool ok;
-
-	spec_prefix(s, NFHP_DIM_SRC, addr, len, false);
-	ok = pos ? !nfhp_rule_insert(rs, chain, pos, s, NULL, &msg) :
-		   !nfhp_rule_append(rs, chain, s, NULL, &msg);
-	free(s);
-	return ok;
-}
-
-/* Does FORWARD decide a packet from @src with @action by @chain's @pos? */
-static bool src_decided(struct nfhp_ruleset *rs, u32 src, u8 action,
-			const char *chain, unsigned int pos)
-{
-	struct nfhp_verdict v;
-	struct nfhp_key k;
-
-	key_init(&k);
-	k.v[NFHP_DIM_SRC] = src;
-	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
-	return v.rule && v.action == action &&
-	       !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), chain) &&
-	       nfhp_rule_position(rs, v.rule) == pos;
 }
 
 /*
