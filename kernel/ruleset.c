@@ -842,7 +842,6 @@ static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
 		}
 		return -1;
 	}
-
 	for (i = 0; i < NFHP_HOOK_MAX && i < m->n; i++)
 		if (!strcmp(m->chains[i]->name, name))
 			return i;
@@ -852,7 +851,8 @@ static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
 
 static int nfhp_chain_index(const struct nfhp_model *m, const char *name)
 {
-	return nfhp_chain_lookup(m, name, nfhp_name_hash(name));
+	/* A searched model needs no hash. */
+	return nfhp_chain_lookup(m, name, m->hashed ? nfhp_name_hash(name) : 0);
 }
 
 /* The index in @m of the chain that the jump or goto @r goes to, or -1. */
