@@ -57,6 +57,7 @@ done
 sets+=("acl1_10k_chains $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_trace.xz --chains")
 sets+=("acl1_100k_chains $data/generated/acl1_100k.xz $data/generated/acl1_100k_trace.xz --chains")
 sets+=("acl1_10k_returns $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_trace.xz --chains --returns")
+sets+=("acl1_100k_returns $data/generated/acl1_100k.xz $data/generated/acl1_100k_trace.xz --chains --returns")
 
 csv=$res/core.csv
 echo "set,rules,skipped,packets,trace,build_ms,memory_mib,lookup_ns,linear_ns,speedup,insert_us_p50,insert_us_p99,delete_us_p50,delete_us_p99,status" > "$csv"
@@ -131,7 +132,7 @@ elapsed=$(($(date +%s) - start))
 	echo "to each (\`classbench2ipt.py --chains\`); an update flattens only the"
 	echo "rules it adds.  Their insert p99 is the benchmark re-inserting a jump line:"
 	echo "a second copy of a whole chain's entries.  \`*_returns\`: the same with"
-	echo "\`-p icmp -j RETURN\` atop each chain (\`--chains --returns\`): the hook"
-	echo "keeps one tree, and every update rebuilds it (doc/status.md item 3)."
+	echo "\`-p icmp -j RETURN\` atop each chain (\`--chains --returns\`), so that the"
+	echo "hook keeps one tree and an update also sets the RETURNs' scopes anew."
 } > "$res/core.md"
 cat "$res/core.md"

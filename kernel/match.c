@@ -952,6 +952,24 @@ int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
 }
 
 /**
+ * nfhp_box_clone() - a copy of a box
+ * @mem: the account to allocate it on
+ * @b: the box
+ * @out: set to the copy
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nfhp_box_clone(struct nfhp_mem *mem, const struct nfhp_box *b,
+		   struct nfhp_box **out)
+{
+	*out = nfhp_alloc_uninit(mem, b->size);
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, b, b->size);
+	return 0;
+}
+
+/**
  * nfhp_box_free() - free a box
  * @mem: the account it was allocated on
  * @b: the box, may be NULL

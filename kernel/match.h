@@ -73,6 +73,8 @@ int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		       struct nfhp_box **box, const char **msg);
 int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
 		       const struct nfhp_box *b, struct nfhp_box **out);
+int nfhp_box_clone(struct nfhp_mem *mem, const struct nfhp_box *b,
+		   struct nfhp_box **out);
 void nfhp_box_free(struct nfhp_mem *mem, struct nfhp_box *b);
 bool nfhp_box_intersects(const struct nfhp_box *b,
 			 const struct nfhp_region *reg);

@@ -1400,13 +1400,25 @@ static int nfhp_flatten_leave(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			      unsigned int depth)
 {
 	const struct nfhp_rule *r = f->jump->rule;
+	struct nfhp_box *own = NULL;
 	int err = 0;
 
 	nfhp_flat_scope_returns(fl, f->start);
-	/* After a goto nothing more of this chain runs: an implicit RETURN. */
-	if (r->action == NFHP_ACT_GOTO)
-		err = nfhp_flat_add(rs, fl, f->prefix, false, NULL, NULL,
-				    NFHP_ACT_RETURN, f->flags, depth);
+	/*
+	 * After a goto nothing more of this chain runs: an implicit RETURN.
+	 * It has a box of its own where the goto's entry owns its box: an
+	 * update may replace that entry (nfhp_scope_set()) and keep this.
+	 */
+	if (r->action == NFHP_ACT_GOTO) {
+		if (f->jump->owns_box)
+			err = nfhp_box_clone(&rs->mem, f->prefix, &own);
+		if (!err)
+			err = nfhp_flat_add(rs, fl, own ?: f->prefix, own,
+					    NULL, NULL, NFHP_ACT_RETURN,
+					    f->flags, depth);
+		if (err)
+			nfhp_box_free(&rs->mem, own);
+	}
 	if (r->ext_match) {
 		f->jump->scope_end = nfhp_flat_next_order(fl);
 		fl->skips = true;
@@ -2322,6 +2334,174 @@ static int nfhp_delta_orders(struct nfhp_flat *fl, const struct nfhp_delta *d)
 	return 0;
 }
 
+/**
+ * struct nfhp_scope_end - where a scope that is still open must end
+ * @lo: the key of the last entry inside it
+ * @hi: the key of the first entry after it
+ *
+ * A skip goes to the first entry whose key is not below @scope_end, so
+ * any end in (@lo, @hi] is right.
+ */
+struct nfhp_scope_end {
+	u64 lo;
+	u64 hi;
+};
+
+/* Depths of entries: a chain 64 jumps deep and a goto's RETURN below it. */
+#define NFHP_DEPTHS		(NFHP_MAX_JUMP_DEPTH + 2)
+
+/*
+ * Make entry @i of @fl, the committed entry @oi (or added, @added),
+ * skip to @end.  An added entry is changed; a committed one, which
+ * packets may be reading, is replaced by a copy that @d lists as added
+ * and the original as removed, out of order (nfhp_flat_scopes() sorts).
+ */
+static int nfhp_scope_set(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			  struct nfhp_delta *d, unsigned int i, unsigned int oi,
+			  bool added, const struct nfhp_scope_end *end)
+{
+	struct nfhp_entry *e = fl->e[i], *copy;
+	struct nfhp_box *box = NULL;
+
+	if (e->scope_end > end->lo && e->scope_end <= end->hi)
+		return 0;
+	if (added) {
+		e->scope_end = end->hi;
+		return 0;
+	}
+	if (d->nremoved == d->cap)
+		return -EAGAIN;
+	if (nfhp_grow(&rs->mem, (void **)&d->added, &d->added_cap,
+		      d->nadded + 1, sizeof(*d->added)))
+		return -ENOMEM;
+	fl->own = d->added;
+	fl->own_cap = d->added_cap;
+	copy = nfhp_alloc(&rs->mem, sizeof(*copy));
+	if (copy && e->owns_box && nfhp_box_clone(&rs->mem, e->box, &box)) {
+		nfhp_free(&rs->mem, copy, sizeof(*copy));
+		copy = NULL;
+	}
+	if (!copy)
+		return -ENOMEM;
+	*copy = *e;
+	if (box)
+		copy->box = box;
+	copy->scope_end = end->hi;
+	fl->e[i] = copy;
+	d->added[d->nadded++] = i;
+	fl->nown = d->nadded;
+	d->removed[d->nremoved++] = oi;
+	return 0;
+}
+
+static int nfhp_uint_cmp(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a;
+	unsigned int y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Fill @le and @ends for an entry at @depth whose key is @hi, after one
+ * with key @lo: @le[k] is where a scope ends that the first entry at
+ * depth k or less ends (a jump's at depth k), @ends[k] where one ends that
+ * the first entry above depth k or a goto's RETURN at k ends (a RETURN's
+ * at depth k).  Depths past @deepest had no entry yet.
+ */
+static void nfhp_scope_seen(struct nfhp_scope_end *le,
+			    struct nfhp_scope_end *ends, unsigned int depth,
+			    bool implicit, unsigned int deepest, u64 lo, u64 hi)
+{
+	unsigned int k;
+
+	for (k = depth; k <= deepest; k++) {
+		le[k].lo = lo;
+		le[k].hi = hi;
+		if (k > depth || implicit)
+			ends[k] = le[k];
+	}
+}
+
+/*
+ * Give the skipping entries of @fl, which an update carried over or added
+ * (@d) with their keys given, the ends of their scopes: a RETURN's is
+ * where its chain's invocation ends, a jump decided at packet time's
+ * where its chain's does.  Added entries were flattened with ends
+ * counted in positions, and a scope whose last entries came or went ends
+ * elsewhere now.  One pass from the back, remembering per depth where
+ * the scopes still open end (nfhp_scope_seen()).
+ */
+static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			    const struct nfhp_flat *old, struct nfhp_delta *d)
+{
+	struct nfhp_scratch *s = &rs->forest.scratch;
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
+	unsigned int nadded = d->nadded, nremoved = d->nremoved;
+	unsigned int a = nadded, r = nremoved, deepest = 0, skips = 0, i;
+	unsigned int oi = old->n - 1;	/* the policy's */
+	struct nfhp_scope_end *le, *ends;
+	struct nfhp_entry *e;
+	bool added;
+	int err = 0;
+
+	le = nfhp_scratch_alloc(s, NFHP_DEPTHS, sizeof(*le));
+	ends = nfhp_scratch_alloc(s, NFHP_DEPTHS, sizeof(*ends));
+	if (!le || !ends) {
+		err = -ENOMEM;
+		goto out_release;
+	}
+	le[0].lo = fl->n > 1 ? fl->e[fl->n - 2]->order : 0;
+	le[0].hi = fl->e[fl->n - 1]->order;
+	ends[0] = le[0];
+	for (i = fl->n - 1; i-- > 0 && !err;) {
+		e = fl->e[i];
+		if (e->depth >= NFHP_DEPTHS) {
+			err = -EAGAIN;
+			break;
+		}
+		for (; deepest < e->depth; deepest++)
+			le[deepest + 1] = ends[deepest + 1] = le[deepest];
+		added = a > 0 && d->added[a - 1] == i;
+		if (added) {
+			a--;
+		} else {
+			for (; r > 0 && d->removed[r - 1] == oi - 1; r--)
+				oi--;
+			if (WARN_ON_ONCE(!oi || old->e[--oi] != e)) {
+				err = -EAGAIN;
+				break;
+			}
+		}
+		/* A goto's RETURN (no rule) ends the chain of the goto. */
+		if (e->action == NFHP_ACT_RETURN)
+			err = nfhp_scope_set(rs, fl, d, i, oi, added,
+					     &ends[e->depth - !e->rule]);
+		else if (e->scope_end != NFHP_ORDER_UNSET)
+			err = nfhp_scope_set(rs, fl, d, i, oi, added,
+					     &le[e->depth]);
+		skips += e->action == NFHP_ACT_RETURN ||
+			 e->scope_end != NFHP_ORDER_UNSET;
+		nfhp_scope_seen(le, ends, e->depth,
+				!e->rule && e->action == NFHP_ACT_RETURN,
+				deepest, i ? fl->e[i - 1]->order : 0,
+				e->order);
+	}
+	/* Without skips left the hook's entries go back to their groups. */
+	if (!err && !skips)
+		err = -EAGAIN;
+	if (!err && d->nadded > nadded) {
+		sort(d->added, d->nadded, sizeof(*d->added), nfhp_uint_cmp,
+		     NULL);
+		sort(d->removed, d->nremoved, sizeof(*d->removed),
+		     nfhp_uint_cmp, NULL);
+	}
+out_release:
+	nfhp_scratch_release(s, mark);
+	return err;
+}
+
+
 /* Gather the entries of group @g of @fl into @out, the policy last. */
 static unsigned int nfhp_group_gather(const struct nfhp_flat *fl,
 				      unsigned int g,
@@ -2427,13 +2607,17 @@ static unsigned int nfhp_cands_find(const struct nfhp_cands *cx,
 		.cx = cx, .g = g, .x = x, .box = box, .out = out,
 	};
 	const struct nfhp_flat *fl = cx->fl;
+	bool groups = nfhp_flat_groupable(fl);
 	struct nfhp_entry_sum sum;
 	unsigned int a, j;
 
-	nfhp_candidx_query(cx->idx, g, x, nfhp_cands_take, &q);
+	/* Entries that skip others share one tree: ask every group. */
+	for (q.g = groups ? g : 0; q.g < (groups ? g + 1 : NFHP_GROUPS);
+	     q.g++)
+		nfhp_candidx_query(cx->idx, q.g, x, nfhp_cands_take, &q);
 	for (a = 0; a < cx->d->nadded; a++) {
 		j = cx->d->added[a];
-		if (fl->group[j] != g)
+		if (groups && fl->group[j] != g)
 			continue;
 		nfhp_entry_sum_fill(&sum, fl->e[j]->box);
 		if (nfhp_entry_sum_meet(&sum, x) &&
@@ -2458,10 +2642,11 @@ static void nfhp_cands_scan(const struct nfhp_flat *fl, unsigned int g,
 {
 	struct nfhp_entry_sum own;
 	const struct nfhp_entry_sum *sum = &own;
+	bool groups = nfhp_flat_groupable(fl);
 	unsigned int i, k;
 
 	for (i = 0; i + 1 < fl->n; i++) {
-		if (fl->group[i] != g)
+		if (groups && fl->group[i] != g)
 			continue;
 		/* A walking update keeps no summaries: read the box. */
 		if (fl->summed)
@@ -2539,7 +2724,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       unsigned int *groups)
 {
 	const struct nfhp_entry *ch[2];
-	unsigned int i, nch;
+	unsigned int i, nch, g;
 	int err = 0;
 
 	for (i = find_first_bit(changed, n); i < n && !err;
@@ -2549,10 +2734,12 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 		if (i + 1 < n && test_bit(i + 1, changed) &&
 		    nfhp_entries_pair(e[i], e[i + 1]))
 			ch[nch++] = e[++i];
+		/* Entries that skip others share one tree. */
+		g = nfhp_flat_groupable(fl) ? ch[0]->group : 0;
 		if (groups)
-			*groups |= 1u << ch[0]->group;
-		err = nfhp_update_group(rs, &t->root[h][ch[0]->group], ch, nch,
-					fl, ch[0]->group, cx, cands);
+			*groups |= 1u << g;
+		err = nfhp_update_group(rs, &t->root[h][g], ch, nch, fl, g, cx,
+					cands);
 	}
 	return err;
 }
@@ -2636,14 +2823,36 @@ out_release:
 }
 
 /*
+ * The committed entries @d removes, sorted by address for bsearch(), into
+ * @cx.  Return: false without memory.
+ */
+static bool nfhp_cands_removed(struct nfhp_ruleset *rs, struct nfhp_cands *cx,
+			       const struct nfhp_flat *old)
+{
+	const struct nfhp_delta *d = cx->d;
+	unsigned int i;
+
+	cx->removed = nfhp_scratch_alloc(&rs->forest.scratch, d->nremoved,
+					 sizeof(*cx->removed));
+	if (!cx->removed)
+		return false;
+	for (i = 0; i < d->nremoved; i++)
+		cx->removed[i] = old->e[d->removed[i]];
+	sort(cx->removed, d->nremoved, sizeof(*cx->removed), nfhp_ptr_cmp,
+	     NULL);
+	cx->nremoved = d->nremoved;
+	return true;
+}
+
+/*
  * Update the trees of a hook whose new entries @fl are aligned with the
  * old ones by @match, whose changes @d lists unless NULL; kept entries are
  * in @fl already.  -EAGAIN: too many changes, or no room for the new
  * order keys: rebuild instead.
  */
 static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			       const int *match, const struct nfhp_delta *d,
-			       const struct nfhp_cands *cx,
+			       const int *match, struct nfhp_delta *d,
+			       struct nfhp_cands *cx,
 			       unsigned int changes,
 			       const struct nfhp_tables *cur,
 			       struct nfhp_tables *t, int h)
@@ -2659,8 +2868,13 @@ static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	 */
 	err = d ? nfhp_delta_orders(fl, d) :
 		  nfhp_flat_orders(fl, old, match, true);
+	if (!err && d && fl->skips)
+		err = nfhp_flat_scopes(rs, fl, old, d);
 	if (err)
 		return err;
+	/* The removed entries, the scopes' replaced ones included. */
+	if (cx && !nfhp_cands_removed(rs, cx, old))
+		cx = NULL;
 	return nfhp_update_trees(rs, fl, old, match, d, cx, cur, t, h);
 }
 
@@ -2819,7 +3033,7 @@ static int nfhp_reflat_remove(struct nfhp_reflat *w, unsigned int from,
 static int nfhp_reflat_created(struct nfhp_reflat *w,
 			       const struct nfhp_rule *r,
 			       const struct nfhp_box *prefix,
-			       unsigned int depth)
+			       unsigned int depth, u8 flags)
 {
 	struct nfhp_ruleset *rs = w->rs;
 	struct nfhp_flat *fl = w->fl;
@@ -2831,7 +3045,7 @@ static int nfhp_reflat_created(struct nfhp_reflat *w,
 	if (err)
 		return err;
 	k = fl->n;
-	err = nfhp_flatten_rule(rs, rs->work, fl, r, prefix, depth, 0);
+	err = nfhp_flatten_rule(rs, rs->work, fl, r, prefix, depth, flags);
 	if (d->nadded + fl->n - k > d->cap)
 		err = err ?: -EAGAIN;
 	else if (nfhp_grow(&rs->mem, (void **)&d->added, &d->added_cap,
@@ -2883,20 +3097,22 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			     const struct nfhp_chain *oc,
 			     const struct nfhp_chain *nc, unsigned int *pos,
 			     const struct nfhp_box *prefix, unsigned int depth,
-			     int *first, const int *ofirst);
+			     u8 flags, int *first, const int *ofirst);
 
 /*
  * The rule @r at @depth is kept, but the chain it jumps to changed: its
  * own entries, the committed [@from, @to), are carried over, and each
  * one's chain is walked against the committed chain, with the entry's
- * box as what the jump matches.
+ * box as what the jump matches and its flags (a jump decided at packet
+ * time makes its chain's entries conditional); a goto's implicit RETURN
+ * after the chain is carried over too.
  */
 static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
 			    unsigned int from, unsigned int to,
 			    unsigned int depth)
 {
 	const struct nfhp_entry *e;
-	int oc, nc, err;
+	int oc, nc, err = 0;
 
 	if (depth + 1 >= NFHP_REFLAT_DEPTH)
 		return -EAGAIN;
@@ -2910,14 +3126,23 @@ static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
 			return -EAGAIN;	/* not the entries of @r */
 		err = nfhp_reflat_keep(w, from, from + 1);
 		from++;
-		if (!err && e->action != NFHP_ENTRY_HOTDROP)
-			err = nfhp_reflat_chain(w, w->rs->live->chains[oc],
-						w->rs->work->chains[nc], &from,
-						e->box, depth + 1, NULL, NULL);
-		if (err)
-			return err;
+		if (err || e->action == NFHP_ENTRY_HOTDROP)
+			continue;
+		err = nfhp_reflat_chain(w, w->rs->live->chains[oc],
+					w->rs->work->chains[nc], &from, e->box,
+					depth + 1,
+					e->flags & (NFHP_ENTRY_COND |
+						    NFHP_ENTRY_VOID),
+					NULL, NULL);
+		if (err || r->action != NFHP_ACT_GOTO)
+			continue;
+		if (from >= to || w->old->e[from]->rule ||
+		    w->old->e[from]->action != NFHP_ACT_RETURN)
+			return -EAGAIN;	/* no implicit RETURN */
+		err = nfhp_reflat_keep(w, from, from + 1);
+		from++;
 	}
-	return 0;
+	return err;
 }
 
 /*
@@ -2945,7 +3170,7 @@ static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
 
 /*
  * Walk the committed chain @oc, whose entries begin at *@pos, and the
- * staged @nc side by side, both flattened under @prefix at @depth: the
+ * staged @nc side by side, both flattened under @prefix at @depth with @flags: the
  * entries of the rules both have are carried over (or walked, for a jump
  * whose chain changed), a rule this transaction created is flattened,
  * and a committed rule that @nc lacks was removed.  *@pos ends after
@@ -2957,7 +3182,7 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			     const struct nfhp_chain *oc,
 			     const struct nfhp_chain *nc, unsigned int *pos,
 			     const struct nfhp_box *prefix, unsigned int depth,
-			     int *first, const int *ofirst)
+			     u8 flags, int *first, const int *ofirst)
 {
 	const struct nfhp_rule *r;
 	unsigned int j = 0, oj = 0, i = *pos, end;
@@ -2987,7 +3212,7 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			j++;
 			oj++;
 		} else if (r->gen == w->rs->gen) {
-			err = nfhp_reflat_created(w, r, prefix, depth);
+			err = nfhp_reflat_created(w, r, prefix, depth, flags);
 			j++;
 		} else if (oj < oc->n) {
 			/* Removed: a rule stays the same object while kept. */
@@ -3039,7 +3264,7 @@ static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
 	fl->first = nfhp_ints_alloc(rs, nc->n + 1, &fl->first_cap);
 	if (!fl->first)
 		return -ENOMEM;
-	err = nfhp_reflat_chain(&w, rs->live->chains[h], nc, &pos, NULL, 0,
+	err = nfhp_reflat_chain(&w, rs->live->chains[h], nc, &pos, NULL, 0, 0,
 				fl->first, old->first);
 	if (!err && pos != old->n - 1)
 		err = -EAGAIN;	/* not the chain of the entries */
@@ -3082,28 +3307,6 @@ static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
 					      old->group, old->n - 1))
 		return NULL;
 	return idx;
-}
-
-/*
- * The committed entries @d removes, sorted by address for bsearch(), into
- * @cx.  Return: false without memory.
- */
-static bool nfhp_cands_removed(struct nfhp_ruleset *rs, struct nfhp_cands *cx,
-			       const struct nfhp_flat *old)
-{
-	const struct nfhp_delta *d = cx->d;
-	unsigned int i;
-
-	cx->removed = nfhp_scratch_alloc(&rs->forest.scratch, d->nremoved,
-					 sizeof(*cx->removed));
-	if (!cx->removed)
-		return false;
-	for (i = 0; i < d->nremoved; i++)
-		cx->removed[i] = old->e[d->removed[i]];
-	sort(cx->removed, d->nremoved, sizeof(*cx->removed), nfhp_ptr_cmp,
-	     NULL);
-	cx->nremoved = d->nremoved;
-	return true;
 }
 
 /*
@@ -3157,7 +3360,10 @@ static int nfhp_flat_gone(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 /*
  * nfhp_reflatten_hook() and nfhp_update_matched(), or -EAGAIN.  The
  * hook's committed entries must know where its rules' begin (@first)
- * and have neither skips nor void entries, which an update cannot place.
+ * and have no void entries, which an update cannot place.  A hook whose
+ * entries skip (a RETURN, a goto, a jump decided at packet time) keeps
+ * its one tree and has its scopes' ends set anew (nfhp_flat_scopes());
+ * the first such entry, or the last one gone, rebuilds it.
  */
 static noinline_for_stack int
 nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
@@ -3176,11 +3382,12 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	int err = -ENOMEM;
 
 	if (!cur || !old->n || !old->first || !rs->live || !rs->stable ||
-	    old->skips || old->voids)
+	    old->voids)
 		return -EAGAIN;
 	fl->fold = old->fold;
-	/* Entries carried over may run xtables targets. */
+	/* Entries carried over may run xtables targets, or skip. */
 	fl->rekeys = old->rekeys;
+	fl->skips = old->skips;
 	/*
 	 * The removed ones live on the scratch stack: two allocations per
 	 * commit made glibc give pages back and fault them in again, 1 % of
@@ -3201,18 +3408,16 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!err)
 		err = nfhp_reflatten_hook(rs, h, fl, &d, &changes);
 	/*
-	 * A RETURN needs one tree; and after a new xtables target a jump's
-	 * rules that cannot match under it are void entries now, which the
-	 * carried-over ones lack.
+	 * The first skipping entry merges the trees into one; and after a
+	 * new xtables target a jump's rules that cannot match under it are
+	 * void entries now, which the carried-over ones lack.
 	 */
-	if (!err && (fl->skips || fl->voids ||
+	if (!err && (fl->skips != old->skips || fl->voids ||
 		     (fl->rekeys && !old->rekeys && nc->nbranch)))
 		err = -EAGAIN;
 	/* Without the index (no memory for it), the scan finds them. */
 	if (!err)
 		cx.idx = nfhp_cands_index(rs, h, old);
-	if (cx.idx && !nfhp_cands_removed(rs, &cx, old))
-		cx.idx = NULL;
 	if (!err)
 		err = nfhp_update_matched(rs, fl, NULL, &d,
 					  cx.idx ? &cx : NULL, changes, cur,

@@ -147,7 +147,7 @@ r -F FORWARD
 
 # Updates of a hook with user chains (nfhp_update_rules()): a rule put
 # into one of 20 chains of 30 rules is flattened alone, the other 620
-# entries carried over, and packets see it at once.
+# entries carried over, and packets see it at once; with a RETURN too.
 chainrules=$(mktemp)
 {
 	echo "*filter"
@@ -181,6 +181,12 @@ update_round()
 	nfhp_check "$2: the ping passes" ping_passes
 }
 update_round 5 "chains"
+# A RETURN merges the hook's trees into one, rebuilt once; then updates
+# place new entries around the RETURN's scope (nfhp_flat_scopes()).
+nfhp_check "-I c19 1 -p udp -j RETURN" r -I c19 1 -p udp -j RETURN
+nfhp_check "the first RETURN rebuilt the hook" \
+	[ "$(field "last commit flattened")" -gt 600 ]
+update_round 6 "with a RETURN"
 nfhp_check "-F and -X" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X"
 

@@ -769,6 +769,21 @@ static bool src_rule(struct nfhp_ruleset *rs, const char *chain,
 	return ok;
 }
 
+/* Does FORWARD decide a packet from @src with @action by @chain's @pos? */
+static bool src_decided(struct nfhp_ruleset *rs, u32 src, u8 action,
+			const char *chain, unsigned int pos)
+{
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = src;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	return v.rule && v.action == action &&
+	       !strcmp(nfhp_chain_name(nfhp_rule_chain(rs, v.rule)), chain) &&
+	       nfhp_rule_position(rs, v.rule) == pos;
+}
+
 /* Put "-s 10.@k.@j.0/24 -j DROP" at @pos of @chain (0: append). */
 static bool chain_rule(struct nfhp_ruleset *rs, const char *chain,
 		       unsigned int k, unsigned int j, unsigned int pos)
@@ -858,6 +873,72 @@ static void test_chain_update(void)
 	     chain_drops(rs, 6, 5, "C6", 1) && chain_drops(rs, 6, 0, "C6", 2);
 	check(ok, "a second jump to a chain flattened with its chain, then a "
 	      "rule in the chain flattened once for each jump");
+	free(jump);
+	nfhp_ruleset_free(rs);
+}
+
+/*
+ * A hook whose chains RETURN is updated too, not rebuilt: new entries
+ * get order keys on the right side of the scopes around them (a rule put
+ * just behind a jump's chain must not be skipped by the chain's RETURN),
+ * and a RETURN added gets its scope's end.
+ */
+static void test_skip_update(void)
+{
+	enum { NCH = 10, NRULES = 20 };
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	const char *msg = NULL;
+	unsigned int k, j;
+	char name[16];
+	bool ok;
+
+	ok = !nfhp_txn_begin(rs);
+	for (k = 0; k < NCH && ok; k++) {
+		snprintf(name, sizeof(name), "C%u", k);
+		ok = !nfhp_chain_new(rs, name, &msg) &&
+		     src_rule(rs, name, 0, ip(10, k, 200, 0), 24,
+			      NFHP_ACT_RETURN);
+		for (j = 0; j < NRULES && ok; j++)
+			ok = src_rule(rs, name, 0, ip(10, k, j, 0), 24,
+				      NFHP_ACT_DROP);
+		jump->nmatch = 0;
+		spec_prefix(jump, NFHP_DIM_SRC, ip(10, k, 0, 0), 16, false);
+		strcpy(jump->target, name);
+		ok = ok && !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg);
+	}
+	ok = ok && src_rule(rs, "FORWARD", 0, ip(10, 0, 0, 0), 8,
+			    NFHP_ACT_ACCEPT) && !nfhp_txn_commit(rs, &msg);
+	check(ok && src_decided(rs, ip(10, 3, 200, 1), NFHP_ACT_ACCEPT,
+				"FORWARD", NCH + 1) &&
+	      src_decided(rs, ip(10, 3, 5, 1), NFHP_ACT_DROP, "C3", 7),
+	      "skips: %u chains that RETURN", NCH);
+	ok = src_rule(rs, "C3", 0, ip(10, 3, 200, 0), 24, NFHP_ACT_DROP) &&
+	     nfhp_ruleset_flattened(rs) == 1 &&
+	     src_decided(rs, ip(10, 3, 200, 1), NFHP_ACT_ACCEPT, "FORWARD",
+			 NCH + 1);
+	check(ok, "skips: a rule appended inside the scope of a RETURN is "
+	      "skipped, flattened alone");
+	ok = src_rule(rs, "C3", 1, ip(10, 3, 200, 5), 32, NFHP_ACT_DROP) &&
+	     nfhp_ruleset_flattened(rs) == 1 &&
+	     src_decided(rs, ip(10, 3, 200, 5), NFHP_ACT_DROP, "C3", 1) &&
+	     src_rule(rs, "FORWARD", 5, ip(10, 3, 200, 7), 32,
+		      NFHP_ACT_DROP) &&
+	     nfhp_ruleset_flattened(rs) == 1 &&
+	     src_decided(rs, ip(10, 3, 200, 7), NFHP_ACT_DROP, "FORWARD", 5);
+	check(ok, "skips: a rule before the RETURN, and one just behind the "
+	      "chain that returns, flattened alone");
+	ok = src_rule(rs, "C4", 1, ip(10, 4, 1, 0), 24, NFHP_ACT_RETURN) &&
+	     nfhp_ruleset_flattened(rs) == 1 &&
+	     src_decided(rs, ip(10, 4, 1, 1), NFHP_ACT_ACCEPT, "FORWARD",
+			 NCH + 2) &&
+	     src_decided(rs, ip(10, 4, 2, 1), NFHP_ACT_DROP, "C4", 5) &&
+	     !nfhp_rule_delete(rs, "C3", 2, &msg) &&
+	     !nfhp_ruleset_flattened(rs) &&
+	     src_decided(rs, ip(10, 3, 200, 7), NFHP_ACT_DROP, "C3",
+			 NRULES + 2);
+	check(ok, "skips: a RETURN added and one deleted (the rule it skipped "
+	      "decides), nothing else flattened");
 	free(jump);
 	nfhp_ruleset_free(rs);
 }
@@ -1347,6 +1428,66 @@ static void test_mark_reaches_excluded_rule(void)
 	free(jump);
 	free(mark);
 	free(drop);
+}
+
+/*
+ * -A FORWARD -s 10.0.0.0/8 -j A
+ * -A A -p tcp -m EXT -g G
+ * -A FORWARD -s 10.0.9.0/24 -j ACCEPT
+ * -A G -s 10.0.1.0/24 -j DROP
+ * The goto, decided at packet time, skips G when EXT does not match; its
+ * entry has a box of its own (10.0.0.0/8 and tcp), and so has G's
+ * implicit RETURN.  A rule inserted just behind the jump to A moves the
+ * scope ends of both: the update replaces their entries by copies, which
+ * must not point into the box freed with the goto's replaced entry (the
+ * next update reads it).
+ */
+static void test_goto_scope_update(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_rule_spec *go = spec_new(NFHP_ACT_GOTO);
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+	bool ok;
+
+	nfhp_ruleset_set_ext(rs, &mark_ops, NULL);
+	spec_prefix(jump, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	strcpy(jump->target, "A");
+	spec_range(go, NFHP_DIM_PROTO, 6, 6, false);
+	go->ext_len = 1;
+	strcpy(go->target, "G");
+	ok = !nfhp_txn_begin(rs) && !nfhp_chain_new(rs, "A", &msg) &&
+	     !nfhp_chain_new(rs, "G", &msg) &&
+	     src_rule(rs, "G", 0, ip(10, 0, 1, 0), 24, NFHP_ACT_DROP) &&
+	     !nfhp_rule_append(rs, "A", go, NULL, &msg) &&
+	     !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg) &&
+	     src_rule(rs, "FORWARD", 0, ip(10, 0, 9, 0), 24,
+		      NFHP_ACT_ACCEPT) &&
+	     !nfhp_txn_commit(rs, &msg);
+	check(ok, "goto scope: rules load: %s", msg);
+	ok = src_rule(rs, "G", 0, ip(10, 0, 2, 0), 24, NFHP_ACT_DROP) &&
+	     nfhp_ruleset_flattened(rs) == 1 &&
+	     src_rule(rs, "FORWARD", 2, ip(10, 0, 8, 0), 24,
+		      NFHP_ACT_ACCEPT) &&
+	     nfhp_ruleset_flattened(rs) == 1 &&
+	     src_rule(rs, "G", 0, ip(10, 0, 3, 0), 24, NFHP_ACT_DROP);
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 6;
+	k.v[NFHP_DIM_SRC] = ip(10, 0, 3, 1);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	ok = ok && v.rule && v.action == NFHP_ACT_DROP &&
+	     nfhp_rule_position(rs, v.rule) == 3;
+	k.v[NFHP_DIM_SRC] = ip(10, 0, 2, 1);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(ok && v.rule && v.action == NFHP_ACT_DROP &&
+	      nfhp_rule_position(rs, v.rule) == 2,
+	      "goto scope: a rule inserted behind the jump, one entry "
+	      "flattened, the copies' boxes still there for the next update");
+	free(go);
+	free(jump);
+	nfhp_ruleset_free(rs);
 }
 
 /*
@@ -2094,6 +2235,8 @@ int main(void)
 	test_chain_names();
 	test_chain_update();
 	test_deep_jumps();
+	test_skip_update();
+	test_goto_scope_update();
 	test_fold();
 	test_stack_guard();
 	test_deferred_release();
