@@ -80,6 +80,8 @@ static int nfhp_info_show(struct seq_file *m, void *v)
 		   nfhp_ruleset_flattened(rs));
 	seq_printf(m, "splits built by two CPUs: %14llu\n",
 		   nfhp_ruleset_shared_splits(rs));
+	seq_printf(m, "tree updates given up:    %14llu\n",
+		   nfhp_ruleset_updates_given_up(rs));
 	seq_printf(m, "nf-hipac is invoked %s iptables\n",
 		   hn->iptables_first ? "after" : "before");
 	mutex_unlock(&hn->lock);

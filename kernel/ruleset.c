@@ -439,6 +439,8 @@ static unsigned int nfhp_roomy(unsigned int n)
  * @fold_age: per hook, commits since its fold was last chosen
  * @flattened: entries the last commit flattened, for all hooks: those
  *	an update carried over are not counted
+ * @updates_given_up: tree updates that ran out of visits, the trees then
+ *	built anew (nfhp_group_rebuild())
  * @jumps: the stack of chains a flatten is in (nfhp_flatten_rule()), and
  *	one frame more for the jump it may be about to make
  * @stable: while a commit runs, for each chain of the staged model
@@ -472,6 +474,7 @@ struct nfhp_ruleset {
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
 	unsigned int fold_age[NFHP_HOOK_MAX];
 	unsigned int flattened;
+	u64 updates_given_up;
 	struct nfhp_flat_frame jumps[NFHP_MAX_JUMP_DEPTH + 2];
 	u8 *stable;
 };
@@ -2149,6 +2152,8 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 }
 
 u32 nfhp_fold_recheck = NFHP_FOLD_RECHECK;
+u32 nfhp_update_visits_per_entry = NFHP_UPDATE_VISITS_PER_ENTRY;
+u32 nfhp_update_visits_min = NFHP_UPDATE_VISITS_MIN;
 
 /*
  * Choose the fold of hook @h's entries @fl before its trees are built from
@@ -2502,15 +2507,19 @@ out_release:
 }
 
 
-/* Gather the entries of group @g of @fl into @out, the policy last. */
+/*
+ * Gather the entries of group @g of @fl into @out, the policy last: all
+ * of them where they skip, which keeps them in one tree.
+ */
 static unsigned int nfhp_group_gather(const struct nfhp_flat *fl,
 				      unsigned int g,
 				      const struct nfhp_entry **out)
 {
+	bool groups = nfhp_flat_groupable(fl);
 	unsigned int i, n = 0;
 
 	for (i = 0; i + 1 < fl->n; i++)
-		if (fl->group[i] == g)
+		if (!groups || fl->group[i] == g)
 			out[n++] = fl->e[i];
 	out[n++] = fl->e[fl->n - 1];
 	return n;
@@ -2661,11 +2670,13 @@ static void nfhp_cands_scan(const struct nfhp_flat *fl, unsigned int g,
 }
 
 /*
- * Work one or two changed entries of group @g into its tree in @t.  A
+ * Work one or two changed entries of group @g into its tree @root.  A
  * rule's hotdrop entry comes with it: one pass over the hook's summaries
- * (or one search of @cx each, unless NULL) finds the candidates of both.  The pass reads the whole hook rather
- * than a copy of the group's entries: making that copy would read it all
- * anyway, and write as much.  @cands has room for twice @fl's entries.
+ * (or one search of @cx each, unless NULL) finds the candidates of both.
+ * The pass reads the whole hook rather than a copy of the group's
+ * entries: making that copy would read it all anyway, and write as much.
+ * @cands has room for twice @fl's entries.  Return: 0, -ENOMEM, or
+ * -EOVERFLOW when the update of the tree gave up.
  */
 static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_entry *const *changed,
@@ -2674,14 +2685,14 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_cands *cx,
 			     const struct nfhp_entry **cands)
 {
+	unsigned long visits = nfhp_update_visits_min +
+			       (unsigned long)nfhp_update_visits_per_entry *
+			       fl->n;
 	unsigned int k, n[2] = { 0, 0 }, stride = fl->n;
 	struct nfhp_entry_sum x[2];
 	struct nfhp_node *new;
 	int err;
 
-	if (!*root)
-		return nfhp_tree_build(&rs->forest, cands,
-				       nfhp_group_gather(fl, g, cands), root);
 	for (k = 0; k < nchanged; k++) {
 		nfhp_entry_sum_fill(&x[k], changed[k]->box);
 		if (cx)
@@ -2693,12 +2704,37 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 	for (k = 0; k < nchanged; k++) {
 		cands[k * stride + n[k]++] = fl->e[fl->n - 1];
 		err = nfhp_tree_update(&rs->forest, *root, changed[k]->box,
-				       cands + k * stride, n[k], &new);
+				       cands + k * stride, n[k], visits, &new);
 		if (err)
 			return err;
 		nfhp_tree_put(&rs->forest, *root);
 		*root = new;
 	}
+	return 0;
+}
+
+/*
+ * Build group @g's tree anew from @fl, into @root, which may hold the
+ * committed tree: for a group new to the hook, or when an update of the
+ * tree gave up (@why is -EOVERFLOW: "Updates: nfhp_tree_update()" in
+ * tree.c).  @cands has room for @fl's entries.
+ */
+static int nfhp_group_rebuild(struct nfhp_ruleset *rs, struct nfhp_node **root,
+			      const struct nfhp_flat *fl, unsigned int g,
+			      const struct nfhp_entry **cands, int why)
+{
+	struct nfhp_node *new;
+	int err;
+
+	err = nfhp_tree_build(&rs->forest, cands,
+			      nfhp_group_gather(fl, g, cands), &new);
+	if (err)
+		return err;
+	if (*root)
+		nfhp_tree_put(&rs->forest, *root);
+	*root = new;
+	if (why == -EOVERFLOW)
+		rs->updates_given_up++;
 	return 0;
 }
 
@@ -2713,7 +2749,8 @@ static bool nfhp_entries_pair(const struct nfhp_entry *a,
 /*
  * Update the trees for the changed entries among @e[0..@n), those whose
  * @changed bit is set, in pairs where nfhp_entries_pair() allows.  The
- * groups of the changed entries are added to @groups, unless NULL.
+ * groups of the changed entries are added to @groups, unless NULL; those
+ * whose trees were built anew from @fl to @built, and left alone after.
  */
 static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       int h, struct nfhp_entry *const *e,
@@ -2721,7 +2758,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       const struct nfhp_flat *fl,
 			       const struct nfhp_cands *cx,
 			       const struct nfhp_entry **cands,
-			       unsigned int *groups)
+			       unsigned int *groups, unsigned int *built)
 {
 	const struct nfhp_entry *ch[2];
 	unsigned int i, nch, g;
@@ -2738,8 +2775,17 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 		g = nfhp_flat_groupable(fl) ? ch[0]->group : 0;
 		if (groups)
 			*groups |= 1u << g;
-		err = nfhp_update_group(rs, &t->root[h][g], ch, nch, fl, g, cx,
-					cands);
+		/* A tree built in this commit holds every change already. */
+		if (*built & (1u << g))
+			continue;
+		if (t->root[h][g])
+			err = nfhp_update_group(rs, &t->root[h][g], ch, nch,
+						fl, g, cx, cands);
+		if (!t->root[h][g] || err == -EOVERFLOW) {
+			*built |= 1u << g;
+			err = nfhp_group_rebuild(rs, &t->root[h][g], fl, g,
+						 cands, err);
+		}
 	}
 	return err;
 }
@@ -2785,7 +2831,7 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	const struct nfhp_entry **cands;
 	unsigned long *added, *removed;
-	unsigned int g, emptied = 0;
+	unsigned int g, emptied = 0, built = 0;
 	int err = -ENOMEM;
 
 	/*
@@ -2805,10 +2851,10 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			nfhp_tree_get(t->root[h][g]);
 	}
 	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, fl, cx,
-				  cands, NULL);
+				  cands, NULL, &built);
 	if (!err)
 		err = nfhp_update_changed(rs, t, h, old->e, old->n, removed,
-					  fl, cx, cands, &emptied);
+					  fl, cx, cands, &emptied, &built);
 	/* Only a group that lost entries can have none left. */
 	for (g = 1; g < NFHP_GROUPS && !err; g++) {
 		if (!(emptied & (1u << g)) || !t->root[h][g] ||
@@ -4965,6 +5011,20 @@ u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs)
 unsigned int nfhp_ruleset_flattened(const struct nfhp_ruleset *rs)
 {
 	return rs->flattened;
+}
+
+/**
+ * nfhp_ruleset_updates_given_up() - tree updates that gave up
+ * @rs: the rule set
+ *
+ * An update that would visit more nodes than a build makes gives up, and
+ * the tree is built anew ("Updates: nfhp_tree_update()" in tree.c).
+ *
+ * Return: how many times that happened since @rs was made.
+ */
+u64 nfhp_ruleset_updates_given_up(const struct nfhp_ruleset *rs)
+{
+	return rs->updates_given_up;
 }
 
 /* For stats.c: the committed tree and entries of a hook. */

@@ -140,6 +140,19 @@ unsigned int nfhp_rule_position(struct nfhp_ruleset *rs,
 #define NFHP_FOLD_RECHECK	256
 extern u32 nfhp_fold_recheck;
 
+/*
+ * Nodes an update of a tree may visit, this many per entry of its hook
+ * and NFHP_UPDATE_VISITS_MIN more, before it gives up and the tree is
+ * built anew ("Updates: nfhp_tree_update()" in tree.c).  A single-rule
+ * update of a ClassBench set visits 5 to 11,000 (fw4_10k's wide rules).
+ * nfhp_update_visits_per_entry and nfhp_update_visits_min are these, or
+ * less in tests.
+ */
+#define NFHP_UPDATE_VISITS_PER_ENTRY	16
+#define NFHP_UPDATE_VISITS_MIN		4096
+extern u32 nfhp_update_visits_per_entry;
+extern u32 nfhp_update_visits_min;
+
 /* The packet path: lockless, under rcu_read_lock(). */
 void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   const struct nfhp_key *key, unsigned int len, void *pkt,
@@ -154,5 +167,6 @@ unsigned int nfhp_ruleset_nchains(const struct nfhp_ruleset *rs);
 unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs);
 u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs);
 unsigned int nfhp_ruleset_flattened(const struct nfhp_ruleset *rs);
+u64 nfhp_ruleset_updates_given_up(const struct nfhp_ruleset *rs);
 
 #endif /* _NFHP_RULESET_H */

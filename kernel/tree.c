@@ -185,6 +185,15 @@
  * drops the references of the old roots after a grace period (ruleset.c),
  * which frees exactly the nodes no new tree shares.
  *
+ * An update walks the tree as a tree, not as the graph that deduplication
+ * made of it: a subtree under several parents is visited once for each
+ * path to it.  Where the paths multiply (say 30 entries over a dozen
+ * dimensions, each cutting a few intervals), one update can visit 10^8
+ * nodes.  So an update is given a number of visits (ruleset.c gives 16
+ * per entry of the hook, and 4096) and gives up with -EOVERFLOW past
+ * them; the tree is then built anew, and a build has the memo of each
+ * split's children.
+ *
  * Matching: nfhp_tree_lookup()
  * ----------------------------
  *
@@ -1917,11 +1926,13 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
  * @x: the box of the entries that came or went
  * @c: every current entry intersecting @x, in order, the policy last
  * @n: number of entries in @c
+ * @visits: nodes the update may still visit
  */
 struct nfhp_update {
 	const struct nfhp_box *x;
 	const struct nfhp_entry **c;
 	unsigned int n;
+	unsigned long *visits;
 };
 
 static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
@@ -2143,6 +2154,13 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 			    struct nfhp_region *reg,
 			    const struct nfhp_update *u, struct nfhp_node **out)
 {
+	/*
+	 * A subtree that several parents share is visited once per path to
+	 * it, and the paths can multiply at every level.
+	 */
+	if (!*u->visits)
+		return -EOVERFLOW;
+	(*u->visits)--;
 	if (!nfhp_box_intersects(u->x, reg)) {
 		nfhp_ctl(node)->refs++;
 		*out = node;
@@ -2167,22 +2185,29 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
  * @cands: every entry of the new rule set that intersects @x, in order,
  *	ending with the policy
  * @n: number of entries in @cands
+ * @visits: how many nodes the update may visit
  * @out: set to the new tree, holding one reference
  *
  * Nodes whose regions miss @x are shared with @root; regions inside @x are
  * built anew from @cands, which hold every entry that can matter there;
  * leaves that @x cuts are split along it.  Several changes are applied one
- * after the other.
+ * after the other.  The visits are counted: a subtree shared by several
+ * parents is visited once per path to it, and where paths multiply, a
+ * build of the whole tree costs less (see "Updates: nfhp_tree_update()"
+ * in DOC: Theory of Operation).
  *
- * Return: 0, or -ENOMEM with nothing allocated.
+ * Return: 0, -ENOMEM, or -EOVERFLOW when @visits did not suffice; on
+ * error nothing is allocated.
  */
 int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 		     const struct nfhp_box *x,
 		     const struct nfhp_entry **cands, unsigned int n,
-		     struct nfhp_node **out)
+		     unsigned long visits, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
-	struct nfhp_update u = { .x = x, .c = cands, .n = n };
+	struct nfhp_update u = {
+		.x = x, .c = cands, .n = n, .visits = &visits
+	};
 	struct nfhp_region *reg = nfhp_region_scratch(f);
 	int err;
 

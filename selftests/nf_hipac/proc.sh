@@ -38,7 +38,8 @@ nfhp_check "info is readable" [ -n "$(info)" ]
 for k in "maximum memory bound" "total memory (used)" \
 	 "total memory (allocated)" "total number of chains" \
 	 "total number of rules" "commits" "last commit took" \
-	 "last commit flattened" "splits built by two CPUs"; do
+	 "last commit flattened" "splits built by two CPUs" \
+	 "tree updates given up"; do
 	nfhp_check "info has '$k:'" [ -n "$(field "$k")" ]
 done
 nfhp_check "default bound is about half of the RAM" \

@@ -891,6 +891,7 @@ static void test_skip_update(void)
 	const char *msg = NULL;
 	unsigned int k, j;
 	char name[16];
+	u64 given;
 	bool ok;
 
 	ok = !nfhp_txn_begin(rs);
@@ -939,6 +940,23 @@ static void test_skip_update(void)
 			 NRULES + 2);
 	check(ok, "skips: a RETURN added and one deleted (the rule it skipped "
 	      "decides), nothing else flattened");
+	given = nfhp_ruleset_updates_given_up(rs);
+	nfhp_update_visits_per_entry = 0;
+	nfhp_update_visits_min = 0;
+	ok = src_rule(rs, "C5", 1, ip(10, 5, 100, 0), 24, NFHP_ACT_DROP) &&
+	     nfhp_ruleset_updates_given_up(rs) == given + 1 &&
+	     src_decided(rs, ip(10, 5, 100, 1), NFHP_ACT_DROP, "C5", 1) &&
+	     src_decided(rs, ip(10, 5, 5, 1), NFHP_ACT_DROP, "C5", 8) &&
+	     !nfhp_rule_delete(rs, "C5", 1, &msg) &&
+	     nfhp_ruleset_updates_given_up(rs) == given + 2 &&
+	     src_decided(rs, ip(10, 5, 100, 1), NFHP_ACT_ACCEPT, "FORWARD",
+			 NCH + 2) &&
+	     src_decided(rs, ip(10, 5, 200, 1), NFHP_ACT_ACCEPT, "FORWARD",
+			 NCH + 2);
+	nfhp_update_visits_per_entry = NFHP_UPDATE_VISITS_PER_ENTRY;
+	nfhp_update_visits_min = NFHP_UPDATE_VISITS_MIN;
+	check(ok, "skips: updates out of visits give up, the tree is built "
+	      "anew, verdicts right");
 	free(jump);
 	nfhp_ruleset_free(rs);
 }

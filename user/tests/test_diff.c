@@ -9,7 +9,9 @@
  * every interval boundary (lo - 1, lo, hi, hi + 1 of every rule).  Then
  * random inserts, deletes, replaces, flushes and policy changes, each
  * checked, and transactions that are aborted (nothing may change) or hit
- * by an injected allocation failure (nothing may change either).
+ * by an injected allocation failure (nothing may change either).  In a
+ * third of the rule sets tree updates may visit few nodes or none, so they
+ * give up and the trees are built anew instead.
  *
  * A quarter of the rules carry "extensions" (ext.h) of a model evaluator:
  * matches that pass or fail by a hash of the packet, fail on all but every
@@ -826,6 +828,7 @@ int main(int argc, char **argv)
 	int rulesets = argc > 1 ? atoi(argv[1]) : 300;
 	struct nfhp_rule_spec *s = malloc(sizeof(*s));
 	struct pools *p = malloc(sizeof(*p));
+	unsigned long long given_up = 0;
 	int i, step, bad = 0;
 
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
@@ -853,6 +856,11 @@ int main(int argc, char **argv)
 		fold_flips = i % 5 != 2;
 		nfhp_fold_copies = NFHP_FOLD_COPIES;
 		nfhp_fold_recheck = i % 4 == 1 ? NFHP_FOLD_RECHECK : 1 + rnd(3);
+		/* In one set in three, tree updates give up soon or at once. */
+		nfhp_update_visits_per_entry = i % 3 == 2 ? rnd(2) :
+			NFHP_UPDATE_VISITS_PER_ENTRY;
+		nfhp_update_visits_min = i % 3 == 2 ? rnd(64) :
+			NFHP_UPDATE_VISITS_MIN;
 		rs = gen_ruleset(&ref, s);
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
@@ -879,12 +887,18 @@ int main(int argc, char **argv)
 		if (bad)
 			printf("# ruleset %d (seed %#llx) failed\n", i,
 			       argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eedull);
+		given_up += nfhp_ruleset_updates_given_up(rs);
 		nfhp_ruleset_free(rs);
 		nfhp_ref_free(ref);
 	}
 	printf("%sok 1 - %d random rule sets, %ld packets and %ld counters compared, %ld mismatches; %ld changes failed by injected ENOMEM\n",
 	       bad ? "not " : "", i, compared, counters_compared, mismatches,
 	       injected);
+	/* Every third set is one where updates give up. */
+	if (i >= 3 && !given_up)
+		bad = 1;
+	printf("%sok 2 - %llu tree updates gave up, their trees built anew\n",
+	       i >= 3 && !given_up ? "not " : "", given_up);
 	printf("%d passed, %d failed\n", !bad, bad);
 	free(s);
 	free(p);
