@@ -113,6 +113,8 @@ static_assert(sizeof(struct nfhp_rule) <= 96);
  * @n: rules
  * @nbranch: rules that jump, goto or return; without them the chain's
  *	entries are its rules, one to one, and commits take a short cut
+ * @njump: rules that jump or goto: without them no other chain is
+ *	reached from this one, and walks over the jumps need not read it
  * @cap: room in @rules
  * @rules: the rules in order
  */
@@ -126,6 +128,7 @@ struct nfhp_chain {
 	u32 mark;
 	unsigned int n;
 	unsigned int nbranch;
+	unsigned int njump;
 	unsigned int cap;
 	struct nfhp_rule **rules;
 };
@@ -537,10 +540,14 @@ static u32 nfhp_name_hash(const char *name)
 /* Rules. */
 
 /* Does @r leave the straight path through its chain? */
+static bool nfhp_rule_jumps(const struct nfhp_rule *r)
+{
+	return r->action == NFHP_ACT_JUMP || r->action == NFHP_ACT_GOTO;
+}
+
 static bool nfhp_rule_branches(const struct nfhp_rule *r)
 {
-	return r->action == NFHP_ACT_JUMP || r->action == NFHP_ACT_GOTO ||
-	       r->action == NFHP_ACT_RETURN;
+	return nfhp_rule_jumps(r) || r->action == NFHP_ACT_RETURN;
 }
 
 #define NFHP_ALL_HOOKS	((1u << NFHP_HOOK_MAX) - 1)
@@ -888,6 +895,7 @@ static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 	copy->policy = c->policy;
 	copy->n = c->n;
 	copy->nbranch = c->nbranch;
+	copy->njump = c->njump;
 	if (c->n)
 		memcpy(copy->rules, c->rules, c->n * sizeof(*c->rules));
 	rs->work->chains[i] = copy;
@@ -921,7 +929,7 @@ static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	if (depth > NFHP_MAX_JUMP_DEPTH)
 		return -ELOOP;
 	c->mark = rs->mark;
-	for (i = 0; i < c->n && c->nbranch; i++) {
+	for (i = 0; i < c->n && c->njump; i++) {
 		const struct nfhp_rule *r = c->rules[i];
 		int t;
 
@@ -1891,7 +1899,7 @@ static bool nfhp_chain_stable(const struct nfhp_ruleset *rs, u8 *stable,
 
 	if (stable[i] != NFHP_CHAIN_UNSEEN)
 		return stable[i] == NFHP_CHAIN_STABLE;
-	for (k = 0; k < c->n && c->nbranch && ok; k++) {
+	for (k = 0; k < c->n && c->njump && ok; k++) {
 		if (c->rules[k]->action != NFHP_ACT_JUMP &&
 		    c->rules[k]->action != NFHP_ACT_GOTO)
 			continue;
@@ -3778,6 +3786,7 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 	c->rules[a->pos - 1] = r;
 	c->n++;
 	c->nbranch += nfhp_rule_branches(r);
+	c->njump += nfhp_rule_jumps(r);
 	return 0;
 }
 
@@ -3801,17 +3810,19 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 {
 	struct nfhp_change_args *a = arg;
 	struct nfhp_chain *c;
-	bool branches;
+	bool branches, jumps;
 	int err;
 
 	c = nfhp_chain_mut_at(rs, a, "index of deletion too big", msg);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	branches = nfhp_rule_branches(c->rules[a->pos - 1]);
+	jumps = nfhp_rule_jumps(c->rules[a->pos - 1]);
 	err = nfhp_rule_retire(rs, c->rules[a->pos - 1]);
 	if (err)
 		return err;
 	c->nbranch -= branches;
+	c->njump -= jumps;
 	memmove(&c->rules[a->pos - 1], &c->rules[a->pos],
 		(c->n - a->pos) * sizeof(*c->rules));
 	c->n--;
@@ -3824,7 +3835,7 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 	struct nfhp_change_args *a = arg;
 	struct nfhp_chain *c;
 	struct nfhp_rule *r;
-	bool branches;
+	bool branches, jumps;
 	int err;
 
 	c = nfhp_chain_mut_at(rs, a, "index of replacement too big", msg);
@@ -3838,10 +3849,12 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 	if (err)
 		return err;
 	branches = nfhp_rule_branches(c->rules[a->pos - 1]);
+	jumps = nfhp_rule_jumps(c->rules[a->pos - 1]);
 	err = nfhp_rule_retire(rs, c->rules[a->pos - 1]);
 	if (err)
 		return err;
 	c->nbranch += nfhp_rule_branches(r) - branches;
+	c->njump += nfhp_rule_jumps(r) - jumps;
 	c->rules[a->pos - 1] = r;
 	return 0;
 }
@@ -3850,17 +3863,19 @@ static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
 			  const char **msg)
 {
 	struct nfhp_chain *c = nfhp_chain_mut(rs, name, msg);
-	bool branches;
+	bool branches, jumps;
 	int err;
 
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	while (c->n) {
 		branches = nfhp_rule_branches(c->rules[c->n - 1]);
+		jumps = nfhp_rule_jumps(c->rules[c->n - 1]);
 		err = nfhp_rule_retire(rs, c->rules[c->n - 1]);
 		if (err)
 			return err;
 		c->nbranch -= branches;
+		c->njump -= jumps;
 		c->n--;
 	}
 	return 0;
