@@ -255,6 +255,26 @@ struct nfhp_flat {
 };
 
 /**
+ * struct nfhp_scoped - the committed entries of a hook that skip
+ * @e: the entries, in no order
+ * @n: entries in @e
+ * @cap: room in @e
+ * @valid: @e holds exactly the hook's committed entries that skip
+ *
+ * An update that walked the chains sets the scope ends anew near the
+ * entries that came only (nfhp_scopes_near()), from these: a hook has
+ * few of them, a RETURN atop a chain or a jump decided at packet time.
+ * Like the candidate index, they are kept from one commit to the next,
+ * and found again by a pass over all entries after a rebuild.
+ */
+struct nfhp_scoped {
+	struct nfhp_entry **e;
+	unsigned int n;
+	unsigned int cap;
+	bool valid;
+};
+
+/**
  * struct nfhp_flat_frame - a chain being flattened, in the stack of jumps
  * @rules: its rules
  * @n: rules
@@ -437,6 +457,7 @@ static unsigned int nfhp_roomy(unsigned int n)
  * @cands: per hook, the index of its committed entries that an update
  *	that walked the chains finds its candidates with, built at the first
  *	such update (candidx.h)
+ * @scoped: per hook, its committed entries that skip, for such updates
  * @staged: while a commit runs, the new entries of each hook; here and
  *	not on the commit's stack, under which the tree build recurses
  * @fold_age: per hook, commits since its fold was last chosen
@@ -474,6 +495,7 @@ struct nfhp_ruleset {
 	bool defer_release;
 	struct nfhp_spare spare;
 	struct nfhp_candidx cands[NFHP_HOOK_MAX];
+	struct nfhp_scoped scoped[NFHP_HOOK_MAX];
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
 	unsigned int fold_age[NFHP_HOOK_MAX];
 	unsigned int flattened;
@@ -483,6 +505,21 @@ struct nfhp_ruleset {
 };
 
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
+
+/*
+ * Forget the indexes of hook @h's committed entries (the candidates and
+ * the skipping entries): after a rebuild, or a commit that failed after
+ * an update brought them forward.  The next update that walks the
+ * chains finds them again.
+ */
+static void nfhp_hook_indexes_clear(struct nfhp_ruleset *rs, int h)
+{
+	struct nfhp_scoped *sc = &rs->scoped[h];
+
+	nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
+	nfhp_free(&rs->mem, sc->e, sc->cap * sizeof(*sc->e));
+	memset(sc, 0, sizeof(*sc));
+}
 
 /*
  * Make room in the array @arr of @cap elements for @need.  Only the
@@ -1788,7 +1825,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &rs->flat[h]);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
+		nfhp_hook_indexes_clear(rs, h);
 	nfhp_model_free_chains(rs, rs->live);
 	nfhp_spare_see(rs, &seen);
 	nfhp_spare_trim(rs, &seen);
@@ -2363,6 +2400,13 @@ struct nfhp_scope_end {
 /* Depths of entries: a chain 64 jumps deep and a goto's RETURN below it. */
 #define NFHP_DEPTHS		(NFHP_MAX_JUMP_DEPTH + 2)
 
+/* Does @e skip to where @end says? */
+static bool nfhp_scope_holds(const struct nfhp_entry *e,
+			     const struct nfhp_scope_end *end)
+{
+	return e->scope_end > end->lo && e->scope_end <= end->hi;
+}
+
 /*
  * Make entry @i of @fl, the committed entry @oi (or added, @added),
  * skip to @end.  An added entry is changed; a committed one, which
@@ -2376,7 +2420,7 @@ static int nfhp_scope_set(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_entry *e = fl->e[i], *copy;
 	struct nfhp_box *box = NULL;
 
-	if (e->scope_end > end->lo && e->scope_end <= end->hi)
+	if (nfhp_scope_holds(e, end))
 		return 0;
 	if (added) {
 		e->scope_end = end->hi;
@@ -2443,17 +2487,19 @@ static void nfhp_scope_seen(struct nfhp_scope_end *le,
  * where its chain's does.  Added entries were flattened with ends
  * counted in positions, and a scope whose last entries came or went ends
  * elsewhere now.  One pass from the back, remembering per depth where
- * the scopes still open end (nfhp_scope_seen()).
+ * the scopes still open end (nfhp_scope_seen()).  With @check, set
+ * nothing: every end must hold already (nfhp_scopes_verify).
  */
-static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
-			    const struct nfhp_flat *old, struct nfhp_delta *d)
+static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			   const struct nfhp_flat *old, struct nfhp_delta *d,
+			   bool check)
 {
 	struct nfhp_scratch *s = &rs->forest.scratch;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	unsigned int nadded = d->nadded, nremoved = d->nremoved;
 	unsigned int a = nadded, r = nremoved, deepest = 0, skips = 0, i;
 	unsigned int oi = old->n - 1;	/* the policy's */
-	struct nfhp_scope_end *le, *ends;
+	struct nfhp_scope_end *le, *ends, *end;
 	struct nfhp_entry *e;
 	bool added;
 	int err = 0;
@@ -2487,14 +2533,16 @@ static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			}
 		}
 		/* A goto's RETURN (no rule) ends the chain of the goto. */
+		end = NULL;
 		if (e->action == NFHP_ACT_RETURN)
-			err = nfhp_scope_set(rs, fl, d, i, oi, added,
-					     &ends[e->depth - !e->rule]);
+			end = &ends[e->depth - !e->rule];
 		else if (e->scope_end != NFHP_ORDER_UNSET)
-			err = nfhp_scope_set(rs, fl, d, i, oi, added,
-					     &le[e->depth]);
-		skips += e->action == NFHP_ACT_RETURN ||
-			 e->scope_end != NFHP_ORDER_UNSET;
+			end = &le[e->depth];
+		if (end && check)
+			WARN_ON_ONCE(!nfhp_scope_holds(e, end));
+		else if (end)
+			err = nfhp_scope_set(rs, fl, d, i, oi, added, end);
+		skips += !!end;
 		nfhp_scope_seen(le, ends, e->depth,
 				!e->rule && e->action == NFHP_ACT_RETURN,
 				deepest, i ? fl->e[i - 1]->order : 0,
@@ -2503,17 +2551,245 @@ static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	/* Without skips left the hook's entries go back to their groups. */
 	if (!err && !skips)
 		err = -EAGAIN;
+out_release:
+	nfhp_scratch_release(s, mark);
+	return err;
+}
+
+/* Does @e skip later entries: a RETURN, or a jump decided at packet time? */
+static bool nfhp_entry_skips(const struct nfhp_entry *e)
+{
+	return e->action == NFHP_ACT_RETURN ||
+	       e->scope_end != NFHP_ORDER_UNSET;
+}
+
+/*
+ * Can the scope of the skipping entry @j end at @r, a later entry?  A
+ * jump's chain ends at the first entry not deeper than the jump; a
+ * RETURN's invocation at the first entry above it or at the RETURN that
+ * ends a goto into its chain.  A goto's own RETURN (no rule) ends the
+ * chain of the goto.  As nfhp_scope_seen() remembers them.
+ */
+static bool nfhp_scope_ends_at(const struct nfhp_entry *j,
+			       const struct nfhp_entry *r)
+{
+	bool implicit = !r->rule && r->action == NFHP_ACT_RETURN;
+	unsigned int k;
+
+	if (j->action != NFHP_ACT_RETURN)
+		return r->depth <= j->depth;
+	k = j->depth - !j->rule;
+	return r->depth < k || (implicit && r->depth == k);
+}
+
+/* Does the scope of @j, a RETURN, end only with the hook's chain? */
+static bool nfhp_scope_at_policy(const struct nfhp_entry *j)
+{
+	return j->action == NFHP_ACT_RETURN && j->depth == !j->rule;
+}
+
+/*
+ * The end of the scope of entry @p of @fl, by a pass over the scope.  A
+ * RETURN of the hook's own chain, or of a chain it goes to, ends at the
+ * policy, and is not passed over at all.
+ */
+static void nfhp_scope_after(const struct nfhp_flat *fl, unsigned int p,
+			     struct nfhp_scope_end *end)
+{
+	unsigned int q = fl->n - 1;
+
+	if (!nfhp_scope_at_policy(fl->e[p]))
+		for (q = p + 1; q + 1 < fl->n; q++)
+			if (nfhp_scope_ends_at(fl->e[p], fl->e[q]))
+				break;
+	end->lo = fl->e[q - 1]->order;
+	end->hi = fl->e[q]->order;
+}
+
+/* The first of the @n rising indexes @idx that is above @i, or @n. */
+static unsigned int nfhp_index_above(const unsigned int *idx, unsigned int n,
+				     unsigned int i)
+{
+	unsigned int lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (idx[mid] <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The index of the first entry of @fl whose key is @order or more. */
+static unsigned int nfhp_flat_lower(const struct nfhp_flat *fl, u64 order)
+{
+	unsigned int lo = 0, hi = fl->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (fl->e[mid]->order < order)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Did the update (@d, its first @nadded and @nremoved entries) move the
+ * end of the scope of @j, committed entry @i of @fl?  @j skips to the
+ * first entry whose key is not below @j->scope_end, which was the end;
+ * unless entries came or went between @j and it, it still is.  Else the
+ * end is found again, into @end.
+ */
+static bool nfhp_scope_moved(const struct nfhp_flat *fl,
+			     const struct nfhp_flat *old,
+			     const struct nfhp_delta *d, unsigned int nadded,
+			     unsigned int nremoved,
+			     const struct nfhp_entry *j, unsigned int i,
+			     struct nfhp_scope_end *end)
+{
+	unsigned int e = nfhp_flat_lower(fl, j->scope_end), a, r;
+
+	if (!nfhp_scope_at_policy(j)) {
+		a = nfhp_index_above(d->added, nadded, i);
+		r = nfhp_index_above(d->removed, nremoved,
+				     nfhp_flat_lower(old, j->order));
+		if ((a == nadded || d->added[a] > e) &&
+		    (r == nremoved ||
+		     old->e[d->removed[r]]->order > fl->e[e]->order))
+			return false;
+	}
+	nfhp_scope_after(fl, i, end);
+	return !nfhp_scope_holds(j, end);
+}
+
+/* The index of the entry of @fl with the key @order, or -1. */
+static int nfhp_flat_find(const struct nfhp_flat *fl, u64 order)
+{
+	unsigned int i = nfhp_flat_lower(fl, order);
+
+	return i < fl->n && fl->e[i]->order == order ? i : -1;
+}
+
+static int nfhp_scoped_add(struct nfhp_ruleset *rs, struct nfhp_scoped *sc,
+			   struct nfhp_entry *e)
+{
+	if (nfhp_grow(&rs->mem, (void **)&sc->e, &sc->cap, sc->n + 1,
+		      sizeof(*sc->e)))
+		return -ENOMEM;
+	sc->e[sc->n++] = e;
+	return 0;
+}
+
+/* Make @sc the skipping entries of @fl, to be committed; or leave it. */
+static void nfhp_scoped_fill(struct nfhp_ruleset *rs, struct nfhp_scoped *sc,
+			     const struct nfhp_flat *fl)
+{
+	unsigned int i;
+
+	sc->n = 0;
+	sc->valid = false;
+	for (i = 0; i + 1 < fl->n; i++)
+		if (nfhp_entry_skips(fl->e[i]) &&
+		    nfhp_scoped_add(rs, sc, fl->e[i]))
+			return;
+	sc->valid = true;
+}
+
+/*
+ * nfhp_scopes_all() without the pass over all entries: the committed
+ * entries that skip, @sc, are given their ends anew where entries came
+ * or went inside their scopes (nfhp_scope_moved()), and the added ones
+ * that skip theirs, each by a pass over its own scope.  @sc then holds the new entries that
+ * skip, or is invalid after an error.
+ */
+static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			    const struct nfhp_flat *old, struct nfhp_delta *d,
+			    struct nfhp_scoped *sc)
+{
+	unsigned int nadded = d->nadded, nremoved = d->nremoved, k, w = 0, a;
+	struct nfhp_scope_end end;
+	struct nfhp_entry *j;
+	int err = 0, i, oi;
+
+	sc->valid = false;
+	for (k = 0; k < sc->n && !err; k++) {
+		j = sc->e[k];
+		i = nfhp_flat_find(fl, j->order);
+		if (i < 0 || fl->e[i] != j)
+			continue;	/* removed */
+		if (nfhp_scope_moved(fl, old, d, nadded, nremoved, j, i,
+				     &end)) {
+			oi = nfhp_flat_find(old, j->order);
+			if (WARN_ON_ONCE(oi < 0 || old->e[oi] != j))
+				err = -EAGAIN;
+			else
+				err = nfhp_scope_set(rs, fl, d, i, oi, false,
+						     &end);
+		}
+		sc->e[w++] = fl->e[i];
+	}
+	sc->n = w;
+	for (a = 0; a < nadded && !err; a++) {
+		i = d->added[a];
+		if (!nfhp_entry_skips(fl->e[i]))
+			continue;
+		nfhp_scope_after(fl, i, &end);
+		err = nfhp_scope_set(rs, fl, d, i, 0, true, &end) ?:
+		      nfhp_scoped_add(rs, sc, fl->e[i]);
+	}
+	/* Without skips left the hook's entries go back to their groups. */
+	if (!err && !sc->n)
+		err = -EAGAIN;
+	sc->valid = !err;
+	return err;
+}
+
+/*
+ * The near way is taken while a hook has at most one entry that skips in
+ * this many.
+ */
+#define NFHP_SCOPES_NEAR_SHARE	8
+bool nfhp_scopes_verify;
+
+/*
+ * Set the scope ends of the skipping entries of @fl, hook @h, after an
+ * update (@d): near the changes where the hook's committed skipping
+ * entries are known and few, else in a pass over all entries, which
+ * then finds them for the next update.  Tests check the first way
+ * against the second (nfhp_scopes_verify).
+ */
+static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
+			    const struct nfhp_flat *old, struct nfhp_delta *d,
+			    int h)
+{
+	struct nfhp_scoped *sc = &rs->scoped[h];
+	unsigned int nadded = d->nadded;
+	int err;
+
+	if (sc->valid && (nfhp_scopes_verify ||
+			  sc->n <= fl->n / NFHP_SCOPES_NEAR_SHARE)) {
+		err = nfhp_scopes_near(rs, fl, old, d, sc);
+	} else {
+		err = nfhp_scopes_all(rs, fl, old, d, false);
+		if (!err)
+			nfhp_scoped_fill(rs, sc, fl);
+		else
+			sc->valid = false;
+	}
 	if (!err && d->nadded > nadded) {
 		sort(d->added, d->nadded, sizeof(*d->added), nfhp_uint_cmp,
 		     NULL);
 		sort(d->removed, d->nremoved, sizeof(*d->removed),
 		     nfhp_uint_cmp, NULL);
 	}
-out_release:
-	nfhp_scratch_release(s, mark);
+	if (!err && nfhp_scopes_verify)
+		WARN_ON_ONCE(nfhp_scopes_all(rs, fl, old, d, true));
 	return err;
 }
-
 
 /*
  * Gather the entries of group @g of @fl into @out, the policy last: all
@@ -2923,7 +3199,7 @@ static int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	err = d ? nfhp_delta_orders(fl, d) :
 		  nfhp_flat_orders(fl, old, match, true);
 	if (!err && d && fl->skips)
-		err = nfhp_flat_scopes(rs, fl, old, d);
+		err = nfhp_flat_scopes(rs, fl, old, d, h);
 	if (err)
 		return err;
 	/* The removed entries, the scopes' replaced ones included. */
@@ -3534,9 +3810,9 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		certain = nfhp_rebuild_certain(rs, h) || nfhp_fold_stale(rs, h);
 		err = certain ? -EAGAIN :
 				nfhp_update_rules(rs, &flat[h], cur, t, h);
-		/* The candidate index follows walking updates only. */
+		/* The indexes follow walking updates only. */
 		if (err)
-			nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
+			nfhp_hook_indexes_clear(rs, h);
 		if (err == -EAGAIN) {
 			if (cur && rs->flat[h].n && !certain)
 				nfhp_flat_stage(rs, &flat[h]);
@@ -3577,7 +3853,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		nfhp_flat_free(rs, &flat[h]);
 		/* An index a walking update brought forward is wrong now. */
 		if (dirty & (1u << h))
-			nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
+			nfhp_hook_indexes_clear(rs, h);
 	}
 	if (err == -ELOOP)
 		*msg = "too many levels of chain jumps";

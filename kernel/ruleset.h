@@ -153,6 +153,13 @@ extern u32 nfhp_fold_recheck;
 extern u32 nfhp_update_visits_per_entry;
 extern u32 nfhp_update_visits_min;
 
+/*
+ * Tests set this: an update that set its scope ends near its changes is
+ * checked against a pass over all entries, and takes the near way
+ * whenever it can (ruleset.c, nfhp_flat_scopes()).
+ */
+extern bool nfhp_scopes_verify;
+
 /* The packet path: lockless, under rcu_read_lock(). */
 void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   const struct nfhp_key *key, unsigned int len, void *pkt,

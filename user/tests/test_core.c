@@ -2238,6 +2238,8 @@ static void test_scratch_spares(void)
 
 int main(void)
 {
+	/* Scope ends set near the changes are checked against all. */
+	nfhp_scopes_verify = true;
 	test_box_prefix_and_negation();
 	test_box_mask_and_ifname();
 	test_box_errors();
