@@ -136,16 +136,18 @@
  * its path, and copying such a root means writing megabytes and touching
  * the reference count of every child, for a change of one interval.  So
  * no node holds more than 2 * %NFHP_NODE_FANOUT intervals: the children of
- * a wider split are cut into nodes of %NFHP_NODE_FANOUT intervals, whose
+ * a wider split are cut into nodes of %NFHP_NODE_PIECE intervals, whose
  * regions are consecutive pieces of the split's interval, under a parent
  * node of the same dimension whose intervals are those pieces
- * (nfhp_make_chunks()), and so on up, like the inner levels of a B-tree.
- * A lookup searches the same dimension once per level (two for the
- * ClassBench 100k sets), an update copies one node per level.  With
- * a fan-out of 2 the root of the example above would have three intervals
- * of SRC, [0.0.0.0, 10.0.255.255], [10.1.0.0, 10.255.255.255] and the
- * rest, the first two leading to SRC nodes of two intervals each, the
- * last straight to the PROTO node of [11.0.0.0, 255.255.255.255].
+ * (nfhp_make_chunks()), like the inner levels of a B-tree.  A lookup
+ * searches the same dimension once per level (two for the ClassBench 100k
+ * sets), an update copies one node per level: a piece of 12 KB and a
+ * parent of about 200 intervals, where one node would be 2.4 MB.  With
+ * a fan-out and pieces of 2 the root of the example above would have
+ * three intervals of SRC, [0.0.0.0, 10.0.255.255], [10.1.0.0,
+ * 10.255.255.255] and the rest, the first two leading to SRC nodes of two
+ * intervals each, the last straight to the PROTO node of [11.0.0.0,
+ * 255.255.255.255].
  *
  * Two builders
  * ------------
@@ -169,7 +171,7 @@
  *
  * The root of the example above has too little work to share.  The seed
  * set of 100,000 rules splits SRC at its root into more than 100,000
- * intervals (17 nodes of 8,192 under one, see "Wide nodes"); the helper
+ * intervals (98 nodes of 1,024 under one, see "Wide nodes"); the helper
  * builds those from the middle one on.
  * Userspace runs the helper in the caller (the shim's workqueue), so the
  * tests see the same two runs, one after the other.
@@ -297,6 +299,7 @@ struct nfhp_node_ctl {
 #define NFHP_MEMO_LIST_MAX	8
 
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
+u32 nfhp_node_piece = NFHP_NODE_PIECE;
 u32 nfhp_list_max = NFHP_LIST_MAX;
 u32 nfhp_events_insertion_max = NFHP_EVENTS_INSERTION_MAX;
 u32 nfhp_share_min = NFHP_SHARE_MIN;
@@ -1512,7 +1515,7 @@ static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 			 struct nfhp_node **out);
 
 /*
- * Cut the children @c into nodes of nfhp_node_fanout intervals under a
+ * Cut the children @c into nodes of nfhp_node_piece intervals under a
  * parent node of the same dimension, see "Wide nodes" in DOC: Theory of
  * Operation.  On failure the references are @c's again, as with one node.
  */
@@ -1520,7 +1523,7 @@ static int nfhp_make_chunks(struct nfhp_forest *f, unsigned int dim,
 			    struct nfhp_children *c, u64 min_order,
 			    struct nfhp_node **out)
 {
-	unsigned int k = nfhp_node_fanout, i, j;
+	unsigned int k = nfhp_node_piece, i, j;
 	struct nfhp_scratch_mark mark;
 	struct nfhp_children top, part;
 	int err;

@@ -842,6 +842,8 @@ int main(int argc, char **argv)
 		flat_only = i & 1;
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
 		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
+		nfhp_node_piece = i % 4 == 3 ? NFHP_NODE_PIECE :
+			2 + rnd(nfhp_node_fanout - 1);
 		/* And most splits sorted by radix, on any byte. */
 		spread = 8 * rnd(4);
 		nfhp_events_insertion_max = i % 5 == 4 ?
