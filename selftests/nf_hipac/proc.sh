@@ -188,6 +188,22 @@ nfhp_check "-I c19 1 -p udp -j RETURN" r -I c19 1 -p udp -j RETURN
 nfhp_check "the first RETURN rebuilt the hook" \
 	[ "$(field "last commit flattened")" -gt 600 ]
 update_round 6 "with a RETURN"
+# The ping RETURNs from c19 over a rule that drops it.  A rule then put
+# behind the last jump to c19 but before another must end the RETURN's
+# scope: an update that left the end where it was (at the other rule)
+# would skip the new rule too, and the ping would pass.
+nfhp_check "-I c19 1 the ping RETURNs" \
+	r -I c19 1 -s $CLIENT_IP/32 -p icmp -j RETURN
+nfhp_check "-I c19 2 drops the ping" \
+	r -I c19 2 -s $CLIENT_IP/32 -p icmp -j DROP
+nfhp_check "the RETURN skips it: the ping passes" ping_passes
+nfhp_check "-A FORWARD -p udp -j DROP" r -A FORWARD -p udp -j DROP
+nfhp_check "-I FORWARD 22 drops the ping" \
+	r -I FORWARD 22 -s $CLIENT_IP/32 -p icmp -j DROP
+nfhp_check "that commit flattened one entry" \
+	[ "$(field "last commit flattened")" = 1 ]
+nfhp_check "the RETURN's scope ends at it: the ping is dropped" \
+	fails ping_passes
 nfhp_check "-F and -X" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X"
 
