@@ -7,13 +7,15 @@
 #
 # On the host (the default): boots the test VM once and runs itself there
 # with --guest.  In the guest, for each size N (default 1000 10000 100000
-# kube:5000) it loads bench/seed.py's N-rule set with nf-hipac-restore,
-# then inserts INSERTS (default 20) single rules at FORWARD 1, each its own
-# commit, and reads after each how long the kernel took for it: "last
-# commit took" in /proc/net/nf-hipac/info, nfhp_txn_commit() alone,
-# without the program start and the netlink round trip around it.  A size
+# kube:5000 kuberet:5000) it loads bench/seed.py's N-rule set with
+# nf-hipac-restore, then inserts INSERTS (default 20) single rules at
+# FORWARD 1, each its own commit, and reads after each how long the
+# kernel took for it: "last commit took" in /proc/net/nf-hipac/info,
+# nfhp_txn_commit() alone, without the program start and the netlink
+# round trip around it.  A size
 # kube:N loads bench/kube.py N instead (FORWARD jumping to N service
-# chains) and inserts into the first service chain.  Writes a table of
+# chains) and inserts into the first service chain; kuberet:N the same
+# with a RETURN atop each chain (kube.py --returns).  Writes a table of
 # median, min and max per size to bench/results/kernel-commit.md.  Under
 # TCG absolute times are inflated by the emulation (the classifier core's
 # own update times are in bench/results/core.md).
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-sizes=${*:-"1000 10000 100000 kube:5000"}
+sizes=${*:-"1000 10000 100000 kube:5000 kuberet:5000"}
 
 if [ "$guest" = 0 ]; then
 	out=$top/build/commit-latency
@@ -38,6 +40,7 @@ if [ "$guest" = 0 ]; then
 	for n in $sizes; do
 		case $n in
 		kube:*) "$top/bench/kube.py" "${n#kube:}" ;;
+		kuberet:*) "$top/bench/kube.py" --returns "${n#kuberet:}" ;;
 		*) "$top/bench/seed.py" "$n" ;;
 		esac > "$out/seed-$n.rules"
 	done
@@ -57,7 +60,8 @@ if [ "$guest" = 0 ]; then
 		     "at FORWARD 1, each its own commit; kube:N is" \
 		     "bench/kube.py N (FORWARD jumping to N service chains of" \
 		     "two rules), with the inserts into the first service" \
-		     "chain.  The time is nfhp_txn_commit() alone (\"last" \
+		     "chain; kuberet:N the same with a RETURN atop each" \
+		     "chain (kube.py --returns).  The time is nfhp_txn_commit() alone (\"last" \
 		     "commit took\" in /proc/net/nf-hipac/info); entries is" \
 		     "the median of \"last commit flattened\".  TCG inflates" \
 		     "the compute several times over."
@@ -89,7 +93,7 @@ for n in $sizes; do
 	: > "$out/commit-$n.txt"
 	chain=FORWARD
 	case $n in
-	kube:*) chain=$(awk -F'[: ]' '/^:KUBE-SVC-/ { print $2; exit }' \
+	kube*:*) chain=$(awk -F'[: ]' '/^:KUBE-SVC-/ { print $2; exit }' \
 		"$out/seed-$n.rules") ;;
 	esac
 	for i in $(seq "$inserts"); do
