@@ -115,6 +115,11 @@ static_assert(sizeof(struct nfhp_rule) <= 96);
  *	entries are its rules, one to one, and commits take a short cut
  * @njump: rules that jump or goto: without them no other chain is
  *	reached from this one, and walks over the jumps need not read it
+ * @same_head: in a staged copy, how many of its first rules are the
+ *	committed chain's first ones, untouched by the transaction
+ * @same_tail: the same for its last rules; in a chain that is not a
+ *	staged copy both are 0, or stale and true, for it is the committed
+ *	chain then
  * @cap: room in @rules
  * @rules: the rules in order
  */
@@ -129,6 +134,8 @@ struct nfhp_chain {
 	unsigned int n;
 	unsigned int nbranch;
 	unsigned int njump;
+	unsigned int same_head;
+	unsigned int same_tail;
 	unsigned int cap;
 	struct nfhp_rule **rules;
 };
@@ -933,10 +940,23 @@ static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 	copy->n = c->n;
 	copy->nbranch = c->nbranch;
 	copy->njump = c->njump;
+	copy->same_head = c->n;
+	copy->same_tail = c->n;
 	if (c->n)
 		memcpy(copy->rules, c->rules, c->n * sizeof(*c->rules));
 	rs->work->chains[i] = copy;
 	return copy;
+}
+
+/*
+ * The transaction changed staged chain @c from rule @head on, and all
+ * but its last @tail rules (struct nfhp_chain, @same_head).
+ */
+static void nfhp_chain_touched(struct nfhp_chain *c, unsigned int head,
+			       unsigned int tail)
+{
+	c->same_head = min(c->same_head, head);
+	c->same_tail = min(c->same_tail, tail);
 }
 
 /* Rules that leave a chain go to the removed list, or die if new. */
@@ -2488,7 +2508,7 @@ static void nfhp_scope_seen(struct nfhp_scope_end *le,
  * counted in positions, and a scope whose last entries came or went ends
  * elsewhere now.  One pass from the back, remembering per depth where
  * the scopes still open end (nfhp_scope_seen()).  With @check, set
- * nothing: every end must hold already (nfhp_scopes_verify).
+ * nothing: every end must hold already (nfhp_update_verify).
  */
 static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			   const struct nfhp_flat *old, struct nfhp_delta *d,
@@ -2753,14 +2773,14 @@ static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
  * this many.
  */
 #define NFHP_SCOPES_NEAR_SHARE	8
-bool nfhp_scopes_verify;
+bool nfhp_update_verify;
 
 /*
  * Set the scope ends of the skipping entries of @fl, hook @h, after an
  * update (@d): near the changes where the hook's committed skipping
  * entries are known and few, else in a pass over all entries, which
  * then finds them for the next update.  Tests check the first way
- * against the second (nfhp_scopes_verify).
+ * against the second (nfhp_update_verify).
  */
 static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			    const struct nfhp_flat *old, struct nfhp_delta *d,
@@ -2770,7 +2790,7 @@ static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	unsigned int nadded = d->nadded;
 	int err;
 
-	if (sc->valid && (nfhp_scopes_verify ||
+	if (sc->valid && (nfhp_update_verify ||
 			  sc->n <= fl->n / NFHP_SCOPES_NEAR_SHARE)) {
 		err = nfhp_scopes_near(rs, fl, old, d, sc);
 	} else {
@@ -2786,7 +2806,7 @@ static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		sort(d->removed, d->nremoved, sizeof(*d->removed),
 		     nfhp_uint_cmp, NULL);
 	}
-	if (!err && nfhp_scopes_verify)
+	if (!err && nfhp_update_verify)
 		WARN_ON_ONCE(nfhp_scopes_all(rs, fl, old, d, true));
 	return err;
 }
@@ -3486,14 +3506,22 @@ static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
 			   unsigned int j, int *first, const int *ofirst)
 {
 	struct nfhp_rule *const *a = nc->rules + j, *const *b = oc->rules + oj;
-	unsigned int len = 0, most = min(nc->n - j, oc->n - oj);
+	unsigned int len = 0, most = min(nc->n - j, oc->n - oj), known = 0;
 	int shift = nfhp_reflat_pos(w) - ofirst[oj];
 
+	/* What the transaction left alone needs no comparing. */
+	if (j == oj && j < nc->same_head)
+		known = min(most, nc->same_head - j);
+	if (nc->n - j == oc->n - oj && nc->n - j <= nc->same_tail)
+		known = most;
+	if (!nfhp_update_verify)
+		len = known;
 	/* The chains' rule pointers in blocks: no entry is read. */
 	while (len + 16 <= most && !memcmp(a + len, b + len, 16 * sizeof(*a)))
 		len += 16;
 	while (len < most && a[len] == b[len])
 		len++;
+	WARN_ON_ONCE(len < known);
 	nfhp_ints_shift(first + j, ofirst + oj, len, shift);
 	return nfhp_reflat_keep(w, ofirst[oj], ofirst[oj + len]) ?: len;
 }
@@ -4063,6 +4091,7 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 	c->n++;
 	c->nbranch += nfhp_rule_branches(r);
 	c->njump += nfhp_rule_jumps(r);
+	nfhp_chain_touched(c, a->pos - 1, c->n - a->pos);
 	return 0;
 }
 
@@ -4102,6 +4131,7 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 	memmove(&c->rules[a->pos - 1], &c->rules[a->pos],
 		(c->n - a->pos) * sizeof(*c->rules));
 	c->n--;
+	nfhp_chain_touched(c, a->pos - 1, c->n - (a->pos - 1));
 	return 0;
 }
 
@@ -4132,6 +4162,7 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 	c->nbranch += nfhp_rule_branches(r) - branches;
 	c->njump += nfhp_rule_jumps(r) - jumps;
 	c->rules[a->pos - 1] = r;
+	nfhp_chain_touched(c, a->pos - 1, c->n - a->pos);
 	return 0;
 }
 
@@ -4153,6 +4184,7 @@ static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
 		c->nbranch -= branches;
 		c->njump -= jumps;
 		c->n--;
+		nfhp_chain_touched(c, 0, 0);
 	}
 	return 0;
 }

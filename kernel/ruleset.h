@@ -154,11 +154,13 @@ extern u32 nfhp_update_visits_per_entry;
 extern u32 nfhp_update_visits_min;
 
 /*
- * Tests set this: an update that set its scope ends near its changes is
- * checked against a pass over all entries, and takes the near way
- * whenever it can (ruleset.c, nfhp_flat_scopes()).
+ * Tests set this: the short cuts of an update are checked against the
+ * long way.  Scope ends set near the changes are checked by a pass over
+ * all entries, and the near way is taken whenever it can be
+ * (nfhp_flat_scopes()); the rules a walk carries over as untouched by
+ * the transaction are compared all the same (nfhp_reflat_run()).
  */
-extern bool nfhp_scopes_verify;
+extern bool nfhp_update_verify;
 
 /* The packet path: lockless, under rcu_read_lock(). */
 void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,

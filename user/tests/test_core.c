@@ -2238,8 +2238,8 @@ static void test_scratch_spares(void)
 
 int main(void)
 {
-	/* Scope ends set near the changes are checked against all. */
-	nfhp_scopes_verify = true;
+	/* The short cuts of updates are checked against the long way. */
+	nfhp_update_verify = true;
 	test_box_prefix_and_negation();
 	test_box_mask_and_ifname();
 	test_box_errors();

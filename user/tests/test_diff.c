@@ -832,8 +832,8 @@ int main(int argc, char **argv)
 	int i, step, bad = 0;
 
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
-	/* Scope ends set near the changes are checked against all. */
-	nfhp_scopes_verify = true;
+	/* The short cuts of updates are checked against the long way. */
+	nfhp_update_verify = true;
 	for (i = 0; i < rulesets && !bad; i++) {
 		struct nfhp_ref *ref;
 		struct nfhp_ruleset *rs;
