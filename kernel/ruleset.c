@@ -990,7 +990,7 @@ static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 		const struct nfhp_rule *r = c->rules[i];
 		int t;
 
-		if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
+		if (!nfhp_rule_jumps(r))
 			continue;
 		t = nfhp_chain_target(m, r);
 		if (t < 0)
@@ -1404,7 +1404,7 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		nfhp_box_free(&rs->mem, own);
 		return err;
 	}
-	if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
+	if (!nfhp_rule_jumps(r))
 		return 0;
 	*into = box;
 	*flags = r->ext_match ? f | NFHP_ENTRY_COND : f;
@@ -1957,8 +1957,7 @@ static bool nfhp_chain_stable(const struct nfhp_ruleset *rs, u8 *stable,
 	if (stable[i] != NFHP_CHAIN_UNSEEN)
 		return stable[i] == NFHP_CHAIN_STABLE;
 	for (k = 0; k < c->n && c->njump && ok; k++) {
-		if (c->rules[k]->action != NFHP_ACT_JUMP &&
-		    c->rules[k]->action != NFHP_ACT_GOTO)
+		if (!nfhp_rule_jumps(c->rules[k]))
 			continue;
 		t = nfhp_chain_target(m, c->rules[k]);
 		ok = t >= 0 && nfhp_chain_stable(rs, stable, t, depth + 1);
@@ -2420,6 +2419,12 @@ struct nfhp_scope_end {
 /* Depths of entries: a chain 64 jumps deep and a goto's RETURN below it. */
 #define NFHP_DEPTHS		(NFHP_MAX_JUMP_DEPTH + 2)
 
+/* Is @e the RETURN that ends a chain a goto went to (it has no rule)? */
+static bool nfhp_entry_implicit_return(const struct nfhp_entry *e)
+{
+	return !e->rule && e->action == NFHP_ACT_RETURN;
+}
+
 /* Does @e skip to where @end says? */
 static bool nfhp_scope_holds(const struct nfhp_entry *e,
 			     const struct nfhp_scope_end *end)
@@ -2500,6 +2505,16 @@ static void nfhp_scope_seen(struct nfhp_scope_end *le,
 	}
 }
 
+static int nfhp_scoped_add(struct nfhp_ruleset *rs, struct nfhp_scoped *sc,
+			   struct nfhp_entry *e)
+{
+	if (nfhp_grow(&rs->mem, (void **)&sc->e, &sc->cap, sc->n + 1,
+		      sizeof(*sc->e)))
+		return -ENOMEM;
+	sc->e[sc->n++] = e;
+	return 0;
+}
+
 /*
  * Give the skipping entries of @fl, which an update carried over or added
  * (@d) with their keys given, the ends of their scopes: a RETURN's is
@@ -2507,12 +2522,14 @@ static void nfhp_scope_seen(struct nfhp_scope_end *le,
  * where its chain's does.  Added entries were flattened with ends
  * counted in positions, and a scope whose last entries came or went ends
  * elsewhere now.  One pass from the back, remembering per depth where
- * the scopes still open end (nfhp_scope_seen()).  With @check, set
- * nothing: every end must hold already (nfhp_update_verify).
+ * the scopes still open end (nfhp_scope_seen()).  @sc, unless NULL, is
+ * filled with the skipping entries on the way, for the next update; it is
+ * valid if all of them fit.  With @check, set nothing: every end must
+ * hold already (nfhp_update_verify).
  */
 static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			   const struct nfhp_flat *old, struct nfhp_delta *d,
-			   bool check)
+			   struct nfhp_scoped *sc, bool check)
 {
 	struct nfhp_scratch *s = &rs->forest.scratch;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
@@ -2533,6 +2550,10 @@ static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	le[0].lo = fl->n > 1 ? fl->e[fl->n - 2]->order : 0;
 	le[0].hi = fl->e[fl->n - 1]->order;
 	ends[0] = le[0];
+	if (sc) {
+		sc->n = 0;
+		sc->valid = false;
+	}
 	for (i = fl->n - 1; i-- > 0 && !err;) {
 		e = fl->e[i];
 		if (e->depth >= NFHP_DEPTHS) {
@@ -2562,15 +2583,19 @@ static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			WARN_ON_ONCE(!nfhp_scope_holds(e, end));
 		else if (end)
 			err = nfhp_scope_set(rs, fl, d, i, oi, added, end);
+		/* Without room the index is found again next time. */
+		if (end && sc && nfhp_scoped_add(rs, sc, fl->e[i]))
+			sc = NULL;
 		skips += !!end;
 		nfhp_scope_seen(le, ends, e->depth,
-				!e->rule && e->action == NFHP_ACT_RETURN,
-				deepest, i ? fl->e[i - 1]->order : 0,
-				e->order);
+				nfhp_entry_implicit_return(e), deepest,
+				i ? fl->e[i - 1]->order : 0, e->order);
 	}
 	/* Without skips left the hook's entries go back to their groups. */
 	if (!err && !skips)
 		err = -EAGAIN;
+	if (!err && sc)
+		sc->valid = true;
 out_release:
 	nfhp_scratch_release(s, mark);
 	return err;
@@ -2593,13 +2618,13 @@ static bool nfhp_entry_skips(const struct nfhp_entry *e)
 static bool nfhp_scope_ends_at(const struct nfhp_entry *j,
 			       const struct nfhp_entry *r)
 {
-	bool implicit = !r->rule && r->action == NFHP_ACT_RETURN;
 	unsigned int k;
 
 	if (j->action != NFHP_ACT_RETURN)
 		return r->depth <= j->depth;
 	k = j->depth - !j->rule;
-	return r->depth < k || (implicit && r->depth == k);
+	return r->depth < k ||
+	       (nfhp_entry_implicit_return(r) && r->depth == k);
 }
 
 /* Does the scope of @j, a RETURN, end only with the hook's chain? */
@@ -2694,37 +2719,12 @@ static int nfhp_flat_find(const struct nfhp_flat *fl, u64 order)
 	return i < fl->n && fl->e[i]->order == order ? i : -1;
 }
 
-static int nfhp_scoped_add(struct nfhp_ruleset *rs, struct nfhp_scoped *sc,
-			   struct nfhp_entry *e)
-{
-	if (nfhp_grow(&rs->mem, (void **)&sc->e, &sc->cap, sc->n + 1,
-		      sizeof(*sc->e)))
-		return -ENOMEM;
-	sc->e[sc->n++] = e;
-	return 0;
-}
-
-/* Make @sc the skipping entries of @fl, to be committed; or leave it. */
-static void nfhp_scoped_fill(struct nfhp_ruleset *rs, struct nfhp_scoped *sc,
-			     const struct nfhp_flat *fl)
-{
-	unsigned int i;
-
-	sc->n = 0;
-	sc->valid = false;
-	for (i = 0; i + 1 < fl->n; i++)
-		if (nfhp_entry_skips(fl->e[i]) &&
-		    nfhp_scoped_add(rs, sc, fl->e[i]))
-			return;
-	sc->valid = true;
-}
-
 /*
  * nfhp_scopes_all() without the pass over all entries: the committed
  * entries that skip, @sc, are given their ends anew where entries came
  * or went inside their scopes (nfhp_scope_moved()), and the added ones
- * that skip theirs, each by a pass over its own scope.  @sc then holds the new entries that
- * skip, or is invalid after an error.
+ * that skip theirs, each by a pass over its own scope.  @sc then holds
+ * the new entries that skip, or is invalid after an error.
  */
 static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			    const struct nfhp_flat *old, struct nfhp_delta *d,
@@ -2794,11 +2794,7 @@ static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			  sc->n <= fl->n / NFHP_SCOPES_NEAR_SHARE)) {
 		err = nfhp_scopes_near(rs, fl, old, d, sc);
 	} else {
-		err = nfhp_scopes_all(rs, fl, old, d, false);
-		if (!err)
-			nfhp_scoped_fill(rs, sc, fl);
-		else
-			sc->valid = false;
+		err = nfhp_scopes_all(rs, fl, old, d, sc, false);
 	}
 	if (!err && d->nadded > nadded) {
 		sort(d->added, d->nadded, sizeof(*d->added), nfhp_uint_cmp,
@@ -2807,7 +2803,7 @@ static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		     nfhp_uint_cmp, NULL);
 	}
 	if (!err && nfhp_update_verify)
-		WARN_ON_ONCE(nfhp_scopes_all(rs, fl, old, d, true));
+		WARN_ON_ONCE(nfhp_scopes_all(rs, fl, old, d, NULL, true));
 	return err;
 }
 
@@ -3020,12 +3016,12 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 /*
  * Build group @g's tree anew from @fl, into @root, which may hold the
  * committed tree: for a group new to the hook, or when an update of the
- * tree gave up (@why is -EOVERFLOW: "Updates: nfhp_tree_update()" in
- * tree.c).  @cands has room for @fl's entries.
+ * tree gave up ("Updates: nfhp_tree_update()" in tree.c).  @cands has
+ * room for @fl's entries.
  */
 static int nfhp_group_rebuild(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			      const struct nfhp_flat *fl, unsigned int g,
-			      const struct nfhp_entry **cands, int why)
+			      const struct nfhp_entry **cands)
 {
 	struct nfhp_node *new;
 	int err;
@@ -3037,8 +3033,6 @@ static int nfhp_group_rebuild(struct nfhp_ruleset *rs, struct nfhp_node **root,
 	if (*root)
 		nfhp_tree_put(&rs->forest, *root);
 	*root = new;
-	if (why == -EOVERFLOW)
-		rs->updates_given_up++;
 	return 0;
 }
 
@@ -3066,6 +3060,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 {
 	const struct nfhp_entry *ch[2];
 	unsigned int i, nch, g;
+	bool gave_up;
 	int err = 0;
 
 	for (i = find_first_bit(changed, n); i < n && !err;
@@ -3086,9 +3081,11 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			err = nfhp_update_group(rs, &t->root[h][g], ch, nch,
 						fl, g, cx, cands);
 		if (!t->root[h][g] || err == -EOVERFLOW) {
+			gave_up = err == -EOVERFLOW;
 			*built |= 1u << g;
 			err = nfhp_group_rebuild(rs, &t->root[h][g], fl, g,
-						 cands, err);
+						 cands);
+			rs->updates_given_up += !err && gave_up;
 		}
 	}
 	return err;
@@ -3420,7 +3417,7 @@ static bool nfhp_reflat_rule_kept(struct nfhp_reflat *w,
 {
 	int t;
 
-	if (r->action != NFHP_ACT_JUMP && r->action != NFHP_ACT_GOTO)
+	if (!nfhp_rule_jumps(r))
 		return true;
 	t = nfhp_chain_target(w->rs->work, r);
 	return t >= 0 && nfhp_chain_stable(w->rs, w->stable, t, 0);
@@ -3528,13 +3525,13 @@ static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
 
 /*
  * Walk the committed chain @oc, whose entries begin at *@pos, and the
- * staged @nc side by side, both flattened under @prefix at @depth with @flags: the
- * entries of the rules both have are carried over (or walked, for a jump
- * whose chain changed), a rule this transaction created is flattened,
- * and a committed rule that @nc lacks was removed.  *@pos ends after
- * @oc's entries.  @first, unless NULL, gets where each rule's new
- * entries begin, and @ofirst tells where the committed ones did (for a
- * built-in chain), else they are looked for.
+ * staged @nc side by side, both flattened under @prefix at @depth with
+ * @flags: the entries of the rules both have are carried over (or
+ * walked, for a jump whose chain changed), a rule this transaction
+ * created is flattened, and a committed rule that @nc lacks was removed.
+ * *@pos ends after @oc's entries.  @first, unless NULL, gets where each
+ * rule's new entries begin, and @ofirst tells where the committed ones
+ * did (for a built-in chain), else they are looked for.
  */
 static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			     const struct nfhp_chain *oc,
