@@ -35,6 +35,7 @@
 #include "candidx.h"
 #include "counter.h"
 #include "ext.h"
+#include "firsts.h"
 #include "group.h"
 #include "lookup.h"
 #include "match.h"
@@ -215,11 +216,6 @@ struct nfhp_tables {
  * @gone: with @own, the committed entries it does not carry over, for
  *	the release
  * @ngone: entries in @gone
- * @first: the index of the first entry of each rule of the hook's chain
- *	(a jump's own entries, then its chain's), then that of the policy.
- *	Kept rules are then found by comparing the chains, not every entry
- *	(nfhp_reflatten_hook()).
- * @first_cap: room in @first
  * @n: entries
  * @cap: room in @e, @sum and @group
  * @summed: @sum is kept: the entries of a chain with jumps flattened
@@ -248,8 +244,6 @@ struct nfhp_flat {
 	unsigned int own_cap;
 	struct nfhp_entry **gone;
 	unsigned int ngone;
-	int *first;
-	unsigned int first_cap;
 	unsigned int n;
 	unsigned int cap;
 	bool summed;
@@ -390,15 +384,15 @@ struct nfhp_release {
 	struct nfhp_model *model;
 };
 
-/* A commit takes up to two int arrays of a hook's size: @from, @first. */
-#define NFHP_SPARE_INTS		2
+/* A commit takes an int array of a hook's size: @from. */
+#define NFHP_SPARE_INTS		1
 
 /**
  * struct nfhp_spare - big arrays that commits freed, kept for the next one
  * @flat: entry arrays (@e, @sum and @group of @cap entries) on the rule
  *	set's account; its other members are unused
- * @ints: arrays of @ints_cap ints for a struct nfhp_flat's @from or
- *	@first, or NULL
+ * @ints: arrays of @ints_cap ints for a struct nfhp_flat's @from, or
+ *	NULL
  * @ints_cap: room in each of @ints
  * @rules: a rule array of a chain that a commit replaced, for the copy
  *	of the chain that the next transaction makes, or NULL
@@ -465,6 +459,8 @@ static unsigned int nfhp_roomy(unsigned int n)
  *	that walked the chains finds its candidates with, built at the first
  *	such update (candidx.h)
  * @scoped: per hook, its committed entries that skip, for such updates
+ * @firsts: per hook, where each rule of its built-in chain begins among
+ *	the committed entries, for such updates (firsts.h)
  * @staged: while a commit runs, the new entries of each hook; here and
  *	not on the commit's stack, under which the tree build recurses
  * @fold_age: per hook, commits since its fold was last chosen
@@ -503,6 +499,7 @@ struct nfhp_ruleset {
 	struct nfhp_spare spare;
 	struct nfhp_candidx cands[NFHP_HOOK_MAX];
 	struct nfhp_scoped scoped[NFHP_HOOK_MAX];
+	struct nfhp_firsts firsts[NFHP_HOOK_MAX];
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
 	unsigned int fold_age[NFHP_HOOK_MAX];
 	unsigned int flattened;
@@ -514,8 +511,8 @@ struct nfhp_ruleset {
 static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
 
 /*
- * Forget the indexes of hook @h's committed entries (the candidates and
- * the skipping entries): after a rebuild, or a commit that failed after
+ * Forget the indexes of hook @h's committed entries (the candidates, the
+ * skipping entries and the rules' first entries): after a rebuild, or a commit that failed after
  * an update brought them forward.  The next update that walks the
  * chains finds them again.
  */
@@ -524,6 +521,7 @@ static void nfhp_hook_indexes_clear(struct nfhp_ruleset *rs, int h)
 	struct nfhp_scoped *sc = &rs->scoped[h];
 
 	nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
+	nfhp_firsts_clear(&rs->mem, &rs->firsts[h]);
 	nfhp_free(&rs->mem, sc->e, sc->cap * sizeof(*sc->e));
 	memset(sc, 0, sizeof(*sc));
 }
@@ -1262,7 +1260,6 @@ static void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	nfhp_flat_free_arrays(rs, fl);
 	nfhp_ints_free(rs, fl->from, fl->from_cap);
-	nfhp_ints_free(rs, fl->first, fl->first_cap);
 	memset(fl, 0, sizeof(*fl));
 }
 
@@ -1585,11 +1582,7 @@ static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 	}
 }
 
-/*
- * Flatten a built-in chain, noting where each rule's entries
- * begin, those of the chains it jumps to included (@fl->first), for
- * later updates.
- */
+/* Flatten a built-in chain. */
 static int nfhp_flatten_top(struct nfhp_ruleset *rs,
 			    const struct nfhp_model *m, struct nfhp_flat *fl,
 			    const struct nfhp_chain *c)
@@ -1597,17 +1590,12 @@ static int nfhp_flatten_top(struct nfhp_ruleset *rs,
 	unsigned int i;
 	int err;
 
-	fl->first = nfhp_ints_alloc(rs, c->n + 1, &fl->first_cap);
-	if (!fl->first)
-		return -ENOMEM;
 	for (i = 0; i < c->n; i++) {
-		fl->first[i] = fl->n;
 		err = nfhp_flatten_rule(rs, m, fl, c->rules[i], NULL, 0, 0);
 		if (err)
 			return err;
 		cond_resched();
 	}
-	fl->first[c->n] = fl->n;	/* the policy's, next */
 	if (c->nbranch)
 		nfhp_flat_scope_returns(fl, 0);
 	return 0;
@@ -2036,8 +2024,6 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 	}
 	for (; i < fl->n; i++)
 		nfhp_entry_free(rs, fl, fl->e[i]);
-	nfhp_ints_free(rs, fl->first, fl->first_cap);
-	fl->first = NULL;
 	nfhp_flat_recycle(rs, fl);
 	memset(fl, 0, sizeof(*fl));
 }
@@ -3297,16 +3283,6 @@ static bool nfhp_delta_remove(struct nfhp_delta *d, unsigned int i,
 	return true;
 }
 
-/* @to[i] = @from[i] + @shift, over two distinct arrays. */
-static void nfhp_ints_shift(int *__restrict to, const int *__restrict from,
-			    unsigned int n, int shift)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		to[i] = from[i] + shift;
-}
-
 /* Chains deeper than this are flattened afresh, not walked by an update. */
 #define NFHP_REFLAT_DEPTH	8
 
@@ -3316,6 +3292,7 @@ static void nfhp_ints_shift(int *__restrict to, const int *__restrict from,
  * @fl: the new entries
  * @old: the hook's committed entries
  * @d: the changes found so far
+ * @firsts: where the rules of the committed built-in chain begin in @old
  * @stable: the commit's, see nfhp_chain_stable()
  * @run_from: the first of the committed entries waiting to be carried over
  * @run_to: the entry after them
@@ -3328,16 +3305,11 @@ struct nfhp_reflat {
 	struct nfhp_flat *fl;
 	const struct nfhp_flat *old;
 	struct nfhp_delta *d;
+	const struct nfhp_firsts *firsts;
 	u8 *stable;
 	unsigned int run_from;
 	unsigned int run_to;
 };
-
-/* Where the next new entry goes, once the waiting run is carried over. */
-static unsigned int nfhp_reflat_pos(const struct nfhp_reflat *w)
-{
-	return w->fl->n + w->run_to - w->run_from;
-}
 
 static int nfhp_reflat_flush(struct nfhp_reflat *w)
 {
@@ -3444,7 +3416,60 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			     const struct nfhp_chain *oc,
 			     const struct nfhp_chain *nc, unsigned int *pos,
 			     const struct nfhp_box *prefix, unsigned int depth,
-			     u8 flags, int *first, const int *ofirst);
+			     u8 flags, bool top);
+
+/*
+ * Where the committed entries of rule @oj of the built-in chain @oc
+ * begin, into *@i: the policy's after the last rule.  The index of first
+ * entries gives the key.  A rule without entries (one that matches
+ * nothing) is not in it, and begins where the next rule does.  -EAGAIN,
+ * a bug, when the entry there is not the rule's first, and the hook is
+ * built anew.
+ */
+static int nfhp_reflat_first(const struct nfhp_reflat *w,
+			     const struct nfhp_chain *oc, unsigned int oj,
+			     unsigned int *i)
+{
+	const struct nfhp_flat *old = w->old;
+	const struct nfhp_rule *r = NULL;
+	u64 order = NFHP_ORDER_UNSET;
+	unsigned int k;
+
+	for (; oj < oc->n; oj++) {
+		r = oc->rules[oj];
+		order = nfhp_firsts_find(w->firsts, r);
+		if (order != NFHP_ORDER_UNSET)
+			break;
+	}
+	if (oj == oc->n) {
+		*i = old->n - 1;
+		return 0;
+	}
+	k = nfhp_flat_lower(old, order);
+	if (WARN_ON_ONCE(k + 1 >= old->n || old->e[k]->rule != r ||
+			 old->e[k]->depth ||
+			 (k && old->e[k - 1]->rule == r &&
+			  !old->e[k - 1]->depth)))
+		return -EAGAIN;
+	*i = k;
+	return 0;
+}
+
+/*
+ * Where the committed entries of rule @oj of @oc, flattened at @depth
+ * from @i on, end, into *@end.  Those of a built-in chain's jump are
+ * looked up (its chain may hold hundreds), those of other rules are read.
+ */
+static int nfhp_reflat_end(const struct nfhp_reflat *w,
+			   const struct nfhp_chain *oc, unsigned int oj,
+			   unsigned int i, unsigned int depth, bool top,
+			   unsigned int *end)
+{
+	if (top && nfhp_rule_jumps(oc->rules[oj]))
+		return nfhp_reflat_first(w, oc, oj + 1, end);
+	*end = nfhp_reflat_extent(w->old, i, oc->rules[oj], depth);
+	return 0;
+}
 
 /*
  * The rule @r at @depth is kept, but the chain it jumps to changed: its
@@ -3467,7 +3492,7 @@ static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
 	nc = nfhp_chain_target(w->rs->work, r);
 	if (oc < 0 || nc < 0)
 		return -EAGAIN;
-	while (from < to) {
+	while (from < to && !err) {
 		e = w->old->e[from];
 		if (e->rule != r || e->depth != depth)
 			return -EAGAIN;	/* not the entries of @r */
@@ -3480,7 +3505,7 @@ static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
 					depth + 1,
 					e->flags & (NFHP_ENTRY_COND |
 						    NFHP_ENTRY_VOID),
-					NULL, NULL);
+					false);
 		if (err || r->action != NFHP_ACT_GOTO)
 			continue;
 		if (from >= to || w->old->e[from]->rule ||
@@ -3493,18 +3518,19 @@ static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
 }
 
 /*
- * Carry over the entries of the rules the committed chain @oc and the
- * staged one @nc share from position @oj and @j on, as many as follow
- * alike, for a chain without jumps whose committed entries begin at
- * @ofirst.  Return: how many rules.
+ * Carry over the entries of the rules the committed built-in chain @oc
+ * and the staged one @nc share from position @oj and @j on, as many as
+ * follow alike, for a chain without jumps; the committed ones begin at
+ * *@i, and *@i ends after them.  Return: how many rules.
  */
 static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
 			   unsigned int oj, const struct nfhp_chain *nc,
-			   unsigned int j, int *first, const int *ofirst)
+			   unsigned int j, unsigned int *i)
 {
 	struct nfhp_rule *const *a = nc->rules + j, *const *b = oc->rules + oj;
 	unsigned int len = 0, most = min(nc->n - j, oc->n - oj), known = 0;
-	int shift = nfhp_reflat_pos(w) - ofirst[oj];
+	unsigned int from = *i;
+	int err;
 
 	/* What the transaction left alone needs no comparing. */
 	if (j == oj && j < nc->same_head)
@@ -3519,8 +3545,8 @@ static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
 	while (len < most && a[len] == b[len])
 		len++;
 	WARN_ON_ONCE(len < known);
-	nfhp_ints_shift(first + j, ofirst + oj, len, shift);
-	return nfhp_reflat_keep(w, ofirst[oj], ofirst[oj + len]) ?: len;
+	err = nfhp_reflat_first(w, oc, oj + len, i);
+	return err ?: nfhp_reflat_keep(w, from, *i) ?: len;
 }
 
 /*
@@ -3529,15 +3555,14 @@ static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
  * @flags: the entries of the rules both have are carried over (or
  * walked, for a jump whose chain changed), a rule this transaction
  * created is flattened, and a committed rule that @nc lacks was removed.
- * *@pos ends after @oc's entries.  @first, unless NULL, gets where each
- * rule's new entries begin, and @ofirst tells where the committed ones
- * did (for a built-in chain), else they are looked for.
+ * *@pos ends after @oc's entries.  @top: @oc is a built-in chain, where
+ * the index of first entries finds runs of kept rules at once.
  */
 static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			     const struct nfhp_chain *oc,
 			     const struct nfhp_chain *nc, unsigned int *pos,
 			     const struct nfhp_box *prefix, unsigned int depth,
-			     u8 flags, int *first, const int *ofirst)
+			     u8 flags, bool top)
 {
 	const struct nfhp_rule *r;
 	unsigned int j = 0, oj = 0, i = *pos, end;
@@ -3545,21 +3570,19 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 
 	while (j < nc->n && !err) {
 		r = nc->rules[j];
-		if (oj < oc->n && oc->rules[oj] == r && ofirst &&
+		if (oj < oc->n && oc->rules[oj] == r && top &&
 		    !nc->nbranch) {
-			len = nfhp_reflat_run(w, oc, oj, nc, j, first, ofirst);
+			len = nfhp_reflat_run(w, oc, oj, nc, j, &i);
 			if (len < 0)
 				return len;
 			j += len;
 			oj += len;
-			i = ofirst[oj];
 			continue;
 		}
-		if (first)
-			first[j] = nfhp_reflat_pos(w);
 		if (oj < oc->n && oc->rules[oj] == r) {
-			end = ofirst ? ofirst[oj + 1] :
-				       nfhp_reflat_extent(w->old, i, r, depth);
+			err = nfhp_reflat_end(w, oc, oj, i, depth, top, &end);
+			if (err)
+				break;
 			err = nfhp_reflat_rule_kept(w, r) ?
 			      nfhp_reflat_keep(w, i, end) :
 			      nfhp_reflat_jump(w, r, i, end, depth);
@@ -3571,9 +3594,9 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			j++;
 		} else if (oj < oc->n) {
 			/* Removed: a rule stays the same object while kept. */
-			end = ofirst ? ofirst[oj + 1] :
-				       nfhp_reflat_extent(w->old, i,
-							  oc->rules[oj], depth);
+			err = nfhp_reflat_end(w, oc, oj, i, depth, top, &end);
+			if (err)
+				break;
 			err = nfhp_reflat_remove(w, i, end);
 			i = end;
 			oj++;
@@ -3582,22 +3605,20 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 		}
 	}
 	for (; oj < oc->n && !err; oj++) {
-		end = ofirst ? ofirst[oj + 1] :
-			       nfhp_reflat_extent(w->old, i, oc->rules[oj],
-						  depth);
+		err = nfhp_reflat_end(w, oc, oj, i, depth, top, &end);
+		if (err)
+			break;
 		err = nfhp_reflat_remove(w, i, end);
 		i = end;
 	}
-	if (first)
-		first[nc->n] = nfhp_reflat_pos(w);
 	*pos = i;
 	return err;
 }
 
 /*
  * The entries of hook @h now and at the last commit: a rule's entries
- * are its own and those of the chains it jumps to, and the committed
- * entries' @first tells where each rule of the built-in chain's begin.
+ * are its own and those of the chains it jumps to, and the index of
+ * first entries tells where each rule of the built-in chain's begin.
  * So the two chains are compared rule by rule, the entries of the rules
  * they share are carried over, and only what this transaction changed
  * is flattened: the rules it created, and those of the chains it changed
@@ -3611,16 +3632,14 @@ static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
 	const struct nfhp_chain *nc = rs->work->chains[h];
 	const struct nfhp_flat *old = &rs->flat[h];
 	struct nfhp_reflat w = {
-		.rs = rs, .fl = fl, .old = old, .d = d, .stable = rs->stable,
+		.rs = rs, .fl = fl, .old = old, .d = d,
+		.firsts = &rs->firsts[h], .stable = rs->stable,
 	};
 	unsigned int pos = 0;
 	int err;
 
-	fl->first = nfhp_ints_alloc(rs, nc->n + 1, &fl->first_cap);
-	if (!fl->first)
-		return -ENOMEM;
 	err = nfhp_reflat_chain(&w, rs->live->chains[h], nc, &pos, NULL, 0, 0,
-				fl->first, old->first);
+				true);
 	if (!err && pos != old->n - 1)
 		err = -EAGAIN;	/* not the chain of the entries */
 	/* Then the policy, always kept. */
@@ -3662,6 +3681,60 @@ static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
 					      old->group, old->n - 1))
 		return NULL;
 	return idx;
+}
+
+/*
+ * The index of first entries of hook @h for an update from its committed
+ * entries @old, or NULL when there is none and no memory to build it.
+ */
+static const struct nfhp_firsts *
+nfhp_firsts_index(struct nfhp_ruleset *rs, int h, const struct nfhp_flat *old)
+{
+	struct nfhp_firsts *f = &rs->firsts[h];
+
+	if (!f->valid && nfhp_firsts_build(&rs->mem, f, old->e, old->n,
+					   rs->live->chains[h]->n))
+		return NULL;
+	return f;
+}
+
+/*
+ * Bring the index of first entries @f from the committed entries @old to
+ * the new ones @fl (the changes @d): the rules whose first entry went are
+ * forgotten, then the rules of the entries that came are noted, the
+ * first entry winning.  An entry replaced by a copy keeps its key, so
+ * its rule is noted again.  Without memory the index is cleared, to be
+ * built again by the next update.  Tests check it against one built.
+ */
+static void nfhp_firsts_apply(struct nfhp_ruleset *rs, struct nfhp_firsts *f,
+			      const struct nfhp_flat *old,
+			      const struct nfhp_flat *fl,
+			      const struct nfhp_delta *d, int h)
+{
+	struct nfhp_firsts built = {};
+	const struct nfhp_entry *e;
+	unsigned int i;
+
+	for (i = 0; i < d->nremoved; i++) {
+		e = old->e[d->removed[i]];
+		if (!e->depth && e->rule)
+			nfhp_firsts_del(f, e->rule, e->order);
+	}
+	for (i = 0; i < d->nadded; i++) {
+		e = fl->e[d->added[i]];
+		if (e->depth || !e->rule)
+			continue;
+		if (nfhp_firsts_add(&rs->mem, f, e->rule, e->order)) {
+			nfhp_firsts_clear(&rs->mem, f);
+			return;
+		}
+	}
+	if (!nfhp_update_verify ||
+	    nfhp_firsts_build(&rs->mem, &built, fl->e, fl->n,
+			      rs->work->chains[h]->n))
+		return;
+	WARN_ON_ONCE(!nfhp_firsts_equal(f, &built));
+	nfhp_firsts_clear(&rs->mem, &built);
 }
 
 /*
@@ -3714,8 +3787,7 @@ static int nfhp_flat_gone(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 
 /*
  * nfhp_reflatten_hook() and nfhp_update_matched(), or -EAGAIN.  The
- * hook's committed entries must know where its rules' begin (@first)
- * and have no void entries, which an update cannot place.  A hook whose
+ * hook's committed entries must have no void entries, which an update cannot place.  A hook whose
  * entries skip (a RETURN, a goto, a jump decided at packet time) keeps
  * its one tree and has its scopes' ends set anew (nfhp_flat_scopes());
  * the first such entry, or the last one gone, rebuilds it.
@@ -3736,8 +3808,8 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_cands cx = { .d = &d, .fl = fl };
 	int err = -ENOMEM;
 
-	if (!cur || !old->n || !old->first || !rs->live || !rs->stable ||
-	    old->voids)
+	if (!cur || !old->n || !rs->live || !rs->stable || old->voids ||
+	    !nfhp_firsts_index(rs, h, old))
 		return -EAGAIN;
 	fl->fold = old->fold;
 	/* Entries carried over may run xtables targets, or skip. */
@@ -3781,6 +3853,8 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		err = nfhp_flat_gone(rs, fl, old, &d);
 	if (!err && cx.idx)
 		nfhp_cands_apply(rs, &rs->cands[h], old, fl, &d);
+	if (!err)
+		nfhp_firsts_apply(rs, &rs->firsts[h], old, fl, &d, h);
 	/* On failure the rule set goes on with its committed entries. */
 	if (err)
 		nfhp_flat_free(rs, fl);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 
 #include "candidx.h"
+#include "firsts.h"
 #include "ext.h"
 #include "group.h"
 #include "match.h"
@@ -2200,6 +2201,81 @@ static void test_candidx(void)
 }
 
 /*
+ * The index of first entries: a build from entries where a jump's own
+ * entries come back after its chain's, then random notes and removals
+ * against a plain array of keys, every rule looked up after each step.
+ * Rules are addresses 16 bytes apart, so that many share a home slot
+ * and removals move probed rules back across the table's end.
+ */
+static void test_firsts(void)
+{
+	enum { N = 600, STEPS = 20000 };
+	static _Alignas(16) char space[N * 16];
+	struct nfhp_entry ent[5], *e[5];
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_firsts f = {}, g = {};
+	u64 key[N], k;
+	unsigned int i, j, wrong = 0, held = 0;
+	const struct nfhp_rule *r[N];
+
+	for (i = 0; i < N; i++) {
+		r[i] = (const struct nfhp_rule *)(space + 16 * i);
+		key[i] = NFHP_ORDER_UNSET;
+	}
+	/* A jump (r0) with an alternative box: its entries around its chain's. */
+	ent[0] = (struct nfhp_entry){ .rule = r[0], .order = 10 };
+	ent[1] = (struct nfhp_entry){ .rule = r[1], .order = 20, .depth = 1 };
+	ent[2] = (struct nfhp_entry){ .rule = r[0], .order = 30 };
+	ent[3] = (struct nfhp_entry){ .rule = r[2], .order = 40 };
+	ent[4] = (struct nfhp_entry){ .order = 50 };	/* the policy */
+	for (i = 0; i < 5; i++)
+		e[i] = &ent[i];
+	check(!nfhp_firsts_build(&mem, &f, e, 5, 2) && f.valid && f.n == 2 &&
+	      nfhp_firsts_find(&f, r[0]) == 10 &&
+	      nfhp_firsts_find(&f, r[2]) == 40 &&
+	      nfhp_firsts_find(&f, r[1]) == NFHP_ORDER_UNSET,
+	      "firsts: a jump's first own entry, no chain's rule, no policy");
+	nfhp_firsts_del(&f, r[0], 30);
+	check(nfhp_firsts_find(&f, r[0]) == 10,
+	      "firsts: a rule stays when another of its entries goes");
+	nfhp_firsts_clear(&mem, &f);
+	for (i = 0; i < STEPS; i++) {
+		j = cx_rnd(N / (i < STEPS / 2 ? 8 : 1));
+		k = cx_rnd(1000);
+		if (key[j] != NFHP_ORDER_UNSET && cx_rnd(2)) {
+			nfhp_firsts_del(&f, r[j], key[j]);
+			key[j] = NFHP_ORDER_UNSET;
+			held--;
+		} else {
+			wrong += !!nfhp_firsts_add(&mem, &f, r[j], k);
+			held += key[j] == NFHP_ORDER_UNSET;
+			key[j] = min(key[j], k);
+		}
+		for (j = 0; j < N; j++)
+			wrong += nfhp_firsts_find(&f, r[j]) != key[j];
+		wrong += f.n != held;
+	}
+	check(!wrong, "firsts: %u notes and removals agree with an array",
+	      STEPS);
+	for (i = 0; i < N; i++)
+		if (key[i] != NFHP_ORDER_UNSET)
+			wrong += !!nfhp_firsts_add(&mem, &g, r[i], key[i]);
+	check(!wrong && nfhp_firsts_equal(&f, &g) && nfhp_firsts_equal(&g, &f),
+	      "firsts: equal to the same rules noted afresh");
+	nfhp_firsts_del(&g, r[cx_rnd(N)], 1000);	/* no such key */
+	if (held) {
+		for (j = 0; key[j] == NFHP_ORDER_UNSET; j++)
+			;
+		nfhp_firsts_del(&g, r[j], key[j]);
+	}
+	check(!held || !nfhp_firsts_equal(&f, &g),
+	      "firsts: unequal once a rule is gone");
+	nfhp_firsts_clear(&mem, &f);
+	nfhp_firsts_clear(&mem, &g);
+	check(!mem.used && !f.valid, "firsts: cleared, memory returned");
+}
+
+/*
  * The scratch stack keeps released chunks for the next user, the biggest
  * first and 8 MiB of them at most: an update takes the same big arrays at
  * every commit, and must not allocate them anew.
@@ -2247,6 +2323,7 @@ int main(void)
 	test_counter_pool();
 	test_scratch_spares();
 	test_candidx();
+	test_firsts();
 	test_worked_example();
 	test_order_room();
 	test_order_ends();
