@@ -141,8 +141,8 @@
  * node of the same dimension whose intervals are those pieces
  * (nfhp_make_chunks()), like the inner levels of a B-tree.  A lookup
  * searches the same dimension once per level (two for the ClassBench 100k
- * sets), an update copies one node per level: a piece of 12 KB and a
- * parent of about 200 intervals, where one node would be 2.4 MB.  With
+ * sets), an update copies one node per level: a piece of 6 KB and a
+ * parent of about 400 intervals, where one node would be 2.4 MB.  With
  * a fan-out and pieces of 2 the root of the example above would have
  * three intervals of SRC, [0.0.0.0, 10.0.255.255], [10.1.0.0,
  * 10.255.255.255] and the rest, the first two leading to SRC nodes of two
