@@ -401,8 +401,8 @@ struct nfhp_release {
  * A single-rule update at 100,000 rules replaces about 4 MB of arrays.
  * Taking them anew at every commit is vmalloc() page by page and a TLB
  * flush at free in the kernel, and page faults in userspace; under TCG
- * every other vmalloc() of the @first array took 40 ms more, purging
- * the lazily freed areas.  So arrays are taken with room to grow
+ * every other vmalloc() of an int array of the hook's size took 40 ms
+ * more, purging the lazily freed areas.  So arrays are taken with room to grow
  * (nfhp_roomy()), and what a commit did not take is freed at its end
  * (nfhp_spare_trim()), so that the arrays of a flushed chain do not stay.
  */
