@@ -2653,10 +2653,15 @@ static unsigned int nfhp_index_above(const unsigned int *idx, unsigned int n,
 	return lo;
 }
 
-/* The index of the first entry of @fl whose key is @order or more. */
-static unsigned int nfhp_flat_lower(const struct nfhp_flat *fl, u64 order)
+/*
+ * The index of the first entry of @fl whose key is @order or more, known
+ * to be in [@lo, @hi]: @hi when none before it is.
+ */
+static unsigned int nfhp_flat_lower_in(const struct nfhp_flat *fl,
+				       unsigned int lo, unsigned int hi,
+				       u64 order)
 {
-	unsigned int lo = 0, hi = fl->n, mid;
+	unsigned int mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
@@ -2666,6 +2671,31 @@ static unsigned int nfhp_flat_lower(const struct nfhp_flat *fl, u64 order)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The index of the first entry of @fl whose key is @order or more. */
+static unsigned int nfhp_flat_lower(const struct nfhp_flat *fl, u64 order)
+{
+	return nfhp_flat_lower_in(fl, 0, fl->n, order);
+}
+
+/*
+ * nfhp_flat_lower() for a key whose entry is at @from or after it, and
+ * likely near: a galloping search reads about 2 log2(d) entries for one
+ * d entries on.  A commit on a Kubernetes node looks up where each of
+ * 5,000 jumps ends, a few entries after it begins.
+ */
+static unsigned int nfhp_flat_lower_from(const struct nfhp_flat *fl,
+					 unsigned int from, u64 order)
+{
+	unsigned int lo = from, hi = from, step = 1;
+
+	while (hi < fl->n && fl->e[hi]->order < order) {
+		lo = hi + 1;
+		hi += step;
+		step *= 2;
+	}
+	return nfhp_flat_lower_in(fl, lo, min(hi, fl->n), order);
 }
 
 /*
@@ -3425,33 +3455,6 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			     const struct nfhp_chain *nc, unsigned int *pos,
 			     const struct nfhp_box *prefix, unsigned int depth,
 			     u8 flags, bool top);
-
-/*
- * nfhp_flat_lower() for a key whose entry is at @from or after it, and
- * likely near: a galloping search reads about 2 log2(d) entries for one
- * d entries on.  A commit on a Kubernetes node looks up where each of
- * 5,000 jumps ends, a few entries after it begins.
- */
-static unsigned int nfhp_flat_lower_from(const struct nfhp_flat *fl,
-					 unsigned int from, u64 order)
-{
-	unsigned int lo = from, hi = from, step = 1, mid;
-
-	while (hi < fl->n && fl->e[hi]->order < order) {
-		lo = hi + 1;
-		hi += step;
-		step *= 2;
-	}
-	hi = min(hi, fl->n);
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (fl->e[mid]->order < order)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
 
 /*
  * Where the committed entries of rule @oj of the built-in chain @oc
