@@ -38,7 +38,7 @@ struct nfhp_firsts_slot {
 
 /**
  * struct nfhp_firsts - the rules of a built-in chain and their first entry
- * @slot: open addressing with linear probing, at most half full
+ * @slot: open addressing with linear probing, at most 4/5 full
  * @mask: slots less one, a power of two less one; 0 without slots
  * @n: rules held
  * @valid: it holds exactly the rules of the hook's committed entries
