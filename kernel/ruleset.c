@@ -20,7 +20,6 @@
  * (nfhp_flat_settle()), so a one-rule change in a user chain of 10,000
  * rules allocates a few dozen blocks, not 20,000.
  */
-#include <linux/bitmap.h>
 #include <linux/bsearch.h>
 #include <linux/err.h>
 #include <linux/errno.h>
@@ -3061,31 +3060,33 @@ static bool nfhp_entries_pair(const struct nfhp_entry *a,
 }
 
 /*
- * Update the trees for the changed entries among @e[0..@n), those whose
- * @changed bit is set, in pairs where nfhp_entries_pair() allows.  The
+ * Update the trees for the @n changed entries of @e whose indexes
+ * @changed lists, rising, in pairs where nfhp_entries_pair() allows.  The
  * groups of the changed entries are added to @groups, unless NULL; those
  * whose trees were built anew from @fl to @built, and left alone after.
  */
 static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       int h, struct nfhp_entry *const *e,
-			       unsigned int n, const unsigned long *changed,
+			       const unsigned int *changed, unsigned int n,
 			       const struct nfhp_flat *fl,
 			       const struct nfhp_cands *cx,
 			       const struct nfhp_entry **cands,
 			       unsigned int *groups, unsigned int *built)
 {
 	const struct nfhp_entry *ch[2];
-	unsigned int i, nch, g;
+	unsigned int i, k, nch, g;
 	bool gave_up;
 	int err = 0;
 
-	for (i = find_first_bit(changed, n); i < n && !err;
-	     i = find_next_bit(changed, n, i + 1)) {
+	for (k = 0; k < n && !err; k++) {
+		i = changed[k];
 		ch[0] = e[i];
 		nch = 1;
-		if (i + 1 < n && test_bit(i + 1, changed) &&
-		    nfhp_entries_pair(e[i], e[i + 1]))
-			ch[nch++] = e[++i];
+		if (k + 1 < n && changed[k + 1] == i + 1 &&
+		    nfhp_entries_pair(e[i], e[i + 1])) {
+			ch[nch++] = e[i + 1];
+			k++;
+		}
 		/* Entries that skip others share one tree. */
 		g = nfhp_flat_groupable(fl) ? ch[0]->group : 0;
 		if (groups)
@@ -3107,29 +3108,29 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 	return err;
 }
 
-/* Mark the added and the removed entries, from @d or else from @match. */
-static void nfhp_changed_bits(const struct nfhp_flat *fl,
+/*
+ * List in @d the added (new) and the removed (old) entries that @match
+ * tells, rising; @d's arrays have room for all entries.  @match rises
+ * where it is not -1, so the old entries it skips are the removed ones,
+ * and no entry is touched to find them.
+ */
+static void nfhp_changed_list(const struct nfhp_flat *fl,
 			      const struct nfhp_flat *old, const int *match,
-			      const struct nfhp_delta *d, unsigned long *added,
-			      unsigned long *removed)
+			      struct nfhp_delta *d)
 {
-	unsigned int i;
+	unsigned int i, next = 0;
 
-	if (d) {
-		for (i = 0; i < d->nadded; i++)
-			__set_bit(d->added[i], added);
-		for (i = 0; i < d->nremoved; i++)
-			__set_bit(d->removed[i], removed);
-		return;
-	}
-	/* From @match alone: no entry is touched to find the changed ones. */
-	bitmap_fill(removed, old->n);
 	for (i = 0; i < fl->n; i++) {
-		if (match[i] < 0)
-			__set_bit(i, added);
-		else
-			__clear_bit(match[i], removed);
+		if (match[i] < 0) {
+			d->added[d->nadded++] = i;
+			continue;
+		}
+		while (next < (unsigned int)match[i])
+			d->removed[d->nremoved++] = next++;
+		next++;
 	}
+	/* The policies match, the last entry of both: none is left over. */
+	WARN_ON_ONCE(next != old->n);
 }
 
 /*
@@ -3147,7 +3148,7 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_scratch *s = &rs->forest.scratch;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	const struct nfhp_entry **cands;
-	unsigned long *added, *removed;
+	struct nfhp_delta listed = {};
 	unsigned int g, emptied = 0, built = 0;
 	int err = -ENOMEM;
 
@@ -3157,21 +3158,27 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	 * commit.
 	 */
 	cands = nfhp_scratch_alloc(s, 2 * fl->n, sizeof(*cands));
-	added = nfhp_scratch_zalloc(s, BITS_TO_LONGS(fl->n), sizeof(long));
-	removed = nfhp_scratch_zalloc(s, BITS_TO_LONGS(old->n), sizeof(long));
-	if (!cands || !added || !removed)
+	if (!cands)
 		goto out_release;
-	nfhp_changed_bits(fl, old, match, d, added, removed);
+	if (!d) {
+		listed.added = nfhp_scratch_alloc(s, fl->n, sizeof(int));
+		listed.removed = nfhp_scratch_alloc(s, old->n, sizeof(int));
+		if (!listed.added || !listed.removed)
+			goto out_release;
+		nfhp_changed_list(fl, old, match, &listed);
+		d = &listed;
+	}
 	for (g = 0; g < NFHP_GROUPS; g++) {
 		t->root[h][g] = cur->root[h][g];
 		if (t->root[h][g])
 			nfhp_tree_get(t->root[h][g]);
 	}
-	err = nfhp_update_changed(rs, t, h, fl->e, fl->n, added, fl, cx,
-				  cands, NULL, &built);
+	err = nfhp_update_changed(rs, t, h, fl->e, d->added, d->nadded, fl,
+				  cx, cands, NULL, &built);
 	if (!err)
-		err = nfhp_update_changed(rs, t, h, old->e, old->n, removed,
-					  fl, cx, cands, &emptied, &built);
+		err = nfhp_update_changed(rs, t, h, old->e, d->removed,
+					  d->nremoved, fl, cx, cands, &emptied,
+					  &built);
 	/* Only a group that lost entries can have none left. */
 	for (g = 1; g < NFHP_GROUPS && !err; g++) {
 		if (!(emptied & (1u << g)) || !t->root[h][g] ||
