@@ -401,9 +401,10 @@ struct nfhp_release {
  * Taking them anew at every commit is vmalloc() page by page and a TLB
  * flush at free in the kernel, and page faults in userspace; under TCG
  * every other vmalloc() of an int array of the hook's size took 40 ms
- * more, purging the lazily freed areas.  So arrays are taken with room to grow
- * (nfhp_roomy()), and what a commit did not take is freed at its end
- * (nfhp_spare_trim()), so that the arrays of a flushed chain do not stay.
+ * more, purging the lazily freed areas.  So arrays are taken with room
+ * to grow (nfhp_roomy()), and what a commit did not take is freed at its
+ * end (nfhp_spare_trim()), so that the arrays of a flushed chain do not
+ * stay.
  */
 struct nfhp_spare {
 	struct nfhp_flat flat;
@@ -511,9 +512,9 @@ static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
 
 /*
  * Forget the indexes of hook @h's committed entries (the candidates, the
- * skipping entries and the rules' first entries): after a rebuild, or a commit that failed after
- * an update brought them forward.  The next update that walks the
- * chains finds them again.
+ * skipping entries and the rules' first entries): after a rebuild, or a
+ * commit that failed after an update brought them forward.  The next
+ * update that walks the chains finds them again.
  */
 static void nfhp_hook_indexes_clear(struct nfhp_ruleset *rs, int h)
 {
