@@ -1971,6 +1971,27 @@ static void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
  * the new one is found among the updated children alone: a wide node's
  * children are not all read twice.
  */
+/*
+ * The children of @node, whose region in its dimension is @span, that
+ * may meet @hull: [@first, @last], found by the lookup's search; those
+ * before and after certainly miss it.
+ */
+static void nfhp_rlp_met(const struct nfhp_node *node,
+			 const struct nfhp_range *span,
+			 const struct nfhp_range *hull, u32 *first, u32 *last)
+{
+	*first = 0;
+	*last = node->n - 1;
+	if (hull->lo > span->hi || hull->hi < span->lo) {
+		*first = node->n;
+		return;
+	}
+	if (hull->lo > span->lo)
+		*first = nfhp_node_find_value(node, hull->lo);
+	if (hull->hi < span->hi)
+		*last = nfhp_node_find_value(node, hull->hi);
+}
+
 static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 			   struct nfhp_region *reg,
 			   const struct nfhp_update *u, struct nfhp_node **out)
@@ -1982,14 +2003,32 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 	struct nfhp_node *child;
 	bool lost_min = false;
 	int err = -ENOMEM;
-	u32 i;
+	u32 i, first, last;
 
 	nfhp_box_hull(u->x, node->dim, &hull);
 	c.node = nfhp_scratch_alloc(&f->scratch, node->n, sizeof(*c.node));
 	c.hi = nfhp_scratch_alloc(&f->scratch, node->n, sizeof(*c.hi));
 	if (!c.node || !c.hi)
 		goto out_release;
-	for (i = 0, err = 0; i < node->n && !err; i++) {
+	nfhp_rlp_met(node, &span, &hull, &first, &last);
+	/* The children before the hull are shared, with no test each. */
+	for (i = 0; i < first; i++) {
+		child = nfhp_child(node, i);
+		nfhp_refs_prefetch(nfhp_children(node), i, node->n);
+		nfhp_ctl(child)->refs++;
+		c.node[i] = child;
+		c.hi[i] = nfhp_node_key(node, i);
+	}
+	c.n = first;
+	for (err = 0; i < node->n && !err; i++) {
+		if (i > last) {
+			/* After the hull: only the first may merge. */
+			child = nfhp_child(node, i);
+			nfhp_refs_prefetch(nfhp_children(node), i, node->n);
+			nfhp_ctl(child)->refs++;
+			nfhp_children_add(f, &c, child, nfhp_node_key(node, i));
+			continue;
+		}
 		reg->d[node->dim].lo = i ? nfhp_node_key(node, i - 1) + 1 :
 					   span.lo;
 		reg->d[node->dim].hi = nfhp_node_key(node, i);
