@@ -1965,16 +1965,9 @@ static void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
 }
 
 /*
- * A range-location node: update the children whose intervals meet @x; the
- * others, usually nearly all, are shared as they are.  Their earliest
- * entries stay too, so unless an updated child held the node's earliest,
- * the new one is found among the updated children alone: a wide node's
- * children are not all read twice.
- */
-/*
  * The children of @node, whose region in its dimension is @span, that
- * may meet @hull: [@first, @last], found by the lookup's search; those
- * before and after certainly miss it.
+ * meet @hull: [@first, @last], found by the lookup's search; @first is
+ * past the last child when none does.
  */
 static void nfhp_rlp_met(const struct nfhp_node *node,
 			 const struct nfhp_range *span,
@@ -1992,6 +1985,23 @@ static void nfhp_rlp_met(const struct nfhp_node *node,
 		*last = nfhp_node_find_value(node, hull->hi);
 }
 
+/* Share child @i of @node with its copy: a reference, no test. */
+static struct nfhp_node *nfhp_child_share(const struct nfhp_node *node, u32 i)
+{
+	struct nfhp_node *child = nfhp_child(node, i);
+
+	nfhp_refs_prefetch(nfhp_children(node), i, node->n);
+	nfhp_ctl(child)->refs++;
+	return child;
+}
+
+/*
+ * A range-location node: update the children whose intervals meet @x; the
+ * others, usually nearly all, are shared as they are.  Their earliest
+ * entries stay too, so unless an updated child held the node's earliest,
+ * the new one is found among the updated children alone: a wide node's
+ * children are not all read twice.
+ */
 static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 			   struct nfhp_region *reg,
 			   const struct nfhp_update *u, struct nfhp_node **out)
@@ -2011,41 +2021,24 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 	if (!c.node || !c.hi)
 		goto out_release;
 	nfhp_rlp_met(node, &span, &hull, &first, &last);
-	/* The children before the hull are shared, with no test each. */
-	for (i = 0; i < first; i++) {
-		child = nfhp_child(node, i);
-		nfhp_refs_prefetch(nfhp_children(node), i, node->n);
-		nfhp_ctl(child)->refs++;
-		c.node[i] = child;
-		c.hi[i] = nfhp_node_key(node, i);
-	}
-	c.n = first;
-	for (err = 0; i < node->n && !err; i++) {
-		if (i > last) {
-			/* After the hull: only the first may merge. */
-			child = nfhp_child(node, i);
-			nfhp_refs_prefetch(nfhp_children(node), i, node->n);
-			nfhp_ctl(child)->refs++;
-			nfhp_children_add(f, &c, child, nfhp_node_key(node, i));
-			continue;
-		}
+	for (i = 0; i < first; i++)
+		nfhp_children_add(f, &c, nfhp_child_share(node, i),
+				  nfhp_node_key(node, i));
+	for (err = 0; i <= last && !err; i++) {
 		reg->d[node->dim].lo = i ? nfhp_node_key(node, i - 1) + 1 :
 					   span.lo;
 		reg->d[node->dim].hi = nfhp_node_key(node, i);
 		child = nfhp_child(node, i);
-		nfhp_refs_prefetch(nfhp_children(node), i, node->n);
-		if (reg->d[node->dim].hi < hull.lo ||
-		    reg->d[node->dim].lo > hull.hi) {
-			nfhp_ctl(child)->refs++;
-		} else {
-			lost_min |= child->min_order == node->min_order;
-			err = nfhp_update_node(f, child, reg, u, &child);
-			if (!err)
-				min_order = min(min_order, child->min_order);
-		}
-		if (!err)
-			nfhp_children_add(f, &c, child, reg->d[node->dim].hi);
+		lost_min |= child->min_order == node->min_order;
+		err = nfhp_update_node(f, child, reg, u, &child);
+		if (err)
+			break;
+		min_order = min(min_order, child->min_order);
+		nfhp_children_add(f, &c, child, reg->d[node->dim].hi);
 	}
+	for (; i < node->n && !err; i++)
+		nfhp_children_add(f, &c, nfhp_child_share(node, i),
+				  nfhp_node_key(node, i));
 	reg->d[node->dim] = span;
 	if (!err && lost_min)
 		min_order = nfhp_children_min(&c);
