@@ -23,17 +23,11 @@
 
 #include "firsts.h"
 
-static u32 nfhp_firsts_hash(const struct nfhp_rule *rule)
-{
-	return (u32)((((unsigned long)rule >> 4) * 0x9e3779b97f4a7c15ull) >>
-		     32);
-}
-
 /* The slot of @rule, or the free one where it would go. */
 static struct nfhp_firsts_slot *
 nfhp_firsts_slot(const struct nfhp_firsts *f, const struct nfhp_rule *rule)
 {
-	u32 i = nfhp_firsts_hash(rule) & f->mask;
+	u32 i = nfhp_rule_hash(rule) & f->mask;
 
 	while (f->slot[i].rule && f->slot[i].rule != rule)
 		i = (i + 1) & f->mask;
@@ -159,7 +153,7 @@ void nfhp_firsts_del(struct nfhp_firsts *f, const struct nfhp_rule *rule,
 		return;
 	gap = s - f->slot;
 	for (i = (gap + 1) & f->mask; f->slot[i].rule; i = (i + 1) & f->mask) {
-		home = nfhp_firsts_hash(f->slot[i].rule) & f->mask;
+		home = nfhp_rule_hash(f->slot[i].rule) & f->mask;
 		/* Stays when its home lies cyclically in (gap, i]. */
 		if (((i - home) & f->mask) < ((i - gap) & f->mask))
 			continue;

@@ -27,6 +27,21 @@
 #include "tree.h"
 
 /**
+ * nfhp_rule_hash() - hash a rule by its address
+ * @rule: the rule
+ *
+ * For the tables keyed by rule: this index and where rules stand
+ * (nfhp_rule_locate() in ruleset.c).
+ *
+ * Return: the hash; its low bits pick a slot.
+ */
+static inline u32 nfhp_rule_hash(const struct nfhp_rule *rule)
+{
+	return (u32)((((unsigned long)rule >> 4) * 0x9e3779b97f4a7c15ull) >>
+		     32);
+}
+
+/**
  * struct nfhp_firsts_slot - one rule of the index
  * @rule: the rule, NULL for a free slot
  * @order: the order key of its first entry

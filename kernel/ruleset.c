@@ -1661,15 +1661,10 @@ static void nfhp_where_drop(struct nfhp_ruleset *rs)
 	rs->where = NULL;
 }
 
-static u32 nfhp_where_hash(const struct nfhp_rule *r)
-{
-	return (u32)((((unsigned long)r >> 4) * 0x9e3779b97f4a7c15ull) >> 32);
-}
-
 static struct nfhp_where *nfhp_where_slot(const struct nfhp_ruleset *rs,
 					  const struct nfhp_rule *r)
 {
-	u32 i = nfhp_where_hash(r) & rs->where_mask;
+	u32 i = nfhp_rule_hash(r) & rs->where_mask;
 
 	while (rs->where[i].rule && rs->where[i].rule != r)
 		i = (i + 1) & rs->where_mask;
@@ -3436,16 +3431,21 @@ static bool nfhp_reflat_rule_kept(struct nfhp_reflat *w,
 /*
  * Where the committed entries of the rule @r of a chain flattened at
  * @depth end, those from @i on: its own entries are at @depth, those of
- * the chains it jumps to deeper.
+ * the chains it jumps to deeper.  At most @most are read: the index
+ * returned is @i + @most when the rule goes on past them.
  */
 static unsigned int nfhp_reflat_extent(const struct nfhp_flat *old,
 				       unsigned int i,
 				       const struct nfhp_rule *r,
-				       unsigned int depth)
+				       unsigned int depth, unsigned int most)
 {
-	while (i + 1 < old->n && (old->e[i]->depth > depth ||
-				  (old->e[i]->depth == depth &&
-				   old->e[i]->rule == r)))
+	unsigned int stop = old->n - 1;
+
+	if (stop - i > most)
+		stop = i + most;
+	while (i < stop && (old->e[i]->depth > depth ||
+			    (old->e[i]->depth == depth &&
+			     old->e[i]->rule == r)))
 		i++;
 	return i;
 }
@@ -3512,24 +3512,16 @@ static int nfhp_reflat_end(const struct nfhp_reflat *w,
 			   unsigned int i, unsigned int depth, bool top,
 			   unsigned int *end)
 {
-	const struct nfhp_flat *old = w->old;
 	const struct nfhp_rule *r = oc->rules[oj];
-	unsigned int k, most = old->n - 1;
+	bool far = top && nfhp_rule_jumps(r);
+	unsigned int k;
 
-	if (!top || !nfhp_rule_jumps(r)) {
-		*end = nfhp_reflat_extent(old, i, r, depth);
-		return 0;
-	}
-	if (most - i > NFHP_REFLAT_SCAN)
-		most = i + NFHP_REFLAT_SCAN;
-	for (k = i; k < most && (old->e[k]->depth ||
-				 old->e[k]->rule == r); k++)
-		;
-	if (k < i + NFHP_REFLAT_SCAN) {
-		*end = k;
-		return 0;
-	}
-	return nfhp_reflat_first(w, oc, oj + 1, k, end);
+	k = nfhp_reflat_extent(w->old, i, r, depth,
+			       far ? NFHP_REFLAT_SCAN : U32_MAX);
+	if (far && k - i == NFHP_REFLAT_SCAN)
+		return nfhp_reflat_first(w, oc, oj + 1, k, end);
+	*end = k;
+	return 0;
 }
 
 /*
@@ -3579,31 +3571,17 @@ static int nfhp_reflat_jump(struct nfhp_reflat *w, const struct nfhp_rule *r,
 }
 
 /*
- * Carry over the entries of the rules the committed built-in chain @oc
- * and the staged one @nc share from position @oj and @j on, as many as
- * follow alike and keep all their entries (a jump whose chain did not
- * change); the committed ones begin at *@i, and *@i ends after them.
- * Only the end of the run is looked up, not each rule's: 5,000 jumps of
- * a Kubernetes node are one run but for the chain that changed.
- * Return: how many rules, 0 when the first one is not kept.
+ * How many rules of the staged chain @nc from @j on are those of the
+ * committed @oc from @oj on, for a chain without jumps.
  */
-static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
-			   unsigned int oj, const struct nfhp_chain *nc,
-			   unsigned int j, unsigned int *i)
+static unsigned int nfhp_reflat_same_len(const struct nfhp_chain *oc,
+					 unsigned int oj,
+					 const struct nfhp_chain *nc,
+					 unsigned int j)
 {
 	struct nfhp_rule *const *a = nc->rules + j, *const *b = oc->rules + oj;
 	unsigned int len = 0, most = min(nc->n - j, oc->n - oj), known = 0;
-	unsigned int from = *i;
-	int err;
 
-	if (nc->njump) {
-		while (len < most && a[len] == b[len] &&
-		       nfhp_reflat_rule_kept(w, a[len]))
-			len++;
-		if (!len)
-			return 0;
-		goto out_keep;
-	}
 	/* What the transaction left alone needs no comparing. */
 	if (j == oj && j < nc->same_head)
 		known = min(most, nc->same_head - j);
@@ -3617,7 +3595,47 @@ static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
 	while (len < most && a[len] == b[len])
 		len++;
 	WARN_ON_ONCE(len < known);
-out_keep:
+	return len;
+}
+
+/*
+ * nfhp_reflat_same_len() for a chain with jumps: only the rules that
+ * also keep all their entries, the jumps whose chains did not change.
+ */
+static unsigned int nfhp_reflat_kept_len(struct nfhp_reflat *w,
+					 const struct nfhp_chain *oc,
+					 unsigned int oj,
+					 const struct nfhp_chain *nc,
+					 unsigned int j)
+{
+	unsigned int len = 0, most = min(nc->n - j, oc->n - oj);
+
+	while (len < most && nc->rules[j + len] == oc->rules[oj + len] &&
+	       nfhp_reflat_rule_kept(w, nc->rules[j + len]))
+		len++;
+	return len;
+}
+
+/*
+ * Carry over the entries of the rules the committed built-in chain @oc
+ * and the staged one @nc share from position @oj and @j on, as many as
+ * follow alike and keep all their entries (a jump whose chain did not
+ * change); the committed ones begin at *@i, and *@i ends after them.
+ * Only the end of the run is looked up, not each rule's: 5,000 jumps of
+ * a Kubernetes node are one run but for the chain that changed.
+ * Return: how many rules, 0 when the first one is not kept.
+ */
+static int nfhp_reflat_run(struct nfhp_reflat *w, const struct nfhp_chain *oc,
+			   unsigned int oj, const struct nfhp_chain *nc,
+			   unsigned int j, unsigned int *i)
+{
+	unsigned int len, from = *i;
+	int err;
+
+	len = nc->njump ? nfhp_reflat_kept_len(w, oc, oj, nc, j) :
+			  nfhp_reflat_same_len(oc, oj, nc, j);
+	if (!len)
+		return 0;
 	err = nfhp_reflat_first(w, oc, oj + len, from, i);
 	return err ?: nfhp_reflat_keep(w, from, *i) ?: len;
 }
