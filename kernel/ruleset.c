@@ -255,6 +255,18 @@ struct nfhp_flat {
 };
 
 /**
+ * struct nfhp_scoped_entry - a committed entry that skips, and its end
+ * @e: the entry
+ * @hi: the key of the first committed entry at or after its @scope_end:
+ *	the scope stays as it is while no entry keyed from @e's key to
+ *	this one comes or goes
+ */
+struct nfhp_scoped_entry {
+	struct nfhp_entry *e;
+	u64 hi;
+};
+
+/**
  * struct nfhp_scoped - the committed entries of a hook that skip
  * @e: the entries, in no order
  * @n: entries in @e
@@ -262,13 +274,14 @@ struct nfhp_flat {
  * @valid: @e holds exactly the hook's committed entries that skip
  *
  * An update that walked the chains sets the scope ends anew near the
- * entries that came only (nfhp_scopes_near()), from these: a hook has
- * few of them, a RETURN atop a chain or a jump decided at packet time.
- * Like the candidate index, they are kept from one commit to the next,
- * and found again by a pass over all entries after a rebuild.
+ * entries that came only (nfhp_scopes_near()), from these: a RETURN atop
+ * a chain or a jump decided at packet time, a quarter of the entries on
+ * a Kubernetes node whose service chains return early.  Like the
+ * candidate index, they are kept from one commit to the next, and found
+ * again by a pass over all entries after a rebuild.
  */
 struct nfhp_scoped {
-	struct nfhp_entry **e;
+	struct nfhp_scoped_entry *e;
 	unsigned int n;
 	unsigned int cap;
 	bool valid;
@@ -2465,6 +2478,13 @@ static int nfhp_uint_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int nfhp_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * Fill @le and @ends for an entry at @depth whose key is @hi, after one
  * with key @lo: @le[k] is where a scope ends that the first entry at
@@ -2487,12 +2507,13 @@ static void nfhp_scope_seen(struct nfhp_scope_end *le,
 }
 
 static int nfhp_scoped_add(struct nfhp_ruleset *rs, struct nfhp_scoped *sc,
-			   struct nfhp_entry *e)
+			   struct nfhp_entry *e, u64 hi)
 {
 	if (nfhp_grow(&rs->mem, (void **)&sc->e, &sc->cap, sc->n + 1,
 		      sizeof(*sc->e)))
 		return -ENOMEM;
-	sc->e[sc->n++] = e;
+	sc->e[sc->n].e = e;
+	sc->e[sc->n++].hi = hi;
 	return 0;
 }
 
@@ -2565,7 +2586,7 @@ static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		else if (end)
 			err = nfhp_scope_set(rs, fl, d, i, oi, added, end);
 		/* Without room the index is found again next time. */
-		if (end && sc && nfhp_scoped_add(rs, sc, fl->e[i]))
+		if (end && sc && nfhp_scoped_add(rs, sc, fl->e[i], end->hi))
 			sc = NULL;
 		skips += !!end;
 		nfhp_scope_seen(le, ends, e->depth,
@@ -2632,22 +2653,6 @@ static void nfhp_scope_after(const struct nfhp_flat *fl, unsigned int p,
 	end->hi = fl->e[q]->order;
 }
 
-/* The first of the @n rising indexes @idx that is above @i, or @n. */
-static unsigned int nfhp_index_above(const unsigned int *idx, unsigned int n,
-				     unsigned int i)
-{
-	unsigned int lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (idx[mid] <= i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * The index of the first entry of @fl whose key is @order or more, known
  * to be in [@lo, @hi]: @hi when none before it is.
@@ -2693,35 +2698,6 @@ static unsigned int nfhp_flat_lower_from(const struct nfhp_flat *fl,
 	return nfhp_flat_lower_in(fl, lo, min(hi, fl->n), order);
 }
 
-/*
- * Did the update (@d, its first @nadded and @nremoved entries) move the
- * end of the scope of @j, committed entry @i of @fl?  @j skips to the
- * first entry whose key is not below @j->scope_end, which was the end;
- * unless entries came or went between @j and it, it still is.  Else the
- * end is found again, into @end.
- */
-static bool nfhp_scope_moved(const struct nfhp_flat *fl,
-			     const struct nfhp_flat *old,
-			     const struct nfhp_delta *d, unsigned int nadded,
-			     unsigned int nremoved,
-			     const struct nfhp_entry *j, unsigned int i,
-			     struct nfhp_scope_end *end)
-{
-	unsigned int e = nfhp_flat_lower(fl, j->scope_end), a, r;
-
-	if (!nfhp_scope_at_policy(j)) {
-		a = nfhp_index_above(d->added, nadded, i);
-		r = nfhp_index_above(d->removed, nremoved,
-				     nfhp_flat_lower(old, j->order));
-		if ((a == nadded || d->added[a] > e) &&
-		    (r == nremoved ||
-		     old->e[d->removed[r]]->order > fl->e[e]->order))
-			return false;
-	}
-	nfhp_scope_after(fl, i, end);
-	return !nfhp_scope_holds(j, end);
-}
-
 /* The index of the entry of @fl with the key @order, or -1. */
 static int nfhp_flat_find(const struct nfhp_flat *fl, u64 order)
 {
@@ -2731,29 +2707,84 @@ static int nfhp_flat_find(const struct nfhp_flat *fl, u64 order)
 }
 
 /*
+ * The keys of the entries the update (@d, its first @nadded and
+ * @nremoved entries) added to @fl and removed from @old, rising, on the
+ * scratch stack of @rs; NULL without memory.
+ */
+static u64 *nfhp_delta_keys(struct nfhp_ruleset *rs, const struct nfhp_flat *fl,
+			    const struct nfhp_flat *old,
+			    const struct nfhp_delta *d, unsigned int nadded,
+			    unsigned int nremoved)
+{
+	u64 *keys = nfhp_scratch_alloc(&rs->forest.scratch,
+				       nadded + nremoved + 1, sizeof(*keys));
+	unsigned int k;
+
+	if (!keys)
+		return NULL;
+	for (k = 0; k < nadded; k++)
+		keys[k] = fl->e[d->added[k]]->order;
+	for (k = 0; k < nremoved; k++)
+		keys[nadded + k] = old->e[d->removed[k]]->order;
+	sort(keys, nadded + nremoved, sizeof(*keys), nfhp_u64_cmp, NULL);
+	return keys;
+}
+
+/* Is none of the @n rising @keys in [@lo, @hi]? */
+static bool nfhp_keys_none_in(const u64 *keys, unsigned int n, u64 lo,
+			      u64 hi)
+{
+	unsigned int l = 0, h = n, mid;
+
+	while (l < h) {
+		mid = l + (h - l) / 2;
+		if (keys[mid] < lo)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	return l == n || keys[l] > hi;
+}
+
+/*
  * nfhp_scopes_all() without the pass over all entries: the committed
- * entries that skip, @sc, are given their ends anew where entries came
- * or went inside their scopes (nfhp_scope_moved()), and the added ones
- * that skip theirs, each by a pass over its own scope.  @sc then holds
- * the new entries that skip, or is invalid after an error.
+ * entries that skip, @sc, get their ends anew, each by a pass over its
+ * own scope, where an entry came or went from their own key to their
+ * end's (@hi), and the added ones that skip get theirs.  The others are
+ * not even looked up: a Kubernetes node has thousands, and two searches
+ * of the entries for each took longer than the pass over all.  @sc then
+ * holds the new entries that skip, or is invalid after an error.
  */
 static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			    const struct nfhp_flat *old, struct nfhp_delta *d,
 			    struct nfhp_scoped *sc)
 {
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&rs->forest.scratch);
 	unsigned int nadded = d->nadded, nremoved = d->nremoved, k, w = 0, a;
+	struct nfhp_scoped_entry *it;
 	struct nfhp_scope_end end;
 	struct nfhp_entry *j;
 	int err = 0, i, oi;
+	u64 *keys;
 
 	sc->valid = false;
+	keys = nfhp_delta_keys(rs, fl, old, d, nadded, nremoved);
+	if (!keys)
+		return -ENOMEM;
 	for (k = 0; k < sc->n && !err; k++) {
-		j = sc->e[k];
+		it = &sc->e[k];
+		j = it->e;
+		if (!nfhp_scope_at_policy(j) &&
+		    nfhp_keys_none_in(keys, nadded + nremoved, j->order,
+				      it->hi)) {
+			sc->e[w++] = *it;
+			continue;
+		}
 		i = nfhp_flat_find(fl, j->order);
 		if (i < 0 || fl->e[i] != j)
 			continue;	/* removed */
-		if (nfhp_scope_moved(fl, old, d, nadded, nremoved, j, i,
-				     &end)) {
+		nfhp_scope_after(fl, i, &end);
+		if (!nfhp_scope_holds(j, &end)) {
 			oi = nfhp_flat_find(old, j->order);
 			if (WARN_ON_ONCE(oi < 0 || old->e[oi] != j))
 				err = -EAGAIN;
@@ -2761,8 +2792,10 @@ static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				err = nfhp_scope_set(rs, fl, d, i, oi, false,
 						     &end);
 		}
-		sc->e[w++] = fl->e[i];
+		sc->e[w].e = fl->e[i];
+		sc->e[w++].hi = end.hi;
 	}
+	nfhp_scratch_release(&rs->forest.scratch, mark);
 	sc->n = w;
 	for (a = 0; a < nadded && !err; a++) {
 		i = d->added[a];
@@ -2770,7 +2803,7 @@ static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			continue;
 		nfhp_scope_after(fl, i, &end);
 		err = nfhp_scope_set(rs, fl, d, i, 0, true, &end) ?:
-		      nfhp_scoped_add(rs, sc, fl->e[i]);
+		      nfhp_scoped_add(rs, sc, fl->e[i], end.hi);
 	}
 	/* Without skips left the hook's entries go back to their groups. */
 	if (!err && !sc->n)
@@ -2779,18 +2812,13 @@ static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return err;
 }
 
-/*
- * The near way is taken while a hook has at most one entry that skips in
- * this many.
- */
-#define NFHP_SCOPES_NEAR_SHARE	8
 bool nfhp_update_verify;
 
 /*
  * Set the scope ends of the skipping entries of @fl, hook @h, after an
  * update (@d): near the changes where the hook's committed skipping
- * entries are known and few, else in a pass over all entries, which
- * then finds them for the next update.  Tests check the first way
+ * entries are known, else in a pass over all entries, which then finds
+ * them for the next update.  Tests check the first way
  * against the second (nfhp_update_verify).
  */
 static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
@@ -2801,12 +2829,10 @@ static int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	unsigned int nadded = d->nadded;
 	int err;
 
-	if (sc->valid && (nfhp_update_verify ||
-			  sc->n <= fl->n / NFHP_SCOPES_NEAR_SHARE)) {
+	if (sc->valid)
 		err = nfhp_scopes_near(rs, fl, old, d, sc);
-	} else {
+	else
 		err = nfhp_scopes_all(rs, fl, old, d, sc, false);
-	}
 	if (!err && d->nadded > nadded) {
 		sort(d->added, d->nadded, sizeof(*d->added), nfhp_uint_cmp,
 		     NULL);
