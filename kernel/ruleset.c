@@ -141,29 +141,43 @@ struct nfhp_chain {
 };
 
 /**
+ * struct nfhp_chain_slot - a slot of the hash table of chain names
+ * @hash: nfhp_name_hash() of the chain's name
+ * @idx: its index in the model's chains plus one; 0 for a free slot
+ */
+struct nfhp_chain_slot {
+	u32 hash;
+	u32 idx;
+};
+
+/**
  * struct nfhp_model - the chains of a rule set
  * @n: chains
  * @cap: room in @chains
  * @chains: built-in chains in hook order, then user chains by name
- * @slot: a hash table of the chains' names: the index in @chains plus one
- *	of the chain whose name hashes to a slot or, on collision, the next
- *	free one; 0 for a free slot
+ * @slot: a hash table of the chains' names: each chain in the slot its
+ *	name hashes to or, on collision, the next free one
  * @nslot: slots in @slot, a power of two
  * @hashed: @slot holds the chains as they are; else they are searched
+ * @unique: no two chains' names have the same hash
  *
  * A commit looks up the target of every jump it reaches, 5,000 of them on
  * a Kubernetes node whose chain names share a long prefix, and a binary
  * search of them cost strcmp() a dozen times each: most of a one-rule
  * commit.  So the commit hashes the names (nfhp_model_hash()); a change
- * of the chains between commits clears @hashed.
+ * of the chains between commits clears @hashed.  A jump's target is a
+ * chain of the model (one still jumped to cannot be deleted), so with
+ * @unique its hash alone finds it (nfhp_chain_target()): the lookups then
+ * read no chain, which were 40 % of such a commit.
  */
 struct nfhp_model {
 	unsigned int n;
 	unsigned int cap;
 	struct nfhp_chain **chains;
-	u32 *slot;
+	struct nfhp_chain_slot *slot;
 	unsigned int nslot;
 	bool hashed;
+	bool unique;
 };
 
 /**
@@ -828,6 +842,7 @@ static struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
 			       from->nslot * sizeof(*m->slot));
 			m->nslot = from->nslot;
 			m->hashed = true;
+			m->unique = from->unique;
 		}
 	}
 	return m;
@@ -843,6 +858,7 @@ static struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
 static void nfhp_model_hash(struct nfhp_ruleset *rs, struct nfhp_model *m)
 {
 	unsigned int i, k, want = 64;
+	u32 hash;
 
 	if (m->hashed || m->n < NFHP_HASH_MIN_CHAINS)
 		return;
@@ -857,11 +873,15 @@ static void nfhp_model_hash(struct nfhp_ruleset *rs, struct nfhp_model *m)
 		m->nslot = want;
 	}
 	memset(m->slot, 0, want * sizeof(*m->slot));
+	m->unique = true;
 	for (i = 0; i < m->n; i++) {
-		k = m->chains[i]->hash & (want - 1);
-		while (m->slot[k])
-			k = (k + 1) & (want - 1);
-		m->slot[k] = i + 1;
+		hash = m->chains[i]->hash;
+		for (k = hash & (want - 1); m->slot[k].idx;
+		     k = (k + 1) & (want - 1))
+			if (m->slot[k].hash == hash)
+				m->unique = false;
+		m->slot[k].hash = hash;
+		m->slot[k].idx = i + 1;
 	}
 	m->hashed = true;
 }
@@ -891,19 +911,27 @@ static unsigned int nfhp_chain_place(const struct nfhp_model *m,
 	return lo;
 }
 
-/* The index in @m of the chain @name, whose nfhp_name_hash() is @hash. */
+/*
+ * The index in @m of the chain @name, whose nfhp_name_hash() is @hash, or
+ * -1.  @known: @m has such a chain, and the hash alone may tell which.
+ */
 static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
-			     u32 hash)
+			     u32 hash, bool known)
 {
-	const struct nfhp_chain *c;
+	const struct nfhp_chain_slot *slot;
 	unsigned int i;
 
 	if (m->hashed) {
-		for (i = hash & (m->nslot - 1); m->slot[i];
+		for (i = hash & (m->nslot - 1); m->slot[i].idx;
 		     i = (i + 1) & (m->nslot - 1)) {
-			c = m->chains[m->slot[i] - 1];
-			if (c->hash == hash && !strcmp(c->name, name))
-				return m->slot[i] - 1;
+			slot = &m->slot[i];
+			if (slot->hash != hash)
+				continue;
+			if (known && m->unique && !nfhp_update_verify)
+				return slot->idx - 1;
+			if (!strcmp(m->chains[slot->idx - 1]->name, name))
+				return slot->idx - 1;
+			WARN_ON_ONCE(known && m->unique);
 		}
 		return -1;
 	}
@@ -917,14 +945,18 @@ static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
 static int nfhp_chain_index(const struct nfhp_model *m, const char *name)
 {
 	/* A searched model needs no hash. */
-	return nfhp_chain_lookup(m, name, m->hashed ? nfhp_name_hash(name) : 0);
+	return nfhp_chain_lookup(m, name, m->hashed ? nfhp_name_hash(name) : 0,
+				 false);
 }
 
-/* The index in @m of the chain that the jump or goto @r goes to, or -1. */
+/*
+ * The index in @m of the chain that the jump or goto @r of @m goes to, or
+ * -1.  Tests (nfhp_update_verify) compare the names all the same.
+ */
 static int nfhp_chain_target(const struct nfhp_model *m,
 			     const struct nfhp_rule *r)
 {
-	return nfhp_chain_lookup(m, r->target, r->target_hash);
+	return nfhp_chain_lookup(m, r->target, r->target_hash, true);
 }
 
 /* The staged copy of a chain, copied from the committed one if needed. */

@@ -2331,6 +2331,13 @@ int main(void)
 	test_straight_empty_rule();
 	test_chain_names();
 	test_chain_update();
+	/*
+	 * Once more as the module runs, without the long ways: the jumps'
+	 * chains are then found by their names' hashes alone.
+	 */
+	nfhp_update_verify = false;
+	test_chain_update();
+	nfhp_update_verify = true;
 	test_deep_jumps();
 	test_skip_update();
 	test_goto_scope_update();
