@@ -410,16 +410,13 @@ struct nfhp_release {
 	struct nfhp_model *model;
 };
 
-/* A commit takes an int array of a hook's size: @from. */
-#define NFHP_SPARE_INTS		1
-
 /**
  * struct nfhp_spare - big arrays that commits freed, kept for the next one
  * @flat: entry arrays (@e, @sum and @group of @cap entries) on the rule
  *	set's account; its other members are unused
- * @ints: arrays of @ints_cap ints for a struct nfhp_flat's @from, or
- *	NULL
- * @ints_cap: room in each of @ints
+ * @ints: an array of @ints_cap ints for a struct nfhp_flat's @from, the
+ *	one int array of a hook's size a commit takes, or NULL
+ * @ints_cap: room in @ints
  * @rules: a rule array of a chain that a commit replaced, for the copy
  *	of the chain that the next transaction makes, or NULL
  * @rules_cap: room in @rules
@@ -435,8 +432,8 @@ struct nfhp_release {
  */
 struct nfhp_spare {
 	struct nfhp_flat flat;
-	int *ints[NFHP_SPARE_INTS];
-	unsigned int ints_cap[NFHP_SPARE_INTS];
+	int *ints;
+	unsigned int ints_cap;
 	struct nfhp_rule **rules;
 	unsigned int rules_cap;
 };
@@ -1095,25 +1092,23 @@ static void nfhp_flat_recycle(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 /**
  * struct nfhp_spare_seen - which spare arrays a commit found
  * @e: the entry arrays', by their @e
- * @ints: the int arrays
+ * @ints: the int array's
+ * @rules: the rule array's
  *
  * Only the addresses: a copy of the spares would cost the commit's stack
  * frame, under which the tree build recurses.
  */
 struct nfhp_spare_seen {
 	const void *e;
-	const int *ints[NFHP_SPARE_INTS];
+	const int *ints;
 	const void *rules;
 };
 
 static void nfhp_spare_see(const struct nfhp_ruleset *rs,
 			   struct nfhp_spare_seen *seen)
 {
-	int i;
-
 	seen->e = rs->spare.flat.e;
-	for (i = 0; i < NFHP_SPARE_INTS; i++)
-		seen->ints[i] = rs->spare.ints[i];
+	seen->ints = rs->spare.ints;
 	seen->rules = rs->spare.rules;
 }
 
@@ -1122,18 +1117,15 @@ static void nfhp_spare_trim(struct nfhp_ruleset *rs,
 			    const struct nfhp_spare_seen *stale)
 {
 	struct nfhp_spare *spare = &rs->spare;
-	int i;
 
 	if (spare->flat.e && spare->flat.e == stale->e) {
 		nfhp_flat_free_arrays(rs, &spare->flat);
 		memset(&spare->flat, 0, sizeof(spare->flat));
 	}
-	for (i = 0; i < NFHP_SPARE_INTS; i++) {
-		if (!spare->ints[i] || spare->ints[i] != stale->ints[i])
-			continue;
-		kvfree(spare->ints[i]);
-		spare->ints[i] = NULL;
-		spare->ints_cap[i] = 0;
+	if (spare->ints && spare->ints == stale->ints) {
+		kvfree(spare->ints);
+		spare->ints = NULL;
+		spare->ints_cap = 0;
 	}
 	if (spare->rules && spare->rules == stale->rules) {
 		nfhp_free(&rs->mem, spare->rules,
@@ -1149,17 +1141,13 @@ static int *nfhp_ints_alloc(struct nfhp_ruleset *rs, unsigned int n,
 {
 	struct nfhp_spare *spare = &rs->spare;
 	int *p;
-	int i;
 
-	for (i = 0; i < NFHP_SPARE_INTS; i++) {
-		/* A spare more than twice the size would keep too much. */
-		if (!spare->ints[i] || spare->ints_cap[i] < n ||
-		    spare->ints_cap[i] / 2 > n)
-			continue;
-		p = spare->ints[i];
-		*cap = spare->ints_cap[i];
-		spare->ints[i] = NULL;
-		spare->ints_cap[i] = 0;
+	/* A spare more than twice the size would keep too much. */
+	if (spare->ints && spare->ints_cap >= n && spare->ints_cap / 2 <= n) {
+		p = spare->ints;
+		*cap = spare->ints_cap;
+		spare->ints = NULL;
+		spare->ints_cap = 0;
 		return p;
 	}
 	p = kvmalloc_array(nfhp_roomy(n), sizeof(*p), GFP_KERNEL);
@@ -1171,14 +1159,10 @@ static int *nfhp_ints_alloc(struct nfhp_ruleset *rs, unsigned int n,
 static void nfhp_ints_free(struct nfhp_ruleset *rs, int *p, unsigned int cap)
 {
 	struct nfhp_spare *spare = &rs->spare;
-	int i, small = 0;
 
-	for (i = 1; i < NFHP_SPARE_INTS; i++)
-		if (spare->ints_cap[i] < spare->ints_cap[small])
-			small = i;
-	if (cap > spare->ints_cap[small]) {
-		swap(p, spare->ints[small]);
-		swap(cap, spare->ints_cap[small]);
+	if (cap > spare->ints_cap) {
+		swap(p, spare->ints);
+		swap(cap, spare->ints_cap);
 	}
 	kvfree(p);
 }
