@@ -154,11 +154,21 @@ extern u32 nfhp_update_visits_per_entry;
 extern u32 nfhp_update_visits_min;
 
 /*
+ * Models of fewer chains than this are searched by name, larger ones
+ * hashed (struct nfhp_model in ruleset.c): a binary search of a few is
+ * as fast.  nfhp_hash_min_chains is this, or less in tests, which hash
+ * models of a few chains.
+ */
+#define NFHP_HASH_MIN_CHAINS	32
+extern u32 nfhp_hash_min_chains;
+
+/*
  * Tests set this: the short cuts of an update are checked against the
  * long way.  Scope ends set near the changes are checked by a pass over
- * all entries, and the near way is taken whenever it can be
- * (nfhp_flat_scopes()); the rules a walk carries over as untouched by
- * the transaction are compared all the same (nfhp_reflat_run()).
+ * all entries (nfhp_flat_scopes()); the rules a walk carries over as
+ * untouched by the transaction are compared all the same
+ * (nfhp_reflat_run()); a jump's chain is found by its name, not its
+ * hash alone, and its slot checked against it (nfhp_target_stable()).
  */
 extern bool nfhp_update_verify;
 

@@ -844,6 +844,8 @@ int main(int argc, char **argv)
 		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
 		nfhp_node_piece = i % 4 == 3 ? NFHP_NODE_PIECE :
 			2 + rnd(nfhp_node_fanout - 1);
+		/* Chain names hashed, found by hash alone, every other set. */
+		nfhp_hash_min_chains = i & 2 ? 0 : NFHP_HASH_MIN_CHAINS;
 		/* And most splits sorted by radix, on any byte. */
 		spread = 8 * rnd(4);
 		nfhp_events_insertion_max = i % 5 == 4 ?
