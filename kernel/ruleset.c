@@ -916,12 +916,9 @@ static unsigned int nfhp_chain_place(const struct nfhp_model *m,
 	return lo;
 }
 
-/*
- * The index in @m of the chain @name, whose nfhp_name_hash() is @hash, or
- * -1.  @known: @m has such a chain, and the hash alone may tell which.
- */
+/* The index in @m of the chain @name, whose nfhp_name_hash() is @hash. */
 static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
-			     u32 hash, bool known)
+			     u32 hash)
 {
 	const struct nfhp_chain_slot *slot;
 	unsigned int i;
@@ -930,13 +927,9 @@ static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
 		for (i = hash & (m->nslot - 1); m->slot[i].idx;
 		     i = (i + 1) & (m->nslot - 1)) {
 			slot = &m->slot[i];
-			if (slot->hash != hash)
-				continue;
-			if (known && m->unique && !nfhp_update_verify)
+			if (slot->hash == hash &&
+			    !strcmp(m->chains[slot->idx - 1]->name, name))
 				return slot->idx - 1;
-			if (!strcmp(m->chains[slot->idx - 1]->name, name))
-				return slot->idx - 1;
-			WARN_ON_ONCE(known && m->unique);
 		}
 		return -1;
 	}
@@ -950,18 +943,7 @@ static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
 static int nfhp_chain_index(const struct nfhp_model *m, const char *name)
 {
 	/* A searched model needs no hash. */
-	return nfhp_chain_lookup(m, name, m->hashed ? nfhp_name_hash(name) : 0,
-				 false);
-}
-
-/*
- * The index in @m of the chain that the jump or goto @r of @m goes to, or
- * -1.  Tests (nfhp_update_verify) compare the names all the same.
- */
-static int nfhp_chain_target(const struct nfhp_model *m,
-			     const struct nfhp_rule *r)
-{
-	return nfhp_chain_lookup(m, r->target, r->target_hash, true);
+	return nfhp_chain_lookup(m, name, m->hashed ? nfhp_name_hash(name) : 0);
 }
 
 /*
@@ -980,6 +962,31 @@ nfhp_target_slot(const struct nfhp_model *m, const struct nfhp_rule *r)
 		if (m->slot[i].hash == r->target_hash)
 			return &m->slot[i];
 	return NULL;
+}
+
+/*
+ * The index in @m of the chain that the jump or goto @r of @m goes to, or
+ * -1, given its nfhp_target_slot() @slot.  Tests (nfhp_update_verify)
+ * find it by its name all the same, and the slot must agree.
+ */
+static int nfhp_chain_target_at(const struct nfhp_model *m,
+				const struct nfhp_rule *r,
+				const struct nfhp_chain_slot *slot)
+{
+	int t;
+
+	if (slot && !nfhp_update_verify)
+		return slot->idx - 1;
+	t = nfhp_chain_lookup(m, r->target, r->target_hash);
+	WARN_ON_ONCE(slot && slot->idx - 1 != t);
+	return t;
+}
+
+/* The index in @m of the chain that the jump or goto @r of @m goes to. */
+static int nfhp_chain_target(const struct nfhp_model *m,
+			     const struct nfhp_rule *r)
+{
+	return nfhp_chain_target_at(m, r, nfhp_target_slot(m, r));
 }
 
 /* The chain @c of @m changed: its slot follows. */
@@ -2010,14 +2017,12 @@ static bool nfhp_target_stable(const struct nfhp_ruleset *rs, u8 *stable,
 {
 	const struct nfhp_model *m = rs->work;
 	const struct nfhp_chain_slot *slot = nfhp_target_slot(m, r);
-	int t = slot && !nfhp_update_verify ? slot->idx - 1 :
-					      nfhp_chain_target(m, r);
+	int t = nfhp_chain_target_at(m, r, slot);
 
 	if (t < 0)
 		return false;
 	if (slot && nfhp_update_verify)
-		WARN_ON_ONCE(slot->idx - 1 != t ||
-			     slot->gen != m->chains[t]->gen ||
+		WARN_ON_ONCE(slot->gen != m->chains[t]->gen ||
 			     slot->njump != m->chains[t]->njump);
 	else if (slot && !slot->njump && stable[t] == NFHP_CHAIN_UNSEEN)
 		stable[t] = slot->gen != rs->gen &&
