@@ -48,6 +48,7 @@
 
 #include "group.h"
 #include "match.h"
+#include "rank.h"
 
 /* An address range at least this wide counts as a wildcard for grouping. */
 #define NFHP_WIDE_ADDR		(1ull << 24)
@@ -142,21 +143,6 @@ static u64 *nfhp_fold_sort(u64 *a, u64 *b, unsigned int n)
 	return a;
 }
 
-/* How many of the @n sorted @keys are below @k. */
-static unsigned int nfhp_fold_rank(const u64 *keys, unsigned int n, u64 k)
-{
-	unsigned int lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (keys[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /**
  * struct nfhp_fold_work - what nfhp_fold_choose() works in
  * @width: each entry's width class in the source and the destination
@@ -199,8 +185,8 @@ static u64 nfhp_fold_copies_of(struct nfhp_entry *const *e, unsigned int n,
 		o = w->width[i][!d];
 		r = nfhp_box_ranges(e[i]->box, dim);
 		hi = r[nfhp_box_nranges(e[i]->box, dim) - 1].hi;
-		copies += nfhp_fold_rank(keys, m, nfhp_fold_key(o, hi) + 1) -
-			  nfhp_fold_rank(keys, m, nfhp_fold_key(o, r->lo));
+		copies += nfhp_u64_rank(keys, m, nfhp_fold_key(o, hi) + 1) -
+			  nfhp_u64_rank(keys, m, nfhp_fold_key(o, r->lo));
 	}
 	return copies;
 }

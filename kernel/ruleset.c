@@ -38,6 +38,7 @@
 #include "group.h"
 #include "lookup.h"
 #include "match.h"
+#include "rank.h"
 #include "ruleset.h"
 #include "stats.h"
 #include "tree.h"
@@ -274,6 +275,13 @@ struct nfhp_flat {
 	u8 fold;
 	struct nfhp_scratch_mark mark;
 };
+
+/* The entries of @fl, as the packet path and the searches take them. */
+static const struct nfhp_entry *const *
+nfhp_flat_entries(const struct nfhp_flat *fl)
+{
+	return (const struct nfhp_entry *const *)fl->e;
+}
 
 /**
  * struct nfhp_scoped_entry - a committed entry that skips, and its end
@@ -2749,30 +2757,10 @@ static void nfhp_scope_after(const struct nfhp_flat *fl, unsigned int p,
 	end->hi = fl->e[q]->order;
 }
 
-/*
- * The index of the first entry of @fl whose key is @order or more, known
- * to be in [@lo, @hi]: @hi when none before it is.
- */
-static unsigned int nfhp_flat_lower_in(const struct nfhp_flat *fl,
-				       unsigned int lo, unsigned int hi,
-				       u64 order)
-{
-	unsigned int mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (fl->e[mid]->order < order)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* The index of the first entry of @fl whose key is @order or more. */
 static unsigned int nfhp_flat_lower(const struct nfhp_flat *fl, u64 order)
 {
-	return nfhp_flat_lower_in(fl, 0, fl->n, order);
+	return nfhp_entry_rank(nfhp_flat_entries(fl), 0, fl->n, order);
 }
 
 /*
@@ -2791,7 +2779,7 @@ static unsigned int nfhp_flat_lower_from(const struct nfhp_flat *fl,
 		hi += step;
 		step *= 2;
 	}
-	return nfhp_flat_lower_in(fl, lo, min(hi, fl->n), order);
+	return nfhp_entry_rank(nfhp_flat_entries(fl), lo, min(hi, fl->n), order);
 }
 
 /* The index of the entry of @fl with the key @order, or -1. */
@@ -2830,16 +2818,9 @@ static u64 *nfhp_delta_keys(struct nfhp_ruleset *rs, const struct nfhp_flat *fl,
 static bool nfhp_keys_none_in(const u64 *keys, unsigned int n, u64 lo,
 			      u64 hi)
 {
-	unsigned int l = 0, h = n, mid;
+	unsigned int i = nfhp_u64_rank(keys, n, lo);
 
-	while (l < h) {
-		mid = l + (h - l) / 2;
-		if (keys[mid] < lo)
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	return l == n || keys[l] > hi;
+	return i == n || keys[i] > hi;
 }
 
 /*
@@ -4148,7 +4129,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			const struct nfhp_flat *fl = dirty & (1u << h) ?
 						     &flat[h] : &rs->flat[h];
 
-			t->entries[h] = (const struct nfhp_entry *const *)fl->e;
+			t->entries[h] = nfhp_flat_entries(fl);
 			t->nentries[h] = fl->n;
 		}
 		nfhp_tables_sequence(t);
@@ -5341,23 +5322,6 @@ static bool nfhp_walk_entry(struct nfhp_walk *w, const struct nfhp_entry *e,
 	}
 }
 
-/* Index of the first of @n entries ordered after @order. */
-static unsigned int nfhp_entry_after(const struct nfhp_entry *const *e,
-				     unsigned int n, u64 order)
-{
-	unsigned int lo = 0, hi = n;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (e[mid]->order <= order)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * Does the rule part of @e hold @key?  Its box is narrowed by the jumps
  * that lead to it, which were taken before the key changed; its rule's
@@ -5401,7 +5365,8 @@ static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
 	int untaken = -1;	/* depth of the jump not taken */
 	enum nfhp_ext_result res;
 
-	for (i = nfhp_entry_after(all, n, after); i < n; i++) {
+	/* Orders are at most NFHP_ORDER_POLICY: @after + 1 does not wrap. */
+	for (i = nfhp_entry_rank(all, 0, n, after + 1); i < n; i++) {
 		e = all[i];
 		if (untaken >= 0 && e->depth > untaken)
 			continue;
@@ -5667,7 +5632,7 @@ nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		     unsigned int *n)
 {
 	*n = rs->flat[hook].n;
-	return (const struct nfhp_entry *const *)rs->flat[hook].e;
+	return nfhp_flat_entries(&rs->flat[hook]);
 }
 
 /**
