@@ -182,3 +182,20 @@ void nfhp_counter_zero(struct nfhp_rcounter *c)
 		WRITE_ONCE(pc->bytes, 0);
 	}
 }
+
+/**
+ * nfhp_counter_set() - set a counter to given totals
+ * @c: the counter
+ * @val: the totals
+ *
+ * CPU 0's share holds them, as in a new counter; packets that
+ * other CPUs count meanwhile may be lost, as in a zeroing.
+ */
+void nfhp_counter_set(struct nfhp_rcounter *c, const struct nfhp_counter *val)
+{
+	struct nfhp_counter *pc0 = per_cpu_ptr(c->pc, 0);
+
+	nfhp_counter_zero(c);
+	WRITE_ONCE(pc0->packets, val->packets);
+	WRITE_ONCE(pc0->bytes, val->bytes);
+}

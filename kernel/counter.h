@@ -59,5 +59,6 @@ void nfhp_rcounter_put(struct nfhp_cpool *p, struct nfhp_rcounter *c);
 void nfhp_counter_sum(const struct nfhp_rcounter *c,
 		      struct nfhp_counter *sum);
 void nfhp_counter_zero(struct nfhp_rcounter *c);
+void nfhp_counter_set(struct nfhp_rcounter *c, const struct nfhp_counter *val);
 
 #endif /* _NFHP_COUNTER_H */

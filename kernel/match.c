@@ -1392,3 +1392,20 @@ bool nfhp_packed_spec_equal(const struct nfhp_packed_spec *a,
 {
 	return a->len == b->len && !memcmp(a->data, b->data, a->len);
 }
+
+/**
+ * nfhp_packed_spec_hash() - hash of a packed specification
+ * @p: the specification
+ *
+ * Equal specifications (nfhp_packed_spec_equal()) hash alike.
+ *
+ * Return: FNV-1a of its bytes.
+ */
+u32 nfhp_packed_spec_hash(const struct nfhp_packed_spec *p)
+{
+	u32 h = 2166136261u, i;
+
+	for (i = 0; i < p->len; i++)
+		h = (h ^ p->data[i]) * 16777619u;
+	return h;
+}

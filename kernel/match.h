@@ -139,5 +139,6 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		      struct nfhp_rule_spec *s);
 bool nfhp_packed_spec_equal(const struct nfhp_packed_spec *a,
 			    const struct nfhp_packed_spec *b);
+u32 nfhp_packed_spec_hash(const struct nfhp_packed_spec *p);
 
 #endif /* _NFHP_MATCH_H */

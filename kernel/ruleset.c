@@ -81,6 +81,9 @@ static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
  * @ext_match: it has matches the tree does not know (@ext), checked at
  *	packet time
  * @ext_hooks: the hooks its extensions are valid at, as bits
+ * @adopt: while a commit adopts rules (nfhp_adopt()): on a committed rule,
+ *	the transaction removed it and a duplicate may take it back; on a
+ *	created one, it is a duplicate that gave way to a committed rule
  * @target_hash: nfhp_name_hash() of @target, so that a commit's many
  *	lookups of jump targets hash no name (nfhp_chain_target())
  * @ext: the evaluator's handle of its extensions, or NULL
@@ -94,6 +97,7 @@ struct nfhp_rule {
 	u8 action;
 	u8 ext_match;
 	u8 ext_hooks;
+	u8 adopt;
 	u32 target_hash;
 	void *ext;
 	char target[NFHP_CHAIN_NAME_LEN];
@@ -374,6 +378,17 @@ struct nfhp_rule_list {
 };
 
 /**
+ * struct nfhp_adopted - a committed rule a commit took back
+ * @kept: the committed rule, staged again where its duplicate stood
+ * @dup: the rule the transaction created with the same specification;
+ *	freed once the commit is published, when @kept takes its counters
+ */
+struct nfhp_adopted {
+	struct nfhp_rule *kept;
+	struct nfhp_rule *dup;
+};
+
+/**
  * struct nfhp_where - where a committed rule stands
  * @rule: the rule, NULL for a free slot
  * @chain: its chain
@@ -475,6 +490,10 @@ static unsigned int nfhp_roomy(unsigned int n)
  * @mark: generation of walks over the models
  * @created: rules the open transaction created
  * @removed: committed rules the open transaction removed
+ * @adopted: while a commit runs, the removed rules it took back
+ *	(nfhp_adopt()); NULL otherwise
+ * @nadopted: entries in @adopted
+ * @adopted_cap: room in @adopted
  * @tables: the published trees
  * @flat: the entries the published trees were built from
  * @policy_cnt: counters of the policies
@@ -522,6 +541,9 @@ struct nfhp_ruleset {
 	u32 mark;
 	struct nfhp_rule_list created;
 	struct nfhp_rule_list removed;
+	struct nfhp_adopted *adopted;
+	unsigned int nadopted;
+	unsigned int adopted_cap;
 	struct nfhp_tables __rcu *tables;
 	struct nfhp_flat flat[NFHP_HOOK_MAX];
 	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
@@ -1955,6 +1977,332 @@ bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs)
 
 /* Transactions. */
 
+/*
+ * Adoption.
+ *
+ * iptables-restore, and the tools that feed it a whole table on every
+ * sync, re-send every rule: a chain is flushed and filled again, almost
+ * always with the rules it had.  Each would be a new rule to the commit,
+ * and the hook would be flattened and built afresh.  Before it diffs, a
+ * commit takes back the committed rules that the transaction removed,
+ * wherever a rule it created has the same specification, in the same
+ * chain and in the same order among the rules it kept: the rule set means
+ * the same, and what is left to do is the true changes.
+ *
+ * A rule taken back keeps its entries; its counters become those the
+ * duplicate was given (zero without --counters), as the duplicate's own
+ * would have been.  Rules with extensions are not taken back.  A staged
+ * chain that then holds exactly its committed rules, with the same
+ * policy, is the committed chain again.
+ */
+
+/*
+ * How far past the next committed rule in order a duplicate may find its
+ * rule alone: further, the rule after it must follow too, so that one
+ * rule equal to a far one does not leave all between unmatched.
+ */
+#define NFHP_ADOPT_JUMP		NFHP_DIFF_WINDOW
+
+/**
+ * struct nfhp_adopt_key - a committed rule the transaction removed
+ * @hash: nfhp_packed_spec_hash() of its specification
+ * @pos: its index in its committed chain
+ */
+struct nfhp_adopt_key {
+	u32 hash;
+	u32 pos;
+};
+
+static int nfhp_adopt_key_cmp(const void *a, const void *b)
+{
+	const struct nfhp_adopt_key *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * May the committed rule @old take the place of the created rule @r?  Not
+ * with extensions: some keep state (limit, quota, statistic), which
+ * iptables-restore starts afresh.
+ */
+static bool nfhp_adopt_may(const struct nfhp_rule *old,
+			   const struct nfhp_rule *r)
+{
+	return old->adopt && !old->ext && !r->ext &&
+	       nfhp_packed_spec_equal(old->body.spec, r->body.spec);
+}
+
+/**
+ * struct nfhp_adopt_chain - what adopting into one staged chain needs
+ * @c: the staged chain
+ * @lc: the committed chain of the same name
+ * @lim: per rule of @c, the index in @lc of the next rule @c kept (its
+ *	own for a kept rule), @lc's length after the last
+ * @keys: @lc's removed rules by hash, built at the first duplicate not
+ *	found in place; NULL before
+ * @nkeys: entries in @keys
+ */
+struct nfhp_adopt_chain {
+	struct nfhp_chain *c;
+	const struct nfhp_chain *lc;
+	unsigned int *lim;
+	struct nfhp_adopt_key *keys;
+	unsigned int nkeys;
+};
+
+/* Fill @a->lim; false when @c did not keep @lc's rules in their order. */
+static bool nfhp_adopt_limits(struct nfhp_ruleset *rs,
+			      struct nfhp_adopt_chain *a)
+{
+	const struct nfhp_chain *c = a->c, *lc = a->lc;
+	unsigned int j, k = 0, lim = lc->n;
+
+	for (j = 0; j < c->n; j++) {
+		if (c->rules[j]->gen == rs->gen)
+			continue;
+		while (k < lc->n && lc->rules[k] != c->rules[j])
+			k++;
+		if (k == lc->n)
+			return false;
+		a->lim[j] = k++;
+	}
+	for (j = c->n; j-- > 0;) {
+		if (c->rules[j]->gen != rs->gen)
+			lim = a->lim[j];
+		a->lim[j] = lim;
+	}
+	return true;
+}
+
+static int nfhp_adopt_keys(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
+{
+	const struct nfhp_chain *lc = a->lc;
+	unsigned int k;
+
+	a->keys = nfhp_scratch_alloc(&rs->forest.scratch, max(lc->n, 1u),
+				     sizeof(*a->keys));
+	if (!a->keys)
+		return -ENOMEM;
+	for (k = 0; k < lc->n; k++) {
+		if (!lc->rules[k]->adopt)
+			continue;
+		a->keys[a->nkeys].hash =
+			nfhp_packed_spec_hash(lc->rules[k]->body.spec);
+		a->keys[a->nkeys++].pos = k;
+	}
+	sort(a->keys, a->nkeys, sizeof(*a->keys), nfhp_adopt_key_cmp, NULL);
+	return 0;
+}
+
+/*
+ * The index in @a->lc of the first rule in [@from, @to) that the created
+ * rule @r may take, or @to: by its hash, for one not in place.
+ */
+static unsigned int nfhp_adopt_find(struct nfhp_ruleset *rs,
+				    struct nfhp_adopt_chain *a,
+				    const struct nfhp_rule *r,
+				    unsigned int from, unsigned int to)
+{
+	struct nfhp_adopt_key key = {
+		.hash = nfhp_packed_spec_hash(r->body.spec), .pos = from,
+	};
+	unsigned int lo = 0, hi = a->nkeys, mid;
+
+	if (!a->keys && nfhp_adopt_keys(rs, a))
+		return to;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (nfhp_adopt_key_cmp(&a->keys[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < a->nkeys && a->keys[lo].hash == key.hash &&
+	       a->keys[lo].pos < to; lo++)
+		if (nfhp_adopt_may(a->lc->rules[a->keys[lo].pos], r))
+			return a->keys[lo].pos;
+	return to;
+}
+
+/*
+ * Where in @a->lc the created rule @j of @a->c finds its committed rule,
+ * from *@k on, or @a->lim[@j] for none: in place, one on (a rule deleted),
+ * or by hash.  Where @j alone changed, the next rule tells without a
+ * hash: it matches one on when @j replaced the rule at *@k, which *@k
+ * then passes, and in place when @j was inserted.
+ */
+static unsigned int nfhp_adopt_at(struct nfhp_ruleset *rs,
+				  struct nfhp_adopt_chain *a, unsigned int j,
+				  unsigned int *k)
+{
+	struct nfhp_rule *const *old = a->lc->rules, *const *r = a->c->rules;
+	unsigned int lim = a->lim[j], at = *k;
+	bool next = j + 1 < a->c->n && r[j + 1]->gen == rs->gen;
+
+	if (at < lim && nfhp_adopt_may(old[at], r[j]))
+		return at;
+	if (at + 1 < lim && nfhp_adopt_may(old[at + 1], r[j]))
+		return at + 1;
+	if (next && at + 1 < lim && nfhp_adopt_may(old[at + 1], r[j + 1])) {
+		(*k)++;
+		return lim;
+	}
+	if (next && at < lim && nfhp_adopt_may(old[at], r[j + 1]))
+		return lim;
+	return nfhp_adopt_find(rs, a, r[j], at, lim);
+}
+
+/* Rule @j of the staged chain gives way to rule @k of the committed one. */
+static int nfhp_adopt_one(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a,
+			  unsigned int j, unsigned int k)
+{
+	struct nfhp_rule *old = a->lc->rules[k], *dup = a->c->rules[j];
+
+	if (nfhp_grow(&rs->mem, (void **)&rs->adopted, &rs->adopted_cap,
+		      rs->nadopted + 1, sizeof(*rs->adopted)))
+		return -ENOMEM;
+	rs->adopted[rs->nadopted].kept = old;
+	rs->adopted[rs->nadopted++].dup = dup;
+	a->c->rules[j] = old;
+	old->adopt = 0;
+	dup->adopt = 1;
+	return 0;
+}
+
+/*
+ * Take back into @a->c the committed rules of @a->lc that its created
+ * rules duplicate: in place, else by hash before the next rule it kept.
+ */
+static int nfhp_adopt_rules(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
+{
+	const struct nfhp_chain *lc = a->lc;
+	struct nfhp_chain *c = a->c;
+	unsigned int j, k = 0, at;
+	int err;
+
+	for (j = 0; j < c->n; j++) {
+		if (c->rules[j]->gen != rs->gen) {
+			k = a->lim[j] + 1;
+			continue;
+		}
+		at = nfhp_adopt_at(rs, a, j, &k);
+		if (at == a->lim[j])
+			continue;
+		/* A far rule alone may be another one that is equal. */
+		if (at - k > NFHP_ADOPT_JUMP &&
+		    (j + 1 == c->n || at + 1 == a->lim[j] ||
+		     c->rules[j + 1]->gen != rs->gen ||
+		     !nfhp_adopt_may(lc->rules[at + 1], c->rules[j + 1])))
+			continue;
+		err = nfhp_adopt_one(rs, a, j, at);
+		if (err)
+			return err;
+		k = at + 1;
+	}
+	return 0;
+}
+
+/* A staged chain that holds its committed rules again is the committed one. */
+static void nfhp_adopt_settle_chain(struct nfhp_ruleset *rs, unsigned int i,
+				    struct nfhp_chain *lc)
+{
+	struct nfhp_chain *c = rs->work->chains[i];
+
+	if (c->hook != lc->hook || c->policy != lc->policy || c->n != lc->n ||
+	    (c->n && memcmp(c->rules, lc->rules, c->n * sizeof(*c->rules))))
+		return;
+	rs->work->chains[i] = lc;
+	nfhp_chain_note(rs->work, lc);
+	nfhp_chain_free(rs, c);
+}
+
+/* Drop the rules nfhp_adopt() marked from @l: kept ones when @keep. */
+static void nfhp_adopt_sweep(struct nfhp_rule_list *l, bool keep)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (!l->r[i]->adopt == !keep)
+			l->r[n++] = l->r[i];
+		l->r[i]->adopt = 0;
+	}
+	l->n = n;
+}
+
+/*
+ * Adopt into each staged chain that the transaction changed, and give back
+ * the committed chain where nothing is left changed (a policy set to what
+ * it was, rules sent again); best effort: without memory a chain is left
+ * as it is, which only costs time.
+ */
+static void nfhp_adopt(struct nfhp_ruleset *rs)
+{
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&rs->forest.scratch);
+	struct nfhp_adopt_chain a;
+	struct nfhp_chain *lc;
+	unsigned int i;
+	int idx;
+
+	bool rules = rs->removed.n && rs->created.n;
+
+	if (!rs->live)
+		return;
+	for (i = 0; i < rs->removed.n; i++)
+		rs->removed.r[i]->adopt = 1;
+	for (i = 0; i < rs->work->n; i++) {
+		memset(&a, 0, sizeof(a));
+		a.c = rs->work->chains[i];
+		if (a.c->gen != rs->gen)
+			continue;
+		idx = nfhp_chain_index(rs->live, a.c->name);
+		if (idx < 0)
+			continue;
+		lc = rs->live->chains[idx];
+		a.lc = lc;
+		a.lim = nfhp_scratch_alloc(&rs->forest.scratch,
+					   max(a.c->n, 1u), sizeof(*a.lim));
+		if (!a.lim)
+			break;
+		/* Not the committed chain's rules (a rename): none to adopt. */
+		if (!rules || nfhp_adopt_limits(rs, &a)) {
+			if (rules && nfhp_adopt_rules(rs, &a))
+				break;
+			nfhp_adopt_settle_chain(rs, i, lc);
+		}
+		nfhp_scratch_release(&rs->forest.scratch, mark);
+	}
+	nfhp_scratch_release(&rs->forest.scratch, mark);
+	nfhp_adopt_sweep(&rs->removed, true);
+	nfhp_adopt_sweep(&rs->created, false);
+}
+
+/*
+ * After the commit is published: the rules taken back count from their
+ * duplicates' counters on, and the duplicates go (no packet saw them).
+ * @published false, for a commit that failed: only the duplicates go, the
+ * committed rules were never touched.
+ */
+static void nfhp_adopt_end(struct nfhp_ruleset *rs, bool published)
+{
+	struct nfhp_counter sum;
+	unsigned int i;
+
+	for (i = 0; i < rs->nadopted; i++) {
+		if (published) {
+			nfhp_counter_sum(rs->adopted[i].dup->cnt, &sum);
+			nfhp_counter_set(rs->adopted[i].kept->cnt, &sum);
+		}
+		nfhp_rule_free(rs, rs->adopted[i].dup);
+	}
+	nfhp_free(&rs->mem, rs->adopted,
+		  rs->adopted_cap * sizeof(*rs->adopted));
+	rs->adopted = NULL;
+	rs->adopted_cap = 0;
+	rs->nadopted = 0;
+}
+
 /**
  * nfhp_txn_begin() - open a transaction
  * @rs: the rule set
@@ -1998,6 +2346,7 @@ void nfhp_txn_abort(struct nfhp_ruleset *rs)
 			nfhp_chain_free(rs, rs->work->chains[i]);
 	for (i = 0; i < rs->created.n; i++)
 		nfhp_rule_free(rs, rs->created.r[i]);
+	nfhp_adopt_end(rs, false);
 	rs->created.n = 0;
 	rs->removed.n = 0;
 	nfhp_model_free(rs, rs->work);
@@ -4226,6 +4575,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	nfhp_model_hash(rs, rs->work);
 	if (rs->live)
 		nfhp_model_hash(rs, rs->live);
+	nfhp_adopt(rs);
 	rs->stable = nfhp_scratch_zalloc(&rs->forest.scratch, rs->work->n,
 					 sizeof(*rs->stable));
 	dirty = nfhp_dirty_hooks(rs);
@@ -4251,6 +4601,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	nfhp_where_drop(rs);
 	rs->live = rs->work;
 	rs->work = NULL;
+	nfhp_adopt_end(rs, true);
 	nfhp_release_fill(rs, rel, old, old_tables, flat);
 	nfhp_spare_trim(rs, &stale);
 	rel->cookie = get_state_synchronize_rcu();

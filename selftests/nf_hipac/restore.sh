@@ -26,6 +26,11 @@ tmp=$(mktemp -d /tmp/nfhp-restore.XXXXXX)
 trap 'touch $tmp/stop-send $tmp/stop; nfhp_cleanup; rm -rf $tmp' EXIT
 
 r() { nfhp_in $ns_router "$@"; }
+commit_ms()
+{
+	ip netns exec $ns_router awk '/^last commit took:/ {
+		printf "%.1f", $4 / 1e6 }' /proc/net/nf-hipac/info
+}
 
 # The new rule set: filler rules that match nothing of the test's traffic,
 # then the marker's ACCEPT as the very last rule.
@@ -99,7 +104,7 @@ start=$(date +%s.%N)
 nfhp_check "nf-hipac-restore of $NRULES rules" \
 	nfhp_restore_in $ns_router <$tmp/new.rules
 nfhp_log "restore took $(awk -v s="$start" -v e="$(date +%s.%N)" \
-	'BEGIN { printf "%.2f", e - s }')s"
+	'BEGIN { printf "%.2f", e - s }')s, its commit $(commit_ms) ms"
 sleep 1
 # Stop the sender first and let its last datagrams arrive.
 touch $tmp/stop-send
@@ -136,6 +141,44 @@ nfhp_check "a bad restore fails" \
 nfhp_check "and leaves the old rule set" \
 	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
 nfhp_check "udp/7001 still blocked" udp_fail 7001
+
+# The same rule set sent again, as tools that sync a whole table do, with
+# one rule changed: the commit takes the unchanged rules back and updates
+# the one (kernel/ruleset.c, "Adoption"), where it would flatten and build
+# all of them.  Counters restart, as iptables-restore's do.
+flattened()
+{
+	ip netns exec $ns_router awk '/^last commit flattened:/ { print $4 }' \
+		/proc/net/nf-hipac/info
+}
+marker_packets()
+{
+	r -L FORWARD -n -v -x | awk '/udp dpt:7000$/ { print $1 }'
+}
+sed 's/ 172\.16\.0\.0\/24 -p tcp --dport 1 / 172.31.0.0\/24 -p tcp --dport 1 /' \
+	$tmp/new.rules >$tmp/again.rules
+nfhp_check "the marker rule counted the datagrams" \
+	[ "$(marker_packets)" -gt 0 ]
+start=$(date +%s.%N)
+nfhp_check "nf-hipac-restore of the rule set with one rule changed" \
+	nfhp_restore_in $ns_router <$tmp/again.rules
+nfhp_log "restore again took $(awk -v s="$start" -v e="$(date +%s.%N)" \
+	'BEGIN { printf "%.2f", e - s }')s, its commit $(commit_ms) ms," \
+	"flattened $(flattened) entries"
+nfhp_check "its commit flattened the changed rule's entries only" \
+	[ "$(flattened)" -le 2 ]
+nfhp_check "the changed rule is in place" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 sed -n 3p | grep -q '^-A FORWARD -s 172.31.0.0/24 '"
+nfhp_check "the marker rule counts from zero again" \
+	[ "$(marker_packets)" = 0 ]
+nfhp_check "the marker flow passes" udp_ok 7000
+nfhp_check "and is counted" [ "$(marker_packets)" -gt 0 ]
+nfhp_check "nf-hipac-restore of the same rule set again" \
+	nfhp_restore_in $ns_router <$tmp/again.rules
+nfhp_check "its commit flattened nothing" [ "$(flattened)" = 0 ]
+nfhp_check "all rules still there" \
+	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
 
 # A big rule set: the tree build's scratch arrays grow with the rules
 # (200,000 entries here) and once needed more than kmalloc gives.

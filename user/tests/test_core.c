@@ -810,6 +810,196 @@ static bool chain_drops(struct nfhp_ruleset *rs, unsigned int k,
 }
 
 /*
+ * A rule set sent again as iptables-restore sends it (everything flushed,
+ * the user chains deleted, then all of it anew, @changed standing for
+ * FORWARD's rule at that index when not -1): 20 rules in FORWARD, 10 in
+ * C, a jump to C.  @cnt gives FORWARD's first rule its counters.
+ */
+static bool adopt_restore(struct nfhp_ruleset *rs, int changed,
+			  const struct nfhp_counter *cnt, bool commit)
+{
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	bool ok;
+	int j;
+
+	ok = !nfhp_txn_begin(rs) && !nfhp_chain_flush(rs, NULL, &msg) &&
+	     !nfhp_chain_delete(rs, NULL, &msg) &&
+	     !nfhp_chain_new(rs, "C", &msg);
+	for (j = 0; j < 10 && ok; j++)
+		ok = src_rule(rs, "C", 0, ip(10, 1, j, 0), 24, NFHP_ACT_DROP);
+	for (j = 0; j < 20 && ok; j++) {
+		s->nmatch = 0;
+		spec_prefix(s, NFHP_DIM_SRC, ip(10, 0, j == changed ? 200 : j, 0),
+			    24, false);
+		ok = !nfhp_rule_append(rs, "FORWARD", s, j ? NULL : cnt, &msg);
+	}
+	s->action = NFHP_ACT_JUMP;
+	s->nmatch = 0;
+	spec_prefix(s, NFHP_DIM_SRC, ip(10, 1, 0, 0), 16, false);
+	strcpy(s->target, "C");
+	ok = ok && !nfhp_rule_append(rs, "FORWARD", s, NULL, &msg);
+	free(s);
+	if (!commit)
+		return ok;
+	return ok && !nfhp_txn_commit(rs, &msg);
+}
+
+/* The rules of @chain are @want's, pointer for pointer, but at @skip. */
+static bool adopt_same(struct nfhp_ruleset *rs, const char *chain,
+		       const struct nfhp_rule **want, unsigned int n, int skip)
+{
+	const struct nfhp_chain *c = nfhp_chain_find(rs, chain);
+	unsigned int j;
+
+	for (j = 0; j < n; j++)
+		if ((nfhp_rule_at(c, j + 1) == want[j]) != (j != skip))
+			return false;
+	return true;
+}
+
+static u64 adopt_packets(const struct nfhp_rule *r)
+{
+	struct nfhp_counter sum;
+
+	nfhp_rule_counter(r, &sum);
+	return sum.packets;
+}
+
+/*
+ * A commit takes back the rules a transaction deleted and created again
+ * (nfhp_adopt()): a rule set sent again unchanged is no change at all,
+ * one with a rule changed is an update of that rule.
+ */
+static void test_adopt(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	const struct nfhp_counter given = { .packets = 5, .bytes = 500 };
+	const struct nfhp_rule *fw[21], *cr[10];
+	const struct nfhp_entry *const *e0, *const *e;
+	const struct nfhp_chain *c0;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	const char *msg = NULL;
+	unsigned int n0, n, j;
+	int failed = 0, wrong = 0;
+	bool ok;
+
+	check(adopt_restore(rs, -1, NULL, true), "a rule set of 31 rules");
+	for (j = 0; j < 21; j++)
+		fw[j] = nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), j + 1);
+	for (j = 0; j < 10; j++)
+		cr[j] = nfhp_rule_at(nfhp_chain_find(rs, "C"), j + 1);
+	c0 = nfhp_chain_find(rs, "C");
+	e0 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n0);
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = ip(10, 0, 5, 1);
+	for (j = 0; j < 3; j++)
+		classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+
+	ok = adopt_restore(rs, -1, NULL, true);
+	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	check(ok && !nfhp_ruleset_flattened(rs) && e == e0 && n == n0 &&
+	      adopt_same(rs, "FORWARD", fw, 21, -1) &&
+	      adopt_same(rs, "C", cr, 10, -1) && nfhp_chain_find(rs, "C") == c0,
+	      "sent again unchanged: the same rules and chains, nothing "
+	      "flattened, the entries untouched");
+	check(adopt_same(rs, "FORWARD", fw, 21, -1) &&
+	      adopt_packets(fw[5]) == 0,
+	      "the rule taken back counts from zero, as a new one would");
+
+	ok = adopt_restore(rs, 7, NULL, true);
+	check(ok && nfhp_ruleset_flattened(rs) == 1 &&
+	      adopt_same(rs, "FORWARD", fw, 21, 7) &&
+	      adopt_same(rs, "C", cr, 10, -1) &&
+	      src_decided(rs, ip(10, 0, 200, 1), NFHP_ACT_DROP, "FORWARD", 8) &&
+	      chain_drops(rs, 0, 7, NULL, 0) &&
+	      src_decided(rs, ip(10, 0, 8, 1), NFHP_ACT_DROP, "FORWARD", 9) &&
+	      src_decided(rs, ip(10, 1, 3, 1), NFHP_ACT_DROP, "C", 4),
+	      "sent again with one rule changed: that rule alone flattened, "
+	      "verdicts right");
+	fw[7] = nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 8);
+
+	ok = adopt_restore(rs, 7, &given, true);
+	check(ok && adopt_same(rs, "FORWARD", fw, 21, -1) &&
+	      adopt_packets(fw[0]) == 5,
+	      "counters given with the rules are the rules' taken back");
+
+	/* A duplicate after a kept rule must not take back one before it. */
+	ok = !nfhp_txn_begin(rs) && !nfhp_rule_delete(rs, "FORWARD", 1, &msg) &&
+	     src_rule(rs, "FORWARD", 20, ip(10, 0, 0, 0), 24, NFHP_ACT_DROP) &&
+	     !nfhp_txn_commit(rs, &msg);
+	ok = ok && nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 20) != fw[0] &&
+	     nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1) == fw[1] &&
+	     src_decided(rs, ip(10, 0, 0, 1), NFHP_ACT_DROP, "FORWARD", 20);
+	/* Nor one before a kept rule take back one after it. */
+	ok = ok && !nfhp_txn_begin(rs) &&
+	     !nfhp_rule_delete(rs, "FORWARD", 19, &msg) &&
+	     src_rule(rs, "FORWARD", 1, ip(10, 0, 19, 0), 24, NFHP_ACT_DROP) &&
+	     !nfhp_txn_commit(rs, &msg);
+	check(ok && nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1) != fw[19] &&
+	      nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 2) == fw[1] &&
+	      src_decided(rs, ip(10, 0, 19, 1), NFHP_ACT_DROP, "FORWARD", 1),
+	      "a rule moved behind or before the others is a new rule, not "
+	      "taken back");
+
+	/* Renamed, its rules are kept by the new name: none to take back. */
+	ok = !nfhp_txn_begin(rs) && !nfhp_chain_rename(rs, "C", "D", &msg) &&
+	     !nfhp_chain_new(rs, "C", &msg);
+	for (j = 0; j < 10 && ok; j++)
+		ok = src_rule(rs, "C", 0, ip(10, 1, j, 0), 24, NFHP_ACT_DROP);
+	ok = ok && !nfhp_txn_commit(rs, &msg);
+	check(ok && adopt_same(rs, "D", cr, 10, -1) &&
+	      nfhp_rule_at(nfhp_chain_find(rs, "C"), 1) != cr[0] &&
+	      src_decided(rs, ip(10, 1, 3, 1), NFHP_ACT_DROP, "D", 4),
+	      "a chain renamed keeps its rules, a new one of its old name "
+	      "has its own");
+
+	/*
+	 * Failures injected further and further into the commit: a commit
+	 * that fails leaves the rules, their counters and verdicts; one that
+	 * gets through (adopting is best effort) has the rule set sent.
+	 */
+	ok = adopt_restore(rs, 3, NULL, true);
+	for (j = 1, n = 0; j < 400 && ok; j++) {
+		bool fired;
+
+		for (n0 = 0; n0 < 20; n0++)
+			fw[n0] = nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"),
+					      n0 + 1);
+		ok = adopt_restore(rs, 3, NULL, false);
+		nfhp_shim_fail_countdown = j;
+		ok = ok && !nfhp_txn_commit(rs, &msg);
+		fired = !nfhp_shim_fail_countdown;
+		nfhp_shim_fail_countdown = 0;
+		if (!ok) {
+			failed++;
+			if (!adopt_same(rs, "FORWARD", fw, 20, -1) ||
+			    adopt_packets(fw[5]) != n)
+				wrong++;
+			ok = true;
+		} else {
+			n = 0;
+			if (adopt_packets(nfhp_rule_at(nfhp_chain_find(rs,
+						"FORWARD"), 6)))
+				wrong++;
+		}
+		if (!src_decided(rs, ip(10, 0, 200, 1), NFHP_ACT_DROP,
+				 "FORWARD", 4) ||
+		    !src_decided(rs, ip(10, 0, 5, 1), NFHP_ACT_DROP,
+				 "FORWARD", 6))
+			wrong++;
+		n++;	/* the packets fw[5] counted since the last commit */
+		if (!fired)
+			break;
+	}
+	check(failed >= 2 && !wrong,
+	      "%d commits failed by injected ENOMEM: the rules, their "
+	      "counters and verdicts as they were after each", failed);
+	nfhp_ruleset_free(rs);
+}
+
+/*
  * A hook with user chains is updated as a straight one is: a rule added
  * to a user chain, or to the built-in chain between the jumps, is
  * flattened alone, not with the hook's thousands of entries, which are
@@ -2338,6 +2528,7 @@ int main(void)
 	nfhp_update_verify = false;
 	test_chain_update();
 	nfhp_update_verify = true;
+	test_adopt();
 	test_deep_jumps();
 	test_skip_update();
 	test_goto_scope_update();

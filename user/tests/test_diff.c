@@ -585,11 +585,65 @@ static const char *random_chain(int *level)
 	return users[c - 3];
 }
 
+/*
+ * A chain sent again in one transaction, as iptables-restore does:
+ * flushed and filled with its rules, or (@some) only some of its rules
+ * deleted and put back in place, between the rules it keeps; now and then
+ * one of them is a new rule.  The commit takes the rules back
+ * (nfhp_adopt()); the reference has new rules, with zero counters, which
+ * the core's must equal.
+ */
+static int resend_chain(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
+			const char *chain, int level, const char **msg)
+{
+	unsigned int n = nfhp_ref_nrules(ref, chain), i;
+	unsigned int changed = rnd(2 * n + 1);
+	struct nfhp_rule_spec *all = calloc(n + 1, sizeof(*all));
+	bool *again = calloc(n + 1, sizeof(*again)), some = rnd(2);
+	const struct nfhp_chain *c;
+	int err;
+
+	err = nfhp_txn_begin(rs);
+	if (err)
+		goto out;
+	c = nfhp_chain_find(rs, chain);
+	for (i = 0; i < n; i++) {
+		nfhp_rule_get_spec(nfhp_rule_at(c, i + 1), &all[i]);
+		again[i] = !some || rnd(2) || i == changed;
+	}
+	if (changed < n)
+		gen_spec(&all[changed], level);
+	if (!some)
+		err = nfhp_chain_flush(rs, chain, msg);
+	for (i = 0; i < n && !err; i++) {
+		if (!again[i])
+			continue;
+		if (some)
+			err = nfhp_rule_delete(rs, chain, i + 1, msg);
+		err = err ?: nfhp_rule_insert(rs, chain, i + 1, &all[i], NULL,
+					      msg);
+	}
+	if (err)
+		nfhp_txn_abort(rs);
+	else
+		err = nfhp_txn_commit(rs, msg);
+	for (i = 0; i < n && !err; i++) {
+		if (!again[i])
+			continue;
+		err = nfhp_ref_delete(ref, chain, i + 1) ?:
+		      nfhp_ref_insert(ref, chain, i + 1, &all[i]);
+	}
+out:
+	free(again);
+	free(all);
+	return err;
+}
+
 /* One random change applied to both; returns false on disagreement. */
 static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 			  struct nfhp_rule_spec *s)
 {
-	int level, e1 = 0, e2 = 0, op = rnd(10);
+	int level, e1 = 0, e2 = 0, op = rnd(11);
 	const char *chain = random_chain(&level);
 	unsigned int n = nfhp_ref_nrules(ref, chain), pos;
 	const char *msg = "";
@@ -612,6 +666,10 @@ static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		pos = 1 + rnd(n);
 		e1 = nfhp_rule_replace(rs, chain, pos, s, &msg);
 		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_replace(ref, chain, pos, s);
+	} else if (op == 10) {
+		e1 = e2 = resend_chain(rs, ref, chain, level, &msg);
+		if (e1 && e1 != -ENOMEM)
+			e2 = 0;	/* a failure, other than injected, is a bug */
 	} else if (level < 0 && rnd(2)) {
 		u8 pol = rnd(2) ? NFHP_ACT_ACCEPT : NFHP_ACT_DROP;
 
