@@ -12,7 +12,11 @@
 # FORWARD 1, each its own commit, and reads after each how long the
 # kernel took for it: "last commit took" in /proc/net/nf-hipac/info,
 # nfhp_txn_commit() alone, without the program start and the netlink
-# round trip around it.  A size
+# round trip around it.  Then it restores the same set again AGAIN times
+# (default 5), each time with one rule of it changed (ACCEPT and DROP
+# swapped, at a different place each time), and once unchanged, as tools
+# that sync a whole table do: those commits take the unchanged rules back
+# (kernel/ruleset.c, "Adoption").  A size
 # kube:N loads bench/kube.py N instead (FORWARD jumping to N service
 # chains) and inserts into the first service chain; kuberet:N the same
 # with a RETURN atop each chain (kube.py --returns).  Writes a table of
@@ -23,10 +27,12 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 inserts=20
+again=5
 guest=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	-k) inserts=$2; shift 2 ;;
+	-a) again=$2; shift 2 ;;
 	--guest) guest=1; shift ;;
 	*) break ;;
 	esac
@@ -45,13 +51,14 @@ if [ "$guest" = 0 ]; then
 		esac > "$out/seed-$n.rules"
 	done
 	"$top/selftests/vm/run-vm.sh" --timeout 1800 --mem 2G --out "$out" \
-		-- bench/kernel/commit-latency.sh --guest -k "$inserts" $sizes
+		-- bench/kernel/commit-latency.sh --guest -k "$inserts" \
+		-a "$again" $sizes
 	res=$top/bench/results/kernel-commit.md
 	{
 		echo "# Single-rule commit time in the kernel"
 		echo
 		echo "Command: \`bench/kernel/commit-latency.sh -k $inserts" \
-		     "$sizes\` (make bench-commit)  "
+		     "-a $again $sizes\` (make bench-commit)  "
 		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
 		echo "Commit: $(git -C "$top" rev-parse --short HEAD)  "
 		echo "Machine: QEMU TCG, 2 vCPUs, Debian's 6.1 kernel"
@@ -67,6 +74,15 @@ if [ "$guest" = 0 ]; then
 		     "the compute several times over."
 		echo
 		cat "$out/table.md"
+		echo
+		echo "The same N rules restored again with nf-hipac-restore," \
+		     "$again times with one rule changed (ACCEPT and DROP" \
+		     "swapped, a different rule each time), then once" \
+		     "unchanged: \"build\" is the commit of the first" \
+		     "restore, which builds the trees; \"entries\" the" \
+		     "median flattened by the restores with a change."
+		echo
+		cat "$out/again.md"
 	} > "$res"
 	cat "$res"
 	exit 0
@@ -88,8 +104,25 @@ took()
 	echo "| rules | commits | median [ms] | min [ms] | max [ms] | entries |"
 	echo "|---|---:|---:|---:|---:|---:|"
 } > "$out/table.md"
+# swap K - the rule set on standard input with the first ACCEPT or DROP
+# rule from its K-th rule on turned into the other.
+swap()
+{
+	awk -v k="$1" '/^-A / && ++n >= k && !done &&
+			/ -j (ACCEPT|DROP)$/ {
+		if (!sub(/ -j ACCEPT$/, " -j DROP"))
+			sub(/ -j DROP$/, " -j ACCEPT")
+		done = 1
+	} { print }'
+}
+
+{
+	echo "| rules | build [ms] | again, one changed: median [ms] | min [ms] | max [ms] | entries | again, unchanged [ms] |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+} > "$out/again.md"
 for n in $sizes; do
 	"$top/user/build/nf-hipac-restore" < "$out/seed-$n.rules"
+	build=$(took | awk '{ printf "%.2f", $1 / 1e6 }')
 	: > "$out/commit-$n.txt"
 	chain=FORWARD
 	case $n in
@@ -107,4 +140,23 @@ for n in $sizes; do
 		{ v[NR] = $1 / 1e6 }
 		END { printf "| %s | %d | %.2f | %.2f | %.2f | %s |\n", n, NR,
 		      v[int((NR + 1) / 2)], v[1], v[NR], f }' >> "$out/table.md"
+
+	: > "$out/again-$n.txt"
+	rules=$(grep -c '^-A ' "$out/seed-$n.rules")
+	for i in $(seq "$again"); do
+		swap $((i * rules / (again + 1) + 1)) < "$out/seed-$n.rules" |
+			"$top/user/build/nf-hipac-restore"
+		took >> "$out/again-$n.txt"
+	done
+	"$top/user/build/nf-hipac-restore" < "$out/seed-$n.rules"
+	"$top/user/build/nf-hipac-restore" < "$out/seed-$n.rules"
+	same=$(took | awk '{ printf "%.2f", $1 / 1e6 }')
+	flat=$(awk '{ print $2 }' "$out/again-$n.txt" | sort -n |
+	       awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	sort -n "$out/again-$n.txt" | awk -v n="$n" -v f="$flat" \
+		-v b="$build" -v s="$same" '
+		{ v[NR] = $1 / 1e6 }
+		END { printf "| %s | %s | %.2f | %.2f | %.2f | %s | %s |\n", n,
+		      b, v[int((NR + 1) / 2)], v[1], v[NR], f, s }' \
+		>> "$out/again.md"
 done
