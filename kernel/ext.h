@@ -48,6 +48,10 @@ enum nfhp_ext_result {
  * @hooks: optional: the hooks (bits of &enum nfhp_hook) a handle's
  *	extensions are valid at, whatever @create was told; a commit that
  *	reaches a rule from another hook fails.  Without it: all hooks.
+ * @stateless: optional: true when none of a handle's extensions keeps
+ *	state of its own from packet to packet (a rate, a quota, a count),
+ *	so that a rule sent again unchanged may keep its handle instead of
+ *	starting afresh (ruleset.c, "Adoption").  Without it: none may.
  */
 struct nfhp_ext_ops {
 	int (*create)(void *priv, const struct nfhp_rule_spec *spec,
@@ -58,6 +62,7 @@ struct nfhp_ext_ops {
 	u32 (*target)(const void *ext, void *pkt);
 	bool (*rekey)(void *pkt, struct nfhp_key *key);
 	unsigned int (*hooks)(const void *ext);
+	bool (*stateless)(const void *ext);
 };
 
 #endif /* _NFHP_EXT_H */

@@ -1991,9 +1991,10 @@ bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs)
  *
  * A rule taken back keeps its entries; its counters become those the
  * duplicate was given (zero without --counters), as the duplicate's own
- * would have been.  Rules with extensions are not taken back.  A staged
- * chain that then holds exactly its committed rules, with the same
- * policy, is the committed chain again.
+ * would have been.  Rules with extensions that keep state are not taken
+ * back (&struct nfhp_ext_ops @stateless).  A staged chain that then holds
+ * exactly its committed rules, with the same policy, is the committed
+ * chain again.
  */
 
 /*
@@ -2023,15 +2024,19 @@ static int nfhp_adopt_key_cmp(const void *a, const void *b)
 }
 
 /*
- * May the committed rule @old take the place of the created rule @r?  Not
- * with extensions: some keep state (limit, quota, statistic), which
- * iptables-restore starts afresh.
+ * May the committed rule @old take the place of the created rule @r?  With
+ * extensions only when they keep no state (REJECT, LOG, -m set): a limit,
+ * a quota or a count iptables-restore starts afresh.
  */
-static bool nfhp_adopt_may(const struct nfhp_rule *old,
+static bool nfhp_adopt_may(const struct nfhp_ruleset *rs,
+			   const struct nfhp_rule *old,
 			   const struct nfhp_rule *r)
 {
-	return old->adopt && !old->ext && !r->ext &&
-	       nfhp_packed_spec_equal(old->body.spec, r->body.spec);
+	if (!old->adopt || old->ext_hooks != r->ext_hooks ||
+	    !nfhp_packed_spec_equal(old->body.spec, r->body.spec))
+		return false;
+	return !old->ext || (rs->ext_ops->stateless &&
+			     rs->ext_ops->stateless(old->ext));
 }
 
 /**
@@ -2121,7 +2126,7 @@ static unsigned int nfhp_adopt_find(struct nfhp_ruleset *rs,
 	}
 	for (; lo < a->nkeys && a->keys[lo].hash == key.hash &&
 	       a->keys[lo].pos < to; lo++)
-		if (nfhp_adopt_may(a->lc->rules[a->keys[lo].pos], r))
+		if (nfhp_adopt_may(rs, a->lc->rules[a->keys[lo].pos], r))
 			return a->keys[lo].pos;
 	return to;
 }
@@ -2141,15 +2146,15 @@ static unsigned int nfhp_adopt_at(struct nfhp_ruleset *rs,
 	unsigned int lim = a->lim[j], at = *k;
 	bool next = j + 1 < a->c->n && r[j + 1]->gen == rs->gen;
 
-	if (at < lim && nfhp_adopt_may(old[at], r[j]))
+	if (at < lim && nfhp_adopt_may(rs, old[at], r[j]))
 		return at;
-	if (at + 1 < lim && nfhp_adopt_may(old[at + 1], r[j]))
+	if (at + 1 < lim && nfhp_adopt_may(rs, old[at + 1], r[j]))
 		return at + 1;
-	if (next && at + 1 < lim && nfhp_adopt_may(old[at + 1], r[j + 1])) {
+	if (next && at + 1 < lim && nfhp_adopt_may(rs, old[at + 1], r[j + 1])) {
 		(*k)++;
 		return lim;
 	}
-	if (next && at < lim && nfhp_adopt_may(old[at], r[j + 1]))
+	if (next && at < lim && nfhp_adopt_may(rs, old[at], r[j + 1]))
 		return lim;
 	return nfhp_adopt_find(rs, a, r[j], at, lim);
 }
@@ -2194,7 +2199,7 @@ static int nfhp_adopt_rules(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 		if (at - k > NFHP_ADOPT_JUMP &&
 		    (j + 1 == c->n || at + 1 == a->lim[j] ||
 		     c->rules[j + 1]->gen != rs->gen ||
-		     !nfhp_adopt_may(lc->rules[at + 1], c->rules[j + 1])))
+		     !nfhp_adopt_may(rs, lc->rules[at + 1], c->rules[j + 1])))
 			continue;
 		err = nfhp_adopt_one(rs, a, j, at);
 		if (err)
@@ -2280,21 +2285,26 @@ static void nfhp_adopt(struct nfhp_ruleset *rs)
 
 /*
  * After the commit is published: the rules taken back count from their
- * duplicates' counters on, and the duplicates go (no packet saw them).
- * @published false, for a commit that failed: only the duplicates go, the
- * committed rules were never touched.
+ * duplicates' counters on, and the duplicates go with the rules the
+ * commit removed, after it returned (a restore of 100,000 rules frees as
+ * many).  @published false, for a commit that failed: the duplicates go
+ * now, the committed rules were never touched.
  */
 static void nfhp_adopt_end(struct nfhp_ruleset *rs, bool published)
 {
+	struct nfhp_rule *dup;
 	struct nfhp_counter sum;
 	unsigned int i;
 
 	for (i = 0; i < rs->nadopted; i++) {
+		dup = rs->adopted[i].dup;
 		if (published) {
-			nfhp_counter_sum(rs->adopted[i].dup->cnt, &sum);
+			nfhp_counter_sum(dup->cnt, &sum);
 			nfhp_counter_set(rs->adopted[i].kept->cnt, &sum);
+			if (!nfhp_list_add(&rs->mem, &rs->removed, dup))
+				continue;
 		}
-		nfhp_rule_free(rs, rs->adopted[i].dup);
+		nfhp_rule_free(rs, dup);
 	}
 	nfhp_free(&rs->mem, rs->adopted,
 		  rs->adopted_cap * sizeof(*rs->adopted));

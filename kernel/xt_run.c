@@ -44,6 +44,8 @@ struct nfhp_xt_item {
  * @hook_mask: the netfilter hooks the rule can be reached from
  * @nmatch: matches in @match
  * @has_target: @target is set
+ * @stateless: none of its extensions keeps state of its own
+ *	(nfhp_xt_stateless_names)
  * @target: the target, if any
  * @match: the matches, in order
  */
@@ -53,9 +55,34 @@ struct nfhp_xt_rule {
 	unsigned int hook_mask;
 	unsigned int nmatch;
 	bool has_target;
+	bool stateless;
 	struct nfhp_xt_item target;
 	struct nfhp_xt_item match[];
 };
+
+/*
+ * Extensions that keep no state of their own from packet to packet, so
+ * that a rule sent again unchanged may keep them (ruleset.c, "Adoption").
+ * The others (limit, hashlimit, quota, statistic, connlimit, recent, ...)
+ * start afresh, as iptables-restore starts them.
+ */
+static const char *const nfhp_xt_stateless_names[] = {
+	/* matches */
+	"addrtype", "ah", "comment", "connbytes", "connmark", "conntrack",
+	"cpu", "devgroup", "dscp", "ecn", "esp", "helper", "icmp", "iprange",
+	"length", "mac", "mark", "multiport", "owner", "physdev", "pkttype",
+	"policy", "realm", "sctp", "set", "socket", "state", "string", "tcp",
+	"tcpmss", "time", "tos", "ttl", "u32", "udp",
+	/* targets */
+	"AUDIT", "CLASSIFY", "CONNMARK", "DSCP", "LOG", "MARK", "NFLOG",
+	"NFQUEUE", "REJECT", "SET", "TCPMSS", "TOS", "TRACE",
+};
+
+static bool nfhp_xt_name_stateless(const char *name)
+{
+	return match_string(nfhp_xt_stateless_names,
+			    ARRAY_SIZE(nfhp_xt_stateless_names), name) >= 0;
+}
 
 static const struct nla_policy nfhp_xte_policy[NFHPA_XTE_MAX + 1] = {
 	[NFHPA_XTE_NAME] = { .type = NLA_NUL_STRING,
@@ -334,6 +361,10 @@ static int nfhp_xt_create(void *priv, const struct nfhp_rule_spec *spec,
 			return err;
 		}
 	}
+	x->stateless = !x->has_target ||
+		       nfhp_xt_name_stateless(x->target.target->name);
+	for (n = 0; n < x->nmatch; n++)
+		x->stateless &= nfhp_xt_name_stateless(x->match[n].match->name);
 	*matches = x->nmatch;
 	*ext = x;
 	return 0;
@@ -402,6 +433,13 @@ static unsigned int nfhp_xt_hooks(const void *ext)
 	return valid >> NF_INET_LOCAL_IN;
 }
 
+static bool nfhp_xt_stateless(const void *ext)
+{
+	const struct nfhp_xt_rule *x = ext;
+
+	return x->stateless;
+}
+
 /* Of the dimensions, only the mark can change in the filter table. */
 static bool nfhp_xt_rekey(void *pkt, struct nfhp_key *key)
 {
@@ -420,4 +458,5 @@ const struct nfhp_ext_ops nfhp_xt_ops = {
 	.target = nfhp_xt_target,
 	.rekey = nfhp_xt_rekey,
 	.hooks = nfhp_xt_hooks,
+	.stateless = nfhp_xt_stateless,
 };

@@ -196,6 +196,35 @@ nfhp_check "a rule the target's check refuses fails ($rc)" test $rc -ne 0
 nfhp_check "and leaves the rule set as it was" eval \
 	'test "$(nfhp_save_in $ns_router | grep -v "^#")" = "$save"'
 rm -f /tmp/xt-out.$$
+
+# Sent again unchanged, rules whose extensions keep no state are taken back
+# (kernel/ruleset.c, "Adoption"): the commit flattens nothing.  A limit
+# starts afresh, as with iptables-restore: its rule is flattened anew.
+flattened()
+{
+	ip netns exec $ns_router awk '/^last commit flattened:/ { print $4 }' \
+		/proc/net/nf-hipac/info
+}
+stateless='*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -p udp -m udp --dport 53 -j REJECT --reject-with icmp-host-prohibited
+-A FORWARD -m pkttype --pkt-type unicast -m string --string "x" --algo bm --to 65535 -j LOG --log-prefix "q "
+-A FORWARD -p tcp -m tcp --dport 80 -m conntrack --ctstate NEW -j ACCEPT
+COMMIT'
+nfhp_check "restore REJECT, LOG, pkttype and string rules twice" eval \
+	'nfhp_restore_in $ns_router <<<"$stateless" &&
+	 nfhp_restore_in $ns_router <<<"$stateless"'
+nfhp_check "the second commit flattened nothing ($(flattened))" \
+	test "$(flattened)" = 0
+limited=${stateless%COMMIT}'-A FORWARD -p icmp -m limit --limit 5/sec -j ACCEPT
+COMMIT'
+nfhp_check "restore them with a limit rule twice" eval \
+	'nfhp_restore_in $ns_router <<<"$limited" &&
+	 nfhp_restore_in $ns_router <<<"$limited"'
+nfhp_check "the limit rule was flattened anew ($(flattened))" \
+	test "$(flattened)" -ge 1
 nfhp_check "policy ACCEPT, flush" eval 'r -P FORWARD ACCEPT && flushed'
 
 # A namespace that dies with rules whose modules keep per-namespace state:

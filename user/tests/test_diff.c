@@ -132,12 +132,21 @@ static bool model_rekey(void *pkt, struct nfhp_key *key)
 	return true;
 }
 
+/* Only the every-@every-th matches count their runs. */
+static bool model_stateless(const void *ext)
+{
+	const struct model_ext *m = ext;
+
+	return m->s.every <= 1;
+}
+
 static const struct nfhp_ext_ops model_ops = {
 	.create = model_create,
 	.destroy = model_destroy,
 	.match = model_match,
 	.target = model_target,
 	.rekey = model_rekey,
+	.stateless = model_stateless,
 };
 static const char * const users[NCHAINS] = { "U0", "U1", "U2", "U3" };
 static const char * const ifnames[] = { "eth0", "eth1", "eth", "veth0",
