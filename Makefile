@@ -91,7 +91,8 @@ bench-kernel: deps
 		apt-get install -y gnuplot-nox linux-perf
 	bench/kernel/bench.sh
 
-# Single-rule commit time in the kernel at 1k, 10k and 100k rules.
+# Commit time in the kernel at 1k, 10k and 100k rules: single rules, and
+# the rule set restored again.
 bench-commit: deps
 	@$(MAKE) --no-print-directory all
 	bench/kernel/commit-latency.sh
@@ -157,7 +158,7 @@ help:
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
 	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
 		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
-	@echo "make bench-commit  single-rule commit time in the kernel (VM)"
+	@echo "make bench-commit  commit time in the kernel: rules, restores (VM)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/"
 	@echo "make clean"
 
