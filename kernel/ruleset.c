@@ -1998,9 +1998,9 @@ bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs)
  */
 
 /*
- * How far past the next committed rule in order a duplicate may find its
- * rule alone: further, the rule after it must follow too, so that one
- * rule equal to a far one does not leave all between unmatched.
+ * How far ahead of the last rule taken back a duplicate may find its rule
+ * alone: further, the rule after it must match the next one too, so that
+ * one rule equal to a far one does not leave all between unmatched.
  */
 #define NFHP_ADOPT_JUMP		NFHP_DIFF_WINDOW
 
