@@ -381,7 +381,8 @@ struct nfhp_rule_list {
  * struct nfhp_adopted - a committed rule a commit took back
  * @kept: the committed rule, staged again where its duplicate stood
  * @dup: the rule the transaction created with the same specification;
- *	freed once the commit is published, when @kept takes its counters
+ *	once the commit is published @kept takes its counters, and it goes
+ *	with the rules the commit removed
  */
 struct nfhp_adopted {
 	struct nfhp_rule *kept;
