@@ -498,6 +498,10 @@ static unsigned int nfhp_roomy(unsigned int n)
  * @tables: the published trees
  * @flat: the entries the published trees were built from
  * @policy_cnt: counters of the policies
+ * @policy_set: the counters the open transaction gave a policy, which it
+ *	takes when the commit is published, for the hooks in
+ *	@policy_pending
+ * @policy_pending: hooks whose policy the open transaction gave counters
  * @cpool: where the rules' counters come from
  * @ext_ops: the evaluator of rules' extensions, or NULL
  * @ext_priv: its first argument
@@ -548,6 +552,8 @@ struct nfhp_ruleset {
 	struct nfhp_tables __rcu *tables;
 	struct nfhp_flat flat[NFHP_HOOK_MAX];
 	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
+	struct nfhp_counter policy_set[NFHP_HOOK_MAX];
+	u8 policy_pending;
 	struct nfhp_cpool cpool;
 	const struct nfhp_ext_ops *ext_ops;
 	void *ext_priv;
@@ -2314,6 +2320,21 @@ static void nfhp_adopt_end(struct nfhp_ruleset *rs, bool published)
 	rs->nadopted = 0;
 }
 
+/*
+ * The counters a transaction gave policies (iptables-restore's "[p:b]"
+ * and its zero without --counters) are theirs once it is published, not
+ * before: a restore that fails leaves them.
+ */
+static void nfhp_policy_counters_settle(struct nfhp_ruleset *rs)
+{
+	int h;
+
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		if (rs->policy_pending & (1u << h))
+			nfhp_counter_set(&rs->policy_cnt[h], &rs->policy_set[h]);
+	rs->policy_pending = 0;
+}
+
 /**
  * nfhp_txn_begin() - open a transaction
  * @rs: the rule set
@@ -2358,6 +2379,7 @@ void nfhp_txn_abort(struct nfhp_ruleset *rs)
 	for (i = 0; i < rs->created.n; i++)
 		nfhp_rule_free(rs, rs->created.r[i]);
 	nfhp_adopt_end(rs, false);
+	rs->policy_pending = 0;
 	rs->created.n = 0;
 	rs->removed.n = 0;
 	nfhp_model_free(rs, rs->work);
@@ -4613,6 +4635,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	rs->live = rs->work;
 	rs->work = NULL;
 	nfhp_adopt_end(rs, true);
+	nfhp_policy_counters_settle(rs);
 	nfhp_release_fill(rs, rel, old, old_tables, flat);
 	nfhp_spare_trim(rs, &stale);
 	rel->cookie = get_state_synchronize_rcu();
@@ -5074,8 +5097,10 @@ static int nfhp_do_policy(struct nfhp_ruleset *rs, void *arg,
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	c->policy = a->action;
-	if (a->counters)
-		*per_cpu_ptr(rs->policy_cnt[c->hook].pc, 0) = *a->counters;
+	if (a->counters) {
+		rs->policy_set[c->hook] = *a->counters;
+		rs->policy_pending |= 1u << c->hook;
+	}
 	return 0;
 }
 

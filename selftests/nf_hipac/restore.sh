@@ -135,11 +135,19 @@ nfhp_check "rule count in /proc" \
 	echo "-A FORWARD -j nosuchchain"
 	echo "COMMIT"
 } >$tmp/bad.rules
+# The FORWARD policy's counters: "packets bytes" of its -L header.
+policy_counters()
+{
+	r -L FORWARD -n -v -x | sed -n '1s/.*policy [A-Z]* \([0-9]*\) packets, \([0-9]*\) bytes.*/\1 \2/p'
+}
+policy_before=$(policy_counters)
 nfhp_check "a bad restore fails" \
 	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore' \
 		 <$tmp/bad.rules 2>/dev/null"
 nfhp_check "and leaves the old rule set" \
 	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
+nfhp_check "and the policy's counters ($policy_before)" \
+	[ "$(policy_counters)" = "$policy_before" ]
 nfhp_check "udp/7001 still blocked" udp_fail 7001
 
 # The same rule set sent again, as tools that sync a whole table do, with

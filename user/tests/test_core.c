@@ -1372,6 +1372,52 @@ static void count_shadow(void *ctx, const struct nfhp_rule *r)
 	(*(int *)ctx)++;
 }
 
+/*
+ * The counters a transaction gives a policy (iptables-restore's [p:b], or
+ * zero) are the policy's once it is published: one that is aborted, or
+ * whose commit fails, leaves them.
+ */
+static void test_policy_counters(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	const struct nfhp_counter given = { .packets = 7, .bytes = 700 };
+	struct nfhp_counter sum;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	const char *msg = NULL;
+	int i, failed = 0, wrong = 0;
+	bool ok;
+
+	key_init(&k);
+	ok = !nfhp_chain_policy(rs, "FORWARD", NFHP_ACT_ACCEPT, NULL, &msg);
+	for (i = 0; i < 3; i++)
+		classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	ok = ok && !nfhp_txn_begin(rs) &&
+	     !nfhp_chain_policy(rs, "FORWARD", NFHP_ACT_DROP, &given, &msg);
+	nfhp_txn_abort(rs);
+	nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &sum);
+	check(ok && sum.packets == 3 && sum.bytes == 300,
+	      "counters given to a policy in an aborted transaction: the "
+	      "policy's stay (%llu packets)", (unsigned long long)sum.packets);
+	for (i = 1; i < 400; i++) {
+		nfhp_shim_fail_countdown = i;
+		ok = !nfhp_chain_policy(rs, "FORWARD", NFHP_ACT_DROP, &given,
+					&msg);
+		nfhp_shim_fail_countdown = 0;
+		if (ok)
+			break;
+		failed++;
+		nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &sum);
+		wrong += sum.packets != 3;
+	}
+	check(failed && !wrong, "%d commits failed by injected ENOMEM: the "
+	      "policy's counters stay", failed);
+	nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &sum);
+	check(ok && sum.packets == 7 && sum.bytes == 700,
+	      "in a committed one: the policy's counters are those given");
+	nfhp_ruleset_free(rs);
+}
+
 static void test_txn_and_errors(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
@@ -2536,6 +2582,7 @@ int main(void)
 	test_stack_guard();
 	test_deferred_release();
 	test_txn_and_errors();
+	test_policy_counters();
 	test_enomem();
 	test_hotdrop();
 	test_rule_body();
