@@ -491,6 +491,8 @@ static unsigned int nfhp_roomy(unsigned int n)
  * @mark: generation of walks over the models
  * @created: rules the open transaction created
  * @removed: committed rules the open transaction removed
+ * @zeroed: committed rules the open transaction zeroed, whose counters
+ *	are zeroed when the commit is published (nfhp_rule_zero())
  * @adopted: while a commit runs, the removed rules it took back
  *	(nfhp_adopt()); NULL otherwise
  * @nadopted: entries in @adopted
@@ -546,6 +548,7 @@ struct nfhp_ruleset {
 	u32 mark;
 	struct nfhp_rule_list created;
 	struct nfhp_rule_list removed;
+	struct nfhp_rule_list zeroed;
 	struct nfhp_adopted *adopted;
 	unsigned int nadopted;
 	unsigned int adopted_cap;
@@ -1954,6 +1957,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	nfhp_spare_trim(rs, &seen);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
+	nfhp_list_free(&rs->mem, &rs->zeroed);
 	nfhp_where_drop(rs);
 	nfhp_forest_destroy(&rs->forest);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
@@ -2322,17 +2326,23 @@ static void nfhp_adopt_end(struct nfhp_ruleset *rs, bool published)
 
 /*
  * The counters a transaction gave policies (iptables-restore's "[p:b]"
- * and its zero without --counters) are theirs once it is published, not
- * before: a restore that fails leaves them.
+ * and its zero without --counters), and its zeroings (-Z), hold once it
+ * is published, not before: a restore that fails leaves the counters.
+ * Before the rules it took back get their duplicates' counters
+ * (nfhp_adopt_end()), which came after any zeroing of theirs.
  */
-static void nfhp_policy_counters_settle(struct nfhp_ruleset *rs)
+static void nfhp_counters_settle(struct nfhp_ruleset *rs)
 {
+	unsigned int i;
 	int h;
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		if (rs->policy_pending & (1u << h))
 			nfhp_counter_set(&rs->policy_cnt[h], &rs->policy_set[h]);
 	rs->policy_pending = 0;
+	for (i = 0; i < rs->zeroed.n; i++)
+		nfhp_counter_zero(rs->zeroed.r[i]->cnt);
+	rs->zeroed.n = 0;
 }
 
 /**
@@ -2380,6 +2390,7 @@ void nfhp_txn_abort(struct nfhp_ruleset *rs)
 		nfhp_rule_free(rs, rs->created.r[i]);
 	nfhp_adopt_end(rs, false);
 	rs->policy_pending = 0;
+	rs->zeroed.n = 0;
 	rs->created.n = 0;
 	rs->removed.n = 0;
 	nfhp_model_free(rs, rs->work);
@@ -4634,8 +4645,8 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	nfhp_where_drop(rs);
 	rs->live = rs->work;
 	rs->work = NULL;
+	nfhp_counters_settle(rs);
 	nfhp_adopt_end(rs, true);
-	nfhp_policy_counters_settle(rs);
 	nfhp_release_fill(rs, rel, old, old_tables, flat);
 	nfhp_spare_trim(rs, &stale);
 	rel->cookie = get_state_synchronize_rcu();
@@ -5314,6 +5325,32 @@ int nfhp_chain_policy(struct nfhp_ruleset *rs, const char *chain, u8 action,
 	return nfhp_change(rs, nfhp_do_policy, &a, msg);
 }
 
+/*
+ * Inside a transaction a zeroing waits for the publish, as the counters
+ * given to rules and policies do: a restore that fails leaves them.  A
+ * rule the transaction created no packet counted yet: it is zeroed now.
+ */
+static void nfhp_policy_zero(struct nfhp_ruleset *rs, int hook)
+{
+	static const struct nfhp_counter zero;
+
+	if (!rs->work) {
+		nfhp_counter_zero(&rs->policy_cnt[hook]);
+		return;
+	}
+	rs->policy_set[hook] = zero;
+	rs->policy_pending |= 1u << hook;
+}
+
+static int nfhp_rule_zero(struct nfhp_ruleset *rs, struct nfhp_rule *r)
+{
+	if (!rs->work || r->gen == rs->gen) {
+		nfhp_counter_zero(r->cnt);
+		return 0;
+	}
+	return nfhp_list_add(&rs->mem, &rs->zeroed, r);
+}
+
 /**
  * nfhp_counters_zero() - zero counters, at once, outside transactions
  * @rs: the rule set
@@ -5351,12 +5388,17 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 			continue;
 		/* iptables-legacy zeroes the policy with any rule of its chain. */
 		if (c->hook >= 0)
-			nfhp_counter_zero(&rs->policy_cnt[c->hook]);
+			nfhp_policy_zero(rs, c->hook);
 		for (j = 0; j < c->n; j++)
-			if (!pos || j + 1 == pos)
-				nfhp_counter_zero(c->rules[j]->cnt);
+			if ((!pos || j + 1 == pos) &&
+			    nfhp_rule_zero(rs, c->rules[j]))
+				goto out_nomem;
 	}
 	return 0;
+out_nomem:
+	if (msg)
+		*msg = "out of memory";
+	return -ENOMEM;
 }
 
 /* Reading. */

@@ -26,6 +26,11 @@ tmp=$(mktemp -d /tmp/nfhp-restore.XXXXXX)
 trap 'touch $tmp/stop-send $tmp/stop; nfhp_cleanup; rm -rf $tmp' EXIT
 
 r() { nfhp_in $ns_router "$@"; }
+# The marker rule's packet counter.
+marker_packets()
+{
+	r -L FORWARD -n -v -x | awk '/udp dpt:7000$/ { print $1 }'
+}
 commit_ms()
 {
 	ip netns exec $ns_router awk '/^last commit took:/ {
@@ -127,11 +132,12 @@ nfhp_check "rule count in /proc" \
 	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/info |
 		 grep -q 'total number of rules: *$((NRULES + 2))\$'"
 
-# A restore that fails half way changes nothing.
+# A restore that fails half way changes nothing, counters included.
 {
 	echo "*filter"
 	echo ":FORWARD ACCEPT [0:0]"
 	echo "-A FORWARD -p udp --dport 7001 -j ACCEPT"
+	echo "-Z FORWARD"
 	echo "-A FORWARD -j nosuchchain"
 	echo "COMMIT"
 } >$tmp/bad.rules
@@ -141,13 +147,21 @@ policy_counters()
 	r -L FORWARD -n -v -x | sed -n '1s/.*policy [A-Z]* \([0-9]*\) packets, \([0-9]*\) bytes.*/\1 \2/p'
 }
 policy_before=$(policy_counters)
+marker_before=$(marker_packets)
 nfhp_check "a bad restore fails" \
 	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore' \
 		 <$tmp/bad.rules 2>/dev/null"
 nfhp_check "and leaves the old rule set" \
 	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
+nfhp_check "the same with --noflush fails" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore' \
+		 --noflush <$tmp/bad.rules 2>/dev/null"
+nfhp_check "and leaves the old rule set" \
+	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
 nfhp_check "and the policy's counters ($policy_before)" \
 	[ "$(policy_counters)" = "$policy_before" ]
+nfhp_check "and the rules' counters, though it had -Z ($marker_before)" \
+	[ "$(marker_packets)" = "$marker_before" ]
 nfhp_check "udp/7001 still blocked" udp_fail 7001
 
 # The same rule set sent again, as tools that sync a whole table do, with
@@ -158,10 +172,6 @@ flattened()
 {
 	ip netns exec $ns_router awk '/^last commit flattened:/ { print $4 }' \
 		/proc/net/nf-hipac/info
-}
-marker_packets()
-{
-	r -L FORWARD -n -v -x | awk '/udp dpt:7000$/ { print $1 }'
 }
 sed 's/ 172\.16\.0\.0\/24 -p tcp --dport 1 / 172.31.0.0\/24 -p tcp --dport 1 /' \
 	$tmp/new.rules >$tmp/again.rules

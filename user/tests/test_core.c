@@ -1374,8 +1374,8 @@ static void count_shadow(void *ctx, const struct nfhp_rule *r)
 
 /*
  * The counters a transaction gives a policy (iptables-restore's [p:b], or
- * zero) are the policy's once it is published: one that is aborted, or
- * whose commit fails, leaves them.
+ * zero), and its -Z, hold once it is published: one that is aborted, or
+ * whose commit fails, leaves the counters.
  */
 static void test_policy_counters(void)
 {
@@ -1415,6 +1415,29 @@ static void test_policy_counters(void)
 	nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &sum);
 	check(ok && sum.packets == 7 && sum.bytes == 700,
 	      "in a committed one: the policy's counters are those given");
+
+	/* -Z in a transaction waits for it too. */
+	ok = src_rule(rs, "FORWARD", 0, ip(10, 0, 0, 0), 8, NFHP_ACT_ACCEPT);
+	k.v[NFHP_DIM_SRC] = ip(10, 1, 1, 1);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	ok = ok && !nfhp_txn_begin(rs) &&
+	     !nfhp_counters_zero(rs, "FORWARD", 0, &msg);
+	nfhp_txn_abort(rs);
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1),
+			  &sum);
+	ok = ok && sum.packets == 2;
+	nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &sum);
+	check(ok && sum.packets == 7,
+	      "-Z in an aborted transaction: the counters stay");
+	ok = !nfhp_txn_begin(rs) &&
+	     !nfhp_counters_zero(rs, "FORWARD", 0, &msg) &&
+	     !nfhp_txn_commit(rs, &msg);
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1),
+			  &sum);
+	ok = ok && !sum.packets;
+	nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &sum);
+	check(ok && !sum.packets, "-Z in a committed one: zero");
 	nfhp_ruleset_free(rs);
 }
 
