@@ -378,15 +378,13 @@ struct nfhp_rule_list {
 };
 
 /**
- * struct nfhp_adopted - a committed rule a commit took back
- * @kept: the committed rule, staged again where its duplicate stood
- * @dup: the rule the transaction created with the same specification;
- *	once the commit is published @kept takes its counters, and it goes
- *	with the rules the commit removed
+ * struct nfhp_counter_write - counters a transaction set, for its publish
+ * @c: the counter
+ * @val: its totals from then on
  */
-struct nfhp_adopted {
-	struct nfhp_rule *kept;
-	struct nfhp_rule *dup;
+struct nfhp_counter_write {
+	struct nfhp_rcounter *c;
+	struct nfhp_counter val;
 };
 
 /**
@@ -491,19 +489,14 @@ static unsigned int nfhp_roomy(unsigned int n)
  * @mark: generation of walks over the models
  * @created: rules the open transaction created
  * @removed: committed rules the open transaction removed
- * @zeroed: committed rules the open transaction zeroed, whose counters
- *	are zeroed when the commit is published (nfhp_rule_zero())
- * @adopted: while a commit runs, the removed rules it took back
- *	(nfhp_adopt()); NULL otherwise
- * @nadopted: entries in @adopted
- * @adopted_cap: room in @adopted
+ * @writes: the counters the open transaction set (a policy's "[p:b]",
+ *	-Z, a rule taken back by nfhp_adopt()), in order, for the publish
+ * @nwrites: entries in @writes
+ * @writes_cap: room in @writes
+ * @dups: while a commit runs, the created rules nfhp_adopt() replaced
  * @tables: the published trees
  * @flat: the entries the published trees were built from
  * @policy_cnt: counters of the policies
- * @policy_set: the counters the open transaction gave a policy, which it
- *	takes when the commit is published, for the hooks in
- *	@policy_pending
- * @policy_pending: hooks whose policy the open transaction gave counters
  * @cpool: where the rules' counters come from
  * @ext_ops: the evaluator of rules' extensions, or NULL
  * @ext_priv: its first argument
@@ -548,15 +541,13 @@ struct nfhp_ruleset {
 	u32 mark;
 	struct nfhp_rule_list created;
 	struct nfhp_rule_list removed;
-	struct nfhp_rule_list zeroed;
-	struct nfhp_adopted *adopted;
-	unsigned int nadopted;
-	unsigned int adopted_cap;
+	struct nfhp_counter_write *writes;
+	unsigned int nwrites;
+	unsigned int writes_cap;
+	struct nfhp_rule_list dups;
 	struct nfhp_tables __rcu *tables;
 	struct nfhp_flat flat[NFHP_HOOK_MAX];
 	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
-	struct nfhp_counter policy_set[NFHP_HOOK_MAX];
-	u8 policy_pending;
 	struct nfhp_cpool cpool;
 	const struct nfhp_ext_ops *ext_ops;
 	void *ext_priv;
@@ -1957,7 +1948,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	nfhp_spare_trim(rs, &seen);
 	nfhp_list_free(&rs->mem, &rs->created);
 	nfhp_list_free(&rs->mem, &rs->removed);
-	nfhp_list_free(&rs->mem, &rs->zeroed);
+	nfhp_list_free(&rs->mem, &rs->dups);
 	nfhp_where_drop(rs);
 	nfhp_forest_destroy(&rs->forest);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
@@ -1989,6 +1980,23 @@ bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs)
 /* Transactions. */
 
 /*
+ * Set the counter @c to @val (zero when NULL) once the open transaction is
+ * published (nfhp_counters_settle()).
+ */
+static int nfhp_counter_write(struct nfhp_ruleset *rs, struct nfhp_rcounter *c,
+			      const struct nfhp_counter *val)
+{
+	static const struct nfhp_counter zero;
+
+	if (nfhp_grow(&rs->mem, (void **)&rs->writes, &rs->writes_cap,
+		      rs->nwrites + 1, sizeof(*rs->writes)))
+		return -ENOMEM;
+	rs->writes[rs->nwrites].c = c;
+	rs->writes[rs->nwrites++].val = val ? *val : zero;
+	return 0;
+}
+
+/*
  * Adoption.
  *
  * iptables-restore, and the tools that feed it a whole table on every
@@ -2015,23 +2023,17 @@ bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs)
  */
 #define NFHP_ADOPT_JUMP		NFHP_DIFF_WINDOW
 
-/**
- * struct nfhp_adopt_key - a committed rule the transaction removed
- * @hash: nfhp_packed_spec_hash() of its specification
- * @pos: its index in its committed chain
- */
-struct nfhp_adopt_key {
-	u32 hash;
-	u32 pos;
-};
-
-static int nfhp_adopt_key_cmp(const void *a, const void *b)
+/* A committed rule's key: its specification's hash, then its place. */
+static u64 nfhp_adopt_key(u32 hash, unsigned int pos)
 {
-	const struct nfhp_adopt_key *x = a, *y = b;
+	return (u64)hash << 32 | pos;
+}
 
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+static int nfhp_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 /*
@@ -2056,15 +2058,15 @@ static bool nfhp_adopt_may(const struct nfhp_ruleset *rs,
  * @lc: the committed chain of the same name
  * @lim: per rule of @c, the index in @lc of the next rule @c kept (its
  *	own for a kept rule), @lc's length after the last
- * @keys: @lc's removed rules by hash, built at the first duplicate not
- *	found in place; NULL before
+ * @keys: nfhp_adopt_key() of @lc's removed rules, rising, built at the
+ *	first duplicate not found in place; NULL before
  * @nkeys: entries in @keys
  */
 struct nfhp_adopt_chain {
 	struct nfhp_chain *c;
 	const struct nfhp_chain *lc;
 	unsigned int *lim;
-	struct nfhp_adopt_key *keys;
+	u64 *keys;
 	unsigned int nkeys;
 };
 
@@ -2101,14 +2103,11 @@ static int nfhp_adopt_keys(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 				     sizeof(*a->keys));
 	if (!a->keys)
 		return -ENOMEM;
-	for (k = 0; k < lc->n; k++) {
-		if (!lc->rules[k]->adopt)
-			continue;
-		a->keys[a->nkeys].hash =
-			nfhp_packed_spec_hash(lc->rules[k]->body.spec);
-		a->keys[a->nkeys++].pos = k;
-	}
-	sort(a->keys, a->nkeys, sizeof(*a->keys), nfhp_adopt_key_cmp, NULL);
+	for (k = 0; k < lc->n; k++)
+		if (lc->rules[k]->adopt)
+			a->keys[a->nkeys++] = nfhp_adopt_key(
+				nfhp_packed_spec_hash(lc->rules[k]->body.spec), k);
+	sort(a->keys, a->nkeys, sizeof(*a->keys), nfhp_u64_cmp, NULL);
 	return 0;
 }
 
@@ -2121,24 +2120,15 @@ static unsigned int nfhp_adopt_find(struct nfhp_ruleset *rs,
 				    const struct nfhp_rule *r,
 				    unsigned int from, unsigned int to)
 {
-	struct nfhp_adopt_key key = {
-		.hash = nfhp_packed_spec_hash(r->body.spec), .pos = from,
-	};
-	unsigned int lo = 0, hi = a->nkeys, mid;
+	u32 hash = nfhp_packed_spec_hash(r->body.spec);
+	unsigned int i;
 
 	if (!a->keys && nfhp_adopt_keys(rs, a))
 		return to;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (nfhp_adopt_key_cmp(&a->keys[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < a->nkeys && a->keys[lo].hash == key.hash &&
-	       a->keys[lo].pos < to; lo++)
-		if (nfhp_adopt_may(rs, a->lc->rules[a->keys[lo].pos], r))
-			return a->keys[lo].pos;
+	for (i = nfhp_u64_rank(a->keys, a->nkeys, nfhp_adopt_key(hash, from));
+	     i < a->nkeys && a->keys[i] < nfhp_adopt_key(hash, to); i++)
+		if (nfhp_adopt_may(rs, a->lc->rules[(u32)a->keys[i]], r))
+			return (u32)a->keys[i];
 	return to;
 }
 
@@ -2175,12 +2165,15 @@ static int nfhp_adopt_one(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a,
 			  unsigned int j, unsigned int k)
 {
 	struct nfhp_rule *old = a->lc->rules[k], *dup = a->c->rules[j];
+	struct nfhp_counter sum;
 
-	if (nfhp_grow(&rs->mem, (void **)&rs->adopted, &rs->adopted_cap,
-		      rs->nadopted + 1, sizeof(*rs->adopted)))
+	if (nfhp_list_add(&rs->mem, &rs->dups, dup))
 		return -ENOMEM;
-	rs->adopted[rs->nadopted].kept = old;
-	rs->adopted[rs->nadopted++].dup = dup;
+	nfhp_counter_sum(dup->cnt, &sum);
+	if (nfhp_counter_write(rs, old->cnt, &sum)) {
+		rs->dups.n--;
+		return -ENOMEM;
+	}
 	a->c->rules[j] = old;
 	old->adopt = 0;
 	dup->adopt = 1;
@@ -2258,10 +2251,9 @@ static void nfhp_adopt(struct nfhp_ruleset *rs)
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&rs->forest.scratch);
 	struct nfhp_adopt_chain a;
 	struct nfhp_chain *lc;
+	bool rules = rs->removed.n && rs->created.n;
 	unsigned int i;
 	int idx;
-
-	bool rules = rs->removed.n && rs->created.n;
 
 	if (!rs->live)
 		return;
@@ -2295,54 +2287,36 @@ static void nfhp_adopt(struct nfhp_ruleset *rs)
 }
 
 /*
- * After the commit is published: the rules taken back count from their
- * duplicates' counters on, and the duplicates go with the rules the
- * commit removed, after it returned (a restore of 100,000 rules frees as
- * many).  @published false, for a commit that failed: the duplicates go
- * now, the committed rules were never touched.
+ * The counters a transaction set hold once it is published, not before:
+ * a restore that fails leaves the counters.  In the order it set them, so
+ * that a rule zeroed, then sent again with counters, has those.
  */
-static void nfhp_adopt_end(struct nfhp_ruleset *rs, bool published)
+static void nfhp_counters_settle(struct nfhp_ruleset *rs, bool published)
 {
-	struct nfhp_rule *dup;
-	struct nfhp_counter sum;
 	unsigned int i;
 
-	for (i = 0; i < rs->nadopted; i++) {
-		dup = rs->adopted[i].dup;
-		if (published) {
-			nfhp_counter_sum(dup->cnt, &sum);
-			nfhp_counter_set(rs->adopted[i].kept->cnt, &sum);
-			if (!nfhp_list_add(&rs->mem, &rs->removed, dup))
-				continue;
-		}
-		nfhp_rule_free(rs, dup);
-	}
-	nfhp_free(&rs->mem, rs->adopted,
-		  rs->adopted_cap * sizeof(*rs->adopted));
-	rs->adopted = NULL;
-	rs->adopted_cap = 0;
-	rs->nadopted = 0;
+	for (i = 0; published && i < rs->nwrites; i++)
+		nfhp_counter_set(rs->writes[i].c, &rs->writes[i].val);
+	nfhp_free(&rs->mem, rs->writes, rs->writes_cap * sizeof(*rs->writes));
+	rs->writes = NULL;
+	rs->writes_cap = 0;
+	rs->nwrites = 0;
 }
 
 /*
- * The counters a transaction gave policies (iptables-restore's "[p:b]"
- * and its zero without --counters), and its zeroings (-Z), hold once it
- * is published, not before: a restore that fails leaves the counters.
- * Before the rules it took back get their duplicates' counters
- * (nfhp_adopt_end()), which came after any zeroing of theirs.
+ * The duplicates nfhp_adopt() replaced go with the rules the commit
+ * removed, after it returned (a restore of 100,000 rules frees as many);
+ * for a commit that failed, now.
  */
-static void nfhp_counters_settle(struct nfhp_ruleset *rs)
+static void nfhp_adopt_end(struct nfhp_ruleset *rs, bool published)
 {
 	unsigned int i;
-	int h;
 
-	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		if (rs->policy_pending & (1u << h))
-			nfhp_counter_set(&rs->policy_cnt[h], &rs->policy_set[h]);
-	rs->policy_pending = 0;
-	for (i = 0; i < rs->zeroed.n; i++)
-		nfhp_counter_zero(rs->zeroed.r[i]->cnt);
-	rs->zeroed.n = 0;
+	for (i = 0; i < rs->dups.n; i++)
+		if (!published ||
+		    nfhp_list_add(&rs->mem, &rs->removed, rs->dups.r[i]))
+			nfhp_rule_free(rs, rs->dups.r[i]);
+	rs->dups.n = 0;
 }
 
 /**
@@ -2389,8 +2363,7 @@ void nfhp_txn_abort(struct nfhp_ruleset *rs)
 	for (i = 0; i < rs->created.n; i++)
 		nfhp_rule_free(rs, rs->created.r[i]);
 	nfhp_adopt_end(rs, false);
-	rs->policy_pending = 0;
-	rs->zeroed.n = 0;
+	nfhp_counters_settle(rs, false);
 	rs->created.n = 0;
 	rs->removed.n = 0;
 	nfhp_model_free(rs, rs->work);
@@ -2971,13 +2944,6 @@ static int nfhp_uint_cmp(const void *a, const void *b)
 {
 	unsigned int x = *(const unsigned int *)a;
 	unsigned int y = *(const unsigned int *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int nfhp_u64_cmp(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -4645,7 +4611,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	nfhp_where_drop(rs);
 	rs->live = rs->work;
 	rs->work = NULL;
-	nfhp_counters_settle(rs);
+	nfhp_counters_settle(rs, true);
 	nfhp_adopt_end(rs, true);
 	nfhp_release_fill(rs, rel, old, old_tables, flat);
 	nfhp_spare_trim(rs, &stale);
@@ -5107,11 +5073,12 @@ static int nfhp_do_policy(struct nfhp_ruleset *rs, void *arg,
 	c = nfhp_chain_mut(rs, a->chain, msg);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	c->policy = a->action;
-	if (a->counters) {
-		rs->policy_set[c->hook] = *a->counters;
-		rs->policy_pending |= 1u << c->hook;
+	if (a->counters &&
+	    nfhp_counter_write(rs, &rs->policy_cnt[c->hook], a->counters)) {
+		*msg = "out of memory";
+		return -ENOMEM;
 	}
+	c->policy = a->action;
 	return 0;
 }
 
@@ -5328,27 +5295,17 @@ int nfhp_chain_policy(struct nfhp_ruleset *rs, const char *chain, u8 action,
 /*
  * Inside a transaction a zeroing waits for the publish, as the counters
  * given to rules and policies do: a restore that fails leaves them.  A
- * rule the transaction created no packet counted yet: it is zeroed now.
+ * @fresh counter, a rule's the transaction created, no packet counted
+ * yet: it is zeroed now.
  */
-static void nfhp_policy_zero(struct nfhp_ruleset *rs, int hook)
+static int nfhp_zero(struct nfhp_ruleset *rs, struct nfhp_rcounter *c,
+		     bool fresh)
 {
-	static const struct nfhp_counter zero;
-
-	if (!rs->work) {
-		nfhp_counter_zero(&rs->policy_cnt[hook]);
-		return;
-	}
-	rs->policy_set[hook] = zero;
-	rs->policy_pending |= 1u << hook;
-}
-
-static int nfhp_rule_zero(struct nfhp_ruleset *rs, struct nfhp_rule *r)
-{
-	if (!rs->work || r->gen == rs->gen) {
-		nfhp_counter_zero(r->cnt);
+	if (!rs->work || fresh) {
+		nfhp_counter_zero(c);
 		return 0;
 	}
-	return nfhp_list_add(&rs->mem, &rs->zeroed, r);
+	return nfhp_counter_write(rs, c, NULL);
 }
 
 /**
@@ -5387,11 +5344,13 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 		if (idx >= 0 && (int)i != idx)
 			continue;
 		/* iptables-legacy zeroes the policy with any rule of its chain. */
-		if (c->hook >= 0)
-			nfhp_policy_zero(rs, c->hook);
+		if (c->hook >= 0 &&
+		    nfhp_zero(rs, &rs->policy_cnt[c->hook], false))
+			goto out_nomem;
 		for (j = 0; j < c->n; j++)
 			if ((!pos || j + 1 == pos) &&
-			    nfhp_rule_zero(rs, c->rules[j]))
+			    nfhp_zero(rs, c->rules[j]->cnt,
+				      c->rules[j]->gen == rs->gen))
 				goto out_nomem;
 	}
 	return 0;
