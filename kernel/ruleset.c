@@ -5296,7 +5296,8 @@ int nfhp_chain_policy(struct nfhp_ruleset *rs, const char *chain, u8 action,
  * Inside a transaction a zeroing waits for the publish, as the counters
  * given to rules and policies do: a restore that fails leaves them.  A
  * @fresh counter, a rule's the transaction created, no packet counted
- * yet: it is zeroed now.
+ * yet: it is zeroed now.  A renamed jump is created yet shares the
+ * committed jump's counter (nfhp_rule_retarget()), so that one waits.
  */
 static int nfhp_zero(struct nfhp_ruleset *rs, struct nfhp_rcounter *c,
 		     bool fresh)
@@ -5350,7 +5351,8 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 		for (j = 0; j < c->n; j++)
 			if ((!pos || j + 1 == pos) &&
 			    nfhp_zero(rs, c->rules[j]->cnt,
-				      c->rules[j]->gen == rs->gen))
+				      c->rules[j]->gen == rs->gen &&
+				      c->rules[j]->cnt->refs == 1))
 				goto out_nomem;
 	}
 	return 0;

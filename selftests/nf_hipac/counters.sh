@@ -16,6 +16,9 @@ nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 
 r() { nfhp_in $ns_router "$@"; }
 
+tmp=$(mktemp -d /tmp/nfhp-counters.XXXXXX)
+trap 'nfhp_cleanup; rm -rf $tmp' EXIT
+
 # counters CHAIN NUM - print "PACKETS BYTES" of rule NUM of the router's
 # CHAIN: the listing has the chain line and the column headers, then one
 # line per rule.
@@ -87,5 +90,31 @@ nfhp_check "policy zeroed" expect "policy" "$(policy_counters FORWARD)" "0 0"
 
 nfhp_check "ping -c 3 after -Z" pings 3
 nfhp_check "3 more requests" expect "rule 2" "$(counters FORWARD 2)" "3 252"
+
+# A restore that renames a chain sends its jumps anew, sharing the old
+# jumps' counters; a -Z of them in a restore that fails must not reach
+# the jump in force.
+nfhp_check "-N counted" r -N counted
+nfhp_check "-I FORWARD 1 -p icmp -j counted" r -I FORWARD 1 -p icmp -j counted
+nfhp_check "ping -c 2 through the jump" pings 2
+jump_before=$(counters FORWARD 1)
+nfhp_check "the jump counted 4 packets ($jump_before)" \
+	expect "jump" "${jump_before%% *}" 4
+printf '*filter\n-E counted renamed\n-Z FORWARD\n-A FORWARD -j nosuchchain\nCOMMIT\n' \
+	>$tmp/rename-bad.rules
+nfhp_check "a restore with -E and -Z that fails" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore' \
+		 --noflush <$tmp/rename-bad.rules 2>/dev/null"
+nfhp_check "leaves the jump's counters" \
+	expect "jump" "$(counters FORWARD 1)" "$jump_before"
+nfhp_check "and its chain's name" r -L counted -n
+sed '/nosuchchain/d' $tmp/rename-bad.rules >$tmp/rename.rules
+nfhp_check "the same restore without the bad rule" \
+	nfhp_restore_in $ns_router --noflush <$tmp/rename.rules
+nfhp_check "zeroes the renamed jump" \
+	expect "jump" "$(counters FORWARD 1)" "0 0"
+nfhp_check "which jumps to the new name" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 grep -q -- '^-A FORWARD -p icmp -j renamed\$'"
 
 exit $nfhp_rc

@@ -1377,6 +1377,40 @@ static void count_shadow(void *ctx, const struct nfhp_rule *r)
  * zero), and its -Z, hold once it is published: one that is aborted, or
  * whose commit fails, leaves the counters.
  */
+/*
+ * A jump renamed with its chain shares the committed jump's counter
+ * (nfhp_rule_retarget()): -Z of it in a transaction must wait as well.
+ */
+static void test_renamed_jump_counter(struct nfhp_ruleset *rs)
+{
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_counter sum;
+	const char *msg = NULL;
+	bool ok;
+
+	strcpy(jump->target, "U");
+	spec_prefix(jump, NFHP_DIM_SRC, ip(10, 9, 0, 0), 16, false);
+	ok = !nfhp_chain_new(rs, "U", &msg) &&
+	     !nfhp_rule_insert(rs, "FORWARD", 1, jump, NULL, &msg) &&
+	     src_decided(rs, ip(10, 9, 0, 1), NFHP_ACT_ACCEPT, "FORWARD", 2);
+	ok = ok && !nfhp_txn_begin(rs) &&
+	     !nfhp_chain_rename(rs, "U", "V", &msg) &&
+	     !nfhp_counters_zero(rs, "FORWARD", 1, &msg);
+	nfhp_txn_abort(rs);
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1),
+			  &sum);
+	check(ok && sum.packets == 1,
+	      "-Z of a jump renamed in an aborted transaction: the jump's "
+	      "counter stays (%llu packets)", (unsigned long long)sum.packets);
+	ok = !nfhp_txn_begin(rs) && !nfhp_chain_rename(rs, "U", "V", &msg) &&
+	     !nfhp_counters_zero(rs, "FORWARD", 1, &msg) &&
+	     !nfhp_txn_commit(rs, &msg);
+	nfhp_rule_counter(nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 1),
+			  &sum);
+	check(ok && !sum.packets, "in a committed one: zero");
+	free(jump);
+}
+
 static void test_policy_counters(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
@@ -1438,6 +1472,7 @@ static void test_policy_counters(void)
 	ok = ok && !sum.packets;
 	nfhp_chain_policy_counter(nfhp_chain_find(rs, "FORWARD"), &sum);
 	check(ok && !sum.packets, "-Z in a committed one: zero");
+	test_renamed_jump_counter(rs);
 	nfhp_ruleset_free(rs);
 }
 
