@@ -6,8 +6,10 @@
 #
 #  1. A ruleset loaded with iptables-nft-restore (ports, multiport,
 #     prefixes, "!", interfaces, state, tcp flags, icmp, fragments, ttl,
-#     length, mark, iprange, comments, user chains with jump, goto and
-#     RETURN, both policies): "import --print" equals iptables-nft-save
+#     length, mark, iprange, comments, limits (nft "limit" becomes
+#     -m limit; 120/min prints as 2/sec, as iptables-nft-save prints
+#     it), user chains with jump, goto and RETURN, both policies):
+#     "import --print" equals iptables-nft-save
 #     line for line (comment lines aside), and once imported,
 #     nf-hipac-save prints the same (counters aside; with --counters, the
 #     counters too).  A second ruleset
@@ -22,7 +24,7 @@
 #     one gets through, the nft chain is empty afterwards with policy
 #     accept, and nf-hipac alone now gives the same verdicts to real
 #     packets and counts them.
-#  4. A rule nf-hipac cannot take (-m string, nft "limit"): exit 2, a
+#  4. A rule nf-hipac cannot take (-m string, nft "limit rate over"): exit 2, a
 #     message naming it, neither rule set changed.
 #
 # Run inside the test VM: TESTS=import.sh selftests/nf_hipac/run_tests.sh
@@ -87,6 +89,10 @@ cat >$tmp/ipt.rules <<'EOF'
 -A FORWARD -m mark --mark 0x5 -j DROP
 -A FORWARD -m iprange --src-range 10.0.0.1-10.0.0.9 -j DROP
 -A FORWARD -m comment --comment "hello world" -j deny
+-A FORWARD -p icmp -m limit --limit 5/min --limit-burst 7 -j ACCEPT
+-A FORWARD -p tcp -m tcp --dport 25 -m limit --limit 3/hour -j ACCEPT
+-A FORWARD -m limit --limit 120/min -j deny
+-A FORWARD -m limit --limit 7/day --limit-burst 1 -j DROP
 -A FORWARD -p gre -j ACCEPT
 -A FORWARD -d 1.2.3.4/32 -g deny
 -A FORWARD -p udp -m udp --dport 7000 -j ACCEPT
@@ -437,16 +443,16 @@ rns iptables-nft-save | rules_of >$tmp/nft.after
 same "-m string: nft unchanged" $tmp/nft.before $tmp/nft.after
 
 rns iptables-nft -F FORWARD
-rns nft add rule ip filter FORWARD udp dport 9 limit rate 10/second accept
+rns nft add rule ip filter FORWARD udp dport 9 limit rate over 10/second drop
 imp --takeover >$tmp/out 2>$tmp/err
 rc=$?
 nfhp_log "$(cat $tmp/err)"
-nfhp_check "nft limit: exit 2" [ $rc -eq 2 ]
-nfhp_check "nft limit: the message names it" \
-	grep -q 'expression "limit"' $tmp/err
+nfhp_check "nft limit rate over: exit 2" [ $rc -eq 2 ]
+nfhp_check "nft limit rate over: the message names it" \
+	grep -q 'limit rate over has no -m limit form' $tmp/err
 nfhp_save_in $ns_router | rules_of >$tmp/after
-same "nft limit: nf-hipac unchanged" $tmp/before $tmp/after
-nfhp_check "nft limit: the nft rule stays" \
+same "nft limit rate over: nf-hipac unchanged" $tmp/before $tmp/after
+nfhp_check "nft limit rate over: the nft rule stays" \
 	bash -c "ip netns exec $ns_router nft list chain ip filter FORWARD |
 		 grep -q limit"
 

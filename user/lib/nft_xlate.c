@@ -39,6 +39,7 @@
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_state.h>
@@ -59,6 +60,7 @@
 #define XL_IFNAMSIZ	16
 #define XL_VERDICT_XT	1000	/* an iptables target: -j REJECT, LOG... */
 #define XL_LOG_DEFAULT	4	/* LOG --log-level warning */
+#define XL_LIMIT_BURST	5	/* -m limit's default --limit-burst */
 
 /* ipt_icmp (linux/netfilter_ipv4/ip_tables.h drags in too much). */
 struct xl_ipt_icmp {
@@ -122,7 +124,7 @@ struct xl_range {
 
 enum xl_kind {
 	XK_TCP, XK_UDP, XK_ICMP, XK_MULTIPORT, XK_STATE, XK_CONNTRACK,
-	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT,
+	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT, XK_LIMIT,
 };
 
 enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
@@ -159,6 +161,8 @@ enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
  * @src: iprange --src-range
  * @dst: iprange --dst-range
  * @comment: --comment
+ * @limit_avg: limit: the time between packets, 1/XT_LIMIT_SCALE seconds
+ * @limit_burst: limit --limit-burst
  */
 struct xl_clause {
 	int kind;
@@ -182,6 +186,7 @@ struct xl_clause {
 	bool mark_inv;
 	struct xl_range src, dst;
 	char comment[NFHP_COMMENT_LEN];
+	u32 limit_avg, limit_burst;
 };
 
 /**
@@ -1884,6 +1889,45 @@ static int do_log(struct xl_state *s, struct nftnl_expr *e)
 	return xtarget_close(s, f, true);
 }
 
+/*
+ * nft "limit rate N/UNIT [burst B packets]", which iptables-nft makes of
+ * -m limit: the time between packets as xt_limit keeps it, so that the
+ * rate prints as iptables-nft-save prints it.  Byte rates, "rate over"
+ * and weeks have no -m limit form.
+ */
+static int do_limit(struct xl_state *s, struct nftnl_expr *e)
+{
+	u64 rate = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_RATE);
+	u64 unit = nftnl_expr_get_u64(e, NFTNL_EXPR_LIMIT_UNIT);
+	u32 burst = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_BURST);
+	u64 avg = rate ? XT_LIMIT_SCALE * unit / rate : 0;
+	struct xl_clause *c;
+	unsigned int i;
+
+	if (nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_TYPE) != NFT_LIMIT_PKTS)
+		return xl_fail(s, "limit in bytes has no -m limit form");
+	if (nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_FLAGS) & NFT_LIMIT_F_INV)
+		return xl_fail(s, "limit rate over has no -m limit form");
+	if (unit != 1 && unit != 60 && unit != 60 * 60 && unit != 24 * 60 * 60)
+		return xl_fail(s, "limit per %llu seconds has no -m limit form",
+			       (unsigned long long)unit);
+	if (!avg)	/* at most a day per packet: avg fits in u32 */
+		return xl_fail(s, "limit rate %llu per %llu seconds is above -m limit's %u/second",
+			       (unsigned long long)rate,
+			       (unsigned long long)unit, XT_LIMIT_SCALE);
+	if (!burst)
+		return xl_fail(s, "limit burst 0 has no -m limit form");
+	for (i = 0; i < s->ncl; i++)
+		if (s->cl[i].kind == XK_LIMIT)
+			return xl_fail(s, "a second limit in one rule");
+	c = clause(s, XK_LIMIT);
+	if (!c)
+		return -EINVAL;
+	c->limit_avg = avg;
+	c->limit_burst = burst;
+	return 0;
+}
+
 /* --- a rule ------------------------------------------------------------ */
 
 /* The comment nft keeps in the rule's user data ("comment \"...\""). */
@@ -1974,6 +2018,8 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 			ret = do_reject(s, e);
 		else if (!strcmp(name, "log"))
 			ret = do_log(s, e);
+		else if (!strcmp(name, "limit"))
+			ret = do_limit(s, e);
 		else
 			ret = xl_fail(s, "expression \"%s\" has no nf-hipac equivalent",
 				      name);
@@ -2036,6 +2082,30 @@ static void put_states(FILE *f, unsigned int bits)
 			sep = ",";
 		}
 	}
+}
+
+/*
+ * A limit's rate as libxt_limit prints it: the longest unit in which
+ * the rate is a whole number, or as near as the shorter unit gets.
+ */
+static void put_rate(FILE *f, u32 avg)
+{
+	static const struct {
+		const char *name;
+		u32 mult;
+	} rates[] = {
+		{ "day", XT_LIMIT_SCALE * 24 * 60 * 60 },
+		{ "hour", XT_LIMIT_SCALE * 60 * 60 },
+		{ "min", XT_LIMIT_SCALE * 60 },
+		{ "sec", XT_LIMIT_SCALE },
+	};
+	unsigned int i;
+
+	for (i = 1; i < ARRAY_SIZE(rates); i++)
+		if (avg > rates[i].mult ||
+		    rates[i].mult / avg < rates[i].mult % avg)
+			break;
+	fprintf(f, " %u/%s", rates[i - 1].mult / avg, rates[i - 1].name);
 }
 
 static void put_clause(FILE *f, const struct xl_clause *c)
@@ -2116,6 +2186,12 @@ static void put_clause(FILE *f, const struct xl_clause *c)
 	case XK_COMMENT:
 		fputs(" -m comment --comment", f);
 		nfhp_print_save_string(f, c->comment);
+		break;
+	case XK_LIMIT:
+		fputs(" -m limit --limit", f);
+		put_rate(f, c->limit_avg);
+		if (c->limit_burst != XL_LIMIT_BURST)
+			fprintf(f, " --limit-burst %u", c->limit_burst);
 		break;
 	}
 }

@@ -714,9 +714,81 @@ static void fill_string(struct nftnl_rule *r)
 	verdict(r, NF_DROP, NULL);
 }
 
+/* nft: limit rate @rate per @unit seconds, as iptables-nft writes it */
+static void limit(struct nftnl_rule *r, u64 rate, u64 unit, u32 burst,
+		  u32 type, u32 flags)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("limit");
+
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_RATE, rate);
+	nftnl_expr_set_u64(e, NFTNL_EXPR_LIMIT_UNIT, unit);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_BURST, burst);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_TYPE, type);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_LIMIT_FLAGS, flags);
+	add(r, e);
+}
+
+/* -p icmp -m limit --limit 5/min --limit-burst 7 -j ACCEPT */
 static void fill_limit(struct nftnl_rule *r)
 {
-	add(r, nftnl_expr_alloc("limit"));
+	l4proto(r, IPPROTO_ICMP);
+	limit(r, 5, 60, 7, NFT_LIMIT_PKTS, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+/* Rates whose unit libxt_limit picks anew: 120/min is 2/sec. */
+static void fill_limits(struct nftnl_rule *r)
+{
+	limit(r, 3, 60 * 60, 5, NFT_LIMIT_PKTS, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+static void fill_limit_sec(struct nftnl_rule *r)
+{
+	limit(r, 120, 60, 5, NFT_LIMIT_PKTS, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+static void fill_limit_day(struct nftnl_rule *r)
+{
+	limit(r, 7, 24 * 60 * 60, 1, NFT_LIMIT_PKTS, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+static void fill_limit_bytes(struct nftnl_rule *r)
+{
+	limit(r, 1024, 1, 0, NFT_LIMIT_PKT_BYTES, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+static void fill_limit_over(struct nftnl_rule *r)
+{
+	limit(r, 10, 1, 5, NFT_LIMIT_PKTS, NFT_LIMIT_F_INV);
+	verdict(r, NF_DROP, NULL);
+}
+
+static void fill_limit_week(struct nftnl_rule *r)
+{
+	limit(r, 10, 7 * 24 * 60 * 60, 5, NFT_LIMIT_PKTS, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+static void fill_limit_fast(struct nftnl_rule *r)
+{
+	limit(r, 20000, 1, 5, NFT_LIMIT_PKTS, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+static void fill_limit_burst0(struct nftnl_rule *r)
+{
+	limit(r, 10, 1, 0, NFT_LIMIT_PKTS, 0);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+static void fill_limit_twice(struct nftnl_rule *r)
+{
+	limit(r, 10, 1, 5, NFT_LIMIT_PKTS, 0);
+	limit(r, 20, 1, 5, NFT_LIMIT_PKTS, 0);
 	verdict(r, NF_ACCEPT, NULL);
 }
 
@@ -823,8 +895,18 @@ static void test_refusals(void)
 	refuse("xt match string", "rule 1 of chain FORWARD (handle");
 	one_rule(fill_string);
 	refuse("xt match string", "xt match \"string\"");
-	one_rule(fill_limit);
-	refuse("nft limit", "expression \"limit\"");
+	one_rule(fill_limit_bytes);
+	refuse("nft limit in bytes", "limit in bytes");
+	one_rule(fill_limit_over);
+	refuse("nft limit rate over", "rate over");
+	one_rule(fill_limit_week);
+	refuse("nft limit per week", "per 604800 seconds");
+	one_rule(fill_limit_fast);
+	refuse("nft limit above 10000/second", "above -m limit's 10000/second");
+	one_rule(fill_limit_burst0);
+	refuse("nft limit burst 0", "burst 0");
+	one_rule(fill_limit_twice);
+	refuse("two limits in a rule", "a second limit");
 	one_rule(fill_mark);
 	refuse("xt target MARK", "xt target \"MARK\"");
 	one_rule(fill_log_match);
@@ -850,6 +932,31 @@ static void test_refusals(void)
 	chain("a", NF_INET_FORWARD, false);
 	chain("b", NF_INET_FORWARD, false);
 	refuse("two base chains at one hook", "share hook FORWARD");
+}
+
+static void test_limits(void)
+{
+	static const char head[] = ":INPUT ACCEPT [0:0]\n"
+				   ":FORWARD ACCEPT [0:0]\n"
+				   ":OUTPUT ACCEPT [0:0]\n";
+	char want[256];
+
+	one_rule(fill_limit);
+	snprintf(want, sizeof(want), "%s%s", head,
+		 "-A FORWARD -p icmp -m limit --limit 5/min --limit-burst 7 -j ACCEPT\n");
+	expect("nft limit: -m limit", NULL, want);
+	one_rule(fill_limits);
+	snprintf(want, sizeof(want), "%s%s", head,
+		 "-A FORWARD -m limit --limit 3/hour -j ACCEPT\n");
+	expect("nft limit per hour, default burst", NULL, want);
+	one_rule(fill_limit_sec);
+	snprintf(want, sizeof(want), "%s%s", head,
+		 "-A FORWARD -m limit --limit 2/sec -j ACCEPT\n");
+	expect("nft limit 120/minute prints as 2/sec", NULL, want);
+	one_rule(fill_limit_day);
+	snprintf(want, sizeof(want), "%s%s", head,
+		 "-A FORWARD -m limit --limit 7/day --limit-burst 1 -j ACCEPT\n");
+	expect("nft limit per day", NULL, want);
 }
 
 static void test_targets(void)
@@ -934,6 +1041,7 @@ int main(void)
 	test_sets();
 	test_refusals();
 	test_targets();
+	test_limits();
 	test_counters();
 	test_foreign_objects();
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
