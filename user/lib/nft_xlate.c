@@ -25,6 +25,7 @@
 #include "parse.h"	/* first: the userspace shim wants <errno.h> after it */
 #include "nft_xlate.h"
 #include "print.h"
+#include "xt_hooks.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -61,6 +62,7 @@
 #define XL_VERDICT_XT	1000	/* an iptables target: -j REJECT, LOG... */
 #define XL_LOG_DEFAULT	4	/* LOG --log-level warning */
 #define XL_LIMIT_BURST	5	/* -m limit's default --limit-burst */
+#define XL_XT_TEXT	512	/* " -m NAME ..." of an xt match */
 
 /* ipt_icmp (linux/netfilter_ipv4/ip_tables.h drags in too much). */
 struct xl_ipt_icmp {
@@ -124,7 +126,7 @@ struct xl_range {
 
 enum xl_kind {
 	XK_TCP, XK_UDP, XK_ICMP, XK_MULTIPORT, XK_STATE, XK_CONNTRACK,
-	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT, XK_LIMIT,
+	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT, XK_LIMIT, XK_XT,
 };
 
 enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
@@ -163,6 +165,7 @@ enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
  * @comment: --comment
  * @limit_avg: limit: the time between packets, 1/XT_LIMIT_SCALE seconds
  * @limit_burst: limit --limit-burst
+ * @xt: an xt match as its library prints it (" -m NAME ...")
  */
 struct xl_clause {
 	int kind;
@@ -187,6 +190,7 @@ struct xl_clause {
 	struct xl_range src, dst;
 	char comment[NFHP_COMMENT_LEN];
 	u32 limit_avg, limit_burst;
+	char xt[XL_XT_TEXT];
 };
 
 /**
@@ -631,14 +635,10 @@ static const char *field_name(int field)
 
 /* --- building the rule ------------------------------------------------- */
 
-static struct xl_clause *clause(struct xl_state *s, int kind)
+static struct xl_clause *clause_new(struct xl_state *s, int kind)
 {
 	struct xl_clause *c;
-	unsigned int i;
 
-	for (i = 0; i < s->ncl; i++)
-		if (s->cl[i].kind == kind)
-			return &s->cl[i];
 	if (s->ncl == XL_MAX_CLAUSES) {
 		xl_fail(s, "too many matches");
 		return NULL;
@@ -647,6 +647,17 @@ static struct xl_clause *clause(struct xl_state *s, int kind)
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
 	return c;
+}
+
+/* The clause of @kind, new if the rule has none yet. */
+static struct xl_clause *clause(struct xl_state *s, int kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ncl; i++)
+		if (s->cl[i].kind == kind)
+			return &s->cl[i];
+	return clause_new(s, kind);
 }
 
 /* Ports and flags need "-p tcp" (or udp, icmp) before them. */
@@ -1610,6 +1621,50 @@ static int xt_conntrack(struct xl_state *s, struct nftnl_expr *e, u32 rev)
 	return 0;
 }
 
+/*
+ * Print an xt match or target that iptables-nft keeps as such into @buf
+ * through its own library (xt_hooks.h), as iptables-nft-save prints it;
+ * nf-hipac's parser reads it back, or refuses it, as it would in a
+ * restore.  Without the library (the tests link none) it cannot be read.
+ */
+static int xt_through(struct xl_state *s, struct nftnl_expr *e, bool target,
+		      char *buf, size_t size)
+{
+	const char *name = nftnl_expr_get_str(e, target ? NFTNL_EXPR_TG_NAME :
+					      NFTNL_EXPR_MT_NAME);
+	u32 rev = nftnl_expr_get_u32(e, target ? NFTNL_EXPR_TG_REV :
+				     NFTNL_EXPR_MT_REV);
+	const void *info;
+	u32 len = 0;
+	bool known;
+	FILE *f;
+
+	info = nftnl_expr_get(e, target ? NFTNL_EXPR_TG_INFO :
+			      NFTNL_EXPR_MT_INFO, &len);
+	f = fmemopen(buf, size, "w");
+	if (!f)
+		return xl_fail(s, "out of memory");
+	known = name && info &&
+		nfhp_print_save_one(f, target, name, rev, info, len,
+				    s->proto_set ? s->proto : 0, s->proto_inv);
+	fputc(0, f);
+	if (fclose(f) || !memchr(buf, 0, size - 1))
+		return xl_fail(s, "xt %s \"%s\": options too long",
+			       target ? "target" : "match", name);
+	if (!known)
+		return xl_fail(s, "xt %s \"%s\" (revision %u) has no nf-hipac equivalent",
+			       target ? "target" : "match", name ? name : "?",
+			       rev);
+	return 0;
+}
+
+static int xt_match_through(struct xl_state *s, struct nftnl_expr *e)
+{
+	struct xl_clause *c = clause_new(s, XK_XT);
+
+	return c ? xt_through(s, e, false, c->xt, sizeof(c->xt)) : -EINVAL;
+}
+
 static int xt_match(struct xl_state *s, struct nftnl_expr *e)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_MT_NAME);
@@ -1695,8 +1750,7 @@ static int xt_match(struct xl_state *s, struct nftnl_expr *e)
 		c->dst.hi = ntohl(i->dst_max.ip);
 		return 0;
 	}
-	return xl_fail(s, "xt match \"%s\" (revision %u) has no nf-hipac equivalent",
-		       name, rev);
+	return xt_match_through(s, e);
 }
 
 /* --- targets: REJECT, LOG, NFLOG ---------------------------------------- */
@@ -1793,6 +1847,27 @@ static int put_log(struct xl_state *s, const char *prefix, u32 level,
 	return xtarget_close(s, f, true);
 }
 
+/* Any other xt target: " -j NAME ..." from its library, see xt_through(). */
+static int xt_target_through(struct xl_state *s, struct nftnl_expr *e)
+{
+	static const char jump[] = " -j ";
+	char text[sizeof(s->xtarget) + sizeof(jump)];
+	int ret;
+
+	if (s->have_verdict)
+		return xl_fail(s, "a target after the verdict");
+	ret = xt_through(s, e, true, text, sizeof(text));
+	if (ret)
+		return ret;
+	if (strncmp(text, jump, strlen(jump)) ||
+	    strlen(text + strlen(jump)) >= sizeof(s->xtarget))
+		return xl_fail(s, "xt target printed as \"%s\"", text);
+	strcpy(s->xtarget, text + strlen(jump));
+	s->verdict = XL_VERDICT_XT;
+	s->have_verdict = true;
+	return 0;
+}
+
 static int xt_target(struct xl_state *s, struct nftnl_expr *e)
 {
 	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_TG_NAME);
@@ -1811,8 +1886,7 @@ static int xt_target(struct xl_state *s, struct nftnl_expr *e)
 		memcpy(prefix, l->prefix, sizeof(l->prefix));
 		return put_log(s, prefix, l->level, l->logflags);
 	}
-	return xl_fail(s, "xt target \"%s\" (revision %u) has no nf-hipac equivalent",
-		       name ? name : "?", rev);
+	return xt_target_through(s, e);
 }
 
 /* nft's own reject: the icmp codes iptables' REJECT can send. */
@@ -2186,6 +2260,9 @@ static void put_clause(FILE *f, const struct xl_clause *c)
 	case XK_COMMENT:
 		fputs(" -m comment --comment", f);
 		nfhp_print_save_string(f, c->comment);
+		break;
+	case XK_XT:
+		fputs(c->xt, f);
 		break;
 	case XK_LIMIT:
 		fputs(" -m limit --limit", f);

@@ -30,6 +30,29 @@ void nfhp_print_set_ext(const struct nfhp_print_ext *ext)
 	print_ext = ext;
 }
 
+/**
+ * nfhp_print_save_one() - print one extension as iptables-save does
+ * @f: where to
+ * @target: a target (" -j NAME ..."), else a match (" -m NAME ...")
+ * @name: its name
+ * @rev: its revision
+ * @data: its data, as the kernel holds it
+ * @len: bytes of @data
+ * @proto: the rule's protocol, 0 for any
+ * @proto_inv: the protocol is negated
+ *
+ * Return: false, printing nothing, when no extension printer is plugged
+ * in or it does not know the extension.
+ */
+bool nfhp_print_save_one(FILE *f, bool target, const char *name,
+			 unsigned int rev, const void *data, size_t len,
+			 unsigned char proto, bool proto_inv)
+{
+	return print_ext && print_ext->save_one &&
+	       print_ext->save_one(f, target, name, rev, data, len, proto,
+				   proto_inv);
+}
+
 static const struct nfhp_dim_match *find_dim(const struct nfhp_rule_spec *s,
 					     int dim)
 {

@@ -846,11 +846,74 @@ static const char *xt_target_name_hook(const struct nfhp_rule_spec *spec)
 	return name;
 }
 
+/* A library that prints revision @rev of the extension @e names. */
+static bool xt_known(const struct xt_ext *e)
+{
+	if (e->type == NFHPA_XT_TARGET) {
+		struct xtables_target *t;
+
+		t = xtables_find_target(e->name, XTF_TRY_LOAD);
+		return t && xtables_find_target_revision(e->name, XTF_TRY_LOAD,
+							 t, e->rev);
+	} else {
+		struct xtables_match *m;
+
+		m = xtables_find_match(e->name, XTF_TRY_LOAD, NULL);
+		return m && xtables_find_match_revision(e->name, XTF_TRY_LOAD,
+							m, e->rev);
+	}
+}
+
+struct xt_save_call {
+	const struct xt_ext *e;
+	const struct ipt_ip *ip;
+	bool known;
+};
+
+static int xt_do_save_one(void *arg)
+{
+	struct xt_save_call *sc = arg;
+
+	sc->known = xt_known(sc->e);
+	if (sc->known)
+		xt_print_one(sc->e, sc->ip, sc->e->type == NFHPA_XT_TARGET ?
+			     XT_SAVE_TARGET : XT_SAVE_MATCHES);
+	return 0;
+}
+
+static bool xt_save_one_hook(FILE *f, bool target, const char *name,
+			     unsigned int rev, const void *data, size_t len,
+			     unsigned char proto, bool proto_inv)
+{
+	struct xt_ext e = {
+		.type = target ? NFHPA_XT_TARGET : NFHPA_XT_MATCH,
+		.name = name, .rev = rev, .data = data, .len = len,
+	};
+	struct ipt_ip ip = { .proto = proto };
+	struct xt_save_call sc = { .e = &e, .ip = &ip };
+	FILE *saved = stdout;
+	char err[256];
+
+	if (rev > 255 || strlen(name) >= XT_EXTENSION_MAXNAMELEN)
+		return false;
+	if (proto_inv)
+		ip.invflags |= XT_INV_PROTO;
+	xt_begin();
+	stdout = f;
+	if (xt_guarded(xt_do_save_one, &sc, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", XT_PROG, err);
+		sc.known = false;
+	}
+	stdout = saved;
+	return sc.known;
+}
+
 static const struct nfhp_print_ext xt_print_ops = {
 	.save_matches = xt_save_matches_hook,
 	.save_target = xt_save_target_hook,
 	.list = xt_list_hook,
 	.target_name = xt_target_name_hook,
+	.save_one = xt_save_one_hook,
 };
 
 /* --- setup ---------------------------------------------------------------- */

@@ -79,6 +79,11 @@ struct nfhp_parse_ext {
  * @list: the matches' and the target's part of an iptables -L line
  * @target_name: the target column of iptables -L for %NFHP_ACT_XT; the
  *	string lives until the next call
+ * @save_one: one match (" -m NAME ...") or target (" -j NAME ...") given
+ *	as the kernel holds it, @name, @rev and @len bytes of @data, in a
+ *	rule of protocol @proto (0: any) and @proto_inv; for nf-hipac
+ *	import, which meets them in iptables-nft's rules.  Return false,
+ *	printing nothing, when no library knows that extension and revision.
  */
 struct nfhp_print_ext {
 	void (*save_matches)(FILE *f, const struct nfhp_rule_spec *spec);
@@ -86,10 +91,16 @@ struct nfhp_print_ext {
 	void (*list)(FILE *f, const struct nfhp_rule_spec *spec,
 		     bool numeric);
 	const char *(*target_name)(const struct nfhp_rule_spec *spec);
+	bool (*save_one)(FILE *f, bool target, const char *name,
+			 unsigned int rev, const void *data, size_t len,
+			 unsigned char proto, bool proto_inv);
 };
 
 /* Plug in (or, with NULL, unplug) the extensions; parse.c and print.c. */
 void nfhp_parse_set_ext(const struct nfhp_parse_ext *ext);
 void nfhp_print_set_ext(const struct nfhp_print_ext *ext);
+bool nfhp_print_save_one(FILE *f, bool target, const char *name,
+			 unsigned int rev, const void *data, size_t len,
+			 unsigned char proto, bool proto_inv);
 
 #endif /* _NFHP_XT_HOOKS_H */

@@ -10,6 +10,7 @@
  */
 #include "parse.h"
 #include "nft_xlate.h"
+#include "xt_hooks.h"
 
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -892,9 +893,10 @@ static void test_refusals(void)
 	struct nftnl_set *cat;
 
 	one_rule(fill_string);
-	refuse("xt match string", "rule 1 of chain FORWARD (handle");
+	refuse("xt match string without libxtables",
+	       "rule 1 of chain FORWARD (handle");
 	one_rule(fill_string);
-	refuse("xt match string", "xt match \"string\"");
+	refuse("xt match string without libxtables", "xt match \"string\"");
 	one_rule(fill_limit_bytes);
 	refuse("nft limit in bytes", "limit in bytes");
 	one_rule(fill_limit_over);
@@ -908,7 +910,7 @@ static void test_refusals(void)
 	one_rule(fill_limit_twice);
 	refuse("two limits in a rule", "a second limit");
 	one_rule(fill_mark);
-	refuse("xt target MARK", "xt target \"MARK\"");
+	refuse("xt target MARK without libxtables", "xt target \"MARK\"");
 	one_rule(fill_log_match);
 	refuse("a match after a log", "after a log");
 	one_rule(fill_dscp);
@@ -957,6 +959,68 @@ static void test_limits(void)
 	snprintf(want, sizeof(want), "%s%s", head,
 		 "-A FORWARD -m limit --limit 7/day --limit-burst 1 -j ACCEPT\n");
 	expect("nft limit per day", NULL, want);
+}
+
+/*
+ * A stand-in for xt.c's libxtables printer: it knows "string" and
+ * "recent" and the target "MARK", and shows what it was handed.
+ */
+static bool fake_save_one(FILE *f, bool target, const char *name,
+			  unsigned int rev, const void *data, size_t len,
+			  unsigned char proto, bool proto_inv)
+{
+	if (strcmp(name, target ? "MARK" : "string") &&
+	    (target || strcmp(name, "recent")))
+		return false;
+	fprintf(f, " -%c %s --rev %u --len %zu --proto %s%u", target ? 'j' : 'm',
+		name, rev, len, proto_inv ? "!" : "", proto);
+	return true;
+}
+
+static const struct nfhp_print_ext fake_print = {
+	.save_one = fake_save_one,
+};
+
+/* -p tcp -m string ... -m recent ... -j MARK ... */
+static void fill_xt_through(struct nftnl_rule *r)
+{
+	static const u8 info[64];
+
+	l4proto(r, IPPROTO_TCP);
+	xt(r, "string", 1, info, sizeof(info));
+	xt(r, "recent", 0, info, 16);
+	xt_tg(r, "MARK", 1);
+}
+
+static void fill_xt_unknown(struct nftnl_rule *r)
+{
+	static const u8 info[8];
+
+	xt(r, "nosuch", 0, info, sizeof(info));
+	verdict(r, NF_DROP, NULL);
+}
+
+static void fill_xt_after_verdict(struct nftnl_rule *r)
+{
+	verdict(r, NF_DROP, NULL);
+	xt_tg(r, "MARK", 1);
+}
+
+static void test_xt_through(void)
+{
+	nfhp_print_set_ext(&fake_print);
+	one_rule(fill_xt_through);
+	expect("xt matches and a target through the printer", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -p tcp -m string --rev 1 --len 64 --proto 6"
+	       " -m recent --rev 0 --len 16 --proto 6"
+	       " -j MARK --rev 0 --len 4 --proto 6\n");
+	one_rule(fill_xt_unknown);
+	refuse("an xt match the printer does not know", "xt match \"nosuch\"");
+	one_rule(fill_xt_after_verdict);
+	refuse("an xt target after the verdict", "after the verdict");
+	nfhp_print_set_ext(NULL);
 }
 
 static void test_targets(void)
@@ -1042,6 +1106,7 @@ int main(void)
 	test_refusals();
 	test_targets();
 	test_limits();
+	test_xt_through();
 	test_counters();
 	test_foreign_objects();
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
