@@ -16,7 +16,8 @@
 #     (negations, icmp codes, ttl modes, quoted comments, REJECT, LOG,
 #     NFLOG, --tcp-option) only has to print the same.
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
-#     map, ct state, iif, IPv6-only rules) against the iptables-save text
+#     map, ct state, iif, meta pkttype, skuid and skgid as -m pkttype and
+#     -m owner, IPv6-only rules) against the iptables-save text
 #     they mean; --dry-run loads nothing; --takeover of the inet table
 #     puts "meta nfproto ipv4 accept" first and keeps its IPv6 rule.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
@@ -227,12 +228,19 @@ table ip plain {
 		ip length 100-200 drop
 		meta mark 0x5 drop
 		ip saddr 10.0.0.1-10.0.0.9 drop
+		meta pkttype broadcast drop
 		meta l4proto { tcp, udp } th dport 7 goto web
 		ip protocol gre counter accept
 	}
 	chain input_chain {
 		type filter hook input priority filter; policy accept;
 		ct state != { established, related } drop
+	}
+	chain output_chain {
+		type filter hook output priority filter; policy accept;
+		meta skuid 0 udp dport 4444 accept
+		meta skgid != 100 udp dport 4445 drop
+		meta skuid 1000-2000 drop
 	}
 	chain web {
 		tcp dport 443 return
@@ -271,9 +279,13 @@ cat >$tmp/plain.want <<'EOF'
 -A FORWARD -m length --length 100:200 -j DROP
 -A FORWARD -m mark --mark 0x5 -j DROP
 -A FORWARD -m iprange --src-range 10.0.0.1-10.0.0.9 -j DROP
+-A FORWARD -m pkttype --pkt-type broadcast -j DROP
 -A FORWARD -p tcp -m tcp --dport 7 -g web
 -A FORWARD -p udp -m udp --dport 7 -g web
 -A FORWARD -p gre -j ACCEPT
+-A OUTPUT -p udp -m owner --uid-owner 0 -m udp --dport 4444 -j ACCEPT
+-A OUTPUT -p udp -m owner ! --gid-owner 100 -m udp --dport 4445 -j DROP
+-A OUTPUT -m owner --uid-owner 1000-2000 -j DROP
 -A web -p tcp -m tcp --dport 443 -j RETURN
 -A web -j ACCEPT
 COMMIT

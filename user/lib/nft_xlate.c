@@ -43,6 +43,8 @@
 #include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_owner.h>
+#include <linux/netfilter/xt_pkttype.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ipt_LOG.h>
@@ -93,7 +95,7 @@ enum xl_field {
 	XF_NONE, XF_SADDR, XF_DADDR, XF_PROTO, XF_NFPROTO, XF_ETHPROTO,
 	XF_IIFNAME, XF_OIFNAME, XF_IIF, XF_OIF, XF_SPORT, XF_DPORT,
 	XF_TCPFLAGS, XF_ICMPTYPE, XF_ICMPCODE, XF_ICMPTC, XF_FRAG, XF_TTL,
-	XF_LENGTH, XF_MARK, XF_CTSTATE,
+	XF_LENGTH, XF_MARK, XF_CTSTATE, XF_PKTTYPE, XF_SKUID, XF_SKGID,
 };
 
 /**
@@ -127,6 +129,7 @@ struct xl_range {
 enum xl_kind {
 	XK_TCP, XK_UDP, XK_ICMP, XK_MULTIPORT, XK_STATE, XK_CONNTRACK,
 	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT, XK_LIMIT, XK_XT,
+	XK_OWNER,
 };
 
 enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
@@ -166,6 +169,8 @@ enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
  * @limit_avg: limit: the time between packets, 1/XT_LIMIT_SCALE seconds
  * @limit_burst: limit --limit-burst
  * @xt: an xt match as its library prints it (" -m NAME ...")
+ * @uid: owner --uid-owner (XK_OWNER, an XK_XT once the rule is read)
+ * @gid: owner --gid-owner
  */
 struct xl_clause {
 	int kind;
@@ -191,6 +196,7 @@ struct xl_clause {
 	char comment[NFHP_COMMENT_LEN];
 	u32 limit_avg, limit_burst;
 	char xt[XL_XT_TEXT];
+	struct xl_range uid, gid;
 };
 
 /**
@@ -628,6 +634,8 @@ static const char *field_name(int field)
 		[XF_ICMPTC] = "icmp type/code", [XF_FRAG] = "ip frag-off",
 		[XF_TTL] = "ip ttl", [XF_LENGTH] = "length",
 		[XF_MARK] = "meta mark", [XF_CTSTATE] = "ct state",
+		[XF_PKTTYPE] = "meta pkttype", [XF_SKUID] = "meta skuid",
+		[XF_SKGID] = "meta skgid",
 	};
 
 	return names[field];
@@ -711,6 +719,12 @@ static struct xl_range *range_of(struct xl_state *s, int field)
 	case XF_LENGTH:
 		c = clause(s, XK_LENGTH);
 		return c ? &c->len : NULL;
+	case XF_SKUID:
+	case XF_SKGID:
+		c = clause(s, XK_OWNER);
+		if (!c)
+			return NULL;
+		return field == XF_SKUID ? &c->uid : &c->gid;
 	}
 	xl_fail(s, "a range of %s", field_name(field));
 	return NULL;
@@ -763,6 +777,91 @@ static int set_state(struct xl_state *s, u32 bits, bool inv)
 		return xl_fail(s, "a second ct state match");
 	c->state = bits;
 	c->state_inv = inv;
+	return 0;
+}
+
+/*
+ * Print an xt match or target (@name, revision @rev, @len bytes of @info
+ * as the kernel holds them) into @buf through its own library
+ * (xt_hooks.h), as iptables-nft-save prints it; nf-hipac's parser reads
+ * it back, or refuses it, as it would in a restore.  Without the library
+ * (the tests link none) it cannot be read.
+ */
+static int xt_print_ext(struct xl_state *s, bool target, const char *name,
+			u32 rev, const void *info, u32 len, char *buf,
+			size_t size)
+{
+	bool known;
+	FILE *f;
+
+	f = fmemopen(buf, size, "w");
+	if (!f)
+		return xl_fail(s, "out of memory");
+	known = name && info &&
+		nfhp_print_save_one(f, target, name, rev, info, len,
+				    s->proto_set ? s->proto : 0, s->proto_inv);
+	fputc(0, f);
+	if (fclose(f) || !memchr(buf, 0, size - 1))
+		return xl_fail(s, "xt %s \"%s\": options too long",
+			       target ? "target" : "match", name);
+	if (!known)
+		return xl_fail(s, "xt %s \"%s\" (revision %u) has no nf-hipac equivalent",
+			       target ? "target" : "match", name ? name : "?",
+			       rev);
+	return 0;
+}
+
+/* An xt match made up here for an nft expression that has no native form. */
+static int put_xt_match(struct xl_state *s, const char *name, u32 rev,
+			const void *info, u32 len)
+{
+	struct xl_clause *c = clause_new(s, XK_XT);
+
+	return c ? xt_print_ext(s, false, name, rev, info, len, c->xt,
+				sizeof(c->xt)) : -EINVAL;
+}
+
+/* meta pkttype: -m pkttype --pkt-type. */
+static int put_pkttype(struct xl_state *s, u32 type, bool inv)
+{
+	struct xt_pkttype_info i = { .pkttype = type, .invert = inv };
+
+	return put_xt_match(s, "pkttype", 0, &i, sizeof(i));
+}
+
+/*
+ * meta skuid and skgid, gathered in an XK_OWNER clause while the rule is
+ * read (a range is two compares), become -m owner --uid-owner and
+ * --gid-owner once it is.
+ */
+static int owner_finish(struct xl_state *s)
+{
+	struct xt_owner_match_info i;
+	struct xl_clause *c;
+	unsigned int k;
+
+	for (k = 0; k < s->ncl; k++) {
+		c = &s->cl[k];
+		if (c->kind != XK_OWNER)
+			continue;
+		memset(&i, 0, sizeof(i));
+		if (c->uid.set) {
+			i.match |= XT_OWNER_UID;
+			i.invert |= c->uid.inv ? XT_OWNER_UID : 0;
+			i.uid_min = c->uid.lo;
+			i.uid_max = c->uid.hi;
+		}
+		if (c->gid.set) {
+			i.match |= XT_OWNER_GID;
+			i.invert |= c->gid.inv ? XT_OWNER_GID : 0;
+			i.gid_min = c->gid.lo;
+			i.gid_max = c->gid.hi;
+		}
+		c->kind = XK_XT;
+		if (xt_print_ext(s, false, "owner", 1, &i, sizeof(i), c->xt,
+				 sizeof(c->xt)))
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -980,6 +1079,11 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 		c->mark_mask = mask;
 		c->mark_inv = ne;
 		return 0;
+	case XF_PKTTYPE:
+		return put_pkttype(s, v, ne);
+	case XF_SKUID:
+	case XF_SKGID:
+		return set_range(s, r->field, v, v, ne);
 	case XF_CTSTATE:
 		if (r->masked) {
 			if (v)
@@ -1098,8 +1202,18 @@ static int load_meta(struct xl_state *s, struct nftnl_expr *e)
 	case NFT_META_LEN:
 		field = XF_LENGTH;
 		break;
+	case NFT_META_PKTTYPE:
+		field = XF_PKTTYPE;
+		len = 1;
+		break;
+	case NFT_META_SKUID:
+		field = XF_SKUID;
+		break;
+	case NFT_META_SKGID:
+		field = XF_SKGID;
+		break;
 	default:
-		return xl_fail(s, "meta key %u (only iifname, oifname, iif, oif, l4proto, nfproto, protocol, mark, length)",
+		return xl_fail(s, "meta key %u (only iifname, oifname, iif, oif, l4proto, nfproto, protocol, mark, length, pkttype, skuid, skgid)",
 			       key);
 	}
 	memset(r, 0, sizeof(*r));
@@ -1152,6 +1266,33 @@ static int do_bitwise(struct xl_state *s, struct nftnl_expr *e)
 	*dst = *src;
 	dst->masked = true;
 	dst->mask = data_val(dst, mask, mlen) & load_mask(dst);
+	return 0;
+}
+
+/*
+ * nft compares ranges of host-order values (meta skuid 1000-2000) in
+ * network order: it turns the register around first.  The value stays
+ * what it was; only the order the compared data comes in changes.
+ */
+static int do_byteorder(struct xl_state *s, struct nftnl_expr *e)
+{
+	struct xl_reg *src = get_reg(s, nftnl_expr_get_u32(e,
+					NFTNL_EXPR_BYTEORDER_SREG));
+	struct xl_reg *dst = get_reg(s, nftnl_expr_get_u32(e,
+					NFTNL_EXPR_BYTEORDER_DREG));
+	u32 op = nftnl_expr_get_u32(e, NFTNL_EXPR_BYTEORDER_OP);
+	u32 len = nftnl_expr_get_u32(e, NFTNL_EXPR_BYTEORDER_LEN);
+	u32 size = nftnl_expr_get_u32(e, NFTNL_EXPR_BYTEORDER_SIZE);
+
+	if (!src || !dst || !src->field || src->masked)
+		return xl_fail(s, "byteorder of an empty register");
+	if (size != 4 || len != 4 || src->len != 4 ||
+	    src->host != (op == NFT_BYTEORDER_HTON))
+		return xl_fail(s, "byteorder %s of %u bytes in %u-byte words of %s",
+			       op == NFT_BYTEORDER_HTON ? "hton" : "ntoh", len,
+			       size, field_name(src->field));
+	*dst = *src;
+	dst->host = op == NFT_BYTEORDER_NTOH;
 	return 0;
 }
 
@@ -1621,42 +1762,22 @@ static int xt_conntrack(struct xl_state *s, struct nftnl_expr *e, u32 rev)
 	return 0;
 }
 
-/*
- * Print an xt match or target that iptables-nft keeps as such into @buf
- * through its own library (xt_hooks.h), as iptables-nft-save prints it;
- * nf-hipac's parser reads it back, or refuses it, as it would in a
- * restore.  Without the library (the tests link none) it cannot be read.
- */
+/* An xt match or target iptables-nft keeps as such, see xt_print_ext(). */
 static int xt_through(struct xl_state *s, struct nftnl_expr *e, bool target,
 		      char *buf, size_t size)
 {
-	const char *name = nftnl_expr_get_str(e, target ? NFTNL_EXPR_TG_NAME :
-					      NFTNL_EXPR_MT_NAME);
-	u32 rev = nftnl_expr_get_u32(e, target ? NFTNL_EXPR_TG_REV :
-				     NFTNL_EXPR_MT_REV);
-	const void *info;
 	u32 len = 0;
-	bool known;
-	FILE *f;
+	const void *info = nftnl_expr_get(e, target ? NFTNL_EXPR_TG_INFO :
+					  NFTNL_EXPR_MT_INFO, &len);
 
-	info = nftnl_expr_get(e, target ? NFTNL_EXPR_TG_INFO :
-			      NFTNL_EXPR_MT_INFO, &len);
-	f = fmemopen(buf, size, "w");
-	if (!f)
-		return xl_fail(s, "out of memory");
-	known = name && info &&
-		nfhp_print_save_one(f, target, name, rev, info, len,
-				    s->proto_set ? s->proto : 0, s->proto_inv);
-	fputc(0, f);
-	if (fclose(f) || !memchr(buf, 0, size - 1))
-		return xl_fail(s, "xt %s \"%s\": options too long",
-			       target ? "target" : "match", name);
-	if (!known)
-		return xl_fail(s, "xt %s \"%s\" (revision %u) has no nf-hipac equivalent",
-			       target ? "target" : "match", name ? name : "?",
-			       rev);
-	return 0;
+	return xt_print_ext(s, target,
+			    nftnl_expr_get_str(e, target ? NFTNL_EXPR_TG_NAME :
+					       NFTNL_EXPR_MT_NAME),
+			    nftnl_expr_get_u32(e, target ? NFTNL_EXPR_TG_REV :
+					       NFTNL_EXPR_MT_REV),
+			    info, len, buf, size);
 }
+
 
 static int xt_match_through(struct xl_state *s, struct nftnl_expr *e)
 {
@@ -2078,6 +2199,8 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 			ret = do_bitwise(s, e);
 		else if (!strcmp(name, "cmp"))
 			ret = do_cmp(s, e);
+		else if (!strcmp(name, "byteorder"))
+			ret = do_byteorder(s, e);
 		else if (!strcmp(name, "range"))
 			ret = do_range(s, e);
 		else if (!strcmp(name, "lookup"))
@@ -2102,6 +2225,8 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 			break;
 	}
 	nftnl_expr_iter_destroy(it);
+	if (!ret && !s->never_ipv4)
+		ret = owner_finish(s);
 	if (!ret && !s->never_ipv4)
 		ret = udata_comment(s, r);
 	return ret;

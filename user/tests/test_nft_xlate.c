@@ -20,6 +20,8 @@
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_owner.h>
+#include <linux/netfilter/xt_pkttype.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
@@ -962,13 +964,30 @@ static void test_limits(void)
 }
 
 /*
- * A stand-in for xt.c's libxtables printer: it knows "string" and
- * "recent" and the target "MARK", and shows what it was handed.
+ * A stand-in for xt.c's libxtables printer: it knows "string", "recent",
+ * "pkttype" and "owner" and the target "MARK", and shows what it was
+ * handed.
  */
 static bool fake_save_one(FILE *f, bool target, const char *name,
 			  unsigned int rev, const void *data, size_t len,
 			  unsigned char proto, bool proto_inv)
 {
+	if (!target && !strcmp(name, "pkttype") &&
+	    len == sizeof(struct xt_pkttype_info)) {
+		const struct xt_pkttype_info *p = data;
+
+		fprintf(f, " -m pkttype type=%d inv=%d", p->pkttype, p->invert);
+		return true;
+	}
+	if (!target && !strcmp(name, "owner") && rev == 1 &&
+	    len == sizeof(struct xt_owner_match_info)) {
+		const struct xt_owner_match_info *o = data;
+
+		fprintf(f, " -m owner uid=%u-%u gid=%u-%u match=%u inv=%u",
+			o->uid_min, o->uid_max, o->gid_min, o->gid_max,
+			o->match, o->invert);
+		return true;
+	}
 	if (strcmp(name, target ? "MARK" : "string") &&
 	    (target || strcmp(name, "recent")))
 		return false;
@@ -1006,6 +1025,40 @@ static void fill_xt_after_verdict(struct nftnl_rule *r)
 	xt_tg(r, "MARK", 1);
 }
 
+/* nft: meta pkttype broadcast meta skuid != 1000 drop */
+static void fill_pkttype_skuid(struct nftnl_rule *r)
+{
+	meta(r, NFT_META_PKTTYPE);
+	cmp8(r, NFT_CMP_EQ, 1);	/* PACKET_BROADCAST */
+	meta(r, NFT_META_SKUID);
+	cmp32(r, NFT_CMP_NEQ, 1000);
+	verdict(r, NF_DROP, NULL);
+}
+
+/* nft: meta skgid != 100-200 meta skuid 7 accept (byteorder, then range) */
+static void fill_owner_range(struct nftnl_rule *r)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("byteorder");
+	u32 lo = htonl(100), hi = htonl(200);
+
+	meta(r, NFT_META_SKGID);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_OP, NFT_BYTEORDER_HTON);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_LEN, 4);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_BYTEORDER_SIZE, 4);
+	add(r, e);
+	e = nftnl_expr_alloc("range");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_RANGE_OP, NFT_RANGE_NEQ);
+	nftnl_expr_set(e, NFTNL_EXPR_RANGE_FROM_DATA, &lo, 4);
+	nftnl_expr_set(e, NFTNL_EXPR_RANGE_TO_DATA, &hi, 4);
+	add(r, e);
+	meta(r, NFT_META_SKUID);
+	cmp32(r, NFT_CMP_EQ, 7);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
 static void test_xt_through(void)
 {
 	nfhp_print_set_ext(&fake_print);
@@ -1016,6 +1069,18 @@ static void test_xt_through(void)
 	       "-A FORWARD -p tcp -m string --rev 1 --len 64 --proto 6"
 	       " -m recent --rev 0 --len 16 --proto 6"
 	       " -j MARK --rev 0 --len 4 --proto 6\n");
+	one_rule(fill_pkttype_skuid);
+	expect("meta pkttype and skuid as xt pkttype and owner", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -m pkttype type=1 inv=0"
+	       " -m owner uid=1000-1000 gid=0-0 match=1 inv=1 -j DROP\n");
+	one_rule(fill_owner_range);
+	expect("meta skgid range (byteorder) and skuid: one -m owner", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -m owner uid=7-7 gid=100-200 match=3 inv=2"
+	       " -j ACCEPT\n");
 	one_rule(fill_xt_unknown);
 	refuse("an xt match the printer does not know", "xt match \"nosuch\"");
 	one_rule(fill_xt_after_verdict);
