@@ -940,27 +940,30 @@ static void test_refusals(void)
 
 static void test_limits(void)
 {
-	static const char head[] = ":INPUT ACCEPT [0:0]\n"
-				   ":FORWARD ACCEPT [0:0]\n"
-				   ":OUTPUT ACCEPT [0:0]\n";
+	static const struct {
+		void (*fill)(struct nftnl_rule *r);
+		const char *name;
+		const char *line;
+	} cases[] = {
+		{ fill_limit, "nft limit: -m limit",
+		  "-A FORWARD -p icmp -m limit --limit 5/min --limit-burst 7 -j ACCEPT" },
+		{ fill_limits, "nft limit per hour, default burst",
+		  "-A FORWARD -m limit --limit 3/hour -j ACCEPT" },
+		{ fill_limit_sec, "nft limit 120/minute prints as 2/sec",
+		  "-A FORWARD -m limit --limit 2/sec -j ACCEPT" },
+		{ fill_limit_day, "nft limit per day",
+		  "-A FORWARD -m limit --limit 7/day --limit-burst 1 -j ACCEPT" },
+	};
 	char want[256];
+	unsigned int i;
 
-	one_rule(fill_limit);
-	snprintf(want, sizeof(want), "%s%s", head,
-		 "-A FORWARD -p icmp -m limit --limit 5/min --limit-burst 7 -j ACCEPT\n");
-	expect("nft limit: -m limit", NULL, want);
-	one_rule(fill_limits);
-	snprintf(want, sizeof(want), "%s%s", head,
-		 "-A FORWARD -m limit --limit 3/hour -j ACCEPT\n");
-	expect("nft limit per hour, default burst", NULL, want);
-	one_rule(fill_limit_sec);
-	snprintf(want, sizeof(want), "%s%s", head,
-		 "-A FORWARD -m limit --limit 2/sec -j ACCEPT\n");
-	expect("nft limit 120/minute prints as 2/sec", NULL, want);
-	one_rule(fill_limit_day);
-	snprintf(want, sizeof(want), "%s%s", head,
-		 "-A FORWARD -m limit --limit 7/day --limit-burst 1 -j ACCEPT\n");
-	expect("nft limit per day", NULL, want);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		one_rule(cases[i].fill);
+		snprintf(want, sizeof(want), ":INPUT ACCEPT [0:0]\n"
+			 ":FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n%s\n",
+			 cases[i].line);
+		expect(cases[i].name, NULL, want);
+	}
 }
 
 /*
