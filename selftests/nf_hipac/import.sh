@@ -17,9 +17,10 @@
 #     NFLOG, --tcp-option) only has to print the same.
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
 #     map, ct state, iif, meta pkttype, skuid and skgid as -m pkttype and
-#     -m owner, IPv6-only rules) against the iptables-save text
-#     they mean; --dry-run loads nothing; --takeover of the inet table
-#     puts "meta nfproto ipv4 accept" first and keeps its IPv6 rule.
+#     -m owner, fib ... type as -m addrtype, IPv6-only rules) against the
+#     iptables-save text they mean; --dry-run loads nothing; --takeover
+#     of the inet table puts "meta nfproto ipv4 accept" first and keeps
+#     its IPv6 rule.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
 #     one gets through, the nft chain is empty afterwards with policy
@@ -235,6 +236,8 @@ table ip plain {
 	chain input_chain {
 		type filter hook input priority filter; policy accept;
 		ct state != { established, related } drop
+		fib daddr type broadcast drop
+		fib daddr . iif type != local udp dport 4446 drop
 	}
 	chain output_chain {
 		type filter hook output priority filter; policy accept;
@@ -263,6 +266,8 @@ cat >$tmp/plain.want <<'EOF'
 :OUTPUT ACCEPT [0:0]
 :web - [0:0]
 -A INPUT -m conntrack ! --ctstate RELATED,ESTABLISHED -j DROP
+-A INPUT -m addrtype --dst-type BROADCAST -j DROP
+-A INPUT -p udp -m addrtype ! --dst-type LOCAL --limit-iface-in -m udp --dport 4446 -j DROP
 -A FORWARD -m conntrack --ctstate INVALID -j DROP
 -A FORWARD -m conntrack --ctstate ESTABLISHED -j ACCEPT
 -A FORWARD -m conntrack --ctstate RELATED -j ACCEPT

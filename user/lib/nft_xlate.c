@@ -36,6 +36,7 @@
 #include <string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
@@ -96,6 +97,7 @@ enum xl_field {
 	XF_IIFNAME, XF_OIFNAME, XF_IIF, XF_OIF, XF_SPORT, XF_DPORT,
 	XF_TCPFLAGS, XF_ICMPTYPE, XF_ICMPCODE, XF_ICMPTC, XF_FRAG, XF_TTL,
 	XF_LENGTH, XF_MARK, XF_CTSTATE, XF_PKTTYPE, XF_SKUID, XF_SKGID,
+	XF_SADDRTYPE, XF_DADDRTYPE,
 };
 
 /**
@@ -105,6 +107,8 @@ enum xl_field {
  * @host: a host-endian 32-bit value (meta, ct), else network order
  * @masked: a bitwise AND was applied
  * @mask: that mask, in value space
+ * @iface: for an address type (nft fib), XT_ADDRTYPE_LIMIT_IFACE_IN or
+ *	_OUT when the lookup is limited to the packet's interface, else 0
  */
 struct xl_reg {
 	int field;
@@ -112,6 +116,7 @@ struct xl_reg {
 	bool host;
 	bool masked;
 	u32 mask;
+	u32 iface;
 };
 
 /**
@@ -129,7 +134,7 @@ struct xl_range {
 enum xl_kind {
 	XK_TCP, XK_UDP, XK_ICMP, XK_MULTIPORT, XK_STATE, XK_CONNTRACK,
 	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT, XK_LIMIT, XK_XT,
-	XK_OWNER,
+	XK_OWNER, XK_ADDRTYPE,
 };
 
 enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
@@ -171,6 +176,7 @@ enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
  * @xt: an xt match as its library prints it (" -m NAME ...")
  * @uid: owner --uid-owner (XK_OWNER, an XK_XT once the rule is read)
  * @gid: owner --gid-owner
+ * @atype: addrtype (XK_ADDRTYPE, an XK_XT once the rule is read)
  */
 struct xl_clause {
 	int kind;
@@ -197,6 +203,7 @@ struct xl_clause {
 	u32 limit_avg, limit_burst;
 	char xt[XL_XT_TEXT];
 	struct xl_range uid, gid;
+	struct xt_addrtype_info_v1 atype;
 };
 
 /**
@@ -635,7 +642,8 @@ static const char *field_name(int field)
 		[XF_TTL] = "ip ttl", [XF_LENGTH] = "length",
 		[XF_MARK] = "meta mark", [XF_CTSTATE] = "ct state",
 		[XF_PKTTYPE] = "meta pkttype", [XF_SKUID] = "meta skuid",
-		[XF_SKGID] = "meta skgid",
+		[XF_SKGID] = "meta skgid", [XF_SADDRTYPE] = "fib saddr type",
+		[XF_DADDRTYPE] = "fib daddr type",
 	};
 
 	return names[field];
@@ -829,39 +837,81 @@ static int put_pkttype(struct xl_state *s, u32 type, bool inv)
 	return put_xt_match(s, "pkttype", 0, &i, sizeof(i));
 }
 
-/*
- * meta skuid and skgid, gathered in an XK_OWNER clause while the rule is
- * read (a range is two compares), become -m owner --uid-owner and
- * --gid-owner once it is.
- */
-static int owner_finish(struct xl_state *s)
+/* -m owner of an XK_OWNER clause, see xt_finish(). */
+static int owner_finish(struct xl_state *s, struct xl_clause *c)
 {
-	struct xt_owner_match_info i;
+	struct xt_owner_match_info i = {};
+
+	if (c->uid.set) {
+		i.match |= XT_OWNER_UID;
+		i.invert |= c->uid.inv ? XT_OWNER_UID : 0;
+		i.uid_min = c->uid.lo;
+		i.uid_max = c->uid.hi;
+	}
+	if (c->gid.set) {
+		i.match |= XT_OWNER_GID;
+		i.invert |= c->gid.inv ? XT_OWNER_GID : 0;
+		i.gid_min = c->gid.lo;
+		i.gid_max = c->gid.hi;
+	}
+	c->kind = XK_XT;
+	return xt_print_ext(s, false, "owner", 1, &i, sizeof(i), c->xt,
+			    sizeof(c->xt));
+}
+
+/*
+ * Matches gathered while the rule is read, from meta skuid and skgid (a
+ * range is two compares) and fib ... type, become the xt matches owner
+ * and addrtype once it is.
+ */
+static int xt_finish(struct xl_state *s)
+{
+	struct xt_addrtype_info_v1 a;
 	struct xl_clause *c;
 	unsigned int k;
+	int ret = 0;
 
-	for (k = 0; k < s->ncl; k++) {
+	for (k = 0; k < s->ncl && !ret; k++) {
 		c = &s->cl[k];
-		if (c->kind != XK_OWNER)
-			continue;
-		memset(&i, 0, sizeof(i));
-		if (c->uid.set) {
-			i.match |= XT_OWNER_UID;
-			i.invert |= c->uid.inv ? XT_OWNER_UID : 0;
-			i.uid_min = c->uid.lo;
-			i.uid_max = c->uid.hi;
+		if (c->kind == XK_OWNER) {
+			ret = owner_finish(s, c);
+		} else if (c->kind == XK_ADDRTYPE) {
+			a = c->atype;
+			c->kind = XK_XT;
+			ret = xt_print_ext(s, false, "addrtype", 1, &a,
+					   sizeof(a), c->xt, sizeof(c->xt));
 		}
-		if (c->gid.set) {
-			i.match |= XT_OWNER_GID;
-			i.invert |= c->gid.inv ? XT_OWNER_GID : 0;
-			i.gid_min = c->gid.lo;
-			i.gid_max = c->gid.hi;
-		}
-		c->kind = XK_XT;
-		if (xt_print_ext(s, false, "owner", 1, &i, sizeof(i), c->xt,
-				 sizeof(c->xt)))
-			return -EINVAL;
 	}
+	return ret;
+}
+
+/*
+ * fib saddr or daddr type, maybe limited to the packet's interface: the
+ * address type bits of -m addrtype --src-type or --dst-type.
+ */
+static int set_addrtype(struct xl_state *s, const struct xl_reg *r, u32 v,
+			bool ne)
+{
+	bool src = r->field == XF_SADDRTYPE;
+	struct xl_clause *c;
+	u16 *types;
+
+	if (v > 11)	/* RTN_XRESOLVE, the last XT_ADDRTYPE_* */
+		return xl_fail(s, "%s %u", field_name(r->field), v);
+	c = clause(s, XK_ADDRTYPE);
+	if (!c)
+		return -EINVAL;
+	types = src ? &c->atype.source : &c->atype.dest;
+	if (*types)
+		return xl_fail(s, "a second %s match", field_name(r->field));
+	if (r->iface && c->atype.flags & ~r->iface &
+	    (XT_ADDRTYPE_LIMIT_IFACE_IN | XT_ADDRTYPE_LIMIT_IFACE_OUT))
+		return xl_fail(s, "fib lookups limited to iif and to oif");
+	*types = 1u << v;
+	c->atype.flags |= r->iface;
+	if (ne)
+		c->atype.flags |= src ? XT_ADDRTYPE_INVERT_SOURCE :
+					XT_ADDRTYPE_INVERT_DEST;
 	return 0;
 }
 
@@ -1081,6 +1131,9 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 		return 0;
 	case XF_PKTTYPE:
 		return put_pkttype(s, v, ne);
+	case XF_SADDRTYPE:
+	case XF_DADDRTYPE:
+		return set_addrtype(s, r, v, ne);
 	case XF_SKUID:
 	case XF_SKGID:
 		return set_range(s, r->field, v, v, ne);
@@ -1221,6 +1274,35 @@ static int load_meta(struct xl_state *s, struct nftnl_expr *e)
 	r->len = len;
 	r->host = field != XF_ETHPROTO && field != XF_IIFNAME &&
 		  field != XF_OIFNAME;
+	return 0;
+}
+
+/* nft fib saddr/daddr [. iif/oif] type: an address type, see set_addrtype(). */
+static int load_fib(struct xl_state *s, struct nftnl_expr *e)
+{
+	u32 flags = nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_FLAGS);
+	u32 addr = flags & (NFTA_FIB_F_SADDR | NFTA_FIB_F_DADDR);
+	u32 iface = flags & (NFTA_FIB_F_IIF | NFTA_FIB_F_OIF);
+	struct xl_reg *r;
+
+	if (nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_RESULT) !=
+	    NFT_FIB_RESULT_ADDRTYPE ||
+	    flags & ~(addr | iface) || !addr || (addr & (addr - 1)) ||
+	    (iface & (iface - 1)))
+		return xl_fail(s, "fib with flags 0x%x and result %u (only saddr or daddr [. iif or oif] type)",
+			       flags, nftnl_expr_get_u32(e,
+							 NFTNL_EXPR_FIB_RESULT));
+	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_DREG));
+	if (!r)
+		return xl_fail(s, "fib into an unknown register");
+	memset(r, 0, sizeof(*r));
+	r->field = addr == NFTA_FIB_F_SADDR ? XF_SADDRTYPE : XF_DADDRTYPE;
+	r->len = 4;
+	r->host = true;
+	if (iface)
+		r->iface = iface == NFTA_FIB_F_IIF ?
+			   XT_ADDRTYPE_LIMIT_IFACE_IN :
+			   XT_ADDRTYPE_LIMIT_IFACE_OUT;
 	return 0;
 }
 
@@ -2195,6 +2277,8 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 			ret = load_meta(s, e);
 		else if (!strcmp(name, "ct"))
 			ret = load_ct(s, e);
+		else if (!strcmp(name, "fib"))
+			ret = load_fib(s, e);
 		else if (!strcmp(name, "bitwise"))
 			ret = do_bitwise(s, e);
 		else if (!strcmp(name, "cmp"))
@@ -2226,7 +2310,7 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 	}
 	nftnl_expr_iter_destroy(it);
 	if (!ret && !s->never_ipv4)
-		ret = owner_finish(s);
+		ret = xt_finish(s);
 	if (!ret && !s->never_ipv4)
 		ret = udata_comment(s, r);
 	return ret;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_multiport.h>
@@ -982,6 +983,14 @@ static bool fake_save_one(FILE *f, bool target, const char *name,
 		fprintf(f, " -m pkttype type=%d inv=%d", p->pkttype, p->invert);
 		return true;
 	}
+	if (!target && !strcmp(name, "addrtype") && rev == 1 &&
+	    len == sizeof(struct xt_addrtype_info_v1)) {
+		const struct xt_addrtype_info_v1 *a = data;
+
+		fprintf(f, " -m addrtype src=0x%x dst=0x%x flags=0x%x",
+			a->source, a->dest, a->flags);
+		return true;
+	}
 	if (!target && !strcmp(name, "owner") && rev == 1 &&
 	    len == sizeof(struct xt_owner_match_info)) {
 		const struct xt_owner_match_info *o = data;
@@ -1062,6 +1071,40 @@ static void fill_owner_range(struct nftnl_rule *r)
 	verdict(r, NF_ACCEPT, NULL);
 }
 
+static void fib(struct nftnl_rule *r, u32 flags)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("fib");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_ADDRTYPE);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS, flags);
+	add(r, e);
+}
+
+/* nft: fib daddr . iif type != local fib saddr type broadcast drop */
+static void fill_addrtype(struct nftnl_rule *r)
+{
+	fib(r, NFTA_FIB_F_DADDR | NFTA_FIB_F_IIF);
+	cmp32(r, NFT_CMP_NEQ, 2);	/* RTN_LOCAL */
+	fib(r, NFTA_FIB_F_SADDR);
+	cmp32(r, NFT_CMP_EQ, 3);	/* RTN_BROADCAST */
+	verdict(r, NF_DROP, NULL);
+}
+
+/* nft: fib saddr . oif oif missing drop (rpfilter): no addrtype */
+static void fill_rpfilter(struct nftnl_rule *r)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("fib");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_RESULT, NFT_FIB_RESULT_OIF);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_FIB_FLAGS,
+			   NFTA_FIB_F_SADDR | NFTA_FIB_F_IIF);
+	add(r, e);
+	cmp32(r, NFT_CMP_EQ, 0);
+	verdict(r, NF_DROP, NULL);
+}
+
 static void test_xt_through(void)
 {
 	nfhp_print_set_ext(&fake_print);
@@ -1084,6 +1127,13 @@ static void test_xt_through(void)
 	       ":OUTPUT ACCEPT [0:0]\n"
 	       "-A FORWARD -m owner uid=7-7 gid=100-200 match=3 inv=2"
 	       " -j ACCEPT\n");
+	one_rule(fill_addrtype);
+	expect("fib daddr . iif type != local, saddr type broadcast: addrtype",
+	       NULL, ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -m addrtype src=0x8 dst=0x4 flags=0x6 -j DROP\n");
+	one_rule(fill_rpfilter);
+	refuse("fib ... oif (rpfilter)", "only saddr or daddr");
 	one_rule(fill_xt_unknown);
 	refuse("an xt match the printer does not know", "xt match \"nosuch\"");
 	one_rule(fill_xt_after_verdict);
