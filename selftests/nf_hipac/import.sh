@@ -17,10 +17,10 @@
 #     NFLOG, --tcp-option) only has to print the same.
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
 #     map, ct state, iif, meta pkttype, skuid and skgid as -m pkttype and
-#     -m owner, fib ... type as -m addrtype, IPv6-only rules) against the
-#     iptables-save text they mean; --dry-run loads nothing; --takeover
-#     of the inet table puts "meta nfproto ipv4 accept" first and keeps
-#     its IPv6 rule.
+#     -m owner, fib ... type as -m addrtype, ct mark as -m connmark,
+#     IPv6-only rules) against the iptables-save text they mean;
+#     --dry-run loads nothing; --takeover of the inet table puts "meta
+#     nfproto ipv4 accept" first and keeps its IPv6 rule.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
 #     one gets through, the nft chain is empty afterwards with policy
@@ -228,6 +228,8 @@ table ip plain {
 		ip ttl < 5 drop
 		ip length 100-200 drop
 		meta mark 0x5 drop
+		ct mark 0x7 drop
+		ct mark and 0xff00 != 0x100 drop
 		ip saddr 10.0.0.1-10.0.0.9 drop
 		meta pkttype broadcast drop
 		meta l4proto { tcp, udp } th dport 7 goto web
@@ -283,6 +285,8 @@ cat >$tmp/plain.want <<'EOF'
 -A FORWARD -m ttl --ttl-lt 5 -j DROP
 -A FORWARD -m length --length 100:200 -j DROP
 -A FORWARD -m mark --mark 0x5 -j DROP
+-A FORWARD -m connmark --mark 0x7 -j DROP
+-A FORWARD -m connmark ! --mark 0x100/0xff00 -j DROP
 -A FORWARD -m iprange --src-range 10.0.0.1-10.0.0.9 -j DROP
 -A FORWARD -m pkttype --pkt-type broadcast -j DROP
 -A FORWARD -p tcp -m tcp --dport 7 -g web

@@ -38,6 +38,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
@@ -97,7 +98,7 @@ enum xl_field {
 	XF_IIFNAME, XF_OIFNAME, XF_IIF, XF_OIF, XF_SPORT, XF_DPORT,
 	XF_TCPFLAGS, XF_ICMPTYPE, XF_ICMPCODE, XF_ICMPTC, XF_FRAG, XF_TTL,
 	XF_LENGTH, XF_MARK, XF_CTSTATE, XF_PKTTYPE, XF_SKUID, XF_SKGID,
-	XF_SADDRTYPE, XF_DADDRTYPE,
+	XF_SADDRTYPE, XF_DADDRTYPE, XF_CTMARK,
 };
 
 /**
@@ -643,7 +644,7 @@ static const char *field_name(int field)
 		[XF_MARK] = "meta mark", [XF_CTSTATE] = "ct state",
 		[XF_PKTTYPE] = "meta pkttype", [XF_SKUID] = "meta skuid",
 		[XF_SKGID] = "meta skgid", [XF_SADDRTYPE] = "fib saddr type",
-		[XF_DADDRTYPE] = "fib daddr type",
+		[XF_DADDRTYPE] = "fib daddr type", [XF_CTMARK] = "ct mark",
 	};
 
 	return names[field];
@@ -827,6 +828,16 @@ static int put_xt_match(struct xl_state *s, const char *name, u32 rev,
 
 	return c ? xt_print_ext(s, false, name, rev, info, len, c->xt,
 				sizeof(c->xt)) : -EINVAL;
+}
+
+/* ct mark [& mask] ==/!= value: -m connmark --mark value/mask. */
+static int put_connmark(struct xl_state *s, u32 mark, u32 mask, bool inv)
+{
+	struct xt_connmark_mtinfo1 i = {
+		.mark = mark, .mask = mask, .invert = inv,
+	};
+
+	return put_xt_match(s, "connmark", 1, &i, sizeof(i));
 }
 
 /* meta pkttype: -m pkttype --pkt-type. */
@@ -1035,7 +1046,8 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 
 	if (r->masked && r->field != XF_SADDR && r->field != XF_DADDR &&
 	    r->field != XF_TCPFLAGS && r->field != XF_MARK &&
-	    r->field != XF_CTSTATE && r->field != XF_FRAG)
+	    r->field != XF_CTSTATE && r->field != XF_FRAG &&
+	    r->field != XF_CTMARK)
 		return xl_fail(s, "a masked %s", field_name(r->field));
 	switch (r->field) {
 	case XF_SADDR:
@@ -1134,6 +1146,8 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 	case XF_SADDRTYPE:
 	case XF_DADDRTYPE:
 		return set_addrtype(s, r, v, ne);
+	case XF_CTMARK:
+		return put_connmark(s, v, mask, ne);
 	case XF_SKUID:
 	case XF_SKGID:
 		return set_range(s, r->field, v, v, ne);
@@ -1313,13 +1327,13 @@ static int load_ct(struct xl_state *s, struct nftnl_expr *e)
 
 	if (nftnl_expr_is_set(e, NFTNL_EXPR_CT_SREG))
 		return xl_fail(s, "ct set (key %u)", key);
-	if (key != NFT_CT_STATE)
-		return xl_fail(s, "ct key %u (only ct state)", key);
+	if (key != NFT_CT_STATE && key != NFT_CT_MARK)
+		return xl_fail(s, "ct key %u (only ct state and mark)", key);
 	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_CT_DREG));
 	if (!r)
 		return xl_fail(s, "ct into an unknown register");
 	memset(r, 0, sizeof(*r));
-	r->field = XF_CTSTATE;
+	r->field = key == NFT_CT_STATE ? XF_CTSTATE : XF_CTMARK;
 	r->len = 4;
 	r->host = true;
 	return 0;

@@ -19,6 +19,7 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_connmark.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_owner.h>
@@ -983,6 +984,14 @@ static bool fake_save_one(FILE *f, bool target, const char *name,
 		fprintf(f, " -m pkttype type=%d inv=%d", p->pkttype, p->invert);
 		return true;
 	}
+	if (!target && !strcmp(name, "connmark") && rev == 1 &&
+	    len == sizeof(struct xt_connmark_mtinfo1)) {
+		const struct xt_connmark_mtinfo1 *m = data;
+
+		fprintf(f, " -m connmark mark=0x%x/0x%x inv=%u", m->mark,
+			m->mask, m->invert);
+		return true;
+	}
 	if (!target && !strcmp(name, "addrtype") && rev == 1 &&
 	    len == sizeof(struct xt_addrtype_info_v1)) {
 		const struct xt_addrtype_info_v1 *a = data;
@@ -1105,6 +1114,20 @@ static void fill_rpfilter(struct nftnl_rule *r)
 	verdict(r, NF_DROP, NULL);
 }
 
+/* nft: ct mark & 0xff00 != 0x100 accept */
+static void fill_ctmark(struct nftnl_rule *r)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("ct");
+	static const u32 mask = 0xff00;	/* host order, as ct mark is */
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_MARK);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	add(r, e);
+	bitwise(r, &mask, 4);
+	cmp32(r, NFT_CMP_NEQ, 0x100);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
 static void test_xt_through(void)
 {
 	nfhp_print_set_ext(&fake_print);
@@ -1132,6 +1155,11 @@ static void test_xt_through(void)
 	       NULL, ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
 	       ":OUTPUT ACCEPT [0:0]\n"
 	       "-A FORWARD -m addrtype src=0x8 dst=0x4 flags=0x6 -j DROP\n");
+	one_rule(fill_ctmark);
+	expect("ct mark & mask != value: -m connmark", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -m connmark mark=0x100/0xff00 inv=1 -j ACCEPT\n");
 	one_rule(fill_rpfilter);
 	refuse("fib ... oif (rpfilter)", "only saddr or daddr");
 	one_rule(fill_xt_unknown);
