@@ -812,7 +812,7 @@ static int xt_print_ext(struct xl_state *s, bool target, const char *name,
 	fputc(0, f);
 	if (fclose(f) || !memchr(buf, 0, size - 1))
 		return xl_fail(s, "xt %s \"%s\": options too long",
-			       target ? "target" : "match", name);
+			       target ? "target" : "match", name ? name : "?");
 	if (!known)
 		return xl_fail(s, "xt %s \"%s\" (revision %u) has no nf-hipac equivalent",
 			       target ? "target" : "match", name ? name : "?",
