@@ -18,7 +18,8 @@
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
 #     map, ct state, iif, meta pkttype, skuid and skgid as -m pkttype and
 #     -m owner, fib ... type as -m addrtype, ct mark as -m connmark,
-#     IPv6-only rules) against the iptables-save text they mean;
+#     meta/ct mark set as -j MARK/CONNMARK, IPv6-only rules) against the
+#     iptables-save text they mean;
 #     --dry-run loads nothing; --takeover of the inet table puts "meta
 #     nfproto ipv4 accept" first and keeps its IPv6 rule.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
@@ -233,6 +234,10 @@ table ip plain {
 		ip saddr 10.0.0.1-10.0.0.9 drop
 		meta pkttype broadcast drop
 		meta l4proto { tcp, udp } th dport 7 goto web
+		tcp dport 8080 meta mark set 0x9 accept
+		ct mark set meta mark
+		meta mark set ct mark
+		ct mark set 0x3
 		ip protocol gre counter accept
 	}
 	chain input_chain {
@@ -291,6 +296,11 @@ cat >$tmp/plain.want <<'EOF'
 -A FORWARD -m pkttype --pkt-type broadcast -j DROP
 -A FORWARD -p tcp -m tcp --dport 7 -g web
 -A FORWARD -p udp -m udp --dport 7 -g web
+-A FORWARD -p tcp -m tcp --dport 8080 -j MARK --set-xmark 0x9/0xffffffff
+-A FORWARD -p tcp -m tcp --dport 8080 -j ACCEPT
+-A FORWARD -j CONNMARK --save-mark --nfmask 0xffffffff --ctmask 0xffffffff
+-A FORWARD -j CONNMARK --restore-mark --nfmask 0xffffffff --ctmask 0xffffffff
+-A FORWARD -j CONNMARK --set-xmark 0x3/0xffffffff
 -A FORWARD -p gre -j ACCEPT
 -A OUTPUT -p udp -m owner --uid-owner 0 -m udp --dport 4444 -j ACCEPT
 -A OUTPUT -p udp -m owner ! --gid-owner 100 -m udp --dport 4445 -j DROP

@@ -98,7 +98,7 @@ enum xl_field {
 	XF_IIFNAME, XF_OIFNAME, XF_IIF, XF_OIF, XF_SPORT, XF_DPORT,
 	XF_TCPFLAGS, XF_ICMPTYPE, XF_ICMPCODE, XF_ICMPTC, XF_FRAG, XF_TTL,
 	XF_LENGTH, XF_MARK, XF_CTSTATE, XF_PKTTYPE, XF_SKUID, XF_SKGID,
-	XF_SADDRTYPE, XF_DADDRTYPE, XF_CTMARK,
+	XF_SADDRTYPE, XF_DADDRTYPE, XF_CTMARK, XF_CONST,
 };
 
 /**
@@ -110,6 +110,7 @@ enum xl_field {
  * @mask: that mask, in value space
  * @iface: for an address type (nft fib), XT_ADDRTYPE_LIMIT_IFACE_IN or
  *	_OUT when the lookup is limited to the packet's interface, else 0
+ * @value: XF_CONST: the 32-bit value an immediate put there
  */
 struct xl_reg {
 	int field;
@@ -118,6 +119,7 @@ struct xl_reg {
 	bool masked;
 	u32 mask;
 	u32 iface;
+	u32 value;
 };
 
 /**
@@ -344,8 +346,9 @@ struct nfhp_xlate {
  * @have_verdict: a verdict was seen (nothing may follow)
  * @target: the chain of NFT_JUMP and NFT_GOTO
  * @xtarget: XL_VERDICT_XT: the target and its options ("REJECT --re...")
- * @log: a LOG or NFLOG target before the verdict (nft "log ... drop"
- *	becomes two rules), "" for none
+ * @log: a LOG, NFLOG, MARK or CONNMARK target before the verdict (nft
+ *	"log ... drop" becomes two rules), "" for none
+ * @reads_ctmark: the rule matches on the ct mark
  * @never_ipv4: the rule cannot match an IPv4 packet
  * @pkts: the rule's counter (first copy of an expanded rule only)
  * @bytes: its bytes
@@ -369,6 +372,7 @@ struct xl_state {
 	char target[NFT_CHAIN_MAXNAMELEN];
 	char xtarget[256];
 	char log[256];
+	bool reads_ctmark;
 	bool never_ipv4;
 	u64 pkts, bytes;
 	const unsigned int *choice;
@@ -645,6 +649,7 @@ static const char *field_name(int field)
 		[XF_PKTTYPE] = "meta pkttype", [XF_SKUID] = "meta skuid",
 		[XF_SKGID] = "meta skgid", [XF_SADDRTYPE] = "fib saddr type",
 		[XF_DADDRTYPE] = "fib daddr type", [XF_CTMARK] = "ct mark",
+		[XF_CONST] = "a constant",
 	};
 
 	return names[field];
@@ -1147,6 +1152,7 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 	case XF_DADDRTYPE:
 		return set_addrtype(s, r, v, ne);
 	case XF_CTMARK:
+		s->reads_ctmark = true;
 		return put_connmark(s, v, mask, ne);
 	case XF_SKUID:
 	case XF_SKGID:
@@ -1224,6 +1230,82 @@ static int load_payload(struct xl_state *s, struct nftnl_expr *e)
 	return 0;
 }
 
+/*
+ * A target that does not end the rule, before its verdict: written as a
+ * rule of its own with the same matches (s->log), then the verdict's.
+ * The second rule sees what the first changed, so a rule that sets a
+ * mark must not also match on that mark.
+ */
+static int put_pre_target(struct xl_state *s, const char *name, u32 rev,
+			  const void *info, u32 len)
+{
+	static const char jump[] = " -j ";
+	char text[sizeof(s->log) + sizeof(jump)];
+	int ret;
+
+	if (s->log[0])
+		return xl_fail(s, "two statements before the verdict");
+	ret = xt_print_ext(s, true, name, rev, info, len, text, sizeof(text));
+	if (ret)
+		return ret;
+	if (strncmp(text, jump, strlen(jump)) ||
+	    strlen(text + strlen(jump)) >= sizeof(s->log))
+		return xl_fail(s, "xt target printed as \"%s\"", text);
+	strcpy(s->log, text + strlen(jump));
+	return 0;
+}
+
+static bool matches_kind(const struct xl_state *s, int kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ncl; i++)
+		if (s->cl[i].kind == kind)
+			return true;
+	return false;
+}
+
+/*
+ * meta mark set V, meta mark set ct mark, ct mark set V and ct mark set
+ * meta mark: -j MARK --set-xmark, CONNMARK --restore-mark, --set-xmark
+ * and --save-mark.
+ */
+static int set_mark(struct xl_state *s, struct nftnl_expr *e, u32 key,
+		    u16 sreg, bool ct)
+{
+	const struct xl_reg *r = get_reg(s, nftnl_expr_get_u32(e, sreg));
+	struct xt_connmark_tginfo2 cm = {
+		.ctmask = ~0u, .nfmask = ~0u,
+	};
+	struct xt_mark_tginfo2 m = { .mask = ~0u };
+
+	if (key != (ct ? NFT_CT_MARK : NFT_META_MARK))
+		return xl_fail(s, "%s set (key %u)", ct ? "ct" : "meta", key);
+	if (!r || r->masked ||
+	    (r->field != XF_CONST && r->field != (ct ? XF_MARK : XF_CTMARK)))
+		return xl_fail(s, "%s mark set from %s", ct ? "ct" : "meta",
+			       r ? field_name(r->field) : "nothing");
+	if (!ct) {
+		if (matches_kind(s, XK_MARK))
+			return xl_fail(s, "meta mark set in a rule that matches the mark");
+		if (r->field == XF_CONST) {
+			m.mark = r->value;
+			return put_pre_target(s, "MARK", 2, &m, sizeof(m));
+		}
+		cm.mode = XT_CONNMARK_RESTORE;
+		return put_pre_target(s, "CONNMARK", 2, &cm, sizeof(cm));
+	}
+	if (s->reads_ctmark)
+		return xl_fail(s, "ct mark set in a rule that matches the ct mark");
+	if (r->field == XF_CONST) {
+		cm.mode = XT_CONNMARK_SET;
+		cm.ctmark = r->value;
+	} else {
+		cm.mode = XT_CONNMARK_SAVE;
+	}
+	return put_pre_target(s, "CONNMARK", 2, &cm, sizeof(cm));
+}
+
 static int load_meta(struct xl_state *s, struct nftnl_expr *e)
 {
 	u32 key = nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY);
@@ -1232,7 +1314,7 @@ static int load_meta(struct xl_state *s, struct nftnl_expr *e)
 	u32 len = 4;
 
 	if (nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG))
-		return xl_fail(s, "meta set (key %u)", key);
+		return set_mark(s, e, key, NFTNL_EXPR_META_SREG, false);
 	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_META_DREG));
 	if (!r)
 		return xl_fail(s, "meta into an unknown register");
@@ -1326,7 +1408,7 @@ static int load_ct(struct xl_state *s, struct nftnl_expr *e)
 	struct xl_reg *r;
 
 	if (nftnl_expr_is_set(e, NFTNL_EXPR_CT_SREG))
-		return xl_fail(s, "ct set (key %u)", key);
+		return set_mark(s, e, key, NFTNL_EXPR_CT_SREG, true);
 	if (key != NFT_CT_STATE && key != NFT_CT_MARK)
 		return xl_fail(s, "ct key %u (only ct state and mark)", key);
 	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_CT_DREG));
@@ -1458,8 +1540,23 @@ static int set_verdict(struct xl_state *s, int verdict, const char *chain)
 
 static int do_immediate(struct xl_state *s, struct nftnl_expr *e)
 {
-	if (nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_DREG) != NFT_REG_VERDICT)
-		return xl_fail(s, "immediate data into a register");
+	u32 dreg = nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_DREG);
+	struct xl_reg *r;
+	const void *d;
+	u32 len = 0;
+
+	if (dreg != NFT_REG_VERDICT) {
+		r = get_reg(s, dreg);
+		d = nftnl_expr_get(e, NFTNL_EXPR_IMM_DATA, &len);
+		if (!r || !d || len != 4)
+			return xl_fail(s, "immediate data of %u bytes", len);
+		memset(r, 0, sizeof(*r));
+		r->field = XF_CONST;
+		r->len = 4;
+		r->host = true;
+		memcpy(&r->value, d, 4);
+		return 0;
+	}
 	return set_verdict(s, (int)nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT),
 			   nftnl_expr_get_str(e, NFTNL_EXPR_IMM_CHAIN));
 }

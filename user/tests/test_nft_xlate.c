@@ -984,6 +984,14 @@ static bool fake_save_one(FILE *f, bool target, const char *name,
 		fprintf(f, " -m pkttype type=%d inv=%d", p->pkttype, p->invert);
 		return true;
 	}
+	if (target && !strcmp(name, "CONNMARK") && rev == 2 &&
+	    len == sizeof(struct xt_connmark_tginfo2)) {
+		const struct xt_connmark_tginfo2 *c = data;
+
+		fprintf(f, " -j CONNMARK mode=%u ctmark=0x%x", c->mode,
+			c->ctmark);
+		return true;
+	}
 	if (!target && !strcmp(name, "connmark") && rev == 1 &&
 	    len == sizeof(struct xt_connmark_mtinfo1)) {
 		const struct xt_connmark_mtinfo1 *m = data;
@@ -1128,6 +1136,52 @@ static void fill_ctmark(struct nftnl_rule *r)
 	verdict(r, NF_ACCEPT, NULL);
 }
 
+static void imm32(struct nftnl_rule *r, u32 v)	/* host order */
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &v, 4);
+	add(r, e);
+}
+
+static void stmt(struct nftnl_rule *r, const char *name, u32 key)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc(name);
+
+	nftnl_expr_set_u32(e, name[0] == 'm' ? NFTNL_EXPR_META_KEY :
+			   NFTNL_EXPR_CT_KEY, key);
+	nftnl_expr_set_u32(e, name[0] == 'm' ? NFTNL_EXPR_META_SREG :
+			   NFTNL_EXPR_CT_SREG, NFT_REG_1);
+	add(r, e);
+}
+
+/* nft: tcp meta mark set 0x5 accept */
+static void fill_mark_set(struct nftnl_rule *r)
+{
+	l4proto(r, IPPROTO_TCP);
+	imm32(r, 5);
+	stmt(r, "meta", NFT_META_MARK);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+/* nft: ct mark set meta mark */
+static void fill_ctmark_save(struct nftnl_rule *r)
+{
+	meta(r, NFT_META_MARK);
+	stmt(r, "ct", NFT_CT_MARK);
+}
+
+/* nft: meta mark 0x1 meta mark set 0x2 accept */
+static void fill_mark_set_reads(struct nftnl_rule *r)
+{
+	meta(r, NFT_META_MARK);
+	cmp32(r, NFT_CMP_EQ, 1);
+	imm32(r, 2);
+	stmt(r, "meta", NFT_META_MARK);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
 static void test_xt_through(void)
 {
 	nfhp_print_set_ext(&fake_print);
@@ -1160,6 +1214,19 @@ static void test_xt_through(void)
 	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
 	       ":OUTPUT ACCEPT [0:0]\n"
 	       "-A FORWARD -m connmark mark=0x100/0xff00 inv=1 -j ACCEPT\n");
+	one_rule(fill_mark_set);
+	expect("meta mark set, then accept: two rules", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -p tcp -j MARK --rev 2 --len 8 --proto 6\n"
+	       "-A FORWARD -p tcp -j ACCEPT\n");
+	one_rule(fill_ctmark_save);
+	expect("ct mark set meta mark: CONNMARK --save-mark", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -j CONNMARK mode=1 ctmark=0x0\n");
+	one_rule(fill_mark_set_reads);
+	refuse("meta mark set in a rule matching the mark", "matches the mark");
 	one_rule(fill_rpfilter);
 	refuse("fib ... oif (rpfilter)", "only saddr or daddr");
 	one_rule(fill_xt_unknown);
