@@ -570,6 +570,23 @@ static struct xl_reg *get_reg(struct xl_state *s, u32 reg)
 	return i < XL_NREGS ? &s->regs[i] : NULL;
 }
 
+/* Register @dreg now holds @len bytes of @field (@what names the load). */
+static struct xl_reg *load_reg(struct xl_state *s, u32 dreg, int field,
+			       unsigned int len, bool host, const char *what)
+{
+	struct xl_reg *r = get_reg(s, dreg);
+
+	if (!r) {
+		xl_fail(s, "%s into an unknown register", what);
+		return NULL;
+	}
+	memset(r, 0, sizeof(*r));
+	r->field = field;
+	r->len = len;
+	r->host = host;
+	return r;
+}
+
 static u32 field_max(int field)
 {
 	switch (field) {
@@ -1309,15 +1326,11 @@ static int set_mark(struct xl_state *s, struct nftnl_expr *e, u32 key,
 static int load_meta(struct xl_state *s, struct nftnl_expr *e)
 {
 	u32 key = nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY);
-	struct xl_reg *r;
 	int field;
 	u32 len = 4;
 
 	if (nftnl_expr_is_set(e, NFTNL_EXPR_META_SREG))
 		return set_mark(s, e, key, NFTNL_EXPR_META_SREG, false);
-	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_META_DREG));
-	if (!r)
-		return xl_fail(s, "meta into an unknown register");
 	switch (key) {
 	case NFT_META_IIFNAME:
 		field = XF_IIFNAME;
@@ -1365,12 +1378,9 @@ static int load_meta(struct xl_state *s, struct nftnl_expr *e)
 		return xl_fail(s, "meta key %u (only iifname, oifname, iif, oif, l4proto, nfproto, protocol, mark, length, pkttype, skuid, skgid)",
 			       key);
 	}
-	memset(r, 0, sizeof(*r));
-	r->field = field;
-	r->len = len;
-	r->host = field != XF_ETHPROTO && field != XF_IIFNAME &&
-		  field != XF_OIFNAME;
-	return 0;
+	return load_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_META_DREG), field,
+			len, field != XF_ETHPROTO && field != XF_IIFNAME &&
+			field != XF_OIFNAME, "meta") ? 0 : -EINVAL;
 }
 
 /* nft fib saddr/daddr [. iif/oif] type: an address type, see set_addrtype(). */
@@ -1388,13 +1398,11 @@ static int load_fib(struct xl_state *s, struct nftnl_expr *e)
 		return xl_fail(s, "fib with flags 0x%x and result %u (only saddr or daddr [. iif or oif] type)",
 			       flags, nftnl_expr_get_u32(e,
 							 NFTNL_EXPR_FIB_RESULT));
-	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_DREG));
+	r = load_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_FIB_DREG),
+		     addr == NFTA_FIB_F_SADDR ? XF_SADDRTYPE : XF_DADDRTYPE,
+		     4, true, "fib");
 	if (!r)
-		return xl_fail(s, "fib into an unknown register");
-	memset(r, 0, sizeof(*r));
-	r->field = addr == NFTA_FIB_F_SADDR ? XF_SADDRTYPE : XF_DADDRTYPE;
-	r->len = 4;
-	r->host = true;
+		return -EINVAL;
 	if (iface)
 		r->iface = iface == NFTA_FIB_F_IIF ?
 			   XT_ADDRTYPE_LIMIT_IFACE_IN :
@@ -1405,20 +1413,14 @@ static int load_fib(struct xl_state *s, struct nftnl_expr *e)
 static int load_ct(struct xl_state *s, struct nftnl_expr *e)
 {
 	u32 key = nftnl_expr_get_u32(e, NFTNL_EXPR_CT_KEY);
-	struct xl_reg *r;
 
 	if (nftnl_expr_is_set(e, NFTNL_EXPR_CT_SREG))
 		return set_mark(s, e, key, NFTNL_EXPR_CT_SREG, true);
 	if (key != NFT_CT_STATE && key != NFT_CT_MARK)
 		return xl_fail(s, "ct key %u (only ct state and mark)", key);
-	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_CT_DREG));
-	if (!r)
-		return xl_fail(s, "ct into an unknown register");
-	memset(r, 0, sizeof(*r));
-	r->field = key == NFT_CT_STATE ? XF_CTSTATE : XF_CTMARK;
-	r->len = 4;
-	r->host = true;
-	return 0;
+	return load_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_CT_DREG),
+			key == NFT_CT_STATE ? XF_CTSTATE : XF_CTMARK, 4, true,
+			"ct") ? 0 : -EINVAL;
 }
 
 static int do_bitwise(struct xl_state *s, struct nftnl_expr *e)
@@ -1546,14 +1548,12 @@ static int do_immediate(struct xl_state *s, struct nftnl_expr *e)
 	u32 len = 0;
 
 	if (dreg != NFT_REG_VERDICT) {
-		r = get_reg(s, dreg);
 		d = nftnl_expr_get(e, NFTNL_EXPR_IMM_DATA, &len);
-		if (!r || !d || len != 4)
+		if (!d || len != 4)
 			return xl_fail(s, "immediate data of %u bytes", len);
-		memset(r, 0, sizeof(*r));
-		r->field = XF_CONST;
-		r->len = 4;
-		r->host = true;
+		r = load_reg(s, dreg, XF_CONST, 4, true, "immediate");
+		if (!r)
+			return -EINVAL;
 		memcpy(&r->value, d, 4);
 		return 0;
 	}
