@@ -17,11 +17,11 @@
 #     NFLOG, --tcp-option) only has to print the same.
 #  2. Plain nft tables of family ip and inet (sets, intervals, a verdict
 #     map, ct state, iif, meta pkttype, skuid and skgid as -m pkttype and
-#     -m owner, fib ... type as -m addrtype, ct mark as -m connmark,
-#     meta/ct mark set as -j MARK/CONNMARK, IPv6-only rules) against the
-#     iptables-save text they mean;
-#     --dry-run loads nothing; --takeover of the inet table puts "meta
-#     nfproto ipv4 accept" first and keeps its IPv6 rule.
+#     -m owner, fib ... type as -m addrtype, ct mark as -m connmark, ct
+#     status and direction as -m conntrack, meta/ct mark set as -j
+#     MARK/CONNMARK, IPv6-only rules) against the iptables-save text
+#     they mean; --dry-run loads nothing; --takeover of the inet table
+#     puts "meta nfproto ipv4 accept" first and keeps its IPv6 rule.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
 #     one gets through, the nft chain is empty afterwards with policy
@@ -233,6 +233,8 @@ table ip plain {
 		ct mark and 0xff00 != 0x100 drop
 		ip saddr 10.0.0.1-10.0.0.9 drop
 		meta pkttype broadcast drop
+		ct status assured accept
+		ct direction reply ct status and seen-reply == 0 drop
 		meta l4proto { tcp, udp } th dport 7 goto web
 		tcp dport 8080 meta mark set 0x9 accept
 		ct mark set meta mark
@@ -294,6 +296,8 @@ cat >$tmp/plain.want <<'EOF'
 -A FORWARD -m connmark ! --mark 0x100/0xff00 -j DROP
 -A FORWARD -m iprange --src-range 10.0.0.1-10.0.0.9 -j DROP
 -A FORWARD -m pkttype --pkt-type broadcast -j DROP
+-A FORWARD -m conntrack --ctstatus ASSURED -j ACCEPT
+-A FORWARD -m conntrack ! --ctstatus SEEN_REPLY --ctdir REPLY -j DROP
 -A FORWARD -p tcp -m tcp --dport 7 -g web
 -A FORWARD -p udp -m udp --dport 7 -g web
 -A FORWARD -p tcp -m tcp --dport 8080 -j MARK --set-xmark 0x9/0xffffffff

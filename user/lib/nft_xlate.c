@@ -98,7 +98,8 @@ enum xl_field {
 	XF_IIFNAME, XF_OIFNAME, XF_IIF, XF_OIF, XF_SPORT, XF_DPORT,
 	XF_TCPFLAGS, XF_ICMPTYPE, XF_ICMPCODE, XF_ICMPTC, XF_FRAG, XF_TTL,
 	XF_LENGTH, XF_MARK, XF_CTSTATE, XF_PKTTYPE, XF_SKUID, XF_SKGID,
-	XF_SADDRTYPE, XF_DADDRTYPE, XF_CTMARK, XF_CONST,
+	XF_SADDRTYPE, XF_DADDRTYPE, XF_CTMARK, XF_CONST, XF_CTSTATUS,
+	XF_CTDIR,
 };
 
 /**
@@ -137,7 +138,7 @@ struct xl_range {
 enum xl_kind {
 	XK_TCP, XK_UDP, XK_ICMP, XK_MULTIPORT, XK_STATE, XK_CONNTRACK,
 	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT, XK_LIMIT, XK_XT,
-	XK_OWNER, XK_ADDRTYPE,
+	XK_OWNER, XK_ADDRTYPE, XK_CTXT,
 };
 
 enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
@@ -180,6 +181,8 @@ enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
  * @uid: owner --uid-owner (XK_OWNER, an XK_XT once the rule is read)
  * @gid: owner --gid-owner
  * @atype: addrtype (XK_ADDRTYPE, an XK_XT once the rule is read)
+ * @ct: conntrack --ctstatus, --ctdir (XK_CTXT, an XK_XT once the rule is
+ *	read)
  */
 struct xl_clause {
 	int kind;
@@ -207,6 +210,7 @@ struct xl_clause {
 	char xt[XL_XT_TEXT];
 	struct xl_range uid, gid;
 	struct xt_addrtype_info_v1 atype;
+	struct xt_conntrack_mtinfo3 ct;
 };
 
 /**
@@ -666,7 +670,8 @@ static const char *field_name(int field)
 		[XF_PKTTYPE] = "meta pkttype", [XF_SKUID] = "meta skuid",
 		[XF_SKGID] = "meta skgid", [XF_SADDRTYPE] = "fib saddr type",
 		[XF_DADDRTYPE] = "fib daddr type", [XF_CTMARK] = "ct mark",
-		[XF_CONST] = "a constant",
+		[XF_CONST] = "a constant", [XF_CTSTATUS] = "ct status",
+		[XF_CTDIR] = "ct direction",
 	};
 
 	return names[field];
@@ -894,8 +899,8 @@ static int owner_finish(struct xl_state *s, struct xl_clause *c)
 
 /*
  * Matches gathered while the rule is read, from meta skuid and skgid (a
- * range is two compares) and fib ... type, become the xt matches owner
- * and addrtype once it is.
+ * range is two compares), fib ... type and ct status and direction,
+ * become the xt matches owner, addrtype and conntrack once it is.
  */
 static int xt_finish(struct xl_state *s)
 {
@@ -913,9 +918,51 @@ static int xt_finish(struct xl_state *s)
 			c->kind = XK_XT;
 			ret = xt_print_ext(s, false, "addrtype", 1, &a,
 					   sizeof(a), c->xt, sizeof(c->xt));
+		} else if (c->kind == XK_CTXT) {
+			c->kind = XK_XT;
+			ret = xt_print_ext(s, false, "conntrack", 3, &c->ct,
+					   sizeof(c->ct), c->xt, sizeof(c->xt));
 		}
 	}
 	return ret;
+}
+
+/*
+ * ct status & BITS != 0 (nft's "ct status assured") or == 0, and ct
+ * direction: -m conntrack [!] --ctstatus and --ctdir.  Untracked packets
+ * match neither, in nft (the load breaks) as in xt_conntrack.
+ */
+static int set_ctxt(struct xl_state *s, const struct xl_reg *r, u32 v,
+		    u32 mask, bool ne)
+{
+	struct xl_clause *c;
+	u16 flag = r->field == XF_CTSTATUS ? XT_CONNTRACK_STATUS :
+					     XT_CONNTRACK_DIRECTION;
+	bool inv;
+
+	if (r->field == XF_CTSTATUS) {
+		/* --ctstatus names these; SNAT and DNAT are --ctstate's */
+		if (!r->masked || v || mask & ~(IPS_EXPECTED | IPS_SEEN_REPLY |
+						 IPS_ASSURED | IPS_CONFIRMED))
+			return xl_fail(s, "ct status compared as 0x%x/0x%x (only a test of the bits expected, seen-reply, assured, confirmed)",
+				       v, mask);
+		inv = !ne;
+	} else {
+		if (v > 1)
+			return xl_fail(s, "ct direction %u", v);
+		inv = (v == 1) != ne;	/* --ctdir REPLY is the inverted flag */
+	}
+	c = clause(s, XK_CTXT);
+	if (!c)
+		return -EINVAL;
+	if (c->ct.match_flags & flag)
+		return xl_fail(s, "a second %s match", field_name(r->field));
+	c->ct.match_flags |= flag;
+	if (inv)
+		c->ct.invert_flags |= flag;
+	if (r->field == XF_CTSTATUS)
+		c->ct.status_mask = mask;
+	return 0;
 }
 
 /*
@@ -1069,7 +1116,7 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 	if (r->masked && r->field != XF_SADDR && r->field != XF_DADDR &&
 	    r->field != XF_TCPFLAGS && r->field != XF_MARK &&
 	    r->field != XF_CTSTATE && r->field != XF_FRAG &&
-	    r->field != XF_CTMARK)
+	    r->field != XF_CTMARK && r->field != XF_CTSTATUS)
 		return xl_fail(s, "a masked %s", field_name(r->field));
 	switch (r->field) {
 	case XF_SADDR:
@@ -1171,6 +1218,9 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 	case XF_CTMARK:
 		s->reads_ctmark = true;
 		return put_connmark(s, v, mask, ne);
+	case XF_CTSTATUS:
+	case XF_CTDIR:
+		return set_ctxt(s, r, v, mask, ne);
 	case XF_SKUID:
 	case XF_SKGID:
 		return set_range(s, r->field, v, v, ne);
@@ -1413,14 +1463,31 @@ static int load_fib(struct xl_state *s, struct nftnl_expr *e)
 static int load_ct(struct xl_state *s, struct nftnl_expr *e)
 {
 	u32 key = nftnl_expr_get_u32(e, NFTNL_EXPR_CT_KEY);
+	unsigned int len = 4;
+	int field;
 
 	if (nftnl_expr_is_set(e, NFTNL_EXPR_CT_SREG))
 		return set_mark(s, e, key, NFTNL_EXPR_CT_SREG, true);
-	if (key != NFT_CT_STATE && key != NFT_CT_MARK)
-		return xl_fail(s, "ct key %u (only ct state and mark)", key);
-	return load_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_CT_DREG),
-			key == NFT_CT_STATE ? XF_CTSTATE : XF_CTMARK, 4, true,
-			"ct") ? 0 : -EINVAL;
+	switch (key) {
+	case NFT_CT_STATE:
+		field = XF_CTSTATE;
+		break;
+	case NFT_CT_MARK:
+		field = XF_CTMARK;
+		break;
+	case NFT_CT_STATUS:
+		field = XF_CTSTATUS;
+		break;
+	case NFT_CT_DIRECTION:
+		field = XF_CTDIR;
+		len = 1;
+		break;
+	default:
+		return xl_fail(s, "ct key %u (only ct state, mark, status and direction)",
+			       key);
+	}
+	return load_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_CT_DREG), field,
+			len, true, "ct") ? 0 : -EINVAL;
 }
 
 static int do_bitwise(struct xl_state *s, struct nftnl_expr *e)

@@ -992,6 +992,14 @@ static bool fake_save_one(FILE *f, bool target, const char *name,
 			c->ctmark);
 		return true;
 	}
+	if (!target && !strcmp(name, "conntrack") && rev == 3 &&
+	    len == sizeof(struct xt_conntrack_mtinfo3)) {
+		const struct xt_conntrack_mtinfo3 *c = data;
+
+		fprintf(f, " -m conntrack flags=0x%x inv=0x%x status=0x%x",
+			c->match_flags, c->invert_flags, c->status_mask);
+		return true;
+	}
 	if (!target && !strcmp(name, "connmark") && rev == 1 &&
 	    len == sizeof(struct xt_connmark_mtinfo1)) {
 		const struct xt_connmark_mtinfo1 *m = data;
@@ -1182,6 +1190,39 @@ static void fill_mark_set_reads(struct nftnl_rule *r)
 	verdict(r, NF_ACCEPT, NULL);
 }
 
+/* ct status & @bits != 0 */
+static void ct_status_bits(struct nftnl_rule *r, u32 bits)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("ct");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_STATUS);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	add(r, e);
+	bitwise(r, &bits, 4);	/* host order, as ct status is */
+	cmp32(r, NFT_CMP_NEQ, 0);
+}
+
+/* nft: ct status dnat accept: DNAT is a --ctstate of iptables */
+static void fill_ctstatus_dnat(struct nftnl_rule *r)
+{
+	ct_status_bits(r, 0x20);	/* IPS_DST_NAT */
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+/* nft: ct status assured ct direction reply accept */
+static void fill_ctstatus(struct nftnl_rule *r)
+{
+	struct nftnl_expr *e;
+
+	ct_status_bits(r, 0x4);		/* IPS_ASSURED */
+	e = nftnl_expr_alloc("ct");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_DIRECTION);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	add(r, e);
+	cmp8(r, NFT_CMP_EQ, 1);	/* IP_CT_DIR_REPLY */
+	verdict(r, NF_ACCEPT, NULL);
+}
+
 static void test_xt_through(void)
 {
 	nfhp_print_set_ext(&fake_print);
@@ -1227,6 +1268,14 @@ static void test_xt_through(void)
 	       "-A FORWARD -j CONNMARK mode=1 ctmark=0x0\n");
 	one_rule(fill_mark_set_reads);
 	refuse("meta mark set in a rule matching the mark", "matches the mark");
+	one_rule(fill_ctstatus);
+	expect("ct status assured, ct direction reply: one -m conntrack", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -m conntrack flags=0x1040 inv=0x1000 status=0x4"
+	       " -j ACCEPT\n");
+	one_rule(fill_ctstatus_dnat);
+	refuse("ct status dnat (a --ctstate of iptables)", "ct status compared");
 	one_rule(fill_rpfilter);
 	refuse("fib ... oif (rpfilter)", "only saddr or daddr");
 	one_rule(fill_xt_unknown);
