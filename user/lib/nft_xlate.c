@@ -65,8 +65,8 @@
 #define XL_IFNAMSIZ	16
 #define XL_VERDICT_XT	1000	/* an iptables target: -j REJECT, LOG... */
 #define XL_LOG_DEFAULT	4	/* LOG --log-level warning */
-#define XL_LIMIT_BURST	5	/* -m limit's default --limit-burst */
 #define XL_XT_TEXT	512	/* " -m NAME ..." of an xt match */
+#define XL_TARGET_TEXT	260	/* " -j NAME ...": " -j " and s->xtarget */
 
 /* ipt_icmp (linux/netfilter_ipv4/ip_tables.h drags in too much). */
 struct xl_ipt_icmp {
@@ -175,8 +175,8 @@ enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
  * @src: iprange --src-range
  * @dst: iprange --dst-range
  * @comment: --comment
- * @limit_avg: limit: the time between packets, 1/XT_LIMIT_SCALE seconds
- * @limit_burst: limit --limit-burst
+ * @rate: limit: the time between packets in 1/XT_LIMIT_SCALE seconds and
+ *	the burst (XK_LIMIT, an XK_XT once the rule is read)
  * @xt: an xt match as its library prints it (" -m NAME ...")
  * @uid: owner --uid-owner (XK_OWNER, an XK_XT once the rule is read)
  * @gid: owner --gid-owner
@@ -206,7 +206,7 @@ struct xl_clause {
 	bool mark_inv;
 	struct xl_range src, dst;
 	char comment[NFHP_COMMENT_LEN];
-	u32 limit_avg, limit_burst;
+	struct xt_rateinfo rate;
 	char xt[XL_XT_TEXT];
 	struct xl_range uid, gid;
 	struct xt_addrtype_info_v1 atype;
@@ -693,15 +693,23 @@ static struct xl_clause *clause_new(struct xl_state *s, int kind)
 	return c;
 }
 
-/* The clause of @kind, new if the rule has none yet. */
-static struct xl_clause *clause(struct xl_state *s, int kind)
+/* The rule's clause of @kind, or NULL. */
+static struct xl_clause *find_clause(struct xl_state *s, int kind)
 {
 	unsigned int i;
 
 	for (i = 0; i < s->ncl; i++)
 		if (s->cl[i].kind == kind)
 			return &s->cl[i];
-	return clause_new(s, kind);
+	return NULL;
+}
+
+/* The clause of @kind, new if the rule has none yet. */
+static struct xl_clause *clause(struct xl_state *s, int kind)
+{
+	struct xl_clause *c = find_clause(s, kind);
+
+	return c ? c : clause_new(s, kind);
 }
 
 /* Ports and flags need "-p tcp" (or udp, icmp) before them. */
@@ -899,8 +907,9 @@ static int owner_finish(struct xl_state *s, struct xl_clause *c)
 
 /*
  * Matches gathered while the rule is read, from meta skuid and skgid (a
- * range is two compares), fib ... type and ct status and direction,
- * become the xt matches owner, addrtype and conntrack once it is.
+ * range is two compares), fib ... type, limit and ct status and
+ * direction, become the xt matches owner, addrtype, limit and conntrack
+ * once it is.
  */
 static int xt_finish(struct xl_state *s)
 {
@@ -918,6 +927,10 @@ static int xt_finish(struct xl_state *s)
 			c->kind = XK_XT;
 			ret = xt_print_ext(s, false, "addrtype", 1, &a,
 					   sizeof(a), c->xt, sizeof(c->xt));
+		} else if (c->kind == XK_LIMIT) {
+			c->kind = XK_XT;
+			ret = xt_print_ext(s, false, "limit", 0, &c->rate,
+					   sizeof(c->rate), c->xt, sizeof(c->xt));
 		} else if (c->kind == XK_CTXT) {
 			c->kind = XK_XT;
 			ret = xt_print_ext(s, false, "conntrack", 3, &c->ct,
@@ -1298,6 +1311,22 @@ static int load_payload(struct xl_state *s, struct nftnl_expr *e)
 }
 
 /*
+ * What follows " -j " in @text, an xt target as its library printed it,
+ * into @dst, as s->xtarget and s->log hold targets.
+ */
+static int xt_target_text(struct xl_state *s, const char *text, char *dst,
+			  size_t size)
+{
+	static const char jump[] = " -j ";
+
+	if (strncmp(text, jump, strlen(jump)) ||
+	    strlen(text + strlen(jump)) >= size)
+		return xl_fail(s, "xt target printed as \"%s\"", text);
+	strcpy(dst, text + strlen(jump));
+	return 0;
+}
+
+/*
  * A target that does not end the rule, before its verdict: written as a
  * rule of its own with the same matches (s->log), then the verdict's.
  * The second rule sees what the first changed, so a rule that sets a
@@ -1306,30 +1335,13 @@ static int load_payload(struct xl_state *s, struct nftnl_expr *e)
 static int put_pre_target(struct xl_state *s, const char *name, u32 rev,
 			  const void *info, u32 len)
 {
-	static const char jump[] = " -j ";
-	char text[sizeof(s->log) + sizeof(jump)];
+	char text[XL_TARGET_TEXT];
 	int ret;
 
 	if (s->log[0])
 		return xl_fail(s, "two statements before the verdict");
 	ret = xt_print_ext(s, true, name, rev, info, len, text, sizeof(text));
-	if (ret)
-		return ret;
-	if (strncmp(text, jump, strlen(jump)) ||
-	    strlen(text + strlen(jump)) >= sizeof(s->log))
-		return xl_fail(s, "xt target printed as \"%s\"", text);
-	strcpy(s->log, text + strlen(jump));
-	return 0;
-}
-
-static bool matches_kind(const struct xl_state *s, int kind)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->ncl; i++)
-		if (s->cl[i].kind == kind)
-			return true;
-	return false;
+	return ret ? ret : xt_target_text(s, text, s->log, sizeof(s->log));
 }
 
 /*
@@ -1353,7 +1365,7 @@ static int set_mark(struct xl_state *s, struct nftnl_expr *e, u32 key,
 		return xl_fail(s, "%s mark set from %s", ct ? "ct" : "meta",
 			       r ? field_name(r->field) : "nothing");
 	if (!ct) {
-		if (matches_kind(s, XK_MARK))
+		if (find_clause(s, XK_MARK))
 			return xl_fail(s, "meta mark set in a rule that matches the mark");
 		if (r->field == XF_CONST) {
 			m.mark = r->value;
@@ -2231,19 +2243,16 @@ static int put_log(struct xl_state *s, const char *prefix, u32 level,
 /* Any other xt target: " -j NAME ..." from its library, see xt_through(). */
 static int xt_target_through(struct xl_state *s, struct nftnl_expr *e)
 {
-	static const char jump[] = " -j ";
-	char text[sizeof(s->xtarget) + sizeof(jump)];
+	char text[XL_TARGET_TEXT];
 	int ret;
 
 	if (s->have_verdict)
 		return xl_fail(s, "a target after the verdict");
 	ret = xt_through(s, e, true, text, sizeof(text));
+	if (!ret)
+		ret = xt_target_text(s, text, s->xtarget, sizeof(s->xtarget));
 	if (ret)
 		return ret;
-	if (strncmp(text, jump, strlen(jump)) ||
-	    strlen(text + strlen(jump)) >= sizeof(s->xtarget))
-		return xl_fail(s, "xt target printed as \"%s\"", text);
-	strcpy(s->xtarget, text + strlen(jump));
 	s->verdict = XL_VERDICT_XT;
 	s->have_verdict = true;
 	return 0;
@@ -2346,9 +2355,9 @@ static int do_log(struct xl_state *s, struct nftnl_expr *e)
 
 /*
  * nft "limit rate N/UNIT [burst B packets]", which iptables-nft makes of
- * -m limit: the time between packets as xt_limit keeps it, so that the
- * rate prints as iptables-nft-save prints it.  Byte rates, "rate over"
- * and weeks have no -m limit form.
+ * -m limit: the time between packets as iptables-nft computes it, so
+ * that libxt_limit prints the rate as iptables-nft-save does (120/min as
+ * 2/sec).  Byte rates, "rate over" and weeks have no -m limit form.
  */
 static int do_limit(struct xl_state *s, struct nftnl_expr *e)
 {
@@ -2357,7 +2366,6 @@ static int do_limit(struct xl_state *s, struct nftnl_expr *e)
 	u32 burst = nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_BURST);
 	u64 avg = rate ? XT_LIMIT_SCALE * unit / rate : 0;
 	struct xl_clause *c;
-	unsigned int i;
 
 	if (nftnl_expr_get_u32(e, NFTNL_EXPR_LIMIT_TYPE) != NFT_LIMIT_PKTS)
 		return xl_fail(s, "limit in bytes has no -m limit form");
@@ -2372,14 +2380,13 @@ static int do_limit(struct xl_state *s, struct nftnl_expr *e)
 			       (unsigned long long)unit, XT_LIMIT_SCALE);
 	if (!burst)
 		return xl_fail(s, "limit burst 0 has no -m limit form");
-	for (i = 0; i < s->ncl; i++)
-		if (s->cl[i].kind == XK_LIMIT)
-			return xl_fail(s, "a second limit in one rule");
+	if (find_clause(s, XK_LIMIT))
+		return xl_fail(s, "a second limit in one rule");
 	c = clause(s, XK_LIMIT);
 	if (!c)
 		return -EINVAL;
-	c->limit_avg = avg;
-	c->limit_burst = burst;
+	c->rate.avg = avg;
+	c->rate.burst = burst;
 	return 0;
 }
 
@@ -2545,30 +2552,6 @@ static void put_states(FILE *f, unsigned int bits)
 	}
 }
 
-/*
- * A limit's rate as libxt_limit prints it: the longest unit in which
- * the rate is a whole number, or as near as the shorter unit gets.
- */
-static void put_rate(FILE *f, u32 avg)
-{
-	static const struct {
-		const char *name;
-		u32 mult;
-	} rates[] = {
-		{ "day", XT_LIMIT_SCALE * 24 * 60 * 60 },
-		{ "hour", XT_LIMIT_SCALE * 60 * 60 },
-		{ "min", XT_LIMIT_SCALE * 60 },
-		{ "sec", XT_LIMIT_SCALE },
-	};
-	unsigned int i;
-
-	for (i = 1; i < ARRAY_SIZE(rates); i++)
-		if (avg > rates[i].mult ||
-		    rates[i].mult / avg < rates[i].mult % avg)
-			break;
-	fprintf(f, " %u/%s", rates[i - 1].mult / avg, rates[i - 1].name);
-}
-
 static void put_clause(FILE *f, const struct xl_clause *c)
 {
 	static const char *const mp_opt[] = { "--sports", "--dports",
@@ -2650,12 +2633,6 @@ static void put_clause(FILE *f, const struct xl_clause *c)
 		break;
 	case XK_XT:
 		fputs(c->xt, f);
-		break;
-	case XK_LIMIT:
-		fputs(" -m limit --limit", f);
-		put_rate(f, c->limit_avg);
-		if (c->limit_burst != XL_LIMIT_BURST)
-			fprintf(f, " --limit-burst %u", c->limit_burst);
 		break;
 	}
 }

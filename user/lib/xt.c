@@ -789,27 +789,37 @@ static int xt_do_print(void *arg)
 }
 
 /*
- * The extensions print to stdout with printf(): point stdout at @f while
- * they run, so that their output lands between ours, in order, whether
- * @f is stdout or a memory stream.
+ * Run the printing @fn guarded.  The extensions print to stdout with
+ * printf(): point stdout at @f while they run, so that their output lands
+ * between ours, in order, whether @f is stdout or a memory stream.
+ * Return false when libxtables gave up with an error (reported).
  */
-static void xt_print(FILE *f, const struct nfhp_rule_spec *spec, int what)
+static bool xt_print_to(FILE *f, int (*fn)(void *arg), void *arg)
 {
-	struct xt_print_call pc = { spec, what };
 	FILE *saved = stdout;
 	char err[256];
+	bool ok = true;
 
-	if (!spec->ext_len)
-		return;
 	/*
 	 * xtables_find_match() hands out a clone of a match that a parsed
 	 * rule still holds (its ->m is set): drop what a failed parse left.
 	 */
 	xt_begin();
 	stdout = f;
-	if (xt_guarded(xt_do_print, &pc, err, sizeof(err)))
+	if (xt_guarded(fn, arg, err, sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", XT_PROG, err);
+		ok = false;
+	}
 	stdout = saved;
+	return ok;
+}
+
+static void xt_print(FILE *f, const struct nfhp_rule_spec *spec, int what)
+{
+	struct xt_print_call pc = { spec, what };
+
+	if (spec->ext_len)
+		xt_print_to(f, xt_do_print, &pc);
 }
 
 static void xt_save_matches_hook(FILE *f, const struct nfhp_rule_spec *spec)
@@ -891,21 +901,12 @@ static bool xt_save_one_hook(FILE *f, bool target, const char *name,
 	};
 	struct ipt_ip ip = { .proto = proto };
 	struct xt_save_call sc = { .e = &e, .ip = &ip };
-	FILE *saved = stdout;
-	char err[256];
 
 	if (rev > 255 || strlen(name) >= XT_EXTENSION_MAXNAMELEN)
 		return false;
 	if (proto_inv)
 		ip.invflags |= XT_INV_PROTO;
-	xt_begin();
-	stdout = f;
-	if (xt_guarded(xt_do_save_one, &sc, err, sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", XT_PROG, err);
-		sc.known = false;
-	}
-	stdout = saved;
-	return sc.known;
+	return xt_print_to(f, xt_do_save_one, &sc) && sc.known;
 }
 
 static const struct nfhp_print_ext xt_print_ops = {

@@ -20,6 +20,7 @@
 #include <linux/netfilter/xt_addrtype.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_connmark.h>
+#include <linux/netfilter/xt_limit.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_owner.h>
@@ -940,33 +941,6 @@ static void test_refusals(void)
 	refuse("two base chains at one hook", "share hook FORWARD");
 }
 
-static void test_limits(void)
-{
-	static const struct {
-		void (*fill)(struct nftnl_rule *r);
-		const char *name;
-		const char *line;
-	} cases[] = {
-		{ fill_limit, "nft limit: -m limit",
-		  "-A FORWARD -p icmp -m limit --limit 5/min --limit-burst 7 -j ACCEPT" },
-		{ fill_limits, "nft limit per hour, default burst",
-		  "-A FORWARD -m limit --limit 3/hour -j ACCEPT" },
-		{ fill_limit_sec, "nft limit 120/minute prints as 2/sec",
-		  "-A FORWARD -m limit --limit 2/sec -j ACCEPT" },
-		{ fill_limit_day, "nft limit per day",
-		  "-A FORWARD -m limit --limit 7/day --limit-burst 1 -j ACCEPT" },
-	};
-	char want[256];
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		one_rule(cases[i].fill);
-		snprintf(want, sizeof(want), ":INPUT ACCEPT [0:0]\n"
-			 ":FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n%s\n",
-			 cases[i].line);
-		expect(cases[i].name, NULL, want);
-	}
-}
 
 /*
  * A stand-in for xt.c's libxtables printer: it knows "string", "recent",
@@ -990,6 +964,13 @@ static bool fake_save_one(FILE *f, bool target, const char *name,
 
 		fprintf(f, " -j CONNMARK mode=%u ctmark=0x%x", c->mode,
 			c->ctmark);
+		return true;
+	}
+	if (!target && !strcmp(name, "limit") && rev == 0 &&
+	    len == sizeof(struct xt_rateinfo)) {
+		const struct xt_rateinfo *l = data;
+
+		fprintf(f, " -m limit avg=%u burst=%u", l->avg, l->burst);
 		return true;
 	}
 	if (!target && !strcmp(name, "conntrack") && rev == 3 &&
@@ -1282,6 +1263,40 @@ static void test_xt_through(void)
 	refuse("an xt match the printer does not know", "xt match \"nosuch\"");
 	one_rule(fill_xt_after_verdict);
 	refuse("an xt target after the verdict", "after the verdict");
+	nfhp_print_set_ext(NULL);
+}
+
+/*
+ * The time between packets as iptables-nft computes it (libxt_limit then
+ * prints 5000 as 2/sec, which import.sh checks against iptables-nft-save).
+ */
+static void test_limits(void)
+{
+	static const struct {
+		void (*fill)(struct nftnl_rule *r);
+		const char *name;
+		const char *line;
+	} cases[] = {
+		{ fill_limit, "nft limit 5/minute burst 7: -m limit",
+		  "-A FORWARD -p icmp -m limit avg=120000 burst=7 -j ACCEPT" },
+		{ fill_limits, "nft limit per hour",
+		  "-A FORWARD -m limit avg=12000000 burst=5 -j ACCEPT" },
+		{ fill_limit_sec, "nft limit 120/minute, as 2/sec would be",
+		  "-A FORWARD -m limit avg=5000 burst=5 -j ACCEPT" },
+		{ fill_limit_day, "nft limit per day",
+		  "-A FORWARD -m limit avg=123428571 burst=1 -j ACCEPT" },
+	};
+	char want[256];
+	unsigned int i;
+
+	nfhp_print_set_ext(&fake_print);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		one_rule(cases[i].fill);
+		snprintf(want, sizeof(want), ":INPUT ACCEPT [0:0]\n"
+			 ":FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n%s\n",
+			 cases[i].line);
+		expect(cases[i].name, NULL, want);
+	}
 	nfhp_print_set_ext(NULL);
 }
 
