@@ -181,9 +181,13 @@ nf_hipac_setup()
 	[ "$(id -u)" -eq 0 ] || nfhp_skip "must run as root"
 	trap nfhp_cleanup EXIT
 
+	# Rules match source ports 40000-49999 on purpose (NFHP_SPORT); an
+	# ephemeral port drawn from there would meet them by chance.
 	for ns in $ns_client $ns_router $ns_server; do
 		ip netns add "$ns" || return 1
 		ip -n "$ns" link set lo up || return 1
+		in_ns "$ns" sysctl -qw \
+			net.ipv4.ip_local_port_range="50000 60999" || return 1
 	done
 	if ! ip link add veth0 netns $ns_client type veth \
 			peer name veth0 netns $ns_router; then
@@ -274,8 +278,8 @@ sys.exit(0 if data == b"pong" else 1)
 # nfhp_conn PROTO PORT [SRC_NS [DST_NS [DST_IP]]] - start a one-shot tcp or
 # udp echo server on PORT in DST_NS (default server), send one request from
 # SRC_NS (default client) to DST_IP (default $SERVER_IP) and succeed iff the
-# reply arrives within $NFHP_WAIT seconds.  Set NFHP_SPORT to fix the
-# client's source port.
+# reply arrives within $NFHP_WAIT seconds.  Set NFHP_SPORT (40000-49999,
+# never ephemeral) to fix the client's source port.
 nfhp_conn()
 {
 	local proto=$1 port=$2 src=${3:-$ns_client} dst=${4:-$ns_server}
