@@ -108,7 +108,6 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	memset(key, 0, sizeof(*key));
 	key->v[NFHP_DIM_SRC] = ntohl(iph->saddr);
 	key->v[NFHP_DIM_DST] = ntohl(iph->daddr);
-	key->v[NFHP_DIM_PROTO] = iph->protocol;
 	key->v[NFHP_DIM_STATE] = nfhp_ct_state(skb);
 	key->v[NFHP_DIM_TTL] = iph->ttl;
 	key->v[NFHP_DIM_LEN] = ntohs(iph->tot_len);
@@ -124,6 +123,7 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 		nfhp_key_fill_l4(key, skb, thoff, iph->protocol);
 	nfhp_key_set_l4_short(key, iph->protocol, fragoff,
 			      skb->len > thoff ? skb->len - thoff : 0);
+	nfhp_key_fold_port(key, iph->protocol);
 	pkt->fragoff = fragoff;
 	pkt->thoff = thoff;
 }

@@ -25,7 +25,8 @@ typedef unsigned __int128 nfhp_u128 __aligned(8);
 
 /**
  * struct nfhp_key - one packet, as the classifier sees it
- * @v: the value of each dimension, indexed by &enum nfhp_dim
+ * @v: the value of each dimension, indexed by &enum nfhp_dim; that of
+ *	%NFHP_DIM_PROTO with the destination port (nfhp_key_fold_port())
  */
 struct nfhp_key {
 	nfhp_u128 v[NFHP_DIM_MAX];
@@ -90,6 +91,46 @@ static inline unsigned int nfhp_l4_header_len(u8 proto)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * Boxes, trees and the keys they are asked about hold the protocol and
+ * the destination port as one dimension, %NFHP_DIM_PROTO: the protocol
+ * shifted left by this, or'ed with the destination port's value, marks
+ * included.  A rule for one protocol and some ports is then one interval
+ * per port range there, and a lookup decides both in one node (match.c,
+ * "Protocol and port").
+ */
+#define NFHP_PROTO_SHIFT	18
+#define NFHP_PORT_MASK		((1u << NFHP_PROTO_SHIFT) - 1)
+
+/**
+ * nfhp_key_fold_port() - write the protocol-port value of a key
+ * @key: the key, its destination port final (nfhp_key_set_l4_short())
+ * @proto: the protocol
+ *
+ * Every producer of keys calls this last: nfhp_classify() and
+ * nfhp_box_contains_key() read %NFHP_DIM_PROTO as it leaves it.
+ */
+static inline void nfhp_key_fold_port(struct nfhp_key *key, u8 proto)
+{
+	key->v[NFHP_DIM_PROTO] = (u32)proto << NFHP_PROTO_SHIFT |
+				 (u32)key->v[NFHP_DIM_DPORT];
+}
+
+/**
+ * nfhp_key_plain() - a dimension of a key as the packet has it
+ * @key: the key, as nfhp_key_fold_port() left it
+ * @dim: the dimension
+ *
+ * Return: the value; for %NFHP_DIM_PROTO the protocol alone.
+ */
+static inline nfhp_u128 nfhp_key_plain(const struct nfhp_key *key,
+				       unsigned int dim)
+{
+	if (dim == NFHP_DIM_PROTO)
+		return key->v[dim] >> NFHP_PROTO_SHIFT;
+	return key->v[dim];
 }
 
 /* Does @proto have the ports of the port dimensions (and of multiport)? */

@@ -77,7 +77,8 @@ nfhp_u128 nfhp_dim_span(unsigned int dim)
  * @dim: the dimension
  *
  * That is nfhp_dim_span(), or the marks of key.h for the dimensions a
- * non-first fragment or a short transport header sets to them.
+ * non-first fragment or a short transport header sets to them; for the
+ * protocol, with the destination port (nfhp_key_value32()).
  *
  * Return: the inclusive maximum.
  */
@@ -91,6 +92,8 @@ static nfhp_u128 nfhp_dim_key_max(unsigned int dim)
 		return NFHP_L4_EVIL_FRAG;
 	case NFHP_DIM_ICMP:
 		return NFHP_L4_TRUNCATED;
+	case NFHP_DIM_PROTO:
+		return 0xff << NFHP_PROTO_SHIFT | NFHP_PORT_MASK;
 	default:
 		return nfhp_dim_span(dim);
 	}
@@ -486,6 +489,59 @@ static void nfhp_rlists_classify(struct nfhp_rlist *lists, u16 *restricted,
 	}
 }
 
+/*
+ * Protocol and port.
+ *
+ * Most rules with ports name one protocol: "-p tcp --dport 80" needed a
+ * node for the protocol and below it one for the port on every path.  A
+ * box's %NFHP_DIM_PROTO holds both (key.h): such a rule's protocol
+ * intervals are [6 << 18 | 80, 6 << 18 | 80], its destination port is
+ * left unrestricted, and one node decides both.  Any other protocol
+ * match covers all ports of its protocols: "! -p tcp" is [0, 5 << 18 |
+ * NFHP_PORT_MASK] and [7 << 18, 0xff << 18 | NFHP_PORT_MASK].  Each box
+ * is still the exact set of packets it was, so intersections, coverage
+ * and lookups need nothing else; hot boxes (nfhp_box_derive()) take the
+ * protocol without the port.
+ */
+
+/* Turn the protocol list of a planned box into the protocol-port one. */
+static int nfhp_rlists_fold_port(struct nfhp_rlist *lists, u16 *restricted)
+{
+	struct nfhp_rlist *proto = &lists[NFHP_DIM_PROTO];
+	struct nfhp_rlist *port = &lists[NFHP_DIM_DPORT];
+	struct nfhp_rlist fold = { 0 };
+	u32 base;
+	unsigned int i;
+	int err = 0;
+
+	if (!(*restricted & (1u << NFHP_DIM_PROTO)) || !proto->n)
+		return 0;
+	if (proto->n == 1 && proto->r[0].lo == proto->r[0].hi &&
+	    (*restricted & (1u << NFHP_DIM_DPORT)) && port->n) {
+		base = (u32)proto->r[0].lo << NFHP_PROTO_SHIFT;
+		for (i = 0; i < port->n && !err; i++)
+			err = nfhp_rlist_add(&fold, base | port->r[i].lo,
+					     base | port->r[i].hi);
+		if (!err) {
+			*restricted &= ~(1u << NFHP_DIM_DPORT);
+			nfhp_rlist_release(port);
+			memset(port, 0, sizeof(*port));
+		}
+	} else {
+		for (i = 0; i < proto->n && !err; i++)
+			err = nfhp_rlist_add(&fold,
+					     proto->r[i].lo << NFHP_PROTO_SHIFT,
+					     proto->r[i].hi << NFHP_PROTO_SHIFT |
+					     NFHP_PORT_MASK);
+	}
+	if (err) {
+		nfhp_rlist_release(&fold);
+		return err;
+	}
+	nfhp_rlist_move(proto, &fold);
+	return 0;
+}
+
 /**
  * struct nfhp_box_plan - a box worked out, not yet placed in memory
  * @rl: its intervals, one list per dimension
@@ -539,6 +595,11 @@ static int nfhp_box_plan(const struct nfhp_rule_spec *s,
 	if (err) {
 		if (err == -E2BIG)
 			*msg = "match needs too many intervals";
+		nfhp_rlists_release(lists);
+		return err;
+	}
+	err = nfhp_rlists_fold_port(lists, &p->restricted);
+	if (err) {
 		nfhp_rlists_release(lists);
 		return err;
 	}
@@ -822,6 +883,49 @@ static size_t nfhp_derived_bytes(const struct nfhp_box_plan *own, u16 keep,
 }
 
 /*
+ * Write into @out the protocol intervals @r (@n of them) without what they
+ * say of the port: each protocol they hold with every port.
+ *
+ * Return: the intervals written, at most @n.
+ */
+static unsigned int nfhp_ranges_unfold_port(struct nfhp_range *out,
+					    const struct nfhp_range *r,
+					    unsigned int n)
+{
+	unsigned int i, w = 0;
+	nfhp_u128 lo, hi;
+
+	for (i = 0; i < n; i++) {
+		lo = r[i].lo & ~(nfhp_u128)NFHP_PORT_MASK;
+		hi = r[i].hi | NFHP_PORT_MASK;
+		if (w && lo <= out[w - 1].hi + 1) {
+			out[w - 1].hi = max(out[w - 1].hi, hi);
+			continue;
+		}
+		out[w].lo = lo;
+		out[w++].hi = hi;
+	}
+	return w;
+}
+
+/*
+ * Narrow the protocol interval @r (one of @n) of a single protocol to the
+ * destination ports @port.  Return: false, changing nothing, for @n other
+ * than one or an interval of several protocols.
+ */
+static bool nfhp_range_fold_port(struct nfhp_range *r, unsigned int n,
+				 const struct nfhp_range *port)
+{
+	nfhp_u128 base = r->lo & ~(nfhp_u128)NFHP_PORT_MASK;
+
+	if (n != 1 || r->hi - base != NFHP_PORT_MASK)
+		return false;
+	r->lo = base | port->lo;
+	r->hi = base | port->hi;
+	return true;
+}
+
+/*
  * Write into @b the box of @own's dimensions in @keep, with dimension @mark
  * narrowed to @mr alone.  @own holds them normalized already: copying them
  * spares working out the matches a second time.
@@ -831,14 +935,23 @@ static void nfhp_box_derive(struct nfhp_box *b, const struct nfhp_box *own,
 			    const struct nfhp_range *mr)
 {
 	unsigned int d, n, pos = 0;
+	bool folded = false;
 
 	keep &= own->restricted & ~(1u << mark);
-	b->restricted = keep | 1u << mark;
 	b->empty = false;
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
 		b->start[d] = pos;
 		if (d == mark) {
-			b->r[pos++] = *mr;
+			if (!folded)
+				b->r[pos++] = *mr;
+		} else if (d == NFHP_DIM_PROTO && (keep & (1u << d))) {
+			n = nfhp_ranges_unfold_port(&b->r[pos],
+						    nfhp_box_ranges(own, d),
+						    nfhp_box_nranges(own, d));
+			folded = mark == NFHP_DIM_DPORT &&
+				 nfhp_range_fold_port(&b->r[pos], n, mr);
+			pos += n;
+			b->empty |= !n;
 		} else if (keep & (1u << d)) {
 			n = nfhp_box_nranges(own, d);
 			memcpy(&b->r[pos], nfhp_box_ranges(own, d),
@@ -847,6 +960,7 @@ static void nfhp_box_derive(struct nfhp_box *b, const struct nfhp_box *own,
 			b->empty |= !n;
 		}
 	}
+	b->restricted = keep | (folded ? 0 : 1u << mark);
 	b->start[NFHP_DIM_MAX] = pos;
 	b->size = sizeof(*b) + pos * sizeof(b->r[0]);
 }

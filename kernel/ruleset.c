@@ -5812,7 +5812,7 @@ static void nfhp_classify_walk(struct nfhp_walk *w,
  * nfhp_classify() - classify a packet, counting the rules it matches
  * @rs: the rule set
  * @hook: the hook the packet is at
- * @key: the packet
+ * @key: the packet, as nfhp_key_fold_port() left it
  * @len: its length, for the byte counters
  * @pkt: what the rule set's &struct nfhp_ext_ops need to run extensions
  *	on the packet, or NULL when it has none

@@ -61,8 +61,13 @@
  *   2  -s 10.1.0.0/16 -j DROP
  *   3  -p tcp -j ACCEPT
  *
+ * PROTO holds the protocol and the destination port together (key.h,
+ * match.c "Protocol and port"): protocol << 18 | port, written p:port
+ * below, with max for the largest port value a key can hold, marks
+ * included.  Rule 1 needs 6:22 there, rule 3 6:0 to 6:max, all of tcp.
+ *
  * At the root no entry covers everything.  SRC is restricted by two of the
- * non-covering entries, PROTO and DPORT by two and one: SRC is split at
+ * non-covering entries, PROTO by two as well: SRC is split at
  * 10.0.0.0, 10.1.0.0, 10.2.0.0 and 11.0.0.0 into five intervals:
  *
  *   [0.0.0.0, 9.255.255.255]       entries 3, policy
@@ -71,20 +76,20 @@
  *   [10.2.0.0, 10.255.255.255]     entries 1, 3, policy
  *   [11.0.0.0, 255.255.255.255]    entries 3, policy
  *
- * The first and last children split PROTO into [0,5] -> DROP (policy),
- * [6,6] -> ACCEPT (3), [7,255] -> DROP.  These two children are the same
- * tree, so deduplication makes them one node with two parents.  Without
- * list nodes (below), the 10.1.0.0/16 child would split PROTO, then under
- * [6,6] DPORT into three: 22 -> ACCEPT (1), the rest -> DROP (2), and a
- * packet 10.1.2.3 -> tcp/22 would take three binary searches: SRC, PROTO,
- * DPORT.  Non-first fragments carry %NFHP_L4_FRAGMENT as their port, so
- * they fall in the "rest" and never match rule 1, as in iptables.
+ * The first and last children split PROTO into [0:0, 5:max] -> DROP
+ * (policy), [6:0, 6:max] -> ACCEPT (3), [7:0, 255:max] -> DROP.  These two
+ * children are the same tree, so deduplication makes them one node with
+ * two parents.  Without list nodes (below), the 10.1.0.0/16 child would
+ * split PROTO into 6:22 -> ACCEPT (1) and the rest -> DROP (2), and a
+ * packet 10.1.2.3 -> tcp/22 would take two binary searches: SRC, PROTO.
+ * Non-first fragments carry %NFHP_L4_FRAGMENT as their port, so they fall
+ * in the "rest" and never match rule 1, as in iptables.
  *
  * Rule 1's tcp match also has an entry just before it (ruleset.c) that
  * drops the packets iptables' tcp match drops: a TCP header too short to
  * read, whose ports key.h sets above every real port.  It adds one more
- * interval to the DPORT nodes under 10.0.0.0/8, [%NFHP_L4_TRUNCATED, max],
- * with a leaf that drops.
+ * interval to the PROTO nodes under 10.0.0.0/8, [6:%NFHP_L4_TRUNCATED,
+ * 6:max], with a leaf that drops.
  *
  * (ruleset.c gives rules that are wildcards in an address a tree of
  * their own, see struct nfhp_tables: in the example, rule 3 would have a
@@ -95,8 +100,8 @@
  *
  * Deep in a tree most regions hold a rule or two.  The seed set of
  * bench/seed.py, once its addresses are split, leaves each rule's region
- * with the rule, its short-header entry and the policy: a PROTO node, a
- * DPORT node and two leaves per rule.  So a region whose relevant entries
+ * with the rule, its short-header entry and the policy: a node and three
+ * leaves per rule.  So a region whose relevant entries
  * are at most nfhp_list_max, all terminal and unconditional, the last one
  * covering the region, becomes one list node (nfhp_list_get()): the
  * entries in order and, for each but the last, the interval it needs in
@@ -104,13 +109,13 @@
  * first entry whose intervals hold the packet, as the split would have.
  * The 10.1.0.0/16 child of the example is such a region::
  *
- *   rule 1's short header   PROTO [6,6], DPORT [%NFHP_L4_TRUNCATED, max]
- *   rule 1                  PROTO [6,6], DPORT [22,22]
+ *   rule 1's short header   PROTO [6:%NFHP_L4_TRUNCATED, 6:max]
+ *   rule 1                  PROTO [6:22, 6:22]
  *   rule 2                  (covers the region)
  *
  * and 10.1.2.3 -> tcp/22 takes one binary search, SRC, and two tests.
  * The other children of 10.0.0.0/8 would not be, rule 3 there needs
- * PROTO [6,6] only, which overlaps rule 1; but with rule 3 in a tree of
+ * all of tcp, which overlaps rule 1; but with rule 3 in a tree of
  * its own they are lists too.  Lists are made only where every entry
  * decides some packet of the region (their intervals are disjoint, and
  * leave a gap in one dimension for the last), so that shadow analysis,
@@ -399,13 +404,18 @@ static struct nfhp_node_ctl *nfhp_ctl(const struct nfhp_node *node)
 static void nfhp_index_fill(struct nfhp_node *node)
 {
 	const u32 *k = nfhp_keys32(node);
-	u32 *idx = nfhp_index(node), i = 0, b, nb;
-	u32 span = k[node->n - 1] - k[0];
+	u32 *idx = nfhp_index(node), i = 0, b, nb, span;
 	u64 start;
 
 	node->ibits = nfhp_index_bits(node->kind, node->n);
 	if (!node->ibits)
 		return;
+	/*
+	 * Values past the last key but one are the last interval's, which
+	 * the clamp into the last bucket finds: the buckets divide the keys
+	 * before it, which a wide last interval would crowd into few.
+	 */
+	span = k[node->n - 2] - k[0];
 	nb = 1u << node->ibits;
 	while (((span - 1) >> node->ishift) >= nb)
 		node->ishift++;

@@ -109,8 +109,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&key, 0, sizeof(key));
 	for (i = 0; i < 64; i++) {
 		key.v[NFHP_DIM_SRC] = 0x0a000000u + i * 0x01010101u;
-		key.v[NFHP_DIM_PROTO] = i % 3 ? 6 : 17;
 		key.v[NFHP_DIM_DPORT] = i * 997 % 65536;
+		nfhp_key_fold_port(&key, i % 3 ? 6 : 17);
 		nfhp_classify(rs, i % NFHP_HOOK_MAX, &key, 100, NULL, &v);
 	}
 	nfhp_ruleset_free(rs);

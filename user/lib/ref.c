@@ -372,7 +372,7 @@ static bool match_one(u8 dim, u8 form, u8 syntax, u8 nranges,
 		      const struct nfhp_range *rg, const char *ifname,
 		      const struct nfhp_key *key)
 {
-	nfhp_u128 v = key->v[dim];
+	nfhp_u128 v = nfhp_key_plain(key, dim);
 	unsigned int bits = nfhp_dim_bits(dim);
 	char name[NFHP_IFNAME_LEN + 1];
 

@@ -150,7 +150,6 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 			goto bad;
 		}
 	}
-	p->key.v[NFHP_DIM_PROTO] = proto;
 	p->key.v[NFHP_DIM_FRAG] = !!frag;
 	p->key.v[NFHP_DIM_LEN] = p->len;
 	if (nfhp_proto_has_ports(proto) && !frag) {
@@ -162,6 +161,7 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 	if (proto == 1 && !frag && have_icmp)
 		p->key.v[NFHP_DIM_ICMP] = icmp;
 	nfhp_key_set_l4_short(&p->key, proto, frag, l4len);
+	nfhp_key_fold_port(&p->key, proto);
 	return 0;
 bad:
 	snprintf(err, errlen, "bad packet field `%s%s%s'", tok,

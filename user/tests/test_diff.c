@@ -356,9 +356,19 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 	memset(s, 0, sizeof(*s));
 	while (n--)
 		used |= 1u << rnd(NFHP_DIM_MAX);
+	/* Mostly, as iptables has them, ports of one protocol (match.c). */
+	if ((used & (1u << NFHP_DIM_DPORT)) && rnd(3))
+		used |= 1u << NFHP_DIM_PROTO;
 	for (d = 0; d < NFHP_DIM_MAX; d++)
 		if (used & (1u << d))
 			gen_match(&s->m[s->nmatch++], d);
+	for (d = 0; d < s->nmatch; d++)
+		if (s->m[d].dim == NFHP_DIM_PROTO &&
+		    (used & (1u << NFHP_DIM_DPORT)) && rnd(3)) {
+			s->m[d].invert = 0;
+			s->m[d].nranges = 1;
+			s->m[d].ranges[0].hi = s->m[d].ranges[0].lo;
+		}
 	/* Now and then "-m multiport --ports", which lands on dport. */
 	if ((used & (1u << NFHP_DIM_DPORT)) &&
 	    !(used & (1u << NFHP_DIM_SPORT)) && rnd(3) == 0) {
@@ -464,6 +474,7 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 	fragoff = k->v[NFHP_DIM_FRAG] ? 1 + rnd(2) : 0;
 	l4len = rnd(8) ? 65535 : rnd(24);
 	nfhp_key_set_l4_short(k, k->v[NFHP_DIM_PROTO], fragoff, l4len);
+	nfhp_key_fold_port(k, k->v[NFHP_DIM_PROTO]);
 }
 
 static long compared, counters_compared, mismatches, injected;
