@@ -104,6 +104,12 @@ static inline unsigned int nfhp_l4_header_len(u8 proto)
 #define NFHP_PROTO_SHIFT	18
 #define NFHP_PORT_MASK		((1u << NFHP_PROTO_SHIFT) - 1)
 
+/* The protocol-port value of protocol @proto and port value @port. */
+static inline u32 nfhp_proto_port(u32 proto, u32 port)
+{
+	return proto << NFHP_PROTO_SHIFT | port;
+}
+
 /**
  * nfhp_key_fold_port() - write the protocol-port value of a key
  * @key: the key, its destination port final (nfhp_key_set_l4_short())
@@ -114,8 +120,8 @@ static inline unsigned int nfhp_l4_header_len(u8 proto)
  */
 static inline void nfhp_key_fold_port(struct nfhp_key *key, u8 proto)
 {
-	key->v[NFHP_DIM_PROTO] = (u32)proto << NFHP_PROTO_SHIFT |
-				 (u32)key->v[NFHP_DIM_DPORT];
+	key->v[NFHP_DIM_PROTO] = nfhp_proto_port(proto,
+						 (u32)key->v[NFHP_DIM_DPORT]);
 }
 
 /**

@@ -78,7 +78,7 @@ nfhp_u128 nfhp_dim_span(unsigned int dim)
  *
  * That is nfhp_dim_span(), or the marks of key.h for the dimensions a
  * non-first fragment or a short transport header sets to them; for the
- * protocol, with the destination port (nfhp_key_value32()).
+ * protocol, with the destination port (nfhp_key_fold_port()).
  *
  * Return: the inclusive maximum.
  */
@@ -93,7 +93,7 @@ static nfhp_u128 nfhp_dim_key_max(unsigned int dim)
 	case NFHP_DIM_ICMP:
 		return NFHP_L4_TRUNCATED;
 	case NFHP_DIM_PROTO:
-		return 0xff << NFHP_PROTO_SHIFT | NFHP_PORT_MASK;
+		return nfhp_proto_port(0xff, NFHP_PORT_MASK);
 	default:
 		return nfhp_dim_span(dim);
 	}
@@ -510,7 +510,7 @@ static int nfhp_rlists_fold_port(struct nfhp_rlist *lists, u16 *restricted)
 	struct nfhp_rlist *proto = &lists[NFHP_DIM_PROTO];
 	struct nfhp_rlist *port = &lists[NFHP_DIM_DPORT];
 	struct nfhp_rlist fold = { 0 };
-	u32 base;
+	u32 p;
 	unsigned int i;
 	int err = 0;
 
@@ -518,10 +518,11 @@ static int nfhp_rlists_fold_port(struct nfhp_rlist *lists, u16 *restricted)
 		return 0;
 	if (proto->n == 1 && proto->r[0].lo == proto->r[0].hi &&
 	    (*restricted & (1u << NFHP_DIM_DPORT)) && port->n) {
-		base = (u32)proto->r[0].lo << NFHP_PROTO_SHIFT;
+		p = proto->r[0].lo;
 		for (i = 0; i < port->n && !err; i++)
-			err = nfhp_rlist_add(&fold, base | port->r[i].lo,
-					     base | port->r[i].hi);
+			err = nfhp_rlist_add(&fold,
+					     nfhp_proto_port(p, port->r[i].lo),
+					     nfhp_proto_port(p, port->r[i].hi));
 		if (!err) {
 			*restricted &= ~(1u << NFHP_DIM_DPORT);
 			nfhp_rlist_release(port);
@@ -530,9 +531,9 @@ static int nfhp_rlists_fold_port(struct nfhp_rlist *lists, u16 *restricted)
 	} else {
 		for (i = 0; i < proto->n && !err; i++)
 			err = nfhp_rlist_add(&fold,
-					     proto->r[i].lo << NFHP_PROTO_SHIFT,
-					     proto->r[i].hi << NFHP_PROTO_SHIFT |
-					     NFHP_PORT_MASK);
+					     nfhp_proto_port(proto->r[i].lo, 0),
+					     nfhp_proto_port(proto->r[i].hi,
+							     NFHP_PORT_MASK));
 	}
 	if (err) {
 		nfhp_rlist_release(&fold);
@@ -916,12 +917,12 @@ static unsigned int nfhp_ranges_unfold_port(struct nfhp_range *out,
 static bool nfhp_range_fold_port(struct nfhp_range *r, unsigned int n,
 				 const struct nfhp_range *port)
 {
-	nfhp_u128 base = r->lo & ~(nfhp_u128)NFHP_PORT_MASK;
+	u32 p = r->lo >> NFHP_PROTO_SHIFT;
 
-	if (n != 1 || r->hi - base != NFHP_PORT_MASK)
+	if (n != 1 || r->hi != nfhp_proto_port(p, NFHP_PORT_MASK))
 		return false;
-	r->lo = base | port->lo;
-	r->hi = base | port->hi;
+	r->lo = nfhp_proto_port(p, port->lo);
+	r->hi = nfhp_proto_port(p, port->hi);
 	return true;
 }
 
