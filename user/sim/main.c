@@ -321,6 +321,16 @@ static int read_packets(FILE *f, struct nfhp_sim_pkt **out, size_t *n)
 
 static volatile unsigned long sink;
 
+/*
+ * Lookups are timed in rounds, the tree's and the reference's taking
+ * turns, and each figure is the median of its rounds: this machine's
+ * speed drifts by tens of per cent within minutes, and a single long run
+ * of each would compare two different machines.
+ */
+#define BENCH_ROUNDS	7
+#define BENCH_ROUND_NS	150000000ull
+
+/* Nanoseconds per lookup of one round of trace passes through the tree. */
 static double bench_tree(struct sim *s, const struct nfhp_sim_pkt *pk,
 			 size_t n)
 {
@@ -337,32 +347,57 @@ static double bench_tree(struct sim *s, const struct nfhp_sim_pkt *pk,
 		}
 		lookups += n;
 		t = now_ns() - t0;
-	} while (t < 1000000000ull);
+	} while (t < BENCH_ROUND_NS);
 	sink = acc;
 	return (double)t / lookups;
 }
 
+/*
+ * The same through the linear reference, which may not finish one pass
+ * in a round; each round goes on where the last one stopped.
+ */
 static double bench_ref(struct sim *s, const struct nfhp_sim_pkt *pk,
-			size_t n)
+			size_t n, size_t *next)
 {
 	struct nfhp_ref_verdict v;
 	u64 t0 = now_ns(), t, lookups = 0;
 	unsigned long acc = 0;
-	size_t i;
+	size_t i = *next;
 
 	do {
-		for (i = 0; i < n; i++) {
-			nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, NULL, &v);
-			acc += v.action + v.pos;
-			lookups++;
-			if ((lookups & 1023) == 0 &&
-			    now_ns() - t0 >= 1000000000ull)
-				break;
-		}
-		t = now_ns() - t0;
-	} while (t < 1000000000ull);
+		nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, NULL, &v);
+		acc += v.action + v.pos;
+		i = i + 1 < n ? i + 1 : 0;
+		t = ++lookups & 63 ? 0 : now_ns() - t0;
+	} while (t < BENCH_ROUND_NS);
+	*next = i;
 	sink = acc;
 	return (double)t / lookups;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The medians of BENCH_ROUNDS interleaved rounds of each. */
+static void bench_lookups(struct sim *s, const struct nfhp_sim_pkt *pk,
+			  size_t n, double *tree_ns, double *ref_ns)
+{
+	double tree[BENCH_ROUNDS], ref[BENCH_ROUNDS];
+	size_t next = 0;
+	int r;
+
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		tree[r] = bench_tree(s, pk, n);
+		ref[r] = bench_ref(s, pk, n, &next);
+	}
+	qsort(tree, BENCH_ROUNDS, sizeof(*tree), cmp_double);
+	qsort(ref, BENCH_ROUNDS, sizeof(*ref), cmp_double);
+	*tree_ns = tree[BENCH_ROUNDS / 2];
+	*ref_ns = ref[BENCH_ROUNDS / 2];
 }
 
 #define BENCH_UPDATES 1000
@@ -439,10 +474,8 @@ static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 	u64 mem = nfhp_ruleset_mem_allocated(s->rs);
 	int ret;
 
-	if (n) {
-		tree_ns = bench_tree(s, pk, n);
-		ref_ns = bench_ref(s, pk, n);
-	}
+	if (n)
+		bench_lookups(s, pk, n, &tree_ns, &ref_ns);
 	if (s->nlines) {
 		ret = bench_updates(s, &i50, &i99, &d50, &d99);
 		if (ret)
