@@ -15,6 +15,7 @@
 #include <net/netfilter/nf_conntrack.h>
 
 #include "hooks.h"
+#include "ifname.h"
 #include "key.h"
 #include "pernet.h"
 #include "xt_run.h"
@@ -113,9 +114,9 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	key->v[NFHP_DIM_LEN] = ntohs(iph->tot_len);
 	key->v[NFHP_DIM_MARK] = skb->mark;
 	if (state->in)
-		key->v[NFHP_DIM_IIF] = nfhp_ifname_value(state->in->name, 0);
+		key->v[NFHP_DIM_IIF] = nfhp_ifname_value16(state->in->name);
 	if (state->out)
-		key->v[NFHP_DIM_OIF] = nfhp_ifname_value(state->out->name, 0);
+		key->v[NFHP_DIM_OIF] = nfhp_ifname_value16(state->out->name);
 
 	fragoff = ntohs(iph->frag_off) & IP_OFFSET;
 	thoff = skb_network_offset(skb) + iph->ihl * 4;

@@ -10,6 +10,7 @@
 #include "firsts.h"
 #include "ext.h"
 #include "group.h"
+#include "ifname.h"
 #include "match.h"
 #include "ruleset.h"
 #include "scratch.h"
@@ -146,6 +147,37 @@ static void test_box_mask_and_ifname(void)
 	check(!nfhp_box_contains_key(b, folded(&k)), "eth+ does not match veth0");
 	nfhp_box_free(&mem, b);
 	free(s);
+}
+
+/*
+ * The packet path reads a device's name in two words (nfhp_ifname_value16)
+ * where rules read it bytewise: both must give the same value, whatever
+ * an earlier, longer name left after the NUL.
+ */
+static void test_ifname_words(void)
+{
+	unsigned int seed = 1, i, j, len, bad = 0;
+	char name[NFHP_IFNAME_LEN];
+
+	for (i = 0; i < 100000; i++) {
+		len = i % (NFHP_IFNAME_LEN + 1);
+		for (j = 0; j < NFHP_IFNAME_LEN; j++) {
+			seed = seed * 1103515245 + 12345;
+			/* Some bytes 0x01, 0x80 or 0xff: the carry cases. */
+			name[j] = (seed >> 16) % 4 ? seed >> 24 | 1 :
+				  (const char[]){ 1, 0x80, 0xff, 0x7f }[seed >> 30];
+		}
+		if (len < NFHP_IFNAME_LEN)
+			name[len] = 0;
+		bad += nfhp_ifname_value16(name) != nfhp_ifname_value(name, 0);
+	}
+	check(!bad, "device names read in two words = bytewise (%u differ)",
+	      bad);
+	memset(name, 0, sizeof(name));
+	check(nfhp_ifname_value16(name) == 0, "no name is 0");
+	strcpy(name, "eth0");
+	check(nfhp_ifname_value16(name) == nfhp_ifname_value("eth0", 0),
+	      "eth0 read in two words");
 }
 
 /* Is @p inside @body's block, aligned for a box? */
@@ -2634,6 +2666,7 @@ int main(void)
 	nfhp_update_verify = true;
 	test_box_prefix_and_negation();
 	test_box_mask_and_ifname();
+	test_ifname_words();
 	test_box_errors();
 	test_box_contains();
 	test_counter_pool();
