@@ -2629,13 +2629,15 @@ static void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t)
 	nfhp_free(&rs->mem, t, sizeof(*t));
 }
 
+bool nfhp_one_tree;
+
 /*
  * Groups are independent only while no entry skips others: with a RETURN
  * (or a goto) the hook keeps one tree.
  */
 static bool nfhp_flat_groupable(const struct nfhp_flat *fl)
 {
-	return !fl->skips;
+	return !fl->skips && !nfhp_one_tree;
 }
 
 /**

@@ -172,6 +172,13 @@ extern u32 nfhp_hash_min_chains;
  */
 extern bool nfhp_update_verify;
 
+/*
+ * Tests set this to build each hook as one tree, no groups: the exact
+ * answer of shadow analysis, which test_diff holds the grouped trees'
+ * to (stats.c).
+ */
+extern bool nfhp_one_tree;
+
 /* The packet path: lockless, under rcu_read_lock(). */
 void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		   const struct nfhp_key *key, unsigned int len, void *pkt,

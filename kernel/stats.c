@@ -8,11 +8,14 @@
  * the rest are reported as shadowed, which no linear firewall can tell its
  * user.  A hook's rules are spread over several trees (by the width of
  * their addresses, see struct nfhp_tables), so an entry in a leaf of its
- * own tree may still be decided before, everywhere, by another tree:
- * "-j DROP" then "-s 10.0.0.1 -j DROP".  Each entry found in a leaf is
- * therefore also asked of the hook's other trees
- * (nfhp_tree_decided_before()).  What only several other trees decide
- * between them is not found: the report is sound, not complete.
+ * own tree may still be decided before, everywhere, by the others:
+ * "-j DROP" then "-s 10.0.0.1 -j DROP", or "-s 10.0.0.0/9 -j DROP",
+ * "-s 10.128.0.0/9 -j DROP" then "-s 10.1.2.3 -d 10.0.0.0/8 -j DROP".
+ * Each entry found in a leaf is therefore asked of all the hook's trees
+ * together (nfhp_trees_decided_before()): what one leaves undecided, the
+ * next is asked about.  That is exact but for boxes of many pieces and
+ * for searches past their budget, where a rule counts as reached: the
+ * report is sound, and complete within those bounds.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -105,27 +108,32 @@ static void nfhp_mark_leaf_entries(void *ctx, const struct nfhp_node *leaf)
 			nfhp_ptrset_add(ctx, items[i]);
 }
 
-/* Does another tree of @hook decide all of @e's box before it? */
+/* Do the trees of @hook decide all of @e's box before it, between them? */
 static bool nfhp_entry_preempted(const struct nfhp_ruleset *rs,
 				 enum nfhp_hook hook,
 				 const struct nfhp_entry *e,
 				 unsigned int *total)
 {
-	const struct nfhp_node *root;
+	const struct nfhp_node *roots[NFHP_HOOK_TREES], *root;
 	unsigned int g, own = nfhp_ruleset_entry_tree(rs, hook, e), budget;
 	struct nfhp_forest *f;
-	bool preempted = false;
+	unsigned int n = 0;
+	bool preempted;
 
-	for (g = 0; g < NFHP_HOOK_TREES && !preempted && *total; g++) {
+	/* Its own tree first: it decides most of the box, or none. */
+	root = nfhp_ruleset_tree(rs, hook, own, &f);
+	if (root)
+		roots[n++] = root;
+	for (g = 0; g < NFHP_HOOK_TREES; g++) {
 		root = nfhp_ruleset_tree(rs, hook, g, &f);
-		if (!root || g == own)
-			continue;
-		budget = min(*total, nfhp_shadow_budget);
-		*total -= budget;
-		preempted = nfhp_tree_decided_before(root, e->box, e->order,
-						     &budget);
-		*total += budget;
+		if (root && g != own)
+			roots[n++] = root;
 	}
+	budget = min(*total, nfhp_shadow_budget);
+	*total -= budget;
+	preempted = nfhp_trees_decided_before(roots, n, e->box, e->order,
+					      &budget);
+	*total += budget;
 	return preempted;
 }
 

@@ -118,6 +118,16 @@ extern u32 nfhp_list_max;
 #define NFHP_SHARE_MIN		2048
 extern u32 nfhp_share_min;
 
+/*
+ * A box is a product of intervals, a few per dimension; shadow analysis
+ * asks about each piece, one interval per dimension, up to this many
+ * pieces, and about the hull of the box past it
+ * (nfhp_trees_decided_before()).  nfhp_cover_pieces is this, or more in
+ * tests, which want the exact answer.
+ */
+#define NFHP_COVER_PIECES	64
+extern u32 nfhp_cover_pieces;
+
 /* Trees per hook, see struct nfhp_tables in ruleset.c. */
 #define NFHP_HOOK_TREES		9
 
@@ -246,9 +256,9 @@ struct nfhp_hit {
 	bool walk;
 };
 
-bool nfhp_tree_decided_before(const struct nfhp_node *root,
-			      const struct nfhp_box *box, u64 order,
-			      unsigned int *budget);
+bool nfhp_trees_decided_before(const struct nfhp_node *const *roots,
+			       unsigned int n, const struct nfhp_box *box,
+			       u64 order, unsigned int *budget);
 
 /* The ruleset's trees and entries, for stats.c. */
 const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,

@@ -125,6 +125,31 @@ trees()
 	in_ns $ns_router cat /proc/net/nf-hipac/statistics/forward |
 		awk '/number of trees:/ { print $4 }'
 }
+
+# Shadowed by two trees between them (kernel/stats.c): -d 10.32.0.0/12
+# lies in the tree of wide sources, the /24 source's rule in that of
+# narrow ones; -s 192.0.2.1 -d 10.32.0.0/11 is covered by the two, half
+# each; -s 192.0.2.1 -d 10.32.0.0/10 is not.
+shadowrules=$(mktemp)
+cat > "$shadowrules" <<'EOF'
+*filter
+:FORWARD ACCEPT [0:0]
+-A FORWARD -d 10.32.0.0/12 -j DROP
+-A FORWARD -s 192.0.2.0/24 -d 10.48.0.0/12 -j DROP
+-A FORWARD -s 192.0.2.1/32 -d 10.32.0.0/11 -j DROP
+-A FORWARD -s 192.0.2.1/32 -d 10.32.0.0/10 -j DROP
+COMMIT
+EOF
+nfhp_check "restore: a rule two others cover from two trees" \
+	nfhp_restore_in $ns_router < "$shadowrules"
+rm -f "$shadowrules"
+nfhp_check "statistics/forward shows the two trees" \
+	[ "$(trees)" -ge 2 ]
+nfhp_check "shadowed lists the rule the two cover, not its wider twin" \
+	[ "$(in_ns $ns_router cat /proc/net/nf-hipac/statistics/shadowed)" = \
+	  "FORWARD 3" ]
+r -F FORWARD
+
 # fold_rules NET - 40 rules -s 10.9.0.0/16, then 40 -s NET.N/32.
 fold_rules()
 {

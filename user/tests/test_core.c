@@ -2254,6 +2254,7 @@ static void test_shadow_across_trees(void)
 	struct nfhp_ruleset *rs;
 	const char *msg = NULL;
 	const char *text;
+	unsigned int n;
 
 	spec_prefix(tcp8, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
 	spec_range(tcp8, NFHP_DIM_PROTO, 6, 6, false);
@@ -2316,6 +2317,45 @@ static void test_shadow_across_trees(void)
 	free(r[0]);
 	free(r[1]);
 	host->nmatch -= 2;
+
+	/*
+	 * -d 10.0.0.0/9 (a wide destination) and -s 192.168.1.0/24 -d
+	 * 10.128.0.0/9 (a narrow source) are in two trees; a rule from
+	 * 192.168.1.1 to 10/8 is in the second, in a leaf there, and neither
+	 * tree decides all of it: the two do between them.  From 192.168.2.1
+	 * the second leaves 10.128/9 to it.
+	 */
+	r[0] = spec_new(NFHP_ACT_DROP);
+	r[1] = spec_new(NFHP_ACT_DROP);
+	spec_prefix(r[0], NFHP_DIM_DST, ip(10, 0, 0, 0), 9, false);
+	spec_prefix(r[1], NFHP_DIM_SRC, ip(192, 168, 1, 0), 24, false);
+	spec_prefix(r[1], NFHP_DIM_DST, ip(10, 128, 0, 0), 9, false);
+	rs = forward_of(r, 2, 0);
+	free(r[0]);
+	r[0] = spec_new(NFHP_ACT_DROP);
+	spec_prefix(r[0], NFHP_DIM_SRC, ip(192, 168, 1, 1), 32, false);
+	spec_prefix(r[0], NFHP_DIM_DST, ip(10, 0, 0, 0), 8, false);
+	check(!nfhp_rule_append(rs, "FORWARD", r[0], NULL, &msg),
+	      "-s 192.168.1.1 -d 10/8");
+	r[0]->m[0].ranges[0].lo = ip(192, 168, 2, 1);
+	check(!nfhp_rule_append(rs, "FORWARD", r[0], NULL, &msg),
+	      "-s 192.168.2.1 -d 10/8");
+	check(nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD,
+				      nfhp_ruleset_entries(rs,
+							   NFHP_HOOK_FORWARD,
+							   &n)[0]) !=
+	      nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD,
+				      nfhp_ruleset_entries(rs,
+							   NFHP_HOOK_FORWARD,
+							   &n)[1]),
+	      "the /9 rules are in two trees");
+	text = shadow_text(rs, &l);
+	check(!strcmp(text, "FORWARD 3,"),
+	      "decided by two trees between them: shadowed, the other reached (%s)",
+	      text);
+	nfhp_ruleset_free(rs);
+	free(r[0]);
+	free(r[1]);
 
 	/* A user chain shadowed from FORWARD but reached from INPUT. */
 	rs = nfhp_ruleset_new(~0ull);

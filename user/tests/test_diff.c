@@ -848,24 +848,24 @@ static void count_afresh(struct nfhp_ruleset *rs, const struct pools *p)
 }
 
 /*
- * Shadow analysis reads the leaves and lists: a list node must not hide
- * that a rule can never match, nor make one look shadowed.  The same
- * rules built with and without list nodes must report the same rules.
- * Both are built afresh: @rs's own trees follow the groups its updates
- * kept (group.c), which a build may choose otherwise, and the analysis
- * is not complete across trees (seed 31 found a hook of four trees that
- * a build made three, with a rule only the three showed shadowed).
- * What @rs reports must be sound: none of it a rule that random packets
- * match.  The counters are zeroed first: a rule may have matched before
- * a change shadowed it.  The trees differ in shape, so the search
- * budget, which bounds how complete an analysis is, must not end
- * either: it is lifted here.
+ * Shadow analysis reads the leaves and lists and asks a hook's trees
+ * together (stats.c), so what it reports must not depend on how the
+ * rules are cut into trees or nodes.  A hook built as one tree is the
+ * exact answer: there a rule is in some leaf or list exactly when a
+ * packet reaches it.  The same rules built afresh with and without list
+ * nodes, and @rs itself, whose trees follow the groups its updates kept
+ * (group.c, which a build may choose otherwise), must report just the
+ * same rules.  None of them may be a rule that random packets match: the
+ * counters are zeroed first, as a rule may have matched before a change
+ * shadowed it.  The search budget and the pieces of a box searched one by
+ * one bound how complete an analysis is; they are lifted here.
  */
 static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 			const struct pools *p)
 {
 	struct shadow_text *a = calloc(1, sizeof(*a));
 	struct shadow_text *b = calloc(1, sizeof(*b));
+	struct shadow_text *one = calloc(1, sizeof(*one));
 	struct shadow_text *own = calloc(1, sizeof(*own));
 	bool same;
 
@@ -874,19 +874,29 @@ static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 	a->rs = copy_rules(rs, s, nfhp_list_max);
 	b->rs = copy_rules(rs, s, 0);
 	nfhp_shadow_budget = 1u << 22;
+	nfhp_cover_pieces = 1u << 20;
 	same = !nfhp_shadowed_rules(own->rs, shadow_add, own) &&
 	       !nfhp_shadowed_rules(a->rs, shadow_add, a) &&
-	       !nfhp_shadowed_rules(b->rs, shadow_add, b) &&
-	       !strcmp(a->buf, b->buf) && !own->matched;
+	       !nfhp_shadowed_rules(b->rs, shadow_add, b);
+	nfhp_one_tree = true;
+	one->rs = copy_rules(rs, s, nfhp_list_max);
+	same &= !nfhp_shadowed_rules(one->rs, shadow_add, one);
+	nfhp_one_tree = false;
 	nfhp_shadow_budget = NFHP_SHADOW_ENTRY_BUDGET;
+	nfhp_cover_pieces = NFHP_COVER_PIECES;
+	same &= !strcmp(a->buf, one->buf) && !strcmp(b->buf, one->buf) &&
+		!strcmp(own->buf, one->buf) && !own->matched;
 	if (!same)
-		printf("# shadowed with lists: %s\n# without: %s\n"
-		       "# by the updated trees: %s (%u matched)\n", a->buf,
-		       b->buf, own->buf, own->matched);
+		printf("# shadowed in one tree: %s\n# with lists: %s\n"
+		       "# without: %s\n# by the updated trees: %s "
+		       "(%u matched)\n", one->buf, a->buf, b->buf, own->buf,
+		       own->matched);
 	nfhp_ruleset_free(a->rs);
 	nfhp_ruleset_free(b->rs);
+	nfhp_ruleset_free(one->rs);
 	free(a);
 	free(b);
+	free(one);
 	free(own);
 	return same;
 }
