@@ -15,10 +15,11 @@
 
 /*
  * A dimension is folded while its middle entries would be copied, on
- * estimate, fewer times than this an entry of the hook.
+ * estimate, fewer times than this an entry of the hook: between the
+ * ClassBench sets (at most 20) and bench/seed.py's nesting prefixes (102).
  * nfhp_fold_copies is this, or other values in tests (0 folds nothing).
  */
-#define NFHP_FOLD_COPIES	16
+#define NFHP_FOLD_COPIES	32
 extern u32 nfhp_fold_copies;
 
 unsigned int nfhp_group_of(const struct nfhp_box *box, u8 fold);

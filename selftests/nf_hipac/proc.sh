@@ -118,8 +118,9 @@ nfhp_check "the ping passes after the delete" ping_passes
 r -F FORWARD
 
 # Folding (kernel/group.c): /16 sources share the tree of the /32 ones
-# unless they nest many of them.  40 /16 rules beside 40 /32 outside them
-# make two trees with the policy's; with the /32 inside, three.
+# unless they nest many of them.  50 /16 rules beside 150 /32 outside them
+# make two trees with the policy's; with the /32 inside (7,500 copies, 37
+# an entry, past NFHP_FOLD_COPIES), three.
 trees()
 {
 	in_ns $ns_router cat /proc/net/nf-hipac/statistics/forward |
@@ -150,13 +151,13 @@ nfhp_check "shadowed lists the rule the two cover, not its wider twin" \
 	  "FORWARD 3" ]
 r -F FORWARD
 
-# fold_rules NET - 40 rules -s 10.9.0.0/16, then 40 -s NET.N/32.
+# fold_rules NET - 50 rules -s 10.9.0.0/16, then 150 -s NET.N/32.
 fold_rules()
 {
 	echo "*filter"
 	echo ":FORWARD ACCEPT [0:0]"
-	for i in $(seq 1 40); do echo "-A FORWARD -s 10.9.0.0/16 -j DROP"; done
-	for i in $(seq 1 40); do echo "-A FORWARD -s $1.$i/32 -j DROP"; done
+	for i in $(seq 1 50); do echo "-A FORWARD -s 10.9.0.0/16 -j DROP"; done
+	for i in $(seq 1 150); do echo "-A FORWARD -s $1.$i/32 -j DROP"; done
 	echo "COMMIT"
 }
 foldrules=$(mktemp)
@@ -169,6 +170,14 @@ nfhp_check "restore of /16 rules over /32 ones" \
 	nfhp_restore_in $ns_router < "$foldrules"
 nfhp_check "the /16 get a tree of their own: three" [ "$(trees)" = 3 ]
 rm -f "$foldrules"
+r -F FORWARD
+
+# Narrow sources share one tree whatever their destination (group.c).
+nfhp_check "-s 10.1.1.1 -j DROP" r -A FORWARD -s 10.1.1.1 -j DROP
+nfhp_check "-s 10.1.1.2 -d 10.2.2.2 -j DROP" \
+	r -A FORWARD -s 10.1.1.2 -d 10.2.2.2 -j DROP
+nfhp_check "narrow sources, wide and narrow destinations: one tree, two in all" \
+	[ "$(trees)" = 2 ]
 r -F FORWARD
 
 # Updates of a hook with user chains (nfhp_update_rules()): a rule put
