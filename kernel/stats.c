@@ -9,8 +9,10 @@
  * user.  A hook's rules are spread over several trees (by the width of
  * their addresses, see struct nfhp_tables), so an entry in a leaf of its
  * own tree may still be decided before, everywhere, by the others:
- * "-j DROP" then "-s 10.0.0.1 -j DROP", or "-s 10.0.0.0/9 -j DROP",
- * "-s 10.128.0.0/9 -j DROP" then "-s 10.1.2.3 -d 10.0.0.0/8 -j DROP".
+ * "-j DROP" then "-s 10.0.0.1 -j DROP", or "-d 10.32.0.0/12 -j DROP"
+ * (the tree of wide sources), "-s 192.0.2.0/24 -d 10.48.0.0/12 -j DROP"
+ * then "-s 192.0.2.1 -d 10.32.0.0/11 -j DROP" (both in that of narrow
+ * ones, which leaves half of the last to the first tree).
  * Each entry found in a leaf is therefore asked of all the hook's trees
  * together (nfhp_trees_decided_before()): what one leaves undecided, the
  * next is asked about.  That is exact but for boxes of many pieces and
