@@ -2429,7 +2429,7 @@ static bool nfhp_cover_rest(const struct nfhp_cover *c,
 u32 nfhp_cover_pieces = NFHP_COVER_PIECES;
 
 /* Step @at, an interval per restricted dimension of @box, to the next. */
-static bool nfhp_piece_next(const struct nfhp_box *box, u8 *at)
+static bool nfhp_piece_next(const struct nfhp_box *box, unsigned int *at)
 {
 	unsigned int m, d;
 
@@ -2443,8 +2443,8 @@ static bool nfhp_piece_next(const struct nfhp_box *box, u8 *at)
 }
 
 /* The piece @at of @box, or its hull when @hull. */
-static void nfhp_piece(const struct nfhp_box *box, const u8 *at, bool hull,
-		       struct nfhp_region *q)
+static void nfhp_piece(const struct nfhp_box *box, const unsigned int *at,
+		       bool hull, struct nfhp_region *q)
 {
 	unsigned int m, d;
 
@@ -2488,7 +2488,7 @@ bool nfhp_trees_decided_before(const struct nfhp_node *const *roots,
 	struct nfhp_cover c = {
 		.roots = roots, .n = n, .order = order, .budget = budget,
 	};
-	u8 at[NFHP_DIM_MAX] = {};
+	unsigned int at[NFHP_DIM_MAX] = {};
 	unsigned int m, pieces = 1;
 	struct nfhp_region q;
 	bool hull;
