@@ -118,6 +118,9 @@ elapsed=$(($(date +%s) - start))
 	echo "are 1000 single-rule changes at the loaded size, each committed on its own."
 	echo "All times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so that other"
 	echo "load on the machine does not count; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
+	echo "Other tenants of a virtual host still slow it down by up to 2x for minutes; the"
+	echo "linear reference's code rarely changes, so its column, compared with an earlier"
+	echo "table's, tells whether the host ran at the same speed."
 	echo "Rules come from bench/classbench2ipt.py (see its header for the protocol/port"
 	echo "mapping; \"skipped\" rules are not expressible in iptables)."
 	echo
