@@ -82,6 +82,7 @@ bench:
 	@test -x bench/run-core-bench.sh || { echo "make bench:" \
 		"bench/run-core-bench.sh does not exist yet"; exit 1; }
 	bench/run-core-bench.sh
+	bench/lookup-counts.sh
 
 # The in-kernel benchmark of issue 5 in one VM run (about 40 minutes):
 # bench/kernel/bench.sh; NFHP_BK_QUICK=1 for a short development run.

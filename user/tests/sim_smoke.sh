@@ -126,6 +126,13 @@ result "$([ -z "$bad" ]; echo $?)" \
 	"--bench: every figure, the tree 20x faster than the linear scan" \
 	"$bad$(printf '\n'; cat "$tmp/bench.out")"
 
+out=$("$sim" --passes 3 "$tmp/gen.rules" "$tmp/gen.pkt" 2>&1)
+st=$?
+bad=$("$sim" --passes -1 "$tmp/gen.rules" "$tmp/gen.pkt" 2>&1)
+st2=$?
+result "$([ $st -eq 0 ] && [ -z "$out" ] && [ $st2 -eq 2 ]; echo $?)" \
+	"--passes 3: silent, exit 0; --passes -1: exit 2" "$out / $st2: $bad"
+
 printf '*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -m limit --limit 3/min -j ACCEPT\nCOMMIT\n' \
 	> "$tmp/ext.rules"
 out=$("$sim" "$tmp/ext.rules" "$tmp/small.pkt" 2>&1)
