@@ -46,33 +46,15 @@ ll=1048576,16,64
 vg=(valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes
     --D1=$d1 --LL=$ll)
 
-sets=()
-for s in acl1 acl2 acl3 acl4 acl5 fw1 fw2 fw3 fw4 fw5 ipc1 ipc2; do
-	rf=$data/lyxocs-ruleSet/${s}_10k
-	if [ -f "${rf}_trace" ]; then
-		tf=${rf}_trace
-	elif [ -f "$data/generated/${s}_10k_trace.xz" ]; then
-		tf=$data/generated/${s}_10k_trace.xz
-	else
-		tf=synth
-	fi
-	sets+=("${s}_10k $rf $tf")
-done
-if $all; then
-	for s in acl1 fw1 ipc1; do
-		sets+=("${s}_100k $data/generated/${s}_100k.xz $data/generated/${s}_100k_trace.xz")
-	done
-fi
+. "$top/bench/classbench-sets.sh"
+mapfile -t sets < <(nfhp_classbench_10k "$data"
+		    if $all; then nfhp_classbench_100k "$data"; fi)
 
 rows=()
 for entry in "${sets[@]}"; do
 	read -r name rf tf <<<"$entry"
 	"$top/bench/classbench2ipt.py" "$rf" > "$tmp/r" 2>/dev/null
-	if [ "$tf" = synth ]; then
-		"$top/bench/classbench2pkt.py" --synth "$rf" --count "$npkts" > "$tmp/p"
-	else
-		"$top/bench/classbench2pkt.py" --limit "$npkts" "$tf" > "$tmp/p"
-	fi
+	nfhp_classbench_packets "$rf" "$tf" "$npkts" > "$tmp/p"
 	pk=$(wc -l < "$tmp/p")
 	for p in 0 2; do
 		"${vg[@]}" --cachegrind-out-file="$tmp/cg.$p" \

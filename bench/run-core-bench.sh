@@ -39,21 +39,8 @@ mkdir -p "$res"
 [ -d "$data/lyxocs-ruleSet" ] || { echo "no ClassBench data in $data" >&2; exit 1; }
 
 # name rulefile tracefile|synth [converter options]
-sets=()
-for s in acl1 acl2 acl3 acl4 acl5 fw1 fw2 fw3 fw4 fw5 ipc1 ipc2; do
-	rf=$data/lyxocs-ruleSet/${s}_10k
-	if [ -f "$data/lyxocs-ruleSet/${s}_10k_trace" ]; then
-		tf=$data/lyxocs-ruleSet/${s}_10k_trace
-	elif [ -f "$data/generated/${s}_10k_trace.xz" ]; then
-		tf=$data/generated/${s}_10k_trace.xz
-	else
-		tf=synth
-	fi
-	sets+=("${s}_10k $rf $tf")
-done
-for s in acl1 fw1 ipc1; do
-	sets+=("${s}_100k $data/generated/${s}_100k.xz $data/generated/${s}_100k_trace.xz")
-done
+. "$top/bench/classbench-sets.sh"
+mapfile -t sets < <(nfhp_classbench_10k "$data"; nfhp_classbench_100k "$data")
 sets+=("acl1_10k_chains $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_trace.xz --chains")
 sets+=("acl1_100k_chains $data/generated/acl1_100k.xz $data/generated/acl1_100k_trace.xz --chains")
 sets+=("acl1_10k_returns $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_trace.xz --chains --returns")
@@ -68,13 +55,8 @@ for entry in "${sets[@]}"; do
 	# shellcheck disable=SC2086
 	"$top/bench/classbench2ipt.py" $opts "$rf" > "$tmp/$name.ipt" 2> "$tmp/$name.conv"
 	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$tmp/$name.conv")
-	if [ "$tf" = synth ]; then
-		"$top/bench/classbench2pkt.py" --synth "$rf" --count "$npkts" > "$tmp/$name.pkt"
-		trace="synthetic"
-	else
-		"$top/bench/classbench2pkt.py" --limit "$npkts" "$tf" > "$tmp/$name.pkt"
-		trace=$(basename "$tf")
-	fi
+	nfhp_classbench_packets "$rf" "$tf" "$npkts" > "$tmp/$name.pkt"
+	trace=$([ "$tf" = synth ] && echo synthetic || basename "$tf")
 	pk=$(wc -l < "$tmp/$name.pkt")
 	echo "== $name: $(grep -c '^-A' "$tmp/$name.ipt") rules, $pk packets ($trace)" >&2
 	timeout "$limit" "$sim" --bench "$tmp/$name.ipt" "$tmp/$name.pkt" > "$tmp/$name.out" 2> "$tmp/$name.err"
