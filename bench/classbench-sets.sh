@@ -1,9 +1,12 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # The ClassBench sets the benchmarks run, sourced by run-core-bench.sh and
 # lookup-counts.sh: each prints one "NAME RULEFILE TRACEFILE|synth" line a
 # set, and nfhp_classbench_packets converts a trace, or draws a synthetic
 # one, so that both scripts measure the same packets.
+
+nfhp_bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # nfhp_classbench_10k DIR - every 10k set of lyxocs-ruleSet/ with its trace
 nfhp_classbench_10k()
@@ -36,9 +39,11 @@ nfhp_classbench_100k()
 # nfhp_classbench_packets RULEFILE TRACEFILE|synth COUNT - packet lines
 nfhp_classbench_packets()
 {
+	local conv=$nfhp_bench_dir/classbench2pkt.py
+
 	if [ "$2" = synth ]; then
-		"$top/bench/classbench2pkt.py" --synth "$1" --count "$3"
+		"$conv" --synth "$1" --count "$3"
 	else
-		"$top/bench/classbench2pkt.py" --limit "$3" "$2"
+		"$conv" --limit "$3" "$2"
 	fi
 }

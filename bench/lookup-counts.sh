@@ -44,7 +44,7 @@ mkdir -p "$res"
 d1=49152,12,64
 ll=1048576,16,64
 vg=(valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes
-    --D1=$d1 --LL=$ll)
+    "--D1=$d1" "--LL=$ll")
 
 . "$top/bench/classbench-sets.sh"
 mapfile -t sets < <(nfhp_classbench_10k "$data"

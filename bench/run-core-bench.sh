@@ -56,7 +56,11 @@ for entry in "${sets[@]}"; do
 	"$top/bench/classbench2ipt.py" $opts "$rf" > "$tmp/$name.ipt" 2> "$tmp/$name.conv"
 	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$tmp/$name.conv")
 	nfhp_classbench_packets "$rf" "$tf" "$npkts" > "$tmp/$name.pkt"
-	trace=$([ "$tf" = synth ] && echo synthetic || basename "$tf")
+	if [ "$tf" = synth ]; then
+		trace=synthetic
+	else
+		trace=$(basename "$tf")
+	fi
 	pk=$(wc -l < "$tmp/$name.pkt")
 	echo "== $name: $(grep -c '^-A' "$tmp/$name.ipt") rules, $pk packets ($trace)" >&2
 	timeout "$limit" "$sim" --bench "$tmp/$name.ipt" "$tmp/$name.pkt" > "$tmp/$name.out" 2> "$tmp/$name.err"
