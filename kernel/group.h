@@ -22,7 +22,7 @@
 #define NFHP_FOLD_COPIES	32
 extern u32 nfhp_fold_copies;
 
-unsigned int nfhp_group_of(const struct nfhp_box *box, u8 fold);
+unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold);
 int nfhp_fold_choose(struct nfhp_entry *const *e, unsigned int n, u8 *fold);
 
 #endif /* _NFHP_GROUP_H */

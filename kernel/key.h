@@ -72,8 +72,9 @@ static inline void nfhp_key_set_fragment(struct nfhp_key *key)
  *
  * Multiport rules match the %NFHP_L4_SHORT values of their ports too.
  * Flattening puts before each rule with such a match an entry that drops
- * what the match would (nfhp_hotdrop_plan() in match.c).  It restricts the
- * dimension the rule's own match splits anyway, so the trees barely grow.
+ * what the match would (nfhp_hotdrop_plan() in match.c).  Where a hook's
+ * entries are grouped, these hotdrop entries have trees of their own,
+ * which only keys that nfhp_key_hot() finds visit.
  */
 #define NFHP_L4_TRUNCATED	0x10001u
 #define NFHP_L4_EVIL_FRAG	0x10002u
@@ -179,8 +180,36 @@ static inline void nfhp_key_set_l4_short(struct nfhp_key *key, u8 proto,
 	}
 	if (l4len < need && proto == 6)
 		key->v[NFHP_DIM_TCPFLAGS] = NFHP_L4_TRUNCATED;
-	if (l4len < need && proto == 1)
+	if (l4len < need && proto == 1) {
 		key->v[NFHP_DIM_ICMP] = NFHP_L4_TRUNCATED;
+		/*
+		 * Nor are there ports to read, as for the protocols that
+		 * have them; no rule iptables takes reads ICMP's, but
+		 * nfhp_key_hot() reads the destination port alone.
+		 */
+		key->v[NFHP_DIM_SPORT] = NFHP_L4_TRUNCATED;
+		key->v[NFHP_DIM_DPORT] = NFHP_L4_TRUNCATED;
+	}
+}
+
+/**
+ * nfhp_key_hot() - might a transport match drop the packet on the spot?
+ * @key: the key, as nfhp_key_fold_port() left it
+ *
+ * The entries that drop what a transport match would (hotdrop entries,
+ * see above) need a value at or above %NFHP_L4_TRUNCATED in a port, the
+ * TCP flags or the ICMP type, and they live in trees that only such keys
+ * visit (group.c, "Short headers").  nfhp_key_set_l4_short() marks the
+ * destination port whenever it marks another of them, so its value within
+ * %NFHP_DIM_PROTO tells, and a lookup reads no more of the key than the
+ * trees do.
+ *
+ * Return: true when some hotdrop entry could hold @key.
+ */
+static inline bool nfhp_key_hot(const struct nfhp_key *key)
+{
+	return ((u32)key->v[NFHP_DIM_PROTO] & NFHP_PORT_MASK) >=
+	       NFHP_L4_TRUNCATED;
 }
 
 /**

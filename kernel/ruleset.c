@@ -197,8 +197,11 @@ struct nfhp_model {
  * @root: the trees of each hook, one per group of entries, NULL for an
  *	empty group (at least one tree per hook exists)
  * @seq: the trees of each hook in the order a lookup visits them: by the
- *	first entry they hold, so that the later ones can often be skipped
- * @ntrees: trees of each hook
+ *	first entry they hold, so that the later ones can often be skipped;
+ *	those of the width groups ([0]), then those of the hotdrop entries
+ *	([1]), which only keys that nfhp_key_hot() finds visit (group.c,
+ *	"Short headers")
+ * @ntrees: trees in @seq of each hook
  * @policy: the policy of each hook
  * @entries: the flattened entries of each hook in order, for the rare walk
  *	that must go on without the trees (nfhp_classify_linear())
@@ -215,8 +218,8 @@ struct nfhp_model {
  */
 struct nfhp_tables {
 	struct nfhp_node *root[NFHP_HOOK_MAX][NFHP_GROUPS];
-	const struct nfhp_node *seq[NFHP_HOOK_MAX][NFHP_GROUPS];
-	u8 ntrees[NFHP_HOOK_MAX];
+	const struct nfhp_node *seq[NFHP_HOOK_MAX][2][NFHP_WIDTH_TREES];
+	u8 ntrees[NFHP_HOOK_MAX][2];
 	u8 policy[NFHP_HOOK_MAX];
 	const struct nfhp_entry *const *entries[NFHP_HOOK_MAX];
 	unsigned int nentries[NFHP_HOOK_MAX];
@@ -1322,7 +1325,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->flags = flags;
 	e->depth = depth;
 	e->order = NFHP_ORDER_BASE + (u64)(fl->n + 1) * NFHP_ORDER_GAP;
-	e->group = nfhp_group_of(box, fl->fold);
+	e->group = nfhp_group_of(e, fl->fold);
 	e->scope_end = NFHP_ORDER_UNSET;
 	if (action == NFHP_ACT_RETURN)
 		fl->skips = true;
@@ -2706,8 +2709,7 @@ static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		return;
 	fl->fold = fold;
 	for (i = 0; i < fl->n; i++)
-		fl->group[i] = fl->e[i]->group = nfhp_group_of(fl->e[i]->box,
-							       fold);
+		fl->group[i] = fl->e[i]->group = nfhp_group_of(fl->e[i], fold);
 }
 
 /*
@@ -4418,21 +4420,24 @@ out_release:
 /* Order the trees of each hook for nfhp_classify(). */
 static void nfhp_tables_sequence(struct nfhp_tables *t)
 {
-	const struct nfhp_node *tmp;
-	unsigned int h, g, i;
+	const struct nfhp_node *tmp, **seq;
+	unsigned int h, g, i, hot;
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		t->ntrees[h] = 0;
+		t->ntrees[h][0] = 0;
+		t->ntrees[h][1] = 0;
 		for (g = 0; g < NFHP_GROUPS; g++) {
 			if (!t->root[h][g])
 				continue;
-			i = t->ntrees[h]++;
-			t->seq[h][i] = t->root[h][g];
-			for (; i && t->seq[h][i - 1]->min_order >
-				    t->seq[h][i]->min_order; i--) {
-				tmp = t->seq[h][i - 1];
-				t->seq[h][i - 1] = t->seq[h][i];
-				t->seq[h][i] = tmp;
+			hot = g >= NFHP_WIDTH_TREES;
+			seq = t->seq[h][hot];
+			i = t->ntrees[h][hot]++;
+			seq[i] = t->root[h][g];
+			for (; i && seq[i - 1]->min_order > seq[i]->min_order;
+			     i--) {
+				tmp = seq[i - 1];
+				seq[i - 1] = seq[i];
+				seq[i] = tmp;
 			}
 		}
 	}
@@ -5828,24 +5833,31 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 {
 	const struct nfhp_tables *t = rcu_dereference(rs->tables);
 	const struct nfhp_entry *const *items, *best = NULL, *last;
+	unsigned int g, i, nhits = 0, hot, hots = nfhp_key_hot(key);
+	const struct nfhp_node *const *seq;
 	struct nfhp_hit hit[NFHP_GROUPS], *h;
-	unsigned int g, i, nhits = 0;
 	bool eval = false;
 	u64 bound = U64_MAX;
 
-	/* Branch and bound: a tree can only beat the decision so far. */
-	for (g = 0; g < t->ntrees[hook]; g++) {
-		if (t->seq[hook][g]->min_order >= bound)
-			break;
-		h = &hit[nhits];
-		if (!nfhp_tree_lookup(t->seq[hook][g], key, bound, h))
-			continue;
-		nhits++;
-		eval |= h->walk;
-		last = h->items[h->n - 1];
-		if (last->order < bound) {
-			best = last;
-			bound = best->order;
+	/*
+	 * Branch and bound: a tree can only beat the decision so far.  The
+	 * trees of hotdrop entries come second, and only for hot keys.
+	 */
+	for (hot = 0; hot <= hots; hot++) {
+		seq = t->seq[hook][hot];
+		for (g = 0; g < t->ntrees[hook][hot]; g++) {
+			if (seq[g]->min_order >= bound)
+				break;
+			h = &hit[nhits];
+			if (!nfhp_tree_lookup(seq[g], key, bound, h))
+				continue;
+			nhits++;
+			eval |= h->walk;
+			last = h->items[h->n - 1];
+			if (last->order < bound) {
+				best = last;
+				bound = best->order;
+			}
 		}
 	}
 	if (unlikely(eval)) {

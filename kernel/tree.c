@@ -93,7 +93,10 @@
  *
  * (ruleset.c gives rules that are wildcards in an address a tree of
  * their own, see struct nfhp_tables: in the example, rule 3 would have a
- * tree of its own and the SRC node would serve rules 1 and 2 only.)
+ * tree of its own and the SRC node would serve rules 1 and 2 only.  The
+ * short-header entry would be in a tree of its own too, "Short headers"
+ * in group.c; a hook keeps them all in one tree only when a RETURN or a
+ * goto makes its entries depend on each other.)
  *
  * List nodes
  * ----------
@@ -224,7 +227,9 @@
  * the order of their earliest entries, and once a decision is found, a
  * subtree, or a whole tree, whose earliest entry comes after it cannot
  * change it and is not entered: branch and bound, on a decision that is
- * exact either way.
+ * exact either way.  Half of those trees hold the short-header entries
+ * and are searched only for keys with a short transport header
+ * (nfhp_key_hot()).
  *
  * Extensions
  * ----------

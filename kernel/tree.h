@@ -128,8 +128,12 @@ extern u32 nfhp_share_min;
 #define NFHP_COVER_PIECES	64
 extern u32 nfhp_cover_pieces;
 
-/* Trees per hook, see struct nfhp_tables in ruleset.c. */
-#define NFHP_HOOK_TREES		9
+/*
+ * Trees per hook (struct nfhp_tables in ruleset.c): one per width group
+ * of its entries, and one per width group of its hotdrop entries (group.c).
+ */
+#define NFHP_WIDTH_TREES	7
+#define NFHP_HOOK_TREES		(2 * NFHP_WIDTH_TREES)
 
 /**
  * struct nfhp_node - a range-location node or a leaf

@@ -680,6 +680,7 @@ static void test_spare_arrays(void)
 	nfhp_ruleset_release(rs, false);
 	nfhp_ruleset_defer_release(rs, false);
 	used = nfhp_ruleset_mem_used(rs);
+	r->nmatch = 0;	/* few nodes: the node table does not grow */
 	check(!nfhp_rule_append(rs, "INPUT", r, NULL, &msg),
 	      "spares: a rule in INPUT");
 	check(nfhp_ruleset_mem_used(rs) + 500 * sizeof(void *) < used,
@@ -2106,6 +2107,50 @@ static struct nfhp_ruleset *nested_rules(void)
 	return rs;
 }
 
+/* Is one of @k's transport dimensions marked for a hotdrop entry? */
+static bool key_marked(const struct nfhp_key *k)
+{
+	return k->v[NFHP_DIM_SPORT] >= NFHP_L4_TRUNCATED ||
+	       k->v[NFHP_DIM_DPORT] >= NFHP_L4_TRUNCATED ||
+	       k->v[NFHP_DIM_TCPFLAGS] >= NFHP_L4_TRUNCATED ||
+	       k->v[NFHP_DIM_ICMP] >= NFHP_L4_TRUNCATED;
+}
+
+/*
+ * nfhp_classify() visits the trees of hotdrop entries only for keys that
+ * nfhp_key_hot() finds: it must find every key in which some transport
+ * dimension carries a mark a hotdrop entry matches, whatever the protocol,
+ * fragment offset and length of header nfhp_key_set_l4_short() was given.
+ */
+static void test_key_hot(void)
+{
+	static const u8 protos[] = { 0, 1, 6, 17, 33, 47, 132, 136 };
+	static const u32 values[] = { 0, 1, 22, 0xff, 0xffff };
+	unsigned int p, frag, len, v, bad = 0, hot = 0;
+	struct nfhp_key k;
+	bool marked;
+
+	for (p = 0; p < ARRAY_SIZE(protos); p++)
+		for (frag = 0; frag < 3; frag++)
+			for (len = 0; len <= 24; len++)
+				for (v = 0; v < ARRAY_SIZE(values); v++) {
+					key_init(&k);
+					k.v[NFHP_DIM_SPORT] = values[v];
+					k.v[NFHP_DIM_DPORT] = values[v];
+					k.v[NFHP_DIM_TCPFLAGS] = values[v] & 0xff;
+					k.v[NFHP_DIM_ICMP] = values[v];
+					nfhp_key_set_l4_short(&k, protos[p],
+							      frag, len);
+					marked = key_marked(&k);
+					nfhp_key_fold_port(&k, protos[p]);
+					bad += nfhp_key_hot(&k) != marked;
+					hot += marked;
+				}
+	check(!bad && hot,
+	      "nfhp_key_hot() finds every marked key: %u wrong, %u marked",
+	      bad, hot);
+}
+
 static void test_shared_build(void)
 {
 	struct nfhp_tree_stats alone, shared;
@@ -2122,8 +2167,9 @@ static void test_shared_build(void)
 	rs = nested_rules();
 	check(!nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &shared),
 	      "stats, two builders");
-	check(nfhp_ruleset_shared_splits(rs) == 1,
-	      "one split built by two builders");
+	/* The first split of the rules' tree, and of their hotdrops' tree. */
+	check(nfhp_ruleset_shared_splits(rs) == 2,
+	      "one split of each tree built by two builders");
 	nfhp_ruleset_free(rs);
 	nfhp_share_min = share_min;
 	check(alone.nodes > 100 && !memcmp(&alone, &shared, sizeof(alone)),
@@ -2738,6 +2784,7 @@ int main(void)
 	test_policy_counters();
 	test_enomem();
 	test_hotdrop();
+	test_key_hot();
 	test_rule_body();
 	test_list_nodes();
 	test_shadow_across_trees();
