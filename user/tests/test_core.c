@@ -1966,6 +1966,104 @@ static void test_enomem(void)
 	free(s);
 }
 
+/* FORWARD's rules as the ports they drop, 0 for the policy's. */
+static void drops_of(struct nfhp_ruleset *rs, u32 *port, unsigned int n)
+{
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	unsigned int i, j = 0;
+
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 6;
+	for (i = 0; i < n; i++)
+		port[i] = 0;
+	for (i = 1000; i < 1040 && j < n; i++) {
+		k.v[NFHP_DIM_DPORT] = i;
+		classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+		if (v.action == NFHP_ACT_DROP)
+			port[j++] = i;
+	}
+}
+
+/*
+ * An insert or delete that fails inside a transaction leaves its chain as
+ * it was: the first change of a chain moves its rules while copying them
+ * (nfhp_chain_shift()), so a later failure has to undo the move.
+ */
+static void test_change_enomem(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	const struct nfhp_chain *c;
+	const struct nfhp_rule *at;
+	struct nfhp_rule_spec *s;
+	const char *msg;
+	u32 port[24];
+	int i, err, failed = 0, wrong = 0;
+	u64 used;
+
+	for (i = 0; i < 20; i++) {
+		s = spec_new(NFHP_ACT_DROP);
+		spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
+		spec_range(s, NFHP_DIM_DPORT, 1000 + i, 1000 + i, false);
+		nfhp_rule_append(rs, "FORWARD", s, NULL, &msg);
+		free(s);
+	}
+	/* What a commit that changes nothing keeps, as the loop's do. */
+	nfhp_txn_begin(rs);
+	nfhp_txn_commit(rs, &msg);
+	nfhp_ruleset_release(rs, true);
+	used = nfhp_ruleset_mem_used(rs);
+	s = spec_new(NFHP_ACT_DROP);
+	spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
+	spec_range(s, NFHP_DIM_DPORT, 1030, 1030, false);
+	for (i = 1; i < 100; i++) {
+		nfhp_txn_begin(rs);
+		at = nfhp_rule_at(nfhp_chain_find(rs, "FORWARD"), 5);
+		nfhp_shim_fail_countdown = i;
+		err = nfhp_rule_insert(rs, "FORWARD", 5, s, NULL, &msg);
+		nfhp_shim_fail_countdown = 0;
+		c = nfhp_chain_find(rs, "FORWARD");
+		if (!err) {
+			nfhp_txn_abort(rs);
+			break;
+		}
+		failed++;
+		if (nfhp_chain_rules(c) != 20 || nfhp_rule_at(c, 5) != at)
+			wrong++;
+		/* Committed, not aborted: the new rule must be gone already. */
+		if (nfhp_txn_commit(rs, &msg))
+			wrong++;
+		nfhp_ruleset_release(rs, true);
+		if (nfhp_ruleset_mem_used(rs) != used)
+			wrong++;
+	}
+	check(failed > 3 && !wrong,
+	      "insert: %d injected failures, the chain as it was after each",
+	      failed);
+
+	/* The removed list is full after 8: the 9th delete grows it. */
+	nfhp_txn_begin(rs);
+	for (i = 0; i < 8; i++)
+		nfhp_rule_delete(rs, "FORWARD", 1, &msg);
+	c = nfhp_chain_find(rs, "FORWARD");
+	at = nfhp_rule_at(c, 1);
+	nfhp_shim_fail_countdown = 1;
+	err = nfhp_rule_delete(rs, "FORWARD", 1, &msg);
+	nfhp_shim_fail_countdown = 0;
+	c = nfhp_chain_find(rs, "FORWARD");
+	check(err == -ENOMEM && nfhp_chain_rules(c) == 12 &&
+	      nfhp_rule_at(c, 1) == at && nfhp_rule_at(c, 12),
+	      "delete: a failed retire puts the rule back (%d rules)",
+	      nfhp_chain_rules(c));
+	check(!nfhp_txn_commit(rs, &msg), "commit after it");
+	drops_of(rs, port, 24);
+	for (i = 0; i < 12 && port[i] == 1008 + (u32)i; i++)
+		;
+	check(i == 12 && !port[12], "the 12 rules left drop ports 1008-1019");
+	nfhp_ruleset_free(rs);
+	free(s);
+}
+
 /*
  * Short packets (key.h): iptables' tcp match drops a TCP header cut short
  * and a TCP fragment at offset 1 without a verdict or counter; multiport
@@ -2783,6 +2881,7 @@ int main(void)
 	test_txn_and_errors();
 	test_policy_counters();
 	test_enomem();
+	test_change_enomem();
 	test_hotdrop();
 	test_key_hot();
 	test_rule_body();
