@@ -40,6 +40,7 @@
 #include "match.h"
 #include "rank.h"
 #include "ruleset.h"
+#include "seq.h"
 #include "stats.h"
 #include "tree.h"
 
@@ -125,8 +126,10 @@ static_assert(sizeof(struct nfhp_rule) <= 96);
  * @same_tail: the same for its last rules; in a chain that is not a
  *	staged copy both are 0, or stale and true, for it is the committed
  *	chain then
- * @cap: room in @rules
- * @rules: the rules in order
+ * @rules: the rules in order, in pages that a staged copy shares with the
+ *	committed chain (seq.c)
+ * @from: for a staged copy, the committed chain it was copied from, whose
+ *	pages of rules it takes over at the commit (nfhp_seq_succeed())
  */
 struct nfhp_chain {
 	char name[NFHP_CHAIN_NAME_LEN];
@@ -141,8 +144,8 @@ struct nfhp_chain {
 	unsigned int njump;
 	unsigned int same_head;
 	unsigned int same_tail;
-	unsigned int cap;
-	struct nfhp_rule **rules;
+	struct nfhp_seq rules;
+	struct nfhp_chain *from;
 };
 
 /**
@@ -325,7 +328,8 @@ struct nfhp_scoped {
 
 /**
  * struct nfhp_flat_frame - a chain being flattened, in the stack of jumps
- * @rules: its rules
+ * @rules: its rules, or NULL at the bottom, where @one is the rule
+ * @one: the rule flattened at the bottom of the stack
  * @n: rules
  * @i: the rule being flattened
  * @prefix: what the jumps that lead to the chain match, or NULL
@@ -335,7 +339,8 @@ struct nfhp_scoped {
  * @step: what of rule @i is flattened next
  */
 struct nfhp_flat_frame {
-	const struct nfhp_rule *const *rules;
+	const struct nfhp_seq *rules;
+	const struct nfhp_rule *one;
 	unsigned int n;
 	unsigned int i;
 	const struct nfhp_box *prefix;
@@ -449,9 +454,6 @@ struct nfhp_release {
  * @ints: an array of @ints_cap ints for a struct nfhp_flat's @from, the
  *	one int array of a hook's size a commit takes, or NULL
  * @ints_cap: room in @ints
- * @rules: a rule array of a chain that a commit replaced, for the copy
- *	of the chain that the next transaction makes, or NULL
- * @rules_cap: room in @rules
  *
  * A single-rule update at 100,000 rules replaces about 4 MB of arrays.
  * Taking them anew at every commit is vmalloc() page by page and a TLB
@@ -466,12 +468,7 @@ struct nfhp_spare {
 	struct nfhp_flat flat;
 	int *ints;
 	unsigned int ints_cap;
-	struct nfhp_rule **rules;
-	unsigned int rules_cap;
 };
-
-/* Spare rule arrays are kept from this many rules on. */
-#define NFHP_SPARE_MIN_RULES	1024
 
 /*
  * Room for @n elements of a big array that grows or shrinks by a few at
@@ -788,55 +785,27 @@ out_nomem:
 
 /* Chains and models. */
 
-/* Free @c; a big rule array becomes the spare, if bigger than that. */
 static void nfhp_chain_free(struct nfhp_ruleset *rs, struct nfhp_chain *c)
 {
-	struct nfhp_spare *spare = &rs->spare;
-
-	if (c->cap >= NFHP_SPARE_MIN_RULES && c->cap > spare->rules_cap) {
-		swap(c->rules, spare->rules);
-		swap(c->cap, spare->rules_cap);
-	}
-	nfhp_free(&rs->mem, c->rules, c->cap * sizeof(*c->rules));
+	nfhp_seq_free(&rs->mem, &c->rules);
 	nfhp_free(&rs->mem, c, sizeof(*c));
 }
 
-/* A rule array for @cap rules: the spare one if it fits. */
-static struct nfhp_rule **nfhp_rules_alloc(struct nfhp_ruleset *rs,
-					   unsigned int cap)
+/* Rule @i of @c, counted from 0. */
+static struct nfhp_rule *nfhp_chain_at(const struct nfhp_chain *c,
+				       unsigned int i)
 {
-	struct nfhp_spare *spare = &rs->spare;
-	struct nfhp_rule **rules;
-
-	/* A spare more than twice the size would keep too much. */
-	if (cap < NFHP_SPARE_MIN_RULES || spare->rules_cap < cap ||
-	    spare->rules_cap / 2 > cap)
-		return nfhp_alloc_uninit(&rs->mem, cap * sizeof(*rules));
-	rules = spare->rules;
-	spare->rules = NULL;
-	spare->rules_cap = 0;
-	return rules;
+	return nfhp_seq_get(&c->rules, i);
 }
 
+/* An empty chain. */
 static struct nfhp_chain *nfhp_chain_alloc(struct nfhp_ruleset *rs,
-					   const char *name, int hook,
-					   unsigned int cap)
+					   const char *name, int hook)
 {
 	struct nfhp_chain *c = nfhp_alloc(&rs->mem, sizeof(*c));
 
 	if (!c)
 		return NULL;
-	if (cap) {
-		if (cap >= NFHP_SPARE_MIN_RULES &&
-		    rs->spare.rules_cap >= cap && rs->spare.rules_cap / 2 <= cap)
-			cap = rs->spare.rules_cap;
-		c->rules = nfhp_rules_alloc(rs, cap);
-		if (!c->rules) {
-			nfhp_free(&rs->mem, c, sizeof(*c));
-			return NULL;
-		}
-	}
-	c->cap = cap;
 	strscpy(c->name, name, sizeof(c->name));
 	c->hash = nfhp_name_hash(c->name);
 	c->hook = hook;
@@ -1043,36 +1012,11 @@ static void nfhp_chain_note(struct nfhp_model *m, const struct nfhp_chain *c)
 }
 
 /*
- * Move the rules of @c from the 0-based @at on by @shift (1: a slot opens
- * at @at; -1: the rule at @at goes), from @from, which is @c->rules or the
- * committed rules a staged copy is being made of.
+ * The staged copy of a chain, made from the committed one if needed: it
+ * shares the committed chain's pages of rules until it changes them.
  */
-static void nfhp_rules_shift(struct nfhp_chain *c,
-			     struct nfhp_rule *const *from, unsigned int n,
-			     unsigned int at, int shift)
-{
-	unsigned int src = at + (shift < 0), dst = at + (shift > 0);
-
-	/* An empty chain may have no array: no pointer for memcpy(). */
-	if (from != c->rules && at)
-		memcpy(c->rules, from, at * sizeof(*c->rules));
-	if (n > src)
-		memmove(c->rules + dst, from + src,
-			(n - src) * sizeof(*c->rules));
-	c->n = n + shift;
-}
-
-/*
- * The staged copy of a chain, copied from the committed one if needed,
- * with a slot opened at the 0-based @at (@shift 1), which the caller
- * fills, or the rule at @at taken out (@shift -1), or neither (@shift 0);
- * @at is valid for @shift.  The copy moves the rules as it goes: a copy
- * and then a memmove of the tail moved half as much again, 400 KB more at
- * a chain of 100,000 rules.
- */
-static struct nfhp_chain *nfhp_chain_shift(struct nfhp_ruleset *rs,
-					   const char *name, unsigned int at,
-					   int shift, const char **msg)
+static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
+					 const char *name, const char **msg)
 {
 	struct nfhp_chain *c, *copy;
 	int i = nfhp_chain_index(rs->work, name);
@@ -1082,38 +1026,43 @@ static struct nfhp_chain *nfhp_chain_shift(struct nfhp_ruleset *rs,
 		return ERR_PTR(-ENOENT);
 	}
 	c = rs->work->chains[i];
-	if (c->gen == rs->gen) {
-		if (shift > 0 &&
-		    nfhp_grow(&rs->mem, (void **)&c->rules, &c->cap, c->n + 1,
-			      sizeof(*c->rules)))
-			goto out_nomem;
-		if (shift)
-			nfhp_rules_shift(c, c->rules, c->n, at, shift);
+	if (c->gen == rs->gen)
 		return c;
+	copy = nfhp_chain_alloc(rs, c->name, c->hook);
+	if (!copy || nfhp_seq_share(&rs->mem, &copy->rules, &c->rules)) {
+		nfhp_free(&rs->mem, copy, sizeof(*copy));
+		*msg = "out of memory";
+		return ERR_PTR(-ENOMEM);
 	}
-	/* Room for more: most transactions add a rule, or none. */
-	copy = nfhp_chain_alloc(rs, c->name, c->hook, nfhp_roomy(c->n + 1));
-	if (!copy)
-		goto out_nomem;
 	copy->policy = c->policy;
+	copy->n = c->n;
 	copy->nbranch = c->nbranch;
 	copy->njump = c->njump;
 	copy->same_head = c->n;
 	copy->same_tail = c->n;
-	nfhp_rules_shift(copy, c->rules, c->n, at, shift);
+	copy->from = c;
 	rs->work->chains[i] = copy;
 	nfhp_chain_note(rs->work, copy);
 	return copy;
-out_nomem:
-	*msg = "out of memory";
-	return ERR_PTR(-ENOMEM);
 }
 
-/* The staged copy of a chain, copied from the committed one if needed. */
-static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
-					 const char *name, const char **msg)
+/*
+ * At the commit, the staged copies take over the pages of rules of the
+ * committed chains they replace, which then keep only the pages the
+ * transaction replaced, to free them a grace period later.
+ */
+static void nfhp_chains_succeed(struct nfhp_ruleset *rs)
 {
-	return nfhp_chain_shift(rs, name, 0, 0, msg);
+	struct nfhp_chain *c;
+	unsigned int i;
+
+	for (i = 0; i < rs->work->n; i++) {
+		c = rs->work->chains[i];
+		if (c->gen != rs->gen || !c->from)
+			continue;
+		nfhp_seq_succeed(&c->rules, &c->from->rules);
+		c->from = NULL;
+	}
 }
 
 /* The chain of the staged model by @name, staged or still shared. */
@@ -1169,7 +1118,7 @@ static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 		return -ELOOP;
 	c->mark = rs->mark;
 	for (i = 0; i < c->n && c->njump; i++) {
-		const struct nfhp_rule *r = c->rules[i];
+		const struct nfhp_rule *r = nfhp_chain_at(c, i);
 		int t;
 
 		if (!nfhp_rule_jumps(r))
@@ -1243,7 +1192,6 @@ static void nfhp_flat_recycle(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 struct nfhp_spare_seen {
 	const void *e;
 	const int *ints;
-	const void *rules;
 };
 
 static void nfhp_spare_see(const struct nfhp_ruleset *rs,
@@ -1251,7 +1199,6 @@ static void nfhp_spare_see(const struct nfhp_ruleset *rs,
 {
 	seen->e = rs->spare.flat.e;
 	seen->ints = rs->spare.ints;
-	seen->rules = rs->spare.rules;
 }
 
 /* Free the spare arrays that are still those @stale saw. */
@@ -1268,12 +1215,6 @@ static void nfhp_spare_trim(struct nfhp_ruleset *rs,
 		kvfree(spare->ints);
 		spare->ints = NULL;
 		spare->ints_cap = 0;
-	}
-	if (spare->rules && spare->rules == stale->rules) {
-		nfhp_free(&rs->mem, spare->rules,
-			  spare->rules_cap * sizeof(*spare->rules));
-		spare->rules = NULL;
-		spare->rules_cap = 0;
 	}
 }
 
@@ -1671,7 +1612,8 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 			     const struct nfhp_model *m, struct nfhp_flat *fl,
 			     struct nfhp_flat_frame *f, unsigned int depth)
 {
-	const struct nfhp_rule *r = f->rules[f->i];
+	const struct nfhp_rule *r = f->rules ? nfhp_seq_get(f->rules, f->i) :
+					      f->one;
 	struct nfhp_flat_frame *in = f + 1;
 	const struct nfhp_box *into;
 	int err, t;
@@ -1702,7 +1644,7 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 	t = nfhp_chain_target(m, r);
 	if (t < 0)
 		return -ENOENT;
-	in->rules = (const struct nfhp_rule *const *)m->chains[t]->rules;
+	in->rules = &m->chains[t]->rules;
 	in->n = m->chains[t]->n;
 	in->i = 0;
 	in->step = NFHP_STEP_HOT;
@@ -1726,11 +1668,11 @@ static int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 			     u8 flags)
 {
 	struct nfhp_flat_frame *f = rs->jumps;
-	const struct nfhp_rule *rules[1] = { r };
 	unsigned int top = 0;
 	int err;
 
-	f->rules = rules;
+	f->rules = NULL;
+	f->one = r;
 	f->n = 1;
 	f->i = 0;
 	f->step = NFHP_STEP_HOT;
@@ -1762,7 +1704,8 @@ static int nfhp_flatten_top(struct nfhp_ruleset *rs,
 	int err;
 
 	for (i = 0; i < c->n; i++) {
-		err = nfhp_flatten_rule(rs, m, fl, c->rules[i], NULL, 0, 0);
+		err = nfhp_flatten_rule(rs, m, fl, nfhp_chain_at(c, i), NULL,
+					0, 0);
 		if (err)
 			return err;
 		cond_resched();
@@ -1778,10 +1721,13 @@ static int nfhp_flatten_top(struct nfhp_ruleset *rs,
  */
 static unsigned int nfhp_chain_entries(const struct nfhp_chain *c)
 {
+	const struct nfhp_rule *r;
 	unsigned int i, n = 0;
 
-	for (i = 0; i < c->n; i++)
-		n += 1 + !!c->rules[i]->body.alt + !!c->rules[i]->body.hot;
+	for (i = 0; i < c->n; i++) {
+		r = nfhp_chain_at(c, i);
+		n += 1 + !!r->body.alt + !!r->body.hot;
+	}
 	return n;
 }
 
@@ -1858,8 +1804,8 @@ static int nfhp_where_build(struct nfhp_ruleset *rs)
 	rs->where_mask = size - 1;
 	for (i = 0; m && i < m->n; i++) {
 		for (j = 0; j < m->chains[i]->n; j++) {
-			w = nfhp_where_slot(rs, m->chains[i]->rules[j]);
-			w->rule = m->chains[i]->rules[j];
+			w = nfhp_where_slot(rs, nfhp_chain_at(m->chains[i], j));
+			w->rule = nfhp_chain_at(m->chains[i], j);
 			w->chain = m->chains[i];
 			w->pos = j + 1;
 		}
@@ -1887,7 +1833,7 @@ static bool nfhp_rule_locate(struct nfhp_ruleset *rs,
 	}
 	for (i = 0; m && i < m->n; i++) {
 		for (j = 0; j < m->chains[i]->n; j++) {
-			if (m->chains[i]->rules[j] == r) {
+			if (nfhp_chain_at(m->chains[i], j) == r) {
 				*c = m->chains[i];
 				*pos = j + 1;
 				return true;
@@ -1932,7 +1878,7 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		struct nfhp_chain *c;
 
-		c = nfhp_chain_alloc(rs, nfhp_hook_chain[h], h, 0);
+		c = nfhp_chain_alloc(rs, nfhp_hook_chain[h], h);
 		if (!c)
 			goto out_abort;
 		rs->work->chains[rs->work->n++] = c;
@@ -1975,7 +1921,7 @@ static void nfhp_model_free_chains(struct nfhp_ruleset *rs,
 		struct nfhp_chain *c = m->chains[i];
 
 		for (j = 0; j < c->n; j++)
-			nfhp_rule_free(rs, c->rules[j]);
+			nfhp_rule_free(rs, nfhp_chain_at(c, j));
 		nfhp_chain_free(rs, c);
 	}
 	nfhp_model_free(rs, m);
@@ -2135,16 +2081,16 @@ static bool nfhp_adopt_limits(struct nfhp_ruleset *rs,
 	unsigned int j, k = 0, lim = lc->n;
 
 	for (j = 0; j < c->n; j++) {
-		if (c->rules[j]->gen == rs->gen)
+		if (nfhp_chain_at(c, j)->gen == rs->gen)
 			continue;
-		while (k < lc->n && lc->rules[k] != c->rules[j])
+		while (k < lc->n && nfhp_chain_at(lc, k) != nfhp_chain_at(c, j))
 			k++;
 		if (k == lc->n)
 			return false;
 		a->lim[j] = k++;
 	}
 	for (j = c->n; j-- > 0;) {
-		if (c->rules[j]->gen != rs->gen)
+		if (nfhp_chain_at(c, j)->gen != rs->gen)
 			lim = a->lim[j];
 		a->lim[j] = lim;
 	}
@@ -2161,9 +2107,10 @@ static int nfhp_adopt_keys(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 	if (!a->keys)
 		return -ENOMEM;
 	for (k = 0; k < lc->n; k++)
-		if (lc->rules[k]->adopt)
+		if (nfhp_chain_at(lc, k)->adopt)
 			a->keys[a->nkeys++] = nfhp_adopt_key(
-				nfhp_packed_spec_hash(lc->rules[k]->body.spec), k);
+				nfhp_packed_spec_hash(
+					nfhp_chain_at(lc, k)->body.spec), k);
 	sort(a->keys, a->nkeys, sizeof(*a->keys), nfhp_u64_cmp, NULL);
 	return 0;
 }
@@ -2184,7 +2131,8 @@ static unsigned int nfhp_adopt_find(struct nfhp_ruleset *rs,
 		return to;
 	for (i = nfhp_u64_rank(a->keys, a->nkeys, nfhp_adopt_key(hash, from));
 	     i < a->nkeys && a->keys[i] < nfhp_adopt_key(hash, to); i++)
-		if (nfhp_adopt_may(rs, a->lc->rules[(u32)a->keys[i]], r))
+		if (nfhp_adopt_may(rs, nfhp_chain_at(a->lc, (u32)a->keys[i]),
+				   r))
 			return (u32)a->keys[i];
 	return to;
 }
@@ -2200,38 +2148,45 @@ static unsigned int nfhp_adopt_at(struct nfhp_ruleset *rs,
 				  struct nfhp_adopt_chain *a, unsigned int j,
 				  unsigned int *k)
 {
-	struct nfhp_rule *const *old = a->lc->rules, *const *r = a->c->rules;
+	const struct nfhp_chain *lc = a->lc;
+	const struct nfhp_rule *r = nfhp_chain_at(a->c, j), *next = NULL;
 	unsigned int lim = a->lim[j], at = *k;
-	bool next = j + 1 < a->c->n && r[j + 1]->gen == rs->gen;
 
-	if (at < lim && nfhp_adopt_may(rs, old[at], r[j]))
+	if (j + 1 < a->c->n && nfhp_chain_at(a->c, j + 1)->gen == rs->gen)
+		next = nfhp_chain_at(a->c, j + 1);
+	if (at < lim && nfhp_adopt_may(rs, nfhp_chain_at(lc, at), r))
 		return at;
-	if (at + 1 < lim && nfhp_adopt_may(rs, old[at + 1], r[j]))
+	if (at + 1 < lim && nfhp_adopt_may(rs, nfhp_chain_at(lc, at + 1), r))
 		return at + 1;
-	if (next && at + 1 < lim && nfhp_adopt_may(rs, old[at + 1], r[j + 1])) {
+	if (next && at + 1 < lim &&
+	    nfhp_adopt_may(rs, nfhp_chain_at(lc, at + 1), next)) {
 		(*k)++;
 		return lim;
 	}
-	if (next && at < lim && nfhp_adopt_may(rs, old[at], r[j + 1]))
+	if (next && at < lim && nfhp_adopt_may(rs, nfhp_chain_at(lc, at), next))
 		return lim;
-	return nfhp_adopt_find(rs, a, r[j], at, lim);
+	return nfhp_adopt_find(rs, a, r, at, lim);
 }
 
 /* Rule @j of the staged chain gives way to rule @k of the committed one. */
 static int nfhp_adopt_one(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a,
 			  unsigned int j, unsigned int k)
 {
-	struct nfhp_rule *old = a->lc->rules[k], *dup = a->c->rules[j];
+	struct nfhp_rule *old = nfhp_chain_at(a->lc, k);
+	struct nfhp_rule *dup = nfhp_chain_at(a->c, j);
 	struct nfhp_counter sum;
 
-	if (nfhp_list_add(&rs->mem, &rs->dups, dup))
+	if (nfhp_seq_set(&rs->mem, &a->c->rules, j, old))
 		return -ENOMEM;
 	nfhp_counter_sum(dup->cnt, &sum);
-	if (nfhp_counter_write(rs, old->cnt, &sum)) {
-		rs->dups.n--;
+	if (nfhp_list_add(&rs->mem, &rs->dups, dup) ||
+	    nfhp_counter_write(rs, old->cnt, &sum)) {
+		if (rs->dups.n && rs->dups.r[rs->dups.n - 1] == dup)
+			rs->dups.n--;
+		/* Its page is the chain's own now: this cannot fail. */
+		WARN_ON_ONCE(nfhp_seq_set(&rs->mem, &a->c->rules, j, dup));
 		return -ENOMEM;
 	}
-	a->c->rules[j] = old;
 	old->adopt = 0;
 	dup->adopt = 1;
 	return 0;
@@ -2244,23 +2199,24 @@ static int nfhp_adopt_one(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a,
 static int nfhp_adopt_rules(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 {
 	const struct nfhp_chain *lc = a->lc;
+	const struct nfhp_rule *next;
 	struct nfhp_chain *c = a->c;
 	unsigned int j, k = 0, at;
 	int err;
 
 	for (j = 0; j < c->n; j++) {
-		if (c->rules[j]->gen != rs->gen) {
+		if (nfhp_chain_at(c, j)->gen != rs->gen) {
 			k = a->lim[j] + 1;
 			continue;
 		}
 		at = nfhp_adopt_at(rs, a, j, &k);
 		if (at == a->lim[j])
 			continue;
+		next = j + 1 < c->n ? nfhp_chain_at(c, j + 1) : NULL;
 		/* A far rule alone may be another one that is equal. */
 		if (at - k > NFHP_ADOPT_JUMP &&
-		    (j + 1 == c->n || at + 1 == a->lim[j] ||
-		     c->rules[j + 1]->gen != rs->gen ||
-		     !nfhp_adopt_may(rs, lc->rules[at + 1], c->rules[j + 1])))
+		    (!next || at + 1 == a->lim[j] || next->gen != rs->gen ||
+		     !nfhp_adopt_may(rs, nfhp_chain_at(lc, at + 1), next)))
 			continue;
 		err = nfhp_adopt_one(rs, a, j, at);
 		if (err)
@@ -2277,7 +2233,7 @@ static void nfhp_adopt_settle_chain(struct nfhp_ruleset *rs, unsigned int i,
 	struct nfhp_chain *c = rs->work->chains[i];
 
 	if (c->hook != lc->hook || c->policy != lc->policy || c->n != lc->n ||
-	    (c->n && memcmp(c->rules, lc->rules, c->n * sizeof(*c->rules))))
+	    nfhp_seq_same_len(&c->rules, 0, &lc->rules, 0, c->n) != c->n)
 		return;
 	rs->work->chains[i] = lc;
 	nfhp_chain_note(rs->work, lc);
@@ -2482,8 +2438,8 @@ static bool nfhp_chain_stable(const struct nfhp_ruleset *rs, u8 *stable,
 	c = rs->work->chains[i];
 	ok = c->gen != rs->gen && depth <= NFHP_MAX_JUMP_DEPTH;
 	for (k = 0; k < c->n && c->njump && ok; k++)
-		if (nfhp_rule_jumps(c->rules[k]))
-			ok = nfhp_target_stable(rs, stable, c->rules[k],
+		if (nfhp_rule_jumps(nfhp_chain_at(c, k)))
+			ok = nfhp_target_stable(rs, stable, nfhp_chain_at(c, k),
 						depth + 1);
 	stable[i] = ok ? NFHP_CHAIN_STABLE : NFHP_CHAIN_CHANGED;
 	return ok;
@@ -3999,7 +3955,7 @@ static int nfhp_reflat_first(const struct nfhp_reflat *w,
 	unsigned int k;
 
 	for (; oj < oc->n; oj++) {
-		r = oc->rules[oj];
+		r = nfhp_chain_at(oc, oj);
 		order = nfhp_firsts_find(w->firsts, r);
 		if (order != NFHP_ORDER_UNSET)
 			break;
@@ -4029,7 +3985,7 @@ static int nfhp_reflat_end(const struct nfhp_reflat *w,
 			   unsigned int i, unsigned int depth, bool top,
 			   unsigned int *end)
 {
-	const struct nfhp_rule *r = oc->rules[oj];
+	const struct nfhp_rule *r = nfhp_chain_at(oc, oj);
 	bool far = top && nfhp_rule_jumps(r);
 	unsigned int k;
 
@@ -4096,7 +4052,6 @@ static unsigned int nfhp_reflat_same_len(const struct nfhp_chain *oc,
 					 const struct nfhp_chain *nc,
 					 unsigned int j)
 {
-	struct nfhp_rule *const *a = nc->rules + j, *const *b = oc->rules + oj;
 	unsigned int len = 0, most = min(nc->n - j, oc->n - oj), known = 0;
 
 	/* What the transaction left alone needs no comparing. */
@@ -4106,11 +4061,9 @@ static unsigned int nfhp_reflat_same_len(const struct nfhp_chain *oc,
 		known = most;
 	if (!nfhp_update_verify)
 		len = known;
-	/* The chains' rule pointers in blocks: no entry is read. */
-	while (len + 16 <= most && !memcmp(a + len, b + len, 16 * sizeof(*a)))
-		len += 16;
-	while (len < most && a[len] == b[len])
-		len++;
+	/* The chains' rule pointers, pages they share unread: no entry is. */
+	len += nfhp_seq_same_len(&nc->rules, j + len, &oc->rules, oj + len,
+				 most - len);
 	WARN_ON_ONCE(len < known);
 	return len;
 }
@@ -4126,10 +4079,14 @@ static unsigned int nfhp_reflat_kept_len(struct nfhp_reflat *w,
 					 unsigned int j)
 {
 	unsigned int len = 0, most = min(nc->n - j, oc->n - oj);
+	const struct nfhp_rule *r;
 
-	while (len < most && nc->rules[j + len] == oc->rules[oj + len] &&
-	       nfhp_reflat_rule_kept(w, nc->rules[j + len]))
-		len++;
+	for (; len < most; len++) {
+		r = nfhp_chain_at(nc, j + len);
+		if (r != nfhp_chain_at(oc, oj + len) ||
+		    !nfhp_reflat_rule_kept(w, r))
+			break;
+	}
 	return len;
 }
 
@@ -4177,8 +4134,8 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 	int err = 0, len;
 
 	while (j < nc->n && !err) {
-		r = nc->rules[j];
-		if (top && oj < oc->n && oc->rules[oj] == r) {
+		r = nfhp_chain_at(nc, j);
+		if (top && oj < oc->n && nfhp_chain_at(oc, oj) == r) {
 			len = nfhp_reflat_run(w, oc, oj, nc, j, &i);
 			if (len < 0)
 				return len;
@@ -4187,7 +4144,7 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			if (len)
 				continue;
 		}
-		if (oj < oc->n && oc->rules[oj] == r) {
+		if (oj < oc->n && nfhp_chain_at(oc, oj) == r) {
 			err = nfhp_reflat_end(w, oc, oj, i, depth, top, &end);
 			if (err)
 				break;
@@ -4596,7 +4553,7 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
 			if (c->mark != rs->mark || c->hook >= 0)
 				continue;
 			for (j = 0; j < c->n; j++) {
-				if (c->rules[j]->ext_hooks & (1u << h))
+				if (nfhp_chain_at(c, j)->ext_hooks & (1u << h))
 					continue;
 				*msg = "an xtables match or target of a user chain is not valid at a hook that reaches the chain";
 				return -EINVAL;
@@ -4670,6 +4627,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 		swap(rs->flat[h], flat[h]);
 	}
 	nfhp_where_drop(rs);
+	nfhp_chains_succeed(rs);
 	rs->live = rs->work;
 	rs->work = NULL;
 	nfhp_counters_settle(rs, true);
@@ -4745,6 +4703,14 @@ struct nfhp_change_args {
 	u8 action;
 };
 
+/* Room in @l for @more rules, so that as many retires cannot fail. */
+static int nfhp_list_reserve(struct nfhp_mem *mem, struct nfhp_rule_list *l,
+			     unsigned int more)
+{
+	return nfhp_grow(mem, (void **)&l->r, &l->cap, l->n + more,
+			 sizeof(*l->r));
+}
+
 static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 			  const char **msg)
 {
@@ -4766,14 +4732,16 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 			    a->counters, &r, msg);
 	if (err)
 		return err;
-	/* Last, so that the slot it opens is filled whatever happens. */
-	c = nfhp_chain_shift(rs, a->chain, a->pos - 1, 1, msg);
-	if (IS_ERR(c)) {
+	c = nfhp_chain_mut(rs, a->chain, msg);
+	err = IS_ERR(c) ? PTR_ERR(c) :
+			  nfhp_seq_insert(&rs->mem, &c->rules, a->pos - 1, r);
+	if (err) {
+		*msg = "out of memory";
 		/* A rule of this transaction is freed, which cannot fail. */
 		WARN_ON_ONCE(nfhp_rule_retire(rs, r));
-		return PTR_ERR(c);
+		return err;
 	}
-	c->rules[a->pos - 1] = r;
+	c->n++;
 	c->nbranch += nfhp_rule_branches(r);
 	c->njump += nfhp_rule_jumps(r);
 	nfhp_chain_touched(c, a->pos - 1, c->n - a->pos);
@@ -4799,27 +4767,22 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 			  const char **msg)
 {
 	struct nfhp_change_args *a = arg;
-	struct nfhp_chain *c = nfhp_chain_work(rs, a->chain, msg);
+	struct nfhp_chain *c;
 	struct nfhp_rule *r;
 	int err;
 
+	c = nfhp_chain_mut_at(rs, a, "index of deletion too big", msg);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	if (a->pos < 1 || a->pos > c->n) {
-		*msg = "index of deletion too big";
-		return -E2BIG;
-	}
-	r = c->rules[a->pos - 1];
-	c = nfhp_chain_shift(rs, a->chain, a->pos - 1, -1, msg);
-	if (IS_ERR(c))
-		return PTR_ERR(c);
-	err = nfhp_rule_retire(rs, r);
+	r = nfhp_chain_at(c, a->pos - 1);
+	err = nfhp_list_reserve(&rs->mem, &rs->removed, 1) ?:
+	      nfhp_seq_delete(&rs->mem, &c->rules, a->pos - 1);
 	if (err) {
-		/* Put it back: the copy left room for one more. */
-		nfhp_rules_shift(c, c->rules, c->n, a->pos - 1, 1);
-		c->rules[a->pos - 1] = r;
+		*msg = "out of memory";
 		return err;
 	}
+	WARN_ON_ONCE(nfhp_rule_retire(rs, r));
+	c->n--;
 	c->nbranch -= nfhp_rule_branches(r);
 	c->njump -= nfhp_rule_jumps(r);
 	nfhp_chain_touched(c, a->pos - 1, c->n - (a->pos - 1));
@@ -4831,8 +4794,7 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 {
 	struct nfhp_change_args *a = arg;
 	struct nfhp_chain *c;
-	struct nfhp_rule *r;
-	bool branches, jumps;
+	struct nfhp_rule *r, *old;
 	int err;
 
 	c = nfhp_chain_mut_at(rs, a, "index of replacement too big", msg);
@@ -4845,14 +4807,17 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 				    &r, msg);
 	if (err)
 		return err;
-	branches = nfhp_rule_branches(c->rules[a->pos - 1]);
-	jumps = nfhp_rule_jumps(c->rules[a->pos - 1]);
-	err = nfhp_rule_retire(rs, c->rules[a->pos - 1]);
-	if (err)
+	old = nfhp_chain_at(c, a->pos - 1);
+	err = nfhp_list_reserve(&rs->mem, &rs->removed, 1) ?:
+	      nfhp_seq_set(&rs->mem, &c->rules, a->pos - 1, r);
+	if (err) {
+		*msg = "out of memory";
+		WARN_ON_ONCE(nfhp_rule_retire(rs, r));
 		return err;
-	c->nbranch += nfhp_rule_branches(r) - branches;
-	c->njump += nfhp_rule_jumps(r) - jumps;
-	c->rules[a->pos - 1] = r;
+	}
+	WARN_ON_ONCE(nfhp_rule_retire(rs, old));
+	c->nbranch += nfhp_rule_branches(r) - nfhp_rule_branches(old);
+	c->njump += nfhp_rule_jumps(r) - nfhp_rule_jumps(old);
 	nfhp_chain_touched(c, a->pos - 1, c->n - a->pos);
 	return 0;
 }
@@ -4861,22 +4826,21 @@ static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
 			  const char **msg)
 {
 	struct nfhp_chain *c = nfhp_chain_mut(rs, name, msg);
-	bool branches, jumps;
-	int err;
+	unsigned int i;
 
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	while (c->n) {
-		branches = nfhp_rule_branches(c->rules[c->n - 1]);
-		jumps = nfhp_rule_jumps(c->rules[c->n - 1]);
-		err = nfhp_rule_retire(rs, c->rules[c->n - 1]);
-		if (err)
-			return err;
-		c->nbranch -= branches;
-		c->njump -= jumps;
-		c->n--;
-		nfhp_chain_touched(c, 0, 0);
+	if (nfhp_list_reserve(&rs->mem, &rs->removed, c->n)) {
+		*msg = "out of memory";
+		return -ENOMEM;
 	}
+	for (i = 0; i < c->n; i++)
+		WARN_ON_ONCE(nfhp_rule_retire(rs, nfhp_chain_at(c, i)));
+	nfhp_seq_free(&rs->mem, &c->rules);
+	c->n = 0;
+	c->nbranch = 0;
+	c->njump = 0;
+	nfhp_chain_touched(c, 0, 0);
 	return 0;
 }
 
@@ -4954,7 +4918,7 @@ static int nfhp_do_new_chain(struct nfhp_ruleset *rs, void *arg,
 		*msg = "chain already exists";
 		return -EEXIST;
 	}
-	c = nfhp_chain_alloc(rs, a->chain, -1, 0);
+	c = nfhp_chain_alloc(rs, a->chain, -1);
 	if (!c)
 		return -ENOMEM;
 	err = nfhp_model_insert(rs, c);
@@ -4972,9 +4936,9 @@ static unsigned int nfhp_model_refs(const struct nfhp_model *m,
 		const struct nfhp_chain *c = m->chains[i];
 
 		for (j = 0; j < c->n; j++)
-			if ((c->rules[j]->action == NFHP_ACT_JUMP ||
-			     c->rules[j]->action == NFHP_ACT_GOTO) &&
-			    !strcmp(c->rules[j]->target, name))
+			if ((nfhp_chain_at(c, j)->action == NFHP_ACT_JUMP ||
+			     nfhp_chain_at(c, j)->action == NFHP_ACT_GOTO) &&
+			    !strcmp(nfhp_chain_at(c, j)->target, name))
 				refs++;
 	}
 	return refs;
@@ -5063,7 +5027,7 @@ static int nfhp_retarget_jumps(struct nfhp_ruleset *rs, const char *from,
 		struct nfhp_chain *c = rs->work->chains[i];
 
 		for (j = 0; j < c->n; j++) {
-			struct nfhp_rule *r = c->rules[j], *nr;
+			struct nfhp_rule *r = nfhp_chain_at(c, j), *nr;
 
 			if ((r->action != NFHP_ACT_JUMP &&
 			     r->action != NFHP_ACT_GOTO) ||
@@ -5073,11 +5037,15 @@ static int nfhp_retarget_jumps(struct nfhp_ruleset *rs, const char *from,
 			if (IS_ERR(c))
 				return PTR_ERR(c);
 			err = nfhp_rule_retarget(rs, c, r, to, &nr);
-			if (!err)
-				err = nfhp_rule_retire(rs, r);
 			if (err)
 				return err;
-			c->rules[j] = nr;
+			err = nfhp_list_reserve(&rs->mem, &rs->removed, 1) ?:
+			      nfhp_seq_set(&rs->mem, &c->rules, j, nr);
+			if (err) {
+				WARN_ON_ONCE(nfhp_rule_retire(rs, nr));
+				return err;
+			}
+			WARN_ON_ONCE(nfhp_rule_retire(rs, r));
 		}
 	}
 	return 0;
@@ -5264,7 +5232,7 @@ int nfhp_rule_delete_spec(struct nfhp_ruleset *rs, const char *chain,
 	if (err)
 		return err;
 	for (i = 0; i < c->n; i++)
-		if (nfhp_packed_spec_equal(c->rules[i]->body.spec, p))
+		if (nfhp_packed_spec_equal(nfhp_chain_at(c, i)->body.spec, p))
 			break;
 	nfhp_free(&scratch, p, p->size);
 	if (i == c->n) {
@@ -5417,9 +5385,9 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 			goto out_nomem;
 		for (j = 0; j < c->n; j++)
 			if ((!pos || j + 1 == pos) &&
-			    nfhp_zero(rs, c->rules[j]->cnt,
-				      c->rules[j]->gen == rs->gen &&
-				      c->rules[j]->cnt->refs == 1))
+			    nfhp_zero(rs, nfhp_chain_at(c, j)->cnt,
+				      nfhp_chain_at(c, j)->gen == rs->gen &&
+				      nfhp_chain_at(c, j)->cnt->refs == 1))
 				goto out_nomem;
 	}
 	return 0;
@@ -5555,7 +5523,7 @@ void nfhp_chain_policy_counter(const struct nfhp_chain *c,
  */
 const struct nfhp_rule *nfhp_rule_first(const struct nfhp_chain *c)
 {
-	return c->n ? c->rules[0] : NULL;
+	return c->n ? nfhp_chain_at(c, 0) : NULL;
 }
 
 /**
@@ -5568,7 +5536,7 @@ const struct nfhp_rule *nfhp_rule_first(const struct nfhp_chain *c)
 const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
 				     unsigned int pos)
 {
-	return pos >= 1 && pos <= c->n ? c->rules[pos - 1] : NULL;
+	return pos >= 1 && pos <= c->n ? nfhp_chain_at(c, pos - 1) : NULL;
 }
 
 /**

@@ -1987,8 +1987,9 @@ static void drops_of(struct nfhp_ruleset *rs, u32 *port, unsigned int n)
 
 /*
  * An insert or delete that fails inside a transaction leaves its chain as
- * it was: the first change of a chain moves its rules while copying them
- * (nfhp_chain_shift()), so a later failure has to undo the move.
+ * it was: the new rule is freed, the old one not retired, and the staged
+ * chain, whose pages of rules it shares with the committed one until it
+ * changes them (seq.c), holds the same rules.
  */
 static void test_change_enomem(void)
 {
@@ -2041,7 +2042,7 @@ static void test_change_enomem(void)
 	      "insert: %d injected failures, the chain as it was after each",
 	      failed);
 
-	/* The removed list is full after 8: the 9th delete grows it. */
+	/* The removed list is full after 8: the 9th delete must grow it. */
 	nfhp_txn_begin(rs);
 	for (i = 0; i < 8; i++)
 		nfhp_rule_delete(rs, "FORWARD", 1, &msg);
@@ -2053,7 +2054,7 @@ static void test_change_enomem(void)
 	c = nfhp_chain_find(rs, "FORWARD");
 	check(err == -ENOMEM && nfhp_chain_rules(c) == 12 &&
 	      nfhp_rule_at(c, 1) == at && nfhp_rule_at(c, 12),
-	      "delete: a failed retire puts the rule back (%d rules)",
+	      "delete: a failure leaves the rule in place (%d rules)",
 	      nfhp_chain_rules(c));
 	check(!nfhp_txn_commit(rs, &msg), "commit after it");
 	drops_of(rs, port, 24);

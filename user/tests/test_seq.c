@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Differential test of the shared-page sequences (seq.c) against plain
+ * arrays, as the rule set uses them: a committed sequence, a copy of it
+ * that takes random inserts, deletes and replacements, some failed by
+ * injected allocation failures, and is then committed (it succeeds the
+ * original, which is freed some commits later, as a grace period would)
+ * or dropped.  Every sequence alive is compared with its array after
+ * every step.  Built with ASan and UBSan: a page freed while a sequence
+ * still holds it shows.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "seq.h"
+#include "tap.h"
+
+#define MAX_LEN		3000
+#define GRACE		3
+
+struct model {
+	struct nfhp_seq s;
+	void *a[MAX_LEN];
+	u32 n;
+};
+
+static u64 rnd_state = 0x243F6A8885A308D3ull;
+
+static u32 rnd(u32 n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return n ? rnd_state % n : 0;
+}
+
+/* The sequence holds the array, and its table is consistent. */
+static bool same(const struct model *m)
+{
+	u32 i, k, start = 0;
+
+	if (m->s.n != m->n)
+		return false;
+	for (k = 0; k < m->s.npages; k++) {
+		if (m->s.slot[k].start != start || !m->s.slot[k].page->n ||
+		    m->s.slot[k].page->n > NFHP_SEQ_PAGE)
+			return false;
+		start += m->s.slot[k].page->n;
+	}
+	if (start != m->n)
+		return false;
+	for (i = 0; i < m->n; i++)
+		if (nfhp_seq_get(&m->s, i) != m->a[i])
+			return false;
+	return true;
+}
+
+static void *value(void)
+{
+	return (void *)(unsigned long)(8 * (rnd(1u << 20) + 1));
+}
+
+/* One random change of @m; false when an injected failure stopped it. */
+static bool change(struct nfhp_mem *mem, struct model *m, bool fail)
+{
+	u32 i, op = rnd(10);
+	void *p = value();
+	int err;
+
+	if (fail)
+		nfhp_shim_fail_countdown = 1 + rnd(3);
+	if (m->n == MAX_LEN || (m->n && op < 4)) {
+		i = rnd(m->n);
+		err = nfhp_seq_delete(mem, &m->s, i);
+		if (!err) {
+			memmove(&m->a[i], &m->a[i + 1],
+				(m->n - i - 1) * sizeof(*m->a));
+			m->n--;
+		}
+	} else if (m->n && op < 5) {
+		i = rnd(m->n);
+		err = nfhp_seq_set(mem, &m->s, i, p);
+		if (!err)
+			m->a[i] = p;
+	} else {
+		/* Appends as often as inserts: they fill pages whole. */
+		i = op < 7 ? m->n : rnd(m->n + 1);
+		err = nfhp_seq_insert(mem, &m->s, i, p);
+		if (!err) {
+			memmove(&m->a[i + 1], &m->a[i],
+				(m->n - i) * sizeof(*m->a));
+			m->a[i] = p;
+			m->n++;
+		}
+	}
+	nfhp_shim_fail_countdown = 0;
+	return !err;
+}
+
+/* The models the test keeps: committed, staged, and those awaiting free. */
+struct family {
+	struct model *live;
+	struct model *staged;
+	struct model *old[GRACE];
+	unsigned int nold;
+};
+
+static struct model *model_new(void)
+{
+	return calloc(1, sizeof(struct model));
+}
+
+static void model_free(struct nfhp_mem *mem, struct model *m)
+{
+	nfhp_seq_free(mem, &m->s);
+	free(m);
+}
+
+/* The oldest original a commit left is freed. */
+static void release(struct nfhp_mem *mem, struct family *f)
+{
+	model_free(mem, f->old[0]);
+	memmove(&f->old[0], &f->old[1], --f->nold * sizeof(*f->old));
+}
+
+/* One step of the transactions; false when it found a difference. */
+static bool step(struct nfhp_mem *mem, struct family *f, int *failed,
+		 int *commits)
+{
+	unsigned int i;
+
+	if (!f->staged) {
+		f->staged = model_new();
+		if (nfhp_seq_share(mem, &f->staged->s, &f->live->s)) {
+			free(f->staged);
+			f->staged = NULL;
+			return true;
+		}
+		memcpy(f->staged->a, f->live->a, f->live->n * sizeof(void *));
+		f->staged->n = f->live->n;
+	} else if (!rnd(40)) {
+		model_free(mem, f->staged);
+		f->staged = NULL;
+	} else if (!rnd(20)) {
+		nfhp_seq_succeed(&f->staged->s, &f->live->s);
+		if (f->nold == GRACE)
+			release(mem, f);
+		f->old[f->nold++] = f->live;
+		f->live = f->staged;
+		f->staged = NULL;
+		(*commits)++;
+	} else if (!change(mem, f->staged, !rnd(4))) {
+		(*failed)++;
+	}
+	if (!rnd(10) && f->nold)
+		release(mem, f);
+	for (i = 0; i < f->nold; i++)
+		if (!same(f->old[i]))
+			return false;
+	return same(f->live) && (!f->staged || same(f->staged));
+}
+
+static void test_random(void)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct family f = { .live = model_new() };
+	int i, wrong = 0, failed = 0, commits = 0;
+	u32 lens = 0;
+
+	for (i = 0; i < 100000 && !wrong; i++) {
+		wrong += !step(&mem, &f, &failed, &commits);
+		lens = max(lens, f.live->n);
+	}
+	check(!wrong && failed > 100 && commits > 500 &&
+	      lens > 2 * NFHP_SEQ_PAGE,
+	      "100,000 steps, %d commits, %d changes failed by ENOMEM, "
+	      "up to %u pointers: %d wrong",
+	      commits, failed, lens, wrong);
+	while (f.nold)
+		release(&mem, &f);
+	if (f.staged)
+		model_free(&mem, f.staged);
+	model_free(&mem, f.live);
+	check(!mem.used, "every page and table returned");
+}
+
+/* The worked example of DOC: Sequences in seq.c. */
+static void test_example(void)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_seq a = {}, b;
+	u32 i;
+
+	for (i = 0; i < 600; i++)
+		nfhp_seq_insert(&mem, &a, i, (void *)(8ul * i + 8));
+	check(a.npages == 2 && a.slot[1].start == 511,
+	      "600 pointers: two pages");
+	nfhp_seq_share(&mem, &b, &a);
+	nfhp_seq_insert(&mem, &b, 100, (void *)8);
+	check(b.npages == 3 && b.slot[1].start == 256 &&
+	      b.slot[2].start == 512 && b.slot[2].page == a.slot[1].page &&
+	      b.slot[0].own &&
+	      b.slot[1].own && !b.slot[2].own,
+	      "an insert splits the first page, the second stays shared");
+	check(nfhp_seq_get(&b, 100) == (void *)8 &&
+	      nfhp_seq_get(&b, 101) == nfhp_seq_get(&a, 100) &&
+	      nfhp_seq_get(&b, 600) == nfhp_seq_get(&a, 599),
+	      "the copy reads as the original with one more");
+	check(nfhp_seq_same_len(&a, 0, &b, 0, 600) == 100 &&
+	      nfhp_seq_same_len(&a, 100, &b, 101, 500) == 500,
+	      "common runs: 100 before the insert, 500 after it");
+	nfhp_seq_succeed(&b, &a);
+	check(b.slot[2].own && a.slot[0].own && !a.slot[1].own,
+	      "the copy takes over the page it holds, the original keeps one");
+	nfhp_seq_free(&mem, &a);
+	check(mem.used == sizeof(*b.slot) * b.cap +
+			  3 * sizeof(struct nfhp_seq_page),
+	      "freeing the original leaves the copy's three pages");
+	nfhp_seq_free(&mem, &b);
+	check(!mem.used, "both freed");
+}
+
+int main(void)
+{
+	test_example();
+	test_random();
+	printf("%d passed, %d failed\n", tests - failures, failures);
+	return failures ? 1 : 0;
+}
