@@ -39,6 +39,12 @@
  * the copy succeeds the original, it owns all three, and the original
  * owns, and will free, its first page alone.
  *
+ * A delete that leaves a page and a neighbour fitting in half a page
+ * merges them into the page it changed, which it owns: inserts split full
+ * pages in halves, and without the merges inserts and deletes at random
+ * places piled up nearly empty pages.  Pages stay a quarter full on
+ * average, or more.
+ *
  * Every operation allocates what it needs before it changes anything, so
  * one that fails with -ENOMEM leaves the sequence as it was.  Pages are
  * never read by packets: sequences belong to the control path, under its
@@ -273,6 +279,45 @@ int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
 	return 0;
 }
 
+/* Take slot @k out of @s's table, freeing its page if @s owns it. */
+static void nfhp_seq_slot_drop(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
+{
+	nfhp_seq_page_drop(mem, s, k);
+	memmove(&s->slot[k], &s->slot[k + 1],
+		(s->npages - k - 1) * sizeof(*s->slot));
+	s->npages--;
+}
+
+/*
+ * After a delete, the page @k, which @s owns, takes in a neighbour when
+ * both fit in half a page.  So deletes leave no run of nearly empty
+ * pages, which inserts that split pages and deletes that shrink them
+ * would otherwise pile up, and a merge never needs an allocation.
+ */
+static void nfhp_seq_merge(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
+{
+	struct nfhp_seq_page *pg = s->slot[k].page, *nb;
+	u32 j;
+
+	if (k + 1 < s->npages &&
+	    pg->n + s->slot[k + 1].page->n <= NFHP_SEQ_PAGE / 2)
+		j = k + 1;
+	else if (k && pg->n + s->slot[k - 1].page->n <= NFHP_SEQ_PAGE / 2)
+		j = k - 1;
+	else
+		return;
+	nb = s->slot[j].page;
+	if (j > k) {
+		memcpy(pg->p + pg->n, nb->p, nb->n * sizeof(*pg->p));
+	} else {
+		memmove(pg->p + nb->n, pg->p, pg->n * sizeof(*pg->p));
+		memcpy(pg->p, nb->p, nb->n * sizeof(*pg->p));
+		s->slot[k].start = s->slot[j].start;
+	}
+	pg->n += nb->n;
+	nfhp_seq_slot_drop(mem, s, j);
+}
+
 /**
  * nfhp_seq_delete() - take out a pointer
  * @mem: the account
@@ -287,21 +332,19 @@ int nfhp_seq_delete(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i)
 	struct nfhp_seq_page *pg = s->slot[k].page;
 
 	if (pg->n == 1) {
-		nfhp_seq_page_drop(mem, s, k);
-		memmove(&s->slot[k], &s->slot[k + 1],
-			(s->npages - k - 1) * sizeof(*s->slot));
-		s->npages--;
-	} else {
-		if (nfhp_seq_own(mem, s, k))
-			return -ENOMEM;
-		pg = s->slot[k].page;
-		memmove(&pg->p[at], &pg->p[at + 1],
-			(pg->n - at - 1) * sizeof(*pg->p));
-		pg->n--;
-		k++;
+		nfhp_seq_slot_drop(mem, s, k);
+		nfhp_seq_starts(s, k, -1);
+		s->n--;
+		return 0;
 	}
-	nfhp_seq_starts(s, k, -1);
+	if (nfhp_seq_own(mem, s, k))
+		return -ENOMEM;
+	pg = s->slot[k].page;
+	memmove(&pg->p[at], &pg->p[at + 1], (pg->n - at - 1) * sizeof(*pg->p));
+	pg->n--;
+	nfhp_seq_starts(s, k + 1, -1);
 	s->n--;
+	nfhp_seq_merge(mem, s, k);
 	return 0;
 }
 

@@ -25,6 +25,8 @@ struct model {
 };
 
 static u64 rnd_state = 0x243F6A8885A308D3ull;
+/* Share of the changes that delete, in tenths: phases of growth and decay. */
+static u32 deletes = 4;
 
 static u32 rnd(u32 n)
 {
@@ -47,7 +49,8 @@ static bool same(const struct model *m)
 			return false;
 		start += m->s.slot[k].page->n;
 	}
-	if (start != m->n)
+	/* Merges keep pages at a quarter full on average, or more. */
+	if (start != m->n || m->s.npages > 2 + m->n / (NFHP_SEQ_PAGE / 4))
 		return false;
 	for (i = 0; i < m->n; i++)
 		if (nfhp_seq_get(&m->s, i) != m->a[i])
@@ -69,7 +72,7 @@ static bool change(struct nfhp_mem *mem, struct model *m, bool fail)
 
 	if (fail)
 		nfhp_shim_fail_countdown = 1 + rnd(3);
-	if (m->n == MAX_LEN || (m->n && op < 4)) {
+	if (m->n == MAX_LEN || (m->n && op < deletes)) {
 		i = rnd(m->n);
 		err = nfhp_seq_delete(mem, &m->s, i);
 		if (!err) {
@@ -77,14 +80,14 @@ static bool change(struct nfhp_mem *mem, struct model *m, bool fail)
 				(m->n - i - 1) * sizeof(*m->a));
 			m->n--;
 		}
-	} else if (m->n && op < 5) {
+	} else if (m->n && op < deletes + 1) {
 		i = rnd(m->n);
 		err = nfhp_seq_set(mem, &m->s, i, p);
 		if (!err)
 			m->a[i] = p;
 	} else {
 		/* Appends as often as inserts: they fill pages whole. */
-		i = op < 7 ? m->n : rnd(m->n + 1);
+		i = op < deletes + 3 ? m->n : rnd(m->n + 1);
 		err = nfhp_seq_insert(mem, &m->s, i, p);
 		if (!err) {
 			memmove(&m->a[i + 1], &m->a[i],
@@ -168,6 +171,8 @@ static void test_random(void)
 	u32 lens = 0;
 
 	for (i = 0; i < 100000 && !wrong; i++) {
+		if (!(i % 5000))
+			deletes = deletes == 2 ? 6 : 2;
 		wrong += !step(&mem, &f, &failed, &commits);
 		lens = max(lens, f.live->n);
 	}
