@@ -188,8 +188,8 @@ static inline u32 nfhp_list_find(const struct nfhp_node *node,
  * Return: false when no entry of the tree comes before @bound.
  */
 static __always_inline bool nfhp_tree_lookup(const struct nfhp_node *root,
-				    const struct nfhp_key *key, u64 bound,
-				    struct nfhp_hit *hit)
+					     const struct nfhp_key *key,
+					     u64 bound, struct nfhp_hit *hit)
 {
 	const struct nfhp_node *node = root;
 

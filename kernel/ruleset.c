@@ -116,7 +116,6 @@ static_assert(sizeof(struct nfhp_rule) <= 96);
  * @gen: the transaction that created this copy
  * @hash: nfhp_name_hash() of @name
  * @mark: scratch for walks over the models
- * @n: rules
  * @nbranch: rules that jump, goto or return; without them the chain's
  *	entries are its rules, one to one, and commits take a short cut
  * @njump: rules that jump or goto: without them no other chain is
@@ -139,7 +138,6 @@ struct nfhp_chain {
 	u32 gen;
 	u32 hash;
 	u32 mark;
-	unsigned int n;
 	unsigned int nbranch;
 	unsigned int njump;
 	unsigned int same_head;
@@ -1035,11 +1033,10 @@ static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 		return ERR_PTR(-ENOMEM);
 	}
 	copy->policy = c->policy;
-	copy->n = c->n;
 	copy->nbranch = c->nbranch;
 	copy->njump = c->njump;
-	copy->same_head = c->n;
-	copy->same_tail = c->n;
+	copy->same_head = c->rules.n;
+	copy->same_tail = c->rules.n;
 	copy->from = c;
 	rs->work->chains[i] = copy;
 	nfhp_chain_note(rs->work, copy);
@@ -1117,7 +1114,7 @@ static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	if (depth > NFHP_MAX_JUMP_DEPTH)
 		return -ELOOP;
 	c->mark = rs->mark;
-	for (i = 0; i < c->n && c->njump; i++) {
+	for (i = 0; i < c->rules.n && c->njump; i++) {
 		const struct nfhp_rule *r = nfhp_chain_at(c, i);
 		int t;
 
@@ -1645,7 +1642,7 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 	if (t < 0)
 		return -ENOENT;
 	in->rules = &m->chains[t]->rules;
-	in->n = m->chains[t]->n;
+	in->n = m->chains[t]->rules.n;
 	in->i = 0;
 	in->step = NFHP_STEP_HOT;
 	in->prefix = into;
@@ -1703,7 +1700,7 @@ static int nfhp_flatten_top(struct nfhp_ruleset *rs,
 	unsigned int i;
 	int err;
 
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->rules.n; i++) {
 		err = nfhp_flatten_rule(rs, m, fl, nfhp_chain_at(c, i), NULL,
 					0, 0);
 		if (err)
@@ -1724,7 +1721,7 @@ static unsigned int nfhp_chain_entries(const struct nfhp_chain *c)
 	const struct nfhp_rule *r;
 	unsigned int i, n = 0;
 
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->rules.n; i++) {
 		r = nfhp_chain_at(c, i);
 		n += 1 + !!r->body.alt + !!r->body.hot;
 	}
@@ -1795,7 +1792,7 @@ static int nfhp_where_build(struct nfhp_ruleset *rs)
 	struct nfhp_where *w;
 
 	for (i = 0; m && i < m->n; i++)
-		n += m->chains[i]->n;
+		n += m->chains[i]->rules.n;
 	while (size < 2 * n)
 		size *= 2;
 	rs->where = nfhp_alloc(&rs->mem, size * sizeof(*rs->where));
@@ -1803,7 +1800,7 @@ static int nfhp_where_build(struct nfhp_ruleset *rs)
 		return -ENOMEM;
 	rs->where_mask = size - 1;
 	for (i = 0; m && i < m->n; i++) {
-		for (j = 0; j < m->chains[i]->n; j++) {
+		for (j = 0; j < m->chains[i]->rules.n; j++) {
 			w = nfhp_where_slot(rs, nfhp_chain_at(m->chains[i], j));
 			w->rule = nfhp_chain_at(m->chains[i], j);
 			w->chain = m->chains[i];
@@ -1832,7 +1829,7 @@ static bool nfhp_rule_locate(struct nfhp_ruleset *rs,
 		return w->rule;
 	}
 	for (i = 0; m && i < m->n; i++) {
-		for (j = 0; j < m->chains[i]->n; j++) {
+		for (j = 0; j < m->chains[i]->rules.n; j++) {
 			if (nfhp_chain_at(m->chains[i], j) == r) {
 				*c = m->chains[i];
 				*pos = j + 1;
@@ -1920,7 +1917,7 @@ static void nfhp_model_free_chains(struct nfhp_ruleset *rs,
 	for (i = 0; i < m->n; i++) {
 		struct nfhp_chain *c = m->chains[i];
 
-		for (j = 0; j < c->n; j++)
+		for (j = 0; j < c->rules.n; j++)
 			nfhp_rule_free(rs, nfhp_chain_at(c, j));
 		nfhp_chain_free(rs, c);
 	}
@@ -1974,7 +1971,7 @@ bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs)
 	for (i = 0; i < rs->live->n; i++) {
 		const struct nfhp_chain *c = rs->live->chains[i];
 
-		if (c->n || (c->hook >= 0 && c->policy != NFHP_ACT_ACCEPT))
+		if (c->rules.n || (c->hook >= 0 && c->policy != NFHP_ACT_ACCEPT))
 			return false;
 	}
 	return true;
@@ -2078,18 +2075,19 @@ static bool nfhp_adopt_limits(struct nfhp_ruleset *rs,
 			      struct nfhp_adopt_chain *a)
 {
 	const struct nfhp_chain *c = a->c, *lc = a->lc;
-	unsigned int j, k = 0, lim = lc->n;
+	unsigned int j, k = 0, lim = lc->rules.n;
 
-	for (j = 0; j < c->n; j++) {
+	for (j = 0; j < c->rules.n; j++) {
 		if (nfhp_chain_at(c, j)->gen == rs->gen)
 			continue;
-		while (k < lc->n && nfhp_chain_at(lc, k) != nfhp_chain_at(c, j))
+		while (k < lc->rules.n &&
+		       nfhp_chain_at(lc, k) != nfhp_chain_at(c, j))
 			k++;
-		if (k == lc->n)
+		if (k == lc->rules.n)
 			return false;
 		a->lim[j] = k++;
 	}
-	for (j = c->n; j-- > 0;) {
+	for (j = c->rules.n; j-- > 0;) {
 		if (nfhp_chain_at(c, j)->gen != rs->gen)
 			lim = a->lim[j];
 		a->lim[j] = lim;
@@ -2102,11 +2100,11 @@ static int nfhp_adopt_keys(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 	const struct nfhp_chain *lc = a->lc;
 	unsigned int k;
 
-	a->keys = nfhp_scratch_alloc(&rs->forest.scratch, max(lc->n, 1u),
+	a->keys = nfhp_scratch_alloc(&rs->forest.scratch, max(lc->rules.n, 1u),
 				     sizeof(*a->keys));
 	if (!a->keys)
 		return -ENOMEM;
-	for (k = 0; k < lc->n; k++)
+	for (k = 0; k < lc->rules.n; k++)
 		if (nfhp_chain_at(lc, k)->adopt)
 			a->keys[a->nkeys++] = nfhp_adopt_key(
 				nfhp_packed_spec_hash(
@@ -2152,7 +2150,7 @@ static unsigned int nfhp_adopt_at(struct nfhp_ruleset *rs,
 	const struct nfhp_rule *r = nfhp_chain_at(a->c, j), *next = NULL;
 	unsigned int lim = a->lim[j], at = *k;
 
-	if (j + 1 < a->c->n && nfhp_chain_at(a->c, j + 1)->gen == rs->gen)
+	if (j + 1 < a->c->rules.n && nfhp_chain_at(a->c, j + 1)->gen == rs->gen)
 		next = nfhp_chain_at(a->c, j + 1);
 	if (at < lim && nfhp_adopt_may(rs, nfhp_chain_at(lc, at), r))
 		return at;
@@ -2204,7 +2202,7 @@ static int nfhp_adopt_rules(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 	unsigned int j, k = 0, at;
 	int err;
 
-	for (j = 0; j < c->n; j++) {
+	for (j = 0; j < c->rules.n; j++) {
 		if (nfhp_chain_at(c, j)->gen != rs->gen) {
 			k = a->lim[j] + 1;
 			continue;
@@ -2212,7 +2210,7 @@ static int nfhp_adopt_rules(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 		at = nfhp_adopt_at(rs, a, j, &k);
 		if (at == a->lim[j])
 			continue;
-		next = j + 1 < c->n ? nfhp_chain_at(c, j + 1) : NULL;
+		next = j + 1 < c->rules.n ? nfhp_chain_at(c, j + 1) : NULL;
 		/* A far rule alone may be another one that is equal. */
 		if (at - k > NFHP_ADOPT_JUMP &&
 		    (!next || at + 1 == a->lim[j] || next->gen != rs->gen ||
@@ -2232,8 +2230,10 @@ static void nfhp_adopt_settle_chain(struct nfhp_ruleset *rs, unsigned int i,
 {
 	struct nfhp_chain *c = rs->work->chains[i];
 
-	if (c->hook != lc->hook || c->policy != lc->policy || c->n != lc->n ||
-	    nfhp_seq_same_len(&c->rules, 0, &lc->rules, 0, c->n) != c->n)
+	if (c->hook != lc->hook || c->policy != lc->policy ||
+	    c->rules.n != lc->rules.n ||
+	    nfhp_seq_same_len(&c->rules, 0, &lc->rules, 0, c->rules.n) !=
+	    c->rules.n)
 		return;
 	rs->work->chains[i] = lc;
 	nfhp_chain_note(rs->work, lc);
@@ -2283,7 +2283,8 @@ static void nfhp_adopt(struct nfhp_ruleset *rs)
 		lc = rs->live->chains[idx];
 		a.lc = lc;
 		a.lim = nfhp_scratch_alloc(&rs->forest.scratch,
-					   max(a.c->n, 1u), sizeof(*a.lim));
+					   max(a.c->rules.n, 1u),
+					   sizeof(*a.lim));
 		if (!a.lim)
 			break;
 		/* Not the committed chain's rules (a rename): none to adopt. */
@@ -2437,7 +2438,7 @@ static bool nfhp_chain_stable(const struct nfhp_ruleset *rs, u8 *stable,
 		return stable[i] == NFHP_CHAIN_STABLE;
 	c = rs->work->chains[i];
 	ok = c->gen != rs->gen && depth <= NFHP_MAX_JUMP_DEPTH;
-	for (k = 0; k < c->n && c->njump && ok; k++)
+	for (k = 0; k < c->rules.n && c->njump && ok; k++)
 		if (nfhp_rule_jumps(nfhp_chain_at(c, k)))
 			ok = nfhp_target_stable(rs, stable, nfhp_chain_at(c, k),
 						depth + 1);
@@ -3954,13 +3955,13 @@ static int nfhp_reflat_first(const struct nfhp_reflat *w,
 	u64 order = NFHP_ORDER_UNSET;
 	unsigned int k;
 
-	for (; oj < oc->n; oj++) {
+	for (; oj < oc->rules.n; oj++) {
 		r = nfhp_chain_at(oc, oj);
 		order = nfhp_firsts_find(w->firsts, r);
 		if (order != NFHP_ORDER_UNSET)
 			break;
 	}
-	if (oj == oc->n) {
+	if (oj == oc->rules.n) {
 		*i = old->n - 1;
 		return 0;
 	}
@@ -4052,12 +4053,14 @@ static unsigned int nfhp_reflat_same_len(const struct nfhp_chain *oc,
 					 const struct nfhp_chain *nc,
 					 unsigned int j)
 {
-	unsigned int len = 0, most = min(nc->n - j, oc->n - oj), known = 0;
+	unsigned int most = min(nc->rules.n - j, oc->rules.n - oj);
+	unsigned int len = 0, known = 0;
 
 	/* What the transaction left alone needs no comparing. */
 	if (j == oj && j < nc->same_head)
 		known = min(most, nc->same_head - j);
-	if (nc->n - j == oc->n - oj && nc->n - j <= nc->same_tail)
+	if (nc->rules.n - j == oc->rules.n - oj &&
+	    nc->rules.n - j <= nc->same_tail)
 		known = most;
 	if (!nfhp_update_verify)
 		len = known;
@@ -4078,7 +4081,7 @@ static unsigned int nfhp_reflat_kept_len(struct nfhp_reflat *w,
 					 const struct nfhp_chain *nc,
 					 unsigned int j)
 {
-	unsigned int len = 0, most = min(nc->n - j, oc->n - oj);
+	unsigned int len = 0, most = min(nc->rules.n - j, oc->rules.n - oj);
 	const struct nfhp_rule *r;
 
 	for (; len < most; len++) {
@@ -4133,9 +4136,9 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 	unsigned int j = 0, oj = 0, i = *pos, end;
 	int err = 0, len;
 
-	while (j < nc->n && !err) {
+	while (j < nc->rules.n && !err) {
 		r = nfhp_chain_at(nc, j);
-		if (top && oj < oc->n && nfhp_chain_at(oc, oj) == r) {
+		if (top && oj < oc->rules.n && nfhp_chain_at(oc, oj) == r) {
 			len = nfhp_reflat_run(w, oc, oj, nc, j, &i);
 			if (len < 0)
 				return len;
@@ -4144,7 +4147,7 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			if (len)
 				continue;
 		}
-		if (oj < oc->n && nfhp_chain_at(oc, oj) == r) {
+		if (oj < oc->rules.n && nfhp_chain_at(oc, oj) == r) {
 			err = nfhp_reflat_end(w, oc, oj, i, depth, top, &end);
 			if (err)
 				break;
@@ -4157,7 +4160,7 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 		} else if (r->gen == w->rs->gen) {
 			err = nfhp_reflat_created(w, r, prefix, depth, flags);
 			j++;
-		} else if (oj < oc->n) {
+		} else if (oj < oc->rules.n) {
 			/* Removed: a rule stays the same object while kept. */
 			err = nfhp_reflat_end(w, oc, oj, i, depth, top, &end);
 			if (err)
@@ -4169,7 +4172,7 @@ static int nfhp_reflat_chain(struct nfhp_reflat *w,
 			return -EAGAIN;	/* not the chain of the entries */
 		}
 	}
-	for (; oj < oc->n && !err; oj++) {
+	for (; oj < oc->rules.n && !err; oj++) {
 		err = nfhp_reflat_end(w, oc, oj, i, depth, top, &end);
 		if (err)
 			break;
@@ -4225,8 +4228,8 @@ static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
  */
 static bool nfhp_rebuild_certain(const struct nfhp_ruleset *rs, int h)
 {
-	unsigned int now = rs->work->chains[h]->n;
-	unsigned int was = rs->live ? rs->live->chains[h]->n : 0;
+	unsigned int now = rs->work->chains[h]->rules.n;
+	unsigned int was = rs->live ? rs->live->chains[h]->rules.n : 0;
 	unsigned int moved = now > was ? now - was : was - now;
 
 	return moved > max_t(unsigned int, 64, (3 * now + 1) /
@@ -4258,7 +4261,7 @@ nfhp_firsts_index(struct nfhp_ruleset *rs, int h, const struct nfhp_flat *old)
 	struct nfhp_firsts *f = &rs->firsts[h];
 
 	if (!f->valid && nfhp_firsts_build(&rs->mem, f, old->e, old->n,
-					   rs->live->chains[h]->n))
+					   rs->live->chains[h]->rules.n))
 		return NULL;
 	return f;
 }
@@ -4296,7 +4299,7 @@ static void nfhp_firsts_apply(struct nfhp_ruleset *rs, struct nfhp_firsts *f,
 	}
 	if (!nfhp_update_verify ||
 	    nfhp_firsts_build(&rs->mem, &built, fl->e, fl->n,
-			      rs->work->chains[h]->n))
+			      rs->work->chains[h]->rules.n))
 		return;
 	WARN_ON_ONCE(!nfhp_firsts_equal(f, &built));
 	nfhp_firsts_clear(&rs->mem, &built);
@@ -4364,7 +4367,7 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	const struct nfhp_flat *old = &rs->flat[h];
 	const struct nfhp_chain *nc = rs->work->chains[h];
 	/* A rule has up to three entries: hotdrop, box and alt. */
-	unsigned int most = max(3 * nc->n + 1, old->n), changes = 0;
+	unsigned int most = max(3 * nc->rules.n + 1, old->n), changes = 0;
 	struct nfhp_scratch *s = &rs->forest.scratch;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	struct nfhp_delta d = {
@@ -4552,7 +4555,7 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
 
 			if (c->mark != rs->mark || c->hook >= 0)
 				continue;
-			for (j = 0; j < c->n; j++) {
+			for (j = 0; j < c->rules.n; j++) {
 				if (nfhp_chain_at(c, j)->ext_hooks & (1u << h))
 					continue;
 				*msg = "an xtables match or target of a user chain is not valid at a hook that reaches the chain";
@@ -4721,7 +4724,7 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	if (a->pos < 1 || a->pos > c->n + 1) {
+	if (a->pos < 1 || a->pos > c->rules.n + 1) {
 		*msg = "index of insertion too big";
 		return -E2BIG;
 	}
@@ -4741,10 +4744,9 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 		WARN_ON_ONCE(nfhp_rule_retire(rs, r));
 		return err;
 	}
-	c->n++;
 	c->nbranch += nfhp_rule_branches(r);
 	c->njump += nfhp_rule_jumps(r);
-	nfhp_chain_touched(c, a->pos - 1, c->n - a->pos);
+	nfhp_chain_touched(c, a->pos - 1, c->rules.n - a->pos);
 	return 0;
 }
 
@@ -4756,7 +4758,7 @@ static struct nfhp_chain *nfhp_chain_mut_at(struct nfhp_ruleset *rs,
 {
 	struct nfhp_chain *c = nfhp_chain_mut(rs, a->chain, msg);
 
-	if (!IS_ERR(c) && (a->pos < 1 || a->pos > c->n)) {
+	if (!IS_ERR(c) && (a->pos < 1 || a->pos > c->rules.n)) {
 		*msg = too_big;
 		return ERR_PTR(-E2BIG);
 	}
@@ -4782,10 +4784,9 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 		return err;
 	}
 	WARN_ON_ONCE(nfhp_rule_retire(rs, r));
-	c->n--;
 	c->nbranch -= nfhp_rule_branches(r);
 	c->njump -= nfhp_rule_jumps(r);
-	nfhp_chain_touched(c, a->pos - 1, c->n - (a->pos - 1));
+	nfhp_chain_touched(c, a->pos - 1, c->rules.n - (a->pos - 1));
 	return 0;
 }
 
@@ -4818,7 +4819,7 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 	WARN_ON_ONCE(nfhp_rule_retire(rs, old));
 	c->nbranch += nfhp_rule_branches(r) - nfhp_rule_branches(old);
 	c->njump += nfhp_rule_jumps(r) - nfhp_rule_jumps(old);
-	nfhp_chain_touched(c, a->pos - 1, c->n - a->pos);
+	nfhp_chain_touched(c, a->pos - 1, c->rules.n - a->pos);
 	return 0;
 }
 
@@ -4830,14 +4831,13 @@ static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
 
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	if (nfhp_list_reserve(&rs->mem, &rs->removed, c->n)) {
+	if (nfhp_list_reserve(&rs->mem, &rs->removed, c->rules.n)) {
 		*msg = "out of memory";
 		return -ENOMEM;
 	}
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->rules.n; i++)
 		WARN_ON_ONCE(nfhp_rule_retire(rs, nfhp_chain_at(c, i)));
 	nfhp_seq_free(&rs->mem, &c->rules);
-	c->n = 0;
 	c->nbranch = 0;
 	c->njump = 0;
 	nfhp_chain_touched(c, 0, 0);
@@ -4935,7 +4935,7 @@ static unsigned int nfhp_model_refs(const struct nfhp_model *m,
 	for (i = 0; i < m->n; i++) {
 		const struct nfhp_chain *c = m->chains[i];
 
-		for (j = 0; j < c->n; j++)
+		for (j = 0; j < c->rules.n; j++)
 			if ((nfhp_chain_at(c, j)->action == NFHP_ACT_JUMP ||
 			     nfhp_chain_at(c, j)->action == NFHP_ACT_GOTO) &&
 			    !strcmp(nfhp_chain_at(c, j)->target, name))
@@ -4957,7 +4957,7 @@ static int nfhp_delete_one(struct nfhp_ruleset *rs, unsigned int i,
 		*msg = "chain is still referenced";
 		return -EMLINK;
 	}
-	if (c->n) {
+	if (c->rules.n) {
 		*msg = "chain is not empty";
 		return -ENOTEMPTY;
 	}
@@ -5026,7 +5026,7 @@ static int nfhp_retarget_jumps(struct nfhp_ruleset *rs, const char *from,
 	for (i = 0; i < rs->work->n; i++) {
 		struct nfhp_chain *c = rs->work->chains[i];
 
-		for (j = 0; j < c->n; j++) {
+		for (j = 0; j < c->rules.n; j++) {
 			struct nfhp_rule *r = nfhp_chain_at(c, j), *nr;
 
 			if ((r->action != NFHP_ACT_JUMP &&
@@ -5161,7 +5161,7 @@ int nfhp_rule_append(struct nfhp_ruleset *rs, const char *chain,
 			*msg = "no chain by that name";
 		return -ENOENT;
 	}
-	return nfhp_rule_insert(rs, chain, m->chains[idx]->n + 1, spec,
+	return nfhp_rule_insert(rs, chain, m->chains[idx]->rules.n + 1, spec,
 				counters, msg);
 }
 
@@ -5231,11 +5231,11 @@ int nfhp_rule_delete_spec(struct nfhp_ruleset *rs, const char *chain,
 	err = nfhp_spec_pack(&scratch, spec, &p);
 	if (err)
 		return err;
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->rules.n; i++)
 		if (nfhp_packed_spec_equal(nfhp_chain_at(c, i)->body.spec, p))
 			break;
 	nfhp_free(&scratch, p, p->size);
-	if (i == c->n) {
+	if (i == c->rules.n) {
 		if (msg)
 			*msg = "bad rule (does a matching rule exist in that chain?)";
 		return -ENOENT;
@@ -5368,7 +5368,7 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 				*msg = "no chain by that name";
 			return -ENOENT;
 		}
-		if (pos > m->chains[idx]->n) {
+		if (pos > m->chains[idx]->rules.n) {
 			if (msg)
 				*msg = "index of counter too big";
 			return -E2BIG;
@@ -5383,7 +5383,7 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 		if (c->hook >= 0 &&
 		    nfhp_zero(rs, &rs->policy_cnt[c->hook], false))
 			goto out_nomem;
-		for (j = 0; j < c->n; j++)
+		for (j = 0; j < c->rules.n; j++)
 			if ((!pos || j + 1 == pos) &&
 			    nfhp_zero(rs, nfhp_chain_at(c, j)->cnt,
 				      nfhp_chain_at(c, j)->gen == rs->gen &&
@@ -5499,7 +5499,7 @@ unsigned int nfhp_chain_refs(const struct nfhp_chain *c)
  */
 unsigned int nfhp_chain_rules(const struct nfhp_chain *c)
 {
-	return c->n;
+	return c->rules.n;
 }
 
 /**
@@ -5523,7 +5523,7 @@ void nfhp_chain_policy_counter(const struct nfhp_chain *c,
  */
 const struct nfhp_rule *nfhp_rule_first(const struct nfhp_chain *c)
 {
-	return c->n ? nfhp_chain_at(c, 0) : NULL;
+	return c->rules.n ? nfhp_chain_at(c, 0) : NULL;
 }
 
 /**
@@ -5536,7 +5536,7 @@ const struct nfhp_rule *nfhp_rule_first(const struct nfhp_chain *c)
 const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
 				     unsigned int pos)
 {
-	return pos >= 1 && pos <= c->n ? nfhp_chain_at(c, pos - 1) : NULL;
+	return pos >= 1 && pos <= c->rules.n ? nfhp_chain_at(c, pos - 1) : NULL;
 }
 
 /**
@@ -5984,7 +5984,7 @@ unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < m->n; i++)
-		n += m->chains[i]->n;
+		n += m->chains[i]->rules.n;
 	return n;
 }
 
