@@ -10,10 +10,13 @@
  * 800 KB to copy for every single-rule change.
  *
  * So a sequence keeps its pointers in pages of %NFHP_SEQ_PAGE, each one
- * 4 KB block, and a table of its pages with the index each begins at.  A
+ * 4 KB block, and a table of its pages with the index each begins at.
+ * Each pointer has a byte beside it, its tag, for the sequence's user: a
+ * hook's entries keep their group there, so that it is shared and copied
+ * with them.  A
  * copy (nfhp_seq_share()) copies the table alone; a change of the copy
  * then copies the one page it writes.  At 100,000 rules a copy and a
- * change cost the table, 3 KB, and a page, 4 KB.  Finding an index is a
+ * change cost the table, 3.5 KB, and a page, 4 KB.  Finding an index is a
  * binary search of the table, a dozen steps at the most.
  *
  * Pages have no reference counts, which a copy and a free would have to
@@ -31,11 +34,11 @@
  * - When the copy is dropped instead, nfhp_seq_free() frees only its own
  *   pages.
  *
- * Example: a sequence of 600 pointers has two pages, [0, 511) and [511,
+ * Example: a sequence of 600 pointers has two pages, [0, 454) and [454,
  * 600).  Its copy holds both and owns neither.  An insert at 100 into the
- * copy finds the first page full: it is split into two new pages of 255
- * and 256 pointers, which the copy owns, and its table becomes [0, 256),
- * [256, 512), [512, 601); the third page is still the original's.  Once
+ * copy finds the first page full: it is split into two new pages of 227
+ * pointers each, which the copy owns, and its table becomes [0, 228),
+ * [228, 455), [455, 601); the third page is still the original's.  Once
  * the copy succeeds the original, it owns all three, and the original
  * owns, and will free, its first page alone.
  *
@@ -45,10 +48,25 @@
  * places piled up nearly empty pages.  Pages stay a quarter full on
  * average, or more.
  *
- * Every operation allocates what it needs before it changes anything, so
- * one that fails with -ENOMEM leaves the sequence as it was.  Pages are
- * never read by packets: sequences belong to the control path, under its
- * lock.
+ * A hook's entries are a sequence too, which an update builds anew rather
+ * than changing a copy: it appends runs of the committed entries
+ * (nfhp_seq_append_run()), sharing the pages a run covers whole and
+ * copying the pointers of the pages at its ends, and the entries it
+ * flattened afresh (nfhp_seq_append()).  At 170,000 entries a single-rule
+ * update then copies two pages and a table of 380 slots, where it copied
+ * an array of 1.4 MB.  A run shares pages in their order, each once, so
+ * that nfhp_seq_succeed() still reads the two tables in step; a run that
+ * goes back copies instead.
+ *
+ * Every operation but the appends allocates what it needs before it
+ * changes anything, so one that fails with -ENOMEM leaves the sequence as
+ * it was; an append of a run that fails leaves a part of the run.
+ * Sequences are changed only on the control path, under its lock.
+ * Packets read a hook's entries after a target changed the packet
+ * (nfhp_classify_linear()), through a copy of the sequence published with
+ * the trees: a committed sequence's table and pages do not change but for
+ * the @own marks, which packets do not read, and those a commit replaced
+ * are freed a grace period later, with the entries.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
@@ -63,6 +81,14 @@ static struct nfhp_seq_page *nfhp_seq_page_new(struct nfhp_mem *mem)
 	if (pg)
 		pg->n = 0;
 	return pg;
+}
+
+/* Move @n pointers and their tags from @src at @j to @dst at @i. */
+static void nfhp_seq_move(struct nfhp_seq_page *dst, u32 i,
+			  const struct nfhp_seq_page *src, u32 j, u32 n)
+{
+	memmove(&dst->p[i], &src->p[j], n * sizeof(*dst->p));
+	memmove(&dst->tag[i], &src->tag[j], n);
 }
 
 /* Drop slot @k's page, freeing it if @s owns it. */
@@ -102,7 +128,7 @@ static int nfhp_seq_own(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
 	if (!copy)
 		return -ENOMEM;
 	copy->n = pg->n;
-	memcpy(copy->p, pg->p, pg->n * sizeof(*pg->p));
+	nfhp_seq_move(copy, 0, pg, 0, pg->n);
 	s->slot[k].page = copy;
 	s->slot[k].own = 1;
 	return 0;
@@ -190,7 +216,7 @@ void nfhp_seq_free(struct nfhp_mem *mem, struct nfhp_seq *s)
 
 /* Append @p on a page of its own: appends fill pages whole. */
 static int nfhp_seq_append_page(struct nfhp_mem *mem, struct nfhp_seq *s,
-				void *p)
+				void *p, u8 tag)
 {
 	struct nfhp_seq_page *pg;
 
@@ -200,6 +226,7 @@ static int nfhp_seq_append_page(struct nfhp_mem *mem, struct nfhp_seq *s,
 	if (!pg)
 		return -ENOMEM;
 	pg->p[0] = p;
+	pg->tag[0] = tag;
 	pg->n = 1;
 	s->slot[s->npages].page = pg;
 	s->slot[s->npages].start = s->n;
@@ -228,9 +255,9 @@ static int nfhp_seq_split(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
 		return -ENOMEM;
 	}
 	left->n = half;
-	memcpy(left->p, pg->p, half * sizeof(*pg->p));
+	nfhp_seq_move(left, 0, pg, 0, half);
 	right->n = pg->n - half;
-	memcpy(right->p, pg->p + half, right->n * sizeof(*pg->p));
+	nfhp_seq_move(right, 0, pg, half, right->n);
 	nfhp_seq_page_drop(mem, s, k);
 	memmove(&s->slot[k + 2], &s->slot[k + 1],
 		(s->npages - k - 1) * sizeof(*s->slot));
@@ -248,7 +275,7 @@ static int nfhp_seq_split(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
  * @mem: the account
  * @s: the sequence
  * @i: its index once inserted, at most @s->n
- * @p: the pointer
+ * @p: the pointer, tagged 0
  *
  * Return: 0, or -ENOMEM with @s unchanged.
  */
@@ -259,7 +286,7 @@ int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
 
 	if (!s->npages || (i == s->n &&
 			   s->slot[s->npages - 1].page->n == NFHP_SEQ_PAGE))
-		return nfhp_seq_append_page(mem, s, p);
+		return nfhp_seq_append_page(mem, s, p, 0);
 	k = nfhp_seq_find(s, i);
 	if (s->slot[k].page->n == NFHP_SEQ_PAGE) {
 		if (nfhp_seq_split(mem, s, k))
@@ -271,12 +298,141 @@ int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
 	}
 	pg = s->slot[k].page;
 	at = i - s->slot[k].start;
-	memmove(&pg->p[at + 1], &pg->p[at], (pg->n - at) * sizeof(*pg->p));
+	nfhp_seq_move(pg, at + 1, pg, at, pg->n - at);
 	pg->p[at] = p;
+	pg->tag[at] = 0;
 	pg->n++;
 	nfhp_seq_starts(s, k + 1, 1);
 	s->n++;
 	return 0;
+}
+
+/**
+ * nfhp_seq_append() - append a pointer
+ * @mem: the account
+ * @s: the sequence
+ * @p: the pointer
+ * @tag: its tag
+ *
+ * The last page takes it if @s owns it and it has room; a page @s shares
+ * stays as it is, and a new one begins.
+ *
+ * Return: 0, or -ENOMEM with @s unchanged.
+ */
+int nfhp_seq_append(struct nfhp_mem *mem, struct nfhp_seq *s, void *p, u8 tag)
+{
+	struct nfhp_seq_slot *last = s->npages ? &s->slot[s->npages - 1] : NULL;
+
+	if (!last || !last->own || last->page->n == NFHP_SEQ_PAGE)
+		return nfhp_seq_append_page(mem, s, p, tag);
+	last->page->p[last->page->n] = p;
+	last->page->tag[last->page->n++] = tag;
+	s->n++;
+	return 0;
+}
+
+/*
+ * May @s share the page of @from's slot @k, appending it whole?  Only in
+ * the order of @from's pages, each once, for nfhp_seq_succeed(); and not
+ * behind a page of its own that the page would fit in, so that a run of
+ * small pieces does not leave as many small pages.
+ */
+static bool nfhp_seq_may_share(const struct nfhp_seq *s,
+			       const struct nfhp_seq *from, u32 k)
+{
+	const struct nfhp_seq_slot *last = s->npages ? &s->slot[s->npages - 1] :
+						       NULL;
+
+	if (k < s->shared)
+		return false;
+	return !last || !last->own ||
+	       last->page->n + from->slot[k].page->n > NFHP_SEQ_PAGE;
+}
+
+/* Share @from's page @k at the end of @s. */
+static int nfhp_seq_append_shared(struct nfhp_mem *mem, struct nfhp_seq *s,
+				  const struct nfhp_seq *from, u32 k)
+{
+	struct nfhp_seq_slot *slot;
+
+	if (nfhp_seq_room(mem, s, s->npages + 1))
+		return -ENOMEM;
+	slot = &s->slot[s->npages++];
+	slot->page = from->slot[k].page;
+	slot->start = s->n;
+	slot->own = 0;
+	s->n += slot->page->n;
+	s->shared = k + 1;
+	return 0;
+}
+
+/**
+ * nfhp_seq_append_run() - append a run of another sequence's pointers
+ * @mem: the account
+ * @s: the sequence
+ * @from: the other sequence; it must outlive @s unless @s succeeds it
+ *	(nfhp_seq_succeed())
+ * @i: where the run begins in @from
+ * @n: its length, @i + @n at most @from->n
+ *
+ * The pages of @from that the run covers whole are shared, not copied,
+ * where nfhp_seq_may_share() allows; the pointers of the others are
+ * appended one by one, with their tags.
+ *
+ * Return: 0, or -ENOMEM with @s holding a part of the run.
+ */
+int nfhp_seq_append_run(struct nfhp_mem *mem, struct nfhp_seq *s,
+			const struct nfhp_seq *from, u32 i, u32 n)
+{
+	const struct nfhp_seq_page *pg;
+	u32 end = i + n, k, at, take, x;
+	int err;
+
+	if (!n)
+		return 0;
+	for (k = nfhp_seq_find(from, i); i < end; k++) {
+		pg = from->slot[k].page;
+		at = i - from->slot[k].start;
+		take = min_t(u32, pg->n - at, end - i);
+		if (!at && take == pg->n && nfhp_seq_may_share(s, from, k)) {
+			err = nfhp_seq_append_shared(mem, s, from, k);
+			if (err)
+				return err;
+		} else {
+			for (x = at; x < at + take; x++) {
+				err = nfhp_seq_append(mem, s, pg->p[x],
+						      pg->tag[x]);
+				if (err)
+					return err;
+			}
+		}
+		i += take;
+	}
+	return 0;
+}
+
+/**
+ * nfhp_seq_truncate() - keep only the first pointers
+ * @mem: the account
+ * @s: the sequence
+ * @n: how many to keep, at most @s->n; the page that holds index @n must
+ *	be @s's own unless it begins there
+ */
+void nfhp_seq_truncate(struct nfhp_mem *mem, struct nfhp_seq *s, u32 n)
+{
+	u32 k;
+
+	while (s->npages && s->slot[s->npages - 1].start >= n) {
+		nfhp_seq_page_drop(mem, s, s->npages - 1);
+		s->npages--;
+	}
+	s->n = n;
+	if (!s->npages)
+		return;
+	k = s->npages - 1;
+	if (s->slot[k].start + s->slot[k].page->n != n &&
+	    !WARN_ON_ONCE(!s->slot[k].own))
+		s->slot[k].page->n = n - s->slot[k].start;
 }
 
 /* Take slot @k out of @s's table, freeing its page if @s owns it. */
@@ -308,10 +464,10 @@ static void nfhp_seq_merge(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
 		return;
 	nb = s->slot[j].page;
 	if (j > k) {
-		memcpy(pg->p + pg->n, nb->p, nb->n * sizeof(*pg->p));
+		nfhp_seq_move(pg, pg->n, nb, 0, nb->n);
 	} else {
-		memmove(pg->p + nb->n, pg->p, pg->n * sizeof(*pg->p));
-		memcpy(pg->p, nb->p, nb->n * sizeof(*pg->p));
+		nfhp_seq_move(pg, nb->n, pg, 0, pg->n);
+		nfhp_seq_move(pg, 0, nb, 0, nb->n);
 		s->slot[k].start = s->slot[j].start;
 	}
 	pg->n += nb->n;
@@ -340,7 +496,7 @@ int nfhp_seq_delete(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i)
 	if (nfhp_seq_own(mem, s, k))
 		return -ENOMEM;
 	pg = s->slot[k].page;
-	memmove(&pg->p[at], &pg->p[at + 1], (pg->n - at - 1) * sizeof(*pg->p));
+	nfhp_seq_move(pg, at, pg, at + 1, pg->n - at - 1);
 	pg->n--;
 	nfhp_seq_starts(s, k + 1, -1);
 	s->n--;
@@ -353,7 +509,7 @@ int nfhp_seq_delete(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i)
  * @mem: the account
  * @s: the sequence
  * @i: its index, below @s->n
- * @p: the new pointer
+ * @p: the new pointer, which keeps the old one's tag
  *
  * Return: 0, or -ENOMEM with @s unchanged.
  */

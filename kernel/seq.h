@@ -10,17 +10,19 @@
 
 #include "mem.h"
 
-/* Pointers a page holds: the page is one 4 KB block with its header. */
-#define NFHP_SEQ_PAGE		511
+/* Pointers a page holds with their tags: one 4 KB block with its header. */
+#define NFHP_SEQ_PAGE		454
 
 /**
  * struct nfhp_seq_page - a run of a sequence's pointers
  * @n: pointers in @p
  * @p: the pointers
+ * @tag: a byte with each pointer, which goes where it goes
  */
 struct nfhp_seq_page {
 	u64 n;
 	void *p[NFHP_SEQ_PAGE];
+	u8 tag[NFHP_SEQ_PAGE];
 };
 
 /**
@@ -41,6 +43,8 @@ struct nfhp_seq_slot {
  * @n: pointers
  * @npages: pages in @slot
  * @cap: room in @slot
+ * @shared: the first slot of the source of nfhp_seq_append_run() that it
+ *	may still share: it shares pages in their order, each once
  *
  * All zero is the empty sequence.
  */
@@ -49,6 +53,7 @@ struct nfhp_seq {
 	u32 n;
 	u32 npages;
 	u32 cap;
+	u32 shared;
 };
 
 /* The slot of the page that holds index @i, the last page for @i == @n. */
@@ -79,12 +84,70 @@ static inline void *nfhp_seq_get(const struct nfhp_seq *s, u32 i)
 	return slot->page->p[i - slot->start];
 }
 
+/* The tag of the pointer at index @i, below @s->n. */
+static inline u8 nfhp_seq_tag(const struct nfhp_seq *s, u32 i)
+{
+	const struct nfhp_seq_slot *slot = &s->slot[nfhp_seq_find(s, i)];
+
+	return slot->page->tag[i - slot->start];
+}
+
+/**
+ * struct nfhp_seq_iter - a walk over a sequence's pointers in order
+ * @s: the sequence
+ * @k: the slot of the next pointer, @s->npages at the end
+ * @at: the next pointer's place in its page
+ * @tag: the tag of the pointer nfhp_seq_iter_next() returned last
+ */
+struct nfhp_seq_iter {
+	const struct nfhp_seq *s;
+	u32 k;
+	u32 at;
+	u8 tag;
+};
+
+/* Start @it at index @i of @s, at most @s->n. */
+static inline void nfhp_seq_iter_init(struct nfhp_seq_iter *it,
+				      const struct nfhp_seq *s, u32 i)
+{
+	it->s = s;
+	it->k = s->npages;
+	it->at = 0;
+	it->tag = 0;
+	if (i < s->n) {
+		it->k = nfhp_seq_find(s, i);
+		it->at = i - s->slot[it->k].start;
+	}
+}
+
+/* The next pointer of @it's walk, NULL at the end: none is NULL. */
+static inline void *nfhp_seq_iter_next(struct nfhp_seq_iter *it)
+{
+	const struct nfhp_seq_page *pg;
+	void *p;
+
+	if (it->k >= it->s->npages)
+		return NULL;
+	pg = it->s->slot[it->k].page;
+	p = pg->p[it->at];
+	it->tag = pg->tag[it->at];
+	if (++it->at == pg->n) {
+		it->k++;
+		it->at = 0;
+	}
+	return p;
+}
+
 int nfhp_seq_share(struct nfhp_mem *mem, struct nfhp_seq *to,
 		   const struct nfhp_seq *from);
 void nfhp_seq_succeed(struct nfhp_seq *to, struct nfhp_seq *from);
 void nfhp_seq_free(struct nfhp_mem *mem, struct nfhp_seq *s);
 int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i,
 		    void *p);
+int nfhp_seq_append(struct nfhp_mem *mem, struct nfhp_seq *s, void *p, u8 tag);
+int nfhp_seq_append_run(struct nfhp_mem *mem, struct nfhp_seq *s,
+			const struct nfhp_seq *from, u32 i, u32 n);
+void nfhp_seq_truncate(struct nfhp_mem *mem, struct nfhp_seq *s, u32 n);
 int nfhp_seq_delete(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i);
 int nfhp_seq_set(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p);
 u32 nfhp_seq_same_len(const struct nfhp_seq *a, u32 i,
