@@ -390,17 +390,15 @@ static int nfhp_candidx_fill(struct nfhp_mem *mem,
  * nfhp_candidx_build() - fill an empty index with a hook's entries
  * @mem: the account of the index
  * @x: the index, empty
- * @e: the entries
- * @group: their groups
- * @n: entries
+ * @e: the entries, each tagged with its group
+ * @n: how many of them to index, from the first
  *
  * The summaries come from the entries' boxes: one read of each.
  *
  * Return: 0, the index then valid, or -ENOMEM, the index then empty.
  */
 int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
-		       struct nfhp_entry *const *e, const u8 *group,
-		       unsigned int n)
+		       const struct nfhp_seq *e, unsigned int n)
 {
 	static int (*const cmp[2])(const void *, const void *) = {
 		nfhp_candidx_cmp_src, nfhp_candidx_cmp_dst,
@@ -409,17 +407,21 @@ int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
 	unsigned int at[NFHP_HOOK_TREES * NFHP_CANDIDX_LISTS + 1] = {};
 	unsigned int i, l, lists, dim, end, start = 0;
 	struct nfhp_candidx_item *item;
+	const struct nfhp_entry *item_e;
 	struct nfhp_entry_sum *sum;
+	struct nfhp_seq_iter it;
 	int err = 0;
 
 	sum = kvmalloc_array(n, sizeof(*sum), GFP_KERNEL);
 	if (!sum && n)
 		return -ENOMEM;
+	nfhp_seq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
-		nfhp_entry_sum_fill(&sum[i], e[i]->box);
+		item_e = nfhp_seq_iter_next(&it);
+		nfhp_entry_sum_fill(&sum[i], item_e->box);
 		lists = nfhp_candidx_lists(&sum[i]);
 		for (l = 0; l < NFHP_CANDIDX_LISTS; l++)
-			at[group[i] * NFHP_CANDIDX_LISTS + l] +=
+			at[it.tag * NFHP_CANDIDX_LISTS + l] +=
 				!!(lists & (1u << l));
 	}
 	for (i = 0; i < ARRAY_SIZE(at); i++) {
@@ -432,14 +434,16 @@ int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
 		kvfree(sum);
 		return -ENOMEM;
 	}
+	nfhp_seq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
 		lists = nfhp_candidx_lists(&sum[i]);
+		item_e = nfhp_seq_iter_next(&it);
 		for (l = 0; l < NFHP_CANDIDX_LISTS; l++) {
 			if (!(lists & (1u << l)))
 				continue;
-			end = at[group[i] * NFHP_CANDIDX_LISTS + l]++;
+			end = at[it.tag * NFHP_CANDIDX_LISTS + l]++;
 			item[end].sum = sum[i];
-			item[end].e = e[i];
+			item[end].e = item_e;
 		}
 	}
 	/* Each @at now holds where the next list starts. */

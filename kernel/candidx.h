@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "mem.h"
+#include "seq.h"
 #include "tree.h"
 
 
@@ -89,8 +90,7 @@ void nfhp_candidx_clear(struct nfhp_mem *mem, struct nfhp_candidx *x);
 void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
 			 const struct nfhp_box *box);
 int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
-		       struct nfhp_entry *const *e, const u8 *group,
-		       unsigned int n);
+		       const struct nfhp_seq *e, unsigned int n);
 int nfhp_candidx_add(struct nfhp_mem *mem, struct nfhp_candidx *x,
 		     unsigned int g, const struct nfhp_entry *e,
 		     const struct nfhp_entry_sum *sum);

@@ -192,25 +192,29 @@ bool nfhp_firsts_equal(const struct nfhp_firsts *a,
  * @mem: the account to charge
  * @f: an empty index
  * @e: the hook's entries in order
- * @n: entries in @e
+ * @n: how many of them to index, from the first
  * @rules: the rules of its built-in chain, to size the table
  *
  * Return: 0, or -ENOMEM with @f empty.
  */
 int nfhp_firsts_build(struct nfhp_mem *mem, struct nfhp_firsts *f,
-		      struct nfhp_entry *const *e, unsigned int n,
+		      const struct nfhp_seq *e, unsigned int n,
 		      unsigned int rules)
 {
 	const struct nfhp_rule *last = NULL;
+	const struct nfhp_entry *x;
+	struct nfhp_seq_iter it;
 	unsigned int i;
 	int err;
 
 	err = nfhp_firsts_resize(mem, f, rules);
+	nfhp_seq_iter_init(&it, e, 0);
 	for (i = 0; i < n && !err; i++) {
-		if (e[i]->depth || !e[i]->rule || e[i]->rule == last)
+		x = nfhp_seq_iter_next(&it);
+		if (x->depth || !x->rule || x->rule == last)
 			continue;
-		last = e[i]->rule;
-		err = nfhp_firsts_add(mem, f, last, e[i]->order);
+		last = x->rule;
+		err = nfhp_firsts_add(mem, f, last, x->order);
 	}
 	if (err)
 		nfhp_firsts_clear(mem, f);

@@ -24,6 +24,7 @@
 #include <linux/types.h>
 
 #include "mem.h"
+#include "seq.h"
 #include "tree.h"
 
 /**
@@ -67,7 +68,7 @@ struct nfhp_firsts {
 
 void nfhp_firsts_clear(struct nfhp_mem *mem, struct nfhp_firsts *f);
 int nfhp_firsts_build(struct nfhp_mem *mem, struct nfhp_firsts *f,
-		      struct nfhp_entry *const *e, unsigned int n,
+		      const struct nfhp_seq *e, unsigned int n,
 		      unsigned int rules);
 u64 nfhp_firsts_find(const struct nfhp_firsts *f,
 		     const struct nfhp_rule *rule);

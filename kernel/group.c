@@ -206,11 +206,13 @@ static enum nfhp_width nfhp_fold_other(unsigned int d, enum nfhp_width o)
  * would make folded: the narrow entries of their tree in the other
  * dimension that begin inside their hulls.
  */
-static u64 nfhp_fold_copies_of(struct nfhp_entry *const *e, unsigned int n,
-			       unsigned int d, struct nfhp_fold_work *w)
+static u64 nfhp_fold_copies_of(const struct nfhp_seq *e, unsigned int d,
+			       struct nfhp_fold_work *w)
 {
-	unsigned int dim = d ? NFHP_DIM_DST : NFHP_DIM_SRC, i, m = 0;
+	unsigned int dim = d ? NFHP_DIM_DST : NFHP_DIM_SRC, i, m = 0, n = e->n;
+	const struct nfhp_entry *x;
 	const struct nfhp_range *r;
+	struct nfhp_seq_iter it;
 	u64 copies = 0, *keys;
 	enum nfhp_width o;
 	nfhp_u128 hi;
@@ -219,19 +221,24 @@ static u64 nfhp_fold_copies_of(struct nfhp_entry *const *e, unsigned int n,
 		;
 	if (i == n)
 		return 0;
-	for (i = 0; i < n; i++)
+	nfhp_seq_iter_init(&it, e, 0);
+	for (i = 0; i < n; i++) {
+		x = nfhp_seq_iter_next(&it);
 		if (w->width[i][d] == NFHP_WIDTH_NARROW)
 			w->keys[m++] = nfhp_fold_key(nfhp_fold_other(d,
 								      w->width[i][!d]),
-						     nfhp_box_ranges(e[i]->box,
+						     nfhp_box_ranges(x->box,
 								     dim)->lo);
+	}
 	keys = nfhp_fold_sort(w->keys, w->room, m);
+	nfhp_seq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
+		x = nfhp_seq_iter_next(&it);
 		if (w->width[i][d] != NFHP_WIDTH_MIDDLE)
 			continue;
 		o = nfhp_fold_other(d, w->width[i][!d]);
-		r = nfhp_box_ranges(e[i]->box, dim);
-		hi = r[nfhp_box_nranges(e[i]->box, dim) - 1].hi;
+		r = nfhp_box_ranges(x->box, dim);
+		hi = r[nfhp_box_nranges(x->box, dim) - 1].hi;
 		copies += nfhp_u64_rank(keys, m, nfhp_fold_key(o, hi) + 1) -
 			  nfhp_u64_rank(keys, m, nfhp_fold_key(o, r->lo));
 	}
@@ -241,16 +248,17 @@ static u64 nfhp_fold_copies_of(struct nfhp_entry *const *e, unsigned int n,
 /**
  * nfhp_fold_choose() - the fold of a hook's entries
  * @e: the entries
- * @n: how many
  * @fold: set to the fold, %NFHP_FOLD_SRC and %NFHP_FOLD_DST bits
  *
  * Return: 0, or -ENOMEM with @fold untouched.
  */
-int nfhp_fold_choose(struct nfhp_entry *const *e, unsigned int n, u8 *fold)
+int nfhp_fold_choose(const struct nfhp_seq *e, u8 *fold)
 {
-	u64 most = (u64)nfhp_fold_copies * n;
+	u64 most = (u64)nfhp_fold_copies * e->n;
+	const struct nfhp_entry *x;
+	unsigned int i, n = e->n;
+	struct nfhp_seq_iter it;
 	struct nfhp_fold_work w;
-	unsigned int i;
 
 	w.keys = kvmalloc_array(n, 2 * sizeof(u64) + sizeof(*w.width),
 				GFP_KERNEL);
@@ -258,14 +266,16 @@ int nfhp_fold_choose(struct nfhp_entry *const *e, unsigned int n, u8 *fold)
 		return -ENOMEM;
 	w.room = w.keys + n;
 	w.width = (u8 (*)[2])(w.room + n);
+	nfhp_seq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
-		w.width[i][0] = nfhp_width_of(e[i]->box, NFHP_DIM_SRC);
-		w.width[i][1] = nfhp_width_of(e[i]->box, NFHP_DIM_DST);
+		x = nfhp_seq_iter_next(&it);
+		w.width[i][0] = nfhp_width_of(x->box, NFHP_DIM_SRC);
+		w.width[i][1] = nfhp_width_of(x->box, NFHP_DIM_DST);
 	}
 	*fold = 0;
-	if (nfhp_fold_copies_of(e, n, 0, &w) < most)
+	if (nfhp_fold_copies_of(e, 0, &w) < most)
 		*fold |= NFHP_FOLD_SRC;
-	if (nfhp_fold_copies_of(e, n, 1, &w) < most)
+	if (nfhp_fold_copies_of(e, 1, &w) < most)
 		*fold |= NFHP_FOLD_DST;
 	kvfree(w.keys);
 	return 0;

@@ -7,6 +7,7 @@
 
 #include <linux/types.h>
 
+#include "seq.h"
 #include "tree.h"
 
 /* Bits of a hook's fold: the middle width class joins the narrow one. */
@@ -23,6 +24,6 @@
 extern u32 nfhp_fold_copies;
 
 unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold);
-int nfhp_fold_choose(struct nfhp_entry *const *e, unsigned int n, u8 *fold);
+int nfhp_fold_choose(const struct nfhp_seq *e, u8 *fold);
 
 #endif /* _NFHP_GROUP_H */

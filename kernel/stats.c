@@ -43,7 +43,7 @@ int nfhp_tree_get_stats(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 	unsigned int g;
 
 	memset(st, 0, sizeof(*st));
-	nfhp_ruleset_entries(rs, hook, &st->rules);
+	st->rules = nfhp_ruleset_entries(rs, hook)->n;
 	for (g = 0; g < NFHP_HOOK_TREES; g++) {
 		root = nfhp_ruleset_tree(rs, hook, g, &f);
 		if (!root)
@@ -149,17 +149,17 @@ static void nfhp_mark_reached(const struct nfhp_ruleset *rs,
 			      const struct nfhp_ptrset *in_leaf,
 			      struct nfhp_ptrset *reached, unsigned int *total)
 {
-	const struct nfhp_entry *const *e;
-	unsigned int i, n;
+	const struct nfhp_entry *e;
+	struct nfhp_seq_iter it;
 
-	e = nfhp_ruleset_entries(rs, hook, &n);
-	for (i = 0; i < n; i++) {
-		if (!e[i]->rule || e[i]->action == NFHP_ENTRY_HOTDROP ||
-		    nfhp_ptrset_has(reached, e[i]->rule) ||
-		    !nfhp_ptrset_has(in_leaf, e[i]) ||
-		    nfhp_entry_preempted(rs, hook, e[i], total))
+	nfhp_seq_iter_init(&it, nfhp_ruleset_entries(rs, hook), 0);
+	while ((e = nfhp_seq_iter_next(&it))) {
+		if (!e->rule || e->action == NFHP_ENTRY_HOTDROP ||
+		    nfhp_ptrset_has(reached, e->rule) ||
+		    !nfhp_ptrset_has(in_leaf, e) ||
+		    nfhp_entry_preempted(rs, hook, e, total))
 			continue;
-		nfhp_ptrset_add(reached, e[i]->rule);
+		nfhp_ptrset_add(reached, e->rule);
 	}
 }
 
@@ -186,7 +186,7 @@ static int nfhp_ptrset_init(struct nfhp_ptrset *s, unsigned long n)
 int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 			void *ctx)
 {
-	unsigned int total = NFHP_SHADOW_TOTAL_BUDGET, pos, g, n;
+	unsigned int total = NFHP_SHADOW_TOTAL_BUDGET, pos, g;
 	unsigned long entries = 0;
 	struct nfhp_ptrset in_leaf, reached;
 	const struct nfhp_node *root;
@@ -194,10 +194,8 @@ int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 	struct nfhp_forest *f;
 	int h, err;
 
-	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		nfhp_ruleset_entries(rs, h, &n);
-		entries += n;
-	}
+	for (h = 0; h < NFHP_HOOK_MAX; h++)
+		entries += nfhp_ruleset_entries(rs, h)->n;
 	err = nfhp_ptrset_init(&in_leaf, entries);
 	if (err)
 		return err;

@@ -10,6 +10,7 @@
 #include "match.h"
 #include "ruleset.h"
 #include "scratch.h"
+#include "seq.h"
 #include "stats.h"
 
 /*
@@ -269,9 +270,8 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 					  enum nfhp_hook hook,
 					  unsigned int group,
 					  struct nfhp_forest **f);
-const struct nfhp_entry *const *
-nfhp_ruleset_entries(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
-		     unsigned int *n);
+const struct nfhp_seq *nfhp_ruleset_entries(const struct nfhp_ruleset *rs,
+					    enum nfhp_hook hook);
 unsigned int nfhp_ruleset_entry_tree(const struct nfhp_ruleset *rs,
 				     enum nfhp_hook hook,
 				     const struct nfhp_entry *e);

@@ -630,63 +630,84 @@ static void test_order_ends(void)
 	nfhp_ruleset_free(rs);
 }
 
+/* Pages of @now that are pages of @old too. */
+static unsigned int pages_shared(const struct nfhp_seq *now,
+				 const struct nfhp_seq_page *const *old,
+				 unsigned int nold)
+{
+	unsigned int k, j, n = 0;
+
+	for (k = 0; k < now->npages; k++)
+		for (j = 0; j < nold; j++)
+			n += now->slot[k].page == old[j];
+	return n;
+}
+
 /*
- * A commit's entry arrays are the ones the commit before last published,
- * freed by its release and kept as spares; a commit that does not take
- * them (another hook) frees them, so that they do not outlive their use.
+ * An update shares the pages of the committed entries it keeps whole
+ * (nfhp_flat_keep()) and copies the one it changes, and the pages pass to
+ * the new entries at the commit: those the update replaced are freed with
+ * the old entries, the others live on.
  */
-static void test_spare_arrays(void)
+static void test_entry_pages(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
-	const struct nfhp_entry *const *e1, *const *e2;
+	const struct nfhp_seq_page *old[16];
+	const struct nfhp_seq *e;
 	const char *msg = NULL;
-	unsigned int i, n;
-	u64 used;
+	unsigned int i, nold, n0, pos;
+	unsigned int over = 0;
+	bool ok = true;
+	u64 x = 1;
 
 	nfhp_txn_begin(rs);
-	for (i = 0; i < 500; i++) {
+	for (i = 0; i < 3000; i++) {
 		r->nmatch = 0;
 		spec_range(r, NFHP_DIM_DPORT, i, i, false);
 		nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
 	}
-	check(!nfhp_txn_commit(rs, &msg), "spares: 500 rules: %s", msg);
+	check(!nfhp_txn_commit(rs, &msg), "pages: 3000 rules: %s", msg);
+	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
+	n0 = e->n;
+	nold = min(e->npages, 16u);
+	for (i = 0; i < nold; i++)
+		old[i] = e->slot[i].page;
+	check(e->npages == nold && nold >= 6, "pages: %u entries in %u pages",
+	      e->n, e->npages);
+	nfhp_ruleset_defer_release(rs, true);
 	r->nmatch = 0;
 	spec_range(r, NFHP_DIM_DPORT, 9000, 9000, false);
-	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg),
-	      "spares: insert");
-	e1 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
-	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "spares: delete");
-	e2 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
-	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg),
-	      "spares: insert again");
-	check(e2 != e1 && nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n) == e1,
-	      "spares: the insert took the arrays the delete replaced");
-	/*
-	 * With release deferred (the kernel's way), a commit first frees
-	 * what no packet sees any more, so it gets the spares all the same.
-	 */
-	nfhp_ruleset_defer_release(rs, true);
-	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "spares: deferred -D");
-	e1 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	check(!nfhp_rule_insert(rs, "FORWARD", 1500, r, NULL, &msg),
+	      "pages: insert in the middle");
+	check(e->n > n0 && pages_shared(e, old, nold) >= nold - 2,
+	      "pages: the insert shares %u of the %u pages (%u now)",
+	      pages_shared(e, old, nold), nold, e->npages);
+	for (i = 0; i < e->npages; i++)
+		ok &= e->slot[i].own;
+	check(ok, "pages: every page passed to the new entries");
 	synchronize_rcu();
-	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg),
-	      "spares: deferred -I");
-	synchronize_rcu();
-	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg), "spares: deferred -D");
-	check(nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n) == e1,
-	      "spares: deferred, the commit after a grace period reuses them");
+	check(!nfhp_rule_delete(rs, "FORWARD", 1500, &msg), "pages: delete");
 	synchronize_rcu();
 	nfhp_ruleset_release(rs, false);
 	nfhp_ruleset_defer_release(rs, false);
-	used = nfhp_ruleset_mem_used(rs);
-	r->nmatch = 0;	/* few nodes: the node table does not grow */
-	check(!nfhp_rule_append(rs, "INPUT", r, NULL, &msg),
-	      "spares: a rule in INPUT");
-	check(nfhp_ruleset_mem_used(rs) + 500 * sizeof(void *) < used,
-	      "spares: and FORWARD's spare arrays are gone (%llu -> %llu)",
-	      (unsigned long long)used,
-	      (unsigned long long)nfhp_ruleset_mem_used(rs));
+	check(e->n == n0 && pages_shared(e, old, nold) >= nold - 4,
+	      "pages: after the delete %u of the first pages live on",
+	      pages_shared(e, old, nold));
+	/* Updates at random places leave no trail of small pages. */
+	for (i = 0; i < 600; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		pos = 1 + (x >> 33) % 3000;
+		r->nmatch = 0;
+		spec_range(r, NFHP_DIM_DPORT, 10000 + i, 10000 + i, false);
+		ok &= i < 300 ?
+		      !nfhp_rule_insert(rs, "FORWARD", pos, r, NULL, &msg) :
+		      !nfhp_rule_delete(rs, "FORWARD", pos, &msg);
+		over += e->npages > 2 + e->n / (NFHP_SEQ_PAGE / 4);
+	}
+	check(ok && !over, "pages: 300 inserts and 300 deletes at random "
+	      "places: pages a quarter full or more (%u entries in %u pages "
+	      "at the end), %u times not", e->n, e->npages, over);
 	nfhp_ruleset_free(rs);
 	free(r);
 }
@@ -726,7 +747,7 @@ static void test_straight_empty_rule(void)
 		check(!nfhp_rule_append(rs, "FORWARD", r, NULL, &msg),
 		      "empty rule: rule %u: %s", i + 1, msg);
 	}
-	nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &i);
+	i = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD)->n;
 	check(i == 3, "empty rule: two entries and the policy's (%u)", i);
 	r->nmatch = 0;
 	spec_range(r, NFHP_DIM_PROTO, 1, 1, false);
@@ -931,7 +952,7 @@ static void test_adopt(void)
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	const struct nfhp_counter given = { .packets = 5, .bytes = 500 };
 	const struct nfhp_rule *fw[21], *cr[10];
-	const struct nfhp_entry *const *e0, *const *e;
+	const struct nfhp_seq_slot *e0, *e;
 	const struct nfhp_chain *c0;
 	struct nfhp_verdict v;
 	struct nfhp_key k;
@@ -946,14 +967,16 @@ static void test_adopt(void)
 	for (j = 0; j < 10; j++)
 		cr[j] = nfhp_rule_at(nfhp_chain_find(rs, "C"), j + 1);
 	c0 = nfhp_chain_find(rs, "C");
-	e0 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n0);
+	e0 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD)->slot;
+	n0 = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD)->n;
 	key_init(&k);
 	k.v[NFHP_DIM_SRC] = ip(10, 0, 5, 1);
 	for (j = 0; j < 3; j++)
 		classify(rs, NFHP_HOOK_FORWARD, &k, &v);
 
 	ok = adopt_restore(rs, -1, NULL, true);
-	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
+	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD)->slot;
+	n = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD)->n;
 	check(ok && !nfhp_ruleset_flattened(rs) && e == e0 && n == n0 &&
 	      adopt_same(rs, "FORWARD", fw, 21, -1) &&
 	      adopt_same(rs, "C", cr, 10, -1) && nfhp_chain_find(rs, "C") == c0,
@@ -1065,8 +1088,8 @@ static void test_chain_update(void)
 	enum { NCH = 40, NRULES = 50 };
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
-	const struct nfhp_entry *const *e;
 	const struct nfhp_entry *last;
+	const struct nfhp_seq *e;
 	unsigned int most = 0;
 	const char *msg = NULL;
 	unsigned int k, j, n;
@@ -1086,8 +1109,8 @@ static void test_chain_update(void)
 	}
 	check(ok && !nfhp_txn_commit(rs, &msg), "%u chains of %u rules, "
 	      "a jump to each", NCH, NRULES);
-	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
-	last = e[n - 2];
+	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
+	last = nfhp_seq_get(e, e->n - 2);
 	for (k = 0; k < NCH; k++) {
 		snprintf(name, sizeof(name), "C%u", k);
 		ok &= chain_rule(rs, name, k, 2 * k + 1, k + 2);
@@ -1095,8 +1118,9 @@ static void test_chain_update(void)
 		ok &= chain_drops(rs, k, 2 * k + 1, name, k + 2) &&
 		      chain_drops(rs, k, 2 * k, name, k + 1);
 	}
-	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
-	check(ok && n == NCH * (NRULES + 2) + 1 && e[n - 2] == last,
+	n = e->n;
+	check(ok && n == NCH * (NRULES + 2) + 1 &&
+	      nfhp_seq_get(e, n - 2) == last,
 	      "a rule inserted into each chain: verdicts right, the last "
 	      "chain's entries carried over");
 	check(most == 1, "each insert into a chain flattened %u entries at "
@@ -1269,11 +1293,10 @@ static void test_deep_jumps(void)
 /* The tree of FORWARD's rule @pos, whose only entry is its @pos-th. */
 static unsigned int fold_tree(struct nfhp_ruleset *rs, unsigned int pos)
 {
-	const struct nfhp_entry *const *e;
-	unsigned int n;
+	const struct nfhp_seq *e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
 
-	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
-	return nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD, e[pos - 1]);
+	return nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD,
+				       nfhp_seq_get(e, pos - 1));
 }
 
 /* Append -s @addr/@len -j DROP to FORWARD; false on failure. */
@@ -2399,7 +2422,6 @@ static void test_shadow_across_trees(void)
 	struct nfhp_ruleset *rs;
 	const char *msg = NULL;
 	const char *text;
-	unsigned int n;
 
 	spec_prefix(tcp8, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
 	spec_range(tcp8, NFHP_DIM_PROTO, 6, 6, false);
@@ -2485,14 +2507,7 @@ static void test_shadow_across_trees(void)
 	r[0]->m[0].ranges[0].lo = ip(192, 168, 2, 1);
 	check(!nfhp_rule_append(rs, "FORWARD", r[0], NULL, &msg),
 	      "-s 192.168.2.1 -d 10/8");
-	check(nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD,
-				      nfhp_ruleset_entries(rs,
-							   NFHP_HOOK_FORWARD,
-							   &n)[0]) !=
-	      nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD,
-				      nfhp_ruleset_entries(rs,
-							   NFHP_HOOK_FORWARD,
-							   &n)[1]),
+	check(fold_tree(rs, 1) != fold_tree(rs, 2),
 	      "the /9 rules are in two trees");
 	text = shadow_text(rs, &l);
 	check(!strcmp(text, "FORWARD 3,"),
@@ -2577,19 +2592,22 @@ static void test_node_lines(void)
 static void test_replaced_entries_untouched(void)
 {
 	struct nfhp_ruleset *rs = forward_of(NULL, 0, 10);
-	const struct nfhp_entry *const *old;
+	const struct nfhp_seq *now = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
+	const struct nfhp_seq old = *now;	/* as a packet holds it */
 	const struct nfhp_entry **copy;
 	const char *msg = NULL;
-	unsigned int n, now;
+	unsigned int i, same = 0;
 
 	nfhp_ruleset_defer_release(rs, true);
-	old = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &n);
-	copy = malloc(n * sizeof(*copy));
-	memcpy(copy, old, n * sizeof(*copy));
+	copy = malloc(old.n * sizeof(*copy));
+	for (i = 0; i < old.n; i++)
+		copy[i] = nfhp_seq_get(&old, i);
 	check(!nfhp_rule_delete(rs, "FORWARD", 5, &msg), "-D FORWARD 5");
-	check(nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD, &now) != old &&
-	      now == n - 1, "new entries published");
-	check(!memcmp(copy, old, n * sizeof(*copy)),
+	check(now->slot != old.slot && now->n == old.n - 1,
+	      "new entries published");
+	for (i = 0; i < old.n; i++)
+		same += copy[i] == nfhp_seq_get(&old, i);
+	check(same == old.n,
 	      "the replaced entries are as published until the grace period");
 	synchronize_rcu();
 	check(!nfhp_ruleset_release(rs, false), "released after it");
@@ -2671,6 +2689,7 @@ static void test_candidx(void)
 	struct nfhp_mem mem = { .limit = ~0ull }, boxes = { .limit = ~0ull };
 	struct nfhp_rule_spec *spec = spec_new(NFHP_ACT_DROP);
 	struct nfhp_candidx x = {};
+	struct nfhp_seq seq = {};
 	unsigned int i, j, k, g, want, wrong = 0, queries = 0, lost = 0;
 	struct nfhp_box *box;
 	struct nfhp_entry_sum q;
@@ -2690,7 +2709,9 @@ static void test_candidx(void)
 		ptr[i] = &ent[i];
 		in[i] = i < N / 2;
 	}
-	check(!nfhp_candidx_build(&mem, &x, ptr, group, N / 2) &&
+	for (i = 0; i < N; i++)
+		nfhp_seq_append(&mem, &seq, ptr[i], group[i]);
+	check(!nfhp_candidx_build(&mem, &x, &seq, N / 2) &&
 	      x.valid, "candidx: built from %u entries", N / 2);
 	for (k = 0; k < STEPS; k++) {
 		i = cx_rnd(N);
@@ -2721,6 +2742,7 @@ static void test_candidx(void)
 	check(!lost, "candidx: every add and delete went through");
 	check(!wrong, "candidx: %u queries found what a scan finds", queries);
 	nfhp_candidx_clear(&mem, &x);
+	nfhp_seq_free(&mem, &seq);
 	check(!mem.used && !x.valid, "candidx: cleared, memory returned");
 	for (i = 0; i < N; i++)
 		nfhp_box_free(&boxes, (struct nfhp_box *)ent[i].box);
@@ -2747,6 +2769,7 @@ static void test_firsts(void)
 	struct nfhp_entry ent[5], *e[5];
 	struct nfhp_mem mem = { .limit = ~0ull };
 	struct nfhp_firsts f = {}, g = {};
+	struct nfhp_seq seq = {};
 	u64 key[N], k;
 	unsigned int i, j, wrong = 0, held = 0;
 	const struct nfhp_rule *r[N];
@@ -2763,7 +2786,9 @@ static void test_firsts(void)
 	ent[4] = (struct nfhp_entry){ .order = 50 };	/* the policy */
 	for (i = 0; i < 5; i++)
 		e[i] = &ent[i];
-	check(!nfhp_firsts_build(&mem, &f, e, 5, 2) && f.valid && f.n == 2 &&
+	for (i = 0; i < 5; i++)
+		nfhp_seq_append(&mem, &seq, e[i], 0);
+	check(!nfhp_firsts_build(&mem, &f, &seq, 5, 2) && f.valid && f.n == 2 &&
 	      nfhp_firsts_find(&f, r[0]) == 10 &&
 	      nfhp_firsts_find(&f, r[2]) == 40 &&
 	      nfhp_firsts_find(&f, r[1]) == NFHP_ORDER_UNSET,
@@ -2805,6 +2830,7 @@ static void test_firsts(void)
 	      "firsts: unequal once a rule is gone");
 	nfhp_firsts_clear(&mem, &f);
 	nfhp_firsts_clear(&mem, &g);
+	nfhp_seq_free(&mem, &seq);
 	check(!mem.used && !f.valid, "firsts: cleared, memory returned");
 }
 
@@ -2861,7 +2887,7 @@ int main(void)
 	test_worked_example();
 	test_order_room();
 	test_order_ends();
-	test_spare_arrays();
+	test_entry_pages();
 	test_straight_empty_rule();
 	test_chain_names();
 	test_chain_update();
