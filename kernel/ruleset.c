@@ -655,6 +655,14 @@ static int nfhp_list_add(struct nfhp_mem *mem, struct nfhp_rule_list *l,
 	return err;
 }
 
+/* Room in @l for @more rules, so that as many adds cannot fail. */
+static int nfhp_list_reserve(struct nfhp_mem *mem, struct nfhp_rule_list *l,
+			     unsigned int more)
+{
+	return nfhp_grow(mem, (void **)&l->r, &l->cap, l->n + more,
+			 sizeof(*l->r));
+}
+
 static void nfhp_list_free(struct nfhp_mem *mem, struct nfhp_rule_list *l)
 {
 	nfhp_free(mem, l->r, l->cap * sizeof(*l->r));
@@ -1041,6 +1049,28 @@ static void nfhp_chain_note(struct nfhp_model *m, const struct nfhp_chain *c)
 	}
 }
 
+/* The index of chain @name in the staged model, or -ENOENT and @msg. */
+static int nfhp_chain_work_index(struct nfhp_ruleset *rs, const char *name,
+				 const char **msg)
+{
+	int i = nfhp_chain_index(rs->work, name);
+
+	if (i < 0) {
+		*msg = "no chain by that name";
+		return -ENOENT;
+	}
+	return i;
+}
+
+/* The chain of the staged model by @name, staged or still shared. */
+static struct nfhp_chain *nfhp_chain_work(struct nfhp_ruleset *rs,
+					  const char *name, const char **msg)
+{
+	int i = nfhp_chain_work_index(rs, name, msg);
+
+	return i < 0 ? ERR_PTR(i) : rs->work->chains[i];
+}
+
 /*
  * The staged copy of a chain, made from the committed one if needed: it
  * shares the committed chain's pages of rules until it changes them.
@@ -1048,13 +1078,11 @@ static void nfhp_chain_note(struct nfhp_model *m, const struct nfhp_chain *c)
 static struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 					 const char *name, const char **msg)
 {
+	int i = nfhp_chain_work_index(rs, name, msg);
 	struct nfhp_chain *c, *copy;
-	int i = nfhp_chain_index(rs->work, name);
 
-	if (i < 0) {
-		*msg = "no chain by that name";
-		return ERR_PTR(-ENOENT);
-	}
+	if (i < 0)
+		return ERR_PTR(i);
 	c = rs->work->chains[i];
 	if (c->gen == rs->gen)
 		return c;
@@ -1094,19 +1122,6 @@ static void nfhp_chains_succeed(struct nfhp_ruleset *rs)
 	}
 }
 
-/* The chain of the staged model by @name, staged or still shared. */
-static struct nfhp_chain *nfhp_chain_work(struct nfhp_ruleset *rs,
-					  const char *name, const char **msg)
-{
-	int i = nfhp_chain_index(rs->work, name);
-
-	if (i < 0) {
-		*msg = "no chain by that name";
-		return ERR_PTR(-ENOENT);
-	}
-	return rs->work->chains[i];
-}
-
 /*
  * The transaction changed staged chain @c from rule @head on, and all
  * but its last @tail rules (struct nfhp_chain, @same_head).
@@ -1119,8 +1134,12 @@ static void nfhp_chain_touched(struct nfhp_chain *c, unsigned int head,
 	nfhp_chain_note(c->rs->work, c);
 }
 
-/* Rules that leave a chain go to the removed list, or die if new. */
-static int nfhp_rule_retire(struct nfhp_ruleset *rs, struct nfhp_rule *r)
+/*
+ * Rules that leave a chain go to the removed list, or die if new.  It
+ * cannot fail: the caller made the room first (nfhp_list_reserve()), or
+ * the rule is one of this transaction's.
+ */
+static void nfhp_rule_retire(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 {
 	unsigned int i;
 
@@ -1129,9 +1148,9 @@ static int nfhp_rule_retire(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 			continue;
 		rs->created.r[i] = rs->created.r[--rs->created.n];
 		nfhp_rule_free(rs, r);
-		return 0;
+		return;
 	}
-	return nfhp_list_add(&rs->mem, &rs->removed, r);
+	WARN_ON_ONCE(nfhp_list_add(&rs->mem, &rs->removed, r));
 }
 
 /* Walk the chains reachable from @c, marking them with rs->mark. */
@@ -2205,17 +2224,16 @@ static int nfhp_adopt_one(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a,
 	struct nfhp_rule *dup = nfhp_chain_at(a->c, j);
 	struct nfhp_counter sum;
 
-	if (nfhp_seq_set(&rs->mem, &a->c->rules, j, old))
+	if (nfhp_list_reserve(&rs->mem, &rs->dups, 1) ||
+	    nfhp_seq_set(&rs->mem, &a->c->rules, j, old))
 		return -ENOMEM;
 	nfhp_counter_sum(dup->cnt, &sum);
-	if (nfhp_list_add(&rs->mem, &rs->dups, dup) ||
-	    nfhp_counter_write(rs, old->cnt, &sum)) {
-		if (rs->dups.n && rs->dups.r[rs->dups.n - 1] == dup)
-			rs->dups.n--;
+	if (nfhp_counter_write(rs, old->cnt, &sum)) {
 		/* Its page is the chain's own now: this cannot fail. */
 		WARN_ON_ONCE(nfhp_seq_set(&rs->mem, &a->c->rules, j, dup));
 		return -ENOMEM;
 	}
+	WARN_ON_ONCE(nfhp_list_add(&rs->mem, &rs->dups, dup));
 	old->adopt = 0;
 	dup->adopt = 1;
 	return 0;
@@ -4792,14 +4810,6 @@ struct nfhp_change_args {
 	u8 action;
 };
 
-/* Room in @l for @more rules, so that as many retires cannot fail. */
-static int nfhp_list_reserve(struct nfhp_mem *mem, struct nfhp_rule_list *l,
-			     unsigned int more)
-{
-	return nfhp_grow(mem, (void **)&l->r, &l->cap, l->n + more,
-			 sizeof(*l->r));
-}
-
 static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 			  const char **msg)
 {
@@ -4827,7 +4837,7 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 	if (err) {
 		*msg = "out of memory";
 		/* A rule of this transaction is freed, which cannot fail. */
-		WARN_ON_ONCE(nfhp_rule_retire(rs, r));
+		nfhp_rule_retire(rs, r);
 		return err;
 	}
 	c->nbranch += nfhp_rule_branches(r);
@@ -4869,7 +4879,7 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 		*msg = "out of memory";
 		return err;
 	}
-	WARN_ON_ONCE(nfhp_rule_retire(rs, r));
+	nfhp_rule_retire(rs, r);
 	c->nbranch -= nfhp_rule_branches(r);
 	c->njump -= nfhp_rule_jumps(r);
 	nfhp_chain_touched(c, a->pos - 1, c->rules.n - (a->pos - 1));
@@ -4899,10 +4909,10 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 	      nfhp_seq_set(&rs->mem, &c->rules, a->pos - 1, r);
 	if (err) {
 		*msg = "out of memory";
-		WARN_ON_ONCE(nfhp_rule_retire(rs, r));
+		nfhp_rule_retire(rs, r);
 		return err;
 	}
-	WARN_ON_ONCE(nfhp_rule_retire(rs, old));
+	nfhp_rule_retire(rs, old);
 	c->nbranch += nfhp_rule_branches(r) - nfhp_rule_branches(old);
 	c->njump += nfhp_rule_jumps(r) - nfhp_rule_jumps(old);
 	nfhp_chain_touched(c, a->pos - 1, c->rules.n - a->pos);
@@ -4922,7 +4932,7 @@ static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
 		return -ENOMEM;
 	}
 	for (i = 0; i < c->rules.n; i++)
-		WARN_ON_ONCE(nfhp_rule_retire(rs, nfhp_chain_at(c, i)));
+		nfhp_rule_retire(rs, nfhp_chain_at(c, i));
 	nfhp_seq_free(&rs->mem, &c->rules);
 	c->nbranch = 0;
 	c->njump = 0;
@@ -5128,10 +5138,10 @@ static int nfhp_retarget_jumps(struct nfhp_ruleset *rs, const char *from,
 			err = nfhp_list_reserve(&rs->mem, &rs->removed, 1) ?:
 			      nfhp_seq_set(&rs->mem, &c->rules, j, nr);
 			if (err) {
-				WARN_ON_ONCE(nfhp_rule_retire(rs, nr));
+				nfhp_rule_retire(rs, nr);
 				return err;
 			}
-			WARN_ON_ONCE(nfhp_rule_retire(rs, r));
+			nfhp_rule_retire(rs, r);
 		}
 	}
 	return 0;
