@@ -4018,13 +4018,17 @@ static unsigned int nfhp_reflat_extent(const struct nfhp_flat *old,
 				       unsigned int depth, unsigned int most)
 {
 	unsigned int stop = old->e.n - 1;
+	const struct nfhp_entry *e;
+	struct nfhp_seq_iter it;
 
 	if (stop - i > most)
 		stop = i + most;
-	while (i < stop && (nfhp_flat_at(old, i)->depth > depth ||
-			    (nfhp_flat_at(old, i)->depth == depth &&
-			     nfhp_flat_at(old, i)->rule == r)))
-		i++;
+	nfhp_seq_iter_init(&it, &old->e, i);
+	for (; i < stop; i++) {
+		e = nfhp_seq_iter_next(&it);
+		if (e->depth < depth || (e->depth == depth && e->rule != r))
+			break;
+	}
 	return i;
 }
 
