@@ -458,8 +458,8 @@ struct nfhp_where {
  *
  * What to free is decided at the commit, against the model and entries
  * it published; later commits have records of their own.  The replaced
- * entry arrays are not touched before the grace period: a packet may
- * still walk them (nfhp_classify_linear()).
+ * entries and their pages are not touched before the grace period: a
+ * packet may still walk them (nfhp_classify_linear()).
  */
 struct nfhp_release {
 	struct nfhp_release *next;
@@ -485,8 +485,11 @@ struct nfhp_release {
  *	one int array of a hook's size a commit takes, or NULL
  * @ints_cap: room in @ints
  *
- * A single-rule update at 100,000 rules replaces about 4 MB of arrays.
- * Taking them anew at every commit is vmalloc() page by page and a TLB
+ * A commit that flattens a hook afresh (a chain with jumps changed)
+ * replaces arrays of the hook's size, megabytes at 100,000 rules; a
+ * single-rule update of a chain without jumps copies pages of entries
+ * instead (struct nfhp_flat).  Taking them anew at every commit is
+ * vmalloc() page by page and a TLB
  * flush at free in the kernel, and page faults in userspace; under TCG
  * every other vmalloc() of an int array of the hook's size took 40 ms
  * more, purging the lazily freed areas.  So arrays are taken with room
@@ -2531,8 +2534,9 @@ static struct nfhp_release *nfhp_release_new(struct nfhp_ruleset *rs,
  * Free the replaced entries @fl but those that the @nfrom entries
  * replacing them carried over (@from, rising where not -1; NULL: none),
  * or only the @ngone entries @gone when it is not NULL.  Only the gaps
- * between the carried-over ones are read: @fl's array stays as packets
- * saw it.
+ * between the carried-over ones are read: @fl's pages stay as packets
+ * saw them, and those it still owns, which the new entries did not
+ * share, are freed with it.
  */
 static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 				    struct nfhp_flat *fl, const int *from,
