@@ -939,6 +939,11 @@ int main(int argc, char **argv)
 		bool fold_flips;
 
 		flat_only = i & 1;
+		/*
+		 * Mostly tiny pages of rules and entries, so that chains
+		 * and hooks of a few rules have many (kernel/seq.c).
+		 */
+		nfhp_seq_page_max = i % 4 == 2 ? NFHP_SEQ_PAGE : 2 + rnd(6);
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
 		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
 		nfhp_node_piece = i % 4 == 3 ? NFHP_NODE_PIECE :

@@ -46,12 +46,13 @@ static bool same(const struct model *m)
 		return false;
 	for (k = 0; k < m->s.npages; k++) {
 		if (m->s.slot[k].start != start || !m->s.slot[k].page->n ||
-		    m->s.slot[k].page->n > NFHP_SEQ_PAGE)
+		    m->s.slot[k].page->n > nfhp_seq_page_max)
 			return false;
 		start += m->s.slot[k].page->n;
 	}
 	/* Merges keep pages at a quarter full on average, or more. */
-	if (start != m->n || m->s.npages > 2 + m->n / (NFHP_SEQ_PAGE / 4))
+	if (start != m->n ||
+	    m->s.npages > 2 + m->n / max(nfhp_seq_page_max / 4, 1u))
 		return false;
 	for (i = 0; i < m->n; i++)
 		if (nfhp_seq_get(&m->s, i) != m->a[i] ||
@@ -236,13 +237,14 @@ static bool step(struct nfhp_mem *mem, struct family *f, int *failed,
 	return same(f->live) && (!f->staged || same(f->staged));
 }
 
-static void test_random(void)
+static void test_random(u32 page)
 {
 	struct nfhp_mem mem = { .limit = ~0ull };
 	struct family f = { .live = model_new() };
 	int i, wrong = 0, failed = 0, commits = 0, rebuilds = 0;
 	u32 lens = 0;
 
+	nfhp_seq_page_max = page;
 	for (i = 0; i < 100000 && !wrong; i++) {
 		if (!(i % 5000))
 			deletes = deletes == 2 ? 6 : 2;
@@ -251,9 +253,9 @@ static void test_random(void)
 	}
 	check(!wrong && failed > 100 && commits > 500 && rebuilds > 200 &&
 	      lens > 2 * NFHP_SEQ_PAGE,
-	      "100,000 steps, %d commits, %d copies built of runs, %d changes "
-	      "failed by ENOMEM, up to %u pointers: %d wrong",
-	      commits, rebuilds, failed, lens, wrong);
+	      "pages of %u: 100,000 steps, %d commits, %d copies built of "
+	      "runs, %d changes failed by ENOMEM, up to %u pointers: %d wrong",
+	      page, commits, rebuilds, failed, lens, wrong);
 	while (f.nold)
 		release(&mem, &f);
 	if (f.staged)
@@ -301,7 +303,10 @@ static void test_example(void)
 int main(void)
 {
 	test_example();
-	test_random();
+	test_random(NFHP_SEQ_PAGE);
+	/* Pages of a few pointers: many pages, splits and merges. */
+	test_random(7);
+	nfhp_seq_page_max = NFHP_SEQ_PAGE;
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }
