@@ -1788,11 +1788,11 @@ static int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	int err;
 
 	/*
-	 * Room for the built-in chain's own entries and the policy at once:
+	 * A chain with jumps is updated by scans of the summaries, which get
+	 * room for the built-in chain's own entries and the policy at once:
 	 * doubling up to 200,000 entries copied and cleared the arrays a
 	 * twentieth of a restore's commit.
 	 */
-	/* A chain with jumps is updated by scans of the summaries. */
 	fl->summed = m->chains[hook]->nbranch;
 	fl->fold = rs->flat[hook].fold;
 	err = nfhp_flat_reserve(rs, fl,
@@ -2545,6 +2545,8 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 				    unsigned int ngone)
 {
 	unsigned int i = 0, j = 0;
+	struct nfhp_seq_iter it;
+	struct nfhp_entry *e;
 
 	if (gone) {
 		/* A walking update listed them: no pass over the others. */
@@ -2567,8 +2569,9 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 		for (; i < (unsigned int)from[j]; i++)
 			nfhp_entry_free(rs, fl, nfhp_flat_at(fl, i));
 	}
-	for (; i < fl->e.n; i++)
-		nfhp_entry_free(rs, fl, nfhp_flat_at(fl, i));
+	nfhp_seq_iter_init(&it, &fl->e, i);
+	while ((e = nfhp_seq_iter_next(&it)))
+		nfhp_entry_free(rs, fl, e);
 	nfhp_flat_recycle(rs, fl);
 	memset(fl, 0, sizeof(*fl));
 }
@@ -3663,10 +3666,11 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 	for (k = 0; k < n && !err; k++) {
 		i = changed[k];
 		ch[0] = nfhp_seq_get(e, i);
+		ch[1] = k + 1 < n && changed[k + 1] == i + 1 ?
+			nfhp_seq_get(e, i + 1) : NULL;
 		nch = 1;
-		if (k + 1 < n && changed[k + 1] == i + 1 &&
-		    nfhp_entries_pair(ch[0], nfhp_seq_get(e, i + 1))) {
-			ch[nch++] = nfhp_seq_get(e, i + 1);
+		if (ch[1] && nfhp_entries_pair(ch[0], ch[1])) {
+			nch++;
 			k++;
 		}
 		/* Entries that skip others share one tree. */
@@ -3882,10 +3886,6 @@ static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			  const struct nfhp_flat *old, unsigned int i,
 			  unsigned int n)
 {
-	if (!n)
-		return 0;
-	if (nfhp_flat_reserve(rs, fl, fl->e.n + n))
-		return -ENOMEM;
 	return nfhp_seq_append_run(&rs->mem, &fl->e, &old->e, i, n);
 }
 
@@ -4509,8 +4509,8 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	}
 	fl->own = d.added;
 	fl->own_cap = d.added_cap;
-	/* Room for about as many entries as before: no doubling copies. */
-	err = nfhp_flat_reserve(rs, fl, old->e.n + 64);
+	/* Room for about as many pages as before: no doubling copies. */
+	err = nfhp_seq_reserve(&rs->mem, &fl->e, old->e.npages + 4);
 	if (!err)
 		err = nfhp_reflatten_hook(rs, h, fl, &d, &changes);
 	/*

@@ -100,8 +100,18 @@ static void nfhp_seq_page_drop(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
 		nfhp_free(mem, s->slot[k].page, sizeof(*s->slot[k].page));
 }
 
-/* Room in @s's table for @need pages. */
-static int nfhp_seq_room(struct nfhp_mem *mem, struct nfhp_seq *s, u32 need)
+/**
+ * nfhp_seq_reserve() - make room in a sequence's table
+ * @mem: the account
+ * @s: the sequence
+ * @need: pages the table is to have room for
+ *
+ * Appends grow the table as they need; a sequence about to be built to a
+ * known size takes its room at once instead.
+ *
+ * Return: 0, or -ENOMEM with @s unchanged.
+ */
+int nfhp_seq_reserve(struct nfhp_mem *mem, struct nfhp_seq *s, u32 need)
 {
 	struct nfhp_seq_slot *slot;
 	u32 cap = max(need, max(2 * s->cap, 4u));
@@ -222,7 +232,7 @@ static int nfhp_seq_append_page(struct nfhp_mem *mem, struct nfhp_seq *s,
 {
 	struct nfhp_seq_page *pg;
 
-	if (nfhp_seq_room(mem, s, s->npages + 1))
+	if (nfhp_seq_reserve(mem, s, s->npages + 1))
 		return -ENOMEM;
 	pg = nfhp_seq_page_new(mem);
 	if (!pg)
@@ -247,7 +257,7 @@ static int nfhp_seq_split(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
 	struct nfhp_seq_page *pg = s->slot[k].page, *left, *right;
 	u32 half = pg->n / 2;
 
-	if (nfhp_seq_room(mem, s, s->npages + 1))
+	if (nfhp_seq_reserve(mem, s, s->npages + 1))
 		return -ENOMEM;
 	left = nfhp_seq_page_new(mem);
 	right = nfhp_seq_page_new(mem);
@@ -357,7 +367,7 @@ static int nfhp_seq_append_shared(struct nfhp_mem *mem, struct nfhp_seq *s,
 {
 	struct nfhp_seq_slot *slot;
 
-	if (nfhp_seq_room(mem, s, s->npages + 1))
+	if (nfhp_seq_reserve(mem, s, s->npages + 1))
 		return -ENOMEM;
 	slot = &s->slot[s->npages++];
 	slot->page = from->slot[k].page;

@@ -149,6 +149,7 @@ void nfhp_seq_succeed(struct nfhp_seq *to, struct nfhp_seq *from);
 void nfhp_seq_free(struct nfhp_mem *mem, struct nfhp_seq *s);
 int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i,
 		    void *p);
+int nfhp_seq_reserve(struct nfhp_mem *mem, struct nfhp_seq *s, u32 need);
 int nfhp_seq_append(struct nfhp_mem *mem, struct nfhp_seq *s, void *p, u8 tag);
 int nfhp_seq_append_run(struct nfhp_mem *mem, struct nfhp_seq *s,
 			const struct nfhp_seq *from, u32 i, u32 n);
