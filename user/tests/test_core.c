@@ -1365,6 +1365,46 @@ static void test_fold(void)
 }
 
 /*
+ * The fold counts the places where narrow sources begin inside a middle
+ * one, not their rules: ten rules from one /32 inside two /16 are two
+ * copies, below one per entry of the hook (14 with the policy), where ten
+ * distinct /32 are twenty.
+ */
+static void test_fold_places(void)
+{
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	u32 recheck = nfhp_fold_recheck;
+	unsigned int i, distinct;
+	const char *msg = NULL;
+	bool ok = true;
+
+	/* A first commit updates the empty trees: the next one's check chooses. */
+	nfhp_fold_recheck = 1;
+	for (distinct = 0; distinct < 2; distinct++) {
+		struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+
+		check(!nfhp_txn_begin(rs), "fold places: begin");
+		ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
+		ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
+		for (i = 0; i < 10; i++)
+			ok &= fold_append(rs, r, ip(10, 1, 0, distinct ? i : 7),
+					  32);
+		check(ok && !nfhp_txn_commit(rs, &msg),
+		      "fold places: commit 12 rules");
+		/* The check reads the committed entries. */
+		ok &= fold_append(rs, r, ip(10, 9, 0, 0), 32);
+		check(fold_tree(rs, 1) == (distinct ? 3 : 6),
+		      "fold places: %s /32 make the /16 %s (tree %u)",
+		      distinct ? "ten distinct" : "one",
+		      distinct ? "a tree of its own" : "join them",
+		      fold_tree(rs, 1));
+		nfhp_ruleset_free(rs);
+	}
+	nfhp_fold_recheck = recheck;
+	free(r);
+}
+
+/*
  * A build that would run off the kernel stack gives up instead: the
  * commit fails with a message and the old rules stay.  The shim's stack
  * base is moved up to just below this frame to get there.
@@ -2903,6 +2943,7 @@ int main(void)
 	test_skip_update();
 	test_goto_scope_update();
 	test_fold();
+	test_fold_places();
 	test_stack_guard();
 	test_deferred_release();
 	test_txn_and_errors();

@@ -922,6 +922,9 @@ static bool release_now(struct nfhp_ruleset *rs)
 	return true;
 }
 
+/* The fold bounds that the random changes choose among. */
+static const u32 fold_bounds[] = { 0, NFHP_FOLD_COPIES, 32 };
+
 int main(int argc, char **argv)
 {
 	int rulesets = argc > 1 ? atoi(argv[1]) : 300;
@@ -961,7 +964,8 @@ int main(int argc, char **argv)
 		nfhp_share_min = i % 6 == 5 ? NFHP_SHARE_MIN : rnd(4);
 		/*
 		 * Folds chosen again every few commits; in most rule sets
-		 * each change may set a new threshold for the next check.
+		 * each change may set a new threshold for the next check:
+		 * none, the shipped one, or one that folds nearly always.
 		 */
 		fold_flips = i % 5 != 2;
 		nfhp_fold_copies = NFHP_FOLD_COPIES;
@@ -979,7 +983,8 @@ int main(int argc, char **argv)
 			bad = 1;
 		for (step = 0; step < (flat_only ? 40 : 12) && !bad; step++) {
 			if (fold_flips)
-				nfhp_fold_copies = rnd(2) ? 0 : NFHP_FOLD_COPIES;
+				nfhp_fold_copies =
+					fold_bounds[rnd(ARRAY_SIZE(fold_bounds))];
 			if (!random_change(rs, ref, s)) {
 				bad = 1;
 				break;
