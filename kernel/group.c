@@ -58,7 +58,8 @@
  *
  * The fold is chosen when a hook's trees are built from scratch and kept
  * by updates, whose new entries must land in the trees the old ones are
- * in (ruleset.c checks it again every so many commits).
+ * in.  ruleset.c checks it again every so many commits, and rebuilds the
+ * hook when its count has gone past twice the bound or below half of it.
  *
  * Short headers
  * -------------
@@ -268,20 +269,35 @@ static u64 nfhp_fold_copies_of(const struct nfhp_seq *e, unsigned int d,
 	return copies;
 }
 
+/*
+ * Does a dimension whose middle entries make @copies fold, against the
+ * bound @most?  A hook whose dimension is folded already (@was) unfolds
+ * at twice the bound, one not folded folds at half of it: a count near
+ * the bound would otherwise flip the fold, a rebuild, at every check.
+ */
+static bool nfhp_fold_dim(u64 copies, u64 most, bool sticky, bool was)
+{
+	if (!sticky)
+		return copies < most;
+	return was ? copies < 2 * most : 2 * copies < most;
+}
+
 /**
  * nfhp_fold_choose() - the fold of a hook's entries
  * @e: the entries
+ * @now: the fold the entries' trees have, or NULL for a choice afresh
  * @fold: set to the fold, %NFHP_FOLD_SRC and %NFHP_FOLD_DST bits
  *
  * Return: 0, or -ENOMEM with @fold untouched.
  */
-int nfhp_fold_choose(const struct nfhp_seq *e, u8 *fold)
+int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold)
 {
 	u64 most = (u64)nfhp_fold_copies * e->n;
 	const struct nfhp_entry *x;
 	unsigned int i, n = e->n;
 	struct nfhp_seq_iter it;
 	struct nfhp_fold_work w;
+	u8 was = now ? *now : 0;
 
 	w.keys = kvmalloc_array(n, 2 * sizeof(u64) + sizeof(*w.width),
 				GFP_KERNEL);
@@ -296,9 +312,11 @@ int nfhp_fold_choose(const struct nfhp_seq *e, u8 *fold)
 		w.width[i][1] = nfhp_width_of(x->box, NFHP_DIM_DST);
 	}
 	*fold = 0;
-	if (nfhp_fold_copies_of(e, 0, &w) < most)
+	if (nfhp_fold_dim(nfhp_fold_copies_of(e, 0, &w), most, now,
+			  was & NFHP_FOLD_SRC))
 		*fold |= NFHP_FOLD_SRC;
-	if (nfhp_fold_copies_of(e, 1, &w) < most)
+	if (nfhp_fold_dim(nfhp_fold_copies_of(e, 1, &w), most, now,
+			  was & NFHP_FOLD_DST))
 		*fold |= NFHP_FOLD_DST;
 	kvfree(w.keys);
 	return 0;

@@ -25,6 +25,6 @@
 extern u32 nfhp_fold_copies;
 
 unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold);
-int nfhp_fold_choose(const struct nfhp_seq *e, u8 *fold);
+int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold);
 
 #endif /* _NFHP_GROUP_H */

@@ -2780,7 +2780,7 @@ static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	u8 fold;
 
 	if (fl->from || fl->own || !nfhp_flat_groupable(fl) ||
-	    nfhp_fold_choose(&fl->e, &fold))
+	    nfhp_fold_choose(&fl->e, NULL, &fold))
 		return;
 	rs->fold_age[h] = 0;
 	if (fold == fl->fold)
@@ -2800,7 +2800,8 @@ static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
  * Has hook @h's fold gone stale?  Updates keep it, so rules added one by
  * one never choose it again: every so many commits, a share of the hook's
  * entries (a few entries' work a commit), it is chosen anew from the
- * committed entries, and the hook is rebuilt when the choice differs.
+ * committed entries, and the hook is rebuilt when the choice differs by
+ * a margin (nfhp_fold_choose() with the fold it has).
  */
 static bool nfhp_fold_stale(struct nfhp_ruleset *rs, int h)
 {
@@ -2811,7 +2812,8 @@ static bool nfhp_fold_stale(struct nfhp_ruleset *rs, int h)
 	    ++rs->fold_age[h] < max(nfhp_fold_recheck, fl->e.n / 8))
 		return false;
 	rs->fold_age[h] = 0;
-	return !nfhp_fold_choose(&fl->e, &fold) && fold != fl->fold;
+	return !nfhp_fold_choose(&fl->e, &fl->fold, &fold) &&
+	       fold != fl->fold;
 }
 
 /* Build the trees of one hook's entries into @t->root[@h]. */

@@ -1366,37 +1366,46 @@ static void test_fold(void)
 
 /*
  * The fold counts the places where narrow sources begin inside a middle
- * one, not their rules: ten rules from one /32 inside two /16 are two
- * copies, below one per entry of the hook (14 with the policy), where ten
- * distinct /32 are twenty.
+ * one, not their rules: 12 rules from one /32 inside three /16 are three
+ * copies, where 12 distinct /32 are 36.  The check of a built hook
+ * changes its fold only past twice the bound (one per entry of the hook)
+ * or below half of it: 20 copies (ten /32 in two /16) for 13 or 14
+ * entries keep the fold, 36 for 17 do not.
  */
 static void test_fold_places(void)
 {
+	static const struct {
+		unsigned int middle, narrow, places, tree;
+		const char *what;
+	} t[] = {
+		{ 3, 12, 1, 6, "twelve rules from one /32 in three /16 fold" },
+		{ 2, 10, 10, 6, "ten distinct /32 in two /16 stay folded" },
+		{ 3, 12, 12, 3, "twelve distinct /32 in three /16 unfold" },
+	};
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	u32 recheck = nfhp_fold_recheck;
-	unsigned int i, distinct;
 	const char *msg = NULL;
+	unsigned int c, i;
 	bool ok = true;
 
-	/* A first commit updates the empty trees: the next one's check chooses. */
+	/* A first commit updates the empty trees: the next one's check. */
 	nfhp_fold_recheck = 1;
-	for (distinct = 0; distinct < 2; distinct++) {
+	for (c = 0; c < ARRAY_SIZE(t); c++) {
 		struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 
 		check(!nfhp_txn_begin(rs), "fold places: begin");
-		ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
-		ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
-		for (i = 0; i < 10; i++)
-			ok &= fold_append(rs, r, ip(10, 1, 0, distinct ? i : 7),
+		for (i = 0; i < t[c].middle; i++)
+			ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
+		for (i = 0; i < t[c].narrow; i++)
+			ok &= fold_append(rs, r, ip(10, 1, 0, i % t[c].places),
 					  32);
 		check(ok && !nfhp_txn_commit(rs, &msg),
-		      "fold places: commit 12 rules");
-		/* The check reads the committed entries. */
+		      "fold places: commit");
+		/* Checks read the committed entries, every n / 8 commits. */
 		ok &= fold_append(rs, r, ip(10, 9, 0, 0), 32);
-		check(fold_tree(rs, 1) == (distinct ? 3 : 6),
-		      "fold places: %s /32 make the /16 %s (tree %u)",
-		      distinct ? "ten distinct" : "one",
-		      distinct ? "a tree of its own" : "join them",
+		ok &= fold_append(rs, r, ip(10, 9, 0, 1), 32);
+		check(ok && fold_tree(rs, 1) == t[c].tree,
+		      "fold places: %s (tree %u)", t[c].what,
 		      fold_tree(rs, 1));
 		nfhp_ruleset_free(rs);
 	}
