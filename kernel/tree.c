@@ -2010,12 +2010,193 @@ static struct nfhp_node *nfhp_child_share(const struct nfhp_node *node, u32 i)
 	return child;
 }
 
+/**
+ * struct nfhp_splice - a copy of a range-location node, some children new
+ * @node: the node copied
+ * @first: its first child replaced
+ * @mid: the children that replace @first to @last, with their references
+ * @from: the first of @mid the copy holds; 1 when @mid[0] merges with the
+ *	child before @first, which then ends where @mid[0] ends
+ * @to: the end of @mid the copy holds; less one when the last of @mid
+ *	merges with the child after @last
+ * @rest: the first child after @last the copy holds; past it when that
+ *	child merges with the one before @first
+ * @left_hi: the key the child before @first ends at in the copy
+ * @n: the copy's children
+ */
+struct nfhp_splice {
+	const struct nfhp_node *node;
+	u32 first;
+	struct nfhp_children mid;
+	u32 from;
+	u32 to;
+	u32 rest;
+	u32 left_hi;
+	u32 n;
+};
+
+/*
+ * Plan the copy of @sp->node with the children @sp->first to @last
+ * replaced by @sp->mid, merging equal neighbours where they meet as
+ * nfhp_children_add() would.
+ */
+static void nfhp_splice_plan(struct nfhp_splice *sp, u32 last)
+{
+	struct nfhp_node *const *old = nfhp_children(sp->node);
+	const u32 *key = nfhp_keys32(sp->node);
+	u32 p = sp->first, n = sp->node->n;
+
+	sp->from = 0;
+	sp->to = sp->mid.n;
+	sp->rest = last + 1;
+	sp->left_hi = p ? key[p - 1] : 0;
+	if (p && sp->mid.node[0] == old[p - 1]) {
+		sp->left_hi = (u32)sp->mid.hi[0];
+		sp->from = 1;
+	}
+	if (sp->rest < n && sp->from < sp->to &&
+	    sp->mid.node[sp->to - 1] == old[sp->rest]) {
+		sp->to--;
+	} else if (sp->rest < n && sp->from == sp->to &&
+		   old[sp->rest] == old[p - 1]) {
+		sp->left_hi = key[sp->rest];
+		sp->rest++;
+	}
+	sp->n = p + sp->to - sp->from + n - sp->rest;
+}
+
+/* Count (@delta 1) or drop (-1) the copy's references to shared children. */
+static void nfhp_splice_refs(struct nfhp_forest *f,
+			     const struct nfhp_splice *sp, int delta)
+{
+	struct nfhp_node *const *old = nfhp_children(sp->node);
+	u32 i;
+
+	for (i = 0; i < sp->node->n; i++) {
+		if (i == sp->first)
+			i = sp->rest;
+		if (i >= sp->node->n)
+			break;
+		if (delta > 0) {
+			nfhp_refs_prefetch(old, i, sp->node->n);
+			nfhp_ctl(old[i])->refs++;
+		} else {
+			nfhp_tree_put(f, old[i]);
+		}
+	}
+}
+
+/*
+ * The draft of the copy @sp plans: the shared children's keys and pointers
+ * are copied in two runs, where nfhp_children_add() and nfhp_make_node()
+ * went through each.  Its references are taken by the caller.
+ */
+static struct nfhp_node *nfhp_splice_draft(struct nfhp_forest *f,
+					   const struct nfhp_splice *sp,
+					   u64 min_order)
+{
+	const struct nfhp_node *node = sp->node;
+	u32 p = sp->first, m = sp->to - sp->from, s = node->n - sp->rest, i;
+	struct nfhp_node **child;
+	struct nfhp_node *draft;
+	u32 *key;
+
+	draft = nfhp_draft_new(f, NFHP_NODE_RLP32, sp->n);
+	if (!draft)
+		return NULL;
+	draft->dim = node->dim;
+	child = nfhp_children(draft);
+	key = nfhp_keys32(draft);
+	memcpy(child, nfhp_children(node), p * sizeof(*child));
+	memcpy(key, nfhp_keys32(node), p * sizeof(*key));
+	if (p)
+		key[p - 1] = sp->left_hi;
+	for (i = 0; i < m; i++) {
+		child[p + i] = sp->mid.node[sp->from + i];
+		key[p + i] = (u32)sp->mid.hi[sp->from + i];
+	}
+	memcpy(child + p + m, nfhp_children(node) + sp->rest,
+	       s * sizeof(*child));
+	memcpy(key + p + m, nfhp_keys32(node) + sp->rest, s * sizeof(*key));
+	if (min_order == U64_MAX)
+		for (i = 0; i < sp->n; i++)
+			min_order = min(min_order, child[i]->min_order);
+	draft->min_order = min_order;
+	nfhp_index_fill(draft);
+	return draft;
+}
+
+/*
+ * Store the copy @sp plans, whose earliest entry is @min_order (U64_MAX:
+ * to be found).  On success it holds @sp->mid's references, less those of
+ * the merged ones, which are dropped; on failure they stay with @sp->mid.
+ */
+static int nfhp_splice_make(struct nfhp_forest *f, struct nfhp_splice *sp,
+			    u64 min_order, struct nfhp_node **out)
+{
+	struct nfhp_node *draft = nfhp_splice_draft(f, sp, min_order);
+
+	if (!draft)
+		return -ENOMEM;
+	nfhp_splice_refs(f, sp, 1);
+	*out = nfhp_node_intern(f, draft);
+	if (!*out) {
+		nfhp_splice_refs(f, sp, -1);
+		return -ENOMEM;
+	}
+	if (sp->from)
+		nfhp_tree_put(f, sp->mid.node[0]);
+	if (sp->to < sp->mid.n)
+		nfhp_tree_put(f, sp->mid.node[sp->mid.n - 1]);
+	return 0;
+}
+
+/*
+ * The copy of @sp->node the generic way, through a list of all children
+ * (nfhp_make_rlp()): for 128-bit keys, and for copies that are cut into
+ * pieces or are one child.  Its references as nfhp_splice_make()'s.
+ */
+static int nfhp_splice_list(struct nfhp_forest *f, struct nfhp_splice *sp,
+			    u32 last, u64 min_order, struct nfhp_node **out)
+{
+	const struct nfhp_node *node = sp->node;
+	struct nfhp_children c = {};
+	u32 i;
+	int err;
+
+	c.node = nfhp_scratch_alloc(&f->scratch, sp->n + 2, sizeof(*c.node));
+	c.hi = nfhp_scratch_alloc(&f->scratch, sp->n + 2, sizeof(*c.hi));
+	if (!c.node || !c.hi)
+		return -ENOMEM;
+	for (i = 0; i < sp->first; i++)
+		nfhp_children_add(f, &c, nfhp_child_share(node, i),
+				  nfhp_node_key(node, i));
+	for (i = 0; i < sp->mid.n; i++)
+		nfhp_children_add(f, &c, sp->mid.node[i], sp->mid.hi[i]);
+	for (i = last + 1; i < node->n; i++)
+		nfhp_children_add(f, &c, nfhp_child_share(node, i),
+				  nfhp_node_key(node, i));
+	if (min_order == U64_MAX)
+		min_order = nfhp_children_min(&c);
+	err = nfhp_make_rlp(f, node->dim, &c, min_order, out);
+	if (!err)
+		return 0;
+	/* Give @sp->mid its references back, drop the shared ones. */
+	for (i = 0; i < sp->mid.n; i++)
+		nfhp_node_get(f, sp->mid.node[i]);
+	for (i = 0; i < c.n; i++)
+		nfhp_tree_put(f, c.node[i]);
+	return err;
+}
+
 /*
  * A range-location node: update the children whose intervals meet @x; the
  * others, usually nearly all, are shared as they are.  Their earliest
  * entries stay too, so unless an updated child held the node's earliest,
  * the new one is found among the updated children alone: a wide node's
- * children are not all read twice.
+ * children are not all read twice.  The copy is spliced from the old
+ * node's keys and children (struct nfhp_splice): a root of 16,000
+ * intervals went through a list of them twice, a third of an update.
  */
 static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 			   struct nfhp_region *reg,
@@ -2023,23 +2204,27 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_range span = reg->d[node->dim], hull;
-	struct nfhp_children c = {};
+	struct nfhp_splice sp = { .node = node };
 	u64 min_order = node->min_order;
 	struct nfhp_node *child;
 	bool lost_min = false;
 	int err = -ENOMEM;
-	u32 i, first, last;
+	u32 i, last;
 
 	nfhp_box_hull(u->x, node->dim, &hull);
-	c.node = nfhp_scratch_alloc(&f->scratch, node->n, sizeof(*c.node));
-	c.hi = nfhp_scratch_alloc(&f->scratch, node->n, sizeof(*c.hi));
-	if (!c.node || !c.hi)
+	nfhp_rlp_met(node, &span, &hull, &sp.first, &last);
+	if (sp.first >= node->n) {
+		nfhp_ctl(node)->refs++;
+		*out = node;
+		return 0;
+	}
+	sp.mid.node = nfhp_scratch_alloc(&f->scratch, last - sp.first + 1,
+					 sizeof(*sp.mid.node));
+	sp.mid.hi = nfhp_scratch_alloc(&f->scratch, last - sp.first + 1,
+				       sizeof(*sp.mid.hi));
+	if (!sp.mid.node || !sp.mid.hi)
 		goto out_release;
-	nfhp_rlp_met(node, &span, &hull, &first, &last);
-	for (i = 0; i < first; i++)
-		nfhp_children_add(f, &c, nfhp_child_share(node, i),
-				  nfhp_node_key(node, i));
-	for (err = 0; i <= last && !err; i++) {
+	for (err = 0, i = sp.first; i <= last && !err; i++) {
 		reg->d[node->dim].lo = i ? nfhp_node_key(node, i - 1) + 1 :
 					   span.lo;
 		reg->d[node->dim].hi = nfhp_node_key(node, i);
@@ -2049,19 +2234,23 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 		if (err)
 			break;
 		min_order = min(min_order, child->min_order);
-		nfhp_children_add(f, &c, child, reg->d[node->dim].hi);
+		nfhp_children_add(f, &sp.mid, child, reg->d[node->dim].hi);
 	}
-	for (; i < node->n && !err; i++)
-		nfhp_children_add(f, &c, nfhp_child_share(node, i),
-				  nfhp_node_key(node, i));
 	reg->d[node->dim] = span;
-	if (!err && lost_min)
-		min_order = nfhp_children_min(&c);
-	if (!err)
-		err = nfhp_make_rlp(f, node->dim, &c, min_order, out);
 	if (err)
-		for (i = 0; i < c.n; i++)
-			nfhp_tree_put(f, c.node[i]);
+		goto out_put;
+	if (lost_min)
+		min_order = U64_MAX;
+	nfhp_splice_plan(&sp, last);
+	if (node->kind == NFHP_NODE_RLP32 && sp.n > 1 &&
+	    sp.n <= 2 * nfhp_node_fanout)
+		err = nfhp_splice_make(f, &sp, min_order, out);
+	else
+		err = nfhp_splice_list(f, &sp, last, min_order, out);
+out_put:
+	if (err)
+		for (i = 0; i < sp.mid.n; i++)
+			nfhp_tree_put(f, sp.mid.node[i]);
 out_release:
 	nfhp_scratch_release(&f->scratch, mark);
 	return err;
