@@ -404,7 +404,8 @@ static struct nfhp_node_ctl *nfhp_ctl(const struct nfhp_node *node)
  * offset past the first key, less one, shifted right by @ishift, is b;
  * index[b] is the first interval that can hold such a value, so a value's
  * interval lies between index[b] and index[b + 1].  It depends on the keys
- * alone, so equal nodes still have equal bytes.
+ * alone, so equal nodes still have equal bytes, and the hash and the
+ * comparison of nodes leave it out (nfhp_node_own_bytes()).
  */
 static void nfhp_index_fill(struct nfhp_node *node)
 {
@@ -466,12 +467,23 @@ static u32 nfhp_hash_fold(u64 h)
 }
 
 /* The contents of every node are whole words, see nfhp_node_bytes(). */
+/*
+ * Bytes of @node's contents that tell it from other nodes: all but the
+ * index of a wide node, which its keys decide (a quarter to a third of
+ * its bytes, hashed at every update that copies it).
+ */
+static size_t nfhp_node_own_bytes(const struct nfhp_node *node)
+{
+	return nfhp_node_bytes(node) - sizeof(*node) -
+	       nfhp_index_size(node->kind, node->n);
+}
+
 static u32 nfhp_node_hash(const struct nfhp_node *node)
 {
 	u64 h = (u64)node->kind << 40 | (u64)node->dim << 32 | node->n;
 
-	h = nfhp_hash_words(node->data, (nfhp_node_bytes(node) -
-					 sizeof(*node)) / sizeof(long), h);
+	h = nfhp_hash_words(node->data,
+			    nfhp_node_own_bytes(node) / sizeof(long), h);
 	return nfhp_hash_fold(h);
 }
 
@@ -481,7 +493,7 @@ static bool nfhp_node_equal(const struct nfhp_node *a,
 	return nfhp_ctl(a)->hash == nfhp_ctl(b)->hash &&
 	       a->kind == b->kind && a->dim == b->dim &&
 	       a->n == b->n && a->ishift == b->ishift &&
-	       !memcmp(a->data, b->data, nfhp_node_bytes(a) - sizeof(*a));
+	       !memcmp(a->data, b->data, nfhp_node_own_bytes(a));
 }
 
 /**
