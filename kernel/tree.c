@@ -305,6 +305,34 @@ struct nfhp_node_ctl {
 	u32 mark;
 };
 
+/**
+ * struct nfhp_lend - children two copies of a wide node share, counted once
+ * @peer: the other copy, or NULL: the node holds a reference to each of
+ *	its children
+ * @lo: the first child the node holds a reference to
+ * @hi: the end of those; the others' references are the peer's, until
+ *	one of the two is freed and the other holds them all
+ *
+ * An update copies a wide node with a few children new (struct
+ * nfhp_splice) and counted a reference to each of the thousands it keeps,
+ * then dropped them all again when the old node was freed: a third of an
+ * update at the ClassBench 10k sets' roots.  So the copy borrows them: the
+ * old node lends all but its replaced children, the copy holds references
+ * to its new ones alone, and whichever of the two is freed first drops
+ * only its own and leaves the rest to the other (__nfhp_tree_put()).  A
+ * node has one peer at most: a node lending or borrowing already is
+ * copied with references counted.
+ *
+ * It lies in the first cache line of a node's allocation, before the
+ * control block, in room that a node past that line leaves there
+ * (nfhp_node_lead()).
+ */
+struct nfhp_lend {
+	struct nfhp_node *peer;
+	u32 lo;
+	u32 hi;
+};
+
 /* Splits into up to this many intervals keep their children in a list. */
 #define NFHP_MEMO_LIST_MAX	8
 
@@ -397,6 +425,27 @@ static size_t nfhp_node_alloc_size(size_t bytes)
 static struct nfhp_node_ctl *nfhp_ctl(const struct nfhp_node *node)
 {
 	return (struct nfhp_node_ctl *)node - 1;
+}
+
+/* Has @node room for a struct nfhp_lend, past its first cache line? */
+static bool nfhp_node_roomy(const struct nfhp_node *node)
+{
+	BUILD_BUG_ON(sizeof(struct nfhp_lend) + sizeof(struct nfhp_node_ctl) >
+		     L1_CACHE_BYTES);
+	return nfhp_node_lead(nfhp_node_bytes(node)) == L1_CACHE_BYTES;
+}
+
+/* The struct nfhp_lend of a node nfhp_node_roomy() says has one. */
+static struct nfhp_lend *nfhp_lend_of(const struct nfhp_node *node)
+{
+	return (struct nfhp_lend *)nfhp_ctl(node) - 1;
+}
+
+/* A node just stored lends and borrows nothing. */
+static void nfhp_lend_init(struct nfhp_node *node)
+{
+	if (nfhp_node_roomy(node))
+		nfhp_lend_of(node)->peer = NULL;
 }
 
 /*
@@ -651,15 +700,24 @@ void nfhp_tree_get(struct nfhp_node *root)
 static void __nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 {
 	struct nfhp_node **child;
-	u32 i;
+	struct nfhp_lend *lend;
+	u32 i, lo = 0, hi;
 
 	if (!root || --nfhp_ctl(root)->refs)
 		return;
 	nfhp_node_unlink(f, root);
 	if (!nfhp_node_final(root)) {
+		hi = root->n;
+		lend = nfhp_node_roomy(root) ? nfhp_lend_of(root) : NULL;
+		if (lend && lend->peer) {
+			/* The peer holds the rest now. */
+			lo = lend->lo;
+			hi = lend->hi;
+			nfhp_lend_of(lend->peer)->peer = NULL;
+		}
 		child = nfhp_children(root);
-		for (i = 0; i < root->n; i++) {
-			nfhp_refs_prefetch(child, i, root->n);
+		for (i = lo; i < hi; i++) {
+			nfhp_refs_prefetch(child, i, hi);
 			__nfhp_tree_put(f, child[i]);
 		}
 	}
@@ -751,6 +809,7 @@ static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 		nfhp_share_unlock(f);
 		return NULL;
 	}
+	nfhp_lend_init(copy);
 	ctl->hnext = t->buckets[ctl->hash & t->mask];
 	t->buckets[ctl->hash & t->mask] = copy;
 	if (++t->count > 2 * (t->mask + 1))
@@ -825,9 +884,10 @@ static void nfhp_draft_free(struct nfhp_node *draft)
 
 /*
  * Store @draft, from nfhp_draft_alloc(), or return its stored twin with a
- * reference taken, @draft freed: nfhp_node_intern() without the copy.
- * Without memory NULL is returned, @draft freed, and the references to
- * its children stay with the caller.
+ * reference taken: nfhp_node_intern() without the copy.  @draft and the
+ * references it holds are then the caller's to drop.  Without memory NULL
+ * is returned, @draft freed, and the references to its children stay with
+ * the caller.
  */
 static struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
 					 struct nfhp_node *draft)
@@ -844,8 +904,6 @@ static struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
 	twin = nfhp_node_twin(t, draft);
 	if (twin) {
 		nfhp_share_unlock(f);
-		nfhp_draft_drop(f, draft);
-		nfhp_draft_free(draft);
 		return twin;
 	}
 	if (!nfhp_mem_charge(t->mem, (u8 *)draft - nfhp_node_lead(bytes),
@@ -853,6 +911,7 @@ static struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
 		nfhp_share_unlock(f);
 		return NULL;
 	}
+	nfhp_lend_init(draft);
 	ctl->hnext = t->buckets[ctl->hash & t->mask];
 	t->buckets[ctl->hash & t->mask] = draft;
 	if (++t->count > 2 * (t->mask + 1))
@@ -2201,14 +2260,15 @@ static void nfhp_splice_refs(struct nfhp_forest *f,
 }
 
 /*
- * Is the copy @sp plans wide enough to be drafted in memory of its own
- * and stored as it is?  Wide copies are rarely twins of stored nodes, and
- * copying them again was a tenth of an update at seed.py's 10k set; the
- * pieces of the 100k sets were 4 % slower to delete that way.
+ * Is the copy @sp plans wide enough to be drafted in memory of its own,
+ * stored as it is, and to borrow the children it shares (struct
+ * nfhp_lend)?  Wide copies are rarely twins of stored nodes, and copying
+ * them again was a tenth of an update at seed.py's 10k set; the pieces of
+ * the 100k sets (512 intervals) were 4 % slower to delete that way.
  */
 static bool nfhp_splice_wide(const struct nfhp_splice *sp)
 {
-	return sp->n > 4 * nfhp_node_piece;
+	return sp->n > 2 * nfhp_node_piece;
 }
 
 /*
@@ -2255,25 +2315,65 @@ static struct nfhp_node *nfhp_splice_draft(struct nfhp_forest *f,
 	return draft;
 }
 
+/* Drop the references of a wide draft that found a twin, and free it. */
+static void nfhp_splice_drop(struct nfhp_forest *f,
+			     const struct nfhp_splice *sp,
+			     struct nfhp_node *draft, bool lent)
+{
+	u32 i, p = sp->first, m = sp->to - sp->from;
+
+	if (!lent)
+		nfhp_draft_drop(f, draft);
+	for (i = p; lent && i < p + m; i++)
+		nfhp_tree_put(f, nfhp_child(draft, i));
+	nfhp_draft_free(draft);
+}
+
+/* @sp->node lends its copy @copy the children they share. */
+static void nfhp_splice_lend(const struct nfhp_splice *sp,
+			     struct nfhp_node *copy)
+{
+	struct nfhp_lend *lender = nfhp_lend_of(sp->node);
+	struct nfhp_lend *borrower = nfhp_lend_of(copy);
+
+	lender->peer = copy;
+	lender->lo = sp->first;
+	lender->hi = sp->rest;
+	borrower->peer = (struct nfhp_node *)sp->node;
+	borrower->lo = sp->first;
+	borrower->hi = sp->first + sp->to - sp->from;
+}
+
 /*
  * Store the copy @sp plans, whose earliest entry is @min_order (U64_MAX:
  * to be found).  On success it holds @sp->mid's references, less those of
  * the merged ones, which are dropped; on failure they stay with @sp->mid.
+ * A wide copy borrows the children it shares with the node, unless the
+ * node lends or borrows already (struct nfhp_lend); a narrow one counts
+ * a reference to each.
  */
 static int nfhp_splice_make(struct nfhp_forest *f, struct nfhp_splice *sp,
 			    u64 min_order, struct nfhp_node **out)
 {
 	struct nfhp_node *draft = nfhp_splice_draft(f, sp, min_order);
+	bool wide = nfhp_splice_wide(sp), lent;
 
 	if (!draft)
 		return -ENOMEM;
-	nfhp_splice_refs(f, sp, 1);
-	*out = nfhp_splice_wide(sp) ? nfhp_node_store(f, draft) :
-				      nfhp_node_intern(f, draft);
+	lent = wide && nfhp_node_roomy(sp->node) && nfhp_node_roomy(draft) &&
+	       !nfhp_lend_of(sp->node)->peer;
+	if (!lent)
+		nfhp_splice_refs(f, sp, 1);
+	*out = wide ? nfhp_node_store(f, draft) : nfhp_node_intern(f, draft);
 	if (!*out) {
-		nfhp_splice_refs(f, sp, -1);
+		if (!lent)
+			nfhp_splice_refs(f, sp, -1);
 		return -ENOMEM;
 	}
+	if (wide && *out != draft)
+		nfhp_splice_drop(f, sp, draft, lent);
+	else if (lent)
+		nfhp_splice_lend(sp, draft);
 	if (sp->from)
 		nfhp_tree_put(f, sp->mid.node[0]);
 	if (sp->to < sp->mid.n)
