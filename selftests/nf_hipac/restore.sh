@@ -9,8 +9,9 @@
 # one, which shows the switch happened while the flows ran.
 #
 # Under TCG a rule costs about 20 ms to load, so 10000 take minutes;
-# NFHP_RESTORE_RULES=N runs a smaller version.  Then bench/seed.py's
-# NFHP_RESTORE_BIG (default 100000; 0 skips) rules must load.
+# NFHP_RESTORE_RULES=N runs a smaller version.  Then bench/seed.py's N
+# rules take single-rule updates, and its NFHP_RESTORE_BIG (default
+# 100000; 0 skips) rules must load.
 #
 # nfhp-timeout: 1500
 
@@ -196,6 +197,30 @@ nfhp_check "nf-hipac-restore of the same rule set again" \
 	nfhp_restore_in $ns_router <$tmp/again.rules
 nfhp_check "its commit flattened nothing" [ "$(flattened)" = 0 ]
 nfhp_check "all rules still there" \
+	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
+
+# Single rules into a tree whose root is one wide node: bench/seed.py's
+# NRULES rules have a source root of thousands of intervals, one node up
+# to 16,383 (past that it is cut into pieces), which an update copies
+# with the children it keeps borrowed from the old root (tree.c, struct
+# nfhp_lend).  A narrow source's rule goes into that tree; the rules
+# around it, and the old root's release a grace period later, must hold.
+"$NFHP_TOP/bench/seed.py" "$NRULES" >$tmp/seed.rules
+nfhp_check "nf-hipac-restore of bench/seed.py's $NRULES rules" \
+	nfhp_restore_in $ns_router <$tmp/seed.rules
+nfhp_check "a wide root's copy: -I FORWARD 1 -s client udp/7001 DROP" \
+	r -I FORWARD 1 -s $CLIENT_IP/32 -p udp --dport 7001 -j DROP
+nfhp_check "udp/7001 from the client is dropped" udp_fail 7001
+nfhp_check "udp/7000 passes, the seed's last rules" udp_ok 7000
+for pos in 2 $((NRULES / 2)) $((NRULES - 1)); do
+	rule=$(sed -n "$((pos + 5))p" $tmp/seed.rules | sed 's/^-A FORWARD //')
+	nfhp_check "a copy of seed rule $pos inserted at $pos" \
+		eval "r -I FORWARD $pos $rule"
+	nfhp_check "and deleted again" r -D FORWARD $pos
+done
+nfhp_check "-D FORWARD 1: the DROP goes" r -D FORWARD 1
+nfhp_check "udp/7001 passes again" udp_ok 7001
+nfhp_check "the seed's rules are all there" \
 	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
 
 # A big rule set: the tree build's scratch arrays grow with the rules
