@@ -348,6 +348,7 @@ struct nfhp_lend {
 /* Splits into up to this many intervals keep their children in a list. */
 #define NFHP_MEMO_LIST_MAX	8
 
+bool nfhp_index_verify;
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
 u32 nfhp_node_piece = NFHP_NODE_PIECE;
 u32 nfhp_list_max = NFHP_LIST_MAX;
@@ -2291,6 +2292,68 @@ static bool nfhp_splice_wide(const struct nfhp_splice *sp)
 }
 
 /*
+ * The index of the copy @sp plans, from the old node's: a bucket whose
+ * first interval lies before the first key the splice changed keeps it,
+ * one whose first interval lies in the old node's suffix moves it by the
+ * size change, and only the buckets between are searched again.  That
+ * holds while the buckets divide the same span: the same index size,
+ * the same first key and last key but one.  Return: false when they do
+ * not, and nfhp_index_fill() must build the index.
+ */
+static bool nfhp_splice_index(struct nfhp_node *draft,
+			      const struct nfhp_splice *sp)
+{
+	const struct nfhp_node *node = sp->node;
+	const u32 *k = nfhp_keys32(draft), *ok = nfhp_keys32(node);
+	u32 p = sp->first, n = draft->n, b, i, nb, changed, delta;
+	const u32 *oidx = nfhp_index(node);
+	u32 *idx = nfhp_index(draft);
+	u64 start;
+
+	if (!node->ibits || nfhp_index_bits(draft->kind, n) != node->ibits ||
+	    k[0] != ok[0] || k[n - 2] != ok[node->n - 2])
+		return false;
+	draft->ibits = node->ibits;
+	draft->ishift = node->ishift;
+	nb = 1u << draft->ibits;
+	changed = p && sp->left_hi != ok[p - 1] ? p - 1 : p;
+	delta = p + sp->to - sp->from - sp->rest;	/* modulo 2^32 */
+	for (b = 0; b <= nb && oidx[b] < changed; b++)
+		idx[b] = oidx[b];
+	for (i = changed; b <= nb && oidx[b] < sp->rest; b++) {
+		start = (u64)k[0] + 1 + ((u64)b << draft->ishift);
+		while (i < n - 1 && k[i] < start)
+			i++;
+		idx[b] = i;
+	}
+	for (; b <= nb; b++)
+		idx[b] = oidx[b] + delta;
+	return true;
+}
+
+/*
+ * Tests (nfhp_index_verify): the index nfhp_splice_index() made must be
+ * the one nfhp_index_fill() makes.
+ */
+static void nfhp_splice_index_check(struct nfhp_forest *f,
+				    struct nfhp_node *draft)
+{
+	size_t size = nfhp_index_size(draft->kind, draft->n);
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	u8 ibits = draft->ibits, ishift = draft->ishift;
+	u32 *made = nfhp_scratch_alloc(&f->scratch, 1, size);
+
+	if (!made)
+		return;
+	memcpy(made, nfhp_index(draft), size);
+	draft->ishift = 0;
+	nfhp_index_fill(draft);
+	WARN_ON(draft->ibits != ibits || draft->ishift != ishift ||
+		memcmp(made, nfhp_index(draft), size));
+	nfhp_scratch_release(&f->scratch, mark);
+}
+
+/*
  * The draft of the copy @sp plans: the shared children's keys and
  * pointers are copied in two runs, where nfhp_children_add() and
  * nfhp_make_node() went through each.  Its references are taken by the
@@ -2330,7 +2393,10 @@ static struct nfhp_node *nfhp_splice_draft(struct nfhp_forest *f,
 		for (i = 0; i < sp->n; i++)
 			min_order = min(min_order, child[i]->min_order);
 	draft->min_order = min_order;
-	nfhp_index_fill(draft);
+	if (!nfhp_splice_index(draft, sp))
+		nfhp_index_fill(draft);
+	else if (nfhp_index_verify)
+		nfhp_splice_index_check(f, draft);
 	return draft;
 }
 
