@@ -319,6 +319,7 @@ struct nfhp_node_ctl {
 
 /**
  * struct nfhp_lend - children two copies of a wide node share, counted once
+ * @sum: the sum the node's hash is folded from (nfhp_node_hash())
  * @peer: the other copy, or NULL: the node holds a reference to each of
  *	its children
  * @lo: the first child the node holds a reference to
@@ -335,11 +336,15 @@ struct nfhp_node_ctl {
  * node has one peer at most: a node lending or borrowing already is
  * copied with references counted.
  *
+ * @sum is the sum of a 32-bit range-location node's hash, which a copy's
+ * hash is made from (nfhp_splice_sum()).
+ *
  * It lies in the first cache line of a node's allocation, before the
  * control block, in room that a node past that line leaves there
  * (nfhp_node_lead()).
  */
 struct nfhp_lend {
+	u64 sum;
 	struct nfhp_node *peer;
 	u32 lo;
 	u32 hi;
@@ -348,7 +353,7 @@ struct nfhp_lend {
 /* Splits into up to this many intervals keep their children in a list. */
 #define NFHP_MEMO_LIST_MAX	8
 
-bool nfhp_index_verify;
+bool nfhp_splice_verify;
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
 u32 nfhp_node_piece = NFHP_NODE_PIECE;
 u32 nfhp_list_max = NFHP_LIST_MAX;
@@ -454,11 +459,16 @@ static struct nfhp_lend *nfhp_lend_of(const struct nfhp_node *node)
 	return (struct nfhp_lend *)nfhp_ctl(node) - 1;
 }
 
-/* A node just stored lends and borrows nothing. */
-static void nfhp_lend_init(struct nfhp_node *node)
+/* A node just stored lends and borrows nothing, and keeps its @sum. */
+static void nfhp_lend_init(struct nfhp_node *node, u64 sum)
 {
-	if (nfhp_node_roomy(node))
-		nfhp_lend_of(node)->peer = NULL;
+	struct nfhp_lend *lend;
+
+	if (!nfhp_node_roomy(node))
+		return;
+	lend = nfhp_lend_of(node);
+	lend->peer = NULL;
+	lend->sum = sum;
 }
 
 /*
@@ -549,13 +559,62 @@ static size_t nfhp_node_own_bytes(const struct nfhp_node *node)
 	       nfhp_index_size(node->kind, node->n);
 }
 
-static u32 nfhp_node_hash(const struct nfhp_node *node)
+/* An interval's term in the hash sum of a 32-bit range-location node. */
+static u64 nfhp_pair_hash(const struct nfhp_node *child, u32 key)
 {
-	u64 h = (u64)node->kind << 40 | (u64)node->dim << 32 | node->n;
+	return nfhp_hash_mix(nfhp_hash_mix(0x9e3779b97f4a7c15ull,
+					   (unsigned long)child), key);
+}
 
-	h = nfhp_hash_words(node->data,
-			    nfhp_node_own_bytes(node) / sizeof(long), h);
-	return nfhp_hash_fold(h);
+/*
+ * The sum a 32-bit range-location node's hash is folded from, a term an
+ * interval: the keys' order places each, so the sum tells the node as a
+ * hash of its words would, and a copy with a few intervals changed takes
+ * their terms off and adds the new ones (nfhp_splice_sum()).  Two sums,
+ * whose adds do not wait for each other.
+ */
+static u64 nfhp_rlp32_sum(const struct nfhp_node *node)
+{
+	struct nfhp_node *const *child = nfhp_children(node);
+	const u32 *key = nfhp_keys32(node);
+	u64 a = 0, b = 0;
+	u32 i;
+
+	for (i = 0; i + 1 < node->n; i += 2) {
+		a += nfhp_pair_hash(child[i], key[i]);
+		b += nfhp_pair_hash(child[i + 1], key[i + 1]);
+	}
+	if (i < node->n)
+		a += nfhp_pair_hash(child[i], key[i]);
+	return a + b;
+}
+
+static u64 nfhp_node_header_hash(const struct nfhp_node *node)
+{
+	return (u64)node->kind << 40 | (u64)node->dim << 32 | node->n;
+}
+
+/* The hash of a 32-bit range-location node whose sum is @sum. */
+static u32 nfhp_node_hash_sum(const struct nfhp_node *node, u64 sum)
+{
+	return nfhp_hash_fold(nfhp_hash_mix(nfhp_node_header_hash(node), sum));
+}
+
+/*
+ * The hash of @node's contents; for a 32-bit range-location node @sum is
+ * set to the sum it is folded from, which a stored node keeps.
+ */
+static u32 nfhp_node_hash(const struct nfhp_node *node, u64 *sum)
+{
+	if (node->kind == NFHP_NODE_RLP32) {
+		*sum = nfhp_rlp32_sum(node);
+		return nfhp_node_hash_sum(node, *sum);
+	}
+	*sum = 0;
+	return nfhp_hash_fold(nfhp_hash_words(node->data,
+					      nfhp_node_own_bytes(node) /
+					      sizeof(long),
+					      nfhp_node_header_hash(node)));
 }
 
 static bool nfhp_node_equal(const struct nfhp_node *a,
@@ -776,13 +835,14 @@ static struct nfhp_node *nfhp_node_twin(struct nfhp_forest *t,
 
 /*
  * Put the node just stored in @t's deduplication table, under @t's lock,
- * lending and borrowing nothing.
+ * lending and borrowing nothing; @sum as nfhp_node_hash() set it.
  */
-static void nfhp_node_link(struct nfhp_forest *t, struct nfhp_node *node)
+static void nfhp_node_link(struct nfhp_forest *t, struct nfhp_node *node,
+			   u64 sum)
 {
 	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
 
-	nfhp_lend_init(node);
+	nfhp_lend_init(node, sum);
 	ctl->hnext = t->buckets[ctl->hash & t->mask];
 	t->buckets[ctl->hash & t->mask] = node;
 	if (++t->count > 2 * (t->mask + 1))
@@ -810,8 +870,9 @@ static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 	struct nfhp_node_ctl *ctl = nfhp_ctl(draft);
 	struct nfhp_node *node, *copy;
 	void *mem;
+	u64 sum;
 
-	ctl->hash = nfhp_node_hash(draft);
+	ctl->hash = nfhp_node_hash(draft, &sum);
 	nfhp_share_lock(f);
 	node = nfhp_node_twin(t, draft);
 	nfhp_share_unlock(f);
@@ -837,7 +898,7 @@ static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 		nfhp_share_unlock(f);
 		return NULL;
 	}
-	nfhp_node_link(t, copy);
+	nfhp_node_link(t, copy, sum);
 	nfhp_share_unlock(f);
 	return copy;
 out_drop_draft:
@@ -907,21 +968,21 @@ static void nfhp_draft_free(struct nfhp_node *draft)
 }
 
 /*
- * Store @draft, from nfhp_draft_alloc(), or return its stored twin with a
- * reference taken: nfhp_node_intern() without the copy.  @draft and the
- * references it holds are then the caller's to drop.  Without memory NULL
- * is returned, @draft freed, and the references to its children stay with
- * the caller.
+ * Store @draft, a 32-bit range-location node from nfhp_draft_alloc() whose
+ * hash sum is @sum, or return its stored twin with a reference taken:
+ * nfhp_node_intern() without the copy.  @draft and the references it
+ * holds are then the caller's to drop.  Without memory NULL is returned,
+ * @draft freed, and the references to its children stay with the caller.
  */
 static struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
-					 struct nfhp_node *draft)
+					 struct nfhp_node *draft, u64 sum)
 {
 	struct nfhp_node_ctl *ctl = nfhp_ctl(draft);
 	struct nfhp_forest *t = nfhp_home(f);
 	size_t bytes = nfhp_node_bytes(draft);
 	struct nfhp_node *twin;
 
-	ctl->hash = nfhp_node_hash(draft);
+	ctl->hash = nfhp_node_hash_sum(draft, sum);
 	ctl->refs = 1;
 	ctl->mark = 0;
 	nfhp_share_lock(f);
@@ -935,7 +996,7 @@ static struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
 		nfhp_share_unlock(f);
 		return NULL;
 	}
-	nfhp_node_link(t, draft);
+	nfhp_node_link(t, draft, sum);
 	nfhp_share_unlock(f);
 	return draft;
 }
@@ -2197,6 +2258,8 @@ static struct nfhp_node *nfhp_child_share(const struct nfhp_node *node, u32 i)
  * @rest: the first child after @last the copy holds; past it when that
  *	child merges with the one before @first
  * @left_hi: the key the child before @first ends at in the copy
+ * @changed: the first interval whose child or key the copy changes:
+ *	@first, or the one before it when its key moves
  * @n: the copy's children
  */
 struct nfhp_splice {
@@ -2207,6 +2270,7 @@ struct nfhp_splice {
 	u32 to;
 	u32 rest;
 	u32 left_hi;
+	u32 changed;
 	u32 n;
 };
 
@@ -2255,6 +2319,7 @@ static void nfhp_splice_plan(struct nfhp_splice *sp, u32 last)
 		sp->left_hi = key[sp->rest];
 		sp->rest++;
 	}
+	sp->changed = p && sp->left_hi != key[p - 1] ? p - 1 : p;
 	sp->n = p + sp->to - sp->from + n - sp->rest;
 }
 
@@ -2305,7 +2370,7 @@ static bool nfhp_splice_index(struct nfhp_node *draft,
 {
 	const struct nfhp_node *node = sp->node;
 	const u32 *k = nfhp_keys32(draft), *ok = nfhp_keys32(node);
-	u32 p = sp->first, n = draft->n, b, i, nb, changed, delta;
+	u32 p = sp->first, n = draft->n, b, i, nb, delta;
 	const u32 *oidx = nfhp_index(node);
 	u32 *idx = nfhp_index(draft);
 	u64 start;
@@ -2316,11 +2381,10 @@ static bool nfhp_splice_index(struct nfhp_node *draft,
 	draft->ibits = node->ibits;
 	draft->ishift = node->ishift;
 	nb = 1u << draft->ibits;
-	changed = p && sp->left_hi != ok[p - 1] ? p - 1 : p;
 	delta = p + sp->to - sp->from - sp->rest;	/* modulo 2^32 */
-	for (b = 0; b <= nb && oidx[b] < changed; b++)
+	for (b = 0; b <= nb && oidx[b] < sp->changed; b++)
 		idx[b] = oidx[b];
-	for (i = changed; b <= nb && oidx[b] < sp->rest; b++) {
+	for (i = sp->changed; b <= nb && oidx[b] < sp->rest; b++) {
 		start = (u64)k[0] + 1 + ((u64)b << draft->ishift);
 		while (i < n - 1 && k[i] < start)
 			i++;
@@ -2332,7 +2396,7 @@ static bool nfhp_splice_index(struct nfhp_node *draft,
 }
 
 /*
- * Tests (nfhp_index_verify): the index nfhp_splice_index() made must be
+ * Tests (nfhp_splice_verify): the index nfhp_splice_index() made must be
  * the one nfhp_index_fill() makes.
  */
 static void nfhp_splice_index_check(struct nfhp_forest *f,
@@ -2395,9 +2459,35 @@ static struct nfhp_node *nfhp_splice_draft(struct nfhp_forest *f,
 	draft->min_order = min_order;
 	if (!nfhp_splice_index(draft, sp))
 		nfhp_index_fill(draft);
-	else if (nfhp_index_verify)
+	else if (nfhp_splice_verify)
 		nfhp_splice_index_check(f, draft);
 	return draft;
+}
+
+/*
+ * The hash sum of @draft, the copy @sp plans: the old node's, less the
+ * terms of the intervals from @sp->changed to @sp->rest, plus those of
+ * the copy's new ones.  Tests (nfhp_splice_verify) check it against the
+ * sum of all the copy's terms.
+ */
+static u64 nfhp_splice_sum(const struct nfhp_splice *sp,
+			   const struct nfhp_node *draft)
+{
+	u32 end = sp->first + sp->to - sp->from, i;
+	const struct nfhp_node *node = sp->node;
+	u64 sum;
+
+	if (!nfhp_node_roomy(node))
+		return nfhp_rlp32_sum(draft);
+	sum = nfhp_lend_of(node)->sum;
+	for (i = sp->changed; i < sp->rest; i++)
+		sum -= nfhp_pair_hash(nfhp_child(node, i),
+				      nfhp_keys32(node)[i]);
+	for (i = sp->changed; i < end; i++)
+		sum += nfhp_pair_hash(nfhp_child(draft, i),
+				      nfhp_keys32(draft)[i]);
+	WARN_ON(nfhp_splice_verify && sum != nfhp_rlp32_sum(draft));
+	return sum;
 }
 
 /* Drop the references of a wide draft that found a twin, and free it. */
@@ -2449,7 +2539,8 @@ static int nfhp_splice_make(struct nfhp_forest *f, struct nfhp_splice *sp,
 	       !nfhp_lend_of(sp->node)->peer;
 	if (!lent)
 		nfhp_splice_refs(f, sp, 1);
-	*out = wide ? nfhp_node_store(f, draft) : nfhp_node_intern(f, draft);
+	*out = wide ? nfhp_node_store(f, draft, nfhp_splice_sum(sp, draft)) :
+		      nfhp_node_intern(f, draft);
 	if (!*out) {
 		if (!lent)
 			nfhp_splice_refs(f, sp, -1);

@@ -91,8 +91,8 @@ struct nfhp_entry {
 #define NFHP_NODE_FANOUT	8192
 #define NFHP_NODE_PIECE		512
 extern u32 nfhp_node_fanout;
-/* Tests: an update's index is checked against one built afresh. */
-extern bool nfhp_index_verify;
+/* Tests: a spliced copy's index and hash are checked against afresh. */
+extern bool nfhp_splice_verify;
 extern u32 nfhp_node_piece;
 
 /*

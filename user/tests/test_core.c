@@ -2924,7 +2924,7 @@ int main(void)
 {
 	/* The short cuts of updates are checked against the long way. */
 	nfhp_update_verify = true;
-	nfhp_index_verify = true;
+	nfhp_splice_verify = true;
 	test_box_prefix_and_negation();
 	test_box_mask_and_ifname();
 	test_ifname_words();

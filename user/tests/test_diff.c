@@ -936,7 +936,7 @@ int main(int argc, char **argv)
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
 	/* The short cuts of updates are checked against the long way. */
 	nfhp_update_verify = true;
-	nfhp_index_verify = true;
+	nfhp_splice_verify = true;
 	for (i = 0; i < rulesets && !bad; i++) {
 		struct nfhp_ref *ref;
 		struct nfhp_ruleset *rs;
