@@ -2271,7 +2271,7 @@ struct nfhp_splice {
 	u32 from;
 	u32 to;
 	u32 rest;
-	u32 left_hi;
+	nfhp_u128 left_hi;
 	u32 changed;
 	u32 n;
 };
@@ -2297,20 +2297,21 @@ static bool nfhp_splice_same(const struct nfhp_splice *sp, u32 last)
 /*
  * Plan the copy of @sp->node with the children @sp->first to @last
  * replaced by @sp->mid, merging equal neighbours where they meet as
- * nfhp_children_add() would.
+ * nfhp_children_add() would.  Any key width: the list way
+ * (nfhp_splice_list()) sizes its list by the plan too.
  */
 static void nfhp_splice_plan(struct nfhp_splice *sp, u32 last)
 {
 	struct nfhp_node *const *old = nfhp_children(sp->node);
-	const u32 *key = nfhp_keys32(sp->node);
-	u32 p = sp->first, n = sp->node->n;
+	const struct nfhp_node *node = sp->node;
+	u32 p = sp->first, n = node->n;
 
 	sp->from = 0;
 	sp->to = sp->mid.n;
 	sp->rest = last + 1;
-	sp->left_hi = p ? key[p - 1] : 0;
+	sp->left_hi = p ? nfhp_node_key(node, p - 1) : 0;
 	if (p && sp->mid.node[0] == old[p - 1]) {
-		sp->left_hi = (u32)sp->mid.hi[0];
+		sp->left_hi = sp->mid.hi[0];
 		sp->from = 1;
 	}
 	if (sp->rest < n && sp->from < sp->to &&
@@ -2318,11 +2319,29 @@ static void nfhp_splice_plan(struct nfhp_splice *sp, u32 last)
 		sp->to--;
 	} else if (sp->rest < n && sp->from == sp->to &&
 		   old[sp->rest] == old[p - 1]) {
-		sp->left_hi = key[sp->rest];
+		sp->left_hi = nfhp_node_key(node, sp->rest);
 		sp->rest++;
 	}
-	sp->changed = p && sp->left_hi != key[p - 1] ? p - 1 : p;
+	sp->changed = p && sp->left_hi != nfhp_node_key(node, p - 1) ?
+		      p - 1 : p;
 	sp->n = p + sp->to - sp->from + n - sp->rest;
+}
+
+/* Count (@delta 1) or drop (-1) references to @child[@lo .. @hi - 1]. */
+static void nfhp_refs_range(struct nfhp_forest *f,
+			    struct nfhp_node *const *child, u32 lo, u32 hi,
+			    int delta)
+{
+	u32 i;
+
+	for (i = lo; i < hi; i++) {
+		if (delta < 0) {
+			nfhp_tree_put(f, child[i]);
+			continue;
+		}
+		nfhp_refs_prefetch(child, i, hi);
+		nfhp_ctl(child[i])->refs++;
+	}
 }
 
 /* Count (@delta 1) or drop (-1) the copy's references to shared children. */
@@ -2330,20 +2349,9 @@ static void nfhp_splice_refs(struct nfhp_forest *f,
 			     const struct nfhp_splice *sp, int delta)
 {
 	struct nfhp_node *const *old = nfhp_children(sp->node);
-	u32 i;
 
-	for (i = 0; i < sp->node->n; i++) {
-		if (i == sp->first)
-			i = sp->rest;
-		if (i >= sp->node->n)
-			break;
-		if (delta > 0) {
-			nfhp_refs_prefetch(old, i, sp->node->n);
-			nfhp_ctl(old[i])->refs++;
-		} else {
-			nfhp_tree_put(f, old[i]);
-		}
-	}
+	nfhp_refs_range(f, old, 0, sp->first, delta);
+	nfhp_refs_range(f, old, sp->rest, sp->node->n, delta);
 }
 
 /*
@@ -2447,7 +2455,7 @@ static struct nfhp_node *nfhp_splice_draft(struct nfhp_forest *f,
 	memcpy(child, nfhp_children(node), p * sizeof(*child));
 	memcpy(key, nfhp_keys32(node), p * sizeof(*key));
 	if (p)
-		key[p - 1] = sp->left_hi;
+		key[p - 1] = (u32)sp->left_hi;
 	for (i = 0; i < m; i++) {
 		child[p + i] = sp->mid.node[sp->from + i];
 		key[p + i] = (u32)sp->mid.hi[sp->from + i];
@@ -2572,6 +2580,7 @@ static int nfhp_splice_list(struct nfhp_forest *f, struct nfhp_splice *sp,
 	u32 i;
 	int err;
 
+	/* The plan's merges at both ends are the list's to make again. */
 	c.node = nfhp_scratch_alloc(&f->scratch, sp->n + 2, sizeof(*c.node));
 	c.hi = nfhp_scratch_alloc(&f->scratch, sp->n + 2, sizeof(*c.hi));
 	if (!c.node || !c.hi)
