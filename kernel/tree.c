@@ -232,7 +232,8 @@
  * intervals or more carries an index (nfhp_index_fill()): the span of its
  * keys cut into about one bucket per key, each bucket naming the first
  * interval it can fall in.  The bucket of a value is a subtraction and a
- * shift away, and the binary search that follows covers a few keys.  With
+ * shift away, and the binary search that follows covers a few keys, while
+ * the line of the bucket's children is fetched.  With
  * the 10.0.0.0/8 example's five intervals the node is too small to carry
  * one; a node of 4096 intervals gets 4096 buckets.
  *
@@ -308,7 +309,7 @@
  *
  * It comes just before the node (nfhp_ctl()), where a reference is taken
  * without reading the node, and the node starts where the header and the
- * first children and keys, which every lookup reads, share a cache line:
+ * first keys and children, which every lookup reads, share a cache line:
  * within the allocation's first line when all of it fits there, at the
  * second line otherwise (nfhp_node_lead()).
  */

@@ -149,16 +149,17 @@ extern u32 nfhp_cover_pieces;
  * @n: intervals of a range-location node, entries of a leaf or a list
  * @min_order: the smallest order of any entry in any leaf below; a
  *	lookup that already has a decision before it skips the subtree
- * @data: children, keys and index of a range-location node, entries of
+ * @data: keys, children and index of a range-location node, entries of
  *	a leaf, entries and then tests of a list
  *
- * A range-location node holds @n children and, after them, @n sorted
- * inclusive upper bounds, one per elementary interval; the last bound is
+ * A range-location node holds @n sorted inclusive upper bounds, one per
+ * elementary interval, and after them its @n children; the last bound is
  * the end of the node's region, so every value of the region finds its
  * interval.  Keys are u32 for 32-bit dimensions and nfhp_u128 for wide
- * ones.  The header holds only what a lookup reads, and the children
- * come first, at a fixed place: a node of four intervals is one cache
- * line.  What only the control path needs comes before the node (struct
+ * ones.  The header holds only what a lookup reads, and the keys come
+ * first, where the search finds them in the header's cache line: a node
+ * of four intervals is one line, and a node of up to 12 has all its keys
+ * there.  What only the control path needs comes before the node (struct
  * nfhp_node_ctl in tree.c).
  */
 struct nfhp_node {
