@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two or more nf-hipac-sim binaries compared on lookups, in turn: each
+# round runs every binary once on each set (`--bench`, lookup_ns), and the
+# medians of the rounds are printed with each binary's change against the
+# first.  This host's speed drifts for minutes, so two runs far apart
+# compare two machines; binaries taking turns within seconds do not.
+# bench/lookup-counts.sh counts instructions and misses, but not which
+# loads wait for which, nor prefetches: a layout is judged here.
+#
+#   bench/lookup-pair.sh [-d CLASSBENCH_DIR] [-p PACKETS] [-r ROUNDS]
+#                        [-s "SET..."] SIM SIM...
+#
+# SIM: a copy of user/build/nf-hipac-sim (copy the old one aside before
+# building the new).  SET: names as in bench/classbench-sets.sh (acl1_10k
+# ...); default every 10k set.  Default 3 rounds of 100000 packets.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
+npkts=100000
+rounds=3
+want=
+while getopts "d:p:r:s:" opt; do
+	case $opt in
+	d) data=$OPTARG ;;
+	p) npkts=$OPTARG ;;
+	r) rounds=$OPTARG ;;
+	s) want=$OPTARG ;;
+	*) echo "usage: $0 [-d DIR] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2
+	   exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || { echo "usage: $0 [-d DIR] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2; exit 2; }
+for sim in "$@"; do
+	[ -x "$sim" ] || { echo "$sim: not an executable" >&2; exit 2; }
+done
+[ -d "$data/lyxocs-ruleSet" ] || { echo "no ClassBench data in $data" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/nfhp-pair.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+. "$top/bench/classbench-sets.sh"
+names=()
+while read -r name rf tf; do
+	if [ -n "$want" ] && [[ " $want " != *" $name "* ]]; then
+		continue
+	fi
+	"$top/bench/classbench2ipt.py" "$rf" > "$tmp/$name.ipt" 2>/dev/null
+	nfhp_classbench_packets "$rf" "$tf" "$npkts" > "$tmp/$name.pkt"
+	names+=("$name")
+done < <(nfhp_classbench_10k "$data"; nfhp_classbench_100k "$data")
+[ ${#names[@]} -gt 0 ] || { echo "no such set: $want" >&2; exit 2; }
+
+for ((r = 1; r <= rounds; r++)); do
+	for name in "${names[@]}"; do
+		for ((b = 1; b <= $#; b++)); do
+			ns=$("${!b}" --bench "$tmp/$name.ipt" "$tmp/$name.pkt" 2>/dev/null |
+			     sed -n 's/^lookup_ns=//p')
+			echo "$name $b ${ns:-nan}"
+		done
+	done
+done > "$tmp/runs"
+
+# The median of each binary's rounds per set, and its change.
+awk -v nb=$# '
+	{ v[$1, $2, ++k[$1, $2]] = $3; if (!($1 in seen)) { seen[$1]; order[++ns] = $1 } }
+	function median(s, b,   n, i, j, t, a) {
+		n = k[s, b]
+		for (i = 1; i <= n; i++) a[i] = v[s, b, i]
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	END {
+		printf "%-12s", "set"
+		for (b = 1; b <= nb; b++) printf " %10s", "sim" b " ns"
+		for (b = 2; b <= nb; b++) printf " %8s", "sim" b
+		printf "\n"
+		for (i = 1; i <= ns; i++) {
+			s = order[i]
+			printf "%-12s", s
+			for (b = 1; b <= nb; b++) printf " %10.1f", median(s, b)
+			for (b = 2; b <= nb; b++)
+				printf " %+7.1f%%", 100 * (median(s, b) / median(s, 1) - 1)
+			printf "\n"
+		}
+	}' "$tmp/runs"
