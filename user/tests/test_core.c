@@ -11,6 +11,7 @@
 #include "ext.h"
 #include "group.h"
 #include "ifname.h"
+#include "lookup.h"
 #include "match.h"
 #include "ruleset.h"
 #include "scratch.h"
@@ -2598,6 +2599,46 @@ static void line_check_leaf(void *ctx, const struct nfhp_node *leaf)
 }
 
 /*
+ * The keys come right after the header, so that the search finds them in
+ * the header's line: all of them in a node of 12 intervals, which six
+ * source ranges (the first from 0) cut the root into.
+ */
+static void test_node_keys_line(void)
+{
+	struct nfhp_rule_spec *r[2] = { spec_new(NFHP_ACT_DROP),
+					spec_new(NFHP_ACT_ACCEPT) };
+	const struct nfhp_node *root;
+	struct nfhp_dim_match *m;
+	struct nfhp_ruleset *rs;
+	struct nfhp_forest *f;
+	uintptr_t end = 0;
+	unsigned int i;
+
+	m = spec_add(r[0], NFHP_DIM_SRC, NFHP_FORM_RANGES, false);
+	m->nranges = 6;
+	m->ranges[0].lo = 0;
+	m->ranges[0].hi = ip(10, 255, 255, 255);
+	for (i = 1; i < 6; i++) {
+		m->ranges[i].lo = ip(20 * i, 0, 0, 0);
+		m->ranges[i].hi = ip(20 * i + 5, 0, 0, 0);
+	}
+	spec_range(r[1], NFHP_DIM_DPORT, 22, 22, false);
+	rs = forward_of(r, 2, 0);
+	root = nfhp_ruleset_tree(rs, NFHP_HOOK_FORWARD, 0, &f);
+	check(root && root->kind == NFHP_NODE_RLP32 && root->n == 12 &&
+	      !root->ibits, "six source ranges: a node of 12, no index");
+	if (root)
+		end = (uintptr_t)(nfhp_keys32(root) + root->n) -
+		      ((uintptr_t)root & ~(uintptr_t)63);
+	check(root && end <= 64,
+	      "its header and its 12 keys are one cache line (they end at %lu)",
+	      (unsigned long)end);
+	nfhp_ruleset_free(rs);
+	free(r[0]);
+	free(r[1]);
+}
+
+/*
  * A lookup reads a node's header, its keys and one child: for a node of
  * four intervals and a leaf of up to three entries, one cache line.
  */
@@ -2636,6 +2677,7 @@ static void test_node_lines(void)
 	nfhp_list_max = list_max;
 	free(r[0]);
 	free(r[1]);
+	test_node_keys_line();
 }
 
 static void test_replaced_entries_untouched(void)
