@@ -4889,9 +4889,10 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 		*msg = "out of memory";
 		return err;
 	}
-	nfhp_rule_retire(rs, r);
+	/* Counted first: a rule of this transaction dies when retired. */
 	c->nbranch -= nfhp_rule_branches(r);
 	c->njump -= nfhp_rule_jumps(r);
+	nfhp_rule_retire(rs, r);
 	nfhp_chain_touched(c, a->pos - 1, c->rules.n - (a->pos - 1));
 	return 0;
 }
@@ -4922,9 +4923,9 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 		nfhp_rule_retire(rs, r);
 		return err;
 	}
-	nfhp_rule_retire(rs, old);
 	c->nbranch += nfhp_rule_branches(r) - nfhp_rule_branches(old);
 	c->njump += nfhp_rule_jumps(r) - nfhp_rule_jumps(old);
+	nfhp_rule_retire(rs, old);
 	nfhp_chain_touched(c, a->pos - 1, c->rules.n - a->pos);
 	return 0;
 }

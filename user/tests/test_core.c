@@ -1604,6 +1604,50 @@ static void test_policy_counters(void)
 	nfhp_ruleset_free(rs);
 }
 
+/*
+ * A rule a transaction made dies when the same transaction deletes or
+ * replaces it: its chain's jump counts are taken off before, not read
+ * from the freed rule (fuzz_restore found it, -A then -D of a jump).
+ */
+static void test_created_rule_gone(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
+	struct nfhp_rule_spec *acc = spec_new(NFHP_ACT_ACCEPT);
+	const char *msg = NULL;
+	bool ok;
+
+	strcpy(jump->target, "U");
+	spec_prefix(jump, NFHP_DIM_SRC, ip(10, 9, 0, 0), 16, false);
+	spec_prefix(drop, NFHP_DIM_SRC, ip(10, 9, 1, 0), 24, false);
+	spec_prefix(acc, NFHP_DIM_SRC, ip(10, 9, 0, 0), 16, false);
+	ok = !nfhp_chain_new(rs, "U", &msg) &&
+	     !nfhp_rule_insert(rs, "U", 1, drop, NULL, &msg);
+	ok = ok && !nfhp_txn_begin(rs) &&
+	     !nfhp_rule_insert(rs, "FORWARD", 1, jump, NULL, &msg) &&
+	     !nfhp_rule_delete(rs, "FORWARD", 1, &msg) &&
+	     !nfhp_rule_insert(rs, "FORWARD", 1, jump, NULL, &msg) &&
+	     !nfhp_rule_replace(rs, "FORWARD", 1, acc, &msg) &&
+	     !nfhp_rule_insert(rs, "FORWARD", 1, jump, NULL, &msg) &&
+	     !nfhp_txn_commit(rs, &msg);
+	check(ok && nfhp_chain_rules(nfhp_chain_find(rs, "FORWARD")) == 2,
+	      "-I, -D, -I, -R, -I of jumps in one transaction: two rules (%s)",
+	      msg ? msg : "");
+	check(src_decided(rs, ip(10, 9, 1, 1), NFHP_ACT_DROP, "U", 1) &&
+	      src_decided(rs, ip(10, 9, 2, 1), NFHP_ACT_ACCEPT, "FORWARD", 2),
+	      "the jump, then the rule that replaced the deleted one");
+	ok = !nfhp_rule_delete(rs, "FORWARD", 1, &msg) &&
+	     src_decided(rs, ip(10, 9, 1, 1), NFHP_ACT_ACCEPT, "FORWARD", 1) &&
+	     !nfhp_rule_delete(rs, "FORWARD", 1, &msg) &&
+	     !nfhp_chain_rules(nfhp_chain_find(rs, "FORWARD"));
+	check(ok, "then both deleted, one at a time (%s)", msg ? msg : "");
+	nfhp_ruleset_free(rs);
+	free(jump);
+	free(drop);
+	free(acc);
+}
+
 static void test_txn_and_errors(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
@@ -3000,6 +3044,7 @@ int main(void)
 	test_deferred_release();
 	test_txn_and_errors();
 	test_policy_counters();
+	test_created_rule_gone();
 	test_enomem();
 	test_change_enomem();
 	test_hotdrop();
