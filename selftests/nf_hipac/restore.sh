@@ -165,6 +165,40 @@ nfhp_check "and the rules' counters, though it had -Z ($marker_before)" \
 	[ "$(marker_packets)" = "$marker_before" ]
 nfhp_check "udp/7001 still blocked" udp_fail 7001
 
+# Rules a restore adds and then deletes or replaces itself: each dies in
+# the transaction that made it (a use after free before 4232ee5, which
+# KASAN sees on the debug kernel).
+{
+	echo "*filter"
+	echo ":hop - [0:0]"
+	echo "-A hop -p udp --dport 7003 -j ACCEPT"
+	echo "-A FORWARD -p udp --dport 7003 -j hop"
+	echo "-D FORWARD -p udp --dport 7003 -j hop"
+	echo "-A FORWARD -p udp --dport 7004 -j hop"
+	echo "-R FORWARD $((NRULES + 3)) -p udp --dport 7004 -j ACCEPT"
+	echo "COMMIT"
+} >$tmp/own.rules
+nfhp_check "a restore deletes and replaces rules of its own" \
+	nfhp_restore_in $ns_router --noflush $tmp/own.rules
+nfhp_check "what is left: the replacing rule, last" \
+	[ "$(r -S FORWARD | tail -n 1)" = \
+	  "-A FORWARD -p udp -m udp --dport 7004 -j ACCEPT" ]
+nfhp_check "and one rule more than before" \
+	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 3)) ]
+{
+	echo "*filter"
+	echo "-D FORWARD -p udp --dport 7004 -j ACCEPT"
+	echo "-F hop"
+	echo "-X hop"
+	echo "COMMIT"
+} >$tmp/own-undo.rules
+nfhp_check "and it goes again" \
+	nfhp_restore_in $ns_router --noflush $tmp/own-undo.rules
+nfhp_check "FORWARD as before" \
+	[ "$(r -S FORWARD | grep -c '^-A')" = $((NRULES + 2)) ]
+nfhp_check "and no chain hop" bash -c "! ip netns exec $ns_router \
+	'$NFHP_BIN/nf-hipac' -S hop 2>/dev/null"
+
 # The same rule set sent again, as tools that sync a whole table do, with
 # one rule changed: the commit takes the unchanged rules back and updates
 # the one (kernel/ruleset.c, "Adoption"), where it would flatten and build
