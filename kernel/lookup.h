@@ -103,7 +103,6 @@ static inline struct nfhp_node *nfhp_child(const struct nfhp_node *node,
 	return nfhp_children(node)[i];
 }
 
-
 /* The interval of @v among the keys @k[@lo .. @lo + @n - 1]. */
 static inline u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 v)
 {
