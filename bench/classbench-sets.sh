@@ -1,10 +1,10 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The ClassBench sets the benchmarks run, sourced by run-core-bench.sh and
-# lookup-counts.sh: each prints one "NAME RULEFILE TRACEFILE|synth" line a
-# set, and nfhp_classbench_packets converts a trace, or draws a synthetic
-# one, so that both scripts measure the same packets.
+# The ClassBench sets the benchmarks run, sourced by run-core-bench.sh,
+# lookup-counts.sh and lookup-pair.sh: each prints one "NAME RULEFILE
+# TRACEFILE|synth" line a set, and nfhp_classbench_convert turns a set into
+# the simulator's rules and packets, so that all three measure the same.
 
 nfhp_bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -46,4 +46,17 @@ nfhp_classbench_packets()
 	else
 		"$conv" --limit "$3" "$2"
 	fi
+}
+
+# nfhp_classbench_convert DIR NAME RULEFILE TRACEFILE|synth COUNT [OPTION...]
+# - DIR/NAME.ipt (the rules, classbench2ipt.py with OPTIONs), DIR/NAME.conv
+# (the converter's messages) and DIR/NAME.pkt (COUNT packets)
+nfhp_classbench_convert()
+{
+	local dir=$1 name=$2 rf=$3 tf=$4 count=$5
+
+	shift 5
+	"$nfhp_bench_dir/classbench2ipt.py" "$@" "$rf" > "$dir/$name.ipt" \
+		2> "$dir/$name.conv" &&
+	nfhp_classbench_packets "$rf" "$tf" "$count" > "$dir/$name.pkt"
 }

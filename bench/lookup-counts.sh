@@ -53,12 +53,11 @@ mapfile -t sets < <(nfhp_classbench_10k "$data"
 rows=()
 for entry in "${sets[@]}"; do
 	read -r name rf tf <<<"$entry"
-	"$top/bench/classbench2ipt.py" "$rf" > "$tmp/r" 2>/dev/null
-	nfhp_classbench_packets "$rf" "$tf" "$npkts" > "$tmp/p"
-	pk=$(wc -l < "$tmp/p")
+	nfhp_classbench_convert "$tmp" "$name" "$rf" "$tf" "$npkts"
+	pk=$(wc -l < "$tmp/$name.pkt")
 	for p in 0 2; do
 		"${vg[@]}" --cachegrind-out-file="$tmp/cg.$p" \
-			"$sim" --passes $p "$tmp/r" "$tmp/p" > /dev/null 2> "$tmp/vg.$p" ||
+			"$sim" --passes $p "$tmp/$name.ipt" "$tmp/$name.pkt" > /dev/null 2> "$tmp/vg.$p" ||
 			{ echo "$name: cachegrind failed" >&2; tail -5 "$tmp/vg.$p" >&2; exit 1; }
 	done
 	# summary: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim

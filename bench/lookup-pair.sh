@@ -47,8 +47,7 @@ while read -r name rf tf; do
 	if [ -n "$want" ] && [[ " $want " != *" $name "* ]]; then
 		continue
 	fi
-	"$top/bench/classbench2ipt.py" "$rf" > "$tmp/$name.ipt" 2>/dev/null
-	nfhp_classbench_packets "$rf" "$tf" "$npkts" > "$tmp/$name.pkt"
+	nfhp_classbench_convert "$tmp" "$name" "$rf" "$tf" "$npkts"
 	names+=("$name")
 done < <(nfhp_classbench_10k "$data"; nfhp_classbench_100k "$data")
 [ ${#names[@]} -gt 0 ] || { echo "no such set: $want" >&2; exit 2; }

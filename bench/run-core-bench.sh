@@ -53,9 +53,8 @@ for entry in "${sets[@]}"; do
 	read -r name rf tf opts <<<"$entry"
 	# $opts: converter options, one word each.
 	# shellcheck disable=SC2086
-	"$top/bench/classbench2ipt.py" $opts "$rf" > "$tmp/$name.ipt" 2> "$tmp/$name.conv"
+	nfhp_classbench_convert "$tmp" "$name" "$rf" "$tf" "$npkts" $opts
 	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$tmp/$name.conv")
-	nfhp_classbench_packets "$rf" "$tf" "$npkts" > "$tmp/$name.pkt"
 	if [ "$tf" = synth ]; then
 		trace=synthetic
 	else
