@@ -2629,10 +2629,7 @@ static void test_shadow_across_trees(void)
 	free(jump);
 }
 
-/*
- * A commit must not write to the entry array it replaced until a grace
- * period has passed: a packet may still walk it (nfhp_classify_linear()).
- */
+/* Leaves of up to three entries must not cross a cache line. */
 static void line_check_leaf(void *ctx, const struct nfhp_node *leaf)
 {
 	unsigned int *bad = ctx;
@@ -2642,6 +2639,47 @@ static void line_check_leaf(void *ctx, const struct nfhp_node *leaf)
 		(*bad)++;
 }
 
+/**
+ * struct line_case - a forward hook whose root cuts the source ranges
+ * @r: a DROP rule of the ranges, then an ACCEPT rule of port 22
+ * @rs: the rule set of the two
+ * @f: the root's forest
+ * @root: the tree of the FORWARD hook, NULL if there is none
+ */
+struct line_case {
+	struct nfhp_rule_spec *r[2];
+	struct nfhp_ruleset *rs;
+	struct nfhp_forest *f;
+	const struct nfhp_node *root;
+};
+
+/* Build @c from the @n source ranges @lo[i]..@hi[i]. */
+static void line_case_build(struct line_case *c, const u32 *lo, const u32 *hi,
+			    unsigned int n)
+{
+	struct nfhp_dim_match *m;
+	unsigned int i;
+
+	c->r[0] = spec_new(NFHP_ACT_DROP);
+	c->r[1] = spec_new(NFHP_ACT_ACCEPT);
+	m = spec_add(c->r[0], NFHP_DIM_SRC, NFHP_FORM_RANGES, false);
+	m->nranges = n;
+	for (i = 0; i < n; i++) {
+		m->ranges[i].lo = lo[i];
+		m->ranges[i].hi = hi[i];
+	}
+	spec_range(c->r[1], NFHP_DIM_DPORT, 22, 22, false);
+	c->rs = forward_of(c->r, 2, 0);
+	c->root = nfhp_ruleset_tree(c->rs, NFHP_HOOK_FORWARD, 0, &c->f);
+}
+
+static void line_case_free(struct line_case *c)
+{
+	nfhp_ruleset_free(c->rs);
+	free(c->r[0]);
+	free(c->r[1]);
+}
+
 /*
  * The keys come right after the header, so that the search finds them in
  * the header's line: all of them in a node of 12 intervals, which six
@@ -2649,26 +2687,18 @@ static void line_check_leaf(void *ctx, const struct nfhp_node *leaf)
  */
 static void test_node_keys_line(void)
 {
-	struct nfhp_rule_spec *r[2] = { spec_new(NFHP_ACT_DROP),
-					spec_new(NFHP_ACT_ACCEPT) };
+	u32 lo[6] = { 0 }, hi[6] = { ip(10, 255, 255, 255) };
 	const struct nfhp_node *root;
-	struct nfhp_dim_match *m;
-	struct nfhp_ruleset *rs;
-	struct nfhp_forest *f;
+	struct line_case c;
 	uintptr_t end = 0;
 	unsigned int i;
 
-	m = spec_add(r[0], NFHP_DIM_SRC, NFHP_FORM_RANGES, false);
-	m->nranges = 6;
-	m->ranges[0].lo = 0;
-	m->ranges[0].hi = ip(10, 255, 255, 255);
 	for (i = 1; i < 6; i++) {
-		m->ranges[i].lo = ip(20 * i, 0, 0, 0);
-		m->ranges[i].hi = ip(20 * i + 5, 0, 0, 0);
+		lo[i] = ip(20 * i, 0, 0, 0);
+		hi[i] = ip(20 * i + 5, 0, 0, 0);
 	}
-	spec_range(r[1], NFHP_DIM_DPORT, 22, 22, false);
-	rs = forward_of(r, 2, 0);
-	root = nfhp_ruleset_tree(rs, NFHP_HOOK_FORWARD, 0, &f);
+	line_case_build(&c, lo, hi, 6);
+	root = c.root;
 	check(root && root->kind == NFHP_NODE_RLP32 && root->n == 12 &&
 	      !root->ibits, "six source ranges: a node of 12, no index");
 	if (root)
@@ -2677,9 +2707,7 @@ static void test_node_keys_line(void)
 	check(root && end <= 64,
 	      "its header and its 12 keys are one cache line (they end at %lu)",
 	      (unsigned long)end);
-	nfhp_ruleset_free(rs);
-	free(r[0]);
-	free(r[1]);
+	line_case_free(&c);
 }
 
 /*
@@ -2688,26 +2716,17 @@ static void test_node_keys_line(void)
  */
 static void test_node_lines(void)
 {
-	struct nfhp_rule_spec *r[2] = { spec_new(NFHP_ACT_DROP),
-					spec_new(NFHP_ACT_ACCEPT) };
+	const u32 lo[2] = { 0, ip(20, 0, 0, 0) };
+	const u32 hi[2] = { ip(10, 255, 255, 255), ip(30, 0, 0, 0) };
 	u32 list_max = nfhp_list_max;
 	const struct nfhp_node *root;
-	struct nfhp_dim_match *m;
-	struct nfhp_ruleset *rs;
-	struct nfhp_forest *f;
 	unsigned int bad = 0;
+	struct line_case c;
 
 	nfhp_list_max = 0;
 	/* One rule of two source ranges: the root is split four ways. */
-	m = spec_add(r[0], NFHP_DIM_SRC, NFHP_FORM_RANGES, false);
-	m->nranges = 2;
-	m->ranges[0].lo = 0;
-	m->ranges[0].hi = ip(10, 255, 255, 255);
-	m->ranges[1].lo = ip(20, 0, 0, 0);
-	m->ranges[1].hi = ip(30, 0, 0, 0);
-	spec_range(r[1], NFHP_DIM_DPORT, 22, 22, false);
-	rs = forward_of(r, 2, 0);
-	root = nfhp_ruleset_tree(rs, NFHP_HOOK_FORWARD, 0, &f);
+	line_case_build(&c, lo, hi, 2);
+	root = c.root;
 	check(root && root->kind == NFHP_NODE_RLP32 && root->n == 4 &&
 	      root->dim == NFHP_DIM_SRC, "two source ranges: a node of four");
 	check(root && (uintptr_t)root % 64 == 0 &&
@@ -2715,15 +2734,17 @@ static void test_node_lines(void)
 	      "its header, children and keys are one cache line (at %lu)",
 	      root ? (unsigned long)((uintptr_t)root % 64) : 0);
 	if (root)
-		nfhp_tree_walk_leaves(f, root, line_check_leaf, &bad);
+		nfhp_tree_walk_leaves(c.f, root, line_check_leaf, &bad);
 	check(!bad, "small leaves lie within a cache line (%u do not)", bad);
-	nfhp_ruleset_free(rs);
+	line_case_free(&c);
 	nfhp_list_max = list_max;
-	free(r[0]);
-	free(r[1]);
 	test_node_keys_line();
 }
 
+/*
+ * A commit must not write to the entry array it replaced until a grace
+ * period has passed: a packet may still walk it (nfhp_classify_linear()).
+ */
 static void test_replaced_entries_untouched(void)
 {
 	struct nfhp_ruleset *rs = forward_of(NULL, 0, 10);
