@@ -322,7 +322,6 @@ struct nfhp_node_ctl {
 
 /**
  * struct nfhp_lend - children two copies of a wide node share, counted once
- * @sum: the sum the node's hash is folded from (nfhp_node_hash())
  * @peer: the other copy, or NULL: the node holds a reference to each of
  *	its children
  * @lo: the first child the node holds a reference to
@@ -338,19 +337,28 @@ struct nfhp_node_ctl {
  * only its own and leaves the rest to the other (__nfhp_tree_put()).  A
  * node has one peer at most: a node lending or borrowing already is
  * copied with references counted.
- *
- * @sum is the sum of a 32-bit range-location node's hash, which a copy's
- * hash is made from (nfhp_splice_sum()).
- *
- * It lies in the first cache line of a node's allocation, before the
- * control block, in room that a node past that line leaves there
- * (nfhp_node_lead()).
  */
 struct nfhp_lend {
-	u64 sum;
 	struct nfhp_node *peer;
 	u32 lo;
 	u32 hi;
+};
+
+/**
+ * struct nfhp_wide_ctl - what the control path keeps of a node past a line
+ * @sum: the sum the node's hash is folded from (nfhp_node_hash()), for a
+ *	32-bit range-location node; a copy's hash is made from it
+ *	(nfhp_splice_sum())
+ * @lend: the children it shares with a copy
+ *
+ * Both serve updates of wide nodes, which are copied with a few children
+ * changed.  It lies in the first cache line of the node's allocation,
+ * before the control block, in room that a node past that line leaves
+ * there (nfhp_node_lead()).
+ */
+struct nfhp_wide_ctl {
+	u64 sum;
+	struct nfhp_lend lend;
 };
 
 /* Splits into up to this many intervals keep their children in a list. */
@@ -448,30 +456,36 @@ static struct nfhp_node_ctl *nfhp_ctl(const struct nfhp_node *node)
 	return (struct nfhp_node_ctl *)node - 1;
 }
 
-/* Has @node room for a struct nfhp_lend, past its first cache line? */
+/* Has @node room for a struct nfhp_wide_ctl, past its first cache line? */
 static bool nfhp_node_roomy(const struct nfhp_node *node)
 {
-	BUILD_BUG_ON(sizeof(struct nfhp_lend) + sizeof(struct nfhp_node_ctl) >
-		     L1_CACHE_BYTES);
+	BUILD_BUG_ON(sizeof(struct nfhp_wide_ctl) +
+		     sizeof(struct nfhp_node_ctl) > L1_CACHE_BYTES);
 	return nfhp_node_lead(nfhp_node_bytes(node)) == L1_CACHE_BYTES;
 }
 
-/* The struct nfhp_lend of a node nfhp_node_roomy() says has one. */
+/* The struct nfhp_wide_ctl of a node nfhp_node_roomy() says has one. */
+static struct nfhp_wide_ctl *nfhp_wide_ctl(const struct nfhp_node *node)
+{
+	return (struct nfhp_wide_ctl *)nfhp_ctl(node) - 1;
+}
+
+/* The lending record of a node nfhp_node_roomy() says has one. */
 static struct nfhp_lend *nfhp_lend_of(const struct nfhp_node *node)
 {
-	return (struct nfhp_lend *)nfhp_ctl(node) - 1;
+	return &nfhp_wide_ctl(node)->lend;
 }
 
 /* A node just stored lends and borrows nothing, and keeps its @sum. */
-static void nfhp_lend_init(struct nfhp_node *node, u64 sum)
+static void nfhp_wide_init(struct nfhp_node *node, u64 sum)
 {
-	struct nfhp_lend *lend;
+	struct nfhp_wide_ctl *wide;
 
 	if (!nfhp_node_roomy(node))
 		return;
-	lend = nfhp_lend_of(node);
-	lend->peer = NULL;
-	lend->sum = sum;
+	wide = nfhp_wide_ctl(node);
+	wide->lend.peer = NULL;
+	wide->sum = sum;
 }
 
 /*
@@ -845,7 +859,7 @@ static void nfhp_node_link(struct nfhp_forest *t, struct nfhp_node *node,
 {
 	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
 
-	nfhp_lend_init(node, sum);
+	nfhp_wide_init(node, sum);
 	ctl->hnext = t->buckets[ctl->hash & t->mask];
 	t->buckets[ctl->hash & t->mask] = node;
 	if (++t->count > 2 * (t->mask + 1))
@@ -2490,7 +2504,7 @@ static u64 nfhp_splice_sum(const struct nfhp_splice *sp,
 
 	if (!nfhp_node_roomy(node))
 		return nfhp_rlp32_sum(draft);
-	sum = nfhp_lend_of(node)->sum;
+	sum = nfhp_wide_ctl(node)->sum;
 	for (i = sp->changed; i < sp->rest; i++)
 		sum -= nfhp_pair_hash(nfhp_child(node, i),
 				      nfhp_keys32(node)[i]);
