@@ -42,12 +42,16 @@ struct nfhp_list_tests {
 	struct nfhp_list_test t[];
 };
 
-/* Bytes of the key array of a node with @n intervals, 8-byte aligned. */
+/*
+ * Bytes of the key array of a node with @n intervals.  u32 keys come in
+ * whole groups of four, the tail past @n filled with U32_MAX, which no
+ * value is above: a small node's keys are counted whole (nfhp_count4()).
+ */
 static inline size_t nfhp_keys_size(u8 kind, u32 n)
 {
 	if (kind == NFHP_NODE_RLP128)
 		return n * sizeof(nfhp_u128);
-	return ALIGN(n * sizeof(u32), sizeof(unsigned long));
+	return ALIGN(n, 4) * sizeof(u32);
 }
 
 /* Leaves and lists end a lookup; the other kinds have children. */
@@ -103,17 +107,50 @@ static inline struct nfhp_node *nfhp_child(const struct nfhp_node *node,
 	return nfhp_children(node)[i];
 }
 
-/* The interval of @v among the keys @k[@lo .. @lo + @n - 1]. */
-static inline u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 v)
+/* How many of the four keys at @k are below @v. */
+static inline u32 nfhp_count4(const u32 *k, u32 v)
 {
-	while (n > 1) {
-		u32 half = n / 2;
+	return (k[0] < v) + (k[1] < v) + (k[2] < v) + (k[3] < v);
+}
+
+/* How many of the eight keys at @k are below @v. */
+static inline u32 nfhp_count8(const u32 *k, u32 v)
+{
+	return nfhp_count4(k, v) + nfhp_count4(k + 4, v);
+}
+
+/* Narrow the keys @k[@lo .. @lo + *@n - 1] holding @v's interval to @stop. */
+static inline u32 nfhp_bisect32(const u32 *k, u32 lo, u32 *n, u32 stop, u32 v)
+{
+	while (*n > stop) {
+		u32 half = *n / 2;
 
 		if (k[lo + half - 1] < v)
 			lo += half;
-		n -= half;
+		*n -= half;
 	}
 	return lo;
+}
+
+/*
+ * The interval of @v among the keys @k[@lo .. @lo + @n - 1] of a node of
+ * @all intervals, at least 8, whose keys before @lo are below @v.
+ *
+ * A binary step cannot start before the previous step's key is loaded.
+ * Past four keys, the last three steps are one count of eight keys
+ * instead, whose loads do not wait for each other: a lookup's chain of
+ * dependent loads is what it costs.  The eight end at the node's last key
+ * at the latest; keys before @lo are below @v and counted as such.  The
+ * count is clamped to the node, whatever the keys say.  Up to four keys
+ * are two steps at most, cheaper than a count, and one key none.
+ */
+static inline u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 all, u32 v)
+{
+	if (n <= 4)
+		return nfhp_bisect32(k, lo, &n, 1, v);
+	lo = nfhp_bisect32(k, lo, &n, 8, v);
+	lo = min(lo, all - 8);
+	return min(lo + nfhp_count8(k + lo, v), all - 1);
 }
 
 static inline u32 nfhp_search128(const nfhp_u128 *k, u32 n, nfhp_u128 v)
@@ -141,8 +178,16 @@ static inline u32 nfhp_node_find_value(const struct nfhp_node *node,
 		return nfhp_search128(nfhp_keys128(node), node->n, value);
 	k = nfhp_keys32(node);
 	v = (u32)value;
-	if (!node->ibits)
-		return nfhp_search32(k, 0, node->n, v);
+	if (!node->ibits) {
+		/* Two keys are one test; up to eight are counted whole. */
+		if (node->n == 2)
+			return k[0] < v;
+		if (node->n <= 4)
+			return min(nfhp_count4(k, v), node->n - 1);
+		if (node->n <= 8)
+			return min(nfhp_count8(k, v), node->n - 1);
+		return nfhp_search32(k, 0, node->n, node->n, v);
+	}
 	if (v <= k[0])
 		return 0;
 	idx = nfhp_index(node);
@@ -153,7 +198,7 @@ static inline u32 nfhp_node_find_value(const struct nfhp_node *node,
 	 * its pointer's line is fetched while the keys are searched.
 	 */
 	prefetch(&nfhp_children(node)[(idx[b] + idx[b + 1]) / 2]);
-	return nfhp_search32(k, idx[b], idx[b + 1] - idx[b] + 1, v);
+	return nfhp_search32(k, idx[b], idx[b + 1] - idx[b] + 1, node->n, v);
 }
 
 /* The child of @node that holds @key. */

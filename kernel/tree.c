@@ -233,7 +233,10 @@
  * keys cut into about one bucket per key, each bucket naming the first
  * interval it can fall in.  The bucket of a value is a subtraction and a
  * shift away, and the binary search that follows covers a few keys, while
- * the line of the bucket's children is fetched.  With
+ * the line of the bucket's children is fetched.  Its last three steps
+ * are one count of eight keys (nfhp_search32()), and a node of up to
+ * eight intervals is counted whole: a binary step waits for the key the
+ * step before it loaded, and those waits were most of a lookup.  With
  * the 10.0.0.0/8 example's five intervals the node is too small to carry
  * one; a node of 4096 intervals gets 4096 buckets.
  *
@@ -930,7 +933,10 @@ static void nfhp_zero_pad(void *p, size_t size)
 		((unsigned long *)((u8 *)p + size))[-1] = 0;
 }
 
-/* Zero @draft's header and padding and set its kind and size. */
+/*
+ * Zero @draft's header and padding and set its kind and size; the tail of
+ * u32 keys is U32_MAX (nfhp_keys_size()).
+ */
 static struct nfhp_node *nfhp_draft_init(struct nfhp_node *draft, u8 kind,
 					 u32 n)
 {
@@ -938,7 +944,8 @@ static struct nfhp_node *nfhp_draft_init(struct nfhp_node *draft, u8 kind,
 	draft->kind = kind;
 	draft->n = n;
 	if (kind == NFHP_NODE_RLP32) {
-		nfhp_zero_pad(nfhp_keys32(draft), nfhp_keys_size(kind, n));
+		memset(nfhp_keys32(draft) + n, 0xff,
+		       nfhp_keys_size(kind, n) - n * sizeof(u32));
 		nfhp_zero_pad(nfhp_index(draft), nfhp_index_size(kind, n));
 	}
 	return draft;

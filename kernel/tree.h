@@ -155,8 +155,8 @@ extern u32 nfhp_cover_pieces;
  * A range-location node holds @n sorted inclusive upper bounds, one per
  * elementary interval, and after them its @n children; the last bound is
  * the end of the node's region, so every value of the region finds its
- * interval.  Keys are u32 for 32-bit dimensions and nfhp_u128 for wide
- * ones.  The header holds only what a lookup reads, and the keys come
+ * interval.  Keys are u32 for 32-bit dimensions, in whole groups of four
+ * (the tail is U32_MAX), and nfhp_u128 for wide ones.  The header holds only what a lookup reads, and the keys come
  * first, where the search finds them in the header's cache line: a node
  * of four intervals is one line, and a node of up to 12 has all its keys
  * there.  What only the control path needs comes before the node (struct

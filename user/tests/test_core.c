@@ -2711,6 +2711,69 @@ static void test_node_keys_line(void)
 }
 
 /*
+ * A small node is counted whole, its key tail with it: the tail must be
+ * above every value, and every boundary must find its interval.
+ */
+static void test_node_keys_tail(void)
+{
+	const u32 lo[1] = { ip(10, 0, 0, 0) }, hi[1] = { ip(20, 0, 0, 0) };
+	static const u32 want[] = { 0, 0, 1, 1, 2, 2 };
+	const struct nfhp_node *root;
+	unsigned int i, bad = 0;
+	struct line_case c;
+	u32 v[6];
+
+	line_case_build(&c, lo, hi, 1);
+	root = c.root;
+	check(root && root->kind == NFHP_NODE_RLP32 && root->n == 3,
+	      "one source range: a node of three");
+	if (!root)
+		goto out;
+	check(nfhp_keys32(root)[3] == U32_MAX, "its fourth key is U32_MAX");
+	v[0] = 0;
+	v[1] = lo[0] - 1;
+	v[2] = lo[0];
+	v[3] = hi[0];
+	v[4] = hi[0] + 1;
+	v[5] = U32_MAX;
+	for (i = 0; i < ARRAY_SIZE(v); i++)
+		bad += nfhp_node_find_value(root, v[i]) != want[i];
+	check(!bad, "each boundary finds its interval (%u do not)", bad);
+out:
+	line_case_free(&c);
+}
+
+/*
+ * nfhp_search32() against the first key not below the value, for every
+ * window that holds the answer and values at, below and above each key.
+ */
+static void test_search32_windows(void)
+{
+	enum { N = 40 };
+	u32 k[N], v[3 * N + 1], i, j, lo, n, want, bad = 0, tries = 0;
+
+	for (i = 0; i < N - 1; i++)
+		k[i] = 10 * (i + 1);
+	k[N - 1] = U32_MAX;
+	v[0] = 0;
+	for (i = 0; i < N; i++) {
+		v[3 * i + 1] = k[i] - 1;
+		v[3 * i + 2] = k[i];
+		v[3 * i + 3] = k[i] + (k[i] != U32_MAX);
+	}
+	for (j = 0; j < ARRAY_SIZE(v); j++) {
+		for (want = 0; k[want] < v[j]; want++)
+			;
+		for (lo = 0; lo <= want; lo++)
+			for (n = want - lo + 1; lo + n <= N; n++) {
+				bad += nfhp_search32(k, lo, n, N, v[j]) != want;
+				tries++;
+			}
+	}
+	check(!bad, "nfhp_search32: %u of %u windows wrong", bad, tries);
+}
+
+/*
  * A lookup reads a node's header, its keys and one child: for a node of
  * four intervals and a leaf of up to three entries, one cache line.
  */
@@ -2739,6 +2802,8 @@ static void test_node_lines(void)
 	line_case_free(&c);
 	nfhp_list_max = list_max;
 	test_node_keys_line();
+	test_node_keys_tail();
+	test_search32_windows();
 }
 
 /*
