@@ -9,12 +9,20 @@
 # bench/lookup-counts.sh counts instructions and misses, but not which
 # loads wait for which, nor prefetches: a layout is judged here.
 #
-#   bench/lookup-pair.sh [-d CLASSBENCH_DIR] [-p PACKETS] [-r ROUNDS]
-#                        [-s "SET..."] SIM SIM...
+#   bench/lookup-pair.sh [-d CLASSBENCH_DIR] [-m MODE] [-p PACKETS]
+#                        [-r ROUNDS] [-s "SET..."] SIM SIM...
 #
 # SIM: a copy of user/build/nf-hipac-sim (copy the old one aside before
 # building the new).  SET: names as in bench/classbench-sets.sh (acl1_10k
 # ...); default every 10k set.  Default 3 rounds of 100000 packets.
+# MODE says which packets:
+#   trace  the trace's first PACKETS, in order (the default; what
+#          bench/run-core-bench.sh measures)
+#   warm   its first 300, 32 times over: all they reach stays in L2
+#   floor  eight packets from across the trace, each 8192 times in a row,
+#          the mean of the eight: all in L1 and every branch predicted,
+#          what is left is the chain of dependent loads and the
+#          instructions.  Other tenants' load moves it least.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,24 +30,50 @@ data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
 npkts=100000
 rounds=3
 want=
-while getopts "d:p:r:s:" opt; do
+mode=trace
+while getopts "d:m:p:r:s:" opt; do
 	case $opt in
 	d) data=$OPTARG ;;
+	m) mode=$OPTARG ;;
 	p) npkts=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	s) want=$OPTARG ;;
-	*) echo "usage: $0 [-d DIR] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2
+	*) echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2
 	   exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { echo "usage: $0 [-d DIR] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2; exit 2; }
+case $mode in
+trace|warm|floor) ;;
+*) echo "$mode: not a mode (trace, warm, floor)" >&2; exit 2 ;;
+esac
 for sim in "$@"; do
 	[ -x "$sim" ] || { echo "$sim: not an executable" >&2; exit 2; }
 done
 [ -d "$data/lyxocs-ruleSet" ] || { echo "no ClassBench data in $data" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/nfhp-pair.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+
+# BASE.pkt's packets as MODE wants them: BASE.run0, BASE.run1...
+packets_of()
+{
+	local i n
+
+	case $mode in
+	trace)
+		cp "$1.pkt" "$1.run0" ;;
+	warm)
+		head -300 "$1.pkt" > "$1.w"
+		for i in $(seq 32); do cat "$1.w"; done > "$1.run0" ;;
+	floor)
+		n=$(wc -l < "$1.pkt")
+		for i in 0 1 2 3 4 5 6 7; do
+			yes "$(sed -n "$((i * (n / 8) + 1))p" "$1.pkt")" |
+				head -n 8192 > "$1.run$i"
+		done ;;
+	esac
+}
 
 . "$top/bench/classbench-sets.sh"
 names=()
@@ -48,6 +82,7 @@ while read -r name rf tf; do
 		continue
 	fi
 	nfhp_classbench_convert "$tmp" "$name" "$rf" "$tf" "$npkts"
+	packets_of "$tmp/$name"
 	names+=("$name")
 done < <(nfhp_classbench_10k "$data"; nfhp_classbench_100k "$data")
 [ ${#names[@]} -gt 0 ] || { echo "no such set: $want" >&2; exit 2; }
@@ -55,8 +90,10 @@ done < <(nfhp_classbench_10k "$data"; nfhp_classbench_100k "$data")
 for ((r = 1; r <= rounds; r++)); do
 	for name in "${names[@]}"; do
 		for ((b = 1; b <= $#; b++)); do
-			ns=$("${!b}" --bench "$tmp/$name.ipt" "$tmp/$name.pkt" 2>/dev/null |
-			     sed -n 's/^lookup_ns=//p')
+			ns=$(for pkt in "$tmp/$name".run*; do
+				"${!b}" --bench "$tmp/$name.ipt" "$pkt" 2>/dev/null |
+				sed -n 's/^lookup_ns=//p'
+			     done | awk '{ t += $1; n++ } END { if (n) print t / n }')
 			echo "$name $b ${ns:-nan}"
 		done
 	done
