@@ -119,15 +119,18 @@ static inline u32 nfhp_count8(const u32 *k, u32 v)
 	return nfhp_count4(k, v) + nfhp_count4(k + 4, v);
 }
 
-/* Narrow the keys @k[@lo .. @lo + *@n - 1] holding @v's interval to @stop. */
-static inline u32 nfhp_bisect32(const u32 *k, u32 lo, u32 *n, u32 stop, u32 v)
+/*
+ * The first of the at most @stop keys that @k[@lo .. @lo + @n - 1],
+ * which hold @v's interval, narrow to.
+ */
+static inline u32 nfhp_bisect32(const u32 *k, u32 lo, u32 n, u32 stop, u32 v)
 {
-	while (*n > stop) {
-		u32 half = *n / 2;
+	while (n > stop) {
+		u32 half = n / 2;
 
 		if (k[lo + half - 1] < v)
 			lo += half;
-		*n -= half;
+		n -= half;
 	}
 	return lo;
 }
@@ -147,8 +150,8 @@ static inline u32 nfhp_bisect32(const u32 *k, u32 lo, u32 *n, u32 stop, u32 v)
 static inline u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 all, u32 v)
 {
 	if (n <= 4)
-		return nfhp_bisect32(k, lo, &n, 1, v);
-	lo = nfhp_bisect32(k, lo, &n, 8, v);
+		return nfhp_bisect32(k, lo, n, 1, v);
+	lo = nfhp_bisect32(k, lo, n, 8, v);
 	lo = min(lo, all - 8);
 	return min(lo + nfhp_count8(k + lo, v), all - 1);
 }
