@@ -1360,6 +1360,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->order = nfhp_flat_next_order(fl);
 	e->group = nfhp_group_of(e, fl->fold);
 	e->scope_end = NFHP_ORDER_UNSET;
+	nfhp_entry_leaf_init(e);
 	if (nfhp_seq_append(&rs->mem, &fl->e, e, e->group)) {
 		if (!fl->staged)
 			nfhp_free(&rs->mem, e, sizeof(*e));
@@ -1475,6 +1476,7 @@ static int nfhp_flat_settle(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				break;
 			}
 			*e = **at;
+			nfhp_entry_leaf_init(e);
 			*at = e;
 		}
 	}
@@ -2625,6 +2627,9 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 	unsigned int i;
 	int h;
 
+	/* Trees first: their leaves may be entries' own (tree.h). */
+	if (rel->tables)
+		nfhp_tables_put(rs, rel->tables);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		nfhp_flat_free_replaced(rs, &rel->flat[h], rel->kept[h],
 					rel->nkept[h], rel->gone[h],
@@ -2633,8 +2638,6 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 		nfhp_free(&rs->mem, rel->gone[h],
 			  max(rel->ngone[h], 1u) * sizeof(*rel->gone[h]));
 	}
-	if (rel->tables)
-		nfhp_tables_put(rs, rel->tables);
 	for (i = 0; i < rel->rules.n; i++)
 		nfhp_rule_free(rs, rel->rules.r[i]);
 	nfhp_list_free(&rs->mem, &rel->rules);
@@ -2686,6 +2689,18 @@ bool nfhp_ruleset_release(struct nfhp_ruleset *rs, bool wait)
 void nfhp_ruleset_defer_release(struct nfhp_ruleset *rs, bool defer)
 {
 	rs->defer_release = defer;
+}
+
+/* Drop the trees of @t's hook @h. */
+static void nfhp_hook_trees_drop(struct nfhp_ruleset *rs,
+				 struct nfhp_tables *t, int h)
+{
+	int g;
+
+	for (g = 0; g < NFHP_GROUPS; g++) {
+		nfhp_tree_put(&rs->forest, t->root[h][g]);
+		t->root[h][g] = NULL;
+	}
 }
 
 /* Drop the trees of @t and free it. */
@@ -3038,6 +3053,7 @@ static int nfhp_scope_set(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!copy)
 		return -ENOMEM;
 	*copy = *e;
+	nfhp_entry_leaf_init(copy);
 	if (box)
 		copy->box = box;
 	copy->scope_end = end->hi;
@@ -4536,9 +4552,14 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		nfhp_cands_apply(rs, &rs->cands[h], old, fl, &d);
 	if (!err)
 		nfhp_firsts_apply(rs, &rs->firsts[h], old, fl, &d, h);
-	/* On failure the rule set goes on with its committed entries. */
-	if (err)
+	/*
+	 * On failure the rule set goes on with its committed entries.  The
+	 * trees go first: their leaves may be the new entries' own.
+	 */
+	if (err) {
+		nfhp_hook_trees_drop(rs, t, h);
 		nfhp_flat_free(rs, fl);
+	}
 out_release:
 	nfhp_scratch_release(s, mark);
 	return err;
@@ -4609,10 +4630,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			err = nfhp_flat_settle(rs, &flat[h], NULL, NULL) ?:
 			      -EAGAIN;
 		if (err == -EAGAIN) {
-			for (g = 0; g < NFHP_GROUPS; g++) {
-				nfhp_tree_put(&rs->forest, t->root[h][g]);
-				t->root[h][g] = NULL;
-			}
+			nfhp_hook_trees_drop(rs, t, h);
 			nfhp_flat_regroup(rs, &flat[h], h);
 			err = nfhp_build_groups(rs, &flat[h], t, h);
 		}
@@ -4628,10 +4646,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		return 0;
 	}
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		for (g = 0; g < NFHP_GROUPS; g++) {
-			nfhp_tree_put(&rs->forest, t->root[h][g]);
-			t->root[h][g] = NULL;
-		}
+		nfhp_hook_trees_drop(rs, t, h);
 		nfhp_flat_free(rs, &flat[h]);
 		/* An index a walking update brought forward is wrong now. */
 		if (dirty & (1u << h))

@@ -5,6 +5,8 @@
 #ifndef _NFHP_TREE_H
 #define _NFHP_TREE_H
 
+#include <linux/cache.h>
+#include <linux/kernel.h>
 #include <linux/mutex.h>
 
 #include "match.h"
@@ -42,13 +44,35 @@
 #define NFHP_ORDER_UNSET	(~0ull)
 
 /**
+ * struct nfhp_entry_leaf - the header of an entry's own leaf
+ * @kind: %NFHP_NODE_LEAF once nfhp_entry_leaf_init() ran
+ * @dim: unused, as in any leaf
+ * @ibits: nonzero when the entry is %NFHP_ENTRY_EVAL, as in any leaf
+ * @own: nonzero: the leaf is part of its entry (nfhp_node_embedded())
+ * @n: 1
+ *
+ * Laid out as the header of struct nfhp_node, whose @min_order is the
+ * entry's @order and whose one entry pointer is the entry's @self.
+ */
+struct nfhp_entry_leaf {
+	u8 kind;
+	u8 dim;
+	u8 ibits;
+	u8 own;
+	u32 n;
+};
+
+/**
  * struct nfhp_entry - one rule as seen from one hook, user chains flattened
+ * @leaf: the header of the leaf of this entry alone, which trees point to
+ *	where it is all a region needs (nfhp_entry_leaf())
+ * @order: position in the flattened chain; entries are sorted by it
+ * @self: the entry, its leaf's one entry pointer
+ * @cnt: the counter to bump when it matches, or NULL
  * @box: what it matches: the rule's box, narrowed by the jumps that lead
  *	to it
- * @cnt: the counter to bump when it matches, or NULL
  * @rule: the rule, NULL for the policy and for the implicit return after
  *	a goto; the rule whose transport match drops, for a hotdrop
- * @order: position in the flattened chain; entries are sorted by it
  * @scope_end: for %NFHP_ACT_RETURN, the first order past the chain
  *	invocation it leaves; for an %NFHP_ENTRY_EVAL jump or goto, the
  *	first order past the chain it enters, skipped when it does not match
@@ -61,18 +85,22 @@
  *	of entries after it that are deeper
  * @owns_box: @box was allocated for this entry
  * @group: which of its hook's trees it belongs to (group.c)
+ * @seen: a statistics walk counted @leaf already (nfhp_tree_stats())
  */
 struct nfhp_entry {
-	const struct nfhp_box *box;
-	struct nfhp_counter __percpu *cnt;
-	const struct nfhp_rule *rule;
+	struct nfhp_entry_leaf leaf;
 	u64 order;
+	const struct nfhp_entry *self;
+	struct nfhp_counter __percpu *cnt;
+	const struct nfhp_box *box;
+	const struct nfhp_rule *rule;
 	u64 scope_end;
 	u8 action;
 	u8 flags;
 	u8 depth;
 	u8 owns_box;
 	u8 group;
+	u8 seen;
 };
 
 /*
@@ -249,6 +277,46 @@ static inline const struct nfhp_entry *const *
 nfhp_leaf_entries(const struct nfhp_node *leaf)
 {
 	return (const struct nfhp_entry *const *)leaf->data;
+}
+
+/*
+ * An entry's own leaf (struct nfhp_entry_leaf): a lookup that ends there
+ * reads the line of the entry it bumps and decides by, and no other.  It
+ * lives and dies with its entry: no reference count, no twin in the
+ * deduplication table, which the entry's own control bytes would need.
+ */
+static inline bool nfhp_node_embedded(const struct nfhp_node *node)
+{
+	return node->kind == NFHP_NODE_LEAF && node->ishift;
+}
+
+static inline struct nfhp_node *nfhp_entry_leaf(const struct nfhp_entry *e)
+{
+	return (struct nfhp_node *)e;
+}
+
+/* Make @e's own leaf, once its @flags and @order are set. */
+static inline void nfhp_entry_leaf_init(struct nfhp_entry *e)
+{
+	BUILD_BUG_ON(offsetof(struct nfhp_entry, leaf.kind) !=
+		     offsetof(struct nfhp_node, kind));
+	BUILD_BUG_ON(offsetof(struct nfhp_entry, leaf.ibits) !=
+		     offsetof(struct nfhp_node, ibits));
+	BUILD_BUG_ON(offsetof(struct nfhp_entry, leaf.own) !=
+		     offsetof(struct nfhp_node, ishift));
+	BUILD_BUG_ON(offsetof(struct nfhp_entry, leaf.n) !=
+		     offsetof(struct nfhp_node, n));
+	BUILD_BUG_ON(offsetof(struct nfhp_entry, order) !=
+		     offsetof(struct nfhp_node, min_order));
+	BUILD_BUG_ON(offsetof(struct nfhp_entry, self) !=
+		     offsetof(struct nfhp_node, data));
+	/* A lookup that ends at the leaf reads this one line. */
+	BUILD_BUG_ON(sizeof(struct nfhp_entry) > L1_CACHE_BYTES);
+	e->leaf.kind = NFHP_NODE_LEAF;
+	e->leaf.ibits = !!(e->flags & NFHP_ENTRY_EVAL);
+	e->leaf.own = 1;
+	e->leaf.n = 1;
+	e->self = e;
 }
 
 /**

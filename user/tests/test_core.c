@@ -2806,6 +2806,80 @@ static void test_node_lines(void)
 	test_search32_windows();
 }
 
+/* Count the entries' own leaves, and those that are not their entry's. */
+static void own_leaf_check(void *ctx, const struct nfhp_node *leaf)
+{
+	unsigned int *n = ctx;
+	const struct nfhp_entry *e = nfhp_leaf_entries(leaf)[0];
+
+	if (!nfhp_node_embedded(leaf))
+		return;
+	n[0]++;
+	n[1] += leaf != nfhp_entry_leaf(e) || e->self != e || leaf->n != 1 ||
+		leaf->min_order != e->order;
+}
+
+/* The FORWARD tree of forward_of()'s fillers, a group of its own. */
+static const struct nfhp_node *fillers_tree(const struct nfhp_ruleset *rs,
+					    struct nfhp_forest **f)
+{
+	const struct nfhp_node *root;
+	unsigned int g;
+
+	for (g = 0; g < NFHP_HOOK_TREES; g++) {
+		root = nfhp_ruleset_tree(rs, NFHP_HOOK_FORWARD, g, f);
+		if (root && root->kind == NFHP_NODE_RLP32)
+			return root;
+	}
+	return NULL;
+}
+
+/*
+ * A region where one entry decides alone points to that entry's own leaf
+ * (tree.h): ten adjacent source addresses each dropped by a rule, and the
+ * policy around them, are 12 intervals and 11 leaves, no node of their
+ * own.  Statistics count each once a tree (the policy's is group 0's
+ * root too) and leave no mark, and the trees go before the entries they
+ * point into (ASan sees the order).
+ */
+static void test_entry_leaves(void)
+{
+	u32 list_max = nfhp_list_max;
+	struct nfhp_tree_stats st[2];
+	const struct nfhp_node *root;
+	unsigned int own[2] = {}, i, seen = 0;
+	const struct nfhp_seq *es;
+	struct nfhp_forest *f;
+	struct nfhp_ruleset *rs;
+	const char *msg = NULL;
+
+	nfhp_list_max = 0;
+	rs = forward_of(NULL, 0, 10);
+	root = fillers_tree(rs, &f);
+	check(root && root->kind == NFHP_NODE_RLP32 && root->n == 12,
+	      "ten addresses: a root of 12 intervals");
+	if (root)
+		nfhp_tree_walk_leaves(f, root, own_leaf_check, own);
+	check(own[0] == 12 && !own[1],
+	      "every leaf is its entry's own (%u, %u not)", own[0], own[1]);
+	nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &st[0]);
+	nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &st[1]);
+	check(st[0].leaves == 12 && st[0].shared == 1 && st[0].nodes == 1,
+	      "stats: 12 leaves, 1 shared, 1 node (%u, %u, %u)",
+	      st[0].leaves, st[0].shared, st[0].nodes);
+	check(st[1].leaves == st[0].leaves && st[1].shared == st[0].shared &&
+	      st[1].mem == st[0].mem, "and the same when asked again");
+	es = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
+	for (i = 0; i < es->n; i++)
+		seen += ((const struct nfhp_entry *)nfhp_seq_get(es, i))->seen;
+	check(!seen, "no entry keeps the walk's mark (%u do)", seen);
+	check(!nfhp_rule_delete(rs, "FORWARD", 10, &msg), "-D FORWARD 10");
+	root = fillers_tree(rs, &f);
+	check(root && root->n == 11, "the root lost its interval");
+	nfhp_ruleset_free(rs);
+	nfhp_list_max = list_max;
+}
+
 /*
  * A commit must not write to the entry array it replaced until a grace
  * period has passed: a packet may still walk it (nfhp_classify_linear()).
@@ -3139,6 +3213,7 @@ int main(void)
 	test_list_nodes();
 	test_shadow_across_trees();
 	test_replaced_entries_untouched();
+	test_entry_leaves();
 	test_node_lines();
 	test_shared_build();
 	test_ext_hooks();
