@@ -173,7 +173,8 @@ extern u32 nfhp_cover_pieces;
  * @ibits: log2 of the buckets of the index of a wide RLP32 node, or 0;
  *	for a leaf, nonzero when one of its entries is %NFHP_ENTRY_EVAL
  * @ishift: how far a value's offset is shifted to find its bucket; for
- *	a list node, the number of u32 words of its tests
+ *	a list node, the number of u32 words of its tests; for a leaf,
+ *	nonzero when it is an entry's own (struct nfhp_entry_leaf)
  * @n: intervals of a range-location node, entries of a leaf or a list
  * @min_order: the smallest order of any entry in any leaf below; a
  *	lookup that already has a decision before it skips the subtree
