@@ -66,7 +66,7 @@ restore_failslab()
 	local kv
 
 	for kv in $saved_fs; do
-		echo "${kv#*=}" >"$fs/${kv%%=*}" 2>/dev/null
+		echo "${kv#*=}" >"${kv%%=*}" 2>/dev/null
 	done
 	echo "nfhp-failslab: end" >/dev/kmsg
 }
@@ -75,17 +75,29 @@ trap 'restore_failslab; nfhp_cleanup; rm -rf $tmp' EXIT
 gcc -O2 -Wall -shared -fPIC -o $so "$(dirname "$0")/tools/failnth.c" -ldl ||
 	{ nfhp_log "FAIL: cannot build failnth.so"; exit 1; }
 
-for k in probability interval times space verbose task-filter \
-	 ignore-gfp-wait verbose_ratelimit_interval_ms verbose_ratelimit_burst; do
-	saved_fs="$saved_fs $k=$(cat $fs/$k)"
+# fail-nth fails the n-th fault point of any kind: page allocations that
+# cannot reclaim count too where the kernel has fail_page_alloc.
+traced=$fs
+[ -d /sys/kernel/debug/fail_page_alloc ] &&
+	traced="$traced /sys/kernel/debug/fail_page_alloc"
+for k in probability interval times space task-filter \
+	 ignore-gfp-wait; do
+	saved_fs="$saved_fs $fs/$k=$(cat $fs/$k)"
+done
+for d in $traced; do
+	for k in verbose verbose_ratelimit_interval_ms verbose_ratelimit_burst; do
+		saved_fs="$saved_fs $d/$k=$(cat $d/$k)"
+	done
 done
 # fail-nth ignores probability, interval, times and space; but GFP_KERNEL
 # allocations are only failed with ignore-gfp-wait off.  verbose=2 logs a
 # call trace for every failure, which tells a lost ack (check_after()).
 echo N >$fs/ignore-gfp-wait
-echo 2 >$fs/verbose
-echo 1 >$fs/verbose_ratelimit_interval_ms
-echo 100000 >$fs/verbose_ratelimit_burst
+for d in $traced; do
+	echo 2 >$d/verbose
+	echo 1 >$d/verbose_ratelimit_interval_ms
+	echo 100000 >$d/verbose_ratelimit_burst
+done
 echo 0 >$fs/probability
 echo nfhp-failslab: begin >/dev/kmsg
 
