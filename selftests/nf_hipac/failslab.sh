@@ -181,11 +181,28 @@ run_cmd()
 	fi
 }
 
-# ack_failed MARK - did the failure injected after MARK in the kernel log
-# hit the netlink ack?
+# traced MARK - the kernel log from MARK on: the report and call trace of
+# the failure injected after it, if it logged one.
+traced() { dmesg | sed -n "/$1\$/,\$p" | head -60; }
+
+# ack_failed MARK - did the failure injected after MARK hit the netlink
+# ack?  Its call trace says so.  A failure of a __GFP_NOWARN allocation
+# logs nothing (the ack's data is one, kmalloc_reserve()): then only when
+# the request makes fewer than $n + 2 allocations, as the ack's head and
+# data are the last two, which the command run again with the failure
+# aimed there tells (sweep's $input, $cmd and $m).
 ack_failed()
 {
-	dmesg | sed -n "/$1\$/,\$p" | grep -q 'netlink_ack+'
+	local rep=$tmp/report.again
+
+	traced "$1" | grep -q 'netlink_ack+' && return 0
+	traced "$1" | grep -q 'FAULT_INJECTION' && return 1
+	back_to_base
+	rm -f $rep
+	env=(LD_PRELOAD=$so NFHP_FAILNTH_SEND=$m NFHP_FAILNTH_N=$((n + 2))
+	     NFHP_FAILNTH_REPORT=$rep)
+	run_cmd "$input" "${cmd[@]}" >/dev/null 2>&1
+	grep -q short $rep 2>/dev/null
 }
 
 # check_after WHAT RC MARK - classify the outcome of one injected failure
@@ -210,7 +227,7 @@ check_after()
 			acklost=$((acklost + 1))
 		else
 			nfhp_log "FAIL: $what: the change went in but the command failed"
-			dmesg | sed -n "/$mark\$/,\$p" | grep -m 12 -E '^\[.*\] +[a-z_]' |
+			traced "$mark" | grep -m 12 -E '^\[.*\] +[a-z_]' |
 				sed 's/^/    /'
 			bad=$((bad + 1))
 		fi
@@ -232,9 +249,10 @@ check_after()
 sweep()
 {
 	local name=$1 input=$2 m n rc out rep reached mark count=0
-	local env
+	local env cmd
 
 	shift 2
+	cmd=("$@")
 	env=()
 	run_cmd "$input" "$@" >/dev/null 2>&1 ||
 		{ nfhp_log "FAIL: $name fails without faults"; nfhp_rc=1; return; }
