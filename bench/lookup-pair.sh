@@ -10,10 +10,11 @@
 # loads wait for which, nor prefetches: a layout is judged here.
 #
 #   bench/lookup-pair.sh [-d CLASSBENCH_DIR] [-m MODE] [-p PACKETS]
-#                        [-r ROUNDS] [-s "SET..."] SIM SIM...
+#                        [-r ROUNDS] [-s "SET..."] SIM [SIM...]
 #
 # SIM: a copy of user/build/nf-hipac-sim (copy the old one aside before
-# building the new).  SET: names as in bench/classbench-sets.sh (acl1_10k
+# building the new); one SIM alone is timed without a comparison
+# (bench/lookup-parts.sh).  SET: names as in bench/classbench-sets.sh (acl1_10k
 # ...); default every 10k set.  Default 3 rounds of 100000 packets.
 # MODE says which packets:
 #   trace  the trace's first PACKETS, in order (the default; what
@@ -38,12 +39,12 @@ while getopts "d:m:p:r:s:" opt; do
 	p) npkts=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	s) want=$OPTARG ;;
-	*) echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2
+	*) echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM [SIM...]" >&2
 	   exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM SIM..." >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM [SIM...]" >&2; exit 2; }
 case $mode in
 trace|warm|floor) ;;
 *) echo "$mode: not a mode (trace, warm, floor)" >&2; exit 2 ;;
