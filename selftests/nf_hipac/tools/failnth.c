@@ -15,6 +15,12 @@
  *				happened (and failed), "short" if the send
  *				made fewer than N checks; F is not written if
  *				the program never made M sends
+ *				and, on a line of its own, "reply lost" if a
+ *				receive after the aimed send failed with
+ *				ENOBUFS: the kernel could not allocate its
+ *				answer (netlink_ack() sets that socket error,
+ *				and its skb's data allocation fails without a
+ *				report, __GFP_NOWARN)
  *	NFHP_FAILNTH_TASK=1	instead: set /proc/thread-self/make-it-fail
  *				around every send, so that failslab's own
  *				task-filter/probability/times settings apply
@@ -24,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +39,8 @@
 #include <unistd.h>
 
 static unsigned long fn_sends;
+/* The aimed send is done: a failed receive may be its lost answer. */
+static int fn_aimed_done;
 
 /* Write a string to a /proc file; returns 0 or -1. */
 static int fn_write(const char *path, const char *s)
@@ -95,6 +104,7 @@ static void fn_disarm(int armed)
 	}
 	if (!armed)
 		return;
+	fn_aimed_done = 1;
 	/* "0": the countdown reached the N-th check, which failed. */
 	n = pread(fn_fd, buf, sizeof(buf) - 1, 0);
 	if (pwrite(fn_fd, "0", 1, 0) != 1)
@@ -151,5 +161,60 @@ ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	armed = fn_arm();
 	ret = real(fd, msg, flags);
 	fn_disarm(armed);
+	return ret;
+}
+
+/* After the aimed send, note a receive that failed with ENOBUFS. */
+static void fn_received(ssize_t ret)
+{
+	const char *report = getenv("NFHP_FAILNTH_REPORT");
+	int saved = errno;
+	FILE *f;
+
+	if (ret >= 0 || saved != ENOBUFS || !fn_aimed_done || !report)
+		return;
+	f = fopen(report, "a");
+	if (f) {
+		fputs("reply lost\n", f);
+		fclose(f);
+	}
+	errno = saved;
+}
+
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	static ssize_t (*real)(int, void *, size_t, int);
+	ssize_t ret;
+
+	if (!real)
+		real = dlsym(RTLD_NEXT, "recv");
+	ret = real(fd, buf, len, flags);
+	fn_received(ret);
+	return ret;
+}
+
+ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
+		 struct sockaddr *from, socklen_t *fromlen)
+{
+	static ssize_t (*real)(int, void *, size_t, int, struct sockaddr *,
+			       socklen_t *);
+	ssize_t ret;
+
+	if (!real)
+		real = dlsym(RTLD_NEXT, "recvfrom");
+	ret = real(fd, buf, len, flags, from, fromlen);
+	fn_received(ret);
+	return ret;
+}
+
+ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	static ssize_t (*real)(int, struct msghdr *, int);
+	ssize_t ret;
+
+	if (!real)
+		real = dlsym(RTLD_NEXT, "recvmsg");
+	ret = real(fd, msg, flags);
+	fn_received(ret);
 	return ret;
 }
