@@ -153,6 +153,7 @@ injected=0	# failures injected
 clean=0		# ... that left the old rule set and an error
 absorbed=0	# ... after which the command still succeeded
 acklost=0	# ... that failed the ack of an applied change
+acksilent=0	# ... of which the ack's data, told by ENOBUFS
 marks=0		# commands run with a failure aimed, each marked in the log
 bad=0
 
@@ -196,7 +197,8 @@ ack_failed()
 {
 	traced "$1" | grep -q 'netlink_ack+' && return 0
 	traced "$1" | grep -q 'FAULT_INJECTION' && return 1
-	grep -q 'reply lost' $tmp/report
+	grep -q 'reply lost' $tmp/report || return 1
+	acksilent=$((acksilent + 1))
 }
 
 # check_after WHAT RC MARK - classify the outcome of one injected failure
@@ -344,7 +346,7 @@ injected=$((injected + random))
 nfhp_log "random phase: $random failures in $NRANDOM restores ($random_ok went through)"
 
 nfhp_log "injected failures: $injected (swept $((injected - random)):" \
-	"$clean clean errors, $absorbed absorbed, $acklost lost acks;" \
+	"$clean clean errors, $absorbed absorbed, $acklost lost acks ($acksilent by ENOBUFS);" \
 	"random $random)"
 nfhp_check "every injected failure handled cleanly" [ $bad -eq 0 ]
 nfhp_check "failures were injected" [ $injected -gt 0 ]
