@@ -192,9 +192,15 @@ traced() { dmesg | sed -n "/$1\$/,\$p" | head -60; }
 # ack?  Its call trace says so.  A failure of a __GFP_NOWARN allocation
 # logs nothing; the ack's data is one (kmalloc_reserve()), and when it
 # fails netlink_ack() sets ENOBUFS on the socket instead, which
-# failnth.so saw if it wrote "reply lost" to sweep's report.
+# failnth.so saw if it wrote "reply lost" to sweep's report.  Either way
+# the command must have said that the change may have taken effect.
 ack_failed()
 {
+	if ! grep -q "answer was lost" $tmp/out; then
+		nfhp_log "the command did not say its answer was lost:"
+		sed 's/^/    /' $tmp/out
+		return 1
+	fi
 	traced "$1" | grep -q 'netlink_ack+' && return 0
 	traced "$1" | grep -q 'FAULT_INJECTION' && return 1
 	grep -q 'reply lost' $tmp/report || return 1

@@ -747,6 +747,11 @@ int nfhp_nl_report_failure(const struct nfhp_nl_failure *f, const char *prog)
 		fprintf(stderr, "%s: %s.\n", prog, msg);
 	if (f->ext_msg[0])
 		fprintf(stderr, "%s: kernel: %s\n", prog, f->ext_msg);
+	/* Sending it again could apply it twice (-A). */
+	if (f->lost)
+		fprintf(stderr,
+			"%s: the kernel's answer was lost: the change may have taken effect, check with -L or nf-hipac-save\n",
+			prog);
 	return code;
 }
 
@@ -954,13 +959,19 @@ static int transact_once(struct nfhp_nl *nl, struct nlmsghdr *nlh,
 	nl->fail.err = 0;
 	nl->fail.waited = 0;
 	nl->fail.ext_msg[0] = '\0';
+	nl->fail.lost = false;
 	nl->fail.cmd = cmd;
 	nl->fail.by_spec = by_spec;
 	ret = send_buf(nl, nlh, nlh->nlmsg_len);
-	if (!ret)
-		ret = read_answers(nl, nlh->nlmsg_seq);
-	if (ret)
+	if (ret) {
 		set_error(nl, ret, cmd, by_spec, nl->tag, NULL);
+		return nl->fail.err;
+	}
+	ret = read_answers(nl, nlh->nlmsg_seq);
+	if (ret) {
+		set_error(nl, ret, cmd, by_spec, nl->tag, NULL);
+		nl->fail.lost = true;
+	}
 	return nl->fail.err;
 }
 

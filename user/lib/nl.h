@@ -135,6 +135,9 @@ const char *nfhp_nl_ext_msg(const struct nfhp_nl *nl);
  * @waited: seconds spent waiting for another transaction before giving
  *	up (-w N), or 0
  * @ext_msg: the kernel's extended ack message, "" if none
+ * @lost: the request was sent but its answer could not be read (the
+ *	kernel sets ENOBUFS on the socket when it cannot allocate an ack),
+ *	so it may have taken effect
  */
 struct nfhp_nl_failure {
 	int err;
@@ -143,6 +146,7 @@ struct nfhp_nl_failure {
 	unsigned long tag;
 	unsigned int waited;
 	char ext_msg[256];
+	bool lost;
 };
 
 /*

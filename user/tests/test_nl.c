@@ -638,6 +638,26 @@ static int report(int cmd, int err, const char *ext, char *out, size_t size)
 	return code;
 }
 
+/* An answer the socket lost: iptables' line, then what may have happened. */
+static void test_report_lost(void)
+{
+	struct nfhp_nl_failure f = {
+		.err = -ENOBUFS, .cmd = NFHP_CMD_APPEND, .lost = true,
+	};
+	FILE *saved = stderr;
+	char out[512] = "";
+	int code;
+
+	stderr = fmemopen(out, sizeof(out), "w");
+	code = nfhp_nl_report_failure(&f, "nf-hipac");
+	fclose(stderr);
+	stderr = saved;
+	ok(code == 4 &&
+	   !strcmp(out, "nf-hipac: Memory allocation problem.\n"
+			"nf-hipac: the kernel's answer was lost: the change may have taken effect, check with -L or nf-hipac-save\n"),
+	   "report: a lost answer says the change may be in");
+}
+
 static void test_report(void)
 {
 	char out[512];
@@ -661,6 +681,7 @@ static void test_report(void)
 	ok(code == 1 && !strncmp(out,
 		"nf-hipac: No chain/target/match by that name.\n", 46),
 	   "report: -E of a built-in chain");
+	test_report_lost();
 }
 
 /*
