@@ -251,10 +251,9 @@ check_after()
 sweep()
 {
 	local name=$1 input=$2 m n rc out rep reached mark count=0
-	local env cmd
+	local env
 
 	shift 2
-	cmd=("$@")
 	env=()
 	run_cmd "$input" "$@" >/dev/null 2>&1 ||
 		{ nfhp_log "FAIL: $name fails without faults"; nfhp_rc=1; return; }

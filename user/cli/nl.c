@@ -963,15 +963,12 @@ static int transact_once(struct nfhp_nl *nl, struct nlmsghdr *nlh,
 	nl->fail.cmd = cmd;
 	nl->fail.by_spec = by_spec;
 	ret = send_buf(nl, nlh, nlh->nlmsg_len);
-	if (ret) {
-		set_error(nl, ret, cmd, by_spec, nl->tag, NULL);
-		return nl->fail.err;
+	if (!ret) {
+		ret = read_answers(nl, nlh->nlmsg_seq);
+		nl->fail.lost = ret;	/* sent: it may have taken effect */
 	}
-	ret = read_answers(nl, nlh->nlmsg_seq);
-	if (ret) {
+	if (ret)
 		set_error(nl, ret, cmd, by_spec, nl->tag, NULL);
-		nl->fail.lost = true;
-	}
 	return nl->fail.err;
 }
 

@@ -623,19 +623,27 @@ static void test_strerror(void)
 	   "errors: -P of a user chain");
 }
 
-/* What nfhp_nl_report_failure() prints, and its exit code. */
-static int report(int cmd, int err, const char *ext, char *out, size_t size)
+/* What nfhp_nl_report_failure() prints for @f, and its exit code. */
+static int report_failure(const struct nfhp_nl_failure *f, char *out,
+			  size_t size)
 {
-	struct nfhp_nl_failure f = { .err = -err, .cmd = cmd };
 	FILE *saved = stderr;
 	int code;
 
-	snprintf(f.ext_msg, sizeof(f.ext_msg), "%s", ext);
 	stderr = fmemopen(out, size, "w");
-	code = nfhp_nl_report_failure(&f, "nf-hipac");
+	code = nfhp_nl_report_failure(f, "nf-hipac");
 	fclose(stderr);
 	stderr = saved;
 	return code;
+}
+
+/* The same for a request @cmd that failed with @err and the kernel's @ext. */
+static int report(int cmd, int err, const char *ext, char *out, size_t size)
+{
+	struct nfhp_nl_failure f = { .err = -err, .cmd = cmd };
+
+	snprintf(f.ext_msg, sizeof(f.ext_msg), "%s", ext);
+	return report_failure(&f, out, size);
 }
 
 /* An answer the socket lost: iptables' line, then what may have happened. */
@@ -644,14 +652,10 @@ static void test_report_lost(void)
 	struct nfhp_nl_failure f = {
 		.err = -ENOBUFS, .cmd = NFHP_CMD_APPEND, .lost = true,
 	};
-	FILE *saved = stderr;
 	char out[512] = "";
 	int code;
 
-	stderr = fmemopen(out, sizeof(out), "w");
-	code = nfhp_nl_report_failure(&f, "nf-hipac");
-	fclose(stderr);
-	stderr = saved;
+	code = report_failure(&f, out, sizeof(out));
 	ok(code == 4 &&
 	   !strcmp(out, "nf-hipac: Memory allocation problem.\n"
 			"nf-hipac: the kernel's answer was lost: the change may have taken effect, check with -L or nf-hipac-save\n"),
