@@ -13,6 +13,7 @@
  * neither other namespaces nor other generic netlink families.
  */
 
+#include <linux/capability.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/slab.h>
@@ -1065,17 +1066,29 @@ static int nfhp_nl_list(struct sk_buff *skb, struct netlink_callback *cb)
  * nfhp_nl_list_start() - set up a LIST dump
  * @cb: the callback
  *
- * Return: 0, -ENOENT if the chain asked for does not exist, or -ENOMEM.
+ * The rules and their counters tell what the firewall lets through: as
+ * for iptables and nft, listing them needs CAP_NET_ADMIN in the user
+ * namespace of the socket's network namespace, like the changes
+ * (GENL_UNS_ADMIN_PERM), unless root opened reading up in that namespace
+ * (/proc/net/nf-hipac/world_readable).  The flag cannot say "unless", so
+ * the check is here, with the socket's credentials as genetlink's.
+ *
+ * Return: 0, -EPERM, -ENOENT if the chain asked for does not exist, or
+ * -ENOMEM.
  */
 static int nfhp_nl_list_start(struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct nfhp_net *hn = nfhp_net(sock_net(cb->skb->sk));
+	struct net *net = sock_net(cb->skb->sk);
+	struct nfhp_net *hn = nfhp_net(net);
 	struct nlattr *only = info->attrs[NFHPA_CHAIN];
 	struct nlattr *flags = info->attrs[NFHPA_LIST_FLAGS];
 	struct nfhp_dump *d = nfhp_dump_ctx(cb);
 	bool found = true;
 
+	if (!nfhp_net_world_readable(hn) &&
+	    !netlink_ns_capable(cb->skb, net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
 	d->chains_only = flags &&
 			 (nla_get_u32(flags) & NFHP_LIST_CHAINS_ONLY);
 	if (only) {

@@ -27,6 +27,8 @@ struct proc_dir_entry;
  * @cur_ops: index of the set in @ops that is registered (or will be)
  * @hooks_registered: the hooks in @ops[@cur_ops] are registered
  * @iptables_first: hook after the iptables filter table instead of before
+ * @world_readable: listing the rule set and reading /proc/net/nf-hipac
+ *	need no CAP_NET_ADMIN; off unless root sets it (proc.c)
  * @ct_held: we hold a conntrack reference on @net for the state dimension
  * @txn_owner: netlink port id of the socket whose transaction is open,
  *	meaningful only while nfhp_txn_active(@rs)
@@ -50,6 +52,7 @@ struct nfhp_net {
 	unsigned int cur_ops;
 	bool hooks_registered;
 	bool iptables_first;
+	bool world_readable;
 	bool ct_held;
 	u32 txn_owner;
 	unsigned int gen;
@@ -82,6 +85,17 @@ static inline void nfhp_net_changed(struct nfhp_net *hn)
 {
 	if (!++hn->gen)
 		hn->gen = 1;
+}
+
+/**
+ * nfhp_net_world_readable() - may readers without CAP_NET_ADMIN see the rules?
+ * @hn: the namespace state
+ *
+ * Return: true once root has opened reading up in this namespace.
+ */
+static inline bool nfhp_net_world_readable(const struct nfhp_net *hn)
+{
+	return READ_ONCE(hn->world_readable);
 }
 
 int nfhp_net_prepare(struct nfhp_net *hn, const char **msg);

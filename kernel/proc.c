@@ -2,12 +2,17 @@
 /*
  * nf-hipac: /proc/net/nf-hipac, per network namespace.
  *
- * info (0644) shows the memory use and the hook order; writing a number N
- * sets the memory bound to N MiB, writing "nf-hipac-first" or
- * "iptables-first" moves the hooks.  statistics/{input,forward,output}
- * (0400) describe the shape of each hook's tree, statistics/shadowed lists
- * the rules that can never match.  Everything is computed on each read,
- * under the namespace's mutex; the packet path keeps no statistics.
+ * info shows the memory use and the hook order; writing a number N sets
+ * the memory bound to N MiB, writing "nf-hipac-first" or "iptables-first"
+ * moves the hooks.  statistics/{input,forward,output} describe the shape
+ * of each hook's tree, statistics/shadowed lists the rules that can never
+ * match.  Everything is computed on each read, under the namespace's
+ * mutex; the packet path keeps no statistics.
+ *
+ * They tell what the rules let through, so reading them needs
+ * CAP_NET_ADMIN in the namespace's user namespace, as listing the rules
+ * does (netlink.c), unless root wrote 1 to world_readable; writing any
+ * of them always needs it.
  */
 
 #include <linux/capability.h>
@@ -52,17 +57,38 @@ static const char * const nfhp_hook_names[NFHP_HOOK_MAX] = {
 };
 
 /**
+ * nfhp_proc_may_read() - may the opener of a file read nf-hipac's state?
+ * @file: the file
+ * @net: its namespace
+ *
+ * The credentials are those of the open, as for the writes, so that a
+ * descriptor handed to a privileged program reads no more than its opener
+ * could.
+ *
+ * Return: true if world_readable is set or the opener has CAP_NET_ADMIN
+ * in the user namespace of @net.
+ */
+static bool nfhp_proc_may_read(const struct file *file, struct net *net)
+{
+	return nfhp_net_world_readable(nfhp_net(net)) ||
+	       file_ns_capable(file, net->user_ns, CAP_NET_ADMIN);
+}
+
+/**
  * nfhp_info_show() - print /proc/net/nf-hipac/info
  * @m: the seq_file, private the namespace
  * @v: unused
  *
- * Return: 0.
+ * Return: 0, or -EACCES if the reader may not see it.
  */
 static int nfhp_info_show(struct seq_file *m, void *v)
 {
-	struct nfhp_net *hn = nfhp_net(seq_file_single_net(m));
+	struct net *net = seq_file_single_net(m);
+	struct nfhp_net *hn = nfhp_net(net);
 	const struct nfhp_ruleset *rs = hn->rs;
 
+	if (!nfhp_proc_may_read(m->file, net))
+		return -EACCES;
 	mutex_lock(&hn->lock);
 	seq_printf(m, "maximum memory bound:     %14llu bytes\n",
 		   nfhp_ruleset_mem_limit(rs));
@@ -143,6 +169,54 @@ static int nfhp_info_write(struct file *file, char *buf, size_t size)
 }
 
 /**
+ * nfhp_world_readable_show() - print /proc/net/nf-hipac/world_readable
+ * @m: the seq_file, private the namespace
+ * @v: unused
+ *
+ * Whether reading is open is no secret: anyone may read this file.
+ *
+ * Return: 0.
+ */
+static int nfhp_world_readable_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%d\n",
+		   nfhp_net_world_readable(nfhp_net(seq_file_single_net(m))));
+	return 0;
+}
+
+/**
+ * nfhp_world_readable_write() - handle a write to world_readable
+ * @file: the file, opened by single_open_net()
+ * @buf: what was written, NUL-terminated
+ * @size: its length
+ *
+ * "1" lets users without CAP_NET_ADMIN list the rule set and read the
+ * other files of the namespace, "0" (the default) does not.
+ *
+ * Return: 0, -EPERM without CAP_NET_ADMIN, or -EINVAL.
+ */
+static int nfhp_world_readable_write(struct file *file, char *buf,
+				     size_t size)
+{
+	struct net *net = seq_file_single_net(file->private_data);
+	struct nfhp_net *hn = nfhp_net(net);
+	unsigned int on;
+	int ret;
+
+	if (!file_ns_capable(file, net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	ret = kstrtouint(strim(buf), 10, &on);
+	if (ret)
+		return ret;
+	if (on > 1)
+		return -EINVAL;
+	mutex_lock(&hn->lock);
+	WRITE_ONCE(hn->world_readable, on);
+	mutex_unlock(&hn->lock);
+	return 0;
+}
+
+/**
  * nfhp_seq_hist() - print the non-empty buckets of a power-of-two histogram
  * @m: the seq_file
  * @hist: %NFHP_HIST_BUCKETS buckets, bucket i counting sizes 2^i..2^(i+1)-1
@@ -200,15 +274,18 @@ static void nfhp_seq_tree_stats(struct seq_file *m, enum nfhp_hook hook,
  * @m: the seq_file, private the namespace, the proc entry's data the hook
  * @v: unused
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno (-EACCES if the reader may not see it).
  */
 static int nfhp_tree_show(struct seq_file *m, void *v)
 {
-	struct nfhp_net *hn = nfhp_net(seq_file_single_net(m));
+	struct net *net = seq_file_single_net(m);
+	struct nfhp_net *hn = nfhp_net(net);
 	enum nfhp_hook hook = (uintptr_t)pde_data(file_inode(m->file));
 	struct nfhp_tree_stats *st;
 	int ret;
 
+	if (!nfhp_proc_may_read(m->file, net))
+		return -EACCES;
 	st = kmalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
@@ -250,14 +327,17 @@ static void nfhp_shadow_print(void *ctx, const struct nfhp_rule *rule)
  * @m: the seq_file, private the namespace
  * @v: unused
  *
- * Return: 0 or -errno.
+ * Return: 0 or -errno (-EACCES if the reader may not see it).
  */
 static int nfhp_shadowed_show(struct seq_file *m, void *v)
 {
-	struct nfhp_net *hn = nfhp_net(seq_file_single_net(m));
+	struct net *net = seq_file_single_net(m);
+	struct nfhp_net *hn = nfhp_net(net);
 	struct nfhp_shadow_ctx sc = { .m = m, .rs = hn->rs };
 	int ret;
 
+	if (!nfhp_proc_may_read(m->file, net))
+		return -EACCES;
 	mutex_lock(&hn->lock);
 	ret = nfhp_shadowed_rules(hn->rs, nfhp_shadow_print, &sc);
 	mutex_unlock(&hn->lock);
@@ -287,15 +367,19 @@ int nfhp_proc_net_init(struct nfhp_net *hn)
 	if (!proc_create_net_single_write("info", 0644, dir, nfhp_info_show,
 					  nfhp_info_write, NULL))
 		goto err_remove_dir;
+	if (!proc_create_net_single_write("world_readable", 0644, dir,
+					  nfhp_world_readable_show,
+					  nfhp_world_readable_write, NULL))
+		goto err_remove_dir;
 	stats = proc_net_mkdir(net, "statistics", dir);
 	if (!stats)
 		goto err_remove_dir;
 	for (hook = 0; hook < NFHP_HOOK_MAX; hook++) {
-		if (!proc_create_net_single(files[hook], 0400, stats,
+		if (!proc_create_net_single(files[hook], 0444, stats,
 					    nfhp_tree_show, (void *)hook))
 			goto err_remove_dir;
 	}
-	if (!proc_create_net_single("shadowed", 0400, stats,
+	if (!proc_create_net_single("shadowed", 0444, stats,
 				    nfhp_shadowed_show, NULL))
 		goto err_remove_dir;
 	hn->proc_dir = dir;

@@ -21,12 +21,17 @@
 #     status and direction as -m conntrack, meta/ct mark set as -j
 #     MARK/CONNMARK, IPv6-only rules) against the iptables-save text
 #     they mean; --dry-run loads nothing; --takeover of the inet table
-#     puts "meta nfproto ipv4 accept" first and keeps its IPv6 rule.
+#     puts "meta nfproto ipv4 accept" first, marked as the takeover's,
+#     and keeps its IPv6 rule; a second --takeover of it is refused, and
+#     --force imports the IPv4 rules behind the mark, not the mark.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
-#     one gets through, the nft chain is empty afterwards with policy
-#     accept, and nf-hipac alone now gives the same verdicts to real
-#     packets and counts them.
+#     one gets through, the nft chain holds only the takeover's mark
+#     afterwards with policy accept, and nf-hipac alone now gives the same
+#     verdicts to real packets and counts them.  A second --takeover (or a
+#     plain import, or --dry-run) of the marked table, and one of a table
+#     without rules, are refused with exit 1: both rule sets unchanged,
+#     what was dropped stays dropped.  --force loads the empty table.
 #  4. xt matches and targets, which iptables-nft keeps as such (-m string,
 #     -j MARK), pass through libxtables and decide real packets; a rule
 #     nf-hipac cannot take (nft "limit rate over"): exit 2, a message
@@ -52,6 +57,9 @@ r() { nfhp_in $ns_router "$@"; }
 imp() { nfhp_in $ns_router import "$@"; }
 rns() { in_ns $ns_router "$@"; }
 
+# The comment of the rule --takeover leaves in each flushed base chain.
+mark="nf-hipac import --takeover: IPv4 rules moved to nf-hipac"
+
 # The rules of a save: no comment lines, counters zeroed.
 rules_of() { grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]/[0:0]/'; }
 
@@ -66,6 +74,30 @@ same()
 		nfhp_rc=1
 	fi
 }
+
+# refused DESC WANT ARGS... - "nf-hipac import ARGS" exits 1 saying WANT
+# and --force; neither rule set changes, and the verdicts stay.
+refused()
+{
+	local desc=$1 want=$2 rc
+
+	shift 2
+	nfhp_save_in $ns_router | rules_of >$tmp/before
+	rns nft list ruleset >$tmp/nft.before
+	imp "$@" >/dev/null 2>$tmp/err
+	rc=$?
+	nfhp_log "$(cat $tmp/err)"
+	nfhp_check "$desc: exit 1" [ $rc -eq 1 ]
+	nfhp_check "$desc: the message says why" grep -qF "$want" $tmp/err
+	nfhp_check "$desc: the message names --force" grep -q -- --force $tmp/err
+	nfhp_save_in $ns_router | rules_of >$tmp/after
+	same "$desc: nf-hipac unchanged" $tmp/before $tmp/after
+	rns nft list ruleset >$tmp/nft.after
+	same "$desc: nft unchanged" $tmp/nft.before $tmp/nft.after
+}
+
+# What the refusal of a table that --takeover marked says.
+taken="the mark of an earlier \`nf-hipac import --takeover'"
 
 # --- 1. iptables-nft ------------------------------------------------------
 
@@ -362,6 +394,18 @@ nfhp_check "inet: IPv4 is accepted first" \
 		 grep -q 'meta nfproto ipv4 accept'"
 nfhp_check "inet: the IPv6 rule stays" grep -q 'ip6 saddr ::1 accept' \
 	$tmp/six.after
+nfhp_check "inet: the accept rule is marked as the takeover's" \
+	grep -qF "meta nfproto ipv4 accept comment \"$mark\"" $tmp/six.after
+refused "inet: a second --takeover" "$taken" --takeover --table inet:six
+nfhp_check "inet: no second accept rule" \
+	[ "$(rns nft list chain inet six forward_chain |
+	     grep -c 'meta nfproto ipv4 accept')" = 1 ]
+nfhp_check "inet: --force imports the rules behind the mark" \
+	imp --force --table inet:six
+r -S | grep '^-A' >$tmp/six.forced
+grep '^-A' $tmp/six.want >$tmp/six.wantrules
+same "inet: --force: the IPv4 rules, no accept from the mark" \
+	$tmp/six.wantrules $tmp/six.forced
 nfhp_check "inet: nf-hipac drops udp/9" udp_fail 9
 if ! nfhp_check "inet: udp/10 passes" udp_ok 10; then
 	r -L -v -n -x
@@ -454,8 +498,11 @@ nfhp_check "no datagram of the allowed flow was lost" \
 nfhp_check "no datagram of the dropped flow got through" \
 	[ "$got_denied" = 0 ]
 
-nfhp_check "the nft FORWARD chain is empty" \
-	[ "$(rns iptables-nft-save | grep -c '^-A')" = 0 ]
+nfhp_check "the nft FORWARD chain holds only the takeover's mark" \
+	[ "$(rns iptables-nft-save | grep '^-A FORWARD')" = \
+	  "-A FORWARD -m comment --comment \"$mark\"" ]
+nfhp_check "so do INPUT and OUTPUT" \
+	[ "$(rns iptables-nft-save | grep -c "^-A .*--comment \"$mark\"\$")" = 3 ]
 nfhp_check "and its policy accepts" \
 	bash -c "ip netns exec $ns_router nft list chain ip filter FORWARD |
 		 grep -q 'policy accept'"
@@ -472,6 +519,50 @@ nfhp_check "ping passes" ping_ok
 pkts=$(r -L FORWARD -v -x -n | awk '$0 ~ /udp dpt:7000/ { print $1 }')
 nfhp_check "nf-hipac counted the udp/7000 packets ($pkts)" \
 	[ "${pkts:-0}" -gt 0 ]
+
+# --- 3b. a second takeover, a table without rules ---------------------------
+
+# The first takeover left the nft chains empty but for its mark, with
+# policy accept: importing that again would leave nf-hipac without rules
+# and turn the FORWARD policy from DROP to ACCEPT.
+refused "a second --takeover" "$taken" --takeover
+nfhp_check "a second --takeover: FORWARD still drops by policy" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 grep -qx -- '-P FORWARD DROP'"
+nfhp_check "a second --takeover: udp/7001 still dropped" udp_fail 7001
+nfhp_check "a second --takeover: tcp/5002 still dropped" tcp_fail 5002
+nfhp_check "a second --takeover: udp/7000 still passes" udp_ok 7000
+refused "a plain import of the taken-over table" "$taken"
+refused "--dry-run of the taken-over table" "$taken" --dry-run
+imp --print >$tmp/print 2>$tmp/err
+nfhp_check "--print of the taken-over table still prints" [ $? -eq 0 ]
+nfhp_check "--print: the three marks are noted" \
+	[ "$(grep -c '^# .*the mark of an earlier nf-hipac import --takeover' \
+	     $tmp/print)" = 3 ]
+nfhp_check "--print: the marks are no rules" \
+	[ "$(grep -c '^-A' $tmp/print)" = 0 ]
+# The marks are rules nft reads back from its own listing.
+rns nft list table ip filter >$tmp/filter.nft
+nfhp_check "nft -f reads the marked table back" \
+	bash -c "ip netns exec $ns_router nft delete table ip filter &&
+		 ip netns exec $ns_router nft -f $tmp/filter.nft"
+nfhp_check "with its three marks" \
+	[ "$(rns iptables-nft-save | grep -c "^-A .*--comment \"$mark\"\$")" = 3 ]
+
+# Without the marks, a table without rules is refused all the same.
+rns iptables-nft -F
+refused "--takeover of a table without rules" "has no rules to import" \
+	--takeover
+nfhp_check "no rules: udp/7001 still dropped" udp_fail 7001
+
+# --force loads what is there: no rules, FORWARD accepts by policy.
+nfhp_check "--takeover --force of the table without rules" \
+	imp --takeover --force
+nfhp_check "--force: nf-hipac has no rules" [ "$(r -S | grep -c '^-A')" = 0 ]
+nfhp_check "--force: FORWARD accepts by policy" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 grep -qx -- '-P FORWARD ACCEPT'"
+nfhp_check "--force: udp/7001 passes now" udp_ok 7001
 
 # --- 4. xt extensions, and what cannot be imported -------------------------
 
@@ -490,8 +581,9 @@ nfhp_check "import --takeover of xt extensions" imp --takeover
 nfhp_save_in $ns_router | rules_of >$tmp/xt.saved
 same "nf-hipac-save equals iptables-nft-save with xt extensions" \
 	$tmp/xt.want $tmp/xt.saved
-nfhp_check "the nft FORWARD chain is empty again" \
-	[ "$(rns iptables-nft-save | grep -c '^-A')" = 0 ]
+nfhp_check "the nft FORWARD chain holds only the mark again" \
+	[ "$(rns iptables-nft-save | grep '^-A FORWARD')" = \
+	  "-A FORWARD -m comment --comment \"$mark\"" ]
 nfhp_check "-m string \"ping\" drops udp/7002" udp_fail 7002
 nfhp_check "-m string \"nothere\" lets udp/7003 pass" udp_ok 7003
 nfhp_check "-j MARK then -m mark lets tcp/5003 pass" tcp_ok 5003

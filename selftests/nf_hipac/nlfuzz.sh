@@ -7,7 +7,8 @@
 # in a network namespace of its own.  Then:
 #
 #   - root of a user namespace (unshare -U -r) gets EPERM for every
-#     changing command, in the initial namespace and in the fuzzed one;
+#     changing command, and for a list, in the initial namespace and in
+#     the fuzzed one;
 #   - the fuzzed namespace can still be listed, flushed and emptied;
 #   - a rule set loaded in the router before the fuzzing still classifies
 #     real packets as before, and a new one still loads and classifies.

@@ -7,7 +7,8 @@
 # MiB, a bound below the current use is refused; "iptables-first" and
 # "nf-hipac-first" move the hooks, which is visible with an iptables rule
 # that drops what an nf-hipac counting rule would see.  statistics/* show
-# the trees.
+# the trees.  Without CAP_NET_ADMIN they can be neither written nor read
+# (perm.sh tests the reading in full).
 #
 # nfhp-timeout: 300
 
@@ -286,5 +287,8 @@ fi
 nfhp_check "nobody cannot write info" \
 	fails in_ns $ns_router setpriv --reuid=65534 --regid=65534 \
 		--clear-groups sh -c "echo 1000 > /proc/net/nf-hipac/info"
+nfhp_check "nobody cannot read info" \
+	fails in_ns $ns_router setpriv --reuid=65534 --regid=65534 \
+		--clear-groups cat /proc/net/nf-hipac/info
 
 exit $nfhp_rc

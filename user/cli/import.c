@@ -14,6 +14,13 @@
  * in between both filters hold the same rules, so no packet is ever
  * unfiltered.  An inet table is not flushed, it still filters IPv6: its
  * base chains get "meta nfproto ipv4 accept" in front instead.
+ *
+ * The same batch marks each base chain it takes over with a rule that
+ * carries NFHP_TAKEOVER_MARK as its comment (the inet accept is that
+ * rule), so that the mark goes with the chain's rules: a later flush or
+ * iptables-nft-restore removes it.  An import refuses, without --force, a
+ * table whose chains carry it, and one without rules: either would
+ * replace the nf-hipac rule set with an emptier one by accident.
  */
 #include "subcommands.h"
 #include "nft_xlate.h"
@@ -36,6 +43,7 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
+#include <libnftnl/udata.h>
 
 #define IMPORT_PROG	"nf-hipac import"
 #define IMPORT_RETRIES	10
@@ -47,12 +55,13 @@
  * @print: --print
  * @verbose: --verbose
  * @counters: --counters
+ * @force: --force
  * @family: NFPROTO_IPV4 or NFPROTO_INET
  * @table: the nft table
  * @chain: --chain, NULL for the whole table
  */
 struct import_opts {
-	bool takeover, dry_run, print, verbose, counters;
+	bool takeover, dry_run, print, verbose, counters, force;
 	int family;
 	const char *table;
 	const char *chain;
@@ -433,6 +442,42 @@ static int load_text(const char *text, size_t len, const struct import_opts *o)
 	return ret;
 }
 
+/* --- checking the source -------------------------------------------- */
+
+/*
+ * Refuse, unless --force, a source that would replace the nf-hipac rule
+ * set with an emptier one by accident: a table an earlier --takeover
+ * marked (its rules are in nf-hipac already, what is left is accept
+ * policies and, in an inet table, the accept in front), or one without
+ * a rule to import.  Returns 0 or NFHP_EXIT_OTHER after saying why.
+ */
+static int check_source(const struct nfhp_xlate *x,
+			const struct import_opts *o)
+{
+	const char *name;
+	bool base, drop;
+	unsigned int i;
+
+	if (o->force)
+		return 0;
+	for (i = 0; (name = nfhp_xlate_source(x, i, &base, &drop)); i++) {
+		if (!nfhp_xlate_source_marked(x, i))
+			continue;
+		fprintf(stderr,
+			"%s: nft chain %s of %s %s carries the mark of an earlier `nf-hipac import --takeover': its rules were moved to nf-hipac, and importing what is left would replace them.  Nothing changed; --force imports it all the same.\n",
+			IMPORT_PROG, name, family_name(o->family), o->table);
+		return NFHP_EXIT_OTHER;
+	}
+	if (nfhp_xlate_nrules(x))
+		return 0;
+	fprintf(stderr,
+		"%s: nft table %s %s has no rules to import%s%s%s: nf-hipac would be left with the policies alone.  Nothing changed; --force imports it all the same.\n",
+		IMPORT_PROG, family_name(o->family), o->table,
+		o->chain ? " (chain " : "", o->chain ? o->chain : "",
+		o->chain ? " and the chains it reaches)" : "");
+	return NFHP_EXIT_OTHER;
+}
+
 /* --- takeover --------------------------------------------------------- */
 
 static void batch_next(struct mnl_nlmsg_batch *b)
@@ -442,6 +487,52 @@ static void batch_next(struct mnl_nlmsg_batch *b)
 		fprintf(stderr, "%s: nft batch too large\n", IMPORT_PROG);
 		exit(NFHP_EXIT_RESOURCE);
 	}
+}
+
+/* Give @r the comment that marks a takeover (NFHP_TAKEOVER_MARK). */
+static int set_mark(struct nftnl_rule *r)
+{
+	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
+	int ret = -ENOMEM;
+
+	if (u && nftnl_udata_put_strz(u, NFTNL_UDATA_RULE_COMMENT,
+				      NFHP_TAKEOVER_MARK))
+		ret = nftnl_rule_set_data(r, NFTNL_RULE_USERDATA,
+					  nftnl_udata_buf_data(u),
+					  nftnl_udata_buf_len(u));
+	nftnl_udata_buf_free(u);
+	return ret;
+}
+
+/*
+ * Queue the mark of a taken-over base chain: a rule that only counts and
+ * lets every packet on to the next rule, nft's "counter comment ...".
+ * Not a rule of no expressions: nft prints that as a bare comment, which
+ * nft -f reads back as the chain's.  Returns the requests queued.
+ */
+static unsigned int queue_mark(struct mnl_nlmsg_batch *b, u32 *seq,
+			       const struct import_opts *o, const char *name)
+{
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftnl_expr *counter = nftnl_expr_alloc("counter");
+	struct nlmsghdr *nlh;
+
+	if (!r || !counter || set_mark(r)) {
+		nftnl_rule_free(r);
+		nftnl_expr_free(counter);
+		return 0;
+	}
+	nftnl_rule_add_expr(r, counter);
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, o->table);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, name);
+	nlh = nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(b),
+				    NFT_MSG_NEWRULE, o->family,
+				    NLM_F_CREATE | NLM_F_APPEND | NLM_F_ACK,
+				    ++*seq);
+	nftnl_rule_nlmsg_build_payload(nlh, r);
+	nftnl_rule_free(r);
+	batch_next(b);
+	return 1;
 }
 
 /*
@@ -502,7 +593,8 @@ static struct nftnl_expr *expr_u8_cmp(u8 v)
 /*
  * An inet base chain also filters IPv6, which nf-hipac does not: rather
  * than flushed, it gets "meta nfproto ipv4 accept" in front, so IPv4 goes
- * on to nf-hipac and IPv6 keeps its rules.  Returns the requests queued.
+ * on to nf-hipac and IPv6 keeps its rules.  The rule is the chain's mark
+ * too.  Returns the requests queued.
  */
 static unsigned int queue_ipv4_accept(struct mnl_nlmsg_batch *b, u32 *seq,
 				      const struct import_opts *o,
@@ -514,7 +606,7 @@ static unsigned int queue_ipv4_accept(struct mnl_nlmsg_batch *b, u32 *seq,
 	struct nftnl_expr *imm = nftnl_expr_alloc("immediate");
 	struct nlmsghdr *nlh;
 
-	if (!r || !meta || !cmp || !imm) {
+	if (!r || !meta || !cmp || !imm || set_mark(r)) {
 		nftnl_rule_free(r);
 		nftnl_expr_free(meta);
 		nftnl_expr_free(cmp);
@@ -581,7 +673,7 @@ static int takeover(struct nft_sock *s, const struct nfhp_xlate *x,
 	unsigned int i, expected = 0;
 	struct nlmsghdr *nlh;
 	const char *name;
-	bool base, drop;
+	bool base, drop, tried = false;
 	u32 seq = s->seq;
 	int ret;
 
@@ -600,15 +692,26 @@ static int takeover(struct nft_sock *s, const struct nfhp_xlate *x,
 	mnl_attr_put_u32(nlh, NFNL_BATCH_GENID, htonl(genid));
 	batch_next(b);
 	for (i = 0; (name = nfhp_xlate_source(x, i, &base, &drop)); i++) {
+		/* --force again: the accept in front is there already. */
 		if (o->family == NFPROTO_INET) {
-			if (base)
+			if (base && !nfhp_xlate_source_marked(x, i)) {
 				expected += queue_ipv4_accept(b, &seq, o, name);
+				tried = true;
+			}
 			continue;
 		}
 		/* --chain: user chains may serve other base chains too. */
 		if (o->chain && !base)
 			continue;
 		expected += queue_flush(b, &seq, o, name, base, drop);
+		if (base)
+			expected += queue_mark(b, &seq, o, name);
+		tried = true;
+	}
+	if (!tried) {
+		mnl_nlmsg_batch_stop(b);
+		free(buf);
+		return NFHP_EXIT_OK;
 	}
 	nftnl_batch_end(mnl_nlmsg_batch_current(b), ++seq);
 	batch_next(b);
@@ -640,7 +743,8 @@ static void import_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: nf-hipac import [--takeover] [--table FAMILY:NAME] [--chain NAME]\n"
-		"                       [--dry-run|--print] [--counters] [--verbose]\n"
+		"                       [--dry-run|--print] [--counters] [--force]\n"
+		"                       [--verbose]\n"
 		"  Load the live nftables table (default ip:filter, the table of\n"
 		"  iptables-nft) into nf-hipac, replacing its rule set.\n"
 		"  -T, --takeover      then flush the nft chains (one nft batch; inet:\n"
@@ -650,6 +754,8 @@ static void import_usage(FILE *f)
 		"  -n, --dry-run       check everything with the kernel, change nothing\n"
 		"  -p, --print         print the rules as iptables-save text, load nothing\n"
 		"  -C, --counters      carry the nft rule counters over\n"
+		"  -f, --force         import a table without rules, or one an earlier\n"
+		"                      --takeover marked, all the same\n"
 		"  -v, --verbose       say what was done\n");
 }
 
@@ -661,6 +767,7 @@ static const struct option import_options[] = {
 	{ "print", no_argument, NULL, 'p' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "counters", no_argument, NULL, 'C' },
+	{ "force", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ }
 };
@@ -690,7 +797,7 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 	o->table = "filter";
 	argv[0] = IMPORT_PROG;	/* getopt's messages name the program */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "Tt:c:npvCh", import_options,
+	while ((c = getopt_long(argc, argv, "Tt:c:npvCfh", import_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'T':
@@ -717,6 +824,9 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 			break;
 		case 'C':
 			o->counters = true;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case 'h':
 			import_usage(stdout);
@@ -809,6 +919,9 @@ int import_main(int argc, char **argv)
 	if (!ret)
 		ret = check_text(x, text, len);
 	if (ret || o.print)
+		goto out;
+	ret = check_source(x, &o);
+	if (ret)
 		goto out;
 	ret = load_text(text, len, &o);
 	if (!ret && o.verbose)

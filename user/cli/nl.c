@@ -732,6 +732,18 @@ int nfhp_nl_report_failure(const struct nfhp_nl_failure *f, const char *prog)
 	if (!err)
 		return NFHP_EXIT_OK;
 	/*
+	 * A listing without the right to it: iptables-legacy fails to read
+	 * the table ("iptables v1.8.9 (legacy): can't initialize iptables
+	 * table `filter': Permission denied (you must be root)").  The exit
+	 * code is that of a refused change.
+	 */
+	if (f->cmd == NFHP_CMD_LIST && (err == EPERM || err == EACCES)) {
+		fprintf(stderr,
+			"%s: can't initialize nf-hipac table `filter': %s\n",
+			prog, nfhp_nl_strerror(f->cmd, false, err, &code));
+		return code;
+	}
+	/*
 	 * The core refuses to delete or rename a built-in chain with EPERM
 	 * and says why; genetlink's permission check says nothing.  Word the
 	 * former as iptables does.

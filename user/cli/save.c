@@ -78,6 +78,23 @@ static int print_save(FILE *out, const char *chains, size_t nchains,
 	return fflush(out) ? NFHP_EXIT_OTHER : NFHP_EXIT_OK;
 }
 
+/*
+ * A refused listing in iptables-save's words ("iptables-save v1.8.9
+ * (legacy): Cannot initialize: Permission denied (you must be root)"),
+ * with the exit code of a refused change; anything else as nf-hipac says
+ * it.
+ */
+static int save_error(const struct nfhp_nl *nl)
+{
+	int code, err = -nfhp_nl_error(nl);
+
+	if (err != EPERM && err != EACCES)
+		return nfhp_nl_report(nl, SAVE_PROG);
+	fprintf(stderr, "%s: Cannot initialize: %s\n", SAVE_PROG,
+		nfhp_nl_strerror(NFHP_CMD_LIST, false, err, &code));
+	return code;
+}
+
 static int dump_and_print(FILE *out, struct save_ctx *ctx)
 {
 	static const struct nfhp_nl_dump_ops ops = {
@@ -100,7 +117,7 @@ static int dump_and_print(FILE *out, struct save_ctx *ctx)
 		goto cleanup;
 	}
 	if (nfhp_nl_dump(nl, NULL, &ops, ctx)) {
-		ret = nfhp_nl_report(nl, SAVE_PROG);
+		ret = save_error(nl);
 		goto cleanup;
 	}
 	fflush(ctx->chains);

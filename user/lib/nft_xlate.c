@@ -283,6 +283,7 @@ struct xl_set {
  * @ntext: their length
  * @origins: rule descriptions of the lines of @text
  * @norigins: their number
+ * @marked: holds the mark of an earlier takeover
  */
 struct xl_chain {
 	struct nftnl_chain *c;
@@ -296,6 +297,7 @@ struct xl_chain {
 	size_t ntext;
 	char **origins;
 	unsigned int norigins;
+	bool marked;
 };
 
 /**
@@ -2392,19 +2394,18 @@ static int do_limit(struct xl_state *s, struct nftnl_expr *e)
 
 /* --- a rule ------------------------------------------------------------ */
 
-/* The comment nft keeps in the rule's user data ("comment \"...\""). */
-static int udata_comment(struct xl_state *s, struct nftnl_rule *r)
+/* The comment nft keeps in the rule's user data ("comment \"...\""), or NULL. */
+static const char *rule_comment(struct nftnl_rule *r)
 {
 	const struct nftnl_udata *tb[NFTNL_UDATA_RULE_MAX + 1] = {};
 	const struct nftnl_udata *attr;
-	struct xl_clause *c;
 	const void *data;
 	u32 len = 0;
 	const char *p;
 
 	data = nftnl_rule_get_data(r, NFTNL_RULE_USERDATA, &len);
 	if (!data)
-		return 0;
+		return NULL;
 	for (attr = data; (const char *)attr + 2 <= (const char *)data + len;
 	     attr = nftnl_udata_next(attr)) {
 		if ((const char *)nftnl_udata_next(attr) >
@@ -2415,10 +2416,18 @@ static int udata_comment(struct xl_state *s, struct nftnl_rule *r)
 	}
 	attr = tb[NFTNL_UDATA_RULE_COMMENT];
 	if (!attr)
-		return 0;
+		return NULL;
 	p = nftnl_udata_get(attr);
 	len = nftnl_udata_len(attr);
-	if (!len || p[len - 1])
+	return len && !p[len - 1] ? p : NULL;
+}
+
+static int udata_comment(struct xl_state *s, struct nftnl_rule *r)
+{
+	const char *p = rule_comment(r);
+	struct xl_clause *c;
+
+	if (!p)
 		return 0;
 	c = clause(s, XK_COMMENT);
 	if (!c)
@@ -2426,6 +2435,60 @@ static int udata_comment(struct xl_state *s, struct nftnl_rule *r)
 	if (!c->comment[0])	/* iptables-nft's xt comment wins */
 		snprintf(c->comment, sizeof(c->comment), "%s", p);
 	return 0;
+}
+
+/*
+ * Is @r the mark of a takeover (NFHP_TAKEOVER_MARK)?  Its expressions must
+ * be the takeover's too, a counter alone or "meta nfproto ipv4 accept": a
+ * rule of the user's that only carries the same comment stays a rule.
+ */
+static bool takeover_mark(struct nftnl_rule *r)
+{
+	static const char *const inet[] = { "meta", "cmp", "immediate" };
+	const char *comment = rule_comment(r);
+	struct nftnl_expr_iter *it;
+	struct nftnl_expr *e;
+	unsigned int n = 0;
+	bool ok = true;
+	const char *name;
+	const u8 *d;
+	u32 len = 0;
+
+	if (!comment || strcmp(comment, NFHP_TAKEOVER_MARK))
+		return false;
+	it = nftnl_expr_iter_create(r);
+	if (!it)
+		return false;
+	while (ok && (e = nftnl_expr_iter_next(it))) {
+		name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+		if (!n && !strcmp(name, "counter")) {
+			/* family ip: nothing may follow */
+			ok = !nftnl_expr_iter_next(it);
+			n = sizeof(inet) / sizeof(inet[0]);
+			break;
+		}
+		if (n == sizeof(inet) / sizeof(inet[0]) ||
+		    strcmp(name, inet[n])) {
+			ok = false;
+			break;
+		}
+		switch (n++) {
+		case 0:
+			ok = nftnl_expr_get_u32(e, NFTNL_EXPR_META_KEY) ==
+			     NFT_META_NFPROTO;
+			break;
+		case 1:
+			d = nftnl_expr_get(e, NFTNL_EXPR_CMP_DATA, &len);
+			ok = nftnl_expr_get_u32(e, NFTNL_EXPR_CMP_OP) ==
+			     NFT_CMP_EQ && len == 1 && d[0] == NFPROTO_IPV4;
+			break;
+		default:
+			ok = nftnl_expr_get_u32(e, NFTNL_EXPR_IMM_VERDICT) ==
+			     NF_ACCEPT;
+		}
+	}
+	nftnl_expr_iter_destroy(it);
+	return ok && n == sizeof(inet) / sizeof(inet[0]);
 }
 
 static int interp(struct xl_state *s, struct nftnl_rule *r)
@@ -2755,6 +2818,17 @@ static int xlate_rule(struct nfhp_xlate *x, struct xl_chain *ch,
 	snprintf(desc, sizeof(desc), "rule %u of chain %s (handle %llu)",
 		 pos + 1, ch->name,
 		 (unsigned long long)nftnl_rule_get_u64(r, NFTNL_RULE_HANDLE));
+	/* What a takeover left is no rule of the user's: noted, not loaded. */
+	if (takeover_mark(r)) {
+		ch->marked = true;
+		fprintf(f, "# %s is the mark of an earlier nf-hipac import --takeover: not imported\n",
+			desc);
+		if (add_origin(ch, NULL)) {
+			snprintf(err, errlen, "out of memory");
+			return NFHP_EXIT_RESOURCE;
+		}
+		return 0;
+	}
 	s = malloc(sizeof(*s));
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
@@ -3068,6 +3142,11 @@ const char *nfhp_xlate_source(const struct nfhp_xlate *x, unsigned int i,
 	*base = x->order[i]->base;
 	*policy_drop = x->order[i]->drop;
 	return x->order[i]->name;
+}
+
+bool nfhp_xlate_source_marked(const struct nfhp_xlate *x, unsigned int i)
+{
+	return i < x->norder && x->order[i]->marked;
 }
 
 unsigned int nfhp_xlate_nrules(const struct nfhp_xlate *x)

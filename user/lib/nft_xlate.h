@@ -88,6 +88,18 @@ const char *nfhp_xlate_line_origin(const struct nfhp_xlate *x,
 const char *nfhp_xlate_source(const struct nfhp_xlate *x, unsigned int i,
 			      bool *base, bool *policy_drop);
 
+/*
+ * The comment of the rule "nf-hipac import --takeover" leaves in each base
+ * chain it takes over: a rule that only counts in a flushed chain (family
+ * ip), or the "meta nfproto ipv4 accept" put in front (family inet).  The
+ * translation leaves such a rule out, with a "#" line in its place.
+ */
+#define NFHP_TAKEOVER_MARK \
+	"nf-hipac import --takeover: IPv4 rules moved to nf-hipac"
+
+/* After nfhp_xlate_save(): does source chain @i hold a takeover's mark? */
+bool nfhp_xlate_source_marked(const struct nfhp_xlate *x, unsigned int i);
+
 /* After nfhp_xlate_save(): rules written, and nft rules skipped as IPv6 only. */
 unsigned int nfhp_xlate_nrules(const struct nfhp_xlate *x);
 unsigned int nfhp_xlate_nskipped(const struct nfhp_xlate *x);

@@ -1376,6 +1376,122 @@ static void test_foreign_objects(void)
 	       ":OUTPUT ACCEPT [0:0]\n");
 }
 
+static void comment(struct nftnl_rule *r, const char *text)
+{
+	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(256);
+
+	nftnl_udata_put_strz(u, NFTNL_UDATA_RULE_COMMENT, text);
+	nftnl_rule_set_data(r, NFTNL_RULE_USERDATA, nftnl_udata_buf_data(u),
+			    nftnl_udata_buf_len(u));
+	nftnl_udata_buf_free(u);
+}
+
+/* meta nfproto ipv4 accept, what a takeover puts first in an inet chain. */
+static struct nftnl_rule *ipv4_accept(const char *name)
+{
+	struct nftnl_rule *r = rule(name);
+
+	meta(r, NFT_META_NFPROTO);
+	cmp8(r, NFT_CMP_EQ, NFPROTO_IPV4);
+	verdict(r, NF_ACCEPT, NULL);
+	return r;
+}
+
+/* Is source chain @name marked by a takeover, after run()? */
+static bool marked(const char *name)
+{
+	const char *src;
+	bool base, drop;
+	unsigned int i;
+
+	for (i = 0; (src = nfhp_xlate_source(x, i, &base, &drop)); i++)
+		if (!strcmp(src, name))
+			return nfhp_xlate_source_marked(x, i);
+	return false;
+}
+
+/*
+ * The rules "nf-hipac import --takeover" leaves behind are noted, not
+ * translated, and mark their chain; the same comment on another rule is
+ * only a comment.
+ */
+static void test_takeover_marks(void)
+{
+	struct nftnl_rule *r;
+
+	/* family ip: a flushed chain holds a rule that only counts */
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(true);
+	r = rule("FORWARD");
+	counter(r);
+	comment(r, NFHP_TAKEOVER_MARK);
+	done(r);
+	r = rule("INPUT");
+	l4proto(r, IPPROTO_UDP);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+	check(!run(NULL) && marked("FORWARD") && !marked("INPUT") &&
+	      nfhp_xlate_nrules(x) == 1 && parses(),
+	      "takeover: the mark of an ip chain marks it and is no rule");
+	check(strstr(text, "\n# rule 1 of chain FORWARD (handle 1) is the mark of an earlier nf-hipac import --takeover: not imported\n") &&
+	      !strstr(text, "-A FORWARD"),
+	      "takeover: the mark is noted in the text");
+	nfhp_xlate_free(x);
+
+	/* family inet: "meta nfproto ipv4 accept" in front, then the rules */
+	start(NFPROTO_INET, "six");
+	chain("fwd", NF_INET_FORWARD, false);
+	r = ipv4_accept("fwd");
+	comment(r, NFHP_TAKEOVER_MARK);
+	done(r);
+	r = rule("fwd");
+	l4proto(r, IPPROTO_UDP);
+	th(r, 2, 2);
+	cmp16(r, NFT_CMP_EQ, 9);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+	check(!run(NULL) && marked("fwd") && nfhp_xlate_nrules(x) == 1 &&
+	      strstr(text, "\n# rule 1 of chain fwd (handle 1) is the mark of an earlier nf-hipac import --takeover: not imported\n-A FORWARD -p udp -m udp --dport 9 -j DROP\n") &&
+	      !strstr(text, "-j ACCEPT"),
+	      "takeover: inet: the accept of the mark is left out, the rules behind it stay");
+	nfhp_xlate_free(x);
+
+	/* the same accept without the comment is an accept */
+	start(NFPROTO_INET, "six");
+	chain("fwd", NF_INET_FORWARD, false);
+	done(ipv4_accept("fwd"));
+	check(!run(NULL) && !marked("fwd") && nfhp_xlate_nrules(x) == 1,
+	      "takeover: an unmarked ipv4 accept is a rule");
+	nfhp_xlate_free(x);
+
+	/* the comment on a rule that does something is only a comment */
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(false);
+	r = rule("FORWARD");
+	counter(r);
+	verdict(r, NF_DROP, NULL);
+	comment(r, NFHP_TAKEOVER_MARK);
+	done(r);
+	r = ipv4_accept("FORWARD");
+	done(r);
+	check(!run(NULL) && !marked("FORWARD") && nfhp_xlate_nrules(x) == 2,
+	      "takeover: the mark's comment on a drop rule is a comment");
+	nfhp_xlate_free(x);
+
+	/* and so it is on a rule that counts twice */
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(false);
+	r = rule("FORWARD");
+	counter(r);
+	counter(r);
+	comment(r, NFHP_TAKEOVER_MARK);
+	done(r);
+	check(!run(NULL) && !marked("FORWARD") && nfhp_xlate_nrules(x) == 1,
+	      "takeover: the mark's comment on another rule that counts is a comment");
+	nfhp_xlate_free(x);
+	x = NULL;
+}
+
 int main(void)
 {
 	test_iptables_nft();
@@ -1386,6 +1502,7 @@ int main(void)
 	test_xt_through();
 	test_counters();
 	test_foreign_objects();
+	test_takeover_marks();
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);
 	return failures ? 1 : 0;

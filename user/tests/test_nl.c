@@ -673,6 +673,11 @@ static void test_report(void)
 	   !strcmp(out, "nf-hipac: Permission denied (you must be root).\n"),
 	   "report: genetlink's permission check");
 	memset(out, 0, sizeof(out));
+	code = report(NFHP_CMD_LIST, EPERM, "", out, sizeof(out));
+	ok(code == 4 &&
+	   !strcmp(out, "nf-hipac: can't initialize nf-hipac table `filter': Permission denied (you must be root)\n"),
+	   "report: a listing refused, in the words of iptables -L");
+	memset(out, 0, sizeof(out));
 	code = report(NFHP_CMD_DEL_CHAIN, EPERM,
 		      "cannot delete a built-in chain", out, sizeof(out));
 	ok(code == 1 &&

@@ -6,10 +6,15 @@
  * =============
  *
  * The family is "nf_hipac", version 1.  Every command works on the network
- * namespace of the socket.  Every command that changes something needs
- * CAP_NET_ADMIN in the user namespace that owns that network namespace
- * (GENL_UNS_ADMIN_PERM); without it the reply is -EPERM.  Errors carry an
- * extended ack message.
+ * namespace of the socket.  Every command needs CAP_NET_ADMIN in the user
+ * namespace that owns that network namespace; without it the reply is
+ * -EPERM.  For the commands that change something the check is genetlink's
+ * (GENL_UNS_ADMIN_PERM).  NFHP_CMD_LIST, whose rules and counters tell
+ * what the firewall lets through, is refused the same way (with -EPERM
+ * answering the dump request, once genetlink has checked its attributes,
+ * before any message) unless root of the namespace opened reading up: "1" in /proc/net/nf-hipac/world_readable,
+ * a setting of each network namespace, "0" by default, which only
+ * CAP_NET_ADMIN there may change.  Errors carry an extended ack message.
  *
  * The rule set has the shape of the iptables filter table: the built-in
  * chains INPUT, FORWARD and OUTPUT, each with a policy, and user chains.
