@@ -255,10 +255,18 @@ static u64 rnd(void)
 	return rnd_state;
 }
 
+/* The word of a verdict; an extension target's says NF_ACCEPT or not. */
+static const char *action_name(u8 action, u32 xt_verdict)
+{
+	if (action == NFHP_ACT_XT)
+		return xt_verdict == 1 ? "ACCEPT" : "DROP";
+	return action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+}
+
 static void print_verdict(FILE *f, struct nfhp_ruleset *rs,
 			  const struct nfhp_verdict *v, enum nfhp_hook hook)
 {
-	const char *act = v->action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+	const char *act = action_name(v->action, v->xt_verdict);
 
 	if (!v->rule) {
 		fprintf(f, "%s %s %s\n", act, hook_names[hook],
@@ -275,6 +283,8 @@ static bool same_verdict(struct nfhp_ruleset *rs,
 			 const struct nfhp_ref_verdict *r, enum nfhp_hook hook)
 {
 	if (v->action != r->action || v->hotdrop != r->hotdrop)
+		return false;
+	if (v->action == NFHP_ACT_XT && v->xt_verdict != r->xt_verdict)
 		return false;
 	if (!v->rule)
 		return r->pos == 0 && !strcmp(r->chain, hook_names[hook]);
@@ -342,8 +352,8 @@ static unsigned long classify_pass(struct sim *s,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		nfhp_classify(s->rs, pk[i].hook, &pk[i].key, pk[i].len, NULL,
-			      &v);
+		nfhp_classify(s->rs, pk[i].hook, &pk[i].key, pk[i].len,
+			      (void *)&pk[i], &v);
 		acc += v.action + (unsigned long)v.rule;
 	}
 	return acc;
@@ -378,7 +388,8 @@ static double bench_ref(struct sim *s, const struct nfhp_sim_pkt *pk,
 	size_t i = *next;
 
 	do {
-		nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, NULL, &v);
+		nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, (void *)&pk[i],
+				  &v);
 		acc += v.action + v.pos;
 		i = i + 1 < n ? i + 1 : 0;
 		t = ++lookups & 63 ? 0 : now_ns() - t0;
@@ -439,6 +450,8 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 		snprintf(buf, sizeof(buf), "%s", s->lines[k]);
 		argv[0] = "nf-hipac-sim";
 		argc = nfhp_split_line(buf, argv + 1, 254);
+		if (argc >= 0)
+			argv[argc + 1] = NULL;
 		if (argc < 0 || nfhp_parse_cmdline(argc + 1, argv, cl, err,
 						   sizeof(err))) {
 			fprintf(stderr, "nf-hipac-sim: reparse: %s\n", err);
@@ -737,19 +750,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, NULL, &v);
+		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, &pk[i],
+			      &v);
 		print_verdict(stdout, s.rs, &v, pk[i].hook);
 		if (!check)
 			continue;
-		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, NULL, &rv);
+		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, &pk[i], &rv);
 		if (same_verdict(s.rs, &v, &rv, pk[i].hook))
 			continue;
 		if (mismatches++ < 20) {
 			fprintf(stderr, "MISMATCH packet %zu: tree ", i + 1);
 			print_verdict(stderr, s.rs, &v, pk[i].hook);
 			fprintf(stderr, "  reference %s %s ",
-				rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
-				rv.chain);
+				action_name(rv.action, rv.xt_verdict), rv.chain);
 			if (rv.pos)
 				fprintf(stderr, "%u\n", rv.pos);
 			else
