@@ -2,7 +2,8 @@
 /*
  * nf-hipac-sim: the classifier core offline.
  *
- *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] RULESET [PACKETS]
+ *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt]
+ *		 RULESET [PACKETS]
  *
  * RULESET is in iptables-save format (filter table).  It is loaded into
  * the core and into the naive reference (lib/ref.c).  Each packet line of
@@ -10,9 +11,12 @@
  * "VERDICT CHAIN policy".  --check compares every verdict with the
  * reference; --bench measures build time, memory, lookups and single-rule
  * updates; --stats prints the tree statistics, --shadow the rules that can
- * never match.
+ * never match.  --opaque-xt runs the matches and targets the tree does not
+ * know (-m recent, -j LOG, ...) as opaque tests of a model (opaque.h)
+ * instead of refusing them.
  */
 #include "pkt.h"
+#include "opaque.h"
 #include "parse.h"
 #include "print.h"
 #include "ref.h"
@@ -639,12 +643,13 @@ static void do_passes(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n,
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--passes N] RULESET [PACKETS]\n");
+		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [--passes N] RULESET [PACKETS]\n");
 }
 
 int main(int argc, char **argv)
 {
 	bool bench = false, stats = false, shadow = false, check = false;
+	bool opaque = false;
 	const char *rfile = NULL, *pfile = NULL;
 	long passes = -1;
 	char *end;
@@ -667,6 +672,8 @@ int main(int argc, char **argv)
 			shadow = true;
 		else if (!strcmp(argv[a], "--check"))
 			check = true;
+		else if (!strcmp(argv[a], "--opaque-xt"))
+			opaque = true;
 		else if (!strcmp(argv[a], "--passes") && a + 1 < argc) {
 			passes = strtol(argv[++a], &end, 10);
 			if (*end || passes < 0) {
@@ -697,6 +704,11 @@ int main(int argc, char **argv)
 	if (!s.rs || !s.ref) {
 		fprintf(stderr, "nf-hipac-sim: out of memory\n");
 		return NFHP_EXIT_RESOURCE;
+	}
+	if (opaque) {
+		nfhp_sim_opaque_plug(s.rs);
+		nfhp_ruleset_set_ext(s.rs, &nfhp_sim_opaque_ops, NULL);
+		nfhp_ref_set_ext(s.ref, &nfhp_sim_opaque_ops, NULL);
 	}
 	f = fopen(rfile, "r");
 	if (!f) {
@@ -785,6 +797,7 @@ out:
 	}
 	free(s.lines);
 	free(s.chains);
+	nfhp_sim_opaque_plug(NULL);
 	nfhp_ref_free(s.ref);
 	nfhp_ruleset_free(s.rs);
 	return ret;
