@@ -5,10 +5,12 @@
  *
  * parse.c and print.c know the native matches only.  The CLI plugs in
  * xt.c, which runs them through libxtables as iptables does; the
- * simulator, the fuzzers and the core tests plug in nothing, and the
- * parser keeps refusing every other extension there.  Only spec.h is
- * needed here, so that xt.c, compiled against the system's kernel headers
- * for libxtables, can include this file without the userspace shim.
+ * simulator with --opaque-xt plugs in sim/opaque.c, which keeps them as
+ * opaque words for a model; the fuzzers, the core tests and the
+ * simulator without it plug in nothing, and the parser keeps refusing
+ * every other extension there.  Only spec.h is needed here, so that
+ * xt.c, compiled against the system's kernel headers for libxtables, can
+ * include this file without the userspace shim.
  */
 #ifndef _NFHP_XT_HOOKS_H
 #define _NFHP_XT_HOOKS_H
