@@ -18,7 +18,7 @@
 
 #define OPAQUE_NAMELEN	29	/* XT_EXTENSION_MAXNAMELEN */
 #define OPAQUE_OPTLEN	64
-#define OPAQUE_MAXOPTS	64
+#define OPAQUE_MAXOPTS	256	/* a line's words (parse.c NFHP_MAX_ARGS) */
 #define OPAQUE_NF_DROP	0	/* NF_DROP */
 
 /*
@@ -287,14 +287,6 @@ static void print_word(FILE *f, const char *w)
 		nfhp_print_save_string(f, w);
 }
 
-/* The words from @w up to the target ("-j") or the end. */
-static void print_upto_target(FILE *f, const struct nfhp_rule_spec *spec,
-			      const char *w)
-{
-	for (; w && strcmp(w, "-j"); w = next_word(spec, w))
-		print_word(f, w);
-}
-
 static const char *find_target(const struct nfhp_rule_spec *spec)
 {
 	const char *w;
@@ -305,9 +297,14 @@ static const char *find_target(const struct nfhp_rule_spec *spec)
 	return NULL;
 }
 
+/* The words up to the target's "-j", or all. */
 static void opaque_save_matches(FILE *f, const struct nfhp_rule_spec *spec)
 {
-	print_upto_target(f, spec, next_word(spec, NULL));
+	const char *w;
+
+	for (w = next_word(spec, NULL); w && strcmp(w, "-j");
+	     w = next_word(spec, w))
+		print_word(f, w);
 }
 
 static void opaque_save_target(FILE *f, const struct nfhp_rule_spec *spec)
