@@ -22,13 +22,15 @@
  * matters for stateful matches (limit, recent, ...) and for the hotdrop
  * of truncated packets by tcp, udp and icmp.  So with the hook, a native
  * match loaded after the first xtables match is loaded through
- * libxtables as well, as is a second instance of a native match; and one
- * the tree cannot take (a second match on its dimension, an option it
- * has no dimension for, a mark mask of low bits) makes refuse() parse the
- * line again with that whole match in libxtables.  The IP part always
- * stays native.  spec->order records the order the native matches were
- * loaded in; the printer prints them in it, then the xtables ones, which
- * is then the order iptables-save prints them in.
+ * libxtables as well (unless the hook's extensions may run in any
+ * order, as the simulator's model may), as is a second instance of a
+ * native match; and one the tree cannot take (a second match on its
+ * dimension, an option it has no dimension for, a mark mask of low bits)
+ * makes refuse() parse the line again with that whole match in
+ * libxtables.  The IP part always stays native.  spec->order records the
+ * order the native matches were loaded in; the printer prints them in
+ * it, then the xtables ones, which is then the order iptables-save prints
+ * them in.
  */
 /* First: the shim must see <errno.h> before anything pulls in linux/. */
 #include "parse.h"
@@ -1117,11 +1119,12 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 /*
  * Does the native match @pm, about to be loaded, go to libxtables?  It
  * does after the first xtables match, so that the matches run in the
- * order iptables runs them; as a second instance of itself, which
- * iptables keeps apart; as a tcp or udp match after multiport, which
- * drops short packets only among those multiport let through (the kernel
- * has one box for them, nfhp_rule_body_new()); and when an
- * earlier pass found that the tree cannot take it (refuse()).
+ * order iptables runs them, unless the extensions may run in any order
+ * (&struct nfhp_parse_ext @any_order); as a second instance of itself,
+ * which iptables keeps apart; as a tcp or udp match after multiport,
+ * which drops short packets only among those multiport let through (the
+ * kernel has one box for them, nfhp_rule_body_new()); and when an earlier
+ * pass found that the tree cannot take it (refuse()).
  */
 static bool next_to_xt(struct pstate *ps, int pm)
 {
@@ -1132,7 +1135,8 @@ static bool next_to_xt(struct pstate *ps, int pm)
 	if ((pm == PM_TCP || pm == PM_UDP) &&
 	    (ps->loaded & (1u << PM_MULTIPORT)))
 		return true;
-	return ps->xt_seen || (ps->loaded & (1u << pm)) ||
+	return (ps->xt_seen && !parse_ext->any_order) ||
+	       (ps->loaded & (1u << pm)) ||
 	       (seq < NFHP_MAX_LOADS && (ps->xt_force & (1ULL << seq)));
 }
 

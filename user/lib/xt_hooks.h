@@ -5,10 +5,12 @@
  *
  * parse.c and print.c know the native matches only.  The CLI plugs in
  * xt.c, which runs them through libxtables as iptables does; the
- * simulator, the fuzzers and the core tests plug in nothing, and the
- * parser keeps refusing every other extension there.  Only spec.h is
- * needed here, so that xt.c, compiled against the system's kernel headers
- * for libxtables, can include this file without the userspace shim.
+ * simulator with --opaque-xt plugs in sim/opaque.c, which keeps them as
+ * opaque words for a model; the fuzzers, the core tests and the
+ * simulator without it plug in nothing, and the parser keeps refusing
+ * every other extension there.  Only spec.h is needed here, so that
+ * xt.c, compiled against the system's kernel headers for libxtables, can
+ * include this file without the userspace shim.
  */
 #ifndef _NFHP_XT_HOOKS_H
 #define _NFHP_XT_HOOKS_H
@@ -46,12 +48,18 @@ struct nfhp_ext_opt {
  *	abbreviated) among the loaded extensions' options.  Return 1 and
  *	fill @o when found, 0 when not, -1 when ambiguous.
  * @option: run the option @id with its argument @arg (NULL when none);
- *	*@ip indexes the next word of @argv and may advance, as optind does.
+ *	*@ip indexes the next word of @argv and may advance, as optind does;
+ *	@argv ends with NULL, as main()'s does.
  *	@proto is the -p protocol (0 for none), @proto_inv its "!".
  *	Return 0 or an exit code with @err set.
  * @finish: the line is complete: run the extensions' final checks and
  *	serialise them into @spec ext and ext_len.  Return 0 or an exit code
  *	with @err set.
+ * @any_order: the extensions keep no state and drop no packet, so they
+ *	may run after the native matches whatever the order written: a
+ *	native match loaded after one of them stays native (the simulator's
+ *	opaque model).  Without it the native matches after the first
+ *	extension go to the extensions too, as parse.c says.
  *
  * Load sequence numbers (@seq) order the native matches and the
  * extensions together: when both know an option by its full name, the one
@@ -70,6 +78,7 @@ struct nfhp_parse_ext {
 		      char *err, size_t errlen);
 	int (*finish)(struct nfhp_rule_spec *spec, unsigned char proto,
 		      bool proto_inv, char *err, size_t errlen);
+	bool any_order;
 };
 
 /**

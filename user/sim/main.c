@@ -2,7 +2,8 @@
 /*
  * nf-hipac-sim: the classifier core offline.
  *
- *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] RULESET [PACKETS]
+ *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt]
+ *		 RULESET [PACKETS]
  *
  * RULESET is in iptables-save format (filter table).  It is loaded into
  * the core and into the naive reference (lib/ref.c).  Each packet line of
@@ -10,9 +11,12 @@
  * "VERDICT CHAIN policy".  --check compares every verdict with the
  * reference; --bench measures build time, memory, lookups and single-rule
  * updates; --stats prints the tree statistics, --shadow the rules that can
- * never match.
+ * never match.  --opaque-xt runs the matches and targets the tree does not
+ * know (-m recent, -j LOG, ...) as opaque tests of a model (opaque.h)
+ * instead of refusing them.
  */
 #include "pkt.h"
+#include "opaque.h"
 #include "parse.h"
 #include "print.h"
 #include "ref.h"
@@ -255,10 +259,18 @@ static u64 rnd(void)
 	return rnd_state;
 }
 
+/* The word of a verdict; an extension target's says NF_ACCEPT or not. */
+static const char *action_name(u8 action, u32 xt_verdict)
+{
+	if (action == NFHP_ACT_XT)
+		return xt_verdict == 1 ? "ACCEPT" : "DROP";
+	return action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+}
+
 static void print_verdict(FILE *f, struct nfhp_ruleset *rs,
 			  const struct nfhp_verdict *v, enum nfhp_hook hook)
 {
-	const char *act = v->action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+	const char *act = action_name(v->action, v->xt_verdict);
 
 	if (!v->rule) {
 		fprintf(f, "%s %s %s\n", act, hook_names[hook],
@@ -275,6 +287,8 @@ static bool same_verdict(struct nfhp_ruleset *rs,
 			 const struct nfhp_ref_verdict *r, enum nfhp_hook hook)
 {
 	if (v->action != r->action || v->hotdrop != r->hotdrop)
+		return false;
+	if (v->action == NFHP_ACT_XT && v->xt_verdict != r->xt_verdict)
 		return false;
 	if (!v->rule)
 		return r->pos == 0 && !strcmp(r->chain, hook_names[hook]);
@@ -342,8 +356,8 @@ static unsigned long classify_pass(struct sim *s,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		nfhp_classify(s->rs, pk[i].hook, &pk[i].key, pk[i].len, NULL,
-			      &v);
+		nfhp_classify(s->rs, pk[i].hook, &pk[i].key, pk[i].len,
+			      (void *)&pk[i], &v);
 		acc += v.action + (unsigned long)v.rule;
 	}
 	return acc;
@@ -378,7 +392,8 @@ static double bench_ref(struct sim *s, const struct nfhp_sim_pkt *pk,
 	size_t i = *next;
 
 	do {
-		nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, NULL, &v);
+		nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key, (void *)&pk[i],
+				  &v);
 		acc += v.action + v.pos;
 		i = i + 1 < n ? i + 1 : 0;
 		t = ++lookups & 63 ? 0 : now_ns() - t0;
@@ -439,6 +454,8 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 		snprintf(buf, sizeof(buf), "%s", s->lines[k]);
 		argv[0] = "nf-hipac-sim";
 		argc = nfhp_split_line(buf, argv + 1, 254);
+		if (argc >= 0)
+			argv[argc + 1] = NULL;
 		if (argc < 0 || nfhp_parse_cmdline(argc + 1, argv, cl, err,
 						   sizeof(err))) {
 			fprintf(stderr, "nf-hipac-sim: reparse: %s\n", err);
@@ -626,12 +643,13 @@ static void do_passes(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n,
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--passes N] RULESET [PACKETS]\n");
+		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [--passes N] RULESET [PACKETS]\n");
 }
 
 int main(int argc, char **argv)
 {
 	bool bench = false, stats = false, shadow = false, check = false;
+	bool opaque = false;
 	const char *rfile = NULL, *pfile = NULL;
 	long passes = -1;
 	char *end;
@@ -654,6 +672,8 @@ int main(int argc, char **argv)
 			shadow = true;
 		else if (!strcmp(argv[a], "--check"))
 			check = true;
+		else if (!strcmp(argv[a], "--opaque-xt"))
+			opaque = true;
 		else if (!strcmp(argv[a], "--passes") && a + 1 < argc) {
 			passes = strtol(argv[++a], &end, 10);
 			if (*end || passes < 0) {
@@ -684,6 +704,11 @@ int main(int argc, char **argv)
 	if (!s.rs || !s.ref) {
 		fprintf(stderr, "nf-hipac-sim: out of memory\n");
 		return NFHP_EXIT_RESOURCE;
+	}
+	if (opaque) {
+		nfhp_sim_opaque_plug(s.rs);
+		nfhp_ruleset_set_ext(s.rs, &nfhp_sim_opaque_ops, NULL);
+		nfhp_ref_set_ext(s.ref, &nfhp_sim_opaque_ops, NULL);
 	}
 	f = fopen(rfile, "r");
 	if (!f) {
@@ -737,19 +762,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, NULL, &v);
+		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, &pk[i],
+			      &v);
 		print_verdict(stdout, s.rs, &v, pk[i].hook);
 		if (!check)
 			continue;
-		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, NULL, &rv);
+		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, &pk[i], &rv);
 		if (same_verdict(s.rs, &v, &rv, pk[i].hook))
 			continue;
 		if (mismatches++ < 20) {
 			fprintf(stderr, "MISMATCH packet %zu: tree ", i + 1);
 			print_verdict(stderr, s.rs, &v, pk[i].hook);
 			fprintf(stderr, "  reference %s %s ",
-				rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
-				rv.chain);
+				action_name(rv.action, rv.xt_verdict), rv.chain);
 			if (rv.pos)
 				fprintf(stderr, "%u\n", rv.pos);
 			else
@@ -772,6 +797,7 @@ out:
 	}
 	free(s.lines);
 	free(s.chains);
+	nfhp_sim_opaque_plug(NULL);
 	nfhp_ref_free(s.ref);
 	nfhp_ruleset_free(s.rs);
 	return ret;

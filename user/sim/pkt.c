@@ -45,6 +45,20 @@ static const char *const states[NFHP_CT_MAX] = {
 	[NFHP_CT_UNTRACKED] = "untracked",
 };
 
+/* Each half of each value in turn, with splitmix64's step between. */
+static u64 key_hash(const struct nfhp_key *key)
+{
+	const u64 step = 0x9e3779b97f4a7c15ull;
+	u64 h = 0;
+	int d;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++) {
+		h = nfhp_sim_mix64(h + step + (u64)key->v[d]);
+		h = nfhp_sim_mix64(h + step + (u64)(key->v[d] >> 64));
+	}
+	return h;
+}
+
 int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 			  char *err, size_t errlen)
 {
@@ -162,6 +176,7 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 		p->key.v[NFHP_DIM_ICMP] = icmp;
 	nfhp_key_set_l4_short(&p->key, proto, frag, l4len);
 	nfhp_key_fold_port(&p->key, proto);
+	p->hash = key_hash(&p->key);
 	return 0;
 bad:
 	snprintf(err, errlen, "bad packet field `%s%s%s'", tok,

@@ -15,12 +15,25 @@
  * @hook: &enum nfhp_hook
  * @len: the IP total length, also given to nfhp_classify() for counters
  * @key: the classifier key
+ * @hash: a hash of @key, from which the opaque extensions' model
+ *	(opaque.h) draws its answers
  */
 struct nfhp_sim_pkt {
 	u8 hook;
 	unsigned int len;
 	struct nfhp_key key;
+	u64 hash;
 };
+
+/* splitmix64's finaliser: every bit of @x moves every bit of the result. */
+static inline u64 nfhp_sim_mix64(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
 
 /*
  * Parse one packet line.  Fields: hook= src= dst= proto= sport= dport= in=

@@ -138,8 +138,107 @@ printf '*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -m limit --limit 3/min -j ACC
 out=$("$sim" "$tmp/ext.rules" "$tmp/small.pkt" 2>&1)
 st=$?
 result "$([ $st -eq 2 ] && grep -q "line 3: .*match .limit. is not supported" <<<"$out"; echo $?)" \
-	"an extension the simulator cannot run: exit 2, the line and the match" \
+	"an extension without --opaque-xt: exit 2, the line and the match" \
 	"exit $st: $out"
+
+# --opaque-xt: extensions as the model's opaque tests (sim/opaque.h), on
+# jumps, a goto and RETURNs.  Each verdict listed must occur: matches that
+# pass and fail, REJECT that drops, LOG that lets LOG_DROP 2 decide.
+cat > "$tmp/xt.rules" <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+:LOG_DROP - [0:0]
+:mac_1 - [0:0]
+-A FORWARD -m state --state RELATED,ESTABLISHED -j ACCEPT
+-A FORWARD -m recent --update --seconds 60 --name DEFAULT --rsource -j LOG_DROP
+-A FORWARD -s 10.0.0.0/24 -j mac_1
+-A FORWARD -s 10.0.0.0/8 -p tcp -m tcp --dport 22 -m recent --set --name ssh --rsource
+-A FORWARD -s 10.0.0.0/8 -p tcp -m tcp --dport 22 -j ACCEPT
+-A FORWARD -p udp -m limit --limit 10/min -j REJECT --reject-with icmp-port-unreachable
+-A FORWARD -p udp -j ACCEPT
+-A FORWARD -p icmp -m limit --limit 1/sec -g LOG_DROP
+-A FORWARD -p icmp -j ACCEPT
+-A FORWARD -j LOG_DROP
+-A LOG_DROP -m limit --limit 100/min -j LOG --log-prefix "[IPT_DROP]:"
+-A LOG_DROP -j DROP
+-A mac_1 -s 10.0.0.1/32 -m mac --mac-source 02:00:00:00:00:01 -j RETURN
+-A mac_1 -s 10.0.0.2/32 -m mac ! --mac-source 02:00:00:00:00:02 -j RETURN
+-A mac_1 -j LOG_DROP
+COMMIT
+EOF
+awk -v seed=11 -v n=2000 'BEGIN {
+	srand(seed)
+	split("tcp udp icmp", pr, " ")
+	split("22 53 80", dp, " ")
+	for (i = 0; i < n; i++) {
+		if (rand() < 0.5)
+			src = "10.0.0." int(1 + rand() * 3)
+		else
+			src = "10." int(rand() * 3) "." int(rand() * 256) "." \
+			      int(rand() * 256)
+		p = pr[1 + int(rand() * 3)]
+		printf("src=%s dst=192.0.2.%d proto=%s", src, int(rand() * 256), p)
+		if (p != "icmp")
+			printf(" sport=%d dport=%s", 1024 + int(rand() * 60000),
+			       dp[1 + int(rand() * 3)])
+		printf(" state=%s\n", rand() < 0.2 ? "established" : "new")
+	}
+}' > "$tmp/xt.pkt"
+"$sim" --opaque-xt --check "$tmp/xt.rules" "$tmp/xt.pkt" > "$tmp/xt.out" \
+	2> "$tmp/xt.err"
+st=$?
+bad=$(grep -v '^nf-hipac-sim: 2000 packets checked, 0 mismatches$' "$tmp/xt.err")
+for v in "ACCEPT FORWARD 1" "ACCEPT FORWARD 5" "DROP FORWARD 6" \
+	 "ACCEPT FORWARD 7" "ACCEPT FORWARD 9" "DROP LOG_DROP 2"; do
+	grep -qx "$v" "$tmp/xt.out" || bad="$bad${bad:+; }no \"$v\""
+done
+grep -q "LOG_DROP 1$" "$tmp/xt.out" && bad="$bad${bad:+; }LOG decided"
+result "$([ $st -eq 0 ] && [ -z "$bad" ]; echo $?)" \
+	"--opaque-xt --check: recent, mac, limit, LOG, REJECT; tree = reference" \
+	"exit $st: $bad$(printf '\n'; sort "$tmp/xt.out" | uniq -c)"
+
+# What the parser and the printer make of them: every rule is shadowed by
+# the first, and --shadow prints it as iptables-save would, the native
+# matches first; printed again from that output, it stays the same.
+cat > "$tmp/rt.rules" <<'EOF'
+*filter
+:FORWARD ACCEPT [0:0]
+:LOG_DROP - [0:0]
+-A FORWARD -j DROP
+-A FORWARD -m mac --mac-source 02:83:cb:b5:bf:b3 -p tcp -m tcp --dport 22 -m state --state NEW -j LOG_DROP
+-A FORWARD -p sctp --dport 50000 -j ACCEPT
+-A FORWARD -m limit --limit 100/min -j LOG --log-prefix "[IPT DROP]: \"x\"" --log-level=4
+-A FORWARD -m recent ! --rcheck --name A -m comment --comment "a b" -j REJECT
+-A FORWARD -m foo --bar "" --baz=-5 --qux 1 2 -j MARK --set-mark 0x5
+COMMIT
+EOF
+cat > "$tmp/rt.want" <<'EOF'
+shadowed: FORWARD 2: -A FORWARD -p tcp -m tcp --dport 22 -m state --state NEW -m mac --mac-source 02:83:cb:b5:bf:b3 -j LOG_DROP
+shadowed: FORWARD 3: -A FORWARD -p sctp -m sctp --dport 50000 -j ACCEPT
+shadowed: FORWARD 4: -A FORWARD -m limit --limit 100/min -j LOG --log-prefix "[IPT DROP]: \"x\"" --log-level=4
+shadowed: FORWARD 5: -A FORWARD -m comment --comment "a b" -m recent ! --rcheck --name A -j REJECT
+shadowed: FORWARD 6: -A FORWARD -m foo --bar "" --baz=-5 --qux 1 2 -j MARK --set-mark 0x5
+5 shadowed rules
+EOF
+"$sim" --opaque-xt --shadow "$tmp/rt.rules" > "$tmp/rt.out" 2>&1 </dev/null
+{
+	sed -n '1,4p' "$tmp/rt.rules"
+	sed -n 's/^shadowed: [^:]*: //p' "$tmp/rt.out"
+	echo COMMIT
+} > "$tmp/rt2.rules"
+"$sim" --opaque-xt --shadow "$tmp/rt2.rules" > "$tmp/rt2.out" 2>&1 </dev/null
+result "$(cmp -s "$tmp/rt.out" "$tmp/rt.want" &&
+	  cmp -s "$tmp/rt2.out" "$tmp/rt.want"; echo $?)" \
+	"--opaque-xt --shadow: extensions printed back, quotes and ! kept" \
+	"$(diff "$tmp/rt.want" "$tmp/rt.out"; diff "$tmp/rt.want" "$tmp/rt2.out")"
+
+"$sim" --opaque-xt --bench "$tmp/xt.rules" "$tmp/xt.pkt" > "$tmp/xtb.out" 2>&1
+st=$?
+result "$([ $st -eq 0 ] && grep -qx 'rules=15' "$tmp/xtb.out"; echo $?)" \
+	"--opaque-xt --bench: rules saved, parsed again, inserted and deleted" \
+	"exit $st: $(cat "$tmp/xtb.out")"
 
 out=$(echo "src=300.1.1.1" | "$sim" "$tmp/small.rules" 2>&1)
 st=$?

@@ -691,7 +691,7 @@ static void test_multiport_order(struct nfhp_cmdline *cl)
 	      "tcp then multiport: all native: %s", err);
 }
 
-/* Without the hook (nf-hipac-sim), extensions stay refused. */
+/* Without the hook (nf-hipac-sim without --opaque-xt), they stay refused. */
 static void test_unplugged(struct nfhp_cmdline *cl)
 {
 	char err[512];
