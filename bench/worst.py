@@ -14,7 +14,8 @@ mostly FORWARD, some INPUT and OUTPUT) and --chains user chains C0, C1,
 ... in --depth levels: a chain jumps or goes only to chains of a deeper
 level, so there is no loop.  The last chain is the "hot" one: --hot of
 all jumps go to it, from every level.  Every user chain is reached from
-at least one rule.  A rule is a jump (-j) or goto (-g, --gotos of them)
+at least one rule (a jump is added to FORWARD when no rule is left to
+become one: with --chains close to N there are more than N rules).  A rule is a jump (-j) or goto (-g, --gotos of them)
 with probability --jumps, a RETURN in a user chain with probability
 --returns, else ACCEPT, DROP or no target.
 
@@ -305,7 +306,8 @@ def layout(args, rng):
     # is at the deepest level.
     level = {c: 1 + i * depth // nch for i, c in enumerate(users)}
     level.update(INPUT=0, FORWARD=0, OUTPUT=0)
-    nhook = max(1, min(n - nch, round(n * args.hook_share)))
+    # Without user chains every rule is in a built-in chain.
+    nhook = max(1, min(n - nch, round(n * args.hook_share))) if nch else n
     chains = []
     for _ in range(nhook):
         r = rng.random()
