@@ -15,9 +15,10 @@ mostly FORWARD, some INPUT and OUTPUT) and --chains user chains C0, C1,
 level, so there is no loop.  The last chain is the "hot" one: --hot of
 all jumps go to it, from every level.  Every user chain is reached from
 at least one rule (a jump is added to FORWARD when no rule is left to
-become one: with --chains close to N there are more than N rules).  A rule is a jump (-j) or goto (-g, --gotos of them)
-with probability --jumps, a RETURN in a user chain with probability
---returns, else ACCEPT, DROP or no target.
+become one: with --chains close to N there are more than N rules).  A
+rule is a jump (-j) or goto (-g, --gotos of them) with probability
+--jumps, a RETURN in a user chain with probability --returns, else
+ACCEPT, DROP or no target.
 
 Each dimension of --dims appears in a rule with its own probability times
 --density, and each match is negated with probability --neg where iptables
@@ -33,7 +34,8 @@ allows it:
     state       -m state --state or -m conntrack --ctstate (never both)
     flags       --tcp-flags MASK COMP or --syn
     icmp        --icmp-type by number, type/code or name
-    frag        -f
+    frag        -f (only "! -f" beside a port, flag or icmp match, which
+                a later fragment never passes)
     iface       -i / -o names and '+' wildcards (no -o in INPUT, no -i in
                 OUTPUT)
     mark        -m mark --mark with a mask of contiguous high bits
