@@ -84,6 +84,12 @@ bench:
 	bench/run-core-bench.sh
 	bench/lookup-counts.sh
 
+# Issue 48's worst case: bench/worst.py's random sets with many dimensions
+# and user chains at 100, 1k and 10k rules, each under a time limit
+# (about 30 minutes); WORST="-n 5 -s 100,1000" for a short run.
+bench-worst:
+	bench/worst-sweep.sh $(WORST)
+
 # The in-kernel benchmark of issue 5 in one VM run (about 40 minutes):
 # bench/kernel/bench.sh; NFHP_BK_QUICK=1 for a short development run.
 bench-kernel: deps
@@ -154,6 +160,8 @@ help:
 		"kernel (built and cached on first use)"
 	@echo "make demo       deps, build, throughput demo in the VM"
 	@echo "make bench      bench/run-core-bench.sh"
+	@echo "make bench-worst  random worst-case sets at 100, 1k, 10k rules:" \
+		"bench/results/worst.{md,csv} (WORST=\"-n 5\" passes options)"
 	@echo "make bench-kernel  in-kernel benchmark in the VM (issue 5):" \
 		"bench/results/kernel.{md,csv,png}"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
@@ -165,4 +173,5 @@ help:
 
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
-	bench bench-kernel bench-commit install uninstall style clean help
+	bench bench-worst bench-kernel bench-commit install uninstall style \
+	clean help
