@@ -1265,14 +1265,23 @@ bool nfhp_box_disjoint(const struct nfhp_box *a, const struct nfhp_box *b)
 bool nfhp_box_contains_key(const struct nfhp_box *b,
 			   const struct nfhp_key *key)
 {
-	struct nfhp_region reg;
-	unsigned int d;
+	const struct nfhp_range *r;
+	unsigned int m, d, i, n;
+	nfhp_u128 v;
 
-	for (d = 0; d < NFHP_DIM_MAX; d++) {
-		reg.d[d].lo = key->v[d];
-		reg.d[d].hi = key->v[d];
+	if (b->empty)
+		return false;
+	for (m = b->restricted; m; m &= m - 1) {
+		d = __builtin_ctz(m);
+		r = nfhp_box_ranges(b, d);
+		n = nfhp_box_nranges(b, d);
+		v = key->v[d];
+		for (i = 0; i < n && r[i].hi < v; i++)
+			;
+		if (i == n || r[i].lo > v)
+			return false;
 	}
-	return nfhp_box_covers(b, &reg);
+	return true;
 }
 
 /* Packed layout: nmatch, action, target, comment, then per match its

@@ -108,6 +108,8 @@ static int nfhp_info_show(struct seq_file *m, void *v)
 		   nfhp_ruleset_shared_splits(rs));
 	seq_printf(m, "tree updates given up:    %14llu\n",
 		   nfhp_ruleset_updates_given_up(rs));
+	seq_printf(m, "tree builds cut short:    %14llu\n",
+		   nfhp_ruleset_builds_cut(rs));
 	seq_printf(m, "nf-hipac is invoked %s iptables\n",
 		   hn->iptables_first ? "after" : "before");
 	mutex_unlock(&hn->lock);
@@ -257,6 +259,10 @@ static void nfhp_seq_tree_stats(struct seq_file *m, enum nfhp_hook hook,
 	seq_printf(m, "shared node references:   %14u\n", st->shared);
 	seq_printf(m, "number of leaves:         %14u\n", st->leaves);
 	seq_printf(m, "    of which lists:       %14u\n", st->lists);
+	seq_printf(m, "    of which tested:      %14u\n", st->tested);
+	seq_printf(m, "tested entries:           %14u\n",
+		   st->tested_entries);
+	seq_printf(m, "largest tested leaf:      %14u\n", st->tested_max);
 	seq_printf(m, "maximum depth:            %14u\n", st->depth);
 	seq_puts(m, "distribution of node sizes (intervals):\n");
 	nfhp_seq_hist(m, st->node_size_hist);

@@ -3606,6 +3606,8 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 	unsigned long visits = nfhp_update_visits_min +
 			       (unsigned long)nfhp_update_visits_per_entry *
 			       fl->e.n;
+	/* An update may work as much as a build of the hook's tree would. */
+	u64 work = nfhp_build_budget_of(nfhp_build_budget, fl->e.n);
 	unsigned int k, n[2] = { 0, 0 }, stride = fl->e.n;
 	struct nfhp_entry_sum x[2];
 	struct nfhp_node *new;
@@ -3622,7 +3624,8 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 	for (k = 0; k < nchanged; k++) {
 		cands[k * stride + n[k]++] = nfhp_flat_at(fl, fl->e.n - 1);
 		err = nfhp_tree_update(&rs->forest, *root, changed[k]->box,
-				       cands + k * stride, n[k], visits, &new);
+				       cands + k * stride, n[k], visits, work,
+				       &new);
 		if (err)
 			return err;
 		nfhp_tree_put(&rs->forest, *root);
@@ -4656,6 +4659,8 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		*msg = "too many levels of chain jumps";
 	else if (err == -E2BIG)
 		*msg = "rule set too deep to compile on the kernel stack";
+	else if (err == -EINTR)
+		*msg = "interrupted by a signal: the old rules stay in force";
 	else
 		*msg = "out of memory (see /proc/net/nf-hipac/info)";
 	return err;
@@ -5750,10 +5755,13 @@ static void nfhp_decide(const struct nfhp_tables *t, enum nfhp_hook hook,
 	}
 }
 
-/* The hit entry with the smallest order not yet walked, or NULL. */
+/*
+ * The hit entry with the smallest order not yet walked, or NULL; @walk is
+ * set to how its hit is walked.
+ */
 static const struct nfhp_entry *
 nfhp_merge_next(const struct nfhp_hit *hit, unsigned int nhits,
-		unsigned int *pos)
+		unsigned int *pos, u8 *walk)
 {
 	const struct nfhp_entry *e, *best = NULL;
 	unsigned int g, from = 0;
@@ -5767,8 +5775,10 @@ nfhp_merge_next(const struct nfhp_hit *hit, unsigned int nhits,
 			from = g;
 		}
 	}
-	if (best)
+	if (best) {
 		pos[from]++;
+		*walk = hit[from].walk;
+	}
 	return best;
 }
 
@@ -5940,11 +5950,14 @@ static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
 }
 
 /*
- * The walk for hits with extensions: their entries in order, merged
- * across the trees, running extensions where the tree could not decide.
- * Every hit ends in an entry no earlier one can skip, so the walk ends
- * there at the latest.  Once a target changed the packet, the rest is
- * nfhp_classify_linear().
+ * The walk for hits with extensions or tested entries: their entries in
+ * order, merged across the trees, running extensions where the tree
+ * could not decide, testing the boxes of the entries of a region whose
+ * build was cut short (%NFHP_WALK_TESTED).  An entry reached through a
+ * jump has the jump's box in its own, so a jump whose box misses the
+ * packet takes its chain with it.  Every hit ends in an entry no earlier
+ * one can skip, so the walk ends there at the latest.  Once a target
+ * changed the packet, the rest is nfhp_classify_linear().
  */
 static void nfhp_classify_walk(struct nfhp_walk *w,
 			       const struct nfhp_hit *hit, unsigned int nhits,
@@ -5952,9 +5965,13 @@ static void nfhp_classify_walk(struct nfhp_walk *w,
 {
 	unsigned int pos[NFHP_GROUPS] = {};
 	const struct nfhp_entry *e;
+	u8 how = 0;
 
-	while ((e = nfhp_merge_next(hit, nhits, pos))) {
+	while ((e = nfhp_merge_next(hit, nhits, pos, &how))) {
 		if (e->order < w->skip)
+			continue;
+		if (how & NFHP_WALK_TESTED &&
+		    !nfhp_box_contains_key(e->box, &w->key))
 			continue;
 		if (!nfhp_walk_entry(w, e, verdict))
 			return;
@@ -6135,6 +6152,21 @@ u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs)
 unsigned int nfhp_ruleset_flattened(const struct nfhp_ruleset *rs)
 {
 	return rs->flattened;
+}
+
+/**
+ * nfhp_ruleset_builds_cut() - tree builds that ran out of work
+ * @rs: the rule set
+ *
+ * A build whose first attempt ran out of its budget builds again with a
+ * share of it for each region, and the regions past their shares become
+ * tested leaves ("Bounded builds" in tree.c).
+ *
+ * Return: how many builds did so since @rs was made.
+ */
+u64 nfhp_ruleset_builds_cut(const struct nfhp_ruleset *rs)
+{
+	return rs->forest.builds_cut;
 }
 
 /**

@@ -194,5 +194,6 @@ unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs);
 u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs);
 unsigned int nfhp_ruleset_flattened(const struct nfhp_ruleset *rs);
 u64 nfhp_ruleset_updates_given_up(const struct nfhp_ruleset *rs);
+u64 nfhp_ruleset_builds_cut(const struct nfhp_ruleset *rs);
 
 #endif /* _NFHP_RULESET_H */

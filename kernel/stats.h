@@ -31,6 +31,12 @@
  * @depth_hist: @depth_hist[d] counts leaves at depth d (d capped at 31)
  * @shared: node references that point at a node already counted, which is
  *	what deduplication saved
+ * @tested: distinct leaves of regions whose build was cut short at their
+ *	share of the work, whose entries a lookup tests one by one
+ *	("Bounded builds" in tree.c)
+ * @tested_entries: entries of those leaves, each counted once per leaf
+ * @tested_max: entries of the largest of them: the most tests a lookup
+ *	of this hook may make in one tree
  */
 struct nfhp_tree_stats {
 	unsigned int rules;
@@ -45,6 +51,9 @@ struct nfhp_tree_stats {
 	unsigned int leaf_size_hist[NFHP_HIST_BUCKETS];
 	unsigned int depth_hist[NFHP_HIST_BUCKETS];
 	unsigned int shared;
+	unsigned int tested;
+	unsigned int tested_entries;
+	unsigned int tested_max;
 };
 
 int nfhp_tree_get_stats(const struct nfhp_ruleset *rs, enum nfhp_hook hook,

@@ -145,6 +145,18 @@
  * the original nf-hipac.  Adjacent intervals with the same child are merged
  * into one, and a node with one child is replaced by that child.
  *
+ * Deduplication stores a subtree once; the memo (memo.c) builds it once.
+ * Every relevant entry of a region covers the region in each dimension a
+ * split on its path cut, and the region is the build's own in the others:
+ * so its subtree depends on its relevant entries and on which dimensions
+ * were cut, and a region reached again with both the same, by another
+ * path, takes the subtree built the first time.  Both count: with
+ * ``-s 10.0.0.0/8 -i eth0 -j ACCEPT`` and the policy, the SRC child of
+ * 10.0.0.0/8 has the entries of the root, but only the child's interval
+ * does the rule cover.  A random rule set of 170 rules over 12
+ * dimensions reaches 964,000 regions by 56 million paths; each is built
+ * once.
+ *
  * Wide nodes
  * ----------
  *
@@ -192,6 +204,49 @@
  * builds those from the middle one on.
  * Userspace runs the helper in the caller (the shim's workqueue), so the
  * tests see the same two runs, one after the other.
+ *
+ * Bounded builds
+ * --------------
+ *
+ * A decision tree can need the product of the intervals of all its
+ * dimensions: a university's firewall of 2,476 FORWARD entries, whose
+ * MAC checks (run at packet time) RETURN from chains of source hosts
+ * before chains of destination hosts, takes 470,000 nodes and 117 MB
+ * built exactly.  So a build is given work to do, nfhp_build_budget units
+ * per relevant entry of its root (within a floor and a ceiling,
+ * nfhp_build_budget_of()): a unit is one relevant entry of one child of
+ * a split, what the sweep scans (nfhp_split_work() counts them before the
+ * split is made).  The ClassBench sets take at most 140 a relevant entry.
+ *
+ * A build first spends its budget as it goes, every region drawing on
+ * what is left.  Most rule sets fit, and their tree is the exact one.
+ * When a split would overdraw, the first attempt is dropped whole and a
+ * second one starts (nfhp_build_region()): now each child may take of
+ * its parent's pool in proportion to its relevant entries, and what a
+ * child does not use (a memo hit uses nothing) goes to the siblings after
+ * it.  A region whose split does not fit its share tries the dimensions
+ * restricted by fewer entries (nfhp_split_plan()), a cut that does less
+ * for a lookup but fits; where none does, it becomes a tested leaf
+ * (nfhp_tested_get()): every relevant entry in order, each box tested
+ * against the packet when a lookup ends there (%NFHP_WALK_TESTED,
+ * nfhp_classify_walk() in ruleset.c).  Its last entry covers the region
+ * and decides if reached, as in any leaf, so a lookup's bound and shadow
+ * analysis read it as they read a leaf, and it stays exact.  So does a
+ * region where the kernel stack runs short.
+ *
+ * Example: the university's firewall with a budget of 2,048 units an
+ * entry builds both attempts in about 0.5 s and 27 MB, and a lookup
+ * tests 10 entries on average; with 64 it tested 39 (the packets of
+ * bench/rules2pkt.py).  Work, time and memory grow with the budget, not
+ * with the product of the intervals.
+ *
+ * An update works from the same budget (nfhp_tree_update()'s @work); it
+ * gives up with -EOVERFLOW rather than cut a region short, and the tree
+ * is built anew.  A tested leaf that an update meets is made again from
+ * its entries and the candidates, as a tested leaf: updates do not
+ * deepen what a build cut short.  A build stops with -EINTR when its task
+ * has a signal pending, between two children of a split, and nothing of
+ * it stays.
  *
  * Updates: nfhp_tree_update()
  * ---------------------------
@@ -285,8 +340,10 @@
 #include <linux/cache.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/prefetch.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -294,6 +351,7 @@
 #include <linux/workqueue.h>
 
 #include "lookup.h"
+#include "memo.h"
 #include "tree.h"
 
 #define NFHP_HASH_INIT_BUCKETS	1024
@@ -373,15 +431,15 @@ struct nfhp_wide_ctl {
 	struct nfhp_lend lend;
 };
 
-/* Splits into up to this many intervals keep their children in a list. */
-#define NFHP_MEMO_LIST_MAX	8
-
 bool nfhp_splice_verify;
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
 u32 nfhp_node_piece = NFHP_NODE_PIECE;
 u32 nfhp_list_max = NFHP_LIST_MAX;
 u32 nfhp_events_insertion_max = NFHP_EVENTS_INSERTION_MAX;
 u32 nfhp_share_min = NFHP_SHARE_MIN;
+u32 nfhp_build_budget = NFHP_BUILD_BUDGET;
+u32 nfhp_build_budget_min = NFHP_BUILD_BUDGET_MIN;
+u32 nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
 
 /* log2 of the index buckets of a node: about one key per bucket. */
 static u8 nfhp_index_bits(u8 kind, u32 n)
@@ -618,9 +676,13 @@ static u64 nfhp_rlp32_sum(const struct nfhp_node *node)
 	return a + b;
 }
 
+/* A leaf's @ibits tell how its entries are walked (%NFHP_WALK_TESTED). */
 static u64 nfhp_node_header_hash(const struct nfhp_node *node)
 {
-	return (u64)node->kind << 40 | (u64)node->dim << 32 | node->n;
+	u64 walk = node->kind == NFHP_NODE_LEAF ? node->ibits : 0;
+
+	return walk << 48 | (u64)node->kind << 40 | (u64)node->dim << 32 |
+	       node->n;
 }
 
 /* The hash of a 32-bit range-location node whose sum is @sum. */
@@ -652,6 +714,7 @@ static bool nfhp_node_equal(const struct nfhp_node *a,
 	return nfhp_ctl(a)->hash == nfhp_ctl(b)->hash &&
 	       a->kind == b->kind && a->dim == b->dim &&
 	       a->n == b->n && a->ishift == b->ishift &&
+	       (a->kind != NFHP_NODE_LEAF || a->ibits == b->ibits) &&
 	       !memcmp(a->data, b->data, nfhp_node_own_bytes(a));
 }
 
@@ -1050,6 +1113,9 @@ static struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
  * @split: some relevant entry does not cover the region
  * @skip_to: entries ordered before this are skipped by a RETURN
  * @maybe_to: entries ordered before this may be skipped by a RETURN
+ * @budget: the work the region's subtree may take ("Bounded builds")
+ * @used: the work it took
+ * @cut: a bit per dimension a split on the path to the region cut
  */
 struct nfhp_scan {
 	const struct nfhp_entry **rel;
@@ -1058,6 +1124,9 @@ struct nfhp_scan {
 	bool split;
 	u64 skip_to;
 	u64 maybe_to;
+	u64 budget;
+	u64 used;
+	u32 cut;
 };
 
 static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
@@ -1160,6 +1229,29 @@ nfhp_leaf_get(struct nfhp_forest *f, const struct nfhp_scan *s,
 			items[n++] = s->rel[i];
 	leaf->ibits = walk;
 	leaf->min_order = items[0]->order;
+	*out = nfhp_node_intern(f, leaf);
+	nfhp_scratch_release(&f->scratch, mark);
+	return *out ? 0 : -ENOMEM;
+}
+
+/*
+ * The leaf of a region past its share of the build's work: every relevant
+ * entry, each tested against the packet when a lookup ends there, see
+ * "Bounded builds" in DOC: Theory of Operation.
+ */
+static noinline_for_stack int
+nfhp_tested_get(struct nfhp_forest *f, const struct nfhp_scan *s,
+		struct nfhp_node **out)
+{
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	struct nfhp_node *leaf;
+
+	leaf = nfhp_draft_new(f, NFHP_NODE_LEAF, s->n);
+	if (!leaf)
+		return -ENOMEM;
+	memcpy(leaf->data, s->rel, s->n * sizeof(*s->rel));
+	leaf->ibits = NFHP_WALK_TESTED;
+	leaf->min_order = s->rel[0]->order;
 	*out = nfhp_node_intern(f, leaf);
 	nfhp_scratch_release(&f->scratch, mark);
 	return *out ? 0 : -ENOMEM;
@@ -1345,12 +1437,18 @@ nfhp_list_get(struct nfhp_forest *f, const struct nfhp_region *reg,
 	return ret;
 }
 
-static unsigned int nfhp_split_dim(const struct nfhp_scan *s)
+/*
+ * The dimension to split: the one restricted by most relevant entries that
+ * do not cover the region, of those not in the bits @tried.  Return
+ * %NFHP_DIM_MAX when no such entry is left.
+ */
+static unsigned int nfhp_split_dim(const struct nfhp_scan *s, u32 tried)
 {
-	unsigned int d, best = 0;
+	unsigned int d, best = NFHP_DIM_MAX;
 
-	for (d = 1; d < NFHP_DIM_MAX; d++)
-		if (s->noncover[d] > s->noncover[best])
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		if (!(tried & BIT(d)) && s->noncover[d] &&
+		    (best == NFHP_DIM_MAX || s->noncover[d] > s->noncover[best]))
 			best = d;
 	return best;
 }
@@ -1518,7 +1616,7 @@ static bool nfhp_stack_low(void)
 }
 static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			     const struct nfhp_entry **entries, unsigned int n,
-			     struct nfhp_node **out);
+			     bool deepen, u64 *left, struct nfhp_node **out);
 
 /**
  * struct nfhp_children - the children of a node being built
@@ -1552,124 +1650,6 @@ static void nfhp_children_add(struct nfhp_forest *f, struct nfhp_children *c,
 	}
 	c->node[c->n] = child;
 	c->hi[c->n++] = hi;
-}
-
-/**
- * struct nfhp_memo_slot - a child already built by the current split
- * @hash: hash of @rel
- * @n: number of entries in @rel
- * @rel: the relevant entries the child was built from
- * @node: the child, NULL for a free slot
- */
-struct nfhp_memo_slot {
-	u32 hash;
-	u32 n;
-	const struct nfhp_entry **rel;
-	struct nfhp_node *node;
-};
-
-/**
- * struct nfhp_memo - the children of one split, by relevant entries
- * @slot: open-addressing table, or for a narrow split a list
- * @taken: for a table, a bit per slot in use
- * @mask: number of slots less one; 0 for a list
- * @n: slots of a list in use
- *
- * Within one split every relevant entry covers a child's interval of the
- * split dimension or misses it, and the children differ in no other
- * dimension: two children with the same relevant entries are the same
- * tree.  Wildcards make such twins common (all the gaps between the
- * prefixes of one dimension), so each is built once.  The table and the
- * lists live on the forest's scratch stack until the split returns.
- *
- * Most splits are narrow (a protocol, a port): their few children are
- * searched in a list, which needs no zeroing.  Zeroing a table of at least
- * 16 slots for each of them was 180 MB per build of 100,000 rules.  A
- * table marks its slots in use in @taken, so the slots need no zeroing
- * either: at the root of 100,000 rules they are megabytes.
- */
-struct nfhp_memo {
-	struct nfhp_memo_slot *slot;
-	unsigned long *taken;
-	u32 mask;
-	u32 n;
-};
-
-static int nfhp_memo_init(struct nfhp_forest *f, struct nfhp_memo *m,
-			  unsigned int children)
-{
-	u32 size = 16;
-
-	m->n = 0;
-	if (children <= NFHP_MEMO_LIST_MAX) {
-		m->mask = 0;
-		m->taken = NULL;
-		m->slot = nfhp_scratch_alloc(&f->scratch, children,
-					     sizeof(*m->slot));
-		return m->slot ? 0 : -ENOMEM;
-	}
-	while (size < 2 * children)
-		size *= 2;
-	m->mask = size - 1;
-	m->slot = nfhp_scratch_alloc(&f->scratch, size, sizeof(*m->slot));
-	m->taken = nfhp_scratch_zalloc(&f->scratch, BITS_TO_LONGS(size),
-				       sizeof(long));
-	return m->slot && m->taken ? 0 : -ENOMEM;
-}
-
-static bool nfhp_memo_hit(const struct nfhp_memo_slot *slot, u32 h,
-			  const struct nfhp_scan *s)
-{
-	return slot->hash == h && slot->n == s->n &&
-	       !memcmp(slot->rel, s->rel, s->n * sizeof(*s->rel));
-}
-
-/* The slot of @s's entries: the twin if one was built, else a free one. */
-static struct nfhp_memo_slot *nfhp_memo_find(struct nfhp_memo *m,
-					     const struct nfhp_scan *s)
-{
-	struct nfhp_memo_slot *slot;
-	u32 h, i;
-
-	BUILD_BUG_ON(sizeof(*s->rel) != sizeof(long));
-	h = nfhp_hash_fold(nfhp_hash_words((const unsigned long *)s->rel,
-					   s->n, s->n));
-	if (!m->mask) {
-		for (i = 0; i < m->n; i++)
-			if (nfhp_memo_hit(&m->slot[i], h, s))
-				return &m->slot[i];
-		slot = &m->slot[m->n];
-		slot->node = NULL;
-		slot->hash = h;
-		return slot;
-	}
-	for (i = h & m->mask; test_bit(i, m->taken); i = (i + 1) & m->mask)
-		if (nfhp_memo_hit(&m->slot[i], h, s))
-			return &m->slot[i];
-	slot = &m->slot[i];
-	slot->node = NULL;
-	slot->hash = h;
-	return slot;
-}
-
-/*
- * Remember the child built for @s in @slot.  Without memory the slot stays
- * free and the next twin is merely rebuilt.
- */
-static void nfhp_memo_store(struct nfhp_forest *f, struct nfhp_memo *m,
-			    struct nfhp_memo_slot *slot,
-			    const struct nfhp_scan *s, struct nfhp_node *node)
-{
-	slot->rel = nfhp_scratch_alloc(&f->scratch, s->n, sizeof(*s->rel));
-	if (!slot->rel)
-		return;
-	memcpy(slot->rel, s->rel, s->n * sizeof(*s->rel));
-	slot->n = s->n;
-	slot->node = node;
-	if (m->mask)
-		__set_bit(slot - m->slot, m->taken);
-	else
-		m->n++;
 }
 
 /**
@@ -1734,32 +1714,82 @@ static void nfhp_active_scan(const struct nfhp_active *a,
 	}
 }
 
+/**
+ * struct nfhp_sweep - a run of the elementary intervals of one split
+ * @dim: the dimension split
+ * @ev: the interval ends of the split's entries, sorted
+ * @nev: number of @ev
+ * @from: the first event of the run: its intervals start at @ev[@from].at,
+ *	or at the region's low end for 0
+ * @to: the event the run stops before (the next run starts there)
+ * @heavy: the interval whose split may take a helper, or -1
+ * @work: the relevant entries of the run's children not built yet, at
+ *	most (nfhp_work_walk() counts every intersecting entry)
+ * @pool: the work the subtrees of those children may still take
+ * @used: the work the run's subtrees took
+ */
+struct nfhp_sweep {
+	unsigned int dim;
+	const struct nfhp_event *ev;
+	unsigned int nev;
+	unsigned int from;
+	unsigned int to;
+	int heavy;
+	u64 work;
+	u64 pool;
+	u64 used;
+};
+
 /*
- * Build (or reuse) the child of one elementary interval, whose relevant
- * entries go to @s: a scan on the scratch stack, not in this frame, as
- * the build recurses through it.
+ * The work the subtree of a child of @n relevant entries may take: all
+ * the run's pool on a build's first attempt, a share of it on the second
+ * ("Bounded builds" in DOC: Theory of Operation).
+ */
+static u64 nfhp_child_budget(const struct nfhp_forest *f,
+			     const struct nfhp_sweep *w, unsigned int n)
+{
+	if (!f->shares)
+		return w->pool;
+	if (!w->work)
+		return 0;
+	return min(w->pool, div64_u64(w->pool * n * NFHP_SHARE_OVERCOMMIT,
+				      w->work));
+}
+
+/*
+ * Build (or find in the memo) the child of one elementary interval, whose
+ * relevant entries go to @s: a scan on the scratch stack, not in this
+ * frame, as the build recurses through it.  Its share of the run's pool
+ * is as its entries are to the run's that are left.
  */
 static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 			    const struct nfhp_scan *parent,
 			    const struct nfhp_active *active,
-			    struct nfhp_memo *memo, struct nfhp_scan *s,
+			    struct nfhp_sweep *w, struct nfhp_scan *s,
 			    struct nfhp_node **out)
 {
-	struct nfhp_memo_slot *slot;
+	struct nfhp_memo_key key;
+	struct nfhp_node *twin;
 	int err;
 
-	*s = (struct nfhp_scan){ .rel = s->rel };
+	*s = (struct nfhp_scan){ .rel = s->rel, .cut = parent->cut | BIT(w->dim) };
 	nfhp_active_scan(active, parent, reg, s);
-	slot = nfhp_memo_find(memo, s);
-	if (slot->node) {
-		nfhp_node_get(f, slot->node);
-		*out = slot->node;
-		return 0;
+	key = (struct nfhp_memo_key){ .rel = s->rel, .n = s->n, .cut = s->cut };
+	nfhp_memo_hash(&key);
+	twin = nfhp_memo_find(f->memo, &key);
+	if (twin) {
+		nfhp_node_get(f, twin);
+		*out = twin;
+	} else {
+		s->budget = nfhp_child_budget(f, w, s->n);
+		err = nfhp_build(f, reg, s, out);
+		if (err)
+			return err;
+		nfhp_memo_store(f->memo, &key, *out);
+		w->pool -= s->used;
+		w->used += s->used;
 	}
-	err = nfhp_build(f, reg, s, out);
-	if (err)
-		return err;
-	nfhp_memo_store(f, memo, slot, s, *out);
+	w->work -= min_t(u64, w->work, s->n);
 	return 0;
 }
 
@@ -1867,29 +1897,15 @@ static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 	return nfhp_make_node(f, dim, c, min_order, out);
 }
 
-/**
- * struct nfhp_sweep - a run of the elementary intervals of one split
- * @dim: the dimension split
- * @ev: the interval ends of the split's entries, sorted
- * @nev: number of @ev
- * @from: the first event of the run: its intervals start at @ev[@from].at,
- *	or at the region's low end for 0
- * @to: the event the run stops before (the next run starts there)
- * @heavy: the interval whose split may take a helper, or -1
- */
-struct nfhp_sweep {
-	unsigned int dim;
-	const struct nfhp_event *ev;
-	unsigned int nev;
-	unsigned int from;
-	unsigned int to;
-	int heavy;
-};
 
-/* Sweep the interval ends of @w->dim, building one child per interval. */
+/*
+ * Sweep the interval ends of @w->dim, building one child per interval.  A
+ * commit whose task has a signal stops here, and nothing of the build
+ * stays: an admin's Ctrl-C on a restore leaves the old rules in force.
+ */
 static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 			       const struct nfhp_scan *s,
-			       const struct nfhp_sweep *w,
+			       struct nfhp_sweep *w,
 			       struct nfhp_children *c)
 {
 	const struct nfhp_event *ev = w->ev;
@@ -1897,7 +1913,6 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 	unsigned int i, e, nev = w->nev;
 	struct nfhp_active active;
 	struct nfhp_scan *cs;
-	struct nfhp_memo memo;
 	struct nfhp_node *child;
 	nfhp_u128 lo, hi;
 	int err, k = 0;
@@ -1905,8 +1920,7 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 	cs = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*cs));
 	if (cs)
 		cs->rel = nfhp_scratch_alloc(&f->scratch, s->n, sizeof(*cs->rel));
-	if (!cs || !cs->rel || nfhp_active_init(f, &active, s->n) ||
-	    nfhp_memo_init(f, &memo, w->to - w->from + 1))
+	if (!cs || !cs->rel || nfhp_active_init(f, &active, s->n))
 		return -ENOMEM;
 	for (i = 0; i < s->n; i++)
 		if (!nfhp_box_nranges(s->rel[i]->box, w->dim))
@@ -1922,12 +1936,16 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 		reg->d[w->dim].lo = lo;
 		reg->d[w->dim].hi = hi;
 		f->may_share = k++ == w->heavy;
-		err = nfhp_build_child(f, reg, s, &active, &memo, cs, &child);
+		err = nfhp_build_child(f, reg, s, &active, w, cs, &child);
 		f->may_share = false;
 		if (err)
 			break;
 		nfhp_children_add(f, c, child, hi);
 		cond_resched();
+		if (signal_pending(current)) {
+			err = -EINTR;
+			break;
+		}
 		if (e >= w->to)
 			break;
 		lo = ev[e].at;
@@ -1944,6 +1962,7 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
  * @s: the split's relevant entries
  * @w: the helper's run
  * @c: the children it built
+ * @memo: the subtrees it built
  * @err: its result
  */
 struct nfhp_helper {
@@ -1953,6 +1972,7 @@ struct nfhp_helper {
 	const struct nfhp_scan *s;
 	struct nfhp_sweep w;
 	struct nfhp_children c;
+	struct nfhp_memo memo;
 	int err;
 };
 
@@ -2017,34 +2037,48 @@ static unsigned int nfhp_work_walk(const struct nfhp_scan *s,
 
 /*
  * Plan the runs of a split whose region starts at @lo: @cut is the event
- * where the second run starts, at half of the work, or 0 not to cut;
- * @heavy the interval that holds most of the work when that is why.
+ * where the second run starts, at half of the work, or 0 not to cut, and
+ * @first the work of the first run; @heavy the interval that holds most
+ * of the work when that is why.
  */
 static noinline_for_stack void
 nfhp_share_plan(const struct nfhp_scan *s,
 		const struct nfhp_sweep *w, nfhp_u128 lo,
-		unsigned int *cut, int *heavy)
+		unsigned int *cut, u64 *first, int *heavy)
 {
 	struct nfhp_work_tally all = { .heavy = -1 }, half = { .heavy = -1 };
 
 	*cut = 0;
 	*heavy = -1;
 	nfhp_work_walk(s, w, lo, U64_MAX, &all);
-	if (all.done >= 2 * (u64)nfhp_share_min && 2 * all.most <= all.done)
+	if (all.done >= 2 * (u64)nfhp_share_min && 2 * all.most <= all.done) {
 		*cut = nfhp_work_walk(s, w, lo, (all.done + 1) / 2, &half);
-	else if (all.most >= nfhp_share_min)
+		*first = half.done;
+	} else if (all.most >= nfhp_share_min) {
 		*heavy = all.heavy;
+	}
+}
+
+/* The work of a split: every child's relevant entries, at most. */
+static u64 nfhp_split_work(const struct nfhp_scan *s,
+			   const struct nfhp_sweep *w, nfhp_u128 lo)
+{
+	struct nfhp_work_tally all = { .heavy = -1 };
+
+	nfhp_work_walk(s, w, lo, U64_MAX, &all);
+	return all.done;
 }
 
 /*
- * Build the children of a split in two runs, the second by a helper.
+ * Build the children of a split in two runs, the second by a helper; the
+ * first run's work is @first, its pool as that is to all of @w's.
  * Return: as nfhp_split_children(); -EAGAIN when no helper could be
  * made, for the caller to sweep alone.
  */
 static noinline_for_stack int
 nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 		  const struct nfhp_scan *s,
-		  const struct nfhp_sweep *w, unsigned int cut,
+		  struct nfhp_sweep *w, unsigned int cut, u64 first_work,
 		  struct nfhp_children *c)
 {
 	struct nfhp_sweep first = *w;
@@ -2057,18 +2091,26 @@ nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 		return -EAGAIN;
 	h->f.mem = f->mem;
 	h->f.home = f;
+	h->f.shares = f->shares;
 	nfhp_scratch_init(&h->f.scratch);
+	nfhp_memo_init(&h->memo);
+	h->f.memo = &h->memo;
 	h->reg = *reg;
 	h->s = s;
 	h->w = *w;
 	h->w.from = cut;
 	first.to = cut;
+	first.work = min(first_work, w->work);
+	first.pool = div64_u64(w->pool * first.work, max_t(u64, w->work, 1));
+	h->w.work = w->work - first.work;
+	h->w.pool = w->pool - first.pool;
 	INIT_WORK(&h->work, nfhp_helper_run);
 	f->shared = true;
 	queue_work(system_unbound_wq, &h->work);
 	err = nfhp_split_children(f, reg, s, &first, c);
 	flush_work(&h->work);
 	f->shared = false;
+	w->used += first.used + h->w.used;
 	if (!err)
 		err = h->err;
 	if (!err)
@@ -2079,6 +2121,7 @@ nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 		else
 			nfhp_children_add(f, c, h->c.node[i], h->c.hi[i]);
 	}
+	nfhp_memo_destroy(&h->memo);
 	nfhp_scratch_destroy(&h->f.scratch);
 	kfree(h);
 	return err;
@@ -2086,48 +2129,93 @@ nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 
 /* Build the children of a split, with a helper when it is worth one. */
 static int nfhp_split_sweep(struct nfhp_forest *f, struct nfhp_region *reg,
-			    const struct nfhp_scan *s, unsigned int dim,
-			    const struct nfhp_event *ev, unsigned int nev,
+			    const struct nfhp_scan *s, struct nfhp_sweep *w,
 			    struct nfhp_children *c)
 {
-	struct nfhp_sweep w = {
-		.dim = dim, .ev = ev, .nev = nev, .to = nev, .heavy = -1,
-	};
 	unsigned int cut;
+	u64 first = 0;
 	int err;
 
 	if (f->may_share) {
 		f->may_share = false;
-		nfhp_share_plan(s, &w, reg->d[dim].lo, &cut, &w.heavy);
+		nfhp_share_plan(s, w, reg->d[w->dim].lo, &cut, &first,
+				&w->heavy);
 		if (cut) {
-			err = nfhp_split_shared(f, reg, s, &w, cut, c);
+			err = nfhp_split_shared(f, reg, s, w, cut, first, c);
 			if (err != -EAGAIN)
 				return err;
 		}
 	}
-	return nfhp_split_children(f, reg, s, &w, c);
+	return nfhp_split_children(f, reg, s, w, c);
 }
 
-/* Split the region in the best dimension and build the children. */
-static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
-		      const struct nfhp_scan *s, struct nfhp_node **out)
+/*
+ * Split the region in the best dimension and build the children; past
+ * the region's budget, make it a tested leaf instead.  Return 1 for that,
+ * with nothing built, else 0 or an error.
+ */
+/*
+ * Choose the dimension @w splits and its interval ends, on the scratch
+ * stack: nfhp_split_dim()'s, within the region's budget.  On a second
+ * attempt a dimension whose children would take more than the budget
+ * gives way to the next, a split that does less for the lookup but fits.
+ * Return 0, 1 when none fits on a second attempt, -ERANGE on a first, or
+ * -ENOMEM.
+ */
+static noinline_for_stack int
+nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
+		const struct nfhp_scan *s, struct nfhp_sweep *w)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
-	unsigned int dim = nfhp_split_dim(s), nev, i;
-	struct nfhp_children c = {};
 	struct nfhp_event *ev;
+	u32 tried = 0;
 	int err;
 
-	err = nfhp_split_events(f, s, dim, &reg->d[dim], &ev, &nev);
+	/* Every relevant entry goes to some child: no split costs less. */
+	if (f->shares && s->budget < s->n)
+		return 1;
+	for (;;) {
+		w->dim = nfhp_split_dim(s, tried);
+		if (w->dim == NFHP_DIM_MAX)
+			return 1;
+		err = nfhp_split_events(f, s, w->dim, &reg->d[w->dim], &ev,
+					&w->nev);
+		if (err)
+			return err;
+		w->ev = ev;
+		w->to = w->nev;
+		w->work = nfhp_split_work(s, w, reg->d[w->dim].lo);
+		if (w->work <= s->budget)
+			return 0;
+		if (!f->shares)
+			return -ERANGE;
+		tried |= BIT(w->dim);
+		nfhp_scratch_release(&f->scratch, mark);
+	}
+}
+
+static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
+		      struct nfhp_scan *s, struct nfhp_node **out)
+{
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	struct nfhp_sweep w = { .heavy = -1 };
+	struct nfhp_children c = {};
+	unsigned int i;
+	int err;
+
+	err = nfhp_split_plan(f, reg, s, &w);
 	if (err)
 		goto out_release;
-	c.node = nfhp_scratch_alloc(&f->scratch, nev + 1, sizeof(*c.node));
-	c.hi = nfhp_scratch_alloc(&f->scratch, nev + 1, sizeof(*c.hi));
+	w.pool = s->budget - w.work;
+	c.node = nfhp_scratch_alloc(&f->scratch, w.nev + 1, sizeof(*c.node));
+	c.hi = nfhp_scratch_alloc(&f->scratch, w.nev + 1, sizeof(*c.hi));
+	s->used = w.work;
 	err = -ENOMEM;
 	if (c.node && c.hi)
-		err = nfhp_split_sweep(f, reg, s, dim, ev, nev, &c);
+		err = nfhp_split_sweep(f, reg, s, &w, &c);
+	s->used += w.used;
 	if (!err)
-		err = nfhp_make_rlp(f, dim, &c, nfhp_children_min(&c), out);
+		err = nfhp_make_rlp(f, w.dim, &c, nfhp_children_min(&c), out);
 	if (err)
 		for (i = 0; i < c.n; i++)
 			nfhp_tree_put(f, c.node[i]);
@@ -2141,18 +2229,19 @@ static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 {
 	int err;
 
+	s->used = 0;
 	if (WARN_ON(!s->n))
 		return -EINVAL;
 	if (!s->split)
 		return nfhp_leaf_get(f, s, out);
-	if (nfhp_stack_low())
-		return -E2BIG;
 	if (s->n >= 2 && s->n <= min_t(u32, nfhp_list_max, NFHP_LIST_MAX_ANY)) {
 		err = nfhp_list_get(f, reg, s, out);
 		if (err <= 0)
 			return err;
 	}
-	return nfhp_split(f, reg, s, out);
+	/* Where the stack ends, a region is tested as it is. */
+	err = nfhp_stack_low() ? 1 : nfhp_split(f, reg, s, out);
+	return err == 1 ? nfhp_tested_get(f, s, out) : err;
 }
 
 /*
@@ -2190,20 +2279,67 @@ int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 	if (!reg)
 		return -ENOMEM;
 	f->may_share = true;
-	err = nfhp_build_region(f, reg, entries, n, root);
+	err = nfhp_build_region(f, reg, entries, n, true, NULL,
+				root);
 	f->may_share = false;
 	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
 
-/* Build the subtree of a region from entries in order, some outside it. */
+/**
+ * nfhp_build_budget_of() - the work a build of @n relevant entries may do
+ * @per_entry: work units per entry
+ * @n: the entries
+ *
+ * Return: @per_entry for each entry, within nfhp_build_budget_min and
+ * nfhp_build_budget_max.
+ */
+u64 nfhp_build_budget_of(u32 per_entry, unsigned int n)
+{
+	return clamp_t(u64, (u64)per_entry * n, nfhp_build_budget_min,
+		       nfhp_build_budget_max);
+}
+
+/*
+ * Build the subtree of the region @reg whose relevant entries are @s, on
+ * a first attempt or (@shares) on the second, with a memo of its own.
+ */
+static int nfhp_build_attempt(struct nfhp_forest *f, struct nfhp_region *reg,
+			      struct nfhp_scan *s, u64 budget, bool shares,
+			      struct nfhp_node **out)
+{
+	struct nfhp_memo memo, *outer = f->memo;
+	int err;
+
+	s->budget = budget;
+	nfhp_memo_init(&memo);
+	f->memo = &memo;
+	f->shares = shares;
+	err = nfhp_build(f, reg, s, out);
+	f->shares = false;
+	f->memo = outer;
+	nfhp_memo_destroy(&memo);
+	return err;
+}
+
+/*
+ * Build the subtree of a region from entries in order, some outside it,
+ * with a budget of nfhp_build_budget work units per relevant entry: all
+ * of it for any part on a first attempt, and when that runs out, shares
+ * of it on a second ("Bounded builds" in DOC: Theory of Operation).
+ * Unless @deepen, the region is a leaf, a list or a tested leaf.  An update
+ * passes the work it has @left, which the build takes from; where that
+ * does not suffice, it gives up with -EOVERFLOW rather than cut a region
+ * short, and the tree is built anew.
+ */
 static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			     const struct nfhp_entry **entries, unsigned int n,
-			     struct nfhp_node **out)
+			     bool deepen, u64 *left, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_scan s = {};
 	unsigned int i;
+	u64 budget;
 	int err;
 
 	s.rel = nfhp_scratch_alloc(&f->scratch, n, sizeof(*s.rel));
@@ -2215,7 +2351,22 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 		if (!nfhp_scan_push(&s, reg, entries[i]))
 			break;
 	}
-	err = nfhp_build(f, reg, &s, out);
+	budget = deepen ? nfhp_build_budget_of(nfhp_build_budget, s.n) : 0;
+	if (left && (*left < s.n || *left - s.n < budget)) {
+		err = -EOVERFLOW;
+		goto out_release;
+	}
+	err = deepen ? nfhp_build_attempt(f, reg, &s, budget, false, out) :
+			  -ERANGE;
+	if (err == -ERANGE && deepen && left)
+		err = -EOVERFLOW;
+	if (err == -ERANGE) {
+		f->builds_cut += deepen;
+		err = nfhp_build_attempt(f, reg, &s, budget, true, out);
+	}
+	if (!err && left)
+		*left -= s.n + s.used;
+out_release:
 	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
@@ -2226,12 +2377,14 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
  * @c: every current entry intersecting @x, in order, the policy last
  * @n: number of entries in @c
  * @visits: nodes the update may still visit
+ * @work: work units its builds may still take ("Bounded builds")
  */
 struct nfhp_update {
 	const struct nfhp_box *x;
 	const struct nfhp_entry **c;
 	unsigned int n;
 	unsigned long *visits;
+	u64 *work;
 };
 
 static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
@@ -2848,8 +3001,44 @@ nfhp_update_list(struct nfhp_forest *f, struct nfhp_node *list,
 	}
 	while (j < u->n)
 		all[n++] = u->c[j++];
-	err = nfhp_build_region(f, reg, all, n, out);
+	err = nfhp_build_region(f, reg, all, n, true, u->work,
+				out);
 out_release:
+	nfhp_scratch_release(&f->scratch, mark);
+	return err;
+}
+
+/*
+ * A tested leaf that @x cuts is made anew for its whole region, as a
+ * list is: its entries need not cover the region.  Those whose boxes miss
+ * @x stay; @u->c brings every entry that meets @x.  It stays a tested
+ * leaf (or becomes a leaf or a list): updates do not deepen a region a
+ * build cut short, so the tree stays within what a build would take.
+ */
+static noinline_for_stack int
+nfhp_update_tested(struct nfhp_forest *f, struct nfhp_node *leaf,
+		   struct nfhp_region *reg,
+		   const struct nfhp_update *u, struct nfhp_node **out)
+{
+	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	const struct nfhp_entry *const *items = nfhp_leaf_entries(leaf);
+	const struct nfhp_entry **all;
+	unsigned int i, j = 0, n = 0;
+	int err;
+
+	all = nfhp_scratch_alloc(&f->scratch, leaf->n + u->n, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	for (i = 0; i < leaf->n; i++) {
+		if (!nfhp_box_disjoint(items[i]->box, u->x))
+			continue;
+		for (; j < u->n && u->c[j]->order < items[i]->order; j++)
+			all[n++] = u->c[j];
+		all[n++] = items[i];
+	}
+	while (j < u->n)
+		all[n++] = u->c[j++];
+	err = nfhp_build_region(f, reg, all, n, false, u->work, out);
 	nfhp_scratch_release(&f->scratch, mark);
 	return err;
 }
@@ -2871,11 +3060,14 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 		return 0;
 	}
 	if (nfhp_box_covers(u->x, reg))
-		return nfhp_build_region(f, reg, u->c, u->n, out);
+		return nfhp_build_region(f, reg, u->c, u->n, true,
+					 u->work, out);
 	if (nfhp_stack_low())
 		return -E2BIG;
 	if (node->kind == NFHP_NODE_LIST)
 		return nfhp_update_list(f, node, reg, u, out);
+	if (node->kind == NFHP_NODE_LEAF && node->ibits & NFHP_WALK_TESTED)
+		return nfhp_update_tested(f, node, reg, u, out);
 	if (node->kind == NFHP_NODE_LEAF)
 		return nfhp_update_leaf(f, node, reg, u, out);
 	return nfhp_update_rlp(f, node, reg, u, out);
@@ -2890,6 +3082,8 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
  *	ending with the policy
  * @n: number of entries in @cands
  * @visits: how many nodes the update may visit
+ * @work: how many work units its builds may take, as a build's budget
+ *	("Bounded builds" in DOC: Theory of Operation)
  * @out: set to the new tree, holding one reference
  *
  * Nodes whose regions miss @x are shared with @root; regions inside @x are
@@ -2906,11 +3100,11 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 		     const struct nfhp_box *x,
 		     const struct nfhp_entry **cands, unsigned int n,
-		     unsigned long visits, struct nfhp_node **out)
+		     unsigned long visits, u64 work, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_update u = {
-		.x = x, .c = cands, .n = n, .visits = &visits
+		.x = x, .c = cands, .n = n, .visits = &visits, .work = &work,
 	};
 	struct nfhp_region *reg = nfhp_region_scratch(f);
 	int err;
@@ -3185,6 +3379,11 @@ static void nfhp_stats_leaf(const struct nfhp_node *node, unsigned int depth,
 {
 	st->leaves++;
 	st->lists += node->kind == NFHP_NODE_LIST;
+	if (node->kind == NFHP_NODE_LEAF && node->ibits & NFHP_WALK_TESTED) {
+		st->tested++;
+		st->tested_entries += node->n;
+		st->tested_max = max(st->tested_max, node->n);
+	}
 	st->depth = max(st->depth, depth);
 	nfhp_hist_add(st->leaf_size_hist, node->n);
 	st->depth_hist[min_t(unsigned int, depth, NFHP_HIST_BUCKETS - 1)]++;

@@ -40,6 +40,16 @@
  */
 #define NFHP_ENTRY_VOID		0x08
 
+/*
+ * How the entries of a leaf are walked at packet time (its @ibits, a
+ * hit's @walk).  EVAL: one runs extensions.  TESTED: the leaf is a region
+ * whose build was past its share of the work ("Bounded builds" in tree.c):
+ * it holds every relevant entry, and each box is tested against the
+ * packet.
+ */
+#define NFHP_WALK_EVAL		0x01
+#define NFHP_WALK_TESTED	0x02
+
 /* @scope_end of an entry that has none. */
 #define NFHP_ORDER_UNSET	(~0ull)
 
@@ -47,7 +57,8 @@
  * struct nfhp_entry_leaf - the header of an entry's own leaf
  * @kind: %NFHP_NODE_LEAF once nfhp_entry_leaf_init() ran
  * @dim: unused, as in any leaf
- * @ibits: nonzero when the entry is %NFHP_ENTRY_EVAL, as in any leaf
+ * @ibits: %NFHP_WALK_EVAL when the entry is %NFHP_ENTRY_EVAL, as in any
+ *	leaf
  * @own: nonzero: the leaf is part of its entry (nfhp_node_embedded())
  * @n: 1
  *
@@ -150,6 +161,30 @@ extern u32 nfhp_list_max;
 extern u32 nfhp_share_min;
 
 /*
+ * The work a build may do, per entry relevant at its root: a unit is one
+ * relevant entry of one child of a split, about 100 ns and 4 bytes here
+ * ("Bounded builds" in tree.c).  A region past its share becomes a leaf
+ * whose entries are tested.  Whatever its entries, a build may do
+ * NFHP_BUILD_BUDGET_MIN units and no more than NFHP_BUILD_BUDGET_MAX.
+ * The ClassBench sets, bench/seed.py's and bench/kube.py's take at most
+ * 140 a relevant entry and 14 million in all (acl1_100k with --returns).
+ * nfhp_build_budget and the bounds are these, or less in tests, which
+ * reach the tested leaves with small rule sets.
+ */
+#define NFHP_BUILD_BUDGET	2048
+#define NFHP_BUILD_BUDGET_MIN	(1u << 16)
+#define NFHP_BUILD_BUDGET_MAX	(1u << 24)
+extern u32 nfhp_build_budget;
+extern u32 nfhp_build_budget_min;
+extern u32 nfhp_build_budget_max;
+u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
+/*
+ * On a second attempt a child's share of its parent's pool is this many
+ * times its part of the parent's relevant entries, at most all of it.
+ */
+#define NFHP_SHARE_OVERCOMMIT	1
+
+/*
  * A box is a product of intervals, a few per dimension; shadow analysis
  * asks about each piece, one interval per dimension, up to this many
  * pieces, and about the hull of the box past it
@@ -171,7 +206,8 @@ extern u32 nfhp_cover_pieces;
  * @kind: &enum nfhp_node_kind
  * @dim: the dimension a range-location node splits
  * @ibits: log2 of the buckets of the index of a wide RLP32 node, or 0;
- *	for a leaf, nonzero when one of its entries is %NFHP_ENTRY_EVAL
+ *	for a leaf, how a lookup that ends there walks its entries:
+ *	%NFHP_WALK_EVAL, %NFHP_WALK_TESTED or 0
  * @ishift: how far a value's offset is shifted to find its bucket; for
  *	a list node, the number of u32 words of its tests; for a leaf,
  *	nonzero when it is an entry's own (struct nfhp_entry_leaf)
@@ -233,7 +269,13 @@ enum nfhp_node_kind {
  *	tree.c)
  * @may_share: the next split of nfhp_tree_build() may take a helper
  * @shared_splits: splits whose intervals two builders built
+ * @memo: the subtrees of the build under way, by their relevant entries
+ * @shares: the build under way is a second attempt, whose regions take
+ *	shares of the budget ("Bounded builds" in tree.c)
+ * @builds_cut: builds whose first attempt ran out of budget
  */
+struct nfhp_memo;
+
 struct nfhp_forest {
 	struct nfhp_mem *mem;
 	struct nfhp_node **buckets;
@@ -246,6 +288,9 @@ struct nfhp_forest {
 	bool shared;
 	bool may_share;
 	u64 shared_splits;
+	struct nfhp_memo *memo;
+	bool shares;
+	u64 builds_cut;
 };
 
 int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem);
@@ -256,7 +301,7 @@ int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 		     const struct nfhp_box *x,
 		     const struct nfhp_entry **cands, unsigned int n,
-		     unsigned long visits, struct nfhp_node **out);
+		     unsigned long visits, u64 work, struct nfhp_node **out);
 void nfhp_tree_get(struct nfhp_node *root);
 void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root);
 void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
@@ -314,7 +359,7 @@ static inline void nfhp_entry_leaf_init(struct nfhp_entry *e)
 	/* A lookup that ends at the leaf reads this one line. */
 	BUILD_BUG_ON(sizeof(struct nfhp_entry) > L1_CACHE_BYTES);
 	e->leaf.kind = NFHP_NODE_LEAF;
-	e->leaf.ibits = !!(e->flags & NFHP_ENTRY_EVAL);
+	e->leaf.ibits = e->flags & NFHP_ENTRY_EVAL ? NFHP_WALK_EVAL : 0;
 	e->leaf.own = 1;
 	e->leaf.n = 1;
 	e->self = e;
@@ -323,14 +368,16 @@ static inline void nfhp_entry_leaf_init(struct nfhp_entry *e)
 /**
  * struct nfhp_hit - what one tree says about a packet
  * @items: the entries the packet matches and whose counters it bumps, in
- *	order; the last one decides
+ *	order; the last one decides.  With %NFHP_WALK_TESTED, the entries
+ *	it may match, of which the last decides if reached.
  * @n: number of entries in @items
- * @walk: @items must be walked at packet time: one runs extensions
+ * @walk: 0, or how @items must be walked at packet time (%NFHP_WALK_EVAL,
+ *	%NFHP_WALK_TESTED)
  */
 struct nfhp_hit {
 	const struct nfhp_entry *const *items;
 	u32 n;
-	bool walk;
+	u8 walk;
 };
 
 bool nfhp_trees_decided_before(const struct nfhp_node *const *roots,

@@ -5,4 +5,5 @@
 long nfhp_shim_fail_countdown;
 unsigned long nfhp_shim_allocs;
 unsigned long nfhp_shim_stack_base;
+long nfhp_shim_signal_countdown;
 unsigned long nfhp_shim_rcu_gp;

@@ -52,6 +52,8 @@ typedef unsigned int gfp_t;
 #define BITS_TO_LONGS(n)	(((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 #define ALIGN(x, a)	(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define BIT(n)		(1UL << (n))
+#define div64_u64(a, b)	((u64)(a) / (u64)(b))
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define struct_size(p, member, n) \
 	(sizeof(*(p)) + (n) * sizeof(*(p)->member))
@@ -66,6 +68,7 @@ typedef unsigned int gfp_t;
 #define max(a, b)	((a) > (b) ? (a) : (b))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 #define U64_MAX		((u64)~0ull)
 #define U32_MAX		((u32)~0u)
 /* Last set bit, 1-based; 0 for 0, as in the kernel. */

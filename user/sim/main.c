@@ -574,6 +574,8 @@ static int do_stats(struct sim *s)
 		printf("%s: rules %u, mem %llu, nodes %u, leaves %u (lists %u), depth %u, shared %u\n",
 		       hook_names[h], st.rules, (unsigned long long)st.mem,
 		       st.nodes, st.leaves, st.lists, st.depth, st.shared);
+		printf("  tested leaves %u (entries %u, largest %u)\n",
+		       st.tested, st.tested_entries, st.tested_max);
 		printf("  nodes per dim:");
 		for (d = 0; d < NFHP_DIM_MAX; d++)
 			if (st.nodes_per_dim[d])

@@ -17,6 +17,7 @@
 #include "scratch.h"
 #include "stats.h"
 #include "tree.h"
+#include <linux/sched/signal.h>
 
 #include "tap.h"
 
@@ -2394,6 +2395,129 @@ static void test_shared_build(void)
 	      shared.shared);
 }
 
+/* The verdicts of 2000 keys in and around nested_rules()'s sources. */
+static void nested_verdicts(struct nfhp_ruleset *rs, u32 *out)
+{
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	unsigned int i;
+
+	for (i = 0; i < 2000; i++) {
+		key_init(&k);
+		k.v[NFHP_DIM_SRC] = ip(10, i % 8, (i * 7) >> 8, i * 13);
+		k.v[NFHP_DIM_PROTO] = i % 3 ? 6 : 17;
+		k.v[NFHP_DIM_DPORT] = i % 64;
+		classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+		out[i] = v.action << 16 |
+			 (v.rule ? nfhp_rule_position(rs, v.rule) : 0);
+	}
+}
+
+/* Does any hook's tree of @rs have a tested leaf? */
+static unsigned int tested_leaves(struct nfhp_ruleset *rs)
+{
+	struct nfhp_tree_stats st = {};
+
+	nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &st);
+	return st.tested;
+}
+
+/*
+ * Bounded builds (tree.c): a build past its budget is made again with
+ * shares of it, the regions past theirs tested leaves.  The verdicts must
+ * be the exact tree's, before and after an update that meets the tested
+ * leaves; with the shipped budget the same rules are not cut at all.
+ */
+static void test_bounded_build(void)
+{
+	u32 budget = nfhp_build_budget, budget_min = nfhp_build_budget_min;
+	u32 *exact = calloc(2000, sizeof(*exact));
+	u32 *cut = calloc(2000, sizeof(*cut));
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_ACCEPT);
+	struct nfhp_ruleset *rs;
+	const char *msg = NULL;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+
+	rs = nested_rules();
+	nested_verdicts(rs, exact);
+	check(!nfhp_ruleset_builds_cut(rs) && !tested_leaves(rs),
+	      "budget: 3000 rules within the shipped budget, exact");
+	nfhp_ruleset_free(rs);
+	nfhp_build_budget = 2;
+	nfhp_build_budget_min = 0;
+	rs = nested_rules();
+	nested_verdicts(rs, cut);
+	check(nfhp_ruleset_builds_cut(rs) && tested_leaves(rs),
+	      "budget: with 2 an entry, builds cut short: %u tested leaves",
+	      tested_leaves(rs));
+	check(!memcmp(exact, cut, 2000 * sizeof(*cut)),
+	      "budget: the same verdicts as the exact tree");
+	spec_prefix(r, NFHP_DIM_SRC, ip(10, 1, 0, 0), 16, false);
+	spec_range(r, NFHP_DIM_PROTO, 17, 17, false);
+	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg),
+	      "budget: an update meets the tested leaves");
+	nested_verdicts(rs, cut);
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = ip(10, 1, 2, 3);
+	k.v[NFHP_DIM_PROTO] = 17;
+	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 1,
+	      "budget: the new rule decides its packets");
+	nfhp_build_budget = budget;
+	nfhp_build_budget_min = budget_min;
+	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg),
+	      "budget: the rule goes again");
+	nested_verdicts(rs, cut);
+	check(!memcmp(exact, cut, 2000 * sizeof(*cut)),
+	      "budget: the verdicts are the exact tree's again");
+	nfhp_ruleset_free(rs);
+	free(r);
+	free(exact);
+	free(cut);
+}
+
+/*
+ * A signal to the committing task stops a build between two children of
+ * a split (tree.c, "Bounded builds"): the commit fails with -EINTR and
+ * says so, the old rules stay, and nothing leaks (ASan).
+ */
+static void test_interrupted_commit(void)
+{
+	struct nfhp_ruleset *rs = nested_rules();
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	u32 *before = calloc(2000, sizeof(*before));
+	u32 *after = calloc(2000, sizeof(*after));
+	const char *msg = NULL;
+	unsigned int i;
+	int err;
+
+	nested_verdicts(rs, before);
+	check(!nfhp_txn_begin(rs) &&
+	      !nfhp_chain_flush(rs, "FORWARD", &msg), "signal: begin, -F");
+	for (i = 0; i < 200; i++) {
+		r->nmatch = 0;
+		spec_prefix(r, NFHP_DIM_SRC, ip(10, i % 8, i, 0), 24, false);
+		spec_range(r, NFHP_DIM_PROTO, 6, 6, false);
+		nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
+	}
+	nfhp_shim_signal_countdown = 3;
+	err = nfhp_txn_commit(rs, &msg);
+	check(err == -EINTR && msg && strstr(msg, "interrupted"),
+	      "signal: the commit stops: %d (%s)", err, msg ? msg : "");
+	nfhp_shim_signal_countdown = 0;
+	nested_verdicts(rs, after);
+	check(!nfhp_txn_active(rs) &&
+	      nfhp_chain_rules(nfhp_chain_find(rs, "FORWARD")) == 3000 &&
+	      !memcmp(before, after, 2000 * sizeof(*after)),
+	      "signal: the old rules stay in force");
+	nfhp_ruleset_free(rs);
+	free(r);
+	free(before);
+	free(after);
+}
+
 /*
  * List nodes (tree.c): a region of few terminal entries is one node that
  * tests them in order.  It must decide as the split would, count, change
@@ -3216,6 +3340,8 @@ int main(void)
 	test_entry_leaves();
 	test_node_lines();
 	test_shared_build();
+	test_bounded_build();
+	test_interrupted_commit();
 	test_ext_hooks();
 	test_mark_reaches_excluded_rule();
 	test_mark_reaches_excluded_jump();
