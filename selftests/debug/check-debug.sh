@@ -126,7 +126,7 @@ boot()
 	local pass=$1 append=$2 out=$top/build/debug-vm/$1 line n rc
 	local vmlog=build/check-debug-$1-vm.log t=$(date +%s)
 	local console=build/vm/check-debug-$1-console.log
-	local p f s
+	local p f s missing
 
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -146,7 +146,19 @@ boot()
 	if [ -n "$line" ]; then
 		read -r p _ f _ s _ <<< "${line//,/}"
 	else
-		p=0 f=0 s=0
+		p=$(tr -d '\r' < "$vmlog" | grep -E '^ok( |$)' |
+		    grep -cv '# SKIP')
+		s=$(tr -d '\r' < "$vmlog" | grep -E '^ok( |$)' |
+		    grep -c '# SKIP')
+		f=$(tr -d '\r' < "$vmlog" | grep -cE '^not ok( |$)')
+	fi
+	missing=$(selftests/vm/not-run.sh "$vmlog")
+	if [ -n "$missing" ]; then
+		echo "check-debug: $pass stopped early (exit $rc):" \
+		     "$(grep -c . <<< "$missing") planned result(s) never" \
+		     "came, counted as failed:"
+		sed 's/^/check-debug:   not run: /' <<< "$missing"
+		f=$((f + $(grep -c . <<< "$missing")))
 	fi
 	if [ -s "$out/dmesg-flagged" ]; then
 		echo "check-debug: $pass: the kernel log has reports (full" \

@@ -9,13 +9,15 @@
 #	    or only those named in TESTS="a.sh b.sh", each under timeout(1)
 #	rmmod nf_hipac                (failing to unload is a failure)
 #
-# Output is TAP 13; a test's own output is prefixed with "# ".  Exit code 4
-# from a test means SKIP.  The timeout comes from ./settings ("timeout=N")
-# unless the test has a line "# nfhp-timeout: N".  Tests with a line
-# "# nfhp: no-module" run even when nf_hipac.ko is not built; all others are
-# skipped then.  NFHP_TIMEOUT_SCALE=N multiplies every timeout (a loaded
-# host slows TCG down a lot).  The last line is "N passed, N failed, N skipped"; the exit
-# code is 1 if anything failed.
+# Output is TAP 13; a test's own output is prefixed with "# ".  After the
+# plan, a line "# planned: N NAME" for each result to come names it, so
+# that a run cut short can say which never came (selftests/vm/not-run.sh).
+# Exit code 4 from a test means SKIP.  The timeout comes from ./settings
+# ("timeout=N") unless the test has a line "# nfhp-timeout: N".  Tests
+# with a line "# nfhp: no-module" run even when nf_hipac.ko is not built;
+# all others are skipped then.  NFHP_TIMEOUT_SCALE=N multiplies every
+# timeout (a loaded host slows TCG down a lot).  The last line is
+# "N passed, N failed, N skipped"; the exit code is 1 if anything failed.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=selftests/nf_hipac
@@ -62,6 +64,12 @@ result()
 
 echo "TAP version 13"
 echo "1..$plan"
+n=0
+[ $have_module -eq 0 ] || echo "# planned: $((n += 1)) insmod $module"
+for t in $tests; do
+	echo "# planned: $((n += 1)) selftests: nf_hipac: $t"
+done
+[ $have_module -eq 0 ] || echo "# planned: $((n += 1)) rmmod nf_hipac"
 
 loaded=0
 if [ $have_module -eq 0 ]; then
@@ -107,6 +115,8 @@ if [ $loaded -eq 1 ]; then
 	else
 		result fail "rmmod nf_hipac"
 	fi
+elif [ $have_module -eq 1 ]; then
+	result skip "rmmod nf_hipac" "not loaded"
 fi
 
 echo "$pass passed, $fail failed, $skip skipped"

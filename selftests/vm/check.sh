@@ -5,7 +5,9 @@
 # VM selftests (run_tests.sh inside run-vm.sh) or both, and finish with one
 # line "N passed, N failed, N skipped" over everything that ran.  Exits
 # non-zero if anything failed, including a suite that crashed or timed out
-# without reporting a count.  Logs go to build/check-{user,vm}.log.
+# without reporting a count.  A VM run that stops early (time budget,
+# guest crash) names the tests it did not run and counts each as failed.
+# Logs go to build/check-{user,vm}.log.
 #
 # Environment: NFHP_TIMEOUT_SCALE=N multiplies all timeouts (for a loaded
 # host); NFHP_VM_TIMEOUT (seconds for the whole VM run, default 1800 x
@@ -23,10 +25,12 @@ ts=0
 
 # count LOG RC NAME - add LOG's results to the totals.  Uses the suite's own
 # "N passed, N failed[, N skipped]" line when present, else counts TAP
-# "ok"/"not ok" lines; a non-zero RC with no failure counted adds one.
+# "ok"/"not ok" lines; each planned TAP result that never came
+# (not-run.sh) is named and counted as a failure; a non-zero RC with no
+# failure counted adds one.
 count()
 {
-	local log=$1 rc=$2 name=$3 line p f s
+	local log=$1 rc=$2 name=$3 line p f s missing m why
 
 	line=$(tr -d '\r' < "$log" |
 	       grep -E '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' |
@@ -44,25 +48,40 @@ count()
 		s=$(tr -d '\r' < "$log" | grep -E '^ok( |$)' | grep -c '# SKIP')
 		f=$(tr -d '\r' < "$log" | grep -cE '^not ok( |$)')
 	fi
+	missing=$("$top/selftests/vm/not-run.sh" "$log")
+	if [ -n "$missing" ]; then
+		m=$(grep -c . <<< "$missing")
+		case $rc in
+		124) why="its time budget ran out";;
+		125) why="the guest died without a result";;
+		*) why="exit $rc";;
+		esac
+		echo "check: $name stopped early ($why): $m planned" \
+		     "result(s) never came, counted as failed:"
+		sed 's/^/check:   not run: /' <<< "$missing"
+		f=$((f + m))
+	fi
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "check: $name exited with $rc without reporting a failure;" \
 		     "counting one (see $log)"
 		f=1
 	fi
 	echo "check: $name: $p passed, $f failed, $s skipped"
-	[ "$f" -gt 0 ] && recap "$log"
+	[ "$f" -gt 0 ] && recap "$log" "$missing"
 	tp=$((tp + p))
 	tf=$((tf + f))
 	ts=$((ts + s))
 }
 
-# recap LOG - repeat LOG's failed checks and tests, so that the end of a
-# long run (all that CI keeps) still says what failed.
+# recap LOG [NOT_RUN] - repeat LOG's failed checks and tests, and the
+# tests not run, so that the end of a long run (all that CI keeps) still
+# says what failed.
 recap()
 {
 	echo "check: what failed in $1:"
 	tr -d '\r' < "$1" | grep -E '(^|: )FAIL|^not ok( |$)' | head -n 40 |
 		sed 's/^/check:   /'
+	[ -z "${2:-}" ] || sed 's/^/check:   not run: /' <<< "$2"
 }
 
 if [ "${NFHP_BUILD_FAILED:-0}" = 1 ]; then
