@@ -15,18 +15,42 @@
 # Exit code 4 from a test means SKIP.  The timeout comes from ./settings
 # ("timeout=N") unless the test has a line "# nfhp-timeout: N".  Tests
 # with a line "# nfhp: no-module" run even when nf_hipac.ko is not built;
-# all others are skipped then.  NFHP_TIMEOUT_SCALE=N multiplies every
-# timeout (a loaded host slows TCG down a lot).  The last line is
+# all others are skipped then.  NFHP_TIMEOUT_SCALE=F (a decimal, e.g. 1.5)
+# multiplies every timeout (a loaded host slows TCG down a lot;
+# selftests/vm/timeout-scale.sh measures it).  The last line is
 # "N passed, N failed, N skipped"; the exit code is 1 if anything failed.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=selftests/nf_hipac
 cd "$top" || exit 1
 
-source "$dir/lib.sh"
-module=${NFHP_MODULE:-./nf_hipac.ko}
+scale=${NFHP_TIMEOUT_SCALE:-1}
+scale_note=
+if ! [[ $scale =~ ^[0-9]+(\.[0-9]+)?$ ]] || [[ $scale =~ ^[0.]+$ ]]; then
+	scale_note="NFHP_TIMEOUT_SCALE=$scale is no positive number: using 1"
+	scale=1
+fi
 timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings" 2>/dev/null)
 timeout=${timeout:-120}
+
+# scaled SECONDS - SECONDS times the scale, rounded up.
+scaled()
+{
+	awk -v t="$1" -v s="$scale" 'BEGIN {
+		v = t * s
+		printf "%d\n", v == int(v) ? v : int(v) + 1
+	}'
+}
+
+# test_timeout TEST - the test's own timeout, scaled.
+test_timeout()
+{
+	local t
+
+	t=$(sed -n 's/^# nfhp-timeout: *\([0-9]\+\).*/\1/p' "$dir/$1" \
+	    2>/dev/null | head -1)
+	scaled "${t:-$timeout}"
+}
 
 if [ -n "${TESTS:-}" ]; then
 	tests=$TESTS
@@ -40,6 +64,8 @@ else
 	done
 fi
 
+source "$dir/lib.sh"
+module=${NFHP_MODULE:-./nf_hipac.ko}
 have_module=0
 [ -f "$module" ] && have_module=1
 ntests=$(echo $tests | wc -w)
@@ -70,6 +96,7 @@ for t in $tests; do
 	echo "# planned: $((n += 1)) selftests: nf_hipac: $t"
 done
 [ $have_module -eq 0 ] || echo "# planned: $((n += 1)) rmmod nf_hipac"
+[ -z "$scale_note" ] || echo "# $scale_note"
 
 loaded=0
 if [ $have_module -eq 0 ]; then
@@ -93,9 +120,7 @@ for t in $tests; do
 		result skip "$name" "nf_hipac not loaded"
 		continue
 	fi
-	t_timeout=$(sed -n 's/^# nfhp-timeout: *\([0-9]\+\).*/\1/p' "$dir/$t" |
-		    head -1)
-	t_timeout=$((${t_timeout:-$timeout} * ${NFHP_TIMEOUT_SCALE:-1}))
+	t_timeout=$(test_timeout "$t")
 	echo "# $t (timeout ${t_timeout}s)"
 	start=$(date +%s)
 	timeout -k 5 "$t_timeout" "$dir/$t" 2>&1 | sed -u 's/^/# /'
