@@ -19,6 +19,10 @@
 # multiplies every timeout (a loaded host slows TCG down a lot;
 # selftests/vm/timeout-scale.sh measures it).  The last line is
 # "N passed, N failed, N skipped"; the exit code is 1 if anything failed.
+#
+# In the VM ($NFHP_VM_OUT set), the time allowed for each step is written
+# to $NFHP_VM_OUT/deadline ("SECONDS WHAT"): run-vm.sh --watchdog stops a
+# guest that overruns it, hung beyond what timeout(1) can end.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=selftests/nf_hipac
@@ -66,6 +70,17 @@ fi
 
 source "$dir/lib.sh"
 module=${NFHP_MODULE:-./nf_hipac.ko}
+# Time for a step besides the tests' own (insmod, rmmod, the end).
+grace=$(scaled 60)
+
+# deadline SECONDS WHAT - allow SECONDS for WHAT (see the top).
+deadline()
+{
+	[ -n "${NFHP_VM_OUT:-}" ] || return 0
+	echo "$1 $2" > "$NFHP_VM_OUT/deadline" 2>/dev/null
+	return 0
+}
+
 have_module=0
 [ -f "$module" ] && have_module=1
 ntests=$(echo $tests | wc -w)
@@ -99,6 +114,7 @@ done
 [ -z "$scale_note" ] || echo "# $scale_note"
 
 loaded=0
+deadline "$(scaled "$timeout")" "insmod"
 if [ $have_module -eq 0 ]; then
 	echo "# $module is not built: skipping every test that needs nf_hipac"
 	echo "# (build it with 'make module' on the host)"
@@ -121,6 +137,7 @@ for t in $tests; do
 		continue
 	fi
 	t_timeout=$(test_timeout "$t")
+	deadline $((t_timeout + grace)) "$t"
 	echo "# $t (timeout ${t_timeout}s)"
 	start=$(date +%s)
 	timeout -k 5 "$t_timeout" "$dir/$t" 2>&1 | sed -u 's/^/# /'
@@ -134,6 +151,7 @@ for t in $tests; do
 	esac
 done
 
+deadline "$(scaled "$timeout")" "rmmod"
 if [ $loaded -eq 1 ]; then
 	if rmmod nf_hipac 2>&1 | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		result pass "rmmod nf_hipac"
@@ -144,5 +162,6 @@ elif [ $have_module -eq 1 ]; then
 	result skip "rmmod nf_hipac" "not loaded"
 fi
 
+deadline "$grace" "the end of the run"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -6,13 +6,16 @@
 # line "N passed, N failed, N skipped" over everything that ran.  Exits
 # non-zero if anything failed, including a suite that crashed or timed out
 # without reporting a count.  A VM run that stops early (time budget,
-# guest crash) names the tests it did not run and counts each as failed.
-# Logs go to build/check-{user,vm}.log.
+# watchdog, guest crash) names the tests it did not run and counts each
+# as failed.  Logs go to build/check-{user,vm}.log.
 #
 # The VM's time limits scale with the host's load: timeout-scale.sh
 # measures the factor before the boot (NFHP_TIMEOUT_SCALE=F sets it, a
 # decimal such as 1.5), and it multiplies each test's own timeout in the
 # guest and the VM's budget: a slow host makes a slow run, not a timeout.
+# A hung guest is stopped by run-vm.sh --watchdog when it overruns the
+# current step's deadline (run_tests.sh), 300 s times the factor for the
+# boot.
 #
 # Environment: NFHP_TIMEOUT_SCALE; NFHP_VM_TIMEOUT (seconds for the whole
 # VM run, default 1800 x the scale); TESTS (subset of VM tests);
@@ -57,7 +60,7 @@ count()
 	if [ -n "$missing" ]; then
 		m=$(grep -c . <<< "$missing")
 		case $rc in
-		124) why="its time budget ran out";;
+		124) why="its time budget or watchdog ran out";;
 		125) why="the guest died without a result";;
 		*) why="exit $rc";;
 		esac
@@ -105,9 +108,11 @@ if [ "$what" = vm ] || [ "$what" = all ]; then
 	NFHP_TIMEOUT_SCALE=$("$top/selftests/vm/timeout-scale.sh") ||
 		NFHP_TIMEOUT_SCALE=1
 	export NFHP_TIMEOUT_SCALE
-	budget=${NFHP_VM_TIMEOUT:-$(awk -v s="$NFHP_TIMEOUT_SCALE" \
-		'BEGIN { v = 1800 * s; print v == int(v) ? v : int(v) + 1 }')}
-	"$top/selftests/vm/run-vm.sh" --timeout "$budget" \
+	read -r budget boot < <(awk -v s="$NFHP_TIMEOUT_SCALE" '
+		function up(v) { return v == int(v) ? v : int(v) + 1 }
+		BEGIN { print up(1800 * s), up(300 * s) }')
+	budget=${NFHP_VM_TIMEOUT:-$budget}
+	"$top/selftests/vm/run-vm.sh" --timeout "$budget" --watchdog "$boot" \
 		--log "$top/build/vm/check-vm-console.log" \
 		-- selftests/nf_hipac/run_tests.sh 2>&1 | tee "$log"
 	count "$log" "${PIPESTATUS[0]}" "VM selftests"

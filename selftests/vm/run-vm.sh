@@ -16,6 +16,14 @@
 # Options:
 #	--timeout SEC	kill QEMU after SEC seconds (default 900; a timeout
 #			fails with exit code 124)
+#	--watchdog SEC	also kill it (exit code 124) when the guest
+#			overruns its own deadline: $NFHP_VM_OUT/deadline
+#			holds "SECONDS WHAT", the time allowed from the
+#			file's last change; run-vm.sh writes "SEC boot"
+#			before the boot, the guest's command rewrites it
+#			for each step (selftests/nf_hipac/run_tests.sh
+#			does), so a hung guest is stopped long before a
+#			generous --timeout
 #	--mem SIZE	guest memory (default 1G)
 #	--smp N		guest CPUs (default 2)
 #	--cpu MODEL	QEMU CPU model and flags (default max)
@@ -69,6 +77,7 @@ image=${NFHP_VM_KERNEL:-}
 moddir=${NFHP_VM_MODULES:-}
 extra_append=
 strict=
+watchdog=
 keep_out=
 log=
 
@@ -89,6 +98,7 @@ while [ $# -gt 0 ]; do
 	--modules) moddir=$2; shift 2;;
 	--append) extra_append=$2; shift 2;;
 	--strict) strict=1; shift;;
+	--watchdog) watchdog=$2; shift 2;;
 	--out) keep_out=$2; shift 2;;
 	--log) log=$2; shift 2;;
 	--) shift; break;;
@@ -184,7 +194,8 @@ mkdir -p "$(dirname "$log")"
 
 if [ -n "$keep_out" ]; then
 	out=$(mkdir -p "$keep_out" && cd "$keep_out" && pwd)
-	rm -rf "$out/rc" "$out/dmesg-flagged" "$out/modules"
+	rm -rf "$out/rc" "$out/dmesg-flagged" "$out/modules" "$out/deadline" \
+		"$out/watchdog" "$out/qemu.pid"
 else
 	out=$(mktemp -d "${TMPDIR:-/tmp}/nfhp-vm-out.XXXXXX")
 	trap 'rm -rf "$out"' EXIT
@@ -210,19 +221,52 @@ fi
 	fi
 } > "$out/cmd.sh"
 
-echo "run-vm.sh: kernel $kernel${moddir:+ (modules $moddir)}, accel $accel, timeout ${timeout}s, log $log"
+# watch - every 5 s while this script runs, compare the age of
+# $out/deadline with the time it allows; past it, note why in
+# $out/watchdog and stop QEMU.
+watch()
+{
+	local secs what mtime age
+
+	set +e
+	while sleep 5 && kill -0 $$ 2>/dev/null; do
+		read -r secs what < "$out/deadline" 2>/dev/null || continue
+		mtime=$(stat -c %Y "$out/deadline" 2>/dev/null) || continue
+		[[ $secs =~ ^[0-9]+$ ]] || continue
+		age=$(($(date +%s) - mtime))
+		[ "$age" -gt "$secs" ] || continue
+		echo "$what: ${secs}s allowed, ${age}s passed" > "$out/watchdog"
+		kill "$(cat "$out/qemu.pid")"
+		return
+	done
+}
+
+echo "run-vm.sh: kernel $kernel${moddir:+ (modules $moddir)}, accel $accel, timeout ${timeout}s${watchdog:+, watchdog}, log $log"
 start=$(date +%s)
+wpid=
+if [ -n "$watchdog" ]; then
+	echo "$watchdog boot" > "$out/deadline"
+	watch &
+	wpid=$!
+fi
 set +e
 timeout -k 5 "$timeout" "${qemu_base[@]}" -accel "$accel_opt" \
+	-pidfile "$out/qemu.pid" \
 	-chardev "stdio,id=con,logfile=$log,signal=off" -serial chardev:con \
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
 	-virtfs "local,path=$top,mount_tag=repo,security_model=none,readonly=on,multidevs=remap" \
 	"${modshare[@]}" -append "$append" </dev/null
 qrc=$?
+[ -z "$wpid" ] || { kill "$wpid"; wait "$wpid"; } 2>/dev/null
 set -e
 echo "run-vm.sh: VM ran $(($(date +%s) - start))s"
 
+if [ -s "$out/watchdog" ]; then
+	echo "run-vm.sh: TIMEOUT: the guest overran its deadline" \
+	     "($(cat "$out/watchdog")), QEMU killed" >&2
+	exit 124
+fi
 if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
 	echo "run-vm.sh: TIMEOUT after ${timeout}s, QEMU killed" >&2
 	exit 124
