@@ -23,6 +23,11 @@
 # In the VM ($NFHP_VM_OUT set), the time allowed for each step is written
 # to $NFHP_VM_OUT/deadline ("SECONDS WHAT"): run-vm.sh --watchdog stops a
 # guest that overruns it, hung beyond what timeout(1) can end.
+#
+#	run_tests.sh --timeouts
+#
+# prints "TEST SECONDS" for each test that would run (scaled), and exits:
+# selftests/vm/check.sh derives the VM's time budget from them.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=selftests/nf_hipac
@@ -66,6 +71,13 @@ else
 		esac
 		[ -x "$t" ] && tests="$tests ${t##*/}"
 	done
+fi
+
+if [ "${1:-}" = --timeouts ]; then
+	for t in $tests; do
+		echo "$t $(test_timeout "$t")"
+	done
+	exit 0
 fi
 
 source "$dir/lib.sh"

@@ -12,13 +12,15 @@
 # The VM's time limits scale with the host's load: timeout-scale.sh
 # measures the factor before the boot (NFHP_TIMEOUT_SCALE=F sets it, a
 # decimal such as 1.5), and it multiplies each test's own timeout in the
-# guest and the VM's budget: a slow host makes a slow run, not a timeout.
-# A hung guest is stopped by run-vm.sh --watchdog when it overruns the
-# current step's deadline (run_tests.sh), 300 s times the factor for the
-# boot.
+# guest.  The VM's budget is the sum of those timeouts of the tests to
+# run, plus 60 s a test and 600 s for boot, insmod, rmmod and shutdown,
+# all times the factor: a slow host makes a slow run, not a timeout.  A
+# hung guest is stopped by run-vm.sh --watchdog when it overruns the
+# current step's deadline (run_tests.sh; 300 s times the factor for the
+# boot), not at the end of the budget.
 #
 # Environment: NFHP_TIMEOUT_SCALE; NFHP_VM_TIMEOUT (seconds for the whole
-# VM run, default 1800 x the scale); TESTS (subset of VM tests);
+# VM run instead of the budget above); TESTS (subset of VM tests);
 # NFHP_BUILD_FAILED=1 (set by "make check" when the build failed) adds one
 # failure.
 set -uo pipefail
@@ -108,10 +110,18 @@ if [ "$what" = vm ] || [ "$what" = all ]; then
 	NFHP_TIMEOUT_SCALE=$("$top/selftests/vm/timeout-scale.sh") ||
 		NFHP_TIMEOUT_SCALE=1
 	export NFHP_TIMEOUT_SCALE
-	read -r budget boot < <(awk -v s="$NFHP_TIMEOUT_SCALE" '
+	read -r budget boot < <("$top/selftests/nf_hipac/run_tests.sh" \
+		--timeouts | awk -v s="$NFHP_TIMEOUT_SCALE" '
 		function up(v) { return v == int(v) ? v : int(v) + 1 }
-		BEGIN { print up(1800 * s), up(300 * s) }')
-	budget=${NFHP_VM_TIMEOUT:-$budget}
+		{ sum += $2; n++ }
+		END { print sum + up((600 + 60 * n) * s), up(300 * s) }')
+	if [ -n "${NFHP_VM_TIMEOUT:-}" ]; then
+		budget=$NFHP_VM_TIMEOUT
+		echo "check: VM time budget ${budget}s (NFHP_VM_TIMEOUT)"
+	else
+		echo "check: VM time budget ${budget}s: the tests' own" \
+		     "timeouts, 60 s a test and 600 s, times the scale"
+	fi
 	"$top/selftests/vm/run-vm.sh" --timeout "$budget" --watchdog "$boot" \
 		--log "$top/build/vm/check-vm-console.log" \
 		-- selftests/nf_hipac/run_tests.sh 2>&1 | tee "$log"
