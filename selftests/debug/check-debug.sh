@@ -36,10 +36,11 @@
 # Environment: TESTS (selftests for the "full" boot instead of the rest);
 # NFHP_DEBUG_PASSES (default "full leaks"); NFHP_DEBUG_LEAK_TESTS;
 # NFHP_DEBUG_CPU (QEMU -cpu, default max,la57=off);
-# NFHP_TIMEOUT_SCALE (default 1) multiplies every timeout, and the
-# per-test timeouts get a further NFHP_DEBUG_SLOWDOWN (default 4: KASAN and
-# lockdep under TCG); NFHP_VM_MEM (default 2G); NFHP_DEBUG_VM_TIMEOUT
-# (seconds for each boot, default 3600 x NFHP_TIMEOUT_SCALE);
+# NFHP_TIMEOUT_SCALE (default: measured before each boot by
+# selftests/vm/timeout-scale.sh from the host's load) multiplies every
+# timeout, and the per-test timeouts get a further NFHP_DEBUG_SLOWDOWN
+# (default 4: KASAN and lockdep under TCG); NFHP_VM_MEM (default 2G);
+# NFHP_DEBUG_VM_TIMEOUT (seconds for each boot, default 3600 x the scale);
 # NFHP_DEBUG_CACHE (see build-kernel.sh); NFHP_STRESS_SECONDS (stress.sh,
 # default 60 here), NFHP_FUZZ_MESSAGES (200000 in "full", 50000 in
 # "leaks"), NFHP_STRESS_RULES (1000 in "leaks": with 10,000 every restore
@@ -53,7 +54,7 @@ cd "$top" || exit 1
 mkdir -p build/vm build/debug-vm
 exec > >(tee build/check-debug.log) 2>&1
 
-scale=${NFHP_TIMEOUT_SCALE:-1}
+own_scale=${NFHP_TIMEOUT_SCALE:-}
 # 4-level paging: with the 5-level paging of -cpu max, KASAN under TCG
 # now and then reported wild accesses to the direct map at boot.
 cpu=${NFHP_DEBUG_CPU:-max,la57=off}
@@ -109,7 +110,6 @@ export NFHP_RESTORE_BIG=${NFHP_RESTORE_BIG:-20000}
 # Its main set: 10,000 rules took 17 s a restore here (the requests under
 # KASAN), and it is restored three times; 2,000 reach the same paths.
 export NFHP_RESTORE_RULES=${NFHP_RESTORE_RULES:-2000}
-export NFHP_TIMEOUT_SCALE=$((scale * slow))
 fuzz=${NFHP_FUZZ_MESSAGES:-}
 leak_tests=${NFHP_DEBUG_LEAK_TESTS:-"restore.sh failslab.sh nlfuzz.sh xt.sh stress.sh unload.sh"}
 full_tests=${TESTS:-$(cd selftests/nf_hipac && for t in *.sh; do
@@ -126,16 +126,21 @@ boot()
 	local pass=$1 append=$2 out=$top/build/debug-vm/$1 line n rc
 	local vmlog=build/check-debug-$1-vm.log t=$(date +%s)
 	local console=build/vm/check-debug-$1-console.log
-	local p f s
+	local p f s scale budget missing
 
 	rm -rf "$out"
 	mkdir -p "$out"
+	scale=$(NFHP_TIMEOUT_SCALE=$own_scale selftests/vm/timeout-scale.sh) ||
+		scale=1
+	budget=${NFHP_DEBUG_VM_TIMEOUT:-$(awk -v s="$scale" \
+		'BEGIN { v = 3600 * s; print v == int(v) ? v : int(v) + 1 }')}
 	echo "check-debug: boot \"$pass\" ($append): ${TESTS:-every selftest}"
+	NFHP_TIMEOUT_SCALE=$(awk -v a="$scale" -v b="$slow" \
+			     'BEGIN { print a * b }') \
 	selftests/vm/run-vm.sh --kernel "$image" \
 		--modules "$kdir/modroot/lib/modules/$release" \
 		--mem "${NFHP_VM_MEM:-2G}" --cpu "$cpu" --strict \
-		--append "$append" \
-		--timeout "${NFHP_DEBUG_VM_TIMEOUT:-$((3600 * scale))}" \
+		--append "$append" --timeout "$budget" \
 		--out "$out" --log "$top/$console" \
 		-- selftests/debug/guest-run.sh 2>&1 | tee "$vmlog"
 	rc=${PIPESTATUS[0]}
@@ -146,7 +151,19 @@ boot()
 	if [ -n "$line" ]; then
 		read -r p _ f _ s _ <<< "${line//,/}"
 	else
-		p=0 f=0 s=0
+		p=$(tr -d '\r' < "$vmlog" | grep -E '^ok( |$)' |
+		    grep -cv '# SKIP')
+		s=$(tr -d '\r' < "$vmlog" | grep -E '^ok( |$)' |
+		    grep -c '# SKIP')
+		f=$(tr -d '\r' < "$vmlog" | grep -cE '^not ok( |$)')
+	fi
+	missing=$(selftests/vm/not-run.sh "$vmlog")
+	if [ -n "$missing" ]; then
+		echo "check-debug: $pass stopped early (exit $rc):" \
+		     "$(grep -c . <<< "$missing") planned result(s) never" \
+		     "came, counted as failed:"
+		sed 's/^/check-debug:   not run: /' <<< "$missing"
+		f=$((f + $(grep -c . <<< "$missing")))
 	fi
 	if [ -s "$out/dmesg-flagged" ]; then
 		echo "check-debug: $pass: the kernel log has reports (full" \

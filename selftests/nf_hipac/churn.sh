@@ -87,8 +87,7 @@ new_ns()
 	[ "$(nfhp_in $ns -S | grep -c '^-[AN]')" = 0 ] ||
 		{ nfhp_log "$ns does not start empty"; return 1; }
 	ns_rules $1 | nfhp_restore_in $ns || return 1
-	# In a subshell: no job, so no "Killed" message when it is killed.
-	(in_ns $ns python3 -c "$sender" &)
+	nfhp_bg_in $ns python3 -c "$sender"
 	# The drop acts on local output: the sender gets EPERM.
 	in_ns $ns bash -c 'echo x >/dev/udp/127.0.0.1/9999' 2>$tmp/err &&
 		{ nfhp_log "$ns: udp/9999 not dropped"; return 1; }
@@ -146,7 +145,7 @@ router_rules()
 }
 
 # The count file is replaced whole (rename), never read half written.
-in_ns $ns_server python3 -c '
+nfhp_bg_in $ns_server python3 -c '
 import os, socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 6000))
@@ -157,14 +156,14 @@ while True:
     if n % 50 == 0:
         open(sys.argv[1] + ".new", "w").write("%d\n" % n)
         os.replace(sys.argv[1] + ".new", sys.argv[1])
-' $tmp/udp-count &
-in_ns $ns_client python3 -c '
+' $tmp/udp-count
+nfhp_bg_in $ns_client python3 -c '
 import socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 while True:
     s.sendto(b"x", (sys.argv[1], 6000))
     time.sleep(0.01)
-' $SERVER_IP &
+' $SERVER_IP
 
 udp_count() { cat $tmp/udp-count 2>/dev/null || echo 0; }
 

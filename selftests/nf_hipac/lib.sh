@@ -117,6 +117,25 @@ in_ns()
 	ip netns exec "$ns" "$@"
 }
 
+# nfhp_bg_in NS CMD... - start CMD inside namespace NS in the background,
+# for traffic that the test ends with kill -9 (nfhp_netns_destroy and the
+# like).  The shell waiting for CMD would print "line N: PID Killed ..."
+# then; that death is expected and goes unsaid, any other by a signal is
+# printed.  CMD's own standard error passes through.
+nfhp_bg_in()
+{
+	local ns=$1 rc
+
+	shift
+	{
+		ip netns exec "$ns" "$@" 2>&3
+		rc=$?
+		[ $rc -le 128 ] || [ $rc -eq 137 ] ||
+			nfhp_log "$ns: background '$*' died of signal" \
+				 "$((rc - 128))"
+	} 3>&2 2>/dev/null &
+}
+
 # nfhp_in NS ARGS... - run user/build/nf-hipac ARGS inside namespace NS
 # (nf-hipac-save / nf-hipac-restore: nfhp_save_in / nfhp_restore_in).
 nfhp_in()

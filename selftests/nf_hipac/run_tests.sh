@@ -9,22 +9,57 @@
 #	    or only those named in TESTS="a.sh b.sh", each under timeout(1)
 #	rmmod nf_hipac                (failing to unload is a failure)
 #
-# Output is TAP 13; a test's own output is prefixed with "# ".  Exit code 4
-# from a test means SKIP.  The timeout comes from ./settings ("timeout=N")
-# unless the test has a line "# nfhp-timeout: N".  Tests with a line
-# "# nfhp: no-module" run even when nf_hipac.ko is not built; all others are
-# skipped then.  NFHP_TIMEOUT_SCALE=N multiplies every timeout (a loaded
-# host slows TCG down a lot).  The last line is "N passed, N failed, N skipped"; the exit
-# code is 1 if anything failed.
+# Output is TAP 13; a test's own output is prefixed with "# ".  After the
+# plan, a line "# planned: N NAME" for each result to come names it, so
+# that a run cut short can say which never came (selftests/vm/not-run.sh).
+# Exit code 4 from a test means SKIP.  The timeout comes from ./settings
+# ("timeout=N") unless the test has a line "# nfhp-timeout: N".  Tests
+# with a line "# nfhp: no-module" run even when nf_hipac.ko is not built;
+# all others are skipped then.  NFHP_TIMEOUT_SCALE=F (a decimal, e.g. 1.5)
+# multiplies every timeout (a loaded host slows TCG down a lot;
+# selftests/vm/timeout-scale.sh measures it).  The last line is
+# "N passed, N failed, N skipped"; the exit code is 1 if anything failed.
+#
+# In the VM ($NFHP_VM_OUT set), the time allowed for each step is written
+# to $NFHP_VM_OUT/deadline ("SECONDS WHAT"): run-vm.sh --watchdog stops a
+# guest that overruns it, hung beyond what timeout(1) can end.
+#
+#	run_tests.sh --timeouts
+#
+# prints "TEST SECONDS" for each test that would run (scaled), and exits:
+# selftests/vm/check.sh derives the VM's time budget from them.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=selftests/nf_hipac
 cd "$top" || exit 1
 
-source "$dir/lib.sh"
-module=${NFHP_MODULE:-./nf_hipac.ko}
+scale=${NFHP_TIMEOUT_SCALE:-1}
+scale_note=
+if ! [[ $scale =~ ^[0-9]+(\.[0-9]+)?$ ]] || [[ $scale =~ ^[0.]+$ ]]; then
+	scale_note="NFHP_TIMEOUT_SCALE=$scale is no positive number: using 1"
+	scale=1
+fi
 timeout=$(sed -n 's/^timeout=\([0-9]\+\)$/\1/p' "$dir/settings" 2>/dev/null)
 timeout=${timeout:-120}
+
+# scaled SECONDS - SECONDS times the scale, rounded up.
+scaled()
+{
+	awk -v t="$1" -v s="$scale" 'BEGIN {
+		v = t * s
+		printf "%d\n", v == int(v) ? v : int(v) + 1
+	}'
+}
+
+# test_timeout TEST - the test's own timeout, scaled.
+test_timeout()
+{
+	local t
+
+	t=$(sed -n 's/^# nfhp-timeout: *\([0-9]\+\).*/\1/p' "$dir/$1" \
+	    2>/dev/null | head -1)
+	scaled "${t:-$timeout}"
+}
 
 if [ -n "${TESTS:-}" ]; then
 	tests=$TESTS
@@ -37,6 +72,26 @@ else
 		[ -x "$t" ] && tests="$tests ${t##*/}"
 	done
 fi
+
+if [ "${1:-}" = --timeouts ]; then
+	for t in $tests; do
+		echo "$t $(test_timeout "$t")"
+	done
+	exit 0
+fi
+
+source "$dir/lib.sh"
+module=${NFHP_MODULE:-./nf_hipac.ko}
+# Time for a step besides the tests' own (insmod, rmmod, the end).
+grace=$(scaled 60)
+
+# deadline SECONDS WHAT - allow SECONDS for WHAT (see the top).
+deadline()
+{
+	[ -n "${NFHP_VM_OUT:-}" ] || return 0
+	echo "$1 $2" > "$NFHP_VM_OUT/deadline" 2>/dev/null
+	return 0
+}
 
 have_module=0
 [ -f "$module" ] && have_module=1
@@ -62,8 +117,16 @@ result()
 
 echo "TAP version 13"
 echo "1..$plan"
+n=0
+[ $have_module -eq 0 ] || echo "# planned: $((n += 1)) insmod $module"
+for t in $tests; do
+	echo "# planned: $((n += 1)) selftests: nf_hipac: $t"
+done
+[ $have_module -eq 0 ] || echo "# planned: $((n += 1)) rmmod nf_hipac"
+[ -z "$scale_note" ] || echo "# $scale_note"
 
 loaded=0
+deadline "$(scaled "$timeout")" "insmod"
 if [ $have_module -eq 0 ]; then
 	echo "# $module is not built: skipping every test that needs nf_hipac"
 	echo "# (build it with 'make module' on the host)"
@@ -85,9 +148,8 @@ for t in $tests; do
 		result skip "$name" "nf_hipac not loaded"
 		continue
 	fi
-	t_timeout=$(sed -n 's/^# nfhp-timeout: *\([0-9]\+\).*/\1/p' "$dir/$t" |
-		    head -1)
-	t_timeout=$((${t_timeout:-$timeout} * ${NFHP_TIMEOUT_SCALE:-1}))
+	t_timeout=$(test_timeout "$t")
+	deadline $((t_timeout + grace)) "$t"
 	echo "# $t (timeout ${t_timeout}s)"
 	start=$(date +%s)
 	timeout -k 5 "$t_timeout" "$dir/$t" 2>&1 | sed -u 's/^/# /'
@@ -101,13 +163,17 @@ for t in $tests; do
 	esac
 done
 
+deadline "$(scaled "$timeout")" "rmmod"
 if [ $loaded -eq 1 ]; then
 	if rmmod nf_hipac 2>&1 | sed 's/^/# /'; [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		result pass "rmmod nf_hipac"
 	else
 		result fail "rmmod nf_hipac"
 	fi
+elif [ $have_module -eq 1 ]; then
+	result skip "rmmod nf_hipac" "not loaded"
 fi
 
+deadline "$grace" "the end of the run"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
