@@ -557,6 +557,8 @@ static unsigned int nfhp_roomy(unsigned int n)
  * @fold_age: per hook, commits since its fold was last chosen
  * @flattened: entries the last commit flattened, for all hooks: those
  *	an update carried over are not counted
+ * @flat_bound: while a commit runs, the entries a hook may have
+ *	(%NFHP_FLAT_PER_RULE)
  * @updates_given_up: tree updates that ran out of visits, the trees then
  *	built anew (nfhp_group_rebuild())
  * @jumps: the stack of chains a flatten is in (nfhp_flatten_rule()), and
@@ -598,6 +600,7 @@ struct nfhp_ruleset {
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
 	unsigned int fold_age[NFHP_HOOK_MAX];
 	unsigned int flattened;
+	unsigned int flat_bound;
 	u64 updates_given_up;
 	struct nfhp_flat_frame jumps[NFHP_MAX_JUMP_DEPTH + 2];
 	u8 *stable;
@@ -1342,6 +1345,8 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 {
 	struct nfhp_entry *e;
 
+	if (fl->e.n >= rs->flat_bound)
+		return -EFBIG;
 	if (nfhp_flat_reserve(rs, fl, fl->e.n + 1))
 		return -ENOMEM;
 	if (fl->staged)
@@ -1916,6 +1921,7 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
 		return NULL;
 	rs->releases_tail = &rs->releases;
 	rs->mem.limit = mem_limit;
+	rs->flat_bound = U32_MAX;
 	nfhp_cpool_init(&rs->cpool, &rs->mem);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		rs->policy_cnt[h].pc = alloc_percpu(struct nfhp_counter);
@@ -2777,6 +2783,20 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 
 u32 nfhp_fold_recheck = NFHP_FOLD_RECHECK;
 u32 nfhp_update_visits_per_entry = NFHP_UPDATE_VISITS_PER_ENTRY;
+u32 nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
+u32 nfhp_flat_min = NFHP_FLAT_MIN;
+
+/* The entries a hook of the staged rule set may flatten into. */
+static unsigned int nfhp_flat_bound(const struct nfhp_model *m)
+{
+	u64 rules = 0;
+	unsigned int i;
+
+	for (i = 0; i < m->n; i++)
+		rules += m->chains[i]->rules.n;
+	return min_t(u64, max_t(u64, rules * nfhp_flat_per_rule,
+				nfhp_flat_min), U32_MAX);
+}
 u32 nfhp_update_visits_min = NFHP_UPDATE_VISITS_MIN;
 
 /*
@@ -4604,6 +4624,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 	int h, g, err = 0;
 	bool certain;
 
+	rs->flat_bound = nfhp_flat_bound(rs->work);
 	for (h = 0; h < NFHP_HOOK_MAX && !err; h++) {
 		t->policy[h] = rs->work->chains[h]->policy;
 		if (!(dirty & (1u << h))) {
@@ -4661,6 +4682,8 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		*msg = "rule set too deep to compile on the kernel stack";
 	else if (err == -EINTR)
 		*msg = "interrupted by a signal: the old rules stay in force";
+	else if (err == -EFBIG)
+		*msg = "user chains reached from too many places: a hook would flatten into more than 16 entries a rule";
 	else
 		*msg = "out of memory (see /proc/net/nf-hipac/info)";
 	return err;

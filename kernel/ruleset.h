@@ -154,6 +154,20 @@ extern u32 nfhp_update_visits_per_entry;
 extern u32 nfhp_update_visits_min;
 
 /*
+ * The entries a hook may flatten into: this many per rule of the rule
+ * set, and NFHP_FLAT_MIN whatever the rules.  A user chain reached from
+ * k places is copied k times, and nested chains multiply: past the bound
+ * a commit fails with -EFBIG, the old rules in force.  The university
+ * firewall of ../shared/repro takes 1.4 entries a rule, bench/kube.py's
+ * sets 1.7, ClassBench with chains 1.7.  nfhp_flat_per_rule and
+ * nfhp_flat_min are these, or less in tests.
+ */
+#define NFHP_FLAT_PER_RULE		16
+#define NFHP_FLAT_MIN			65536
+extern u32 nfhp_flat_per_rule;
+extern u32 nfhp_flat_min;
+
+/*
  * Models of fewer chains than this are searched by name, larger ones
  * hashed (struct nfhp_model in ruleset.c): a binary search of a few is
  * as fast.  nfhp_hash_min_chains is this, or less in tests, which hash

@@ -2519,6 +2519,60 @@ static void test_interrupted_commit(void)
 }
 
 /*
+ * The flatten bound (ruleset.h): a chain of 10 rules that FORWARD jumps
+ * to 100 times flattens into more than 2 entries a rule: the commit fails
+ * with -EFBIG and says why, the old rules stay; on the shipped bound the
+ * same rules go in.
+ */
+static void test_flatten_bound(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	unsigned int i;
+	int err;
+
+	check(!nfhp_chain_new(rs, "C", &msg), "bound: -N C");
+	spec_range(r, NFHP_DIM_PROTO, 6, 6, false);
+	check(!nfhp_rule_append(rs, "FORWARD", r, NULL, &msg),
+	      "bound: -A FORWARD -p tcp -j DROP");
+	nfhp_flat_per_rule = 2;
+	nfhp_flat_min = 0;
+	check(!nfhp_txn_begin(rs), "bound: begin");
+	for (i = 0; i < 10; i++) {
+		r->nmatch = 0;
+		spec_range(r, NFHP_DIM_DPORT, i, i, false);
+		spec_range(r, NFHP_DIM_PROTO, 17, 17, false);
+		nfhp_rule_append(rs, "C", r, NULL, &msg);
+	}
+	r->action = NFHP_ACT_JUMP;
+	strcpy(r->target, "C");
+	for (i = 0; i < 100; i++) {
+		r->nmatch = 0;
+		spec_prefix(r, NFHP_DIM_SRC, ip(10, 0, i, 0), 24, false);
+		nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
+	}
+	err = nfhp_txn_commit(rs, &msg);
+	check(err == -EFBIG && msg && strstr(msg, "too many places"),
+	      "bound: 1,111 entries for 111 rules refused: %d (%s)", err,
+	      msg ? msg : "");
+	check(nfhp_chain_rules(nfhp_chain_find(rs, "FORWARD")) == 1 &&
+	      proto_decided(rs, 6, NFHP_ACT_DROP, 1) &&
+	      proto_decided(rs, 17, NFHP_ACT_ACCEPT, 0),
+	      "bound: the old rule set stays");
+	nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
+	nfhp_flat_min = NFHP_FLAT_MIN;
+	check(!nfhp_txn_begin(rs), "bound: begin again");
+	for (i = 0; i < 100; i++)
+		nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
+	check(!nfhp_txn_commit(rs, &msg) &&
+	      nfhp_chain_rules(nfhp_chain_find(rs, "FORWARD")) == 101,
+	      "bound: the shipped bound takes them");
+	nfhp_ruleset_free(rs);
+	free(r);
+}
+
+/*
  * List nodes (tree.c): a region of few terminal entries is one node that
  * tests them in order.  It must decide as the split would, count, change
  * with updates, and keep shadow analysis exact.
@@ -3342,6 +3396,7 @@ int main(void)
 	test_shared_build();
 	test_bounded_build();
 	test_interrupted_commit();
+	test_flatten_bound();
 	test_ext_hooks();
 	test_mark_reaches_excluded_rule();
 	test_mark_reaches_excluded_jump();

@@ -659,6 +659,19 @@ out:
 	return err;
 }
 
+/*
+ * A change the core may refuse while the reference takes it: an injected
+ * allocation failure, or entries past the flatten bound (ruleset.h).
+ * Either leaves the old rules in force, which the next compare checks.
+ */
+static bool refused(int err)
+{
+	return err == -ENOMEM || err == -EFBIG;
+}
+
+/* Changes refused past the flatten bound. */
+static unsigned long too_flat;
+
 /* One random change applied to both; returns false on disagreement. */
 static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 			  struct nfhp_rule_spec *s)
@@ -677,30 +690,32 @@ static bool random_change(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 			goto out;
 		pos = 1 + rnd(n + 1);
 		e1 = nfhp_rule_insert(rs, chain, pos, s, NULL, &msg);
-		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_insert(ref, chain, pos, s);
+		e2 = refused(e1) ? e1 : nfhp_ref_insert(ref, chain, pos, s);
 	} else if (op < 7) {
 		pos = 1 + rnd(n);
 		e1 = nfhp_rule_delete(rs, chain, pos, &msg);
-		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_delete(ref, chain, pos);
+		e2 = refused(e1) ? e1 : nfhp_ref_delete(ref, chain, pos);
 	} else if (op < 9) {
 		pos = 1 + rnd(n);
 		e1 = nfhp_rule_replace(rs, chain, pos, s, &msg);
-		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_replace(ref, chain, pos, s);
+		e2 = refused(e1) ? e1 : nfhp_ref_replace(ref, chain, pos, s);
 	} else if (op == 10) {
 		e1 = e2 = resend_chain(rs, ref, chain, level, &msg);
-		if (e1 && e1 != -ENOMEM)
-			e2 = 0;	/* a failure, other than injected, is a bug */
+		if (e1 && !refused(e1))
+			e2 = 0;	/* a failure, other than these, is a bug */
 	} else if (level < 0 && rnd(2)) {
 		u8 pol = rnd(2) ? NFHP_ACT_ACCEPT : NFHP_ACT_DROP;
 
 		e1 = nfhp_chain_policy(rs, chain, pol, NULL, &msg);
-		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_policy(ref, chain, pol);
+		e2 = refused(e1) ? e1 : nfhp_ref_policy(ref, chain, pol);
 	} else {
 		e1 = nfhp_chain_flush(rs, chain, &msg);
-		e2 = e1 == -ENOMEM ? e1 : nfhp_ref_flush(ref, chain);
+		e2 = refused(e1) ? e1 : nfhp_ref_flush(ref, chain);
 	}
 	if (e1 == -ENOMEM)
 		injected++;
+	if (e1 == -EFBIG)
+		too_flat++;
 out:
 	nfhp_shim_fail_countdown = 0;
 	if (e1 != e2)
@@ -897,9 +912,12 @@ static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 
 	u32 budget = nfhp_build_budget, budget_min = nfhp_build_budget_min;
 	u32 budget_max = nfhp_build_budget_max;
+	u32 per_rule = nfhp_flat_per_rule, flat_min = nfhp_flat_min;
 
 	count_afresh(rs, p);
 	own->rs = rs;
+	nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
+	nfhp_flat_min = NFHP_FLAT_MIN;
 	nfhp_build_budget = NFHP_BUILD_BUDGET;
 	nfhp_build_budget_min = NFHP_BUILD_BUDGET_MAX;
 	nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
@@ -914,6 +932,8 @@ static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 	one->rs = copy_rules(rs, s, nfhp_list_max);
 	same &= !nfhp_shadowed_rules(one->rs, shadow_add, one);
 	nfhp_one_tree = false;
+	nfhp_flat_per_rule = per_rule;
+	nfhp_flat_min = flat_min;
 	nfhp_build_budget = budget;
 	nfhp_build_budget_min = budget_min;
 	nfhp_build_budget_max = budget_max;
@@ -1022,7 +1042,17 @@ int main(int argc, char **argv)
 			NFHP_UPDATE_VISITS_PER_ENTRY;
 		nfhp_update_visits_min = i % 3 == 2 ? rnd(64) :
 			NFHP_UPDATE_VISITS_MIN;
+		nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
+		nfhp_flat_min = NFHP_FLAT_MIN;
 		rs = gen_ruleset(&ref, s);
+		/*
+		 * In one set in four, a flatten bound near what the rules
+		 * take: changes that would pass it are refused.
+		 */
+		if (i % 4 == 1) {
+			nfhp_flat_per_rule = 1 + rnd(2);
+			nfhp_flat_min = rnd(32);
+		}
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
 		pools_fill(p, rs);
@@ -1067,6 +1097,11 @@ int main(int argc, char **argv)
 		bad = 1;
 	printf("%sok 3 - %llu tree builds cut short, regions tested\n",
 	       i >= 3 && !cut ? "not " : "", cut);
+	/* Every fourth set is one where changes pass the flatten bound. */
+	if (i >= 4 && !too_flat)
+		bad = 1;
+	printf("%sok 4 - %lu changes refused past the flatten bound\n",
+	       i >= 4 && !too_flat ? "not " : "", too_flat);
 	printf("%d passed, %d failed\n", !bad, bad);
 	free(s);
 	free(p);
