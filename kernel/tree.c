@@ -240,11 +240,12 @@
  * bench/rules2pkt.py).  Work, time and memory grow with the budget, not
  * with the product of the intervals.
  *
- * An update works from the same budget (nfhp_tree_update()'s @work); it
- * gives up with -EOVERFLOW rather than cut a region short, and the tree
- * is built anew.  A tested leaf that an update meets is made again from
- * its entries and the candidates, as a tested leaf: updates do not
- * deepen what a build cut short.  A build stops with -EINTR when its task
+ * An update works from the same budget (nfhp_tree_update()'s @work), a
+ * region at a time, and cuts a region short as a build does when its
+ * share runs out; a build of the hook's tree would take as long as all
+ * of it.  A tested leaf that an update meets is made again from its
+ * entries and the candidates, as a tested leaf: updates do not deepen
+ * what a build cut short, and their own work stays bounded.  A build stops with -EINTR when its task
  * has a signal pending, between two children of a split, and nothing of
  * it stays.
  *
@@ -2328,9 +2329,9 @@ static int nfhp_build_attempt(struct nfhp_forest *f, struct nfhp_region *reg,
  * of it for any part on a first attempt, and when that runs out, shares
  * of it on a second ("Bounded builds" in DOC: Theory of Operation).
  * Unless @deepen, the region is a leaf, a list or a tested leaf.  An update
- * passes the work it has @left, which the build takes from; where that
- * does not suffice, it gives up with -EOVERFLOW rather than cut a region
- * short, and the tree is built anew.
+ * passes the work it has @left, which the build takes from: a region
+ * gets no more than is left, and both attempts count.  -EOVERFLOW when
+ * not even the region's scan is left.
  */
 static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			     const struct nfhp_entry **entries, unsigned int n,
@@ -2352,20 +2353,28 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			break;
 	}
 	budget = deepen ? nfhp_build_budget_of(nfhp_build_budget, s.n) : 0;
-	if (left && (*left < s.n || *left - s.n < budget)) {
-		err = -EOVERFLOW;
-		goto out_release;
+	if (left) {
+		if (*left < s.n) {
+			err = -EOVERFLOW;
+			goto out_release;
+		}
+		*left -= s.n;
+		budget = min(budget, *left);
 	}
 	err = deepen ? nfhp_build_attempt(f, reg, &s, budget, false, out) :
-			  -ERANGE;
-	if (err == -ERANGE && deepen && left)
-		err = -EOVERFLOW;
-	if (err == -ERANGE) {
-		f->builds_cut += deepen;
-		err = nfhp_build_attempt(f, reg, &s, budget, true, out);
+		       -ERANGE;
+	if (err == -ERANGE && deepen) {
+		f->builds_cut++;
+		/* The first attempt spent its budget. */
+		if (left) {
+			*left -= budget;
+			budget = min(budget, *left);
+		}
 	}
+	if (err == -ERANGE)
+		err = nfhp_build_attempt(f, reg, &s, budget, true, out);
 	if (!err && left)
-		*left -= s.n + s.used;
+		*left -= min(*left, s.used);
 out_release:
 	nfhp_scratch_release(&f->scratch, mark);
 	return err;
