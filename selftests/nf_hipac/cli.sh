@@ -234,6 +234,17 @@ both "-Z past the end" -Z INPUT 99
 both "unknown option" -A INPUT --bogus
 both "unknown match" -A INPUT -m nosuchmatch -j ACCEPT
 both "rule number 0" -D INPUT 0
+# No nat table here: iptables' exit code for a table it lacks, and the
+# reason instead of its "Perhaps iptables or your kernel needs to be
+# upgraded."
+expect "-t nat -L" 3 H -t nat -L
+if grep -qx "nf-hipac: table \`nat' is not available: nf-hipac holds the filter table only" \
+	$tmp/x.err && [ "$(wc -l <$tmp/x.err)" -eq 1 ]; then
+	pass "-t nat -L says nf-hipac holds the filter table only"
+else
+	fail "-t nat -L does not say why"
+	sed 's/^/#   /' $tmp/x.err
+fi
 unchanged "after the failed commands" $tmp/before
 same_lists "after the failed commands"
 

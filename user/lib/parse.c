@@ -1631,9 +1631,13 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 		if (inv)
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "unexpected ! flag before --table");
+		/*
+		 * iptables' exit code for a table it cannot find, not its
+		 * words: nothing here needs an upgrade.
+		 */
 		if (strcmp(arg, "filter"))
 			return fail(ps, NFHP_EXIT_VERSION,
-				    "table '%s' does not exist\nPerhaps iptables or your kernel needs to be upgraded.",
+				    "table `%s' is not available: nf-hipac holds the filter table only",
 				    arg);
 		return 0;
 	case 'c':

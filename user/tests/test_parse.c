@@ -262,7 +262,7 @@ static const struct {
 	{ "-A FORWARD -m conntrack --ctproto tcp", 2,
 	  "nf-hipac: option `--ctproto' is not supported yet" },
 	{ "-t nat -A PREROUTING -j ACCEPT", 3,
-	  "table 'nat' does not exist\nPerhaps iptables or your kernel needs to be upgraded." },
+	  "table `nat' is not available: nf-hipac holds the filter table only" },
 	{ "-A FORWARD -p bogus", 2, "unknown protocol \"bogus\" specified" },
 	{ "-A FORWARD -p 256", 2, "unknown protocol \"256\" specified" },
 	{ "-A FORWARD ! -p all", 2, "rule would never match protocol" },
