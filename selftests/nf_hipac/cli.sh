@@ -479,4 +479,26 @@ both "-F of everything" -F
 both "-X of everything" -X
 same_lists "at the end"
 
+# --- what iptables-legacy 1.8.9 takes that nf-hipac once refused -----------
+
+# libxt_udp takes a reversed range (it matches no port), libxt_tcp not.
+both "-A udp reversed port range" -A FORWARD -p udp --dport 60000:29 -j DROP
+both "-A udp reversed source range, !" \
+	-A FORWARD -p udp ! --sport 60000:29 --dport 53 -j ACCEPT
+both "-A tcp reversed port range" -A FORWARD -p tcp --dport 60000:29 -j DROP
+both "-A multiport range of one port" \
+	-A FORWARD -p udp -m multiport --dports 5:5 -j DROP
+same_lists "the drop-in forms"
+
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
+	':OUTPUT ACCEPT [0:0]' \
+	'-A INPUT -p udp -m udp --sport 60000:29 -j DROP' \
+	'COMMIT' >$tmp/dropin
+irestore $tmp/dropin || fail "iptables-restore of the drop-in forms"
+expect "restore of the drop-in forms" 0 hrestore $tmp/dropin
+same_lists "after restoring the drop-in forms"
+
+both "-F at the end" -F
+both "-X at the end" -X
+
 exit $nfhp_rc

@@ -716,9 +716,19 @@ static int parse_port_range(struct pstate *ps, int dim, const char *arg,
 			if (ret)
 				return ret;
 		}
-		if (lo > hi)
+		/*
+		 * libxt_tcp refuses a reversed range, libxt_udp takes it: a
+		 * match of no port (of every port under "!"), which the tree
+		 * has no interval for.  libxtables keeps it as written.
+		 */
+		if (lo > hi && strcmp(proto, "udp"))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "invalid portrange (min > max)");
+		if (lo > hi)
+			return refuse(ps, ps->cur_seq,
+				      "nf-hipac: `--%s %s' can never match",
+				      dim == NFHP_DIM_SPORT ? "sport" : "dport",
+				      arg);
 	}
 	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_DEFAULT, inv);
 	if (!m)

@@ -201,6 +201,12 @@ static const struct xt_case cases[] = {
 	{ "-A FORWARD -m iprange --src-range 10.1.0.9-10.1.0.1 -j DROP", NULL,
 	  NULL, NULL },
 	{ "-A FORWARD -m conntrack --ctstate SNAT -j DROP", NULL, NULL, NULL },
+	/* libxt_udp takes a reversed range (libxt_tcp does not, see bad[]). */
+	{ "-A FORWARD -p udp --dport 60000:29 -j DROP",
+	  "-A FORWARD -p udp -m udp --dport 60000:29 -j DROP",
+	  "udp dpts:60000:29", "DROP" },
+	{ "-A FORWARD -p udp -m udp ! --sport 60000:29 --dport 53 -j DROP",
+	  NULL, "udp spts:!60000:29 dpt:53", "DROP" },
 	{ "-A FORWARD -m conntrack --ctproto tcp -j DROP",
 	  "-A FORWARD -m conntrack --ctproto 6 -j DROP", NULL, NULL },
 	{ "-A FORWARD -m conntrack --ctstate NEW --ctproto tcp -j DROP",
@@ -247,6 +253,8 @@ static const struct xt_bad bad[] = {
 	  "unknown reject type \"foo\"" },
 	{ "-A INPUT -j LOG --limit 1/s", 2, "unknown option \"--limit\"" },
 	{ "-A INPUT -j QUEUE", 2, "nf-hipac: target `QUEUE' is not supported" },
+	{ "-A INPUT -p tcp --dport 60000:29", 2,
+	  "invalid portrange (min > max)" },
 	{ "-L INPUT -m limit", 2, "Illegal option with this command" },
 };
 
