@@ -488,6 +488,16 @@ both "-A udp reversed source range, !" \
 both "-A tcp reversed port range" -A FORWARD -p tcp --dport 60000:29 -j DROP
 both "-A multiport range of one port" \
 	-A FORWARD -p udp -m multiport --dports 5:5 -j DROP
+# Netmasks with holes keep their mask, the address masked, as iptables.
+both "-A netmasks with holes" \
+	-A FORWARD -s 10.1.2.3/255.0.255.0 -d 1.2.3.4/255.255.0.255 -j ACCEPT
+both "-A ! netmask with holes" -A FORWARD ! -s 10.0.0.0/255.0.255.0 -j DROP
+both "-A octal and hex address parts" -A FORWARD -s 010.0.0.1 -d 0x0a.0.0.2
+both "-A mask of two parts" -A FORWARD -s 10.0.0.0/255.0 -j DROP
+expect "-A netmask of 2^31 ranges" 2 H -A FORWARD -s 10.0.0.0/0.0.0.1 -j DROP
+grep -q "nf-hipac: mask \`0.0.0.1' stands for 2147483648 address ranges" \
+	$tmp/x.err && pass "it says how many ranges" ||
+	{ fail "no word on the ranges"; sed 's/^/#   /' $tmp/x.err; }
 same_lists "the drop-in forms"
 
 printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \

@@ -490,65 +490,104 @@ const char *nfhp_proto_to_name(u8 proto, bool lookup)
 	return NULL;
 }
 
+/*
+ * One part of a dotted address, as xtables_strtoui() reads it: leading
+ * space, decimal, 0x hexadecimal or 0 octal, to the end of the part.
+ */
+static bool ipv4_part(const char *s, size_t len, u32 *v)
+{
+	unsigned long long n;
+	char buf[24];
+	const char *p;
+	char *end;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	for (p = buf; isspace((unsigned char)*p); p++)
+		;
+	if (*p == '-')
+		return false;
+	errno = 0;
+	n = strtoull(buf, &end, 0);
+	if (end == buf || *end || errno || n > 255)
+		return false;
+	*v = n;
+	return true;
+}
+
+/* xtables' __numeric_to_ipaddr(): a mask needs all four parts. */
+static bool parse_dotted(const char *s, u32 *addr, bool mask)
+{
+	u32 a = 0, v;
+	unsigned int i;
+	const char *dot;
+
+	for (i = 0; i < 3; i++) {
+		dot = strchr(s, '.');
+		if (!dot) {
+			if (mask || !ipv4_part(s, strlen(s), &v))
+				return false;
+			*addr = (a << 8 | v) << (8 * (3 - i));
+			return true;
+		}
+		if (!ipv4_part(s, dot - s, &v))
+			return false;
+		a = a << 8 | v;
+		s = dot + 1;
+	}
+	if (!ipv4_part(s, strlen(s), &v))
+		return false;
+	*addr = a << 8 | v;
+	return true;
+}
+
 /**
  * nfhp_parse_ipv4() - parse a dotted IPv4 address as xtables does
- * @s: "a.b.c.d"; missing trailing parts are zero ("10.1" is 10.1.0.0)
+ * @s: "a.b.c.d"; missing trailing parts are zero ("10.1" is 10.1.0.0),
+ *	each part decimal, 0x hexadecimal or 0 octal ("010" is 8)
  * @addr: the address, host byte order
  *
  * Return: true on success.
  */
 bool nfhp_parse_ipv4(const char *s, u32 *addr)
 {
-	unsigned int parts = 0, v = 0;
-	u32 a = 0;
-	bool digit = false;
-
-	for (;; s++) {
-		if (*s >= '0' && *s <= '9') {
-			v = v * 10 + (*s - '0');
-			if (v > 255)
-				return false;
-			digit = true;
-		} else if (*s == '.' || !*s) {
-			if (!digit || parts == 4)
-				return false;
-			a = a << 8 | v;
-			parts++;
-			v = 0;
-			digit = false;
-			if (!*s)
-				break;
-		} else {
-			return false;
-		}
-	}
-	*addr = a << (8 * (4 - parts));
-	return true;
+	return parse_dotted(s, addr, false);
 }
 
-static int parse_mask(struct pstate *ps, const char *s, unsigned int *plen)
+/* xtables' parse_ipmask(): a dotted mask of four parts or a length. */
+static int parse_mask(struct pstate *ps, const char *s, u32 *mask)
 {
 	unsigned long long v;
-	u32 mask;
+	const char *p;
 
-	if (strchr(s, '.')) {
-		if (!nfhp_parse_ipv4(s, &mask))
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "host/network `%s' not found", s);
-		*plen = __builtin_popcount(mask);
-		if (*plen && mask != ~0u << (32 - *plen))
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "nf-hipac: non-contiguous mask `%s' is not supported",
-				    s);
-		if (!mask)
-			*plen = 0;
+	if (parse_dotted(s, mask, true))
 		return 0;
-	}
-	if (!nfhp_parse_uint(s, 0, 32, &v))
+	for (p = s; isspace((unsigned char)*p); p++)
+		;
+	if (!nfhp_parse_uint(p, 0, 32, &v))
 		return fail(ps, NFHP_EXIT_PARAM, "invalid mask `%s' specified",
 			    s);
-	*plen = v;
+	*mask = v ? ~0u << (32 - v) : 0;
 	return 0;
+}
+
+/* The prefix length of @mask, or -1 when it has holes. */
+static int mask_prefix(u32 mask)
+{
+	int plen = __builtin_popcount(mask);
+
+	return !plen || mask == ~0u << (32 - plen) ? plen : -1;
+}
+
+/*
+ * The intervals of a mask with holes (kernel/match.c): 2^holes, the
+ * holes being its 0 bits above its lowest 1 bit.
+ */
+static unsigned int mask_holes(u32 mask)
+{
+	return __builtin_popcount(~mask & ~((mask & -mask) - 1));
 }
 
 /*
@@ -613,19 +652,18 @@ static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 {
 	char buf[64], *slash;
 	struct nfhp_dim_match *m;
-	unsigned int plen = 32;
-	u32 addr;
-	int ret;
+	u32 addr, mask = ~0u;
+	int plen, ret;
 
 	if (strchr(arg, ','))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: multiple addresses in `-%c' are not supported",
 			    dim == NFHP_DIM_SRC ? 's' : 'd');
 	strscpy(buf, arg, sizeof(buf));
-	slash = strchr(buf, '/');
+	slash = strrchr(buf, '/');
 	if (slash) {
 		*slash++ = 0;
-		ret = parse_mask(ps, slash, &plen);
+		ret = parse_mask(ps, slash, &mask);
 		if (ret)
 			return ret;
 	}
@@ -633,15 +671,27 @@ static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "host/network `%s' not found", buf);
 	/* iptables drops "-s x/0" entirely, but keeps "! -s x/0". */
-	if (!plen && !inv)
+	if (!mask && !inv)
 		return 0;
-	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
+	plen = mask_prefix(mask);
+	if (plen < 0 && (1ull << mask_holes(mask)) > NFHP_MAX_MASK_RANGES)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: mask `%s' stands for %llu address ranges, more than the %u the tree takes",
+			    slash, 1ull << mask_holes(mask),
+			    NFHP_MAX_MASK_RANGES);
+	m = dim_new(ps, dim, plen < 0 ? NFHP_FORM_MASK : NFHP_FORM_PREFIX,
+		    NFHP_SYN_DEFAULT, inv);
 	if (!m)
 		return ps->ret;
+	if (plen < 0) {
+		/* value/mask: the address as iptables keeps it, masked */
+		m->ranges[0].lo = addr & mask;
+		m->ranges[0].hi = mask;
+		return 0;
+	}
 	m->nranges = plen;
-	m->ranges[0].lo = plen ? addr & (~0u << (32 - plen)) : 0;
-	m->ranges[0].hi = m->ranges[0].lo | (plen == 32 ? 0 :
-					     (~0u >> plen));
+	m->ranges[0].lo = addr & mask;
+	m->ranges[0].hi = m->ranges[0].lo | ~mask;
 	return 0;
 }
 

@@ -410,7 +410,38 @@ static void test_box_errors(void)
 	m->ranges[0].lo = 1;
 	m->ranges[0].hi = 1;
 	err = nfhp_box_from_spec(&mem, s, &b, &msg);
-	check(err == -EOPNOTSUPP && msg, "low-bit mark mask refused: %s", msg);
+	check(err == -E2BIG && msg,
+	      "mark mask of 2^31 intervals refused: %s", msg);
+	/* 2^11 intervals is the most (NFHP_MAX_MASK_RANGES), 2^12 too many. */
+	s->nmatch = 0;
+	m = spec_add(s, NFHP_DIM_SRC, NFHP_FORM_MASK, false);
+	m->ranges[0].lo = 0x0a000000;
+	m->ranges[0].hi = 0xfff000ff;
+	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -E2BIG,
+	      "netmask 255.240.0.255 (4096 intervals) refused");
+	m->ranges[0].hi = 0xfff800ff;
+	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 2048 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].lo == 0x0a000100 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].hi == 0x0a000100 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[2047].lo == 0x0a07ff00,
+	      "netmask 255.248.0.255 is 2048 single addresses");
+	if (!err)
+		nfhp_box_free(&mem, b);
+	m->ranges[0].hi = 0xff00ff00;
+	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 256 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].lo == 0x0a010000 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].hi == 0x0a0100ff,
+	      "netmask 255.0.255.0 is 256 intervals of 256");
+	if (!err)
+		nfhp_box_free(&mem, b);
+	m->invert = true;
+	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 257,
+	      "! netmask 255.0.255.0 is 257 intervals");
+	if (!err)
+		nfhp_box_free(&mem, b);
 	s->nmatch = 0;
 	spec_range(s, NFHP_DIM_DPORT, 30, 20, false);
 	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -ERANGE,

@@ -232,6 +232,15 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
 			gen_ranges(m);
 			break;
 		}
+		/* A netmask with holes among the interesting bits. */
+		if (rnd(8) == 0) {
+			m->form = NFHP_FORM_MASK;
+			m->ranges[0].hi = ~((rnd(64) & 0x3fu) << spread) &
+					  0xffffffffu;
+			m->ranges[0].lo = (dim_lo(dim) + (rnd(64) << spread)) &
+					  m->ranges[0].hi;
+			break;
+		}
 		m->form = NFHP_FORM_PREFIX;
 		m->nranges = 26 + rnd(7);
 		/* Now and then a wide or middle one over the narrow ones. */

@@ -131,6 +131,13 @@
 
 #define NFHP_CHAIN_MAXNAMELEN	32
 #define NFHP_MAX_RANGES	15
+/*
+ * Most intervals a NFHP_FORM_MASK match of a 32-bit dimension may stand
+ * for: a mask that is not a prefix (-s 10.0.0.0/255.0.255.0) is 2^holes
+ * of them, holes being its 0 bits above its lowest 1 bit.  More are
+ * refused with E2BIG.
+ */
+#define NFHP_MAX_MASK_RANGES	2048
 
 enum nfhp_cmd {
 	NFHP_CMD_UNSPEC,
@@ -299,7 +306,8 @@ enum nfhp_ct_state {
  *	multiport lists, --state lists, ttl, length, icmp type/code)
  * @NFHP_FORM_PREFIX: an address and NFHPA_MATCH_PREFIXLEN (-s 10.0.0.0/8)
  * @NFHP_FORM_MASK: value/mask, every x with (x & mask) == value
- *	(--tcp-flags, --syn, --mark value/mask)
+ *	(--tcp-flags, --syn, --mark value/mask, -s and -d with a netmask
+ *	that is not a prefix: at most %NFHP_MAX_MASK_RANGES intervals)
  * @NFHP_FORM_IFNAME: an interface name; "+" at its end is a wildcard
  * @NFHP_FORM_MAX: number of forms
  */
