@@ -498,6 +498,10 @@ expect "-A netmask of 2^31 ranges" 2 H -A FORWARD -s 10.0.0.0/0.0.0.1 -j DROP
 grep -q "nf-hipac: mask \`0.0.0.1' stands for 2147483648 address ranges" \
 	$tmp/x.err && pass "it says how many ranges" ||
 	{ fail "no word on the ranges"; sed 's/^/#   /' $tmp/x.err; }
+# QUEUE is iptables' standard verdict, not NFQUEUE.
+both "-A QUEUE" -A FORWARD -p tcp -j QUEUE
+both "-A QUEUE with no match" -A FORWARD -j QUEUE
+both "-g QUEUE" -A FORWARD -g QUEUE
 same_lists "the drop-in forms"
 
 printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \

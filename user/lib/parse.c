@@ -1142,21 +1142,23 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 		if (isspace((unsigned char)*p))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "Invalid target name `%s'", arg);
-	if (!parse_ext &&
-	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: target `%s' is not supported yet", arg);
+	/* QUEUE is iptables' standard verdict NF_QUEUE, no extension. */
 	if (!strcmp(arg, "ACCEPT") || !strcmp(arg, "DROP") ||
-	    !strcmp(arg, "RETURN")) {
+	    !strcmp(arg, "RETURN") || !strcmp(arg, "QUEUE")) {
 		if (go)
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "nf-hipac: -g needs a user-defined chain, not `%s'",
 				    arg);
 		spec->action = !strcmp(arg, "ACCEPT") ? NFHP_ACT_ACCEPT :
 			       !strcmp(arg, "DROP") ? NFHP_ACT_DROP :
+			       !strcmp(arg, "QUEUE") ? NFHP_ACT_QUEUE :
 			       NFHP_ACT_RETURN;
 		return 0;
 	}
+	if (!parse_ext &&
+	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: target `%s' is not supported yet", arg);
 	/* As iptables, -g never loads a target: it names a chain. */
 	if (parse_ext && !go) {
 		int ret = parse_ext->target(arg, ++ps->seq, ps->err,

@@ -410,6 +410,9 @@ static void save_target(FILE *f, const struct nfhp_rule_spec *s)
 	case NFHP_ACT_RETURN:
 		fputs(" -j RETURN", f);
 		break;
+	case NFHP_ACT_QUEUE:
+		fputs(" -j QUEUE", f);
+		break;
 	case NFHP_ACT_JUMP:
 		fprintf(f, " -j %s", s->target);
 		break;
@@ -730,6 +733,7 @@ static const char *target_name(const struct nfhp_rule_spec *s)
 	case NFHP_ACT_ACCEPT: return "ACCEPT";
 	case NFHP_ACT_DROP: return "DROP";
 	case NFHP_ACT_RETURN: return "RETURN";
+	case NFHP_ACT_QUEUE: return "QUEUE";
 	case NFHP_ACT_JUMP:
 	case NFHP_ACT_GOTO: return s->target;
 	case NFHP_ACT_XT:

@@ -255,10 +255,17 @@ static u64 rnd(void)
 	return rnd_state;
 }
 
+/* The name of a verdict's action (an xtables target's verdict is DROP). */
+static const char *verdict_name(u8 action)
+{
+	return action == NFHP_ACT_ACCEPT ? "ACCEPT" :
+	       action == NFHP_ACT_QUEUE ? "QUEUE" : "DROP";
+}
+
 static void print_verdict(FILE *f, struct nfhp_ruleset *rs,
 			  const struct nfhp_verdict *v, enum nfhp_hook hook)
 {
-	const char *act = v->action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+	const char *act = verdict_name(v->action);
 
 	if (!v->rule) {
 		fprintf(f, "%s %s %s\n", act, hook_names[hook],
@@ -748,7 +755,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "MISMATCH packet %zu: tree ", i + 1);
 			print_verdict(stderr, s.rs, &v, pk[i].hook);
 			fprintf(stderr, "  reference %s %s ",
-				rv.action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP",
+				verdict_name(rv.action),
 				rv.chain);
 			if (rv.pos)
 				fprintf(stderr, "%u\n", rv.pos);

@@ -392,7 +392,7 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 	if (r < 8)
 		s->action = NFHP_ACT_ACCEPT;
 	else if (r < 14)
-		s->action = NFHP_ACT_DROP;
+		s->action = rnd(6) ? NFHP_ACT_DROP : NFHP_ACT_QUEUE;
 	else if (r < 16)
 		s->action = NFHP_ACT_NONE;
 	else if (r < 17 && level >= 0 && !flat_only)
@@ -559,7 +559,8 @@ static const char *action_name(const u8 *action, u32 xt_verdict)
 {
 	if (*action == NFHP_ACT_XT)
 		return xt_verdict ? "XT-ACCEPT" : "XT-DROP";
-	return *action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+	return *action == NFHP_ACT_ACCEPT ? "ACCEPT" :
+	       *action == NFHP_ACT_QUEUE ? "QUEUE" : "DROP";
 }
 
 static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,

@@ -83,6 +83,8 @@ static const struct xt_case cases[] = {
 	  "-A INPUT -m limit --limit 3/hour -j LOG --log-prefix x",
 	  "limit: avg 3/hour burst 5 LOG flags 0 level 4 prefix \"x\"", "LOG" },
 	{ "-A INPUT -j LOG", NULL, "LOG flags 0 level 4", "LOG" },
+	/* QUEUE is no extension: iptables' standard verdict NF_QUEUE. */
+	{ "-A INPUT -p tcp -j QUEUE", NULL, "", "QUEUE" },
 	{ "-A FORWARD -m mac --mac-source 00:11:22:33:44:55 -j ACCEPT",
 	  NULL, "MAC 00:11:22:33:44:55", "ACCEPT" },
 	{ "-A INPUT -m pkttype --pkt-type broadcast -j DROP", NULL,
@@ -252,7 +254,6 @@ static const struct xt_bad bad[] = {
 	{ "-A INPUT -j REJECT --reject-with foo", 2,
 	  "unknown reject type \"foo\"" },
 	{ "-A INPUT -j LOG --limit 1/s", 2, "unknown option \"--limit\"" },
-	{ "-A INPUT -j QUEUE", 2, "nf-hipac: target `QUEUE' is not supported" },
 	{ "-A INPUT -p tcp --dport 60000:29", 2,
 	  "invalid portrange (min > max)" },
 	{ "-L INPUT -m limit", 2, "Illegal option with this command" },

@@ -385,6 +385,9 @@ enum nfhp_module {
  * @NFHP_ACT_GOTO: -g to the user chain NFHPA_RULE_TARGET
  * @NFHP_ACT_XT: the xtables target NFHPA_XT_TARGET (REJECT, LOG, MARK, ...)
  *	decides or, returning XT_CONTINUE, lets the next rule decide
+ * @NFHP_ACT_QUEUE: QUEUE, iptables' standard verdict NF_QUEUE: the packet
+ *	goes to userspace queue 0 (dropped while nobody listens), as
+ *	NFQUEUE --queue-num 0 sends it
  * @NFHP_ACT_MAX: number of actions
  */
 enum nfhp_action {
@@ -395,6 +398,7 @@ enum nfhp_action {
 	NFHP_ACT_JUMP,
 	NFHP_ACT_GOTO,
 	NFHP_ACT_XT,
+	NFHP_ACT_QUEUE,
 	NFHP_ACT_MAX
 };
 
