@@ -502,6 +502,20 @@ grep -q "nf-hipac: mask \`0.0.0.1' stands for 2147483648 address ranges" \
 both "-A QUEUE" -A FORWARD -p tcp -j QUEUE
 both "-A QUEUE with no match" -A FORWARD -j QUEUE
 both "-g QUEUE" -A FORWARD -g QUEUE
+# A loop of jumps is refused once a hook reaches it, as ip_tables'
+# mark_source_chains() refuses it when the table is replaced.
+both "-N web2" -N web2
+both "-A a chain jumping to itself" -A web2 -j web2
+both "-A a jump from a hook to the loop" -A INPUT -j web2
+both "-N a" -N a
+both "-N b" -N b
+both "-A a -j b" -A a -j b
+both "-A b -g a, a loop of two" -A b -g a
+both "-A a jump from a hook to the loop of two" -A FORWARD -i lo -j b
+both "-E of a chain jumping to itself" -E web2 web3
+both "-A a goto from a hook to the renamed loop" -A OUTPUT -g web3
+both "-D of the jump to itself" -D web3 1
+both "-A a jump to the chain without its loop" -A INPUT -j web3
 same_lists "the drop-in forms"
 
 printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
@@ -511,6 +525,24 @@ printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
 irestore $tmp/dropin || fail "iptables-restore of the drop-in forms"
 expect "restore of the drop-in forms" 0 hrestore $tmp/dropin
 same_lists "after restoring the drop-in forms"
+
+# The loop is found when the table is replaced: at COMMIT.
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
+	':OUTPUT ACCEPT [0:0]' ':web2 - [0:0]' '-A INPUT -s 1.1.1.1 -j ACCEPT' \
+	'-A INPUT -j web2' '-A web2 -j web2' 'COMMIT' >$tmp/loop
+irestore $tmp/loop 2>$tmp/i.err && fail "iptables-restore took the loop"
+grep -q '^iptables-restore: line 9 failed' $tmp/i.err ||
+	fail "iptables-restore does not fail at line 9"
+hsave -c >$tmp/before
+expect "restore of a loop a hook reaches" 1 hrestore $tmp/loop
+grep -q '^nf-hipac-restore: line 9 failed' $tmp/x.err &&
+	pass "restore names the COMMIT line, as iptables-restore" ||
+	{ fail "restore does not name line 9"; sed 's/^/#   /' $tmp/x.err; }
+unchanged "restore of a loop" $tmp/before
+sed '/-A INPUT -j web2/d' $tmp/loop >$tmp/loop2
+irestore $tmp/loop2 || fail "iptables-restore of a loop no hook reaches"
+expect "restore of a loop no hook reaches" 0 hrestore $tmp/loop2
+same_lists "after restoring a loop no hook reaches"
 
 both "-F at the end" -F
 both "-X at the end" -X

@@ -1708,6 +1708,23 @@ static void test_txn_and_errors(void)
 	check(err == -EMLINK, "referenced chain: %s", msg);
 	err = nfhp_rule_append(rs, "user", jump, NULL, &msg);
 	check(err == -ELOOP, "loop refused: %s", msg);
+	/* As iptables: a loop no hook reaches stands until one does. */
+	strcpy(jump->target, "self");
+	check(!nfhp_chain_new(rs, "self", &msg) &&
+	      !nfhp_rule_append(rs, "self", jump, NULL, &msg),
+	      "a loop no hook reaches is taken: %s", msg);
+	check(!nfhp_chain_rename(rs, "self", "self2", &msg),
+	      "its chain renamed");
+	strcpy(jump->target, "self2");
+	err = nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg);
+	check(err == -ELOOP, "a jump from a hook into it refused: %s", msg);
+	check(nfhp_ruleset_nrules(rs) == 4, "the refused jump is not in");
+	check(!nfhp_rule_delete(rs, "self2", 1, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg) &&
+	      !nfhp_rule_delete(rs, "FORWARD", 3, &msg) &&
+	      !nfhp_chain_delete(rs, "self2", &msg),
+	      "without the loop the jump is taken: %s", msg);
+	strcpy(jump->target, "user");
 
 	k.v[NFHP_DIM_PROTO] = 17;
 	classify(rs, NFHP_HOOK_FORWARD, &k, &v);
