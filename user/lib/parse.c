@@ -307,6 +307,7 @@ const struct nfhp_flag_name nfhp_tcp_flag_names[] = {
  * @dim_seq: the load sequence number of the match of each dimension
  * @retry_seq: the match refuse() asks to move to libxtables
  * @ret: the exit code of a failed dim_new()
+ * @addr_inv: -s or -d was negated
  */
 struct pstate {
 	struct nfhp_cmdline *cl;
@@ -333,6 +334,7 @@ struct pstate {
 	unsigned int dim_seq[NFHP_DIM_MAX];
 	unsigned int retry_seq;
 	int ret;
+	bool addr_inv;
 };
 
 /* The extensions beyond the native matches: xt.c in the CLI, else none. */
@@ -648,51 +650,173 @@ static void dim_copy(struct nfhp_dim_match *dst,
 	memcpy(dst->ifname, src->ifname, sizeof(dst->ifname));
 }
 
+/*
+ * xtables' ipparse_hostnetwork(): a dotted address, a network of
+ * /etc/networks, or every IPv4 address of a host name.  Appends to @out,
+ * which holds @*n of NFHP_MAX_ADDRS.
+ */
+static int resolve_addr(struct pstate *ps, int dim, const char *name,
+			u32 mask, struct nfhp_addr_mask *out, unsigned int *n)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_INET, .ai_socktype = SOCK_RAW,
+	};
+	struct addrinfo *res, *p;
+	struct netent *ne;
+	u32 a;
+
+	if (nfhp_parse_ipv4(name, &a)) {
+		res = NULL;
+	} else if ((ne = getnetbyname(name)) && ne->n_addrtype == AF_INET) {
+		a = ne->n_net;
+		res = NULL;
+	} else {
+		if (!*name || getaddrinfo(name, NULL, &hints, &res) || !res)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "host/network `%s' not found", name);
+	}
+	for (p = res; !res || p; p = p ? p->ai_next : NULL) {
+		if (*n == NFHP_MAX_ADDRS) {
+			if (res)
+				freeaddrinfo(res);
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: `-%c' stands for more than %d addresses",
+				    dim == NFHP_DIM_SRC ? 's' : 'd',
+				    NFHP_MAX_ADDRS);
+		}
+		if (p)
+			a = ntohl(((struct sockaddr_in *)p->ai_addr)->sin_addr.s_addr);
+		out[*n].addr = a & mask;
+		out[*n].mask = mask;
+		(*n)++;
+		if (!res)
+			break;
+	}
+	if (res)
+		freeaddrinfo(res);
+	return 0;
+}
+
+/* One address and mask as the match of @dim, or none for "x/0". */
+static void addr_match(struct nfhp_dim_match *m, int dim,
+		       const struct nfhp_addr_mask *am, bool inv)
+{
+	int plen = mask_prefix(am->mask);
+
+	memset(m, 0, offsetof(struct nfhp_dim_match, ranges[1]));
+	m->dim = dim;
+	m->syntax = NFHP_SYN_DEFAULT;
+	m->invert = inv;
+	if (plen < 0) {
+		/* value/mask: the address as iptables keeps it, masked */
+		m->form = NFHP_FORM_MASK;
+		m->ranges[0].lo = am->addr;
+		m->ranges[0].hi = am->mask;
+		return;
+	}
+	m->form = NFHP_FORM_PREFIX;
+	m->nranges = plen;
+	m->ranges[0].lo = am->addr;
+	m->ranges[0].hi = am->addr | ~am->mask;
+}
+
+/*
+ * xtables_ipparse_multiple(): "-s a[/m][,b[/m]...]", each a dotted
+ * address, a network or a host name of one or more addresses.  The first
+ * is the rule's match; with more the command stands for one rule each
+ * (nfhp_cmdline_select()).
+ */
 static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 {
-	char buf[64], *slash;
+	struct nfhp_cmdline *cl = ps->cl;
+	struct nfhp_addr_mask *out = cl->addr[dim == NFHP_DIM_DST];
+	unsigned int *n = &cl->naddr[dim == NFHP_DIM_DST];
+	char buf[256], *slash;
 	struct nfhp_dim_match *m;
-	u32 addr, mask = ~0u;
-	int plen, ret;
+	const char *elem, *next;
+	u32 mask;
+	int ret;
 
-	if (strchr(arg, ','))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: multiple addresses in `-%c' are not supported",
-			    dim == NFHP_DIM_SRC ? 's' : 'd');
-	strscpy(buf, arg, sizeof(buf));
-	slash = strrchr(buf, '/');
-	if (slash) {
-		*slash++ = 0;
-		ret = parse_mask(ps, slash, &mask);
+	*n = 0;
+	ps->addr_inv |= inv;
+	for (elem = arg; elem; elem = next ? next + 1 : NULL) {
+		size_t len;
+
+		while (isspace((unsigned char)*elem))
+			elem++;
+		next = strchr(elem, ',');
+		len = next ? (size_t)(next - elem) : strlen(elem);
+		if (len >= sizeof(buf))
+			return fail(ps, NFHP_EXIT_PARAM, "Hostname too long");
+		memcpy(buf, elem, len);
+		buf[len] = 0;
+		mask = ~0u;
+		slash = strrchr(buf, '/');
+		if (slash) {
+			*slash++ = 0;
+			ret = parse_mask(ps, slash, &mask);
+			if (ret)
+				return ret;
+		}
+		if (mask_prefix(mask) < 0 &&
+		    (1ull << mask_holes(mask)) > NFHP_MAX_MASK_RANGES)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: mask `%s' stands for %llu address ranges, more than the %u the tree takes",
+				    slash, 1ull << mask_holes(mask),
+				    NFHP_MAX_MASK_RANGES);
+		/* "any/0": the name is not looked at. */
+		ret = resolve_addr(ps, dim, mask ? buf : "0.0.0.0", mask, out,
+				   n);
 		if (ret)
 			return ret;
 	}
-	if (!nfhp_parse_ipv4(buf, &addr))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "host/network `%s' not found", buf);
 	/* iptables drops "-s x/0" entirely, but keeps "! -s x/0". */
-	if (!mask && !inv)
+	if (*n == 1 && !out[0].mask && !inv)
 		return 0;
-	plen = mask_prefix(mask);
-	if (plen < 0 && (1ull << mask_holes(mask)) > NFHP_MAX_MASK_RANGES)
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: mask `%s' stands for %llu address ranges, more than the %u the tree takes",
-			    slash, 1ull << mask_holes(mask),
-			    NFHP_MAX_MASK_RANGES);
-	m = dim_new(ps, dim, plen < 0 ? NFHP_FORM_MASK : NFHP_FORM_PREFIX,
-		    NFHP_SYN_DEFAULT, inv);
+	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
 	if (!m)
 		return ps->ret;
-	if (plen < 0) {
-		/* value/mask: the address as iptables keeps it, masked */
-		m->ranges[0].lo = addr & mask;
-		m->ranges[0].hi = mask;
-		return 0;
-	}
-	m->nranges = plen;
-	m->ranges[0].lo = addr & mask;
-	m->ranges[0].hi = m->ranges[0].lo | ~mask;
+	addr_match(m, dim, &out[0], inv);
 	return 0;
+}
+
+/**
+ * nfhp_cmdline_select() - make @cl->spec the rule of one address pair
+ * @cl: a command line that nfhp_parse_cmdline() took
+ * @i: the pair, below nfhp_cmdline_rules(): iptables' order, every -d
+ *	address of the first -s address, then of the second...
+ */
+void nfhp_cmdline_select(struct nfhp_cmdline *cl, unsigned int i)
+{
+	struct nfhp_rule_spec *spec = &cl->spec;
+	unsigned int nd = cl->naddr[1] ? cl->naddr[1] : 1;
+	unsigned int k, d, n = 0, pick[2] = { i / nd, i % nd };
+	struct nfhp_dim_match m[2];
+	bool inv[2] = { false, false }, has[2] = { false, false };
+
+	for (k = 0; k < spec->nmatch && spec->m[k].dim <= NFHP_DIM_DST; k++) {
+		has[spec->m[k].dim] = true;
+		inv[spec->m[k].dim] = spec->m[k].invert;
+	}
+	for (d = 0; d < 2; d++) {
+		const struct nfhp_addr_mask *am = &cl->addr[d][pick[d]];
+
+		/* A single address is the match as parsed. */
+		if (cl->naddr[d] < 2) {
+			if (has[d])
+				m[n++] = spec->m[d && has[0] ? 1 : 0];
+			continue;
+		}
+		if (!am->mask)
+			continue;
+		addr_match(&m[n++], d ? NFHP_DIM_DST : NFHP_DIM_SRC, am, inv[d]);
+	}
+	/* Out with the old address matches, in with the new. */
+	k = has[0] + has[1];
+	memmove(&spec->m[n], &spec->m[k],
+		(spec->nmatch - k) * sizeof(spec->m[0]));
+	memcpy(spec->m, m, n * sizeof(m[0]));
+	spec->nmatch += n - k;
 }
 
 static int parse_iface(struct pstate *ps, int dim, const char *arg, bool inv)
@@ -2111,6 +2235,12 @@ static int final_checks(struct pstate *ps)
 
 	if (cl->cmd == NFHP_CLI_NONE)
 		return fail(ps, NFHP_EXIT_PARAM, "no command specified");
+	if (nfhp_cmdline_rules(cl) > 1 && ps->addr_inv)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "! not allowed with multiple source or destination IP addresses");
+	if (nfhp_cmdline_rules(cl) > 1 && cl->cmd == NFHP_CLI_REPLACE)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Replacement rule does not specify a unique address");
 	rule_cmd = cl->cmd == NFHP_CLI_APPEND || cl->cmd == NFHP_CLI_INSERT ||
 		   cl->cmd == NFHP_CLI_REPLACE || cl->cmd == NFHP_CLI_CHECK ||
 		   (cl->cmd == NFHP_CLI_DELETE && !cl->pos);
@@ -2302,6 +2432,7 @@ static int restore_line(char *line, unsigned int lineno,
 	struct nfhp_counter cnt;
 	const char *rest;
 	bool has_cnt = false;
+	unsigned int i;
 	int argc, ret;
 	char *p;
 
@@ -2416,7 +2547,12 @@ static int restore_line(char *line, unsigned int lineno,
 		cl->has_counters = true;
 		cl->counters = cnt;
 	}
-	return ops->cmd ? ops->cmd(ctx, cl) : 0;
+	/* A rule per address pair, as iptables-restore adds them. */
+	for (i = 0, ret = 0; i < nfhp_cmdline_rules(cl) && !ret; i++) {
+		nfhp_cmdline_select(cl, i);
+		ret = ops->cmd ? ops->cmd(ctx, cl) : 0;
+	}
+	return ret;
 }
 
 int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,

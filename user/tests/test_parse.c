@@ -263,8 +263,14 @@ static const struct {
 	  "nf-hipac: mask `255.240.0.255' stands for 4096 address ranges, more than the 2048 the tree takes" },
 	{ "-A FORWARD -s 10.0.0.0/255.0", 2, "invalid mask `255.0' specified" },
 	{ "-A FORWARD -s 10.0.0.08", 2, "host/network `10.0.0.08' not found" },
-	{ "-A FORWARD -s 1.2.3.4,5.6.7.8", 2,
-	  "nf-hipac: multiple addresses in `-s' are not supported" },
+	{ "-A FORWARD ! -s 1.2.3.4,5.6.7.8", 2,
+	  "! not allowed with multiple source or destination IP addresses" },
+	{ "-A FORWARD -s 1.2.3.4 ! -d localhost,5.6.7.8", 2,
+	  "! not allowed with multiple source or destination IP addresses" },
+	{ "-R FORWARD 1 -d 1.2.3.4,5.6.7.8", 2,
+	  "Replacement rule does not specify a unique address" },
+	{ "-A FORWARD -s 1.2.3.4,", 2, "host/network `' not found" },
+	{ "-A FORWARD -s 1.2.3.4,,5.6.7.8", 2, "host/network `' not found" },
 	{ "-A FORWARD -m foo", 2,
 	  "Couldn't load match `foo':No such file or directory\n" },
 	{ "-A FORWARD --foo", 2, "unknown option \"--foo\"" },
@@ -405,6 +411,32 @@ static void test_fields(void)
 	      cl->wait_seconds == 3, "--wait=3");
 	check(!parse("-A FORWARD -j DROP") && !cl->wait, "no -w: no wait");
 
+	/* Names and lists, as xtables_ipparse_multiple() reads them. */
+	check(!parse("-A FORWARD -s localhost -j DROP") &&
+	      nfhp_cmdline_rules(cl) == 1 && (m = dim(NFHP_DIM_SRC)) &&
+	      m->form == NFHP_FORM_PREFIX && m->nranges == 32 &&
+	      m->ranges[0].lo == 0x7f000001, "-s localhost is 127.0.0.1");
+	check(!parse("-A FORWARD -s '1.1.1.1, 2.2.2.2' -d 3.3.3.3,4.4.4.9/24") &&
+	      nfhp_cmdline_rules(cl) == 4, "2 sources, 2 destinations: 4 rules");
+	nfhp_cmdline_select(cl, 1);
+	check(cl->spec.nmatch == 2 && (m = dim(NFHP_DIM_SRC)) &&
+	      m->ranges[0].lo == 0x01010101 && (m = dim(NFHP_DIM_DST)) &&
+	      m->nranges == 24 && m->ranges[0].lo == 0x04040400,
+	      "rule 2 is 1.1.1.1 to 4.4.4.0/24");
+	nfhp_cmdline_select(cl, 2);
+	check(cl->spec.nmatch == 2 && (m = dim(NFHP_DIM_SRC)) &&
+	      m->ranges[0].lo == 0x02020202 && (m = dim(NFHP_DIM_DST)) &&
+	      m->nranges == 32 && m->ranges[0].lo == 0x03030303,
+	      "rule 3 is 2.2.2.2 to 3.3.3.3");
+	check(!parse("-A FORWARD -p tcp -s 7.7.7.7/0,8.8.8.8 --dport 1") &&
+	      nfhp_cmdline_rules(cl) == 2, "x/0 in a list: 2 rules");
+	nfhp_cmdline_select(cl, 0);
+	check(!dim(NFHP_DIM_SRC) && dim(NFHP_DIM_DPORT) && dim(NFHP_DIM_PROTO),
+	      "x/0 in a list is no match, as iptables");
+	nfhp_cmdline_select(cl, 1);
+	check((m = dim(NFHP_DIM_SRC)) && m->ranges[0].lo == 0x08080808 &&
+	      dim(NFHP_DIM_DPORT) && cl->spec.nmatch == 3,
+	      "then 8.8.8.8 with the other matches");
 	check(!parse("-A FORWARD -s 10.11.12.13/8") &&
 	      (m = dim(NFHP_DIM_SRC)) && m->form == NFHP_FORM_PREFIX &&
 	      m->nranges == 8 && m->ranges[0].lo == 0x0A000000 && !m->invert,

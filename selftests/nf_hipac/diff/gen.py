@@ -417,9 +417,10 @@ def pools(text):
             a = w[i + 1]
             try:
                 if t in ("-s", "-d", "--src-range", "--dst-range"):
-                    _around(p.addr, *_addr_range(a), 0xFFFFFFFF)
-                    for lo, hi in _mask_ranges(a):
-                        _around(p.addr, lo, hi, 0xFFFFFFFF)
+                    for e in a.replace(" ", "").split(","):
+                        _around(p.addr, *_addr_range(e), 0xFFFFFFFF)
+                        for lo, hi in _mask_ranges(e):
+                            _around(p.addr, lo, hi, 0xFFFFFFFF)
                 elif t in ("--sport", "--dport", "--source-port",
                            "--destination-port"):
                     _around(p.port, *_port_range(a), 65535)
