@@ -479,6 +479,21 @@ both "-F of everything" -F
 both "-X of everything" -X
 same_lists "at the end"
 
+# --- the EXAMPLES of nf-hipac(8), run as written ---------------------------
+
+sed -n '/^\.SH EXAMPLES/,/^\.SH DIFF/p' \
+	"$(dirname "$0")/../../user/man/nf-hipac.8" |
+	sed -n 's/^nf-hipac //p' >$tmp/examples
+[ "$(wc -l <$tmp/examples)" -ge 8 ] || fail "nf-hipac(8) has no examples"
+while read -r line <&3; do
+	eval "set -- $line"
+	both "nf-hipac(8): nf-hipac $line" "$@"
+done 3<$tmp/examples
+same_lists "after the examples of nf-hipac(8)"
+both "-P INPUT ACCEPT after the examples" -P INPUT ACCEPT
+both "-F after the examples" -F
+both "-X after the examples" -X
+
 # --- what iptables-legacy 1.8.9 takes that nf-hipac once refused -----------
 
 # libxt_udp takes a reversed range (it matches no port), libxt_tcp not.
@@ -502,6 +517,21 @@ grep -q "nf-hipac: mask \`0.0.0.1' stands for 2147483648 address ranges" \
 both "-A QUEUE" -A FORWARD -p tcp -j QUEUE
 both "-A QUEUE with no match" -A FORWARD -j QUEUE
 both "-g QUEUE" -A FORWARD -g QUEUE
+# Names and lists: one rule per address pair, -I puts them in reverse.
+both "-A -s localhost" -A OUTPUT -s localhost -j ACCEPT
+both "-A -s link-local (/etc/networks)" -A OUTPUT -s link-local/16 -j DROP
+both "-A two sources, two destinations" \
+	-A OUTPUT -s 1.1.1.1,2.2.2.2 -d '3.3.3.3, localhost' -j ACCEPT
+both "-I two sources" -I OUTPUT 2 -s 5.5.5.1,5.5.5.2 -j DROP
+both "-A x/0 in a list" -A OUTPUT -s 7.7.7.7/0,8.8.8.8 -p udp -j DROP
+both "-C of every pair" -C OUTPUT -s 1.1.1.1,2.2.2.2 -d 3.3.3.3,127.0.0.1 -j ACCEPT
+both "-C of a missing pair" -C OUTPUT -s 1.1.1.1,9.9.9.9 -d 3.3.3.3 -j ACCEPT
+both "-D of every pair" -D OUTPUT -s 5.5.5.1,5.5.5.2 -j DROP
+both "-D with a missing pair" -D OUTPUT -s 8.8.8.8,9.9.9.9 -p udp -j DROP
+both "! with two addresses" -A OUTPUT ! -s 1.1.1.1,2.2.2.2 -j ACCEPT
+both "-R with two addresses" -R OUTPUT 1 -d 1.1.1.1,2.2.2.2 -j ACCEPT
+both "-A an empty name in a list" -A OUTPUT -s 1.1.1.1, -j ACCEPT
+both "-A a name that does not resolve" -A OUTPUT -s nosuchhost.invalid -j ACCEPT
 # A loop of jumps is refused once a hook reaches it, as ip_tables'
 # mark_source_chains() refuses it when the table is replaced.
 both "-N web2" -N web2
@@ -521,6 +551,7 @@ same_lists "the drop-in forms"
 printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
 	':OUTPUT ACCEPT [0:0]' \
 	'-A INPUT -p udp -m udp --sport 60000:29 -j DROP' \
+	'-A INPUT -s 10.0.0.1,localhost -d 10.0.0.0/255.0.255.0 -j QUEUE' \
 	'COMMIT' >$tmp/dropin
 irestore $tmp/dropin || fail "iptables-restore of the drop-in forms"
 expect "restore of the drop-in forms" 0 hrestore $tmp/dropin

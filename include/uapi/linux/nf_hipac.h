@@ -26,7 +26,8 @@
  *     NFHPA_CHAIN is absent.
  * NFHP_CMD_NEW_CHAIN: create the user chain NFHPA_CHAIN.
  * NFHP_CMD_DEL_CHAIN: delete the empty, unreferenced user chain
- *     NFHPA_CHAIN, or every such chain when it is absent.
+ *     NFHPA_CHAIN or, when it is absent, every user chain: all of them
+ *     must then be empty, else none is deleted.
  * NFHP_CMD_RENAME_CHAIN: rename user chain NFHPA_CHAIN to NFHPA_NEW_NAME.
  * NFHP_CMD_POLICY: set the policy of built-in chain NFHPA_CHAIN to
  *     NFHPA_POLICY (NFHP_ACT_ACCEPT or NFHP_ACT_DROP); NFHPA_COUNTERS, when
