@@ -135,7 +135,8 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
  * @skb: the packet
  * @state: where it is
  *
- * Return: NF_ACCEPT, NF_DROP, or the verdict of an xtables target.
+ * Return: NF_ACCEPT, NF_DROP, NF_QUEUE (queue 0, as iptables' QUEUE), or
+ * the verdict of an xtables target.
  */
 static unsigned int nfhp_hook(void *priv, struct sk_buff *skb,
 			      const struct nf_hook_state *state)
@@ -150,6 +151,8 @@ static unsigned int nfhp_hook(void *priv, struct sk_buff *skb,
 		      &pkt, &verdict);
 	if (verdict.action == NFHP_ACT_XT)
 		return verdict.xt_verdict;
+	if (verdict.action == NFHP_ACT_QUEUE)
+		return NF_QUEUE;
 	return verdict.action == NFHP_ACT_DROP ? NF_DROP : NF_ACCEPT;
 }
 

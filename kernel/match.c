@@ -5,6 +5,7 @@
  * See match.h.  Everything here runs on the control path, when a rule is
  * added; the packet path only reads the boxes through the tree.
  */
+#include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -263,16 +264,25 @@ static int nfhp_prefix_range(const struct nfhp_dim_match *m,
 			      (m->ranges[0].lo & ~host) | host);
 }
 
+/* The number of bits set in @x. */
+static unsigned int nfhp_u128_weight(nfhp_u128 x)
+{
+	return hweight64((u64)x) + hweight64((u64)(x >> 64));
+}
+
 /*
- * value/mask: enumerate small dimensions; on wide ones only masks made of
- * contiguous high bits are one interval and can be native.
+ * value/mask: enumerate small dimensions.  On wide ones a mask of
+ * contiguous high bits is one interval; a mask with holes (-s
+ * 10.0.0.0/255.0.255.0) is one interval per value of the host bits in
+ * the holes, each running through the host bits below the lowest mask
+ * bit: 2^holes of them, at most %NFHP_MAX_MASK_RANGES.
  */
 static int nfhp_mask_ranges(const struct nfhp_dim_match *m,
 			    struct nfhp_rlist *l, const char **msg)
 {
 	nfhp_u128 span = nfhp_dim_span(m->dim);
 	nfhp_u128 value = m->ranges[0].lo, mask = m->ranges[0].hi;
-	nfhp_u128 x, host;
+	nfhp_u128 x, host, low, holes, sub;
 	int err;
 
 	if (value & ~mask)
@@ -292,11 +302,24 @@ static int nfhp_mask_ranges(const struct nfhp_dim_match *m,
 		return 0;
 	}
 	host = ~mask & span;
-	if (host & (host + 1)) {
-		*msg = "mask must consist of contiguous high bits";
-		return -EOPNOTSUPP;
-	}
-	return nfhp_rlist_add(l, value, value | host);
+	if (!(host & (host + 1)))
+		return nfhp_rlist_add(l, value, value | host);
+	BUILD_BUG_ON(NFHP_MAX_MASK_RANGES >= NFHP_MAX_DIM_RANGES);
+	low = (mask & -mask) - 1;
+	holes = host & ~low;
+	/* nfhp_box_plan() words the error. */
+	if (nfhp_u128_weight(holes) >= 32 ||
+	    1u << nfhp_u128_weight(holes) > NFHP_MAX_MASK_RANGES)
+		return -E2BIG;
+	/* The subsets of @holes in increasing order, 0 first. */
+	sub = 0;
+	do {
+		err = nfhp_rlist_add(l, value | sub, value | sub | low);
+		if (err)
+			return err;
+		sub = (sub - holes) & holes;
+	} while (sub);
+	return 0;
 }
 
 static int nfhp_ifname_range(const struct nfhp_dim_match *m,

@@ -563,6 +563,8 @@ static unsigned int nfhp_roomy(unsigned int n)
  *	built anew (nfhp_group_rebuild())
  * @jumps: the stack of chains a flatten is in (nfhp_flatten_rule()), and
  *	one frame more for the jump it may be about to make
+ * @jumps_added: the open transaction added a jump or goto: its commit
+ *	looks for a loop of jumps (nfhp_check_loops())
  * @stable: while a commit runs, for each chain of the staged model
  *	whether it and the chains it reaches are the committed ones
  *	(nfhp_chain_stable()), or NULL without memory
@@ -603,6 +605,7 @@ struct nfhp_ruleset {
 	unsigned int flat_bound;
 	u64 updates_given_up;
 	struct nfhp_flat_frame jumps[NFHP_MAX_JUMP_DEPTH + 2];
+	bool jumps_added;
 	u8 *stable;
 };
 
@@ -1187,10 +1190,13 @@ static int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	return 0;
 }
 
-/* A jump from @from to @target must not close a loop. */
+/*
+ * A jump or goto must go to a user chain.  Whether it closes a loop is
+ * for the commit to say (nfhp_check_loops()): iptables takes a loop that
+ * no hook reaches.
+ */
 static int nfhp_check_jump(struct nfhp_ruleset *rs,
-			   const struct nfhp_rule_spec *spec,
-			   const struct nfhp_chain *from, const char **msg)
+			   const struct nfhp_rule_spec *spec, const char **msg)
 {
 	int t;
 
@@ -1201,13 +1207,67 @@ static int nfhp_check_jump(struct nfhp_ruleset *rs,
 		*msg = "jump target is not a user chain";
 		return -ENOENT;
 	}
-	rs->mark++;
-	if (nfhp_reach(rs, rs->work, rs->work->chains[t], 0) ||
-	    from->mark == rs->mark) {
-		*msg = "loop detected in the chain jumps";
-		return -ELOOP;
-	}
+	rs->jumps_added = true;
 	return 0;
+}
+
+/*
+ * Walk the jumps from @c, at @depth, for nfhp_check_loops(): the chains
+ * on the walk's path are marked @path, those done @path + 1.  Return
+ * -ELOOP for a loop, -E2BIG for a path of more than NFHP_MAX_JUMP_DEPTH
+ * jumps.
+ */
+static int nfhp_loop_walk(const struct nfhp_model *m, struct nfhp_chain *c,
+			  u32 path, unsigned int depth)
+{
+	struct nfhp_chain *to;
+	unsigned int i;
+	int t, err;
+
+	if (depth > NFHP_MAX_JUMP_DEPTH)
+		return -E2BIG;
+	c->mark = path;
+	for (i = 0; i < c->rules.n && c->njump; i++) {
+		const struct nfhp_rule *r = nfhp_chain_at(c, i);
+
+		if (!nfhp_rule_jumps(r))
+			continue;
+		t = nfhp_chain_target(m, r);
+		if (t < 0)
+			continue;
+		to = m->chains[t];
+		if (to->mark == path)
+			return -ELOOP;
+		if (to->mark == path + 1)
+			continue;
+		err = nfhp_loop_walk(m, to, path, depth + 1);
+		if (err)
+			return err;
+	}
+	c->mark = path + 1;
+	return 0;
+}
+
+/*
+ * A loop of jumps and gotos that a hook reaches is refused when the
+ * table is replaced, as ip_tables' mark_source_chains() refuses it; one
+ * among chains no hook reaches is not (iptables-legacy takes "-A web
+ * -j web" until a hook jumps to web).
+ */
+static int nfhp_check_loops(struct nfhp_ruleset *rs, const char **msg)
+{
+	const struct nfhp_model *m = rs->work;
+	u32 path = rs->mark + 1;
+	int h, err = 0;
+
+	rs->mark += 2;
+	for (h = 0; h < NFHP_HOOK_MAX && !err; h++)
+		err = nfhp_loop_walk(m, m->chains[h], path, 0);
+	if (err == -E2BIG)
+		*msg = "too many levels of chain jumps";
+	else if (err)
+		*msg = "loop detected in the chain jumps";
+	return err ? -ELOOP : 0;
 }
 
 /* Flattening: user chains into the entries of a hook. */
@@ -2407,6 +2467,7 @@ int nfhp_txn_begin(struct nfhp_ruleset *rs)
 	if (!rs->work)
 		return -ENOMEM;
 	rs->gen++;
+	rs->jumps_added = false;
 	return 0;
 }
 
@@ -4755,7 +4816,9 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	 */
 	if (rs->defer_release)
 		nfhp_ruleset_release(rs, false);
-	err = nfhp_check_hooks(rs, msg);
+	err = rs->jumps_added ? nfhp_check_loops(rs, msg) : 0;
+	if (!err)
+		err = nfhp_check_hooks(rs, msg);
 	if (err)
 		goto out_abort;
 	nfhp_model_hash(rs, rs->work);
@@ -4877,7 +4940,7 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 		*msg = "index of insertion too big";
 		return -E2BIG;
 	}
-	err = nfhp_check_jump(rs, a->spec, c, msg);
+	err = nfhp_check_jump(rs, a->spec, msg);
 	if (err)
 		return err;
 	err = nfhp_rule_new(rs, a->spec, nfhp_chain_hooks(rs, c, a->spec),
@@ -4951,7 +5014,7 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 	c = nfhp_chain_mut_at(rs, a, "index of replacement too big", msg);
 	if (IS_ERR(c))
 		return PTR_ERR(c);
-	err = nfhp_check_jump(rs, a->spec, c, msg);
+	err = nfhp_check_jump(rs, a->spec, msg);
 	if (!err)
 		err = nfhp_rule_new(rs, a->spec,
 				    nfhp_chain_hooks(rs, c, a->spec), NULL,

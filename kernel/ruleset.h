@@ -42,7 +42,7 @@ enum nfhp_hook {
 
 /**
  * struct nfhp_verdict - the outcome of nfhp_classify()
- * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP or %NFHP_ACT_XT
+ * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_QUEUE or %NFHP_ACT_XT
  * @rule: the deciding rule, or NULL when a policy decided or @hotdrop
  * @hook: the hook whose tree was searched
  * @hotdrop: a match dropped a short packet (key.h, ext.h); DROP

@@ -1146,7 +1146,7 @@ static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
 static bool nfhp_entry_terminal(const struct nfhp_entry *e)
 {
 	return e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
-	       e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP;
+	       e->action == NFHP_ACT_QUEUE || e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP;
 }
 
 /**

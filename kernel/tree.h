@@ -87,8 +87,9 @@ struct nfhp_entry_leaf {
  * @scope_end: for %NFHP_ACT_RETURN, the first order past the chain
  *	invocation it leaves; for an %NFHP_ENTRY_EVAL jump or goto, the
  *	first order past the chain it enters, skipped when it does not match
- * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_NONE (count and go
- *	on: plain rules and jumps), %NFHP_ACT_RETURN, %NFHP_ENTRY_POLICY or
+ * @action: %NFHP_ACT_ACCEPT, %NFHP_ACT_DROP, %NFHP_ACT_QUEUE,
+ *	%NFHP_ACT_NONE (count and go on: plain rules and jumps),
+ *	%NFHP_ACT_RETURN, %NFHP_ACT_XT, %NFHP_ENTRY_POLICY or
  *	%NFHP_ENTRY_HOTDROP
  * @flags: %NFHP_ENTRY_EVAL, %NFHP_ENTRY_COND, %NFHP_ENTRY_ALT,
  *	%NFHP_ENTRY_VOID

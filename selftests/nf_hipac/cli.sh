@@ -234,6 +234,17 @@ both "-Z past the end" -Z INPUT 99
 both "unknown option" -A INPUT --bogus
 both "unknown match" -A INPUT -m nosuchmatch -j ACCEPT
 both "rule number 0" -D INPUT 0
+# No nat table here: iptables' exit code for a table it lacks, and the
+# reason instead of its "Perhaps iptables or your kernel needs to be
+# upgraded."
+expect "-t nat -L" 3 H -t nat -L
+if grep -qx "nf-hipac: table \`nat' is not available: nf-hipac holds the filter table only" \
+	$tmp/x.err && [ "$(wc -l <$tmp/x.err)" -eq 1 ]; then
+	pass "-t nat -L says nf-hipac holds the filter table only"
+else
+	fail "-t nat -L does not say why"
+	sed 's/^/#   /' $tmp/x.err
+fi
 unchanged "after the failed commands" $tmp/before
 same_lists "after the failed commands"
 
@@ -467,5 +478,104 @@ fi
 both "-F of everything" -F
 both "-X of everything" -X
 same_lists "at the end"
+
+# --- the EXAMPLES of nf-hipac(8), run as written ---------------------------
+
+sed -n '/^\.SH EXAMPLES/,/^\.SH DIFF/p' \
+	"$(dirname "$0")/../../user/man/nf-hipac.8" |
+	sed -n 's/^nf-hipac //p' >$tmp/examples
+[ "$(wc -l <$tmp/examples)" -ge 8 ] || fail "nf-hipac(8) has no examples"
+while read -r line <&3; do
+	eval "set -- $line"
+	both "nf-hipac(8): nf-hipac $line" "$@"
+done 3<$tmp/examples
+same_lists "after the examples of nf-hipac(8)"
+both "-P INPUT ACCEPT after the examples" -P INPUT ACCEPT
+both "-F after the examples" -F
+both "-X after the examples" -X
+
+# --- what iptables-legacy 1.8.9 takes that nf-hipac once refused -----------
+
+# libxt_udp takes a reversed range (it matches no port), libxt_tcp not.
+both "-A udp reversed port range" -A FORWARD -p udp --dport 60000:29 -j DROP
+both "-A udp reversed source range, !" \
+	-A FORWARD -p udp ! --sport 60000:29 --dport 53 -j ACCEPT
+both "-A tcp reversed port range" -A FORWARD -p tcp --dport 60000:29 -j DROP
+both "-A multiport range of one port" \
+	-A FORWARD -p udp -m multiport --dports 5:5 -j DROP
+# Netmasks with holes keep their mask, the address masked, as iptables.
+both "-A netmasks with holes" \
+	-A FORWARD -s 10.1.2.3/255.0.255.0 -d 1.2.3.4/255.255.0.255 -j ACCEPT
+both "-A ! netmask with holes" -A FORWARD ! -s 10.0.0.0/255.0.255.0 -j DROP
+both "-A octal and hex address parts" -A FORWARD -s 010.0.0.1 -d 0x0a.0.0.2
+both "-A mask of two parts" -A FORWARD -s 10.0.0.0/255.0 -j DROP
+expect "-A netmask of 2^31 ranges" 2 H -A FORWARD -s 10.0.0.0/0.0.0.1 -j DROP
+grep -q "nf-hipac: mask \`0.0.0.1' stands for 2147483648 address ranges" \
+	$tmp/x.err && pass "it says how many ranges" ||
+	{ fail "no word on the ranges"; sed 's/^/#   /' $tmp/x.err; }
+# QUEUE is iptables' standard verdict, not NFQUEUE.
+both "-A QUEUE" -A FORWARD -p tcp -j QUEUE
+both "-A QUEUE with no match" -A FORWARD -j QUEUE
+both "-g QUEUE" -A FORWARD -g QUEUE
+# Names and lists: one rule per address pair, -I puts them in reverse.
+both "-A -s localhost" -A OUTPUT -s localhost -j ACCEPT
+both "-A -s link-local (/etc/networks)" -A OUTPUT -s link-local/16 -j DROP
+both "-A two sources, two destinations" \
+	-A OUTPUT -s 1.1.1.1,2.2.2.2 -d '3.3.3.3, localhost' -j ACCEPT
+both "-I two sources" -I OUTPUT 2 -s 5.5.5.1,5.5.5.2 -j DROP
+both "-A x/0 in a list" -A OUTPUT -s 7.7.7.7/0,8.8.8.8 -p udp -j DROP
+both "-C of every pair" -C OUTPUT -s 1.1.1.1,2.2.2.2 -d 3.3.3.3,127.0.0.1 -j ACCEPT
+both "-C of a missing pair" -C OUTPUT -s 1.1.1.1,9.9.9.9 -d 3.3.3.3 -j ACCEPT
+both "-D of every pair" -D OUTPUT -s 5.5.5.1,5.5.5.2 -j DROP
+both "-D with a missing pair" -D OUTPUT -s 8.8.8.8,9.9.9.9 -p udp -j DROP
+both "! with two addresses" -A OUTPUT ! -s 1.1.1.1,2.2.2.2 -j ACCEPT
+both "-R with two addresses" -R OUTPUT 1 -d 1.1.1.1,2.2.2.2 -j ACCEPT
+both "-A an empty name in a list" -A OUTPUT -s 1.1.1.1, -j ACCEPT
+both "-A a name that does not resolve" -A OUTPUT -s nosuchhost.invalid -j ACCEPT
+# A loop of jumps is refused once a hook reaches it, as ip_tables'
+# mark_source_chains() refuses it when the table is replaced.
+both "-N web2" -N web2
+both "-A a chain jumping to itself" -A web2 -j web2
+both "-A a jump from a hook to the loop" -A INPUT -j web2
+both "-N a" -N a
+both "-N b" -N b
+both "-A a -j b" -A a -j b
+both "-A b -g a, a loop of two" -A b -g a
+both "-A a jump from a hook to the loop of two" -A FORWARD -i lo -j b
+both "-E of a chain jumping to itself" -E web2 web3
+both "-A a goto from a hook to the renamed loop" -A OUTPUT -g web3
+both "-D of the jump to itself" -D web3 1
+both "-A a jump to the chain without its loop" -A INPUT -j web3
+same_lists "the drop-in forms"
+
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
+	':OUTPUT ACCEPT [0:0]' \
+	'-A INPUT -p udp -m udp --sport 60000:29 -j DROP' \
+	'-A INPUT -s 10.0.0.1,localhost -d 10.0.0.0/255.0.255.0 -j QUEUE' \
+	'COMMIT' >$tmp/dropin
+irestore $tmp/dropin || fail "iptables-restore of the drop-in forms"
+expect "restore of the drop-in forms" 0 hrestore $tmp/dropin
+same_lists "after restoring the drop-in forms"
+
+# The loop is found when the table is replaced: at COMMIT.
+printf '%s\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' \
+	':OUTPUT ACCEPT [0:0]' ':web2 - [0:0]' '-A INPUT -s 1.1.1.1 -j ACCEPT' \
+	'-A INPUT -j web2' '-A web2 -j web2' 'COMMIT' >$tmp/loop
+irestore $tmp/loop 2>$tmp/i.err && fail "iptables-restore took the loop"
+grep -q '^iptables-restore: line 9 failed' $tmp/i.err ||
+	fail "iptables-restore does not fail at line 9"
+hsave -c >$tmp/before
+expect "restore of a loop a hook reaches" 1 hrestore $tmp/loop
+grep -q '^nf-hipac-restore: line 9 failed' $tmp/x.err &&
+	pass "restore names the COMMIT line, as iptables-restore" ||
+	{ fail "restore does not name line 9"; sed 's/^/#   /' $tmp/x.err; }
+unchanged "restore of a loop" $tmp/before
+sed '/-A INPUT -j web2/d' $tmp/loop >$tmp/loop2
+irestore $tmp/loop2 || fail "iptables-restore of a loop no hook reaches"
+expect "restore of a loop no hook reaches" 0 hrestore $tmp/loop2
+same_lists "after restoring a loop no hook reaches"
+
+both "-F at the end" -F
+both "-X at the end" -X
 
 exit $nfhp_rc

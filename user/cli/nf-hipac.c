@@ -66,11 +66,12 @@ static void show_usage(FILE *f)
 "\n"
 "Options:\n"
 "  --proto -p [!] proto          protocol: by number or name, eg. `tcp'\n"
-"  --source -s [!] address[/mask] source specification\n"
-"  --destination -d [!] address[/mask] destination specification\n"
+"  --source -s [!] address[/mask][...] source specification\n"
+"  --destination -d [!] address[/mask][...] destination specification\n"
 "  --in-interface -i [!] input name[+]   network interface name ([+] for wildcard)\n"
 "  --out-interface -o [!] output name[+] network interface name ([+] for wildcard)\n"
-"  --jump -j target              target for rule (ACCEPT, DROP, RETURN or a chain)\n"
+"  --jump -j target              target for rule (ACCEPT, DROP, RETURN, QUEUE\n"
+"                                or a chain)\n"
 "  --goto -g chain               jump to chain with no return\n"
 "  [!] --fragment -f             match second or further fragments only\n"
 "  --match -m match              extended match (tcp udp icmp multiport iprange\n"
@@ -82,6 +83,9 @@ static void show_usage(FILE *f)
 "  --exact -x                    expand numbers (display exact values)\n"
 "  --line-numbers                print line numbers when listing\n"
 "  --set-counters -c PKTS BYTES  set the counter during insert/append\n"
+"  --wait    -w [seconds]        wait for another tool's transaction\n"
+"                                (for ever, or at most seconds)\n"
+"  --wait-interval -W usecs      try again this often while waiting\n"
 "  --table -t filter             the only table nf-hipac has\n"
 "  --version -V                  print package version\n"
 "\n"
@@ -188,7 +192,40 @@ void nfhp_print_save_header(FILE *f, const struct nfhp_nl_chain *c,
 		counters ? (unsigned long long)c->counters.bytes : 0ull);
 }
 
-static int dispatch(const struct nfhp_cmdline *cl)
+/*
+ * A rule command whose -s or -d stands for several addresses: one rule
+ * per address pair, in one transaction, as iptables commits them in one
+ * table replace; -C wants every one of them.
+ */
+static int run_pairs(struct nfhp_cmdline *cl,
+		     int (*fn)(const struct nfhp_cmdline *cl,
+			       struct nfhp_nl *nl),
+		     struct nfhp_nl *nl)
+{
+	unsigned int i, n = nfhp_cmdline_rules(cl);
+	bool txn = cl->cmd != NFHP_CLI_CHECK;
+	int ret = 0;
+
+	if (n == 1)
+		return fn(cl, nl);
+	if (txn && nfhp_nl_begin(nl))
+		return nfhp_nl_report(nl, NFHP_PROG);
+	for (i = 0; i < n && !ret; i++) {
+		nfhp_cmdline_select(cl, i);
+		ret = fn(cl, nl);
+	}
+	if (!txn)
+		return ret;
+	if (ret) {
+		nfhp_nl_abort(nl);
+		return ret;
+	}
+	if (nfhp_nl_commit(nl))
+		return nfhp_nl_report(nl, NFHP_PROG);
+	return NFHP_EXIT_OK;
+}
+
+static int dispatch(struct nfhp_cmdline *cl)
 {
 	struct nfhp_nl *nl = NULL;
 	unsigned int i;
@@ -206,7 +243,7 @@ static int dispatch(const struct nfhp_cmdline *cl)
 		return ret;
 	if (cl->wait)
 		nfhp_nl_set_wait(nl, cl->wait_seconds, cl->wait_interval_us);
-	ret = subcommands[i].fn(cl, nl);
+	ret = run_pairs(cl, subcommands[i].fn, nl);
 	nfhp_nl_close(nl);
 	return ret;
 }

@@ -309,6 +309,7 @@ const struct nfhp_flag_name nfhp_tcp_flag_names[] = {
  * @dim_seq: the load sequence number of the match of each dimension
  * @retry_seq: the match refuse() asks to move to libxtables
  * @ret: the exit code of a failed dim_new()
+ * @addr_inv: -s or -d was negated
  */
 struct pstate {
 	struct nfhp_cmdline *cl;
@@ -335,6 +336,7 @@ struct pstate {
 	unsigned int dim_seq[NFHP_DIM_MAX];
 	unsigned int retry_seq;
 	int ret;
+	bool addr_inv;
 };
 
 /* The extensions beyond the native matches: xt.c in the CLI, else none. */
@@ -492,65 +494,104 @@ const char *nfhp_proto_to_name(u8 proto, bool lookup)
 	return NULL;
 }
 
+/*
+ * One part of a dotted address, as xtables_strtoui() reads it: leading
+ * space, decimal, 0x hexadecimal or 0 octal, to the end of the part.
+ */
+static bool ipv4_part(const char *s, size_t len, u32 *v)
+{
+	unsigned long long n;
+	char buf[24];
+	const char *p;
+	char *end;
+
+	if (len >= sizeof(buf))
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	for (p = buf; isspace((unsigned char)*p); p++)
+		;
+	if (*p == '-')
+		return false;
+	errno = 0;
+	n = strtoull(buf, &end, 0);
+	if (end == buf || *end || errno || n > 255)
+		return false;
+	*v = n;
+	return true;
+}
+
+/* xtables' __numeric_to_ipaddr(): a mask needs all four parts. */
+static bool parse_dotted(const char *s, u32 *addr, bool mask)
+{
+	u32 a = 0, v;
+	unsigned int i;
+	const char *dot;
+
+	for (i = 0; i < 3; i++) {
+		dot = strchr(s, '.');
+		if (!dot) {
+			if (mask || !ipv4_part(s, strlen(s), &v))
+				return false;
+			*addr = (a << 8 | v) << (8 * (3 - i));
+			return true;
+		}
+		if (!ipv4_part(s, dot - s, &v))
+			return false;
+		a = a << 8 | v;
+		s = dot + 1;
+	}
+	if (!ipv4_part(s, strlen(s), &v))
+		return false;
+	*addr = a << 8 | v;
+	return true;
+}
+
 /**
  * nfhp_parse_ipv4() - parse a dotted IPv4 address as xtables does
- * @s: "a.b.c.d"; missing trailing parts are zero ("10.1" is 10.1.0.0)
+ * @s: "a.b.c.d"; missing trailing parts are zero ("10.1" is 10.1.0.0),
+ *	each part decimal, 0x hexadecimal or 0 octal ("010" is 8)
  * @addr: the address, host byte order
  *
  * Return: true on success.
  */
 bool nfhp_parse_ipv4(const char *s, u32 *addr)
 {
-	unsigned int parts = 0, v = 0;
-	u32 a = 0;
-	bool digit = false;
-
-	for (;; s++) {
-		if (*s >= '0' && *s <= '9') {
-			v = v * 10 + (*s - '0');
-			if (v > 255)
-				return false;
-			digit = true;
-		} else if (*s == '.' || !*s) {
-			if (!digit || parts == 4)
-				return false;
-			a = a << 8 | v;
-			parts++;
-			v = 0;
-			digit = false;
-			if (!*s)
-				break;
-		} else {
-			return false;
-		}
-	}
-	*addr = a << (8 * (4 - parts));
-	return true;
+	return parse_dotted(s, addr, false);
 }
 
-static int parse_mask(struct pstate *ps, const char *s, unsigned int *plen)
+/* xtables' parse_ipmask(): a dotted mask of four parts or a length. */
+static int parse_mask(struct pstate *ps, const char *s, u32 *mask)
 {
 	unsigned long long v;
-	u32 mask;
+	const char *p;
 
-	if (strchr(s, '.')) {
-		if (!nfhp_parse_ipv4(s, &mask))
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "host/network `%s' not found", s);
-		*plen = __builtin_popcount(mask);
-		if (*plen && mask != ~0u << (32 - *plen))
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "nf-hipac: non-contiguous mask `%s' is not supported",
-				    s);
-		if (!mask)
-			*plen = 0;
+	if (parse_dotted(s, mask, true))
 		return 0;
-	}
-	if (!nfhp_parse_uint(s, 0, 32, &v))
+	for (p = s; isspace((unsigned char)*p); p++)
+		;
+	if (!nfhp_parse_uint(p, 0, 32, &v))
 		return fail(ps, NFHP_EXIT_PARAM, "invalid mask `%s' specified",
 			    s);
-	*plen = v;
+	*mask = v ? ~0u << (32 - v) : 0;
 	return 0;
+}
+
+/* The prefix length of @mask, or -1 when it has holes. */
+static int mask_prefix(u32 mask)
+{
+	int plen = __builtin_popcount(mask);
+
+	return !plen || mask == ~0u << (32 - plen) ? plen : -1;
+}
+
+/*
+ * The intervals of a mask with holes (kernel/match.c): 2^holes, the
+ * holes being its 0 bits above its lowest 1 bit.
+ */
+static unsigned int mask_holes(u32 mask)
+{
+	return __builtin_popcount(~mask & ~((mask & -mask) - 1));
 }
 
 /*
@@ -611,40 +652,173 @@ static void dim_copy(struct nfhp_dim_match *dst,
 	memcpy(dst->ifname, src->ifname, sizeof(dst->ifname));
 }
 
+/*
+ * xtables' ipparse_hostnetwork(): a dotted address, a network of
+ * /etc/networks, or every IPv4 address of a host name.  Appends to @out,
+ * which holds @*n of NFHP_MAX_ADDRS.
+ */
+static int resolve_addr(struct pstate *ps, int dim, const char *name,
+			u32 mask, struct nfhp_addr_mask *out, unsigned int *n)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_INET, .ai_socktype = SOCK_RAW,
+	};
+	struct addrinfo *res, *p;
+	struct netent *ne;
+	u32 a;
+
+	if (nfhp_parse_ipv4(name, &a)) {
+		res = NULL;
+	} else if ((ne = getnetbyname(name)) && ne->n_addrtype == AF_INET) {
+		a = ne->n_net;
+		res = NULL;
+	} else {
+		if (!*name || getaddrinfo(name, NULL, &hints, &res) || !res)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "host/network `%s' not found", name);
+	}
+	for (p = res; !res || p; p = p ? p->ai_next : NULL) {
+		if (*n == NFHP_MAX_ADDRS) {
+			if (res)
+				freeaddrinfo(res);
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: `-%c' stands for more than %d addresses",
+				    dim == NFHP_DIM_SRC ? 's' : 'd',
+				    NFHP_MAX_ADDRS);
+		}
+		if (p)
+			a = ntohl(((struct sockaddr_in *)p->ai_addr)->sin_addr.s_addr);
+		out[*n].addr = a & mask;
+		out[*n].mask = mask;
+		(*n)++;
+		if (!res)
+			break;
+	}
+	if (res)
+		freeaddrinfo(res);
+	return 0;
+}
+
+/* One address and mask as the match of @dim, or none for "x/0". */
+static void addr_match(struct nfhp_dim_match *m, int dim,
+		       const struct nfhp_addr_mask *am, bool inv)
+{
+	int plen = mask_prefix(am->mask);
+
+	memset(m, 0, offsetof(struct nfhp_dim_match, ranges[1]));
+	m->dim = dim;
+	m->syntax = NFHP_SYN_DEFAULT;
+	m->invert = inv;
+	if (plen < 0) {
+		/* value/mask: the address as iptables keeps it, masked */
+		m->form = NFHP_FORM_MASK;
+		m->ranges[0].lo = am->addr;
+		m->ranges[0].hi = am->mask;
+		return;
+	}
+	m->form = NFHP_FORM_PREFIX;
+	m->nranges = plen;
+	m->ranges[0].lo = am->addr;
+	m->ranges[0].hi = am->addr | ~am->mask;
+}
+
+/*
+ * xtables_ipparse_multiple(): "-s a[/m][,b[/m]...]", each a dotted
+ * address, a network or a host name of one or more addresses.  The first
+ * is the rule's match; with more the command stands for one rule each
+ * (nfhp_cmdline_select()).
+ */
 static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 {
-	char buf[64], *slash;
+	struct nfhp_cmdline *cl = ps->cl;
+	struct nfhp_addr_mask *out = cl->addr[dim == NFHP_DIM_DST];
+	unsigned int *n = &cl->naddr[dim == NFHP_DIM_DST];
+	char buf[256], *slash;
 	struct nfhp_dim_match *m;
-	unsigned int plen = 32;
-	u32 addr;
+	const char *elem, *next;
+	u32 mask;
 	int ret;
 
-	if (strchr(arg, ','))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: multiple addresses in `-%c' are not supported",
-			    dim == NFHP_DIM_SRC ? 's' : 'd');
-	strscpy(buf, arg, sizeof(buf));
-	slash = strchr(buf, '/');
-	if (slash) {
-		*slash++ = 0;
-		ret = parse_mask(ps, slash, &plen);
+	*n = 0;
+	ps->addr_inv |= inv;
+	for (elem = arg; elem; elem = next ? next + 1 : NULL) {
+		size_t len;
+
+		while (isspace((unsigned char)*elem))
+			elem++;
+		next = strchr(elem, ',');
+		len = next ? (size_t)(next - elem) : strlen(elem);
+		if (len >= sizeof(buf))
+			return fail(ps, NFHP_EXIT_PARAM, "Hostname too long");
+		memcpy(buf, elem, len);
+		buf[len] = 0;
+		mask = ~0u;
+		slash = strrchr(buf, '/');
+		if (slash) {
+			*slash++ = 0;
+			ret = parse_mask(ps, slash, &mask);
+			if (ret)
+				return ret;
+		}
+		if (mask_prefix(mask) < 0 &&
+		    (1ull << mask_holes(mask)) > NFHP_MAX_MASK_RANGES)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: mask `%s' stands for %llu address ranges, more than the %u the tree takes",
+				    slash, 1ull << mask_holes(mask),
+				    NFHP_MAX_MASK_RANGES);
+		/* "any/0": the name is not looked at. */
+		ret = resolve_addr(ps, dim, mask ? buf : "0.0.0.0", mask, out,
+				   n);
 		if (ret)
 			return ret;
 	}
-	if (!nfhp_parse_ipv4(buf, &addr))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "host/network `%s' not found", buf);
 	/* iptables drops "-s x/0" entirely, but keeps "! -s x/0". */
-	if (!plen && !inv)
+	if (*n == 1 && !out[0].mask && !inv)
 		return 0;
 	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
 	if (!m)
 		return ps->ret;
-	m->nranges = plen;
-	m->ranges[0].lo = plen ? addr & (~0u << (32 - plen)) : 0;
-	m->ranges[0].hi = m->ranges[0].lo | (plen == 32 ? 0 :
-					     (~0u >> plen));
+	addr_match(m, dim, &out[0], inv);
 	return 0;
+}
+
+/**
+ * nfhp_cmdline_select() - make @cl->spec the rule of one address pair
+ * @cl: a command line that nfhp_parse_cmdline() took
+ * @i: the pair, below nfhp_cmdline_rules(): iptables' order, every -d
+ *	address of the first -s address, then of the second...
+ */
+void nfhp_cmdline_select(struct nfhp_cmdline *cl, unsigned int i)
+{
+	struct nfhp_rule_spec *spec = &cl->spec;
+	unsigned int nd = cl->naddr[1] ? cl->naddr[1] : 1;
+	unsigned int k, d, n = 0, pick[2] = { i / nd, i % nd };
+	struct nfhp_dim_match m[2];
+	bool inv[2] = { false, false }, has[2] = { false, false };
+
+	for (k = 0; k < spec->nmatch && spec->m[k].dim <= NFHP_DIM_DST; k++) {
+		has[spec->m[k].dim] = true;
+		inv[spec->m[k].dim] = spec->m[k].invert;
+	}
+	for (d = 0; d < 2; d++) {
+		const struct nfhp_addr_mask *am = &cl->addr[d][pick[d]];
+
+		/* A single address is the match as parsed. */
+		if (cl->naddr[d] < 2) {
+			if (has[d])
+				m[n++] = spec->m[d && has[0] ? 1 : 0];
+			continue;
+		}
+		if (!am->mask)
+			continue;
+		addr_match(&m[n++], d ? NFHP_DIM_DST : NFHP_DIM_SRC, am, inv[d]);
+	}
+	/* Out with the old address matches, in with the new. */
+	k = has[0] + has[1];
+	memmove(&spec->m[n], &spec->m[k],
+		(spec->nmatch - k) * sizeof(spec->m[0]));
+	memcpy(spec->m, m, n * sizeof(m[0]));
+	spec->nmatch += n - k;
 }
 
 static int parse_iface(struct pstate *ps, int dim, const char *arg, bool inv)
@@ -718,9 +892,19 @@ static int parse_port_range(struct pstate *ps, int dim, const char *arg,
 			if (ret)
 				return ret;
 		}
-		if (lo > hi)
+		/*
+		 * libxt_tcp refuses a reversed range, libxt_udp takes it: a
+		 * match of no port (of every port under "!"), which the tree
+		 * has no interval for.  libxtables keeps it as written.
+		 */
+		if (lo > hi && strcmp(proto, "udp"))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "invalid portrange (min > max)");
+		if (lo > hi)
+			return refuse(ps, ps->cur_seq,
+				      "nf-hipac: `--%s %s' can never match",
+				      dim == NFHP_DIM_SPORT ? "sport" : "dport",
+				      arg);
 	}
 	m = dim_new(ps, dim, NFHP_FORM_RANGES, NFHP_SYN_DEFAULT, inv);
 	if (!m)
@@ -1084,21 +1268,23 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 		if (isspace((unsigned char)*p))
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "Invalid target name `%s'", arg);
-	if (!parse_ext &&
-	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: target `%s' is not supported yet", arg);
+	/* QUEUE is iptables' standard verdict NF_QUEUE, no extension. */
 	if (!strcmp(arg, "ACCEPT") || !strcmp(arg, "DROP") ||
-	    !strcmp(arg, "RETURN")) {
+	    !strcmp(arg, "RETURN") || !strcmp(arg, "QUEUE")) {
 		if (go)
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "nf-hipac: -g needs a user-defined chain, not `%s'",
 				    arg);
 		spec->action = !strcmp(arg, "ACCEPT") ? NFHP_ACT_ACCEPT :
 			       !strcmp(arg, "DROP") ? NFHP_ACT_DROP :
+			       !strcmp(arg, "QUEUE") ? NFHP_ACT_QUEUE :
 			       NFHP_ACT_RETURN;
 		return 0;
 	}
+	if (!parse_ext &&
+	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: target `%s' is not supported yet", arg);
 	/* As iptables, -g never loads a target: it names a chain. */
 	if (parse_ext && !go) {
 		int ret = parse_ext->target(arg, ++ps->seq, ps->err,
@@ -1635,9 +1821,13 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 		if (inv)
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "unexpected ! flag before --table");
+		/*
+		 * iptables' exit code for a table it cannot find, not its
+		 * words: nothing here needs an upgrade.
+		 */
 		if (strcmp(arg, "filter"))
 			return fail(ps, NFHP_EXIT_VERSION,
-				    "table '%s' does not exist\nPerhaps iptables or your kernel needs to be upgraded.",
+				    "table `%s' is not available: nf-hipac holds the filter table only",
 				    arg);
 		return 0;
 	case 'c':
@@ -2049,6 +2239,12 @@ static int final_checks(struct pstate *ps)
 
 	if (cl->cmd == NFHP_CLI_NONE)
 		return fail(ps, NFHP_EXIT_PARAM, "no command specified");
+	if (nfhp_cmdline_rules(cl) > 1 && ps->addr_inv)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "! not allowed with multiple source or destination IP addresses");
+	if (nfhp_cmdline_rules(cl) > 1 && cl->cmd == NFHP_CLI_REPLACE)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Replacement rule does not specify a unique address");
 	rule_cmd = cl->cmd == NFHP_CLI_APPEND || cl->cmd == NFHP_CLI_INSERT ||
 		   cl->cmd == NFHP_CLI_REPLACE || cl->cmd == NFHP_CLI_CHECK ||
 		   (cl->cmd == NFHP_CLI_DELETE && !cl->pos);
@@ -2240,6 +2436,7 @@ static int restore_line(char *line, unsigned int lineno,
 	struct nfhp_counter cnt;
 	const char *rest;
 	bool has_cnt = false;
+	unsigned int i;
 	int argc, ret;
 	char *p;
 
@@ -2354,7 +2551,12 @@ static int restore_line(char *line, unsigned int lineno,
 		cl->has_counters = true;
 		cl->counters = cnt;
 	}
-	return ops->cmd ? ops->cmd(ctx, cl) : 0;
+	/* A rule per address pair, as iptables-restore adds them. */
+	for (i = 0, ret = 0; i < nfhp_cmdline_rules(cl) && !ret; i++) {
+		nfhp_cmdline_select(cl, i);
+		ret = ops->cmd ? ops->cmd(ctx, cl) : 0;
+	}
+	return ret;
 }
 
 int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,

@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stddef.h>
 
+/* Most addresses one -s or -d stands for ("a,b,c", a name). */
+#define NFHP_MAX_ADDRS	64
+
 enum nfhp_cli_cmd {
 	NFHP_CLI_NONE,
 	NFHP_CLI_APPEND,
@@ -48,6 +51,11 @@ enum nfhp_cli_cmd {
  * @has_rule: rule options are present
  * @has_counters: -c PKTS BYTES, or "[p:b]" before the rule in a restore file
  * @counters: the counters of @has_counters
+ * @naddr: how many addresses -s (0) and -d (1) stand for, 0 when not
+ *	given: a name resolving to several, or a list "a,b"
+ * @addr: those addresses with their masks; the command is one rule per
+ *	pair, nfhp_cmdline_select() puts pair i into @spec (pair 0 is
+ *	there after parsing), in iptables' order
  * @spec: the rule, valid when @has_rule (or for -A/-I/-D spec/-R/-C)
  */
 struct nfhp_cmdline {
@@ -63,8 +71,22 @@ struct nfhp_cmdline {
 	bool has_rule;
 	bool has_counters;
 	struct nfhp_counter counters;
+	unsigned int naddr[2];
+	struct nfhp_addr_mask {
+		u32 addr, mask;
+	} addr[2][NFHP_MAX_ADDRS];
 	struct nfhp_rule_spec spec;
 };
+
+/* The rules a command line stands for: one per -s and -d address pair. */
+static inline unsigned int nfhp_cmdline_rules(const struct nfhp_cmdline *cl)
+{
+	return (cl->naddr[0] ? cl->naddr[0] : 1) *
+	       (cl->naddr[1] ? cl->naddr[1] : 1);
+}
+
+/* Put the @i-th -s/-d address pair into @cl->spec. */
+void nfhp_cmdline_select(struct nfhp_cmdline *cl, unsigned int i);
 
 /* iptables exit codes */
 #define NFHP_EXIT_OK		0

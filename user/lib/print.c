@@ -189,23 +189,42 @@ static unsigned int print_order(const struct nfhp_rule_spec *s,
 	return n;
 }
 
+/*
+ * "a.b.c.d/len", or "a.b.c.d/m.m.m.m" for a mask with holes, as iptables
+ * prints them; "a.b.c.d" alone when @full_len is false and it is a /32.
+ * Return: false for a match that is neither (an iprange).
+ */
+static bool addr_str(char *buf, size_t len, const struct nfhp_dim_match *m,
+		     bool full_len)
+{
+	size_t n;
+
+	if (m->form != NFHP_FORM_PREFIX && m->form != NFHP_FORM_MASK)
+		return false;
+	ip_str(buf, len, lo32(m, 0));
+	n = strlen(buf);
+	if (m->form == NFHP_FORM_MASK) {
+		buf[n] = '/';
+		ip_str(buf + n + 1, len - n - 1, hi32(m, 0));
+	} else if (full_len || m->nranges != 32) {
+		snprintf(buf + n, len - n, "/%u", m->nranges);
+	}
+	return true;
+}
+
 /* The IP part of a rule in iptables-save syntax, after "-A CHAIN". */
 static void save_ip(FILE *f, const struct nfhp_rule_spec *s)
 {
 	const struct nfhp_dim_match *m;
-	char a[32];
+	char a[40];
 	u8 proto = spec_proto(s);
 
 	m = find_dim(s, NFHP_DIM_SRC);
-	if (m && m->form == NFHP_FORM_PREFIX) {
-		ip_str(a, sizeof(a), lo32(m, 0));
-		fprintf(f, "%s -s %s/%u", m->invert ? " !" : "", a, m->nranges);
-	}
+	if (m && addr_str(a, sizeof(a), m, true))
+		fprintf(f, "%s -s %s", m->invert ? " !" : "", a);
 	m = find_dim(s, NFHP_DIM_DST);
-	if (m && m->form == NFHP_FORM_PREFIX) {
-		ip_str(a, sizeof(a), lo32(m, 0));
-		fprintf(f, "%s -d %s/%u", m->invert ? " !" : "", a, m->nranges);
-	}
+	if (m && addr_str(a, sizeof(a), m, true))
+		fprintf(f, "%s -d %s", m->invert ? " !" : "", a);
 	/* iptables-save leaves out "+", the wildcard of every name. */
 	m = find_dim(s, NFHP_DIM_IIF);
 	if (m && strcmp(m->ifname, "+"))
@@ -390,6 +409,9 @@ static void save_target(FILE *f, const struct nfhp_rule_spec *s)
 		break;
 	case NFHP_ACT_RETURN:
 		fputs(" -j RETURN", f);
+		break;
+	case NFHP_ACT_QUEUE:
+		fputs(" -j QUEUE", f);
 		break;
 	case NFHP_ACT_JUMP:
 		fprintf(f, " -j %s", s->target);
@@ -693,21 +715,15 @@ static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
 static void list_addr(FILE *f, const struct nfhp_dim_match *m, bool numeric)
 {
 	char buf[64];
-	unsigned int plen;
 
-	if (!m || m->form != NFHP_FORM_PREFIX) {
+	if (!m || (m->form != NFHP_FORM_PREFIX && m->form != NFHP_FORM_MASK)) {
 		fprintf(f, " %-19s ", numeric ? "0.0.0.0/0" : "anywhere");
 		return;
 	}
-	plen = m->nranges;
-	if (!plen && !numeric) {
+	if (m->form == NFHP_FORM_PREFIX && !m->nranges && !numeric)
 		snprintf(buf, sizeof(buf), "anywhere");
-	} else {
-		ip_str(buf, sizeof(buf), lo32(m, 0));
-		if (plen != 32)
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-				 "/%u", plen);
-	}
+	else
+		addr_str(buf, sizeof(buf), m, false);
 	fprintf(f, "%c%-19s ", m->invert ? '!' : ' ', buf);
 }
 
@@ -717,6 +733,7 @@ static const char *target_name(const struct nfhp_rule_spec *s)
 	case NFHP_ACT_ACCEPT: return "ACCEPT";
 	case NFHP_ACT_DROP: return "DROP";
 	case NFHP_ACT_RETURN: return "RETURN";
+	case NFHP_ACT_QUEUE: return "QUEUE";
 	case NFHP_ACT_JUMP:
 	case NFHP_ACT_GOTO: return s->target;
 	case NFHP_ACT_XT:

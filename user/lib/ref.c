@@ -616,6 +616,7 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 		switch (r->action) {
 		case NFHP_ACT_ACCEPT:
 		case NFHP_ACT_DROP:
+		case NFHP_ACT_QUEUE:
 			decide(v, r->action, c, i);
 			return;
 		case NFHP_ACT_XT:

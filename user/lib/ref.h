@@ -22,7 +22,7 @@ struct nfhp_ref;
 
 /**
  * struct nfhp_ref_verdict - the outcome of nfhp_ref_classify()
- * @action: NFHP_ACT_ACCEPT, NFHP_ACT_DROP or NFHP_ACT_XT
+ * @action: NFHP_ACT_ACCEPT, NFHP_ACT_DROP, NFHP_ACT_QUEUE or NFHP_ACT_XT
  * @chain: the chain of the deciding rule, or the hook's chain for a policy
  * @pos: the 1-based number of the deciding rule, 0 for the policy
  * @loop: the traversal was cut at NFHP_REF_MAX_DEPTH (then DROP, pos 0)

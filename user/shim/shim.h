@@ -73,6 +73,7 @@ typedef unsigned int gfp_t;
 #define U32_MAX		((u32)~0u)
 /* Last set bit, 1-based; 0 for 0, as in the kernel. */
 #define fls(x)		((x) ? 32 - __builtin_clz((unsigned int)(x)) : 0)
+#define hweight64(x)	((unsigned int)__builtin_popcountll(x))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
 #define WARN_ON(c)	({ int __w = !!(c); assert(!__w); __w; })
 #define WARN_ON_ONCE(c)	WARN_ON(c)

@@ -264,7 +264,8 @@ static const char *action_name(u8 action, u32 xt_verdict)
 {
 	if (action == NFHP_ACT_XT)
 		return xt_verdict == 1 ? "ACCEPT" : "DROP";
-	return action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+	return action == NFHP_ACT_ACCEPT ? "ACCEPT" :
+	       action == NFHP_ACT_QUEUE ? "QUEUE" : "DROP";
 }
 
 static void print_verdict(FILE *f, struct nfhp_ruleset *rs,

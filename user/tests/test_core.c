@@ -411,7 +411,38 @@ static void test_box_errors(void)
 	m->ranges[0].lo = 1;
 	m->ranges[0].hi = 1;
 	err = nfhp_box_from_spec(&mem, s, &b, &msg);
-	check(err == -EOPNOTSUPP && msg, "low-bit mark mask refused: %s", msg);
+	check(err == -E2BIG && msg,
+	      "mark mask of 2^31 intervals refused: %s", msg);
+	/* 2^11 intervals is the most (NFHP_MAX_MASK_RANGES), 2^12 too many. */
+	s->nmatch = 0;
+	m = spec_add(s, NFHP_DIM_SRC, NFHP_FORM_MASK, false);
+	m->ranges[0].lo = 0x0a000000;
+	m->ranges[0].hi = 0xfff000ff;
+	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -E2BIG,
+	      "netmask 255.240.0.255 (4096 intervals) refused");
+	m->ranges[0].hi = 0xfff800ff;
+	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 2048 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].lo == 0x0a000100 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].hi == 0x0a000100 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[2047].lo == 0x0a07ff00,
+	      "netmask 255.248.0.255 is 2048 single addresses");
+	if (!err)
+		nfhp_box_free(&mem, b);
+	m->ranges[0].hi = 0xff00ff00;
+	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 256 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].lo == 0x0a010000 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].hi == 0x0a0100ff,
+	      "netmask 255.0.255.0 is 256 intervals of 256");
+	if (!err)
+		nfhp_box_free(&mem, b);
+	m->invert = true;
+	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 257,
+	      "! netmask 255.0.255.0 is 257 intervals");
+	if (!err)
+		nfhp_box_free(&mem, b);
 	s->nmatch = 0;
 	spec_range(s, NFHP_DIM_DPORT, 30, 20, false);
 	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -ERANGE,
@@ -1678,6 +1709,23 @@ static void test_txn_and_errors(void)
 	check(err == -EMLINK, "referenced chain: %s", msg);
 	err = nfhp_rule_append(rs, "user", jump, NULL, &msg);
 	check(err == -ELOOP, "loop refused: %s", msg);
+	/* As iptables: a loop no hook reaches stands until one does. */
+	strcpy(jump->target, "self");
+	check(!nfhp_chain_new(rs, "self", &msg) &&
+	      !nfhp_rule_append(rs, "self", jump, NULL, &msg),
+	      "a loop no hook reaches is taken: %s", msg);
+	check(!nfhp_chain_rename(rs, "self", "self2", &msg),
+	      "its chain renamed");
+	strcpy(jump->target, "self2");
+	err = nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg);
+	check(err == -ELOOP, "a jump from a hook into it refused: %s", msg);
+	check(nfhp_ruleset_nrules(rs) == 4, "the refused jump is not in");
+	check(!nfhp_rule_delete(rs, "self2", 1, &msg) &&
+	      !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg) &&
+	      !nfhp_rule_delete(rs, "FORWARD", 3, &msg) &&
+	      !nfhp_chain_delete(rs, "self2", &msg),
+	      "without the loop the jump is taken: %s", msg);
+	strcpy(jump->target, "user");
 
 	k.v[NFHP_DIM_PROTO] = 17;
 	classify(rs, NFHP_HOOK_FORWARD, &k, &v);

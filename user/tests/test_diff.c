@@ -232,6 +232,15 @@ static void gen_match(struct nfhp_dim_match *m, u8 dim)
 			gen_ranges(m);
 			break;
 		}
+		/* A netmask with holes among the interesting bits. */
+		if (rnd(8) == 0) {
+			m->form = NFHP_FORM_MASK;
+			m->ranges[0].hi = ~((rnd(64) & 0x3fu) << spread) &
+					  0xffffffffu;
+			m->ranges[0].lo = (dim_lo(dim) + (rnd(64) << spread)) &
+					  m->ranges[0].hi;
+			break;
+		}
 		m->form = NFHP_FORM_PREFIX;
 		m->nranges = 26 + rnd(7);
 		/* Now and then a wide or middle one over the narrow ones. */
@@ -383,7 +392,7 @@ static void gen_spec(struct nfhp_rule_spec *s, int level)
 	if (r < 8)
 		s->action = NFHP_ACT_ACCEPT;
 	else if (r < 14)
-		s->action = NFHP_ACT_DROP;
+		s->action = rnd(6) ? NFHP_ACT_DROP : NFHP_ACT_QUEUE;
 	else if (r < 16)
 		s->action = NFHP_ACT_NONE;
 	else if (r < 17 && level >= 0 && !flat_only)
@@ -550,7 +559,8 @@ static const char *action_name(const u8 *action, u32 xt_verdict)
 {
 	if (*action == NFHP_ACT_XT)
 		return xt_verdict ? "XT-ACCEPT" : "XT-DROP";
-	return *action == NFHP_ACT_ACCEPT ? "ACCEPT" : "DROP";
+	return *action == NFHP_ACT_ACCEPT ? "ACCEPT" :
+	       *action == NFHP_ACT_QUEUE ? "QUEUE" : "DROP";
 }
 
 static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,

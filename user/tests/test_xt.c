@@ -83,6 +83,8 @@ static const struct xt_case cases[] = {
 	  "-A INPUT -m limit --limit 3/hour -j LOG --log-prefix x",
 	  "limit: avg 3/hour burst 5 LOG flags 0 level 4 prefix \"x\"", "LOG" },
 	{ "-A INPUT -j LOG", NULL, "LOG flags 0 level 4", "LOG" },
+	/* QUEUE is no extension: iptables' standard verdict NF_QUEUE. */
+	{ "-A INPUT -p tcp -j QUEUE", NULL, "", "QUEUE" },
 	{ "-A FORWARD -m mac --mac-source 00:11:22:33:44:55 -j ACCEPT",
 	  NULL, "MAC 00:11:22:33:44:55", "ACCEPT" },
 	{ "-A INPUT -m pkttype --pkt-type broadcast -j DROP", NULL,
@@ -201,6 +203,12 @@ static const struct xt_case cases[] = {
 	{ "-A FORWARD -m iprange --src-range 10.1.0.9-10.1.0.1 -j DROP", NULL,
 	  NULL, NULL },
 	{ "-A FORWARD -m conntrack --ctstate SNAT -j DROP", NULL, NULL, NULL },
+	/* libxt_udp takes a reversed range (libxt_tcp does not, see bad[]). */
+	{ "-A FORWARD -p udp --dport 60000:29 -j DROP",
+	  "-A FORWARD -p udp -m udp --dport 60000:29 -j DROP",
+	  "udp dpts:60000:29", "DROP" },
+	{ "-A FORWARD -p udp -m udp ! --sport 60000:29 --dport 53 -j DROP",
+	  NULL, "udp spts:!60000:29 dpt:53", "DROP" },
 	{ "-A FORWARD -m conntrack --ctproto tcp -j DROP",
 	  "-A FORWARD -m conntrack --ctproto 6 -j DROP", NULL, NULL },
 	{ "-A FORWARD -m conntrack --ctstate NEW --ctproto tcp -j DROP",
@@ -246,7 +254,8 @@ static const struct xt_bad bad[] = {
 	{ "-A INPUT -j REJECT --reject-with foo", 2,
 	  "unknown reject type \"foo\"" },
 	{ "-A INPUT -j LOG --limit 1/s", 2, "unknown option \"--limit\"" },
-	{ "-A INPUT -j QUEUE", 2, "nf-hipac: target `QUEUE' is not supported" },
+	{ "-A INPUT -p tcp --dport 60000:29", 2,
+	  "invalid portrange (min > max)" },
 	{ "-L INPUT -m limit", 2, "Illegal option with this command" },
 };
 

@@ -31,7 +31,8 @@
  *     NFHPA_CHAIN is absent.
  * NFHP_CMD_NEW_CHAIN: create the user chain NFHPA_CHAIN.
  * NFHP_CMD_DEL_CHAIN: delete the empty, unreferenced user chain
- *     NFHPA_CHAIN, or every such chain when it is absent.
+ *     NFHPA_CHAIN or, when it is absent, every user chain: all of them
+ *     must then be empty, else none is deleted.
  * NFHP_CMD_RENAME_CHAIN: rename user chain NFHPA_CHAIN to NFHPA_NEW_NAME.
  * NFHP_CMD_POLICY: set the policy of built-in chain NFHPA_CHAIN to
  *     NFHPA_POLICY (NFHP_ACT_ACCEPT or NFHP_ACT_DROP); NFHPA_COUNTERS, when
@@ -136,6 +137,13 @@
 
 #define NFHP_CHAIN_MAXNAMELEN	32
 #define NFHP_MAX_RANGES	15
+/*
+ * Most intervals a NFHP_FORM_MASK match of a 32-bit dimension may stand
+ * for: a mask that is not a prefix (-s 10.0.0.0/255.0.255.0) is 2^holes
+ * of them, holes being its 0 bits above its lowest 1 bit.  More are
+ * refused with E2BIG.
+ */
+#define NFHP_MAX_MASK_RANGES	2048
 
 enum nfhp_cmd {
 	NFHP_CMD_UNSPEC,
@@ -304,7 +312,8 @@ enum nfhp_ct_state {
  *	multiport lists, --state lists, ttl, length, icmp type/code)
  * @NFHP_FORM_PREFIX: an address and NFHPA_MATCH_PREFIXLEN (-s 10.0.0.0/8)
  * @NFHP_FORM_MASK: value/mask, every x with (x & mask) == value
- *	(--tcp-flags, --syn, --mark value/mask)
+ *	(--tcp-flags, --syn, --mark value/mask, -s and -d with a netmask
+ *	that is not a prefix: at most %NFHP_MAX_MASK_RANGES intervals)
  * @NFHP_FORM_IFNAME: an interface name; "+" at its end is a wildcard
  * @NFHP_FORM_MAX: number of forms
  */
@@ -382,6 +391,9 @@ enum nfhp_module {
  * @NFHP_ACT_GOTO: -g to the user chain NFHPA_RULE_TARGET
  * @NFHP_ACT_XT: the xtables target NFHPA_XT_TARGET (REJECT, LOG, MARK, ...)
  *	decides or, returning XT_CONTINUE, lets the next rule decide
+ * @NFHP_ACT_QUEUE: QUEUE, iptables' standard verdict NF_QUEUE: the packet
+ *	goes to userspace queue 0 (dropped while nobody listens), as
+ *	NFQUEUE --queue-num 0 sends it
  * @NFHP_ACT_MAX: number of actions
  */
 enum nfhp_action {
@@ -392,6 +404,7 @@ enum nfhp_action {
 	NFHP_ACT_JUMP,
 	NFHP_ACT_GOTO,
 	NFHP_ACT_XT,
+	NFHP_ACT_QUEUE,
 	NFHP_ACT_MAX
 };
 

@@ -2,9 +2,9 @@
 """Random FORWARD rule sets and the packets that probe them.
 
 gen_ruleset() writes an iptables-save filter table using every match
-nf-hipac evaluates natively: -s/-d prefixes (and !), -p, -i/-o with '+'
-and '!', -f / ! -f, tcp/udp ports and ranges, --tcp-flags/--syn, icmp
-type/code, multiport --sports/--dports, iprange, state and conntrack
+nf-hipac evaluates natively: -s/-d prefixes and netmasks with holes (and
+!), -p, -i/-o with '+' and '!', -f / ! -f, tcp/udp ports and ranges,
+--tcp-flags/--syn, icmp type/code, multiport --sports/--dports, iprange, state and conntrack
 --ctstate, ttl, length, mark and comment, sometimes in a shuffled order
 (the save texts must then list them in that order too); targets ACCEPT, DROP, RETURN,
 jumps and gotos into up to four user chains, either FORWARD policy.  The
@@ -114,8 +114,15 @@ def icmp_arg(rng):
     return "%d/%d" % (t, rng.choice((0, 1, 2, 3, 4, 13)))
 
 
+HOLED_MASKS = ("255.255.240.3", "255.255.255.1", "255.255.0.255",
+               "255.0.255.0", "255.255.0.224", "255.255.255.5")
+
+
 def prefix_arg(rng):
     a = domain_addr(rng)
+    if rng.random() < 0.06:
+        m = rng.choice(HOLED_MASKS)
+        return "%s/%s" % (dq(a & addr(m)), m)
     plen = rng.choice((8, 12, 16, 24, 26, 27, 28, 29, 30, 31, 32, 32))
     a &= (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
     return "%s/%d" % (dq(a), plen)
@@ -364,6 +371,22 @@ def _addr_range(arg):
     return a & mask, (a & mask) | (~mask & 0xFFFFFFFF)
 
 
+def _mask_ranges(arg):
+    """A few of the intervals of a netmask with holes (10.0.0.0/255.0.255.0):
+    the first, the last and those with one hole bit set."""
+    a, _, m = arg.partition("/")
+    if "." not in m:
+        return []
+    mask = addr(m)
+    low = ((mask & -mask) - 1) & 0xFFFFFFFF
+    holes = ~mask & ~low & 0xFFFFFFFF
+    if not holes:
+        return []
+    v = addr(a) & mask
+    subs = [0, holes] + [1 << b for b in range(32) if holes >> b & 1]
+    return [(v | x, v | x | low) for x in subs]
+
+
 def _port_range(arg):
     lo, sep, hi = arg.partition(":")
     lo = int(lo) if lo.isdigit() else 0
@@ -394,7 +417,10 @@ def pools(text):
             a = w[i + 1]
             try:
                 if t in ("-s", "-d", "--src-range", "--dst-range"):
-                    _around(p.addr, *_addr_range(a), 0xFFFFFFFF)
+                    for e in a.replace(" ", "").split(","):
+                        _around(p.addr, *_addr_range(e), 0xFFFFFFFF)
+                        for lo, hi in _mask_ranges(e):
+                            _around(p.addr, lo, hi, 0xFFFFFFFF)
                 elif t in ("--sport", "--dport", "--source-port",
                            "--destination-port"):
                     _around(p.port, *_port_range(a), 65535)
