@@ -4719,6 +4719,9 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			nfhp_flat_regroup(rs, &flat[h], h);
 			err = nfhp_build_groups(rs, &flat[h], t, h);
 		}
+		/* An update flattens only what it adds: count them all. */
+		if (!err && flat[h].e.n > rs->flat_bound)
+			err = -EFBIG;
 	}
 	if (!err) {
 		for (h = 0; h < NFHP_HOOK_MAX; h++) {
@@ -4785,7 +4788,7 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
 /**
  * nfhp_txn_commit() - publish every staged change at once
  * @rs: the rule set
- * @msg: set to a reason on error
+ * @msg: set to a reason on error, unless NULL
  *
  * On error the transaction is aborted and the committed rule set stays in
  * force, untouched.
@@ -4796,6 +4799,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&rs->forest.scratch);
 	struct nfhp_flat *flat = rs->staged;
+	const char *unasked;
 	struct nfhp_spare_seen stale;
 	struct nfhp_tables *t, *old_tables;
 	struct nfhp_model *old = rs->live;
@@ -4805,6 +4809,9 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 
 	if (!rs->work)
 		return -EINVAL;
+	/* Its steps say why they fail; a caller may not ask. */
+	if (!msg)
+		msg = &unasked;
 	memset(rs->staged, 0, sizeof(rs->staged));
 	rs->flattened = 0;
 	nfhp_spare_see(rs, &stale);

@@ -1060,8 +1060,8 @@ int main(int argc, char **argv)
 		 * take: changes that would pass it are refused.
 		 */
 		if (i % 4 == 1) {
-			nfhp_flat_per_rule = 1 + rnd(2);
-			nfhp_flat_min = rnd(32);
+			nfhp_flat_per_rule = 1 + (i % 8 == 5);
+			nfhp_flat_min = rnd(8);
 		}
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
