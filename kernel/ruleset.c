@@ -4744,7 +4744,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		*msg = "too many levels of chain jumps";
 	else if (err == -E2BIG)
 		*msg = "rule set too deep to compile on the kernel stack";
-	else if (err == -EINTR)
+	else if (err == -ECANCELED)
 		*msg = "interrupted by a signal: the old rules stay in force";
 	else if (err == -EFBIG)
 		*msg = "user chains reached from too many places: a hook would flatten into more than 16 entries a rule";

@@ -245,9 +245,12 @@
  * share runs out; a build of the hook's tree would take as long as all
  * of it.  A tested leaf that an update meets is made again from its
  * entries and the candidates, as a tested leaf: updates do not deepen
- * what a build cut short, and their own work stays bounded.  A build stops with -EINTR when its task
- * has a signal pending, between two children of a split, and nothing of
- * it stays.
+ * what a build cut short, and their own work stays bounded.
+ *
+ * A build stops with -ECANCELED when its task has a signal pending,
+ * between two children of a split, and nothing of it stays: an admin's
+ * Ctrl-C on a restore leaves the old rules in force.  Not -EINTR, which
+ * netlink_rcv_skb() takes for "no answer".
  *
  * Updates: nfhp_tree_update()
  * ---------------------------
@@ -1944,7 +1947,7 @@ static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 		nfhp_children_add(f, c, child, hi);
 		cond_resched();
 		if (signal_pending(current)) {
-			err = -EINTR;
+			err = -ECANCELED;
 			break;
 		}
 		if (e >= w->to)

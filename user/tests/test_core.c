@@ -2528,7 +2528,7 @@ static void test_bounded_build(void)
 
 /*
  * A signal to the committing task stops a build between two children of
- * a split (tree.c, "Bounded builds"): the commit fails with -EINTR and
+ * a split (tree.c, "Bounded builds"): the commit fails with -ECANCELED and
  * says so, the old rules stay, and nothing leaks (ASan).
  */
 static void test_interrupted_commit(void)
@@ -2552,7 +2552,7 @@ static void test_interrupted_commit(void)
 	}
 	nfhp_shim_signal_countdown = 3;
 	err = nfhp_txn_commit(rs, &msg);
-	check(err == -EINTR && msg && strstr(msg, "interrupted"),
+	check(err == -ECANCELED && msg && strstr(msg, "interrupted"),
 	      "signal: the commit stops: %d (%s)", err, msg ? msg : "");
 	nfhp_shim_signal_countdown = 0;
 	nested_verdicts(rs, after);
