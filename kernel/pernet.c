@@ -156,6 +156,7 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 			hn->commit_ns = ktime_get_ns() - start;
 			hn->commits++;
 		}
+		hn->commits_stopped += ret == -ECANCELED;
 	}
 	nfhp_net_changed(hn);
 	/*

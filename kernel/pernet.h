@@ -43,6 +43,7 @@ struct proc_dir_entry;
  * @dying: the namespace is going; @release_work does not queue itself
  * @commits: commits that published a rule set
  * @commit_ns: how long the last of them took in nfhp_txn_commit()
+ * @commits_stopped: commits a signal to the committing task stopped
  */
 struct nfhp_net {
 	struct mutex lock;
@@ -62,6 +63,7 @@ struct nfhp_net {
 	bool dying;
 	u64 commits;
 	u64 commit_ns;
+	u64 commits_stopped;
 };
 
 extern unsigned int nfhp_net_id;

@@ -102,6 +102,8 @@ static int nfhp_info_show(struct seq_file *m, void *v)
 		   nfhp_ruleset_nrules(rs));
 	seq_printf(m, "commits:                  %14llu\n", hn->commits);
 	seq_printf(m, "last commit took:         %14llu ns\n", hn->commit_ns);
+	seq_printf(m, "commits stopped by signal:%14llu\n",
+		   hn->commits_stopped);
 	seq_printf(m, "last commit flattened:    %14u entries\n",
 		   nfhp_ruleset_flattened(rs));
 	seq_printf(m, "splits built by two CPUs: %14llu\n",
