@@ -8,17 +8,102 @@
  * is flushed and every user chain deleted, and the input follows, all in
  * batches; at the end COMMIT publishes everything at once (ABORT for
  * --test).  The first failure aborts: the old rule set stays as it was.
+ *
+ * The kernel builds the trees inside the COMMIT request.  A signal
+ * (Ctrl-C, SIGTERM, SIGHUP) stops that build, and the commit fails with
+ * the old rules in force; the signal is caught meanwhile, so that the
+ * failure can be told, then raised again.  A restore that takes over a
+ * second says where the time went.
  */
 #include "subcommands.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define RESTORE_PROG	"nf-hipac-restore"
+
+/* A restore that takes longer says where its time went. */
+#define RESTORE_SLOW_NS	1000000000ull
+
+/**
+ * struct restore_times - when each step of a restore ended, in ns
+ * @start: the program started
+ * @read: the input was read
+ * @sent: every rule was parsed and sent
+ * @done: the kernel answered the commit
+ */
+struct restore_times {
+	unsigned long long start;
+	unsigned long long read;
+	unsigned long long sent;
+	unsigned long long done;
+};
+
+static unsigned long long restore_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Signals that stop the commit: they would end the program. */
+static const int restore_stops[] = { SIGINT, SIGTERM, SIGHUP };
+static volatile sig_atomic_t restore_stopped;
+
+static void restore_on_stop(int sig)
+{
+	restore_stopped = sig;
+}
+
+/*
+ * Catch the stopping signals while the kernel commits (@on), or give back
+ * their handlers @saved.  Without SA_RESTART: the kernel sees the signal
+ * pending and stops its build, and the answer is still read.
+ */
+static void restore_catch(bool on, struct sigaction *saved)
+{
+	struct sigaction sa = { .sa_handler = restore_on_stop };
+	unsigned int i;
+
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(restore_stops); i++) {
+		if (on)
+			sigaction(restore_stops[i], &sa, &saved[i]);
+		else
+			sigaction(restore_stops[i], &saved[i], NULL);
+	}
+}
+
+/* After a stopping signal was caught: end as it would have ended us. */
+static void restore_stop_now(void)
+{
+	int sig = restore_stopped;
+
+	if (!sig)
+		return;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Past RESTORE_SLOW_NS, one line on where the time of a restore went. */
+static void restore_say_times(const struct restore_times *t,
+			      unsigned long rules)
+{
+	if (t->done - t->start <= RESTORE_SLOW_NS)
+		return;
+	fprintf(stderr,
+		"%s: %.1f s: %.1f s reading, %.1f s parsing and sending %lu rules, %.1f s in the kernel's commit\n",
+		RESTORE_PROG, (t->done - t->start) / 1e9,
+		(t->read - t->start) / 1e9, (t->sent - t->read) / 1e9, rules,
+		(t->done - t->sent) / 1e9);
+}
 
 /**
  * struct restore_ctx - a restore in progress
@@ -300,7 +385,29 @@ struct restore_opts {
 	const char *file;
 };
 
-static int run(struct restore_ctx *ctx, const struct restore_opts *o)
+/* Commit what was sent, catching the signals that would stop it. */
+static int commit(struct restore_ctx *ctx, const struct restore_opts *o)
+{
+	struct sigaction saved[ARRAY_SIZE(restore_stops)];
+	int failed;
+
+	nfhp_nl_set_tag(ctx->nl, ctx->line);
+	if (o->verbose)
+		fprintf(stderr, "%s: committing %lu rules\n", RESTORE_PROG,
+			ctx->rules);
+	restore_catch(true, saved);
+	failed = nfhp_nl_commit(ctx->nl);
+	restore_catch(false, saved);
+	if (failed)
+		return kernel_failure(ctx);
+	if (o->verbose)
+		fprintf(stderr, "%s: %lu lines, %lu rules committed\n",
+			RESTORE_PROG, ctx->scan_line, ctx->rules);
+	return NFHP_EXIT_OK;
+}
+
+static int run(struct restore_ctx *ctx, const struct restore_opts *o,
+	       struct restore_times *t)
 {
 	char err[256] = "";
 	int ret;
@@ -337,13 +444,11 @@ static int run(struct restore_ctx *ctx, const struct restore_opts *o)
 	if (o->test || !ctx->in_table)
 		goto out_abort;
 
-	nfhp_nl_set_tag(ctx->nl, ctx->line);
-	if (nfhp_nl_commit(ctx->nl))
-		return kernel_failure(ctx);
-	if (o->verbose)
-		fprintf(stderr, "%s: %lu lines, %lu rules committed\n",
-			RESTORE_PROG, ctx->scan_line, ctx->rules);
-	return NFHP_EXIT_OK;
+	t->sent = restore_now();
+	ret = commit(ctx, o);
+	t->done = restore_now();
+	restore_say_times(t, ctx->rules);
+	return ret;
 
 out_abort:
 	nfhp_nl_abort(ctx->nl);
@@ -445,6 +550,7 @@ static int parse_restore_opts(int argc, char **argv, struct restore_opts *o)
 
 int restore_main(int argc, char **argv)
 {
+	struct restore_times t = { .start = restore_now() };
 	struct restore_opts o = { };
 	struct restore_ctx ctx = { };
 	int ret;
@@ -455,6 +561,7 @@ int restore_main(int argc, char **argv)
 	ctx.noflush = o.noflush;
 	ctx.counters = o.counters;
 	ret = read_input(&ctx, o.file);
+	t.read = restore_now();
 	if (ret || !ctx.len)	/* nothing to restore: nothing to do */
 		goto cleanup;
 	ctx.f = fmemopen(ctx.buf, ctx.len, "r");
@@ -468,12 +575,13 @@ int restore_main(int argc, char **argv)
 		goto cleanup;
 	if (o.wait)
 		nfhp_nl_set_wait(ctx.nl, o.wait_seconds, o.wait_interval_us);
-	ret = run(&ctx, &o);
+	ret = run(&ctx, &o, &t);
 	nfhp_nl_close(ctx.nl);
 cleanup:
 	if (ctx.f)
 		fclose(ctx.f);
 	free(ctx.chains);
 	free(ctx.buf);
+	restore_stop_now();
 	return ret;
 }
