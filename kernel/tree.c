@@ -1727,8 +1727,9 @@ static void nfhp_active_scan(const struct nfhp_active *a,
  *	or at the region's low end for 0
  * @to: the event the run stops before (the next run starts there)
  * @heavy: the interval whose split may take a helper, or -1
- * @work: the relevant entries of the run's children not built yet, at
- *	most (nfhp_work_walk() counts every intersecting entry)
+ * @work: on a second attempt, the relevant entries of the run's
+ *	children not built yet, at most (nfhp_work_walk() counts every
+ *	intersecting entry); a first attempt pays as it goes
  * @pool: the work the subtrees of those children may still take
  * @used: the work the run's subtrees took
  */
@@ -1764,7 +1765,8 @@ static u64 nfhp_child_budget(const struct nfhp_forest *f,
  * Build (or find in the memo) the child of one elementary interval, whose
  * relevant entries go to @s: a scan on the scratch stack, not in this
  * frame, as the build recurses through it.  Its share of the run's pool
- * is as its entries are to the run's that are left.
+ * is as its entries are to the run's that are left.  A leaf's region is
+ * not remembered: its leaf is found as fast by deduplication.
  */
 static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 			    const struct nfhp_scan *parent,
@@ -1773,14 +1775,24 @@ static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 			    struct nfhp_node **out)
 {
 	struct nfhp_memo_key key;
-	struct nfhp_node *twin;
+	struct nfhp_node *twin = NULL;
 	int err;
 
-	*s = (struct nfhp_scan){ .rel = s->rel, .cut = parent->cut | BIT(w->dim) };
+	*s = (struct nfhp_scan){ .rel = s->rel,
+				 .cut = parent->cut | BIT(w->dim) };
 	nfhp_active_scan(active, parent, reg, s);
 	key = (struct nfhp_memo_key){ .rel = s->rel, .n = s->n, .cut = s->cut };
-	nfhp_memo_hash(&key);
-	twin = nfhp_memo_find(f->memo, &key);
+	if (s->split) {
+		nfhp_memo_hash(&key);
+		twin = nfhp_memo_find(f->memo, &key);
+	}
+	if (!f->shares) {
+		/* A first attempt pays for each child's scan as it goes. */
+		if (w->pool < s->n)
+			return -ERANGE;
+		w->pool -= s->n;
+		w->used += s->n;
+	}
 	if (twin) {
 		nfhp_node_get(f, twin);
 		*out = twin;
@@ -1789,7 +1801,8 @@ static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 		err = nfhp_build(f, reg, s, out);
 		if (err)
 			return err;
-		nfhp_memo_store(f->memo, &key, *out);
+		if (s->split)
+			nfhp_memo_store(f->memo, &key, *out);
 		w->pool -= s->used;
 		w->used += s->used;
 	}
@@ -2042,19 +2055,20 @@ static unsigned int nfhp_work_walk(const struct nfhp_scan *s,
 /*
  * Plan the runs of a split whose region starts at @lo: @cut is the event
  * where the second run starts, at half of the work, or 0 not to cut, and
- * @first the work of the first run; @heavy the interval that holds most
- * of the work when that is why.
+ * @first the work of the first run of @total; @heavy the interval that
+ * holds most of the work when that is why.
  */
 static noinline_for_stack void
 nfhp_share_plan(const struct nfhp_scan *s,
 		const struct nfhp_sweep *w, nfhp_u128 lo,
-		unsigned int *cut, u64 *first, int *heavy)
+		unsigned int *cut, u64 *first, u64 *total, int *heavy)
 {
 	struct nfhp_work_tally all = { .heavy = -1 }, half = { .heavy = -1 };
 
 	*cut = 0;
 	*heavy = -1;
 	nfhp_work_walk(s, w, lo, U64_MAX, &all);
+	*total = all.done;
 	if (all.done >= 2 * (u64)nfhp_share_min && 2 * all.most <= all.done) {
 		*cut = nfhp_work_walk(s, w, lo, (all.done + 1) / 2, &half);
 		*first = half.done;
@@ -2075,7 +2089,7 @@ static u64 nfhp_split_work(const struct nfhp_scan *s,
 
 /*
  * Build the children of a split in two runs, the second by a helper; the
- * first run's work is @first, its pool as that is to all of @w's.
+ * first run's work is @first_work of @total, its pool as that is to all.
  * Return: as nfhp_split_children(); -EAGAIN when no helper could be
  * made, for the caller to sweep alone.
  */
@@ -2083,7 +2097,7 @@ static noinline_for_stack int
 nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 		  const struct nfhp_scan *s,
 		  struct nfhp_sweep *w, unsigned int cut, u64 first_work,
-		  struct nfhp_children *c)
+		  u64 total, struct nfhp_children *c)
 {
 	struct nfhp_sweep first = *w;
 	struct nfhp_helper *h;
@@ -2104,10 +2118,13 @@ nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 	h->w = *w;
 	h->w.from = cut;
 	first.to = cut;
-	first.work = min(first_work, w->work);
-	first.pool = div64_u64(w->pool * first.work, max_t(u64, w->work, 1));
-	h->w.work = w->work - first.work;
+	first_work = min(first_work, total);
+	first.pool = div64_u64(w->pool * first_work, max_t(u64, total, 1));
 	h->w.pool = w->pool - first.pool;
+	if (f->shares) {
+		first.work = min(first_work, w->work);
+		h->w.work = w->work - first.work;
+	}
 	INIT_WORK(&h->work, nfhp_helper_run);
 	f->shared = true;
 	queue_work(system_unbound_wq, &h->work);
@@ -2136,16 +2153,17 @@ static int nfhp_split_sweep(struct nfhp_forest *f, struct nfhp_region *reg,
 			    const struct nfhp_scan *s, struct nfhp_sweep *w,
 			    struct nfhp_children *c)
 {
+	u64 first = 0, total = 0;
 	unsigned int cut;
-	u64 first = 0;
 	int err;
 
 	if (f->may_share) {
 		f->may_share = false;
-		nfhp_share_plan(s, w, reg->d[w->dim].lo, &cut, &first,
+		nfhp_share_plan(s, w, reg->d[w->dim].lo, &cut, &first, &total,
 				&w->heavy);
 		if (cut) {
-			err = nfhp_split_shared(f, reg, s, w, cut, first, c);
+			err = nfhp_split_shared(f, reg, s, w, cut, first, total,
+						c);
 			if (err != -EAGAIN)
 				return err;
 		}
@@ -2160,11 +2178,11 @@ static int nfhp_split_sweep(struct nfhp_forest *f, struct nfhp_region *reg,
  */
 /*
  * Choose the dimension @w splits and its interval ends, on the scratch
- * stack: nfhp_split_dim()'s, within the region's budget.  On a second
- * attempt a dimension whose children would take more than the budget
- * gives way to the next, a split that does less for the lookup but fits.
- * Return 0, 1 when none fits on a second attempt, -ERANGE on a first, or
- * -ENOMEM.
+ * stack: nfhp_split_dim()'s.  On a second attempt, its children's scans
+ * must fit the region's budget, or it gives way to the next dimension, a
+ * split that does less for the lookup but fits; a first attempt pays for
+ * the scans as it makes them (nfhp_build_child()).  Return 0, 1 when
+ * none fits, or -ENOMEM.
  */
 static noinline_for_stack int
 nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
@@ -2188,11 +2206,11 @@ nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
 			return err;
 		w->ev = ev;
 		w->to = w->nev;
+		if (!f->shares)
+			return 0;
 		w->work = nfhp_split_work(s, w, reg->d[w->dim].lo);
 		if (w->work <= s->budget)
 			return 0;
-		if (!f->shares)
-			return -ERANGE;
 		tried |= BIT(w->dim);
 		nfhp_scratch_release(&f->scratch, mark);
 	}
