@@ -1273,7 +1273,7 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 	    !strcmp(arg, "RETURN") || !strcmp(arg, "QUEUE")) {
 		if (go)
 			return fail(ps, NFHP_EXIT_PARAM,
-				    "nf-hipac: -g needs a user-defined chain, not `%s'",
+				    "nf-hipac: goto '%s' is not a chain",
 				    arg);
 		spec->action = !strcmp(arg, "ACCEPT") ? NFHP_ACT_ACCEPT :
 			       !strcmp(arg, "DROP") ? NFHP_ACT_DROP :
