@@ -3,14 +3,14 @@
  * nf-hipac-sim: the classifier core offline.
  *
  *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt]
- *		 RULESET [PACKETS]
+ *		 [--passes N] [--updates N] RULESET [PACKETS]
  *
  * RULESET is in iptables-save format (filter table).  It is loaded into
  * the core and into the naive reference (lib/ref.c).  Each packet line of
  * PACKETS (or stdin) is classified and printed as "VERDICT CHAIN N", or
  * "VERDICT CHAIN policy".  --check compares every verdict with the
  * reference; --bench measures build time, memory, lookups and single-rule
- * updates; --stats prints the tree statistics, --shadow the rules that can
+ * updates (1000, or --updates N); --stats prints the tree statistics, --shadow the rules that can
  * never match.  --opaque-xt runs the matches and targets the tree does not
  * know (-m recent, -j LOG, ...) as opaque tests of a model (opaque.h)
  * instead of refusing them.
@@ -38,6 +38,7 @@ static const char *const hook_names[NFHP_HOOK_MAX] = {
  * @build_ns: time spent in the core while loading
  * @build_allocs: blocks the core allocated while loading
  * @update_allocs: blocks the core allocated per single-rule update
+ * @updates: single-rule updates --bench times (--updates)
  * @lines: the save-file line of every rule, for the update benchmark
  * @chains: the chain of each entry of @lines
  * @nlines: entries in @lines
@@ -49,6 +50,7 @@ struct sim {
 	u64 build_ns;
 	unsigned long build_allocs;
 	double update_allocs;
+	unsigned long updates;
 	char **lines;
 	char **chains;
 	size_t nlines, cap;
@@ -429,13 +431,14 @@ static void bench_lookups(struct sim *s, const struct nfhp_sim_pkt *pk,
 	*ref_ns = ref[BENCH_ROUNDS / 2];
 }
 
+/* Single-rule updates --bench times, unless --updates says otherwise. */
 #define BENCH_UPDATES 1000
 
 static int bench_updates(struct sim *s, double *ins50, double *ins99,
 			 double *del50, double *del99)
 {
-	u64 *ins = calloc(BENCH_UPDATES, sizeof(u64));
-	u64 *del = calloc(BENCH_UPDATES, sizeof(u64));
+	u64 *ins = calloc(s->updates, sizeof(u64));
+	u64 *del = calloc(s->updates, sizeof(u64));
 	struct nfhp_cmdline *cl = malloc(sizeof(*cl));
 	const struct nfhp_chain *c;
 	char *argv[256], buf[4096], err[256];
@@ -449,7 +452,7 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 		ret = NFHP_EXIT_RESOURCE;
 		goto out;
 	}
-	for (i = 0; i < BENCH_UPDATES; i++) {
+	for (i = 0; i < s->updates; i++) {
 		size_t k = rnd() % s->nlines;
 
 		snprintf(buf, sizeof(buf), "%s", s->lines[k]);
@@ -484,13 +487,13 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 			goto out;
 		}
 	}
-	s->update_allocs = allocs / (2.0 * BENCH_UPDATES);
-	qsort(ins, BENCH_UPDATES, sizeof(u64), cmp_u64);
-	qsort(del, BENCH_UPDATES, sizeof(u64), cmp_u64);
-	*ins50 = ins[BENCH_UPDATES / 2] / 1000.0;
-	*ins99 = ins[BENCH_UPDATES * 99 / 100] / 1000.0;
-	*del50 = del[BENCH_UPDATES / 2] / 1000.0;
-	*del99 = del[BENCH_UPDATES * 99 / 100] / 1000.0;
+	s->update_allocs = allocs / (2.0 * s->updates);
+	qsort(ins, s->updates, sizeof(u64), cmp_u64);
+	qsort(del, s->updates, sizeof(u64), cmp_u64);
+	*ins50 = ins[s->updates / 2] / 1000.0;
+	*ins99 = ins[s->updates * 99 / 100] / 1000.0;
+	*del50 = del[s->updates / 2] / 1000.0;
+	*del99 = del[s->updates * 99 / 100] / 1000.0;
 out:
 	free(ins);
 	free(del);
@@ -507,7 +510,7 @@ static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 
 	if (n)
 		bench_lookups(s, pk, n, &tree_ns, &ref_ns);
-	if (s->nlines) {
+	if (s->nlines && s->updates) {
 		ret = bench_updates(s, &i50, &i99, &d50, &d99);
 		if (ret)
 			return ret;
@@ -646,7 +649,7 @@ static void do_passes(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n,
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [--passes N] RULESET [PACKETS]\n");
+		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [--passes N] [--updates N] RULESET [PACKETS]\n");
 }
 
 int main(int argc, char **argv)
@@ -657,7 +660,7 @@ int main(int argc, char **argv)
 	long passes = -1;
 	char *end;
 	struct nfhp_sim_pkt *pk = NULL;
-	struct sim s = { 0 };
+	struct sim s = { .updates = BENCH_UPDATES };
 	struct nfhp_verdict v;
 	struct nfhp_ref_verdict rv;
 	unsigned long mismatches = 0;
@@ -677,6 +680,13 @@ int main(int argc, char **argv)
 			check = true;
 		else if (!strcmp(argv[a], "--opaque-xt"))
 			opaque = true;
+		else if (!strcmp(argv[a], "--updates") && a + 1 < argc) {
+			s.updates = strtoul(argv[++a], &end, 10);
+			if (*end) {
+				usage();
+				return NFHP_EXIT_PARAM;
+			}
+		}
 		else if (!strcmp(argv[a], "--passes") && a + 1 < argc) {
 			passes = strtol(argv[++a], &end, 10);
 			if (*end || passes < 0) {
