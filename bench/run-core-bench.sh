@@ -7,9 +7,11 @@
 # nf-hipac-sim --bench (tree vs. the naive linear reference, build time,
 # memory, single-rule insert/delete at the loaded size).
 #
-#   bench/run-core-bench.sh [-d CLASSBENCH_DIR] [-p PACKETS] [-t SECONDS]
+#   bench/run-core-bench.sh [-d CLASSBENCH_DIR] [-p PACKETS] [-r REPRO_DIR]
+#                           [-t SECONDS]
 #
 # -p: packets per set, taken from the start of the trace (default 100000)
+# -r: the real rule sets of ../shared/repro, run whole when there
 # -t: time limit per set in wall-clock seconds (default 120); a set that does not finish in time
 #     is reported as such.
 # Writes bench/results/core.md and bench/results/core.csv.  Converted
@@ -18,17 +20,19 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
+repro=${REPRO_DIR:-$top/../shared/repro}
 npkts=100000
 limit=120
-while getopts "d:p:t:" opt; do
+while getopts "d:p:r:t:" opt; do
 	case $opt in
 	d) data=$OPTARG ;;
 	p) npkts=$OPTARG ;;
+	r) repro=$OPTARG ;;
 	t) limit=$OPTARG ;;
-	*) echo "usage: $0 [-d DIR] [-p PACKETS] [-t SECONDS]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-d DIR] [-p PACKETS] [-r DIR] [-t SECONDS]" >&2; exit 2 ;;
 	esac
 done
-cmdline="bench/run-core-bench.sh -d $data -p $npkts -t $limit"
+cmdline="bench/run-core-bench.sh -d $data -p $npkts -r $repro -t $limit"
 sim=$top/user/build/nf-hipac-sim
 res=$top/bench/results
 tmp=$(mktemp -d /tmp/nfhp-bench.XXXXXX)
@@ -45,24 +49,38 @@ sets+=("acl1_10k_chains $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_t
 sets+=("acl1_100k_chains $data/generated/acl1_100k.xz $data/generated/acl1_100k_trace.xz --chains")
 sets+=("acl1_10k_returns $data/lyxocs-ruleSet/acl1_10k $data/generated/acl1_10k_trace.xz --chains --returns")
 sets+=("acl1_100k_returns $data/generated/acl1_100k.xz $data/generated/acl1_100k_trace.xz --chains --returns")
+# Real rule sets, whole, their extensions opaque tests (--opaque-xt),
+# packets drawn inside their rules; their updates build hooks anew.
+for rf in "$repro"/real-world-2784.rules "$repro"/slow-compile-170.rules; do
+	[ -f "$rf" ] && sets+=("$(basename "$rf" .rules) $rf rules2pkt")
+done
 
 csv=$res/core.csv
 echo "set,rules,skipped,packets,trace,build_ms,memory_mib,lookup_ns,linear_ns,speedup,insert_us_p50,insert_us_p99,delete_us_p50,delete_us_p99,status" > "$csv"
 start=$(date +%s)
 for entry in "${sets[@]}"; do
 	read -r name rf tf opts <<<"$entry"
-	# $opts: converter options, one word each.
-	# shellcheck disable=SC2086
-	nfhp_classbench_convert "$tmp" "$name" "$rf" "$tf" "$npkts" $opts
-	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$tmp/$name.conv")
-	if [ "$tf" = synth ]; then
-		trace=synthetic
+	simopts=
+	if [ "$tf" = rules2pkt ]; then
+		cp "$rf" "$tmp/$name.ipt"
+		"$top/bench/rules2pkt.py" -n "$npkts" --seed 1 "$rf" > "$tmp/$name.pkt"
+		: > "$tmp/$name.conv"
+		simopts="--opaque-xt --updates 50"
 	else
-		trace=$(basename "$tf")
+		# $opts: converter options, one word each.
+		# shellcheck disable=SC2086
+		nfhp_classbench_convert "$tmp" "$name" "$rf" "$tf" "$npkts" $opts
 	fi
+	skipped=$(sed -n 's/.* \([0-9]*\) skipped$/\1/p' "$tmp/$name.conv")
+	case $tf in
+	synth) trace=synthetic ;;
+	rules2pkt) trace=rules2pkt.py ;;
+	*) trace=$(basename "$tf") ;;
+	esac
 	pk=$(wc -l < "$tmp/$name.pkt")
 	echo "== $name: $(grep -c '^-A' "$tmp/$name.ipt") rules, $pk packets ($trace)" >&2
-	timeout "$limit" "$sim" --bench "$tmp/$name.ipt" "$tmp/$name.pkt" > "$tmp/$name.out" 2> "$tmp/$name.err"
+	# shellcheck disable=SC2086
+	timeout "$limit" "$sim" --bench $simopts "$tmp/$name.ipt" "$tmp/$name.pkt" > "$tmp/$name.out" 2> "$tmp/$name.err"
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		status=ok
@@ -123,5 +141,11 @@ elapsed=$(($(date +%s) - start))
 	echo "a second copy of a whole chain's entries.  \`*_returns\`: the same with"
 	echo "\`-p icmp -j RETURN\` atop each chain (\`--chains --returns\`), so that the"
 	echo "hook keeps one tree and an update also sets the RETURNs' scopes anew."
+	echo "\`real-world-2784\`, \`slow-compile-170\`: the rule sets of ../shared/repro"
+	echo "(-r DIR), whole: their extensions (mac, recent, limit, LOG, REJECT...) run as"
+	echo "the simulator's opaque tests (\`--opaque-xt\`), their packets come from"
+	echo "\`bench/rules2pkt.py -n PACKETS --seed 1\` (inside randomly drawn rules), and"
+	echo "50 updates are timed (\`--updates 50\`): each builds the hook anew (their"
+	echo "jumps exclude boxes, which updates do not handle)."
 } > "$res/core.md"
 cat "$res/core.md"
