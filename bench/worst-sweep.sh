@@ -7,7 +7,7 @@
 #
 #   bench/worst-sweep.sh [-n SETS] [-s SIZES] [-t SECONDS] [-o OUT]
 #                        [-p PACKETS] [-c CHECKS] [-b SECONDS] [-m MIB]
-#                        [-g GENOPTS]
+#                        [-g GENOPTS] [-u UPDATES]
 #
 # -n: rule sets per size, seeds 1..SETS (default 50)
 # -s: sizes in rules, comma-separated (default 100,1000,10000)
@@ -18,7 +18,8 @@
 #     as OUT less .md plus .csv, the raw --stats lines as ...-stats.txt
 # -p: packets per set from bench/rules2pkt.py for the lookups (default 10000)
 # -c: the first CHECKS of them go through --check (default 1000)
-# -b: the time --bench gets beyond the load limit (default 20 s)
+# -b: the time --bench gets beyond the load limit (default 20 s), in which
+#     it times 100 single-rule updates (-u)
 # -m: address space limit of nf-hipac-sim in MiB (default 4096): a set
 #     that needs more fails, as "out of memory"
 # -g: more options for bench/worst.py, e.g. "--depth 4 --hot 0.6"
@@ -44,9 +45,10 @@ out=$top/bench/results/worst.md
 npkts=10000
 nchecks=1000
 bextra=20
+nupdates=100
 memlimit=4096
 genopts=
-while getopts "n:s:t:o:p:c:b:m:g:" opt; do
+while getopts "n:s:t:o:p:c:b:m:g:u:" opt; do
 	case $opt in
 	n) nsets=$OPTARG ;;
 	s) sizes=$OPTARG ;;
@@ -57,8 +59,9 @@ while getopts "n:s:t:o:p:c:b:m:g:" opt; do
 	b) bextra=$OPTARG ;;
 	m) memlimit=$OPTARG ;;
 	g) genopts=$OPTARG ;;
+	u) nupdates=$OPTARG ;;
 	*) echo "usage: $0 [-n SETS] [-s SIZES] [-t SECONDS] [-o OUT]" \
-		"[-p PACKETS] [-c CHECKS] [-b SECONDS] [-m MIB] [-g GENOPTS]" >&2
+		"[-p PACKETS] [-c CHECKS] [-b SECONDS] [-m MIB] [-g GENOPTS] [-u UPDATES]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -67,7 +70,7 @@ for v in "$nsets" "$npkts" "$nchecks" "$bextra" "$memlimit"; do
 done
 [[ $per1k =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "$0: bad -t $per1k" >&2; exit 2; }
 [[ $sizes =~ ^[0-9]+(,[0-9]+)*$ ]] || { echo "$0: bad -s $sizes" >&2; exit 2; }
-cmdline="bench/worst-sweep.sh -n $nsets -s $sizes -t $per1k -p $npkts -c $nchecks -b $bextra -m $memlimit${genopts:+ -g \"$genopts\"}"
+cmdline="bench/worst-sweep.sh -n $nsets -s $sizes -t $per1k -p $npkts -c $nchecks -b $bextra -m $memlimit -u $nupdates${genopts:+ -g \"$genopts\"}"
 sim=${NFHP_SIM:-$top/user/build/nf-hipac-sim}
 base=${out%.md}
 csv=$base.csv
@@ -159,7 +162,8 @@ for size in "${sizelist[@]}"; do
 
 		bench=",,,,,,"
 		if [ "$status" = ok ] || [ "$status" = mismatch ]; then
-			run_sim "$blimit" --bench "$r" "$tmp/$name.pkt" \
+			run_sim "$blimit" --bench --updates "$nupdates" "$r" \
+				"$tmp/$name.pkt" \
 				> "$tmp/$name.bench" 2> "$tmp/$name.berr"
 			brc=$?
 			get() { sed -n "s/^$1=//p" "$tmp/$name.bench"; }
@@ -282,7 +286,7 @@ summary() {
 	echo "  set that finished (\">limit\")."
 	echo "- *build ms*: the core's CPU time while loading, from \`--bench\`, of the"
 	echo "  sets whose --bench finished (their number in brackets); a *bench"
-	echo "  timeout* loaded but did not finish --bench (7 rounds of lookups, 1000"
+	echo "  timeout* loaded but did not finish --bench (7 rounds of lookups, $nupdates"
 	echo "  single-rule updates)."
 	echo "- *memory*: the trees' allocated bytes (\`--stats\`); *entries*, *nodes*:"
 	echo "  summed over the hooks' trees, p50 / max; *depth*: the deepest tree;"
