@@ -69,9 +69,16 @@ nfhp_check "back: ACCEPT instead of RETURN" \
 nfhp_check "goto into an accepting chain" ping_ok
 nfhp_check "jump to a missing chain refused" \
 	refused -A FORWARD -p tcp -j nosuchchain
-nfhp_check "a loop is refused" \
+# As in iptables, a loop stands among chains no hook reaches, and a jump
+# that makes a hook reach it is refused.
+nfhp_check "a loop no hook reaches stands" \
 	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -N loop &&
-		 ! ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A loop -j loop 2>/dev/null"
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A loop -j loop"
+nfhp_check "a jump from a hook into the loop is refused" \
+	refused -A FORWARD -p udp -j loop
+nfhp_check "the loop goes" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F loop &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X loop"
 
 # Jumps as deep as they may go: a commit flattens them recursively on the
 # kernel stack, under the system call and netlink.  64 levels load and

@@ -541,7 +541,12 @@ both "-N a" -N a
 both "-N b" -N b
 both "-A a -j b" -A a -j b
 both "-A b -g a, a loop of two" -A b -g a
-both "-A a jump from a hook to the loop of two" -A FORWARD -i lo -j b
+# iptables takes this one (its check does not follow the goto back) and
+# drops what reaches the loop when its jump stack overflows; nf-hipac,
+# which flattens the jumps, refuses it (nf-hipac(8), BUGS), so iptables
+# does not get the rule either.
+expect "-A a jump from a hook to a loop closed by a goto" 1 \
+	H -A FORWARD -i lo -j b
 both "-E of a chain jumping to itself" -E web2 web3
 both "-A a goto from a hook to the renamed loop" -A OUTPUT -g web3
 both "-D of the jump to itself" -D web3 1
