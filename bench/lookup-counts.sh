@@ -39,8 +39,9 @@ make -s -C "$top/user" build/nf-hipac-sim || exit 1
 mkdir -p "$res"
 
 # This machine kind's L1 data cache and L2 (48 KiB, 1 MiB), modelled as
-# every count since session 25 was, fixed so that tables from different
-# hosts compare; the L3 behind them is shared with other tenants.
+# every table of bench/results/lookup-counts.md was, fixed so that tables
+# from different hosts compare; the L3 behind them is shared with other
+# tenants.
 d1=49152,12,64
 ll=1048576,16,64
 vg=(valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes

@@ -2,9 +2,12 @@
 /*
  * nf-hipac: the generic netlink family "nf_hipac".
  *
- * See include/uapi/linux/nf_hipac.h for the protocol.  Requests are decoded
- * into a &struct nfhp_rule_spec outside the namespace's mutex, then applied
- * to the rule set under it.  A change made outside a transaction runs in a
+ * See include/uapi/linux/nf_hipac.h for the protocol.  Generic netlink
+ * checks a request's attributes against the family's policy before the
+ * doit runs; the doit then takes the namespace's mutex, decodes the
+ * request into the namespace's one &struct nfhp_rule_spec (@spec of
+ * &struct nfhp_net, which the mutex guards) and applies it to the rule
+ * set, all under the mutex.  A change made outside a transaction runs in a
  * transaction of its own, so that nfhp_net_commit() can get the hooks and
  * conntrack ready before the new rule set sees its first packet.
  *

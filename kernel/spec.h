@@ -4,9 +4,11 @@
  *
  * A rule specification is what the user wrote, kept in the form that
  * iptables prints back (a prefix stays a prefix, "! -s" stays inverted,
- * "eth+" stays a name).  The classifier never looks at it directly: it asks
- * nfhp_spec_to_box() for the normalized interval sets.  Userspace parses
- * iptables syntax into this struct, the kernel decodes netlink into it.
+ * "eth+" stays a name).  The classifier never looks at it directly: a
+ * rule's boxes, the normalized interval sets, come from
+ * nfhp_rule_body_new() and nfhp_box_from_spec() (match.c).  Userspace
+ * parses iptables syntax into this struct, the kernel decodes netlink
+ * into it.
  */
 #ifndef _NFHP_SPEC_H
 #define _NFHP_SPEC_H

@@ -18,8 +18,8 @@
 #              "leaks" does not run, under KASAN, lockdep, UBSAN and the
 #              rest, booted with kmemleak=off: under TCG kmemleak's
 #              bookkeeping of every allocation makes boot and tests 2-3
-#              times slower (doc/status.md), which the CI time limit does
-#              not allow for the whole suite;
+#              times slower (Documentation/testing.md), which the CI
+#              time limit does not allow for the whole suite;
 #     "leaks": kmemleak on as well, the selftests that drive the module's
 #              allocations, error paths and teardown (NFHP_DEBUG_LEAK_TESTS:
 #              restore, failslab, nlfuzz, xt, stress, unload), then a

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # cost-probe.sh MODULE - time the kernel paths the selftests lean on, to
-# compare kernels and boot options under TCG (doc/status.md has figures).
+# compare kernels and boot options under TCG (Documentation/testing.md has
+# figures).
 # Run inside a VM from the repository top, e.g.:
 #
 #	K=/var/cache/nf-hipac/debug-kernel/KEY
