@@ -104,6 +104,12 @@ bench-commit: deps
 	@$(MAKE) --no-print-directory all
 	bench/kernel/commit-latency.sh
 
+# Restore time of the university firewall of selftests/nf_hipac/diff/
+# real-world/, nf-hipac against iptables-legacy (issue 48: within 5 s).
+bench-real-world: deps
+	@$(MAKE) --no-print-directory all
+	bench/kernel/restore-real.sh
+
 # libFuzzer targets of the core and the parser, FUZZ_SECONDS each (600).
 fuzz: deps
 	$(MAKE) -C user fuzz
@@ -168,10 +174,11 @@ help:
 	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
 		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
 	@echo "make bench-commit  commit time in the kernel: rules, restores (VM)"
+	@echo "make bench-real-world  restore of a real firewall against iptables (VM)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/"
 	@echo "make clean"
 
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
-	bench bench-worst bench-kernel bench-commit install uninstall style \
+	bench bench-worst bench-kernel bench-commit bench-real-world install uninstall style \
 	clean help

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /proc/net/nf-hipac of the router: info shows the memory bound and use,
-# chain and rule counts, the commits and how long the last one took, and
-# the hook order; writing N sets the bound to N
+# chain and rule counts, the commits and how long the last one took, the
+# commits a signal stopped and the tree builds cut short (none here:
+# bounded.sh makes both), and the hook order; writing N sets the bound to N
 # MiB, a bound below the current use is refused; "iptables-first" and
 # "nf-hipac-first" move the hooks, which is visible with an iptables rule
 # that drops what an nf-hipac counting rule would see.  statistics/* show
@@ -39,10 +40,15 @@ nfhp_check "info is readable" [ -n "$(info)" ]
 for k in "maximum memory bound" "total memory (used)" \
 	 "total memory (allocated)" "total number of chains" \
 	 "total number of rules" "commits" "last commit took" \
-	 "last commit flattened" "splits built by two CPUs" \
-	 "tree updates given up"; do
+	 "commits stopped by signal" "last commit flattened" \
+	 "splits built by two CPUs" "tree updates given up" \
+	 "tree builds cut short"; do
 	nfhp_check "info has '$k:'" [ -n "$(field "$k")" ]
 done
+nfhp_check "no commit stopped by a signal yet" \
+	[ "$(field "commits stopped by signal")" = 0 ]
+nfhp_check "no tree build cut short yet" \
+	[ "$(field "tree builds cut short")" = 0 ]
 nfhp_check "default bound is about half of the RAM" \
 	awk -v b="$(field "maximum memory bound")" -v r="$ram" \
 	'BEGIN { exit !(b > r * 0.4 && b <= r * 0.5) }'
@@ -80,6 +86,17 @@ nfhp_check "rules still load" r -A FORWARD -s 10.8.0.0/16 -j DROP
 nfhp_check "statistics/forward" \
 	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/forward |
 		 grep -q 'root chain: FORWARD'"
+# stat NAME - the number after "NAME:" in statistics/forward.
+stat()
+{
+	in_ns $ns_router cat /proc/net/nf-hipac/statistics/forward |
+		awk -v k="$1:" '{ sub(/^ +/, "") } index($0, k) == 1 {
+			$0 = substr($0, length(k) + 1); print $1; exit }'
+}
+# A bounded build's tested leaves (bounded.sh makes some): none here.
+for k in "of which tested" "tested entries" "largest tested leaf"; do
+	nfhp_check "statistics/forward has '$k:', 0" [ "$(stat "$k")" = 0 ]
+done
 nfhp_check "statistics/input" \
 	in_ns $ns_router cat /proc/net/nf-hipac/statistics/input >/dev/null
 nfhp_check "statistics/output" \

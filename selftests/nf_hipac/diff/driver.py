@@ -12,6 +12,12 @@ it was dropped), every frame byte for byte, the traffic the routers made
 themselves, and the counters of every rule and policy
 (iptables-legacy-save -c against nf-hipac-save -c).
 
+With --real-world FILE, the university firewall of real-world/ is
+probed too, adapted to the routers by realworld.py (interfaces renamed,
+routes for its vlans, -m limit made deterministic), with packets from its
+own rules; its chains must then have seen packets, or the comparison
+would say nothing.
+
 Options: see main(); the shell wrapper maps NFHP_DIFF_* to them.
 """
 import argparse
@@ -27,7 +33,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
-from pkt import IFACES, TESTER_IFS, Pkt, addr, mac, parse_key  # noqa: E402
+import realworld  # noqa: E402
+from pkt import (IFACES, TESTER_IFS, Pkt, addr, mac, mac_bytes,  # noqa: E402
+                 parse_key)
 
 CLONE_NEWNET = 0x40000000
 ETH_P_ALL = 0x0003
@@ -88,6 +96,10 @@ class Router:
 
     def start_save(self):
         return self.start(self.save + ["-c"])
+
+    def ip(self, *argv):
+        """ip(8) in the router's namespace; raises on failure."""
+        subprocess.run(["ip", "-n", self.ns] + list(argv), check=True)
 
     def ct_flush(self):
         """Flush the conntrack table (ctnetlink IPCTNL_MSG_CT_DELETE)."""
@@ -155,6 +167,7 @@ class Tester:
         self.sent = {}
         self.clock = {}
         self.last_bad = False
+        self.last_saves = ("", "")
         self.quiet = False
 
     def timed(self, what, fn, *a):
@@ -173,8 +186,9 @@ class Tester:
         l3 = pk.build(self.next_ident())
         for topo, prefix in ((1, "a"), (2, "b")):
             ifn = "%s_%s" % (prefix, TESTER_IFS[pk.iface])
-            eth = mac(topo, pk.iface, 1) + mac(topo, pk.iface, 2) + \
-                b"\x08\x00"
+            smac = mac_bytes(pk.smac) if pk.smac else \
+                mac(topo, pk.iface, 2)
+            eth = mac(topo, pk.iface, 1) + smac + b"\x08\x00"
             self.tx.sendto(eth + l3, (ifn, 0))
         self.sent[(pk.ident, pk.src, pk.dst)] = pk
 
@@ -294,6 +308,7 @@ class Tester:
             "save", lambda: both(ra.start_save(), rb.start_save()))
         if rca or rcb:
             raise RuntimeError("save failed: %s %s" % (erra, errb))
+        self.last_saves = (sa, sb)
         cnt_bad = self.compare_counters(sa, sb)
         if self.args.verbose:
             self.log("%s: iptables-legacy-save -c:" % name)
@@ -334,7 +349,12 @@ class Tester:
         return bad
 
     def show_ruleset(self, text):
-        for i, line in enumerate(text.splitlines()):
+        lines = text.splitlines()
+        if len(lines) > 400:
+            self.log("#   (%d lines, not shown; its first: %s)" %
+                     (len(lines), lines[0]))
+            return
+        for i, line in enumerate(lines):
             self.log("#   %3d  %s" % (i + 1, line))
 
     def report(self, name, text, bad, out, cnt_bad, sa, sb, oth_bad, others):
@@ -483,6 +503,75 @@ def control_checks(t, ra, rb):
     return ok
 
 
+# Chains of the firewall that packets must reach (its counters in
+# iptables, which nf-hipac's must equal) for the comparison to mean
+# something, and rules by what they hold.
+REAL_WORLD_CHAINS = ("mac_109", "mac_171", "mac_96", "filter_109",
+                     "filter_171", "filter_96", "filter_0", "filter_DEFAULT",
+                     "NOTFROMHERE", "LOG_DROP", "LOG_RECENT_DROP",
+                     "filter_INPUT")
+REAL_WORLD_RULES = (("-m mac --mac-source", "-j RETURN"),
+                    ("--name ratessh", "-j LOG_RECENT_DROP"),
+                    ("-m limit", "-j REJECT"), ("-m multiport", "-j ACCEPT"))
+
+
+def real_world_case(t, ra, rb, args):
+    """The firewall of --real-world, adapted (realworld.py); False when
+    its packets missed the chains that make it worth comparing."""
+    name = "real-world " + os.path.basename(args.real_world)
+    text, routes = realworld.adapt(read_corpus(args.real_world))
+    rng = random.Random("%d:real-world" % args.seed)
+    n = args.real_world_packets
+    phases = realworld.plan(text, rng, n)
+    pl = gen.Planner(rng, gen.pools(text), odd=not args.no_odd,
+                     hotdrop=not args.no_hotdrop)
+    phases[0] += [pl.oddity() if pl.odd and rng.random() < 0.3 else
+                  pl.probe() for _ in range(n // 4)]
+    for r in (ra, rb):
+        for net, dev, via in routes:
+            r.ip("route", "add", net, "via", via, "dev", dev)
+    t0 = time.monotonic()
+    seen = (t.packets, t.forwarded, t.mismatches)
+    try:
+        res = t.run_case(ra, rb, name, text, phases)
+    finally:
+        for r in (ra, rb):
+            for net, dev, via in routes:
+                r.ip("route", "del", net, "via", via, "dev", dev)
+    if res is None:
+        return False
+    hit = {}
+    for chain, cnt, rule in gen_counted(t.last_saves[0]):
+        hit.setdefault(chain, 0)
+        hit[chain] += cnt > 0
+        for what in REAL_WORLD_RULES:
+            if cnt and all(w in rule for w in what):
+                hit[what] = hit.get(what, 0) + 1
+    t.log("%s: %d rules, %d packets (%d forwarded), %d mismatches, %.1fs;"
+          " rules that matched: %s" % (
+              name, text.count("\n-A"), t.packets - seen[0],
+              t.forwarded - seen[1], t.mismatches - seen[2],
+              time.monotonic() - t0,
+              ", ".join(["%s %d" % (c, hit.get(c, 0))
+                         for c in REAL_WORLD_CHAINS] +
+                        ["`%s' %d" % (" ... ".join(w), hit.get(w, 0))
+                         for w in REAL_WORLD_RULES])))
+    ok = True
+    for what in REAL_WORLD_CHAINS + REAL_WORLD_RULES:
+        if not hit.get(what):
+            t.log("FAIL %s: no packet matched a rule %s" % (
+                name, "of " + what if isinstance(what, str) else
+                "with `%s'" % "' and `".join(what)))
+            ok = False
+    return ok
+
+
+def gen_counted(save):
+    """(chain, packets, rule) of each rule of a save -c."""
+    for chain, cnt, rule in norm_save(save)[1]:
+        yield chain, int(cnt.strip("[]").split(":")[0] or 0), rule
+
+
 def refusal_probes(t, ra, rb):
     for desc, rule in REFUSED:
         text = ("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
@@ -513,6 +602,9 @@ def main():
     ap.add_argument("--classbench-sets", default="",
                     help="comma-separated names (default: every *_1k)")
     ap.add_argument("--trace-packets", type=int, default=300)
+    ap.add_argument("--real-world", default="",
+                    help="the firewall of real-world/ (realworld.py)")
+    ap.add_argument("--real-world-packets", type=int, default=600)
     ap.add_argument("--only", type=int, default=-1,
                     help="run only random rule set number N")
     ap.add_argument("--no-odd", action="store_true",
@@ -557,6 +649,10 @@ def main():
         t.log("corpus done: %d rule sets, %d packets, %d mismatches (%.0fs)"
               % (t.rulesets, t.packets, t.mismatches,
                  time.monotonic() - start))
+
+    real_ok = True
+    if args.real_world and args.only < 0:
+        real_ok = real_world_case(t, ra, rb, args)
 
     for i in range(args.random):
         if args.only >= 0 and i != args.only:
@@ -609,7 +705,7 @@ def main():
     if not t.forwarded or not t.dropped:
         t.log("FAIL: every packet had the same fate: the test saw nothing")
         return 1
-    return 1 if t.mismatches or t.errors else 0
+    return 1 if t.mismatches or t.errors or not real_ok else 0
 
 
 if __name__ == "__main__":

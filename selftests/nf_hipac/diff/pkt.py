@@ -25,6 +25,11 @@ def mac(topo, idx, side):
     return bytes((2, 0, 0, topo, idx, side))
 
 
+def mac_bytes(s):
+    """The six bytes of a MAC written 02:00:5e:..."""
+    return bytes(int(x, 16) for x in s.split(":"))
+
+
 def dotted(v):
     return socket.inet_ntoa(struct.pack("!I", v))
 
@@ -63,8 +68,9 @@ class Pkt:
     """One datagram: header fields for the report, and its bytes."""
 
     def __init__(self, iface, src, dst, proto, l4=b"", ttl=64, tos=0,
-                 frag=0, mf=False, kind="probe", note=""):
+                 frag=0, mf=False, kind="probe", note="", smac=None):
         self.iface = iface
+        self.smac = smac        # "02:..." for -m mac, else the tester's
         self.src, self.dst, self.proto = src, dst, proto
         self.l4 = l4
         self.ttl = ttl          # as FORWARD sees it; one more is sent
@@ -106,6 +112,8 @@ class Pkt:
         s = "id=%d in=%s %s -> %s proto=%d ttl=%d len=%d mark=0x%x" % (
             self.ident, IFACES[self.iface], dotted(self.src),
             dotted(self.dst), self.proto, self.ttl, self.length, mark)
+        if self.smac:
+            s += " smac=%s" % self.smac
         if self.tos & 3 == 1:
             s += " notrack"
         if self.frag or self.mf:
