@@ -1102,7 +1102,11 @@ static int nfhp_nl_list_start(struct netlink_callback *cb)
 	/* netlink gives start() no extack: the errno must do. */
 	if (!found)
 		return -ENOENT;
-	d->spec = kmalloc(sizeof(*d->spec), GFP_KERNEL);
+	/*
+	 * nfhp_spec_unpack() writes only what a rule uses and only that is
+	 * sent; zeroed once, the rest holds nothing of the kernel's anyway.
+	 */
+	d->spec = kzalloc(sizeof(*d->spec), GFP_KERNEL);
 	return d->spec ? 0 : -ENOMEM;
 }
 

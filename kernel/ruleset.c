@@ -5217,7 +5217,7 @@ static int nfhp_rule_retarget(struct nfhp_ruleset *rs,
 			      const struct nfhp_chain *c, struct nfhp_rule *r,
 			      const char *target, struct nfhp_rule **out)
 {
-	struct nfhp_rule_spec *spec = kmalloc(sizeof(*spec), GFP_KERNEL);
+	struct nfhp_rule_spec *spec = kzalloc(sizeof(*spec), GFP_KERNEL);
 	const char *msg;
 	int err;
 
