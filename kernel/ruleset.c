@@ -5452,7 +5452,7 @@ int nfhp_rule_delete_spec(struct nfhp_ruleset *rs, const char *chain,
 	if (err)
 		return err;
 	for (i = 0; i < c->rules.n; i++)
-		if (nfhp_packed_spec_equal(nfhp_chain_at(c, i)->body.spec, p))
+		if (nfhp_rule_is(nfhp_chain_at(c, i), p))
 			break;
 	nfhp_free(&scratch, p, p->size);
 	if (i == c->rules.n) {
@@ -5770,6 +5770,19 @@ int nfhp_rule_get_spec(const struct nfhp_rule *r, struct nfhp_rule_spec *spec)
 {
 	nfhp_spec_unpack(r->body.spec, spec);
 	return 0;
+}
+
+/**
+ * nfhp_rule_is() - is a rule the one a delete by rule looks for?
+ * @r: the rule
+ * @spec: the specification looked for, packed (nfhp_spec_pack())
+ *
+ * Return: true when nfhp_rule_delete_spec() would take @r for @spec.
+ */
+bool nfhp_rule_is(const struct nfhp_rule *r,
+		  const struct nfhp_packed_spec *spec)
+{
+	return nfhp_packed_spec_equal(r->body.spec, spec);
 }
 
 /**

@@ -25,6 +25,7 @@
 struct nfhp_ruleset;
 struct nfhp_chain;
 struct nfhp_rule;
+struct nfhp_packed_spec;
 
 /**
  * enum nfhp_hook - the built-in chains
@@ -127,6 +128,8 @@ const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
 				     unsigned int pos);
 int nfhp_rule_get_spec(const struct nfhp_rule *r,
 		       struct nfhp_rule_spec *spec);
+bool nfhp_rule_is(const struct nfhp_rule *r,
+		  const struct nfhp_packed_spec *spec);
 void nfhp_rule_counter(const struct nfhp_rule *r, struct nfhp_counter *sum);
 const struct nfhp_chain *nfhp_rule_chain(struct nfhp_ruleset *rs,
 					 const struct nfhp_rule *r);
