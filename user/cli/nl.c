@@ -1418,6 +1418,7 @@ int nfhp_nl_batch_end(struct nfhp_nl *nl)
  * @nl: the connection
  * @chain: the chain to list, NULL for all
  * @flags: NFHPA_LIST_FLAGS, or 0
+ * @equal: the rule whose equals to list (NFHPA_RULE), NULL for all
  * @ops: the callbacks
  * @data: their argument
  *
@@ -1425,6 +1426,7 @@ int nfhp_nl_batch_end(struct nfhp_nl *nl)
  * nfhp_nl_report()).
  */
 static int dump(struct nfhp_nl *nl, const char *chain, u32 flags,
+		const struct nfhp_rule_spec *equal,
 		const struct nfhp_nl_dump_ops *ops, void *data)
 {
 	struct nlmsghdr *req;
@@ -1437,6 +1439,8 @@ static int dump(struct nfhp_nl *nl, const char *chain, u32 flags,
 	put_chain(req, NFHPA_CHAIN, chain);
 	if (flags)
 		mnl_attr_put_u32(req, NFHPA_LIST_FLAGS, flags);
+	if (equal)
+		nfhp_nl_put_rule(req, equal, NULL);
 	seq = req->nlmsg_seq;
 	ret = send_buf(nl, req, req->nlmsg_len);
 
@@ -1488,13 +1492,20 @@ done:
 int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
 		 const struct nfhp_nl_dump_ops *ops, void *data)
 {
-	return dump(nl, chain, 0, ops, data);
+	return dump(nl, chain, 0, NULL, ops, data);
 }
 
 int nfhp_nl_dump_chains(struct nfhp_nl *nl, const char *chain,
 			const struct nfhp_nl_dump_ops *ops, void *data)
 {
-	return dump(nl, chain, NFHP_LIST_CHAINS_ONLY, ops, data);
+	return dump(nl, chain, NFHP_LIST_CHAINS_ONLY, NULL, ops, data);
+}
+
+int nfhp_nl_dump_equal(struct nfhp_nl *nl, const char *chain,
+		       const struct nfhp_rule_spec *spec,
+		       const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	return dump(nl, chain, 0, spec, ops, data);
 }
 
 /* --- connection ------------------------------------------------------------ */
