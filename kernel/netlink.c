@@ -715,6 +715,8 @@ out_unlock:
  *	sent; NULL for all
  * @chain: the chain at @chain_idx, valid while the rule set's generation
  *	is still @gen
+ * @refs: the references of every chain of generation @gen, by index
+ *	(nfhp_chain_refs_all()); NULL if they could not be kept
  * @gen: the generation @chain belongs to, 0 for none
  * @chain_idx: index of the chain being sent
  * @sent: messages of that chain sent: its header, then its rules, so the
@@ -725,6 +727,7 @@ struct nfhp_dump {
 	struct nfhp_rule_spec *spec;
 	struct nfhp_packed_spec *equal;
 	const struct nfhp_chain *chain;
+	unsigned int *refs;
 	unsigned int gen;
 	unsigned int chain_idx;
 	unsigned int sent;
@@ -916,11 +919,12 @@ static void *nfhp_dump_start_msg(struct sk_buff *skb,
  * @skb: the dump buffer
  * @cb: the callback
  * @chain: the chain
+ * @refs: the rules that jump or go to it
  *
  * Return: 0 or -EMSGSIZE.
  */
 static int nfhp_dump_chain(struct sk_buff *skb, struct netlink_callback *cb,
-			   const struct nfhp_chain *chain)
+			   const struct nfhp_chain *chain, unsigned int refs)
 {
 	struct nfhp_counter c;
 	void *hdr;
@@ -932,7 +936,7 @@ static int nfhp_dump_chain(struct sk_buff *skb, struct netlink_callback *cb,
 	if ((nfhp_chain_builtin(chain) &&
 	     nla_put_u8(skb, NFHPA_POLICY, nfhp_chain_get_policy(chain))) ||
 	    nfhp_put_counter(skb, NFHPA_COUNTERS, &c) ||
-	    nla_put_u32(skb, NFHPA_REFS, nfhp_chain_refs(chain))) {
+	    nla_put_u32(skb, NFHPA_REFS, refs)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -988,7 +992,10 @@ err_cancel:
  *
  * While nothing changed, the chain kept from the previous round is still
  * valid.  After a change the dump goes on by index; its messages carry
- * NLM_F_DUMP_INTR then.
+ * NLM_F_DUMP_INTR then.  The references of the chains are counted for all
+ * of them at once, in the first round and after a change: counted chain
+ * by chain, a listing of kube.py's 5000 chains went over its 10,000 rules
+ * 5000 times.
  */
 static void nfhp_dump_seek(const struct nfhp_ruleset *rs,
 			   struct nfhp_dump *d, unsigned int gen)
@@ -1001,6 +1008,11 @@ static void nfhp_dump_seek(const struct nfhp_ruleset *rs,
 	for (i = 0; d->chain && i < d->chain_idx; i++)
 		d->chain = nfhp_chain_next(rs, d->chain);
 	d->gen = gen;
+	kvfree(d->refs);
+	d->refs = kvmalloc_array(nfhp_chain_count(rs), sizeof(*d->refs),
+				 GFP_KERNEL);
+	if (d->refs)
+		nfhp_chain_refs_all(rs, d->refs);
 }
 
 /**
@@ -1025,7 +1037,9 @@ static int nfhp_dump_chains(struct sk_buff *skb, struct netlink_callback *cb,
 		if (only && strcmp(nfhp_chain_name(d->chain), only))
 			continue;
 		if (!d->sent) {
-			ret = nfhp_dump_chain(skb, cb, d->chain);
+			ret = nfhp_dump_chain(skb, cb, d->chain,
+					      d->refs ? d->refs[d->chain_idx] :
+					      nfhp_chain_refs(d->chain));
 			if (ret)
 				return ret;
 			d->sent = 1;
@@ -1170,6 +1184,7 @@ static int nfhp_nl_list_done(struct netlink_callback *cb)
 {
 	struct nfhp_dump *d = nfhp_dump_ctx(cb);
 
+	kvfree(d->refs);
 	kfree(d->equal);
 	kfree(d->spec);
 	return 0;

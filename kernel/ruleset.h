@@ -119,6 +119,8 @@ const char *nfhp_chain_name(const struct nfhp_chain *c);
 bool nfhp_chain_builtin(const struct nfhp_chain *c);
 u8 nfhp_chain_get_policy(const struct nfhp_chain *c);
 unsigned int nfhp_chain_refs(const struct nfhp_chain *c);
+unsigned int nfhp_chain_count(const struct nfhp_ruleset *rs);
+void nfhp_chain_refs_all(const struct nfhp_ruleset *rs, unsigned int *refs);
 unsigned int nfhp_chain_rules(const struct nfhp_chain *c);
 void nfhp_chain_policy_counter(const struct nfhp_chain *c,
 			       struct nfhp_counter *sum);

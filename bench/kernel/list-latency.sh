@@ -7,18 +7,20 @@
 #	bench/kernel/list-latency.sh --table ROWS
 #
 # On the host (the default): boots the test VM once and runs itself there
-# with --guest.  In the guest, for each size N (default 1000 10000 100000)
-# it loads bench/seed.py's N-rule set into nf-hipac (nf-hipac-restore) and
-# into iptables-legacy (iptables-legacy-restore), runs every command below
-# once with each tool to warm the caches, then times ROUNDS (default 9)
-# interleaved rounds: in each round every command runs once with nf-hipac
-# and once with iptables-legacy, the one first in odd rounds second in
-# even ones.  The commands, the same words for both tools:
+# with --guest.  In the guest, for each size N (default 1000 10000 100000
+# kube:5000) it loads bench/seed.py's N-rule set, or for kube:N
+# bench/kube.py N (FORWARD jumping to N service chains of two rules), into
+# nf-hipac (nf-hipac-restore) and into iptables-legacy
+# (iptables-legacy-restore), runs every command below once with each tool
+# to warm the caches, then times ROUNDS (default 9) interleaved rounds: in
+# each round every command runs once with nf-hipac and once with
+# iptables-legacy, the one first in odd rounds second in even ones.  The
+# commands, the same words for both tools:
 #
 #	-L -n, -L -n -v, -S, save (nf-hipac-save, iptables-legacy-save),
 #	-C FORWARD RULE with RULE the last of the N rules (the chain's
-#	last but two), and -L INPUT -n, an empty chain: the cost of
-#	starting the program and asking once.
+#	last but two; kube:N: the last jump), and -L INPUT -n, an empty
+#	chain: the cost of starting the program and asking once.
 #
 # The time is the wall time of the whole process, output to /dev/null.  A
 # command that fails fails the run.  Writes the medians, the minimums and
@@ -52,7 +54,7 @@ if [ "$quick" = 1 ]; then
 	sizes=${*:-"1000 10000"}
 else
 	rounds=${rounds:-9}
-	sizes=${*:-"1000 10000 100000"}
+	sizes=${*:-"1000 10000 100000 kube:5000"}
 fi
 
 cmds="list list-v rules save check empty"
@@ -116,7 +118,10 @@ if [ "$guest" = 0 ]; then
 	rm -rf "$out"
 	mkdir -p "$out"
 	for n in $sizes; do
-		"$top/bench/seed.py" "$n" > "$out/seed-$n.rules"
+		case $n in
+		kube:*) "$top/bench/kube.py" "${n#kube:}" ;;
+		*) "$top/bench/seed.py" "$n" ;;
+		esac > "$out/seed-$n.rules"
 	done
 	"$top/selftests/vm/run-vm.sh" --timeout 3600 --mem 2G --out "$out" \
 		-- bench/kernel/list-latency.sh --guest -r "$rounds" $sizes
@@ -142,6 +147,8 @@ if [ "$guest" = 0 ]; then
 		     "are nf-hipac's over iptables-legacy's.  \"save\" is" \
 		     "nf-hipac-save against iptables-legacy-save; -C looks" \
 		     "for the last of the N rules (the chain's last but two);" \
+		     "kube:N is bench/kube.py N, FORWARD jumping to N service" \
+		     "chains of two rules, and -C looks for the last jump;" \
 		     "-L INPUT -n lists an empty chain, the cost of starting" \
 		     "and asking once.  TCG inflates every time several" \
 		     "times over and drifts from boot to boot: the ratios" \
@@ -196,7 +203,7 @@ for n in $sizes; do
 	"$bin/nf-hipac-restore" < "$out/seed-$n.rules"
 	iptables-legacy-restore < "$out/seed-$n.rules"
 	# The last rule of seed.py's N, before its two ACCEPT rules (the
-	# last of those when N is 0).
+	# last of those when N is 0); kube.py's last jump to a service.
 	check=$(awk '/^-A FORWARD / { a = $0 } /^-A FORWARD .* -p / { r = $0 }
 		     END { print r ? r : a }' "$out/seed-$n.rules" |
 		cut -d' ' -f3-)
