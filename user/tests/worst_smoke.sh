@@ -12,19 +12,8 @@ bench=$here/../bench
 sim=${1:-$here/build/nf-hipac-sim}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-rc=0
-
-result() {	# result OK NAME [DETAIL]
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | head -20 | sed 's/^/# /'
-		rc=1
-	fi
-}
+# shellcheck source=tap.sh
+. "$here/tests/tap.sh"
 
 # worst.py: the options change the set, the seed makes it.
 bad=
