@@ -99,10 +99,12 @@ bench-kernel: deps
 	bench/kernel/bench.sh
 
 # Commit time in the kernel at 1k, 10k and 100k rules: single rules, and
-# the rule set restored again.
+# the rule set restored again; then -L, -S, save and -C against
+# iptables-legacy on the same sets (LIST="-q" for a short run).
 bench-commit: deps
 	@$(MAKE) --no-print-directory all
 	bench/kernel/commit-latency.sh
+	bench/kernel/list-latency.sh $(LIST)
 
 # Restore time of the university firewall of selftests/nf_hipac/diff/
 # real-world/, nf-hipac against iptables-legacy (issue 48: within 5 s).
@@ -173,7 +175,8 @@ help:
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
 	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
 		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
-	@echo "make bench-commit  commit time in the kernel: rules, restores (VM)"
+	@echo "make bench-commit  commit time in the kernel: rules, restores;" \
+		"listing and -C against iptables-legacy (VM)"
 	@echo "make bench-real-world  restore of a real firewall against iptables (VM)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/"
 	@echo "make clean"

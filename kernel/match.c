@@ -1495,6 +1495,11 @@ static const u8 *nfhp_get_str(const u8 *p, char *str)
  * nfhp_spec_unpack() - rebuild a specification from its packed copy
  * @p: the packed copy
  * @s: the specification to fill
+ *
+ * Writes what readers of a specification look at: the matches in use with
+ * their stored ranges (nfhp_match_stored_ranges()), the strings up to
+ * their NUL, the first @norder and @ext_len bytes.  The rest of its 11 KiB
+ * is left as it was: zeroing it was half the time of a listing.
  */
 void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		      struct nfhp_rule_spec *s)
@@ -1502,7 +1507,6 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 	const u8 *d = p->data;
 	unsigned int i, n;
 
-	memset(s, 0, sizeof(*s));
 	s->nmatch = *d++;
 	s->action = *d++;
 	d = nfhp_get_str(d, s->target);

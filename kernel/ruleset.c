@@ -5155,7 +5155,7 @@ static unsigned int nfhp_model_refs(const struct nfhp_model *m,
 	for (i = 0; i < m->n; i++) {
 		const struct nfhp_chain *c = m->chains[i];
 
-		for (j = 0; j < c->rules.n; j++)
+		for (j = 0; j < c->rules.n && c->njump; j++)
 			if ((nfhp_chain_at(c, j)->action == NFHP_ACT_JUMP ||
 			     nfhp_chain_at(c, j)->action == NFHP_ACT_GOTO) &&
 			    !strcmp(nfhp_chain_at(c, j)->target, name))
@@ -5217,7 +5217,7 @@ static int nfhp_rule_retarget(struct nfhp_ruleset *rs,
 			      const struct nfhp_chain *c, struct nfhp_rule *r,
 			      const char *target, struct nfhp_rule **out)
 {
-	struct nfhp_rule_spec *spec = kmalloc(sizeof(*spec), GFP_KERNEL);
+	struct nfhp_rule_spec *spec = kzalloc(sizeof(*spec), GFP_KERNEL);
 	const char *msg;
 	int err;
 
@@ -5452,7 +5452,7 @@ int nfhp_rule_delete_spec(struct nfhp_ruleset *rs, const char *chain,
 	if (err)
 		return err;
 	for (i = 0; i < c->rules.n; i++)
-		if (nfhp_packed_spec_equal(nfhp_chain_at(c, i)->body.spec, p))
+		if (nfhp_rule_is(nfhp_chain_at(c, i), p))
 			break;
 	nfhp_free(&scratch, p, p->size);
 	if (i == c->rules.n) {
@@ -5641,12 +5641,10 @@ const struct nfhp_chain *nfhp_chain_next(const struct nfhp_ruleset *rs,
 					 const struct nfhp_chain *c)
 {
 	const struct nfhp_model *m = nfhp_view(rs);
-	unsigned int i;
+	int i = nfhp_chain_lookup(m, c->name, c->hash);
 
-	for (i = 0; i + 1 < m->n; i++)
-		if (m->chains[i] == c)
-			return m->chains[i + 1];
-	return NULL;
+	/* Found by name, not by a walk: a listing of 5000 chains calls it. */
+	return i >= 0 && i + 1 < (int)m->n ? m->chains[i + 1] : NULL;
 }
 
 /**
@@ -5712,6 +5710,48 @@ unsigned int nfhp_chain_refs(const struct nfhp_chain *c)
 }
 
 /**
+ * nfhp_chain_count() - how many chains a rule set has
+ * @rs: the rule set
+ *
+ * Return: the number of chains, built-in ones included.
+ */
+unsigned int nfhp_chain_count(const struct nfhp_ruleset *rs)
+{
+	return nfhp_view(rs)->n;
+}
+
+/**
+ * nfhp_chain_refs_all() - how many rules jump or go to each chain
+ * @rs: the rule set
+ * @refs: set to nfhp_chain_refs() of every chain, in the order of
+ *	nfhp_chain_first() and nfhp_chain_next(): nfhp_chain_count() of them
+ *
+ * One pass over the jumps, where nfhp_chain_refs() of every chain of a
+ * listing took one pass over all rules per chain.
+ */
+void nfhp_chain_refs_all(const struct nfhp_ruleset *rs, unsigned int *refs)
+{
+	const struct nfhp_model *m = nfhp_view(rs);
+	unsigned int i, j;
+	int t;
+
+	memset(refs, 0, m->n * sizeof(*refs));
+	for (i = 0; i < m->n; i++) {
+		const struct nfhp_chain *c = m->chains[i];
+
+		for (j = 0; j < c->rules.n && c->njump; j++) {
+			const struct nfhp_rule *r = nfhp_chain_at(c, j);
+
+			if (!nfhp_rule_jumps(r))
+				continue;
+			t = nfhp_chain_lookup(m, r->target, r->target_hash);
+			if (t >= 0)
+				refs[t]++;
+		}
+	}
+}
+
+/**
  * nfhp_chain_rules() - how many rules a chain has
  * @c: the chain
  *
@@ -5770,6 +5810,19 @@ int nfhp_rule_get_spec(const struct nfhp_rule *r, struct nfhp_rule_spec *spec)
 {
 	nfhp_spec_unpack(r->body.spec, spec);
 	return 0;
+}
+
+/**
+ * nfhp_rule_is() - is a rule the one a delete by rule looks for?
+ * @r: the rule
+ * @spec: the specification looked for, packed (nfhp_spec_pack())
+ *
+ * Return: true when nfhp_rule_delete_spec() would take @r for @spec.
+ */
+bool nfhp_rule_is(const struct nfhp_rule *r,
+		  const struct nfhp_packed_spec *spec)
+{
+	return nfhp_packed_spec_equal(r->body.spec, spec);
 }
 
 /**

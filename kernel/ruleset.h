@@ -25,6 +25,7 @@
 struct nfhp_ruleset;
 struct nfhp_chain;
 struct nfhp_rule;
+struct nfhp_packed_spec;
 
 /**
  * enum nfhp_hook - the built-in chains
@@ -118,6 +119,8 @@ const char *nfhp_chain_name(const struct nfhp_chain *c);
 bool nfhp_chain_builtin(const struct nfhp_chain *c);
 u8 nfhp_chain_get_policy(const struct nfhp_chain *c);
 unsigned int nfhp_chain_refs(const struct nfhp_chain *c);
+unsigned int nfhp_chain_count(const struct nfhp_ruleset *rs);
+void nfhp_chain_refs_all(const struct nfhp_ruleset *rs, unsigned int *refs);
 unsigned int nfhp_chain_rules(const struct nfhp_chain *c);
 void nfhp_chain_policy_counter(const struct nfhp_chain *c,
 			       struct nfhp_counter *sum);
@@ -127,6 +130,8 @@ const struct nfhp_rule *nfhp_rule_at(const struct nfhp_chain *c,
 				     unsigned int pos);
 int nfhp_rule_get_spec(const struct nfhp_rule *r,
 		       struct nfhp_rule_spec *spec);
+bool nfhp_rule_is(const struct nfhp_rule *r,
+		  const struct nfhp_packed_spec *spec);
 void nfhp_rule_counter(const struct nfhp_rule *r, struct nfhp_counter *sum);
 const struct nfhp_chain *nfhp_rule_chain(struct nfhp_ruleset *rs,
 					 const struct nfhp_rule *r);

@@ -415,6 +415,24 @@ got=$(nl_list)
 got=$(nl_list --chains-only)
 [ "$got" = "chains=3 rules=0" ] && pass "LIST chains only: $got" ||
 	fail "LIST chains only: '$got', not chains=3 rules=0"
+# -C asks for the rules equal to its rule only: none of the 2000, then the
+# two "-j ACCEPT" among three more.
+expect "-C of the last of 2000 rules" 0 \
+	H -C FORWARD -s 10.7.207.0/24 -p tcp -m tcp --dport 2000 -j DROP
+expect "-C of a rule like it" 1 \
+	H -C FORWARD -s 10.7.207.0/24 -p tcp -m tcp --dport 2001 -j DROP
+got=$(nl_list --accept-in FORWARD)
+[ "$got" = "chains=1 rules=0 at=" ] && pass "LIST equal to a rule: $got" ||
+	fail "LIST equal to a rule: '$got', not chains=1 rules=0 at="
+H -I FORWARD 5 -j ACCEPT && H -A FORWARD -p tcp -j ACCEPT &&
+	H -A FORWARD -j ACCEPT || fail "three rules more"
+got=$(nl_list --accept-in FORWARD)
+[ "$got" = "chains=1 rules=2 at=5,2003" ] &&
+	pass "LIST equal to a rule: $got" ||
+	fail "LIST equal to a rule: '$got', not chains=1 rules=2 at=5,2003"
+expect "-C of the last of 2003 rules" 0 H -C FORWARD -j ACCEPT
+H -D FORWARD 2003 && H -D FORWARD 2002 && H -D FORWARD 5 ||
+	fail "three rules less"
 
 # Breaking the last rule must abort all 2000.
 hsave -c >$tmp/before

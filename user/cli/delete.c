@@ -32,16 +32,19 @@ static int find_rule(void *data, const char *chain, unsigned int pos,
 }
 
 /*
- * There is no check command in the kernel: -C lists the chain and looks
- * for an equal rule, as iptables-nft does.  A missing chain is a missing
- * rule, as in iptables.
+ * -C lists the rules of the chain equal to the rule (the kernel compares
+ * them as for a delete by rule, so a chain of 100k rules sends one or
+ * none) and looks for an equal one among them, which an older kernel that
+ * sends every rule needs.  A missing chain is a missing rule, as in
+ * iptables.
  */
 int check_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl)
 {
 	static const struct nfhp_nl_dump_ops ops = { .rule = find_rule };
 	int ret;
 
-	ret = nfhp_nl_dump(nl, cl->chain, &ops, (void *)&cl->spec);
+	ret = nfhp_nl_dump_equal(nl, cl->chain, &cl->spec, &ops,
+				 (void *)&cl->spec);
 	if (ret > 0)
 		return NFHP_EXIT_OK;
 	if (ret < 0 && ret != -ENOENT)

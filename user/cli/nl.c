@@ -213,77 +213,188 @@ void nfhp_nl_put_rule(struct nlmsghdr *nlh, const struct nfhp_rule_spec *spec,
 /* --- decoding ------------------------------------------------------------ */
 
 /*
- * The attribute callbacks, libmnl style: skip unknown attributes (a newer
- * kernel may add some), validate the known ones, and index them.
+ * A listing decodes every attribute of every rule: the walk is inline,
+ * without libmnl's callbacks and calls per attribute, which took a
+ * fifth of a listing.  It accepts what libmnl's parsing with
+ * mnl_attr_validate() accepts: attributes past the end of their nest are
+ * ignored (mnl_attr_ok()), unknown types are skipped (a newer kernel may
+ * add some), and the known ones must have the length of their type.
  */
-static int counter_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
 
-	if (mnl_attr_type_valid(attr, NFHPA_COUNTER_MAX) < 0)
-		return MNL_CB_OK;
-	switch (type) {
-	case NFHPA_COUNTER_PACKETS:
-	case NFHPA_COUNTER_BYTES:
-		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
-			return MNL_CB_ERROR;
-		break;
+/* How a known attribute type is checked, as enum mnl_attr_data_type. */
+enum attr_kind {
+	ATTR_ANY,	/* MNL_TYPE_BINARY, or not checked */
+	ATTR_U8,
+	ATTR_U32,
+	ATTR_U64,
+	ATTR_FLAG,
+	ATTR_NUL_STRING,
+	ATTR_NESTED,
+};
+
+static const u8 counter_kinds[NFHPA_COUNTER_MAX + 1] = {
+	[NFHPA_COUNTER_PACKETS] = ATTR_U64,
+	[NFHPA_COUNTER_BYTES] = ATTR_U64,
+};
+
+static const u8 match_kinds[NFHPA_MATCH_MAX + 1] = {
+	[NFHPA_MATCH_DIM] = ATTR_U8,
+	[NFHPA_MATCH_FORM] = ATTR_U8,
+	[NFHPA_MATCH_SYNTAX] = ATTR_U8,
+	[NFHPA_MATCH_PREFIXLEN] = ATTR_U8,
+	[NFHPA_MATCH_INVERT] = ATTR_FLAG,
+	[NFHPA_MATCH_IFNAME] = ATTR_NUL_STRING,
+};
+
+static const u8 rule_kinds[NFHPA_RULE_MAX + 1] = {
+	[NFHPA_RULE_MATCH] = ATTR_NESTED,
+	[NFHPA_RULE_COUNTERS] = ATTR_NESTED,
+	[NFHPA_RULE_XT] = ATTR_NESTED,
+	[NFHPA_RULE_ACTION] = ATTR_U8,
+	[NFHPA_RULE_TARGET] = ATTR_NUL_STRING,
+	[NFHPA_RULE_COMMENT] = ATTR_NUL_STRING,
+};
+
+static const u8 top_kinds[NFHPA_MAX + 1] = {
+	[NFHPA_CHAIN] = ATTR_NUL_STRING,
+	[NFHPA_NEW_NAME] = ATTR_NUL_STRING,
+	[NFHPA_POS] = ATTR_U32,
+	[NFHPA_REFS] = ATTR_U32,
+	[NFHPA_POLICY] = ATTR_U8,
+	[NFHPA_COUNTERS] = ATTR_NESTED,
+	[NFHPA_RULE] = ATTR_NESTED,
+};
+
+/* mnl_attr_ok(): @a lies whole within the @len bytes left. */
+static inline bool attr_ok(const struct nlattr *a, int len)
+{
+	return len >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
+	       a->nla_len <= len;
+}
+
+/* mnl_attr_next(): the attribute after @a, @len lowered by its room. */
+static inline const struct nlattr *attr_next(const struct nlattr *a,
+					     int *len)
+{
+	*len -= MNL_ALIGN(a->nla_len);
+	return (const struct nlattr *)((const char *)a +
+				       MNL_ALIGN(a->nla_len));
+}
+
+static inline const void *attr_data(const struct nlattr *a)
+{
+	return (const char *)a + MNL_ATTR_HDRLEN;
+}
+
+static inline unsigned int attr_len(const struct nlattr *a)
+{
+	return a->nla_len - MNL_ATTR_HDRLEN;
+}
+
+static inline unsigned int attr_type(const struct nlattr *a)
+{
+	return a->nla_type & NLA_TYPE_MASK;
+}
+
+#define for_each_attr(a, start, len, left)				\
+	for ((a) = (start), (left) = (len); attr_ok(a, left);		\
+	     (a) = attr_next(a, &(left)))
+
+#define for_each_nested(a, nest, left)					\
+	for_each_attr(a, (const struct nlattr *)attr_data(nest),	\
+		      (int)attr_len(nest), left)
+
+static inline u8 attr_u8(const struct nlattr *a)
+{
+	return *(const u8 *)attr_data(a);
+}
+
+static inline u32 attr_u32(const struct nlattr *a)
+{
+	u32 v;
+
+	memcpy(&v, attr_data(a), sizeof(v));
+	return v;
+}
+
+static inline u64 attr_u64(const struct nlattr *a)
+{
+	u64 v;
+
+	memcpy(&v, attr_data(a), sizeof(v));
+	return v;
+}
+
+/* mnl_attr_validate() of the kind of a known attribute. */
+static inline bool attr_valid(const struct nlattr *a, u8 kind)
+{
+	unsigned int len = attr_len(a);
+
+	switch (kind) {
+	case ATTR_U8:
+		return len == 1;
+	case ATTR_U32:
+		return len == 4;
+	case ATTR_U64:
+		return len == 8;
+	case ATTR_FLAG:
+		return !len;
+	case ATTR_NUL_STRING:
+		return len && !((const char *)attr_data(a))[len - 1];
+	case ATTR_NESTED:
+		return !len || len >= MNL_ATTR_HDRLEN;
 	}
-	tb[type] = attr;
-	return MNL_CB_OK;
+	return true;
+}
+
+/*
+ * Index the attributes of @len bytes at @start into @tb (zeroed, @max + 1
+ * entries) as mnl_attr_parse() with a validating callback would; the last
+ * of a repeated type wins.  Return: 0, or -EINVAL for a known attribute
+ * that does not pass attr_valid().
+ */
+static int attr_index(const struct nlattr *start, int len, const u8 *kinds,
+		      unsigned int max, const struct nlattr **tb)
+{
+	const struct nlattr *a;
+	int left;
+
+	for_each_attr(a, start, len, left) {
+		unsigned int type = attr_type(a);
+
+		if (type > max)
+			continue;
+		if (!attr_valid(a, kinds[type]))
+			return -EINVAL;
+		tb[type] = a;
+	}
+	return 0;
+}
+
+static int attr_index_nested(const struct nlattr *nest, const u8 *kinds,
+			     unsigned int max, const struct nlattr **tb)
+{
+	return attr_index(attr_data(nest), attr_len(nest), kinds, max, tb);
 }
 
 static int parse_counters(const struct nlattr *nest, struct nfhp_counter *c)
 {
 	const struct nlattr *tb[NFHPA_COUNTER_MAX + 1] = {};
 
-	if (mnl_attr_parse_nested(nest, counter_attr_cb, tb) < 0)
+	if (attr_index_nested(nest, counter_kinds, NFHPA_COUNTER_MAX, tb))
 		return -EINVAL;
 	c->packets = tb[NFHPA_COUNTER_PACKETS] ?
-		     mnl_attr_get_u64(tb[NFHPA_COUNTER_PACKETS]) : 0;
+		     attr_u64(tb[NFHPA_COUNTER_PACKETS]) : 0;
 	c->bytes = tb[NFHPA_COUNTER_BYTES] ?
-		   mnl_attr_get_u64(tb[NFHPA_COUNTER_BYTES]) : 0;
+		   attr_u64(tb[NFHPA_COUNTER_BYTES]) : 0;
 	return 0;
-}
-
-static int match_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, NFHPA_MATCH_MAX) < 0)
-		return MNL_CB_OK;
-	switch (type) {
-	case NFHPA_MATCH_DIM:
-	case NFHPA_MATCH_FORM:
-	case NFHPA_MATCH_SYNTAX:
-	case NFHPA_MATCH_PREFIXLEN:
-		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_MATCH_INVERT:
-		if (mnl_attr_validate(attr, MNL_TYPE_FLAG) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_MATCH_RANGES:
-		if (mnl_attr_validate(attr, MNL_TYPE_BINARY) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_MATCH_IFNAME:
-		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-			return MNL_CB_ERROR;
-		break;
-	}
-	tb[type] = attr;
-	return MNL_CB_OK;
 }
 
 static int parse_ranges(const struct nlattr *attr, struct nfhp_dim_match *m,
 			unsigned int *n)
 {
-	const struct nfhp_uapi_range *r = mnl_attr_get_payload(attr);
-	unsigned int i, len = mnl_attr_get_payload_len(attr);
+	const struct nfhp_uapi_range *r = attr_data(attr);
+	unsigned int i, len = attr_len(attr);
 
 	if (!len || len % sizeof(*r) || len / sizeof(*r) > NFHP_MAX_RANGES)
 		return -EINVAL;
@@ -304,17 +415,20 @@ static int parse_match(const struct nlattr *nest, struct nfhp_dim_match *m)
 	const struct nlattr *tb[NFHPA_MATCH_MAX + 1] = {};
 	unsigned int n = 0;
 
-	if (mnl_attr_parse_nested(nest, match_attr_cb, tb) < 0)
+	if (attr_index_nested(nest, match_kinds, NFHPA_MATCH_MAX, tb))
 		return -EINVAL;
 	if (!tb[NFHPA_MATCH_DIM] || !tb[NFHPA_MATCH_FORM])
 		return -EINVAL;
-	m->dim = mnl_attr_get_u8(tb[NFHPA_MATCH_DIM]);
-	m->form = mnl_attr_get_u8(tb[NFHPA_MATCH_FORM]);
+	m->dim = attr_u8(tb[NFHPA_MATCH_DIM]);
+	m->form = attr_u8(tb[NFHPA_MATCH_FORM]);
 	if (m->dim >= NFHP_DIM_MAX || m->form >= NFHP_FORM_MAX)
 		return -EINVAL;
-	if (tb[NFHPA_MATCH_SYNTAX])
-		m->syntax = mnl_attr_get_u8(tb[NFHPA_MATCH_SYNTAX]);
+	/* Every field but the unused ranges, see nfhp_nl_parse_rule(). */
+	m->syntax = tb[NFHPA_MATCH_SYNTAX] ?
+		    attr_u8(tb[NFHPA_MATCH_SYNTAX]) : 0;
 	m->invert = !!tb[NFHPA_MATCH_INVERT];
+	m->nranges = 0;
+	m->ifname[0] = '\0';
 	if (tb[NFHPA_MATCH_RANGES] &&
 	    parse_ranges(tb[NFHPA_MATCH_RANGES], m, &n) < 0)
 		return -EINVAL;
@@ -328,7 +442,7 @@ static int parse_match(const struct nlattr *nest, struct nfhp_dim_match *m)
 	case NFHP_FORM_PREFIX:
 		if (!n || !tb[NFHPA_MATCH_PREFIXLEN])
 			return -EINVAL;
-		m->nranges = mnl_attr_get_u8(tb[NFHPA_MATCH_PREFIXLEN]);
+		m->nranges = attr_u8(tb[NFHPA_MATCH_PREFIXLEN]);
 		break;
 	case NFHP_FORM_MASK:
 		if (!n)
@@ -336,53 +450,35 @@ static int parse_match(const struct nlattr *nest, struct nfhp_dim_match *m)
 		break;
 	case NFHP_FORM_IFNAME:
 		if (!tb[NFHPA_MATCH_IFNAME] ||
-		    mnl_attr_get_payload_len(tb[NFHPA_MATCH_IFNAME]) >
-		    sizeof(m->ifname))
+		    attr_len(tb[NFHPA_MATCH_IFNAME]) > sizeof(m->ifname))
 			return -EINVAL;
-		strcpy(m->ifname, mnl_attr_get_str(tb[NFHPA_MATCH_IFNAME]));
+		strcpy(m->ifname, attr_data(tb[NFHPA_MATCH_IFNAME]));
 		break;
 	}
 	return 0;
 }
 
-static int rule_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, NFHPA_RULE_MAX) < 0)
-		return MNL_CB_OK;
-	switch (type) {
-	case NFHPA_RULE_MATCH:
-	case NFHPA_RULE_COUNTERS:
-	case NFHPA_RULE_XT:
-		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_RULE_ACTION:
-		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_RULE_TARGET:
-	case NFHPA_RULE_COMMENT:
-		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-			return MNL_CB_ERROR;
-		break;
-	}
-	/* NFHPA_RULE_MATCH repeats: the matches are read in a second pass. */
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static int parse_rule_matches(const struct nlattr *rule,
-			      struct nfhp_rule_spec *spec)
+/*
+ * The matches of a rule, in the walk that indexes its other attributes:
+ * NFHPA_RULE_MATCH repeats.
+ */
+static int parse_rule_attrs(const struct nlattr *rule,
+			    struct nfhp_rule_spec *spec,
+			    const struct nlattr **tb)
 {
 	const struct nlattr *attr;
+	int left;
 
-	mnl_attr_for_each_nested(attr, rule) {
+	for_each_nested(attr, rule, left) {
+		unsigned int type = attr_type(attr);
 		struct nfhp_dim_match *m;
 
-		if (mnl_attr_get_type(attr) != NFHPA_RULE_MATCH)
+		if (type > NFHPA_RULE_MAX)
+			continue;
+		if (!attr_valid(attr, rule_kinds[type]))
+			return -EINVAL;
+		tb[type] = attr;
+		if (type != NFHPA_RULE_MATCH)
 			continue;
 		if (spec->nmatch >= NFHP_DIM_MAX)
 			return -EINVAL;
@@ -404,17 +500,18 @@ static int parse_rule_matches(const struct nlattr *rule,
 static int copy_xt(struct nfhp_rule_spec *spec, const struct nlattr *nest)
 {
 	const struct nlattr *attr;
-	size_t len = mnl_attr_get_payload_len(nest);
+	size_t len = attr_len(nest);
 	size_t seen = 0;
+	int left;
 
 	if (len > sizeof(spec->ext))
 		return -EINVAL;
-	mnl_attr_for_each_nested(attr, nest)
-		seen = (const char *)mnl_attr_next(attr) -
-		       (const char *)mnl_attr_get_payload(nest);
+	for_each_nested(attr, nest, left)
+		seen = (const char *)attr + MNL_ALIGN(attr->nla_len) -
+		       (const char *)attr_data(nest);
 	if (seen < len)		/* trailing bytes no attribute covers */
 		return -EINVAL;
-	memcpy(spec->ext, mnl_attr_get_payload(nest), len);
+	memcpy(spec->ext, attr_data(nest), len);
 	spec->ext_len = len;
 	return 0;
 }
@@ -422,8 +519,8 @@ static int copy_xt(struct nfhp_rule_spec *spec, const struct nlattr *nest)
 /* NFHPA_RULE_ORDER: as the kernel checks it, 1 to NFHP_MAX_ORDER modules. */
 static int copy_order(struct nfhp_rule_spec *spec, const struct nlattr *attr)
 {
-	const u8 *order = mnl_attr_get_payload(attr);
-	size_t i, len = mnl_attr_get_payload_len(attr);
+	const u8 *order = attr_data(attr);
+	size_t i, len = attr_len(attr);
 
 	if (len < 1 || len > sizeof(spec->order))
 		return -EINVAL;
@@ -437,9 +534,9 @@ static int copy_order(struct nfhp_rule_spec *spec, const struct nlattr *attr)
 
 static int copy_str(char *dst, size_t size, const struct nlattr *attr)
 {
-	if (mnl_attr_get_payload_len(attr) > size)
+	if (attr_len(attr) > size)
 		return -EINVAL;
-	strcpy(dst, mnl_attr_get_str(attr));
+	strcpy(dst, attr_data(attr));
 	return 0;
 }
 
@@ -449,6 +546,11 @@ static int copy_str(char *dst, size_t size, const struct nlattr *attr)
  * @spec: the rule, overwritten
  * @counters: its counters (zero when absent), or NULL
  *
+ * Every field is written but what no reader looks at, as in the kernel:
+ * the ranges past those a match holds (nfhp_match_stored_ranges()), the
+ * matches past @nmatch, the bytes past the strings' NUL, @norder and
+ * @ext_len.  Zeroing the whole 11 KiB took a listing a fifth of its time.
+ *
  * Return: 0, or -EINVAL when the attribute is malformed.
  */
 int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
@@ -456,14 +558,16 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 {
 	const struct nlattr *tb[NFHPA_RULE_MAX + 1] = {};
 
-	memset(spec, 0, sizeof(*spec));
-	if (mnl_attr_parse_nested(attr, rule_attr_cb, tb) < 0)
-		return -EINVAL;
-	if (parse_rule_matches(attr, spec) < 0)
+	spec->nmatch = 0;
+	spec->target[0] = '\0';
+	spec->comment[0] = '\0';
+	spec->norder = 0;
+	spec->ext_len = 0;
+	if (parse_rule_attrs(attr, spec, tb) < 0)
 		return -EINVAL;
 	if (!tb[NFHPA_RULE_ACTION])
 		return -EINVAL;
-	spec->action = mnl_attr_get_u8(tb[NFHPA_RULE_ACTION]);
+	spec->action = attr_u8(tb[NFHPA_RULE_ACTION]);
 	if (spec->action >= NFHP_ACT_MAX)
 		return -EINVAL;
 	if (tb[NFHPA_RULE_TARGET] &&
@@ -486,50 +590,18 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 	return 0;
 }
 
-static int top_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, NFHPA_MAX) < 0)
-		return MNL_CB_OK;
-	switch (type) {
-	case NFHPA_CHAIN:
-	case NFHPA_NEW_NAME:
-		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_POS:
-	case NFHPA_REFS:
-		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_POLICY:
-		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
-			return MNL_CB_ERROR;
-		break;
-	case NFHPA_COUNTERS:
-	case NFHPA_RULE:
-		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-			return MNL_CB_ERROR;
-		break;
-	}
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
-
 static int dump_chain(const struct nlattr **tb,
 		      const struct nfhp_nl_dump_ops *ops, void *data)
 {
 	struct nfhp_nl_chain c = {
-		.name = mnl_attr_get_str(tb[NFHPA_CHAIN]),
+		.name = attr_data(tb[NFHPA_CHAIN]),
 		.builtin = !!tb[NFHPA_POLICY],
 	};
 
 	if (tb[NFHPA_POLICY])
-		c.policy = mnl_attr_get_u8(tb[NFHPA_POLICY]);
+		c.policy = attr_u8(tb[NFHPA_POLICY]);
 	if (tb[NFHPA_REFS])
-		c.refs = mnl_attr_get_u32(tb[NFHPA_REFS]);
+		c.refs = attr_u32(tb[NFHPA_REFS]);
 	if (tb[NFHPA_COUNTERS] &&
 	    parse_counters(tb[NFHPA_COUNTERS], &c.counters) < 0)
 		return -EINVAL;
@@ -545,14 +617,14 @@ static int dump_rule(const struct nlattr **tb,
 
 	if (!tb[NFHPA_POS])
 		return -EINVAL;
-	/* About 7 KiB: not for the stack of a callback. */
+	/* About 11 KiB: not for the stack of a callback. */
 	spec = malloc(sizeof(*spec));
 	if (!spec)
 		return -ENOMEM;
 	ret = nfhp_nl_parse_rule(tb[NFHPA_RULE], spec, &c);
 	if (!ret && ops->rule)
-		ret = ops->rule(data, mnl_attr_get_str(tb[NFHPA_CHAIN]),
-				mnl_attr_get_u32(tb[NFHPA_POS]), spec, &c);
+		ret = ops->rule(data, attr_data(tb[NFHPA_CHAIN]),
+				attr_u32(tb[NFHPA_POS]), spec, &c);
 	free(spec);
 	return ret;
 }
@@ -571,9 +643,11 @@ int nfhp_nl_dump_msg(const struct nlmsghdr *nlh,
 		     const struct nfhp_nl_dump_ops *ops, void *data)
 {
 	const struct nlattr *tb[NFHPA_MAX + 1] = {};
+	size_t hdr = MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr));
 
-	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_attr_cb,
-			   tb) < 0)
+	if (attr_index((const struct nlattr *)((const char *)nlh + hdr),
+		       (int)nlh->nlmsg_len - (int)hdr, top_kinds, NFHPA_MAX,
+		       tb))
 		return -EINVAL;
 	if (!tb[NFHPA_CHAIN])
 		return -EINVAL;
@@ -1344,6 +1418,7 @@ int nfhp_nl_batch_end(struct nfhp_nl *nl)
  * @nl: the connection
  * @chain: the chain to list, NULL for all
  * @flags: NFHPA_LIST_FLAGS, or 0
+ * @equal: the rule whose equals to list (NFHPA_RULE), NULL for all
  * @ops: the callbacks
  * @data: their argument
  *
@@ -1351,6 +1426,7 @@ int nfhp_nl_batch_end(struct nfhp_nl *nl)
  * nfhp_nl_report()).
  */
 static int dump(struct nfhp_nl *nl, const char *chain, u32 flags,
+		const struct nfhp_rule_spec *equal,
 		const struct nfhp_nl_dump_ops *ops, void *data)
 {
 	struct nlmsghdr *req;
@@ -1363,6 +1439,8 @@ static int dump(struct nfhp_nl *nl, const char *chain, u32 flags,
 	put_chain(req, NFHPA_CHAIN, chain);
 	if (flags)
 		mnl_attr_put_u32(req, NFHPA_LIST_FLAGS, flags);
+	if (equal)
+		nfhp_nl_put_rule(req, equal, NULL);
 	seq = req->nlmsg_seq;
 	ret = send_buf(nl, req, req->nlmsg_len);
 
@@ -1414,13 +1492,20 @@ done:
 int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
 		 const struct nfhp_nl_dump_ops *ops, void *data)
 {
-	return dump(nl, chain, 0, ops, data);
+	return dump(nl, chain, 0, NULL, ops, data);
 }
 
 int nfhp_nl_dump_chains(struct nfhp_nl *nl, const char *chain,
 			const struct nfhp_nl_dump_ops *ops, void *data)
 {
-	return dump(nl, chain, NFHP_LIST_CHAINS_ONLY, ops, data);
+	return dump(nl, chain, NFHP_LIST_CHAINS_ONLY, NULL, ops, data);
+}
+
+int nfhp_nl_dump_equal(struct nfhp_nl *nl, const char *chain,
+		       const struct nfhp_rule_spec *spec,
+		       const struct nfhp_nl_dump_ops *ops, void *data)
+{
+	return dump(nl, chain, 0, spec, ops, data);
 }
 
 /* --- connection ------------------------------------------------------------ */

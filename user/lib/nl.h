@@ -91,12 +91,17 @@ int nfhp_nl_abort(struct nfhp_nl *nl);
 
 /*
  * Listing: chain NULL lists every chain.  nfhp_nl_dump_chains() asks for
- * the chain messages only, none of the rules.
+ * the chain messages only, none of the rules; nfhp_nl_dump_equal() for
+ * the rules equal to @spec only, as a delete by rule finds them, from a
+ * kernel that reads NFHPA_RULE in a LIST (an older one sends them all).
  */
 int nfhp_nl_dump(struct nfhp_nl *nl, const char *chain,
 		 const struct nfhp_nl_dump_ops *ops, void *data);
 int nfhp_nl_dump_chains(struct nfhp_nl *nl, const char *chain,
 			const struct nfhp_nl_dump_ops *ops, void *data);
+int nfhp_nl_dump_equal(struct nfhp_nl *nl, const char *chain,
+		       const struct nfhp_rule_spec *spec,
+		       const struct nfhp_nl_dump_ops *ops, void *data);
 
 /*
  * Batch mode: requests are queued and sent many at a time.  Every queued

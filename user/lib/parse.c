@@ -208,14 +208,19 @@ static const struct nfhp_opt opts[] = {
 static const char short_opts[] = "A1C1D1R1I1L2S2F2Z2N1X2E1P1s1d1p1i1o1j1g1"
 				 "t1m1n0v0x0f0V0h2c1w2W1M14060";
 
-/* Protocols iptables knows without /etc/protocols (xtables_chain_protos). */
+/*
+ * Protocols iptables knows without /etc/protocols: libxtables 1.8.9's
+ * xtables_chain_protos, in its order (the first name of a number is the
+ * one printed).
+ */
 static const struct {
 	const char *name;
 	u8 num;
 } chain_protos[] = {
 	{ "tcp", 6 }, { "sctp", 132 }, { "udp", 17 }, { "udplite", 136 },
-	{ "icmp", 1 }, { "icmpv6", 58 }, { "esp", 50 }, { "ah", 51 },
-	{ "ipv6-mh", 135 }, { "mh", 135 }, { "all", 0 },
+	{ "icmp", 1 }, { "ipv6-icmp", 58 }, { "icmpv6", 58 }, { "esp", 50 },
+	{ "ah", 51 }, { "mobility-header", 135 }, { "ipv6-mh", 135 },
+	{ "mh", 135 }, { "all", 0 },
 };
 
 /* libipt_icmp's table; the order matters for printing. */
@@ -467,7 +472,12 @@ bool nfhp_parse_protocol(const char *s, u8 *proto)
 /**
  * nfhp_proto_to_name() - the name iptables prints for a protocol
  * @proto: the protocol number
- * @lookup: consult /etc/protocols first
+ * @lookup: consult /etc/protocols for one iptables does not know itself
+ *
+ * As iptables 1.8.9's proto_to_name(): its own list first, so that a
+ * listing of tcp and udp rules does not ask NSS (which loads libraries and
+ * reads /etc/nsswitch.conf and /etc/protocols: nearly a second of
+ * nf-hipac -S in the test VM), then /etc/protocols.
  *
  * Return: the name, or NULL when there is none.
  */
@@ -479,19 +489,17 @@ const char *nfhp_proto_to_name(u8 proto, bool lookup)
 	struct protoent *pe;
 	size_t i;
 
-	if (proto && lookup) {
-		if (!looked_up[proto]) {
-			pe = getprotobynumber(proto);
-			names[proto] = pe ? strdup(pe->p_name) : NULL;
-			looked_up[proto] = true;
-		}
-		if (names[proto])
-			return names[proto];
-	}
 	for (i = 0; i < ARRAY_SIZE(chain_protos); i++)
 		if (chain_protos[i].num == proto)
 			return chain_protos[i].name;
-	return NULL;
+	if (!proto || !lookup)
+		return NULL;
+	if (!looked_up[proto]) {
+		pe = getprotobynumber(proto);
+		names[proto] = pe ? strdup(pe->p_name) : NULL;
+		looked_up[proto] = true;
+	}
+	return names[proto];
 }
 
 /*

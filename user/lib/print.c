@@ -74,10 +74,68 @@ static u32 hi32(const struct nfhp_dim_match *m, unsigned int i)
 	return (u32)m->ranges[i].hi;
 }
 
+/*
+ * A listing prints a few numbers, addresses and padded columns per rule;
+ * fprintf() for each was half the time of nf-hipac -L of 10k rules.  These
+ * write what "%u", "%s" and "%-*s" would, for the common cases.
+ */
+
+/* @v in decimal at @p, which has room for 21 bytes; returns the end. */
+static char *dec(char *p, unsigned long long v)
+{
+	char tmp[20];
+	unsigned int n = 0;
+
+	do {
+		tmp[n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* fprintf(f, "%llu", v) */
+static void put_u(FILE *f, unsigned long long v)
+{
+	char buf[24];
+
+	fwrite(buf, 1, dec(buf, v) - buf, f);
+}
+
+/* fprintf(f, "%-*s", width, s) */
+static void put_left(FILE *f, const char *s, int width)
+{
+	int n = strlen(s);
+
+	fwrite(s, 1, n, f);
+	for (; n < width; n++)
+		putc(' ', f);
+}
+
+/* fprintf(f, "%*s", width, s) */
+static void put_right(FILE *f, const char *s, int width)
+{
+	int n = strlen(s);
+
+	for (; n < width; width--)
+		putc(' ', f);
+	fwrite(s, 1, n, f);
+}
+
+/* "a.b.c.d" into @buf, at least 16 bytes */
 static void ip_str(char *buf, size_t len, u32 a)
 {
-	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 0xff,
-		 (a >> 8) & 0xff, a & 0xff);
+	char *p = buf;
+
+	p = dec(p, a >> 24);
+	*p++ = '.';
+	p = dec(p, (a >> 16) & 0xff);
+	*p++ = '.';
+	p = dec(p, (a >> 8) & 0xff);
+	*p++ = '.';
+	p = dec(p, a & 0xff);
+	*p = '\0';
 }
 
 static u8 spec_proto(const struct nfhp_rule_spec *s)
@@ -160,9 +218,14 @@ static void save_ports(FILE *f, const char *opt,
 {
 	if (!m || m->syntax != NFHP_SYN_DEFAULT || ports_all(m))
 		return;
-	fprintf(f, "%s --%s %u", m->invert ? " !" : "", opt, lo32(m, 0));
-	if (hi32(m, 0) != lo32(m, 0))
-		fprintf(f, ":%u", hi32(m, 0));
+	fputs(m->invert ? " ! --" : " --", f);
+	fputs(opt, f);
+	putc(' ', f);
+	put_u(f, lo32(m, 0));
+	if (hi32(m, 0) != lo32(m, 0)) {
+		putc(':', f);
+		put_u(f, hi32(m, 0));
+	}
 }
 
 /*
@@ -207,7 +270,8 @@ static bool addr_str(char *buf, size_t len, const struct nfhp_dim_match *m,
 		buf[n] = '/';
 		ip_str(buf + n + 1, len - n - 1, hi32(m, 0));
 	} else if (full_len || m->nranges != 32) {
-		snprintf(buf + n, len - n, "/%u", m->nranges);
+		buf[n] = '/';
+		*dec(buf + n + 1, m->nranges) = '\0';
 	}
 	return true;
 }
@@ -220,11 +284,15 @@ static void save_ip(FILE *f, const struct nfhp_rule_spec *s)
 	u8 proto = spec_proto(s);
 
 	m = find_dim(s, NFHP_DIM_SRC);
-	if (m && addr_str(a, sizeof(a), m, true))
-		fprintf(f, "%s -s %s", m->invert ? " !" : "", a);
+	if (m && addr_str(a, sizeof(a), m, true)) {
+		fputs(m->invert ? " ! -s " : " -s ", f);
+		fputs(a, f);
+	}
 	m = find_dim(s, NFHP_DIM_DST);
-	if (m && addr_str(a, sizeof(a), m, true))
-		fprintf(f, "%s -d %s", m->invert ? " !" : "", a);
+	if (m && addr_str(a, sizeof(a), m, true)) {
+		fputs(m->invert ? " ! -d " : " -d ", f);
+		fputs(a, f);
+	}
 	/* iptables-save leaves out "+", the wildcard of every name. */
 	m = find_dim(s, NFHP_DIM_IIF);
 	if (m && strcmp(m->ifname, "+"))
@@ -236,11 +304,11 @@ static void save_ip(FILE *f, const struct nfhp_rule_spec *s)
 	if (m) {
 		const char *name = nfhp_proto_to_name(proto, true);
 
-		fprintf(f, "%s -p ", m->invert ? " !" : "");
+		fputs(m->invert ? " ! -p " : " -p ", f);
 		if (name)
 			fputs(name, f);
 		else
-			fprintf(f, "%u", proto);
+			put_u(f, proto);
 	}
 	m = find_dim(s, NFHP_DIM_FRAG);
 	if (m)
@@ -274,7 +342,7 @@ static void save_group(FILE *f, const struct nfhp_rule_spec *s,
 		if (!(sp && sp->syntax == NFHP_SYN_DEFAULT) &&
 		    !(dp && dp->syntax == NFHP_SYN_DEFAULT) && !fl)
 			break;
-		fprintf(f, " -m %s", proto == 17 ? "udp" : "tcp");
+		fputs(proto == 17 ? " -m udp" : " -m tcp", f);
 		save_ports(f, "sport", sp);
 		save_ports(f, "dport", dp);
 		if (fl) {
@@ -414,10 +482,12 @@ static void save_target(FILE *f, const struct nfhp_rule_spec *s)
 		fputs(" -j QUEUE", f);
 		break;
 	case NFHP_ACT_JUMP:
-		fprintf(f, " -j %s", s->target);
+		fputs(" -j ", f);
+		fputs(s->target, f);
 		break;
 	case NFHP_ACT_GOTO:
-		fprintf(f, " -g %s", s->target);
+		fputs(" -g ", f);
+		fputs(s->target, f);
 		break;
 	case NFHP_ACT_XT:
 		if (print_ext)
@@ -432,10 +502,15 @@ void nfhp_print_rule_save(FILE *f, const char *chain,
 			  const struct nfhp_rule_spec *spec,
 			  const struct nfhp_counter *c)
 {
-	if (c)
-		fprintf(f, "[%llu:%llu] ", (unsigned long long)c->packets,
-			(unsigned long long)c->bytes);
-	fprintf(f, "-A %s", chain);
+	if (c) {
+		putc('[', f);
+		put_u(f, c->packets);
+		putc(':', f);
+		put_u(f, c->bytes);
+		fputs("] ", f);
+	}
+	fputs("-A ", f);
+	fputs(chain, f);
 	save_matches(f, spec);
 	save_target(f, spec);
 	fputc('\n', f);
@@ -448,12 +523,18 @@ static void print_num(FILE *f, u64 n, unsigned int flags, bool table)
 	static const char sfx[] = "KMGT";
 	unsigned int i;
 
+	char buf[24];
+
 	if (flags & NFHP_PRINT_EXACT) {
-		fprintf(f, table ? "%8llu " : "%llu ", v);
+		*dec(buf, v) = '\0';
+		put_right(f, buf, table ? 8 : 0);
+		putc(' ', f);
 		return;
 	}
 	if (v <= 99999) {
-		fprintf(f, table ? "%5llu " : "%llu ", v);
+		*dec(buf, v) = '\0';
+		put_right(f, buf, table ? 5 : 0);
+		putc(' ', f);
 		return;
 	}
 	for (i = 0; i < 4; i++) {
@@ -461,7 +542,10 @@ static void print_num(FILE *f, u64 n, unsigned int flags, bool table)
 		if (v <= 9999 || i == 3)
 			break;
 	}
-	fprintf(f, table ? "%4llu%c " : "%llu%c ", v, sfx[i]);
+	*dec(buf, v) = '\0';
+	put_right(f, buf, table ? 4 : 0);
+	putc(sfx[i], f);
+	putc(' ', f);
 }
 
 void nfhp_print_chain_header(FILE *f, const char *chain, bool builtin,
@@ -514,7 +598,7 @@ static void print_port(FILE *f, unsigned int port, const char *proto,
 			return;
 		}
 	}
-	fprintf(f, "%u", port);
+	put_u(f, port);
 }
 
 static void list_ports(FILE *f, const char *name,
@@ -525,11 +609,15 @@ static void list_ports(FILE *f, const char *name,
 
 	if (ports_all(m))
 		return;
+	putc(' ', f);
+	fputs(name, f);
 	if (lo32(m, 0) == hi32(m, 0)) {
-		fprintf(f, " %s:%s", name, inv);
+		putc(':', f);
+		fputs(inv, f);
 		print_port(f, lo32(m, 0), proto, numeric);
 	} else {
-		fprintf(f, " %ss:%s", name, inv);
+		fputs("s:", f);
+		fputs(inv, f);
 		print_port(f, lo32(m, 0), proto, numeric);
 		fputc(':', f);
 		print_port(f, hi32(m, 0), proto, numeric);
@@ -591,7 +679,8 @@ static void list_group(FILE *f, const struct nfhp_rule_spec *s,
 			dp = NULL;
 		if (!sp && !dp && !fl)
 			break;
-		fprintf(f, " %s", pname);
+		putc(' ', f);
+		fputs(pname, f);
 		if (sp)
 			list_ports(f, "spt", sp, pname, numeric);
 		if (dp)
@@ -717,14 +806,18 @@ static void list_addr(FILE *f, const struct nfhp_dim_match *m, bool numeric)
 	char buf[64];
 
 	if (!m || (m->form != NFHP_FORM_PREFIX && m->form != NFHP_FORM_MASK)) {
-		fprintf(f, " %-19s ", numeric ? "0.0.0.0/0" : "anywhere");
+		putc(' ', f);
+		put_left(f, numeric ? "0.0.0.0/0" : "anywhere", 19);
+		putc(' ', f);
 		return;
 	}
 	if (m->form == NFHP_FORM_PREFIX && !m->nranges && !numeric)
-		snprintf(buf, sizeof(buf), "anywhere");
+		strcpy(buf, "anywhere");
 	else
 		addr_str(buf, sizeof(buf), m, false);
-	fprintf(f, "%c%-19s ", m->invert ? '!' : ' ', buf);
+	putc(m->invert ? '!' : ' ', f);
+	put_left(f, buf, 19);
+	putc(' ', f);
 }
 
 static const char *target_name(const struct nfhp_rule_spec *s)
@@ -754,22 +847,30 @@ void nfhp_print_list_rule(FILE *f, unsigned int num,
 	char iface[NFHP_IFNAME_LEN + 3];
 	int dim;
 
+	char buf[24];
+
 	if (!c)
 		c = &zero;
-	if (flags & NFHP_PRINT_LINENUM)
-		fprintf(f, "%-4u ", num);
+	if (flags & NFHP_PRINT_LINENUM) {
+		*dec(buf, num) = '\0';
+		put_left(f, buf, 4);
+		putc(' ', f);
+	}
 	if (flags & NFHP_PRINT_VERBOSE) {
 		print_num(f, c->packets, flags, true);
 		print_num(f, c->bytes, flags, true);
 	}
-	fprintf(f, "%-9s ", target_name(spec));
+	put_left(f, target_name(spec), 9);
+	putc(' ', f);
 	m = find_dim(spec, NFHP_DIM_PROTO);
 	fputc(m && m->invert ? '!' : ' ', f);
 	pname = numeric ? NULL : nfhp_proto_to_name(proto, true);
-	if (pname)
-		fprintf(f, "%-4s ", pname);
-	else
-		fprintf(f, "%-4u ", proto);
+	if (!pname) {
+		*dec(buf, proto) = '\0';
+		pname = buf;
+	}
+	put_left(f, pname, 4);
+	putc(' ', f);
 	m = find_dim(spec, NFHP_DIM_FRAG);
 	fputc(m && m->invert ? '!' : '-', f);
 	fputc(m ? 'f' : '-', f);
@@ -780,8 +881,10 @@ void nfhp_print_list_rule(FILE *f, unsigned int num,
 			snprintf(iface, sizeof(iface), "%s%s",
 				 m && m->invert ? "!" : "",
 				 m ? m->ifname : numeric ? "*" : "any");
-			fprintf(f, dim == NFHP_DIM_IIF ? " %-6s " : "%-6s ",
-				iface);
+			if (dim == NFHP_DIM_IIF)
+				putc(' ', f);
+			put_left(f, iface, 6);
+			putc(' ', f);
 		}
 	}
 	list_addr(f, find_dim(spec, NFHP_DIM_SRC), numeric);

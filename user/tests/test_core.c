@@ -206,7 +206,7 @@ static void test_rule_body(void)
 {
 	struct nfhp_mem mem = { .limit = ~0ull };
 	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_ACCEPT), *back;
-	struct nfhp_rule_body body;
+	struct nfhp_rule_body body, again;
 	struct nfhp_box *alone;
 	const char *msg = NULL;
 	u8 *end;
@@ -243,6 +243,18 @@ static void test_rule_body(void)
 	nfhp_spec_unpack(body.spec, back);
 	check(back->nmatch == 3 && !strcmp(back->comment, "ssh elsewhere") &&
 	      back->m[2].invert, "packed specification reads back");
+	/*
+	 * Unpacked over garbage it is the same rule: nothing reads what
+	 * nfhp_spec_unpack() leaves alone.
+	 */
+	memset(back, 0xa5, sizeof(*back));
+	nfhp_spec_unpack(body.spec, back);
+	check(!nfhp_rule_body_new(&mem, back, &again, &msg) &&
+	      box_same(again.box, body.box) && !again.alt &&
+	      box_same(again.hot, body.hot) &&
+	      nfhp_packed_spec_equal(again.spec, body.spec),
+	      "unpacked over garbage: the same boxes and packed copy");
+	nfhp_rule_body_free(&mem, &again);
 	free(back);
 	nfhp_box_free(&mem, alone);
 	nfhp_rule_body_free(&mem, &body);

@@ -486,7 +486,7 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 	nfhp_key_fold_port(k, k->v[NFHP_DIM_PROTO]);
 }
 
-static long compared, counters_compared, mismatches, injected;
+static long compared, counters_compared, refs_compared, mismatches, injected;
 
 static void dump_ext(const struct nfhp_rule_spec *s)
 {
@@ -555,6 +555,37 @@ static bool compare_counters(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 	return true;
 }
 
+/*
+ * The references of every chain counted at once, as a listing counts them,
+ * against nfhp_chain_refs() of each, in the order nfhp_chain_next() walks.
+ */
+static bool compare_refs(struct nfhp_ruleset *rs, const char *when)
+{
+	unsigned int n = nfhp_chain_count(rs), i = 0, want;
+	unsigned int *refs = malloc(n * sizeof(*refs));
+	const struct nfhp_chain *c;
+	bool ok = true;
+
+	nfhp_chain_refs_all(rs, refs);
+	for (c = nfhp_chain_first(rs); c && ok; c = nfhp_chain_next(rs, c)) {
+		want = nfhp_chain_refs(c);
+		refs_compared++;
+		if (i < n && refs[i++] == want)
+			continue;
+		mismatches++;
+		printf("# references of %s %s: %u of %u chains, %u\n", when,
+		       nfhp_chain_name(c), i, n, want);
+		ok = false;
+	}
+	if (ok && i != n) {
+		mismatches++;
+		printf("# %s: %u chains walked, %u counted\n", when, i, n);
+		ok = false;
+	}
+	free(refs);
+	return ok;
+}
+
 static const char *action_name(const u8 *action, u32 xt_verdict)
 {
 	if (*action == NFHP_ACT_XT)
@@ -600,7 +631,7 @@ static bool compare(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		dump(rs, &k);
 		return false;
 	}
-	return compare_counters(rs, ref, when);
+	return compare_counters(rs, ref, when) && compare_refs(rs, when);
 }
 
 static const char *random_chain(int *level)
@@ -1094,9 +1125,9 @@ int main(int argc, char **argv)
 		nfhp_ruleset_free(rs);
 		nfhp_ref_free(ref);
 	}
-	printf("%sok 1 - %d random rule sets, %ld packets and %ld counters compared, %ld mismatches; %ld changes failed by injected ENOMEM\n",
-	       bad ? "not " : "", i, compared, counters_compared, mismatches,
-	       injected);
+	printf("%sok 1 - %d random rule sets, %ld packets, %ld counters and %ld chains' references compared, %ld mismatches; %ld changes failed by injected ENOMEM\n",
+	       bad ? "not " : "", i, compared, counters_compared,
+	       refs_compared, mismatches, injected);
 	/* Every third set is one where updates give up. */
 	if (i >= 3 && !given_up)
 		bad = 1;

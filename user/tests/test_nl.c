@@ -225,13 +225,28 @@ static bool same_rule(const struct nfhp_rule_spec *a,
 	return true;
 }
 
+/* @spec as -S and as -L -v -x --line-numbers print it. */
+static char *printed(const struct nfhp_rule_spec *spec)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+
+	nfhp_print_rule_save(f, "FORWARD", spec, NULL);
+	nfhp_print_list_rule(f, 7, spec, NULL, NFHP_PRINT_VERBOSE |
+			     NFHP_PRINT_EXACT | NFHP_PRINT_LINENUM);
+	nfhp_print_list_rule(f, 7, spec, NULL, NFHP_PRINT_NUMERIC);
+	fclose(f);
+	return text;
+}
+
 static void test_round_trip(const char *name, struct nfhp_rule_spec *spec,
 			    const struct nfhp_counter *c)
 {
 	static char buf[32768];
 	struct nlmsghdr *nlh = answer(buf, "FORWARD", 7);
 	struct seen *s = calloc(1, sizeof(*s));
-	char what[128];
+	char what[128], *want, *got;
 	int ret;
 
 	nfhp_nl_put_rule(nlh, spec, c);
@@ -244,6 +259,13 @@ static void test_round_trip(const char *name, struct nfhp_rule_spec *spec,
 	ok(same_rule(spec, &s->spec), what);
 	snprintf(what, sizeof(what), "%s: nfhp_nl_spec_equal", name);
 	ok(nfhp_nl_spec_equal(spec, &s->spec), what);
+	/* Decoded into malloc()ed memory, which ASan fills with 0xa5. */
+	want = printed(spec);
+	got = printed(&s->spec);
+	snprintf(what, sizeof(what), "%s: prints as the original", name);
+	ok(!strcmp(want, got), what);
+	free(want);
+	free(got);
 	snprintf(what, sizeof(what), "%s: counters", name);
 	ok(c ? s->counters.packets == c->packets &&
 	       s->counters.bytes == c->bytes :

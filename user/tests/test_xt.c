@@ -19,6 +19,13 @@
 #include <string.h>
 #include <libmnl/libmnl.h>
 
+/* From <xtables.h>, which wants the system's kernel headers, not the shim. */
+struct xtables_pprot {
+	const char *name;
+	uint8_t num;
+};
+extern const struct xtables_pprot xtables_chain_protos[];
+
 #include "tap.h"
 
 /* After a failed check(): what came out and what should have. */
@@ -700,6 +707,38 @@ static void test_multiport_order(struct nfhp_cmdline *cl)
 	      "tcp then multiport: all native: %s", err);
 }
 
+/*
+ * The protocol names printed without /etc/protocols are libxtables' own,
+ * the first of each number in its order (iptables' proto_to_name()).
+ */
+static void test_proto_names(void)
+{
+	unsigned int i, j, bad = 0;
+
+	for (i = 0; xtables_chain_protos[i].name; i++) {
+		const char *want = xtables_chain_protos[i].name;
+		const char *got;
+
+		for (j = 0; j < i; j++)
+			if (xtables_chain_protos[j].num ==
+			    xtables_chain_protos[i].num)
+				break;
+		if (j < i)
+			continue;
+		got = nfhp_proto_to_name(xtables_chain_protos[i].num, false);
+		if (!got || strcmp(got, want)) {
+			printf("#   %u: got %s, want %s\n",
+			       xtables_chain_protos[i].num, got ? got : "NULL",
+			       want);
+			bad++;
+		}
+	}
+	check(i > 0 && !bad, "%u protocol names as libxtables has them", i);
+	check(!strcmp(nfhp_proto_to_name(6, true), "tcp") &&
+	      !nfhp_proto_to_name(47, false),
+	      "tcp without /etc/protocols, gre only with it");
+}
+
 /* Without the hook (nf-hipac-sim without --opaque-xt), they stay refused. */
 static void test_unplugged(struct nfhp_cmdline *cl)
 {
@@ -755,6 +794,7 @@ int main(void)
 	test_layout(cl, cl2);
 	test_restore();
 	test_multiport_order(cl);
+	test_proto_names();
 	nfhp_xt_fini();
 	test_unplugged(cl);
 	free(cl);

@@ -47,7 +47,11 @@
  *     INPUT, FORWARD, OUTPUT, then user chains by name, like iptables-save.
  *     With NFHP_LIST_CHAINS_ONLY in NFHPA_LIST_FLAGS the rule messages are
  *     left out: what a restore --noflush or a jump needs to know of a rule
- *     set of 100k rules.
+ *     set of 100k rules.  With NFHPA_RULE only the messages of the rules
+ *     equal to it are sent, equal as NFHP_CMD_DELETE finds one (its
+ *     NFHPA_RULE_COUNTERS are ignored), the chain messages as without: what
+ *     iptables -C needs to know.  Kernels before NFHPA_RULE was read here
+ *     ignore it and send every rule, so a client compares them too.
  * NFHP_CMD_BEGIN: open a transaction owned by this socket.  Until
  *     NFHP_CMD_COMMIT every change from this socket is staged and invisible
  *     to packets; other sockets' changes fail with -EBUSY.

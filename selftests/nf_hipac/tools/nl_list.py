@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""nl_list.py [--chains-only] - send one NFHP_CMD_LIST dump request to the
-nf_hipac generic netlink family of the current network namespace, over a
-raw socket (no libmnl: an independent reader of the ABI), and print
-"chains=N rules=M": the chain and rule messages of the answer.  With
---chains-only the request carries NFHPA_LIST_FLAGS = NFHP_LIST_CHAINS_ONLY.
-Exit status 1 on a netlink error."""
+"""nl_list.py [--chains-only] [--accept-in CHAIN] - send one NFHP_CMD_LIST
+dump request to the nf_hipac generic netlink family of the current network
+namespace, over a raw socket (no libmnl: an independent reader of the ABI),
+and print "chains=N rules=M": the chain and rule messages of the answer.
+With --chains-only the request carries NFHPA_LIST_FLAGS =
+NFHP_LIST_CHAINS_ONLY.  With --accept-in CHAIN it carries NFHPA_CHAIN and
+NFHPA_RULE "-j ACCEPT" (no match), which lists the rules of CHAIN equal to
+it; " at=P,Q" then adds their NFHPA_POS.  Exit status 1 on a netlink
+error."""
 import socket
 import struct
 import sys
@@ -19,9 +22,14 @@ NLM_F_REQUEST, NLM_F_ACK, NLM_F_DUMP = 0x1, 0x4, 0x300
 NLMSG_ERROR, NLMSG_DONE = 2, 3
 # include/uapi/linux/nf_hipac.h
 NFHP_CMD_LIST = 11
+NFHPA_CHAIN = 1
+NFHPA_POS = 3
 NFHPA_RULE = 7
 NFHPA_LIST_FLAGS = 8
 NFHP_LIST_CHAINS_ONLY = 1
+NFHPA_RULE_ACTION = 2
+NFHP_ACT_ACCEPT = 1
+NLA_F_NESTED = 0x8000
 
 
 def attr(atype, payload):
@@ -83,23 +91,35 @@ def main():
     sock, family = open_family()
     if family is None:
         return 1
+    args = sys.argv[1:]
     extra = b""
-    if "--chains-only" in sys.argv[1:]:
+    if "--chains-only" in args:
         extra = attr(NFHPA_LIST_FLAGS, struct.pack("I", NFHP_LIST_CHAINS_ONLY))
+    equal = "--accept-in" in args
+    if equal:
+        chain = args[args.index("--accept-in") + 1].encode() + b"\0"
+        extra += attr(NFHPA_CHAIN, chain)
+        extra += attr(NFHPA_RULE | NLA_F_NESTED,
+                      attr(NFHPA_RULE_ACTION, struct.pack("B",
+                                                          NFHP_ACT_ACCEPT)))
     request(sock, family, NLM_F_REQUEST | NLM_F_DUMP, NFHP_CMD_LIST, 1,
             extra, 2)
     chains = rules = 0
+    at = []
     for mtype, payload in messages(sock, 2):
         if mtype == NLMSG_DONE:
             break
         if mtype == NLMSG_ERROR:
             print("LIST failed: %d" % struct.unpack_from("i", payload)[0])
             return 1
-        if NFHPA_RULE in attrs_of(payload):
+        attrs = attrs_of(payload)
+        if NFHPA_RULE in attrs:
             rules += 1
+            at.append(str(struct.unpack("I", attrs[NFHPA_POS][:4])[0]))
         else:
             chains += 1
-    print("chains=%d rules=%d" % (chains, rules))
+    print("chains=%d rules=%d%s" % (chains, rules,
+                                    " at=" + ",".join(at) if equal else ""))
     return 0
 
 
