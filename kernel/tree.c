@@ -218,10 +218,12 @@
  * a split, what the sweep scans.  The ClassBench sets take at most 140 a
  * relevant entry.
  *
- * A build first spends its budget as it goes, every region drawing on
- * what is left.  Most rule sets fit, and their tree is the exact one.
- * When a split would overdraw, the first attempt is dropped whole and a
- * second one starts (nfhp_build_region()): it counts a split's work
+ * A build first spends a quarter of its budget (nfhp_build_first units an
+ * entry) as it goes, every region drawing on what is left.  Most rule
+ * sets fit, and their tree is the exact one.  When a split would
+ * overdraw, the first attempt is dropped whole, having cost a quarter of
+ * what the second may spend, and a second one starts with the whole
+ * budget (nfhp_build_region()): it counts a split's work
  * before making it (nfhp_split_work()), and each child may take of its
  * parent's pool in proportion to its relevant entries, and what a
  * child does not use (a memo hit uses nothing) goes to the siblings after
@@ -237,7 +239,7 @@
  *
  * Example: the university's firewall of ../shared/repro, whole (2,784
  * rules, 3,981 FORWARD entries; nf-hipac-sim --opaque-xt), builds in
- * 0.7 s and 25 MB with 2,048 units an entry; built exactly it took
+ * 0.5 s and 25 MB with 2,048 units an entry; built exactly it took
  * 665,000 nodes, 557 MB and 20 s.  Its 1,850 native rules alone tested
  * 10 entries a lookup on average with 2,048 units an entry, 39 with 64.
  * Work, time and memory grow with the budget, not with the product of
@@ -445,6 +447,7 @@ u32 nfhp_list_max = NFHP_LIST_MAX;
 u32 nfhp_events_insertion_max = NFHP_EVENTS_INSERTION_MAX;
 u32 nfhp_share_min = NFHP_SHARE_MIN;
 u32 nfhp_build_budget = NFHP_BUILD_BUDGET;
+u32 nfhp_build_first = NFHP_BUILD_FIRST;
 u32 nfhp_build_budget_min = NFHP_BUILD_BUDGET_MIN;
 u32 nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
 
@@ -1481,31 +1484,45 @@ static int nfhp_event_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Byte @b of @at, the least significant being byte 0. */
+static inline unsigned int nfhp_event_byte(nfhp_u128 at, unsigned int b)
+{
+	u64 half = b < 8 ? (u64)at : (u64)(at >> 64);
+
+	return (half >> (8 * (b & 7))) & 0xff;
+}
+
 /*
- * Sort the events of a 32-bit dimension by @at, least significant byte
- * first, into @tmp and back.  A byte every event shares costs one counting
- * pass and no move.  The order of equal events does not matter: they are
- * all applied before the next interval is built.
+ * Sort the events of @dim by @at, least significant byte first, into
+ * @tmp and back, with @count's 256 counters.  Only the bytes in which
+ * some events differ are sorted by: most of an interface name's, and the
+ * high bytes of the addresses of a narrow region, cost nothing.  The
+ * order of equal events does not matter: they are all applied before the
+ * next interval is built.
  */
 static void nfhp_events_radix(struct nfhp_event *ev, struct nfhp_event *tmp,
-			      u32 *count, unsigned int n)
+			      u32 *count, unsigned int n, unsigned int dim)
 {
+	unsigned int bytes = nfhp_dim_bits(dim) / 8;
 	struct nfhp_event *src = ev, *dst = tmp;
-	unsigned int shift, i, pos, c;
+	unsigned int b, i, pos, c;
+	nfhp_u128 differ = 0;
 
-	for (shift = 0; shift < 32; shift += 8) {
+	for (i = 1; i < n; i++)
+		differ |= ev[i].at ^ ev[0].at;
+	for (b = 0; b < bytes; b++) {
+		if (!nfhp_event_byte(differ, b))
+			continue;
 		memset(count, 0, 256 * sizeof(*count));
 		for (i = 0; i < n; i++)
-			count[(u32)(src[i].at >> shift) & 0xff]++;
-		if (count[(u32)(src[0].at >> shift) & 0xff] == n)
-			continue;
+			count[nfhp_event_byte(src[i].at, b)]++;
 		for (i = 0, pos = 0; i < 256; i++) {
 			c = count[i];
 			count[i] = pos;
 			pos += c;
 		}
 		for (i = 0; i < n; i++)
-			dst[count[(u32)(src[i].at >> shift) & 0xff]++] = src[i];
+			dst[count[nfhp_event_byte(src[i].at, b)]++] = src[i];
 		swap(src, dst);
 	}
 	if (src != ev)
@@ -1530,7 +1547,7 @@ static void nfhp_events_insertion(struct nfhp_event *ev, unsigned int n)
 /*
  * Sort events by @at.  sort()'s indirect calls were a fifth of a build:
  * most splits below the first levels have a handful of events, sorted by
- * insertion, and the wide ones of 32-bit dimensions are sorted by radix.
+ * insertion, and the wide ones by radix, the interface dimensions too.
  * Without scratch memory for the radix sort, sort() does it.
  */
 static void nfhp_events_sort(struct nfhp_forest *f, unsigned int dim,
@@ -1544,15 +1561,11 @@ static void nfhp_events_sort(struct nfhp_forest *f, unsigned int dim,
 		nfhp_events_insertion(ev, n);
 		return;
 	}
-	if (nfhp_dim_bits(dim) != 32) {
-		sort(ev, n, sizeof(*ev), nfhp_event_cmp, NULL);
-		return;
-	}
 	mark = nfhp_scratch_mark(&f->scratch);
 	tmp = nfhp_scratch_alloc(&f->scratch, n, sizeof(*tmp));
 	count = nfhp_scratch_alloc(&f->scratch, 256, sizeof(*count));
 	if (tmp && count)
-		nfhp_events_radix(ev, tmp, count, n);
+		nfhp_events_radix(ev, tmp, count, n, dim);
 	else
 		sort(ev, n, sizeof(*ev), nfhp_event_cmp, NULL);
 	nfhp_scratch_release(&f->scratch, mark);
@@ -2363,8 +2376,8 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_scan s = {};
+	u64 budget, first;
 	unsigned int i;
-	u64 budget;
 	int err;
 
 	s.rel = nfhp_scratch_alloc(&f->scratch, n, sizeof(*s.rel));
@@ -2377,6 +2390,7 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			break;
 	}
 	budget = deepen ? nfhp_build_budget_of(nfhp_build_budget, s.n) : 0;
+	first = deepen ? nfhp_build_budget_of(nfhp_build_first, s.n) : 0;
 	if (left) {
 		if (*left < s.n) {
 			err = -EOVERFLOW;
@@ -2385,13 +2399,14 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 		*left -= s.n;
 		budget = min(budget, *left);
 	}
-	err = deepen ? nfhp_build_attempt(f, reg, &s, budget, false, out) :
+	first = min(first, budget);
+	err = deepen ? nfhp_build_attempt(f, reg, &s, first, false, out) :
 		       -ERANGE;
 	if (err == -ERANGE && deepen) {
 		f->builds_cut++;
 		/* The first attempt spent its budget. */
 		if (left) {
-			*left -= budget;
+			*left -= first;
 			budget = min(budget, *left);
 		}
 	}

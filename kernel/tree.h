@@ -169,13 +169,18 @@ extern u32 nfhp_share_min;
  * NFHP_BUILD_BUDGET_MIN units and no more than NFHP_BUILD_BUDGET_MAX.
  * The ClassBench sets, bench/seed.py's and bench/kube.py's take at most
  * 140 a relevant entry and 14 million in all (acl1_100k with --returns).
- * nfhp_build_budget and the bounds are these, or less in tests, which
- * reach the tested leaves with small rule sets.
+ * A first attempt, which gives every region what is left and is dropped
+ * whole when that runs out, may do NFHP_BUILD_FIRST units an entry, within
+ * the same bounds: a rule set past it loses that much time once.
+ * nfhp_build_budget, nfhp_build_first and the bounds are these, or less
+ * in tests, which reach the tested leaves with small rule sets.
  */
 #define NFHP_BUILD_BUDGET	2048
+#define NFHP_BUILD_FIRST	(NFHP_BUILD_BUDGET / 4)
 #define NFHP_BUILD_BUDGET_MIN	(1u << 16)
 #define NFHP_BUILD_BUDGET_MAX	(1u << 24)
 extern u32 nfhp_build_budget;
+extern u32 nfhp_build_first;
 extern u32 nfhp_build_budget_min;
 extern u32 nfhp_build_budget_max;
 u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);

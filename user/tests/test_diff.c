@@ -1068,6 +1068,7 @@ int main(int argc, char **argv)
 		 * regions short into tested leaves, which updates then meet.
 		 */
 		nfhp_build_budget = i % 3 == 0 ? rnd(16) : NFHP_BUILD_BUDGET;
+		nfhp_build_first = i % 3 == 0 ? rnd(16) : NFHP_BUILD_FIRST;
 		nfhp_build_budget_min = i % 3 == 0 ? rnd(64) :
 			NFHP_BUILD_BUDGET_MIN;
 		/*
