@@ -2216,6 +2216,15 @@ nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
 		w->dim = nfhp_split_dim(s, tried);
 		if (w->dim == NFHP_DIM_MAX)
 			return 1;
+		tried |= BIT(w->dim);
+		/*
+		 * An entry that covers the region in the dimension goes to
+		 * each of at least two children, any other to one at least:
+		 * past the budget, the events need not be sorted to know.
+		 */
+		if (f->shares &&
+		    2 * (u64)s->n - s->noncover[w->dim] > s->budget)
+			continue;
 		err = nfhp_split_events(f, s, w->dim, &reg->d[w->dim], &ev,
 					&w->nev);
 		if (err)
@@ -2227,7 +2236,6 @@ nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
 		w->work = nfhp_split_work(s, w, reg->d[w->dim].lo);
 		if (w->work <= s->budget)
 			return 0;
-		tried |= BIT(w->dim);
 		nfhp_scratch_release(&f->scratch, mark);
 	}
 }
