@@ -194,7 +194,11 @@
  * share the read-only entries and interval ends and, under the forest's
  * lock while the helper runs, the hash table, the nodes' references and
  * the memory account: a subtree both runs build is still stored once, and
- * the tree is the one a single builder makes.  When one interval holds
+ * the tree is the one a single builder makes, unless the build is cut
+ * short: each run then has its part of the budget, fixed when the split
+ * is cut, and a run cannot take what the other leaves.  A second attempt
+ * ("Bounded builds") shares its first split as the first attempt did:
+ * it is most of such a build's time.  When one interval holds
  * most of the work (a protocol split where TCP holds nearly every rule)
  * the split is not cut; the build of that interval may share instead.
  *
@@ -2383,6 +2387,7 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			     bool deepen, u64 *left, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	bool may_share = f->may_share;
 	struct nfhp_scan s = {};
 	u64 budget, first;
 	unsigned int i;
@@ -2418,8 +2423,11 @@ static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 			budget = min(budget, *left);
 		}
 	}
-	if (err == -ERANGE)
+	if (err == -ERANGE) {
+		/* The second attempt may share its first split as well. */
+		f->may_share = may_share;
 		err = nfhp_build_attempt(f, reg, &s, budget, true, out);
+	}
 	if (!err && left)
 		*left -= min(*left, s.used);
 out_release:
