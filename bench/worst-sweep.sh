@@ -7,7 +7,7 @@
 #
 #   bench/worst-sweep.sh [-n SETS] [-s SIZES] [-t SECONDS] [-o OUT]
 #                        [-p PACKETS] [-c CHECKS] [-b SECONDS] [-m MIB]
-#                        [-g GENOPTS] [-u UPDATES]
+#                        [-g GENOPTS] [-u UPDATES] [-T CSV]
 #
 # -n: rule sets per size, seeds 1..SETS (default 50)
 # -s: sizes in rules, comma-separated (default 100,1000,10000)
@@ -23,6 +23,9 @@
 # -m: address space limit of nf-hipac-sim in MiB (default 4096): a set
 #     that needs more fails, as "out of memory"
 # -g: more options for bench/worst.py, e.g. "--depth 4 --hot 0.6"
+# -T: run nothing; make OUT again from the rows of CSV, an earlier run's
+#     (or what a stopped run wrote), for the sizes of -s, with the other
+#     options as that run had them
 #
 # Per set, two runs of nf-hipac-sim (NFHP_SIM overrides the binary):
 #  1. --stats --check on the CHECKS packets: the wall time of this run is
@@ -48,7 +51,8 @@ bextra=20
 nupdates=100
 memlimit=4096
 genopts=
-while getopts "n:s:t:o:p:c:b:m:g:u:" opt; do
+retable=
+while getopts "n:s:t:o:p:c:b:m:g:u:T:" opt; do
 	case $opt in
 	n) nsets=$OPTARG ;;
 	s) sizes=$OPTARG ;;
@@ -60,8 +64,9 @@ while getopts "n:s:t:o:p:c:b:m:g:u:" opt; do
 	m) memlimit=$OPTARG ;;
 	g) genopts=$OPTARG ;;
 	u) nupdates=$OPTARG ;;
+	T) retable=$OPTARG ;;
 	*) echo "usage: $0 [-n SETS] [-s SIZES] [-t SECONDS] [-o OUT]" \
-		"[-p PACKETS] [-c CHECKS] [-b SECONDS] [-m MIB] [-g GENOPTS] [-u UPDATES]" >&2
+		"[-p PACKETS] [-c CHECKS] [-b SECONDS] [-m MIB] [-g GENOPTS] [-u UPDATES] [-T CSV]" >&2
 	   exit 2 ;;
 	esac
 done
@@ -96,12 +101,23 @@ limit_of() {
 		printf "%d\n", l == int(l) ? l : int(l) + 1 }'
 }
 
-echo "size,seed,rules,chains,status,limit_s,load_s,memory_bytes,entries,nodes,leaves,lists,depth,shared,checked,mismatches,build_ms,lookup_ns,linear_ns,insert_us_p50,insert_us_p99,delete_us_p50,delete_us_p99" > "$csv"
-: > "$raw"
 start=$(date +%s)
 fails=0
 IFS=, read -r -a sizelist <<<"$sizes"
-for size in "${sizelist[@]}"; do
+if [ -n "$retable" ]; then
+	[ -r "$retable" ] || { echo "$0: cannot read $retable" >&2; exit 2; }
+	csv=$retable
+	raw=${csv%.csv}-stats.txt
+	fails=$(awk -F, -v sizes=",$sizes," 'NR > 1 &&
+		index(sizes, "," $1 ",") && $5 != "ok" && $5 != "timeout" &&
+		$5 != "bench timeout" { n++ } END { print n + 0 }' "$csv")
+	sizelist_run=()
+else
+	sizelist_run=("${sizelist[@]}")
+	echo "size,seed,rules,chains,status,limit_s,load_s,memory_bytes,entries,nodes,leaves,lists,depth,shared,checked,mismatches,build_ms,lookup_ns,linear_ns,insert_us_p50,insert_us_p99,delete_us_p50,delete_us_p99" > "$csv"
+	: > "$raw"
+fi
+for size in "${sizelist_run[@]}"; do
 	limit=$(limit_of "$size")
 	blimit=$((limit + bextra))
 	for seed in $(seq 1 "$nsets"); do
@@ -192,7 +208,8 @@ for size in "${sizelist[@]}"; do
 		tail -1 "$csv" >&2
 	done
 done
-elapsed=$(($(date +%s) - start))
+elapsed="$(($(date +%s) - start)) s"
+[ -z "$retable" ] || elapsed="not known (the table was made again from the CSV)"
 
 # One size's row of the table: p50, p99 and max by nearest rank.  A
 # timed-out set's load time counts as above every finished one (">LIMIT").
@@ -271,7 +288,7 @@ summary() {
 	echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
 	echo "Machine: $(uname -m), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs  "
 	echo "Commit: $(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(git -C "$top" diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')  "
-	echo "Run time: ${elapsed} s; limit per set: max(2, $per1k x rules/1000) s to load,"
+	echo "Run time: ${elapsed}; limit per set: max(2, $per1k x rules/1000) s to load,"
 	echo "$bextra s more for --bench; address space $memlimit MiB"
 	echo
 	echo "Each set is \`bench/worst.py SIZE --seed N${genopts:+ $genopts}\`, N = 1..$nsets"

@@ -160,6 +160,18 @@ result "$([ $st -eq 0 ] && [ -z "$bad" ]; echo $?)" \
 	"worst-sweep.sh -n 2 -s 60: table, CSV, raw stats, no failure" \
 	"exit $st: $bad"$'\n'"$(cat "$tmp/sweep.out")"
 
+# -T: the same table again from the CSV, nothing run, the run time unknown.
+mv "$tmp/sweep/worst.md" "$tmp/sweep/first.md"
+NFHP_SIM=/nonexistent "$bench/worst-sweep.sh" -n 2 -s 60 -p 1000 -c 500 -b 4 \
+	-o "$tmp/sweep/worst.md" -T "$tmp/sweep/worst.csv" > "$tmp/retable.out" 2>&1
+st=$?
+result "$([ $st -eq 0 ] &&
+	  diff <(grep '^| 60 ' "$tmp/sweep/first.md") \
+	       <(grep '^| 60 ' "$tmp/sweep/worst.md") > /dev/null &&
+	  grep -q '^Run time: not known' "$tmp/sweep/worst.md"; echo $?)" \
+	"worst-sweep.sh -T: the table again from the CSV, nothing run" \
+	"exit $st: $(cat "$tmp/retable.out")"
+
 # A simulator that reports a mismatch on --check is a failed sweep.
 # Its --bench prints nothing: the sweep leaves those figures empty.
 cat > "$tmp/fake-sim" <<EOF
