@@ -38,12 +38,12 @@ core=$(ls "$build"/kernel/*.o 2>/dev/null)
 check "nf-hipac links no classifier core (kernel/*.c)" "$cli" $core
 check "nf-hipac links no shim (shim/shim.c)" "$cli" \
 	"$build/user/shim/shim.o"
-check "nf-hipac links no reference (ref.c)" \
-	"$cli" "$(ls "$build"/user/*/ref.o 2>/dev/null | head -1)"
+check "nf-hipac links no reference (sim/ref.c)" "$cli" \
+	"$build/user/sim/ref.o"
 bad=$(nm "$cli" 2>/dev/null |
 	grep -E ' [A-Za-z] nfhp_(tree|txn|ref|ruleset|chain|rule|box|shim)_')
 result "$( [ -f "$cli" ] && [ -z "$bad" ]; echo $?)" \
 	"nf-hipac: no nfhp_tree_, nfhp_txn_, nfhp_ref_ ... symbol" "$bad"
-check "nf-hipac-sim links no netlink client (nl.c)" \
-	"$sim" "$(ls "$build"/user/*/nl.o 2>/dev/null | head -1)"
+check "nf-hipac-sim links no netlink client (cli/nl.c)" "$sim" \
+	"$build/user/cli/nl.o"
 exit $rc
