@@ -44,6 +44,6 @@ bad=$(nm "$cli" 2>/dev/null |
 	grep -E ' [A-Za-z] nfhp_(tree|txn|ref|ruleset|chain|rule|box|shim)_')
 result "$( [ -f "$cli" ] && [ -z "$bad" ]; echo $?)" \
 	"nf-hipac: no nfhp_tree_, nfhp_txn_, nfhp_ref_ ... symbol" "$bad"
-check "nf-hipac-sim links no netlink client (cli/nl.c)" "$sim" \
-	"$build/user/cli/nl.o"
+check "nf-hipac-sim links no netlink client (lib/nl.c)" "$sim" \
+	"$build/user/lib/nl.o"
 exit $rc
