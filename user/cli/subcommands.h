@@ -40,13 +40,11 @@ int restore_main(int argc, char **argv);
 /* import.c: "nf-hipac import ...", argv from "import" on */
 int import_main(int argc, char **argv);
 
-/* nf-hipac.c: shared helpers */
+/* helpers.c: what the subcommands share */
 const char *nfhp_cli_chain(const struct nfhp_cmdline *cl);
 bool nfhp_cli_bad_target(struct nfhp_nl *nl, const struct nfhp_rule_spec *spec);
 int nfhp_cli_rule_error(struct nfhp_nl *nl,
 			const struct nfhp_rule_spec *spec);
 void nfhp_cli_param_error(const char *prog, const char *msg);
-void nfhp_print_save_header(FILE *f, const struct nfhp_nl_chain *c,
-			    bool counters);
 
 #endif /* _NFHP_SUBCOMMANDS_H */
