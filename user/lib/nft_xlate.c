@@ -22,7 +22,7 @@
  * out are those of an inet table that can never see an IPv4 packet
  * ("meta nfproto ipv6"); they are counted and noted in the output.
  */
-#include "parse.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "parse.h"
 #include "nft_xlate.h"
 #include "print.h"
 #include "xt_hooks.h"

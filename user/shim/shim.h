@@ -3,7 +3,7 @@
  * The userspace shim: just enough of the kernel API for the classifier core
  * (kernel/{match,tree,ruleset,mem,stats}.c) to compile unmodified, as the
  * kernel's tools/testing/radix-tree does.  Every linux/ header of this
- * directory includes this one.
+ * directory includes this one, but errno.h (see there).
  *
  * Allocation failures can be injected: nfhp_shim_fail_countdown > 0 makes
  * the allocation after that many succeed fail, once.  RCU is a no-op: the
@@ -12,7 +12,6 @@
 #ifndef _NFHP_SHIM_H
 #define _NFHP_SHIM_H
 
-#include <asm/errno.h>
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
