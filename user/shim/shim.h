@@ -35,6 +35,18 @@ typedef uint32_t __u32;
 typedef uint64_t __u64;
 typedef int32_t __s32;
 typedef int64_t __s64;
+/*
+ * The rest of the uapi <linux/types.h>, which this directory shadows for
+ * the system's headers too: the netfilter uapi headers want them.
+ */
+typedef __u16 __le16;
+typedef __u32 __le32;
+typedef __u64 __le64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u64 __be64;
+typedef __u16 __sum16;
+typedef __u32 __wsum;
 typedef unsigned int gfp_t;
 
 #define __aligned(x)	__attribute__((aligned(x)))
