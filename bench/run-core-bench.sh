@@ -116,7 +116,7 @@ elapsed=$(($(date +%s) - start))
 	echo
 	echo "Single thread, \`nf-hipac-sim --bench\`: lookups over the first $npkts packets of each"
 	echo "trace in trace order, no caching; \"linear\" is the naive first-match reference"
-	echo "(user/lib/ref.c) on the same packets.  Each lookup figure is the median of 7"
+	echo "(user/sim/ref.c) on the same packets.  Each lookup figure is the median of 7"
 	echo "rounds of about 0.15 s, the tree's and the linear's taking turns; insert/delete"
 	echo "are 1000 single-rule changes at the loaded size, each committed on its own."
 	echo "All times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so that other"

@@ -339,7 +339,7 @@ grep -q '^nf-hipac-restore: line 7 failed' $tmp/x.err &&
 	{ fail "restore does not name line 7"; sed 's/^/#   /' $tmp/x.err; }
 unchanged "failed restore" $tmp/before
 
-# Batches are sent by a thread while the next is parsed (user/cli/nl.c):
+# Batches are sent by a thread while the next is parsed (user/lib/nl.c):
 # a failure in the first of several batches, and one in the last, must
 # still be named by line, and nothing may stick.
 {

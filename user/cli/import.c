@@ -8,12 +8,13 @@
  * the snapshot is consistent.  lib/nft_xlate.c turns it into iptables-save
  * text, which is checked with the parser that nf-hipac-restore uses, so a
  * rule nf-hipac cannot take is refused (exit 2) before anything changes.
- * --print shows that text; otherwise it goes through nf-hipac-restore, one
- * transaction.  --takeover then flushes the nft chains in one nft batch
- * that only applies if the nft rule set is still the one that was read:
- * in between both filters hold the same rules, so no packet is ever
- * unfiltered.  An inet table is not flushed, it still filters IPv6: its
- * base chains get "meta nfproto ipv4 accept" in front instead.
+ * --print shows that text; otherwise restore_text() loads it as
+ * nf-hipac-restore does, one transaction.  --takeover then flushes the
+ * nft chains in one nft batch that only applies if the nft rule set is
+ * still the one that was read: in between both filters hold the same
+ * rules, so no packet is ever unfiltered.  An inet table is not flushed,
+ * it still filters IPv6: its base chains get "meta nfproto ipv4 accept" in
+ * front instead.
  *
  * The same batch marks each base chain it takes over with a rule that
  * carries NFHP_TAKEOVER_MARK as its comment (the inet accept is that
@@ -27,9 +28,7 @@
 #include <getopt.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <unistd.h>
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter.h>
@@ -406,35 +405,18 @@ static int check_text(const struct nfhp_xlate *x, char *text, size_t len)
 	return ret;
 }
 
-/* Hand the text to nf-hipac-restore (one transaction). */
+/* Load the text as nf-hipac-restore does (one transaction). */
 static int load_text(const char *text, size_t len, const struct import_opts *o)
 {
-	char path[64];
-	char *argv[8];
-	int argc = 0, fd, ret;
+	const struct restore_opts ro = {
+		.noflush = o->chain != NULL,
+		.test = o->dry_run,
+		.verbose = o->verbose,
+		.counters = o->counters,
+	};
+	int ret;
 
-	fd = memfd_create("nf-hipac-import", 0);
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len) {
-		fprintf(stderr, "%s: %s\n", IMPORT_PROG, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NFHP_EXIT_OTHER;
-	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	argv[argc++] = "nf-hipac-restore";
-	if (o->chain)
-		argv[argc++] = "--noflush";
-	if (o->dry_run)
-		argv[argc++] = "--test";
-	if (o->verbose)
-		argv[argc++] = "--verbose";
-	if (o->counters)
-		argv[argc++] = "--counters";
-	argv[argc++] = path;
-	argv[argc] = NULL;
-	optind = 0;	/* restore_main() runs its own getopt */
-	ret = restore_main(argc, argv);
-	close(fd);
+	ret = restore_text(text, len, &ro);
 	if (ret)
 		fprintf(stderr,
 			"%s: the nf-hipac rule set is unchanged (line numbers: those of `nf-hipac import --print')\n",

@@ -109,7 +109,7 @@ static void restore_say_times(const struct restore_times *t,
  * struct restore_ctx - a restore in progress
  * @nl: the connection, in batch mode
  * @f: the input, read from @buf
- * @buf: the whole input
+ * @buf: the whole input, the caller's
  * @len: its length
  * @scan_pos: how far @buf has been scanned for line ends
  * @scan_line: line ends before @scan_pos
@@ -125,7 +125,7 @@ static void restore_say_times(const struct restore_times *t,
 struct restore_ctx {
 	struct nfhp_nl *nl;
 	FILE *f;
-	char *buf;
+	const char *buf;
 	size_t len;
 	size_t scan_pos;
 	unsigned long scan_line;
@@ -313,17 +313,18 @@ static int list_chains(struct restore_ctx *ctx)
 }
 
 /*
- * Read the whole input into @ctx->buf.  The buffer starts at the size of a
- * regular file: a 100,000-rule file read through a stream that grows cost
- * its copies and page faults a tenth of the parsing time in the VM.  A pipe
- * or a file that grows meanwhile is read to its end all the same.
+ * Read the whole input into *@bufp, *@lenp bytes, to be freed.  The buffer
+ * starts at the size of a regular file: a 100,000-rule file read through a
+ * stream that grows cost its copies and page faults a tenth of the parsing
+ * time in the VM.  A pipe or a file that grows meanwhile is read to its end
+ * all the same.
  */
-static int read_input(struct restore_ctx *ctx, const char *file)
+static int read_input(const char *file, char **bufp, size_t *lenp)
 {
 	FILE *in = file ? fopen(file, "r") : stdin;
-	size_t cap = 65536;
+	size_t cap = 65536, len = 0;
+	char *buf, *more;
 	struct stat st;
-	char *buf;
 	int ret = NFHP_EXIT_OK;
 
 	if (!in) {
@@ -334,19 +335,18 @@ static int read_input(struct restore_ctx *ctx, const char *file)
 	if (!fstat(fileno(in), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (unsigned long long)st.st_size < SIZE_MAX / 2)
 		cap = st.st_size + 1;
-	ctx->len = 0;
-	ctx->buf = malloc(cap);
-	while (ctx->buf) {
-		ctx->len += fread(ctx->buf + ctx->len, 1, cap - ctx->len, in);
-		if (ctx->len < cap)
+	buf = malloc(cap);
+	while (buf) {
+		len += fread(buf + len, 1, cap - len, in);
+		if (len < cap)
 			break;
 		cap *= 2;
-		buf = realloc(ctx->buf, cap);
-		if (!buf)
-			free(ctx->buf);
-		ctx->buf = buf;
+		more = realloc(buf, cap);
+		if (!more)
+			free(buf);
+		buf = more;
 	}
-	if (!ctx->buf) {
+	if (!buf) {
 		fprintf(stderr, "%s: out of memory\n", RESTORE_PROG);
 		ret = NFHP_EXIT_RESOURCE;
 	} else if (ferror(in)) {
@@ -356,6 +356,8 @@ static int read_input(struct restore_ctx *ctx, const char *file)
 	}
 	if (file)
 		fclose(in);
+	*bufp = buf;
+	*lenp = len;
 	return ret;
 }
 
@@ -369,21 +371,6 @@ static int kernel_failure(struct restore_ctx *ctx)
 	nfhp_nl_report_failure(&f, RESTORE_PROG);
 	return NFHP_EXIT_OTHER;
 }
-
-/**
- * struct restore_opts - the command line of nf-hipac-restore
- * @noflush: --noflush
- * @test: --test
- * @counters: --counters
- * @verbose: --verbose
- * @file: the input, NULL for stdin
- */
-struct restore_opts {
-	bool noflush, test, counters, verbose, wait;
-	unsigned int wait_seconds;
-	unsigned long wait_interval_us;
-	const char *file;
-};
 
 /* Commit what was sent, catching the signals that would stop it. */
 static int commit(struct restore_ctx *ctx, const struct restore_opts *o)
@@ -548,40 +535,79 @@ static int parse_restore_opts(int argc, char **argv, struct restore_opts *o)
 	return 0;
 }
 
+/*
+ * Load @text as one transaction.  @t holds when the restore started and
+ * when its input was read.
+ */
+static int restore_buf(const char *text, size_t len,
+		       const struct restore_opts *o, struct restore_times *t)
+{
+	struct restore_ctx ctx = {
+		.buf = text,
+		.len = len,
+		.noflush = o->noflush,
+		.counters = o->counters,
+	};
+	int ret = NFHP_EXIT_OK;
+
+	if (!len)	/* nothing to restore: nothing to do */
+		goto out;
+	ctx.f = fmemopen((void *)text, len, "r");
+	if (!ctx.f) {
+		fprintf(stderr, "%s: out of memory\n", RESTORE_PROG);
+		ret = NFHP_EXIT_RESOURCE;
+		goto out;
+	}
+	ret = nfhp_nl_open(&ctx.nl, RESTORE_PROG);
+	if (ret)
+		goto out;
+	if (o->wait)
+		nfhp_nl_set_wait(ctx.nl, o->wait_seconds, o->wait_interval_us);
+	ret = run(&ctx, o, t);
+	nfhp_nl_close(ctx.nl);
+out:
+	if (ctx.f)
+		fclose(ctx.f);
+	free(ctx.chains);
+	restore_stop_now();
+	return ret;
+}
+
+/**
+ * restore_text() - load iptables-save text as nf-hipac-restore does
+ * @text: the text, @len bytes
+ * @len: its length
+ * @o: the options; @o->file is not read
+ *
+ * For callers that hold the text already (nf-hipac import).  The messages
+ * name nf-hipac-restore, and a caught SIGINT, SIGTERM or SIGHUP is raised
+ * again once the commit has failed.
+ *
+ * Return: the exit code, nf-hipac-restore's.
+ */
+int restore_text(const char *text, size_t len, const struct restore_opts *o)
+{
+	struct restore_times t = { .start = restore_now() };
+
+	t.read = t.start;
+	return restore_buf(text, len, o, &t);
+}
+
 int restore_main(int argc, char **argv)
 {
 	struct restore_times t = { .start = restore_now() };
 	struct restore_opts o = { };
-	struct restore_ctx ctx = { };
+	char *buf = NULL;
+	size_t len = 0;
 	int ret;
 
 	ret = parse_restore_opts(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? NFHP_EXIT_OK : ret;
-	ctx.noflush = o.noflush;
-	ctx.counters = o.counters;
-	ret = read_input(&ctx, o.file);
+	ret = read_input(o.file, &buf, &len);
 	t.read = restore_now();
-	if (ret || !ctx.len)	/* nothing to restore: nothing to do */
-		goto cleanup;
-	ctx.f = fmemopen(ctx.buf, ctx.len, "r");
-	if (!ctx.f) {
-		fprintf(stderr, "%s: out of memory\n", RESTORE_PROG);
-		ret = NFHP_EXIT_RESOURCE;
-		goto cleanup;
-	}
-	ret = nfhp_nl_open(&ctx.nl, RESTORE_PROG);
-	if (ret)
-		goto cleanup;
-	if (o.wait)
-		nfhp_nl_set_wait(ctx.nl, o.wait_seconds, o.wait_interval_us);
-	ret = run(&ctx, &o, &t);
-	nfhp_nl_close(ctx.nl);
-cleanup:
-	if (ctx.f)
-		fclose(ctx.f);
-	free(ctx.chains);
-	free(ctx.buf);
-	restore_stop_now();
+	if (!ret)
+		ret = restore_buf(buf, len, &o, &t);
+	free(buf);
 	return ret;
 }

@@ -22,12 +22,31 @@ struct save_ctx {
 	FILE *rules;
 };
 
+/**
+ * print_chain_line() - one ":CHAIN POLICY [p:b]" line
+ * @f: where to print
+ * @c: the chain
+ * @counters: print the policy counters (user chains always get [0:0])
+ */
+static void print_chain_line(FILE *f, const struct nfhp_nl_chain *c,
+			     bool counters)
+{
+	if (!c->builtin) {
+		fprintf(f, ":%s - [0:0]\n", c->name);
+		return;
+	}
+	fprintf(f, ":%s %s [%llu:%llu]\n", c->name,
+		c->policy == NFHP_ACT_DROP ? "DROP" : "ACCEPT",
+		counters ? (unsigned long long)c->counters.packets : 0ull,
+		counters ? (unsigned long long)c->counters.bytes : 0ull);
+}
+
 static int save_chain(void *data, const struct nfhp_nl_chain *c)
 {
 	struct save_ctx *ctx = data;
 
 	/* iptables-save prints the policy counters with or without -c. */
-	nfhp_print_save_header(ctx->chains, c, true);
+	print_chain_line(ctx->chains, c, true);
 	return 0;
 }
 

@@ -37,16 +37,35 @@ int list_rules_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
 /* save.c, restore.c: argv as given */
 int save_main(int argc, char **argv);
 int restore_main(int argc, char **argv);
+
+/**
+ * struct restore_opts - how nf-hipac-restore loads its input
+ * @noflush: --noflush: keep the rules and chains that are there
+ * @test: --test: check everything with the kernel, change nothing
+ * @counters: --counters: restore the packet and byte counters
+ * @verbose: --verbose: say what was done
+ * @wait: --wait: wait for another tool's transaction
+ * @wait_seconds: for at most this long, 0 for ever
+ * @wait_interval_us: --wait-interval: try again this often, 0 for the default
+ * @file: the input, NULL for stdin
+ */
+struct restore_opts {
+	bool noflush, test, counters, verbose, wait;
+	unsigned int wait_seconds;
+	unsigned long wait_interval_us;
+	const char *file;
+};
+
+/* restore.c: text in memory, for import */
+int restore_text(const char *text, size_t len, const struct restore_opts *o);
 /* import.c: "nf-hipac import ...", argv from "import" on */
 int import_main(int argc, char **argv);
 
-/* nf-hipac.c: shared helpers */
+/* helpers.c: what the subcommands share */
 const char *nfhp_cli_chain(const struct nfhp_cmdline *cl);
 bool nfhp_cli_bad_target(struct nfhp_nl *nl, const struct nfhp_rule_spec *spec);
 int nfhp_cli_rule_error(struct nfhp_nl *nl,
 			const struct nfhp_rule_spec *spec);
 void nfhp_cli_param_error(const char *prog, const char *msg);
-void nfhp_print_save_header(FILE *f, const struct nfhp_nl_chain *c,
-			    bool counters);
 
 #endif /* _NFHP_SUBCOMMANDS_H */

@@ -22,11 +22,6 @@
  * out are those of an inet table that can never see an IPv4 packet
  * ("meta nfproto ipv6"); they are counted and noted in the output.
  */
-#include "parse.h"	/* first: the userspace shim wants <errno.h> after it */
-#include "nft_xlate.h"
-#include "print.h"
-#include "xt_hooks.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
@@ -57,6 +52,11 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/set.h>
 #include <libnftnl/udata.h>
+
+#include "parse.h"
+#include "nft_xlate.h"
+#include "print.h"
+#include "xt_hooks.h"
 
 #define XL_MAX_CLAUSES	12
 #define XL_MAX_EXPAND	4	/* set lookups expanded per rule */

@@ -23,20 +23,6 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-/*
- * The userspace shim's <linux/types.h> (user/shim, first on the include
- * path) has the __u* types only; the netfilter uapi headers also want
- * these.  C11 allows the same typedef twice, should the real one come.
- */
-typedef __u16 __le16;
-typedef __u32 __le32;
-typedef __u64 __le64;
-typedef __u16 __be16;
-typedef __u32 __be32;
-typedef __u64 __be64;
-typedef __u16 __sum16;
-typedef __u32 __wsum;
-
 struct nftnl_chain;
 struct nftnl_rule;
 struct nftnl_set;

@@ -16,7 +16,7 @@
 #ifndef _NFHP_NL_H
 #define _NFHP_NL_H
 
-#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "spec.h"
 #include "ruleset.h"
 #include <stdbool.h>
 #include <stdio.h>

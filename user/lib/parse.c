@@ -32,10 +32,6 @@
  * it, then the xtables ones, which is then the order iptables-save prints
  * them in.
  */
-/* First: the shim must see <errno.h> before anything pulls in linux/. */
-#include "parse.h"
-#include "xt_hooks.h"
-
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -46,6 +42,9 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+
+#include "parse.h"
+#include "xt_hooks.h"
 
 #define NFHP_EXT_NAMELEN	29	/* XT_EXTENSION_MAXNAMELEN */
 /* Matches and targets of a line that refuse() can move to libxtables. */

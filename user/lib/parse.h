@@ -10,7 +10,7 @@
 #ifndef _NFHP_PARSE_H
 #define _NFHP_PARSE_H
 
-#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "spec.h"
 #include "ruleset.h"
 #include <stdio.h>
 #include <stddef.h>

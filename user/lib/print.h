@@ -5,7 +5,7 @@
 #ifndef _NFHP_PRINT_H
 #define _NFHP_PRINT_H
 
-#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "spec.h"
 #include "ruleset.h"
 #include <stdio.h>
 

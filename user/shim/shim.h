@@ -3,7 +3,7 @@
  * The userspace shim: just enough of the kernel API for the classifier core
  * (kernel/{match,tree,ruleset,mem,stats}.c) to compile unmodified, as the
  * kernel's tools/testing/radix-tree does.  Every linux/ header of this
- * directory includes this one.
+ * directory includes this one, but errno.h (see there).
  *
  * Allocation failures can be injected: nfhp_shim_fail_countdown > 0 makes
  * the allocation after that many succeed fail, once.  RCU is a no-op: the
@@ -12,7 +12,6 @@
 #ifndef _NFHP_SHIM_H
 #define _NFHP_SHIM_H
 
-#include <asm/errno.h>
 #include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -36,6 +35,18 @@ typedef uint32_t __u32;
 typedef uint64_t __u64;
 typedef int32_t __s32;
 typedef int64_t __s64;
+/*
+ * The rest of the uapi <linux/types.h>, which this directory shadows for
+ * the system's headers too: the netfilter uapi headers want them.
+ */
+typedef __u16 __le16;
+typedef __u32 __le32;
+typedef __u64 __le64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u64 __be64;
+typedef __u16 __sum16;
+typedef __u32 __wsum;
 typedef unsigned int gfp_t;
 
 #define __aligned(x)	__attribute__((aligned(x)))

@@ -6,7 +6,7 @@
  *		 [--passes N] [--updates N] RULESET [PACKETS]
  *
  * RULESET is in iptables-save format (filter table).  It is loaded into
- * the core and into the naive reference (lib/ref.c).  Each packet line of
+ * the core and into the naive reference (sim/ref.c).  Each packet line of
  * PACKETS (or stdin) is classified and printed as "VERDICT CHAIN N", or
  * "VERDICT CHAIN policy".  --check compares every verdict with the
  * reference; --bench measures build time, memory, lookups and single-rule

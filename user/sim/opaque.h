@@ -31,7 +31,7 @@
 #ifndef _NFHP_SIM_OPAQUE_H
 #define _NFHP_SIM_OPAQUE_H
 
-#include "pkt.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "pkt.h"
 #include "ext.h"
 
 extern const struct nfhp_ext_ops nfhp_sim_opaque_ops;

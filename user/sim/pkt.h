@@ -6,7 +6,7 @@
 #ifndef _NFHP_SIM_PKT_H
 #define _NFHP_SIM_PKT_H
 
-#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "spec.h"
 #include "ruleset.h"
 #include <stddef.h>
 

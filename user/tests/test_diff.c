@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Differential test of the classifier core against the naive reference
- * (user/lib/ref.c), in the spirit of wireguard's selftest/allowedips.c.
+ * (user/sim/ref.c), in the spirit of wireguard's selftest/allowedips.c.
  *
  * Random rule sets over small value domains, so that prefixes, ranges,
  * negations, wildcards and interface patterns overlap a lot; user chains
@@ -24,7 +24,7 @@
  */
 #include "group.h"
 #include "print.h"
-#include "ref.h"
+#include "../sim/ref.h"
 #include "stats.h"
 #include "tree.h"
 

@@ -10,11 +10,11 @@
  * must be refused, unknown ones skipped, and the iptables wording of the
  * kernel's errors is pinned.
  *
- * The client is only linked into nf-hipac (user/cli/), so it is compiled
+ * The client (lib/nl.c) is only linked into nf-hipac, so it is compiled
  * into this test directly, the way wireguard-tools' fuzzers take the file
  * under test.
  */
-#include "../cli/nl.c"
+#include "../lib/nl.c"
 #include "print.h"
 
 static int failures, tests;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hand-checked cases for the naive reference classifier (lib/ref.c), the
+ * Hand-checked cases for the naive reference classifier (sim/ref.c), the
  * oracle of the differential tests: first match, jump, goto, RETURN,
  * policies, fragments, interface wildcards, negation, the rule editing API.
  * Every expected verdict below was worked out by hand from the iptables
  * semantics (net/ipv4/netfilter/ip_tables.c, xt_tcpudp.c).
  */
 #include "parse.h"
-#include "ref.h"
+#include "../sim/ref.h"
 #include "../sim/pkt.h"
 
 #include <stdarg.h>

@@ -11,7 +11,7 @@
 #ifndef _NFHP_REF_H
 #define _NFHP_REF_H
 
-#include "spec.h"	/* first: the userspace shim wants <errno.h> after it */
+#include "spec.h"
 #include "ext.h"
 #include "ruleset.h"
 
