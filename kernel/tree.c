@@ -2227,18 +2227,71 @@ static int nfhp_split_sweep(struct nfhp_forest *f, struct nfhp_region *reg,
  * the scans as it makes them (nfhp_build_child()).  Return 0, 1 when
  * none fits, or -ENOMEM.
  */
+/* Bits of nfhp_split_floor()'s set of interval ends, a power of two. */
+#define NFHP_FLOOR_BITS		4096
+
+/* A bit for an interval end: one of NFHP_FLOOR_BITS. */
+static inline unsigned int nfhp_floor_bit(nfhp_u128 at)
+{
+	u64 x = (u64)at ^ (u64)(at >> 64);
+
+	return ((u32)x ^ (u32)(x >> 32)) * 0x9e3779b1u >> 20;
+}
+
+/*
+ * A floor under the work of splitting @s in @dim, found without sorting:
+ * an entry that covers the region in @dim goes to every child, any other
+ * to one child at least, and each distinct interval end inside the span
+ * starts a child.  Ends are counted as the bits of @bits they set, and two
+ * ends may share a bit, so the count is never above the truth.
+ */
+static u64 nfhp_split_floor(const struct nfhp_scan *s, unsigned int dim,
+			    const struct nfhp_range *span, u64 *bits)
+{
+	unsigned int i, j, bit, ends = 0;
+	nfhp_u128 at;
+
+	memset(bits, 0, NFHP_FLOOR_BITS / 8);
+	for (i = 0; i < s->n; i++) {
+		const struct nfhp_box *b = s->rel[i]->box;
+		const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+
+		for (j = 0; j < 2 * nfhp_box_nranges(b, dim); j++) {
+			const struct nfhp_range *rj = &r[j / 2];
+
+			if (rj->hi < span->lo || rj->lo > span->hi)
+				continue;
+			if (j & 1 ? rj->hi >= span->hi : rj->lo <= span->lo)
+				continue;
+			at = j & 1 ? rj->hi + 1 : rj->lo;
+			bit = nfhp_floor_bit(at);
+			if (bits[bit / 64] & BIT_ULL(bit % 64))
+				continue;
+			bits[bit / 64] |= BIT_ULL(bit % 64);
+			ends++;
+		}
+	}
+	return (u64)(s->n - s->noncover[dim]) * (ends + 1) +
+	       s->noncover[dim];
+}
+
 static noinline_for_stack int
 nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
 		const struct nfhp_scan *s, struct nfhp_sweep *w)
 {
-	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
+	struct nfhp_scratch_mark mark;
 	struct nfhp_event *ev;
+	u64 *bits = NULL;
 	u32 tried = 0;
 	int err;
 
 	/* Every relevant entry goes to some child: no split costs less. */
 	if (f->shares && s->budget < s->n)
 		return 1;
+	if (f->shares)
+		bits = nfhp_scratch_alloc(&f->scratch, NFHP_FLOOR_BITS / 64,
+					  sizeof(*bits));
+	mark = nfhp_scratch_mark(&f->scratch);
 	for (;;) {
 		w->dim = nfhp_split_dim(s, tried);
 		if (w->dim == NFHP_DIM_MAX)
@@ -2251,6 +2304,9 @@ nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
 		 */
 		if (f->shares &&
 		    2 * (u64)s->n - s->noncover[w->dim] > s->budget)
+			continue;
+		if (bits && nfhp_split_floor(s, w->dim, &reg->d[w->dim],
+					     bits) > s->budget)
 			continue;
 		err = nfhp_split_events(f, s, w->dim, &reg->d[w->dim], &ev,
 					&w->nev);

@@ -64,6 +64,7 @@ typedef unsigned int gfp_t;
 #define ALIGN(x, a)	(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 #define div64_u64(a, b)	((u64)(a) / (u64)(b))
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define struct_size(p, member, n) \
