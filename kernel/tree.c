@@ -348,6 +348,7 @@
  * reset by 2; elsewhere the leaf is the policy alone and no extension
  * runs.
  */
+
 #include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/cache.h>
@@ -363,86 +364,8 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-#include "lookup.h"
 #include "memo.h"
-#include "tree.h"
-
-#define NFHP_HASH_INIT_BUCKETS	1024
-/* RLP32 nodes with this many intervals get an index, see nfhp_index_fill(). */
-#define NFHP_INDEX_MIN		32
-#define NFHP_INDEX_MAX_BITS	12
-/*
- * How many children ahead a pass over a wide node's children fetches the
- * one whose reference count it will change: each is a miss of its own.
- */
-#define NFHP_REFS_AHEAD		16
-/*
- * Tests per entry of a list node, and entries of a list node whatever
- * nfhp_list_max says (the words of its tests must fit in @ishift).
- */
-#define NFHP_LIST_DIMS		5
-#define NFHP_LIST_MAX_ANY	8
-
-/**
- * struct nfhp_node_ctl - what the control path keeps of a stored node
- * @hnext: next node in the same deduplication bucket
- * @refs: references from parents and roots
- * @hash: hash of the node's contents, for deduplication
- * @mark: scratch for walks that visit each shared node once
- *
- * It comes just before the node (nfhp_ctl()), where a reference is taken
- * without reading the node, and the node starts where the header and the
- * first keys and children, which every lookup reads, share a cache line:
- * within the allocation's first line when all of it fits there, at the
- * second line otherwise (nfhp_node_lead()).
- */
-struct nfhp_node_ctl {
-	struct nfhp_node *hnext;
-	u32 refs;
-	u32 hash;
-	u32 mark;
-};
-
-/**
- * struct nfhp_lend - children two copies of a wide node share, counted once
- * @peer: the other copy, or NULL: the node holds a reference to each of
- *	its children
- * @lo: the first child the node holds a reference to
- * @hi: the end of those; the others' references are the peer's, until
- *	one of the two is freed and the other holds them all
- *
- * An update copies a wide node with a few children new (struct
- * nfhp_splice) and counted a reference to each of the thousands it keeps,
- * then dropped them all again when the old node was freed: a third of an
- * update at the ClassBench 10k sets' roots.  So the copy borrows them: the
- * old node lends all but its replaced children, the copy holds references
- * to its new ones alone, and whichever of the two is freed first drops
- * only its own and leaves the rest to the other (__nfhp_tree_put()).  A
- * node has one peer at most: a node lending or borrowing already is
- * copied with references counted.
- */
-struct nfhp_lend {
-	struct nfhp_node *peer;
-	u32 lo;
-	u32 hi;
-};
-
-/**
- * struct nfhp_wide_ctl - what the control path keeps of a node past a line
- * @sum: the sum the node's hash is folded from (nfhp_node_hash()), for a
- *	32-bit range-location node; a copy's hash is made from it
- *	(nfhp_splice_sum())
- * @lend: the children it shares with a copy
- *
- * Both serve updates of wide nodes, which are copied with a few children
- * changed.  It lies in the first cache line of the node's allocation,
- * before the control block, in room that a node past that line leaves
- * there (nfhp_node_lead()).
- */
-struct nfhp_wide_ctl {
-	u64 sum;
-	struct nfhp_lend lend;
-};
+#include "tree_priv.h"
 
 bool nfhp_splice_verify;
 u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
@@ -455,693 +378,7 @@ u32 nfhp_build_first = NFHP_BUILD_FIRST;
 u32 nfhp_build_budget_min = NFHP_BUILD_BUDGET_MIN;
 u32 nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
 
-/* log2 of the index buckets of a node: about one key per bucket. */
-static u8 nfhp_index_bits(u8 kind, u32 n)
-{
-	if (kind != NFHP_NODE_RLP32 || n < NFHP_INDEX_MIN)
-		return 0;
-	return min_t(u32, fls(n - 1), NFHP_INDEX_MAX_BITS);
-}
-
-static size_t nfhp_index_size(u8 kind, u32 n)
-{
-	u8 bits = nfhp_index_bits(kind, n);
-
-	if (!bits)
-		return 0;
-	return ALIGN(((1u << bits) + 1) * sizeof(u32), sizeof(unsigned long));
-}
-
-/* u32 words of the tests of one list entry with @n tests. */
-static size_t nfhp_list_test_words(u32 n)
-{
-	return (sizeof(struct nfhp_list_tests) +
-		n * sizeof(struct nfhp_list_test)) / sizeof(u32);
-}
-
-/* u32 words of the tests of a list node of @n entries, at most. */
-static size_t nfhp_list_words_max(u32 n)
-{
-	return (n - 1) * nfhp_list_test_words(NFHP_LIST_DIMS);
-}
-
-/*
- * Bytes of the header and contents of a node of @n intervals or entries;
- * for a list node the most its tests can take, nfhp_node_bytes() gives
- * what they do take.
- */
-static size_t nfhp_node_size(u8 kind, u32 n)
-{
-	if (kind == NFHP_NODE_LEAF)
-		return sizeof(struct nfhp_node) + n * sizeof(void *);
-	if (kind == NFHP_NODE_LIST)
-		return sizeof(struct nfhp_node) + n * sizeof(void *) +
-		       ALIGN(nfhp_list_words_max(n) * sizeof(u32),
-			     sizeof(unsigned long));
-	return sizeof(struct nfhp_node) + nfhp_keys_size(kind, n) +
-	       n * sizeof(struct nfhp_node *) + nfhp_index_size(kind, n);
-}
-
-static size_t nfhp_node_bytes(const struct nfhp_node *node)
-{
-	if (node->kind == NFHP_NODE_LIST)
-		return sizeof(*node) + node->n * sizeof(void *) +
-		       ALIGN(node->ishift * sizeof(u32), sizeof(unsigned long));
-	return nfhp_node_size(node->kind, node->n);
-}
-
-/*
- * Where a node of @bytes starts in its allocation: right after its
- * control block when both fit in one cache line, else at the second line,
- * the control block at the end of the first.
- */
-static size_t nfhp_node_lead(size_t bytes)
-{
-	size_t ctl = sizeof(struct nfhp_node_ctl);
-
-	return ctl + bytes <= L1_CACHE_BYTES ? ctl : L1_CACHE_BYTES;
-}
-
-/*
- * Bytes a stored node of @bytes takes.  Past a cache line it is asked for
- * in whole lines: kmalloc() aligns those sizes to a line, but not 96
- * bytes, and such nodes would start mid-line.
- */
-static size_t nfhp_node_alloc_size(size_t bytes)
-{
-	size_t size = nfhp_node_lead(bytes) + bytes;
-
-	return size <= L1_CACHE_BYTES ? size : ALIGN(size, L1_CACHE_BYTES);
-}
-
-/* The control block of @node, just before it. */
-static struct nfhp_node_ctl *nfhp_ctl(const struct nfhp_node *node)
-{
-	return (struct nfhp_node_ctl *)node - 1;
-}
-
-/* Has @node room for a struct nfhp_wide_ctl, past its first cache line? */
-static bool nfhp_node_roomy(const struct nfhp_node *node)
-{
-	BUILD_BUG_ON(sizeof(struct nfhp_wide_ctl) +
-		     sizeof(struct nfhp_node_ctl) > L1_CACHE_BYTES);
-	return nfhp_node_lead(nfhp_node_bytes(node)) == L1_CACHE_BYTES;
-}
-
-/* The struct nfhp_wide_ctl of a node nfhp_node_roomy() says has one. */
-static struct nfhp_wide_ctl *nfhp_wide_ctl(const struct nfhp_node *node)
-{
-	return (struct nfhp_wide_ctl *)nfhp_ctl(node) - 1;
-}
-
-/* The lending record of a node nfhp_node_roomy() says has one. */
-static struct nfhp_lend *nfhp_lend_of(const struct nfhp_node *node)
-{
-	return &nfhp_wide_ctl(node)->lend;
-}
-
-/* A node just stored lends and borrows nothing, and keeps its @sum. */
-static void nfhp_wide_init(struct nfhp_node *node, u64 sum)
-{
-	struct nfhp_wide_ctl *wide;
-
-	if (!nfhp_node_roomy(node))
-		return;
-	wide = nfhp_wide_ctl(node);
-	wide->lend.peer = NULL;
-	wide->sum = sum;
-}
-
-/*
- * Fill the index of a wide RLP32 node.  Bucket b holds the values whose
- * offset past the first key, less one, shifted right by @ishift, is b;
- * index[b] is the first interval that can hold such a value, so a value's
- * interval lies between index[b] and index[b + 1].  It depends on the keys
- * alone, so equal nodes still have equal bytes, and the hash and the
- * comparison of nodes leave it out (nfhp_node_own_bytes()).
- */
-static void nfhp_index_fill(struct nfhp_node *node)
-{
-	u32 *idx = nfhp_index(node), i, b, nb, span, first, n = node->n;
-	const u32 *k = nfhp_keys32(node);
-	u8 shift;
-
-	node->ibits = nfhp_index_bits(node->kind, node->n);
-	if (!node->ibits)
-		return;
-	/*
-	 * Values past the last key but one are the last interval's, which
-	 * the clamp into the last bucket finds: the buckets divide the keys
-	 * before it, which a wide last interval would crowd into few.
-	 */
-	span = k[n - 2] - k[0];
-	nb = 1u << node->ibits;
-	while (((span - 1) >> node->ishift) >= nb)
-		node->ishift++;
-	/*
-	 * index[b] is one past the last key but the last whose bucket comes
-	 * before b, the first key coming before all.  Each key marks the
-	 * bucket after its own, in order, so a bucket's last mark stands,
-	 * and a running maximum fills the buckets no key marks: two straight
-	 * passes, no branch on the keys.  The search from bucket to bucket
-	 * took 17 % of an update at seed.py's 10k set, this 12 %.
-	 */
-	memset(idx, 0, (nb + 1) * sizeof(*idx));
-	/* Locals: the index could alias the header and the keys. */
-	for (i = 1, first = k[0] + 1, shift = node->ishift; i < n - 1; i++)
-		idx[((k[i] - first) >> shift) + 1] = i + 1;
-	idx[0] = 1;
-	for (b = 1; b <= nb; b++)
-		idx[b] = max(idx[b], idx[b - 1]);
-}
-
-static u64 nfhp_hash_mix(u64 h, unsigned long w)
-{
-	h = (h ^ w) * 0xff51afd7ed558ccdull;
-	return h ^ (h >> 32);
-}
-
-/*
- * Hash @n words.  A node of a wide root is a megabyte and is hashed at
- * every update that copies it: four lanes of words a lane apart, whose
- * multiplies do not wait for each other, then the rest and the lanes in
- * one: 5.8 us a 100 KB node, where one lane took 21.6.
- */
-static u64 nfhp_hash_words(const unsigned long *p, size_t n, u64 h)
-{
-	u64 a = h, b = h + 1, c = h + 2, d = h + 3;
-
-	for (; n >= 4; n -= 4, p += 4) {
-		a = nfhp_hash_mix(a, p[0]);
-		b = nfhp_hash_mix(b, p[1]);
-		c = nfhp_hash_mix(c, p[2]);
-		d = nfhp_hash_mix(d, p[3]);
-	}
-	while (n--)
-		a = nfhp_hash_mix(a, *p++);
-	return nfhp_hash_mix(nfhp_hash_mix(nfhp_hash_mix(a, b), c), d);
-}
-
-static u32 nfhp_hash_fold(u64 h)
-{
-	h *= 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 32);
-}
-
-/* The contents of every node are whole words, see nfhp_node_bytes(). */
-/*
- * Bytes of @node's contents that tell it from other nodes: all but the
- * index of a wide node, which its keys decide (a quarter to a third of
- * its bytes, hashed at every update that copies it).
- */
-static size_t nfhp_node_own_bytes(const struct nfhp_node *node)
-{
-	return nfhp_node_bytes(node) - sizeof(*node) -
-	       nfhp_index_size(node->kind, node->n);
-}
-
-/* An interval's term in the hash sum of a 32-bit range-location node. */
-static u64 nfhp_pair_hash(const struct nfhp_node *child, u32 key)
-{
-	return nfhp_hash_mix(nfhp_hash_mix(0x9e3779b97f4a7c15ull,
-					   (unsigned long)child), key);
-}
-
-/*
- * The sum a 32-bit range-location node's hash is folded from, a term an
- * interval: the keys' order places each, so the sum tells the node as a
- * hash of its words would, and a copy with a few intervals changed takes
- * their terms off and adds the new ones (nfhp_splice_sum()).  Two sums,
- * whose adds do not wait for each other.
- */
-static u64 nfhp_rlp32_sum(const struct nfhp_node *node)
-{
-	struct nfhp_node *const *child = nfhp_children(node);
-	const u32 *key = nfhp_keys32(node);
-	u64 a = 0, b = 0;
-	u32 i;
-
-	for (i = 0; i + 1 < node->n; i += 2) {
-		a += nfhp_pair_hash(child[i], key[i]);
-		b += nfhp_pair_hash(child[i + 1], key[i + 1]);
-	}
-	if (i < node->n)
-		a += nfhp_pair_hash(child[i], key[i]);
-	return a + b;
-}
-
-/* A leaf's @ibits tell how its entries are walked (%NFHP_WALK_TESTED). */
-static u64 nfhp_node_header_hash(const struct nfhp_node *node)
-{
-	u64 walk = node->kind == NFHP_NODE_LEAF ? node->ibits : 0;
-
-	return walk << 48 | (u64)node->kind << 40 | (u64)node->dim << 32 |
-	       node->n;
-}
-
-/* The hash of a 32-bit range-location node whose sum is @sum. */
-static u32 nfhp_node_hash_sum(const struct nfhp_node *node, u64 sum)
-{
-	return nfhp_hash_fold(nfhp_hash_mix(nfhp_node_header_hash(node), sum));
-}
-
-/*
- * The hash of @node's contents; for a 32-bit range-location node @sum is
- * set to the sum it is folded from, which a stored node keeps.
- */
-static u32 nfhp_node_hash(const struct nfhp_node *node, u64 *sum)
-{
-	if (node->kind == NFHP_NODE_RLP32) {
-		*sum = nfhp_rlp32_sum(node);
-		return nfhp_node_hash_sum(node, *sum);
-	}
-	*sum = 0;
-	return nfhp_hash_fold(nfhp_hash_words(node->data,
-					      nfhp_node_own_bytes(node) /
-					      sizeof(long),
-					      nfhp_node_header_hash(node)));
-}
-
-static bool nfhp_node_equal(const struct nfhp_node *a,
-			    const struct nfhp_node *b)
-{
-	return nfhp_ctl(a)->hash == nfhp_ctl(b)->hash &&
-	       a->kind == b->kind && a->dim == b->dim &&
-	       a->n == b->n && a->ishift == b->ishift &&
-	       (a->kind != NFHP_NODE_LEAF || a->ibits == b->ibits) &&
-	       !memcmp(a->data, b->data, nfhp_node_own_bytes(a));
-}
-
-/**
- * nfhp_forest_init() - prepare the node store of a rule set
- * @f: the forest
- * @mem: the account for nodes
- *
- * Return: 0 or -ENOMEM.
- */
-int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem)
-{
-	f->mem = mem;
-	f->count = 0;
-	f->mark = 0;
-	f->mask = NFHP_HASH_INIT_BUCKETS - 1;
-	f->home = NULL;
-	f->shared = false;
-	f->may_share = false;
-	f->shared_splits = 0;
-	mutex_init(&f->lock);
-	nfhp_scratch_init(&f->scratch);
-	f->buckets = nfhp_alloc(mem, NFHP_HASH_INIT_BUCKETS *
-				sizeof(*f->buckets));
-	return f->buckets ? 0 : -ENOMEM;
-}
-
-/**
- * nfhp_forest_destroy() - free the node store; every tree must be put
- * @f: the forest
- */
-void nfhp_forest_destroy(struct nfhp_forest *f)
-{
-	WARN_ON(f->count);
-	nfhp_free(f->mem, f->buckets, (f->mask + 1) * sizeof(*f->buckets));
-	f->buckets = NULL;
-	nfhp_scratch_destroy(&f->scratch);
-	mutex_destroy(&f->lock);
-}
-
-/* The forest whose table and nodes @f builds into: its own or its home. */
-static struct nfhp_forest *nfhp_home(struct nfhp_forest *f)
-{
-	return f->home ? f->home : f;
-}
-
-/*
- * While a helper builds (nfhp_split_shared()), the table, the nodes'
- * references and the account are shared by two threads.  Otherwise there
- * is one, and locking would only cost.
- */
-static void nfhp_share_lock(struct nfhp_forest *f)
-{
-	f = nfhp_home(f);
-	if (f->shared)
-		mutex_lock(&f->lock);
-}
-
-static void nfhp_share_unlock(struct nfhp_forest *f)
-{
-	f = nfhp_home(f);
-	if (f->shared)
-		mutex_unlock(&f->lock);
-}
-
-/*
- * Fetch ahead what a pass over the children @child[0 .. @n - 1] changes
- * at @i: each child's reference count is a miss of its own.
- */
-static void nfhp_refs_prefetch(struct nfhp_node *const *child, u32 i, u32 n)
-{
-	if (i + NFHP_REFS_AHEAD < n)
-		prefetchw(nfhp_ctl(child[i + NFHP_REFS_AHEAD]));
-}
-
-/* Count one more reference to @node; an entry's own leaf counts none. */
-static void nfhp_node_ref(struct nfhp_node *node)
-{
-	if (!nfhp_node_embedded(node))
-		nfhp_ctl(node)->refs++;
-}
-
-/* Take a reference to @node. */
-static void nfhp_node_get(struct nfhp_forest *f, struct nfhp_node *node)
-{
-	nfhp_share_lock(f);
-	nfhp_node_ref(node);
-	nfhp_share_unlock(f);
-}
-
-/* Double the hash table; on failure keep the old one, only slower. */
-static void nfhp_forest_grow(struct nfhp_forest *f)
-{
-	u32 nmask = 2 * f->mask + 1, i;
-	struct nfhp_node **nb, *node, *next;
-	struct nfhp_node_ctl *ctl;
-
-	nb = nfhp_alloc(f->mem, (nmask + 1) * sizeof(*nb));
-	if (!nb)
-		return;
-	for (i = 0; i <= f->mask; i++) {
-		for (node = f->buckets[i]; node; node = next) {
-			ctl = nfhp_ctl(node);
-			next = ctl->hnext;
-			ctl->hnext = nb[ctl->hash & nmask];
-			nb[ctl->hash & nmask] = node;
-		}
-	}
-	nfhp_free(f->mem, f->buckets, (f->mask + 1) * sizeof(*f->buckets));
-	f->buckets = nb;
-	f->mask = nmask;
-}
-
-static void nfhp_node_free(struct nfhp_forest *f, struct nfhp_node *node)
-{
-	size_t bytes = nfhp_node_bytes(node);
-
-	nfhp_free(f->mem, (u8 *)node - nfhp_node_lead(bytes),
-		  nfhp_node_alloc_size(bytes));
-}
-
-static void nfhp_node_unlink(struct nfhp_forest *f, struct nfhp_node *node)
-{
-	struct nfhp_node **pp;
-
-	f = nfhp_home(f);
-	pp = &f->buckets[nfhp_ctl(node)->hash & f->mask];
-	while (*pp != node)
-		pp = &nfhp_ctl(*pp)->hnext;
-	*pp = nfhp_ctl(node)->hnext;
-	f->count--;
-}
-
-/**
- * nfhp_tree_get() - take a reference to a tree for another table
- * @root: the tree
- *
- * Only while no helper builds (struct nfhp_forest): the commit path.
- */
-void nfhp_tree_get(struct nfhp_node *root)
-{
-	nfhp_node_ref(root);
-}
-
-/**
- * nfhp_tree_put() - drop a reference to a node, freeing what becomes unused
- * @f: the forest
- * @root: the node, may be NULL
- *
- * The caller guarantees that no packet can still reach a node that drops to
- * zero references: the old root was unpublished a grace period ago, or the
- * node was never published.
- */
-static void __nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
-{
-	struct nfhp_node **child;
-	struct nfhp_lend *lend;
-	u32 i, lo = 0, hi;
-
-	if (!root || nfhp_node_embedded(root) || --nfhp_ctl(root)->refs)
-		return;
-	nfhp_node_unlink(f, root);
-	if (!nfhp_node_final(root)) {
-		hi = root->n;
-		lend = nfhp_node_roomy(root) ? nfhp_lend_of(root) : NULL;
-		if (lend && lend->peer) {
-			/* The peer holds the rest now. */
-			lo = lend->lo;
-			hi = lend->hi;
-			nfhp_lend_of(lend->peer)->peer = NULL;
-		}
-		child = nfhp_children(root);
-		for (i = lo; i < hi; i++) {
-			nfhp_refs_prefetch(child, i, hi);
-			__nfhp_tree_put(f, child[i]);
-		}
-	}
-	nfhp_node_free(f, root);
-}
-
-void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
-{
-	nfhp_share_lock(f);
-	__nfhp_tree_put(f, root);
-	nfhp_share_unlock(f);
-}
-
-/* Drop the references a draft node holds to its children. */
-static void nfhp_draft_drop(struct nfhp_forest *f,
-			    const struct nfhp_node *draft)
-{
-	u32 i;
-
-	if (nfhp_node_final(draft))
-		return;
-	nfhp_share_lock(f);
-	for (i = 0; i < draft->n; i++)
-		__nfhp_tree_put(f, nfhp_child(draft, i));
-	nfhp_share_unlock(f);
-}
-
-/* The stored node equal to @draft, with a reference taken, or NULL. */
-static struct nfhp_node *nfhp_node_twin(struct nfhp_forest *t,
-					const struct nfhp_node *draft)
-{
-	struct nfhp_node *node;
-
-	for (node = t->buckets[nfhp_ctl(draft)->hash & t->mask]; node;
-	     node = nfhp_ctl(node)->hnext) {
-		if (nfhp_node_equal(node, draft)) {
-			nfhp_ctl(node)->refs++;
-			return node;
-		}
-	}
-	return NULL;
-}
-
-/*
- * Put the node just stored in @t's deduplication table, under @t's lock,
- * lending and borrowing nothing; @sum as nfhp_node_hash() set it.
- */
-static void nfhp_node_link(struct nfhp_forest *t, struct nfhp_node *node,
-			   u64 sum)
-{
-	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
-
-	nfhp_wide_init(node, sum);
-	ctl->hnext = t->buckets[ctl->hash & t->mask];
-	t->buckets[ctl->hash & t->mask] = node;
-	if (++t->count > 2 * (t->mask + 1))
-		nfhp_forest_grow(t);
-}
-
-/*
- * Return the stored node equal to @draft, taking a reference, or store a
- * copy of @draft.  @draft is zeroed scratch memory filled by the caller
- * and owns references to its children, which a stored twin already holds
- * on its own.  Most drafts have a twin, so only new nodes are allocated.
- * Without memory NULL is returned and the references stay with the
- * caller, who holds its children in a list anyway.
- *
- * The copy is made outside the lock: while a helper builds, the other
- * builder would wait for the allocation.  The twin may have been stored
- * in the meantime, so it is looked for again.
- */
-static struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
-					  struct nfhp_node *draft)
-{
-	struct nfhp_forest *t = nfhp_home(f);
-	size_t bytes = nfhp_node_bytes(draft);
-	size_t size = nfhp_node_alloc_size(bytes);
-	struct nfhp_node_ctl *ctl = nfhp_ctl(draft);
-	struct nfhp_node *node, *copy;
-	void *mem;
-	u64 sum;
-
-	ctl->hash = nfhp_node_hash(draft, &sum);
-	nfhp_share_lock(f);
-	node = nfhp_node_twin(t, draft);
-	nfhp_share_unlock(f);
-	if (node)
-		goto out_drop_draft;
-	mem = nfhp_alloc_unaccounted(size);
-	if (!mem)
-		return NULL;
-	copy = (struct nfhp_node *)((u8 *)mem + nfhp_node_lead(bytes));
-	memcpy(copy, draft, bytes);
-	ctl = nfhp_ctl(copy);
-	ctl->hash = nfhp_ctl(draft)->hash;
-	ctl->refs = 1;
-	ctl->mark = 0;
-	nfhp_share_lock(f);
-	node = t->shared ? nfhp_node_twin(t, draft) : NULL;
-	if (node) {
-		nfhp_share_unlock(f);
-		nfhp_free_unaccounted(mem);
-		goto out_drop_draft;
-	}
-	if (!nfhp_mem_charge(t->mem, mem, size)) {
-		nfhp_share_unlock(f);
-		return NULL;
-	}
-	nfhp_node_link(t, copy, sum);
-	nfhp_share_unlock(f);
-	return copy;
-out_drop_draft:
-	nfhp_draft_drop(f, draft);
-	return node;
-}
-
-/* Zero the last word of the @size bytes at @p: the padding, if any. */
-static void nfhp_zero_pad(void *p, size_t size)
-{
-	if (size)
-		((unsigned long *)((u8 *)p + size))[-1] = 0;
-}
-
-/*
- * Zero @draft's header and padding and set its kind and size; the tail of
- * u32 keys is U32_MAX (nfhp_keys_size()).
- */
-static struct nfhp_node *nfhp_draft_init(struct nfhp_node *draft, u8 kind,
-					 u32 n)
-{
-	memset(draft, 0, sizeof(*draft));
-	draft->kind = kind;
-	draft->n = n;
-	if (kind == NFHP_NODE_RLP32) {
-		memset(nfhp_keys32(draft) + n, 0xff,
-		       nfhp_keys_size(kind, n) - n * sizeof(u32));
-		nfhp_zero_pad(nfhp_index(draft), nfhp_index_size(kind, n));
-	}
-	return draft;
-}
-
-/*
- * A draft node with room for @n intervals or entries: its header and its
- * padding are zeroed, the rest is for the caller to fill, every byte, as
- * every byte is hashed.  Zeroing whole drafts was a seventh of a build.
- */
-static struct nfhp_node *nfhp_draft_new(struct nfhp_forest *f, u8 kind,
-					u32 n)
-{
-	struct nfhp_node_ctl *ctl;
-
-	ctl = nfhp_scratch_alloc(&f->scratch, 1, sizeof(*ctl) +
-				 nfhp_node_size(kind, n));
-	if (!ctl)
-		return NULL;
-	return nfhp_draft_init((struct nfhp_node *)(ctl + 1), kind, n);
-}
-
-/*
- * A draft in memory of its own, to be stored as it is: a wide node's
- * copy would otherwise be copied once more by nfhp_node_intern().  Give
- * it to nfhp_node_store(), or free it with nfhp_draft_free().
- */
-static struct nfhp_node *nfhp_draft_alloc(u8 kind, u32 n)
-{
-	size_t bytes = nfhp_node_size(kind, n);
-	u8 *mem = nfhp_alloc_unaccounted(nfhp_node_alloc_size(bytes));
-
-	if (!mem)
-		return NULL;
-	return nfhp_draft_init((struct nfhp_node *)(mem +
-						    nfhp_node_lead(bytes)),
-			       kind, n);
-}
-
-static void nfhp_draft_free(struct nfhp_node *draft)
-{
-	nfhp_free_unaccounted((u8 *)draft -
-			      nfhp_node_lead(nfhp_node_bytes(draft)));
-}
-
-/*
- * Store @draft, a 32-bit range-location node from nfhp_draft_alloc() whose
- * hash sum is @sum, or return its stored twin with a reference taken:
- * nfhp_node_intern() without the copy.  @draft and the references it
- * holds are then the caller's to drop.  Without memory NULL is returned,
- * @draft freed, and the references to its children stay with the caller.
- */
-static struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
-					 struct nfhp_node *draft, u64 sum)
-{
-	struct nfhp_node_ctl *ctl = nfhp_ctl(draft);
-	struct nfhp_forest *t = nfhp_home(f);
-	size_t bytes = nfhp_node_bytes(draft);
-	struct nfhp_node *twin;
-
-	ctl->hash = nfhp_node_hash_sum(draft, sum);
-	ctl->refs = 1;
-	ctl->mark = 0;
-	nfhp_share_lock(f);
-	twin = nfhp_node_twin(t, draft);
-	if (twin) {
-		nfhp_share_unlock(f);
-		return twin;
-	}
-	if (!nfhp_mem_charge(t->mem, (u8 *)draft - nfhp_node_lead(bytes),
-			     nfhp_node_alloc_size(bytes))) {
-		nfhp_share_unlock(f);
-		return NULL;
-	}
-	nfhp_node_link(t, draft, sum);
-	nfhp_share_unlock(f);
-	return draft;
-}
-
-/**
- * struct nfhp_scan - the relevant entries of a region, see nfhp_scan_push()
- * @rel: the relevant entries, in order
- * @n: number of entries in @rel
- * @noncover: per dimension, relevant entries restricting it within the
- *	region without covering the region
- * @split: some relevant entry does not cover the region
- * @skip_to: entries ordered before this are skipped by a RETURN
- * @maybe_to: entries ordered before this may be skipped by a RETURN
- * @budget: the work the region's subtree may take ("Bounded builds")
- * @used: the work it took
- * @cut: a bit per dimension a split on the path to the region cut
- */
-struct nfhp_scan {
-	const struct nfhp_entry **rel;
-	unsigned int n;
-	unsigned int noncover[NFHP_DIM_MAX];
-	bool split;
-	u64 skip_to;
-	u64 maybe_to;
-	u64 budget;
-	u64 used;
-	u32 cut;
-};
+u32 nfhp_cover_pieces = NFHP_COVER_PIECES;
 
 static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
 				const struct nfhp_region *reg)
@@ -1155,13 +392,6 @@ static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
 	}
 }
 
-/* Does @e decide the packets that reach it, once its box holds them? */
-static bool nfhp_entry_terminal(const struct nfhp_entry *e)
-{
-	return e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
-	       e->action == NFHP_ACT_QUEUE || e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP;
-}
-
 /**
  * nfhp_scan_push() - consider the next entry intersecting a region
  * @s: the scan
@@ -1171,8 +401,8 @@ static bool nfhp_entry_terminal(const struct nfhp_entry *e)
  * Return: false once an entry decides every packet of @reg that reaches
  * it and nothing before it can skip it; later entries are irrelevant.
  */
-static bool nfhp_scan_push(struct nfhp_scan *s, const struct nfhp_region *reg,
-			   const struct nfhp_entry *e)
+bool nfhp_scan_push(struct nfhp_scan *s, const struct nfhp_region *reg,
+		    const struct nfhp_entry *e)
 {
 	bool covers;
 
@@ -1432,7 +662,7 @@ static bool nfhp_list_fill(struct nfhp_node *list, const struct nfhp_region *reg
  * Return 1 when they do not qualify (nothing is allocated), else 0 or
  * -ENOMEM.
  */
-static noinline_for_stack int
+noinline_for_stack int
 nfhp_list_get(struct nfhp_forest *f, const struct nfhp_region *reg,
 	      const struct nfhp_scan *s, struct nfhp_node **out)
 {
@@ -1466,18 +696,6 @@ static unsigned int nfhp_split_dim(const struct nfhp_scan *s, u32 tried)
 			best = d;
 	return best;
 }
-
-/**
- * struct nfhp_event - an interval end in the split dimension
- * @at: the first value where the change applies
- * @idx: index of the entry in the parent's relevant list
- * @on: the entry starts (true) or stops (false) intersecting at @at
- */
-struct nfhp_event {
-	nfhp_u128 at;
-	u32 idx;
-	bool on;
-};
 
 static int nfhp_event_cmp(const void *a, const void *b)
 {
@@ -1600,10 +818,10 @@ static struct nfhp_event *nfhp_events_sort(struct nfhp_forest *f,
 }
 
 /* Interval ends of the relevant entries in @dim, clipped to the region. */
-static int nfhp_split_events(struct nfhp_forest *f,
-			     const struct nfhp_scan *s, unsigned int dim,
-			     const struct nfhp_range *span,
-			     struct nfhp_event **out, unsigned int *nout)
+int nfhp_split_events(struct nfhp_forest *f,
+		      const struct nfhp_scan *s, unsigned int dim,
+		      const struct nfhp_range *span,
+		      struct nfhp_event **out, unsigned int *nout)
 {
 	unsigned int i, j, n = 0, cap = 0;
 	struct nfhp_event *ev;
@@ -1635,50 +853,8 @@ static int nfhp_split_events(struct nfhp_forest *f,
 	return 0;
 }
 
-static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
-		      struct nfhp_scan *s, struct nfhp_node **out);
-
-/*
- * Stack a build or update must leave: room for its last level's leaves,
- * lists and allocations, which may reclaim memory.  Each level of their
- * recursion takes about 500 bytes of the kernel stack (nfhp_build() and
- * nfhp_split_children(); nfhp_update_node() 272), 16 KB in all with the
- * system call and netlink beneath it.  What a level does not keep across
- * the recursion is in functions of their own (noinline_for_stack) or on
- * the scratch stack.
- */
-#define NFHP_STACK_RESERVE	(3 * 1024)
-
-/*
- * Is the stack too short for another level?  Then the build gives up with
- * -E2BIG: the commit fails and the old rules stay, where running off the
- * stack would panic the kernel.
- */
-static bool nfhp_stack_low(void)
-{
-	unsigned long here = (unsigned long)__builtin_frame_address(0);
-	unsigned long base = (unsigned long)task_stack_page(current);
-
-	return here - base < NFHP_STACK_RESERVE;
-}
-static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
-			     const struct nfhp_entry **entries, unsigned int n,
-			     bool deepen, u64 *left, struct nfhp_node **out);
-
-/**
- * struct nfhp_children - the children of a node being built
- * @node: child of each elementary interval
- * @hi: inclusive upper end of each elementary interval
- * @n: elementary intervals so far
- */
-struct nfhp_children {
-	struct nfhp_node **node;
-	nfhp_u128 *hi;
-	unsigned int n;
-};
-
 /* Drop the references of the children @c. */
-static void nfhp_children_put(struct nfhp_forest *f, struct nfhp_children *c)
+void nfhp_children_put(struct nfhp_forest *f, struct nfhp_children *c)
 {
 	unsigned int i;
 
@@ -1687,8 +863,8 @@ static void nfhp_children_put(struct nfhp_forest *f, struct nfhp_children *c)
 }
 
 /* Append a child, merging it with an equal left neighbour. */
-static void nfhp_children_add(struct nfhp_forest *f, struct nfhp_children *c,
-			      struct nfhp_node *child, nfhp_u128 hi)
+void nfhp_children_add(struct nfhp_forest *f, struct nfhp_children *c,
+		       struct nfhp_node *child, nfhp_u128 hi)
 {
 	if (c->n && c->node[c->n - 1] == child) {
 		nfhp_tree_put(f, child);
@@ -1761,33 +937,6 @@ static void nfhp_active_scan(const struct nfhp_active *a,
 	}
 }
 
-/**
- * struct nfhp_sweep - a run of the elementary intervals of one split
- * @dim: the dimension split
- * @ev: the interval ends of the split's entries, sorted
- * @nev: number of @ev
- * @from: the first event of the run: its intervals start at @ev[@from].at,
- *	or at the region's low end for 0
- * @to: the event the run stops before (the next run starts there)
- * @heavy: the interval whose split may take a helper, or -1
- * @work: on a second attempt, the relevant entries of the run's
- *	children not built yet, at most (nfhp_work_walk() counts every
- *	intersecting entry); a first attempt pays as it goes
- * @pool: the work the subtrees of those children may still take
- * @used: the work the run's subtrees took
- */
-struct nfhp_sweep {
-	unsigned int dim;
-	const struct nfhp_event *ev;
-	unsigned int nev;
-	unsigned int from;
-	unsigned int to;
-	int heavy;
-	u64 work;
-	u64 pool;
-	u64 used;
-};
-
 /*
  * The work the subtree of a child of @n relevant entries may take: all
  * the run's pool on a build's first attempt, a share of it on the second
@@ -1854,7 +1003,7 @@ static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 }
 
 /* The earliest entry below any of @c's children. */
-static u64 nfhp_children_min(const struct nfhp_children *c)
+u64 nfhp_children_min(const struct nfhp_children *c)
 {
 	u64 min_order = U64_MAX;
 	unsigned int i;
@@ -1895,10 +1044,6 @@ static int nfhp_make_node(struct nfhp_forest *f, unsigned int dim,
 	*out = nfhp_node_intern(f, node);
 	return *out ? 0 : -ENOMEM;
 }
-
-static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
-			 struct nfhp_children *c, u64 min_order,
-			 struct nfhp_node **out);
 
 /*
  * Cut the children @c into nodes of nfhp_node_piece intervals under a
@@ -1948,25 +1093,24 @@ static int nfhp_make_chunks(struct nfhp_forest *f, unsigned int dim,
  * node, or for very many children a node of nodes (nfhp_make_chunks()).
  * The node takes over @c's references; on failure they stay with @c.
  */
-static int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
-			 struct nfhp_children *c, u64 min_order,
-			 struct nfhp_node **out)
+int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
+		  struct nfhp_children *c, u64 min_order,
+		  struct nfhp_node **out)
 {
 	if (c->n > 2 * nfhp_node_fanout)
 		return nfhp_make_chunks(f, dim, c, min_order, out);
 	return nfhp_make_node(f, dim, c, min_order, out);
 }
 
-
 /*
  * Sweep the interval ends of @w->dim, building one child per interval.  A
  * commit whose task has a signal stops here, and nothing of the build
  * stays: an admin's Ctrl-C on a restore leaves the old rules in force.
  */
-static int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
-			       const struct nfhp_scan *s,
-			       struct nfhp_sweep *w,
-			       struct nfhp_children *c)
+int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
+			const struct nfhp_scan *s,
+			struct nfhp_sweep *w,
+			struct nfhp_children *c)
 {
 	const struct nfhp_event *ev = w->ev;
 	struct nfhp_range span = reg->d[w->dim];
@@ -2101,7 +1245,7 @@ static unsigned int nfhp_work_walk(const struct nfhp_scan *s,
  * @first the work of the first run of @total; @heavy the interval that
  * holds most of the work when that is why.
  */
-static noinline_for_stack void
+noinline_for_stack void
 nfhp_share_plan(const struct nfhp_scan *s,
 		const struct nfhp_sweep *w, nfhp_u128 lo,
 		unsigned int *cut, u64 *first, u64 *total, int *heavy)
@@ -2121,8 +1265,8 @@ nfhp_share_plan(const struct nfhp_scan *s,
 }
 
 /* The work of a split: every child's relevant entries, at most. */
-static u64 nfhp_split_work(const struct nfhp_scan *s,
-			   const struct nfhp_sweep *w, nfhp_u128 lo)
+u64 nfhp_split_work(const struct nfhp_scan *s,
+		    const struct nfhp_sweep *w, nfhp_u128 lo)
 {
 	struct nfhp_work_tally all = { .heavy = -1 };
 
@@ -2136,7 +1280,7 @@ static u64 nfhp_split_work(const struct nfhp_scan *s,
  * Return: as nfhp_split_children(); -EAGAIN when no helper could be
  * made, for the caller to sweep alone.
  */
-static noinline_for_stack int
+noinline_for_stack int
 nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 		  const struct nfhp_scan *s,
 		  struct nfhp_sweep *w, unsigned int cut, u64 first_work,
@@ -2297,8 +1441,8 @@ out_release:
 	return err;
 }
 
-static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
-		      struct nfhp_scan *s, struct nfhp_node **out)
+int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
+	       struct nfhp_scan *s, struct nfhp_node **out)
 {
 	int err;
 
@@ -2321,7 +1465,7 @@ static int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
  * The whole key space as a region, on the scratch stack: 448 bytes kept
  * off the kernel stack, under which a build or update recurses.
  */
-static struct nfhp_region *nfhp_region_scratch(struct nfhp_forest *f)
+struct nfhp_region *nfhp_region_scratch(struct nfhp_forest *f)
 {
 	struct nfhp_region *reg = nfhp_scratch_alloc(&f->scratch, 1,
 						     sizeof(*reg));
@@ -2405,9 +1549,9 @@ static int nfhp_build_attempt(struct nfhp_forest *f, struct nfhp_region *reg,
  * gets no more than is left, and both attempts count.  -EOVERFLOW when
  * not even the region's scan is left.
  */
-static int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
-			     const struct nfhp_entry **entries, unsigned int n,
-			     bool deepen, u64 *left, struct nfhp_node **out)
+int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
+		      const struct nfhp_entry **entries, unsigned int n,
+		      bool deepen, u64 *left, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	bool may_share = f->may_share;
@@ -2478,16 +1622,9 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 			    struct nfhp_region *reg,
 			    const struct nfhp_update *u, struct nfhp_node **out);
 
-static nfhp_u128 nfhp_node_key(const struct nfhp_node *node, u32 i)
-{
-	if (node->kind == NFHP_NODE_RLP128)
-		return nfhp_keys128(node)[i];
-	return nfhp_keys32(node)[i];
-}
-
 /* The smallest interval holding all of @x's intervals in @dim. */
-static void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
-			  struct nfhp_range *hull)
+void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
+		   struct nfhp_range *hull)
 {
 	unsigned int n = nfhp_box_nranges(x, dim);
 
@@ -3203,7 +2340,6 @@ int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 	return err;
 }
 
-
 /**
  * struct nfhp_cover - the trees a shadow search has still to ask
  * @roots: their roots, each decides what the ones before it left
@@ -3366,8 +2502,6 @@ static bool nfhp_cover_rest(const struct nfhp_cover *c,
 	return rest.n && nfhp_decided_before(rest.roots[0], q, &rest);
 }
 
-u32 nfhp_cover_pieces = NFHP_COVER_PIECES;
-
 /* Step @at, an interval per restricted dimension of @box, to the next. */
 static bool nfhp_piece_next(const struct nfhp_box *box, unsigned int *at)
 {
@@ -3447,140 +2581,4 @@ bool nfhp_trees_decided_before(const struct nfhp_node *const *roots,
 			return false;
 	} while (!hull && nfhp_piece_next(box, at));
 	return true;
-}
-
-static void nfhp_hist_add(unsigned int *hist, unsigned int value)
-{
-	unsigned int b = 0;
-
-	while (value > 1 && b < NFHP_HIST_BUCKETS - 1) {
-		value >>= 1;
-		b++;
-	}
-	hist[b]++;
-}
-
-/* A leaf or list at @depth. */
-static void nfhp_stats_leaf(const struct nfhp_node *node, unsigned int depth,
-			    struct nfhp_tree_stats *st)
-{
-	st->leaves++;
-	st->lists += node->kind == NFHP_NODE_LIST;
-	if (node->kind == NFHP_NODE_LEAF && node->ibits & NFHP_WALK_TESTED) {
-		st->tested++;
-		st->tested_entries += node->n;
-		st->tested_max = max(st->tested_max, node->n);
-	}
-	st->depth = max(st->depth, depth);
-	nfhp_hist_add(st->leaf_size_hist, node->n);
-	st->depth_hist[min_t(unsigned int, depth, NFHP_HIST_BUCKETS - 1)]++;
-}
-
-static void nfhp_stats_walk(struct nfhp_forest *f,
-			    const struct nfhp_node *node, unsigned int depth,
-			    struct nfhp_tree_stats *st)
-{
-	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
-	struct nfhp_entry *e;
-	u32 i;
-
-	if (nfhp_node_embedded(node)) {
-		e = (struct nfhp_entry *)node;
-		if (e->seen) {
-			st->shared++;
-			return;
-		}
-		e->seen = 1;
-		nfhp_stats_leaf(node, depth, st);
-		return;
-	}
-	if (ctl->mark == f->mark) {
-		st->shared++;
-		return;
-	}
-	ctl->mark = f->mark;
-	st->mem += nfhp_node_alloc_size(nfhp_node_bytes(node));
-	if (nfhp_node_final(node)) {
-		nfhp_stats_leaf(node, depth, st);
-		return;
-	}
-	st->nodes++;
-	st->nodes_per_dim[node->dim]++;
-	nfhp_hist_add(st->node_size_hist, node->n);
-	for (i = 0; i < node->n; i++)
-		nfhp_stats_walk(f, nfhp_child(node, i), depth + 1, st);
-}
-
-/*
- * Clear what nfhp_stats_walk() marked in entries' own leaves: packets read
- * those lines, but not @seen.
- */
-static void nfhp_stats_unsee(struct nfhp_forest *f,
-			     const struct nfhp_node *node)
-{
-	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
-	u32 i;
-
-	if (nfhp_node_embedded(node)) {
-		((struct nfhp_entry *)node)->seen = 0;
-		return;
-	}
-	if (ctl->mark == f->mark || nfhp_node_final(node))
-		return;
-	ctl->mark = f->mark;
-	for (i = 0; i < node->n; i++)
-		nfhp_stats_unsee(f, nfhp_child(node, i));
-}
-
-/**
- * nfhp_tree_stats() - add the shape of a tree to @st
- * @f: the forest
- * @root: the tree
- * @st: the statistics; shared nodes are counted once
- */
-void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
-		     struct nfhp_tree_stats *st)
-{
-	f->mark++;
-	nfhp_stats_walk(f, root, 0, st);
-	f->mark++;
-	nfhp_stats_unsee(f, root);
-}
-
-static void nfhp_leaf_walk(struct nfhp_forest *f, const struct nfhp_node *node,
-			   nfhp_leaf_cb cb, void *ctx)
-{
-	struct nfhp_node_ctl *ctl = nfhp_ctl(node);
-	u32 i;
-
-	if (nfhp_node_embedded(node)) {
-		cb(ctx, node);
-		return;
-	}
-	if (ctl->mark == f->mark)
-		return;
-	ctl->mark = f->mark;
-	if (nfhp_node_final(node)) {
-		cb(ctx, node);
-		return;
-	}
-	for (i = 0; i < node->n; i++)
-		nfhp_leaf_walk(f, nfhp_child(node, i), cb, ctx);
-}
-
-/**
- * nfhp_tree_walk_leaves() - call @cb for every leaf
- * @f: the forest
- * @root: the tree
- * @cb: the callback
- * @ctx: its context
- *
- * A shared leaf is passed once, an entry's own at each of its places.
- */
-void nfhp_tree_walk_leaves(struct nfhp_forest *f,
-			     const struct nfhp_node *root,
-			     nfhp_leaf_cb cb, void *ctx)
-{
-	f->mark++;
-	nfhp_leaf_walk(f, root, cb, ctx);
 }
