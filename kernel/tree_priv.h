@@ -398,7 +398,7 @@ int nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 		      unsigned int cut, u64 first_work, u64 total,
 		      struct nfhp_children *c);
 
-/* tree.c */
+/* tree_update.c */
 void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
 		   struct nfhp_range *hull);
 
