@@ -368,11 +368,11 @@ int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 		      bool deepen, u64 *left, struct nfhp_node **out);
 struct nfhp_region *nfhp_region_scratch(struct nfhp_forest *f);
 
-/* tree.c */
+/* tree_list.c */
 int nfhp_list_get(struct nfhp_forest *f, const struct nfhp_region *reg,
 		  const struct nfhp_scan *s, struct nfhp_node **out);
 
-/* tree.c */
+/* tree_split.c */
 int nfhp_split_events(struct nfhp_forest *f, const struct nfhp_scan *s,
 		      unsigned int dim, const struct nfhp_range *span,
 		      struct nfhp_event **out, unsigned int *nout);
@@ -387,7 +387,7 @@ int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 			const struct nfhp_scan *s, struct nfhp_sweep *w,
 			struct nfhp_children *c);
 
-/* tree.c */
+/* tree_share.c */
 void nfhp_share_plan(const struct nfhp_scan *s, const struct nfhp_sweep *w,
 		     nfhp_u128 lo, unsigned int *cut, u64 *first, u64 *total,
 		     int *heavy);
