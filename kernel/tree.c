@@ -347,6 +347,27 @@
  * the policy: a packet within the limit is accepted by 1, the next one
  * reset by 2; elsewhere the leaf is the policy alone and no extension
  * runs.
+ *
+ * Files
+ * -----
+ *
+ * The tree is built, updated and stored by files named for what they
+ * hold; tree.h is their API, tree_priv.h what they share, and lookup.h
+ * the lookup, inline in nfhp_classify()::
+ *
+ *   tree.c         this overview and the build: a region's relevant
+ *                  entries (nfhp_scan_push()), its leaf or tested leaf,
+ *                  the choice of its split, bounded builds
+ *   tree_list.c    list nodes
+ *   tree_split.c   a split: its interval ends and their sort, the sweep
+ *                  that builds its children, their node or wide nodes
+ *   tree_share.c   two builders: a split's work, the helper's half
+ *   tree_node.c    the node store: layout, index, hashing and
+ *                  deduplication, references and lending, drafts,
+ *                  statistics walks
+ *   tree_update.c  updates, and the splice of range-location nodes
+ *   tree_shadow.c  whether a hook's trees decide a box before an entry
+ *   memo.c         a build's memo of the subtrees of its regions
  */
 
 #include <linux/bitops.h>
@@ -367,7 +388,6 @@ u32 nfhp_build_budget = NFHP_BUILD_BUDGET;
 u32 nfhp_build_first = NFHP_BUILD_FIRST;
 u32 nfhp_build_budget_min = NFHP_BUILD_BUDGET_MIN;
 u32 nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
-
 u32 nfhp_cover_pieces = NFHP_COVER_PIECES;
 
 static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
@@ -531,11 +551,6 @@ static int nfhp_split_sweep(struct nfhp_forest *f, struct nfhp_region *reg,
 }
 
 /*
- * Split the region in the best dimension and build the children; past
- * the region's budget, make it a tested leaf instead.  Return 1 for that,
- * with nothing built, else 0 or an error.
- */
-/*
  * Choose the dimension @w splits and its interval ends, on the scratch
  * stack: nfhp_split_dim()'s.  On a second attempt, its children's scans
  * must fit the region's budget, or it gives way to the next dimension, a
@@ -583,6 +598,11 @@ nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
 	}
 }
 
+/*
+ * Split the region in the best dimension and build the children; past
+ * the region's budget, make it a tested leaf instead.  Return 1 for that,
+ * with nothing built, else 0 or an error.
+ */
 static int nfhp_split(struct nfhp_forest *f, struct nfhp_region *reg,
 		      struct nfhp_scan *s, struct nfhp_node **out)
 {

@@ -681,8 +681,8 @@ static void nfhp_leaf_walk(struct nfhp_forest *f, const struct nfhp_node *node,
  * A shared leaf is passed once, an entry's own at each of its places.
  */
 void nfhp_tree_walk_leaves(struct nfhp_forest *f,
-			     const struct nfhp_node *root,
-			     nfhp_leaf_cb cb, void *ctx)
+			   const struct nfhp_node *root,
+			   nfhp_leaf_cb cb, void *ctx)
 {
 	f->mark++;
 	nfhp_leaf_walk(f, root, cb, ctx);

@@ -103,6 +103,7 @@ static inline u8 nfhp_index_bits(u8 kind, u32 n)
 	return min_t(u32, fls(n - 1), NFHP_INDEX_MAX_BITS);
 }
 
+/* Bytes of the index of a node of @n intervals, in whole words. */
 static inline size_t nfhp_index_size(u8 kind, u32 n)
 {
 	u8 bits = nfhp_index_bits(kind, n);
@@ -200,6 +201,7 @@ static inline struct nfhp_lend *nfhp_lend_of(const struct nfhp_node *node)
 	return &nfhp_wide_ctl(node)->lend;
 }
 
+/* Mix the word @w into the hash @h. */
 static inline u64 nfhp_hash_mix(u64 h, unsigned long w)
 {
 	h = (h ^ w) * 0xff51afd7ed558ccdull;
@@ -231,6 +233,14 @@ static inline void nfhp_node_ref(struct nfhp_node *node)
 		nfhp_ctl(node)->refs++;
 }
 
+/* The key of interval @i of a range-location node: its inclusive end. */
+static inline nfhp_u128 nfhp_node_key(const struct nfhp_node *node, u32 i)
+{
+	if (node->kind == NFHP_NODE_RLP128)
+		return nfhp_keys128(node)[i];
+	return nfhp_keys32(node)[i];
+}
+
 /**
  * struct nfhp_scan - the relevant entries of a region, see nfhp_scan_push()
  * @rel: the relevant entries, in order
@@ -260,7 +270,8 @@ struct nfhp_scan {
 static inline bool nfhp_entry_terminal(const struct nfhp_entry *e)
 {
 	return e->action == NFHP_ACT_ACCEPT || e->action == NFHP_ACT_DROP ||
-	       e->action == NFHP_ACT_QUEUE || e->action == NFHP_ENTRY_POLICY || e->action == NFHP_ENTRY_HOTDROP;
+	       e->action == NFHP_ACT_QUEUE || e->action == NFHP_ENTRY_POLICY ||
+	       e->action == NFHP_ENTRY_HOTDROP;
 }
 
 /**
@@ -337,13 +348,6 @@ struct nfhp_sweep {
 	u64 pool;
 	u64 used;
 };
-
-static inline nfhp_u128 nfhp_node_key(const struct nfhp_node *node, u32 i)
-{
-	if (node->kind == NFHP_NODE_RLP128)
-		return nfhp_keys128(node)[i];
-	return nfhp_keys32(node)[i];
-}
 
 /* tree_node.c */
 void nfhp_index_fill(struct nfhp_node *node);
