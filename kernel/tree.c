@@ -633,6 +633,22 @@ out_release:
 	return err;
 }
 
+/**
+ * nfhp_build() - build the subtree of a region
+ * @f: the forest
+ * @reg: the region
+ * @s: its relevant entries and its budget; @s->used is set to the work
+ *	the subtree took
+ * @out: set to the subtree, holding one reference
+ *
+ * A leaf where every relevant entry covers the region, else a list node
+ * where they qualify, else a split (nfhp_split()), and a tested leaf where
+ * no split fits the budget or the stack runs short.  See "Building:
+ * nfhp_build()" in DOC: Theory of Operation.
+ *
+ * Return: 0, -ENOMEM, -ERANGE when a first attempt runs out of its
+ * budget, or -ECANCELED when the task has a signal pending.
+ */
 int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 	       struct nfhp_scan *s, struct nfhp_node **out)
 {
@@ -653,9 +669,14 @@ int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 	return err == 1 ? nfhp_tested_get(f, s, out) : err;
 }
 
-/*
- * The whole key space as a region, on the scratch stack: 448 bytes kept
- * off the kernel stack, under which a build or update recurses.
+/**
+ * nfhp_region_scratch() - the whole key space as a region, off the stack
+ * @f: the forest, whose scratch stack holds it
+ *
+ * 448 bytes kept off the kernel stack, under which a build or update
+ * recurses.
+ *
+ * Return: the region, or NULL.
  */
 struct nfhp_region *nfhp_region_scratch(struct nfhp_forest *f)
 {
@@ -731,15 +752,24 @@ static int nfhp_build_attempt(struct nfhp_forest *f, struct nfhp_region *reg,
 	return err;
 }
 
-/*
- * Build the subtree of a region from entries in order, some outside it,
- * with a budget of nfhp_build_budget work units per relevant entry: all
- * of it for any part on a first attempt, and when that runs out, shares
- * of it on a second ("Bounded builds" in DOC: Theory of Operation).
- * Unless @deepen, the region is a leaf, a list or a tested leaf.  An update
- * passes the work it has @left, which the build takes from: a region
- * gets no more than is left, and both attempts count.  -EOVERFLOW when
- * not even the region's scan is left.
+/**
+ * nfhp_build_region() - build the subtree of a region within a budget
+ * @f: the forest
+ * @reg: the region
+ * @entries: the entries in order, some outside @reg
+ * @n: number of @entries
+ * @deepen: false: the region is a leaf, a list or a tested leaf
+ * @left: the work an update has left, or NULL for a build
+ * @out: set to the subtree, holding one reference
+ *
+ * The budget is nfhp_build_budget work units per relevant entry: all of
+ * it for any part on a first attempt, and when that runs out, shares of
+ * it on a second ("Bounded builds" in DOC: Theory of Operation).  An
+ * update passes the work it has @left, which the build takes from: a
+ * region gets no more than is left, and both attempts count.
+ *
+ * Return: 0, an error of nfhp_build() but -ERANGE, or -EOVERFLOW when not
+ * even the region's scan is left.
  */
 int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 		      const struct nfhp_entry **entries, unsigned int n,

@@ -170,10 +170,17 @@ static bool nfhp_list_fill(struct nfhp_node *list, const struct nfhp_region *reg
 	return true;
 }
 
-/*
- * The list node of a region with few relevant entries, all terminal.
- * Return 1 when they do not qualify (nothing is allocated), else 0 or
- * -ENOMEM.
+/**
+ * nfhp_list_get() - the list node of a region with few relevant entries
+ * @f: the forest
+ * @reg: the region
+ * @s: its relevant entries
+ * @out: set to the list node, holding one reference
+ *
+ * See "List nodes" in DOC: Theory of Operation.
+ *
+ * Return: 1 when the entries do not qualify (nothing is allocated), else
+ * 0 or -ENOMEM.
  */
 noinline_for_stack int
 nfhp_list_get(struct nfhp_forest *f, const struct nfhp_region *reg,

@@ -36,13 +36,16 @@ static void nfhp_wide_init(struct nfhp_node *node, u64 sum)
 	wide->sum = sum;
 }
 
-/*
- * Fill the index of a wide RLP32 node.  Bucket b holds the values whose
- * offset past the first key, less one, shifted right by @ishift, is b;
- * index[b] is the first interval that can hold such a value, so a value's
- * interval lies between index[b] and index[b + 1].  It depends on the keys
- * alone, so equal nodes still have equal bytes, and the hash and the
- * comparison of nodes leave it out (nfhp_node_own_bytes()).
+/**
+ * nfhp_index_fill() - fill the index of a wide 32-bit range-location node
+ * @node: the node, its keys written; a node too narrow gets no index
+ *
+ * Bucket b holds the values whose offset past the first key, less one,
+ * shifted right by @ishift, is b; index[b] is the first interval that can
+ * hold such a value, so a value's interval lies between index[b] and
+ * index[b + 1].  It depends on the keys alone, so equal nodes still have
+ * equal bytes, and the hash and the comparison of nodes leave it out
+ * (nfhp_node_own_bytes()).
  */
 void nfhp_index_fill(struct nfhp_node *node)
 {
@@ -118,12 +121,17 @@ static size_t nfhp_node_own_bytes(const struct nfhp_node *node)
 	       nfhp_index_size(node->kind, node->n);
 }
 
-/*
- * The sum a 32-bit range-location node's hash is folded from, a term an
- * interval: the keys' order places each, so the sum tells the node as a
- * hash of its words would, and a copy with a few intervals changed takes
- * their terms off and adds the new ones (nfhp_splice_sum()).  Two sums,
- * whose adds do not wait for each other.
+/**
+ * nfhp_rlp32_sum() - the hash sum of a 32-bit range-location node
+ * @node: the node
+ *
+ * The sum the node's hash is folded from, a term an interval: the keys'
+ * order places each, so the sum tells the node as a hash of its words
+ * would, and a copy with a few intervals changed takes their terms off
+ * and adds the new ones (nfhp_splice_sum()).  Two sums, whose adds do
+ * not wait for each other.
+ *
+ * Return: the sum.
  */
 u64 nfhp_rlp32_sum(const struct nfhp_node *node)
 {
@@ -245,7 +253,11 @@ static void nfhp_share_unlock(struct nfhp_forest *f)
 		mutex_unlock(&f->lock);
 }
 
-/* Take a reference to @node. */
+/**
+ * nfhp_node_get() - take a reference to a node
+ * @f: the forest, locked while a helper builds
+ * @node: the node
+ */
 void nfhp_node_get(struct nfhp_forest *f, struct nfhp_node *node)
 {
 	nfhp_share_lock(f);
@@ -307,15 +319,7 @@ void nfhp_tree_get(struct nfhp_node *root)
 	nfhp_node_ref(root);
 }
 
-/**
- * nfhp_tree_put() - drop a reference to a node, freeing what becomes unused
- * @f: the forest
- * @root: the node, may be NULL
- *
- * The caller guarantees that no packet can still reach a node that drops to
- * zero references: the old root was unpublished a grace period ago, or the
- * node was never published.
- */
+/* nfhp_tree_put() with the forest locked, if it needs to be. */
 static void __nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 {
 	struct nfhp_node **child;
@@ -343,6 +347,15 @@ static void __nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 	nfhp_node_free(f, root);
 }
 
+/**
+ * nfhp_tree_put() - drop a reference to a node, freeing what becomes unused
+ * @f: the forest
+ * @root: the node, may be NULL
+ *
+ * The caller guarantees that no packet can still reach a node that drops to
+ * zero references: the old root was unpublished a grace period ago, or the
+ * node was never published.
+ */
 void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 {
 	nfhp_share_lock(f);
@@ -350,7 +363,11 @@ void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root)
 	nfhp_share_unlock(f);
 }
 
-/* Drop the references a draft node holds to its children. */
+/**
+ * nfhp_draft_drop() - drop the references a draft holds to its children
+ * @f: the forest
+ * @draft: the draft node
+ */
 void nfhp_draft_drop(struct nfhp_forest *f,
 		     const struct nfhp_node *draft)
 {
@@ -396,17 +413,22 @@ static void nfhp_node_link(struct nfhp_forest *t, struct nfhp_node *node,
 		nfhp_forest_grow(t);
 }
 
-/*
- * Return the stored node equal to @draft, taking a reference, or store a
- * copy of @draft.  @draft is zeroed scratch memory filled by the caller
- * and owns references to its children, which a stored twin already holds
- * on its own.  Most drafts have a twin, so only new nodes are allocated.
- * Without memory NULL is returned and the references stay with the
- * caller, who holds its children in a list anyway.
+/**
+ * nfhp_node_intern() - store a draft node, or find its stored twin
+ * @f: the forest
+ * @draft: the node, filled by the caller
+ *
+ * @draft is zeroed scratch memory filled by the caller and owns references
+ * to its children, which a stored twin already holds on its own.  Most
+ * drafts have a twin, so only new nodes are allocated.
  *
  * The copy is made outside the lock: while a helper builds, the other
  * builder would wait for the allocation.  The twin may have been stored
  * in the meantime, so it is looked for again.
+ *
+ * Return: the stored node equal to @draft, with a reference taken, or a
+ * copy of @draft, stored.  Without memory NULL, and the references stay
+ * with the caller, who holds its children in a list anyway.
  */
 struct nfhp_node *nfhp_node_intern(struct nfhp_forest *f,
 				   struct nfhp_node *draft)
@@ -478,10 +500,17 @@ static struct nfhp_node *nfhp_draft_init(struct nfhp_node *draft, u8 kind,
 	return draft;
 }
 
-/*
- * A draft node with room for @n intervals or entries: its header and its
- * padding are zeroed, the rest is for the caller to fill, every byte, as
- * every byte is hashed.  Zeroing whole drafts was a seventh of a build.
+/**
+ * nfhp_draft_new() - a draft node on the scratch stack
+ * @f: the forest, whose scratch stack holds it
+ * @kind: the node's kind
+ * @n: its intervals or entries
+ *
+ * Its header and its padding are zeroed, the rest is for the caller to
+ * fill, every byte, as every byte is hashed.  Zeroing whole drafts was a
+ * seventh of a build.
+ *
+ * Return: the draft, with room for @n intervals or entries, or NULL.
  */
 struct nfhp_node *nfhp_draft_new(struct nfhp_forest *f, u8 kind,
 				 u32 n)
@@ -495,10 +524,16 @@ struct nfhp_node *nfhp_draft_new(struct nfhp_forest *f, u8 kind,
 	return nfhp_draft_init((struct nfhp_node *)(ctl + 1), kind, n);
 }
 
-/*
- * A draft in memory of its own, to be stored as it is: a wide node's
- * copy would otherwise be copied once more by nfhp_node_intern().  Give
- * it to nfhp_node_store(), or free it with nfhp_draft_free().
+/**
+ * nfhp_draft_alloc() - a draft node in memory of its own
+ * @kind: the node's kind
+ * @n: its intervals
+ *
+ * To be stored as it is: a wide node's copy would otherwise be copied once
+ * more by nfhp_node_intern().  Give it to nfhp_node_store(), or free it
+ * with nfhp_draft_free().
+ *
+ * Return: the draft, its header and padding zeroed, or NULL.
  */
 struct nfhp_node *nfhp_draft_alloc(u8 kind, u32 n)
 {
@@ -512,18 +547,28 @@ struct nfhp_node *nfhp_draft_alloc(u8 kind, u32 n)
 			       kind, n);
 }
 
+/**
+ * nfhp_draft_free() - free a draft from nfhp_draft_alloc() that was not stored
+ * @draft: the draft, its references dropped
+ */
 void nfhp_draft_free(struct nfhp_node *draft)
 {
 	nfhp_free_unaccounted((u8 *)draft -
 			      nfhp_node_lead(nfhp_node_bytes(draft)));
 }
 
-/*
- * Store @draft, a 32-bit range-location node from nfhp_draft_alloc() whose
- * hash sum is @sum, or return its stored twin with a reference taken:
- * nfhp_node_intern() without the copy.  @draft and the references it
- * holds are then the caller's to drop.  Without memory NULL is returned,
- * @draft freed, and the references to its children stay with the caller.
+/**
+ * nfhp_node_store() - store a wide draft as it is, or find its stored twin
+ * @f: the forest
+ * @draft: a 32-bit range-location node from nfhp_draft_alloc()
+ * @sum: its hash sum
+ *
+ * nfhp_node_intern() without the copy.
+ *
+ * Return: @draft, stored, or its stored twin with a reference taken;
+ * @draft and the references it holds are then the caller's to drop.
+ * Without memory NULL, @draft freed, and the references to its children
+ * stay with the caller.
  */
 struct nfhp_node *nfhp_node_store(struct nfhp_forest *f,
 				  struct nfhp_node *draft, u64 sum)

@@ -101,11 +101,17 @@ static unsigned int nfhp_work_walk(const struct nfhp_scan *s,
 	}
 }
 
-/*
- * Plan the runs of a split whose region starts at @lo: @cut is the event
- * where the second run starts, at half of the work, or 0 not to cut, and
- * @first the work of the first run of @total; @heavy the interval that
- * holds most of the work when that is why.
+/**
+ * nfhp_share_plan() - plan the runs of a split
+ * @s: the split's relevant entries
+ * @w: its interval ends
+ * @lo: where its region starts in @w->dim
+ * @cut: set to the event where the second run starts, at half of the
+ *	work, or 0 not to cut
+ * @first: set to the work of the first run, when cut
+ * @total: set to the work of the split
+ * @heavy: set to the interval that holds most of the work when that is
+ *	why the split is not cut, else -1
  */
 noinline_for_stack void
 nfhp_share_plan(const struct nfhp_scan *s,
@@ -126,7 +132,14 @@ nfhp_share_plan(const struct nfhp_scan *s,
 	}
 }
 
-/* The work of a split: every child's relevant entries, at most. */
+/**
+ * nfhp_split_work() - the work of a split
+ * @s: its relevant entries
+ * @w: its interval ends
+ * @lo: where its region starts in @w->dim
+ *
+ * Return: every child's relevant entries, at most.
+ */
 u64 nfhp_split_work(const struct nfhp_scan *s,
 		    const struct nfhp_sweep *w, nfhp_u128 lo)
 {
@@ -136,9 +149,18 @@ u64 nfhp_split_work(const struct nfhp_scan *s,
 	return all.done;
 }
 
-/*
- * Build the children of a split in two runs, the second by a helper; the
- * first run's work is @first_work of @total, its pool as that is to all.
+/**
+ * nfhp_split_shared() - build the children of a split in two runs
+ * @f: the forest
+ * @reg: the region split
+ * @s: its relevant entries
+ * @w: the split; the work of both runs is added to @w->used
+ * @cut: the event where the second run, a helper's, starts
+ * @first_work: the work of the first run
+ * @total: the work of the split: the first run's pool is to @w's as
+ *	@first_work is to @total
+ * @c: the children, appended to
+ *
  * Return: as nfhp_split_children(); -EAGAIN when no helper could be
  * made, for the caller to sweep alone.
  */

@@ -144,7 +144,17 @@ static struct nfhp_event *nfhp_events_sort(struct nfhp_forest *f,
 	return sorted;
 }
 
-/* Interval ends of the relevant entries in @dim, clipped to the region. */
+/**
+ * nfhp_split_events() - the interval ends of a split, sorted
+ * @f: the forest, whose scratch stack holds them
+ * @s: the relevant entries of the region
+ * @dim: the dimension split
+ * @span: the region's interval in @dim, to which they are clipped
+ * @out: set to the interval ends, sorted
+ * @nout: set to their number
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int nfhp_split_events(struct nfhp_forest *f,
 		      const struct nfhp_scan *s, unsigned int dim,
 		      const struct nfhp_range *span,
@@ -180,7 +190,11 @@ int nfhp_split_events(struct nfhp_forest *f,
 	return 0;
 }
 
-/* Drop the references of the children @c. */
+/**
+ * nfhp_children_put() - drop the references of the children of a node
+ * @f: the forest
+ * @c: the children
+ */
 void nfhp_children_put(struct nfhp_forest *f, struct nfhp_children *c)
 {
 	unsigned int i;
@@ -189,7 +203,13 @@ void nfhp_children_put(struct nfhp_forest *f, struct nfhp_children *c)
 		nfhp_tree_put(f, c->node[i]);
 }
 
-/* Append a child, merging it with an equal left neighbour. */
+/**
+ * nfhp_children_add() - append a child, merged with an equal left neighbour
+ * @f: the forest
+ * @c: the children
+ * @child: the child, whose reference @c takes
+ * @hi: the inclusive upper end of its interval
+ */
 void nfhp_children_add(struct nfhp_forest *f, struct nfhp_children *c,
 		       struct nfhp_node *child, nfhp_u128 hi)
 {
@@ -329,7 +349,12 @@ static int nfhp_build_child(struct nfhp_forest *f, struct nfhp_region *reg,
 	return 0;
 }
 
-/* The earliest entry below any of @c's children. */
+/**
+ * nfhp_children_min() - the earliest entry below any of the children
+ * @c: the children
+ *
+ * Return: that entry's order, or U64_MAX for no children.
+ */
 u64 nfhp_children_min(const struct nfhp_children *c)
 {
 	u64 min_order = U64_MAX;
@@ -415,10 +440,19 @@ static int nfhp_make_chunks(struct nfhp_forest *f, unsigned int dim,
 	return err;
 }
 
-/*
- * The node of the children @c, whose earliest entry is @min_order: one
- * node, or for very many children a node of nodes (nfhp_make_chunks()).
- * The node takes over @c's references; on failure they stay with @c.
+/**
+ * nfhp_make_rlp() - the range-location node of children
+ * @f: the forest
+ * @dim: the dimension whose intervals they are
+ * @c: the children; the node takes over their references, which on
+ *	failure stay with @c
+ * @min_order: the earliest entry below them
+ * @out: set to the node, holding one reference
+ *
+ * One node, or for very many children a node of nodes
+ * (nfhp_make_chunks()).
+ *
+ * Return: 0 or -ENOMEM.
  */
 int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 		  struct nfhp_children *c, u64 min_order,
@@ -429,10 +463,19 @@ int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 	return nfhp_make_node(f, dim, c, min_order, out);
 }
 
-/*
+/**
+ * nfhp_split_children() - build the children of a run of a split
+ * @f: the forest
+ * @reg: the region split, as it was again on return
+ * @s: its relevant entries
+ * @w: the run: the interval ends of @w->dim it sweeps, and its budget
+ * @c: the children, appended to
+ *
  * Sweep the interval ends of @w->dim, building one child per interval.  A
  * commit whose task has a signal stops here, and nothing of the build
  * stays: an admin's Ctrl-C on a restore leaves the old rules in force.
+ *
+ * Return: 0 or an error of nfhp_build().
  */
 int nfhp_split_children(struct nfhp_forest *f, struct nfhp_region *reg,
 			const struct nfhp_scan *s,

@@ -39,7 +39,12 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 			    struct nfhp_region *reg,
 			    const struct nfhp_update *u, struct nfhp_node **out);
 
-/* The smallest interval holding all of @x's intervals in @dim. */
+/**
+ * nfhp_box_hull() - the smallest interval holding a box's in a dimension
+ * @x: the box
+ * @dim: the dimension
+ * @hull: set to the interval, all of @dim where @x does not restrict it
+ */
 void nfhp_box_hull(const struct nfhp_box *x, unsigned int dim,
 		   struct nfhp_range *hull)
 {
