@@ -5,8 +5,8 @@
  * The layout of a node's contents (struct nfhp_node) and the lookup, as
  * inline functions: nfhp_classify() looks a packet up in each tree of its
  * hook, and the calls alone were a tenth of its instructions.  The rest
- * of the tree is tree.c, whose DOC: Theory of Operation says how lookups
- * and nodes work.
+ * of the tree is tree*.c, whose DOC: Theory of Operation (tree.c) says
+ * how lookups and nodes work, and which file does what.
  */
 #ifndef _NFHP_LOOKUP_H
 #define _NFHP_LOOKUP_H

@@ -137,7 +137,7 @@ extern u32 nfhp_node_piece;
 
 /*
  * Splits with up to this many interval ends sort them by insertion, wider
- * ones by radix (tree.c).  nfhp_events_insertion_max is this, or less in
+ * ones by radix (tree_split.c).  nfhp_events_insertion_max is this, or less in
  * tests, which reach the radix sort with small rule sets.
  */
 #define NFHP_EVENTS_INSERTION_MAX	24
@@ -231,7 +231,7 @@ extern u32 nfhp_cover_pieces;
  * first, where the search finds them in the header's cache line: a node
  * of four intervals is one line, and a node of up to 12 has all its keys
  * there.  What only the control path needs comes before the node (struct
- * nfhp_node_ctl in tree.c).
+ * nfhp_node_ctl in tree_priv.h).
  */
 struct nfhp_node {
 	u8 kind;

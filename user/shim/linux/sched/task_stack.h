@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The task's stack, for the core's check of how much is left
- * (nfhp_stack_low() in tree.c), and its signals.  Userspace has megabytes of it: the base
+ * (nfhp_stack_low() in tree_priv.h), and its signals.  Userspace has megabytes of it: the base
  * is 0, so the check never fires, unless a test moves the base up to a
  * few kilobytes below its own frame (nfhp_shim_stack_base).
  */
