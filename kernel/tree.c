@@ -550,14 +550,6 @@ static int nfhp_split_sweep(struct nfhp_forest *f, struct nfhp_region *reg,
 	return nfhp_split_children(f, reg, s, w, c);
 }
 
-/*
- * Choose the dimension @w splits and its interval ends, on the scratch
- * stack: nfhp_split_dim()'s.  On a second attempt, its children's scans
- * must fit the region's budget, or it gives way to the next dimension, a
- * split that does less for the lookup but fits; a first attempt pays for
- * the scans as it makes them (nfhp_build_child()).  Return 0, 1 when
- * none fits, or -ENOMEM.
- */
 /* Bits of nfhp_split_floor()'s set of interval ends, a power of two. */
 #define NFHP_FLOOR_BITS		4096
 
@@ -606,6 +598,14 @@ static u64 nfhp_split_floor(const struct nfhp_scan *s, unsigned int dim,
 	       s->noncover[dim];
 }
 
+/*
+ * Choose the dimension @w splits and its interval ends, on the scratch
+ * stack: nfhp_split_dim()'s.  On a second attempt, its children's scans
+ * must fit the region's budget, or it gives way to the next dimension, a
+ * split that does less for the lookup but fits; a first attempt pays for
+ * the scans as it makes them (nfhp_build_child()).  Return 0, 1 when
+ * none fits, or -ENOMEM.
+ */
 static noinline_for_stack int
 nfhp_split_plan(struct nfhp_forest *f, const struct nfhp_region *reg,
 		const struct nfhp_scan *s, struct nfhp_sweep *w)

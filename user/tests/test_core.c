@@ -2633,7 +2633,7 @@ static void test_flatten_bound(void)
 }
 
 /*
- * List nodes (tree.c): a region of few terminal entries is one node that
+ * List nodes (tree_list.c): a region of few terminal entries is one node that
  * tests them in order.  It must decide as the split would, count, change
  * with updates, and keep shadow analysis exact.
  */

@@ -173,7 +173,7 @@ static u32 dim_lo(u8 dim)
 /*
  * How far the address and mark values of a rule set are shifted to the
  * left: the interesting values then differ in a higher byte, where the
- * radix sort of a split (tree.c) must order them.
+ * radix sort of a split (tree_split.c) must order them.
  */
 static unsigned int spread;
 
