@@ -27,7 +27,7 @@
  * @hi: the highest, cut alike
  *
  * Kept in an array beside the entry pointers of a hook (struct nfhp_flat
- * in ruleset.c) and in the index, so that an update's passes read one
+ * in ruleset_priv.h) and in the index, so that an update's passes read one
  * array in order, instead of an entry and its box each, at random places:
  * two cache and TLB misses per entry.  Cut values keep their order, so
  * entries whose cut hulls miss each other's are disjoint

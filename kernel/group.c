@@ -10,7 +10,7 @@
  * nf-hipac's memory explode.  So the entries of a hook are grouped by how
  * wide their source and destination are, wide (a /8 or more), middle (/9
  * to /20) or narrow, and each group gets a tree of its own
- * (NFHP_HOOK_TREES of them, struct nfhp_tables in ruleset.c).
+ * (NFHP_HOOK_TREES of them, struct nfhp_tables in ruleset_priv.h).
  *
  * Narrow sources are the exception: they share one tree whatever their
  * destination.  Its root splits the sources, and a narrow source's region
@@ -58,7 +58,7 @@
  *
  * The fold is chosen when a hook's trees are built from scratch and kept
  * by updates, whose new entries must land in the trees the old ones are
- * in.  ruleset.c checks it again every so many commits, and rebuilds the
+ * in.  txn.c checks it again every so many commits, and rebuilds the
  * hook when its count has gone past twice the bound or below half of it.
  *
  * Short headers

@@ -174,7 +174,7 @@ extern u32 nfhp_flat_min;
 
 /*
  * Models of fewer chains than this are searched by name, larger ones
- * hashed (struct nfhp_model in ruleset.c): a binary search of a few is
+ * hashed (struct nfhp_model in ruleset_priv.h): a binary search of a few is
  * as fast.  nfhp_hash_min_chains is this, or less in tests, which hash
  * models of a few chains.
  */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the classifier core: boxes (match.c), the tree (tree.c)
- * and the rule set (ruleset.c, stats.c), compiled unmodified against the
- * userspace shim with ASan and UBSan.
+ * and the rule set (ruleset.c and the files beside it, stats.c), compiled
+ * unmodified against the userspace shim with ASan and UBSan.
  */
 #include <stdarg.h>
 
@@ -2740,7 +2740,7 @@ static const char *shadow_text(struct nfhp_ruleset *rs,
 
 /*
  * A hook's rules are in trees by the width of their addresses
- * (ruleset.c), so a rule can be in a leaf of its own tree and still be
+ * (txn.c), so a rule can be in a leaf of its own tree and still be
  * decided before, everywhere, by another tree (stats.c).
  */
 static void test_shadow_across_trees(void)
