@@ -823,7 +823,7 @@ void nfhp_chain_policy_counter(const struct nfhp_chain *c,
 {
 	memset(sum, 0, sizeof(*sum));
 	if (c->hook >= 0)
-		nfhp_counter_sum(&c->rs->policy_cnt[c->hook], sum);
+		nfhp_counter_sum(&c->rs->hooks[c->hook].policy_cnt, sum);
 }
 
 /**

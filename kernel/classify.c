@@ -68,7 +68,7 @@ static void nfhp_decide(const struct nfhp_tables *t, enum nfhp_hook hook,
 	verdict->action = best->action;
 	verdict->hotdrop = false;
 	if (best->action == NFHP_ENTRY_POLICY) {
-		verdict->action = t->policy[hook];
+		verdict->action = t->hooks[hook].policy;
 	} else if (best->action == NFHP_ENTRY_HOTDROP) {
 		verdict->rule = NULL;
 		verdict->action = NFHP_ACT_DROP;
@@ -237,7 +237,7 @@ static bool nfhp_entry_jumps(const struct nfhp_entry *e)
 static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
 				 struct nfhp_verdict *verdict)
 {
-	const struct nfhp_seq *all = &w->t->entries[w->hook];
+	const struct nfhp_seq *all = &w->t->hooks[w->hook].entries;
 	int untaken = -1;	/* depth of the jump not taken */
 	const struct nfhp_entry *e;
 	enum nfhp_ext_result res;
@@ -333,8 +333,8 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 	 * trees of hotdrop entries come second, and only for hot keys.
 	 */
 	for (hot = 0; hot <= hots; hot++) {
-		seq = t->seq[hook][hot];
-		for (g = 0; g < t->ntrees[hook][hot]; g++) {
+		seq = t->hooks[hook].seq[hot];
+		for (g = 0; g < t->hooks[hook].ntrees[hot]; g++) {
 			if (seq[g]->min_order >= bound)
 				break;
 			h = &hit[nhits];
@@ -356,7 +356,7 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		};
 
 		verdict->hook = hook;
-		verdict->action = t->policy[hook];
+		verdict->action = t->hooks[hook].policy;
 		verdict->rule = NULL;
 		verdict->hotdrop = false;
 		nfhp_classify_walk(&w, hit, nhits, verdict);

@@ -459,7 +459,8 @@ static int nfhp_do_policy(struct nfhp_ruleset *rs, void *arg,
 	if (IS_ERR(c))
 		return PTR_ERR(c);
 	if (a->counters &&
-	    nfhp_counter_write(rs, &rs->policy_cnt[c->hook], a->counters)) {
+	    nfhp_counter_write(rs, &rs->hooks[c->hook].policy_cnt,
+			       a->counters)) {
 		*msg = "out of memory";
 		return -ENOMEM;
 	}
@@ -731,7 +732,7 @@ int nfhp_counters_zero(struct nfhp_ruleset *rs, const char *chain,
 			continue;
 		/* iptables-legacy zeroes the policy with any rule of its chain. */
 		if (c->hook >= 0 &&
-		    nfhp_zero(rs, &rs->policy_cnt[c->hook], false))
+		    nfhp_zero(rs, &rs->hooks[c->hook].policy_cnt, false))
 			goto out_nomem;
 		for (j = 0; j < c->rules.n; j++)
 			if ((!pos || j + 1 == pos) &&

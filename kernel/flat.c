@@ -595,14 +595,14 @@ int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	 * twentieth of a restore's commit.
 	 */
 	fl->summed = m->chains[hook]->nbranch;
-	fl->fold = rs->flat[hook].fold;
+	fl->fold = rs->hooks[hook].flat.fold;
 	err = nfhp_flat_reserve(rs, fl,
 				nfhp_chain_entries(m->chains[hook]) + 1);
 	if (!err)
 		err = nfhp_flatten_top(rs, m, fl, m->chains[hook]);
 	if (!err)
 		err = nfhp_flat_add(rs, fl, &rs->any, false,
-				    &rs->policy_cnt[hook], NULL,
+				    &rs->hooks[hook].policy_cnt, NULL,
 				    NFHP_ENTRY_POLICY, 0, 0);
 	if (!err)
 		nfhp_flat_at(fl, fl->e.n - 1)->order = NFHP_ORDER_POLICY;

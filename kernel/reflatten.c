@@ -450,10 +450,10 @@ static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
 			       unsigned int *changes)
 {
 	const struct nfhp_chain *nc = rs->work->chains[h];
-	const struct nfhp_flat *old = &rs->flat[h];
+	const struct nfhp_flat *old = &rs->hooks[h].flat;
 	struct nfhp_reflat w = {
 		.rs = rs, .fl = fl, .old = old, .d = d,
-		.firsts = &rs->firsts[h], .stable = rs->stable,
+		.firsts = &rs->hooks[h].firsts, .stable = rs->stable,
 	};
 	unsigned int pos = 0;
 	int err;
@@ -495,7 +495,7 @@ bool nfhp_rebuild_certain(const struct nfhp_ruleset *rs, int h)
 static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
 					     const struct nfhp_flat *old)
 {
-	struct nfhp_candidx *idx = &rs->cands[h];
+	struct nfhp_candidx *idx = &rs->hooks[h].cands;
 
 	if (!idx->valid && nfhp_candidx_build(&rs->mem, idx, &old->e,
 					      old->e.n - 1))
@@ -510,7 +510,7 @@ static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
 static const struct nfhp_firsts *
 nfhp_firsts_index(struct nfhp_ruleset *rs, int h, const struct nfhp_flat *old)
 {
-	struct nfhp_firsts *f = &rs->firsts[h];
+	struct nfhp_firsts *f = &rs->hooks[h].firsts;
 
 	if (!f->valid && nfhp_firsts_build(&rs->mem, f, &old->e, old->e.n,
 					   rs->live->chains[h]->rules.n))
@@ -615,7 +615,7 @@ noinline_for_stack int
 nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		  const struct nfhp_tables *cur, struct nfhp_tables *t, int h)
 {
-	const struct nfhp_flat *old = &rs->flat[h];
+	const struct nfhp_flat *old = &rs->hooks[h].flat;
 	const struct nfhp_chain *nc = rs->work->chains[h];
 	/* A rule has up to three entries: hotdrop, box and alt. */
 	unsigned int most = max(3 * nc->rules.n + 1, old->e.n), changes = 0;
@@ -671,9 +671,9 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!err)
 		err = nfhp_flat_gone(rs, fl, old, &d);
 	if (!err && cx.idx)
-		nfhp_cands_apply(rs, &rs->cands[h], old, fl, &d);
+		nfhp_cands_apply(rs, &rs->hooks[h].cands, old, fl, &d);
 	if (!err)
-		nfhp_firsts_apply(rs, &rs->firsts[h], old, fl, &d, h);
+		nfhp_firsts_apply(rs, &rs->hooks[h].firsts, old, fl, &d, h);
 	/*
 	 * On failure the rule set goes on with its committed entries.  The
 	 * trees go first: their leaves may be the new entries' own.

@@ -92,17 +92,17 @@ void nfhp_release_fill(struct nfhp_ruleset *rs,
 
 	rel->tables = old_tables;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		rel->flat[h] = old_flat[h];
+		rel->hooks[h].flat = old_flat[h];
 		/* What the new entries shared is theirs alone now. */
-		rel->kept[h] = rs->flat[h].from;
-		rel->nkept[h] = rs->flat[h].e.n;
-		rel->kept_cap[h] = rs->flat[h].from_cap;
-		rs->flat[h].from = NULL;
-		rs->flat[h].from_cap = 0;
-		rel->gone[h] = rs->flat[h].gone;
-		rel->ngone[h] = rs->flat[h].ngone;
-		rs->flat[h].gone = NULL;
-		nfhp_flat_free_delta(rs, &rs->flat[h]);
+		rel->hooks[h].kept = rs->hooks[h].flat.from;
+		rel->hooks[h].nkept = rs->hooks[h].flat.e.n;
+		rel->hooks[h].kept_cap = rs->hooks[h].flat.from_cap;
+		rs->hooks[h].flat.from = NULL;
+		rs->hooks[h].flat.from_cap = 0;
+		rel->hooks[h].gone = rs->hooks[h].flat.gone;
+		rel->hooks[h].ngone = rs->hooks[h].flat.ngone;
+		rs->hooks[h].flat.gone = NULL;
+		nfhp_flat_free_delta(rs, &rs->hooks[h].flat);
 	}
 	rel->rules = rs->removed;
 	memset(&rs->removed, 0, sizeof(rs->removed));
@@ -129,12 +129,13 @@ static void nfhp_release_free(struct nfhp_ruleset *rs,
 	if (rel->tables)
 		nfhp_tables_put(rs, rel->tables);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		nfhp_flat_free_replaced(rs, &rel->flat[h], rel->kept[h],
-					rel->nkept[h], rel->gone[h],
-					rel->ngone[h]);
-		nfhp_ints_free(rs, rel->kept[h], rel->kept_cap[h]);
-		nfhp_free(&rs->mem, rel->gone[h],
-			  max(rel->ngone[h], 1u) * sizeof(*rel->gone[h]));
+		struct nfhp_release_hook *rh = &rel->hooks[h];
+
+		nfhp_flat_free_replaced(rs, &rh->flat, rh->kept, rh->nkept,
+					rh->gone, rh->ngone);
+		nfhp_ints_free(rs, rh->kept, rh->kept_cap);
+		nfhp_free(&rs->mem, rh->gone,
+			  max(rh->ngone, 1u) * sizeof(*rh->gone));
 	}
 	for (i = 0; i < rel->rules.n; i++)
 		nfhp_rule_free(rs, rel->rules.r[i]);
@@ -196,8 +197,8 @@ void nfhp_hook_trees_drop(struct nfhp_ruleset *rs,
 	int g;
 
 	for (g = 0; g < NFHP_GROUPS; g++) {
-		nfhp_tree_put(&rs->forest, t->root[h][g]);
-		t->root[h][g] = NULL;
+		nfhp_tree_put(&rs->forest, t->hooks[h].root[g]);
+		t->hooks[h].root[g] = NULL;
 	}
 }
 
@@ -208,6 +209,6 @@ void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t)
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		for (g = 0; g < NFHP_GROUPS; g++)
-			nfhp_tree_put(&rs->forest, t->root[h][g]);
+			nfhp_tree_put(&rs->forest, t->hooks[h].root[g]);
 	nfhp_free(&rs->mem, t, sizeof(*t));
 }

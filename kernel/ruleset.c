@@ -55,10 +55,10 @@
  */
 void nfhp_hook_indexes_clear(struct nfhp_ruleset *rs, int h)
 {
-	struct nfhp_scoped *sc = &rs->scoped[h];
+	struct nfhp_scoped *sc = &rs->hooks[h].scoped;
 
-	nfhp_candidx_clear(&rs->mem, &rs->cands[h]);
-	nfhp_firsts_clear(&rs->mem, &rs->firsts[h]);
+	nfhp_candidx_clear(&rs->mem, &rs->hooks[h].cands);
+	nfhp_firsts_clear(&rs->mem, &rs->hooks[h].firsts);
 	nfhp_free(&rs->mem, sc->e, sc->cap * sizeof(*sc->e));
 	memset(sc, 0, sizeof(*sc));
 }
@@ -138,9 +138,9 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
 	rs->flat_bound = U32_MAX;
 	nfhp_cpool_init(&rs->cpool, &rs->mem);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		rs->policy_cnt[h].pc = alloc_percpu(struct nfhp_counter);
-		rs->policy_cnt[h].refs = 1;
-		if (!rs->policy_cnt[h].pc)
+		rs->hooks[h].policy_cnt.pc = alloc_percpu(struct nfhp_counter);
+		rs->hooks[h].policy_cnt.refs = 1;
+		if (!rs->hooks[h].policy_cnt.pc)
 			goto out_free;
 	}
 	if (nfhp_forest_init(&rs->forest, &rs->mem))
@@ -164,7 +164,7 @@ out_forest:
 	nfhp_forest_destroy(&rs->forest);
 out_free:
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		free_percpu(rs->policy_cnt[h].pc);
+		free_percpu(rs->hooks[h].policy_cnt.pc);
 	kfree(rs);
 	return NULL;
 }
@@ -215,7 +215,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	t = rcu_dereference_protected(rs->tables, 1);
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		nfhp_flat_free(rs, &rs->flat[h]);
+		nfhp_flat_free(rs, &rs->hooks[h].flat);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_hook_indexes_clear(rs, h);
 	nfhp_model_free_chains(rs, rs->live);
@@ -227,7 +227,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	nfhp_where_drop(rs);
 	nfhp_forest_destroy(&rs->forest);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
-		free_percpu(rs->policy_cnt[h].pc);
+		free_percpu(rs->hooks[h].policy_cnt.pc);
 	WARN_ON(rs->mem.used);
 	kfree(rs);
 }
@@ -404,7 +404,7 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 								  1);
 
 	*f = (struct nfhp_forest *)&rs->forest;
-	return group < NFHP_GROUPS ? t->root[hook][group] : NULL;
+	return group < NFHP_GROUPS ? t->hooks[hook].root[group] : NULL;
 }
 
 /**
@@ -418,7 +418,7 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 const struct nfhp_seq *nfhp_ruleset_entries(const struct nfhp_ruleset *rs,
 					    enum nfhp_hook hook)
 {
-	return &rs->flat[hook].e;
+	return &rs->hooks[hook].flat.e;
 }
 
 /**
@@ -436,7 +436,7 @@ unsigned int nfhp_ruleset_entry_tree(const struct nfhp_ruleset *rs,
 				     enum nfhp_hook hook,
 				     const struct nfhp_entry *e)
 {
-	return nfhp_flat_groupable(&rs->flat[hook]) ? e->group : 0;
+	return nfhp_flat_groupable(&rs->hooks[hook].flat) ? e->group : 0;
 }
 
 /**

@@ -174,20 +174,31 @@ struct nfhp_model {
 };
 
 /**
+ * struct nfhp_hook_tables - what the packet path reads of one hook
+ * @root: the trees, one per group of entries, NULL for an empty group (at
+ *	least one tree per hook exists)
+ * @seq: the trees in the order a lookup visits them: by the first entry
+ *	they hold, so that the later ones can often be skipped; those of the
+ *	width groups ([0]), then those of the hotdrop entries ([1]), which
+ *	only keys that nfhp_key_hot() finds visit (group.c, "Short headers")
+ * @ntrees: trees in @seq
+ * @policy: the policy
+ * @entries: the flattened entries in order, for the rare walk that must
+ *	go on without the trees (nfhp_classify_linear()): a copy of the
+ *	hook's sequence, whose table and pages do not change while it is
+ *	published
+ */
+struct nfhp_hook_tables {
+	struct nfhp_node *root[NFHP_GROUPS];
+	const struct nfhp_node *seq[2][NFHP_WIDTH_TREES];
+	u8 ntrees[2];
+	u8 policy;
+	struct nfhp_seq entries;
+};
+
+/**
  * struct nfhp_tables - what the packet path reads, published at once
- * @root: the trees of each hook, one per group of entries, NULL for an
- *	empty group (at least one tree per hook exists)
- * @seq: the trees of each hook in the order a lookup visits them: by the
- *	first entry they hold, so that the later ones can often be skipped;
- *	those of the width groups ([0]), then those of the hotdrop entries
- *	([1]), which only keys that nfhp_key_hot() finds visit (group.c,
- *	"Short headers")
- * @ntrees: trees in @seq of each hook
- * @policy: the policy of each hook
- * @entries: the flattened entries of each hook in order, for the rare walk
- *	that must go on without the trees (nfhp_classify_linear()): a copy
- *	of the hook's sequence, whose table and pages do not change while
- *	it is published
+ * @hooks: the trees, policy and entries of each hook
  *
  * A hook's entries are split into groups by how wide their source and
  * destination addresses are (group.c), and each group gets its own tree:
@@ -199,11 +210,7 @@ struct nfhp_model {
  * bound skips the trees that cannot win.
  */
 struct nfhp_tables {
-	struct nfhp_node *root[NFHP_HOOK_MAX][NFHP_GROUPS];
-	const struct nfhp_node *seq[NFHP_HOOK_MAX][2][NFHP_WIDTH_TREES];
-	u8 ntrees[NFHP_HOOK_MAX][2];
-	u8 policy[NFHP_HOOK_MAX];
-	struct nfhp_seq entries[NFHP_HOOK_MAX];
+	struct nfhp_hook_tables hooks[NFHP_HOOK_MAX];
 };
 
 /**
@@ -378,19 +385,32 @@ struct nfhp_where {
 };
 
 /**
+ * struct nfhp_release_hook - what a commit replaced of one hook
+ * @flat: the replaced entries, as the replaced tables published them
+ * @kept: the @from of the entries that replaced @flat: which of them they
+ *	carried over; nfhp_flat_free_replaced() frees the others
+ * @nkept: the number of entries in @kept
+ * @kept_cap: the room in @kept
+ * @gone: the replaced entries to free when the entries that replaced
+ *	@flat carried the others over without @kept (struct nfhp_flat's
+ *	@gone), else NULL
+ * @ngone: entries in @gone
+ */
+struct nfhp_release_hook {
+	struct nfhp_flat flat;
+	int *kept;
+	unsigned int nkept;
+	unsigned int kept_cap;
+	struct nfhp_entry **gone;
+	unsigned int ngone;
+};
+
+/**
  * struct nfhp_release - what a commit replaced, freed once no packet sees it
  * @next: the record of the next commit
  * @cookie: get_state_synchronize_rcu() when the new tables were published
  * @tables: the replaced tables
- * @flat: per hook, the replaced entries, as @tables published them
- * @kept: per hook, the @from of the entries that replaced @flat: which of
- *	them they carried over; nfhp_flat_free_replaced() frees the others
- * @nkept: per hook, the number of entries in @kept
- * @kept_cap: per hook, the room in @kept
- * @gone: per hook, the replaced entries to free when the entries that
- *	replaced @flat carried the others over without @kept (struct
- *	nfhp_flat's @gone), else NULL
- * @ngone: per hook, entries in @gone
+ * @hooks: per hook, the replaced entries and which of them to free
  * @rules: the rules the transaction removed
  * @chains: the chains only the replaced model had
  * @nchains: entries of @chains
@@ -405,12 +425,7 @@ struct nfhp_release {
 	struct nfhp_release *next;
 	unsigned long cookie;
 	struct nfhp_tables *tables;
-	struct nfhp_flat flat[NFHP_HOOK_MAX];
-	int *kept[NFHP_HOOK_MAX];
-	unsigned int nkept[NFHP_HOOK_MAX];
-	unsigned int kept_cap[NFHP_HOOK_MAX];
-	struct nfhp_entry **gone[NFHP_HOOK_MAX];
-	unsigned int ngone[NFHP_HOOK_MAX];
+	struct nfhp_release_hook hooks[NFHP_HOOK_MAX];
 	struct nfhp_rule_list rules;
 	struct nfhp_chain **chains;
 	unsigned int nchains;
@@ -444,6 +459,27 @@ struct nfhp_spare {
 };
 
 /**
+ * struct nfhp_hook_state - the state a rule set keeps for one hook
+ * @flat: the entries the published trees were built from
+ * @policy_cnt: the counter of the policy
+ * @cands: the index of the committed entries that an update that walked
+ *	the chains finds its candidates with, built at the first such update
+ *	(candidx.h)
+ * @scoped: the committed entries that skip, for such updates
+ * @firsts: where each rule of the built-in chain begins among the
+ *	committed entries, for such updates (firsts.h)
+ * @fold_age: commits since the fold was last chosen
+ */
+struct nfhp_hook_state {
+	struct nfhp_flat flat;
+	struct nfhp_rcounter policy_cnt;
+	struct nfhp_candidx cands;
+	struct nfhp_scoped scoped;
+	struct nfhp_firsts firsts;
+	unsigned int fold_age;
+};
+
+/**
  * struct nfhp_ruleset - the rule set of a network namespace
  * @mem: its memory account
  * @forest: the nodes of its trees
@@ -459,8 +495,7 @@ struct nfhp_spare {
  * @writes_cap: room in @writes
  * @dups: while a commit runs, the created rules nfhp_adopt() replaced
  * @tables: the published trees
- * @flat: the entries the published trees were built from
- * @policy_cnt: counters of the policies
+ * @hooks: the state of each hook
  * @cpool: where the rules' counters come from
  * @ext_ops: the evaluator of rules' extensions, or NULL
  * @ext_priv: its first argument
@@ -477,15 +512,8 @@ struct nfhp_spare {
  * @defer_release: a commit leaves its record for nfhp_ruleset_release();
  *	otherwise it waits for the grace period and frees it
  * @spare: arrays the released records left for the next commit
- * @cands: per hook, the index of its committed entries that an update
- *	that walked the chains finds its candidates with, built at the first
- *	such update (candidx.h)
- * @scoped: per hook, its committed entries that skip, for such updates
- * @firsts: per hook, where each rule of its built-in chain begins among
- *	the committed entries, for such updates (firsts.h)
  * @staged: while a commit runs, the new entries of each hook; here and
  *	not on the commit's stack, under which the tree build recurses
- * @fold_age: per hook, commits since its fold was last chosen
  * @flattened: entries the last commit flattened, for all hooks: those
  *	an update carried over are not counted
  * @flat_bound: while a commit runs, the entries a hook may have
@@ -514,8 +542,7 @@ struct nfhp_ruleset {
 	unsigned int writes_cap;
 	struct nfhp_rule_list dups;
 	struct nfhp_tables __rcu *tables;
-	struct nfhp_flat flat[NFHP_HOOK_MAX];
-	struct nfhp_rcounter policy_cnt[NFHP_HOOK_MAX];
+	struct nfhp_hook_state hooks[NFHP_HOOK_MAX];
 	struct nfhp_cpool cpool;
 	const struct nfhp_ext_ops *ext_ops;
 	void *ext_priv;
@@ -527,11 +554,7 @@ struct nfhp_ruleset {
 	struct nfhp_release **releases_tail;
 	bool defer_release;
 	struct nfhp_spare spare;
-	struct nfhp_candidx cands[NFHP_HOOK_MAX];
-	struct nfhp_scoped scoped[NFHP_HOOK_MAX];
-	struct nfhp_firsts firsts[NFHP_HOOK_MAX];
 	struct nfhp_flat staged[NFHP_HOOK_MAX];
-	unsigned int fold_age[NFHP_HOOK_MAX];
 	unsigned int flattened;
 	unsigned int flat_bound;
 	u64 updates_given_up;

@@ -423,7 +423,7 @@ int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		     const struct nfhp_flat *old, struct nfhp_delta *d,
 		     int h)
 {
-	struct nfhp_scoped *sc = &rs->scoped[h];
+	struct nfhp_scoped *sc = &rs->hooks[h].scoped;
 	unsigned int nadded = d->nadded;
 	int err;
 

@@ -270,7 +270,7 @@ static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (fl->from || fl->own || !nfhp_flat_groupable(fl) ||
 	    nfhp_fold_choose(&fl->e, NULL, &fold))
 		return;
-	rs->fold_age[h] = 0;
+	rs->hooks[h].fold_age = 0;
 	if (fold == fl->fold)
 		return;
 	fl->fold = fold;
@@ -293,18 +293,18 @@ static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
  */
 static bool nfhp_fold_stale(struct nfhp_ruleset *rs, int h)
 {
-	const struct nfhp_flat *fl = &rs->flat[h];
+	const struct nfhp_flat *fl = &rs->hooks[h].flat;
 	u8 fold;
 
 	if (!fl->e.n || !nfhp_flat_groupable(fl) ||
-	    ++rs->fold_age[h] < max(nfhp_fold_recheck, fl->e.n / 8))
+	    ++rs->hooks[h].fold_age < max(nfhp_fold_recheck, fl->e.n / 8))
 		return false;
-	rs->fold_age[h] = 0;
+	rs->hooks[h].fold_age = 0;
 	return !nfhp_fold_choose(&fl->e, &fl->fold, &fold) &&
 	       fold != fl->fold;
 }
 
-/* Build the trees of one hook's entries into @t->root[@h]. */
+/* Build the trees of one hook's entries into @t->hooks[@h].root. */
 static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			     struct nfhp_tables *t, int h)
 {
@@ -320,7 +320,7 @@ static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		if (gr.n[g] == 1 && g)
 			continue;
 		err = nfhp_tree_build(&rs->forest, gr.e[g], gr.n[g],
-				      &t->root[h][g]);
+				      &t->hooks[h].root[g]);
 	}
 	kvfree(gr.all);
 	return err;
@@ -333,15 +333,15 @@ static void nfhp_tables_sequence(struct nfhp_tables *t)
 	unsigned int h, g, i, hot;
 
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		t->ntrees[h][0] = 0;
-		t->ntrees[h][1] = 0;
+		t->hooks[h].ntrees[0] = 0;
+		t->hooks[h].ntrees[1] = 0;
 		for (g = 0; g < NFHP_GROUPS; g++) {
-			if (!t->root[h][g])
+			if (!t->hooks[h].root[g])
 				continue;
 			hot = g >= NFHP_WIDTH_TREES;
-			seq = t->seq[h][hot];
-			i = t->ntrees[h][hot]++;
-			seq[i] = t->root[h][g];
+			seq = t->hooks[h].seq[hot];
+			i = t->hooks[h].ntrees[hot]++;
+			seq[i] = t->hooks[h].root[g];
 			for (; i && seq[i - 1]->min_order > seq[i]->min_order;
 			     i--) {
 				tmp = seq[i - 1];
@@ -364,12 +364,12 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 
 	rs->flat_bound = nfhp_flat_bound(rs->work);
 	for (h = 0; h < NFHP_HOOK_MAX && !err; h++) {
-		t->policy[h] = rs->work->chains[h]->policy;
+		t->hooks[h].policy = rs->work->chains[h]->policy;
 		if (!(dirty & (1u << h))) {
 			for (g = 0; g < NFHP_GROUPS; g++) {
-				t->root[h][g] = cur->root[h][g];
-				if (t->root[h][g])
-					nfhp_tree_get(t->root[h][g]);
+				t->hooks[h].root[g] = cur->hooks[h].root[g];
+				if (t->hooks[h].root[g])
+					nfhp_tree_get(t->hooks[h].root[g]);
 			}
 			continue;
 		}
@@ -380,7 +380,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 		if (err)
 			nfhp_hook_indexes_clear(rs, h);
 		if (err == -EAGAIN) {
-			if (cur && rs->flat[h].e.n && !certain)
+			if (cur && rs->hooks[h].flat.e.n && !certain)
 				nfhp_flat_stage(rs, &flat[h]);
 			err = nfhp_flatten_hook(rs, rs->work, h, &flat[h]);
 			if (err)
@@ -403,9 +403,9 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 	if (!err) {
 		for (h = 0; h < NFHP_HOOK_MAX; h++) {
 			const struct nfhp_flat *fl = dirty & (1u << h) ?
-						     &flat[h] : &rs->flat[h];
+				&flat[h] : &rs->hooks[h].flat;
 
-			t->entries[h] = fl->e;
+			t->hooks[h].entries = fl->e;
 		}
 		nfhp_tables_sequence(t);
 		return 0;
@@ -529,9 +529,9 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		if (!(dirty & (1u << h)))
 			continue;
-		swap(rs->flat[h], flat[h]);
+		swap(rs->hooks[h].flat, flat[h]);
 		/* The pages the new entries share are theirs from now on. */
-		nfhp_seq_succeed(&rs->flat[h].e, &flat[h].e);
+		nfhp_seq_succeed(&rs->hooks[h].flat.e, &flat[h].e);
 	}
 	nfhp_where_drop(rs);
 	nfhp_chains_succeed(rs);

@@ -403,6 +403,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       const struct nfhp_entry **cands,
 			       unsigned int *groups, unsigned int *built)
 {
+	struct nfhp_node **root = t->hooks[h].root;
 	const struct nfhp_entry *ch[2];
 	unsigned int i, k, nch, g;
 	bool gave_up;
@@ -425,14 +426,13 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 		/* A tree built in this commit holds every change already. */
 		if (*built & (1u << g))
 			continue;
-		if (t->root[h][g])
-			err = nfhp_update_group(rs, &t->root[h][g], ch, nch,
-						fl, g, cx, cands);
-		if (!t->root[h][g] || err == -EOVERFLOW) {
+		if (root[g])
+			err = nfhp_update_group(rs, &root[g], ch, nch, fl, g,
+						cx, cands);
+		if (!root[g] || err == -EOVERFLOW) {
 			gave_up = err == -EOVERFLOW;
 			*built |= 1u << g;
-			err = nfhp_group_rebuild(rs, &t->root[h][g], fl, g,
-						 cands);
+			err = nfhp_group_rebuild(rs, &root[g], fl, g, cands);
 			rs->updates_given_up += !err && gave_up;
 		}
 	}
@@ -500,9 +500,9 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		d = &listed;
 	}
 	for (g = 0; g < NFHP_GROUPS; g++) {
-		t->root[h][g] = cur->root[h][g];
-		if (t->root[h][g])
-			nfhp_tree_get(t->root[h][g]);
+		t->hooks[h].root[g] = cur->hooks[h].root[g];
+		if (t->hooks[h].root[g])
+			nfhp_tree_get(t->hooks[h].root[g]);
 	}
 	err = nfhp_update_changed(rs, t, h, &fl->e, d->added, d->nadded, fl,
 				  cx, cands, NULL, &built);
@@ -512,11 +512,11 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 					  &built);
 	/* Only a group that lost entries can have none left. */
 	for (g = 1; g < NFHP_GROUPS && !err; g++) {
-		if (!(emptied & (1u << g)) || !t->root[h][g] ||
+		if (!(emptied & (1u << g)) || !t->hooks[h].root[g] ||
 		    nfhp_group_used(fl, g))
 			continue;
-		nfhp_tree_put(&rs->forest, t->root[h][g]);
-		t->root[h][g] = NULL;
+		nfhp_tree_put(&rs->forest, t->hooks[h].root[g]);
+		t->hooks[h].root[g] = NULL;
 	}
 out_release:
 	nfhp_scratch_release(s, mark);
@@ -558,7 +558,7 @@ int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			const struct nfhp_tables *cur,
 			struct nfhp_tables *t, int h)
 {
-	const struct nfhp_flat *old = &rs->flat[h];
+	const struct nfhp_flat *old = &rs->hooks[h].flat;
 	int err;
 
 	if (changes > max_t(unsigned int, 64, fl->e.n / NFHP_INCR_MAX_SHARE))
@@ -589,7 +589,7 @@ nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		 const struct nfhp_tables *cur,
 		 struct nfhp_tables *t, int h)
 {
-	const struct nfhp_flat *old = &rs->flat[h];
+	const struct nfhp_flat *old = &rs->hooks[h].flat;
 	unsigned int changes;
 	int *match, err = -EAGAIN;
 
