@@ -222,7 +222,6 @@ struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
 	return m;
 }
 
-u32 nfhp_hash_min_chains = NFHP_HASH_MIN_CHAINS;
 
 /*
  * Hash the names of @m's chains into @m->slot, unless it is hashed or
@@ -233,7 +232,7 @@ void nfhp_model_hash(struct nfhp_ruleset *rs, struct nfhp_model *m)
 	unsigned int i, k, want = 64;
 	u32 hash;
 
-	if (m->hashed || m->n < nfhp_hash_min_chains)
+	if (m->hashed || m->n < nfhp_tunables.hash_min_chains)
 		return;
 	while (want < 2 * m->n)
 		want *= 2;
@@ -331,7 +330,7 @@ nfhp_target_slot(const struct nfhp_model *m, const struct nfhp_rule *r)
 
 /*
  * The index in @m of the chain that the jump or goto @r of @m goes to, or
- * -1, given its nfhp_target_slot() @slot.  Tests (nfhp_update_verify)
+ * -1, given its nfhp_target_slot() @slot.  Tests (nfhp_tunables.update_verify)
  * find it by its name all the same, and the slot must agree.
  */
 int nfhp_chain_target_at(const struct nfhp_model *m,
@@ -340,7 +339,7 @@ int nfhp_chain_target_at(const struct nfhp_model *m,
 {
 	int t;
 
-	if (slot && !nfhp_update_verify)
+	if (slot && !nfhp_tunables.update_verify)
 		return slot->idx - 1;
 	t = nfhp_chain_lookup(m, r->target, r->target_hash);
 	WARN_ON_ONCE(slot && slot->idx - 1 != t);

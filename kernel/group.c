@@ -87,6 +87,7 @@
 #include "group.h"
 #include "match.h"
 #include "rank.h"
+#include "tunables.h"
 
 /* An address range at least this wide counts as a wildcard for grouping. */
 #define NFHP_WIDE_ADDR		(1ull << 24)
@@ -98,7 +99,6 @@ enum nfhp_width {
 	NFHP_WIDTH_NARROW,
 };
 
-u32 nfhp_fold_copies = NFHP_FOLD_COPIES;
 
 /* The width class of a box in an address dimension. */
 static enum nfhp_width nfhp_width_of(const struct nfhp_box *b,
@@ -292,7 +292,7 @@ static bool nfhp_fold_dim(u64 copies, u64 most, bool sticky, bool was)
  */
 int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold)
 {
-	u64 most = (u64)nfhp_fold_copies * e->n;
+	u64 most = (u64)nfhp_tunables.fold_copies * e->n;
 	const struct nfhp_entry *x;
 	unsigned int i, n = e->n;
 	struct nfhp_seq_iter it;

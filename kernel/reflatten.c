@@ -314,7 +314,7 @@ static unsigned int nfhp_reflat_same_len(const struct nfhp_chain *oc,
 	if (nc->rules.n - j == oc->rules.n - oj &&
 	    nc->rules.n - j <= nc->same_tail)
 		known = most;
-	if (!nfhp_update_verify)
+	if (!nfhp_tunables.update_verify)
 		len = known;
 	/* The chains' rule pointers, pages they share unread: no entry is. */
 	len += nfhp_seq_same_len(&nc->rules, j + len, &oc->rules, oj + len,
@@ -549,7 +549,7 @@ static void nfhp_firsts_apply(struct nfhp_ruleset *rs, struct nfhp_firsts *f,
 			return;
 		}
 	}
-	if (!nfhp_update_verify ||
+	if (!nfhp_tunables.update_verify ||
 	    nfhp_firsts_build(&rs->mem, &built, &fl->e, fl->e.n,
 			      rs->work->chains[h]->rules.n))
 		return;

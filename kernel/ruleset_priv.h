@@ -24,6 +24,7 @@
 #include "seq.h"
 #include "stats.h"
 #include "tree.h"
+#include "tunables.h"
 /* Jumps deeper than this are refused; iptables has no smaller limit. */
 #define NFHP_MAX_JUMP_DEPTH	64
 /*
@@ -637,7 +638,7 @@ static inline const struct nfhp_model *nfhp_view(const struct nfhp_ruleset *rs)
  */
 static inline bool nfhp_flat_groupable(const struct nfhp_flat *fl)
 {
-	return !fl->skips && !nfhp_one_tree;
+	return !fl->skips && !nfhp_tunables.one_tree;
 }
 
 /* ruleset.c */

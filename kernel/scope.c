@@ -145,7 +145,7 @@ static int nfhp_scoped_add(struct nfhp_ruleset *rs, struct nfhp_scoped *sc,
  * the scopes still open end (nfhp_scope_seen()).  @sc, unless NULL, is
  * filled with the skipping entries on the way, for the next update; it is
  * valid if all of them fit.  With @check, set nothing: every end must
- * hold already (nfhp_update_verify).
+ * hold already (nfhp_tunables.update_verify).
  */
 static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			   const struct nfhp_flat *old, struct nfhp_delta *d,
@@ -410,14 +410,13 @@ static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return err;
 }
 
-bool nfhp_update_verify;
 
 /*
  * Set the scope ends of the skipping entries of @fl, hook @h, after an
  * update (@d): near the changes where the hook's committed skipping
  * entries are known, else in a pass over all entries, which then finds
  * them for the next update.  Tests check the first way
- * against the second (nfhp_update_verify).
+ * against the second (nfhp_tunables.update_verify).
  */
 int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		     const struct nfhp_flat *old, struct nfhp_delta *d,
@@ -437,7 +436,7 @@ int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		sort(d->removed, d->nremoved, sizeof(*d->removed),
 		     nfhp_uint_cmp, NULL);
 	}
-	if (!err && nfhp_update_verify)
+	if (!err && nfhp_tunables.update_verify)
 		WARN_ON_ONCE(nfhp_scopes_all(rs, fl, old, d, NULL, true));
 	return err;
 }

@@ -129,7 +129,7 @@ bool nfhp_target_stable(const struct nfhp_ruleset *rs, u8 *stable,
 
 	if (t < 0)
 		return false;
-	if (slot && nfhp_update_verify)
+	if (slot && nfhp_tunables.update_verify)
 		WARN_ON_ONCE(slot->gen != m->chains[t]->gen ||
 			     slot->njump != m->chains[t]->njump);
 	else if (slot && !slot->njump && stable[t] == NFHP_CHAIN_UNSEEN)
@@ -182,7 +182,6 @@ static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
 	return dirty;
 }
 
-bool nfhp_one_tree;
 
 /**
  * struct nfhp_groups - a hook's entries sorted into groups
@@ -234,10 +233,6 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 	return 0;
 }
 
-u32 nfhp_fold_recheck = NFHP_FOLD_RECHECK;
-u32 nfhp_update_visits_per_entry = NFHP_UPDATE_VISITS_PER_ENTRY;
-u32 nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
-u32 nfhp_flat_min = NFHP_FLAT_MIN;
 
 /* The entries a hook of the staged rule set may flatten into. */
 static unsigned int nfhp_flat_bound(const struct nfhp_model *m)
@@ -247,10 +242,9 @@ static unsigned int nfhp_flat_bound(const struct nfhp_model *m)
 
 	for (i = 0; i < m->n; i++)
 		rules += m->chains[i]->rules.n;
-	return min_t(u64, max_t(u64, rules * nfhp_flat_per_rule,
-				nfhp_flat_min), U32_MAX);
+	return min_t(u64, max_t(u64, rules * nfhp_tunables.flat_per_rule,
+				nfhp_tunables.flat_min), U32_MAX);
 }
-u32 nfhp_update_visits_min = NFHP_UPDATE_VISITS_MIN;
 
 /*
  * Choose the fold of hook @h's entries @fl before its trees are built from
@@ -297,7 +291,8 @@ static bool nfhp_fold_stale(struct nfhp_ruleset *rs, int h)
 	u8 fold;
 
 	if (!fl->e.n || !nfhp_flat_groupable(fl) ||
-	    ++rs->hooks[h].fold_age < max(nfhp_fold_recheck, fl->e.n / 8))
+	    ++rs->hooks[h].fold_age <
+	    max(nfhp_tunables.fold_recheck, fl->e.n / 8))
 		return false;
 	rs->hooks[h].fold_age = 0;
 	return !nfhp_fold_choose(&fl->e, &fl->fold, &fold) &&
