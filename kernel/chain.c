@@ -222,7 +222,6 @@ struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
 	return m;
 }
 
-
 /*
  * Hash the names of @m's chains into @m->slot, unless it is hashed or
  * small.  Without memory it stays searched: slower, not wrong.

@@ -99,7 +99,6 @@ enum nfhp_width {
 	NFHP_WIDTH_NARROW,
 };
 
-
 /* The width class of a box in an address dimension. */
 static enum nfhp_width nfhp_width_of(const struct nfhp_box *b,
 				     unsigned int dim)

@@ -200,8 +200,21 @@ static void nfhp_model_free_chains(struct nfhp_ruleset *rs,
 }
 
 /**
+ * nfhp_ruleset_set_lock() - name the mutex that serializes a rule set
+ * @rs: the rule set
+ * @lock: the mutex its caller holds around every call but nfhp_classify()
+ *
+ * Lockdep then checks that it is held where the rule set reads what it
+ * publishes.  Userspace callers, single-threaded, name none.
+ */
+void nfhp_ruleset_set_lock(struct nfhp_ruleset *rs, struct mutex *lock)
+{
+	rs->lock = lock;
+}
+
+/**
  * nfhp_ruleset_free() - free a rule set
- * @rs: the rule set; no packet may reach it any more
+ * @rs: the rule set; no packet may reach it any more, its @lock held
  */
 void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 {
@@ -212,7 +225,7 @@ void nfhp_ruleset_free(struct nfhp_ruleset *rs)
 	if (rs->work)
 		nfhp_txn_abort(rs);
 	nfhp_ruleset_release(rs, true);
-	t = rcu_dereference_protected(rs->tables, 1);
+	t = nfhp_tables_held(rs);
 	nfhp_tables_put(rs, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++)
 		nfhp_flat_free(rs, &rs->hooks[h].flat);
@@ -400,8 +413,7 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 					  unsigned int group,
 					  struct nfhp_forest **f)
 {
-	const struct nfhp_tables *t = rcu_dereference_protected(rs->tables,
-								  1);
+	const struct nfhp_tables *t = nfhp_tables_held(rs);
 
 	*f = (struct nfhp_forest *)&rs->forest;
 	return group < NFHP_GROUPS ? t->hooks[hook].root[group] : NULL;

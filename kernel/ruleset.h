@@ -63,6 +63,8 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit);
 struct nfhp_ext_ops;
 void nfhp_ruleset_set_ext(struct nfhp_ruleset *rs,
 			  const struct nfhp_ext_ops *ops, void *priv);
+struct mutex;
+void nfhp_ruleset_set_lock(struct nfhp_ruleset *rs, struct mutex *lock);
 void nfhp_ruleset_free(struct nfhp_ruleset *rs);
 void nfhp_ruleset_defer_release(struct nfhp_ruleset *rs, bool defer);
 bool nfhp_ruleset_release(struct nfhp_ruleset *rs, bool wait);

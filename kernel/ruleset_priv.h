@@ -7,6 +7,7 @@
 #define _NFHP_RULESET_PRIV_H
 
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
@@ -483,6 +484,8 @@ struct nfhp_hook_state {
 /**
  * struct nfhp_ruleset - the rule set of a network namespace
  * @mem: its memory account
+ * @lock: the mutex its caller serializes it with, for lockdep, or NULL
+ *	(nfhp_ruleset_set_lock())
  * @forest: the nodes of its trees
  * @live: the committed model
  * @work: the staged model, NULL outside a transaction
@@ -531,6 +534,7 @@ struct nfhp_hook_state {
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
+	struct mutex *lock;	/* see nfhp_ruleset_set_lock() */
 	struct nfhp_forest forest;
 	struct nfhp_model *live;
 	struct nfhp_model *work;
@@ -630,6 +634,23 @@ static inline struct nfhp_rule *nfhp_chain_at(const struct nfhp_chain *c,
 static inline const struct nfhp_model *nfhp_view(const struct nfhp_ruleset *rs)
 {
 	return rs->work ? rs->work : rs->live;
+}
+
+/**
+ * nfhp_tables_held() - the published tables, for the rule set's writer
+ * @rs: the rule set, its @lock held
+ *
+ * Every caller but the packet path holds the mutex that serializes @rs,
+ * and lockdep checks it does.  Before the caller names its mutex (a rule
+ * set being made, or one no one else reaches), @rs is the caller's alone.
+ *
+ * Return: the tables packets read.
+ */
+static inline struct nfhp_tables *
+nfhp_tables_held(const struct nfhp_ruleset *rs)
+{
+	return rcu_dereference_protected(rs->tables,
+					 !rs->lock || lockdep_is_held(rs->lock));
 }
 
 /*

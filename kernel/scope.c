@@ -410,7 +410,6 @@ static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return err;
 }
 
-
 /*
  * Set the scope ends of the skipping entries of @fl, hook @h, after an
  * update (@d): near the changes where the hook's committed skipping

@@ -75,7 +75,6 @@
 #include "seq.h"
 #include "tunables.h"
 
-
 static struct nfhp_seq_page *nfhp_seq_page_new(struct nfhp_mem *mem)
 {
 	struct nfhp_seq_page *pg = nfhp_alloc_uninit(mem, sizeof(*pg));

@@ -182,7 +182,6 @@ static unsigned int nfhp_dirty_hooks(struct nfhp_ruleset *rs)
 	return dirty;
 }
 
-
 /**
  * struct nfhp_groups - a hook's entries sorted into groups
  * @e: the entries of each group, in order, then the policy
@@ -232,7 +231,6 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 		gr->e[g][gr->n[g]++] = e;	/* the policy */
 	return 0;
 }
-
 
 /* The entries a hook of the staged rule set may flatten into. */
 static unsigned int nfhp_flat_bound(const struct nfhp_model *m)
@@ -352,8 +350,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 			     struct nfhp_tables *t, struct nfhp_flat *flat,
 			     const char **msg)
 {
-	const struct nfhp_tables *cur = rcu_dereference_protected(rs->tables,
-								  1);
+	const struct nfhp_tables *cur = nfhp_tables_held(rs);
 	int h, g, err = 0;
 	bool certain;
 
@@ -519,7 +516,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 		goto out_free_tables;
 	rs->stable = NULL;
 	nfhp_scratch_release(&rs->forest.scratch, mark);
-	old_tables = rcu_dereference_protected(rs->tables, 1);
+	old_tables = nfhp_tables_held(rs);
 	rcu_assign_pointer(rs->tables, t);
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		if (!(dirty & (1u << h)))
