@@ -115,11 +115,14 @@ static int nfhp_adopt_keys(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 				     sizeof(*a->keys));
 	if (!a->keys)
 		return -ENOMEM;
-	for (k = 0; k < lc->rules.n; k++)
-		if (nfhp_chain_at(lc, k)->adopt)
-			a->keys[a->nkeys++] = nfhp_adopt_key(
-				nfhp_packed_spec_hash(
-					nfhp_chain_at(lc, k)->body.spec), k);
+	for (k = 0; k < lc->rules.n; k++) {
+		const struct nfhp_rule *r = nfhp_chain_at(lc, k);
+
+		if (r->adopt)
+			a->keys[a->nkeys++] =
+				nfhp_adopt_key(nfhp_packed_spec_hash(r->body.spec),
+					       k);
+	}
 	sort(a->keys, a->nkeys, sizeof(*a->keys), nfhp_u64_cmp, NULL);
 	return 0;
 }

@@ -19,7 +19,6 @@
 #include "seq.h"
 #include "tree.h"
 
-
 /**
  * struct nfhp_entry_sum - what an update reads of every entry of its hook
  * @lo: per address dimension (source, destination), the lowest value of

@@ -181,8 +181,10 @@ static int nfhp_scopes_all(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			err = -EAGAIN;
 			break;
 		}
-		for (; deepest < e->depth; deepest++)
-			le[deepest + 1] = ends[deepest + 1] = le[deepest];
+		for (; deepest < e->depth; deepest++) {
+			le[deepest + 1] = le[deepest];
+			ends[deepest + 1] = le[deepest];
+		}
 		added = a > 0 && d->added[a - 1] == i;
 		if (added) {
 			a--;

@@ -271,7 +271,8 @@ static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		pg = fl->e.slot[k].page;
 		for (x = 0; x < pg->n; x++) {
 			e = pg->p[x];
-			pg->tag[x] = e->group = nfhp_group_of(e, fold);
+			e->group = nfhp_group_of(e, fold);
+			pg->tag[x] = e->group;
 		}
 	}
 }
