@@ -40,6 +40,13 @@ static u64 nfhp_adopt_key(u32 hash, unsigned int pos)
 	return (u64)hash << 32 | pos;
 }
 
+/**
+ * nfhp_u64_cmp() - compare two u64 for sort()
+ * @a: the first
+ * @b: the second
+ *
+ * Return: -1, 0 or 1.
+ */
 int nfhp_u64_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -117,11 +124,12 @@ static int nfhp_adopt_keys(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a)
 		return -ENOMEM;
 	for (k = 0; k < lc->rules.n; k++) {
 		const struct nfhp_rule *r = nfhp_chain_at(lc, k);
+		u32 hash;
 
-		if (r->adopt)
-			a->keys[a->nkeys++] =
-				nfhp_adopt_key(nfhp_packed_spec_hash(r->body.spec),
-					       k);
+		if (!r->adopt)
+			continue;
+		hash = nfhp_packed_spec_hash(r->body.spec);
+		a->keys[a->nkeys++] = nfhp_adopt_key(hash, k);
 	}
 	sort(a->keys, a->nkeys, sizeof(*a->keys), nfhp_u64_cmp, NULL);
 	return 0;
@@ -266,7 +274,10 @@ static void nfhp_adopt_sweep(struct nfhp_rule_list *l, bool keep)
 	l->n = n;
 }
 
-/*
+/**
+ * nfhp_adopt() - take back the committed rules a transaction sent again
+ * @rs: the rule set, committing
+ *
  * Adopt into each staged chain that the transaction changed, and give back
  * the committed chain where nothing is left changed (a policy set to what
  * it was, rules sent again); best effort: without memory a chain is left
@@ -313,7 +324,11 @@ void nfhp_adopt(struct nfhp_ruleset *rs)
 	nfhp_adopt_sweep(&rs->created, false);
 }
 
-/*
+/**
+ * nfhp_adopt_end() - free the duplicates nfhp_adopt() replaced
+ * @rs: the rule set
+ * @published: the commit published
+ *
  * The duplicates nfhp_adopt() replaced go with the rules the commit
  * removed, after it returned (a restore of 100,000 rules frees as many);
  * for a commit that failed, now.

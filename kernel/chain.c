@@ -19,7 +19,12 @@
 
 #include "ruleset_priv.h"
 
-/* FNV-1a of a chain name. */
+/**
+ * nfhp_name_hash() - hash a chain name
+ * @name: the name
+ *
+ * Return: its FNV-1a hash.
+ */
 u32 nfhp_name_hash(const char *name)
 {
 	u32 h = 2166136261u;
@@ -33,6 +38,11 @@ u32 nfhp_name_hash(const char *name)
 
 #define NFHP_ALL_HOOKS	((1u << NFHP_HOOK_MAX) - 1)
 
+/**
+ * nfhp_rule_free() - free a rule no model holds any more
+ * @rs: the rule set
+ * @r: the rule
+ */
 void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 {
 	if (r->ext)
@@ -43,12 +53,19 @@ void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 	nfhp_free(&rs->mem, r, sizeof(*r));
 }
 
-/*
+/**
+ * nfhp_chain_hooks() - the hooks a new rule's extensions are checked for
+ * @rs: the rule set, a transaction open
+ * @c: the staged chain the rule goes to
+ * @spec: the rule
+ *
  * The hooks a rule of @c with the extensions of @spec is checked for, as
  * bits: those the staged rule set reaches @c from, none for a chain no
  * hook reaches yet (as iptables checks an unreferenced chain), all when
  * there are no extensions to check.  A jump added later is checked
  * against the rule's nfhp_ext_ops.hooks at commit (nfhp_check_hooks()).
+ *
+ * Return: the hooks, as bits.
  */
 unsigned int nfhp_chain_hooks(struct nfhp_ruleset *rs,
 			      const struct nfhp_chain *c,
@@ -98,6 +115,17 @@ static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 	return 0;
 }
 
+/**
+ * nfhp_rule_new() - make a rule
+ * @rs: the rule set
+ * @spec: what the user wrote
+ * @hooks: the hooks its extensions are checked for (nfhp_chain_hooks())
+ * @counters: its initial counters, or NULL
+ * @out: set to the rule
+ * @msg: set to the reason on error
+ *
+ * Return: 0 or -errno.
+ */
 int nfhp_rule_new(struct nfhp_ruleset *rs,
 		  const struct nfhp_rule_spec *spec, unsigned int hooks,
 		  const struct nfhp_counter *counters,
@@ -159,13 +187,27 @@ out_nomem:
 
 /* Chains and models. */
 
+/**
+ * nfhp_chain_free() - free a chain, not its rules
+ * @rs: the rule set
+ * @c: the chain
+ */
 void nfhp_chain_free(struct nfhp_ruleset *rs, struct nfhp_chain *c)
 {
 	nfhp_seq_free(&rs->mem, &c->rules);
 	nfhp_free(&rs->mem, c, sizeof(*c));
 }
 
-/* An empty chain. */
+/**
+ * nfhp_chain_alloc() - make an empty chain
+ * @rs: the rule set
+ * @name: its name
+ * @hook: the hook of a built-in chain, -1 for a user chain
+ *
+ * An empty chain.
+ *
+ * Return: the chain, or NULL.
+ */
 struct nfhp_chain *nfhp_chain_alloc(struct nfhp_ruleset *rs,
 				    const char *name, int hook)
 {
@@ -182,6 +224,11 @@ struct nfhp_chain *nfhp_chain_alloc(struct nfhp_ruleset *rs,
 	return c;
 }
 
+/**
+ * nfhp_model_free() - free a model, not its chains
+ * @rs: the rule set
+ * @m: the model, or NULL
+ */
 void nfhp_model_free(struct nfhp_ruleset *rs, struct nfhp_model *m)
 {
 	if (!m)
@@ -191,6 +238,13 @@ void nfhp_model_free(struct nfhp_ruleset *rs, struct nfhp_model *m)
 	nfhp_free(&rs->mem, m, sizeof(*m));
 }
 
+/**
+ * nfhp_model_copy() - a model that shares the chains of another
+ * @rs: the rule set
+ * @from: the model copied, or NULL for an empty one
+ *
+ * Return: the copy, or NULL.
+ */
 struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
 				   const struct nfhp_model *from)
 {
@@ -222,7 +276,11 @@ struct nfhp_model *nfhp_model_copy(struct nfhp_ruleset *rs,
 	return m;
 }
 
-/*
+/**
+ * nfhp_model_hash() - hash the names of a model's chains
+ * @rs: the rule set
+ * @m: the model
+ *
  * Hash the names of @m's chains into @m->slot, unless it is hashed or
  * small.  Without memory it stays searched: slower, not wrong.
  */
@@ -259,10 +317,16 @@ void nfhp_model_hash(struct nfhp_ruleset *rs, struct nfhp_model *m)
 	m->hashed = true;
 }
 
-/*
+/**
+ * nfhp_chain_place() - where a user chain's name goes among a model's
+ * @m: the model
+ * @name: the name
+ *
  * The first user chain of @m whose name is not below @name: they are
  * sorted, and a flatten looks up every jump's target, so that thousands
  * of chains (a Kubernetes node's) cost a search each, not a pass.
+ *
+ * Return: the index of the first user chain not below @name.
  */
 unsigned int nfhp_chain_place(const struct nfhp_model *m,
 			      const char *name)
@@ -303,15 +367,28 @@ static int nfhp_chain_lookup(const struct nfhp_model *m, const char *name,
 	return i < m->n && !strcmp(m->chains[i]->name, name) ? i : -1;
 }
 
+/**
+ * nfhp_chain_index() - find a chain of a model by name
+ * @m: the model
+ * @name: the name
+ *
+ * Return: its index, or -1.
+ */
 int nfhp_chain_index(const struct nfhp_model *m, const char *name)
 {
 	/* A searched model needs no hash. */
 	return nfhp_chain_lookup(m, name, m->hashed ? nfhp_name_hash(name) : 0);
 }
 
-/*
+/**
+ * nfhp_target_slot() - the hash slot of a jump's target, if its hash tells
+ * @m: the model
+ * @r: a jump or goto of @m
+ *
  * The slot of the chain that the jump or goto @r of @m goes to, when its
  * hash alone tells (see struct nfhp_model), else NULL.
+ *
+ * Return: the slot, or NULL.
  */
 const struct nfhp_chain_slot *
 nfhp_target_slot(const struct nfhp_model *m, const struct nfhp_rule *r)
@@ -327,10 +404,17 @@ nfhp_target_slot(const struct nfhp_model *m, const struct nfhp_rule *r)
 	return NULL;
 }
 
-/*
+/**
+ * nfhp_chain_target_at() - the chain a jump goes to, given its slot
+ * @m: the model
+ * @r: a jump or goto of @m
+ * @slot: nfhp_target_slot() of @r, or NULL
+ *
  * The index in @m of the chain that the jump or goto @r of @m goes to, or
  * -1, given its nfhp_target_slot() @slot.  Tests (nfhp_tunables.update_verify)
  * find it by its name all the same, and the slot must agree.
+ *
+ * Return: the chain's index in @m, or -1.
  */
 int nfhp_chain_target_at(const struct nfhp_model *m,
 			 const struct nfhp_rule *r,
@@ -345,14 +429,28 @@ int nfhp_chain_target_at(const struct nfhp_model *m,
 	return t;
 }
 
-/* The index in @m of the chain that the jump or goto @r of @m goes to. */
+/**
+ * nfhp_chain_target() - the chain a jump goes to
+ * @m: the model
+ * @r: a jump or goto of @m
+ *
+ * The index in @m of the chain that the jump or goto @r of @m goes to.
+ *
+ * Return: the chain's index in @m, or -1.
+ */
 int nfhp_chain_target(const struct nfhp_model *m,
 		      const struct nfhp_rule *r)
 {
 	return nfhp_chain_target_at(m, r, nfhp_target_slot(m, r));
 }
 
-/* The chain @c of @m changed: its slot follows. */
+/**
+ * nfhp_chain_note() - keep a changed chain's hash slot up to date
+ * @m: the model
+ * @c: its chain that changed
+ *
+ * The chain @c of @m changed: its slot follows.
+ */
 void nfhp_chain_note(struct nfhp_model *m, const struct nfhp_chain *c)
 {
 	struct nfhp_chain_slot *slot;
@@ -384,7 +482,16 @@ static int nfhp_chain_work_index(struct nfhp_ruleset *rs, const char *name,
 	return i;
 }
 
-/* The chain of the staged model by @name, staged or still shared. */
+/**
+ * nfhp_chain_work() - a chain of the staged model by name
+ * @rs: the rule set, a transaction open
+ * @name: the name
+ * @msg: set to the reason on error
+ *
+ * The chain of the staged model by @name, staged or still shared.
+ *
+ * Return: the chain, or an ERR_PTR().
+ */
 struct nfhp_chain *nfhp_chain_work(struct nfhp_ruleset *rs,
 				   const char *name, const char **msg)
 {
@@ -393,9 +500,16 @@ struct nfhp_chain *nfhp_chain_work(struct nfhp_ruleset *rs,
 	return i < 0 ? ERR_PTR(i) : rs->work->chains[i];
 }
 
-/*
+/**
+ * nfhp_chain_mut() - the staged copy of a chain, to change it
+ * @rs: the rule set, a transaction open
+ * @name: the chain's name
+ * @msg: set to the reason on error
+ *
  * The staged copy of a chain, made from the committed one if needed: it
  * shares the committed chain's pages of rules until it changes them.
+ *
+ * Return: the copy, or an ERR_PTR().
  */
 struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 				  const char *name, const char **msg)
@@ -425,7 +539,10 @@ struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 	return copy;
 }
 
-/*
+/**
+ * nfhp_chains_succeed() - the staged chains take over the committed ones' pages
+ * @rs: the rule set, committing
+ *
  * At the commit, the staged copies take over the pages of rules of the
  * committed chains they replace, which then keep only the pages the
  * transaction replaced, to free them a grace period later.
@@ -444,7 +561,12 @@ void nfhp_chains_succeed(struct nfhp_ruleset *rs)
 	}
 }
 
-/*
+/**
+ * nfhp_chain_touched() - record which rules of a staged chain changed
+ * @c: the staged chain
+ * @head: the first rule changed
+ * @tail: rules at its end left unchanged
+ *
  * The transaction changed staged chain @c from rule @head on, and all
  * but its last @tail rules (struct nfhp_chain, @same_head).
  */
@@ -456,7 +578,11 @@ void nfhp_chain_touched(struct nfhp_chain *c, unsigned int head,
 	nfhp_chain_note(c->rs->work, c);
 }
 
-/*
+/**
+ * nfhp_rule_retire() - take a rule out of its chain for good
+ * @rs: the rule set, a transaction open
+ * @r: the rule
+ *
  * Rules that leave a chain go to the removed list, or die if new.  It
  * cannot fail: the caller made the room first (nfhp_list_reserve()), or
  * the rule is one of this transaction's.
@@ -475,7 +601,17 @@ void nfhp_rule_retire(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 	WARN_ON_ONCE(nfhp_list_add(&rs->mem, &rs->removed, r));
 }
 
-/* Walk the chains reachable from @c, marking them with rs->mark. */
+/**
+ * nfhp_reach() - mark the chains reachable from a chain
+ * @rs: the rule set
+ * @m: the model
+ * @c: the chain
+ * @depth: jumps taken to reach @c
+ *
+ * Walk the chains reachable from @c, marking them with rs->mark.
+ *
+ * Return: 0, or -ELOOP past %NFHP_MAX_JUMP_DEPTH jumps.
+ */
 int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	       struct nfhp_chain *c, unsigned int depth)
 {
@@ -503,10 +639,17 @@ int nfhp_reach(struct nfhp_ruleset *rs, const struct nfhp_model *m,
 	return 0;
 }
 
-/*
+/**
+ * nfhp_check_jump() - check the target of a new jump or goto
+ * @rs: the rule set, a transaction open
+ * @spec: the rule
+ * @msg: set to the reason on error
+ *
  * A jump or goto must go to a user chain.  Whether it closes a loop is
  * for the commit to say (nfhp_check_loops()): iptables takes a loop that
  * no hook reaches.
+ *
+ * Return: 0 or -errno.
  */
 int nfhp_check_jump(struct nfhp_ruleset *rs,
 		    const struct nfhp_rule_spec *spec, const char **msg)
@@ -561,11 +704,17 @@ static int nfhp_loop_walk(const struct nfhp_model *m, struct nfhp_chain *c,
 	return 0;
 }
 
-/*
+/**
+ * nfhp_check_loops() - refuse a loop of jumps a hook reaches
+ * @rs: the rule set, committing
+ * @msg: set to the reason on error
+ *
  * A loop of jumps and gotos that a hook reaches is refused when the
  * table is replaced, as ip_tables' mark_source_chains() refuses it; one
  * among chains no hook reaches is not (iptables-legacy takes "-A web
  * -j web" until a hook jumps to web).
+ *
+ * Return: 0, or -ELOOP.
  */
 int nfhp_check_loops(struct nfhp_ruleset *rs, const char **msg)
 {
@@ -592,6 +741,10 @@ int nfhp_check_loops(struct nfhp_ruleset *rs, const char **msg)
  * drops.
  */
 
+/**
+ * nfhp_where_drop() - forget where the committed rules stand
+ * @rs: the rule set
+ */
 void nfhp_where_drop(struct nfhp_ruleset *rs)
 {
 	if (!rs->where)

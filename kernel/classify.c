@@ -17,10 +17,18 @@
 
 #include "ruleset_priv.h"
 
-/*
+/**
+ * nfhp_entries_rank() - where a key falls among entries
+ * @s: the entries, their keys rising
+ * @lo: the first entry searched
+ * @hi: one past the last
+ * @order: the key
+ *
  * Where @order falls among the entries [@lo, @hi) of @s, their orders
  * rising, as nfhp_entry_rank(): a search of the pages by their first
  * entries, then one of a page.
+ *
+ * Return: the index of the first entry in [@lo, @hi) whose key is @order or more, @hi if none.
  */
 unsigned int nfhp_entries_rank(const struct nfhp_seq *s,
 			       unsigned int lo, unsigned int hi,

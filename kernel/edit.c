@@ -277,6 +277,13 @@ static int nfhp_do_new_chain(struct nfhp_ruleset *rs, void *arg,
 	return err;
 }
 
+/**
+ * nfhp_model_refs() - count the jumps and gotos to a chain
+ * @m: the model
+ * @name: the chain's name
+ *
+ * Return: the references to @name in @m.
+ */
 unsigned int nfhp_model_refs(const struct nfhp_model *m,
 			     const char *name)
 {

@@ -26,7 +26,11 @@ static void nfhp_flat_free_arrays(struct nfhp_ruleset *rs,
 	nfhp_free(&rs->mem, fl->sum, (size_t)fl->cap * sizeof(*fl->sum));
 }
 
-/*
+/**
+ * nfhp_flat_recycle() - keep a released flat's arrays as spares
+ * @rs: the rule set
+ * @fl: the released entries
+ *
  * Keep the released summaries of @fl as the spare ones if they are
  * bigger; free the others.  The entries' pages are never kept: an update
  * shares or copies them one at a time.
@@ -41,6 +45,11 @@ void nfhp_flat_recycle(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 	nfhp_flat_free_arrays(rs, fl);
 }
 
+/**
+ * nfhp_spare_see() - note which spare arrays there are
+ * @rs: the rule set
+ * @seen: set to them
+ */
 void nfhp_spare_see(const struct nfhp_ruleset *rs,
 		    struct nfhp_spare_seen *seen)
 {
@@ -48,7 +57,13 @@ void nfhp_spare_see(const struct nfhp_ruleset *rs,
 	seen->ints = rs->spare.ints;
 }
 
-/* Free the spare arrays that are still those @stale saw. */
+/**
+ * nfhp_spare_trim() - free the spare arrays a commit did not take
+ * @rs: the rule set
+ * @stale: what nfhp_spare_see() saw before the commit
+ *
+ * Free the spare arrays that are still those @stale saw.
+ */
 void nfhp_spare_trim(struct nfhp_ruleset *rs,
 		     const struct nfhp_spare_seen *stale)
 {
@@ -65,7 +80,16 @@ void nfhp_spare_trim(struct nfhp_ruleset *rs,
 	}
 }
 
-/* An array of at least @n ints, *@cap of them: a spare one if it fits. */
+/**
+ * nfhp_ints_alloc() - an int array of a hook's size
+ * @rs: the rule set
+ * @n: ints needed
+ * @cap: set to the ints it holds
+ *
+ * An array of at least @n ints, *@cap of them: a spare one if it fits.
+ *
+ * Return: the array, or NULL.
+ */
 int *nfhp_ints_alloc(struct nfhp_ruleset *rs, unsigned int n,
 		     unsigned int *cap)
 {
@@ -85,7 +109,14 @@ int *nfhp_ints_alloc(struct nfhp_ruleset *rs, unsigned int n,
 	return p;
 }
 
-/* Give back an array of nfhp_ints_alloc(): the bigger ones are kept. */
+/**
+ * nfhp_ints_free() - give back an array of nfhp_ints_alloc()
+ * @rs: the rule set
+ * @p: the array, or NULL
+ * @cap: its ints
+ *
+ * Give back an array of nfhp_ints_alloc(): the bigger ones are kept.
+ */
 void nfhp_ints_free(struct nfhp_ruleset *rs, int *p, unsigned int cap)
 {
 	struct nfhp_spare *spare = &rs->spare;
@@ -175,6 +206,12 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return 0;
 }
 
+/**
+ * nfhp_entry_free() - free an entry
+ * @rs: the rule set
+ * @fl: the entries it is one of
+ * @e: the entry
+ */
 void nfhp_entry_free(struct nfhp_ruleset *rs,
 		     const struct nfhp_flat *fl, struct nfhp_entry *e)
 {
@@ -184,7 +221,13 @@ void nfhp_entry_free(struct nfhp_ruleset *rs,
 		nfhp_free(&rs->mem, e, sizeof(*e));
 }
 
-/* Free the lists of a walking update's entries, see struct nfhp_flat. */
+/**
+ * nfhp_flat_free_delta() - free the lists of a walking update's entries
+ * @rs: the rule set
+ * @fl: the entries
+ *
+ * Free the lists of a walking update's entries, see struct nfhp_flat.
+ */
 void nfhp_flat_free_delta(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 {
 	nfhp_free(&rs->mem, fl->own, fl->own_cap * sizeof(*fl->own));
@@ -193,7 +236,11 @@ void nfhp_flat_free_delta(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 	fl->gone = NULL;
 }
 
-/*
+/**
+ * nfhp_flat_free() - free a hook's entries
+ * @rs: the rule set
+ * @fl: the entries, empty after
+ *
  * Free the entries of @fl but those it shares with the hook's committed
  * ones (@fl->from, @fl->own).
  */
@@ -221,7 +268,11 @@ void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 	memset(fl, 0, sizeof(*fl));
 }
 
-/*
+/**
+ * nfhp_flat_stage() - flatten into scratch memory
+ * @rs: the rule set
+ * @fl: the entries about to be flattened
+ *
  * Flatten a hook for an update into scratch memory: most of its entries
  * equal entries of the last commit, which nfhp_flat_settle() keeps, so
  * only the changed ones are ever allocated.
@@ -505,12 +556,23 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 	return 1;
 }
 
-/*
+/**
+ * nfhp_flatten_rule() - flatten one rule
+ * @rs: the rule set
+ * @m: the model the rule is of
+ * @fl: the entries to add to
+ * @r: the rule
+ * @prefix: what the jumps that lead to it match, or NULL
+ * @depth: jumps taken to reach it
+ * @flags: flags of its entries, as those jumps set them
+ *
  * The entries of one rule reached with the matches @prefix at @depth:
  * the drop of short packets first, then one run per box, the boxes being
  * disjoint, a jump's own entry followed by its chain's.  The chains are
  * walked with a stack of frames of the rule set's (@rs->jumps), not by
  * recursion: 64 levels of jumps took more than the kernel stack.
+ *
+ * Return: 0 or -errno.
  */
 int nfhp_flatten_rule(struct nfhp_ruleset *rs,
 		      const struct nfhp_model *m, struct nfhp_flat *fl,
@@ -582,6 +644,15 @@ static unsigned int nfhp_chain_entries(const struct nfhp_chain *c)
 	return n;
 }
 
+/**
+ * nfhp_flatten_hook() - flatten a hook's chains into its entries
+ * @rs: the rule set
+ * @m: the model
+ * @hook: the hook
+ * @fl: set to the entries
+ *
+ * Return: 0 or -errno, @fl then empty.
+ */
 int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 		      const struct nfhp_model *m, enum nfhp_hook hook,
 		      struct nfhp_flat *fl)

@@ -471,12 +471,18 @@ static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
 	return err;
 }
 
-/*
+/**
+ * nfhp_rebuild_certain() - is an update of a hook bound to give up?
+ * @rs: the rule set, committing
+ * @h: the hook
+ *
  * Is an update of hook @h bound to give up for a rebuild?  Each rule of a
  * hook's chain has at least one entry, so when more rules came or went
  * than an update takes entries (see nfhp_update_matched()), it is.  A
  * restore then flattens the hook once, not three times.  Only a guess
  * for chains with jumps, and a wrong guess merely rebuilds.
+ *
+ * Return: true when the hook had better be built anew.
  */
 bool nfhp_rebuild_certain(const struct nfhp_ruleset *rs, int h)
 {
@@ -604,12 +610,21 @@ static int nfhp_flat_gone(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return 0;
 }
 
-/*
+/**
+ * nfhp_update_rules() - update a hook by walking its chains
+ * @rs: the rule set
+ * @fl: set to the new entries
+ * @cur: the published tables
+ * @t: the new tables
+ * @h: the hook
+ *
  * nfhp_reflatten_hook() and nfhp_update_matched(), or -EAGAIN.  The
  * hook's committed entries must have no void entries, which an update cannot place.  A hook whose
  * entries skip (a RETURN, a goto, a jump decided at packet time) keeps
  * its one tree and has its scopes' ends set anew (nfhp_flat_scopes());
  * the first such entry, or the last one gone, rebuilds it.
+ *
+ * Return: 0, -EAGAIN or -errno.
  */
 noinline_for_stack int
 nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,

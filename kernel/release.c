@@ -14,7 +14,15 @@
 
 #include "ruleset_priv.h"
 
-/* A record for a commit that replaces model @old, or NULL. */
+/**
+ * nfhp_release_new() - a release record for a commit
+ * @rs: the rule set
+ * @old: the model the commit replaces, or NULL
+ *
+ * A record for a commit that replaces model @old, or NULL.
+ *
+ * Return: the record, or NULL.
+ */
 struct nfhp_release *nfhp_release_new(struct nfhp_ruleset *rs,
 				      const struct nfhp_model *old)
 {
@@ -76,7 +84,14 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 	memset(fl, 0, sizeof(*fl));
 }
 
-/*
+/**
+ * nfhp_release_fill() - record what a commit replaced
+ * @rs: the rule set
+ * @rel: the record
+ * @old: the replaced model
+ * @old_tables: the replaced tables
+ * @old_flat: per hook, the replaced entries
+ *
  * Fill @rel with what the commit that just published replaced: the old
  * tables, the old entries and which of them the new ones carried over,
  * the removed rules, the old model and its chains the new one does not
@@ -190,7 +205,14 @@ void nfhp_ruleset_defer_release(struct nfhp_ruleset *rs, bool defer)
 	rs->defer_release = defer;
 }
 
-/* Drop the trees of @t's hook @h. */
+/**
+ * nfhp_hook_trees_drop() - drop the trees of a hook
+ * @rs: the rule set
+ * @t: the tables
+ * @h: the hook
+ *
+ * Drop the trees of @t's hook @h.
+ */
 void nfhp_hook_trees_drop(struct nfhp_ruleset *rs,
 			  struct nfhp_tables *t, int h)
 {
@@ -202,7 +224,13 @@ void nfhp_hook_trees_drop(struct nfhp_ruleset *rs,
 	}
 }
 
-/* Drop the trees of @t and free it. */
+/**
+ * nfhp_tables_put() - drop the trees of tables and free them
+ * @rs: the rule set
+ * @t: the tables
+ *
+ * Drop the trees of @t and free it.
+ */
 void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t)
 {
 	int h, g;

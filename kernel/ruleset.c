@@ -47,7 +47,11 @@
 
 #include "ruleset_priv.h"
 
-/*
+/**
+ * nfhp_hook_indexes_clear() - forget the indexes of a hook's committed entries
+ * @rs: the rule set
+ * @h: the hook
+ *
  * Forget the indexes of hook @h's committed entries (the candidates, the
  * skipping entries and the rules' first entries): after a rebuild, or a
  * commit that failed after an update brought them forward.  The next
@@ -63,10 +67,19 @@ void nfhp_hook_indexes_clear(struct nfhp_ruleset *rs, int h)
 	memset(sc, 0, sizeof(*sc));
 }
 
-/*
+/**
+ * nfhp_grow() - make room in a growing array
+ * @mem: the memory account
+ * @arr: the array, NULL for none yet
+ * @cap: its room, in elements; updated
+ * @need: the elements it must hold
+ * @size: the size of an element
+ *
  * Make room in the array @arr of @cap elements for @need.  Only the
  * elements in use are ever read, so the new room is not zeroed: at
  * 100,000 rules a chain's array is 800 KB.
+ *
+ * Return: 0 or -ENOMEM, @arr then as it was.
  */
 int nfhp_grow(struct nfhp_mem *mem, void **arr, unsigned int *cap,
 	      unsigned int need, size_t size)
@@ -89,6 +102,14 @@ int nfhp_grow(struct nfhp_mem *mem, void **arr, unsigned int *cap,
 	return 0;
 }
 
+/**
+ * nfhp_list_add() - add a rule to a list of rules
+ * @mem: the memory account
+ * @l: the list
+ * @r: the rule
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int nfhp_list_add(struct nfhp_mem *mem, struct nfhp_rule_list *l,
 		  struct nfhp_rule *r)
 {
@@ -100,7 +121,16 @@ int nfhp_list_add(struct nfhp_mem *mem, struct nfhp_rule_list *l,
 	return err;
 }
 
-/* Room in @l for @more rules, so that as many adds cannot fail. */
+/**
+ * nfhp_list_reserve() - make room in a list of rules
+ * @mem: the memory account
+ * @l: the list
+ * @more: rules to make room for
+ *
+ * Room in @l for @more rules, so that as many adds cannot fail.
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int nfhp_list_reserve(struct nfhp_mem *mem, struct nfhp_rule_list *l,
 		      unsigned int more)
 {
@@ -108,6 +138,11 @@ int nfhp_list_reserve(struct nfhp_mem *mem, struct nfhp_rule_list *l,
 			 sizeof(*l->r));
 }
 
+/**
+ * nfhp_list_free() - free a list of rules, not the rules
+ * @mem: the memory account
+ * @l: the list, empty after
+ */
 void nfhp_list_free(struct nfhp_mem *mem, struct nfhp_rule_list *l)
 {
 	nfhp_free(mem, l->r, l->cap * sizeof(*l->r));

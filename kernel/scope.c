@@ -286,11 +286,18 @@ static unsigned int nfhp_flat_lower(const struct nfhp_flat *fl, u64 order)
 	return nfhp_entries_rank(&fl->e, 0, fl->e.n, order);
 }
 
-/*
+/**
+ * nfhp_flat_lower_from() - the first entry with a key not below, searched from a place
+ * @fl: the entries
+ * @from: an index at or before the entry
+ * @order: the key
+ *
  * nfhp_flat_lower() for a key whose entry is at @from or after it, and
  * likely near: a galloping search reads about 2 log2(d) entries for one
  * d entries on.  A commit on a Kubernetes node looks up where each of
  * 5,000 jumps ends, a few entries after it begins.
+ *
+ * Return: the index of the first entry of @fl whose key is @order or more.
  */
 unsigned int nfhp_flat_lower_from(const struct nfhp_flat *fl,
 				  unsigned int from, u64 order)
@@ -412,12 +419,21 @@ static int nfhp_scopes_near(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return err;
 }
 
-/*
+/**
+ * nfhp_flat_scopes() - set the scope ends of the entries that skip
+ * @rs: the rule set
+ * @fl: the new entries
+ * @old: the hook's committed entries
+ * @d: the changes of the update, or NULL
+ * @h: the hook
+ *
  * Set the scope ends of the skipping entries of @fl, hook @h, after an
  * update (@d): near the changes where the hook's committed skipping
  * entries are known, else in a pass over all entries, which then finds
  * them for the next update.  Tests check the first way
  * against the second (nfhp_tunables.update_verify).
+ *
+ * Return: 0 or -errno.
  */
 int nfhp_flat_scopes(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		     const struct nfhp_flat *old, struct nfhp_delta *d,

@@ -18,9 +18,16 @@
 
 #include "ruleset_priv.h"
 
-/*
+/**
+ * nfhp_counter_write() - set a counter when the transaction is published
+ * @rs: the rule set, a transaction open
+ * @c: the counter
+ * @val: its totals, or NULL for zero
+ *
  * Set the counter @c to @val (zero when NULL) once the open transaction is
  * published (nfhp_counters_settle()).
+ *
+ * Return: 0 or -ENOMEM.
  */
 int nfhp_counter_write(struct nfhp_ruleset *rs, struct nfhp_rcounter *c,
 		       const struct nfhp_counter *val)
@@ -114,11 +121,19 @@ enum {
 static bool nfhp_chain_stable(const struct nfhp_ruleset *rs, u8 *stable,
 			      int i, unsigned int depth);
 
-/*
+/**
+ * nfhp_target_stable() - is the chain a jump goes to the committed one?
+ * @rs: the rule set, committing
+ * @stable: what is known of each chain of the staged model
+ * @r: a jump or goto of the staged model
+ * @depth: jumps taken to reach @r
+ *
  * nfhp_chain_stable() of the chain that the jump @r of the staged model
  * goes to.  A chain without jumps is stable when unchanged, which its
  * slot tells without reading it: on a Kubernetes node the 5,000 chains
  * read were a quarter of a commit.
+ *
+ * Return: true when the target and what it reaches are unchanged.
  */
 bool nfhp_target_stable(const struct nfhp_ruleset *rs, u8 *stable,
 			const struct nfhp_rule *r, unsigned int depth)

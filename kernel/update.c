@@ -545,11 +545,24 @@ static bool nfhp_cands_removed(struct nfhp_ruleset *rs, struct nfhp_cands *cx,
 	return true;
 }
 
-/*
+/**
+ * nfhp_update_matched() - update a hook's trees for the entries that changed
+ * @rs: the rule set
+ * @fl: the new entries
+ * @match: for each new entry, the old one it equals, or -1
+ * @d: the changes, or NULL
+ * @cx: the candidate index, or NULL
+ * @changes: entries that came or went
+ * @cur: the published tables
+ * @t: the new tables
+ * @h: the hook
+ *
  * Update the trees of a hook whose new entries @fl are aligned with the
  * old ones by @match, whose changes @d lists unless NULL; kept entries are
  * in @fl already.  -EAGAIN: too many changes, or no room for the new
  * order keys: rebuild instead.
+ *
+ * Return: 0, -EAGAIN or -errno.
  */
 int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			const int *match, struct nfhp_delta *d,
@@ -579,10 +592,19 @@ int nfhp_update_matched(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return nfhp_update_trees(rs, fl, old, match, d, cx, cur, t, h);
 }
 
-/*
+/**
+ * nfhp_update_hook() - update a hook flattened afresh by a diff
+ * @rs: the rule set
+ * @fl: the new entries
+ * @cur: the published tables
+ * @t: the new tables
+ * @h: the hook
+ *
  * Carry the unchanged entries of the hook's last commit over into @fl and
  * update its trees only where entries came or went.  -EAGAIN: a rebuild
  * from scratch is the better (or only) way; @fl is then untouched.
+ *
+ * Return: 0, -EAGAIN or -errno.
  */
 noinline_for_stack int
 nfhp_update_hook(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
