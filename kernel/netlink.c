@@ -303,15 +303,6 @@ static int nfhp_order_decode(struct nfhp_rule_spec *spec,
 	return 0;
 }
 
-/**
- * nfhp_rule_decode() - decode NFHPA_RULE
- * @spec: the rule to fill
- * @counters: set to the rule's initial counters, 0 when absent
- * @attr: the attribute, validated against nfhp_rule_policy
- * @extack: for the reason
- *
- * Return: 0 or -EINVAL.
- */
 /*
  * Empty a rule for decoding.  Only the matches in use, the strings up to
  * their NUL and the first @norder and @ext_len bytes are ever read, so the
@@ -327,6 +318,15 @@ static void nfhp_spec_reset(struct nfhp_rule_spec *spec)
 	spec->ext_len = 0;
 }
 
+/**
+ * nfhp_rule_decode() - decode NFHPA_RULE
+ * @spec: the rule to fill
+ * @counters: set to the rule's initial counters, 0 when absent
+ * @attr: the attribute, validated against nfhp_rule_policy
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
 static int nfhp_rule_decode(struct nfhp_rule_spec *spec,
 			    struct nfhp_counter *counters,
 			    const struct nlattr *attr,
