@@ -471,6 +471,49 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
 }
 
 /**
+ * nfhp_txn_publish() - publish what a commit built; it cannot fail
+ * @rs: the rule set, committing, its new tables built
+ * @t: the new tables
+ * @dirty: the hooks whose new entries @rs->staged holds, as bits
+ * @old: the model the commit replaces
+ * @rel: the record of what it replaces, for the release
+ * @stale: the spare arrays there were before the commit
+ *
+ * Swaps the tables packets read, hands the new entries and the staged
+ * model over to the rule set, settles the counters the transaction set
+ * and queues @rel for a grace period later.
+ */
+static void nfhp_txn_publish(struct nfhp_ruleset *rs, struct nfhp_tables *t,
+			     unsigned int dirty, struct nfhp_model *old,
+			     struct nfhp_release *rel,
+			     const struct nfhp_spare_seen *stale)
+{
+	struct nfhp_tables *old_tables = nfhp_tables_held(rs);
+	struct nfhp_flat *flat = rs->staged;
+	int h;
+
+	rcu_assign_pointer(rs->tables, t);
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		if (!(dirty & (1u << h)))
+			continue;
+		swap(rs->hooks[h].flat, flat[h]);
+		/* The pages the new entries share are theirs from now on. */
+		nfhp_seq_succeed(&rs->hooks[h].flat.e, &flat[h].e);
+	}
+	nfhp_where_drop(rs);
+	nfhp_chains_succeed(rs);
+	rs->live = rs->work;
+	rs->work = NULL;
+	nfhp_counters_settle(rs, true);
+	nfhp_adopt_end(rs, true);
+	nfhp_release_fill(rs, rel, old, old_tables, flat);
+	nfhp_spare_trim(rs, stale);
+	rel->cookie = get_state_synchronize_rcu();
+	*rs->releases_tail = rel;
+	rs->releases_tail = &rel->next;
+}
+
+/**
  * nfhp_txn_commit() - publish every staged change at once
  * @rs: the rule set
  * @msg: set to a reason on error, unless NULL
@@ -486,11 +529,11 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	struct nfhp_flat *flat = rs->staged;
 	const char *unasked;
 	struct nfhp_spare_seen stale;
-	struct nfhp_tables *t, *old_tables;
 	struct nfhp_model *old = rs->live;
 	struct nfhp_release *rel;
+	struct nfhp_tables *t;
 	unsigned int dirty;
-	int h, err;
+	int err;
 
 	if (!rs->work)
 		return -EINVAL;
@@ -532,26 +575,7 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 		goto out_free_tables;
 	rs->stable = NULL;
 	nfhp_scratch_release(&rs->forest.scratch, mark);
-	old_tables = nfhp_tables_held(rs);
-	rcu_assign_pointer(rs->tables, t);
-	for (h = 0; h < NFHP_HOOK_MAX; h++) {
-		if (!(dirty & (1u << h)))
-			continue;
-		swap(rs->hooks[h].flat, flat[h]);
-		/* The pages the new entries share are theirs from now on. */
-		nfhp_seq_succeed(&rs->hooks[h].flat.e, &flat[h].e);
-	}
-	nfhp_where_drop(rs);
-	nfhp_chains_succeed(rs);
-	rs->live = rs->work;
-	rs->work = NULL;
-	nfhp_counters_settle(rs, true);
-	nfhp_adopt_end(rs, true);
-	nfhp_release_fill(rs, rel, old, old_tables, flat);
-	nfhp_spare_trim(rs, &stale);
-	rel->cookie = get_state_synchronize_rcu();
-	*rs->releases_tail = rel;
-	rs->releases_tail = &rel->next;
+	nfhp_txn_publish(rs, t, dirty, old, rel, &stale);
 	if (!rs->defer_release)
 		nfhp_ruleset_release(rs, true);
 	return 0;
