@@ -144,6 +144,18 @@ style: $(filter $(CHECKPATCH_OWN),$(CHECKPATCH))
 	@# nfhp_u128 has to be a typedef: it carries kmalloc's 8-byte alignment.
 	$(CHECKPATCH) --no-tree -f -q --summary-file --ignore NEW_TYPEDEFS \
 		kernel/key.h
+	$(MAKE) sparse
+
+# sparse over every file of the module (C=2), with the endianness checks:
+# any warning fails.
+sparse:
+	$(need_kbuild)
+	@command -v sparse >/dev/null || { echo "make sparse: sparse not" \
+		"found (apt-get install sparse)"; exit 1; }
+	@mkdir -p build
+	@$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF=-D__CHECK_ENDIAN__ modules \
+		>build/sparse.log 2>&1; rc=$$?; cat build/sparse.log; \
+		test $$rc = 0 && ! grep -E ': (warning|error):' build/sparse.log
 
 $(CHECKPATCH_OWN):
 	mkdir -p build/checkpatch
@@ -178,10 +190,11 @@ help:
 	@echo "make bench-commit  commit time in the kernel: rules, restores;" \
 		"listing and -C against iptables-legacy (VM)"
 	@echo "make bench-real-world  restore of a real firewall against iptables (VM)"
-	@echo "make style      checkpatch on kernel/ and include/uapi/"
+	@echo "make style      checkpatch on kernel/ and include/uapi/, then sparse"
+	@echo "make sparse     sparse (C=2) on the module"
 	@echo "make clean"
 
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
 	bench bench-worst bench-kernel bench-commit bench-real-world install uninstall style \
-	clean help
+	sparse 	clean help

@@ -19,7 +19,6 @@
 #include "seq.h"
 #include "tree.h"
 
-
 /**
  * struct nfhp_entry_sum - what an update reads of every entry of its hook
  * @lo: per address dimension (source, destination), the lowest value of
@@ -27,7 +26,7 @@
  * @hi: the highest, cut alike
  *
  * Kept in an array beside the entry pointers of a hook (struct nfhp_flat
- * in ruleset.c) and in the index, so that an update's passes read one
+ * in ruleset_priv.h) and in the index, so that an update's passes read one
  * array in order, instead of an entry and its box each, at random places:
  * two cache and TLB misses per entry.  Cut values keep their order, so
  * entries whose cut hulls miss each other's are disjoint

@@ -6,7 +6,7 @@
  * counters; a bitmap says which are handed out.  Blocks with a free slot
  * are on the pool's "partial" list, and a block whose last counter is put
  * is freed.  Counters are put only after the grace period that retires
- * the trees counting in them (ruleset.c), so a slot handed out again is
+ * the trees counting in them (release.c), so a slot handed out again is
  * never bumped for its previous rule.  The control path's mutex serializes
  * every call.
  */

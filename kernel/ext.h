@@ -51,7 +51,7 @@ enum nfhp_ext_result {
  * @stateless: optional: true when none of a handle's extensions keeps
  *	state of its own from packet to packet (a rate, a quota, a count),
  *	so that a rule sent again unchanged may keep its handle instead of
- *	starting afresh (ruleset.c, "Adoption").  Without it: none may.
+ *	starting afresh (adopt.c, "Adoption").  Without it: none may.
  */
 struct nfhp_ext_ops {
 	int (*create)(void *priv, const struct nfhp_rule_spec *spec,

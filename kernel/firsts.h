@@ -5,7 +5,7 @@
  *
  * An update walks the committed and the staged built-in chain side by
  * side and carries the entries of the rules they share over in runs
- * (nfhp_reflatten_hook() in ruleset.c).  It must know where a rule's
+ * (nfhp_reflatten_hook() in reflatten.c).  It must know where a rule's
  * committed entries begin.  An array of the index of each rule's first
  * entry answered that, but every insert or delete shifted the indexes of
  * all the rules behind it: at 100,000 rules a copy of 400 KB, a quarter
@@ -32,7 +32,7 @@
  * @rule: the rule
  *
  * For the tables keyed by rule: this index and where rules stand
- * (nfhp_rule_locate() in ruleset.c).
+ * (nfhp_rule_locate() in chain.c).
  *
  * Return: the hash; its low bits pick a slot.
  */

@@ -10,7 +10,7 @@
  * nf-hipac's memory explode.  So the entries of a hook are grouped by how
  * wide their source and destination are, wide (a /8 or more), middle (/9
  * to /20) or narrow, and each group gets a tree of its own
- * (NFHP_HOOK_TREES of them, struct nfhp_tables in ruleset.c).
+ * (NFHP_HOOK_TREES of them, struct nfhp_tables in ruleset_priv.h).
  *
  * Narrow sources are the exception: they share one tree whatever their
  * destination.  Its root splits the sources, and a narrow source's region
@@ -58,7 +58,7 @@
  *
  * The fold is chosen when a hook's trees are built from scratch and kept
  * by updates, whose new entries must land in the trees the old ones are
- * in.  ruleset.c checks it again every so many commits, and rebuilds the
+ * in.  txn.c checks it again every so many commits, and rebuilds the
  * hook when its count has gone past twice the bound or below half of it.
  *
  * Short headers
@@ -87,6 +87,7 @@
 #include "group.h"
 #include "match.h"
 #include "rank.h"
+#include "tunables.h"
 
 /* An address range at least this wide counts as a wildcard for grouping. */
 #define NFHP_WIDE_ADDR		(1ull << 24)
@@ -97,8 +98,6 @@ enum nfhp_width {
 	NFHP_WIDTH_MIDDLE,
 	NFHP_WIDTH_NARROW,
 };
-
-u32 nfhp_fold_copies = NFHP_FOLD_COPIES;
 
 /* The width class of a box in an address dimension. */
 static enum nfhp_width nfhp_width_of(const struct nfhp_box *b,
@@ -292,7 +291,7 @@ static bool nfhp_fold_dim(u64 copies, u64 most, bool sticky, bool was)
  */
 int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold)
 {
-	u64 most = (u64)nfhp_fold_copies * e->n;
+	u64 most = (u64)nfhp_tunables.fold_copies * e->n;
 	const struct nfhp_entry *x;
 	unsigned int i, n = e->n;
 	struct nfhp_seq_iter it;

@@ -18,11 +18,10 @@
  * A dimension is folded while its middle entries would be copied, on
  * estimate, into fewer regions than this per entry of the hook: between
  * the ClassBench sets (at most 0.42) and bench/seed.py's nesting prefixes
- * (1.26 and up).  nfhp_fold_copies is this, or other values in tests (0
- * folds nothing).
+ * (1.26 and up).  nfhp_tunables.fold_copies is this, or other values in
+ * tests (0 folds nothing).
  */
 #define NFHP_FOLD_COPIES	1
-extern u32 nfhp_fold_copies;
 
 unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold);
 int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold);

@@ -696,7 +696,7 @@ static int nfhp_spec_split_ports(const struct nfhp_rule_spec *s, int i,
  * "-m multiport --ports P" matches when the source or the destination
  * port is in P.  That is no box, but the union of two disjoint ones:
  * "source in P" (@box) and "destination in P, source not in P" (@alt).
- * The rule gets an entry for each (ruleset.c); a packet matches at most
+ * The rule gets an entry for each (flat.c); a packet matches at most
  * one of them, so it is counted once.  Negated, "neither port in P", it is
  * a single box.  Every other rule has one box.
  *

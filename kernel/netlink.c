@@ -303,15 +303,6 @@ static int nfhp_order_decode(struct nfhp_rule_spec *spec,
 	return 0;
 }
 
-/**
- * nfhp_rule_decode() - decode NFHPA_RULE
- * @spec: the rule to fill
- * @counters: set to the rule's initial counters, 0 when absent
- * @attr: the attribute, validated against nfhp_rule_policy
- * @extack: for the reason
- *
- * Return: 0 or -EINVAL.
- */
 /*
  * Empty a rule for decoding.  Only the matches in use, the strings up to
  * their NUL and the first @norder and @ext_len bytes are ever read, so the
@@ -327,6 +318,15 @@ static void nfhp_spec_reset(struct nfhp_rule_spec *spec)
 	spec->ext_len = 0;
 }
 
+/**
+ * nfhp_rule_decode() - decode NFHPA_RULE
+ * @spec: the rule to fill
+ * @counters: set to the rule's initial counters, 0 when absent
+ * @attr: the attribute, validated against nfhp_rule_policy
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
 static int nfhp_rule_decode(struct nfhp_rule_spec *spec,
 			    struct nfhp_counter *counters,
 			    const struct nlattr *attr,
@@ -571,12 +571,37 @@ static int nfhp_request_apply(struct nfhp_ruleset *rs,
  * nfhp_set_msg() - report the core's reason for a failure
  * @extack: the extended ack, or NULL
  * @msg: a static string, or NULL
+ *
+ * The one place that sets @extack's message itself: the public helpers
+ * (NL_SET_ERR_MSG() and its kin, used everywhere else) take a string
+ * literal, and 6.1 has no NL_SET_ERR_MSG_FMT().  The core picks its
+ * reason at run time among static strings, which outlive the request as
+ * a literal would; this does what NL_SET_ERR_MSG() does with one.
  */
 static void nfhp_set_msg(struct netlink_ext_ack *extack, const char *msg)
 {
-	/* NL_SET_ERR_MSG() only takes literals; the core's are static too. */
-	if (extack && msg)
+	if (!msg)
+		return;
+	do_trace_netlink_extack(msg);
+	if (extack)
 		extack->_msg = msg;
+}
+
+/**
+ * nfhp_txn_drop() - abort the transaction still open after a request
+ * @hn: the namespace state, @hn->lock held
+ *
+ * Forgets what the transaction staged, records the change for dumps and
+ * gives back what the committed rule set does not need (conntrack).  With
+ * no transaction open, it does nothing.
+ */
+static void nfhp_txn_drop(struct nfhp_net *hn)
+{
+	if (!nfhp_txn_active(hn->rs))
+		return;
+	nfhp_txn_abort(hn->rs);
+	nfhp_net_changed(hn);
+	nfhp_net_settle(hn);
 }
 
 /**
@@ -631,10 +656,7 @@ static int nfhp_nl_change(struct sk_buff *skb, struct genl_info *info)
 	if (own_txn) {
 		if (!ret)
 			ret = nfhp_net_commit(hn, &msg);
-		if (nfhp_txn_active(hn->rs)) {
-			nfhp_txn_abort(hn->rs);
-			nfhp_net_settle(hn);
-		}
+		nfhp_txn_drop(hn);
 	}
 out_unlock:
 	mutex_unlock(&hn->lock);
@@ -696,11 +718,7 @@ static int nfhp_nl_end(struct sk_buff *skb, struct genl_info *info)
 	ret = 0;
 	if (info->genlhdr->cmd == NFHP_CMD_COMMIT)
 		ret = nfhp_net_commit(hn, &msg);
-	if (nfhp_txn_active(hn->rs)) {
-		nfhp_txn_abort(hn->rs);
-		nfhp_net_changed(hn);
-		nfhp_net_settle(hn);
-	}
+	nfhp_txn_drop(hn);
 out_unlock:
 	mutex_unlock(&hn->lock);
 	if (ret)
@@ -1251,11 +1269,8 @@ static int nfhp_netlink_release(struct notifier_block *nb,
 		return NOTIFY_DONE;
 	hn = nfhp_net(n->net);
 	mutex_lock(&hn->lock);
-	if (nfhp_txn_active(hn->rs) && hn->txn_owner == n->portid) {
-		nfhp_txn_abort(hn->rs);
-		nfhp_net_changed(hn);
-		nfhp_net_settle(hn);
-	}
+	if (nfhp_txn_active(hn->rs) && hn->txn_owner == n->portid)
+		nfhp_txn_drop(hn);
 	mutex_unlock(&hn->lock);
 	return NOTIFY_DONE;
 }

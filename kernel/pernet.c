@@ -237,6 +237,7 @@ static int __net_init nfhp_net_init(struct net *net)
 	hn->rs = nfhp_ruleset_new(nfhp_ram_bytes() / 2);
 	if (!hn->rs)
 		return -ENOMEM;
+	nfhp_ruleset_set_lock(hn->rs, &hn->lock);
 	nfhp_ruleset_defer_release(hn->rs, true);
 	nfhp_ruleset_set_ext(hn->rs, &nfhp_xt_ops, net);
 	ret = nfhp_proc_net_init(hn);
@@ -245,7 +246,9 @@ static int __net_init nfhp_net_init(struct net *net)
 	return 0;
 
 err_free_ruleset:
+	mutex_lock(&hn->lock);
 	nfhp_ruleset_free(hn->rs);
+	mutex_unlock(&hn->lock);
 	return ret;
 }
 
@@ -281,8 +284,8 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	flush_rcu_work(&hn->release_work);
 	mutex_lock(&hn->lock);
 	nfhp_net_ct_put(hn);
-	mutex_unlock(&hn->lock);
 	nfhp_ruleset_free(hn->rs);
+	mutex_unlock(&hn->lock);
 	kvfree(hn->spec);
 	mutex_destroy(&hn->lock);
 }

@@ -46,7 +46,7 @@ struct proc_dir_entry;
  * @commits_stopped: commits a signal to the committing task stopped
  */
 struct nfhp_net {
-	struct mutex lock;
+	struct mutex lock;	/* see @lock above */
 	struct net *net;
 	struct nfhp_ruleset *rs;
 	struct nf_hook_ops ops[2][NFHP_HOOK_MAX];

@@ -63,6 +63,8 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit);
 struct nfhp_ext_ops;
 void nfhp_ruleset_set_ext(struct nfhp_ruleset *rs,
 			  const struct nfhp_ext_ops *ops, void *priv);
+struct mutex;
+void nfhp_ruleset_set_lock(struct nfhp_ruleset *rs, struct mutex *lock);
 void nfhp_ruleset_free(struct nfhp_ruleset *rs);
 void nfhp_ruleset_defer_release(struct nfhp_ruleset *rs, bool defer);
 bool nfhp_ruleset_release(struct nfhp_ruleset *rs, bool wait);
@@ -140,23 +142,20 @@ unsigned int nfhp_rule_position(struct nfhp_ruleset *rs,
 
 /*
  * Commits between two checks of a hook's fold (group.c), at least.
- * nfhp_fold_recheck is this, or less in tests.
+ * nfhp_tunables.fold_recheck is this, or less in tests.
  */
 #define NFHP_FOLD_RECHECK	256
-extern u32 nfhp_fold_recheck;
 
 /*
  * Nodes an update of a tree may visit, this many per entry of its hook
  * and NFHP_UPDATE_VISITS_MIN more, before it gives up and the tree is
  * built anew ("Updates: nfhp_tree_update()" in tree.c).  A single-rule
  * update of a ClassBench set visits 5 to 11,000 (fw4_10k's wide rules).
- * nfhp_update_visits_per_entry and nfhp_update_visits_min are these, or
- * less in tests.
+ * nfhp_tunables.update_visits_per_entry and .update_visits_min are these,
+ * or less in tests.
  */
 #define NFHP_UPDATE_VISITS_PER_ENTRY	16
 #define NFHP_UPDATE_VISITS_MIN		4096
-extern u32 nfhp_update_visits_per_entry;
-extern u32 nfhp_update_visits_min;
 
 /*
  * The entries a hook may flatten into: this many per rule of the rule
@@ -164,39 +163,19 @@ extern u32 nfhp_update_visits_min;
  * k places is copied k times, and nested chains multiply: past the bound
  * a commit fails with -EFBIG, the old rules in force.  The university
  * firewall of ../shared/repro takes 1.4 entries a rule, bench/kube.py's
- * sets 1.7, ClassBench with chains 1.7.  nfhp_flat_per_rule and
- * nfhp_flat_min are these, or less in tests.
+ * sets 1.7, ClassBench with chains 1.7.  nfhp_tunables.flat_per_rule and
+ * .flat_min are these, or less in tests.
  */
 #define NFHP_FLAT_PER_RULE		16
 #define NFHP_FLAT_MIN			65536
-extern u32 nfhp_flat_per_rule;
-extern u32 nfhp_flat_min;
 
 /*
  * Models of fewer chains than this are searched by name, larger ones
- * hashed (struct nfhp_model in ruleset.c): a binary search of a few is
- * as fast.  nfhp_hash_min_chains is this, or less in tests, which hash
- * models of a few chains.
+ * hashed (struct nfhp_model in ruleset_priv.h): a binary search of a few
+ * is as fast.  nfhp_tunables.hash_min_chains is this, or less in tests,
+ * which hash models of a few chains.
  */
 #define NFHP_HASH_MIN_CHAINS	32
-extern u32 nfhp_hash_min_chains;
-
-/*
- * Tests set this: the short cuts of an update are checked against the
- * long way.  Scope ends set near the changes are checked by a pass over
- * all entries (nfhp_flat_scopes()); the rules a walk carries over as
- * untouched by the transaction are compared all the same
- * (nfhp_reflat_run()); a jump's chain is found by its name, not its
- * hash alone, and its slot checked against it (nfhp_target_stable()).
- */
-extern bool nfhp_update_verify;
-
-/*
- * Tests set this to build each hook as one tree, no groups: the exact
- * answer of shadow analysis, which test_diff holds the grouped trees'
- * to (stats.c).
- */
-extern bool nfhp_one_tree;
 
 /* The packet path: lockless, under rcu_read_lock(). */
 void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,

@@ -73,8 +73,7 @@
 #include <linux/string.h>
 
 #include "seq.h"
-
-u32 nfhp_seq_page_max = NFHP_SEQ_PAGE;
+#include "tunables.h"
 
 static struct nfhp_seq_page *nfhp_seq_page_new(struct nfhp_mem *mem)
 {
@@ -296,11 +295,12 @@ int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
 	struct nfhp_seq_page *pg;
 	u32 k, at;
 
-	if (!s->npages || (i == s->n &&
-			   s->slot[s->npages - 1].page->n >= nfhp_seq_page_max))
+	if (!s->npages ||
+	    (i == s->n && s->slot[s->npages - 1].page->n >=
+			  nfhp_tunables.seq_page_max))
 		return nfhp_seq_append_page(mem, s, p, 0);
 	k = nfhp_seq_find(s, i);
-	if (s->slot[k].page->n >= nfhp_seq_page_max) {
+	if (s->slot[k].page->n >= nfhp_tunables.seq_page_max) {
 		if (nfhp_seq_split(mem, s, k))
 			return -ENOMEM;
 		if (i > s->slot[k + 1].start)
@@ -335,7 +335,7 @@ int nfhp_seq_append(struct nfhp_mem *mem, struct nfhp_seq *s, void *p, u8 tag)
 {
 	struct nfhp_seq_slot *last = s->npages ? &s->slot[s->npages - 1] : NULL;
 
-	if (!last || !last->own || last->page->n >= nfhp_seq_page_max)
+	if (!last || !last->own || last->page->n >= nfhp_tunables.seq_page_max)
 		return nfhp_seq_append_page(mem, s, p, tag);
 	last->page->p[last->page->n] = p;
 	last->page->tag[last->page->n++] = tag;
@@ -358,7 +358,8 @@ static bool nfhp_seq_may_share(const struct nfhp_seq *s,
 	if (k < s->shared)
 		return false;
 	return !last || !last->own ||
-	       last->page->n + from->slot[k].page->n > nfhp_seq_page_max;
+	       last->page->n + from->slot[k].page->n >
+	       nfhp_tunables.seq_page_max;
 }
 
 /* Share @from's page @k at the end of @s. */
@@ -468,9 +469,10 @@ static void nfhp_seq_merge(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
 	u32 j;
 
 	if (k + 1 < s->npages &&
-	    pg->n + s->slot[k + 1].page->n <= nfhp_seq_page_max / 2)
+	    pg->n + s->slot[k + 1].page->n <= nfhp_tunables.seq_page_max / 2)
 		j = k + 1;
-	else if (k && pg->n + s->slot[k - 1].page->n <= nfhp_seq_page_max / 2)
+	else if (k &&
+		 pg->n + s->slot[k - 1].page->n <= nfhp_tunables.seq_page_max / 2)
 		j = k - 1;
 	else
 		return;

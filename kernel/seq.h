@@ -12,11 +12,11 @@
 
 /*
  * Pointers a page holds with their tags: one 4 KB block with its header.
- * Pages are filled up to nfhp_seq_page_max pointers, which is this, or
- * fewer in tests: so they reach the code of many pages with few rules.
+ * Pages are filled up to nfhp_tunables.seq_page_max pointers, which is
+ * this, or fewer in tests: so they reach the code of many pages with few
+ * rules.
  */
 #define NFHP_SEQ_PAGE		454
-extern u32 nfhp_seq_page_max;
 
 /**
  * struct nfhp_seq_page - a run of a sequence's pointers

@@ -26,6 +26,7 @@
 
 #include "stats.h"
 #include "tree.h"
+#include "tunables.h"
 
 /**
  * nfhp_tree_get_stats() - the shape of a hook's committed tree
@@ -92,13 +93,12 @@ static bool nfhp_ptrset_has(const struct nfhp_ptrset *s, const void *p)
 
 /*
  * Nodes and list tests the search of one entry in the other trees may
- * visit (nfhp_shadow_budget), and all entries together: past them an
+ * visit (nfhp_tunables.shadow_budget), and all entries together: past them an
  * entry counts as reached, so a huge rule set is reported in bounded
  * time, less completely.  The search walks shared subtrees once per
  * path, so even a small rule set over many dimensions can spend it.
  */
 #define NFHP_SHADOW_TOTAL_BUDGET	(1u << 24)
-u32 nfhp_shadow_budget = NFHP_SHADOW_ENTRY_BUDGET;
 
 static void nfhp_mark_leaf_entries(void *ctx, const struct nfhp_node *leaf)
 {
@@ -131,7 +131,7 @@ static bool nfhp_entry_preempted(const struct nfhp_ruleset *rs,
 		if (root && g != own)
 			roots[n++] = root;
 	}
-	budget = min(*total, nfhp_shadow_budget);
+	budget = min(*total, nfhp_tunables.shadow_budget);
 	*total -= budget;
 	preempted = nfhp_trees_decided_before(roots, n, e->box, e->order,
 					      &budget);

@@ -68,12 +68,11 @@ typedef void (*nfhp_shadow_cb)(void *ctx, const struct nfhp_rule *rule);
 
 /*
  * Nodes and list tests the search of one entry in the other trees of its
- * hook may visit (stats.c).  nfhp_shadow_budget is this, or more in
- * tests, which compare analyses of differently shaped trees and so must
- * not stop either early.
+ * hook may visit (stats.c).  nfhp_tunables.shadow_budget is this, or more
+ * in tests, which compare analyses of differently shaped trees and so
+ * must not stop either early.
  */
 #define NFHP_SHADOW_ENTRY_BUDGET	4096
-extern u32 nfhp_shadow_budget;
 
 int nfhp_shadowed_rules(const struct nfhp_ruleset *rs, nfhp_shadow_cb cb,
 			void *ctx);

@@ -19,7 +19,7 @@
  * protocol, ports, conntrack state, ...; see enum nfhp_dim).  Every rule
  * matches a box: for each dimension a set of intervals (struct nfhp_box,
  * built by nfhp_box_from_spec()).  User chains are flattened before the
- * tree sees them (ruleset.c): a rule reached through a jump becomes an
+ * tree sees them (flat.c): a rule reached through a jump becomes an
  * entry whose box is the intersection of the jump's box and its own, and
  * RETURN becomes an entry that skips the rest of its chain invocation
  * (struct nfhp_entry, @scope_end).  The hook's policy is the last entry and
@@ -94,13 +94,13 @@
  * Non-first fragments carry %NFHP_L4_FRAGMENT as their port, so they fall
  * in the "rest" and never match rule 1, as in iptables.
  *
- * Rule 1's tcp match also has an entry just before it (ruleset.c) that
+ * Rule 1's tcp match also has an entry just before it (flat.c) that
  * drops the packets iptables' tcp match drops: a TCP header too short to
  * read, whose ports key.h sets above every real port.  It adds one more
  * interval to the PROTO nodes under 10.0.0.0/8, [6:%NFHP_L4_TRUNCATED,
  * 6:max], with a leaf that drops.
  *
- * (ruleset.c gives rules that are wildcards in an address a tree of
+ * (group.c gives rules that are wildcards in an address a tree of
  * their own, see struct nfhp_tables: in the example, rule 3 would have a
  * tree of its own and the SRC node would serve rules 1 and 2 only.  The
  * short-header entry would be in a tree of its own too, "Short headers"
@@ -236,7 +236,7 @@
  * for a lookup but fits; where none does, it becomes a tested leaf
  * (nfhp_tested_get()): every relevant entry in order, each box tested
  * against the packet when a lookup ends there (%NFHP_WALK_TESTED,
- * nfhp_classify_walk() in ruleset.c).  Its last entry covers the region
+ * nfhp_classify_walk() in classify.c).  Its last entry covers the region
  * and decides if reached, as in any leaf, so a lookup's bound and shadow
  * analysis read it as they read a leaf, and it stays exact.  So does a
  * region where the kernel stack runs short.
@@ -269,14 +269,14 @@
  * inside the box are built anew from the entries that intersect the box;
  * leaves the box cuts are split along it.  Only the touched paths are new.
  * A commit publishes the new roots of all hooks with one pointer swap and
- * drops the references of the old roots after a grace period (ruleset.c),
+ * drops the references of the old roots after a grace period (release.c),
  * which frees exactly the nodes no new tree shares.
  *
  * An update walks the tree as a tree, not as the graph that deduplication
  * made of it: a subtree under several parents is visited once for each
  * path to it.  Where the paths multiply (say 30 entries over a dozen
  * dimensions, each cutting a few intervals), one update can visit 10^8
- * nodes.  So an update is given a number of visits (ruleset.c gives 16
+ * nodes.  So an update is given a number of visits (update.c gives 16
  * per entry of the hook, and 4096) and gives up with -EOVERFLOW past
  * them; the tree is then built anew, and a build has the memo of each
  * split's children.
@@ -337,7 +337,7 @@
  * (they may be skipped), which pushes @maybe_to past them like a RETURN
  * that may or may not be taken.  A leaf with an EVAL entry keeps every
  * relevant entry, not only the counted ones, and says so in @ibits; the
- * lookup then walks its entries in order (ruleset.c) and runs the
+ * lookup then walks its entries in order (classify.c) and runs the
  * extensions of those it reaches.  Example, FORWARD policy DROP::
  *
  *   1  -p tcp --dport 22 -m limit --limit 3/min -j ACCEPT

@@ -31,12 +31,12 @@
  */
 #define NFHP_ENTRY_EVAL		0x01
 #define NFHP_ENTRY_COND		0x02
-/* The entry is for the rule's second box, @alt (ruleset.c). */
+/* The entry is for the rule's second box, @alt (flat.c). */
 #define NFHP_ENTRY_ALT		0x04
 /*
  * The jumps that lead to the entry exclude its box, so no tree holds it;
  * after a target changed the packet (a mark) the walk of the hook's rest
- * tests it with its rule's own box (ruleset.c).
+ * tests it with its rule's own box (classify.c).
  */
 #define NFHP_ENTRY_VOID		0x08
 
@@ -201,7 +201,7 @@ u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
 extern u32 nfhp_cover_pieces;
 
 /*
- * Trees per hook (struct nfhp_tables in ruleset.c): one per width group
+ * Trees per hook (struct nfhp_tables in ruleset_priv.h): one per width group
  * of its entries, and one per width group of its hotdrop entries (group.c).
  */
 #define NFHP_WIDTH_TREES	7

@@ -62,7 +62,7 @@ struct nfhp_xt_rule {
 
 /*
  * Extensions that keep no state of their own from packet to packet, so
- * that a rule sent again unchanged may keep them (ruleset.c, "Adoption").
+ * that a rule sent again unchanged may keep them (adopt.c, "Adoption").
  * The others (limit, hashlimit, quota, statistic, connlimit, recent, ...)
  * start afresh, as iptables-restore starts them.
  */

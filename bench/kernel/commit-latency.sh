@@ -16,7 +16,7 @@
 # (default 5), each time with one rule of it changed (ACCEPT and DROP
 # swapped, at a different place each time), and once unchanged, as tools
 # that sync a whole table do: those commits take the unchanged rules back
-# (kernel/ruleset.c, "Adoption").  A size
+# (kernel/adopt.c, "Adoption").  A size
 # kube:N loads bench/kube.py N instead (FORWARD jumping to N service
 # chains) and inserts into the first service chain; kuberet:N the same
 # with a RETURN atop each chain (kube.py --returns).  Writes a table of

@@ -201,7 +201,7 @@ nfhp_check "and no chain hop" bash -c "! ip netns exec $ns_router \
 
 # The same rule set sent again, as tools that sync a whole table do, with
 # one rule changed: the commit takes the unchanged rules back and updates
-# the one (kernel/ruleset.c, "Adoption"), where it would flatten and build
+# the one (kernel/adopt.c, "Adoption"), where it would flatten and build
 # all of them.  Counters restart, as iptables-restore's do.
 flattened()
 {

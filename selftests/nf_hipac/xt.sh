@@ -198,7 +198,7 @@ nfhp_check "and leaves the rule set as it was" eval \
 rm -f /tmp/xt-out.$$
 
 # Sent again unchanged, rules whose extensions keep no state are taken back
-# (kernel/ruleset.c, "Adoption"): the commit flattens nothing.  A limit
+# (kernel/adopt.c, "Adoption"): the commit flattens nothing.  A limit
 # starts afresh, as with iptables-restore: its rule is flattened anew.
 flattened()
 {

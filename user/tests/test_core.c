@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the classifier core: boxes (match.c), the tree (tree.c)
- * and the rule set (ruleset.c, stats.c), compiled unmodified against the
- * userspace shim with ASan and UBSan.
+ * and the rule set (ruleset.c and the files beside it, stats.c), compiled
+ * unmodified against the userspace shim with ASan and UBSan.
  */
 #include <stdarg.h>
 
@@ -17,6 +17,7 @@
 #include "scratch.h"
 #include "stats.h"
 #include "tree.h"
+#include "tunables.h"
 #include <linux/sched/signal.h>
 
 #include "tap.h"
@@ -1256,8 +1257,8 @@ static void test_skip_update(void)
 	check(ok, "skips: a RETURN added and one deleted (the rule it skipped "
 	      "decides), nothing else flattened");
 	given = nfhp_ruleset_updates_given_up(rs);
-	nfhp_update_visits_per_entry = 0;
-	nfhp_update_visits_min = 0;
+	nfhp_tunables.update_visits_per_entry = 0;
+	nfhp_tunables.update_visits_min = 0;
 	ok = src_rule(rs, "C5", 1, ip(10, 5, 100, 0), 24, NFHP_ACT_DROP) &&
 	     nfhp_ruleset_updates_given_up(rs) == given + 1 &&
 	     src_decided(rs, ip(10, 5, 100, 1), NFHP_ACT_DROP, "C5", 1) &&
@@ -1268,8 +1269,8 @@ static void test_skip_update(void)
 			 NCH + 2) &&
 	     src_decided(rs, ip(10, 5, 200, 1), NFHP_ACT_ACCEPT, "FORWARD",
 			 NCH + 2);
-	nfhp_update_visits_per_entry = NFHP_UPDATE_VISITS_PER_ENTRY;
-	nfhp_update_visits_min = NFHP_UPDATE_VISITS_MIN;
+	nfhp_tunables.update_visits_per_entry = NFHP_UPDATE_VISITS_PER_ENTRY;
+	nfhp_tunables.update_visits_min = NFHP_UPDATE_VISITS_MIN;
 	check(ok, "skips: updates out of visits give up, the tree is built "
 	      "anew, verdicts right");
 	free(jump);
@@ -1365,15 +1366,16 @@ static void test_fold(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
-	u32 copies = nfhp_fold_copies, recheck = nfhp_fold_recheck;
+	u32 copies = nfhp_tunables.fold_copies;
+	u32 recheck = nfhp_tunables.fold_recheck;
 	struct nfhp_verdict v;
 	const char *msg = NULL;
 	struct nfhp_key k;
 	bool ok = true;
 	unsigned int i;
 
-	nfhp_fold_copies = 1;
-	nfhp_fold_recheck = NFHP_FOLD_RECHECK;
+	nfhp_tunables.fold_copies = 1;
+	nfhp_tunables.fold_recheck = NFHP_FOLD_RECHECK;
 	check(!nfhp_txn_begin(rs), "fold: begin");
 	ok &= fold_append(rs, r, ip(10, 1, 0, 0), 16);
 	for (i = 0; i < 4; i++)
@@ -1387,7 +1389,7 @@ static void test_fold(void)
 	check(!nfhp_rule_insert(rs, "FORWARD", 1, r, NULL, &msg) &&
 	      fold_tree(rs, 1) == 6,
 	      "fold: a /16 inserted goes where the build put the others");
-	nfhp_fold_recheck = 1;
+	nfhp_tunables.fold_recheck = 1;
 	for (i = 0; i < 20 && ok; i++)
 		ok &= fold_append(rs, r, ip(10, 1, 0, i), 32);
 	for (i = 0; i < 10 && ok; i++)
@@ -1403,8 +1405,8 @@ static void test_fold(void)
 	check(v.action == NFHP_ACT_DROP && v.rule &&
 	      nfhp_rule_position(rs, v.rule) == 6,
 	      "fold: 10.2.0.3 still decided by rule 6");
-	nfhp_fold_copies = copies;
-	nfhp_fold_recheck = recheck;
+	nfhp_tunables.fold_copies = copies;
+	nfhp_tunables.fold_recheck = recheck;
 	nfhp_ruleset_free(rs);
 	free(r);
 }
@@ -1428,13 +1430,13 @@ static void test_fold_places(void)
 		{ 3, 12, 12, 3, "twelve distinct /32 in three /16 unfold" },
 	};
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
-	u32 recheck = nfhp_fold_recheck;
+	u32 recheck = nfhp_tunables.fold_recheck;
 	const char *msg = NULL;
 	unsigned int c, i;
 	bool ok = true;
 
 	/* A first commit updates the empty trees: the next one's check. */
-	nfhp_fold_recheck = 1;
+	nfhp_tunables.fold_recheck = 1;
 	for (c = 0; c < ARRAY_SIZE(t); c++) {
 		struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 
@@ -1454,7 +1456,7 @@ static void test_fold_places(void)
 		      fold_tree(rs, 1));
 		nfhp_ruleset_free(rs);
 	}
-	nfhp_fold_recheck = recheck;
+	nfhp_tunables.fold_recheck = recheck;
 	free(r);
 }
 
@@ -2596,8 +2598,8 @@ static void test_flatten_bound(void)
 	spec_range(r, NFHP_DIM_PROTO, 6, 6, false);
 	check(!nfhp_rule_append(rs, "FORWARD", r, NULL, &msg),
 	      "bound: -A FORWARD -p tcp -j DROP");
-	nfhp_flat_per_rule = 2;
-	nfhp_flat_min = 0;
+	nfhp_tunables.flat_per_rule = 2;
+	nfhp_tunables.flat_min = 0;
 	check(!nfhp_txn_begin(rs), "bound: begin");
 	for (i = 0; i < 10; i++) {
 		r->nmatch = 0;
@@ -2620,8 +2622,8 @@ static void test_flatten_bound(void)
 	      proto_decided(rs, 6, NFHP_ACT_DROP, 1) &&
 	      proto_decided(rs, 17, NFHP_ACT_ACCEPT, 0),
 	      "bound: the old rule set stays");
-	nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
-	nfhp_flat_min = NFHP_FLAT_MIN;
+	nfhp_tunables.flat_per_rule = NFHP_FLAT_PER_RULE;
+	nfhp_tunables.flat_min = NFHP_FLAT_MIN;
 	check(!nfhp_txn_begin(rs), "bound: begin again");
 	for (i = 0; i < 100; i++)
 		nfhp_rule_append(rs, "FORWARD", r, NULL, &msg);
@@ -2740,7 +2742,7 @@ static const char *shadow_text(struct nfhp_ruleset *rs,
 
 /*
  * A hook's rules are in trees by the width of their addresses
- * (ruleset.c), so a rule can be in a leaf of its own tree and still be
+ * (txn.c), so a rule can be in a leaf of its own tree and still be
  * decided before, everywhere, by another tree (stats.c).
  */
 static void test_shadow_across_trees(void)
@@ -3407,7 +3409,7 @@ static void test_scratch_spares(void)
 int main(void)
 {
 	/* The short cuts of updates are checked against the long way. */
-	nfhp_update_verify = true;
+	nfhp_tunables.update_verify = true;
 	nfhp_splice_verify = true;
 	test_box_prefix_and_negation();
 	test_box_mask_and_ifname();
@@ -3429,9 +3431,9 @@ int main(void)
 	 * Once more as the module runs, without the long ways: the jumps'
 	 * chains are then found by their names' hashes alone.
 	 */
-	nfhp_update_verify = false;
+	nfhp_tunables.update_verify = false;
 	test_chain_update();
-	nfhp_update_verify = true;
+	nfhp_tunables.update_verify = true;
 	test_adopt();
 	test_deep_jumps();
 	test_skip_update();

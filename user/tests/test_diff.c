@@ -27,6 +27,7 @@
 #include "../sim/ref.h"
 #include "stats.h"
 #include "tree.h"
+#include "tunables.h"
 
 #define NCHAINS		4	/* user chains U0..U3; Ui jumps only to Uj, j > i */
 #define MAX_RULES	24
@@ -953,32 +954,33 @@ static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 
 	u32 budget = nfhp_build_budget, budget_min = nfhp_build_budget_min;
 	u32 budget_max = nfhp_build_budget_max;
-	u32 per_rule = nfhp_flat_per_rule, flat_min = nfhp_flat_min;
+	u32 per_rule = nfhp_tunables.flat_per_rule;
+	u32 flat_min = nfhp_tunables.flat_min;
 
 	count_afresh(rs, p);
 	own->rs = rs;
-	nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
-	nfhp_flat_min = NFHP_FLAT_MIN;
+	nfhp_tunables.flat_per_rule = NFHP_FLAT_PER_RULE;
+	nfhp_tunables.flat_min = NFHP_FLAT_MIN;
 	nfhp_build_budget = NFHP_BUILD_BUDGET;
 	nfhp_build_budget_min = NFHP_BUILD_BUDGET_MAX;
 	nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
 	a->rs = copy_rules(rs, s, nfhp_list_max);
 	b->rs = copy_rules(rs, s, 0);
-	nfhp_shadow_budget = 1u << 22;
+	nfhp_tunables.shadow_budget = 1u << 22;
 	nfhp_cover_pieces = 1u << 20;
 	same = !nfhp_shadowed_rules(own->rs, shadow_add, own) &&
 	       !nfhp_shadowed_rules(a->rs, shadow_add, a) &&
 	       !nfhp_shadowed_rules(b->rs, shadow_add, b);
-	nfhp_one_tree = true;
+	nfhp_tunables.one_tree = true;
 	one->rs = copy_rules(rs, s, nfhp_list_max);
 	same &= !nfhp_shadowed_rules(one->rs, shadow_add, one);
-	nfhp_one_tree = false;
-	nfhp_flat_per_rule = per_rule;
-	nfhp_flat_min = flat_min;
+	nfhp_tunables.one_tree = false;
+	nfhp_tunables.flat_per_rule = per_rule;
+	nfhp_tunables.flat_min = flat_min;
 	nfhp_build_budget = budget;
 	nfhp_build_budget_min = budget_min;
 	nfhp_build_budget_max = budget_max;
-	nfhp_shadow_budget = NFHP_SHADOW_ENTRY_BUDGET;
+	nfhp_tunables.shadow_budget = NFHP_SHADOW_ENTRY_BUDGET;
 	nfhp_cover_pieces = NFHP_COVER_PIECES;
 	same &= !strcmp(a->buf, one->buf) && !strcmp(b->buf, one->buf) &&
 		!own->matched;
@@ -1035,7 +1037,7 @@ int main(int argc, char **argv)
 
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
 	/* The short cuts of updates are checked against the long way. */
-	nfhp_update_verify = true;
+	nfhp_tunables.update_verify = true;
 	nfhp_splice_verify = true;
 	for (i = 0; i < rulesets && !bad; i++) {
 		struct nfhp_ref *ref;
@@ -1047,13 +1049,15 @@ int main(int argc, char **argv)
 		 * Mostly tiny pages of rules and entries, so that chains
 		 * and hooks of a few rules have many (kernel/seq.c).
 		 */
-		nfhp_seq_page_max = i % 4 == 2 ? NFHP_SEQ_PAGE : 2 + rnd(6);
+		nfhp_tunables.seq_page_max = i % 4 == 2 ? NFHP_SEQ_PAGE :
+							 2 + rnd(6);
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
 		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
 		nfhp_node_piece = i % 4 == 3 ? NFHP_NODE_PIECE :
 			2 + rnd(nfhp_node_fanout - 1);
 		/* Chain names hashed, found by hash alone, every other set. */
-		nfhp_hash_min_chains = i & 2 ? 0 : NFHP_HASH_MIN_CHAINS;
+		nfhp_tunables.hash_min_chains = i & 2 ? 0 :
+						NFHP_HASH_MIN_CHAINS;
 		/* And most splits sorted by radix, on any byte. */
 		spread = 8 * rnd(4);
 		nfhp_events_insertion_max = i % 5 == 4 ?
@@ -1077,23 +1081,24 @@ int main(int argc, char **argv)
 		 * none, the shipped one, or one that folds nearly always.
 		 */
 		fold_flips = i % 5 != 2;
-		nfhp_fold_copies = NFHP_FOLD_COPIES;
-		nfhp_fold_recheck = i % 4 == 1 ? NFHP_FOLD_RECHECK : 1 + rnd(3);
+		nfhp_tunables.fold_copies = NFHP_FOLD_COPIES;
+		nfhp_tunables.fold_recheck = i % 4 == 1 ? NFHP_FOLD_RECHECK :
+							 1 + rnd(3);
 		/* In one set in three, tree updates give up soon or at once. */
-		nfhp_update_visits_per_entry = i % 3 == 2 ? rnd(2) :
+		nfhp_tunables.update_visits_per_entry = i % 3 == 2 ? rnd(2) :
 			NFHP_UPDATE_VISITS_PER_ENTRY;
-		nfhp_update_visits_min = i % 3 == 2 ? rnd(64) :
+		nfhp_tunables.update_visits_min = i % 3 == 2 ? rnd(64) :
 			NFHP_UPDATE_VISITS_MIN;
-		nfhp_flat_per_rule = NFHP_FLAT_PER_RULE;
-		nfhp_flat_min = NFHP_FLAT_MIN;
+		nfhp_tunables.flat_per_rule = NFHP_FLAT_PER_RULE;
+		nfhp_tunables.flat_min = NFHP_FLAT_MIN;
 		rs = gen_ruleset(&ref, s);
 		/*
 		 * In one set in four, a flatten bound near what the rules
 		 * take: changes that would pass it are refused.
 		 */
 		if (i % 4 == 1) {
-			nfhp_flat_per_rule = 1 + (i % 8 == 5);
-			nfhp_flat_min = rnd(8);
+			nfhp_tunables.flat_per_rule = 1 + (i % 8 == 5);
+			nfhp_tunables.flat_min = rnd(8);
 		}
 		/* One in three leaves what commits replace to release_now(). */
 		nfhp_ruleset_defer_release(rs, i % 3 == 1);
@@ -1102,7 +1107,7 @@ int main(int argc, char **argv)
 			bad = 1;
 		for (step = 0; step < (flat_only ? 40 : 12) && !bad; step++) {
 			if (fold_flips)
-				nfhp_fold_copies =
+				nfhp_tunables.fold_copies =
 					fold_bounds[rnd(ARRAY_SIZE(fold_bounds))];
 			if (!random_change(rs, ref, s)) {
 				bad = 1;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "seq.h"
+#include "tunables.h"
 #include "tap.h"
 
 #define MAX_LEN		3000
@@ -46,13 +47,13 @@ static bool same(const struct model *m)
 		return false;
 	for (k = 0; k < m->s.npages; k++) {
 		if (m->s.slot[k].start != start || !m->s.slot[k].page->n ||
-		    m->s.slot[k].page->n > nfhp_seq_page_max)
+		    m->s.slot[k].page->n > nfhp_tunables.seq_page_max)
 			return false;
 		start += m->s.slot[k].page->n;
 	}
 	/* Merges keep pages at a quarter full on average, or more. */
 	if (start != m->n ||
-	    m->s.npages > 2 + m->n / max(nfhp_seq_page_max / 4, 1u))
+	    m->s.npages > 2 + m->n / max(nfhp_tunables.seq_page_max / 4, 1u))
 		return false;
 	for (i = 0; i < m->n; i++)
 		if (nfhp_seq_get(&m->s, i) != m->a[i] ||
@@ -244,7 +245,7 @@ static void test_random(u32 page)
 	int i, wrong = 0, failed = 0, commits = 0, rebuilds = 0;
 	u32 lens = 0;
 
-	nfhp_seq_page_max = page;
+	nfhp_tunables.seq_page_max = page;
 	for (i = 0; i < 100000 && !wrong; i++) {
 		if (!(i % 5000))
 			deletes = deletes == 2 ? 6 : 2;
@@ -306,7 +307,7 @@ int main(void)
 	test_random(NFHP_SEQ_PAGE);
 	/* Pages of a few pointers: many pages, splits and merges. */
 	test_random(7);
-	nfhp_seq_page_max = NFHP_SEQ_PAGE;
+	nfhp_tunables.seq_page_max = NFHP_SEQ_PAGE;
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the packet path.
+ *
+ * DOC: Classification
+ *
+ * nfhp_classify() runs under rcu_read_lock(), takes no lock, allocates
+ * nothing and writes nothing shared but counters.  It looks the key up in
+ * the published trees of its hook (lookup.h), walks the leaves that hold
+ * entries with extensions or that are tested (nfhp_classify_walk()), and,
+ * once a target changed the packet, walks the rest of the hook entry by
+ * entry (nfhp_classify_linear()).
+ */
+#include <linux/kernel.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+
+#include "ruleset_priv.h"
+
+/**
+ * nfhp_entries_rank() - where a key falls among entries
+ * @s: the entries, their keys rising
+ * @lo: the first entry searched
+ * @hi: one past the last
+ * @order: the key
+ *
+ * Where @order falls among the entries [@lo, @hi) of @s, their orders
+ * rising, as nfhp_entry_rank(): a search of the pages by their first
+ * entries, then one of a page.
+ *
+ * Return: the index of the first entry in [@lo, @hi) whose key is @order or more, @hi if none.
+ */
+unsigned int nfhp_entries_rank(const struct nfhp_seq *s,
+			       unsigned int lo, unsigned int hi,
+			       u64 order)
+{
+	const struct nfhp_entry *const *p;
+	const struct nfhp_seq_slot *slot;
+	u32 a, b, k, from, to;
+
+	if (lo >= hi)
+		return lo;
+	a = nfhp_seq_find(s, lo);
+	b = nfhp_seq_find(s, hi - 1);
+	/* The last page from @a on whose first entry comes before @order. */
+	while (a < b) {
+		k = a + (b - a + 1) / 2;
+		p = (const struct nfhp_entry *const *)s->slot[k].page->p;
+		if (p[0]->order < order)
+			a = k;
+		else
+			b = k - 1;
+	}
+	slot = &s->slot[a];
+	p = (const struct nfhp_entry *const *)slot->page->p;
+	from = max(lo, slot->start) - slot->start;
+	to = min(hi, slot->start + (u32)slot->page->n) - slot->start;
+	return slot->start + nfhp_entry_rank(p, from, to, order);
+}
+
+static void nfhp_count(const struct nfhp_entry *e, unsigned int len)
+{
+	if (!e->cnt)
+		return;
+	this_cpu_add(e->cnt->packets, 1);
+	this_cpu_add(e->cnt->bytes, len);
+}
+
+/* Fill @verdict from the deciding entry @best. */
+static void nfhp_decide(const struct nfhp_tables *t, enum nfhp_hook hook,
+			const struct nfhp_entry *best,
+			struct nfhp_verdict *verdict)
+{
+	verdict->hook = hook;
+	verdict->rule = best->rule;
+	verdict->action = best->action;
+	verdict->hotdrop = false;
+	if (best->action == NFHP_ENTRY_POLICY) {
+		verdict->action = t->hooks[hook].policy;
+	} else if (best->action == NFHP_ENTRY_HOTDROP) {
+		verdict->rule = NULL;
+		verdict->action = NFHP_ACT_DROP;
+		verdict->hotdrop = true;
+	}
+}
+
+/*
+ * The hit entry with the smallest order not yet walked, or NULL; @walk is
+ * set to how its hit is walked.
+ */
+static const struct nfhp_entry *
+nfhp_merge_next(const struct nfhp_hit *hit, unsigned int nhits,
+		unsigned int *pos, u8 *walk)
+{
+	const struct nfhp_entry *e, *best = NULL;
+	unsigned int g, from = 0;
+
+	for (g = 0; g < nhits; g++) {
+		if (pos[g] == hit[g].n)
+			continue;
+		e = hit[g].items[pos[g]];
+		if (!best || e->order < best->order) {
+			best = e;
+			from = g;
+		}
+	}
+	if (best) {
+		pos[from]++;
+		*walk = hit[from].walk;
+	}
+	return best;
+}
+
+/*
+ * Do the extension matches of the rule of @e, which the tree found the
+ * packet in, match too?  A jump that does not match skips its chain.
+ */
+static enum nfhp_ext_result nfhp_eval_match(const struct nfhp_ruleset *rs,
+					    const struct nfhp_entry *e,
+					    void *pkt, u64 *skip)
+{
+	enum nfhp_ext_result res;
+
+	if (!(e->flags & NFHP_ENTRY_EVAL) || !e->rule->ext_match)
+		return NFHP_EXT_MATCH;
+	res = rs->ext_ops->match(e->rule->ext, pkt);
+	if (res == NFHP_EXT_NOMATCH && e->action != NFHP_ACT_RETURN &&
+	    e->scope_end != NFHP_ORDER_UNSET)
+		*skip = max(*skip, e->scope_end);
+	return res;
+}
+
+/**
+ * struct nfhp_walk - a packet-time walk over entries
+ * @rs: the rule set
+ * @t: its published tables
+ * @hook: the hook
+ * @pkt: the packet, for the extensions
+ * @len: its length, for the counters
+ * @skip: entries ordered before this are skipped (returns, jumps not taken)
+ * @key: the packet's key, brought up to date when a target changes it
+ * @rekeyed: the trees' leaves no longer describe the packet
+ */
+struct nfhp_walk {
+	const struct nfhp_ruleset *rs;
+	const struct nfhp_tables *t;
+	enum nfhp_hook hook;
+	void *pkt;
+	unsigned int len;
+	u64 skip;
+	struct nfhp_key key;
+	bool rekeyed;
+};
+
+static void nfhp_decide_hotdrop(struct nfhp_verdict *verdict)
+{
+	verdict->rule = NULL;
+	verdict->action = NFHP_ACT_DROP;
+	verdict->hotdrop = true;
+}
+
+/*
+ * An entry of a walk that matches the packet, extensions included: count
+ * it and do what it says.  Return true when the walk goes on, false when
+ * @verdict is decided.
+ */
+static bool nfhp_walk_matched(struct nfhp_walk *w, const struct nfhp_entry *e,
+			      struct nfhp_verdict *verdict)
+{
+	u32 v;
+
+	nfhp_count(e, w->len);
+	switch (e->action) {
+	case NFHP_ACT_NONE:
+		return true;
+	case NFHP_ACT_RETURN:
+		w->skip = max(w->skip, e->scope_end);
+		return true;
+	case NFHP_ACT_XT:
+		v = w->rs->ext_ops->target(e->rule->ext, w->pkt);
+		if (v == NFHP_EXT_CONTINUE) {
+			if (w->rs->ext_ops->rekey &&
+			    w->rs->ext_ops->rekey(w->pkt, &w->key))
+				w->rekeyed = true;
+			return true;
+		}
+		nfhp_decide(w->t, w->hook, e, verdict);
+		verdict->xt_verdict = v;
+		return false;
+	default:
+		nfhp_decide(w->t, w->hook, e, verdict);
+		return false;
+	}
+}
+
+/* An entry of a walk whose box holds the packet, see nfhp_walk_matched(). */
+static bool nfhp_walk_entry(struct nfhp_walk *w, const struct nfhp_entry *e,
+			    struct nfhp_verdict *verdict)
+{
+	switch (nfhp_eval_match(w->rs, e, w->pkt, &w->skip)) {
+	case NFHP_EXT_NOMATCH:
+		return true;
+	case NFHP_EXT_HOTDROP:
+		nfhp_decide_hotdrop(verdict);
+		return false;
+	default:
+		return nfhp_walk_matched(w, e, verdict);
+	}
+}
+
+/*
+ * Does the rule part of @e hold @key?  Its box is narrowed by the jumps
+ * that lead to it, which were taken before the key changed; its rule's
+ * own box is what counts now.
+ */
+static bool nfhp_entry_own_match(const struct nfhp_entry *e,
+				 const struct nfhp_key *key)
+{
+	const struct nfhp_rule *r = e->rule;
+	const struct nfhp_box *own;
+
+	if (!r)
+		return true;	/* the policy, the return after a goto */
+	if (e->action == NFHP_ENTRY_HOTDROP)
+		own = r->body.hot;
+	else
+		own = e->flags & NFHP_ENTRY_ALT ? r->body.alt : r->body.box;
+	return nfhp_box_contains_key(own, key);
+}
+
+static bool nfhp_entry_jumps(const struct nfhp_entry *e)
+{
+	return e->rule && e->action == NFHP_ACT_NONE &&
+	       (e->rule->action == NFHP_ACT_JUMP ||
+		e->rule->action == NFHP_ACT_GOTO);
+}
+
+/*
+ * After a target changed the packet (a mark), the rest of the hook's
+ * entries in order, as ipt_do_table would go on: the trees were searched
+ * with the old key, and the entries' boxes hold the conditions of jumps
+ * taken with it.  So each entry is tested with its rule's own box, and a
+ * jump not taken now skips the deeper entries after it, its chain.
+ */
+static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
+				 struct nfhp_verdict *verdict)
+{
+	const struct nfhp_seq *all = &w->t->hooks[w->hook].entries;
+	int untaken = -1;	/* depth of the jump not taken */
+	const struct nfhp_entry *e;
+	enum nfhp_ext_result res;
+	struct nfhp_seq_iter it;
+
+	/* Orders are at most NFHP_ORDER_POLICY: @after + 1 does not wrap. */
+	nfhp_seq_iter_init(&it, all,
+			   nfhp_entries_rank(all, 0, all->n, after + 1));
+	while ((e = nfhp_seq_iter_next(&it))) {
+		if (untaken >= 0 && e->depth > untaken)
+			continue;
+		untaken = -1;
+		if (e->order < w->skip)
+			continue;
+		res = NFHP_EXT_NOMATCH;
+		if (nfhp_entry_own_match(e, &w->key))
+			res = nfhp_eval_match(w->rs, e, w->pkt, &w->skip);
+		if (res == NFHP_EXT_HOTDROP) {
+			nfhp_decide_hotdrop(verdict);
+			return;
+		}
+		if (res == NFHP_EXT_NOMATCH) {
+			if (nfhp_entry_jumps(e))
+				untaken = e->depth;
+			continue;
+		}
+		if (!nfhp_walk_matched(w, e, verdict))
+			return;
+	}
+	WARN_ON_ONCE(1);	/* the policy matches every packet */
+}
+
+/*
+ * The walk for hits with extensions or tested entries: their entries in
+ * order, merged across the trees, running extensions where the tree
+ * could not decide, testing the boxes of the entries of a region whose
+ * build was cut short (%NFHP_WALK_TESTED).  An entry reached through a
+ * jump has the jump's box in its own, so a jump whose box misses the
+ * packet takes its chain with it.  Every hit ends in an entry no earlier
+ * one can skip, so the walk ends there at the latest.  Once a target
+ * changed the packet, the rest is nfhp_classify_linear().
+ */
+static void nfhp_classify_walk(struct nfhp_walk *w,
+			       const struct nfhp_hit *hit, unsigned int nhits,
+			       struct nfhp_verdict *verdict)
+{
+	unsigned int pos[NFHP_GROUPS] = {};
+	const struct nfhp_entry *e;
+	u8 how = 0;
+
+	while ((e = nfhp_merge_next(hit, nhits, pos, &how))) {
+		if (e->order < w->skip)
+			continue;
+		if (how & NFHP_WALK_TESTED &&
+		    !nfhp_box_contains_key(e->box, &w->key))
+			continue;
+		if (!nfhp_walk_entry(w, e, verdict))
+			return;
+		if (unlikely(w->rekeyed)) {
+			nfhp_classify_linear(w, e->order, verdict);
+			return;
+		}
+	}
+	WARN_ON_ONCE(1);	/* a policy ends every hit */
+}
+
+/**
+ * nfhp_classify() - classify a packet, counting the rules it matches
+ * @rs: the rule set
+ * @hook: the hook the packet is at
+ * @key: the packet, as nfhp_key_fold_port() left it
+ * @len: its length, for the byte counters
+ * @pkt: what the rule set's &struct nfhp_ext_ops need to run extensions
+ *	on the packet, or NULL when it has none
+ * @verdict: filled with the outcome
+ *
+ * Lockless: call under rcu_read_lock() (netfilter hooks already are).
+ */
+void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
+		   const struct nfhp_key *key, unsigned int len, void *pkt,
+		   struct nfhp_verdict *verdict)
+{
+	const struct nfhp_tables *t = rcu_dereference(rs->tables);
+	const struct nfhp_entry *const *items, *best = NULL, *last;
+	unsigned int g, i, nhits = 0, hot, hots = nfhp_key_hot(key);
+	const struct nfhp_node *const *seq;
+	struct nfhp_hit hit[NFHP_GROUPS], *h;
+	bool eval = false;
+	u64 bound = U64_MAX;
+
+	/*
+	 * Branch and bound: a tree can only beat the decision so far.  The
+	 * trees of hotdrop entries come second, and only for hot keys.
+	 */
+	for (hot = 0; hot <= hots; hot++) {
+		seq = t->hooks[hook].seq[hot];
+		for (g = 0; g < t->hooks[hook].ntrees[hot]; g++) {
+			if (seq[g]->min_order >= bound)
+				break;
+			h = &hit[nhits];
+			if (!nfhp_tree_lookup(seq[g], key, bound, h))
+				continue;
+			nhits++;
+			eval |= h->walk;
+			last = h->items[h->n - 1];
+			if (last->order < bound) {
+				best = last;
+				bound = best->order;
+			}
+		}
+	}
+	if (unlikely(eval)) {
+		struct nfhp_walk w = {
+			.rs = rs, .t = t, .hook = hook, .pkt = pkt, .len = len,
+			.key = *key,
+		};
+
+		verdict->hook = hook;
+		verdict->action = t->hooks[hook].policy;
+		verdict->rule = NULL;
+		verdict->hotdrop = false;
+		nfhp_classify_walk(&w, hit, nhits, verdict);
+		return;
+	}
+	/* Count what matched before the decision, in every tree, once. */
+	for (g = 0; g < nhits; g++) {
+		items = hit[g].items;
+		for (i = 0; items[i]->order < bound; i++)
+			nfhp_count(items[i], len);
+	}
+	nfhp_count(best, len);
+	nfhp_decide(t, hook, best, verdict);
+}
