@@ -114,8 +114,8 @@
  * bench/seed.py, once its addresses are split, leaves each rule's region
  * with the rule, its short-header entry and the policy: a node and three
  * leaves per rule.  So a region whose relevant entries
- * are at most nfhp_list_max, all terminal and unconditional, the last one
- * covering the region, becomes one list node (nfhp_list_get()): the
+ * are at most nfhp_tunables.list_max, all terminal and unconditional, the last
+ * one covering the region, becomes one list node (nfhp_list_get()): the
  * entries in order and, for each but the last, the interval it needs in
  * each dimension where it does not cover the region.  A lookup takes the
  * first entry whose intervals hold the packet, as the split would have.
@@ -184,9 +184,9 @@
  * A restore builds trees of a hundred thousand entries while the rest of
  * the machine waits, and the children of a split are independent.  So
  * the first split of nfhp_tree_build() with enough work (at least
- * nfhp_share_min relevant entries, counted over its elementary intervals,
- * in each half) cuts its intervals into two runs of about equal work and
- * hands the second run to a helper on the unbound workqueue
+ * nfhp_tunables.share_min relevant entries, counted over its elementary
+ * intervals, in each half) cuts its intervals into two runs of about equal work
+ * and hands the second run to a helper on the unbound workqueue
  * (nfhp_split_shared()).  The helper starts with the entries the first
  * run leaves active: it replays the interval ends before its own.
  *
@@ -216,14 +216,14 @@
  * dimensions: a university's firewall of 2,476 FORWARD entries, whose
  * MAC checks (run at packet time) RETURN from chains of source hosts
  * before chains of destination hosts, takes 470,000 nodes and 117 MB
- * built exactly.  So a build is given work to do, nfhp_build_budget units
- * per relevant entry of its root (within a floor and a ceiling,
+ * built exactly.  So a build is given work to do, nfhp_tunables.build_budget
+ * units per relevant entry of its root (within a floor and a ceiling,
  * nfhp_build_budget_of()): a unit is one relevant entry of one child of
  * a split, what the sweep scans.  The ClassBench sets take at most 140 a
  * relevant entry.
  *
- * A build first spends a quarter of its budget (nfhp_build_first units an
- * entry) as it goes, every region drawing on what is left.  Most rule
+ * A build first spends a quarter of its budget (nfhp_tunables.build_first units
+ * an entry) as it goes, every region drawing on what is left.  Most rule
  * sets fit, and their tree is the exact one.  When a split would
  * overdraw, the first attempt is dropped whole, having cost a quarter of
  * what the second may spend, and a second one starts with the whole
@@ -378,17 +378,6 @@
 #include "memo.h"
 #include "tree_priv.h"
 
-bool nfhp_splice_verify;
-u32 nfhp_node_fanout = NFHP_NODE_FANOUT;
-u32 nfhp_node_piece = NFHP_NODE_PIECE;
-u32 nfhp_list_max = NFHP_LIST_MAX;
-u32 nfhp_events_insertion_max = NFHP_EVENTS_INSERTION_MAX;
-u32 nfhp_share_min = NFHP_SHARE_MIN;
-u32 nfhp_build_budget = NFHP_BUILD_BUDGET;
-u32 nfhp_build_first = NFHP_BUILD_FIRST;
-u32 nfhp_build_budget_min = NFHP_BUILD_BUDGET_MIN;
-u32 nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
-u32 nfhp_cover_pieces = NFHP_COVER_PIECES;
 
 static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
 				const struct nfhp_region *reg)
@@ -715,7 +704,8 @@ int nfhp_build(struct nfhp_forest *f, struct nfhp_region *reg,
 		return -EINVAL;
 	if (!s->split)
 		return nfhp_leaf_get(f, s, out);
-	if (s->n >= 2 && s->n <= min_t(u32, nfhp_list_max, NFHP_LIST_MAX_ANY)) {
+	if (s->n >= 2 &&
+	    s->n <= min_t(u32, nfhp_tunables.list_max, NFHP_LIST_MAX_ANY)) {
 		err = nfhp_list_get(f, reg, s, out);
 		if (err <= 0)
 			return err;
@@ -777,13 +767,13 @@ int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
  * @per_entry: work units per entry
  * @n: the entries
  *
- * Return: @per_entry for each entry, within nfhp_build_budget_min and
- * nfhp_build_budget_max.
+ * Return: @per_entry for each entry, within nfhp_tunables.build_budget_min and
+ * nfhp_tunables.build_budget_max.
  */
 u64 nfhp_build_budget_of(u32 per_entry, unsigned int n)
 {
-	return clamp_t(u64, (u64)per_entry * n, nfhp_build_budget_min,
-		       nfhp_build_budget_max);
+	return clamp_t(u64, (u64)per_entry * n, nfhp_tunables.build_budget_min,
+		       nfhp_tunables.build_budget_max);
 }
 
 /*
@@ -818,8 +808,8 @@ static int nfhp_build_attempt(struct nfhp_forest *f, struct nfhp_region *reg,
  * @left: the work an update has left, or NULL for a build
  * @out: set to the subtree, holding one reference
  *
- * The budget is nfhp_build_budget work units per relevant entry: all of
- * it for any part on a first attempt, and when that runs out, shares of
+ * The budget is nfhp_tunables.build_budget work units per relevant entry: all
+ * of it for any part on a first attempt, and when that runs out, shares of
  * it on a second ("Bounded builds" in DOC: Theory of Operation).  An
  * update passes the work it has @left, which the build takes from: a
  * region gets no more than is left, and both attempts count.
@@ -847,8 +837,8 @@ int nfhp_build_region(struct nfhp_forest *f, struct nfhp_region *reg,
 		if (!nfhp_scan_push(&s, reg, entries[i]))
 			break;
 	}
-	budget = deepen ? nfhp_build_budget_of(nfhp_build_budget, s.n) : 0;
-	first = deepen ? nfhp_build_budget_of(nfhp_build_first, s.n) : 0;
+	budget = deepen ? nfhp_build_budget_of(nfhp_tunables.build_budget, s.n) : 0;
+	first = deepen ? nfhp_build_budget_of(nfhp_tunables.build_first, s.n) : 0;
 	if (left) {
 		if (*left < s.n) {
 			err = -EOVERFLOW;

@@ -125,41 +125,34 @@ struct nfhp_entry {
  * sets, inserts took half the time with pieces of 1024 intervals (12 KB)
  * as with 8192 (100 KB), and 5-10 % less again with 512; lookups did not
  * mind.  At 256 the parents grow as much as the pieces shrink.
- * nfhp_node_fanout and nfhp_node_piece are these, or less in tests, which
- * cut small nodes to reach the cutting code.
+ * nfhp_tunables.node_fanout and nfhp_tunables.node_piece are these, or less in
+ * tests, which cut small nodes to reach the cutting code.
  */
 #define NFHP_NODE_FANOUT	8192
 #define NFHP_NODE_PIECE		512
-extern u32 nfhp_node_fanout;
-/* Tests: a spliced copy's index and hash are checked against afresh. */
-extern bool nfhp_splice_verify;
-extern u32 nfhp_node_piece;
 
 /*
  * Splits with up to this many interval ends sort them by insertion, wider
- * ones by radix (tree_split.c).  nfhp_events_insertion_max is this, or less in
- * tests, which reach the radix sort with small rule sets.
+ * ones by radix (tree_split.c).  nfhp_tunables.events_insertion_max is this, or
+ * less in tests, which reach the radix sort with small rule sets.
  */
 #define NFHP_EVENTS_INSERTION_MAX	24
-extern u32 nfhp_events_insertion_max;
 
 /*
  * A region with up to this many relevant entries, all plain terminal
  * ones, may become a list node instead of a subtree (tree.c, "List
- * nodes").  nfhp_list_max is this, or another value in tests; 0 turns
+ * nodes").  nfhp_tunables.list_max is this, or another value in tests; 0 turns
  * list nodes off.
  */
 #define NFHP_LIST_MAX		4
-extern u32 nfhp_list_max;
 
 /*
  * The first split of a tree build with at least this many relevant
  * entries in each of two halves of its work takes a helper to build one
- * (tree.c, "Two builders").  nfhp_share_min is this, or less in tests,
+ * (tree.c, "Two builders").  nfhp_tunables.share_min is this, or less in tests,
  * which share the splits of small rule sets.
  */
 #define NFHP_SHARE_MIN		2048
-extern u32 nfhp_share_min;
 
 /*
  * The work a build may do, per entry relevant at its root: a unit is one
@@ -172,17 +165,13 @@ extern u32 nfhp_share_min;
  * A first attempt, which gives every region what is left and is dropped
  * whole when that runs out, may do NFHP_BUILD_FIRST units an entry, within
  * the same bounds: a rule set past it loses that much time once.
- * nfhp_build_budget, nfhp_build_first and the bounds are these, or less
- * in tests, which reach the tested leaves with small rule sets.
+ * nfhp_tunables.build_budget, nfhp_tunables.build_first and the bounds are
+ * these, or less in tests, which reach the tested leaves with small rule sets.
  */
 #define NFHP_BUILD_BUDGET	2048
 #define NFHP_BUILD_FIRST	(NFHP_BUILD_BUDGET / 4)
 #define NFHP_BUILD_BUDGET_MIN	(1u << 16)
 #define NFHP_BUILD_BUDGET_MAX	(1u << 24)
-extern u32 nfhp_build_budget;
-extern u32 nfhp_build_first;
-extern u32 nfhp_build_budget_min;
-extern u32 nfhp_build_budget_max;
 u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
 /*
  * On a second attempt a child's share of its parent's pool is this many
@@ -194,11 +183,10 @@ u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
  * A box is a product of intervals, a few per dimension; shadow analysis
  * asks about each piece, one interval per dimension, up to this many
  * pieces, and about the hull of the box past it
- * (nfhp_trees_decided_before()).  nfhp_cover_pieces is this, or more in
- * tests, which want the exact answer.
+ * (nfhp_trees_decided_before()).  nfhp_tunables.cover_pieces is this, or more
+ * in tests, which want the exact answer.
  */
 #define NFHP_COVER_PIECES	64
-extern u32 nfhp_cover_pieces;
 
 /*
  * Trees per hook (struct nfhp_tables in ruleset_priv.h): one per width group
@@ -227,11 +215,11 @@ extern u32 nfhp_cover_pieces;
  * elementary interval, and after them its @n children; the last bound is
  * the end of the node's region, so every value of the region finds its
  * interval.  Keys are u32 for 32-bit dimensions, in whole groups of four
- * (the tail is U32_MAX), and nfhp_u128 for wide ones.  The header holds only what a lookup reads, and the keys come
- * first, where the search finds them in the header's cache line: a node
- * of four intervals is one line, and a node of up to 12 has all its keys
- * there.  What only the control path needs comes before the node (struct
- * nfhp_node_ctl in tree_priv.h).
+ * (the tail is U32_MAX), and nfhp_u128 for wide ones.  The header holds only
+ * what a lookup reads, and the keys come first, where the search finds them in
+ * the header's cache line: a node of four intervals is one line, and a node of
+ * up to 12 has all its keys there.  What only the control path needs comes
+ * before the node (struct nfhp_node_ctl in tree_priv.h).
  */
 struct nfhp_node {
 	u8 kind;

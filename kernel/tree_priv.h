@@ -18,6 +18,7 @@
 
 #include "lookup.h"
 #include "tree.h"
+#include "tunables.h"
 
 /* RLP32 nodes with this many intervals get an index, see nfhp_index_fill(). */
 #define NFHP_INDEX_MIN		32
@@ -29,7 +30,7 @@
 #define NFHP_REFS_AHEAD		16
 /*
  * Tests per entry of a list node, and entries of a list node whatever
- * nfhp_list_max says (the words of its tests must fit in @ishift).
+ * nfhp_tunables.list_max says (the words of its tests must fit in @ishift).
  */
 #define NFHP_LIST_DIMS		5
 #define NFHP_LIST_MAX_ANY	8

@@ -219,8 +219,8 @@ static void nfhp_piece(const struct nfhp_box *box, const unsigned int *at,
  * its own tree has it in a leaf.  What the first tree leaves undecided,
  * region by region, is asked of the second, and so on, so the answer is
  * exact for a box of one interval per dimension; a box of more than
- * nfhp_cover_pieces pieces is asked about as its hull, which may answer
- * false where the box is decided, never true where it is not.  A leaf's
+ * nfhp_tunables.cover_pieces pieces is asked about as its hull, which may
+ * answer false where the box is decided, never true where it is not.  A leaf's
  * last entry ends every walk of its entries, so it bounds the decision
  * even where extensions run (nfhp_classify() bounds the later trees by it
  * too).
@@ -242,12 +242,12 @@ bool nfhp_trees_decided_before(const struct nfhp_node *const *roots,
 
 	if (!n)
 		return false;
-	for (m = box->restricted; m && pieces <= nfhp_cover_pieces;
+	for (m = box->restricted; m && pieces <= nfhp_tunables.cover_pieces;
 	     m &= m - 1)
 		pieces *= nfhp_box_nranges(box, __builtin_ctz(m));
 	if (!pieces)
 		return true;	/* the box holds no packet */
-	hull = pieces > nfhp_cover_pieces;
+	hull = pieces > nfhp_tunables.cover_pieces;
 	do {
 		nfhp_piece(box, at, hull, &q);
 		if (!nfhp_decided_before(roots[0], &q, &c))

@@ -124,10 +124,10 @@ nfhp_share_plan(const struct nfhp_scan *s,
 	*heavy = -1;
 	nfhp_work_walk(s, w, lo, U64_MAX, &all);
 	*total = all.done;
-	if (all.done >= 2 * (u64)nfhp_share_min && 2 * all.most <= all.done) {
+	if (all.done >= 2 * (u64)nfhp_tunables.share_min && 2 * all.most <= all.done) {
 		*cut = nfhp_work_walk(s, w, lo, (all.done + 1) / 2, &half);
 		*first = half.done;
-	} else if (all.most >= nfhp_share_min) {
+	} else if (all.most >= nfhp_tunables.share_min) {
 		*heavy = all.heavy;
 	}
 }

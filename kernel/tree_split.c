@@ -125,7 +125,7 @@ static struct nfhp_event *nfhp_events_sort(struct nfhp_forest *f,
 	struct nfhp_event *tmp, *sorted;
 	u32 *count;
 
-	if (n <= nfhp_events_insertion_max) {
+	if (n <= nfhp_tunables.events_insertion_max) {
 		nfhp_events_insertion(ev, n);
 		return ev;
 	}
@@ -398,7 +398,7 @@ static int nfhp_make_node(struct nfhp_forest *f, unsigned int dim,
 }
 
 /*
- * Cut the children @c into nodes of nfhp_node_piece intervals under a
+ * Cut the children @c into nodes of nfhp_tunables.node_piece intervals under a
  * parent node of the same dimension, see "Wide nodes" in DOC: Theory of
  * Operation.  On failure the references are @c's again, as with one node.
  */
@@ -406,7 +406,7 @@ static int nfhp_make_chunks(struct nfhp_forest *f, unsigned int dim,
 			    struct nfhp_children *c, u64 min_order,
 			    struct nfhp_node **out)
 {
-	unsigned int k = nfhp_node_piece, i, j;
+	unsigned int k = nfhp_tunables.node_piece, i, j;
 	struct nfhp_scratch_mark mark;
 	struct nfhp_children top, part;
 	int err;
@@ -458,7 +458,7 @@ int nfhp_make_rlp(struct nfhp_forest *f, unsigned int dim,
 		  struct nfhp_children *c, u64 min_order,
 		  struct nfhp_node **out)
 {
-	if (c->n > 2 * nfhp_node_fanout)
+	if (c->n > 2 * nfhp_tunables.node_fanout)
 		return nfhp_make_chunks(f, dim, c, min_order, out);
 	return nfhp_make_node(f, dim, c, min_order, out);
 }

@@ -205,7 +205,7 @@ static void nfhp_splice_refs(struct nfhp_forest *f,
  */
 static bool nfhp_splice_wide(const struct nfhp_splice *sp)
 {
-	return sp->n > 2 * nfhp_node_piece;
+	return sp->n > 2 * nfhp_tunables.node_piece;
 }
 
 /*
@@ -248,8 +248,8 @@ static bool nfhp_splice_index(struct nfhp_node *draft,
 }
 
 /*
- * Tests (nfhp_splice_verify): the index nfhp_splice_index() made must be
- * the one nfhp_index_fill() makes.
+ * Tests (nfhp_tunables.splice_verify): the index nfhp_splice_index() made must
+ * be the one nfhp_index_fill() makes.
  */
 static void nfhp_splice_index_check(struct nfhp_forest *f,
 				    struct nfhp_node *draft)
@@ -311,7 +311,7 @@ static struct nfhp_node *nfhp_splice_draft(struct nfhp_forest *f,
 	draft->min_order = min_order;
 	if (!nfhp_splice_index(draft, sp))
 		nfhp_index_fill(draft);
-	else if (nfhp_splice_verify)
+	else if (nfhp_tunables.splice_verify)
 		nfhp_splice_index_check(f, draft);
 	return draft;
 }
@@ -319,8 +319,8 @@ static struct nfhp_node *nfhp_splice_draft(struct nfhp_forest *f,
 /*
  * The hash sum of @draft, the copy @sp plans: the old node's, less the
  * terms of the intervals from @sp->changed to @sp->rest, plus those of
- * the copy's new ones.  Tests (nfhp_splice_verify) check it against the
- * sum of all the copy's terms.
+ * the copy's new ones.  Tests (nfhp_tunables.splice_verify) check it against
+ * the sum of all the copy's terms.
  */
 static u64 nfhp_splice_sum(const struct nfhp_splice *sp,
 			   const struct nfhp_node *draft)
@@ -338,7 +338,7 @@ static u64 nfhp_splice_sum(const struct nfhp_splice *sp,
 	for (i = sp->changed; i < end; i++)
 		sum += nfhp_pair_hash(nfhp_child(draft, i),
 				      nfhp_keys32(draft)[i]);
-	WARN_ON(nfhp_splice_verify && sum != nfhp_rlp32_sum(draft));
+	WARN_ON(nfhp_tunables.splice_verify && sum != nfhp_rlp32_sum(draft));
 	return sum;
 }
 
@@ -508,7 +508,7 @@ static int nfhp_update_rlp(struct nfhp_forest *f, struct nfhp_node *node,
 		min_order = U64_MAX;
 	nfhp_splice_plan(&sp, last);
 	if (node->kind == NFHP_NODE_RLP32 && sp.n > 1 &&
-	    sp.n <= 2 * nfhp_node_fanout)
+	    sp.n <= 2 * nfhp_tunables.node_fanout)
 		err = nfhp_splice_make(f, &sp, min_order, out);
 	else
 		err = nfhp_splice_list(f, &sp, last, min_order, out);

@@ -6,6 +6,7 @@
 #include "ruleset.h"
 #include "seq.h"
 #include "stats.h"
+#include "tree.h"
 #include "tunables.h"
 
 #ifdef __KERNEL__
@@ -21,4 +22,14 @@ struct nfhp_tunables nfhp_tunables = {
 	.fold_copies = NFHP_FOLD_COPIES,
 	.shadow_budget = NFHP_SHADOW_ENTRY_BUDGET,
 	.seq_page_max = NFHP_SEQ_PAGE,
+	.node_fanout = NFHP_NODE_FANOUT,
+	.node_piece = NFHP_NODE_PIECE,
+	.list_max = NFHP_LIST_MAX,
+	.events_insertion_max = NFHP_EVENTS_INSERTION_MAX,
+	.share_min = NFHP_SHARE_MIN,
+	.build_budget = NFHP_BUILD_BUDGET,
+	.build_first = NFHP_BUILD_FIRST,
+	.build_budget_min = NFHP_BUILD_BUDGET_MIN,
+	.build_budget_max = NFHP_BUILD_BUDGET_MAX,
+	.cover_pieces = NFHP_COVER_PIECES,
 };

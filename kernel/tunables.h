@@ -7,8 +7,6 @@
  * them: there the struct is const.  The userspace tests set them to reach
  * code that the defaults reach only with large rule sets, or to check a
  * short cut against the long way.
- *
- * The tree's own knobs (tree.h) are not here yet.
  */
 #ifndef _NFHP_TUNABLES_H
 #define _NFHP_TUNABLES_H
@@ -43,6 +41,24 @@
  *	visit (%NFHP_SHADOW_ENTRY_BUDGET, stats.h)
  * @seq_page_max: pointers a page of a sequence is filled up to
  *	(%NFHP_SEQ_PAGE, seq.h)
+ * @node_fanout: intervals a node may hold, half of them, before it is cut
+ *	into pieces (%NFHP_NODE_FANOUT, tree.h)
+ * @node_piece: intervals of such a piece (%NFHP_NODE_PIECE)
+ * @splice_verify: check a spliced copy's index and hash against ones made
+ *	afresh; false in the kernel
+ * @list_max: relevant entries a list node may hold (%NFHP_LIST_MAX,
+ *	tree.h), 0 for none
+ * @events_insertion_max: interval ends a split sorts by insertion, not by
+ *	radix (%NFHP_EVENTS_INSERTION_MAX, tree.h)
+ * @share_min: relevant entries in each half of a tree's first split for
+ *	a helper to build one (%NFHP_SHARE_MIN, tree.h)
+ * @build_budget: work units a build may do per relevant entry of its root
+ *	(%NFHP_BUILD_BUDGET, tree.h, "Bounded builds" in tree.c)
+ * @build_first: and on its first attempt (%NFHP_BUILD_FIRST)
+ * @build_budget_min: a build's budget, at least (%NFHP_BUILD_BUDGET_MIN)
+ * @build_budget_max: and at most (%NFHP_BUILD_BUDGET_MAX)
+ * @cover_pieces: pieces a rule's matches may make before the shadow search
+ *	asks about their hull (%NFHP_COVER_PIECES, tree.h)
  */
 struct nfhp_tunables {
 	u32 fold_recheck;
@@ -56,6 +72,17 @@ struct nfhp_tunables {
 	u32 fold_copies;
 	u32 shadow_budget;
 	u32 seq_page_max;
+	u32 node_fanout;
+	u32 node_piece;
+	bool splice_verify;
+	u32 list_max;
+	u32 events_insertion_max;
+	u32 share_min;
+	u32 build_budget;
+	u32 build_first;
+	u32 build_budget_min;
+	u32 build_budget_max;
+	u32 cover_pieces;
 };
 
 #ifdef __KERNEL__

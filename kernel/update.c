@@ -331,7 +331,7 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 		nfhp_tunables.update_visits_min +
 		(unsigned long)nfhp_tunables.update_visits_per_entry * fl->e.n;
 	/* An update may work as much as a build of the hook's tree would. */
-	u64 work = nfhp_build_budget_of(nfhp_build_budget, fl->e.n);
+	u64 work = nfhp_build_budget_of(nfhp_tunables.build_budget, fl->e.n);
 	unsigned int k, n[2] = { 0, 0 }, stride = fl->e.n;
 	struct nfhp_entry_sum x[2];
 	struct nfhp_node *new;

@@ -2433,16 +2433,16 @@ static void test_key_hot(void)
 static void test_shared_build(void)
 {
 	struct nfhp_tree_stats alone, shared;
-	u32 share_min = nfhp_share_min;
+	u32 share_min = nfhp_tunables.share_min;
 	struct nfhp_ruleset *rs;
 
-	nfhp_share_min = ~0u;
+	nfhp_tunables.share_min = ~0u;
 	rs = nested_rules();
 	check(!nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &alone),
 	      "stats, one builder");
 	check(!nfhp_ruleset_shared_splits(rs), "no split shared");
 	nfhp_ruleset_free(rs);
-	nfhp_share_min = 64;
+	nfhp_tunables.share_min = 64;
 	rs = nested_rules();
 	check(!nfhp_tree_get_stats(rs, NFHP_HOOK_FORWARD, &shared),
 	      "stats, two builders");
@@ -2450,7 +2450,7 @@ static void test_shared_build(void)
 	check(nfhp_ruleset_shared_splits(rs) == 2,
 	      "one split of each tree built by two builders");
 	nfhp_ruleset_free(rs);
-	nfhp_share_min = share_min;
+	nfhp_tunables.share_min = share_min;
 	check(alone.nodes > 100 && !memcmp(&alone, &shared, sizeof(alone)),
 	      "same tree: %u nodes, %u leaves, %llu bytes, %u shared references",
 	      shared.nodes, shared.leaves, (unsigned long long)shared.mem,
@@ -2492,7 +2492,8 @@ static unsigned int tested_leaves(struct nfhp_ruleset *rs)
  */
 static void test_bounded_build(void)
 {
-	u32 budget = nfhp_build_budget, budget_min = nfhp_build_budget_min;
+	u32 budget = nfhp_tunables.build_budget;
+	u32 budget_min = nfhp_tunables.build_budget_min;
 	u32 *exact = calloc(2000, sizeof(*exact));
 	u32 *cut = calloc(2000, sizeof(*cut));
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_ACCEPT);
@@ -2506,8 +2507,8 @@ static void test_bounded_build(void)
 	check(!nfhp_ruleset_builds_cut(rs) && !tested_leaves(rs),
 	      "budget: 3000 rules within the shipped budget, exact");
 	nfhp_ruleset_free(rs);
-	nfhp_build_budget = 2;
-	nfhp_build_budget_min = 0;
+	nfhp_tunables.build_budget = 2;
+	nfhp_tunables.build_budget_min = 0;
 	rs = nested_rules();
 	nested_verdicts(rs, cut);
 	check(nfhp_ruleset_builds_cut(rs) && tested_leaves(rs),
@@ -2527,8 +2528,8 @@ static void test_bounded_build(void)
 	check(v.action == NFHP_ACT_ACCEPT && v.rule &&
 	      nfhp_rule_position(rs, v.rule) == 1,
 	      "budget: the new rule decides its packets");
-	nfhp_build_budget = budget;
-	nfhp_build_budget_min = budget_min;
+	nfhp_tunables.build_budget = budget;
+	nfhp_tunables.build_budget_min = budget_min;
 	check(!nfhp_rule_delete(rs, "FORWARD", 1, &msg),
 	      "budget: the rule goes again");
 	nested_verdicts(rs, cut);
@@ -3021,12 +3022,12 @@ static void test_node_lines(void)
 {
 	const u32 lo[2] = { 0, ip(20, 0, 0, 0) };
 	const u32 hi[2] = { ip(10, 255, 255, 255), ip(30, 0, 0, 0) };
-	u32 list_max = nfhp_list_max;
+	u32 list_max = nfhp_tunables.list_max;
 	const struct nfhp_node *root;
 	unsigned int bad = 0;
 	struct line_case c;
 
-	nfhp_list_max = 0;
+	nfhp_tunables.list_max = 0;
 	/* One rule of two source ranges: the root is split four ways. */
 	line_case_build(&c, lo, hi, 2);
 	root = c.root;
@@ -3040,7 +3041,7 @@ static void test_node_lines(void)
 		nfhp_tree_walk_leaves(c.f, root, line_check_leaf, &bad);
 	check(!bad, "small leaves lie within a cache line (%u do not)", bad);
 	line_case_free(&c);
-	nfhp_list_max = list_max;
+	nfhp_tunables.list_max = list_max;
 	test_node_keys_line();
 	test_node_keys_tail();
 	test_search32_windows();
@@ -3084,7 +3085,7 @@ static const struct nfhp_node *fillers_tree(const struct nfhp_ruleset *rs,
  */
 static void test_entry_leaves(void)
 {
-	u32 list_max = nfhp_list_max;
+	u32 list_max = nfhp_tunables.list_max;
 	struct nfhp_tree_stats st[2];
 	const struct nfhp_node *root;
 	unsigned int own[2] = {}, i, seen = 0;
@@ -3093,7 +3094,7 @@ static void test_entry_leaves(void)
 	struct nfhp_ruleset *rs;
 	const char *msg = NULL;
 
-	nfhp_list_max = 0;
+	nfhp_tunables.list_max = 0;
 	rs = forward_of(NULL, 0, 10);
 	root = fillers_tree(rs, &f);
 	check(root && root->kind == NFHP_NODE_RLP32 && root->n == 12,
@@ -3117,7 +3118,7 @@ static void test_entry_leaves(void)
 	root = fillers_tree(rs, &f);
 	check(root && root->n == 11, "the root lost its interval");
 	nfhp_ruleset_free(rs);
-	nfhp_list_max = list_max;
+	nfhp_tunables.list_max = list_max;
 }
 
 /*
@@ -3410,7 +3411,7 @@ int main(void)
 {
 	/* The short cuts of updates are checked against the long way. */
 	nfhp_tunables.update_verify = true;
-	nfhp_splice_verify = true;
+	nfhp_tunables.splice_verify = true;
 	test_box_prefix_and_negation();
 	test_box_mask_and_ifname();
 	test_ifname_words();

@@ -859,12 +859,12 @@ static void shadow_add(void *ctx, const struct nfhp_rule *r)
 		t->len = sizeof(t->buf) - 1;
 }
 
-/* The rules of @rs in a new rule set, built with nfhp_list_max @lists. */
+/* The rules of @rs in a new rule set, built with list_max @lists. */
 static struct nfhp_ruleset *copy_rules(struct nfhp_ruleset *rs,
 				       struct nfhp_rule_spec *s, u32 lists)
 {
 	struct nfhp_ruleset *copy = nfhp_ruleset_new(~0ull);
-	u32 list_max = nfhp_list_max;
+	u32 list_max = nfhp_tunables.list_max;
 	const struct nfhp_chain *c;
 	unsigned int pos;
 
@@ -880,9 +880,9 @@ static struct nfhp_ruleset *copy_rules(struct nfhp_ruleset *rs,
 					 NULL);
 		}
 	}
-	nfhp_list_max = lists;
+	nfhp_tunables.list_max = lists;
 	nfhp_txn_commit(copy, NULL);
-	nfhp_list_max = list_max;
+	nfhp_tunables.list_max = list_max;
 	return copy;
 }
 
@@ -952,8 +952,9 @@ static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 	struct shadow_text *own = calloc(1, sizeof(*own));
 	bool same;
 
-	u32 budget = nfhp_build_budget, budget_min = nfhp_build_budget_min;
-	u32 budget_max = nfhp_build_budget_max;
+	u32 budget = nfhp_tunables.build_budget;
+	u32 budget_min = nfhp_tunables.build_budget_min;
+	u32 budget_max = nfhp_tunables.build_budget_max;
 	u32 per_rule = nfhp_tunables.flat_per_rule;
 	u32 flat_min = nfhp_tunables.flat_min;
 
@@ -961,27 +962,27 @@ static bool shadow_same(struct nfhp_ruleset *rs, struct nfhp_rule_spec *s,
 	own->rs = rs;
 	nfhp_tunables.flat_per_rule = NFHP_FLAT_PER_RULE;
 	nfhp_tunables.flat_min = NFHP_FLAT_MIN;
-	nfhp_build_budget = NFHP_BUILD_BUDGET;
-	nfhp_build_budget_min = NFHP_BUILD_BUDGET_MAX;
-	nfhp_build_budget_max = NFHP_BUILD_BUDGET_MAX;
-	a->rs = copy_rules(rs, s, nfhp_list_max);
+	nfhp_tunables.build_budget = NFHP_BUILD_BUDGET;
+	nfhp_tunables.build_budget_min = NFHP_BUILD_BUDGET_MAX;
+	nfhp_tunables.build_budget_max = NFHP_BUILD_BUDGET_MAX;
+	a->rs = copy_rules(rs, s, nfhp_tunables.list_max);
 	b->rs = copy_rules(rs, s, 0);
 	nfhp_tunables.shadow_budget = 1u << 22;
-	nfhp_cover_pieces = 1u << 20;
+	nfhp_tunables.cover_pieces = 1u << 20;
 	same = !nfhp_shadowed_rules(own->rs, shadow_add, own) &&
 	       !nfhp_shadowed_rules(a->rs, shadow_add, a) &&
 	       !nfhp_shadowed_rules(b->rs, shadow_add, b);
 	nfhp_tunables.one_tree = true;
-	one->rs = copy_rules(rs, s, nfhp_list_max);
+	one->rs = copy_rules(rs, s, nfhp_tunables.list_max);
 	same &= !nfhp_shadowed_rules(one->rs, shadow_add, one);
 	nfhp_tunables.one_tree = false;
 	nfhp_tunables.flat_per_rule = per_rule;
 	nfhp_tunables.flat_min = flat_min;
-	nfhp_build_budget = budget;
-	nfhp_build_budget_min = budget_min;
-	nfhp_build_budget_max = budget_max;
+	nfhp_tunables.build_budget = budget;
+	nfhp_tunables.build_budget_min = budget_min;
+	nfhp_tunables.build_budget_max = budget_max;
 	nfhp_tunables.shadow_budget = NFHP_SHADOW_ENTRY_BUDGET;
-	nfhp_cover_pieces = NFHP_COVER_PIECES;
+	nfhp_tunables.cover_pieces = NFHP_COVER_PIECES;
 	same &= !strcmp(a->buf, one->buf) && !strcmp(b->buf, one->buf) &&
 		!own->matched;
 	if (nfhp_ruleset_builds_cut(rs))
@@ -1038,7 +1039,7 @@ int main(int argc, char **argv)
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
 	/* The short cuts of updates are checked against the long way. */
 	nfhp_tunables.update_verify = true;
-	nfhp_splice_verify = true;
+	nfhp_tunables.splice_verify = true;
 	for (i = 0; i < rulesets && !bad; i++) {
 		struct nfhp_ref *ref;
 		struct nfhp_ruleset *rs;
@@ -1052,28 +1053,28 @@ int main(int argc, char **argv)
 		nfhp_tunables.seq_page_max = i % 4 == 2 ? NFHP_SEQ_PAGE :
 							 2 + rnd(6);
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
-		nfhp_node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
-		nfhp_node_piece = i % 4 == 3 ? NFHP_NODE_PIECE :
-			2 + rnd(nfhp_node_fanout - 1);
+		nfhp_tunables.node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);
+		nfhp_tunables.node_piece = i % 4 == 3 ? NFHP_NODE_PIECE :
+			2 + rnd(nfhp_tunables.node_fanout - 1);
 		/* Chain names hashed, found by hash alone, every other set. */
 		nfhp_tunables.hash_min_chains = i & 2 ? 0 :
 						NFHP_HASH_MIN_CHAINS;
 		/* And most splits sorted by radix, on any byte. */
 		spread = 8 * rnd(4);
-		nfhp_events_insertion_max = i % 5 == 4 ?
+		nfhp_tunables.events_insertion_max = i % 5 == 4 ?
 			NFHP_EVENTS_INSERTION_MAX : rnd(4);
 		/* List nodes off, as shipped, or up to the most allowed. */
-		nfhp_list_max = i % 7 == 6 ? 0 : i % 7 == 5 ?
+		nfhp_tunables.list_max = i % 7 == 6 ? 0 : i % 7 == 5 ?
 			NFHP_LIST_MAX : 2 + rnd(7);
 		/* Most tree builds share their first split with a helper. */
-		nfhp_share_min = i % 6 == 5 ? NFHP_SHARE_MIN : rnd(4);
+		nfhp_tunables.share_min = i % 6 == 5 ? NFHP_SHARE_MIN : rnd(4);
 		/*
 		 * In one set in three, builds run out of work soon and cut
 		 * regions short into tested leaves, which updates then meet.
 		 */
-		nfhp_build_budget = i % 3 == 0 ? rnd(16) : NFHP_BUILD_BUDGET;
-		nfhp_build_first = i % 3 == 0 ? rnd(16) : NFHP_BUILD_FIRST;
-		nfhp_build_budget_min = i % 3 == 0 ? rnd(64) :
+		nfhp_tunables.build_budget = i % 3 == 0 ? rnd(16) : NFHP_BUILD_BUDGET;
+		nfhp_tunables.build_first = i % 3 == 0 ? rnd(16) : NFHP_BUILD_FIRST;
+		nfhp_tunables.build_budget_min = i % 3 == 0 ? rnd(64) :
 			NFHP_BUILD_BUDGET_MIN;
 		/*
 		 * Folds chosen again every few commits; in most rule sets
