@@ -378,7 +378,6 @@
 #include "memo.h"
 #include "tree_priv.h"
 
-
 static void nfhp_count_noncover(struct nfhp_scan *s, const struct nfhp_box *b,
 				const struct nfhp_region *reg)
 {

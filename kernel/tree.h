@@ -170,8 +170,8 @@ struct nfhp_entry {
  */
 #define NFHP_BUILD_BUDGET	2048
 #define NFHP_BUILD_FIRST	(NFHP_BUILD_BUDGET / 4)
-#define NFHP_BUILD_BUDGET_MIN	(1u << 16)
-#define NFHP_BUILD_BUDGET_MAX	(1u << 24)
+#define NFHP_BUILD_BUDGET_MIN	BIT(16)
+#define NFHP_BUILD_BUDGET_MAX	BIT(24)
 u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
 /*
  * On a second attempt a child's share of its parent's pool is this many
@@ -278,6 +278,7 @@ struct nfhp_forest {
 	u32 mark;
 	struct nfhp_scratch scratch;
 	struct nfhp_forest *home;
+	/* Guards the table, references and @mem while @shared. */
 	struct mutex lock;
 	bool shared;
 	bool may_share;
@@ -303,8 +304,8 @@ void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,
 
 typedef void (*nfhp_leaf_cb)(void *ctx, const struct nfhp_node *leaf);
 void nfhp_tree_walk_leaves(struct nfhp_forest *f,
-			     const struct nfhp_node *root, nfhp_leaf_cb cb,
-			     void *ctx);
+			   const struct nfhp_node *root, nfhp_leaf_cb cb,
+			   void *ctx);
 
 /**
  * nfhp_leaf_entries() - the entries of a leaf or a list node
