@@ -47,6 +47,14 @@ for m in iptable_filter xt_mac xt_recent xt_limit xt_LOG ipt_REJECT \
 	 xt_sctp xt_multiport xt_state xt_conntrack; do
 	modprobe "$m" 2>/dev/null
 done
+# The debug kernel of make check-debug is built without the sctp match
+# (selftests/debug/debug.config): there the firewall goes without its
+# three sctp rules, for both tools alike.
+if ! grep -qx sctp /proc/net/ip_tables_matches 2>/dev/null; then
+	grep -v -e '-m sctp' "$real" > "$tmp/real-nosctp.rules"
+	real=$tmp/real-nosctp.rules
+	nfhp_log "no sctp match in this kernel: the firewall without its sctp rules"
+fi
 dmesg_before=$(dmesg | wc -l)
 
 r() { nfhp_in $ns_router "$@"; }
@@ -270,8 +278,9 @@ nfhp_log "it took $(awk -v s="$start" -v e="$(date +%s.%N)" \
 	'BEGIN { printf "%.1f", e - s }') s, its commit" \
 	"$(awk 'BEGIN { printf "%.1f", ARGV[1] / 1e9 }' \
 	   "$(field "last commit took")") s"
-nfhp_check "2,784 rules in 60 chains" \
-	[ "$(field "total number of rules")/$(field "total number of chains")" = 2784/60 ]
+want="$(grep -c '^-A' "$real")/$(grep -c '^:' "$real")"
+nfhp_check "its rules and chains, $want" \
+	[ "$(field "total number of rules")/$(field "total number of chains")" = "$want" ]
 nfhp_check "its build was cut short ($cut before)" \
 	[ "$(field "tree builds cut short")" -gt "$cut" ]
 stats | grep -E 'number of (rules|leaves)|tested' | sed 's/^/    /'
