@@ -32,6 +32,7 @@
  * (4 KB on average) and a block pointer at most, where one sorted array of
  * 100,000 entries would move 3 MB.
  */
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -62,7 +63,7 @@ void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
 }
 
 /* Hulls narrower than this (a /16) are kept sorted by their start. */
-#define NFHP_CANDIDX_SPAN	(1u << 16)
+#define NFHP_CANDIDX_SPAN	BIT(16)
 
 /**
  * struct nfhp_candidx_item - an entry in the index

@@ -79,6 +79,7 @@
  * reads 3.8 lines past L2 where it read 4.4, and its estimated cycles
  * fall by 10 %, for 10 % more memory.
  */
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -90,8 +91,8 @@
 #include "tunables.h"
 
 /* An address range at least this wide counts as a wildcard for grouping. */
-#define NFHP_WIDE_ADDR		(1ull << 24)
-#define NFHP_MIDDLE_ADDR	(1ull << 12)
+#define NFHP_WIDE_ADDR		BIT_ULL(24)
+#define NFHP_MIDDLE_ADDR	BIT_ULL(12)
 
 enum nfhp_width {
 	NFHP_WIDTH_WIDE,
@@ -246,11 +247,11 @@ static u64 nfhp_fold_copies_of(const struct nfhp_seq *e, unsigned int d,
 	nfhp_seq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
 		x = nfhp_seq_iter_next(&it);
-		if (w->width[i][d] == NFHP_WIDTH_NARROW)
-			w->keys[m++] = nfhp_fold_key(nfhp_fold_other(d,
-								      w->width[i][!d]),
-						     nfhp_box_ranges(x->box,
-								     dim)->lo);
+		if (w->width[i][d] != NFHP_WIDTH_NARROW)
+			continue;
+		o = nfhp_fold_other(d, w->width[i][!d]);
+		w->keys[m++] = nfhp_fold_key(o, nfhp_box_ranges(x->box,
+								dim)->lo);
 	}
 	keys = nfhp_fold_sort(w->keys, w->room, m);
 	m = nfhp_fold_unique(keys, m);

@@ -214,7 +214,7 @@ static int nfhp_match_decode(struct nfhp_dim_match *dm,
 			     struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[NFHPA_MATCH_MAX + 1];
-	bool ifdim;
+	bool ifdim, byname, byprefix;
 	int ret;
 
 	ret = nfhp_nla_split(tb, NFHPA_MATCH_MAX, attr, extack);
@@ -232,12 +232,14 @@ static int nfhp_match_decode(struct nfhp_dim_match *dm,
 	dm->invert = nla_get_flag(tb[NFHPA_MATCH_INVERT]);
 
 	ifdim = dm->dim == NFHP_DIM_IIF || dm->dim == NFHP_DIM_OIF;
-	if (ifdim != (dm->form == NFHP_FORM_IFNAME)) {
+	byname = dm->form == NFHP_FORM_IFNAME;
+	byprefix = dm->form == NFHP_FORM_PREFIX;
+	if (ifdim != byname) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "interfaces, and only they, match by name");
 		return -EINVAL;
 	}
-	if (!!tb[NFHPA_MATCH_PREFIXLEN] != (dm->form == NFHP_FORM_PREFIX)) {
+	if (!!tb[NFHPA_MATCH_PREFIXLEN] != byprefix) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "a prefix length goes with a prefix match only");
 		return -EINVAL;

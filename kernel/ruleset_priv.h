@@ -6,6 +6,7 @@
 #ifndef _NFHP_RULESET_PRIV_H
 #define _NFHP_RULESET_PRIV_H
 
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -36,9 +37,9 @@
  * between two neighbours; only then must it flatten afresh.  That is
  * room for 1.5 * 2^30 entries, far more than memory holds.
  */
-#define NFHP_ORDER_GAP		(1ull << 32)
-#define NFHP_ORDER_BASE		(1ull << 61)
-#define NFHP_ORDER_POLICY	(1ull << 63)
+#define NFHP_ORDER_GAP		BIT_ULL(32)
+#define NFHP_ORDER_BASE		BIT_ULL(61)
+#define NFHP_ORDER_POLICY	BIT_ULL(63)
 /* Trees per hook: by wide or narrow source and destination. */
 #define NFHP_GROUPS		NFHP_HOOK_TREES
 /* More changed entries than this share of a hook's are rebuilt from scratch. */

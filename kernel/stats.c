@@ -19,6 +19,7 @@
  * for searches past their budget, where a rule counts as reached: the
  * report is sound, and complete within those bounds.
  */
+#include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
@@ -98,7 +99,7 @@ static bool nfhp_ptrset_has(const struct nfhp_ptrset *s, const void *p)
  * time, less completely.  The search walks shared subtrees once per
  * path, so even a small rule set over many dimensions can spend it.
  */
-#define NFHP_SHADOW_TOTAL_BUDGET	(1u << 24)
+#define NFHP_SHADOW_TOTAL_BUDGET	BIT(24)
 
 static void nfhp_mark_leaf_entries(void *ctx, const struct nfhp_node *leaf)
 {

@@ -432,6 +432,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 	else if (err == -ECANCELED)
 		*msg = "interrupted by a signal: the old rules stay in force";
 	else if (err == -EFBIG)
+		/* Over 100 columns: a message is never split (grep finds it). */
 		*msg = "user chains reached from too many places: a hook would flatten into more than 16 entries a rule";
 	else
 		*msg = "out of memory (see /proc/net/nf-hipac/info)";
@@ -462,6 +463,7 @@ static int nfhp_check_hooks(struct nfhp_ruleset *rs, const char **msg)
 			for (j = 0; j < c->rules.n; j++) {
 				if (nfhp_chain_at(c, j)->ext_hooks & (1u << h))
 					continue;
+				/* Over 100 columns, not split: see above. */
 				*msg = "an xtables match or target of a user chain is not valid at a hook that reaches the chain";
 				return -EINVAL;
 			}

@@ -134,10 +134,10 @@ static int nfhp_delta_orders(struct nfhp_flat *fl, const struct nfhp_delta *d)
 	int err;
 
 	while (a < d->nadded) {
-		for (run = 1; a + run < d->nadded &&
-			      d->added[a + run] == d->added[a] + run; run++)
-			;
 		j = d->added[a];
+		for (run = 1; a + run < d->nadded; run++)
+			if (d->added[a + run] != j + run)
+				break;
 		if (j + run == fl->e.n)
 			return -EAGAIN;	/* the policy is always kept */
 		lo = j ? nfhp_flat_at(fl, j - 1)->order : 0;

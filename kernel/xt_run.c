@@ -104,8 +104,8 @@ static const struct nlattr *nfhp_xt_attrs(const struct nfhp_rule_spec *spec)
 static int nfhp_xt_shape(const struct nfhp_rule_spec *spec,
 			 unsigned int *nmatch, const char **msg)
 {
+	bool xt_action = spec->action == NFHP_ACT_XT, target = false;
 	const struct nlattr *a;
-	bool target = false;
 	int rem;
 
 	*nmatch = 0;
@@ -127,7 +127,7 @@ static int nfhp_xt_shape(const struct nfhp_rule_spec *spec,
 		*msg = "trailing bytes in NFHPA_RULE_XT";
 		return -EINVAL;
 	}
-	if (target != (spec->action == NFHP_ACT_XT)) {
+	if (target != xt_action) {
 		*msg = "an xtables target needs action NFHP_ACT_XT and back";
 		return -EINVAL;
 	}

@@ -12,9 +12,10 @@
  * (GENL_UNS_ADMIN_PERM).  NFHP_CMD_LIST, whose rules and counters tell
  * what the firewall lets through, is refused the same way (with -EPERM
  * answering the dump request, once genetlink has checked its attributes,
- * before any message) unless root of the namespace opened reading up: "1" in /proc/net/nf-hipac/world_readable,
- * a setting of each network namespace, "0" by default, which only
- * CAP_NET_ADMIN there may change.  Errors carry an extended ack message.
+ * before any message) unless root of the namespace opened reading up:
+ * "1" in /proc/net/nf-hipac/world_readable, a setting of each network
+ * namespace, "0" by default, which only CAP_NET_ADMIN there may change.
+ * Errors carry an extended ack message.
  *
  * The rule set has the shape of the iptables filter table: the built-in
  * chains INPUT, FORWARD and OUTPUT, each with a policy, and user chains.
@@ -167,6 +168,7 @@ enum nfhp_cmd {
 	NFHP_CMD_ABORT,
 	__NFHP_CMD_MAX
 };
+
 #define NFHP_CMD_MAX (__NFHP_CMD_MAX - 1)
 
 enum nfhp_attr {
@@ -181,6 +183,7 @@ enum nfhp_attr {
 	NFHPA_LIST_FLAGS,
 	__NFHPA_MAX
 };
+
 #define NFHPA_MAX (__NFHPA_MAX - 1)
 
 /* NFHPA_LIST_FLAGS: chain messages only, no rule messages. */
@@ -193,6 +196,7 @@ enum nfhp_counter_attr {
 	NFHPA_COUNTER_PAD,
 	__NFHPA_COUNTER_MAX
 };
+
 #define NFHPA_COUNTER_MAX (__NFHPA_COUNTER_MAX - 1)
 
 enum nfhp_rule_attr {
@@ -206,6 +210,7 @@ enum nfhp_rule_attr {
 	NFHPA_RULE_ORDER,
 	__NFHPA_RULE_MAX
 };
+
 #define NFHPA_RULE_MAX (__NFHPA_RULE_MAX - 1)
 
 enum nfhp_match_attr {
@@ -219,6 +224,7 @@ enum nfhp_match_attr {
 	NFHPA_MATCH_IFNAME,
 	__NFHPA_MATCH_MAX
 };
+
 #define NFHPA_MATCH_MAX (__NFHPA_MATCH_MAX - 1)
 
 /* Longest NFHPA_RULE_ORDER. */
@@ -233,6 +239,7 @@ enum nfhp_xt_attr {
 	NFHPA_XT_TARGET,
 	__NFHPA_XT_MAX
 };
+
 #define NFHPA_XT_MAX (__NFHPA_XT_MAX - 1)
 
 enum nfhp_xt_ext_attr {
@@ -242,6 +249,7 @@ enum nfhp_xt_ext_attr {
 	NFHPA_XTE_DATA,
 	__NFHPA_XTE_MAX
 };
+
 #define NFHPA_XTE_MAX (__NFHPA_XTE_MAX - 1)
 
 /**
