@@ -149,8 +149,8 @@ static unsigned int nfhp_adopt_find(struct nfhp_ruleset *rs,
 
 	if (!a->keys && nfhp_adopt_keys(rs, a))
 		return to;
-	for (i = nfhp_u64_rank(a->keys, a->nkeys, nfhp_adopt_key(hash, from));
-	     i < a->nkeys && a->keys[i] < nfhp_adopt_key(hash, to); i++)
+	i = nfhp_u64_lower_bound(a->keys, a->nkeys, nfhp_adopt_key(hash, from));
+	for (; i < a->nkeys && a->keys[i] < nfhp_adopt_key(hash, to); i++)
 		if (nfhp_adopt_may(rs, nfhp_chain_at(a->lc, (u32)a->keys[i]),
 				   r))
 			return (u32)a->keys[i];
@@ -197,12 +197,12 @@ static int nfhp_adopt_one(struct nfhp_ruleset *rs, struct nfhp_adopt_chain *a,
 	struct nfhp_counter sum;
 
 	if (nfhp_list_reserve(&rs->mem, &rs->dups, 1) ||
-	    nfhp_seq_set(&rs->mem, &a->c->rules, j, old))
+	    nfhp_pageseq_set(&rs->mem, &a->c->rules, j, old))
 		return -ENOMEM;
 	nfhp_counter_sum(dup->cnt, &sum);
 	if (nfhp_counter_write(rs, old->cnt, &sum)) {
 		/* Its page is the chain's own now: this cannot fail. */
-		WARN_ON_ONCE(nfhp_seq_set(&rs->mem, &a->c->rules, j, dup));
+		WARN_ON_ONCE(nfhp_pageseq_set(&rs->mem, &a->c->rules, j, dup));
 		return -ENOMEM;
 	}
 	WARN_ON_ONCE(nfhp_list_add(&rs->mem, &rs->dups, dup));
@@ -253,7 +253,7 @@ static void nfhp_adopt_settle_chain(struct nfhp_ruleset *rs, unsigned int i,
 
 	if (c->hook != lc->hook || c->policy != lc->policy ||
 	    c->rules.n != lc->rules.n ||
-	    nfhp_seq_same_len(&c->rules, 0, &lc->rules, 0, c->rules.n) !=
+	    nfhp_pageseq_same_len(&c->rules, 0, &lc->rules, 0, c->rules.n) !=
 	    c->rules.n)
 		return;
 	rs->work->chains[i] = lc;

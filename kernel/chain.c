@@ -194,7 +194,7 @@ out_nomem:
  */
 void nfhp_chain_free(struct nfhp_ruleset *rs, struct nfhp_chain *c)
 {
-	nfhp_seq_free(&rs->mem, &c->rules);
+	nfhp_pageseq_free(&rs->mem, &c->rules);
 	nfhp_free(&rs->mem, c, sizeof(*c));
 }
 
@@ -523,7 +523,7 @@ struct nfhp_chain *nfhp_chain_mut(struct nfhp_ruleset *rs,
 	if (c->gen == rs->gen)
 		return c;
 	copy = nfhp_chain_alloc(rs, c->name, c->hook);
-	if (!copy || nfhp_seq_share(&rs->mem, &copy->rules, &c->rules)) {
+	if (!copy || nfhp_pageseq_share(&rs->mem, &copy->rules, &c->rules)) {
 		nfhp_free(&rs->mem, copy, sizeof(*copy));
 		*msg = "out of memory";
 		return ERR_PTR(-ENOMEM);
@@ -556,7 +556,7 @@ void nfhp_chains_succeed(struct nfhp_ruleset *rs)
 		c = rs->work->chains[i];
 		if (c->gen != rs->gen || !c->from)
 			continue;
-		nfhp_seq_succeed(&c->rules, &c->from->rules);
+		nfhp_pageseq_succeed(&c->rules, &c->from->rules);
 		c->from = NULL;
 	}
 }

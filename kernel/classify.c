@@ -18,30 +18,30 @@
 #include "ruleset_priv.h"
 
 /**
- * nfhp_entries_rank() - where a key falls among entries
+ * nfhp_entries_lower_bound() - where a key falls among entries
  * @s: the entries, their keys rising
  * @lo: the first entry searched
  * @hi: one past the last
  * @order: the key
  *
  * Where @order falls among the entries [@lo, @hi) of @s, their orders
- * rising, as nfhp_entry_rank(): a search of the pages by their first
+ * rising, as nfhp_entry_lower_bound(): a search of the pages by their first
  * entries, then one of a page.
  *
  * Return: the index of the first entry in [@lo, @hi) whose key is @order or more, @hi if none.
  */
-unsigned int nfhp_entries_rank(const struct nfhp_seq *s,
-			       unsigned int lo, unsigned int hi,
+unsigned int nfhp_entries_lower_bound(const struct nfhp_pageseq *s,
+				      unsigned int lo, unsigned int hi,
 			       u64 order)
 {
 	const struct nfhp_entry *const *p;
-	const struct nfhp_seq_slot *slot;
+	const struct nfhp_pageseq_slot *slot;
 	u32 a, b, k, from, to;
 
 	if (lo >= hi)
 		return lo;
-	a = nfhp_seq_find(s, lo);
-	b = nfhp_seq_find(s, hi - 1);
+	a = nfhp_pageseq_find(s, lo);
+	b = nfhp_pageseq_find(s, hi - 1);
 	/* The last page from @a on whose first entry comes before @order. */
 	while (a < b) {
 		k = a + (b - a + 1) / 2;
@@ -55,7 +55,7 @@ unsigned int nfhp_entries_rank(const struct nfhp_seq *s,
 	p = (const struct nfhp_entry *const *)slot->page->p;
 	from = max(lo, slot->start) - slot->start;
 	to = min(hi, slot->start + (u32)slot->page->n) - slot->start;
-	return slot->start + nfhp_entry_rank(p, from, to, order);
+	return slot->start + nfhp_entry_lower_bound(p, from, to, order);
 }
 
 static void nfhp_count(const struct nfhp_entry *e, unsigned int len)
@@ -245,16 +245,17 @@ static bool nfhp_entry_jumps(const struct nfhp_entry *e)
 static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
 				 struct nfhp_verdict *verdict)
 {
-	const struct nfhp_seq *all = &w->t->hooks[w->hook].entries;
+	const struct nfhp_pageseq *all = &w->t->hooks[w->hook].entries;
 	int untaken = -1;	/* depth of the jump not taken */
 	const struct nfhp_entry *e;
 	enum nfhp_ext_result res;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 
 	/* Orders are at most NFHP_ORDER_POLICY: @after + 1 does not wrap. */
-	nfhp_seq_iter_init(&it, all,
-			   nfhp_entries_rank(all, 0, all->n, after + 1));
-	while ((e = nfhp_seq_iter_next(&it))) {
+	nfhp_pageseq_iter_init(&it, all,
+			       nfhp_entries_lower_bound(all, 0, all->n,
+							after + 1));
+	while ((e = nfhp_pageseq_iter_next(&it))) {
 		if (untaken >= 0 && e->depth > untaken)
 			continue;
 		untaken = -1;

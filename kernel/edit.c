@@ -86,7 +86,8 @@ static int nfhp_do_insert(struct nfhp_ruleset *rs, void *arg,
 		return err;
 	c = nfhp_chain_mut(rs, a->chain, msg);
 	err = IS_ERR(c) ? PTR_ERR(c) :
-			  nfhp_seq_insert(&rs->mem, &c->rules, a->pos - 1, r);
+			  nfhp_pageseq_insert(&rs->mem, &c->rules, a->pos - 1,
+					      r);
 	if (err) {
 		*msg = "out of memory";
 		/* A rule of this transaction is freed, which cannot fail. */
@@ -127,7 +128,7 @@ static int nfhp_do_delete(struct nfhp_ruleset *rs, void *arg,
 		return PTR_ERR(c);
 	r = nfhp_chain_at(c, a->pos - 1);
 	err = nfhp_list_reserve(&rs->mem, &rs->removed, 1) ?:
-	      nfhp_seq_delete(&rs->mem, &c->rules, a->pos - 1);
+	      nfhp_pageseq_delete(&rs->mem, &c->rules, a->pos - 1);
 	if (err) {
 		*msg = "out of memory";
 		return err;
@@ -160,7 +161,7 @@ static int nfhp_do_replace(struct nfhp_ruleset *rs, void *arg,
 		return err;
 	old = nfhp_chain_at(c, a->pos - 1);
 	err = nfhp_list_reserve(&rs->mem, &rs->removed, 1) ?:
-	      nfhp_seq_set(&rs->mem, &c->rules, a->pos - 1, r);
+	      nfhp_pageseq_set(&rs->mem, &c->rules, a->pos - 1, r);
 	if (err) {
 		*msg = "out of memory";
 		nfhp_rule_retire(rs, r);
@@ -187,7 +188,7 @@ static int nfhp_flush_one(struct nfhp_ruleset *rs, const char *name,
 	}
 	for (i = 0; i < c->rules.n; i++)
 		nfhp_rule_retire(rs, nfhp_chain_at(c, i));
-	nfhp_seq_free(&rs->mem, &c->rules);
+	nfhp_pageseq_free(&rs->mem, &c->rules);
 	c->nbranch = 0;
 	c->njump = 0;
 	nfhp_chain_touched(c, 0, 0);
@@ -397,7 +398,7 @@ static int nfhp_retarget_jumps(struct nfhp_ruleset *rs, const char *from,
 			if (err)
 				return err;
 			err = nfhp_list_reserve(&rs->mem, &rs->removed, 1) ?:
-			      nfhp_seq_set(&rs->mem, &c->rules, j, nr);
+			      nfhp_pageseq_set(&rs->mem, &c->rules, j, nr);
 			if (err) {
 				nfhp_rule_retire(rs, nr);
 				return err;

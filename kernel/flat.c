@@ -39,7 +39,7 @@ void nfhp_flat_recycle(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 {
 	struct nfhp_flat *spare = &rs->spare.flat;
 
-	nfhp_seq_free(&rs->mem, &fl->e);
+	nfhp_pageseq_free(&rs->mem, &fl->e);
 	if (fl->cap > spare->cap)
 		swap(*fl, *spare);
 	nfhp_flat_free_arrays(rs, fl);
@@ -191,7 +191,7 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	e->group = nfhp_group_of(e, fl->fold);
 	e->scope_end = NFHP_ORDER_UNSET;
 	nfhp_entry_leaf_init(e);
-	if (nfhp_seq_append(&rs->mem, &fl->e, e, e->group)) {
+	if (nfhp_pageseq_append(&rs->mem, &fl->e, e, e->group)) {
 		if (!fl->staged)
 			nfhp_free(&rs->mem, e, sizeof(*e));
 		return -ENOMEM;
@@ -246,7 +246,7 @@ void nfhp_flat_free_delta(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
  */
 void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 {
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	struct nfhp_entry *e;
 	unsigned int i;
 
@@ -254,15 +254,15 @@ void nfhp_flat_free(struct nfhp_ruleset *rs, struct nfhp_flat *fl)
 		for (i = 0; i < fl->nown; i++)
 			nfhp_entry_free(rs, fl, nfhp_flat_at(fl, fl->own[i]));
 	} else {
-		nfhp_seq_iter_init(&it, &fl->e, 0);
-		for (i = 0; (e = nfhp_seq_iter_next(&it)); i++)
+		nfhp_pageseq_iter_init(&it, &fl->e, 0);
+		for (i = 0; (e = nfhp_pageseq_iter_next(&it)); i++)
 			if (!fl->from || fl->from[i] < 0)
 				nfhp_entry_free(rs, fl, e);
 	}
 	nfhp_flat_free_delta(rs, fl);
 	if (fl->staged)
 		nfhp_scratch_release(&rs->forest.scratch, fl->mark);
-	nfhp_seq_free(&rs->mem, &fl->e);
+	nfhp_pageseq_free(&rs->mem, &fl->e);
 	nfhp_flat_free_arrays(rs, fl);
 	nfhp_ints_free(rs, fl->from, fl->from_cap);
 	memset(fl, 0, sizeof(*fl));
@@ -302,7 +302,7 @@ int nfhp_flat_settle(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 {
 	unsigned int j = 0, settled, k, x;
 	struct nfhp_entry *e, **at;
-	struct nfhp_seq_page *pg;
+	struct nfhp_pageseq_page *pg;
 	int err = 0;
 
 	if (!fl->staged)
@@ -338,7 +338,7 @@ int nfhp_flat_settle(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 				nfhp_box_free(&rs->mem,
 					      (struct nfhp_box *)e->box);
 		}
-		nfhp_seq_truncate(&rs->mem, &fl->e, settled);
+		nfhp_pageseq_truncate(&rs->mem, &fl->e, settled);
 	}
 	nfhp_scratch_release(&rs->forest.scratch, fl->mark);
 	fl->staged = false;
@@ -451,11 +451,11 @@ static int nfhp_flatten_hotdrop(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
  */
 static void nfhp_flat_scope_returns(struct nfhp_flat *fl, unsigned int start)
 {
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	struct nfhp_entry *e;
 
-	nfhp_seq_iter_init(&it, &fl->e, start);
-	while ((e = nfhp_seq_iter_next(&it)))
+	nfhp_pageseq_iter_init(&it, &fl->e, start);
+	while ((e = nfhp_pageseq_iter_next(&it)))
 		if (e->action == NFHP_ACT_RETURN &&
 		    e->scope_end == NFHP_ORDER_UNSET)
 			e->scope_end = nfhp_flat_next_order(fl);
@@ -514,12 +514,13 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 			     const struct nfhp_model *m, struct nfhp_flat *fl,
 			     struct nfhp_flat_frame *f, unsigned int depth)
 {
-	const struct nfhp_rule *r = f->rules ? nfhp_seq_get(f->rules, f->i) :
-					      f->one;
+	const struct nfhp_rule *r = f->one;
 	struct nfhp_flat_frame *in = f + 1;
 	const struct nfhp_box *into;
 	int err, t;
 
+	if (f->rules)
+		r = nfhp_pageseq_get(f->rules, f->i);
 	switch (f->step++) {
 	case NFHP_STEP_HOT:
 		return r->body.hot ? nfhp_flatten_hotdrop(rs, fl, r, f->prefix,

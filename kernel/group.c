@@ -87,7 +87,7 @@
 
 #include "group.h"
 #include "match.h"
-#include "rank.h"
+#include "lower_bound.h"
 #include "tunables.h"
 
 /* An address range at least this wide counts as a wildcard for grouping. */
@@ -229,13 +229,13 @@ static enum nfhp_width nfhp_fold_other(unsigned int d, enum nfhp_width o)
  * would make folded: the places where narrow entries of their tree in the
  * other dimension begin inside their hulls.
  */
-static u64 nfhp_fold_copies_of(const struct nfhp_seq *e, unsigned int d,
+static u64 nfhp_fold_copies_of(const struct nfhp_pageseq *e, unsigned int d,
 			       struct nfhp_fold_work *w)
 {
 	unsigned int dim = d ? NFHP_DIM_DST : NFHP_DIM_SRC, i, m = 0, n = e->n;
 	const struct nfhp_entry *x;
 	const struct nfhp_range *r;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	u64 copies = 0, *keys;
 	enum nfhp_width o;
 	nfhp_u128 hi;
@@ -244,9 +244,9 @@ static u64 nfhp_fold_copies_of(const struct nfhp_seq *e, unsigned int d,
 		;
 	if (i == n)
 		return 0;
-	nfhp_seq_iter_init(&it, e, 0);
+	nfhp_pageseq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
-		x = nfhp_seq_iter_next(&it);
+		x = nfhp_pageseq_iter_next(&it);
 		if (w->width[i][d] != NFHP_WIDTH_NARROW)
 			continue;
 		o = nfhp_fold_other(d, w->width[i][!d]);
@@ -255,16 +255,18 @@ static u64 nfhp_fold_copies_of(const struct nfhp_seq *e, unsigned int d,
 	}
 	keys = nfhp_fold_sort(w->keys, w->room, m);
 	m = nfhp_fold_unique(keys, m);
-	nfhp_seq_iter_init(&it, e, 0);
+	nfhp_pageseq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
-		x = nfhp_seq_iter_next(&it);
+		x = nfhp_pageseq_iter_next(&it);
 		if (w->width[i][d] != NFHP_WIDTH_MIDDLE)
 			continue;
 		o = nfhp_fold_other(d, w->width[i][!d]);
 		r = nfhp_box_ranges(x->box, dim);
 		hi = r[nfhp_box_nranges(x->box, dim) - 1].hi;
-		copies += nfhp_u64_rank(keys, m, nfhp_fold_key(o, hi) + 1) -
-			  nfhp_u64_rank(keys, m, nfhp_fold_key(o, r->lo));
+		copies += nfhp_u64_lower_bound(keys, m, nfhp_fold_key(o,
+								      hi) + 1) -
+			  nfhp_u64_lower_bound(keys, m, nfhp_fold_key(o,
+								      r->lo));
 	}
 	return copies;
 }
@@ -290,12 +292,12 @@ static bool nfhp_fold_dim(u64 copies, u64 most, bool sticky, bool was)
  *
  * Return: 0, or -ENOMEM with @fold untouched.
  */
-int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold)
+int nfhp_fold_choose(const struct nfhp_pageseq *e, const u8 *now, u8 *fold)
 {
 	u64 most = (u64)nfhp_tunables.fold_copies * e->n;
 	const struct nfhp_entry *x;
 	unsigned int i, n = e->n;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	struct nfhp_fold_work w;
 	u8 was = now ? *now : 0;
 
@@ -305,9 +307,9 @@ int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold)
 		return -ENOMEM;
 	w.room = w.keys + n;
 	w.width = (u8 (*)[2])(w.room + n);
-	nfhp_seq_iter_init(&it, e, 0);
+	nfhp_pageseq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
-		x = nfhp_seq_iter_next(&it);
+		x = nfhp_pageseq_iter_next(&it);
 		w.width[i][0] = nfhp_width_of(x->box, NFHP_DIM_SRC);
 		w.width[i][1] = nfhp_width_of(x->box, NFHP_DIM_DST);
 	}

@@ -7,7 +7,7 @@
 
 #include <linux/types.h>
 
-#include "seq.h"
+#include "pageseq.h"
 #include "tree.h"
 
 /* Bits of a hook's fold: the middle width class joins the narrow one. */
@@ -24,6 +24,6 @@
 #define NFHP_FOLD_COPIES	1
 
 unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold);
-int nfhp_fold_choose(const struct nfhp_seq *e, const u8 *now, u8 *fold);
+int nfhp_fold_choose(const struct nfhp_pageseq *e, const u8 *now, u8 *fold);
 
 #endif /* _NFHP_GROUP_H */

@@ -50,7 +50,7 @@ static u8 *nfhp_put_str(u8 *p, const char *str, size_t max)
  * @len: nfhp_spec_packed_len() of @s
  */
 void nfhp_spec_pack_into(struct nfhp_packed_spec *p,
-				const struct nfhp_rule_spec *s, size_t len)
+			 const struct nfhp_rule_spec *s, size_t len)
 {
 	unsigned int i, n;
 	u8 *d;

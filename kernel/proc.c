@@ -221,11 +221,11 @@ static int nfhp_world_readable_write(struct file *file, char *buf,
 }
 
 /**
- * nfhp_seq_hist() - print the non-empty buckets of a power-of-two histogram
+ * nfhp_proc_hist() - print the non-empty buckets of a power-of-two histogram
  * @m: the seq_file
  * @hist: %NFHP_HIST_BUCKETS buckets, bucket i counting sizes 2^i..2^(i+1)-1
  */
-static void nfhp_seq_hist(struct seq_file *m, const unsigned int *hist)
+static void nfhp_proc_hist(struct seq_file *m, const unsigned int *hist)
 {
 	unsigned int i;
 
@@ -238,13 +238,13 @@ static void nfhp_seq_hist(struct seq_file *m, const unsigned int *hist)
 }
 
 /**
- * nfhp_seq_tree_stats() - print the statistics of one tree
+ * nfhp_proc_tree_stats() - print the statistics of one tree
  * @m: the seq_file
  * @hook: the hook of the tree
  * @st: its statistics
  */
-static void nfhp_seq_tree_stats(struct seq_file *m, enum nfhp_hook hook,
-				const struct nfhp_tree_stats *st)
+static void nfhp_proc_tree_stats(struct seq_file *m, enum nfhp_hook hook,
+				 const struct nfhp_tree_stats *st)
 {
 	unsigned int d;
 
@@ -267,9 +267,9 @@ static void nfhp_seq_tree_stats(struct seq_file *m, enum nfhp_hook hook,
 	seq_printf(m, "largest tested leaf:      %14u\n", st->tested_max);
 	seq_printf(m, "maximum depth:            %14u\n", st->depth);
 	seq_puts(m, "distribution of node sizes (intervals):\n");
-	nfhp_seq_hist(m, st->node_size_hist);
+	nfhp_proc_hist(m, st->node_size_hist);
 	seq_puts(m, "distribution of leaf sizes (rules):\n");
-	nfhp_seq_hist(m, st->leaf_size_hist);
+	nfhp_proc_hist(m, st->leaf_size_hist);
 	seq_puts(m, "distribution of leaf depths:\n");
 	for (d = 0; d < NFHP_HIST_BUCKETS; d++) {
 		if (st->depth_hist[d])
@@ -301,7 +301,7 @@ static int nfhp_tree_show(struct seq_file *m, void *v)
 	ret = nfhp_tree_get_stats(hn->rs, hook, st);
 	mutex_unlock(&hn->lock);
 	if (!ret)
-		nfhp_seq_tree_stats(m, hook, st);
+		nfhp_proc_tree_stats(m, hook, st);
 	kfree(st);
 	return ret;
 }

@@ -26,7 +26,7 @@ static int nfhp_flat_keep(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			  const struct nfhp_flat *old, unsigned int i,
 			  unsigned int n)
 {
-	return nfhp_seq_append_run(&rs->mem, &fl->e, &old->e, i, n);
+	return nfhp_pageseq_append_run(&rs->mem, &fl->e, &old->e, i, n);
 }
 
 /* Record the old entries [@i, @end) as removed; false when @d is full. */
@@ -50,7 +50,7 @@ static bool nfhp_delta_remove(struct nfhp_delta *d, unsigned int i,
  * @fl: the new entries
  * @old: the hook's committed entries
  * @d: the changes found so far
- * @firsts: where the rules of the committed built-in chain begin in @old
+ * @rule_starts: where the rules of the committed built-in chain begin in @old
  * @stable: the commit's, see nfhp_chain_stable()
  * @run_from: the first of the committed entries waiting to be carried over
  * @run_to: the entry after them
@@ -63,7 +63,7 @@ struct nfhp_reflat {
 	struct nfhp_flat *fl;
 	const struct nfhp_flat *old;
 	struct nfhp_delta *d;
-	const struct nfhp_firsts *firsts;
+	const struct nfhp_rule_starts *rule_starts;
 	u8 *stable;
 	unsigned int run_from;
 	unsigned int run_to;
@@ -137,7 +137,7 @@ static int nfhp_reflat_created(struct nfhp_reflat *w,
 	/* Entries not listed are nobody's: free them here. */
 	for (m = k; m < fl->e.n; m++)
 		nfhp_entry_free(rs, fl, nfhp_flat_at(fl, m));
-	nfhp_seq_truncate(&rs->mem, &fl->e, k);
+	nfhp_pageseq_truncate(&rs->mem, &fl->e, k);
 	return err;
 }
 
@@ -163,13 +163,13 @@ static unsigned int nfhp_reflat_extent(const struct nfhp_flat *old,
 {
 	unsigned int stop = old->e.n - 1;
 	const struct nfhp_entry *e;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 
 	if (stop - i > most)
 		stop = i + most;
-	nfhp_seq_iter_init(&it, &old->e, i);
+	nfhp_pageseq_iter_init(&it, &old->e, i);
 	for (; i < stop; i++) {
-		e = nfhp_seq_iter_next(&it);
+		e = nfhp_pageseq_iter_next(&it);
 		if (e->depth < depth || (e->depth == depth && e->rule != r))
 			break;
 	}
@@ -209,7 +209,7 @@ static int nfhp_reflat_first(const struct nfhp_reflat *w,
 
 	for (; oj < oc->rules.n; oj++) {
 		r = nfhp_chain_at(oc, oj);
-		order = nfhp_firsts_find(w->firsts, r);
+		order = nfhp_rule_starts_find(w->rule_starts, r);
 		if (order != NFHP_ORDER_UNSET)
 			break;
 	}
@@ -317,7 +317,7 @@ static unsigned int nfhp_reflat_same_len(const struct nfhp_chain *oc,
 	if (!nfhp_tunables.update_verify)
 		len = known;
 	/* The chains' rule pointers, pages they share unread: no entry is. */
-	len += nfhp_seq_same_len(&nc->rules, j + len, &oc->rules, oj + len,
+	len += nfhp_pageseq_same_len(&nc->rules, j + len, &oc->rules, oj + len,
 				 most - len);
 	WARN_ON_ONCE(len < known);
 	return len;
@@ -453,7 +453,7 @@ static int nfhp_reflatten_hook(struct nfhp_ruleset *rs, int h,
 	const struct nfhp_flat *old = &rs->hooks[h].flat;
 	struct nfhp_reflat w = {
 		.rs = rs, .fl = fl, .old = old, .d = d,
-		.firsts = &rs->hooks[h].firsts, .stable = rs->stable,
+		.rule_starts = &rs->hooks[h].rule_starts, .stable = rs->stable,
 	};
 	unsigned int pos = 0;
 	int err;
@@ -498,13 +498,13 @@ bool nfhp_rebuild_certain(const struct nfhp_ruleset *rs, int h)
  * The candidate index of hook @h for an update from its committed entries
  * @old, or NULL when there is none and no memory to build it.
  */
-static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
-					     const struct nfhp_flat *old)
+static struct nfhp_cand_index *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
+						const struct nfhp_flat *old)
 {
-	struct nfhp_candidx *idx = &rs->hooks[h].cands;
+	struct nfhp_cand_index *idx = &rs->hooks[h].cands;
 
-	if (!idx->valid && nfhp_candidx_build(&rs->mem, idx, &old->e,
-					      old->e.n - 1))
+	if (!idx->valid && nfhp_cand_index_build(&rs->mem, idx, &old->e,
+						 old->e.n - 1))
 		return NULL;
 	return idx;
 }
@@ -513,13 +513,14 @@ static struct nfhp_candidx *nfhp_cands_index(struct nfhp_ruleset *rs, int h,
  * The index of first entries of hook @h for an update from its committed
  * entries @old, or NULL when there is none and no memory to build it.
  */
-static const struct nfhp_firsts *
-nfhp_firsts_index(struct nfhp_ruleset *rs, int h, const struct nfhp_flat *old)
+static const struct nfhp_rule_starts *
+nfhp_rule_starts_index(struct nfhp_ruleset *rs, int h,
+		       const struct nfhp_flat *old)
 {
-	struct nfhp_firsts *f = &rs->hooks[h].firsts;
+	struct nfhp_rule_starts *f = &rs->hooks[h].rule_starts;
 
-	if (!f->valid && nfhp_firsts_build(&rs->mem, f, &old->e, old->e.n,
-					   rs->live->chains[h]->rules.n))
+	if (!f->valid && nfhp_rule_starts_build(&rs->mem, f, &old->e, old->e.n,
+						rs->live->chains[h]->rules.n))
 		return NULL;
 	return f;
 }
@@ -532,35 +533,36 @@ nfhp_firsts_index(struct nfhp_ruleset *rs, int h, const struct nfhp_flat *old)
  * its rule is noted again.  Without memory the index is cleared, to be
  * built again by the next update.  Tests check it against one built.
  */
-static void nfhp_firsts_apply(struct nfhp_ruleset *rs, struct nfhp_firsts *f,
-			      const struct nfhp_flat *old,
+static void nfhp_rule_starts_apply(struct nfhp_ruleset *rs,
+				   struct nfhp_rule_starts *f,
+				   const struct nfhp_flat *old,
 			      const struct nfhp_flat *fl,
 			      const struct nfhp_delta *d, int h)
 {
-	struct nfhp_firsts built = {};
+	struct nfhp_rule_starts built = {};
 	const struct nfhp_entry *e;
 	unsigned int i;
 
 	for (i = 0; i < d->nremoved; i++) {
 		e = nfhp_flat_at(old, d->removed[i]);
 		if (!e->depth && e->rule)
-			nfhp_firsts_del(f, e->rule, e->order);
+			nfhp_rule_starts_del(f, e->rule, e->order);
 	}
 	for (i = 0; i < d->nadded; i++) {
 		e = nfhp_flat_at(fl, d->added[i]);
 		if (e->depth || !e->rule)
 			continue;
-		if (nfhp_firsts_add(&rs->mem, f, e->rule, e->order)) {
-			nfhp_firsts_clear(&rs->mem, f);
+		if (nfhp_rule_starts_add(&rs->mem, f, e->rule, e->order)) {
+			nfhp_rule_starts_clear(&rs->mem, f);
 			return;
 		}
 	}
 	if (!nfhp_tunables.update_verify ||
-	    nfhp_firsts_build(&rs->mem, &built, &fl->e, fl->e.n,
-			      rs->work->chains[h]->rules.n))
+	    nfhp_rule_starts_build(&rs->mem, &built, &fl->e, fl->e.n,
+				   rs->work->chains[h]->rules.n))
 		return;
-	WARN_ON_ONCE(!nfhp_firsts_equal(f, &built));
-	nfhp_firsts_clear(&rs->mem, &built);
+	WARN_ON_ONCE(!nfhp_rule_starts_equal(f, &built));
+	nfhp_rule_starts_clear(&rs->mem, &built);
 }
 
 /*
@@ -568,7 +570,8 @@ static void nfhp_firsts_apply(struct nfhp_ruleset *rs, struct nfhp_firsts *f,
  * @d lists the changes of; without memory it is cleared, to be built
  * again by the next update.
  */
-static void nfhp_cands_apply(struct nfhp_ruleset *rs, struct nfhp_candidx *idx,
+static void nfhp_cands_apply(struct nfhp_ruleset *rs,
+			     struct nfhp_cand_index *idx,
 			     const struct nfhp_flat *old,
 			     const struct nfhp_flat *fl,
 			     const struct nfhp_delta *d)
@@ -581,16 +584,16 @@ static void nfhp_cands_apply(struct nfhp_ruleset *rs, struct nfhp_candidx *idx,
 	for (i = 0; i < d->nremoved && ok; i++) {
 		e = nfhp_flat_at(old, d->removed[i]);
 		nfhp_entry_sum_fill(&sum, e->box);
-		ok = !WARN_ON_ONCE(!nfhp_candidx_del(&rs->mem, idx, e->group, e,
-						     &sum));
+		ok = nfhp_cand_index_del(&rs->mem, idx, e->group, e, &sum);
+		WARN_ON_ONCE(!ok);
 	}
 	for (i = 0; i < d->nadded && ok; i++) {
 		e = nfhp_flat_at(fl, d->added[i]);
 		nfhp_entry_sum_fill(&sum, e->box);
-		ok = !nfhp_candidx_add(&rs->mem, idx, e->group, e, &sum);
+		ok = !nfhp_cand_index_add(&rs->mem, idx, e->group, e, &sum);
 	}
 	if (!ok)
-		nfhp_candidx_clear(&rs->mem, idx);
+		nfhp_cand_index_clear(&rs->mem, idx);
 }
 
 /* List in @fl the committed entries @d removes, for the release. */
@@ -643,7 +646,7 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	int err = -ENOMEM;
 
 	if (!cur || !old->e.n || !rs->live || !rs->stable || old->voids ||
-	    !nfhp_firsts_index(rs, h, old))
+	    !nfhp_rule_starts_index(rs, h, old))
 		return -EAGAIN;
 	fl->fold = old->fold;
 	/* Entries carried over may run xtables targets, or skip. */
@@ -665,7 +668,7 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	fl->own = d.added;
 	fl->own_cap = d.added_cap;
 	/* Room for about as many pages as before: no doubling copies. */
-	err = nfhp_seq_reserve(&rs->mem, &fl->e, old->e.npages + 4);
+	err = nfhp_pageseq_reserve(&rs->mem, &fl->e, old->e.npages + 4);
 	if (!err)
 		err = nfhp_reflatten_hook(rs, h, fl, &d, &changes);
 	/*
@@ -688,7 +691,8 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	if (!err && cx.idx)
 		nfhp_cands_apply(rs, &rs->hooks[h].cands, old, fl, &d);
 	if (!err)
-		nfhp_firsts_apply(rs, &rs->hooks[h].firsts, old, fl, &d, h);
+		nfhp_rule_starts_apply(rs, &rs->hooks[h].rule_starts, old, fl,
+				       &d, h);
 	/*
 	 * On failure the rule set goes on with its committed entries.  The
 	 * trees go first: their leaves may be the new entries' own.

@@ -53,7 +53,7 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 				    unsigned int ngone)
 {
 	unsigned int i = 0, j = 0;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	struct nfhp_entry *e;
 
 	if (gone) {
@@ -77,8 +77,8 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 		for (; i < (unsigned int)from[j]; i++)
 			nfhp_entry_free(rs, fl, nfhp_flat_at(fl, i));
 	}
-	nfhp_seq_iter_init(&it, &fl->e, i);
-	while ((e = nfhp_seq_iter_next(&it)))
+	nfhp_pageseq_iter_init(&it, &fl->e, i);
+	while ((e = nfhp_pageseq_iter_next(&it)))
 		nfhp_entry_free(rs, fl, e);
 	nfhp_flat_recycle(rs, fl);
 	memset(fl, 0, sizeof(*fl));

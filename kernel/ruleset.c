@@ -61,8 +61,8 @@ void nfhp_hook_indexes_clear(struct nfhp_ruleset *rs, int h)
 {
 	struct nfhp_scoped *sc = &rs->hooks[h].scoped;
 
-	nfhp_candidx_clear(&rs->mem, &rs->hooks[h].cands);
-	nfhp_firsts_clear(&rs->mem, &rs->hooks[h].firsts);
+	nfhp_cand_index_clear(&rs->mem, &rs->hooks[h].cands);
+	nfhp_rule_starts_clear(&rs->mem, &rs->hooks[h].rule_starts);
 	nfhp_free(&rs->mem, sc->e, sc->cap * sizeof(*sc->e));
 	memset(sc, 0, sizeof(*sc));
 }
@@ -462,8 +462,8 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
  * Return: the entries in order, their number @n; they change with the
  * next commit.
  */
-const struct nfhp_seq *nfhp_ruleset_entries(const struct nfhp_ruleset *rs,
-					    enum nfhp_hook hook)
+const struct nfhp_pageseq *nfhp_ruleset_entries(const struct nfhp_ruleset *rs,
+						enum nfhp_hook hook)
 {
 	return &rs->hooks[hook].flat.e;
 }

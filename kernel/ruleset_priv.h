@@ -12,18 +12,18 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
-#include "candidx.h"
+#include "cand_index.h"
 #include "counter.h"
 #include "ext.h"
-#include "firsts.h"
+#include "rule_starts.h"
 #include "group.h"
 #include "lookup.h"
 #include "match.h"
 #include "mem.h"
-#include "rank.h"
+#include "lower_bound.h"
 #include "ruleset.h"
 #include "scratch.h"
-#include "seq.h"
+#include "pageseq.h"
 #include "stats.h"
 #include "tree.h"
 #include "tunables.h"
@@ -109,9 +109,9 @@ static_assert(sizeof(struct nfhp_rule) <= 96);
  *	staged copy both are 0, or stale and true, for it is the committed
  *	chain then
  * @rules: the rules in order, in pages that a staged copy shares with the
- *	committed chain (seq.c)
+ *	committed chain (pageseq.c)
  * @from: for a staged copy, the committed chain it was copied from, whose
- *	pages of rules it takes over at the commit (nfhp_seq_succeed())
+ *	pages of rules it takes over at the commit (nfhp_pageseq_succeed())
  */
 struct nfhp_chain {
 	char name[NFHP_CHAIN_NAME_LEN];
@@ -125,7 +125,7 @@ struct nfhp_chain {
 	unsigned int njump;
 	unsigned int same_head;
 	unsigned int same_tail;
-	struct nfhp_seq rules;
+	struct nfhp_pageseq rules;
 	struct nfhp_chain *from;
 };
 
@@ -196,7 +196,7 @@ struct nfhp_hook_tables {
 	const struct nfhp_node *seq[2][NFHP_WIDTH_TREES];
 	u8 ntrees[2];
 	u8 policy;
-	struct nfhp_seq entries;
+	struct nfhp_pageseq entries;
 };
 
 /**
@@ -240,7 +240,7 @@ struct nfhp_tables {
  * @cap: room in @sum
  * @summed: @sum is kept: the entries of a chain with jumps flattened
  *	afresh, whose updates scan the summaries; nfhp_update_rules()
- *	finds its candidates in the index (candidx.h) and copies none
+ *	finds its candidates in the index (cand_index.h) and copies none
  * @rekeys: some entry runs an xtables target, which may change the
  *	packet and go on (nfhp_classify_linear()), or did before an
  *	update removed it: updates carry it over
@@ -254,7 +254,7 @@ struct nfhp_tables {
  * @mark: where the staged entries start
  */
 struct nfhp_flat {
-	struct nfhp_seq e;
+	struct nfhp_pageseq e;
 	struct nfhp_entry_sum *sum;
 	int *from;
 	unsigned int from_cap;
@@ -319,7 +319,7 @@ struct nfhp_scoped {
  * @step: what of rule @i is flattened next
  */
 struct nfhp_flat_frame {
-	const struct nfhp_seq *rules;
+	const struct nfhp_pageseq *rules;
 	const struct nfhp_rule *one;
 	unsigned int n;
 	unsigned int i;
@@ -467,18 +467,18 @@ struct nfhp_spare {
  * @policy_cnt: the counter of the policy
  * @cands: the index of the committed entries that an update that walked
  *	the chains finds its candidates with, built at the first such update
- *	(candidx.h)
+ *	(cand_index.h)
  * @scoped: the committed entries that skip, for such updates
- * @firsts: where each rule of the built-in chain begins among the
- *	committed entries, for such updates (firsts.h)
+ * @rule_starts: where each rule of the built-in chain begins among the
+ *	committed entries, for such updates (rule_starts.h)
  * @fold_age: commits since the fold was last chosen
  */
 struct nfhp_hook_state {
 	struct nfhp_flat flat;
 	struct nfhp_rcounter policy_cnt;
-	struct nfhp_candidx cands;
+	struct nfhp_cand_index cands;
 	struct nfhp_scoped scoped;
-	struct nfhp_firsts firsts;
+	struct nfhp_rule_starts rule_starts;
 	unsigned int fold_age;
 };
 
@@ -591,7 +591,7 @@ struct nfhp_spare_seen {
  * @fl: the new entries
  */
 struct nfhp_cands {
-	const struct nfhp_candidx *idx;
+	const struct nfhp_cand_index *idx;
 	const struct nfhp_entry **removed;
 	unsigned int nremoved;
 	const struct nfhp_delta *d;
@@ -602,7 +602,7 @@ struct nfhp_cands {
 static inline struct nfhp_entry *nfhp_flat_at(const struct nfhp_flat *fl,
 					      unsigned int i)
 {
-	return nfhp_seq_get(&fl->e, i);
+	return nfhp_pageseq_get(&fl->e, i);
 }
 
 /*
@@ -629,7 +629,7 @@ static inline bool nfhp_rule_branches(const struct nfhp_rule *r)
 static inline struct nfhp_rule *nfhp_chain_at(const struct nfhp_chain *c,
 					      unsigned int i)
 {
-	return nfhp_seq_get(&c->rules, i);
+	return nfhp_pageseq_get(&c->rules, i);
 }
 
 static inline const struct nfhp_model *nfhp_view(const struct nfhp_ruleset *rs)
@@ -792,8 +792,8 @@ void nfhp_hook_trees_drop(struct nfhp_ruleset *rs,
 void nfhp_tables_put(struct nfhp_ruleset *rs, struct nfhp_tables *t);
 
 /* classify.c */
-unsigned int nfhp_entries_rank(const struct nfhp_seq *s,
-			       unsigned int lo, unsigned int hi,
+unsigned int nfhp_entries_lower_bound(const struct nfhp_pageseq *s,
+				      unsigned int lo, unsigned int hi,
 			       u64 order);
 
 #endif /* _NFHP_RULESET_PRIV_H */

@@ -76,7 +76,7 @@ static int nfhp_scope_set(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		nfhp_free(&rs->mem, copy, sizeof(*copy));
 		copy = NULL;
 	}
-	if (copy && nfhp_seq_set(&rs->mem, &fl->e, i, copy)) {
+	if (copy && nfhp_pageseq_set(&rs->mem, &fl->e, i, copy)) {
 		if (box)
 			nfhp_box_free(&rs->mem, box);
 		nfhp_free(&rs->mem, copy, sizeof(*copy));
@@ -268,12 +268,12 @@ static void nfhp_scope_after(const struct nfhp_flat *fl, unsigned int p,
 {
 	const struct nfhp_entry *e = nfhp_flat_at(fl, p);
 	unsigned int q = fl->e.n - 1;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 
 	if (!nfhp_scope_at_policy(e)) {
-		nfhp_seq_iter_init(&it, &fl->e, p + 1);
+		nfhp_pageseq_iter_init(&it, &fl->e, p + 1);
 		for (q = p + 1; q + 1 < fl->e.n; q++)
-			if (nfhp_scope_ends_at(e, nfhp_seq_iter_next(&it)))
+			if (nfhp_scope_ends_at(e, nfhp_pageseq_iter_next(&it)))
 				break;
 	}
 	end->lo = nfhp_flat_at(fl, q - 1)->order;
@@ -283,7 +283,7 @@ static void nfhp_scope_after(const struct nfhp_flat *fl, unsigned int p,
 /* The index of the first entry of @fl whose key is @order or more. */
 static unsigned int nfhp_flat_lower(const struct nfhp_flat *fl, u64 order)
 {
-	return nfhp_entries_rank(&fl->e, 0, fl->e.n, order);
+	return nfhp_entries_lower_bound(&fl->e, 0, fl->e.n, order);
 }
 
 /**
@@ -309,7 +309,7 @@ unsigned int nfhp_flat_lower_from(const struct nfhp_flat *fl,
 		hi += step;
 		step *= 2;
 	}
-	return nfhp_entries_rank(&fl->e, lo, min(hi, fl->e.n), order);
+	return nfhp_entries_lower_bound(&fl->e, lo, min(hi, fl->e.n), order);
 }
 
 /* The index of the entry of @fl with the key @order, or -1. */
@@ -348,7 +348,7 @@ static u64 *nfhp_delta_keys(struct nfhp_ruleset *rs, const struct nfhp_flat *fl,
 static bool nfhp_keys_none_in(const u64 *keys, unsigned int n, u64 lo,
 			      u64 hi)
 {
-	unsigned int i = nfhp_u64_rank(keys, n, lo);
+	unsigned int i = nfhp_u64_lower_bound(keys, n, lo);
 
 	return i == n || keys[i] > hi;
 }

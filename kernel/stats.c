@@ -151,10 +151,10 @@ static void nfhp_mark_reached(const struct nfhp_ruleset *rs,
 			      struct nfhp_ptrset *reached, unsigned int *total)
 {
 	const struct nfhp_entry *e;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 
-	nfhp_seq_iter_init(&it, nfhp_ruleset_entries(rs, hook), 0);
-	while ((e = nfhp_seq_iter_next(&it))) {
+	nfhp_pageseq_iter_init(&it, nfhp_ruleset_entries(rs, hook), 0);
+	while ((e = nfhp_pageseq_iter_next(&it))) {
 		if (!e->rule || e->action == NFHP_ENTRY_HOTDROP ||
 		    nfhp_ptrset_has(reached, e->rule) ||
 		    !nfhp_ptrset_has(in_leaf, e) ||

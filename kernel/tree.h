@@ -12,7 +12,7 @@
 #include "match.h"
 #include "ruleset.h"
 #include "scratch.h"
-#include "seq.h"
+#include "pageseq.h"
 #include "stats.h"
 
 /*
@@ -384,8 +384,8 @@ const struct nfhp_node *nfhp_ruleset_tree(const struct nfhp_ruleset *rs,
 					  enum nfhp_hook hook,
 					  unsigned int group,
 					  struct nfhp_forest **f);
-const struct nfhp_seq *nfhp_ruleset_entries(const struct nfhp_ruleset *rs,
-					    enum nfhp_hook hook);
+const struct nfhp_pageseq *nfhp_ruleset_entries(const struct nfhp_ruleset *rs,
+						enum nfhp_hook hook);
 unsigned int nfhp_ruleset_entry_tree(const struct nfhp_ruleset *rs,
 				     enum nfhp_hook hook,
 				     const struct nfhp_entry *e);

@@ -4,7 +4,7 @@
  */
 #include "group.h"
 #include "ruleset.h"
-#include "seq.h"
+#include "pageseq.h"
 #include "stats.h"
 #include "tree.h"
 #include "tunables.h"
@@ -21,7 +21,7 @@ struct nfhp_tunables nfhp_tunables = {
 	.hash_min_chains = NFHP_HASH_MIN_CHAINS,
 	.fold_copies = NFHP_FOLD_COPIES,
 	.shadow_budget = NFHP_SHADOW_ENTRY_BUDGET,
-	.seq_page_max = NFHP_SEQ_PAGE,
+	.page_fill = NFHP_PAGESEQ_PAGE,
 	.node_fanout = NFHP_NODE_FANOUT,
 	.node_piece = NFHP_NODE_PIECE,
 	.list_max = NFHP_LIST_MAX,

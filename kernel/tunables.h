@@ -39,8 +39,8 @@
  *	is folded (%NFHP_FOLD_COPIES, group.h)
  * @shadow_budget: nodes and list tests the shadow search of one entry may
  *	visit (%NFHP_SHADOW_ENTRY_BUDGET, stats.h)
- * @seq_page_max: pointers a page of a sequence is filled up to
- *	(%NFHP_SEQ_PAGE, seq.h)
+ * @page_fill: pointers a page of a sequence is filled up to
+ *	(%NFHP_PAGESEQ_PAGE, pageseq.h)
  * @node_fanout: intervals a node may hold, half of them, before it is cut
  *	into pieces (%NFHP_NODE_FANOUT, tree.h)
  * @node_piece: intervals of such a piece (%NFHP_NODE_PIECE)
@@ -71,7 +71,7 @@ struct nfhp_tunables {
 	bool one_tree;
 	u32 fold_copies;
 	u32 shadow_budget;
-	u32 seq_page_max;
+	u32 page_fill;
 	u32 node_fanout;
 	u32 node_piece;
 	bool splice_verify;

@@ -216,15 +216,15 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 	unsigned int n = fl->e.n - 1 + NFHP_GROUPS;
 	bool groups = nfhp_flat_groupable(fl);
 	const struct nfhp_entry *e;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 
 	memset(gr, 0, sizeof(*gr));
 	gr->all = kvmalloc_array(n, sizeof(*gr->all), GFP_KERNEL);
 	if (!gr->all)
 		return -ENOMEM;
-	nfhp_seq_iter_init(&it, &fl->e, 0);
+	nfhp_pageseq_iter_init(&it, &fl->e, 0);
 	for (i = 0; i < p; i++) {
-		e = nfhp_seq_iter_next(&it);
+		e = nfhp_pageseq_iter_next(&it);
 		if (!(e->flags & NFHP_ENTRY_VOID))
 			gr->n[groups ? it.tag : 0]++;
 	}
@@ -233,15 +233,15 @@ static int nfhp_groups_fill(const struct nfhp_flat *fl, struct nfhp_groups *gr)
 		pos += gr->n[g] + 1;
 		gr->n[g] = 0;
 	}
-	nfhp_seq_iter_init(&it, &fl->e, 0);
+	nfhp_pageseq_iter_init(&it, &fl->e, 0);
 	for (i = 0; i < p; i++) {
-		e = nfhp_seq_iter_next(&it);
+		e = nfhp_pageseq_iter_next(&it);
 		if (e->flags & NFHP_ENTRY_VOID)
 			continue;
 		g = groups ? it.tag : 0;
 		gr->e[g][gr->n[g]++] = e;
 	}
-	e = nfhp_seq_iter_next(&it);
+	e = nfhp_pageseq_iter_next(&it);
 	for (g = 0; g < NFHP_GROUPS; g++)
 		gr->e[g][gr->n[g]++] = e;	/* the policy */
 	return 0;
@@ -269,7 +269,7 @@ static unsigned int nfhp_flat_bound(const struct nfhp_model *m)
 static void nfhp_flat_regroup(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			      int h)
 {
-	struct nfhp_seq_page *pg;
+	struct nfhp_pageseq_page *pg;
 	struct nfhp_entry *e;
 	unsigned int k, x;
 	u8 fold;
@@ -500,7 +500,7 @@ static void nfhp_txn_publish(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			continue;
 		swap(rs->hooks[h].flat, flat[h]);
 		/* The pages the new entries share are theirs from now on. */
-		nfhp_seq_succeed(&rs->hooks[h].flat.e, &flat[h].e);
+		nfhp_pageseq_succeed(&rs->hooks[h].flat.e, &flat[h].e);
 	}
 	nfhp_where_drop(rs);
 	nfhp_chains_succeed(rs);

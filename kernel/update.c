@@ -39,12 +39,13 @@ static unsigned int nfhp_flat_diff(const struct nfhp_flat *old,
 {
 	unsigned int i = 0, j, k, changes = 0;
 	const struct nfhp_entry *a, *b;
-	struct nfhp_seq_iter io, it;
+	struct nfhp_pageseq_iter io, it;
 
-	nfhp_seq_iter_init(&io, &old->e, 0);
-	a = nfhp_seq_iter_next(&io);	/* old entry i, NULL past the last */
-	nfhp_seq_iter_init(&it, &fl->e, 0);
-	for (j = 0; (b = nfhp_seq_iter_next(&it)); j++) {
+	nfhp_pageseq_iter_init(&io, &old->e, 0);
+	/* a is old entry i, NULL past the last. */
+	a = nfhp_pageseq_iter_next(&io);
+	nfhp_pageseq_iter_init(&it, &fl->e, 0);
+	for (j = 0; (b = nfhp_pageseq_iter_next(&it)); j++) {
 		if (a && !nfhp_entry_same(a, b)) {
 			for (k = 1; k < NFHP_DIFF_WINDOW && i + k < old->e.n;
 			     k++)
@@ -53,13 +54,13 @@ static unsigned int nfhp_flat_diff(const struct nfhp_flat *old,
 			if (i + k < old->e.n && k < NFHP_DIFF_WINDOW) {
 				changes += k;	/* old i .. i + k - 1 removed */
 				i += k;
-				nfhp_seq_iter_init(&io, &old->e, i);
-				a = nfhp_seq_iter_next(&io);
+				nfhp_pageseq_iter_init(&io, &old->e, i);
+				a = nfhp_pageseq_iter_next(&io);
 			}
 		}
 		if (a && nfhp_entry_same(a, b)) {
 			match[j] = i++;
-			a = nfhp_seq_iter_next(&io);
+			a = nfhp_pageseq_iter_next(&io);
 			continue;
 		}
 		match[j] = -1;	/* added */
@@ -160,16 +161,16 @@ static unsigned int nfhp_group_gather(const struct nfhp_flat *fl,
 {
 	bool groups = nfhp_flat_groupable(fl);
 	const struct nfhp_entry *e;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	unsigned int i, n = 0;
 
-	nfhp_seq_iter_init(&it, &fl->e, 0);
+	nfhp_pageseq_iter_init(&it, &fl->e, 0);
 	for (i = 0; i + 1 < fl->e.n; i++) {
-		e = nfhp_seq_iter_next(&it);
+		e = nfhp_pageseq_iter_next(&it);
 		if (!groups || it.tag == g)
 			out[n++] = e;
 	}
-	out[n++] = nfhp_seq_iter_next(&it);
+	out[n++] = nfhp_pageseq_iter_next(&it);
 	return n;
 }
 
@@ -177,7 +178,7 @@ static unsigned int nfhp_group_gather(const struct nfhp_flat *fl,
 static bool nfhp_group_used(const struct nfhp_flat *fl, unsigned int g)
 {
 	unsigned int k, len, left = fl->e.n ? fl->e.n - 1 : 0;
-	const struct nfhp_seq_page *pg;
+	const struct nfhp_pageseq_page *pg;
 
 	for (k = 0; k < fl->e.npages && left; k++) {
 		pg = fl->e.slot[k].page;
@@ -261,7 +262,7 @@ static unsigned int nfhp_cands_find(const struct nfhp_cands *cx,
 	/* Entries that skip others share one tree: ask every group. */
 	for (q.g = groups ? g : 0; q.g < (groups ? g + 1 : NFHP_GROUPS);
 	     q.g++)
-		nfhp_candidx_query(cx->idx, q.g, x, nfhp_cands_take, &q);
+		nfhp_cand_index_query(cx->idx, q.g, x, nfhp_cands_take, &q);
 	for (a = 0; a < cx->d->nadded; a++) {
 		e = nfhp_flat_at(fl, cx->d->added[a]);
 		if (groups && e->group != g)
@@ -291,12 +292,12 @@ static void nfhp_cands_scan(const struct nfhp_flat *fl, unsigned int g,
 	const struct nfhp_entry_sum *sum = &own;
 	bool groups = nfhp_flat_groupable(fl);
 	const struct nfhp_entry *e;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	unsigned int i, k;
 
-	nfhp_seq_iter_init(&it, &fl->e, 0);
+	nfhp_pageseq_iter_init(&it, &fl->e, 0);
 	for (i = 0; i + 1 < fl->e.n; i++) {
-		e = nfhp_seq_iter_next(&it);
+		e = nfhp_pageseq_iter_next(&it);
 		if (groups && it.tag != g)
 			continue;
 		/* A walking update keeps no summaries: read the box. */
@@ -396,7 +397,7 @@ static bool nfhp_entries_pair(const struct nfhp_entry *a,
  * whose trees were built anew from @fl to @built, and left alone after.
  */
 static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
-			       int h, const struct nfhp_seq *e,
+			       int h, const struct nfhp_pageseq *e,
 			       const unsigned int *changed, unsigned int n,
 			       const struct nfhp_flat *fl,
 			       const struct nfhp_cands *cx,
@@ -411,9 +412,9 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 
 	for (k = 0; k < n && !err; k++) {
 		i = changed[k];
-		ch[0] = nfhp_seq_get(e, i);
+		ch[0] = nfhp_pageseq_get(e, i);
 		ch[1] = k + 1 < n && changed[k + 1] == i + 1 ?
-			nfhp_seq_get(e, i + 1) : NULL;
+			nfhp_pageseq_get(e, i + 1) : NULL;
 		nch = 1;
 		if (ch[1] && nfhp_entries_pair(ch[0], ch[1])) {
 			nch++;

@@ -6,8 +6,8 @@
  */
 #include <stdarg.h>
 
-#include "candidx.h"
-#include "firsts.h"
+#include "cand_index.h"
+#include "rule_starts.h"
 #include "ext.h"
 #include "group.h"
 #include "ifname.h"
@@ -677,8 +677,8 @@ static void test_order_ends(void)
 }
 
 /* Pages of @now that are pages of @old too. */
-static unsigned int pages_shared(const struct nfhp_seq *now,
-				 const struct nfhp_seq_page *const *old,
+static unsigned int pages_shared(const struct nfhp_pageseq *now,
+				 const struct nfhp_pageseq_page *const *old,
 				 unsigned int nold)
 {
 	unsigned int k, j, n = 0;
@@ -699,8 +699,8 @@ static void test_entry_pages(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
-	const struct nfhp_seq_page *old[16];
-	const struct nfhp_seq *e;
+	const struct nfhp_pageseq_page *old[16];
+	const struct nfhp_pageseq *e;
 	const char *msg = NULL;
 	unsigned int i, nold, n0, pos;
 	unsigned int over = 0;
@@ -749,7 +749,7 @@ static void test_entry_pages(void)
 		ok &= i < 300 ?
 		      !nfhp_rule_insert(rs, "FORWARD", pos, r, NULL, &msg) :
 		      !nfhp_rule_delete(rs, "FORWARD", pos, &msg);
-		over += e->npages > 2 + e->n / (NFHP_SEQ_PAGE / 4);
+		over += e->npages > 2 + e->n / (NFHP_PAGESEQ_PAGE / 4);
 	}
 	check(ok && !over, "pages: 300 inserts and 300 deletes at random "
 	      "places: pages a quarter full or more (%u entries in %u pages "
@@ -998,7 +998,7 @@ static void test_adopt(void)
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	const struct nfhp_counter given = { .packets = 5, .bytes = 500 };
 	const struct nfhp_rule *fw[21], *cr[10];
-	const struct nfhp_seq_slot *e0, *e;
+	const struct nfhp_pageseq_slot *e0, *e;
 	const struct nfhp_chain *c0;
 	struct nfhp_verdict v;
 	struct nfhp_key k;
@@ -1135,7 +1135,7 @@ static void test_chain_update(void)
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	const struct nfhp_entry *last;
-	const struct nfhp_seq *e;
+	const struct nfhp_pageseq *e;
 	unsigned int most = 0;
 	const char *msg = NULL;
 	unsigned int k, j, n;
@@ -1156,7 +1156,7 @@ static void test_chain_update(void)
 	check(ok && !nfhp_txn_commit(rs, &msg), "%u chains of %u rules, "
 	      "a jump to each", NCH, NRULES);
 	e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
-	last = nfhp_seq_get(e, e->n - 2);
+	last = nfhp_pageseq_get(e, e->n - 2);
 	for (k = 0; k < NCH; k++) {
 		snprintf(name, sizeof(name), "C%u", k);
 		ok &= chain_rule(rs, name, k, 2 * k + 1, k + 2);
@@ -1166,7 +1166,7 @@ static void test_chain_update(void)
 	}
 	n = e->n;
 	check(ok && n == NCH * (NRULES + 2) + 1 &&
-	      nfhp_seq_get(e, n - 2) == last,
+	      nfhp_pageseq_get(e, n - 2) == last,
 	      "a rule inserted into each chain: verdicts right, the last "
 	      "chain's entries carried over");
 	check(most == 1, "each insert into a chain flattened %u entries at "
@@ -1339,10 +1339,10 @@ static void test_deep_jumps(void)
 /* The tree of FORWARD's rule @pos, whose only entry is its @pos-th. */
 static unsigned int fold_tree(struct nfhp_ruleset *rs, unsigned int pos)
 {
-	const struct nfhp_seq *e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
+	const struct nfhp_pageseq *e = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
 
 	return nfhp_ruleset_entry_tree(rs, NFHP_HOOK_FORWARD,
-				       nfhp_seq_get(e, pos - 1));
+				       nfhp_pageseq_get(e, pos - 1));
 }
 
 /* Append -s @addr/@len -j DROP to FORWARD; false on failure. */
@@ -2169,7 +2169,7 @@ static void drops_of(struct nfhp_ruleset *rs, u32 *port, unsigned int n)
  * An insert or delete that fails inside a transaction leaves its chain as
  * it was: the new rule is freed, the old one not retired, and the staged
  * chain, whose pages of rules it shares with the committed one until it
- * changes them (seq.c), holds the same rules.
+ * changes them (pageseq.c), holds the same rules.
  */
 static void test_change_enomem(void)
 {
@@ -3089,7 +3089,7 @@ static void test_entry_leaves(void)
 	struct nfhp_tree_stats st[2];
 	const struct nfhp_node *root;
 	unsigned int own[2] = {}, i, seen = 0;
-	const struct nfhp_seq *es;
+	const struct nfhp_pageseq *es;
 	struct nfhp_forest *f;
 	struct nfhp_ruleset *rs;
 	const char *msg = NULL;
@@ -3112,7 +3112,7 @@ static void test_entry_leaves(void)
 	      st[1].mem == st[0].mem, "and the same when asked again");
 	es = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
 	for (i = 0; i < es->n; i++)
-		seen += ((const struct nfhp_entry *)nfhp_seq_get(es, i))->seen;
+		seen += ((const struct nfhp_entry *)nfhp_pageseq_get(es, i))->seen;
 	check(!seen, "no entry keeps the walk's mark (%u do)", seen);
 	check(!nfhp_rule_delete(rs, "FORWARD", 10, &msg), "-D FORWARD 10");
 	root = fillers_tree(rs, &f);
@@ -3128,8 +3128,8 @@ static void test_entry_leaves(void)
 static void test_replaced_entries_untouched(void)
 {
 	struct nfhp_ruleset *rs = forward_of(NULL, 0, 10);
-	const struct nfhp_seq *now = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
-	const struct nfhp_seq old = *now;	/* as a packet holds it */
+	const struct nfhp_pageseq *now = nfhp_ruleset_entries(rs, NFHP_HOOK_FORWARD);
+	const struct nfhp_pageseq old = *now;	/* as a packet holds it */
 	const struct nfhp_entry **copy;
 	const char *msg = NULL;
 	unsigned int i, same = 0;
@@ -3137,12 +3137,12 @@ static void test_replaced_entries_untouched(void)
 	nfhp_ruleset_defer_release(rs, true);
 	copy = malloc(old.n * sizeof(*copy));
 	for (i = 0; i < old.n; i++)
-		copy[i] = nfhp_seq_get(&old, i);
+		copy[i] = nfhp_pageseq_get(&old, i);
 	check(!nfhp_rule_delete(rs, "FORWARD", 5, &msg), "-D FORWARD 5");
 	check(now->slot != old.slot && now->n == old.n - 1,
 	      "new entries published");
 	for (i = 0; i < old.n; i++)
-		same += copy[i] == nfhp_seq_get(&old, i);
+		same += copy[i] == nfhp_pageseq_get(&old, i);
 	check(same == old.n,
 	      "the replaced entries are as published until the grace period");
 	synchronize_rcu();
@@ -3210,10 +3210,10 @@ static void cx_take(void *arg, const struct nfhp_entry *e,
 
 /*
  * The candidate index against a scan of every entry: random hulls on
- * both sides of NFHP_CANDIDX_SPAN and at the ends of the address space,
+ * both sides of NFHP_CAND_INDEX_SPAN and at the ends of the address space,
  * random groups, a build and then adds and deletes, each query checked.
  */
-static void test_candidx(void)
+static void test_cand_index(void)
 {
 	enum { N = 12000, STEPS = 4000 };
 	struct nfhp_entry *ent = calloc(N, sizeof(*ent));
@@ -3224,8 +3224,8 @@ static void test_candidx(void)
 	u8 *group = calloc(N, 1);
 	struct nfhp_mem mem = { .limit = ~0ull }, boxes = { .limit = ~0ull };
 	struct nfhp_rule_spec *spec = spec_new(NFHP_ACT_DROP);
-	struct nfhp_candidx x = {};
-	struct nfhp_seq seq = {};
+	struct nfhp_cand_index x = {};
+	struct nfhp_pageseq seq = {};
 	unsigned int i, j, k, g, want, wrong = 0, queries = 0, lost = 0;
 	struct nfhp_box *box;
 	struct nfhp_entry_sum q;
@@ -3246,21 +3246,21 @@ static void test_candidx(void)
 		in[i] = i < N / 2;
 	}
 	for (i = 0; i < N; i++)
-		nfhp_seq_append(&mem, &seq, ptr[i], group[i]);
-	check(!nfhp_candidx_build(&mem, &x, &seq, N / 2) &&
-	      x.valid, "candidx: built from %u entries", N / 2);
+		nfhp_pageseq_append(&mem, &seq, ptr[i], group[i]);
+	check(!nfhp_cand_index_build(&mem, &x, &seq, N / 2) &&
+	      x.valid, "cand_index: built from %u entries", N / 2);
 	for (k = 0; k < STEPS; k++) {
 		i = cx_rnd(N);
 		if (in[i])
-			lost += !nfhp_candidx_del(&mem, &x, group[i], ptr[i],
+			lost += !nfhp_cand_index_del(&mem, &x, group[i], ptr[i],
 						  &sum[i]);
-		else if (nfhp_candidx_add(&mem, &x, group[i], ptr[i], &sum[i]))
+		else if (nfhp_cand_index_add(&mem, &x, group[i], ptr[i], &sum[i]))
 			lost++;
 		in[i] = !in[i];
 		cx_sum(&q);
 		g = cx_rnd(4);
 		f = (struct cx_found){ .e = found };
-		nfhp_candidx_query(&x, g, &q, cx_take, &f);
+		nfhp_cand_index_query(&x, g, &q, cx_take, &f);
 		for (j = 0, want = 0; j < N; j++) {
 			if (!in[j] || group[j] != g ||
 			    !nfhp_entry_sum_meet(&sum[j], &q))
@@ -3275,11 +3275,11 @@ static void test_candidx(void)
 				 !nfhp_entry_sum_meet(&sum[i], &q);
 		}
 	}
-	check(!lost, "candidx: every add and delete went through");
-	check(!wrong, "candidx: %u queries found what a scan finds", queries);
-	nfhp_candidx_clear(&mem, &x);
-	nfhp_seq_free(&mem, &seq);
-	check(!mem.used && !x.valid, "candidx: cleared, memory returned");
+	check(!lost, "cand_index: every add and delete went through");
+	check(!wrong, "cand_index: %u queries found what a scan finds", queries);
+	nfhp_cand_index_clear(&mem, &x);
+	nfhp_pageseq_free(&mem, &seq);
+	check(!mem.used && !x.valid, "cand_index: cleared, memory returned");
 	for (i = 0; i < N; i++)
 		nfhp_box_free(&boxes, (struct nfhp_box *)ent[i].box);
 	free(spec);
@@ -3304,8 +3304,8 @@ static void test_firsts(void)
 	static _Alignas(16) char space[N * 16];
 	struct nfhp_entry ent[5], *e[5];
 	struct nfhp_mem mem = { .limit = ~0ull };
-	struct nfhp_firsts f = {}, g = {};
-	struct nfhp_seq seq = {};
+	struct nfhp_rule_starts f = {}, g = {};
+	struct nfhp_pageseq seq = {};
 	u64 key[N], k;
 	unsigned int i, j, wrong = 0, held = 0;
 	const struct nfhp_rule *r[N];
@@ -3323,51 +3323,51 @@ static void test_firsts(void)
 	for (i = 0; i < 5; i++)
 		e[i] = &ent[i];
 	for (i = 0; i < 5; i++)
-		nfhp_seq_append(&mem, &seq, e[i], 0);
-	check(!nfhp_firsts_build(&mem, &f, &seq, 5, 2) && f.valid && f.n == 2 &&
-	      nfhp_firsts_find(&f, r[0]) == 10 &&
-	      nfhp_firsts_find(&f, r[2]) == 40 &&
-	      nfhp_firsts_find(&f, r[1]) == NFHP_ORDER_UNSET,
-	      "firsts: a jump's first own entry, no chain's rule, no policy");
-	nfhp_firsts_del(&f, r[0], 30);
-	check(nfhp_firsts_find(&f, r[0]) == 10,
-	      "firsts: a rule stays when another of its entries goes");
-	nfhp_firsts_clear(&mem, &f);
+		nfhp_pageseq_append(&mem, &seq, e[i], 0);
+	check(!nfhp_rule_starts_build(&mem, &f, &seq, 5, 2) && f.valid && f.n == 2 &&
+	      nfhp_rule_starts_find(&f, r[0]) == 10 &&
+	      nfhp_rule_starts_find(&f, r[2]) == 40 &&
+	      nfhp_rule_starts_find(&f, r[1]) == NFHP_ORDER_UNSET,
+	      "rule_starts: a jump's first own entry, no chain's rule, no policy");
+	nfhp_rule_starts_del(&f, r[0], 30);
+	check(nfhp_rule_starts_find(&f, r[0]) == 10,
+	      "rule_starts: a rule stays when another of its entries goes");
+	nfhp_rule_starts_clear(&mem, &f);
 	for (i = 0; i < STEPS; i++) {
 		j = cx_rnd(N / (i < STEPS / 2 ? 8 : 1));
 		k = cx_rnd(1000);
 		if (key[j] != NFHP_ORDER_UNSET && cx_rnd(2)) {
-			nfhp_firsts_del(&f, r[j], key[j]);
+			nfhp_rule_starts_del(&f, r[j], key[j]);
 			key[j] = NFHP_ORDER_UNSET;
 			held--;
 		} else {
-			wrong += !!nfhp_firsts_add(&mem, &f, r[j], k);
+			wrong += !!nfhp_rule_starts_add(&mem, &f, r[j], k);
 			held += key[j] == NFHP_ORDER_UNSET;
 			key[j] = min(key[j], k);
 		}
 		for (j = 0; j < N; j++)
-			wrong += nfhp_firsts_find(&f, r[j]) != key[j];
+			wrong += nfhp_rule_starts_find(&f, r[j]) != key[j];
 		wrong += f.n != held;
 	}
-	check(!wrong, "firsts: %u notes and removals agree with an array",
+	check(!wrong, "rule_starts: %u notes and removals agree with an array",
 	      STEPS);
 	for (i = 0; i < N; i++)
 		if (key[i] != NFHP_ORDER_UNSET)
-			wrong += !!nfhp_firsts_add(&mem, &g, r[i], key[i]);
-	check(!wrong && nfhp_firsts_equal(&f, &g) && nfhp_firsts_equal(&g, &f),
-	      "firsts: equal to the same rules noted afresh");
-	nfhp_firsts_del(&g, r[cx_rnd(N)], 1000);	/* no such key */
+			wrong += !!nfhp_rule_starts_add(&mem, &g, r[i], key[i]);
+	check(!wrong && nfhp_rule_starts_equal(&f, &g) && nfhp_rule_starts_equal(&g, &f),
+	      "rule_starts: equal to the same rules noted afresh");
+	nfhp_rule_starts_del(&g, r[cx_rnd(N)], 1000);	/* no such key */
 	if (held) {
 		for (j = 0; key[j] == NFHP_ORDER_UNSET; j++)
 			;
-		nfhp_firsts_del(&g, r[j], key[j]);
+		nfhp_rule_starts_del(&g, r[j], key[j]);
 	}
-	check(!held || !nfhp_firsts_equal(&f, &g),
-	      "firsts: unequal once a rule is gone");
-	nfhp_firsts_clear(&mem, &f);
-	nfhp_firsts_clear(&mem, &g);
-	nfhp_seq_free(&mem, &seq);
-	check(!mem.used && !f.valid, "firsts: cleared, memory returned");
+	check(!held || !nfhp_rule_starts_equal(&f, &g),
+	      "rule_starts: unequal once a rule is gone");
+	nfhp_rule_starts_clear(&mem, &f);
+	nfhp_rule_starts_clear(&mem, &g);
+	nfhp_pageseq_free(&mem, &seq);
+	check(!mem.used && !f.valid, "rule_starts: cleared, memory returned");
 }
 
 /*
@@ -3419,7 +3419,7 @@ int main(void)
 	test_box_contains();
 	test_counter_pool();
 	test_scratch_spares();
-	test_candidx();
+	test_cand_index();
 	test_firsts();
 	test_worked_example();
 	test_order_room();

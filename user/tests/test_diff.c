@@ -1048,9 +1048,9 @@ int main(int argc, char **argv)
 		flat_only = i & 1;
 		/*
 		 * Mostly tiny pages of rules and entries, so that chains
-		 * and hooks of a few rules have many (kernel/seq.c).
+		 * and hooks of a few rules have many (kernel/pageseq.c).
 		 */
-		nfhp_tunables.seq_page_max = i % 4 == 2 ? NFHP_SEQ_PAGE :
+		nfhp_tunables.page_fill = i % 4 == 2 ? NFHP_PAGESEQ_PAGE :
 							 2 + rnd(6);
 		/* Mostly tiny nodes, so that wide ones are cut everywhere. */
 		nfhp_tunables.node_fanout = i % 4 == 3 ? NFHP_NODE_FANOUT : 2 + rnd(4);

@@ -8,23 +8,23 @@
  * below the key, which is also the index of the first item at or above
  * it.  The kernel's bsearch() finds only equal items.
  */
-#ifndef _NFHP_RANK_H
-#define _NFHP_RANK_H
+#ifndef _NFHP_LOWER_BOUND_H
+#define _NFHP_LOWER_BOUND_H
 
 #include <linux/types.h>
 
 #include "tree.h"
 
 /**
- * nfhp_u64_rank() - how many of some sorted keys are below a key
+ * nfhp_u64_lower_bound() - how many of some sorted keys are below a key
  * @keys: the keys, rising
  * @n: how many
  * @k: the key
  *
  * Return: the index of the first of @keys at or above @k, @n if none is.
  */
-static inline unsigned int nfhp_u64_rank(const u64 *keys, unsigned int n,
-					 u64 k)
+static inline unsigned int nfhp_u64_lower_bound(const u64 *keys, unsigned int n,
+						u64 k)
 {
 	unsigned int lo = 0, hi = n, mid;
 
@@ -39,7 +39,7 @@ static inline unsigned int nfhp_u64_rank(const u64 *keys, unsigned int n,
 }
 
 /**
- * nfhp_entry_rank() - where an order falls among entries sorted by order
+ * nfhp_entry_lower_bound() - where an order falls among entries sorted by order
  * @e: the entries, their orders rising
  * @lo: the first entry searched
  * @hi: one past the last entry searched
@@ -48,9 +48,9 @@ static inline unsigned int nfhp_u64_rank(const u64 *keys, unsigned int n,
  * Return: the index of the first entry of @e[@lo .. @hi - 1] whose order
  * is @order or more, @hi if none is.
  */
-static inline unsigned int nfhp_entry_rank(const struct nfhp_entry *const *e,
-					   unsigned int lo, unsigned int hi,
-					   u64 order)
+static inline unsigned int
+nfhp_entry_lower_bound(const struct nfhp_entry *const *e, unsigned int lo,
+		       unsigned int hi, u64 order)
 {
 	unsigned int mid;
 
@@ -64,4 +64,4 @@ static inline unsigned int nfhp_entry_rank(const struct nfhp_entry *const *e,
 	return lo;
 }
 
-#endif /* _NFHP_RANK_H */
+#endif /* _NFHP_LOWER_BOUND_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nf-hipac: where each rule of a built-in chain begins, see firsts.h.
+ * nf-hipac: where each rule of a built-in chain begins, see rule_starts.h.
  *
  * A rule's entries in its hook are its own, at depth 0 (a hotdrop entry,
  * its box, its alternative box), and those of the chains it jumps to,
@@ -21,11 +21,12 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "firsts.h"
+#include "rule_starts.h"
 
 /* The slot of @rule, or the free one where it would go. */
-static struct nfhp_firsts_slot *
-nfhp_firsts_slot(const struct nfhp_firsts *f, const struct nfhp_rule *rule)
+static struct nfhp_rule_starts_slot *
+nfhp_rule_starts_slot(const struct nfhp_rule_starts *f,
+		      const struct nfhp_rule *rule)
 {
 	u32 i = nfhp_rule_hash(rule) & f->mask;
 
@@ -35,11 +36,11 @@ nfhp_firsts_slot(const struct nfhp_firsts *f, const struct nfhp_rule *rule)
 }
 
 /**
- * nfhp_firsts_clear() - empty the index and free its table
+ * nfhp_rule_starts_clear() - empty the index and free its table
  * @mem: the account it was charged to
  * @f: the index
  */
-void nfhp_firsts_clear(struct nfhp_mem *mem, struct nfhp_firsts *f)
+void nfhp_rule_starts_clear(struct nfhp_mem *mem, struct nfhp_rule_starts *f)
 {
 	if (f->slot)
 		nfhp_free(mem, f->slot, (f->mask + 1) * sizeof(*f->slot));
@@ -50,22 +51,23 @@ void nfhp_firsts_clear(struct nfhp_mem *mem, struct nfhp_firsts *f)
  * Slots at most this many fifths full: at 100,000 rules 2 MiB, and a
  * search still reads a few slots, a cache line or two.
  */
-#define NFHP_FIRSTS_LOAD	4
+#define NFHP_RULE_STARTS_LOAD	4
 
 /* Does a table of @size slots hold @n rules? */
-static bool nfhp_firsts_fits(u32 size, unsigned int n)
+static bool nfhp_rule_starts_fits(u32 size, unsigned int n)
 {
-	return (u64)n * 5 <= (u64)size * NFHP_FIRSTS_LOAD;
+	return (u64)n * 5 <= (u64)size * NFHP_RULE_STARTS_LOAD;
 }
 
 /* Room for @n rules, the rules held moved over. */
-static int nfhp_firsts_resize(struct nfhp_mem *mem, struct nfhp_firsts *f,
-			      unsigned int n)
+static int nfhp_rule_starts_resize(struct nfhp_mem *mem,
+				   struct nfhp_rule_starts *f,
+				   unsigned int n)
 {
-	struct nfhp_firsts old = *f;
+	struct nfhp_rule_starts old = *f;
 	u32 size = 16, i;
 
-	while (!nfhp_firsts_fits(size, n))
+	while (!nfhp_rule_starts_fits(size, n))
 		size *= 2;
 	f->slot = nfhp_alloc(mem, size * sizeof(*f->slot));
 	if (!f->slot) {
@@ -75,14 +77,15 @@ static int nfhp_firsts_resize(struct nfhp_mem *mem, struct nfhp_firsts *f,
 	f->mask = size - 1;
 	for (i = 0; old.slot && i <= old.mask; i++)
 		if (old.slot[i].rule)
-			*nfhp_firsts_slot(f, old.slot[i].rule) = old.slot[i];
+			*nfhp_rule_starts_slot(f, old.slot[i].rule) =
+				old.slot[i];
 	if (old.slot)
 		nfhp_free(mem, old.slot, (old.mask + 1) * sizeof(*old.slot));
 	return 0;
 }
 
 /**
- * nfhp_firsts_add() - note an entry of a rule
+ * nfhp_rule_starts_add() - note an entry of a rule
  * @mem: the account to charge
  * @f: the index
  * @rule: the rule
@@ -92,15 +95,15 @@ static int nfhp_firsts_resize(struct nfhp_mem *mem, struct nfhp_firsts *f,
  *
  * Return: 0 or -ENOMEM, the index unchanged then.
  */
-int nfhp_firsts_add(struct nfhp_mem *mem, struct nfhp_firsts *f,
-		    const struct nfhp_rule *rule, u64 order)
+int nfhp_rule_starts_add(struct nfhp_mem *mem, struct nfhp_rule_starts *f,
+			 const struct nfhp_rule *rule, u64 order)
 {
-	struct nfhp_firsts_slot *s;
+	struct nfhp_rule_starts_slot *s;
 
-	if (!nfhp_firsts_fits(f->mask + 1, f->n + 1) &&
-	    nfhp_firsts_resize(mem, f, 2 * (f->n + 1)))
+	if (!nfhp_rule_starts_fits(f->mask + 1, f->n + 1) &&
+	    nfhp_rule_starts_resize(mem, f, 2 * (f->n + 1)))
 		return -ENOMEM;
-	s = nfhp_firsts_slot(f, rule);
+	s = nfhp_rule_starts_slot(f, rule);
 	if (s->rule) {
 		s->order = min(s->order, order);
 		return 0;
@@ -112,26 +115,26 @@ int nfhp_firsts_add(struct nfhp_mem *mem, struct nfhp_firsts *f,
 }
 
 /**
- * nfhp_firsts_find() - where a rule's entries begin
+ * nfhp_rule_starts_find() - where a rule's entries begin
  * @f: the index
  * @rule: the rule
  *
  * Return: the order key of its first entry, %NFHP_ORDER_UNSET for a
  * rule it does not hold.
  */
-u64 nfhp_firsts_find(const struct nfhp_firsts *f,
-		     const struct nfhp_rule *rule)
+u64 nfhp_rule_starts_find(const struct nfhp_rule_starts *f,
+			  const struct nfhp_rule *rule)
 {
-	const struct nfhp_firsts_slot *s;
+	const struct nfhp_rule_starts_slot *s;
 
 	if (!f->slot)
 		return NFHP_ORDER_UNSET;
-	s = nfhp_firsts_slot(f, rule);
+	s = nfhp_rule_starts_slot(f, rule);
 	return s->rule ? s->order : NFHP_ORDER_UNSET;
 }
 
 /**
- * nfhp_firsts_del() - forget a rule whose first entry goes
+ * nfhp_rule_starts_del() - forget a rule whose first entry goes
  * @f: the index
  * @rule: the rule
  * @order: the order key of the entry that goes
@@ -140,15 +143,16 @@ u64 nfhp_firsts_find(const struct nfhp_firsts *f,
  * probed past its slot move back into the gap, so that no search stops
  * early at it; no tombstones.
  */
-void nfhp_firsts_del(struct nfhp_firsts *f, const struct nfhp_rule *rule,
-		     u64 order)
+void nfhp_rule_starts_del(struct nfhp_rule_starts *f,
+			  const struct nfhp_rule *rule,
+			  u64 order)
 {
-	struct nfhp_firsts_slot *s;
+	struct nfhp_rule_starts_slot *s;
 	u32 gap, i, home;
 
 	if (!f->slot)
 		return;
-	s = nfhp_firsts_slot(f, rule);
+	s = nfhp_rule_starts_slot(f, rule);
 	if (!s->rule || s->order != order)
 		return;
 	gap = s - f->slot;
@@ -165,7 +169,7 @@ void nfhp_firsts_del(struct nfhp_firsts *f, const struct nfhp_rule *rule,
 }
 
 /**
- * nfhp_firsts_equal() - do two indexes hold the same rules and keys?
+ * nfhp_rule_starts_equal() - do two indexes hold the same rules and keys?
  * @a: one index
  * @b: the other
  *
@@ -173,22 +177,22 @@ void nfhp_firsts_del(struct nfhp_firsts *f, const struct nfhp_rule *rule,
  *
  * Return: true when they do.
  */
-bool nfhp_firsts_equal(const struct nfhp_firsts *a,
-		       const struct nfhp_firsts *b)
+bool nfhp_rule_starts_equal(const struct nfhp_rule_starts *a,
+			    const struct nfhp_rule_starts *b)
 {
 	u32 i;
 
 	if (a->n != b->n)
 		return false;
 	for (i = 0; a->slot && i <= a->mask; i++)
-		if (a->slot[i].rule &&
-		    nfhp_firsts_find(b, a->slot[i].rule) != a->slot[i].order)
+		if (a->slot[i].rule && a->slot[i].order !=
+		    nfhp_rule_starts_find(b, a->slot[i].rule))
 			return false;
 	return true;
 }
 
 /**
- * nfhp_firsts_build() - index a hook's entries
+ * nfhp_rule_starts_build() - index a hook's entries
  * @mem: the account to charge
  * @f: an empty index
  * @e: the hook's entries in order
@@ -197,27 +201,27 @@ bool nfhp_firsts_equal(const struct nfhp_firsts *a,
  *
  * Return: 0, or -ENOMEM with @f empty.
  */
-int nfhp_firsts_build(struct nfhp_mem *mem, struct nfhp_firsts *f,
-		      const struct nfhp_seq *e, unsigned int n,
+int nfhp_rule_starts_build(struct nfhp_mem *mem, struct nfhp_rule_starts *f,
+			   const struct nfhp_pageseq *e, unsigned int n,
 		      unsigned int rules)
 {
 	const struct nfhp_rule *last = NULL;
 	const struct nfhp_entry *x;
-	struct nfhp_seq_iter it;
+	struct nfhp_pageseq_iter it;
 	unsigned int i;
 	int err;
 
-	err = nfhp_firsts_resize(mem, f, rules);
-	nfhp_seq_iter_init(&it, e, 0);
+	err = nfhp_rule_starts_resize(mem, f, rules);
+	nfhp_pageseq_iter_init(&it, e, 0);
 	for (i = 0; i < n && !err; i++) {
-		x = nfhp_seq_iter_next(&it);
+		x = nfhp_pageseq_iter_next(&it);
 		if (x->depth || !x->rule || x->rule == last)
 			continue;
 		last = x->rule;
-		err = nfhp_firsts_add(mem, f, last, x->order);
+		err = nfhp_rule_starts_add(mem, f, last, x->order);
 	}
 	if (err)
-		nfhp_firsts_clear(mem, f);
+		nfhp_rule_starts_clear(mem, f);
 	f->valid = !err;
 	return err;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Differential test of the shared-page sequences (seq.c) against plain
+ * Differential test of the shared-page sequences (pageseq.c) against plain
  * arrays, as the rule set uses them: a committed sequence, a copy of it
  * that takes random inserts, deletes and replacements, some failed by
  * injected allocation failures, and is then committed (it succeeds the
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "seq.h"
+#include "pageseq.h"
 #include "tunables.h"
 #include "tap.h"
 
@@ -20,7 +20,7 @@
 #define GRACE		3
 
 struct model {
-	struct nfhp_seq s;
+	struct nfhp_pageseq s;
 	void *a[MAX_LEN];
 	u8 tag[MAX_LEN];
 	u32 n;
@@ -47,17 +47,17 @@ static bool same(const struct model *m)
 		return false;
 	for (k = 0; k < m->s.npages; k++) {
 		if (m->s.slot[k].start != start || !m->s.slot[k].page->n ||
-		    m->s.slot[k].page->n > nfhp_tunables.seq_page_max)
+		    m->s.slot[k].page->n > nfhp_tunables.page_fill)
 			return false;
 		start += m->s.slot[k].page->n;
 	}
 	/* Merges keep pages at a quarter full on average, or more. */
 	if (start != m->n ||
-	    m->s.npages > 2 + m->n / max(nfhp_tunables.seq_page_max / 4, 1u))
+	    m->s.npages > 2 + m->n / max(nfhp_tunables.page_fill / 4, 1u))
 		return false;
 	for (i = 0; i < m->n; i++)
-		if (nfhp_seq_get(&m->s, i) != m->a[i] ||
-		    nfhp_seq_tag(&m->s, i) != m->tag[i])
+		if (nfhp_pageseq_get(&m->s, i) != m->a[i] ||
+		    nfhp_pageseq_tag(&m->s, i) != m->tag[i])
 			return false;
 	return true;
 }
@@ -78,7 +78,7 @@ static bool change(struct nfhp_mem *mem, struct model *m, bool fail)
 		nfhp_shim_fail_countdown = 1 + rnd(3);
 	if (m->n == MAX_LEN || (m->n && op < deletes)) {
 		i = rnd(m->n);
-		err = nfhp_seq_delete(mem, &m->s, i);
+		err = nfhp_pageseq_delete(mem, &m->s, i);
 		if (!err) {
 			memmove(&m->a[i], &m->a[i + 1],
 				(m->n - i - 1) * sizeof(*m->a));
@@ -87,13 +87,13 @@ static bool change(struct nfhp_mem *mem, struct model *m, bool fail)
 		}
 	} else if (m->n && op < deletes + 1) {
 		i = rnd(m->n);
-		err = nfhp_seq_set(mem, &m->s, i, p);
+		err = nfhp_pageseq_set(mem, &m->s, i, p);
 		if (!err)
 			m->a[i] = p;
 	} else {
 		/* Appends as often as inserts: they fill pages whole. */
 		i = op < deletes + 3 ? m->n : rnd(m->n + 1);
-		err = nfhp_seq_insert(mem, &m->s, i, p);
+		err = nfhp_pageseq_insert(mem, &m->s, i, p);
 		if (!err) {
 			memmove(&m->a[i + 1], &m->a[i],
 				(m->n - i) * sizeof(*m->a));
@@ -116,7 +116,7 @@ static int keep_run(struct nfhp_mem *mem, struct model *to,
 
 	if (fail)
 		nfhp_shim_fail_countdown = 1 + rnd(3);
-	err = nfhp_seq_append_run(mem, &to->s, &from->s, i, n);
+	err = nfhp_pageseq_append_run(mem, &to->s, &from->s, i, n);
 	nfhp_shim_fail_countdown = 0;
 	memcpy(to->a + to->n, from->a + i, (to->s.n - n0) * sizeof(*to->a));
 	memcpy(to->tag + to->n, from->tag + i, to->s.n - n0);
@@ -128,7 +128,7 @@ static int keep_run(struct nfhp_mem *mem, struct model *to,
  * Build @to anew from @from as a walking update builds a hook's entries:
  * runs of @from kept, some left out, new pointers between them, now and
  * then a run again out of order (copied, not shared), and new pointers
- * appended and taken back (nfhp_seq_truncate()).  Return: 0 or -ENOMEM.
+ * appended and taken back (nfhp_pageseq_truncate()).  Return: 0 or -ENOMEM.
  */
 static int rebuild(struct nfhp_mem *mem, struct model *to,
 		   const struct model *from, bool fail)
@@ -139,7 +139,7 @@ static int rebuild(struct nfhp_mem *mem, struct model *to,
 
 	while (i < from->n && !err) {
 		op = rnd(20);
-		len = 1 + rnd(min(from->n - i, 2u * NFHP_SEQ_PAGE));
+		len = 1 + rnd(min(from->n - i, 2u * NFHP_PAGESEQ_PAGE));
 		if (to->n + len + 8 > MAX_LEN)
 			break;
 		if (op < 12) {
@@ -150,7 +150,7 @@ static int rebuild(struct nfhp_mem *mem, struct model *to,
 		} else if (op < 18) {
 			p = value();
 			x = rnd(256);
-			err = nfhp_seq_append(mem, &to->s, p, x);
+			err = nfhp_pageseq_append(mem, &to->s, p, x);
 			if (!err) {
 				to->tag[to->n] = x;
 				to->a[to->n++] = p;
@@ -162,9 +162,9 @@ static int rebuild(struct nfhp_mem *mem, struct model *to,
 		} else {
 			k = to->n;
 			for (x = rnd(600); x && !err; x--)
-				err = nfhp_seq_append(mem, &to->s, value(), 1);
+				err = nfhp_pageseq_append(mem, &to->s, value(), 1);
 			if (!err)
-				nfhp_seq_truncate(mem, &to->s, k);
+				nfhp_pageseq_truncate(mem, &to->s, k);
 			to->n = to->s.n;
 		}
 	}
@@ -186,7 +186,7 @@ static struct model *model_new(void)
 
 static void model_free(struct nfhp_mem *mem, struct model *m)
 {
-	nfhp_seq_free(mem, &m->s);
+	nfhp_pageseq_free(mem, &m->s);
 	free(m);
 }
 
@@ -208,7 +208,7 @@ static bool step(struct nfhp_mem *mem, struct family *f, int *failed,
 		*rebuilds += !rebuild(mem, f->staged, f->live, !rnd(4));
 	} else if (!f->staged) {
 		f->staged = model_new();
-		if (nfhp_seq_share(mem, &f->staged->s, &f->live->s)) {
+		if (nfhp_pageseq_share(mem, &f->staged->s, &f->live->s)) {
 			free(f->staged);
 			f->staged = NULL;
 			return true;
@@ -220,7 +220,7 @@ static bool step(struct nfhp_mem *mem, struct family *f, int *failed,
 		model_free(mem, f->staged);
 		f->staged = NULL;
 	} else if (!rnd(20)) {
-		nfhp_seq_succeed(&f->staged->s, &f->live->s);
+		nfhp_pageseq_succeed(&f->staged->s, &f->live->s);
 		if (f->nold == GRACE)
 			release(mem, f);
 		f->old[f->nold++] = f->live;
@@ -245,7 +245,7 @@ static void test_random(u32 page)
 	int i, wrong = 0, failed = 0, commits = 0, rebuilds = 0;
 	u32 lens = 0;
 
-	nfhp_tunables.seq_page_max = page;
+	nfhp_tunables.page_fill = page;
 	for (i = 0; i < 100000 && !wrong; i++) {
 		if (!(i % 5000))
 			deletes = deletes == 2 ? 6 : 2;
@@ -253,7 +253,7 @@ static void test_random(u32 page)
 		lens = max(lens, f.live->n);
 	}
 	check(!wrong && failed > 100 && commits > 500 && rebuilds > 200 &&
-	      lens > 2 * NFHP_SEQ_PAGE,
+	      lens > 2 * NFHP_PAGESEQ_PAGE,
 	      "pages of %u: 100,000 steps, %d commits, %d copies built of "
 	      "runs, %d changes failed by ENOMEM, up to %u pointers: %d wrong",
 	      page, commits, rebuilds, failed, lens, wrong);
@@ -265,49 +265,49 @@ static void test_random(u32 page)
 	check(!mem.used, "every page and table returned");
 }
 
-/* The worked example of DOC: Sequences in seq.c. */
+/* The worked example of DOC: Sequences in pageseq.c. */
 static void test_example(void)
 {
 	struct nfhp_mem mem = { .limit = ~0ull };
-	struct nfhp_seq a = {}, b;
+	struct nfhp_pageseq a = {}, b;
 	u32 i;
 
 	for (i = 0; i < 600; i++)
-		nfhp_seq_insert(&mem, &a, i, (void *)(8ul * i + 8));
+		nfhp_pageseq_insert(&mem, &a, i, (void *)(8ul * i + 8));
 	check(a.npages == 2 && a.slot[1].start == 454,
 	      "600 pointers: two pages");
-	nfhp_seq_share(&mem, &b, &a);
-	nfhp_seq_insert(&mem, &b, 100, (void *)8);
+	nfhp_pageseq_share(&mem, &b, &a);
+	nfhp_pageseq_insert(&mem, &b, 100, (void *)8);
 	check(b.npages == 3 && b.slot[1].start == 228 &&
 	      b.slot[2].start == 455 && b.slot[2].page == a.slot[1].page &&
 	      b.slot[0].own &&
 	      b.slot[1].own && !b.slot[2].own,
 	      "an insert splits the first page, the second stays shared");
-	check(nfhp_seq_get(&b, 100) == (void *)8 &&
-	      nfhp_seq_get(&b, 101) == nfhp_seq_get(&a, 100) &&
-	      nfhp_seq_get(&b, 600) == nfhp_seq_get(&a, 599),
+	check(nfhp_pageseq_get(&b, 100) == (void *)8 &&
+	      nfhp_pageseq_get(&b, 101) == nfhp_pageseq_get(&a, 100) &&
+	      nfhp_pageseq_get(&b, 600) == nfhp_pageseq_get(&a, 599),
 	      "the copy reads as the original with one more");
-	check(nfhp_seq_same_len(&a, 0, &b, 0, 600) == 100 &&
-	      nfhp_seq_same_len(&a, 100, &b, 101, 500) == 500,
+	check(nfhp_pageseq_same_len(&a, 0, &b, 0, 600) == 100 &&
+	      nfhp_pageseq_same_len(&a, 100, &b, 101, 500) == 500,
 	      "common runs: 100 before the insert, 500 after it");
-	nfhp_seq_succeed(&b, &a);
+	nfhp_pageseq_succeed(&b, &a);
 	check(b.slot[2].own && a.slot[0].own && !a.slot[1].own,
 	      "the copy takes over the page it holds, the original keeps one");
-	nfhp_seq_free(&mem, &a);
+	nfhp_pageseq_free(&mem, &a);
 	check(mem.used == sizeof(*b.slot) * b.cap +
-			  3 * sizeof(struct nfhp_seq_page),
+			  3 * sizeof(struct nfhp_pageseq_page),
 	      "freeing the original leaves the copy's three pages");
-	nfhp_seq_free(&mem, &b);
+	nfhp_pageseq_free(&mem, &b);
 	check(!mem.used, "both freed");
 }
 
 int main(void)
 {
 	test_example();
-	test_random(NFHP_SEQ_PAGE);
+	test_random(NFHP_PAGESEQ_PAGE);
 	/* Pages of a few pointers: many pages, splits and merges. */
 	test_random(7);
-	nfhp_tunables.seq_page_max = NFHP_SEQ_PAGE;
+	nfhp_tunables.page_fill = NFHP_PAGESEQ_PAGE;
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -9,12 +9,12 @@
  * as it was until the commit.  As one array, a chain of 100,000 rules was
  * 800 KB to copy for every single-rule change.
  *
- * So a sequence keeps its pointers in pages of %NFHP_SEQ_PAGE, each one
+ * So a sequence keeps its pointers in pages of %NFHP_PAGESEQ_PAGE, each one
  * 4 KB block, and a table of its pages with the index each begins at.
  * Each pointer has a byte beside it, its tag, for the sequence's user: a
  * hook's entries keep their group there, so that it is shared and copied
  * with them.  A
- * copy (nfhp_seq_share()) copies the table alone; a change of the copy
+ * copy (nfhp_pageseq_share()) copies the table alone; a change of the copy
  * then copies the one page it writes.  At 100,000 rules a copy and a
  * change cost the table, 3.5 KB, and a page, 4 KB.  Finding an index is a
  * binary search of the table, a dozen steps at the most.
@@ -28,10 +28,10 @@
  *
  * - Only a copy is changed, never the sequence it was made from, and the
  *   copy owns only the pages it made itself.
- * - When the copy is committed, nfhp_seq_succeed() hands it the pages of
+ * - When the copy is committed, nfhp_pageseq_succeed() hands it the pages of
  *   the original that it still holds; the original keeps the pages the
  *   copy replaced, and frees them with itself, a grace period later.
- * - When the copy is dropped instead, nfhp_seq_free() frees only its own
+ * - When the copy is dropped instead, nfhp_pageseq_free() frees only its own
  *   pages.
  *
  * Example: a sequence of 600 pointers has two pages, [0, 454) and [454,
@@ -50,12 +50,12 @@
  *
  * A hook's entries are a sequence too, which an update builds anew rather
  * than changing a copy: it appends runs of the committed entries
- * (nfhp_seq_append_run()), sharing the pages a run covers whole and
+ * (nfhp_pageseq_append_run()), sharing the pages a run covers whole and
  * copying the pointers of the pages at its ends, and the entries it
- * flattened afresh (nfhp_seq_append()).  At 170,000 entries a single-rule
+ * flattened afresh (nfhp_pageseq_append()).  At 170,000 entries a single-rule
  * update then copies two pages and a table of 380 slots, where it copied
  * an array of 1.4 MB.  A run shares pages in their order, each once, so
- * that nfhp_seq_succeed() still reads the two tables in step; a run that
+ * that nfhp_pageseq_succeed() still reads the two tables in step; a run that
  * goes back copies instead.
  *
  * Every operation but the appends allocates what it needs before it
@@ -72,12 +72,12 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
-#include "seq.h"
+#include "pageseq.h"
 #include "tunables.h"
 
-static struct nfhp_seq_page *nfhp_seq_page_new(struct nfhp_mem *mem)
+static struct nfhp_pageseq_page *nfhp_pageseq_page_new(struct nfhp_mem *mem)
 {
-	struct nfhp_seq_page *pg = nfhp_alloc_uninit(mem, sizeof(*pg));
+	struct nfhp_pageseq_page *pg = nfhp_alloc_uninit(mem, sizeof(*pg));
 
 	if (pg)
 		pg->n = 0;
@@ -85,22 +85,23 @@ static struct nfhp_seq_page *nfhp_seq_page_new(struct nfhp_mem *mem)
 }
 
 /* Move @n pointers and their tags from @src at @j to @dst at @i. */
-static void nfhp_seq_move(struct nfhp_seq_page *dst, u32 i,
-			  const struct nfhp_seq_page *src, u32 j, u32 n)
+static void nfhp_pageseq_move(struct nfhp_pageseq_page *dst, u32 i,
+			      const struct nfhp_pageseq_page *src, u32 j, u32 n)
 {
 	memmove(&dst->p[i], &src->p[j], n * sizeof(*dst->p));
 	memmove(&dst->tag[i], &src->tag[j], n);
 }
 
 /* Drop slot @k's page, freeing it if @s owns it. */
-static void nfhp_seq_page_drop(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
+static void nfhp_pageseq_page_drop(struct nfhp_mem *mem, struct nfhp_pageseq *s,
+				   u32 k)
 {
 	if (s->slot[k].own)
 		nfhp_free(mem, s->slot[k].page, sizeof(*s->slot[k].page));
 }
 
 /**
- * nfhp_seq_reserve() - make room in a sequence's table
+ * nfhp_pageseq_reserve() - make room in a sequence's table
  * @mem: the account
  * @s: the sequence
  * @need: pages the table is to have room for
@@ -110,9 +111,9 @@ static void nfhp_seq_page_drop(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
  *
  * Return: 0, or -ENOMEM with @s unchanged.
  */
-int nfhp_seq_reserve(struct nfhp_mem *mem, struct nfhp_seq *s, u32 need)
+int nfhp_pageseq_reserve(struct nfhp_mem *mem, struct nfhp_pageseq *s, u32 need)
 {
-	struct nfhp_seq_slot *slot;
+	struct nfhp_pageseq_slot *slot;
 	u32 cap = max(need, max(2 * s->cap, 4u));
 
 	if (need <= s->cap)
@@ -129,31 +130,31 @@ int nfhp_seq_reserve(struct nfhp_mem *mem, struct nfhp_seq *s, u32 need)
 }
 
 /* Make page @k of @s its own, copying it if it is another's. */
-static int nfhp_seq_own(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
+static int nfhp_pageseq_own(struct nfhp_mem *mem, struct nfhp_pageseq *s, u32 k)
 {
-	struct nfhp_seq_page *pg = s->slot[k].page, *copy;
+	struct nfhp_pageseq_page *pg = s->slot[k].page, *copy;
 
 	if (s->slot[k].own)
 		return 0;
-	copy = nfhp_seq_page_new(mem);
+	copy = nfhp_pageseq_page_new(mem);
 	if (!copy)
 		return -ENOMEM;
 	copy->n = pg->n;
-	nfhp_seq_move(copy, 0, pg, 0, pg->n);
+	nfhp_pageseq_move(copy, 0, pg, 0, pg->n);
 	s->slot[k].page = copy;
 	s->slot[k].own = 1;
 	return 0;
 }
 
 /* Pages from @k on begin @delta later. */
-static void nfhp_seq_starts(struct nfhp_seq *s, u32 k, int delta)
+static void nfhp_pageseq_starts(struct nfhp_pageseq *s, u32 k, int delta)
 {
 	for (; k < s->npages; k++)
 		s->slot[k].start += delta;
 }
 
 /**
- * nfhp_seq_share() - make a copy of a sequence that shares its pages
+ * nfhp_pageseq_share() - make a copy of a sequence that shares its pages
  * @mem: the account
  * @to: the copy, overwritten
  * @from: the sequence; it must not change while the copy lives, and it
@@ -161,8 +162,8 @@ static void nfhp_seq_starts(struct nfhp_seq *s, u32 k, int delta)
  *
  * Return: 0, or -ENOMEM with @to empty.
  */
-int nfhp_seq_share(struct nfhp_mem *mem, struct nfhp_seq *to,
-		   const struct nfhp_seq *from)
+int nfhp_pageseq_share(struct nfhp_mem *mem, struct nfhp_pageseq *to,
+		       const struct nfhp_pageseq *from)
 {
 	u32 k;
 
@@ -184,15 +185,15 @@ int nfhp_seq_share(struct nfhp_mem *mem, struct nfhp_seq *to,
 }
 
 /**
- * nfhp_seq_succeed() - a copy takes over from its original
- * @to: the copy, made by nfhp_seq_share() of @from and changed since
+ * nfhp_pageseq_succeed() - a copy takes over from its original
+ * @to: the copy, made by nfhp_pageseq_share() of @from and changed since
  * @from: the original, to be freed after it
  *
  * @to takes over the pages of @from that it still holds, which it holds
  * in their order: it now owns every page it holds, and @from only those
  * @to replaced.  Only the two tables are read.
  */
-void nfhp_seq_succeed(struct nfhp_seq *to, struct nfhp_seq *from)
+void nfhp_pageseq_succeed(struct nfhp_pageseq *to, struct nfhp_pageseq *from)
 {
 	u32 j = 0, k;
 
@@ -211,29 +212,30 @@ void nfhp_seq_succeed(struct nfhp_seq *to, struct nfhp_seq *from)
 }
 
 /**
- * nfhp_seq_free() - drop a sequence and free the pages it owns
+ * nfhp_pageseq_free() - drop a sequence and free the pages it owns
  * @mem: the account
  * @s: the sequence, empty afterwards
  */
-void nfhp_seq_free(struct nfhp_mem *mem, struct nfhp_seq *s)
+void nfhp_pageseq_free(struct nfhp_mem *mem, struct nfhp_pageseq *s)
 {
 	u32 k;
 
 	for (k = 0; k < s->npages; k++)
-		nfhp_seq_page_drop(mem, s, k);
+		nfhp_pageseq_page_drop(mem, s, k);
 	nfhp_free(mem, s->slot, s->cap * sizeof(*s->slot));
 	memset(s, 0, sizeof(*s));
 }
 
 /* Append @p on a page of its own: appends fill pages whole. */
-static int nfhp_seq_append_page(struct nfhp_mem *mem, struct nfhp_seq *s,
-				void *p, u8 tag)
+static int nfhp_pageseq_append_page(struct nfhp_mem *mem,
+				    struct nfhp_pageseq *s,
+				    void *p, u8 tag)
 {
-	struct nfhp_seq_page *pg;
+	struct nfhp_pageseq_page *pg;
 
-	if (nfhp_seq_reserve(mem, s, s->npages + 1))
+	if (nfhp_pageseq_reserve(mem, s, s->npages + 1))
 		return -ENOMEM;
-	pg = nfhp_seq_page_new(mem);
+	pg = nfhp_pageseq_page_new(mem);
 	if (!pg)
 		return -ENOMEM;
 	pg->p[0] = p;
@@ -251,25 +253,26 @@ static int nfhp_seq_append_page(struct nfhp_mem *mem, struct nfhp_seq *s,
  * Split the full page @k of @s into two new halves; the old page is freed
  * if @s owned it, else it stays its owner's.
  */
-static int nfhp_seq_split(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
+static int nfhp_pageseq_split(struct nfhp_mem *mem, struct nfhp_pageseq *s,
+			      u32 k)
 {
-	struct nfhp_seq_page *pg = s->slot[k].page, *left, *right;
+	struct nfhp_pageseq_page *pg = s->slot[k].page, *left, *right;
 	u32 half = pg->n / 2;
 
-	if (nfhp_seq_reserve(mem, s, s->npages + 1))
+	if (nfhp_pageseq_reserve(mem, s, s->npages + 1))
 		return -ENOMEM;
-	left = nfhp_seq_page_new(mem);
-	right = nfhp_seq_page_new(mem);
+	left = nfhp_pageseq_page_new(mem);
+	right = nfhp_pageseq_page_new(mem);
 	if (!left || !right) {
 		nfhp_free(mem, left, sizeof(*left));
 		nfhp_free(mem, right, sizeof(*right));
 		return -ENOMEM;
 	}
 	left->n = half;
-	nfhp_seq_move(left, 0, pg, 0, half);
+	nfhp_pageseq_move(left, 0, pg, 0, half);
 	right->n = pg->n - half;
-	nfhp_seq_move(right, 0, pg, half, right->n);
-	nfhp_seq_page_drop(mem, s, k);
+	nfhp_pageseq_move(right, 0, pg, half, right->n);
+	nfhp_pageseq_page_drop(mem, s, k);
 	memmove(&s->slot[k + 2], &s->slot[k + 1],
 		(s->npages - k - 1) * sizeof(*s->slot));
 	s->slot[k].page = left;
@@ -282,7 +285,7 @@ static int nfhp_seq_split(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
 }
 
 /**
- * nfhp_seq_insert() - insert a pointer
+ * nfhp_pageseq_insert() - insert a pointer
  * @mem: the account
  * @s: the sequence
  * @i: its index once inserted, at most @s->n
@@ -290,37 +293,38 @@ static int nfhp_seq_split(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
  *
  * Return: 0, or -ENOMEM with @s unchanged.
  */
-int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
+int nfhp_pageseq_insert(struct nfhp_mem *mem, struct nfhp_pageseq *s, u32 i,
+			void *p)
 {
-	struct nfhp_seq_page *pg;
+	struct nfhp_pageseq_page *pg;
 	u32 k, at;
 
 	if (!s->npages ||
 	    (i == s->n && s->slot[s->npages - 1].page->n >=
-			  nfhp_tunables.seq_page_max))
-		return nfhp_seq_append_page(mem, s, p, 0);
-	k = nfhp_seq_find(s, i);
-	if (s->slot[k].page->n >= nfhp_tunables.seq_page_max) {
-		if (nfhp_seq_split(mem, s, k))
+			  nfhp_tunables.page_fill))
+		return nfhp_pageseq_append_page(mem, s, p, 0);
+	k = nfhp_pageseq_find(s, i);
+	if (s->slot[k].page->n >= nfhp_tunables.page_fill) {
+		if (nfhp_pageseq_split(mem, s, k))
 			return -ENOMEM;
 		if (i > s->slot[k + 1].start)
 			k++;
-	} else if (nfhp_seq_own(mem, s, k)) {
+	} else if (nfhp_pageseq_own(mem, s, k)) {
 		return -ENOMEM;
 	}
 	pg = s->slot[k].page;
 	at = i - s->slot[k].start;
-	nfhp_seq_move(pg, at + 1, pg, at, pg->n - at);
+	nfhp_pageseq_move(pg, at + 1, pg, at, pg->n - at);
 	pg->p[at] = p;
 	pg->tag[at] = 0;
 	pg->n++;
-	nfhp_seq_starts(s, k + 1, 1);
+	nfhp_pageseq_starts(s, k + 1, 1);
 	s->n++;
 	return 0;
 }
 
 /**
- * nfhp_seq_append() - append a pointer
+ * nfhp_pageseq_append() - append a pointer
  * @mem: the account
  * @s: the sequence
  * @p: the pointer
@@ -331,12 +335,15 @@ int nfhp_seq_insert(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
  *
  * Return: 0, or -ENOMEM with @s unchanged.
  */
-int nfhp_seq_append(struct nfhp_mem *mem, struct nfhp_seq *s, void *p, u8 tag)
+int nfhp_pageseq_append(struct nfhp_mem *mem, struct nfhp_pageseq *s, void *p,
+			u8 tag)
 {
-	struct nfhp_seq_slot *last = s->npages ? &s->slot[s->npages - 1] : NULL;
+	struct nfhp_pageseq_slot *last = NULL;
 
-	if (!last || !last->own || last->page->n >= nfhp_tunables.seq_page_max)
-		return nfhp_seq_append_page(mem, s, p, tag);
+	if (s->npages)
+		last = &s->slot[s->npages - 1];
+	if (!last || !last->own || last->page->n >= nfhp_tunables.page_fill)
+		return nfhp_pageseq_append_page(mem, s, p, tag);
 	last->page->p[last->page->n] = p;
 	last->page->tag[last->page->n++] = tag;
 	s->n++;
@@ -345,30 +352,32 @@ int nfhp_seq_append(struct nfhp_mem *mem, struct nfhp_seq *s, void *p, u8 tag)
 
 /*
  * May @s share the page of @from's slot @k, appending it whole?  Only in
- * the order of @from's pages, each once, for nfhp_seq_succeed(); and not
+ * the order of @from's pages, each once, for nfhp_pageseq_succeed(); and not
  * behind a page of its own that the page would fit in, so that a run of
  * small pieces does not leave as many small pages.
  */
-static bool nfhp_seq_may_share(const struct nfhp_seq *s,
-			       const struct nfhp_seq *from, u32 k)
+static bool nfhp_pageseq_may_share(const struct nfhp_pageseq *s,
+				   const struct nfhp_pageseq *from, u32 k)
 {
-	const struct nfhp_seq_slot *last = s->npages ? &s->slot[s->npages - 1] :
-						       NULL;
+	const struct nfhp_pageseq_slot *last = NULL;
 
+	if (s->npages)
+		last = &s->slot[s->npages - 1];
 	if (k < s->shared)
 		return false;
 	return !last || !last->own ||
 	       last->page->n + from->slot[k].page->n >
-	       nfhp_tunables.seq_page_max;
+	       nfhp_tunables.page_fill;
 }
 
 /* Share @from's page @k at the end of @s. */
-static int nfhp_seq_append_shared(struct nfhp_mem *mem, struct nfhp_seq *s,
-				  const struct nfhp_seq *from, u32 k)
+static int nfhp_pageseq_append_shared(struct nfhp_mem *mem,
+				      struct nfhp_pageseq *s,
+				      const struct nfhp_pageseq *from, u32 k)
 {
-	struct nfhp_seq_slot *slot;
+	struct nfhp_pageseq_slot *slot;
 
-	if (nfhp_seq_reserve(mem, s, s->npages + 1))
+	if (nfhp_pageseq_reserve(mem, s, s->npages + 1))
 		return -ENOMEM;
 	slot = &s->slot[s->npages++];
 	slot->page = from->slot[k].page;
@@ -380,41 +389,42 @@ static int nfhp_seq_append_shared(struct nfhp_mem *mem, struct nfhp_seq *s,
 }
 
 /**
- * nfhp_seq_append_run() - append a run of another sequence's pointers
+ * nfhp_pageseq_append_run() - append a run of another sequence's pointers
  * @mem: the account
  * @s: the sequence
  * @from: the other sequence; it must outlive @s unless @s succeeds it
- *	(nfhp_seq_succeed())
+ *	(nfhp_pageseq_succeed())
  * @i: where the run begins in @from
  * @n: its length, @i + @n at most @from->n
  *
  * The pages of @from that the run covers whole are shared, not copied,
- * where nfhp_seq_may_share() allows; the pointers of the others are
+ * where nfhp_pageseq_may_share() allows; the pointers of the others are
  * appended one by one, with their tags.
  *
  * Return: 0, or -ENOMEM with @s holding a part of the run.
  */
-int nfhp_seq_append_run(struct nfhp_mem *mem, struct nfhp_seq *s,
-			const struct nfhp_seq *from, u32 i, u32 n)
+int nfhp_pageseq_append_run(struct nfhp_mem *mem, struct nfhp_pageseq *s,
+			    const struct nfhp_pageseq *from, u32 i, u32 n)
 {
-	const struct nfhp_seq_page *pg;
+	const struct nfhp_pageseq_page *pg;
 	u32 end = i + n, k, at, take, x;
 	int err;
 
 	if (!n)
 		return 0;
-	for (k = nfhp_seq_find(from, i); i < end; k++) {
+	for (k = nfhp_pageseq_find(from, i); i < end; k++) {
 		pg = from->slot[k].page;
 		at = i - from->slot[k].start;
 		take = min_t(u32, pg->n - at, end - i);
-		if (!at && take == pg->n && nfhp_seq_may_share(s, from, k)) {
-			err = nfhp_seq_append_shared(mem, s, from, k);
+		if (!at && take == pg->n &&
+		    nfhp_pageseq_may_share(s, from, k)) {
+			err = nfhp_pageseq_append_shared(mem, s, from, k);
 			if (err)
 				return err;
 		} else {
 			for (x = at; x < at + take; x++) {
-				err = nfhp_seq_append(mem, s, pg->p[x],
-						      pg->tag[x]);
+				err = nfhp_pageseq_append(mem, s, pg->p[x],
+							  pg->tag[x]);
 				if (err)
 					return err;
 			}
@@ -425,18 +435,18 @@ int nfhp_seq_append_run(struct nfhp_mem *mem, struct nfhp_seq *s,
 }
 
 /**
- * nfhp_seq_truncate() - keep only the first pointers
+ * nfhp_pageseq_truncate() - keep only the first pointers
  * @mem: the account
  * @s: the sequence
  * @n: how many to keep, at most @s->n; the page that holds index @n must
  *	be @s's own unless it begins there
  */
-void nfhp_seq_truncate(struct nfhp_mem *mem, struct nfhp_seq *s, u32 n)
+void nfhp_pageseq_truncate(struct nfhp_mem *mem, struct nfhp_pageseq *s, u32 n)
 {
 	u32 k;
 
 	while (s->npages && s->slot[s->npages - 1].start >= n) {
-		nfhp_seq_page_drop(mem, s, s->npages - 1);
+		nfhp_pageseq_page_drop(mem, s, s->npages - 1);
 		s->npages--;
 	}
 	s->n = n;
@@ -449,9 +459,10 @@ void nfhp_seq_truncate(struct nfhp_mem *mem, struct nfhp_seq *s, u32 n)
 }
 
 /* Take slot @k out of @s's table, freeing its page if @s owns it. */
-static void nfhp_seq_slot_drop(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
+static void nfhp_pageseq_slot_drop(struct nfhp_mem *mem, struct nfhp_pageseq *s,
+				   u32 k)
 {
-	nfhp_seq_page_drop(mem, s, k);
+	nfhp_pageseq_page_drop(mem, s, k);
 	memmove(&s->slot[k], &s->slot[k + 1],
 		(s->npages - k - 1) * sizeof(*s->slot));
 	s->npages--;
@@ -463,63 +474,64 @@ static void nfhp_seq_slot_drop(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
  * pages, which inserts that split pages and deletes that shrink them
  * would otherwise pile up, and a merge never needs an allocation.
  */
-static void nfhp_seq_merge(struct nfhp_mem *mem, struct nfhp_seq *s, u32 k)
+static void nfhp_pageseq_merge(struct nfhp_mem *mem, struct nfhp_pageseq *s,
+			       u32 k)
 {
-	struct nfhp_seq_page *pg = s->slot[k].page, *nb;
+	struct nfhp_pageseq_page *pg = s->slot[k].page, *nb;
 	u32 j;
 
 	if (k + 1 < s->npages &&
-	    pg->n + s->slot[k + 1].page->n <= nfhp_tunables.seq_page_max / 2)
+	    pg->n + s->slot[k + 1].page->n <= nfhp_tunables.page_fill / 2)
 		j = k + 1;
 	else if (k &&
-		 pg->n + s->slot[k - 1].page->n <= nfhp_tunables.seq_page_max / 2)
+		 pg->n + s->slot[k - 1].page->n <= nfhp_tunables.page_fill / 2)
 		j = k - 1;
 	else
 		return;
 	nb = s->slot[j].page;
 	if (j > k) {
-		nfhp_seq_move(pg, pg->n, nb, 0, nb->n);
+		nfhp_pageseq_move(pg, pg->n, nb, 0, nb->n);
 	} else {
-		nfhp_seq_move(pg, nb->n, pg, 0, pg->n);
-		nfhp_seq_move(pg, 0, nb, 0, nb->n);
+		nfhp_pageseq_move(pg, nb->n, pg, 0, pg->n);
+		nfhp_pageseq_move(pg, 0, nb, 0, nb->n);
 		s->slot[k].start = s->slot[j].start;
 	}
 	pg->n += nb->n;
-	nfhp_seq_slot_drop(mem, s, j);
+	nfhp_pageseq_slot_drop(mem, s, j);
 }
 
 /**
- * nfhp_seq_delete() - take out a pointer
+ * nfhp_pageseq_delete() - take out a pointer
  * @mem: the account
  * @s: the sequence
  * @i: its index, below @s->n
  *
  * Return: 0, or -ENOMEM with @s unchanged.
  */
-int nfhp_seq_delete(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i)
+int nfhp_pageseq_delete(struct nfhp_mem *mem, struct nfhp_pageseq *s, u32 i)
 {
-	u32 k = nfhp_seq_find(s, i), at = i - s->slot[k].start;
-	struct nfhp_seq_page *pg = s->slot[k].page;
+	u32 k = nfhp_pageseq_find(s, i), at = i - s->slot[k].start;
+	struct nfhp_pageseq_page *pg = s->slot[k].page;
 
 	if (pg->n == 1) {
-		nfhp_seq_slot_drop(mem, s, k);
-		nfhp_seq_starts(s, k, -1);
+		nfhp_pageseq_slot_drop(mem, s, k);
+		nfhp_pageseq_starts(s, k, -1);
 		s->n--;
 		return 0;
 	}
-	if (nfhp_seq_own(mem, s, k))
+	if (nfhp_pageseq_own(mem, s, k))
 		return -ENOMEM;
 	pg = s->slot[k].page;
-	nfhp_seq_move(pg, at, pg, at + 1, pg->n - at - 1);
+	nfhp_pageseq_move(pg, at, pg, at + 1, pg->n - at - 1);
 	pg->n--;
-	nfhp_seq_starts(s, k + 1, -1);
+	nfhp_pageseq_starts(s, k + 1, -1);
 	s->n--;
-	nfhp_seq_merge(mem, s, k);
+	nfhp_pageseq_merge(mem, s, k);
 	return 0;
 }
 
 /**
- * nfhp_seq_set() - replace a pointer
+ * nfhp_pageseq_set() - replace a pointer
  * @mem: the account
  * @s: the sequence
  * @i: its index, below @s->n
@@ -527,18 +539,19 @@ int nfhp_seq_delete(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i)
  *
  * Return: 0, or -ENOMEM with @s unchanged.
  */
-int nfhp_seq_set(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
+int nfhp_pageseq_set(struct nfhp_mem *mem, struct nfhp_pageseq *s, u32 i,
+		     void *p)
 {
-	u32 k = nfhp_seq_find(s, i);
+	u32 k = nfhp_pageseq_find(s, i);
 
-	if (nfhp_seq_own(mem, s, k))
+	if (nfhp_pageseq_own(mem, s, k))
 		return -ENOMEM;
 	s->slot[k].page->p[i - s->slot[k].start] = p;
 	return 0;
 }
 
 /**
- * nfhp_seq_same_len() - how many pointers two runs have in common
+ * nfhp_pageseq_same_len() - how many pointers two runs have in common
  * @a: a sequence
  * @i: where its run begins
  * @b: another sequence
@@ -549,15 +562,15 @@ int nfhp_seq_set(struct nfhp_mem *mem, struct nfhp_seq *s, u32 i, void *p)
  *
  * Return: the length of the longest common prefix of the runs.
  */
-u32 nfhp_seq_same_len(const struct nfhp_seq *a, u32 i,
-		      const struct nfhp_seq *b, u32 j, u32 most)
+u32 nfhp_pageseq_same_len(const struct nfhp_pageseq *a, u32 i,
+			  const struct nfhp_pageseq *b, u32 j, u32 most)
 {
-	const struct nfhp_seq_slot *sa, *sb;
+	const struct nfhp_pageseq_slot *sa, *sb;
 	u32 len = 0, oa, ob, run, x;
 
 	while (len < most) {
-		sa = &a->slot[nfhp_seq_find(a, i + len)];
-		sb = &b->slot[nfhp_seq_find(b, j + len)];
+		sa = &a->slot[nfhp_pageseq_find(a, i + len)];
+		sb = &b->slot[nfhp_pageseq_find(b, j + len)];
 		oa = i + len - sa->start;
 		ob = j + len - sb->start;
 		run = min(min(sa->page->n - oa, sb->page->n - ob), most - len);

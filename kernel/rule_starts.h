@@ -18,13 +18,13 @@
  * the committed entries at the first update that needs it and brought
  * forward by every update after that, like the candidate index.
  */
-#ifndef _NFHP_FIRSTS_H
-#define _NFHP_FIRSTS_H
+#ifndef _NFHP_RULE_STARTS_H
+#define _NFHP_RULE_STARTS_H
 
 #include <linux/types.h>
 
 #include "mem.h"
-#include "seq.h"
+#include "pageseq.h"
 #include "tree.h"
 
 /**
@@ -43,40 +43,41 @@ static inline u32 nfhp_rule_hash(const struct nfhp_rule *rule)
 }
 
 /**
- * struct nfhp_firsts_slot - one rule of the index
+ * struct nfhp_rule_starts_slot - one rule of the index
  * @rule: the rule, NULL for a free slot
  * @order: the order key of its first entry
  */
-struct nfhp_firsts_slot {
+struct nfhp_rule_starts_slot {
 	const struct nfhp_rule *rule;
 	u64 order;
 };
 
 /**
- * struct nfhp_firsts - the rules of a built-in chain and their first entry
+ * struct nfhp_rule_starts - the rules of a built-in chain and their first entry
  * @slot: open addressing with linear probing, at most 4/5 full
  * @mask: slots less one, a power of two less one; 0 without slots
  * @n: rules held
  * @valid: it holds exactly the rules of the hook's committed entries
  */
-struct nfhp_firsts {
-	struct nfhp_firsts_slot *slot;
+struct nfhp_rule_starts {
+	struct nfhp_rule_starts_slot *slot;
 	u32 mask;
 	u32 n;
 	bool valid;
 };
 
-void nfhp_firsts_clear(struct nfhp_mem *mem, struct nfhp_firsts *f);
-int nfhp_firsts_build(struct nfhp_mem *mem, struct nfhp_firsts *f,
-		      const struct nfhp_seq *e, unsigned int n,
+void nfhp_rule_starts_clear(struct nfhp_mem *mem, struct nfhp_rule_starts *f);
+int nfhp_rule_starts_build(struct nfhp_mem *mem, struct nfhp_rule_starts *f,
+			   const struct nfhp_pageseq *e, unsigned int n,
 		      unsigned int rules);
-u64 nfhp_firsts_find(const struct nfhp_firsts *f,
-		     const struct nfhp_rule *rule);
-int nfhp_firsts_add(struct nfhp_mem *mem, struct nfhp_firsts *f,
-		    const struct nfhp_rule *rule, u64 order);
-void nfhp_firsts_del(struct nfhp_firsts *f, const struct nfhp_rule *rule,
-		     u64 order);
-bool nfhp_firsts_equal(const struct nfhp_firsts *a,
-		       const struct nfhp_firsts *b);
+u64 nfhp_rule_starts_find(const struct nfhp_rule_starts *f,
+			  const struct nfhp_rule *rule);
+int nfhp_rule_starts_add(struct nfhp_mem *mem, struct nfhp_rule_starts *f,
+			 const struct nfhp_rule *rule, u64 order);
+void nfhp_rule_starts_del(struct nfhp_rule_starts *f,
+			  const struct nfhp_rule *rule,
+			  u64 order);
+bool nfhp_rule_starts_equal(const struct nfhp_rule_starts *a,
+			    const struct nfhp_rule_starts *b);
 
-#endif /* _NFHP_FIRSTS_H */
+#endif /* _NFHP_RULE_STARTS_H */

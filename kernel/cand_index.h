@@ -10,13 +10,13 @@
  * begin, so that a query reads only the entries that begin within a
  * bounded span before the changed box's addresses.
  */
-#ifndef _NFHP_CANDIDX_H
-#define _NFHP_CANDIDX_H
+#ifndef _NFHP_CAND_INDEX_H
+#define _NFHP_CAND_INDEX_H
 
 #include <linux/types.h>
 
 #include "mem.h"
-#include "seq.h"
+#include "pageseq.h"
 #include "tree.h"
 
 /**
@@ -51,53 +51,54 @@ static inline bool nfhp_entry_sum_meet(const struct nfhp_entry_sum *a,
 	       a->lo[1] <= b->hi[1] && b->lo[1] <= a->hi[1];
 }
 
-struct nfhp_candidx_block;
+struct nfhp_cand_index_block;
 
 /**
- * struct nfhp_candidx_list - items sorted by a key, in blocks
+ * struct nfhp_cand_index_list - items sorted by a key, in blocks
  * @block: the blocks in key order, none empty
  * @nblocks: blocks in use
  * @cap: room in @block
  */
-struct nfhp_candidx_list {
-	struct nfhp_candidx_block **block;
+struct nfhp_cand_index_list {
+	struct nfhp_cand_index_block **block;
 	unsigned int nblocks;
 	unsigned int cap;
 };
 
-#define NFHP_CANDIDX_LISTS	5
+#define NFHP_CAND_LISTS	5
 
 /**
- * struct nfhp_candidx - the candidate index of one hook
+ * struct nfhp_cand_index - the candidate index of one hook
  * @list: per group (tree) of entries: those narrow in both address
  *	dimensions by the start of their source hull and again by the start
  *	of their destination hull; those narrow in the source only by its
  *	start; those narrow in the destination only by its start; those wide
- *	in both (candidx.c)
+ *	in both (cand_index.c)
  * @valid: the index holds exactly the hook's committed entries
  */
-struct nfhp_candidx {
-	struct nfhp_candidx_list list[NFHP_HOOK_TREES][NFHP_CANDIDX_LISTS];
+struct nfhp_cand_index {
+	struct nfhp_cand_index_list list[NFHP_HOOK_TREES][NFHP_CAND_LISTS];
 	bool valid;
 };
 
 /* Called for each entry a query finds, with its summary. */
-typedef void (*nfhp_candidx_fn)(void *arg, const struct nfhp_entry *e,
+typedef void (*nfhp_cand_index_fn)(void *arg, const struct nfhp_entry *e,
 				const struct nfhp_entry_sum *sum);
 
-void nfhp_candidx_clear(struct nfhp_mem *mem, struct nfhp_candidx *x);
+void nfhp_cand_index_clear(struct nfhp_mem *mem, struct nfhp_cand_index *x);
 void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
 			 const struct nfhp_box *box);
-int nfhp_candidx_build(struct nfhp_mem *mem, struct nfhp_candidx *x,
-		       const struct nfhp_seq *e, unsigned int n);
-int nfhp_candidx_add(struct nfhp_mem *mem, struct nfhp_candidx *x,
-		     unsigned int g, const struct nfhp_entry *e,
+int nfhp_cand_index_build(struct nfhp_mem *mem, struct nfhp_cand_index *x,
+			  const struct nfhp_pageseq *e, unsigned int n);
+int nfhp_cand_index_add(struct nfhp_mem *mem, struct nfhp_cand_index *x,
+			unsigned int g, const struct nfhp_entry *e,
 		     const struct nfhp_entry_sum *sum);
-bool nfhp_candidx_del(struct nfhp_mem *mem, struct nfhp_candidx *x,
-		      unsigned int g, const struct nfhp_entry *e,
+bool nfhp_cand_index_del(struct nfhp_mem *mem, struct nfhp_cand_index *x,
+			 unsigned int g, const struct nfhp_entry *e,
 		      const struct nfhp_entry_sum *sum);
-void nfhp_candidx_query(const struct nfhp_candidx *x, unsigned int g,
-			const struct nfhp_entry_sum *q, nfhp_candidx_fn fn,
+void nfhp_cand_index_query(const struct nfhp_cand_index *x, unsigned int g,
+			   const struct nfhp_entry_sum *q,
+			   nfhp_cand_index_fn fn,
 			void *arg);
 
-#endif /* _NFHP_CANDIDX_H */
+#endif /* _NFHP_CAND_INDEX_H */
