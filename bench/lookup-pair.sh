@@ -16,7 +16,7 @@
 # building the new); one SIM alone is timed without a comparison
 # (bench/lookup-parts.sh).  SET: names as in bench/classbench-sets.sh (acl1_10k
 # ...); default every 10k set.  Default 3 rounds of 100000 packets.
-# MODE says which packets:
+# MODE says which packets, and what is compared:
 #   trace  the trace's first PACKETS, in order (the default; what
 #          bench/run-core-bench.sh measures)
 #   warm   its first 300, 32 times over: all they reach stays in L2
@@ -24,6 +24,10 @@
 #          the mean of the eight: all in L1 and every branch predicted,
 #          what is left is the chain of dependent loads and the
 #          instructions.  Other tenants' load moves it least.
+#   core   the trace, as in trace mode, and besides the lookups all that
+#          bench/run-core-bench.sh measures: build_ms, and the single-rule
+#          insert_us_p50 and delete_us_p50 at the loaded size; a table
+#          per measure, each under its name.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +36,7 @@ npkts=100000
 rounds=3
 want=
 mode=trace
+usage="usage: $0 [-d DIR] [-m trace|warm|floor|core] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM [SIM...]"
 while getopts "d:m:p:r:s:" opt; do
 	case $opt in
 	d) data=$OPTARG ;;
@@ -39,15 +44,16 @@ while getopts "d:m:p:r:s:" opt; do
 	p) npkts=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	s) want=$OPTARG ;;
-	*) echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM [SIM...]" >&2
-	   exit 2 ;;
+	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "usage: $0 [-d DIR] [-m trace|warm|floor] [-p PACKETS] [-r ROUNDS] [-s SETS] SIM [SIM...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+keys=lookup_ns
 case $mode in
 trace|warm|floor) ;;
-*) echo "$mode: not a mode (trace, warm, floor)" >&2; exit 2 ;;
+core) keys="lookup_ns build_ms insert_us_p50 delete_us_p50" ;;
+*) echo "$mode: not a mode (trace, warm, floor, core)" >&2; exit 2 ;;
 esac
 for sim in "$@"; do
 	[ -x "$sim" ] || { echo "$sim: not an executable" >&2; exit 2; }
@@ -62,7 +68,7 @@ packets_of()
 	local i n
 
 	case $mode in
-	trace)
+	trace|core)
 		cp "$1.pkt" "$1.run0" ;;
 	warm)
 		head -300 "$1.pkt" > "$1.w"
@@ -88,21 +94,30 @@ while read -r name rf tf; do
 done < <(nfhp_classbench_10k "$data"; nfhp_classbench_100k "$data")
 [ ${#names[@]} -gt 0 ] || { echo "no such set: $want" >&2; exit 2; }
 
+# Each round, each binary on each set: per measure, the mean over the
+# set's packet files.
 for ((r = 1; r <= rounds; r++)); do
 	for name in "${names[@]}"; do
 		for ((b = 1; b <= $#; b++)); do
-			ns=$(for pkt in "$tmp/$name".run*; do
-				"${!b}" --bench "$tmp/$name.ipt" "$pkt" 2>/dev/null |
-				sed -n 's/^lookup_ns=//p'
-			     done | awk '{ t += $1; n++ } END { if (n) print t / n }')
-			echo "$name $b ${ns:-nan}"
+			for pkt in "$tmp/$name".run*; do
+				"${!b}" --bench "$tmp/$name.ipt" "$pkt" 2>/dev/null
+			done > "$tmp/out"
+			for k in $keys; do
+				awk -F= -v k="$k" -v s="$name" -v b=$b '
+					$1 == k { t += $2; n++ }
+					END { print k, s, b, n ? t / n : "nan" }' \
+					"$tmp/out"
+			done
 		done
 	done
 done > "$tmp/runs"
 
-# The median of each binary's rounds per set, and its change.
-awk -v nb=$# '
-	{ v[$1, $2, ++k[$1, $2]] = $3; if (!($1 in seen)) { seen[$1]; order[++ns] = $1 } }
+# Per measure, the median of each binary's rounds per set, and its change.
+table()
+{
+	awk -v nb="$nsims" -v key="$1" '
+	$1 != key { next }
+	{ v[$2, $3, ++k[$2, $3]] = $4; if (!($2 in seen)) { seen[$2]; order[++ns] = $2 } }
 	function median(s, b,   n, i, j, t, a) {
 		n = k[s, b]
 		for (i = 1; i <= n; i++) a[i] = v[s, b, i]
@@ -114,7 +129,8 @@ awk -v nb=$# '
 	}
 	END {
 		printf "%-12s", "set"
-		for (b = 1; b <= nb; b++) printf " %10s", "sim" b " ns"
+		for (b = 1; b <= nb; b++)
+			printf " %10s", "sim" b (key == "lookup_ns" ? " ns" : "")
 		for (b = 2; b <= nb; b++) printf " %8s", "sim" b
 		printf "\n"
 		for (i = 1; i <= ns; i++) {
@@ -126,3 +142,10 @@ awk -v nb=$# '
 			printf "\n"
 		}
 	}' "$tmp/runs"
+}
+
+nsims=$#
+for k in $keys; do
+	[ "$mode" = core ] && echo "$k"
+	table "$k"
+done
