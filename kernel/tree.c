@@ -368,6 +368,10 @@
  *   tree_update.c  updates, and the splice of range-location nodes
  *   tree_shadow.c  whether a hook's trees decide a box before an entry
  *   memo.c         a build's memo of the subtrees of its regions
+ *
+ * The entries' boxes come from match.c, which makes them of the rules'
+ * matches, and box.c answers what the build asks of them: does a box
+ * cover a region, does it meet it.
  */
 
 #include <linux/bitops.h>
