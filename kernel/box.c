@@ -7,6 +7,7 @@
  * rules (is one rule's box inside another's, are two disjoint).  None of
  * them allocates but nfhp_box_clone().
  */
+#include <linux/bitops.h>
 #include <linux/kernel.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -193,6 +194,37 @@ bool nfhp_box_disjoint(const struct nfhp_box *a, const struct nfhp_box *b)
 	if (a->empty || b->empty)
 		return true;
 	for (m = a->restricted & b->restricted; m; m &= m - 1) {
+		d = __builtin_ctz(m);
+		if (!nfhp_ranges_meet(nfhp_box_ranges(a, d),
+				      nfhp_box_nranges(a, d),
+				      nfhp_box_ranges(b, d),
+				      nfhp_box_nranges(b, d)))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * nfhp_box_disjoint_beside() - are two boxes apart in another dimension?
+ * @a: one box
+ * @b: the other
+ * @dim: the dimension not looked at
+ *
+ * Whether the boxes would still share no point if @dim were whole in
+ * both: a packet that a target changes in @dim alone matches at most one.
+ *
+ * Return: true when the boxes are disjoint in a dimension other than
+ * @dim, or one of them is empty.
+ */
+bool nfhp_box_disjoint_beside(const struct nfhp_box *a,
+			      const struct nfhp_box *b, unsigned int dim)
+{
+	unsigned int m, d;
+
+	if (a->empty || b->empty)
+		return true;
+	m = a->restricted & b->restricted & ~BIT(dim);
+	for (; m; m &= m - 1) {
 		d = __builtin_ctz(m);
 		if (!nfhp_ranges_meet(nfhp_box_ranges(a, d),
 				      nfhp_box_nranges(a, d),

@@ -76,6 +76,8 @@ bool nfhp_box_covers(const struct nfhp_box *b, const struct nfhp_region *reg);
 bool nfhp_box_covers_dim(const struct nfhp_box *b, unsigned int dim,
 			 const struct nfhp_range *span);
 bool nfhp_box_disjoint(const struct nfhp_box *a, const struct nfhp_box *b);
+bool nfhp_box_disjoint_beside(const struct nfhp_box *a,
+			      const struct nfhp_box *b, unsigned int dim);
 bool nfhp_box_contains(const struct nfhp_box *outer,
 		       const struct nfhp_box *inner);
 bool nfhp_box_contains_key(const struct nfhp_box *b,

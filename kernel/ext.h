@@ -42,9 +42,11 @@ enum nfhp_ext_result {
  *	nfhp_classify()
  * @target: run a rule's target on @pkt; return a netfilter verdict or
  *	%NFHP_EXT_CONTINUE
- * @rekey: after a target continued: bring the dimensions of @key that
- *	targets may change (the mark) up to date with @pkt; return true when
- *	one changed, so that later rules see the packet as it is now
+ * @rekey: after a target continued: bring the mark of @key up to date
+ *	with @pkt; return true when it changed, so that later rules see the
+ *	packet as it is now.  The mark is the one dimension a target may
+ *	change: flattening drops the rules that jumps exclude in another
+ *	(flat.c)
  * @hooks: optional: the hooks (bits of &enum nfhp_hook) a handle's
  *	extensions are valid at, whatever @create was told; a commit that
  *	reaches a rule from another hook fails.  Without it: all hooks.

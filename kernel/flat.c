@@ -389,10 +389,16 @@ static int nfhp_flatten_box(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		return err;
 	if (box->empty) {
 		nfhp_box_free(&rs->mem, own);
-		if (!fl->rekeys || rbox->empty)
+		/*
+		 * Targets change the mark alone (struct nfhp_ext_ops,
+		 * @rekey): a rule the jumps exclude in another dimension
+		 * never matches here, whatever they do.
+		 */
+		if (!fl->rekeys || rbox->empty ||
+		    nfhp_box_disjoint_beside(prefix, rbox, NFHP_DIM_MARK))
 			return 0;
 		/*
-		 * A target before it may change the packet so that the
+		 * A target before it may change the mark so that the
 		 * rule matches after all: keep it for that walk, out of
 		 * the trees (nfhp_groups_fill()).  A jump's chain goes
 		 * along, every entry of it void too: the walk tests each

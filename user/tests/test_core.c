@@ -2039,6 +2039,59 @@ static void test_goto_scope_update(void)
 }
 
 /*
+ * -A FORWARD -j MARK --set-mark 5
+ * -A FORWARD -s 10.0.0.0/8 -j U
+ * -A U -s 192.168.0.0/16 -j DROP
+ * -A U -s 10.1.0.0/16 -j DROP
+ * A target may change the mark, nothing else: U's first rule, which the
+ * jump excludes by its source, never matches, so it is no entry at all,
+ * not a void one, and the hook updates in place.
+ */
+static void test_target_keeps_other_exclusions(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
+	struct nfhp_rule_spec *mark = spec_new(NFHP_ACT_XT);
+	struct mark_pkt pkt = { .mark = 0, .new_mark = 5 };
+	struct nfhp_verdict v;
+	const char *msg = NULL;
+	struct nfhp_key k;
+	bool ok;
+
+	nfhp_ruleset_set_ext(rs, &mark_ops, NULL);
+	mark->ext_len = 1;
+	spec_prefix(jump, NFHP_DIM_SRC, ip(10, 0, 0, 0), 8, false);
+	strcpy(jump->target, "U");
+	ok = !nfhp_txn_begin(rs) && !nfhp_chain_new(rs, "U", &msg) &&
+	     src_rule(rs, "U", 0, ip(192, 168, 0, 0), 16, NFHP_ACT_DROP) &&
+	     src_rule(rs, "U", 0, ip(10, 1, 0, 0), 16, NFHP_ACT_DROP) &&
+	     !nfhp_rule_append(rs, "FORWARD", mark, NULL, &msg) &&
+	     !nfhp_rule_append(rs, "FORWARD", jump, NULL, &msg) &&
+	     !nfhp_txn_commit(rs, &msg);
+	check(ok, "excluded by source: rules load: %s", msg);
+	ok = src_rule(rs, "FORWARD", 0, ip(10, 2, 0, 0), 16, NFHP_ACT_DROP);
+	check(ok && nfhp_ruleset_flattened(rs) == 1,
+	      "excluded by source: a rule appended, one entry flattened (%u)",
+	      nfhp_ruleset_flattened(rs));
+	key_init(&k);
+	k.v[NFHP_DIM_SRC] = ip(192, 168, 0, 1);
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, folded(&k), 100, &pkt, &v);
+	ok = v.action == NFHP_ACT_ACCEPT && !v.rule;
+	k.v[NFHP_DIM_SRC] = ip(10, 1, 0, 1);
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, folded(&k), 100, &pkt, &v);
+	ok = ok && v.action == NFHP_ACT_DROP && v.rule &&
+	     nfhp_rule_position(rs, v.rule) == 2;
+	k.v[NFHP_DIM_SRC] = ip(10, 2, 0, 1);
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, folded(&k), 100, &pkt, &v);
+	check(ok && v.action == NFHP_ACT_DROP && v.rule &&
+	      nfhp_rule_position(rs, v.rule) == 3,
+	      "excluded by source: verdicts after MARK as iptables gives them");
+	nfhp_ruleset_free(rs);
+	free(jump);
+	free(mark);
+}
+
+/*
  * -A FORWARD -m mark --mark 0x80000/0x80000 -j U
  * -A U -j MARK --set-mark 5
  * -A U -m mark --mark 0x4/0xfffffffc -j V
@@ -3463,6 +3516,7 @@ int main(void)
 	test_ext_hooks();
 	test_mark_reaches_excluded_rule();
 	test_mark_reaches_excluded_jump();
+	test_target_keeps_other_exclusions();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }

@@ -104,6 +104,13 @@ static enum nfhp_ext_result model_match(const void *ext, void *pkt)
 	return h % 100 < m->s.pct ? NFHP_EXT_MATCH : NFHP_EXT_NOMATCH;
 }
 
+/*
+ * How far the address and mark values of a rule set are shifted to the
+ * left: the interesting values then differ in a higher byte, where the
+ * radix sort of a split (tree_split.c) must order them.
+ */
+static unsigned int spread;
+
 static u32 model_target(const void *ext, void *pkt)
 {
 	const struct model_ext *m = ext;
@@ -117,7 +124,9 @@ static u32 model_target(const void *ext, void *pkt)
 	case 3:
 		return h == 2 ? NFHP_EXT_CONTINUE : h;
 	case 4:
-		((struct model_pkt *)pkt)->mark = m->s.seed % 8;
+		/* Where the rules' marks are: plain or spread (gen_match()). */
+		((struct model_pkt *)pkt)->mark = (m->s.seed % 8) <<
+						  (m->s.seed & 8 ? spread : 0);
 		break;
 	}
 	return NFHP_EXT_CONTINUE;
@@ -170,13 +179,6 @@ static u32 dim_lo(u8 dim)
 {
 	return dim == NFHP_DIM_SRC || dim == NFHP_DIM_DST ? 0x0a000000 : 0;
 }
-
-/*
- * How far the address and mark values of a rule set are shifted to the
- * left: the interesting values then differ in a higher byte, where the
- * radix sort of a split (tree_split.c) must order them.
- */
-static unsigned int spread;
 
 static u32 dim_spread(u8 dim)
 {
