@@ -180,6 +180,25 @@ bool nfhp_box_contains(const struct nfhp_box *outer,
 	return true;
 }
 
+/* Are @a and @b disjoint in one of the dimensions @dims (bits)? */
+static bool nfhp_box_apart(const struct nfhp_box *a, const struct nfhp_box *b,
+			   unsigned int dims)
+{
+	unsigned int m, d;
+
+	if (a->empty || b->empty)
+		return true;
+	for (m = a->restricted & b->restricted & dims; m; m &= m - 1) {
+		d = __builtin_ctz(m);
+		if (!nfhp_ranges_meet(nfhp_box_ranges(a, d),
+				      nfhp_box_nranges(a, d),
+				      nfhp_box_ranges(b, d),
+				      nfhp_box_nranges(b, d)))
+			return true;
+	}
+	return false;
+}
+
 /**
  * nfhp_box_disjoint() - can no packet match both boxes?
  * @a: one box
@@ -189,19 +208,7 @@ bool nfhp_box_contains(const struct nfhp_box *outer,
  */
 bool nfhp_box_disjoint(const struct nfhp_box *a, const struct nfhp_box *b)
 {
-	unsigned int m, d;
-
-	if (a->empty || b->empty)
-		return true;
-	for (m = a->restricted & b->restricted; m; m &= m - 1) {
-		d = __builtin_ctz(m);
-		if (!nfhp_ranges_meet(nfhp_box_ranges(a, d),
-				      nfhp_box_nranges(a, d),
-				      nfhp_box_ranges(b, d),
-				      nfhp_box_nranges(b, d)))
-			return true;
-	}
-	return false;
+	return nfhp_box_apart(a, b, ~0u);
 }
 
 /**
@@ -219,20 +226,7 @@ bool nfhp_box_disjoint(const struct nfhp_box *a, const struct nfhp_box *b)
 bool nfhp_box_disjoint_beside(const struct nfhp_box *a,
 			      const struct nfhp_box *b, unsigned int dim)
 {
-	unsigned int m, d;
-
-	if (a->empty || b->empty)
-		return true;
-	m = a->restricted & b->restricted & ~BIT(dim);
-	for (; m; m &= m - 1) {
-		d = __builtin_ctz(m);
-		if (!nfhp_ranges_meet(nfhp_box_ranges(a, d),
-				      nfhp_box_nranges(a, d),
-				      nfhp_box_ranges(b, d),
-				      nfhp_box_nranges(b, d)))
-			return true;
-	}
-	return false;
+	return nfhp_box_apart(a, b, ~BIT(dim));
 }
 
 /**
