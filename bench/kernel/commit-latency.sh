@@ -26,6 +26,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/bench/kernel/lib.sh"
 inserts=20
 again=5
 guest=0
@@ -59,9 +60,7 @@ if [ "$guest" = 0 ]; then
 		echo
 		echo "Command: \`bench/kernel/commit-latency.sh -k $inserts" \
 		     "-a $again $sizes\` (make bench-commit)  "
-		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
-		echo "Commit: $(git -C "$top" rev-parse --short HEAD)  "
-		echo "Machine: QEMU TCG, 2 vCPUs, Debian's 6.1 kernel"
+		nfhp_bench_stamp
 		echo
 		echo "bench/seed.py's N rules loaded, then single-rule inserts" \
 		     "at FORWARD 1, each its own commit; kube:N is" \
@@ -88,9 +87,7 @@ if [ "$guest" = 0 ]; then
 	exit 0
 fi
 
-out=${NFHP_VM_OUT:?run me on the host}
-. "$top/selftests/nf_hipac/lib.sh"
-[ -d /sys/module/nf_hipac ] || nfhp_insmod "$top/nf_hipac.ko"
+nfhp_bench_guest
 
 # took - "last commit took" in ns, and "last commit flattened".
 took()

@@ -36,6 +36,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/bench/kernel/lib.sh"
 rounds=
 quick=0
 guest=0
@@ -134,9 +135,7 @@ if [ "$guest" = 0 ]; then
 		echo "Command: \`bench/kernel/list-latency.sh" \
 		     "$([ "$quick" = 1 ] && echo "-q ")-r $rounds" \
 		     "$sizes\` (make bench-commit)  "
-		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
-		echo "Commit: $(git -C "$top" rev-parse --short HEAD)  "
-		echo "Machine: QEMU TCG, 2 vCPUs, Debian's 6.1 kernel"
+		nfhp_bench_stamp
 		echo
 		echo "bench/seed.py's N rules loaded into nf-hipac and into" \
 		     "iptables-legacy, then $rounds interleaved rounds of each" \
@@ -160,9 +159,7 @@ if [ "$guest" = 0 ]; then
 	exit 0
 fi
 
-out=${NFHP_VM_OUT:?run me on the host}
-. "$top/selftests/nf_hipac/lib.sh"
-[ -d /sys/module/nf_hipac ] || nfhp_insmod "$top/nf_hipac.ko"
+nfhp_bench_guest
 bin=$top/user/build
 
 # run TOOL CMD - run CMD with TOOL (nf-hipac or iptables-legacy), output

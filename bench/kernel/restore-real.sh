@@ -27,6 +27,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/bench/kernel/lib.sh"
 rounds=5
 guest=0
 while [ $# -gt 0 ]; do
@@ -58,11 +59,9 @@ if [ "$guest" = 0 ]; then
 		echo
 		echo "Command: \`bench/kernel/restore-real.sh -r" \
 		     "$rounds${1:+ $1}\` (make bench-real-world)  "
-		echo "Date: $(date -u '+%Y-%m-%d %H:%M UTC')  "
-		echo "Commit: $(git -C "$top" rev-parse --short HEAD)  "
-		echo "Machine: QEMU TCG, 2 vCPUs, 2 GB, Debian's 6.1 kernel;" \
-		     "host load average $(cut -d' ' -f1-3 /proc/loadavg)" \
-		     "at the end"
+		load=$(cut -d' ' -f1-3 /proc/loadavg)
+		nfhp_bench_stamp "QEMU TCG, 2 vCPUs, 2 GB, Debian's 6.1" \
+				 "kernel; host load average $load at the end"
 		echo
 		echo "$(basename "$rules"): $n rules in $((chains - 3))" \
 		     "user chains (the university firewall of" \
@@ -107,9 +106,7 @@ if [ "$guest" = 0 ]; then
 	exit 0
 fi
 
-out=${NFHP_VM_OUT:?run me on the host}
-. "$top/selftests/nf_hipac/lib.sh"
-[ -d /sys/module/nf_hipac ] || nfhp_insmod "$top/nf_hipac.ko"
+nfhp_bench_guest
 for m in iptable_filter xt_mac xt_recent xt_limit xt_LOG ipt_REJECT \
 	 xt_sctp xt_multiport xt_state xt_conntrack xt_tcpudp; do
 	modprobe "$m"
