@@ -147,9 +147,9 @@ unsigned int nfhp_rule_position(struct nfhp_ruleset *rs,
 #define NFHP_FOLD_RECHECK	256
 
 /*
- * Nodes an update of a tree may visit, this many per entry of its hook
- * and NFHP_UPDATE_VISITS_MIN more, before it gives up and the tree is
- * built anew ("Updates: nfhp_tree_update()" in tree.c).  A single-rule
+ * Nodes the updates of a tree in one commit may visit, this many per
+ * entry of its hook and NFHP_UPDATE_VISITS_MIN more, before they give up
+ * and the tree is built anew ("Updates: nfhp_tree_update()" in tree.c).  A single-rule
  * update of a ClassBench set visits 5 to 11,000 (fw4_10k's wide rules).
  * nfhp_tunables.update_visits_per_entry and .update_visits_min are these,
  * or less in tests.

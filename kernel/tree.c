@@ -252,9 +252,12 @@
  * An update works from the same budget (nfhp_tree_update()'s @work), a
  * region at a time, and cuts a region short as a build does when its
  * share runs out; a build of the hook's tree would take as long as all
- * of it.  A tested leaf that an update meets is made again from its
- * entries and the candidates, as a tested leaf: updates do not deepen
- * what a build cut short, and their own work stays bounded.
+ * of it.  The updates of one tree in one commit share one such budget
+ * (struct nfhp_update_budget in update.c): past it, the tree is built
+ * anew, so that a commit of many changes costs at most about two builds.
+ * A tested leaf that an update meets is made again from its entries and
+ * the candidates, as a tested leaf: updates do not deepen what a build
+ * cut short, and their own work stays bounded.
  *
  * A build stops with -ECANCELED when its task has a signal pending,
  * between two children of a split, and nothing of it stays: an admin's
@@ -276,10 +279,10 @@
  * made of it: a subtree under several parents is visited once for each
  * path to it.  Where the paths multiply (say 30 entries over a dozen
  * dimensions, each cutting a few intervals), one update can visit 10^8
- * nodes.  So an update is given a number of visits (update.c gives 16
- * per entry of the hook, and 4096) and gives up with -EOVERFLOW past
- * them; the tree is then built anew, and a build has the memo of each
- * split's children.
+ * nodes.  So the updates of a tree in one commit are given a number of
+ * visits (update.c gives 16 per entry of the hook, and 4096) and give up
+ * with -EOVERFLOW past them; the tree is then built anew, and a build has
+ * the memo of each split's children.
  *
  * A path's copy of a range-location node keeps all its children but the
  * few the box meets (nfhp_update_rlp()).  Where those come back as they

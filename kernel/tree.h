@@ -296,7 +296,7 @@ int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,
 int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 		     const struct nfhp_box *x,
 		     const struct nfhp_entry **cands, unsigned int n,
-		     unsigned long visits, u64 work, struct nfhp_node **out);
+		     unsigned long *visits, u64 *work, struct nfhp_node **out);
 void nfhp_tree_get(struct nfhp_node *root);
 void nfhp_tree_put(struct nfhp_forest *f, struct nfhp_node *root);
 void nfhp_tree_stats(struct nfhp_forest *f, const struct nfhp_node *root,

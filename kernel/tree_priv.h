@@ -301,14 +301,15 @@ struct nfhp_event {
 /*
  * Is the stack too short for another level?  Then the build gives up with
  * -E2BIG: the commit fails and the old rules stay, where running off the
- * stack would panic the kernel.
+ * stack would panic the kernel.  Signed: a frame below the base (the
+ * userspace tests move the base up past it) has less than nothing left.
  */
 static __always_inline bool nfhp_stack_low(void)
 {
 	unsigned long here = (unsigned long)__builtin_frame_address(0);
 	unsigned long base = (unsigned long)task_stack_page(current);
 
-	return here - base < NFHP_STACK_RESERVE;
+	return (long)(here - base) < NFHP_STACK_RESERVE;
 }
 
 /**

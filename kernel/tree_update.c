@@ -727,9 +727,11 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
  * @cands: every entry of the new rule set that intersects @x, in order,
  *	ending with the policy
  * @n: number of entries in @cands
- * @visits: how many nodes the update may visit
+ * @visits: how many nodes the update may visit; less what it visited
+ *	on return
  * @work: how many work units its builds may take, as a build's budget
- *	("Bounded builds" in DOC: Theory of Operation)
+ *	("Bounded builds" in DOC: Theory of Operation); less what they took
+ *	on return
  * @out: set to the new tree, holding one reference
  *
  * Nodes whose regions miss @x are shared with @root; regions inside @x are
@@ -746,11 +748,11 @@ static int nfhp_update_node(struct nfhp_forest *f, struct nfhp_node *node,
 int nfhp_tree_update(struct nfhp_forest *f, struct nfhp_node *root,
 		     const struct nfhp_box *x,
 		     const struct nfhp_entry **cands, unsigned int n,
-		     unsigned long visits, u64 work, struct nfhp_node **out)
+		     unsigned long *visits, u64 *work, struct nfhp_node **out)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&f->scratch);
 	struct nfhp_update u = {
-		.x = x, .c = cands, .n = n, .visits = &visits, .work = &work,
+		.x = x, .c = cands, .n = n, .visits = visits, .work = work,
 	};
 	struct nfhp_region *reg = nfhp_region_scratch(f);
 	int err;

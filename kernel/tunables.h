@@ -17,8 +17,9 @@
  * struct nfhp_tunables - the core's tunables
  * @fold_recheck: commits between two checks of a hook's fold, at least
  *	(%NFHP_FOLD_RECHECK, ruleset.h)
- * @update_visits_per_entry: nodes an update of a tree may visit per entry
- *	of its hook (%NFHP_UPDATE_VISITS_PER_ENTRY, ruleset.h)
+ * @update_visits_per_entry: nodes the updates of a tree in one commit may
+ *	visit per entry of its hook (%NFHP_UPDATE_VISITS_PER_ENTRY,
+ *	ruleset.h)
  * @update_visits_min: and this many more (%NFHP_UPDATE_VISITS_MIN)
  * @flat_per_rule: entries a hook may flatten into per rule of the rule
  *	set (%NFHP_FLAT_PER_RULE, ruleset.h)

@@ -312,27 +312,54 @@ static void nfhp_cands_scan(const struct nfhp_flat *fl, unsigned int g,
 	}
 }
 
+/**
+ * struct nfhp_update_budget - what the updates of one commit may spend
+ * @visits: nodes the updates of each group's tree may still visit
+ * @work: work units their builds may still take
+ *
+ * The updates of one tree in one commit share a build's budget: past it,
+ * the tree is built anew, which costs no more.  With a budget for each
+ * changed entry, a restore that took back all but ten rules of the
+ * university firewall (../shared/repro) made 74 updates among its tested
+ * leaves, each up to a build, and took ten times a build.
+ */
+struct nfhp_update_budget {
+	unsigned long visits[NFHP_GROUPS];
+	u64 work[NFHP_GROUPS];
+};
+
+/* Give every group of @fl's hook the budget of a build of it. */
+static void nfhp_update_budget_init(struct nfhp_update_budget *b,
+				    const struct nfhp_flat *fl)
+{
+	unsigned long per_entry = nfhp_tunables.update_visits_per_entry;
+	u64 work = nfhp_build_budget_of(nfhp_tunables.build_budget, fl->e.n);
+	unsigned int g;
+
+	for (g = 0; g < NFHP_GROUPS; g++) {
+		b->visits[g] = nfhp_tunables.update_visits_min +
+			       per_entry * fl->e.n;
+		b->work[g] = work;
+	}
+}
+
 /*
  * Work one or two changed entries of group @g into its tree @root.  A
  * rule's hotdrop entry comes with it: one pass over the hook's summaries
  * (or one search of @cx each, unless NULL) finds the candidates of both.
  * The pass reads the whole hook rather than a copy of the group's
  * entries: making that copy would read it all anyway, and write as much.
- * @cands has room for twice @fl's entries.  Return: 0, -ENOMEM, or
- * -EOVERFLOW when the update of the tree gave up.
+ * @cands has room for twice @fl's entries.  The updates spend from @b.
+ * Return: 0, -ENOMEM, or -EOVERFLOW when the update of the tree gave up.
  */
 static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 			     const struct nfhp_entry *const *changed,
 			     unsigned int nchanged,
 			     const struct nfhp_flat *fl, unsigned int g,
 			     const struct nfhp_cands *cx,
-			     const struct nfhp_entry **cands)
+			     const struct nfhp_entry **cands,
+			     struct nfhp_update_budget *b)
 {
-	unsigned long visits =
-		nfhp_tunables.update_visits_min +
-		(unsigned long)nfhp_tunables.update_visits_per_entry * fl->e.n;
-	/* An update may work as much as a build of the hook's tree would. */
-	u64 work = nfhp_build_budget_of(nfhp_tunables.build_budget, fl->e.n);
 	unsigned int k, n[2] = { 0, 0 }, stride = fl->e.n;
 	struct nfhp_entry_sum x[2];
 	struct nfhp_node *new;
@@ -349,8 +376,8 @@ static int nfhp_update_group(struct nfhp_ruleset *rs, struct nfhp_node **root,
 	for (k = 0; k < nchanged; k++) {
 		cands[k * stride + n[k]++] = nfhp_flat_at(fl, fl->e.n - 1);
 		err = nfhp_tree_update(&rs->forest, *root, changed[k]->box,
-				       cands + k * stride, n[k], visits, work,
-				       &new);
+				       cands + k * stride, n[k], &b->visits[g],
+				       &b->work[g], &new);
 		if (err)
 			return err;
 		nfhp_tree_put(&rs->forest, *root);
@@ -395,6 +422,7 @@ static bool nfhp_entries_pair(const struct nfhp_entry *a,
  * @changed lists, rising, in pairs where nfhp_entries_pair() allows.  The
  * groups of the changed entries are added to @groups, unless NULL; those
  * whose trees were built anew from @fl to @built, and left alone after.
+ * The updates spend from @b.
  */
 static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       int h, const struct nfhp_pageseq *e,
@@ -402,6 +430,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			       const struct nfhp_flat *fl,
 			       const struct nfhp_cands *cx,
 			       const struct nfhp_entry **cands,
+			       struct nfhp_update_budget *b,
 			       unsigned int *groups, unsigned int *built)
 {
 	struct nfhp_node **root = t->hooks[h].root;
@@ -429,7 +458,7 @@ static int nfhp_update_changed(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 			continue;
 		if (root[g])
 			err = nfhp_update_group(rs, &root[g], ch, nch, fl, g,
-						cx, cands);
+						cx, cands, b);
 		if (!root[g] || err == -EOVERFLOW) {
 			gave_up = err == -EOVERFLOW;
 			*built |= 1u << g;
@@ -480,6 +509,7 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	struct nfhp_scratch *s = &rs->forest.scratch;
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(s);
 	const struct nfhp_entry **cands;
+	struct nfhp_update_budget b;
 	struct nfhp_delta listed = {};
 	unsigned int g, emptied = 0, built = 0;
 	int err = -ENOMEM;
@@ -505,12 +535,13 @@ static int nfhp_update_trees(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		if (t->hooks[h].root[g])
 			nfhp_tree_get(t->hooks[h].root[g]);
 	}
+	nfhp_update_budget_init(&b, fl);
 	err = nfhp_update_changed(rs, t, h, &fl->e, d->added, d->nadded, fl,
-				  cx, cands, NULL, &built);
+				  cx, cands, &b, NULL, &built);
 	if (!err)
 		err = nfhp_update_changed(rs, t, h, &old->e, d->removed,
-					  d->nremoved, fl, cx, cands, &emptied,
-					  &built);
+					  d->nremoved, fl, cx, cands, &b,
+					  &emptied, &built);
 	/* Only a group that lost entries can have none left. */
 	for (g = 1; g < NFHP_GROUPS && !err; g++) {
 		if (!(emptied & (1u << g)) || !t->hooks[h].root[g] ||

@@ -2039,6 +2039,50 @@ static void test_goto_scope_update(void)
 }
 
 /*
+ * The updates of one commit share a build's budget: with 30 visits for a
+ * tree, a commit of one rule updates the tree, one of 40 rules, each of
+ * whose updates would fit alone, gives up and builds it anew (a budget per
+ * update made a restore of a firewall of tested leaves ten builds long).
+ */
+static void test_update_budget_shared(void)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	const char *msg = NULL;
+	unsigned int i;
+	u64 before;
+	bool ok;
+
+	ok = !nfhp_txn_begin(rs);
+	for (i = 0; i < 200 && ok; i++)
+		ok = src_rule(rs, "FORWARD", 0, ip(10, 1, i, 0), 24,
+			      NFHP_ACT_DROP);
+	ok = ok && !nfhp_txn_commit(rs, &msg);
+	check(ok, "update budget: 200 rules load: %s", msg);
+	nfhp_tunables.update_visits_min = 30;
+	nfhp_tunables.update_visits_per_entry = 0;
+	before = nfhp_ruleset_updates_given_up(rs);
+	ok = src_rule(rs, "FORWARD", 0, ip(10, 2, 0, 0), 24, NFHP_ACT_DROP);
+	check(ok && nfhp_ruleset_updates_given_up(rs) == before &&
+	      nfhp_ruleset_flattened(rs) == 1,
+	      "update budget: one rule updates the tree");
+	ok = !nfhp_txn_begin(rs);
+	for (i = 0; i < 40 && ok; i++)
+		ok = src_rule(rs, "FORWARD", 0, ip(10, 3, i, 0), 24,
+			      NFHP_ACT_DROP);
+	ok = ok && !nfhp_txn_commit(rs, &msg);
+	check(ok && nfhp_ruleset_updates_given_up(rs) == before + 1,
+	      "update budget: 40 rules in one commit give up once (%llu): %s",
+	      (unsigned long long)(nfhp_ruleset_updates_given_up(rs) - before),
+	      msg);
+	check(src_decided(rs, ip(10, 3, 39, 1), NFHP_ACT_DROP, "FORWARD", 241) &&
+	      src_decided(rs, ip(10, 1, 7, 1), NFHP_ACT_DROP, "FORWARD", 8),
+	      "update budget: the tree built anew decides as before");
+	nfhp_tunables.update_visits_min = NFHP_UPDATE_VISITS_MIN;
+	nfhp_tunables.update_visits_per_entry = NFHP_UPDATE_VISITS_PER_ENTRY;
+	nfhp_ruleset_free(rs);
+}
+
+/*
  * -A FORWARD -j MARK --set-mark 5
  * -A FORWARD -s 10.0.0.0/8 -j U
  * -A U -s 192.168.0.0/16 -j DROP
@@ -3517,6 +3561,7 @@ int main(void)
 	test_mark_reaches_excluded_rule();
 	test_mark_reaches_excluded_jump();
 	test_target_keeps_other_exclusions();
+	test_update_budget_shared();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }
