@@ -252,9 +252,10 @@
  * An update works from the same budget (nfhp_tree_update()'s @work), a
  * region at a time, and cuts a region short as a build does when its
  * share runs out; a build of the hook's tree would take as long as all
- * of it.  The updates of one tree in one commit share one such budget
- * (struct nfhp_update_budget in update.c): past it, the tree is built
- * anew, so that a commit of many changes costs at most about two builds.
+ * of it.  The updates of one tree in one commit share the budget of a
+ * build's first attempt (struct nfhp_update_budget in update.c): past
+ * it, the tree is built anew, so that a commit of many changes costs at
+ * most about a build and a quarter.
  * A tested leaf that an update meets is made again from its entries and
  * the candidates, as a tested leaf: updates do not deepen what a build
  * cut short, and their own work stays bounded.
