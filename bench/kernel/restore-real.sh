@@ -101,8 +101,8 @@ if [ "$guest" = 0 ]; then
 		echo "Then, in each round, five single-rule changes (user" \
 		     "chains at their head, middle and end, FORWARD and" \
 		     "INPUT; the list is changes() in the script), each" \
-		     "inserted and deleted again with \\`nf-hipac\\` and with" \
-		     "\\`iptables-legacy\\`: wall time of each command, median" \
+		     "inserted and deleted again with \`nf-hipac\` and with" \
+		     "\`iptables-legacy\`: wall time of each command, median" \
 		     "(min-max) in seconds, and nf-hipac's commit.  A" \
 		     "process start alone costs about 0.1 s under TCG."
 		echo
