@@ -55,6 +55,19 @@ if [ "$guest" = 0 ]; then
 	n=$(grep -c '^-A ' "$rules")
 	chains=$(grep -c '^:' "$rules")
 	res=$top/bench/results/kernel-real-world.md
+	# awk: med(S), the median (min-max) of the numbers in S, each as
+	# fmt; "-" for values that are not numbers.
+	med='function med(s,  v, n, i, j, x) {
+		n = split(s, v, " ")
+		if (v[1] == "-")
+			return "-"
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				x = v[j]; v[j] = v[j - 1]; v[j - 1] = x
+			}
+		return sprintf(fmt " (" fmt "-" fmt ")", v[int((n + 1) / 2)],
+			       v[1], v[n])
+	}'
 	{
 		echo "# Restore time of a real firewall in the kernel"
 		echo
@@ -77,16 +90,7 @@ if [ "$guest" = 0 ]; then
 		echo
 		echo "| tool | restore [s] | its commit [s] | again [s] | its commit [s] |"
 		echo "|---|---:|---:|---:|---:|"
-		awk '
-		function med(s,  v, n, i, j, x) {
-			n = split(s, v, " ")
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
-					x = v[j]; v[j] = v[j - 1]; v[j - 1] = x
-				}
-			return sprintf("%.2f (%.2f-%.2f)", v[int((n + 1) / 2)],
-				       v[1], v[n])
-		}
+		awk -v fmt=%.2f "$med"'
 		{ t[$1] = t[$1] " " $4; c[$1] = c[$1] " " $5
 		  a[$1] = a[$1] " " $6; ac[$1] = ac[$1] " " $7 }
 		END {
@@ -108,18 +112,7 @@ if [ "$guest" = 0 ]; then
 		echo
 		echo "| tool | -I [s] | its commit [s] | -D [s] | its commit [s] |"
 		echo "|---|---:|---:|---:|---:|"
-		awk '
-		function med(s,  v, n, i, j, x) {
-			n = split(s, v, " ")
-			if (v[1] == "-")
-				return "-"
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
-					x = v[j]; v[j] = v[j - 1]; v[j - 1] = x
-				}
-			return sprintf("%.3f (%.3f-%.3f)", v[int((n + 1) / 2)],
-				       v[1], v[n])
-		}
+		awk -v fmt=%.3f "$med"'
 		{ w[$1, $3] = w[$1, $3] " " $5; c[$1, $3] = c[$1, $3] " " $6 }
 		END {
 			split("nf-hipac iptables-legacy", tools, " ")
