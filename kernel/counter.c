@@ -11,6 +11,7 @@
  * every call.
  */
 #include <linux/bug.h>
+#include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/percpu.h>
 #include <linux/string.h>
@@ -46,6 +47,24 @@ void nfhp_cpool_init(struct nfhp_cpool *p, struct nfhp_mem *mem)
 	p->mem = mem;
 	p->partial = NULL;
 	p->blocks = 0;
+}
+
+/**
+ * nfhp_cpool_bytes() - memory the counters of a pool take
+ * @p: the pool
+ *
+ * Each block is one allocation on the account and NFHP_CBLOCK_SLOTS
+ * counters in the percpu allocator, outside it: a copy for each possible
+ * CPU.
+ *
+ * Return: the bytes of both.
+ */
+u64 nfhp_cpool_bytes(const struct nfhp_cpool *p)
+{
+	u64 percpu = (u64)num_possible_cpus() * NFHP_CBLOCK_SLOTS *
+		     sizeof(struct nfhp_counter);
+
+	return p->blocks * (sizeof(struct nfhp_cblock) + percpu);
 }
 
 static void nfhp_cblock_link(struct nfhp_cpool *p, struct nfhp_cblock *b)

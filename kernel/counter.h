@@ -53,6 +53,7 @@ struct nfhp_cpool {
 };
 
 void nfhp_cpool_init(struct nfhp_cpool *p, struct nfhp_mem *mem);
+u64 nfhp_cpool_bytes(const struct nfhp_cpool *p);
 struct nfhp_rcounter *nfhp_rcounter_new(struct nfhp_cpool *p,
 					const struct nfhp_counter *init);
 void nfhp_rcounter_put(struct nfhp_cpool *p, struct nfhp_rcounter *c);

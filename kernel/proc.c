@@ -112,6 +112,8 @@ static int nfhp_info_show(struct seq_file *m, void *v)
 		   nfhp_ruleset_updates_given_up(rs));
 	seq_printf(m, "tree builds cut short:    %14llu\n",
 		   nfhp_ruleset_builds_cut(rs));
+	seq_printf(m, "memory of counters:       %14llu bytes\n",
+		   nfhp_ruleset_counter_mem(rs));
 	seq_printf(m, "nf-hipac is invoked %s iptables\n",
 		   hn->iptables_first ? "after" : "before");
 	mutex_unlock(&hn->lock);
@@ -252,6 +254,8 @@ static void nfhp_proc_tree_stats(struct seq_file *m, enum nfhp_hook hook,
 	seq_printf(m, "number of rules:          %14u\n", st->rules);
 	seq_printf(m, "number of trees:          %14u\n", st->trees);
 	seq_printf(m, "total memory:             %14llu bytes\n", st->mem);
+	seq_printf(m, "memory of entries:        %14llu bytes\n",
+		   st->entry_mem);
 	seq_printf(m, "number of nodes:          %14u\n", st->nodes);
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
 		if (st->nodes_per_dim[d])

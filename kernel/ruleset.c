@@ -351,6 +351,19 @@ u64 nfhp_ruleset_mem_allocated(const struct nfhp_ruleset *rs)
 }
 
 /**
+ * nfhp_ruleset_counter_mem() - bytes the rules' counters take
+ * @rs: the rule set
+ *
+ * Their percpu copies are not on the account (nfhp_cpool_bytes()).
+ *
+ * Return: the bytes.
+ */
+u64 nfhp_ruleset_counter_mem(const struct nfhp_ruleset *rs)
+{
+	return nfhp_cpool_bytes(&rs->cpool);
+}
+
+/**
  * nfhp_ruleset_nchains() - number of chains, built-in ones included
  * @rs: the rule set
  *

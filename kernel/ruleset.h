@@ -187,6 +187,7 @@ u64 nfhp_ruleset_mem_limit(const struct nfhp_ruleset *rs);
 int nfhp_ruleset_set_mem_limit(struct nfhp_ruleset *rs, u64 limit);
 u64 nfhp_ruleset_mem_used(const struct nfhp_ruleset *rs);
 u64 nfhp_ruleset_mem_allocated(const struct nfhp_ruleset *rs);
+u64 nfhp_ruleset_counter_mem(const struct nfhp_ruleset *rs);
 unsigned int nfhp_ruleset_nchains(const struct nfhp_ruleset *rs);
 unsigned int nfhp_ruleset_nrules(const struct nfhp_ruleset *rs);
 u64 nfhp_ruleset_shared_splits(const struct nfhp_ruleset *rs);

@@ -40,12 +40,21 @@
 int nfhp_tree_get_stats(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 			struct nfhp_tree_stats *st)
 {
+	const struct nfhp_pageseq *entries = nfhp_ruleset_entries(rs, hook);
 	const struct nfhp_node *root;
+	const struct nfhp_entry *e;
+	struct nfhp_pageseq_iter it;
 	struct nfhp_forest *f;
 	unsigned int g;
 
 	memset(st, 0, sizeof(*st));
-	st->rules = nfhp_ruleset_entries(rs, hook)->n;
+	st->rules = entries->n;
+	nfhp_pageseq_iter_init(&it, entries, 0);
+	while ((e = nfhp_pageseq_iter_next(&it))) {
+		st->entry_mem += sizeof(*e);
+		if (e->owns_box)
+			st->entry_mem += e->box->size;
+	}
 	for (g = 0; g < NFHP_HOOK_TREES; g++) {
 		root = nfhp_ruleset_tree(rs, hook, g, &f);
 		if (!root)

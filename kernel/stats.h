@@ -19,6 +19,9 @@
  *	per path, their hotdrop entries (key.h) and the policy
  * @trees: trees the hook's entries are split into
  * @mem: bytes held by the tree's nodes and leaves
+ * @entry_mem: bytes held by the hook's entries, the boxes that jumps
+ *	narrowed for them included; trees, entries and counters
+ *	(nfhp_ruleset_counter_mem()) are what lookups read
  * @nodes: range-location nodes
  * @nodes_per_dim: range-location nodes of each dimension
  * @leaves: distinct leaves, list nodes included (tree.c)
@@ -42,6 +45,7 @@ struct nfhp_tree_stats {
 	unsigned int rules;
 	unsigned int trees;
 	u64 mem;
+	u64 entry_mem;
 	unsigned int nodes;
 	unsigned int nodes_per_dim[NFHP_DIM_MAX];
 	unsigned int leaves;

@@ -42,7 +42,7 @@ for k in "maximum memory bound" "total memory (used)" \
 	 "total number of rules" "commits" "last commit took" \
 	 "commits stopped by signal" "last commit flattened" \
 	 "splits built by two CPUs" "tree updates given up" \
-	 "tree builds cut short"; do
+	 "tree builds cut short" "memory of counters"; do
 	nfhp_check "info has '$k:'" [ -n "$(field "$k")" ]
 done
 nfhp_check "no commit stopped by a signal yet" \
@@ -56,6 +56,7 @@ nfhp_check "invoked before iptables by default" \
 	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/info |
 		 grep -qx 'nf-hipac is invoked before iptables'"
 nfhp_check "no rules at first" [ "$(field "total number of rules")" = 0 ]
+nfhp_check "no counters at first" [ "$(field "memory of counters")" = 0 ]
 
 nfhp_check "three rules and a chain" \
 	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -N c &&
@@ -65,6 +66,7 @@ nfhp_check "three rules and a chain" \
 nfhp_check "3 rules counted" [ "$(field "total number of rules")" = 3 ]
 nfhp_check "4 chains counted" [ "$(field "total number of chains")" = 4 ]
 nfhp_check "memory in use" [ "$(field "total memory (used)")" -gt 0 ]
+nfhp_check "counters take memory" [ "$(field "memory of counters")" -gt 0 ]
 commits=$(field "commits")
 nfhp_check "the four changes were commits" [ "$commits" -ge 4 ]
 nfhp_check "the last one took a time" [ "$(field "last commit took")" -gt 0 ]
@@ -97,6 +99,7 @@ stat()
 for k in "of which tested" "tested entries" "largest tested leaf"; do
 	nfhp_check "statistics/forward has '$k:', 0" [ "$(stat "$k")" = 0 ]
 done
+nfhp_check "FORWARD's entries take memory" [ "$(stat "memory of entries")" -gt 0 ]
 nfhp_check "statistics/input" \
 	in_ns $ns_router cat /proc/net/nf-hipac/statistics/input >/dev/null
 nfhp_check "statistics/output" \

@@ -204,6 +204,7 @@ static inline void cond_synchronize_rcu(unsigned long cookie)
 #define this_cpu_ptr(p)		(p)
 #define this_cpu_add(var, v)	((var) += (v))
 #define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < 1; (cpu)++)
+#define num_possible_cpus()	1U
 
 #ifndef container_of
 #define container_of(ptr, type, member) \

@@ -501,13 +501,54 @@ out:
 	return ret;
 }
 
+/*
+ * What lookups read, apart from the rules themselves: the trees, the
+ * entries and the counters (per CPU; the simulator has one).  The rest of
+ * "memory used" is the rule set as written, which listings and updates
+ * read.
+ */
+static int lookup_mem(struct sim *s, u64 *trees, u64 *entries)
+{
+	struct nfhp_tree_stats st;
+	int h, ret;
+
+	*trees = 0;
+	*entries = 0;
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		ret = nfhp_tree_get_stats(s->rs, h, &st);
+		if (ret)
+			return core_err("stats", ret, NULL);
+		*trees += st.mem;
+		*entries += st.entry_mem;
+	}
+	return 0;
+}
+
+static int print_lookup_mem(struct sim *s)
+{
+	u64 trees, entries, counters = nfhp_ruleset_counter_mem(s->rs);
+	int ret = lookup_mem(s, &trees, &entries);
+
+	if (ret)
+		return ret;
+	printf("lookup memory %llu: trees %llu, entries %llu, counters %llu\n",
+	       (unsigned long long)(trees + entries + counters),
+	       (unsigned long long)trees, (unsigned long long)entries,
+	       (unsigned long long)counters);
+	return 0;
+}
+
 static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 {
 	double tree_ns = 0, ref_ns = 0, i50 = 0, i99 = 0, d50 = 0, d99 = 0;
 	unsigned int rules = nfhp_ruleset_nrules(s->rs);
 	u64 mem = nfhp_ruleset_mem_allocated(s->rs);
+	u64 trees, entries, counters = nfhp_ruleset_counter_mem(s->rs);
 	int ret;
 
+	ret = lookup_mem(s, &trees, &entries);
+	if (ret)
+		return ret;
 	if (n)
 		bench_lookups(s, pk, n, &tree_ns, &ref_ns);
 	if (s->nlines && s->updates) {
@@ -519,6 +560,9 @@ static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 	printf("rules:            %u\n", rules);
 	printf("build:            %.1f ms\n", s->build_ns / 1e6);
 	printf("memory:           %.2f MiB\n", mem / 1048576.0);
+	printf("lookup memory:    %.2f MiB (trees %.2f, entries %.2f, counters %.2f)\n",
+	       (trees + entries + counters) / 1048576.0, trees / 1048576.0,
+	       entries / 1048576.0, counters / 1048576.0);
 	printf("allocations:      %lu while loading (%.1f per rule)\n",
 	       s->build_allocs, rules ? (double)s->build_allocs / rules : 0);
 	printf("packets:          %zu\n", n);
@@ -534,6 +578,8 @@ static int do_bench(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n)
 	printf("rules=%u\n", rules);
 	printf("build_ms=%.3f\n", s->build_ns / 1e6);
 	printf("memory_bytes=%llu\n", (unsigned long long)mem);
+	printf("lookup_memory_bytes=%llu\n",
+	       (unsigned long long)(trees + entries + counters));
 	printf("build_allocs=%lu\n", s->build_allocs);
 	printf("update_allocs=%.1f\n", s->update_allocs);
 	printf("lookup_ns=%.2f\n", tree_ns);
@@ -571,12 +617,16 @@ static int do_stats(struct sim *s)
 	       (unsigned long long)nfhp_ruleset_mem_used(s->rs),
 	       (unsigned long long)nfhp_ruleset_mem_allocated(s->rs),
 	       (unsigned long long)nfhp_ruleset_mem_limit(s->rs));
+	ret = print_lookup_mem(s);
+	if (ret)
+		return ret;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		ret = nfhp_tree_get_stats(s->rs, h, &st);
 		if (ret)
 			return core_err("stats", ret, NULL);
-		printf("%s: rules %u, mem %llu, nodes %u, leaves %u (lists %u), depth %u, shared %u\n",
+		printf("%s: rules %u, mem %llu, entry mem %llu, nodes %u, leaves %u (lists %u), depth %u, shared %u\n",
 		       hook_names[h], st.rules, (unsigned long long)st.mem,
+		       (unsigned long long)st.entry_mem,
 		       st.nodes, st.leaves, st.lists, st.depth, st.shared);
 		printf("  tested leaves %u (entries %u, largest %u)\n",
 		       st.tested, st.tested_entries, st.tested_max);
