@@ -18,6 +18,8 @@
  * struct nfhp_box - the normalized match of a rule
  * @restricted: bit d is set when dimension d is restricted
  * @empty: the rule can match no packet at all
+ * @family: the &enum nfhp_family of its rule set, which sets the width of
+ *	the address dimensions
  * @size: bytes allocated for the box
  * @start: the intervals of dimension d are @r[@start[d]] up to, not
  *	including, @r[@start[d + 1]]
@@ -26,6 +28,7 @@
 struct nfhp_box {
 	u16 restricted;
 	u8 empty;
+	u8 family;
 	u32 size;
 	u16 start[NFHP_DIM_MAX + 1];
 	struct nfhp_range r[];

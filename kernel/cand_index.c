@@ -56,7 +56,7 @@ void nfhp_entry_sum_fill(struct nfhp_entry_sum *sum,
 
 	for (i = 0; i < ARRAY_SIZE(dims); i++) {
 		n = nfhp_box_nranges(box, dims[i]);
-		cut = nfhp_dim_bits(dims[i]) - 32;
+		cut = nfhp_dim_bits(box->family, dims[i]) - 32;
 		r = nfhp_box_ranges(box, dims[i]);
 		sum->lo[i] = n ? r[0].lo >> cut : 0;
 		sum->hi[i] = n ? r[n - 1].hi >> cut : U32_MAX;

@@ -154,7 +154,7 @@ int nfhp_rule_new(struct nfhp_ruleset *rs,
 	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
 		if (spec->m[i].dim < NFHP_DIM_MAX)
 			r->written |= 1u << spec->m[i].dim;
-	err = nfhp_rule_body_new(&rs->mem, spec, &r->body, msg);
+	err = nfhp_rule_body_new(&rs->mem, rs->family, spec, &r->body, msg);
 	if (err)
 		goto out_free_rule;
 	err = -ENOMEM;

@@ -90,9 +90,15 @@
 #include "lower_bound.h"
 #include "tunables.h"
 
-/* An address range at least this wide counts as a wildcard for grouping. */
-#define NFHP_WIDE_ADDR		BIT_ULL(24)
-#define NFHP_MIDDLE_ADDR	BIT_ULL(12)
+/*
+ * An address range at least this wide counts as a wildcard for grouping:
+ * for IPv4 a /8, for IPv6 a /32 (what a registry gives a provider);
+ * middle from a /20, for IPv6 from a /64 (a subnet).
+ */
+#define NFHP_WIDE_ADDR4		BIT_ULL(24)
+#define NFHP_MIDDLE_ADDR4	BIT_ULL(12)
+#define NFHP_WIDE_ADDR6		((nfhp_u128)1 << 96)
+#define NFHP_MIDDLE_ADDR6	((nfhp_u128)1 << 64)
 
 enum nfhp_width {
 	NFHP_WIDTH_WIDE,
@@ -105,16 +111,20 @@ static enum nfhp_width nfhp_width_of(const struct nfhp_box *b,
 				     unsigned int dim)
 {
 	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
+	bool v6 = b->family == NFHP_FAMILY_IPV6;
+	nfhp_u128 wide = v6 ? NFHP_WIDE_ADDR6 : NFHP_WIDE_ADDR4;
+	nfhp_u128 middle = v6 ? NFHP_MIDDLE_ADDR6 : NFHP_MIDDLE_ADDR4;
 	nfhp_u128 size = 0;
 	unsigned int i;
 
 	if (!nfhp_box_nranges(b, dim))
 		return NFHP_WIDTH_WIDE;
+	/* Ranges of a restricted dimension miss a value: no overflow. */
 	for (i = 0; i < nfhp_box_nranges(b, dim); i++)
 		size += r[i].hi - r[i].lo + 1;
-	if (size >= NFHP_WIDE_ADDR)
+	if (size >= wide)
 		return NFHP_WIDTH_WIDE;
-	return size >= NFHP_MIDDLE_ADDR ? NFHP_WIDTH_MIDDLE : NFHP_WIDTH_NARROW;
+	return size >= middle ? NFHP_WIDTH_MIDDLE : NFHP_WIDTH_NARROW;
 }
 
 static enum nfhp_width nfhp_width_folded(const struct nfhp_box *b,
@@ -147,11 +157,14 @@ unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold)
 
 /*
  * A sort key: the other dimension's class above where the hull begins,
- * cut to 32 bits (the classes are IPv4 widths).
+ * as the top 32 bits of an address of @family (an IPv6 /32: places
+ * within one count once, an estimate).
  */
-static u64 nfhp_fold_key(enum nfhp_width other, nfhp_u128 at)
+static u64 nfhp_fold_key(u8 family, enum nfhp_width other, nfhp_u128 at)
 {
-	return (u64)other << 32 | (u32)min_t(nfhp_u128, at, U32_MAX);
+	unsigned int cut = nfhp_dim_bits(family, NFHP_DIM_SRC) - 32;
+
+	return (u64)other << 32 | (u32)(at >> cut);
 }
 
 /* Bits of a sort key, and of a pass of the radix sort over them. */
@@ -250,8 +263,8 @@ static u64 nfhp_fold_copies_of(const struct nfhp_pageseq *e, unsigned int d,
 		if (w->width[i][d] != NFHP_WIDTH_NARROW)
 			continue;
 		o = nfhp_fold_other(d, w->width[i][!d]);
-		w->keys[m++] = nfhp_fold_key(o, nfhp_box_ranges(x->box,
-								dim)->lo);
+		w->keys[m++] = nfhp_fold_key(x->box->family, o,
+					     nfhp_box_ranges(x->box, dim)->lo);
 	}
 	keys = nfhp_fold_sort(w->keys, w->room, m);
 	m = nfhp_fold_unique(keys, m);
@@ -263,10 +276,12 @@ static u64 nfhp_fold_copies_of(const struct nfhp_pageseq *e, unsigned int d,
 		o = nfhp_fold_other(d, w->width[i][!d]);
 		r = nfhp_box_ranges(x->box, dim);
 		hi = r[nfhp_box_nranges(x->box, dim) - 1].hi;
-		copies += nfhp_u64_lower_bound(keys, m, nfhp_fold_key(o,
-								      hi) + 1) -
-			  nfhp_u64_lower_bound(keys, m, nfhp_fold_key(o,
-								      r->lo));
+		copies += nfhp_u64_lower_bound(keys, m,
+					       nfhp_fold_key(x->box->family, o,
+							     hi) + 1) -
+			  nfhp_u64_lower_bound(keys, m,
+					       nfhp_fold_key(x->box->family, o,
+							     r->lo));
 	}
 	return copies;
 }

@@ -214,24 +214,36 @@ static inline bool nfhp_key_hot(const struct nfhp_key *key)
 
 /**
  * nfhp_dim_bits() - width of a dimension in bits
+ * @family: the rule set's &enum nfhp_family
  * @dim: the dimension
  *
- * Return: 128 for the interface dimensions, 32 for the others.
+ * Return: 128 for the interface dimensions and for IPv6 addresses, 32 for
+ * the others.
  */
-static inline unsigned int nfhp_dim_bits(enum nfhp_dim dim)
+static inline unsigned int nfhp_dim_bits(u8 family, enum nfhp_dim dim)
 {
-	return dim == NFHP_DIM_IIF || dim == NFHP_DIM_OIF ? 128 : 32;
+	switch (dim) {
+	case NFHP_DIM_IIF:
+	case NFHP_DIM_OIF:
+		return 128;
+	case NFHP_DIM_SRC:
+	case NFHP_DIM_DST:
+		return family == NFHP_FAMILY_IPV6 ? 128 : 32;
+	default:
+		return 32;
+	}
 }
 
 /**
  * nfhp_dim_max() - the largest value of a dimension
+ * @family: the rule set's &enum nfhp_family
  * @dim: the dimension
  *
  * Return: the inclusive upper end of the dimension's value space.
  */
-static inline nfhp_u128 nfhp_dim_max(enum nfhp_dim dim)
+static inline nfhp_u128 nfhp_dim_max(u8 family, enum nfhp_dim dim)
 {
-	if (nfhp_dim_bits(dim) == 128)
+	if (nfhp_dim_bits(family, dim) == 128)
 		return ~(nfhp_u128)0;
 	return 0xffffffffu;
 }

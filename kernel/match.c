@@ -50,6 +50,7 @@ struct nfhp_rlist {
 
 /**
  * nfhp_dim_span() - the largest value a packet can have in a dimension
+ * @family: the rule set's &enum nfhp_family
  * @dim: the dimension
  *
  * Complements and "does this cover everything" are computed against this,
@@ -57,7 +58,7 @@ struct nfhp_rlist {
  *
  * Return: the inclusive maximum.
  */
-nfhp_u128 nfhp_dim_span(unsigned int dim)
+nfhp_u128 nfhp_dim_span(u8 family, unsigned int dim)
 {
 	switch (dim) {
 	case NFHP_DIM_PROTO:
@@ -74,7 +75,7 @@ nfhp_u128 nfhp_dim_span(unsigned int dim)
 	case NFHP_DIM_FRAG:
 		return 1;
 	default:
-		return nfhp_dim_max(dim);
+		return nfhp_dim_max(family, dim);
 	}
 }
 
@@ -88,7 +89,7 @@ nfhp_u128 nfhp_dim_span(unsigned int dim)
  *
  * Return: the inclusive maximum.
  */
-static nfhp_u128 nfhp_dim_key_max(unsigned int dim)
+static nfhp_u128 nfhp_dim_key_max(u8 family, unsigned int dim)
 {
 	switch (dim) {
 	case NFHP_DIM_SPORT:
@@ -101,21 +102,22 @@ static nfhp_u128 nfhp_dim_key_max(unsigned int dim)
 	case NFHP_DIM_PROTO:
 		return nfhp_proto_port(0xff, NFHP_PORT_MASK);
 	default:
-		return nfhp_dim_span(dim);
+		return nfhp_dim_span(family, dim);
 	}
 }
 
 /**
  * nfhp_region_full() - the region of every possible packet
+ * @family: the rule set's &enum nfhp_family
  * @reg: the region to fill
  */
-void nfhp_region_full(struct nfhp_region *reg)
+void nfhp_region_full(u8 family, struct nfhp_region *reg)
 {
 	unsigned int d;
 
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
 		reg->d[d].lo = 0;
-		reg->d[d].hi = nfhp_dim_key_max(d);
+		reg->d[d].hi = nfhp_dim_key_max(family, d);
 	}
 }
 
@@ -251,10 +253,10 @@ static int nfhp_rlist_intersect(const struct nfhp_range *a, unsigned int na,
 	return 0;
 }
 
-static int nfhp_prefix_range(const struct nfhp_dim_match *m,
+static int nfhp_prefix_range(u8 family, const struct nfhp_dim_match *m,
 			     struct nfhp_rlist *l, const char **msg)
 {
-	unsigned int bits = nfhp_dim_bits(m->dim);
+	unsigned int bits = nfhp_dim_bits(family, m->dim);
 	nfhp_u128 host;
 
 	if (m->nranges > bits) {
@@ -262,7 +264,7 @@ static int nfhp_prefix_range(const struct nfhp_dim_match *m,
 		return -EINVAL;
 	}
 	host = m->nranges ? (((nfhp_u128)1 << (bits - m->nranges)) - 1) :
-			    nfhp_dim_max(m->dim);
+			    nfhp_dim_max(family, m->dim);
 	if (m->nranges == 128)
 		host = 0;
 	return nfhp_rlist_add(l, m->ranges[0].lo & ~host,
@@ -282,10 +284,10 @@ static unsigned int nfhp_u128_weight(nfhp_u128 x)
  * the holes, each running through the host bits below the lowest mask
  * bit: 2^holes of them, at most %NFHP_MAX_MASK_RANGES.
  */
-static int nfhp_mask_ranges(const struct nfhp_dim_match *m,
+static int nfhp_mask_ranges(u8 family, const struct nfhp_dim_match *m,
 			    struct nfhp_rlist *l, const char **msg)
 {
-	nfhp_u128 span = nfhp_dim_span(m->dim);
+	nfhp_u128 span = nfhp_dim_span(family, m->dim);
 	nfhp_u128 value = m->ranges[0].lo, mask = m->ranges[0].hi;
 	nfhp_u128 x, host, low, holes, sub;
 	int err;
@@ -367,10 +369,10 @@ static int nfhp_rlist_add_short(struct nfhp_rlist *l)
 	return err;
 }
 
-static int nfhp_dim_ranges(const struct nfhp_dim_match *m,
+static int nfhp_dim_ranges(u8 family, const struct nfhp_dim_match *m,
 			   struct nfhp_rlist *l, const char **msg)
 {
-	nfhp_u128 span = nfhp_dim_span(m->dim);
+	nfhp_u128 span = nfhp_dim_span(family, m->dim);
 	unsigned int i;
 	int err;
 
@@ -393,10 +395,10 @@ static int nfhp_dim_ranges(const struct nfhp_dim_match *m,
 		}
 		break;
 	case NFHP_FORM_PREFIX:
-		err = nfhp_prefix_range(m, l, msg);
+		err = nfhp_prefix_range(family, m, l, msg);
 		break;
 	case NFHP_FORM_MASK:
-		err = nfhp_mask_ranges(m, l, msg);
+		err = nfhp_mask_ranges(family, m, l, msg);
 		break;
 	case NFHP_FORM_IFNAME:
 		err = nfhp_ifname_range(m, l, msg);
@@ -416,10 +418,11 @@ static int nfhp_dim_ranges(const struct nfhp_dim_match *m,
 	return err;
 }
 
-static bool nfhp_rlist_is_full(const struct nfhp_rlist *l, unsigned int dim)
+static bool nfhp_rlist_is_full(u8 family, const struct nfhp_rlist *l,
+			       unsigned int dim)
 {
 	return l->n == 1 && l->r[0].lo == 0 &&
-	       l->r[0].hi >= nfhp_dim_key_max(dim);
+	       l->r[0].hi >= nfhp_dim_key_max(family, dim);
 }
 
 /* Bytes of the box of @lists' intervals in the dimensions @restricted. */
@@ -434,11 +437,13 @@ static size_t nfhp_box_bytes(const struct nfhp_rlist *lists, u16 restricted)
 }
 
 /* Write the box of @lists into @b, which has nfhp_box_bytes() of room. */
-static void nfhp_box_place(struct nfhp_box *b, const struct nfhp_rlist *lists,
-			   u16 restricted, bool empty)
+static void nfhp_box_place(struct nfhp_box *b, u8 family,
+			   const struct nfhp_rlist *lists, u16 restricted,
+			   bool empty)
 {
 	unsigned int d, pos = 0;
 
+	b->family = family;
 	b->empty = empty;
 	b->restricted = restricted;
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
@@ -453,14 +458,15 @@ static void nfhp_box_place(struct nfhp_box *b, const struct nfhp_rlist *lists,
 }
 
 /* Copy per-dimension lists into one accounted box. */
-static int nfhp_box_assemble(struct nfhp_mem *mem, struct nfhp_rlist *lists,
-			     u16 restricted, bool empty, struct nfhp_box **out)
+static int nfhp_box_assemble(struct nfhp_mem *mem, u8 family,
+			     struct nfhp_rlist *lists, u16 restricted,
+			     bool empty, struct nfhp_box **out)
 {
 	struct nfhp_box *b = nfhp_alloc(mem, nfhp_box_bytes(lists, restricted));
 
 	if (!b)
 		return -ENOMEM;
-	nfhp_box_place(b, lists, restricted, empty);
+	nfhp_box_place(b, family, lists, restricted, empty);
 	*out = b;
 	return 0;
 }
@@ -502,8 +508,8 @@ static void nfhp_rlists_release(struct nfhp_rlist *lists)
 }
 
 /* Fold each list into "restricted" and "empty"; drop full dimensions. */
-static void nfhp_rlists_classify(struct nfhp_rlist *lists, u16 *restricted,
-				 bool *empty)
+static void nfhp_rlists_classify(u8 family, struct nfhp_rlist *lists,
+				 u16 *restricted, bool *empty)
 {
 	unsigned int d;
 
@@ -512,7 +518,7 @@ static void nfhp_rlists_classify(struct nfhp_rlist *lists, u16 *restricted,
 			continue;
 		if (!lists[d].n)
 			*empty = true;
-		else if (nfhp_rlist_is_full(&lists[d], d))
+		else if (nfhp_rlist_is_full(family, &lists[d], d))
 			*restricted &= ~(1u << d);
 	}
 }
@@ -576,6 +582,7 @@ static int nfhp_rlists_fold_port(struct nfhp_rlist *lists, u16 *restricted)
  * @rl: its intervals, one list per dimension
  * @restricted: the dimensions it restricts, as bits
  * @empty: it holds no packet
+ * @family: the &enum nfhp_family of its rule set
  *
  * A rule's boxes and packed specification share one allocation
  * (nfhp_rule_body_new()), so their sizes are known before any is written.
@@ -584,19 +591,21 @@ struct nfhp_box_plan {
 	struct nfhp_rlists rl;
 	u16 restricted;
 	bool empty;
+	u8 family;
 };
 
 /*
- * Work out the box of @s into @p.  On success the caller releases
+ * Work out the box of @s into @p, for a rule set of @family.  On success the caller releases
  * @p->rl with nfhp_rlists_release(); on error nothing is held.
  */
-static int nfhp_box_plan(const struct nfhp_rule_spec *s,
+static int nfhp_box_plan(u8 family, const struct nfhp_rule_spec *s,
 			 struct nfhp_box_plan *p, const char **msg)
 {
 	struct nfhp_rlist *lists = nfhp_rlists_init(&p->rl);
 	unsigned int i;
 	int err = 0;
 
+	p->family = family;
 	p->restricted = 0;
 	p->empty = false;
 	if (s->nmatch > NFHP_DIM_MAX) {
@@ -619,7 +628,7 @@ static int nfhp_box_plan(const struct nfhp_rule_spec *s,
 			break;
 		}
 		p->restricted |= 1u << m->dim;
-		err = nfhp_dim_ranges(m, &lists[m->dim], msg);
+		err = nfhp_dim_ranges(family, m, &lists[m->dim], msg);
 	}
 	if (err) {
 		if (err == -E2BIG)
@@ -632,13 +641,14 @@ static int nfhp_box_plan(const struct nfhp_rule_spec *s,
 		nfhp_rlists_release(lists);
 		return err;
 	}
-	nfhp_rlists_classify(lists, &p->restricted, &p->empty);
+	nfhp_rlists_classify(family, lists, &p->restricted, &p->empty);
 	return 0;
 }
 
 /**
  * nfhp_box_from_spec() - normalize a rule specification
  * @mem: account to allocate the box on
+ * @family: the &enum nfhp_family of the rule set
  * @s: the specification
  * @box: set to the new box
  * @msg: set to a reason on error
@@ -650,15 +660,17 @@ static int nfhp_box_plan(const struct nfhp_rule_spec *s,
  *
  * Return: 0, or -errno for a specification the tree cannot express.
  */
-int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
-		       struct nfhp_box **box, const char **msg)
+int nfhp_box_from_spec(struct nfhp_mem *mem, u8 family,
+		       const struct nfhp_rule_spec *s, struct nfhp_box **box,
+		       const char **msg)
 {
 	struct nfhp_box_plan p;
-	int err = nfhp_box_plan(s, &p, msg);
+	int err = nfhp_box_plan(family, s, &p, msg);
 
 	if (err)
 		return err;
-	err = nfhp_box_assemble(mem, p.rl.d, p.restricted, p.empty, box);
+	err = nfhp_box_assemble(mem, family, p.rl.d, p.restricted, p.empty,
+				box);
 	nfhp_rlists_release(p.rl.d);
 	return err;
 }
@@ -708,7 +720,7 @@ static int nfhp_spec_split_ports(const struct nfhp_rule_spec *s, int i,
  * On success the caller releases the plans' lists; on error nothing is
  * held.
  */
-static int nfhp_boxes_plan(const struct nfhp_rule_spec *s,
+static int nfhp_boxes_plan(u8 family, const struct nfhp_rule_spec *s,
 			   struct nfhp_box_plan *box, struct nfhp_box_plan *alt,
 			   bool *has_alt, const char **msg)
 {
@@ -717,25 +729,25 @@ static int nfhp_boxes_plan(const struct nfhp_rule_spec *s,
 
 	*has_alt = false;
 	if (i < 0)
-		return nfhp_box_plan(s, box, msg);
+		return nfhp_box_plan(family, s, box, msg);
 	split = kmalloc(sizeof(*split), GFP_KERNEL);
 	if (!split)
 		return -ENOMEM;
 	err = nfhp_spec_split_ports(s, i, split, msg);
 	if (err || s->m[i].invert) {
 		if (!err)
-			err = nfhp_box_plan(split, box, msg);
+			err = nfhp_box_plan(family, split, box, msg);
 		goto out;
 	}
 	split->m[i].invert = 1;
-	err = nfhp_box_plan(split, alt, msg);
+	err = nfhp_box_plan(family, split, alt, msg);
 	if (err)
 		goto out;
 	split->m[i].invert = 0;
 	memmove(&split->m[i + 1], &split->m[i + 2],
 		(split->nmatch - i - 2) * sizeof(split->m[0]));
 	split->nmatch--;
-	err = nfhp_box_plan(split, box, msg);
+	err = nfhp_box_plan(family, split, box, msg);
 	if (err)
 		nfhp_rlists_release(alt->rl.d);
 	else
@@ -967,6 +979,7 @@ static void nfhp_box_derive(struct nfhp_box *b, const struct nfhp_box *own,
 	bool folded = false;
 
 	keep &= own->restricted & ~(1u << mark);
+	b->family = own->family;
 	b->empty = false;
 	for (d = 0; d < NFHP_DIM_MAX; d++) {
 		b->start[d] = pos;
@@ -1087,8 +1100,9 @@ int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
 					     nfhp_box_ranges(one, d)[i].hi);
 	}
 	if (!err) {
-		nfhp_rlists_classify(lists, &restricted, &empty);
-		err = nfhp_box_assemble(mem, lists, restricted, empty, out);
+		nfhp_rlists_classify(a->family, lists, &restricted, &empty);
+		err = nfhp_box_assemble(mem, a->family, lists, restricted,
+					empty, out);
 	}
 	nfhp_rlists_release(lists);
 	return err;
@@ -1100,6 +1114,7 @@ int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
 /**
  * nfhp_rule_body_new() - the boxes and packed specification of a rule
  * @mem: account to allocate on
+ * @family: the &enum nfhp_family of the rule set
  * @s: the specification
  * @body: set to the parts, which share one allocation
  * @msg: set to a reason on error
@@ -1114,8 +1129,9 @@ int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
  *
  * Return: 0, or -errno for a specification the tree cannot express.
  */
-int nfhp_rule_body_new(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
-		       struct nfhp_rule_body *body, const char **msg)
+int nfhp_rule_body_new(struct nfhp_mem *mem, u8 family,
+		       const struct nfhp_rule_spec *s, struct nfhp_rule_body *body,
+		       const char **msg)
 {
 	size_t at_alt, at_hot, at_spec, spec_len;
 	struct nfhp_box_plan box, alt;
@@ -1127,7 +1143,7 @@ int nfhp_rule_body_new(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 	u8 *block;
 
 	memset(body, 0, sizeof(*body));
-	err = nfhp_boxes_plan(s, &box, &alt, &has_alt, msg);
+	err = nfhp_boxes_plan(family, s, &box, &alt, &has_alt, msg);
 	if (err)
 		return err;
 	hot = nfhp_hotdrop_plan(s, &keep, &mark, &mr, msg);
@@ -1150,10 +1166,12 @@ int nfhp_rule_body_new(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
 		goto out;
 	}
 	body->box = (struct nfhp_box *)block;
-	nfhp_box_place(body->box, box.rl.d, box.restricted, box.empty);
+	nfhp_box_place(body->box, family, box.rl.d, box.restricted,
+		       box.empty);
 	if (has_alt) {
 		body->alt = (struct nfhp_box *)(block + at_alt);
-		nfhp_box_place(body->alt, alt.rl.d, alt.restricted, alt.empty);
+		nfhp_box_place(body->alt, family, alt.rl.d, alt.restricted,
+			       alt.empty);
 	}
 	if (hot) {
 		body->hot = (struct nfhp_box *)(block + at_hot);

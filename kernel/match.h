@@ -16,9 +16,10 @@
 #include "packed_spec.h"
 #include "spec.h"
 
-nfhp_u128 nfhp_dim_span(unsigned int dim);
-void nfhp_region_full(struct nfhp_region *reg);
-int nfhp_box_from_spec(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
+nfhp_u128 nfhp_dim_span(u8 family, unsigned int dim);
+void nfhp_region_full(u8 family, struct nfhp_region *reg);
+int nfhp_box_from_spec(struct nfhp_mem *mem, u8 family,
+		       const struct nfhp_rule_spec *s,
 		       struct nfhp_box **box, const char **msg);
 int nfhp_box_intersect(struct nfhp_mem *mem, const struct nfhp_box *a,
 		       const struct nfhp_box *b, struct nfhp_box **out);
@@ -53,8 +54,9 @@ static inline size_t nfhp_rule_body_size(const struct nfhp_rule_body *body)
 	       (const u8 *)body->box;
 }
 
-int nfhp_rule_body_new(struct nfhp_mem *mem, const struct nfhp_rule_spec *s,
-		       struct nfhp_rule_body *body, const char **msg);
+int nfhp_rule_body_new(struct nfhp_mem *mem, u8 family,
+		       const struct nfhp_rule_spec *s, struct nfhp_rule_body *body,
+		       const char **msg);
 void nfhp_rule_body_free(struct nfhp_mem *mem, struct nfhp_rule_body *body);
 
 #endif /* _NFHP_MATCH_H */

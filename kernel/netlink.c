@@ -161,6 +161,7 @@ static void nfhp_counter_decode(const struct nlattr *attr,
 
 /**
  * nfhp_ranges_decode() - decode NFHPA_MATCH_RANGES into a match
+ * @family: the &enum nfhp_family of the rule set
  * @dm: the match, @dm->dim and @dm->form set
  * @attr: the attribute, validated
  * @extack: for the reason
@@ -168,12 +169,12 @@ static void nfhp_counter_decode(const struct nlattr *attr,
  * Return: 0, or -EINVAL if a range is reversed, exceeds the dimension or
  * the form takes a single range.
  */
-static int nfhp_ranges_decode(struct nfhp_dim_match *dm,
+static int nfhp_ranges_decode(u8 family, struct nfhp_dim_match *dm,
 			      const struct nlattr *attr,
 			      struct netlink_ext_ack *extack)
 {
 	unsigned int i, n = nla_len(attr) / sizeof(struct nfhp_uapi_range);
-	nfhp_u128 max = nfhp_dim_max(dm->dim);
+	nfhp_u128 max = nfhp_dim_max(family, dm->dim);
 	struct nfhp_uapi_range u;
 
 	if (dm->form != NFHP_FORM_RANGES && n != 1) {
@@ -203,13 +204,14 @@ static int nfhp_ranges_decode(struct nfhp_dim_match *dm,
 
 /**
  * nfhp_match_decode() - decode one NFHPA_RULE_MATCH
+ * @family: the &enum nfhp_family of the rule set
  * @dm: the match to fill, zeroed
  * @attr: the attribute, validated against nfhp_match_policy
  * @extack: for the reason
  *
  * Return: 0 or -EINVAL.
  */
-static int nfhp_match_decode(struct nfhp_dim_match *dm,
+static int nfhp_match_decode(u8 family, struct nfhp_dim_match *dm,
 			     const struct nlattr *attr,
 			     struct netlink_ext_ack *extack)
 {
@@ -260,12 +262,12 @@ static int nfhp_match_decode(struct nfhp_dim_match *dm,
 		NL_SET_ERR_MSG_ATTR(extack, attr, "the match needs ranges only");
 		return -EINVAL;
 	}
-	ret = nfhp_ranges_decode(dm, tb[NFHPA_MATCH_RANGES], extack);
+	ret = nfhp_ranges_decode(family, dm, tb[NFHPA_MATCH_RANGES], extack);
 	if (ret || dm->form != NFHP_FORM_PREFIX)
 		return ret;
 
 	dm->nranges = nla_get_u8(tb[NFHPA_MATCH_PREFIXLEN]);
-	if (dm->nranges > nfhp_dim_bits(dm->dim)) {
+	if (dm->nranges > nfhp_dim_bits(family, dm->dim)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_MATCH_PREFIXLEN],
 				    "prefix longer than the dimension");
 		return -EINVAL;
@@ -322,6 +324,7 @@ static void nfhp_spec_reset(struct nfhp_rule_spec *spec)
 
 /**
  * nfhp_rule_decode() - decode NFHPA_RULE
+ * @family: the &enum nfhp_family of the rule set
  * @spec: the rule to fill
  * @counters: set to the rule's initial counters, 0 when absent
  * @attr: the attribute, validated against nfhp_rule_policy
@@ -329,7 +332,7 @@ static void nfhp_spec_reset(struct nfhp_rule_spec *spec)
  *
  * Return: 0 or -EINVAL.
  */
-static int nfhp_rule_decode(struct nfhp_rule_spec *spec,
+static int nfhp_rule_decode(u8 family, struct nfhp_rule_spec *spec,
 			    struct nfhp_counter *counters,
 			    const struct nlattr *attr,
 			    struct netlink_ext_ack *extack)
@@ -353,7 +356,7 @@ static int nfhp_rule_decode(struct nfhp_rule_spec *spec,
 			return -EINVAL;
 		}
 		memset(dm, 0, sizeof(*dm));
-		ret = nfhp_match_decode(dm, pos, extack);
+		ret = nfhp_match_decode(family, dm, pos, extack);
 		if (ret)
 			return ret;
 		if (spec->nmatch && dm->dim <= spec->m[spec->nmatch - 1].dim) {
@@ -514,8 +517,9 @@ static int nfhp_request_decode(struct nfhp_request *req, struct nfhp_net *hn,
 		if (!hn->spec)
 			return -ENOMEM;
 		req->spec = hn->spec;
-		ret = nfhp_rule_decode(req->spec, &req->counters,
-				       attrs[NFHPA_RULE], info->extack);
+		ret = nfhp_rule_decode(nfhp_ruleset_family(hn->rs), req->spec,
+				       &req->counters, attrs[NFHPA_RULE],
+				       info->extack);
 		if (ret)
 			return ret;
 		req->has_counters =
@@ -1111,6 +1115,7 @@ static int nfhp_nl_list(struct sk_buff *skb, struct netlink_callback *cb)
 /**
  * nfhp_dump_equal() - the rule a LIST with NFHPA_RULE lists the equals of
  * @d: the dump state, @d->spec allocated
+ * @family: the &enum nfhp_family of the rule set
  * @attr: NFHPA_RULE, validated
  *
  * Packed as nfhp_rule_delete_spec() packs the rule it looks for, so that
@@ -1119,14 +1124,15 @@ static int nfhp_nl_list(struct sk_buff *skb, struct netlink_callback *cb)
  *
  * Return: 0, -EINVAL or -ENOMEM.
  */
-static int nfhp_dump_equal(struct nfhp_dump *d, const struct nlattr *attr)
+static int nfhp_dump_equal(struct nfhp_dump *d, u8 family,
+			   const struct nlattr *attr)
 {
 	struct nfhp_mem scratch = { .limit = ~0ull };
 	struct nfhp_packed_spec *p;
 	struct nfhp_counter c;
 	int ret;
 
-	ret = nfhp_rule_decode(d->spec, &c, attr, NULL);
+	ret = nfhp_rule_decode(family, d->spec, &c, attr, NULL);
 	if (ret)
 		return ret;
 	ret = nfhp_spec_pack(&scratch, d->spec, &p);
@@ -1182,7 +1188,8 @@ static int nfhp_nl_list_start(struct netlink_callback *cb)
 	if (!d->spec)
 		return -ENOMEM;
 	if (info->attrs[NFHPA_RULE]) {
-		int ret = nfhp_dump_equal(d, info->attrs[NFHPA_RULE]);
+		int ret = nfhp_dump_equal(d, nfhp_ruleset_family(hn->rs),
+					  info->attrs[NFHPA_RULE]);
 
 		/* A dump that does not start is not done(). */
 		if (ret) {

@@ -234,7 +234,7 @@ static int __net_init nfhp_net_init(struct net *net)
 	hn->net = net;
 	hn->gen = 1;
 	INIT_RCU_WORK(&hn->release_work, nfhp_net_release_work);
-	hn->rs = nfhp_ruleset_new(nfhp_ram_bytes() / 2);
+	hn->rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, nfhp_ram_bytes() / 2);
 	if (!hn->rs)
 		return -ENOMEM;
 	nfhp_ruleset_set_lock(hn->rs, &hn->lock);

@@ -153,6 +153,7 @@ void nfhp_list_free(struct nfhp_mem *mem, struct nfhp_rule_list *l)
 
 /**
  * nfhp_ruleset_new() - create an empty rule set
+ * @family: its &enum nfhp_family
  * @mem_limit: the memory bound in bytes
  *
  * The built-in chains exist from the start with policy ACCEPT, and the
@@ -160,7 +161,7 @@ void nfhp_list_free(struct nfhp_mem *mem, struct nfhp_rule_list *l)
  *
  * Return: the rule set, or NULL.
  */
-struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
+struct nfhp_ruleset *nfhp_ruleset_new(u8 family, u64 mem_limit)
 {
 	struct nfhp_ruleset *rs = kzalloc(sizeof(*rs), GFP_KERNEL);
 	const char *msg;
@@ -168,6 +169,8 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
 
 	if (!rs)
 		return NULL;
+	rs->family = family;
+	rs->any.family = family;
 	rs->releases_tail = &rs->releases;
 	rs->mem.limit = mem_limit;
 	rs->flat_bound = U32_MAX;
@@ -178,7 +181,7 @@ struct nfhp_ruleset *nfhp_ruleset_new(u64 mem_limit)
 		if (!rs->hooks[h].policy_cnt.pc)
 			goto out_free;
 	}
-	if (nfhp_forest_init(&rs->forest, &rs->mem))
+	if (nfhp_forest_init(&rs->forest, &rs->mem, family))
 		goto out_free;
 	if (nfhp_txn_begin(rs))
 		goto out_forest;
@@ -348,6 +351,17 @@ u64 nfhp_ruleset_mem_used(const struct nfhp_ruleset *rs)
 u64 nfhp_ruleset_mem_allocated(const struct nfhp_ruleset *rs)
 {
 	return rs->mem.allocated;
+}
+
+/**
+ * nfhp_ruleset_family() - the address family of a rule set
+ * @rs: the rule set
+ *
+ * Return: its &enum nfhp_family.
+ */
+u8 nfhp_ruleset_family(const struct nfhp_ruleset *rs)
+{
+	return rs->family;
 }
 
 /**

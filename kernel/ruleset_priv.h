@@ -485,6 +485,7 @@ struct nfhp_hook_state {
 /**
  * struct nfhp_ruleset - the rule set of a network namespace
  * @mem: its memory account
+ * @family: its &enum nfhp_family, IPv4 or IPv6
  * @lock: the mutex its caller serializes it with, for lockdep, or NULL
  *	(nfhp_ruleset_set_lock())
  * @forest: the nodes of its trees
@@ -535,6 +536,7 @@ struct nfhp_hook_state {
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
+	u8 family;
 	struct mutex *lock;	/* see nfhp_ruleset_set_lock() */
 	struct nfhp_forest forest;
 	struct nfhp_model *live;

@@ -737,7 +737,7 @@ struct nfhp_region *nfhp_region_scratch(struct nfhp_forest *f)
 						     sizeof(*reg));
 
 	if (reg)
-		nfhp_region_full(reg);
+		nfhp_region_full(f->family, reg);
 	return reg;
 }
 

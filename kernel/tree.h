@@ -214,8 +214,8 @@ u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
  * A range-location node holds @n sorted inclusive upper bounds, one per
  * elementary interval, and after them its @n children; the last bound is
  * the end of the node's region, so every value of the region finds its
- * interval.  Keys are u32 for 32-bit dimensions, in whole groups of four
- * (the tail is U32_MAX), and nfhp_u128 for wide ones.  The header holds only
+ * interval.  Keys are u32 where the node's region ends below 2^32, in
+ * whole groups of four (the tail is U32_MAX), and nfhp_u128 elsewhere.  The header holds only
  * what a lookup reads, and the keys come first, where the search finds them in
  * the header's cache line: a node of four intervals is one line, and a node of
  * up to 12 has all its keys there.  What only the control path needs comes
@@ -251,6 +251,8 @@ enum nfhp_node_kind {
 /**
  * struct nfhp_forest - the nodes of all trees of a rule set
  * @mem: the account nodes are allocated on
+ * @family: the &enum nfhp_family of the rule set, which sets the width of
+ *	the address dimensions
  * @buckets: deduplication hash table
  * @mask: number of buckets less one
  * @count: nodes in the table
@@ -272,6 +274,7 @@ struct nfhp_memo;
 
 struct nfhp_forest {
 	struct nfhp_mem *mem;
+	u8 family;
 	struct nfhp_node **buckets;
 	u32 mask;
 	u32 count;
@@ -288,7 +291,7 @@ struct nfhp_forest {
 	u64 builds_cut;
 };
 
-int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem);
+int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem, u8 family);
 void nfhp_forest_destroy(struct nfhp_forest *f);
 
 int nfhp_tree_build(struct nfhp_forest *f, const struct nfhp_entry **entries,

@@ -39,10 +39,12 @@ static unsigned int nfhp_list_tests_of(const struct nfhp_entry *e,
 		d = __builtin_ctz(m);
 		if (nfhp_box_covers_dim(b, d, &reg->d[d]))
 			continue;
-		if (nfhp_box_nranges(b, d) != 1 || nfhp_dim_bits(d) != 32 ||
-		    nt == NFHP_LIST_DIMS)
+		if (nfhp_box_nranges(b, d) != 1 || nt == NFHP_LIST_DIMS)
 			return 0;
+		/* Tests are u32: the region's keys must fit, and the range. */
 		r = nfhp_box_ranges(b, d);
+		if (reg->d[d].hi > U32_MAX || r->hi > U32_MAX)
+			return 0;
 		t->t[nt].dim = d;
 		t->t[nt].lo = r->lo;
 		t->t[nt].hi = r->hi;

@@ -195,12 +195,14 @@ static bool nfhp_node_equal(const struct nfhp_node *a,
  * nfhp_forest_init() - prepare the node store of a rule set
  * @f: the forest
  * @mem: the account for nodes
+ * @family: the &enum nfhp_family of the rule set
  *
  * Return: 0 or -ENOMEM.
  */
-int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem)
+int nfhp_forest_init(struct nfhp_forest *f, struct nfhp_mem *mem, u8 family)
 {
 	f->mem = mem;
+	f->family = family;
 	f->count = 0;
 	f->mark = 0;
 	f->mask = NFHP_HASH_INIT_BUCKETS - 1;

@@ -195,7 +195,7 @@ static void nfhp_piece(const struct nfhp_box *box, const unsigned int *at,
 {
 	unsigned int m, d;
 
-	nfhp_region_full(q);
+	nfhp_region_full(box->family, q);
 	for (m = box->restricted; m; m &= m - 1) {
 		d = __builtin_ctz(m);
 		if (hull)

@@ -180,6 +180,7 @@ nfhp_split_shared(struct nfhp_forest *f, struct nfhp_region *reg,
 		return -EAGAIN;
 	h->f.mem = f->mem;
 	h->f.home = f;
+	h->f.family = f->family;
 	h->f.shares = f->shares;
 	nfhp_scratch_init(&h->f.scratch);
 	nfhp_memo_init(&h->memo);

@@ -66,7 +66,7 @@ static struct nfhp_event *
 nfhp_events_radix(struct nfhp_event *ev, struct nfhp_event *tmp, u32 *count,
 		  unsigned int n, unsigned int dim)
 {
-	unsigned int bytes = nfhp_dim_bits(dim) / 8;
+	unsigned int bytes = sizeof(nfhp_u128);
 	struct nfhp_event *src = ev, *dst = tmp;
 	unsigned int b, i, pos, c;
 	nfhp_u128 differ = 0;
@@ -365,12 +365,16 @@ u64 nfhp_children_min(const struct nfhp_children *c)
 	return min_order;
 }
 
-/* One node of the children @c, whose earliest entry is @min_order. */
+/*
+ * One node of the children @c, whose earliest entry is @min_order.  Its
+ * keys are u32 when its region ends below 2^32, as in every region of a
+ * 32-bit dimension, else nfhp_u128: an IPv6 address or an interface name.
+ */
 static int nfhp_make_node(struct nfhp_forest *f, unsigned int dim,
 			  struct nfhp_children *c, u64 min_order,
 			  struct nfhp_node **out)
 {
-	u8 kind = nfhp_dim_bits(dim) == 128 ? NFHP_NODE_RLP128 :
+	u8 kind = c->hi[c->n - 1] > U32_MAX ? NFHP_NODE_RLP128 :
 					      NFHP_NODE_RLP32;
 	struct nfhp_node *node;
 	unsigned int i;

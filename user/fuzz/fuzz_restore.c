@@ -90,7 +90,7 @@ static const struct nfhp_restore_ops fz_ops = {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(64ull << 20);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, 64ull << 20);
 	struct nfhp_verdict v;
 	struct nfhp_key key;
 	char err[256];

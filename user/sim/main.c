@@ -762,8 +762,8 @@ int main(int argc, char **argv)
 		usage();
 		return NFHP_EXIT_PARAM;
 	}
-	s.rs = nfhp_ruleset_new(~0ULL);
-	s.ref = nfhp_ref_new();
+	s.rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ULL);
+	s.ref = nfhp_ref_new(NFHP_FAMILY_IPV4);
 	if (!s.rs || !s.ref) {
 		fprintf(stderr, "nf-hipac-sim: out of memory\n");
 		return NFHP_EXIT_RESOURCE;

@@ -28,7 +28,7 @@
 #include <string.h>
 
 struct ref_match {
-	u8 dim, form, syntax, invert, nranges;
+	u8 dim, form, syntax, invert, nranges, bits;
 	char ifname[NFHP_IFNAME_LEN + 1];
 	struct nfhp_range *ranges;
 };
@@ -54,6 +54,7 @@ struct ref_chain {
 };
 
 struct nfhp_ref {
+	u8 family;
 	unsigned int n, cap;
 	struct ref_chain **chains;
 	const struct nfhp_ext_ops *ext_ops;
@@ -126,6 +127,7 @@ static struct ref_rule *rule_new(const struct nfhp_ref *ref,
 		struct ref_match *m = &r->m[i];
 
 		m->dim = s->dim;
+		m->bits = nfhp_dim_bits(ref->family, s->dim);
 		m->form = s->form;
 		m->syntax = s->syntax;
 		m->invert = s->invert;
@@ -179,13 +181,14 @@ void nfhp_ref_set_ext(struct nfhp_ref *ref, const struct nfhp_ext_ops *ops,
 	ref->ext_priv = priv;
 }
 
-struct nfhp_ref *nfhp_ref_new(void)
+struct nfhp_ref *nfhp_ref_new(u8 family)
 {
 	struct nfhp_ref *ref = calloc(1, sizeof(*ref));
 	unsigned int h;
 
 	if (!ref)
 		return NULL;
+	ref->family = family;
 	for (h = 0; h < NFHP_HOOK_MAX; h++) {
 		if (chain_add(ref, hook_chain[h], true)) {
 			nfhp_ref_free(ref);
@@ -368,12 +371,11 @@ static bool value_in(const struct nfhp_range *rg, unsigned int n,
 	return false;
 }
 
-static bool match_one(u8 dim, u8 form, u8 syntax, u8 nranges,
+static bool match_one(u8 dim, u8 bits, u8 form, u8 syntax, u8 nranges,
 		      const struct nfhp_range *rg, const char *ifname,
 		      const struct nfhp_key *key)
 {
 	nfhp_u128 v = nfhp_key_plain(key, dim);
-	unsigned int bits = nfhp_dim_bits(dim);
 	char name[NFHP_IFNAME_LEN + 1];
 
 	switch (form) {
@@ -433,8 +435,8 @@ static bool one_matches(const struct ref_match *m, const struct nfhp_key *key)
 	}
 	if (l4_dim(m->dim) && key->v[m->dim] > 0xffff)
 		return false;
-	return match_one(m->dim, m->form, m->syntax, m->nranges, m->ranges,
-			 m->ifname, key) != !!m->invert;
+	return match_one(m->dim, m->bits, m->form, m->syntax, m->nranges,
+			 m->ranges, m->ifname, key) != !!m->invert;
 }
 
 /*

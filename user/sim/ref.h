@@ -39,7 +39,8 @@ struct nfhp_ref_verdict {
 	u32 xt_verdict;
 };
 
-struct nfhp_ref *nfhp_ref_new(void);
+/* A reference of one &enum nfhp_family. */
+struct nfhp_ref *nfhp_ref_new(u8 family);
 void nfhp_ref_free(struct nfhp_ref *ref);
 /* Rules with extensions need their evaluator; @ops->destroy gets NULL. */
 void nfhp_ref_set_ext(struct nfhp_ref *ref, const struct nfhp_ext_ops *ops,

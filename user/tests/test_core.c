@@ -51,8 +51,8 @@ static void spec_range(struct nfhp_rule_spec *s, u8 dim, u32 lo, u32 hi,
 	m->ranges[0].hi = hi;
 }
 
-static void spec_prefix(struct nfhp_rule_spec *s, u8 dim, u32 addr, u8 len,
-			bool invert)
+static void spec_prefix(struct nfhp_rule_spec *s, u8 dim, nfhp_u128 addr,
+			u8 len, bool invert)
 {
 	struct nfhp_dim_match *m = spec_add(s, dim, NFHP_FORM_PREFIX, invert);
 
@@ -96,7 +96,8 @@ static void test_box_prefix_and_negation(void)
 
 	spec_prefix(s, NFHP_DIM_SRC, ip(10, 11, 12, 13), 8, false);
 	spec_range(s, NFHP_DIM_DPORT, 22, 22, true);
-	check(!nfhp_box_from_spec(&mem, s, &b, &msg), "box from spec");
+	check(!nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg),
+	      "box from spec");
 	check(nfhp_box_nranges(b, NFHP_DIM_SRC) == 1 &&
 	      nfhp_box_ranges(b, NFHP_DIM_SRC)[0].lo == ip(10, 0, 0, 0) &&
 	      nfhp_box_ranges(b, NFHP_DIM_SRC)[0].hi == ip(10, 255, 255, 255),
@@ -119,6 +120,53 @@ static void test_box_prefix_and_negation(void)
 	free(s);
 }
 
+/*
+ * IPv6 rule sets: addresses are 128 bits wide, so a prefix is cut at its
+ * own length from the top of 128, "! -s" complements against 2^128 - 1,
+ * and /0 restricts nothing.  The same spec read as IPv4 is refused: its
+ * address does not fit.
+ */
+static void test_box_ipv6_prefix(void)
+{
+	const nfhp_u128 net = (nfhp_u128)0x20010db8 << 96;
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
+	const char *msg = NULL;
+	struct nfhp_box *b;
+
+	spec_prefix(s, NFHP_DIM_SRC, net | 0x1234, 32, false);
+	spec_prefix(s, NFHP_DIM_DST, net | 1, 128, true);
+	check(!nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV6, s, &b, &msg),
+	      "IPv6 box from spec");
+	check(b->family == NFHP_FAMILY_IPV6, "the box knows its family");
+	check(nfhp_box_nranges(b, NFHP_DIM_SRC) == 1 &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[0].lo == net &&
+	      nfhp_box_ranges(b, NFHP_DIM_SRC)[0].hi ==
+	      (net | (((nfhp_u128)1 << 96) - 1)), "2001:db8::/32 canonical");
+	check(nfhp_box_nranges(b, NFHP_DIM_DST) == 2 &&
+	      nfhp_box_ranges(b, NFHP_DIM_DST)[0].hi == net &&
+	      nfhp_box_ranges(b, NFHP_DIM_DST)[1].lo == (net | 2) &&
+	      nfhp_box_ranges(b, NFHP_DIM_DST)[1].hi == ~(nfhp_u128)0,
+	      "! -d 2001:db8::1/128 is two intervals up to 2^128 - 1");
+	nfhp_box_free(&mem, b);
+	check(nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg) ==
+	      -EINVAL, "an IPv6 prefix of 128 bits is refused in IPv4");
+	free(s);
+
+	s = spec_new(NFHP_ACT_DROP);
+	spec_prefix(s, NFHP_DIM_SRC, net, 0, false);
+	spec_prefix(s, NFHP_DIM_DST, (nfhp_u128)1 << 127, 1, false);
+	check(!nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV6, s, &b, &msg),
+	      "IPv6 /0 and /1");
+	check(!(b->restricted & (1u << NFHP_DIM_SRC)), "::/0 restricts nothing");
+	check(nfhp_box_ranges(b, NFHP_DIM_DST)[0].lo == (nfhp_u128)1 << 127 &&
+	      nfhp_box_ranges(b, NFHP_DIM_DST)[0].hi == ~(nfhp_u128)0,
+	      "8000::/1 is the upper half");
+	nfhp_box_free(&mem, b);
+	check(!mem.used, "IPv6 box memory returned");
+	free(s);
+}
+
 static void test_box_mask_and_ifname(void)
 {
 	struct nfhp_mem mem = { .limit = ~0ull };
@@ -133,7 +181,8 @@ static void test_box_mask_and_ifname(void)
 	m->ranges[0].hi = 0x17;
 	m = spec_add(s, NFHP_DIM_IIF, NFHP_FORM_IFNAME, false);
 	strcpy(m->ifname, "eth+");
-	check(!nfhp_box_from_spec(&mem, s, &b, &msg), "mask and ifname box");
+	check(!nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg),
+	      "mask and ifname box");
 	key_init(&k);
 	k.v[NFHP_DIM_TCPFLAGS] = 0x02;
 	k.v[NFHP_DIM_IIF] = nfhp_ifname_value("eth0", 0);
@@ -217,8 +266,10 @@ static void test_rule_body(void)
 	spec_range(s, NFHP_DIM_PROTO, 6, 6, false);
 	spec_range(s, NFHP_DIM_DPORT, 22, 22, true);
 	strcpy(s->comment, "ssh elsewhere");
-	check(!nfhp_rule_body_new(&mem, s, &body, &msg), "body of tcp rule");
-	check(!nfhp_box_from_spec(&mem, s, &alone, &msg), "box alone");
+	check(!nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, s, &body, &msg),
+	      "body of tcp rule");
+	check(!nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &alone, &msg),
+	      "box alone");
 	check(box_same(body.box, alone), "body's box is the box");
 	check(!body.alt, "one box without --ports");
 	/* The port of one protocol is part of its dimension (match.c). */
@@ -250,7 +301,7 @@ static void test_rule_body(void)
 	 */
 	memset(back, 0xa5, sizeof(*back));
 	nfhp_spec_unpack(body.spec, back);
-	check(!nfhp_rule_body_new(&mem, back, &again, &msg) &&
+	check(!nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, back, &again, &msg) &&
 	      box_same(again.box, body.box) && !again.alt &&
 	      box_same(again.hot, body.hot) &&
 	      nfhp_packed_spec_equal(again.spec, body.spec),
@@ -263,14 +314,15 @@ static void test_rule_body(void)
 
 	s->m[2].syntax = NFHP_SYN_MULTIPORT_BOTH;	/* --ports 22 */
 	s->m[2].invert = false;
-	check(!nfhp_rule_body_new(&mem, s, &body, &msg), "body of --ports");
+	check(!nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, s, &body, &msg),
+	      "body of --ports");
 	check(body.alt && in_body(&body, body.alt, body.alt->size) &&
 	      nfhp_box_disjoint(body.box, body.alt), "--ports: two boxes");
 	nfhp_rule_body_free(&mem, &body);
 
 	for (long n = 1; ; n++) {
 		nfhp_shim_fail_countdown = n;
-		err = nfhp_rule_body_new(&mem, s, &body, &msg);
+		err = nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, s, &body, &msg);
 		nfhp_shim_fail_countdown = 0;
 		if (!err)
 			break;
@@ -288,7 +340,8 @@ static struct nfhp_box *box_of(struct nfhp_mem *mem,
 	const char *msg = NULL;
 	struct nfhp_box *b = NULL;
 
-	check(!nfhp_box_from_spec(mem, s, &b, &msg), "box of spec: %s",
+	check(!nfhp_box_from_spec(mem, NFHP_FAMILY_IPV4, s, &b, &msg),
+	      "box of spec: %s",
 	      msg ? msg : "ok");
 	free(s);
 	return b;
@@ -423,7 +476,7 @@ static void test_box_errors(void)
 	m = spec_add(s, NFHP_DIM_MARK, NFHP_FORM_MASK, false);
 	m->ranges[0].lo = 1;
 	m->ranges[0].hi = 1;
-	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	err = nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg);
 	check(err == -E2BIG && msg,
 	      "mark mask of 2^31 intervals refused: %s", msg);
 	/* 2^11 intervals is the most (NFHP_MAX_MASK_RANGES), 2^12 too many. */
@@ -431,10 +484,10 @@ static void test_box_errors(void)
 	m = spec_add(s, NFHP_DIM_SRC, NFHP_FORM_MASK, false);
 	m->ranges[0].lo = 0x0a000000;
 	m->ranges[0].hi = 0xfff000ff;
-	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -E2BIG,
+	check(nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg) == -E2BIG,
 	      "netmask 255.240.0.255 (4096 intervals) refused");
 	m->ranges[0].hi = 0xfff800ff;
-	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	err = nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg);
 	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 2048 &&
 	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].lo == 0x0a000100 &&
 	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].hi == 0x0a000100 &&
@@ -443,7 +496,7 @@ static void test_box_errors(void)
 	if (!err)
 		nfhp_box_free(&mem, b);
 	m->ranges[0].hi = 0xff00ff00;
-	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	err = nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg);
 	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 256 &&
 	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].lo == 0x0a010000 &&
 	      nfhp_box_ranges(b, NFHP_DIM_SRC)[1].hi == 0x0a0100ff,
@@ -451,19 +504,19 @@ static void test_box_errors(void)
 	if (!err)
 		nfhp_box_free(&mem, b);
 	m->invert = true;
-	err = nfhp_box_from_spec(&mem, s, &b, &msg);
+	err = nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg);
 	check(!err && nfhp_box_nranges(b, NFHP_DIM_SRC) == 257,
 	      "! netmask 255.0.255.0 is 257 intervals");
 	if (!err)
 		nfhp_box_free(&mem, b);
 	s->nmatch = 0;
 	spec_range(s, NFHP_DIM_DPORT, 30, 20, false);
-	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -ERANGE,
+	check(nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg) == -ERANGE,
 	      "inverted range refused");
 	s->nmatch = 0;
 	spec_range(s, NFHP_DIM_SPORT, 1, 2, false);
 	spec_range(s, NFHP_DIM_SPORT, 3, 4, false);
-	check(nfhp_box_from_spec(&mem, s, &b, &msg) == -EINVAL,
+	check(nfhp_box_from_spec(&mem, NFHP_FAMILY_IPV4, s, &b, &msg) == -EINVAL,
 	      "repeated dimension refused");
 	check(!mem.used, "nothing leaked on errors");
 	free(s);
@@ -478,7 +531,7 @@ static void classify(struct nfhp_ruleset *rs, enum nfhp_hook hook,
 /* The worked example of DOC: Theory of Operation in tree.c. */
 static void test_worked_example(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r1 = spec_new(NFHP_ACT_ACCEPT);
 	struct nfhp_rule_spec *r2 = spec_new(NFHP_ACT_DROP);
 	struct nfhp_rule_spec *r3 = spec_new(NFHP_ACT_ACCEPT);
@@ -614,7 +667,7 @@ static bool order_check(struct nfhp_ruleset *rs, const struct order_model *m)
  */
 static void test_order_room(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct order_model m = { .n = 0 };
 	const char *msg = NULL;
 	unsigned int t;
@@ -652,7 +705,7 @@ static void test_order_room(void)
  */
 static void test_order_ends(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct order_model m = { .n = 0 };
 	unsigned long a0, most = 0;
 	const char *msg = NULL;
@@ -697,7 +750,7 @@ static unsigned int pages_shared(const struct nfhp_pageseq *now,
  */
 static void test_entry_pages(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	const struct nfhp_pageseq_page *old[16];
 	const struct nfhp_pageseq *e;
@@ -779,7 +832,7 @@ static bool proto_decided(struct nfhp_ruleset *rs, u8 proto, u8 action,
  */
 static void test_straight_empty_rule(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	static const u8 proto[] = { 6, 0, 17 };
 	const char *msg = NULL;
@@ -827,7 +880,7 @@ static void test_straight_empty_rule(void)
 static void test_chain_names(void)
 {
 	enum { N = 300 };
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	unsigned int i, k, lost = 0;
 	char name[32], to[32];
 	const char *msg = NULL;
@@ -995,7 +1048,7 @@ static u64 adopt_packets(const struct nfhp_rule *r)
  */
 static void test_adopt(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	const struct nfhp_counter given = { .packets = 5, .bytes = 500 };
 	const struct nfhp_rule *fw[21], *cr[10];
 	const struct nfhp_pageseq_slot *e0, *e;
@@ -1132,7 +1185,7 @@ static void test_adopt(void)
 static void test_chain_update(void)
 {
 	enum { NCH = 40, NRULES = 50 };
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	const struct nfhp_entry *last;
 	const struct nfhp_pageseq *e;
@@ -1202,7 +1255,7 @@ static void test_chain_update(void)
 static void test_skip_update(void)
 {
 	enum { NCH = 10, NRULES = 20 };
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	const char *msg = NULL;
 	unsigned int k, j;
@@ -1299,7 +1352,7 @@ static bool deep_rule(struct nfhp_ruleset *rs, const char *from,
  */
 static void test_deep_jumps(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	char name[16], next[16];
 	const char *msg = NULL;
 	struct nfhp_verdict v;
@@ -1364,7 +1417,7 @@ static bool fold_append(struct nfhp_ruleset *rs, struct nfhp_rule_spec *r,
  */
 static void test_fold(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	u32 copies = nfhp_tunables.fold_copies;
 	u32 recheck = nfhp_tunables.fold_recheck;
@@ -1438,7 +1491,7 @@ static void test_fold_places(void)
 	/* A first commit updates the empty trees: the next one's check. */
 	nfhp_tunables.fold_recheck = 1;
 	for (c = 0; c < ARRAY_SIZE(t); c++) {
-		struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+		struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 
 		check(!nfhp_txn_begin(rs), "fold places: begin");
 		for (i = 0; i < t[c].middle; i++)
@@ -1467,7 +1520,7 @@ static void test_fold_places(void)
  */
 static void test_stack_guard(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	const char *msg = NULL;
 	char here;
@@ -1501,7 +1554,7 @@ static void test_stack_guard(void)
  */
 static void test_deferred_release(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	const char *msg = NULL;
 	struct nfhp_verdict v;
@@ -1587,7 +1640,7 @@ static void test_renamed_jump_counter(struct nfhp_ruleset *rs)
 
 static void test_policy_counters(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	const struct nfhp_counter given = { .packets = 7, .bytes = 700 };
 	struct nfhp_counter sum;
 	struct nfhp_verdict v;
@@ -1657,7 +1710,7 @@ static void test_policy_counters(void)
  */
 static void test_created_rule_gone(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
 	struct nfhp_rule_spec *acc = spec_new(NFHP_ACT_ACCEPT);
@@ -1696,7 +1749,7 @@ static void test_created_rule_gone(void)
 
 static void test_txn_and_errors(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *acc = spec_new(NFHP_ACT_ACCEPT);
 	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
@@ -1847,7 +1900,7 @@ static const struct nfhp_ext_ops out_ops = {
  */
 static void test_ext_hooks(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *own = spec_new(NFHP_ACT_DROP);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	struct nfhp_verdict v;
@@ -1942,7 +1995,7 @@ static const struct nfhp_ext_ops mark_ops = {
  */
 static void test_mark_reaches_excluded_rule(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	struct nfhp_rule_spec *mark = spec_new(NFHP_ACT_XT);
 	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
@@ -1992,7 +2045,7 @@ static void test_mark_reaches_excluded_rule(void)
  */
 static void test_goto_scope_update(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	struct nfhp_rule_spec *go = spec_new(NFHP_ACT_GOTO);
 	struct nfhp_verdict v;
@@ -2046,7 +2099,7 @@ static void test_goto_scope_update(void)
  */
 static void test_update_budget_shared(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	const char *msg = NULL;
 	unsigned int i;
 	u64 before;
@@ -2093,7 +2146,7 @@ static void test_update_budget_shared(void)
  */
 static void test_target_keeps_other_exclusions(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	struct nfhp_rule_spec *mark = spec_new(NFHP_ACT_XT);
 	struct mark_pkt pkt = { .mark = 0, .new_mark = 5 };
@@ -2145,7 +2198,7 @@ static void test_target_keeps_other_exclusions(void)
  */
 static void test_mark_reaches_excluded_jump(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *jump = spec_new(NFHP_ACT_JUMP);
 	struct nfhp_rule_spec *mark = spec_new(NFHP_ACT_XT);
 	struct nfhp_rule_spec *inner = spec_new(NFHP_ACT_JUMP);
@@ -2199,7 +2252,7 @@ static void test_mark_reaches_excluded_jump(void)
 /* Every allocation of a commit can fail: the old rules stay in force. */
 static void test_enomem(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP);
 	struct nfhp_verdict v;
 	const char *msg;
@@ -2270,7 +2323,7 @@ static void drops_of(struct nfhp_ruleset *rs, u32 *port, unsigned int n)
  */
 static void test_change_enomem(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	const struct nfhp_chain *c;
 	const struct nfhp_rule *at;
 	struct nfhp_rule_spec *s;
@@ -2349,7 +2402,7 @@ static void test_change_enomem(void)
  */
 static void test_hotdrop(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *tcp = spec_new(NFHP_ACT_ACCEPT);
 	struct nfhp_rule_spec *mp = spec_new(NFHP_ACT_DROP);
 	struct nfhp_counter c1, c2, pol;
@@ -2422,7 +2475,7 @@ static void test_hotdrop(void)
 static struct nfhp_ruleset *forward_of(struct nfhp_rule_spec **r,
 				       unsigned int n, unsigned int fill)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *filler = spec_new(NFHP_ACT_DROP);
 	const char *msg = NULL;
 	unsigned int i;
@@ -2459,7 +2512,7 @@ static unsigned int shadowed_count(struct nfhp_ruleset *rs)
 /* 3,000 rules of nested source prefixes, some with a port or a protocol. */
 static struct nfhp_ruleset *nested_rules(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	const char *msg = NULL;
 	unsigned int i;
@@ -2686,7 +2739,7 @@ static void test_interrupted_commit(void)
  */
 static void test_flatten_bound(void)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	struct nfhp_rule_spec *r = spec_new(NFHP_ACT_DROP);
 	const char *msg = NULL;
 	unsigned int i;
@@ -2950,7 +3003,7 @@ static void test_shadow_across_trees(void)
 	free(r[1]);
 
 	/* A user chain shadowed from FORWARD but reached from INPUT. */
-	rs = nfhp_ruleset_new(~0ull);
+	rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
 	check(!nfhp_txn_begin(rs) && !nfhp_chain_new(rs, "user", &msg) &&
 	      !nfhp_rule_append(rs, "user", host, NULL, &msg) &&
 	      !nfhp_rule_append(rs, "FORWARD", any, NULL, &msg) &&
@@ -3335,7 +3388,7 @@ static void test_cand_index(void)
 		spec_range(spec, NFHP_DIM_SRC, sum[i].lo[0], sum[i].hi[0], false);
 		spec_range(spec, NFHP_DIM_DST, sum[i].lo[1], sum[i].hi[1], false);
 		box = NULL;
-		nfhp_box_from_spec(&boxes, spec, &box, NULL);
+		nfhp_box_from_spec(&boxes, NFHP_FAMILY_IPV4, spec, &box, NULL);
 		ent[i].box = box;
 		/* Few groups: long lists, split into several blocks. */
 		group[i] = cx_rnd(3);
@@ -3510,6 +3563,7 @@ int main(void)
 	nfhp_tunables.update_verify = true;
 	nfhp_tunables.splice_verify = true;
 	test_box_prefix_and_negation();
+	test_box_ipv6_prefix();
 	test_box_mask_and_ifname();
 	test_ifname_words();
 	test_box_errors();

@@ -20,6 +20,11 @@
  * the same model, so what is compared is when and how often the core runs
  * extensions: jumps that may not be taken, returns inside them, counters.
  *
+ * Two rule sets in five are IPv6 ones, whose addresses are 128 bits wide:
+ * their values differ in six bits at the top, around bit 64 or at the
+ * bottom, so that prefixes of /0, /1, /63, /64, /65, /127 and /128 split
+ * them.
+ *
  * Usage: test_diff [RULESETS [SEED]]
  */
 #include "group.h"
@@ -168,6 +173,20 @@ static const char * const pkt_ifs[] = { "", "eth0", "eth1", "eth", "veth0",
 
 static unsigned long long rng_state;
 
+/* The family of the rule set under test, and where IPv6 addresses vary. */
+static u8 family;
+static unsigned int shift6;
+
+#define V6_BASE		((nfhp_u128)0x20010db8 << 96)
+static const unsigned int shifts6[] = { 0, 61, 122 };
+static const u8 prefixes6[] = { 0, 1, 63, 64, 65, 127, 128 };
+
+static bool v6_addr_dim(u8 dim)
+{
+	return family == NFHP_FAMILY_IPV6 &&
+	       (dim == NFHP_DIM_SRC || dim == NFHP_DIM_DST);
+}
+
 static u32 rnd(u32 n)
 {
 	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
@@ -223,11 +242,53 @@ static void gen_ranges(struct nfhp_dim_match *m)
 	}
 }
 
+/* An IPv6 address whose varying bits are @x. */
+static nfhp_u128 addr6(u32 x)
+{
+	return (shift6 >= 96 ? 0 : V6_BASE) | ((nfhp_u128)x << shift6);
+}
+
+/* The bits of an IPv6 address below the varying ones, all set. */
+static nfhp_u128 below6(void)
+{
+	return ((nfhp_u128)1 << shift6) - 1;
+}
+
+static void gen_addr6(struct nfhp_dim_match *m)
+{
+	u32 a = rnd(64), b = rnd(64);
+
+	switch (rnd(4)) {
+	case 0:
+		m->form = NFHP_FORM_RANGES;
+		m->nranges = 1;
+		m->ranges[0].lo = addr6(min(a, b));
+		m->ranges[0].hi = addr6(max(a, b)) | (rnd(2) ? below6() : 0);
+		break;
+	case 1:
+		m->form = NFHP_FORM_MASK;
+		m->ranges[0].hi = ~((nfhp_u128)(rnd(64) & 0x3f) << shift6);
+		m->ranges[0].lo = addr6(a) & m->ranges[0].hi;
+		break;
+	default:
+		m->form = NFHP_FORM_PREFIX;
+		if (rnd(3) == 0)
+			m->nranges = prefixes6[rnd(ARRAY_SIZE(prefixes6))];
+		else
+			m->nranges = 128 - shift6 - rnd(7);
+		m->ranges[0].lo = addr6(a) | (rnd(4) ? 0 : rnd(1u << 20));
+	}
+}
+
 static void gen_match(struct nfhp_dim_match *m, u8 dim)
 {
 	memset(m, 0, sizeof(*m));
 	m->dim = dim;
 	m->invert = rnd(5) == 0;
+	if (v6_addr_dim(dim)) {
+		gen_addr6(m);
+		return;
+	}
 	switch (dim) {
 	case NFHP_DIM_SRC:
 	case NFHP_DIM_DST:
@@ -420,7 +481,7 @@ struct pools {
 
 static void pool_add(struct pools *p, u8 d, nfhp_u128 v)
 {
-	if (v > nfhp_dim_span(d) || p->n[d] == 256)
+	if (v > nfhp_dim_span(family, d) || p->n[d] == 256)
 		return;
 	p->v[d][p->n[d]++] = v;
 }
@@ -477,10 +538,12 @@ static void gen_key(struct nfhp_key *k, const struct pools *p)
 		}
 		if (p->n[d] && rnd(3))
 			k->v[d] = p->v[d][rnd(p->n[d])];
+		else if (v6_addr_dim(d))
+			k->v[d] = addr6(rnd(66)) | (rnd(2) ? 0 : below6());
 		else
 			k->v[d] = dim_lo(d) + rnd(dim_width(d) + 2);
-		if (k->v[d] > nfhp_dim_span(d))
-			k->v[d] = nfhp_dim_span(d);
+		if (k->v[d] > nfhp_dim_span(family, d))
+			k->v[d] = nfhp_dim_span(family, d);
 	}
 	/* Later fragments at offset 1 or more, short transport headers. */
 	fragoff = k->v[NFHP_DIM_FRAG] ? 1 + rnd(2) : 0;
@@ -771,8 +834,8 @@ out:
 static struct nfhp_ruleset *gen_ruleset(struct nfhp_ref **refp,
 					struct nfhp_rule_spec *s)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(~0ull);
-	struct nfhp_ref *ref = nfhp_ref_new();
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(family, ~0ull);
+	struct nfhp_ref *ref = nfhp_ref_new(family);
 	int i, level;
 
 	nfhp_ruleset_set_ext(rs, &model_ops, NULL);
@@ -805,7 +868,7 @@ static struct nfhp_ruleset *gen_ruleset(struct nfhp_ref **refp,
 static bool txn_without_effect(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 			       struct nfhp_rule_spec *s, const struct pools *p)
 {
-	struct nfhp_ref *scratch = nfhp_ref_new();
+	struct nfhp_ref *scratch = nfhp_ref_new(family);
 	int level, i;
 	const char *msg = "";
 
@@ -865,7 +928,7 @@ static void shadow_add(void *ctx, const struct nfhp_rule *r)
 static struct nfhp_ruleset *copy_rules(struct nfhp_ruleset *rs,
 				       struct nfhp_rule_spec *s, u32 lists)
 {
-	struct nfhp_ruleset *copy = nfhp_ruleset_new(~0ull);
+	struct nfhp_ruleset *copy = nfhp_ruleset_new(family, ~0ull);
 	u32 list_max = nfhp_tunables.list_max;
 	const struct nfhp_chain *c;
 	unsigned int pos;
@@ -1048,6 +1111,9 @@ int main(int argc, char **argv)
 		bool fold_flips;
 
 		flat_only = i & 1;
+		family = i % 5 == 1 || i % 5 == 3 ? NFHP_FAMILY_IPV6 :
+						    NFHP_FAMILY_IPV4;
+		shift6 = shifts6[rnd(ARRAY_SIZE(shifts6))];
 		/*
 		 * Mostly tiny pages of rules and entries, so that chains
 		 * and hooks of a few rules have many (kernel/pageseq.c).

@@ -51,7 +51,7 @@ static int cmd(struct nfhp_ref *ref, const char *line)
 
 static struct nfhp_ref *setup(const char *const *lines)
 {
-	struct nfhp_ref *ref = nfhp_ref_new();
+	struct nfhp_ref *ref = nfhp_ref_new(NFHP_FAMILY_IPV4);
 	int ret;
 
 	for (; *lines; lines++) {
@@ -96,7 +96,7 @@ static void test_policies(void)
 	static const char *const r[] = {
 		"-P FORWARD DROP", "-A INPUT -s 1.0.0.0/8 -j DROP", NULL,
 	};
-	struct nfhp_ref *ref = nfhp_ref_new();
+	struct nfhp_ref *ref = nfhp_ref_new(NFHP_FAMILY_IPV4);
 
 	expect(ref, "hook=forward", "ACCEPT FORWARD policy");
 	expect(ref, "hook=input", "ACCEPT INPUT policy");
@@ -364,7 +364,7 @@ static void test_l4(void)
 
 static void test_editing(void)
 {
-	struct nfhp_ref *ref = nfhp_ref_new();
+	struct nfhp_ref *ref = nfhp_ref_new(NFHP_FAMILY_IPV4);
 
 	check(nfhp_ref_chain_new(ref, "FORWARD") == -EEXIST,
 	      "new chain: built-in name exists");

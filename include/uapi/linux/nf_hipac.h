@@ -301,6 +301,20 @@ enum nfhp_dim {
 };
 
 /**
+ * enum nfhp_family - the address family of a rule set
+ * @NFHP_FAMILY_IPV4: IPv4, as iptables; NFPROTO_IPV4
+ * @NFHP_FAMILY_IPV6: IPv6, as ip6tables; NFPROTO_IPV6
+ *
+ * Each family has a rule set of its own.  The values are netfilter's.  In
+ * an IPv6 rule set %NFHP_DIM_SRC and %NFHP_DIM_DST hold 128-bit addresses
+ * as big-endian numbers; in an IPv4 one, 32-bit ones.
+ */
+enum nfhp_family {
+	NFHP_FAMILY_IPV4 = 2,
+	NFHP_FAMILY_IPV6 = 10,
+};
+
+/**
  * enum nfhp_ct_state - values of %NFHP_DIM_STATE
  * @NFHP_CT_INVALID: no conntrack entry could be found or created
  * @NFHP_CT_ESTABLISHED: ESTABLISHED, either direction
