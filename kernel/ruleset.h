@@ -74,6 +74,9 @@ bool nfhp_ruleset_empty(const struct nfhp_ruleset *rs);
 /* Transactions. */
 int nfhp_txn_begin(struct nfhp_ruleset *rs);
 int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg);
+int nfhp_txn_prepare(struct nfhp_ruleset *rs, const char **msg);
+void nfhp_txn_finish(struct nfhp_ruleset *rs);
+void nfhp_txn_unprepare(struct nfhp_ruleset *rs);
 void nfhp_txn_abort(struct nfhp_ruleset *rs);
 bool nfhp_txn_active(const struct nfhp_ruleset *rs);
 

@@ -483,6 +483,35 @@ struct nfhp_hook_state {
 };
 
 /**
+ * struct nfhp_spare_seen - which spare arrays a commit found
+ * @sum: the summary array's
+ * @ints: the int array's
+ *
+ * Only the addresses: a copy of the spares would cost the commit's stack
+ * frame, under which the tree build recurses.
+ */
+struct nfhp_spare_seen {
+	const struct nfhp_entry_sum *sum;
+	const int *ints;
+};
+
+/**
+ * struct nfhp_prepared - a commit built and not yet published (txn.c)
+ * @t: the tables it built, NULL when none is prepared
+ * @rel: the record of what it replaces
+ * @old: the model it replaces
+ * @dirty: the hooks it built anew, as bits
+ * @stale: the spare arrays there were before it
+ */
+struct nfhp_prepared {
+	struct nfhp_tables *t;
+	struct nfhp_release *rel;
+	struct nfhp_model *old;
+	unsigned int dirty;
+	struct nfhp_spare_seen stale;
+};
+
+/**
  * struct nfhp_ruleset - the rule set of a network namespace
  * @mem: its memory account
  * @family: its &enum nfhp_family, IPv4 or IPv6
@@ -533,6 +562,8 @@ struct nfhp_hook_state {
  * @stable: while a commit runs, for each chain of the staged model
  *	whether it and the chains it reaches are the committed ones
  *	(nfhp_chain_stable()), or NULL without memory
+ * @prepared: a commit nfhp_txn_prepare() built, waiting for
+ *	nfhp_txn_finish() or nfhp_txn_unprepare()
  */
 struct nfhp_ruleset {
 	struct nfhp_mem mem;
@@ -569,19 +600,7 @@ struct nfhp_ruleset {
 	struct nfhp_flat_frame jumps[NFHP_MAX_JUMP_DEPTH + 2];
 	bool jumps_added;
 	u8 *stable;
-};
-
-/**
- * struct nfhp_spare_seen - which spare arrays a commit found
- * @sum: the summary array's
- * @ints: the int array's
- *
- * Only the addresses: a copy of the spares would cost the commit's stack
- * frame, under which the tree build recurses.
- */
-struct nfhp_spare_seen {
-	const struct nfhp_entry_sum *sum;
-	const int *ints;
+	struct nfhp_prepared prepared;
 };
 
 /**

@@ -515,36 +515,60 @@ static void nfhp_txn_publish(struct nfhp_ruleset *rs, struct nfhp_tables *t,
 	rs->releases_tail = &rel->next;
 }
 
+/* Undo what nfhp_commit_build() built for @p: trees, entries, indexes. */
+static void nfhp_commit_unbuild(struct nfhp_ruleset *rs,
+				const struct nfhp_prepared *p)
+{
+	int h;
+
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		nfhp_hook_trees_drop(rs, p->t, h);
+		nfhp_flat_free(rs, &rs->staged[h]);
+		if (p->dirty & (1u << h))
+			nfhp_hook_indexes_clear(rs, h);
+	}
+}
+
+/* Free the tables and the release record of @p, which published nothing. */
+static void nfhp_prepared_free(struct nfhp_ruleset *rs,
+			       struct nfhp_prepared *p)
+{
+	nfhp_free(&rs->mem, p->t, sizeof(*p->t));
+	if (p->old && p->old->n)
+		nfhp_free(&rs->mem, p->rel->chains,
+			  p->old->n * sizeof(*p->rel->chains));
+	nfhp_free(&rs->mem, p->rel, sizeof(*p->rel));
+	memset(p, 0, sizeof(*p));
+}
+
 /**
- * nfhp_txn_commit() - publish every staged change at once
- * @rs: the rule set
+ * nfhp_txn_prepare() - build every staged change, publish nothing yet
+ * @rs: the rule set, a transaction open
  * @msg: set to a reason on error, unless NULL
  *
- * On error the transaction is aborted and the committed rule set stays in
- * force, untouched.
+ * Everything that can fail happens here: the checks, the flattening and
+ * the trees.  Then nfhp_txn_finish() publishes it, which cannot fail, or
+ * nfhp_txn_unprepare() drops it.  A namespace commits the rule sets of
+ * both families so, all of them or none (pernet.c).  On error the
+ * transaction is aborted and the committed rule set stays in force.
  *
  * Return: 0 or -errno.
  */
-int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
+int nfhp_txn_prepare(struct nfhp_ruleset *rs, const char **msg)
 {
 	struct nfhp_scratch_mark mark = nfhp_scratch_mark(&rs->forest.scratch);
-	struct nfhp_flat *flat = rs->staged;
+	struct nfhp_prepared *p = &rs->prepared;
 	const char *unasked;
-	struct nfhp_spare_seen stale;
-	struct nfhp_model *old = rs->live;
-	struct nfhp_release *rel;
-	struct nfhp_tables *t;
-	unsigned int dirty;
 	int err;
 
-	if (!rs->work)
+	if (!rs->work || p->t)
 		return -EINVAL;
 	/* Its steps say why they fail; a caller may not ask. */
 	if (!msg)
 		msg = &unasked;
 	memset(rs->staged, 0, sizeof(rs->staged));
 	rs->flattened = 0;
-	nfhp_spare_see(rs, &stale);
+	nfhp_spare_see(rs, &p->stale);
 	/*
 	 * What earlier commits replaced and no packet sees any more goes
 	 * now, not only when the release work runs: its arrays are this
@@ -564,34 +588,79 @@ int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
 	nfhp_adopt(rs);
 	rs->stable = nfhp_scratch_zalloc(&rs->forest.scratch, rs->work->n,
 					 sizeof(*rs->stable));
-	dirty = nfhp_dirty_hooks(rs);
+	p->old = rs->live;
+	p->dirty = nfhp_dirty_hooks(rs);
 	err = -ENOMEM;
-	rel = nfhp_release_new(rs, old);
-	if (!rel)
+	p->rel = nfhp_release_new(rs, p->old);
+	if (!p->rel)
 		goto out_abort;
-	t = nfhp_alloc(&rs->mem, sizeof(*t));
-	if (!t)
-		goto out_free_release;
-	err = nfhp_commit_build(rs, dirty, t, flat, msg);
+	p->t = nfhp_alloc(&rs->mem, sizeof(*p->t));
+	if (!p->t)
+		goto out_free_prepared;
+	err = nfhp_commit_build(rs, p->dirty, p->t, rs->staged, msg);
 	if (err)
-		goto out_free_tables;
+		goto out_free_prepared;
 	rs->stable = NULL;
 	nfhp_scratch_release(&rs->forest.scratch, mark);
-	nfhp_txn_publish(rs, t, dirty, old, rel, &stale);
-	if (!rs->defer_release)
-		nfhp_ruleset_release(rs, true);
 	return 0;
-out_free_tables:
-	nfhp_free(&rs->mem, t, sizeof(*t));
-out_free_release:
-	if (old && old->n)
-		nfhp_free(&rs->mem, rel->chains, old->n * sizeof(*rel->chains));
-	nfhp_free(&rs->mem, rel, sizeof(*rel));
+out_free_prepared:
+	nfhp_prepared_free(rs, p);
 out_abort:
+	memset(p, 0, sizeof(*p));
 	rs->stable = NULL;
 	nfhp_scratch_release(&rs->forest.scratch, mark);
 	if (err == -ENOMEM && !*msg)
 		*msg = "out of memory";
 	nfhp_txn_abort(rs);
+	return err;
+}
+
+/**
+ * nfhp_txn_finish() - publish what nfhp_txn_prepare() built
+ * @rs: the rule set, a commit prepared
+ */
+void nfhp_txn_finish(struct nfhp_ruleset *rs)
+{
+	struct nfhp_prepared *p = &rs->prepared;
+
+	nfhp_txn_publish(rs, p->t, p->dirty, p->old, p->rel, &p->stale);
+	memset(p, 0, sizeof(*p));
+	if (!rs->defer_release)
+		nfhp_ruleset_release(rs, true);
+}
+
+/**
+ * nfhp_txn_unprepare() - drop what nfhp_txn_prepare() built, and abort
+ * @rs: the rule set, a commit prepared
+ *
+ * The committed rule set stays in force, as after a failed commit.
+ */
+void nfhp_txn_unprepare(struct nfhp_ruleset *rs)
+{
+	struct nfhp_prepared *p = &rs->prepared;
+
+	if (!p->t)
+		return;
+	nfhp_commit_unbuild(rs, p);
+	nfhp_prepared_free(rs, p);
+	nfhp_txn_abort(rs);
+}
+
+/**
+ * nfhp_txn_commit() - publish every staged change at once
+ * @rs: the rule set
+ * @msg: set to a reason on error, unless NULL
+ *
+ * On error the transaction is aborted and the committed rule set stays in
+ * force, untouched.
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_txn_commit(struct nfhp_ruleset *rs, const char **msg)
+{
+	int err = nfhp_txn_prepare(rs, msg);
+
+	if (!err)
+		nfhp_txn_finish(rs);
 	return err;
 }

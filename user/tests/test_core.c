@@ -1747,6 +1747,70 @@ static void test_created_rule_gone(void)
 	free(acc);
 }
 
+/*
+ * Two rule sets, one per family, commit together: each is prepared, and
+ * only when both are is either published.  A prepared commit that is
+ * dropped leaves the old rules in force and gives its memory back.
+ */
+static void test_txn_prepare_unprepare(void)
+{
+	struct nfhp_ruleset *v4 = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
+	struct nfhp_ruleset *v6 = nfhp_ruleset_new(NFHP_FAMILY_IPV6, ~0ull);
+	struct nfhp_rule_spec *drop = spec_new(NFHP_ACT_DROP);
+	struct nfhp_verdict v;
+	const char *msg = "";
+	struct nfhp_key k;
+	u64 used;
+	int h;
+
+	key_init(&k);
+	k.v[NFHP_DIM_PROTO] = 17;
+	spec_range(drop, NFHP_DIM_PROTO, 17, 17, false);
+	/* A first transaction, aborted, leaves what any abort keeps. */
+	check(!nfhp_txn_begin(v4) &&
+	      !nfhp_rule_append(v4, "FORWARD", drop, NULL, &msg),
+	      "staged and aborted: %s", msg);
+	nfhp_txn_abort(v4);
+	nfhp_ruleset_release(v4, true);
+	used = nfhp_ruleset_mem_used(v4);
+	check(!nfhp_txn_begin(v4) &&
+	      !nfhp_rule_append(v4, "FORWARD", drop, NULL, &msg) &&
+	      !nfhp_chain_policy(v4, "INPUT", NFHP_ACT_DROP, NULL, &msg),
+	      "staged: %s", msg);
+	check(!nfhp_txn_prepare(v4, &msg), "prepared: %s", msg);
+	check(nfhp_txn_prepare(v4, &msg) == -EINVAL, "prepared once only");
+	nfhp_txn_unprepare(v4);
+	check(!nfhp_txn_active(v4), "unprepare aborts the transaction");
+	for (h = 0; h < NFHP_HOOK_MAX; h++) {
+		classify(v4, h, &k, &v);
+		check(v.action == NFHP_ACT_ACCEPT && !v.rule,
+		      "hook %d: the old rules hold", h);
+	}
+	nfhp_ruleset_release(v4, true);
+	check(nfhp_ruleset_mem_used(v4) == used,
+	      "unprepared commit freed: %llu bytes, %llu after an abort",
+	      (unsigned long long)nfhp_ruleset_mem_used(v4),
+	      (unsigned long long)used);
+
+	check(!nfhp_txn_begin(v4) && !nfhp_txn_begin(v6) &&
+	      !nfhp_rule_append(v4, "FORWARD", drop, NULL, &msg) &&
+	      !nfhp_rule_append(v6, "FORWARD", drop, NULL, &msg),
+	      "both staged: %s", msg);
+	check(!nfhp_txn_prepare(v4, &msg) && !nfhp_txn_prepare(v6, &msg),
+	      "both prepared: %s", msg);
+	classify(v4, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_ACCEPT, "prepared is not published");
+	nfhp_txn_finish(v4);
+	nfhp_txn_finish(v6);
+	classify(v4, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP, "IPv4 published");
+	classify(v6, NFHP_HOOK_FORWARD, &k, &v);
+	check(v.action == NFHP_ACT_DROP, "IPv6 published");
+	nfhp_ruleset_free(v4);
+	nfhp_ruleset_free(v6);
+	free(drop);
+}
+
 static void test_txn_and_errors(void)
 {
 	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
@@ -3595,6 +3659,7 @@ int main(void)
 	test_stack_guard();
 	test_deferred_release();
 	test_txn_and_errors();
+	test_txn_prepare_unprepare();
 	test_policy_counters();
 	test_created_rule_gone();
 	test_enomem();
