@@ -2,16 +2,26 @@
 /*
  * nf-hipac: the netfilter hooks.
  *
- * One IPv4 hook per built-in chain.  Each turns the packet into a
- * &struct nfhp_key and asks the classifier of its namespace for a verdict.
- * nf_hook() already holds rcu_read_lock(), which is all nfhp_classify()
- * needs, so this path takes no lock and allocates nothing.
+ * One hook per built-in chain and family.  Each turns the packet into a
+ * &struct nfhp_key and asks the classifier of its namespace and family
+ * for a verdict.  nf_hook() already holds rcu_read_lock(), which is all
+ * nfhp_classify() needs, so this path takes no lock and allocates
+ * nothing.
+ *
+ * An IPv6 packet's protocol is the upper-layer one past the extension
+ * headers, as ip6tables' "-p" matches it: ipv6_find_hdr() finds it and the
+ * fragment offset.  A packet whose headers cannot be walked, unless it is
+ * a later fragment, is dropped, as every rule of ip6tables drops it
+ * (ip6_packet_match() sets hotdrop, even for a table of policies alone).
  */
 
+#include <asm/unaligned.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/netfilter/nf_conntrack.h>
 
 #include "hooks.h"
@@ -55,7 +65,7 @@ static u8 nfhp_ct_state(const struct sk_buff *skb)
  * @key: the key, zeroed
  * @skb: the packet
  * @thoff: offset of the transport header in @skb
- * @proto: the IPv4 protocol
+ * @proto: the IPv4 protocol, or IPv6's upper-layer protocol
  *
  * Fields beyond the end of a truncated header stay 0; the caller then
  * marks them with nfhp_key_set_l4_short().
@@ -86,6 +96,7 @@ static void nfhp_key_fill_l4(struct nfhp_key *key, const struct sk_buff *skb,
 		}
 		break;
 	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
 		p = skb_header_pointer(skb, thoff, 2, _buf);
 		if (p)
 			key->v[NFHP_DIM_ICMP] = p[0] << 8 | p[1];
@@ -93,15 +104,28 @@ static void nfhp_key_fill_l4(struct nfhp_key *key, const struct sk_buff *skb,
 	}
 }
 
+/* What keys of both families hold alike: state, mark and interfaces. */
+static void nfhp_key_fill_common(struct nfhp_key *key,
+				 const struct nfhp_xt_pkt *pkt)
+{
+	const struct nf_hook_state *state = pkt->state;
+
+	key->v[NFHP_DIM_STATE] = nfhp_ct_state(pkt->skb);
+	key->v[NFHP_DIM_MARK] = pkt->skb->mark;
+	if (state->in)
+		key->v[NFHP_DIM_IIF] = nfhp_ifname_value16(state->in->name);
+	if (state->out)
+		key->v[NFHP_DIM_OIF] = nfhp_ifname_value16(state->out->name);
+}
+
 /**
- * nfhp_key_fill() - the key of a packet
+ * nfhp_key_fill() - the key of an IPv4 packet
  * @key: the key to fill
  * @pkt: the packet and its hook state; its fragment offset and transport
  *	header offset are filled in, for xtables modules
  */
 static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 {
-	const struct nf_hook_state *state = pkt->state;
 	const struct sk_buff *skb = pkt->skb;
 	const struct iphdr *iph = ip_hdr(skb);
 	unsigned int fragoff, thoff;
@@ -109,14 +133,9 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	memset(key, 0, sizeof(*key));
 	key->v[NFHP_DIM_SRC] = ntohl(iph->saddr);
 	key->v[NFHP_DIM_DST] = ntohl(iph->daddr);
-	key->v[NFHP_DIM_STATE] = nfhp_ct_state(skb);
 	key->v[NFHP_DIM_TTL] = iph->ttl;
 	key->v[NFHP_DIM_LEN] = ntohs(iph->tot_len);
-	key->v[NFHP_DIM_MARK] = skb->mark;
-	if (state->in)
-		key->v[NFHP_DIM_IIF] = nfhp_ifname_value16(state->in->name);
-	if (state->out)
-		key->v[NFHP_DIM_OIF] = nfhp_ifname_value16(state->out->name);
+	nfhp_key_fill_common(key, pkt);
 
 	fragoff = ntohs(iph->frag_off) & IP_OFFSET;
 	thoff = skb_network_offset(skb) + iph->ihl * 4;
@@ -129,9 +148,69 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	pkt->thoff = thoff;
 }
 
+/* An IPv6 address as the big-endian 128-bit number the tree compares. */
+static nfhp_u128 nfhp_in6_value(const struct in6_addr *a)
+{
+	return (nfhp_u128)get_unaligned_be64(&a->s6_addr[0]) << 64 |
+	       get_unaligned_be64(&a->s6_addr[8]);
+}
+
 /**
- * nfhp_hook() - classify one packet
- * @priv: the &struct nfhp_net of the hook's namespace
+ * nfhp_key_fill6() - the key of an IPv6 packet
+ * @key: the key to fill
+ * @pkt: the packet and its hook state; its fragment offset and transport
+ *	header offset are filled in, for xtables modules
+ *
+ * The length is ip6tables' "-m length": the payload length and the fixed
+ * header; the TTL dimension holds the hop limit.
+ *
+ * Return: false for a first fragment whose headers cannot be walked.
+ */
+static bool nfhp_key_fill6(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
+{
+	const struct sk_buff *skb = pkt->skb;
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	unsigned short fragoff = 0;
+	unsigned int thoff = 0;
+	int proto;
+
+	memset(key, 0, sizeof(*key));
+	key->v[NFHP_DIM_SRC] = nfhp_in6_value(&ip6h->saddr);
+	key->v[NFHP_DIM_DST] = nfhp_in6_value(&ip6h->daddr);
+	key->v[NFHP_DIM_TTL] = ip6h->hop_limit;
+	key->v[NFHP_DIM_LEN] = ntohs(ip6h->payload_len) + sizeof(*ip6h);
+	nfhp_key_fill_common(key, pkt);
+
+	proto = ipv6_find_hdr(skb, &thoff, -1, &fragoff, NULL);
+	if (proto < 0) {
+		if (!fragoff)
+			return false;
+		/* A later fragment with no upper-layer header in sight. */
+		proto = NEXTHDR_NONE;
+	}
+	if (!fragoff)
+		nfhp_key_fill_l4(key, skb, thoff, proto);
+	nfhp_key_set_l4_short(key, proto, fragoff,
+			      skb->len > thoff ? skb->len - thoff : 0);
+	nfhp_key_fold_port(key, proto);
+	pkt->fragoff = fragoff;
+	pkt->thoff = thoff;
+	return true;
+}
+
+/* The netfilter verdict of a classification. */
+static unsigned int nfhp_verdict_nf(const struct nfhp_verdict *verdict)
+{
+	if (verdict->action == NFHP_ACT_XT)
+		return verdict->xt_verdict;
+	if (verdict->action == NFHP_ACT_QUEUE)
+		return NF_QUEUE;
+	return verdict->action == NFHP_ACT_DROP ? NF_DROP : NF_ACCEPT;
+}
+
+/**
+ * nfhp_hook() - classify one IPv4 packet
+ * @priv: the &struct nfhp_fam of the hook's namespace and family
  * @skb: the packet
  * @state: where it is
  *
@@ -141,31 +220,52 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 static unsigned int nfhp_hook(void *priv, struct sk_buff *skb,
 			      const struct nf_hook_state *state)
 {
-	const struct nfhp_net *hn = priv;
+	const struct nfhp_fam *fam = priv;
 	struct nfhp_xt_pkt pkt = { .skb = skb, .state = state };
 	struct nfhp_verdict verdict;
 	struct nfhp_key key;
 
 	nfhp_key_fill(&key, &pkt);
-	nfhp_classify(hn->rs, state->hook - NF_INET_LOCAL_IN, &key, skb->len,
+	nfhp_classify(fam->rs, state->hook - NF_INET_LOCAL_IN, &key, skb->len,
 		      &pkt, &verdict);
-	if (verdict.action == NFHP_ACT_XT)
-		return verdict.xt_verdict;
-	if (verdict.action == NFHP_ACT_QUEUE)
-		return NF_QUEUE;
-	return verdict.action == NFHP_ACT_DROP ? NF_DROP : NF_ACCEPT;
+	return nfhp_verdict_nf(&verdict);
+}
+
+/**
+ * nfhp_hook6() - classify one IPv6 packet
+ * @priv: the &struct nfhp_fam of the hook's namespace and family
+ * @skb: the packet
+ * @state: where it is
+ *
+ * Return: as nfhp_hook(); NF_DROP for a packet whose headers cannot be
+ * walked.
+ */
+static unsigned int nfhp_hook6(void *priv, struct sk_buff *skb,
+			       const struct nf_hook_state *state)
+{
+	const struct nfhp_fam *fam = priv;
+	struct nfhp_xt_pkt pkt = { .skb = skb, .state = state };
+	struct nfhp_verdict verdict;
+	struct nfhp_key key;
+
+	if (!nfhp_key_fill6(&key, &pkt))
+		return NF_DROP;
+	nfhp_classify(fam->rs, state->hook - NF_INET_LOCAL_IN, &key, skb->len,
+		      &pkt, &verdict);
+	return nfhp_verdict_nf(&verdict);
 }
 
 /**
  * nfhp_hooks_register() - hook the classifier into a namespace
  * @net: the namespace
+ * @family: the &enum nfhp_family whose packets to classify
  * @ops: %NFHP_HOOK_MAX registrations, kept until nfhp_hooks_unregister()
- * @priv: the &struct nfhp_net of @net
+ * @priv: the &struct nfhp_fam of @net and @family
  * @priority: %NFHP_PRI_FIRST or %NFHP_PRI_AFTER
  *
  * Return: 0 or -errno.
  */
-int nfhp_hooks_register(struct net *net, struct nf_hook_ops *ops,
+int nfhp_hooks_register(struct net *net, u8 family, struct nf_hook_ops *ops,
 			void *priv, int priority)
 {
 	unsigned int i;
@@ -174,12 +274,15 @@ int nfhp_hooks_register(struct net *net, struct nf_hook_ops *ops,
 	BUILD_BUG_ON(NF_INET_FORWARD - NF_INET_LOCAL_IN != NFHP_HOOK_FORWARD);
 	BUILD_BUG_ON(NF_INET_LOCAL_OUT - NF_INET_LOCAL_IN != NFHP_HOOK_OUTPUT);
 	BUILD_BUG_ON(NFHP_HOOK_INPUT != 0);
+	/* The filter tables of both families sit at the same priority. */
+	BUILD_BUG_ON((int)NF_IP_PRI_FILTER != (int)NF_IP6_PRI_FILTER);
 
 	for (i = 0; i < NFHP_HOOK_MAX; i++) {
 		ops[i] = (struct nf_hook_ops) {
-			.hook = nfhp_hook,
+			.hook = family == NFHP_FAMILY_IPV6 ? nfhp_hook6 :
+							     nfhp_hook,
 			.priv = priv,
-			.pf = NFPROTO_IPV4,
+			.pf = family,
 			.hooknum = NF_INET_LOCAL_IN + i,
 			.priority = priority,
 		};

@@ -7,6 +7,7 @@
 
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
 
 #include "ruleset.h"
 
@@ -14,7 +15,7 @@
 #define NFHP_PRI_FIRST		(NF_IP_PRI_FILTER - 1)
 #define NFHP_PRI_AFTER		(NF_IP_PRI_FILTER + 1)
 
-int nfhp_hooks_register(struct net *net, struct nf_hook_ops *ops,
+int nfhp_hooks_register(struct net *net, u8 family, struct nf_hook_ops *ops,
 			void *priv, int priority);
 void nfhp_hooks_unregister(struct net *net, struct nf_hook_ops *ops);
 

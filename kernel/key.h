@@ -88,6 +88,7 @@ static inline unsigned int nfhp_l4_header_len(u8 proto)
 		return 20;
 	case 17:	/* IPPROTO_UDP: struct udphdr */
 	case 1:		/* IPPROTO_ICMP: struct icmphdr */
+	case 58:	/* IPPROTO_ICMPV6: struct icmp6hdr */
 		return 8;
 	default:
 		return 0;
@@ -150,8 +151,10 @@ static inline bool nfhp_proto_has_ports(u8 proto)
 /**
  * nfhp_key_set_l4_short() - mark the transport matches a packet defeats
  * @key: the key, its transport dimensions filled from what the packet holds
- * @proto: the IPv4 protocol
- * @fragoff: the fragment offset, in units of 8 bytes
+ * @proto: the IPv4 protocol, or for IPv6 the upper-layer protocol past
+ *	the extension headers
+ * @fragoff: the fragment offset, in units of 8 bytes for IPv4, in bytes
+ *	for IPv6 (as xtables modules get it: never 1 there)
  * @l4len: the bytes of transport header present, for @fragoff 0
  *
  * Every producer of keys (the hooks, the simulator) calls this.
@@ -180,7 +183,8 @@ static inline void nfhp_key_set_l4_short(struct nfhp_key *key, u8 proto,
 	}
 	if (l4len < need && proto == 6)
 		key->v[NFHP_DIM_TCPFLAGS] = NFHP_L4_TRUNCATED;
-	if (l4len < need && proto == 1) {
+	/* ICMPv6 is IPv6's ICMP: its type and code share the dimension. */
+	if (l4len < need && (proto == 1 || proto == 58)) {
 		key->v[NFHP_DIM_ICMP] = NFHP_L4_TRUNCATED;
 		/*
 		 * Nor are there ports to read, as for the protocols that

@@ -101,7 +101,30 @@ static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
 			 .reject_message = "NFHPA_REFS is only sent by the kernel" },
 	[NFHPA_RULE] = NLA_POLICY_NESTED(nfhp_rule_policy),
 	[NFHPA_LIST_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_LIST_CHAINS_ONLY),
+	[NFHPA_FAMILY] = { .type = NLA_U8 },
 };
+
+/**
+ * nfhp_request_fam() - the family's rule set a request works on
+ * @hn: the namespace state
+ * @attrs: the request's attributes
+ * @extack: for the reason
+ *
+ * Return: the family's state, IPv4's without NFHPA_FAMILY, or NULL for a
+ * family nf-hipac does not filter.
+ */
+static struct nfhp_fam *nfhp_request_fam(struct nfhp_net *hn,
+					 struct nlattr **attrs,
+					 struct netlink_ext_ack *extack)
+{
+	struct nlattr *attr = attrs[NFHPA_FAMILY];
+	struct nfhp_fam *fam;
+
+	fam = nfhp_net_fam(hn, attr ? nla_get_u8(attr) : NFHP_FAMILY_IPV4);
+	if (!fam)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "no such address family");
+	return fam;
+}
 
 /**
  * nfhp_u128_get() - a 128-bit value from four words, most significant first
@@ -417,6 +440,7 @@ static int nfhp_rule_decode(u8 family, struct nfhp_rule_spec *spec,
  */
 struct nfhp_request {
 	u8 cmd;
+	struct nfhp_fam *fam;
 	const char *chain;
 	const char *new_name;
 	u32 pos;
@@ -497,6 +521,9 @@ static int nfhp_request_decode(struct nfhp_request *req, struct nfhp_net *hn,
 
 	memset(req, 0, sizeof(*req));
 	req->cmd = info->genlhdr->cmd;
+	req->fam = nfhp_request_fam(hn, attrs, info->extack);
+	if (!req->fam)
+		return -EAFNOSUPPORT;
 	if (attrs[NFHPA_CHAIN])
 		req->chain = nla_data(attrs[NFHPA_CHAIN]);
 	if (attrs[NFHPA_NEW_NAME])
@@ -517,7 +544,7 @@ static int nfhp_request_decode(struct nfhp_request *req, struct nfhp_net *hn,
 		if (!hn->spec)
 			return -ENOMEM;
 		req->spec = hn->spec;
-		ret = nfhp_rule_decode(nfhp_ruleset_family(hn->rs), req->spec,
+		ret = nfhp_rule_decode(req->fam->family, req->spec,
 				       &req->counters, attrs[NFHPA_RULE],
 				       info->extack);
 		if (ret)
@@ -594,20 +621,17 @@ static void nfhp_set_msg(struct netlink_ext_ack *extack, const char *msg)
 }
 
 /**
- * nfhp_txn_drop() - abort the transaction still open after a request
+ * nfhp_txn_drop() - close the transaction still open after a request
  * @hn: the namespace state, @hn->lock held
  *
- * Forgets what the transaction staged, records the change for dumps and
- * gives back what the committed rule set does not need (conntrack).  With
- * no transaction open, it does nothing.
+ * Forgets what the transaction staged in either family, records the
+ * change for dumps and gives back what the committed rule sets do not
+ * need (conntrack).
  */
 static void nfhp_txn_drop(struct nfhp_net *hn)
 {
-	if (!nfhp_txn_active(hn->rs))
-		return;
-	nfhp_txn_abort(hn->rs);
-	nfhp_net_changed(hn);
-	nfhp_net_settle(hn);
+	hn->txn_open = false;
+	nfhp_net_abort(hn);
 }
 
 /**
@@ -615,12 +639,12 @@ static void nfhp_txn_drop(struct nfhp_net *hn)
  * @hn: the namespace state, @hn->lock held
  * @info: the request
  *
- * Return: true, with the reason set, if @info must not touch the rule set.
+ * Return: true, with the reason set, if @info must not touch the rule sets.
  */
 static bool nfhp_txn_foreign(const struct nfhp_net *hn,
 			     struct genl_info *info)
 {
-	if (!nfhp_txn_active(hn->rs) || hn->txn_owner == info->snd_portid)
+	if (!hn->txn_open || hn->txn_owner == info->snd_portid)
 		return false;
 	GENL_SET_ERR_MSG(info, "another socket has a transaction open");
 	return true;
@@ -651,13 +675,16 @@ static int nfhp_nl_change(struct sk_buff *skb, struct genl_info *info)
 	ret = -EBUSY;
 	if (nfhp_txn_foreign(hn, info))
 		goto out_unlock;
-	own_txn = !nfhp_txn_active(hn->rs);
-	if (own_txn) {
-		ret = nfhp_txn_begin(hn->rs);
+	own_txn = !hn->txn_open;
+	/* In a transaction, each family's rule set opens its own when first
+	 * changed.
+	 */
+	if (!nfhp_txn_active(req.fam->rs)) {
+		ret = nfhp_txn_begin(req.fam->rs);
 		if (ret)
 			goto out_unlock;
 	}
-	ret = nfhp_request_apply(hn->rs, &req, &msg);
+	ret = nfhp_request_apply(req.fam->rs, &req, &msg);
 	nfhp_net_changed(hn);
 	if (own_txn) {
 		if (!ret)
@@ -684,14 +711,14 @@ static int nfhp_nl_begin(struct sk_buff *skb, struct genl_info *info)
 	int ret = -EBUSY;
 
 	mutex_lock(&hn->lock);
-	if (nfhp_txn_active(hn->rs)) {
+	if (hn->txn_open) {
 		GENL_SET_ERR_MSG(info, "a transaction is open already");
 		goto out_unlock;
 	}
-	ret = nfhp_txn_begin(hn->rs);
-	if (!ret)
-		hn->txn_owner = info->snd_portid;
+	hn->txn_open = true;
+	hn->txn_owner = info->snd_portid;
 	nfhp_net_changed(hn);
+	ret = 0;
 out_unlock:
 	mutex_unlock(&hn->lock);
 	return ret;
@@ -717,7 +744,7 @@ static int nfhp_nl_end(struct sk_buff *skb, struct genl_info *info)
 	if (nfhp_txn_foreign(hn, info))
 		goto out_unlock;
 	ret = -ENOENT;
-	if (!nfhp_txn_active(hn->rs)) {
+	if (!hn->txn_open) {
 		GENL_SET_ERR_MSG(info, "no transaction is open");
 		goto out_unlock;
 	}
@@ -756,6 +783,7 @@ struct nfhp_dump {
 	unsigned int chain_idx;
 	unsigned int sent;
 	bool chains_only;
+	u8 family;
 };
 
 /**
@@ -1098,12 +1126,14 @@ static int nfhp_nl_list(struct sk_buff *skb, struct netlink_callback *cb)
 	struct nfhp_net *hn = nfhp_net(sock_net(cb->skb->sk));
 	struct nlattr *only = info->attrs[NFHPA_CHAIN];
 	struct nfhp_dump *d = nfhp_dump_ctx(cb);
+	const struct nfhp_ruleset *rs;
 	int ret;
 
+	rs = nfhp_net_fam(hn, d->family)->rs;
 	mutex_lock(&hn->lock);
 	cb->seq = hn->gen;
-	nfhp_dump_seek(hn->rs, d, hn->gen);
-	ret = nfhp_dump_chains(skb, cb, hn->rs, only ? nla_data(only) : NULL);
+	nfhp_dump_seek(rs, d, hn->gen);
+	ret = nfhp_dump_chains(skb, cb, rs, only ? nla_data(only) : NULL);
 	mutex_unlock(&hn->lock);
 
 	/* A full buffer is no error, unless not even one message fitted. */
@@ -1165,16 +1195,22 @@ static int nfhp_nl_list_start(struct netlink_callback *cb)
 	struct nlattr *only = info->attrs[NFHPA_CHAIN];
 	struct nlattr *flags = info->attrs[NFHPA_LIST_FLAGS];
 	struct nfhp_dump *d = nfhp_dump_ctx(cb);
+	struct nfhp_fam *fam;
 	bool found = true;
 
 	if (!nfhp_net_world_readable(hn) &&
 	    !netlink_ns_capable(cb->skb, net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
+	/* netlink gives start() no extack: the errno must do. */
+	fam = nfhp_request_fam(hn, info->attrs, NULL);
+	if (!fam)
+		return -EAFNOSUPPORT;
+	d->family = fam->family;
 	d->chains_only = flags &&
 			 (nla_get_u32(flags) & NFHP_LIST_CHAINS_ONLY);
 	if (only) {
 		mutex_lock(&hn->lock);
-		found = nfhp_chain_find(hn->rs, nla_data(only));
+		found = nfhp_chain_find(fam->rs, nla_data(only));
 		mutex_unlock(&hn->lock);
 	}
 	/* netlink gives start() no extack: the errno must do. */
@@ -1188,7 +1224,7 @@ static int nfhp_nl_list_start(struct netlink_callback *cb)
 	if (!d->spec)
 		return -ENOMEM;
 	if (info->attrs[NFHPA_RULE]) {
-		int ret = nfhp_dump_equal(d, nfhp_ruleset_family(hn->rs),
+		int ret = nfhp_dump_equal(d, fam->family,
 					  info->attrs[NFHPA_RULE]);
 
 		/* A dump that does not start is not done(). */
@@ -1278,7 +1314,7 @@ static int nfhp_netlink_release(struct notifier_block *nb,
 		return NOTIFY_DONE;
 	hn = nfhp_net(n->net);
 	mutex_lock(&hn->lock);
-	if (nfhp_txn_active(hn->rs) && hn->txn_owner == n->portid)
+	if (hn->txn_open && hn->txn_owner == n->portid)
 		nfhp_txn_drop(hn);
 	mutex_unlock(&hn->lock);
 	return NOTIFY_DONE;

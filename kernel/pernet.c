@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nf-hipac: one rule set per network namespace.
+ * nf-hipac: one rule set per family and network namespace.
  *
- * Every namespace gets an empty rule set when it is created, but no hooks:
- * they are registered by the first commit in the namespace and stay, the
- * way iptables registers a namespace's filter table on first use.  A
+ * Every namespace gets an empty IPv4 and an empty IPv6 rule set when it is
+ * created, but no hooks: a family's are registered by the first commit
+ * that changes its rule set and stay, the way iptables and ip6tables
+ * register a namespace's filter table on first use.  A
  * namespace nobody configures pays nothing per packet, and once the hooks
  * are in, the policies count every packet even while no rule exists.
  * Conntrack is enabled in a namespace only while some rule matches on the
@@ -50,123 +51,198 @@ static int nfhp_net_priority(const struct nfhp_net *hn)
 }
 
 /**
- * nfhp_net_hooks_up() - register the hooks unless they are
- * @hn: the namespace state, @hn->lock held
+ * nfhp_fam_hooks_up() - register a family's hooks unless they are
+ * @fam: the family's state, its namespace's lock held
  *
  * Return: 0 or -errno.
  */
-static int nfhp_net_hooks_up(struct nfhp_net *hn)
+static int nfhp_fam_hooks_up(struct nfhp_fam *fam)
 {
 	int ret;
 
-	if (hn->hooks_registered)
+	if (fam->hooks_registered)
 		return 0;
-	ret = nfhp_hooks_register(hn->net, hn->ops[hn->cur_ops], hn,
-				  nfhp_net_priority(hn));
+	ret = nfhp_hooks_register(fam->hn->net, fam->family,
+				  fam->ops[fam->cur_ops], fam,
+				  nfhp_net_priority(fam->hn));
 	if (ret)
 		return ret;
-	hn->hooks_registered = true;
+	fam->hooks_registered = true;
 	return 0;
 }
 
 /**
- * nfhp_net_hooks_down() - unregister the hooks if they are registered
- * @hn: the namespace state, @hn->lock held
+ * nfhp_fam_hooks_down() - unregister a family's hooks if they are
+ * @fam: the family's state, its namespace's lock held
  */
-static void nfhp_net_hooks_down(struct nfhp_net *hn)
+static void nfhp_fam_hooks_down(struct nfhp_fam *fam)
 {
-	if (!hn->hooks_registered)
+	if (!fam->hooks_registered)
 		return;
-	nfhp_hooks_unregister(hn->net, hn->ops[hn->cur_ops]);
-	hn->hooks_registered = false;
+	nfhp_hooks_unregister(fam->hn->net, fam->ops[fam->cur_ops]);
+	fam->hooks_registered = false;
 }
 
 /**
- * nfhp_net_ct_put() - drop our conntrack reference if we hold one
- * @hn: the namespace state, @hn->lock held
+ * nfhp_fam_ct_put() - drop the family's conntrack reference if it holds one
+ * @fam: the family's state, its namespace's lock held
  */
-static void nfhp_net_ct_put(struct nfhp_net *hn)
+static void nfhp_fam_ct_put(struct nfhp_fam *fam)
 {
-	if (!hn->ct_held)
+	if (!fam->ct_held)
 		return;
-	nf_ct_netns_put(hn->net, NFPROTO_IPV4);
-	hn->ct_held = false;
+	nf_ct_netns_put(fam->hn->net, fam->family);
+	fam->ct_held = false;
 }
 
 /**
- * nfhp_net_prepare() - get what the rule set about to be committed needs
- * @hn: the namespace state, @hn->lock held, a transaction open
+ * nfhp_fam_prepare() - get what a family's staged rule set needs
+ * @fam: the family's state, its namespace's lock held, a transaction open
+ *	on its rule set
  * @msg: set to the reason on error
  *
  * Takes a conntrack reference if the staged rule set matches on the state
- * and registers the hooks.  Both are harmless for the rule set still
- * committed; nfhp_net_settle() gives back conntrack when it turns out not
- * to be needed.
+ * and registers the family's hooks.  Both are harmless for the rule set
+ * still committed; nfhp_net_settle() gives back conntrack when it turns
+ * out not to be needed.
  *
  * Return: 0 or -errno.
  */
-int nfhp_net_prepare(struct nfhp_net *hn, const char **msg)
+static int nfhp_fam_prepare(struct nfhp_fam *fam, const char **msg)
 {
 	int ret;
 
-	if (!hn->ct_held && nfhp_ruleset_uses_dim(hn->rs, NFHP_DIM_STATE)) {
-		ret = nf_ct_netns_get(hn->net, NFPROTO_IPV4);
+	if (!fam->ct_held && nfhp_ruleset_uses_dim(fam->rs, NFHP_DIM_STATE)) {
+		ret = nf_ct_netns_get(fam->hn->net, fam->family);
 		if (ret) {
 			*msg = "cannot enable connection tracking";
 			return ret;
 		}
-		hn->ct_held = true;
+		fam->ct_held = true;
 	}
-	ret = nfhp_net_hooks_up(hn);
+	ret = nfhp_fam_hooks_up(fam);
 	if (ret)
 		*msg = "cannot register the netfilter hooks";
 	return ret;
 }
 
 /**
- * nfhp_net_settle() - give back what the committed rule set does not need
- * @hn: the namespace state, @hn->lock held, no transaction open
+ * nfhp_net_settle() - give back what the committed rule sets do not need
+ * @hn: the namespace state, @hn->lock held
+ *
+ * A family with a transaction open keeps what it holds.
  */
 void nfhp_net_settle(struct nfhp_net *hn)
 {
-	if (!nfhp_ruleset_uses_dim(hn->rs, NFHP_DIM_STATE))
-		nfhp_net_ct_put(hn);
+	struct nfhp_fam *fam;
+
+	for (fam = hn->fam; fam < hn->fam + NFHP_FAM_MAX; fam++)
+		if (!nfhp_txn_active(fam->rs) &&
+		    !nfhp_ruleset_uses_dim(fam->rs, NFHP_DIM_STATE))
+			nfhp_fam_ct_put(fam);
+}
+
+/*
+ * What commits replaced goes a grace period after them, and only then the
+ * conntrack reference the old rules may have used.
+ */
+static void nfhp_net_release(struct nfhp_net *hn)
+{
+	bool pending = false;
+	unsigned int i;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++)
+		pending |= nfhp_ruleset_release(hn->fam[i].rs, false);
+	if (pending)
+		queue_rcu_work(system_wq, &hn->release_work);
+	else
+		nfhp_net_settle(hn);
 }
 
 /**
- * nfhp_net_commit() - commit the open transaction
- * @hn: the namespace state, @hn->lock held, a transaction open
+ * nfhp_net_abort() - abort the transactions of every family
+ * @hn: the namespace state, @hn->lock held
+ *
+ * Forgets what they staged, records the change for dumps and gives back
+ * what the committed rule sets do not need.
+ */
+void nfhp_net_abort(struct nfhp_net *hn)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++)
+		nfhp_txn_abort(hn->fam[i].rs);
+	nfhp_net_changed(hn);
+	nfhp_net_settle(hn);
+}
+
+/*
+ * Prepare the commit of each family whose rule set has a transaction
+ * open; return the families prepared, as bits, in @prepared.
+ */
+static int nfhp_net_prepare(struct nfhp_net *hn, unsigned int *prepared,
+			    const char **msg)
+{
+	struct nfhp_fam *fam;
+	unsigned int i;
+	u64 start;
+	int ret;
+
+	*prepared = 0;
+	for (i = 0; i < NFHP_FAM_MAX; i++) {
+		fam = &hn->fam[i];
+		if (!nfhp_txn_active(fam->rs))
+			continue;
+		ret = nfhp_fam_prepare(fam, msg);
+		if (ret)
+			return ret;
+		start = ktime_get_ns();
+		ret = nfhp_txn_prepare(fam->rs, msg);
+		fam->commit_ns = ktime_get_ns() - start;
+		fam->commits_stopped += ret == -ECANCELED;
+		if (ret)
+			return ret;
+		*prepared |= 1u << i;
+	}
+	return 0;
+}
+
+/**
+ * nfhp_net_commit() - commit the open transactions of every family
+ * @hn: the namespace state, @hn->lock held
  * @msg: set to the reason on error
  *
- * When the resources for the new rule set cannot be had, the transaction
- * stays open and nothing changes for packets.
+ * Each family's commit is prepared first, and published only when all of
+ * them are (nfhp_txn_prepare()): both rule sets change, or neither does.
+ * Either way no transaction is open on return.
  *
  * Return: 0 or -errno.
  */
 int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 {
+	unsigned int prepared, i;
+	struct nfhp_fam *fam;
 	u64 start;
 	int ret;
 
-	ret = nfhp_net_prepare(hn, msg);
-	if (!ret) {
-		start = ktime_get_ns();
-		ret = nfhp_txn_commit(hn->rs, msg);
-		if (!ret) {
-			hn->commit_ns = ktime_get_ns() - start;
-			hn->commits++;
+	ret = nfhp_net_prepare(hn, &prepared, msg);
+	for (i = 0; i < NFHP_FAM_MAX; i++) {
+		fam = &hn->fam[i];
+		if (!(prepared & (1u << i)))
+			continue;
+		if (ret) {
+			nfhp_txn_unprepare(fam->rs);
+			continue;
 		}
-		hn->commits_stopped += ret == -ECANCELED;
+		start = ktime_get_ns();
+		nfhp_txn_finish(fam->rs);
+		fam->commit_ns += ktime_get_ns() - start;
+		fam->commits++;
 	}
+	if (ret)
+		nfhp_net_abort(hn);
 	nfhp_net_changed(hn);
-	/*
-	 * What commits replaced goes a grace period after them, and only
-	 * then the conntrack reference the old rules may have used.
-	 */
-	if (nfhp_ruleset_release(hn->rs, false))
-		queue_rcu_work(system_wq, &hn->release_work);
-	else if (!nfhp_txn_active(hn->rs))
-		nfhp_net_settle(hn);
+	nfhp_net_release(hn);
 	return ret;
 }
 
@@ -178,19 +254,21 @@ static void nfhp_net_release_work(struct work_struct *work)
 {
 	struct nfhp_net *hn = container_of(to_rcu_work(work), struct nfhp_net,
 					   release_work);
+	bool pending = false;
+	unsigned int i;
 
 	mutex_lock(&hn->lock);
-	if (nfhp_ruleset_release(hn->rs, false)) {
-		if (!hn->dying)
-			queue_rcu_work(system_wq, &hn->release_work);
-	} else if (!nfhp_txn_active(hn->rs)) {
+	for (i = 0; i < NFHP_FAM_MAX; i++)
+		pending |= nfhp_ruleset_release(hn->fam[i].rs, false);
+	if (!pending)
 		nfhp_net_settle(hn);
-	}
+	else if (!hn->dying)
+		queue_rcu_work(system_wq, &hn->release_work);
 	mutex_unlock(&hn->lock);
 }
 
 /**
- * nfhp_net_set_order() - hook before or after the iptables filter table
+ * nfhp_net_set_order() - hook before or after the iptables filter tables
  * @hn: the namespace state, @hn->lock held
  * @iptables_first: hook after iptables
  *
@@ -201,21 +279,78 @@ static void nfhp_net_release_work(struct work_struct *work)
  */
 int nfhp_net_set_order(struct nfhp_net *hn, bool iptables_first)
 {
-	unsigned int next = !hn->cur_ops;
-	int ret;
+	int pri = iptables_first ? NFHP_PRI_AFTER : NFHP_PRI_FIRST;
+	struct nfhp_fam *fam;
+	unsigned int i;
+	int ret = 0;
 
 	if (hn->iptables_first == iptables_first)
 		return 0;
-	if (hn->hooks_registered) {
-		ret = nfhp_hooks_register(hn->net, hn->ops[next], hn,
-					  iptables_first ? NFHP_PRI_AFTER :
-							   NFHP_PRI_FIRST);
-		if (ret)
-			return ret;
-		nfhp_hooks_unregister(hn->net, hn->ops[hn->cur_ops]);
+	for (i = 0; i < NFHP_FAM_MAX && !ret; i++) {
+		fam = &hn->fam[i];
+		if (fam->hooks_registered)
+			ret = nfhp_hooks_register(hn->net, fam->family,
+						  fam->ops[!fam->cur_ops], fam,
+						  pri);
 	}
-	hn->cur_ops = next;
+	if (ret) {
+		/* Family i - 1 failed: take back the ones before it. */
+		while (--i > 0) {
+			fam = &hn->fam[i - 1];
+			if (fam->hooks_registered)
+				nfhp_hooks_unregister(hn->net,
+						      fam->ops[!fam->cur_ops]);
+		}
+		return ret;
+	}
+	for (fam = hn->fam; fam < hn->fam + NFHP_FAM_MAX; fam++) {
+		if (fam->hooks_registered)
+			nfhp_hooks_unregister(hn->net, fam->ops[fam->cur_ops]);
+		fam->cur_ops = !fam->cur_ops;
+	}
 	hn->iptables_first = iptables_first;
+	return 0;
+}
+
+/* The rule sets of both families, in the order of enum nfhp_fam_index. */
+static const u8 nfhp_fam_family[NFHP_FAM_MAX] = {
+	[NFHP_FAM_IPV4] = NFHP_FAMILY_IPV4,
+	[NFHP_FAM_IPV6] = NFHP_FAMILY_IPV6,
+};
+
+/* Free the rule sets nfhp_net_init() made; @hn->lock held. */
+static void nfhp_net_free_rulesets(struct nfhp_net *hn)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++) {
+		if (!hn->fam[i].rs)
+			continue;
+		nfhp_fam_ct_put(&hn->fam[i]);
+		nfhp_ruleset_free(hn->fam[i].rs);
+		hn->fam[i].rs = NULL;
+	}
+}
+
+/* Make the empty rule set of each family. */
+static int nfhp_net_new_rulesets(struct nfhp_net *hn)
+{
+	struct nfhp_fam *fam;
+	unsigned int i;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++) {
+		fam = &hn->fam[i];
+		fam->hn = hn;
+		fam->family = nfhp_fam_family[i];
+		fam->rs = nfhp_ruleset_new(fam->family, nfhp_ram_bytes() / 2);
+		if (!fam->rs)
+			return -ENOMEM;
+		nfhp_ruleset_set_lock(fam->rs, &hn->lock);
+		nfhp_ruleset_defer_release(fam->rs, true);
+		/* xtables extensions run for IPv4 only, for now. */
+		if (fam->family == NFHP_FAMILY_IPV4)
+			nfhp_ruleset_set_ext(fam->rs, &nfhp_xt_ops, hn->net);
+	}
 	return 0;
 }
 
@@ -230,24 +365,23 @@ static int __net_init nfhp_net_init(struct net *net)
 	struct nfhp_net *hn = nfhp_net(net);
 	int ret;
 
+	BUILD_BUG_ON((int)NFHP_FAMILY_IPV4 != (int)NFPROTO_IPV4);
+	BUILD_BUG_ON((int)NFHP_FAMILY_IPV6 != (int)NFPROTO_IPV6);
 	mutex_init(&hn->lock);
 	hn->net = net;
 	hn->gen = 1;
 	INIT_RCU_WORK(&hn->release_work, nfhp_net_release_work);
-	hn->rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, nfhp_ram_bytes() / 2);
-	if (!hn->rs)
-		return -ENOMEM;
-	nfhp_ruleset_set_lock(hn->rs, &hn->lock);
-	nfhp_ruleset_defer_release(hn->rs, true);
-	nfhp_ruleset_set_ext(hn->rs, &nfhp_xt_ops, net);
+	ret = nfhp_net_new_rulesets(hn);
+	if (ret)
+		goto err_free_rulesets;
 	ret = nfhp_proc_net_init(hn);
 	if (ret)
-		goto err_free_ruleset;
+		goto err_free_rulesets;
 	return 0;
 
-err_free_ruleset:
+err_free_rulesets:
 	mutex_lock(&hn->lock);
-	nfhp_ruleset_free(hn->rs);
+	nfhp_net_free_rulesets(hn);
 	mutex_unlock(&hn->lock);
 	return ret;
 }
@@ -257,14 +391,17 @@ err_free_ruleset:
  * @net: the namespace
  *
  * The namespace core waits for an RCU grace period between this and
- * nfhp_net_exit(), so no packet still sees the rule set when it is freed.
+ * nfhp_net_exit(), so no packet still sees the rule sets when they are
+ * freed.
  */
 static void __net_exit nfhp_net_pre_exit(struct net *net)
 {
 	struct nfhp_net *hn = nfhp_net(net);
+	unsigned int i;
 
 	mutex_lock(&hn->lock);
-	nfhp_net_hooks_down(hn);
+	for (i = 0; i < NFHP_FAM_MAX; i++)
+		nfhp_fam_hooks_down(&hn->fam[i]);
 	mutex_unlock(&hn->lock);
 }
 
@@ -283,8 +420,7 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	/* It frees what it can; nfhp_ruleset_free() waits for the rest. */
 	flush_rcu_work(&hn->release_work);
 	mutex_lock(&hn->lock);
-	nfhp_net_ct_put(hn);
-	nfhp_ruleset_free(hn->rs);
+	nfhp_net_free_rulesets(hn);
 	mutex_unlock(&hn->lock);
 	kvfree(hn->spec);
 	mutex_destroy(&hn->lock);

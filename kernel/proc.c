@@ -75,21 +75,14 @@ static bool nfhp_proc_may_read(const struct file *file, struct net *net)
 }
 
 /**
- * nfhp_info_show() - print /proc/net/nf-hipac/info
- * @m: the seq_file, private the namespace
- * @v: unused
- *
- * Return: 0, or -EACCES if the reader may not see it.
+ * nfhp_info_fam() - print the figures of one family's rule set
+ * @m: the seq_file
+ * @fam: the family, its namespace's lock held
  */
-static int nfhp_info_show(struct seq_file *m, void *v)
+static void nfhp_info_fam(struct seq_file *m, const struct nfhp_fam *fam)
 {
-	struct net *net = seq_file_single_net(m);
-	struct nfhp_net *hn = nfhp_net(net);
-	const struct nfhp_ruleset *rs = hn->rs;
+	const struct nfhp_ruleset *rs = fam->rs;
 
-	if (!nfhp_proc_may_read(m->file, net))
-		return -EACCES;
-	mutex_lock(&hn->lock);
 	seq_printf(m, "maximum memory bound:     %14llu bytes\n",
 		   nfhp_ruleset_mem_limit(rs));
 	seq_printf(m, "total memory (used):      %14llu bytes\n",
@@ -100,10 +93,10 @@ static int nfhp_info_show(struct seq_file *m, void *v)
 		   nfhp_ruleset_nchains(rs));
 	seq_printf(m, "total number of rules:    %14u\n",
 		   nfhp_ruleset_nrules(rs));
-	seq_printf(m, "commits:                  %14llu\n", hn->commits);
-	seq_printf(m, "last commit took:         %14llu ns\n", hn->commit_ns);
+	seq_printf(m, "commits:                  %14llu\n", fam->commits);
+	seq_printf(m, "last commit took:         %14llu ns\n", fam->commit_ns);
 	seq_printf(m, "commits stopped by signal:%14llu\n",
-		   hn->commits_stopped);
+		   fam->commits_stopped);
 	seq_printf(m, "last commit flattened:    %14u entries\n",
 		   nfhp_ruleset_flattened(rs));
 	seq_printf(m, "splits built by two CPUs: %14llu\n",
@@ -114,8 +107,43 @@ static int nfhp_info_show(struct seq_file *m, void *v)
 		   nfhp_ruleset_builds_cut(rs));
 	seq_printf(m, "memory of counters:       %14llu bytes\n",
 		   nfhp_ruleset_counter_mem(rs));
-	seq_printf(m, "nf-hipac is invoked %s iptables\n",
-		   hn->iptables_first ? "after" : "before");
+}
+
+/* Marks the proc data of a file of the IPv6 rule set (info6, forward6). */
+#define NFHP_PROC_IPV6	0x100
+
+/* The family whose rule set the proc file @file shows. */
+static struct nfhp_fam *nfhp_proc_fam(struct nfhp_net *hn,
+				      const struct file *file)
+{
+	uintptr_t data = (uintptr_t)pde_data(file_inode(file));
+
+	return &hn->fam[data & NFHP_PROC_IPV6 ? NFHP_FAM_IPV6 : NFHP_FAM_IPV4];
+}
+
+/**
+ * nfhp_info_show() - print /proc/net/nf-hipac/info or info6
+ * @m: the seq_file, private the namespace
+ * @v: unused
+ *
+ * The figures of the IPv4 rule set (info) or of the IPv6 one (info6),
+ * under the same labels; info ends with the hook order of both.
+ *
+ * Return: 0, or -EACCES if the reader may not see it.
+ */
+static int nfhp_info_show(struct seq_file *m, void *v)
+{
+	struct net *net = seq_file_single_net(m);
+	struct nfhp_net *hn = nfhp_net(net);
+	struct nfhp_fam *fam = nfhp_proc_fam(hn, m->file);
+
+	if (!nfhp_proc_may_read(m->file, net))
+		return -EACCES;
+	mutex_lock(&hn->lock);
+	nfhp_info_fam(m, fam);
+	if (fam->family == NFHP_FAMILY_IPV4)
+		seq_printf(m, "nf-hipac is invoked %s iptables\n",
+			   hn->iptables_first ? "after" : "before");
 	mutex_unlock(&hn->lock);
 	return 0;
 }
@@ -123,28 +151,33 @@ static int nfhp_info_show(struct seq_file *m, void *v)
 /**
  * nfhp_info_set_limit() - set the memory bound from a number of MiB
  * @hn: the namespace state
+ * @fam: the family whose bound it is
  * @mib: the bound in MiB
  *
  * The bound is capped at the size of the RAM.
  *
  * Return: 0, or -EINVAL if the rule set already uses more.
  */
-static int nfhp_info_set_limit(struct nfhp_net *hn, u64 mib)
+static int nfhp_info_set_limit(struct nfhp_net *hn, struct nfhp_fam *fam,
+			       u64 mib)
 {
 	u64 limit = min(mib << NFHP_MIB_SHIFT, nfhp_ram_bytes());
 	int ret;
 
 	mutex_lock(&hn->lock);
-	ret = nfhp_ruleset_set_mem_limit(hn->rs, limit);
+	ret = nfhp_ruleset_set_mem_limit(fam->rs, limit);
 	mutex_unlock(&hn->lock);
 	return ret;
 }
 
 /**
- * nfhp_info_write() - handle a write to /proc/net/nf-hipac/info
+ * nfhp_info_write() - handle a write to /proc/net/nf-hipac/info or info6
  * @file: the file, opened by single_open_net()
  * @buf: what was written, NUL-terminated
  * @size: its length
+ *
+ * A number is the memory bound of the file's family; the hook order is
+ * both families'.
  *
  * Return: 0 or -errno.
  */
@@ -171,7 +204,7 @@ static int nfhp_info_write(struct file *file, char *buf, size_t size)
 		return ret;
 	if (mib > NFHP_MIB_MAX)
 		return -EINVAL;
-	return nfhp_info_set_limit(hn, mib);
+	return nfhp_info_set_limit(hn, nfhp_proc_fam(hn, file), mib);
 }
 
 /**
@@ -243,14 +276,16 @@ static void nfhp_proc_hist(struct seq_file *m, const unsigned int *hist)
  * nfhp_proc_tree_stats() - print the statistics of one tree
  * @m: the seq_file
  * @hook: the hook of the tree
+ * @family6: "" for IPv4, " (IPv6)" for IPv6
  * @st: its statistics
  */
 static void nfhp_proc_tree_stats(struct seq_file *m, enum nfhp_hook hook,
+				 const char *family6,
 				 const struct nfhp_tree_stats *st)
 {
 	unsigned int d;
 
-	seq_printf(m, "root chain: %s\n", nfhp_hook_names[hook]);
+	seq_printf(m, "root chain: %s%s\n", nfhp_hook_names[hook], family6);
 	seq_printf(m, "number of rules:          %14u\n", st->rules);
 	seq_printf(m, "number of trees:          %14u\n", st->trees);
 	seq_printf(m, "total memory:             %14llu bytes\n", st->mem);
@@ -282,9 +317,12 @@ static void nfhp_proc_tree_stats(struct seq_file *m, enum nfhp_hook hook,
 }
 
 /**
- * nfhp_tree_show() - print /proc/net/nf-hipac/statistics/<hook>
+ * nfhp_tree_show() - print /proc/net/nf-hipac/statistics/<hook>[6]
  * @m: the seq_file, private the namespace, the proc entry's data the hook
  * @v: unused
+ *
+ * The files of the IPv6 rule set end in "6" (forward6); their first line
+ * is "root chain: <CHAIN> (IPv6)".
  *
  * Return: 0 or -errno (-EACCES if the reader may not see it).
  */
@@ -292,7 +330,9 @@ static int nfhp_tree_show(struct seq_file *m, void *v)
 {
 	struct net *net = seq_file_single_net(m);
 	struct nfhp_net *hn = nfhp_net(net);
-	enum nfhp_hook hook = (uintptr_t)pde_data(file_inode(m->file));
+	uintptr_t data = (uintptr_t)pde_data(file_inode(m->file));
+	enum nfhp_hook hook = data & ~NFHP_PROC_IPV6;
+	bool v6 = data & NFHP_PROC_IPV6;
 	struct nfhp_tree_stats *st;
 	int ret;
 
@@ -302,10 +342,10 @@ static int nfhp_tree_show(struct seq_file *m, void *v)
 	if (!st)
 		return -ENOMEM;
 	mutex_lock(&hn->lock);
-	ret = nfhp_tree_get_stats(hn->rs, hook, st);
+	ret = nfhp_tree_get_stats(nfhp_proc_fam(hn, m->file)->rs, hook, st);
 	mutex_unlock(&hn->lock);
 	if (!ret)
-		nfhp_proc_tree_stats(m, hook, st);
+		nfhp_proc_tree_stats(m, hook, v6 ? " (IPv6)" : "", st);
 	kfree(st);
 	return ret;
 }
@@ -314,24 +354,28 @@ static int nfhp_tree_show(struct seq_file *m, void *v)
  * struct nfhp_shadow_ctx - what nfhp_shadow_print() needs
  * @m: the seq_file
  * @rs: the rule set, for rule positions
+ * @family6: "" for IPv4, " ipv6" for IPv6
  */
 struct nfhp_shadow_ctx {
 	struct seq_file *m;
 	struct nfhp_ruleset *rs;
+	const char *family6;
 };
 
 /**
  * nfhp_shadow_print() - print one shadowed rule as "CHAIN NUM"
  * @ctx: a &struct nfhp_shadow_ctx
  * @rule: the rule
+ *
+ * An IPv6 rule's line ends in " ipv6".
  */
 static void nfhp_shadow_print(void *ctx, const struct nfhp_rule *rule)
 {
 	struct nfhp_shadow_ctx *sc = ctx;
 
-	seq_printf(sc->m, "%s %u\n",
+	seq_printf(sc->m, "%s %u%s\n",
 		   nfhp_chain_name(nfhp_rule_chain(sc->rs, rule)),
-		   nfhp_rule_position(sc->rs, rule));
+		   nfhp_rule_position(sc->rs, rule), sc->family6);
 }
 
 /**
@@ -345,13 +389,19 @@ static int nfhp_shadowed_show(struct seq_file *m, void *v)
 {
 	struct net *net = seq_file_single_net(m);
 	struct nfhp_net *hn = nfhp_net(net);
-	struct nfhp_shadow_ctx sc = { .m = m, .rs = hn->rs };
+	struct nfhp_shadow_ctx sc = { .m = m, .family6 = "" };
 	int ret;
 
 	if (!nfhp_proc_may_read(m->file, net))
 		return -EACCES;
 	mutex_lock(&hn->lock);
-	ret = nfhp_shadowed_rules(hn->rs, nfhp_shadow_print, &sc);
+	sc.rs = hn->fam[NFHP_FAM_IPV4].rs;
+	ret = nfhp_shadowed_rules(sc.rs, nfhp_shadow_print, &sc);
+	if (!ret) {
+		sc.rs = hn->fam[NFHP_FAM_IPV6].rs;
+		sc.family6 = " ipv6";
+		ret = nfhp_shadowed_rules(sc.rs, nfhp_shadow_print, &sc);
+	}
 	mutex_unlock(&hn->lock);
 	return ret;
 }
@@ -364,20 +414,29 @@ static int nfhp_shadowed_show(struct seq_file *m, void *v)
  */
 int nfhp_proc_net_init(struct nfhp_net *hn)
 {
-	static const char * const files[NFHP_HOOK_MAX] = {
-		[NFHP_HOOK_INPUT] = "input",
-		[NFHP_HOOK_FORWARD] = "forward",
-		[NFHP_HOOK_OUTPUT] = "output",
+	static const char * const files[2][NFHP_HOOK_MAX] = {
+		{
+			[NFHP_HOOK_INPUT] = "input",
+			[NFHP_HOOK_FORWARD] = "forward",
+			[NFHP_HOOK_OUTPUT] = "output",
+		}, {
+			[NFHP_HOOK_INPUT] = "input6",
+			[NFHP_HOOK_FORWARD] = "forward6",
+			[NFHP_HOOK_OUTPUT] = "output6",
+		},
 	};
 	struct net *net = hn->net;
 	struct proc_dir_entry *dir, *stats;
-	uintptr_t hook;
+	uintptr_t hook, v6;
 
 	dir = proc_net_mkdir(net, NFHP_PROC_DIR, net->proc_net);
 	if (!dir)
 		return -ENOMEM;
 	if (!proc_create_net_single_write("info", 0644, dir, nfhp_info_show,
-					  nfhp_info_write, NULL))
+					  nfhp_info_write, NULL) ||
+	    !proc_create_net_single_write("info6", 0644, dir, nfhp_info_show,
+					  nfhp_info_write,
+					  (void *)NFHP_PROC_IPV6))
 		goto err_remove_dir;
 	if (!proc_create_net_single_write("world_readable", 0644, dir,
 					  nfhp_world_readable_show,
@@ -386,10 +445,14 @@ int nfhp_proc_net_init(struct nfhp_net *hn)
 	stats = proc_net_mkdir(net, "statistics", dir);
 	if (!stats)
 		goto err_remove_dir;
-	for (hook = 0; hook < NFHP_HOOK_MAX; hook++) {
-		if (!proc_create_net_single(files[hook], 0444, stats,
-					    nfhp_tree_show, (void *)hook))
-			goto err_remove_dir;
+	for (v6 = 0; v6 < 2; v6++) {
+		for (hook = 0; hook < NFHP_HOOK_MAX; hook++) {
+			void *data = (void *)(hook | (v6 ? NFHP_PROC_IPV6 : 0));
+
+			if (!proc_create_net_single(files[v6][hook], 0444, stats,
+						    nfhp_tree_show, data))
+				goto err_remove_dir;
+		}
 	}
 	if (!proc_create_net_single("shadowed", 0444, stats,
 				    nfhp_shadowed_show, NULL))

@@ -55,8 +55,11 @@
  *     ignore it and send every rule, so a client compares them too.
  * NFHP_CMD_BEGIN: open a transaction owned by this socket.  Until
  *     NFHP_CMD_COMMIT every change from this socket is staged and invisible
- *     to packets; other sockets' changes fail with -EBUSY.
- * NFHP_CMD_COMMIT: publish every staged change with one pointer swap.
+ *     to packets; other sockets' changes fail with -EBUSY.  It spans the
+ *     rule sets of both families: changes to either are staged.
+ * NFHP_CMD_COMMIT: publish every staged change with one pointer swap per
+ *     family.  Both rule sets are built first: if either cannot be, the
+ *     commit fails and neither changes.
  * NFHP_CMD_ABORT: drop every staged change.  Closing the socket with a
  *     transaction open aborts it too.
  *
@@ -71,6 +74,10 @@
  *     NFHPA_COUNTER_BYTES: NLA_U64
  * NFHPA_REFS: NLA_U32, number of rules jumping to the chain (dumps only)
  * NFHPA_LIST_FLAGS: NLA_U32, NFHP_CMD_LIST only: NFHP_LIST_* bits
+ * NFHPA_FAMILY: NLA_U8, enum nfhp_family: the rule set a command works on,
+ *     IPv4 when absent (kernels before the attribute know no other);
+ *     -EAFNOSUPPORT for another value.  NFHP_CMD_BEGIN, COMMIT and ABORT
+ *     ignore it: a transaction spans both families (see NFHP_CMD_BEGIN).
  * NFHPA_RULE: NLA_NESTED
  *     NFHPA_RULE_MATCH: NLA_NESTED, zero or more, at most one per dimension
  *         NFHPA_MATCH_DIM: NLA_U8, enum nfhp_dim
@@ -181,6 +188,7 @@ enum nfhp_attr {
 	NFHPA_REFS,
 	NFHPA_RULE,
 	NFHPA_LIST_FLAGS,
+	NFHPA_FAMILY,
 	__NFHPA_MAX
 };
 
