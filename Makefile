@@ -28,7 +28,7 @@ CHECKPATCH_OWN := build/checkpatch/scripts/checkpatch.pl
 CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl \
 			/usr/src/linux-source-*/scripts/checkpatch.pl) \
 		$(if $(CHECKPATCH_TAR),$(CHECKPATCH_OWN)))
-TOOLS    := nf-hipac nf-hipac-save nf-hipac-restore nf-hipac-sim
+TOOLS    := nf-hipac nf-hipac-save nf-hipac-restore nf-hipac6 nf-hipac-sim
 VM       := selftests/vm/run-vm.sh
 
 all: module user
@@ -125,6 +125,7 @@ install: all
 		$(DESTDIR)$(SBINDIR)/
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac-save
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac-restore
+	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6
 	$(if $(wildcard user/man/*.8),install -d $(DESTDIR)$(MANDIR)/man8 && \
 		install -m 0644 $(wildcard user/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
 

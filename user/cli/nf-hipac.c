@@ -2,12 +2,15 @@
 /*
  * nf-hipac: the iptables-compatible command line tool.
  *
- * One binary, three names: nf-hipac-save and nf-hipac-restore are links
- * to it.  As nf-hipac it parses an iptables command line and dispatches
- * on the command through the table below, one subcommand per file.
+ * One binary, several names: nf-hipac-save and nf-hipac-restore are links
+ * to it, and nf-hipac6, which is nf-hipac -6: the IPv6 rule set, in
+ * ip6tables' syntax.  As nf-hipac it parses an iptables command line and
+ * dispatches on the command through the table below, one subcommand per
+ * file.
  */
 #include <libgen.h>
 #include <string.h>
+#include "print.h"
 #include "subcommands.h"
 #include "xt.h"
 
@@ -87,6 +90,9 @@ static void show_usage(FILE *f)
 "                                (for ever, or at most seconds)\n"
 "  --wait-interval -W usecs      try again this often while waiting\n"
 "  --table -t filter             the only table nf-hipac has\n"
+"  --ipv6    -6                  the IPv6 rule set, in ip6tables' syntax (as\n"
+"                                nf-hipac6); native matches only, for now\n"
+"  --ipv4    -4                  the IPv4 rule set (the default)\n"
 "  --version -V                  print package version\n"
 "\n"
 "See nf-hipac(8) for the matches and the differences from iptables.\n");
@@ -143,6 +149,8 @@ static int dispatch(struct nfhp_cmdline *cl)
 		return ret;
 	if (cl->wait)
 		nfhp_nl_set_wait(nl, cl->wait_seconds, cl->wait_interval_us);
+	nfhp_nl_set_family(nl, cl->family);
+	nfhp_print_set_family(cl->family);
 	ret = run_pairs(cl, subcommands[i].fn, nl);
 	nfhp_nl_close(nl);
 	return ret;
@@ -155,7 +163,10 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int ret;
 
-	/* Every match and target nf-hipac has no native form: libxtables. */
+	/*
+	 * Every match and target nf-hipac has no native form: libxtables,
+	 * for IPv4 (IPv6 rules take native matches only, for now).
+	 */
 	if (nfhp_xt_setup(0))
 		fprintf(stderr, "%s: cannot initialise libxtables\n",
 			NFHP_PROG);

@@ -83,10 +83,12 @@ struct nfhp_nl_batch {
  * @wait: wait for another process's transaction, see nfhp_nl_set_wait()
  * @wait_seconds: for how long at most, 0 for ever
  * @wait_interval_us: between two tries
+ * @ip_family: the rule set requests go to, &enum nfhp_family
  */
 struct nfhp_nl {
 	struct mnl_socket *sock;
 	u16 family;
+	u8 ip_family;
 	u32 portid;
 	u32 seq;
 	char *buf;
@@ -871,6 +873,11 @@ void nfhp_nl_set_tag(struct nfhp_nl *nl, unsigned long tag)
 	nl->tag = tag;
 }
 
+void nfhp_nl_set_family(struct nfhp_nl *nl, u8 family)
+{
+	nl->ip_family = family;
+}
+
 void nfhp_nl_set_wait(struct nfhp_nl *nl, unsigned int seconds,
 		      unsigned long interval_us)
 {
@@ -940,6 +947,9 @@ static struct nlmsghdr *put_request(struct nfhp_nl *nl, void *buf, u8 cmd,
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = cmd;
 	genl->version = NFHP_GENL_VERSION;
+	/* IPv4 goes without, which kernels before IPv6 understand too. */
+	if (nl->ip_family == NFHP_FAMILY_IPV6)
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY, NFHP_FAMILY_IPV6);
 	return nlh;
 }
 

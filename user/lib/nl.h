@@ -120,6 +120,8 @@ void nfhp_nl_set_tag(struct nfhp_nl *nl, unsigned long tag);
  * (0: every second) until it goes through or seconds have passed (0:
  * forever).  Without it such a request fails at once.
  */
+/* The rule set of this family (&enum nfhp_family) takes the requests. */
+void nfhp_nl_set_family(struct nfhp_nl *nl, u8 family);
 void nfhp_nl_set_wait(struct nfhp_nl *nl, unsigned int seconds,
 		      unsigned long interval_us);
 unsigned long nfhp_nl_failed_tag(const struct nfhp_nl *nl);

@@ -162,6 +162,7 @@ static const struct nfhp_opt opts[] = {
 	{ "wait-interval",	required_argument, PM_CORE, 'W' },
 	{ "modprobe",		required_argument, PM_CORE, 'M' },
 	{ "ipv4",		no_argument, PM_CORE, '4' },
+	{ "ipv6",		no_argument, PM_CORE, '6' },
 	{ "source-port",	required_argument, PM_TCP, O_SPORT },
 	{ "sport",		required_argument, PM_TCP, O_SPORT },
 	{ "destination-port",	required_argument, PM_TCP, O_DPORT },
@@ -730,6 +731,52 @@ static void addr_match(struct nfhp_dim_match *m, int dim,
 }
 
 /*
+ * "-s addr[/len]" of an IPv6 rule: one numeric address and a prefix
+ * length, 128 when absent.  Host names, masks and lists are not taken yet.
+ */
+static int parse_addr6(struct pstate *ps, int dim, const char *arg, bool inv)
+{
+	unsigned long long plen = 128;
+	struct nfhp_dim_match *m;
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
+	nfhp_u128 v = 0, host;
+	struct in6_addr a;
+	unsigned int i;
+
+	ps->addr_inv |= inv;
+	if (strlen(arg) >= sizeof(buf))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "host/network `%s' not found", arg);
+	strcpy(buf, arg);
+	if (strchr(buf, ','))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: one IPv6 address per -s or -d, for now");
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash++ = 0;
+		if (!nfhp_parse_uint(slash, 0, 128, &plen))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "invalid mask `%s' specified", slash);
+	}
+	if (inet_pton(AF_INET6, buf, &a) != 1)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "host/network `%s' not found", buf);
+	/* As ip6tables: "-s x/0" is no match at all, "! -s x/0" is kept. */
+	if (!plen && !inv)
+		return 0;
+	for (i = 0; i < 16; i++)
+		v = v << 8 | a.s6_addr[i];
+	host = plen == 128 ? 0 : ~(nfhp_u128)0 >> plen;
+	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
+	if (!m)
+		return ps->ret;
+	m->nranges = plen;
+	m->ranges[0].lo = v & ~host;
+	m->ranges[0].hi = v | host;
+	return 0;
+}
+
+/*
  * xtables_ipparse_multiple(): "-s a[/m][,b[/m]...]", each a dotted
  * address, a network or a host name of one or more addresses.  The first
  * is the rule's match; with more the command stands for one rule each
@@ -1288,12 +1335,17 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 			       NFHP_ACT_RETURN;
 		return 0;
 	}
+	if (ps->cl->family == NFHP_FAMILY_IPV6 && !go &&
+	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: target `%s' is not supported for IPv6 yet",
+			    arg);
 	if (!parse_ext &&
 	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: target `%s' is not supported yet", arg);
 	/* As iptables, -g never loads a target: it names a chain. */
-	if (parse_ext && !go) {
+	if (parse_ext && !go && ps->cl->family != NFHP_FAMILY_IPV6) {
 		int ret = parse_ext->target(arg, ++ps->seq, ps->err,
 					    ps->errlen);
 
@@ -1344,6 +1396,15 @@ static int load_xt_match(struct pstate *ps, const char *name, int pm)
 	return parse_ext->match(name, false, ++ps->seq, ps->err, ps->errlen);
 }
 
+/*
+ * The native matches an IPv6 rule may use: ICMP's, iprange's and ttl's
+ * are IPv4's (ip6tables has icmp6, its own iprange and hl).
+ */
+static bool native6(int pm)
+{
+	return pm != PM_ICMP && pm != PM_IPRANGE && pm != PM_TTL;
+}
+
 static int load_match(struct pstate *ps, const char *name)
 {
 	int i;
@@ -1351,12 +1412,20 @@ static int load_match(struct pstate *ps, const char *name)
 	for (i = 0; i < PM_MAX; i++) {
 		if (strcmp(name, pm_names[i]))
 			continue;
+		if (ps->cl->family == NFHP_FAMILY_IPV6 && !native6(i))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: match `%s' is not supported for IPv6 yet",
+				    name);
 		if (next_to_xt(ps, i))
 			return load_xt_match(ps, name, i);
 		ps->loaded |= 1u << i;
 		ps->pm_seq[i] = ++ps->seq;
 		return 0;
 	}
+	if (ps->cl->family == NFHP_FAMILY_IPV6)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: match `%s' is not supported for IPv6 yet",
+			    name);
 	if (parse_ext)
 		return load_xt_match(ps, name, -1);
 	if (in_list(name, known_matches, ARRAY_SIZE(known_matches)))
@@ -1760,9 +1829,12 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 	}
 	switch (c) {
 	case 's':
-		return parse_addr(ps, NFHP_DIM_SRC, arg, inv);
 	case 'd':
-		return parse_addr(ps, NFHP_DIM_DST, arg, inv);
+		if (cl->family == NFHP_FAMILY_IPV6)
+			return parse_addr6(ps, c == 's' ? NFHP_DIM_SRC :
+							  NFHP_DIM_DST, arg, inv);
+		return parse_addr(ps, c == 's' ? NFHP_DIM_SRC : NFHP_DIM_DST,
+				  arg, inv);
 	case 'p':
 		if (!nfhp_parse_protocol(arg, &ps->proto))
 			return fail(ps, NFHP_EXIT_PARAM,
@@ -1795,6 +1867,10 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 	case 'f': {
 		struct nfhp_dim_match *m;
 
+		/* ip6tables has no -f: -m frag matches fragments there. */
+		if (cl->family == NFHP_FAMILY_IPV6)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "unknown option \"-f\"");
 		m = dim_new(ps, NFHP_DIM_FRAG, NFHP_FORM_RANGES,
 			    NFHP_SYN_DEFAULT, inv);
 		if (!m)
@@ -1856,11 +1932,9 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 				    "wait interval not numeric");
 		cl->wait_interval_us = v;
 		return 0;
-	case 'M': case '4':
+	case 'M': case '4': case '6':
+		/* The family was chosen before the pass (cmdline_family()). */
 		return 0;
-	case '6':
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "This is the IPv4 version of iptables.");
 	}
 	return fail(ps, NFHP_EXIT_PARAM, "unknown option \"-%c\"", c);
 }
@@ -1894,7 +1968,8 @@ static const struct nfhp_opt *implicit_match(struct pstate *ps,
 	if (!ps->proto_set)
 		return NULL;
 	pm = proto_pm(ps->proto);
-	if (pm < 0 || (ps->loaded & (1u << pm)) || next_to_xt(ps, pm))
+	if (pm < 0 || (ps->loaded & (1u << pm)) || next_to_xt(ps, pm) ||
+	    (ps->cl->family == NFHP_FAMILY_IPV6 && !native6(pm)))
 		return NULL;
 	ps->loaded |= 1u << pm;
 	o = find_long(ps, name, len, &amb);
@@ -2340,6 +2415,30 @@ static void pass_reset(struct nfhp_cmdline *cl, struct pstate *ps)
  * Each pass that ends in refuse() sends one more native match to
  * libxtables, so there are at most NFHP_MAX_LOADS of them.
  */
+/*
+ * The family of a command line: IPv6 under a name that starts with
+ * "nf-hipac6", else IPv4; -6 (--ipv6) and -4 (--ipv4) anywhere choose.
+ * Known before the pass, so that "-s" reads its address in the family
+ * whatever comes first.
+ */
+static u8 cmdline_family(int argc, char **argv)
+{
+	const char *name = argc ? strrchr(argv[0], '/') : NULL;
+	u8 family;
+	int i;
+
+	name = name ? name + 1 : argc ? argv[0] : "";
+	family = strncmp(name, "nf-hipac6", 9) ? NFHP_FAMILY_IPV4 :
+						 NFHP_FAMILY_IPV6;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-6") || !strcmp(argv[i], "--ipv6"))
+			family = NFHP_FAMILY_IPV6;
+		else if (!strcmp(argv[i], "-4") || !strcmp(argv[i], "--ipv4"))
+			family = NFHP_FAMILY_IPV4;
+	}
+	return family;
+}
+
 int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
 		       char *err, size_t errlen)
 {
@@ -2361,6 +2460,7 @@ int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
 	do {
 		err[0] = 0;
 		pass_reset(cl, ps);
+		cl->family = cmdline_family(argc, argv);
 		ps->cl = cl;
 		ps->err = err;
 		ps->errlen = errlen;

@@ -60,6 +60,7 @@ enum nfhp_cli_cmd {
  */
 struct nfhp_cmdline {
 	int cmd;
+	u8 family;
 	char chain[NFHP_CHAIN_NAME_LEN];
 	char new_name[NFHP_CHAIN_NAME_LEN];
 	unsigned int pos;

@@ -30,6 +30,26 @@ void nfhp_print_set_ext(const struct nfhp_print_ext *ext)
 	print_ext = ext;
 }
 
+/* The family of the rules printed: addresses and -L's columns differ. */
+static u8 print_family = NFHP_FAMILY_IPV4;
+
+void nfhp_print_set_family(u8 family)
+{
+	print_family = family;
+}
+
+/* An IPv6 address as inet_ntop() writes it. */
+static void ip6_str(char *buf, size_t len, nfhp_u128 v)
+{
+	struct in6_addr a;
+	int i;
+
+	for (i = 15; i >= 0; i--, v >>= 8)
+		a.s6_addr[i] = (u8)v;
+	if (!inet_ntop(AF_INET6, &a, buf, len))
+		*buf = 0;
+}
+
 /**
  * nfhp_print_save_one() - print one extension as iptables-save does
  * @f: where to
@@ -255,6 +275,7 @@ static unsigned int print_order(const struct nfhp_rule_spec *s,
 /*
  * "a.b.c.d/len", or "a.b.c.d/m.m.m.m" for a mask with holes, as iptables
  * prints them; "a.b.c.d" alone when @full_len is false and it is a /32.
+ * IPv6 addresses the same way, as ip6tables prints them.
  * Return: false for a match that is neither (an iprange).
  */
 static bool addr_str(char *buf, size_t len, const struct nfhp_dim_match *m,
@@ -264,6 +285,19 @@ static bool addr_str(char *buf, size_t len, const struct nfhp_dim_match *m,
 
 	if (m->form != NFHP_FORM_PREFIX && m->form != NFHP_FORM_MASK)
 		return false;
+	if (print_family == NFHP_FAMILY_IPV6) {
+		/* ip6tables: "/128" in save only. */
+		ip6_str(buf, len, m->ranges[0].lo);
+		n = strlen(buf);
+		if (m->form == NFHP_FORM_MASK) {
+			buf[n] = '/';
+			ip6_str(buf + n + 1, len - n - 1, m->ranges[0].hi);
+		} else if (full_len || m->nranges != 128) {
+			buf[n] = '/';
+			*dec(buf + n + 1, m->nranges) = '\0';
+		}
+		return true;
+	}
 	ip_str(buf, len, lo32(m, 0));
 	n = strlen(buf);
 	if (m->form == NFHP_FORM_MASK) {
@@ -807,7 +841,9 @@ static void list_addr(FILE *f, const struct nfhp_dim_match *m, bool numeric)
 
 	if (!m || (m->form != NFHP_FORM_PREFIX && m->form != NFHP_FORM_MASK)) {
 		putc(' ', f);
-		put_left(f, numeric ? "0.0.0.0/0" : "anywhere", 19);
+		put_left(f, !numeric ? "anywhere" :
+			 print_family == NFHP_FAMILY_IPV6 ? "::/0" : "0.0.0.0/0",
+			 19);
 		putc(' ', f);
 		return;
 	}
@@ -872,9 +908,14 @@ void nfhp_print_list_rule(FILE *f, unsigned int num,
 	put_left(f, pname, 4);
 	putc(' ', f);
 	m = find_dim(spec, NFHP_DIM_FRAG);
-	fputc(m && m->invert ? '!' : '-', f);
-	fputc(m ? 'f' : '-', f);
-	fputc(' ', f);
+	if (print_family == NFHP_FAMILY_IPV6) {
+		/* ip6tables has no -f: blanks in its place. */
+		fputs("   ", f);
+	} else {
+		fputc(m && m->invert ? '!' : '-', f);
+		fputc(m ? 'f' : '-', f);
+		fputc(' ', f);
+	}
 	if (flags & NFHP_PRINT_VERBOSE) {
 		for (dim = NFHP_DIM_IIF; dim <= NFHP_DIM_OIF; dim++) {
 			m = find_dim(spec, dim);

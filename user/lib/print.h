@@ -28,6 +28,12 @@ void nfhp_print_chain_header(FILE *f, const char *chain, bool builtin,
 			     u8 policy, const struct nfhp_counter *policy_counter,
 			     unsigned int refs, unsigned int flags);
 
+/*
+ * The family (&enum nfhp_family) of the rules printed from now on: IPv6
+ * addresses and ip6tables' -L columns for IPv6.  IPv4 by default.
+ */
+void nfhp_print_set_family(u8 family);
+
 /* One rule line of iptables -L [-n] [-v] [-x] [--line-numbers]. */
 void nfhp_print_list_rule(FILE *f, unsigned int num,
 			  const struct nfhp_rule_spec *spec,

@@ -774,6 +774,63 @@ static void test_order(void)
 	      "order: bare -m tcp recorded and saved after the comment");
 }
 
+/*
+ * IPv6 rules (nf-hipac -6, nf-hipac6): addresses of 128 bits, printed as
+ * ip6tables-save prints them; what IPv6 cannot take yet is refused by name.
+ */
+static void test_ipv6(void)
+{
+	static const struct {
+		const char *in, *out;
+	} good6[] = {
+		{ "-6 -A INPUT -s 2001:db8::/32 -d ::1 -p tcp --dport 22 -j DROP",
+		  "-A INPUT -s 2001:db8::/32 -d ::1/128 -p tcp -m tcp --dport 22 -j DROP" },
+		{ "-A FORWARD ! -s fe80::/10 -p ipv6-icmp -j ACCEPT --ipv6",
+		  "-A FORWARD ! -s fe80::/10 -p ipv6-icmp -j ACCEPT" },
+		{ "-6 -A INPUT -s ::/0 -d 2001:db8:1:2:3:4:5:6/127 -j DROP",
+		  "-A INPUT -d 2001:db8:1:2:3:4:5:6/127 -j DROP" },
+		{ "-6 -A INPUT -s 8000::/1 -j DROP",
+		  "-A INPUT -s 8000::/1 -j DROP" },
+	};
+	static const struct {
+		const char *in, *msg;
+	} bad6[] = {
+		{ "-6 -A INPUT -s 10.0.0.1 -j DROP",
+		  "host/network `10.0.0.1' not found" },
+		{ "-6 -A INPUT -s 2001:db8::/129 -j DROP",
+		  "invalid mask `129' specified" },
+		{ "-6 -A INPUT -f -j DROP", "unknown option \"-f\"" },
+		{ "-6 -A INPUT -j REJECT",
+		  "nf-hipac: target `REJECT' is not supported for IPv6 yet" },
+		{ "-6 -A INPUT -m ttl --ttl-eq 3 -j DROP",
+		  "nf-hipac: match `ttl' is not supported for IPv6 yet" },
+		{ "-6 -A INPUT -p icmp --icmp-type 8 -j DROP",
+		  "unknown option \"--icmp-type\"" },
+	};
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(good6); i++) {
+		ret = parse(good6[i].in);
+		check(!ret && cl->family == NFHP_FAMILY_IPV6,
+		      "IPv6 accepted: %s (%d: %s)", good6[i].in, ret, err);
+		nfhp_print_set_family(cl->family);
+		check(!ret && !strcmp(save_line(cl->chain, &cl->spec),
+				      good6[i].out),
+		      "IPv6: %s -> %s GOT %s", good6[i].in, good6[i].out,
+		      save_line(cl->chain, &cl->spec));
+		nfhp_print_set_family(NFHP_FAMILY_IPV4);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad6); i++) {
+		ret = parse(bad6[i].in);
+		check(ret == NFHP_EXIT_PARAM && !strcmp(err, bad6[i].msg),
+		      "IPv6 refused: %s -> %s GOT %d %s", bad6[i].in,
+		      bad6[i].msg, ret, err);
+	}
+	ret = parse("-A INPUT -s 10.0.0.1 -j DROP -6 -4");
+	check(!ret && cl->family == NFHP_FAMILY_IPV4, "the last of -6 -4 wins");
+}
+
 int main(void)
 {
 	cl = malloc(sizeof(*cl));
@@ -785,6 +842,7 @@ int main(void)
 	test_split();
 	test_restore();
 	test_order();
+	test_ipv6();
 	free(cl);
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);
