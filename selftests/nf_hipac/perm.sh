@@ -131,6 +131,8 @@ nfhp_check "nobody: -L refused" list_denied "$list_msg" nobody "$hipac" -L -n
 nfhp_check "nobody: -L FORWARD -v -x refused" \
 	list_denied "$list_msg" nobody "$hipac" -L FORWARD -v -x -n
 nfhp_check "nobody: -S refused" list_denied "$list_msg" nobody "$hipac" -S
+nfhp_check "nobody: -6 -S (the IPv6 rule set) refused" \
+	list_denied "$list_msg" nobody "$hipac" -6 -S
 nfhp_check "nobody: -S FORWARD -v refused" \
 	list_denied "$list_msg" nobody "$hipac" -S FORWARD -v
 nfhp_check "nobody: -C refused" list_denied "$list_msg" \
@@ -139,8 +141,8 @@ nfhp_check "nobody: nf-hipac-save refused" \
 	list_denied "$save_msg" nobody "$save"
 nfhp_check "nobody: nf-hipac-save -c refused" \
 	list_denied "$save_msg" nobody "$save" -c
-for f in info statistics/forward statistics/input statistics/output \
-	 statistics/shadowed; do
+for f in info info6 statistics/forward statistics/input statistics/output \
+	 statistics/forward6 statistics/input6 statistics/output6 statistics/shadowed; do
 	nfhp_check "nobody: $f refused" read_denied nobody cat $proc/$f
 done
 if [ $have_userns = 1 ]; then
@@ -182,7 +184,7 @@ nfhp_check "opened: nobody: nf-hipac-save -c" \
 	bash -c "ip netns exec $ns_router setpriv --reuid=65534 --regid=65534 \
 		 --clear-groups '$save' -c |
 		 grep -q -- '-A FORWARD -p udp -m udp --dport 1 -j DROP'"
-for f in info statistics/forward statistics/shadowed; do
+for f in info info6 statistics/forward statistics/forward6 statistics/shadowed; do
 	nfhp_check "opened: nobody: $f" nobody cat $proc/$f >/dev/null
 done
 nfhp_check "opened: nobody: -A still refused" \

@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ipv6.sh - the IPv6 rule set (nf-hipac6, nf-hipac -6) on real packets.
+#
+# The topology of lib.sh, dual-stack: fd00:1::/64 between client and
+# router, fd00:2::/64 between router and server.  Checked: ICMPv6, TCP and
+# UDP over IPv6 get the verdicts of the rules; prefixes and "!"; counters
+# grow by exactly the packets sent; neighbour discovery works behind an
+# INPUT DROP policy with the usual ICMPv6 accept rule; the IPv4 and the
+# IPv6 rule sets stay apart, in rules, listings and /proc; a netns with
+# rules in both families goes away cleanly.
+# nfhp-timeout: 300
+
+. "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+CLIENT6=fd00:1::2
+ROUTER_CLIENT6=fd00:1::1
+ROUTER_SERVER6=fd00:2::1
+SERVER6=fd00:2::2
+
+# Addresses without duplicate address detection, which would hold them
+# back for a second or more.
+ip -n $ns_client addr add $CLIENT6/64 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_CLIENT6/64 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_SERVER6/64 dev veth1 nodad &&
+ip -n $ns_server addr add $SERVER6/64 dev veth0 nodad &&
+ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
+ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
+in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1 ||
+	{ nfhp_log "FAIL: IPv6 setup"; exit 1; }
+
+# r6 ARGS... - nf-hipac6 in the router; r4 the IPv4 nf-hipac there.
+r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
+r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
+
+ping6_ok() { in_ns "${1:-$ns_client}" $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" "${2:-$SERVER6}" >/dev/null 2>&1; }
+ping6_fail() { ! ping6_ok "$@"; }
+
+# One TCP or UDP exchange over IPv6, as nfhp_conn does over IPv4.
+py_server6='
+import socket, sys
+proto, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+s = socket.socket(socket.AF_INET6, kind)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("::", port))
+if proto == "tcp":
+    s.listen(8)
+open(ready, "w").close()
+if proto == "tcp":
+    c, _ = s.accept()
+    c.recv(16)
+    c.sendall(b"pong")
+else:
+    data, peer = s.recvfrom(16)
+    s.sendto(b"pong", peer)
+'
+py_client6='
+import socket, sys
+proto, dst, port, wait = sys.argv[1:5]
+kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+s = socket.socket(socket.AF_INET6, kind)
+s.settimeout(float(wait))
+try:
+    if proto == "tcp":
+        s.connect((dst, int(port)))
+        s.sendall(b"ping")
+        data = s.recv(16)
+    else:
+        s.sendto(b"ping", (dst, int(port)))
+        data, _ = s.recvfrom(16)
+except OSError:
+    sys.exit(1)
+sys.exit(0 if data == b"pong" else 1)
+'
+
+# conn6 PROTO PORT - client to server over IPv6; succeeds iff answered.
+conn6()
+{
+	local ready spid rc i
+
+	ready=$(mktemp -u "/tmp/nfhp-ready6.$$.XXXXXX")
+	timeout 30 ip netns exec $ns_server python3 -c "$py_server6" \
+		"$1" "$2" "$ready" &
+	spid=$!
+	for i in $(seq 100); do
+		[ -e "$ready" ] && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
+	in_ns $ns_client python3 -c "$py_client6" "$1" "$SERVER6" "$2" \
+		"$NFHP_WAIT"
+	rc=$?
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	rm -f "$ready"
+	return $rc
+}
+conn6_fail() { ! conn6 "$@"; }
+
+# pkts6 CHAIN NUM - the packet counter of rule NUM of CHAIN (IPv6).
+pkts6()
+{
+	r6 -L "$1" -n -v -x | awk -v n="$2" 'NR == n + 2 { print $1 }'
+}
+
+# info6 LABEL - a figure of /proc/net/nf-hipac/info6.
+info6()
+{
+	in_ns $ns_router cat /proc/net/nf-hipac/info6 |
+		awk -v k="$1:" 'index($0, k) == 1 {
+			$0 = substr($0, length(k) + 1); print $1; exit }'
+}
+
+nfhp_check "ping6 passes with no rules" ping6_ok
+nfhp_check "ping (IPv4) passes with no rules" ping_ok
+
+nfhp_check "-A FORWARD -p ipv6-icmp -j DROP" \
+	r6 -A FORWARD -p ipv6-icmp -j DROP
+nfhp_check "ping6 dropped" ping6_fail
+nfhp_check "ping (IPv4) still passes: the families are apart" ping_ok
+nfhp_check "the IPv4 rule set has no rule" \
+	bash -c "[ -z \"\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD | grep -- -A)\" ]"
+nfhp_check "-Z" r6 -Z FORWARD
+in_ns $ns_client $NFHP_PING -6 -q -c3 -i0.2 -W1 $SERVER6 >/dev/null 2>&1
+nfhp_check "three echo requests counted, no more" \
+	[ "$(pkts6 FORWARD 1)" = 3 ]
+nfhp_check "-D by rule" r6 -D FORWARD -p ipv6-icmp -j DROP
+nfhp_check "ping6 passes again" ping6_ok
+
+nfhp_check "-A FORWARD -s $CLIENT6/128 -p tcp --dport 8080 -j DROP" \
+	r6 -A FORWARD -s $CLIENT6/128 -p tcp --dport 8080 -j DROP
+nfhp_check "TCP/8080 over IPv6 dropped" conn6_fail tcp 8080
+nfhp_check "TCP/8081 over IPv6 passes" conn6 tcp 8081
+nfhp_check "IPv4 TCP/8080 passes" nfhp_conn tcp 8080
+nfhp_check "-S prints it as ip6tables-save" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -S FORWARD |
+		 grep -qx -- '-A FORWARD -s $CLIENT6/128 -p tcp -m tcp --dport 8080 -j DROP'"
+nfhp_check "nf-hipac -6 lists the same rule" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -6 -S FORWARD |
+		 grep -qx -- '-A FORWARD -s $CLIENT6/128 -p tcp -m tcp --dport 8080 -j DROP'"
+nfhp_check "-L -n shows the addresses, and no -f column" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -L FORWARD -n |
+		 grep -Eqx 'DROP +(6|tcp) +$CLIENT6 +::/0 +tcp dpt:8080 *'"
+nfhp_check "-F FORWARD" r6 -F FORWARD
+
+# A prefix, and "!" of one.
+nfhp_check "-A FORWARD -d fd00:2::/64 -p udp --dport 5353 -j DROP" \
+	r6 -A FORWARD -d fd00:2::/64 -p udp --dport 5353 -j DROP
+nfhp_check "UDP/5353 into fd00:2::/64 dropped" conn6_fail udp 5353
+nfhp_check "UDP/5354 passes" conn6 udp 5354
+nfhp_check "-R 1 ! -d fd00:2::/64" \
+	r6 -R FORWARD 1 ! -d fd00:2::/64 -p udp --dport 5353 -j DROP
+nfhp_check "UDP/5353 into fd00:2::/64 passes under ! -d" conn6 udp 5353
+nfhp_check "-F FORWARD" r6 -F FORWARD
+
+# Neighbour discovery behind a DROP policy: the router's own INPUT.
+nfhp_check "-P INPUT DROP, ICMPv6 accepted" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A INPUT -p ipv6-icmp -j ACCEPT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -P INPUT DROP"
+ip -n $ns_client -6 neigh flush dev veth0
+ip -n $ns_router -6 neigh flush dev veth0
+nfhp_check "ping6 of the router, neighbours resolved anew" \
+	ping6_ok $ns_client $ROUTER_CLIENT6
+nfhp_check "TCP to the router dropped by the policy" \
+	bash -c "! ip netns exec $ns_client python3 -c '$py_client6' tcp $ROUTER_CLIENT6 22 $NFHP_WAIT"
+nfhp_check "-D the ICMPv6 accept" r6 -D INPUT 1
+ip -n $ns_client -6 neigh flush dev veth0
+ip -n $ns_router -6 neigh flush dev veth0
+nfhp_check "without it, neither neighbour discovery nor ping6" \
+	ping6_fail $ns_client $ROUTER_CLIENT6
+nfhp_check "IPv4 ping of the router passes: INPUT DROP is IPv6's" \
+	ping_ok $ns_client $ROUTER_CLIENT_IP
+nfhp_check "-P INPUT ACCEPT" r6 -P INPUT ACCEPT
+
+# /proc: each family's figures.
+nfhp_check "an IPv4 rule" r4 -A FORWARD -s 10.9.0.0/16 -j DROP
+nfhp_check "two IPv6 rules" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A FORWARD -s fd00:9::/48 -j DROP &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A FORWARD -s fd00:9::/48 -j DROP"
+nfhp_check "info: IPv4 counts 1 rule" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/info |
+		 awk '/^total number of rules:/ { print \$5 }' | grep -qx 1"
+nfhp_check "info6: IPv6 counts 2 rules" [ "$(info6 "total number of rules")" = 2 ]
+nfhp_check "info6: its commits counted" [ "$(info6 "commits")" -ge 2 ]
+nfhp_check "info6: a bound of its own" \
+	bash -c "ip netns exec $ns_router sh -c 'echo 64 > /proc/net/nf-hipac/info6' &&
+		 ip netns exec $ns_router cat /proc/net/nf-hipac/info6 |
+		 awk '/^maximum memory bound:/ { print \$4 }' | grep -qx $((64 << 20)) &&
+		 ! ip netns exec $ns_router cat /proc/net/nf-hipac/info |
+		 awk '/^maximum memory bound:/ { print \$4 }' | grep -qx $((64 << 20))"
+nfhp_check "statistics/forward6 has the IPv6 trees" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/forward6 |
+		 grep -qx 'root chain: FORWARD (IPv6)'"
+nfhp_check "statistics/forward6 counts 2 rules and the policy" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/forward6 |
+		 awk '/^number of rules:/ { print \$4 }' | grep -qx 3"
+nfhp_check "statistics/forward keeps IPv4's alone" \
+	bash -c "! ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/forward |
+		 grep -q IPv6"
+nfhp_check "statistics/shadowed: the IPv6 twin" \
+	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/shadowed |
+		 grep -qx 'FORWARD 2 ipv6'"
+
+# A namespace with rules in both families goes; the module unloads
+# after the test (run_tests.sh).
+nfhp_check "the router's namespace, rules in both, deleted" \
+	nfhp_netns_destroy $ns_router
+
+exit $nfhp_rc
