@@ -10,7 +10,7 @@
 # INPUT DROP policy with the usual ICMPv6 accept rule; the IPv4 and the
 # IPv6 rule sets stay apart, in rules, listings and /proc; a netns with
 # rules in both families goes away cleanly.
-# nfhp-timeout: 300
+# nfhp-timeout: 600
 
 . "$(dirname "$0")/lib.sh"
 
@@ -206,6 +206,67 @@ nfhp_check "statistics/forward keeps IPv4's alone" \
 nfhp_check "statistics/shadowed: the IPv6 twin" \
 	bash -c "ip netns exec $ns_router cat /proc/net/nf-hipac/statistics/shadowed |
 		 grep -qx 'FORWARD 2 ipv6'"
+
+# Save and restore of the IPv6 rule set, apart from the IPv4 one.
+save6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6-save"; }
+restore6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore" "$@"; }
+rules6=$(mktemp)
+cat > "$rules6" <<EOF6
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+-A FORWARD -d fd00:2::/64 -p tcp -j web
+-A FORWARD -s fd00:1::2/128 -p udp -m udp --dport 5353 -j DROP
+-A web -p tcp -m tcp --dport 8080 -j DROP
+-A web -j RETURN
+COMMIT
+EOF6
+nfhp_check "nf-hipac6-restore" restore6 "$rules6"
+# (The guest has no /dev/fd: no process substitution.)
+grep -- '^-A' "$rules6" > "$rules6.want"
+save6 | grep -- '^-A' > "$rules6.got"
+nfhp_check "nf-hipac6-save prints the rules back as written" \
+	diff "$rules6.want" "$rules6.got"
+nfhp_check "the IPv4 rule survives the IPv6 restore" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-save' |
+		 grep -qx -- '-A FORWARD -s 10.9.0.0/16 -j DROP'"
+nfhp_check "and nf-hipac-save shows no IPv6 rule" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-save' | grep -q fd00"
+nfhp_check "TCP/8080 over IPv6 dropped in the user chain" conn6_fail tcp 8080
+nfhp_check "TCP/8081 returns and passes" conn6 tcp 8081
+nfhp_check "UDP/5353 from the client dropped" conn6_fail udp 5353
+before=$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save" | grep -- '^-A')
+printf '*filter\n-A FORWARD -j DROP\n-A FORWARD -s 10.0.0.1 -j DROP\nCOMMIT\n' > "$rules6"
+nfhp_check "a restore with an IPv4 address fails (exit 2)" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6-restore' '$rules6' 2>/dev/null; [ \$? = 2 ]"
+nfhp_check "and leaves the IPv6 rules as they were" \
+	[ "$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save" | grep -- '^-A')" = "$before" ]
+
+# 5,000 IPv6 rules restored at once while ping6 runs: the allowed flow
+# never stops, and the new rules hold after.
+{
+	echo "*filter"
+	echo ":FORWARD ACCEPT [0:0]"
+	for i in $(seq 0 4999); do
+		printf -- '-A FORWARD -s fd00:%x:%x::/48 -p tcp -m tcp --dport %d -j DROP\n' \
+			$((100 + i / 1000)) $((i % 1000)) $((1000 + i % 50))
+	done
+	echo "-A FORWARD -d fd00:2::2/128 -p udp -m udp --dport 6000 -j DROP"
+	echo "COMMIT"
+} > "$rules6"
+in_ns $ns_client $NFHP_PING -6 -q -i0.1 -c60 -W1 $SERVER6 > "$rules6.ping" 2>&1 &
+ping_pid=$!
+nfhp_check "restore of 5,001 IPv6 rules under traffic" restore6 "$rules6"
+wait $ping_pid
+nfhp_check "ping6 lost nothing across the restore" \
+	grep -q ' 0% packet loss' "$rules6.ping"
+nfhp_check "info6 counts the 5,001 rules (the user chain is gone)" \
+	[ "$(info6 "total number of rules")" = 5001 ]
+nfhp_check "the last of them drops UDP/6000" conn6_fail udp 6000
+nfhp_check "UDP/6001 passes" conn6 udp 6001
+rm -f "$rules6" "$rules6".*
 
 # A namespace with rules in both families goes; the module unloads
 # after the test (run_tests.sh).

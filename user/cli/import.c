@@ -383,7 +383,8 @@ static int check_text(const struct nfhp_xlate *x, char *text, size_t len)
 		fprintf(stderr, "%s: out of memory\n", IMPORT_PROG);
 		return NFHP_EXIT_RESOURCE;
 	}
-	ret = nfhp_parse_save_stream(f, &ops, NULL, err, sizeof(err));
+	ret = nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, NULL, err,
+				     sizeof(err));
 	fclose(f);
 	if (!ret)
 		return 0;

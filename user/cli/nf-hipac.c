@@ -3,8 +3,8 @@
  * nf-hipac: the iptables-compatible command line tool.
  *
  * One binary, several names: nf-hipac-save and nf-hipac-restore are links
- * to it, and nf-hipac6, which is nf-hipac -6: the IPv6 rule set, in
- * ip6tables' syntax.  As nf-hipac it parses an iptables command line and
+ * to it, and nf-hipac6, nf-hipac6-save and nf-hipac6-restore, which work
+ * on the IPv6 rule set in ip6tables' syntax (nf-hipac6 is nf-hipac -6).  As nf-hipac it parses an iptables command line and
  * dispatches on the command through the table below, one subcommand per
  * file.
  */
@@ -170,9 +170,10 @@ int main(int argc, char **argv)
 	if (nfhp_xt_setup(0))
 		fprintf(stderr, "%s: cannot initialise libxtables\n",
 			NFHP_PROG);
-	if (!strcmp(name, "nf-hipac-save"))
+	if (!strcmp(name, "nf-hipac-save") || !strcmp(name, "nf-hipac6-save"))
 		return save_main(argc, argv);
-	if (!strcmp(name, "nf-hipac-restore"))
+	if (!strcmp(name, "nf-hipac-restore") ||
+	    !strcmp(name, "nf-hipac6-restore"))
 		return restore_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "import"))
 		return import_main(argc - 1, argv + 1);

@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,7 +27,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define RESTORE_PROG	"nf-hipac-restore"
+/* The family restored, chosen by the program's name (nf-hipac6-restore). */
+static u8 restore_family = NFHP_FAMILY_IPV4;
+#define RESTORE_PROG	(restore_family == NFHP_FAMILY_IPV6 ? \
+			 "nf-hipac6-restore" : "nf-hipac-restore")
 
 /* A restore that takes longer says where its time went. */
 #define RESTORE_SLOW_NS	1000000000ull
@@ -408,8 +412,8 @@ static int run(struct restore_ctx *ctx, const struct restore_opts *o,
 	}
 
 	nfhp_nl_batch_start(ctx->nl);
-	ret = nfhp_parse_save_stream(ctx->f, &restore_ops, ctx, err,
-				     sizeof(err));
+	ret = nfhp_parse_save_stream(ctx->f, restore_family, &restore_ops,
+				     ctx, err, sizeof(err));
 	if (!ret && nfhp_nl_batch_end(ctx->nl))
 		ret = NFHP_EXIT_OTHER;
 	if (nfhp_nl_error(ctx->nl)) {
@@ -563,6 +567,7 @@ static int restore_buf(const char *text, size_t len,
 		goto out;
 	if (o->wait)
 		nfhp_nl_set_wait(ctx.nl, o->wait_seconds, o->wait_interval_us);
+	nfhp_nl_set_family(ctx.nl, restore_family);
 	ret = run(&ctx, o, t);
 	nfhp_nl_close(ctx.nl);
 out:
@@ -601,6 +606,8 @@ int restore_main(int argc, char **argv)
 	size_t len = 0;
 	int ret;
 
+	if (!strncmp(basename(argv[0]), "nf-hipac6", 9))
+		restore_family = NFHP_FAMILY_IPV6;
 	ret = parse_restore_opts(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? NFHP_EXIT_OK : ret;

@@ -5,10 +5,14 @@
 #include "subcommands.h"
 #include "print.h"
 #include <getopt.h>
+#include <libgen.h>
 #include <string.h>
 #include <time.h>
 
-#define SAVE_PROG	"nf-hipac-save"
+/* The family saved, chosen by the program's name (nf-hipac6-save). */
+static u8 save_family = NFHP_FAMILY_IPV4;
+#define SAVE_PROG	(save_family == NFHP_FAMILY_IPV6 ? "nf-hipac6-save" : \
+					       "nf-hipac-save")
 
 /**
  * struct save_ctx - a save in progress
@@ -128,6 +132,8 @@ static int dump_and_print(FILE *out, struct save_ctx *ctx)
 	ret = nfhp_nl_open(&nl, SAVE_PROG);
 	if (ret)
 		return ret;
+	nfhp_nl_set_family(nl, save_family);
+	nfhp_print_set_family(save_family);
 	ctx->chains = open_memstream(&chains, &nchains);
 	ctx->rules = open_memstream(&rules, &nrules);
 	if (!ctx->chains || !ctx->rules) {
@@ -160,6 +166,8 @@ int save_main(int argc, char **argv)
 	FILE *out = stdout;
 	int c, ret;
 
+	if (!strncmp(basename(argv[0]), "nf-hipac6", 9))
+		save_family = NFHP_FAMILY_IPV6;
 	while ((c = getopt_long(argc, argv, "ct:f:M:Vh", save_options,
 				NULL)) != -1) {
 		switch (c) {

@@ -102,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fmemopen((void *)data, size, "r");
 	if (f) {
 		nfhp_txn_begin(rs);
-		nfhp_parse_save_stream(f, &fz_ops, rs, err, sizeof(err));
+		nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &fz_ops, rs, err, sizeof(err));
 		fclose(f);
 		nfhp_txn_commit(rs, NULL);
 	}

@@ -2417,7 +2417,7 @@ static void pass_reset(struct nfhp_cmdline *cl, struct pstate *ps)
  */
 /*
  * The family of a command line: IPv6 under a name that starts with
- * "nf-hipac6", else IPv4; -6 (--ipv6) and -4 (--ipv4) anywhere choose.
+ * "nf-hipac6" or "ip6tables", else IPv4; -6 (--ipv6) and -4 (--ipv4) anywhere choose.
  * Known before the pass, so that "-s" reads its address in the family
  * whatever comes first.
  */
@@ -2428,8 +2428,8 @@ static u8 cmdline_family(int argc, char **argv)
 	int i;
 
 	name = name ? name + 1 : argc ? argv[0] : "";
-	family = strncmp(name, "nf-hipac6", 9) ? NFHP_FAMILY_IPV4 :
-						 NFHP_FAMILY_IPV6;
+	family = strncmp(name, "nf-hipac6", 9) && strncmp(name, "ip6tables", 9) ?
+		 NFHP_FAMILY_IPV4 : NFHP_FAMILY_IPV6;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-6") || !strcmp(argv[i], "--ipv6"))
 			family = NFHP_FAMILY_IPV6;
@@ -2533,7 +2533,7 @@ static int parse_counter_pair(const char *s, struct nfhp_counter *c,
 
 #define NFHP_MAX_ARGS 256
 
-static int restore_line(char *line, unsigned int lineno,
+static int restore_line(char *line, unsigned int lineno, u8 family,
 			const struct nfhp_restore_ops *ops, void *ctx,
 			bool *in_table, struct nfhp_cmdline *cl, char *err,
 			size_t errlen)
@@ -2641,7 +2641,8 @@ static int restore_line(char *line, unsigned int lineno,
 		has_cnt = true;
 		line = (char *)rest;
 	}
-	argv[0] = "iptables-restore";
+	argv[0] = family == NFHP_FAMILY_IPV6 ? "ip6tables-restore" :
+					       "iptables-restore";
 	argc = nfhp_split_line(line, argv + 1, NFHP_MAX_ARGS - 1);
 	if (argc < 0) {
 		snprintf(err, errlen, "line %u: too many arguments or unterminated quote",
@@ -2654,6 +2655,9 @@ static int restore_line(char *line, unsigned int lineno,
 		snprintf(err, errlen, "line %u: %s", lineno, msg);
 		return ret;
 	}
+	/* As ip6tables-restore skips "-4" lines, and iptables-restore "-6". */
+	if (cl->family != family)
+		return 0;
 	if (has_cnt) {
 		cl->has_counters = true;
 		cl->counters = cnt;
@@ -2666,8 +2670,9 @@ static int restore_line(char *line, unsigned int lineno,
 	return ret;
 }
 
-int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,
-			   void *ctx, char *err, size_t errlen)
+int nfhp_parse_save_stream(FILE *f, u8 family,
+			   const struct nfhp_restore_ops *ops, void *ctx,
+			   char *err, size_t errlen)
 {
 	struct nfhp_cmdline *cl;
 	unsigned int lineno = 0;
@@ -2689,8 +2694,8 @@ int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,
 	}
 	while (getline(&line, &cap, f) >= 0) {
 		lineno++;
-		ret = restore_line(line, lineno, ops, ctx, &in_table, cl, err,
-				   errlen);
+		ret = restore_line(line, lineno, family, ops, ctx, &in_table,
+				   cl, err, errlen);
 		if (ret) {
 			if (!err[0])
 				snprintf(err, errlen, "line %u failed",

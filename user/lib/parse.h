@@ -130,12 +130,15 @@ struct nfhp_restore_ops {
 };
 
 /*
- * Read iptables-save format; '#' comment lines and blank lines are skipped;
- * counters "[p:b]" before -A are honoured.  Returns 0 or an exit code, err
- * says "line N: ...".
+ * Read iptables-save format, or ip6tables-save's for @family IPv6; '#'
+ * comment lines and blank lines are skipped; counters "[p:b]" before -A
+ * are honoured; a rule line of the other family (-4 or -6) is skipped, as
+ * iptables-restore skips it.  Returns 0 or an exit code, err says "line N:
+ * ...".
  */
-int nfhp_parse_save_stream(FILE *f, const struct nfhp_restore_ops *ops,
-			   void *ctx, char *err, size_t errlen);
+int nfhp_parse_save_stream(FILE *f, u8 family,
+			   const struct nfhp_restore_ops *ops, void *ctx,
+			   char *err, size_t errlen);
 
 /* Names shared by the parser and the printer, in iptables' order. */
 struct nfhp_icmp_name {

@@ -241,7 +241,7 @@ static int load_ruleset(struct sim *s, FILE *f, char *err, size_t errlen)
 		.commit = on_commit,
 	};
 
-	return nfhp_parse_save_stream(f, &ops, s, err, errlen);
+	return nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, s, err, errlen);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -294,7 +294,7 @@ static bool parses(void)
 	static const struct nfhp_restore_ops ops = { };
 	char perr[256] = "";
 	FILE *f = fmemopen(text, strlen(text), "r");
-	int ret = nfhp_parse_save_stream(f, &ops, NULL, perr, sizeof(perr));
+	int ret = nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, NULL, perr, sizeof(perr));
 
 	fclose(f);
 	if (ret)

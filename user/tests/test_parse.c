@@ -619,7 +619,7 @@ static int r_commit(void *ctx)
 	return 0;
 }
 
-static int restore(const char *text, struct restore_log *l)
+static int restore_family(const char *text, u8 family, struct restore_log *l)
 {
 	static const struct nfhp_restore_ops ops = {
 		r_table, r_chain, r_cmd, r_commit,
@@ -627,9 +627,14 @@ static int restore(const char *text, struct restore_log *l)
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	int ret;
 
-	ret = nfhp_parse_save_stream(f, &ops, l, err, sizeof(err));
+	ret = nfhp_parse_save_stream(f, family, &ops, l, err, sizeof(err));
 	fclose(f);
 	return ret;
+}
+
+static int restore(const char *text, struct restore_log *l)
+{
+	return restore_family(text, NFHP_FAMILY_IPV4, l);
 }
 
 static void test_restore(void)
@@ -662,6 +667,22 @@ static void test_restore(void)
 	memset(&l, 0, sizeof(l));
 	ret = restore("*filter\n:FORWARD REJECT [0:0]\nCOMMIT\n", &l);
 	check(ret != 0, "restore: bad policy refused");
+
+	/* Each family skips the other's lines, as iptables-restore does. */
+	memset(&l, 0, sizeof(l));
+	ret = restore_family("*filter\n-A INPUT -s 2001:db8::/32 -j DROP\n-4 -A INPUT -s 10.0.0.1 -j DROP\n-A INPUT -6 -d ::1 -j DROP\nCOMMIT\n",
+			     NFHP_FAMILY_IPV6, &l);
+	check(!ret && l.calls == 2, "IPv6 restore: two rules, the -4 one skipped (%d: %s)",
+	      l.calls, err);
+	memset(&l, 0, sizeof(l));
+	ret = restore("*filter\n-A INPUT -6 -s 2001:db8::/32 -j DROP\n-A INPUT -4 -s 10.0.0.1 -j DROP\nCOMMIT\n", &l);
+	check(!ret && l.calls == 1, "IPv4 restore: the -6 line skipped (%d: %s)",
+	      l.calls, err);
+	memset(&l, 0, sizeof(l));
+	ret = restore_family("*filter\n-A INPUT -s 10.0.0.1 -j DROP\nCOMMIT\n",
+			     NFHP_FAMILY_IPV6, &l);
+	check(ret == 2 && !strcmp(err, "line 2: host/network `10.0.0.1' not found"),
+	      "IPv6 restore: an IPv4 address refused (%s)", err);
 }
 
 /*

@@ -630,7 +630,7 @@ static void test_restore_mixed(void)
 	int i, ret;
 
 	f = fmemopen((void *)text, sizeof(text) - 1, "r");
-	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	ret = nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, &r, err, sizeof(err));
 	fclose(f);
 	check(!ret && r.n == 8, "restore mixed: eight rules read: %s", err);
 	for (i = 0; i < r.n && i < 8; i++) {
@@ -670,7 +670,7 @@ static void test_restore(void)
 	int i, ret;
 
 	f = fmemopen((void *)text, sizeof(text) - 1, "r");
-	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	ret = nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, &r, err, sizeof(err));
 	fclose(f);
 	check(!ret && r.n == 3, "restore: three xtables rules read: %s", err);
 	for (i = 0; i < r.n && i < 3; i++) {
@@ -681,7 +681,7 @@ static void test_restore(void)
 		free(r.lines[i]);
 	f = fmemopen((void *)bad_text, sizeof(bad_text) - 1, "r");
 	r.n = 0;
-	ret = nfhp_parse_save_stream(f, &ops, &r, err, sizeof(err));
+	ret = nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, &r, err, sizeof(err));
 	fclose(f);
 	for (i = 0; i < r.n; i++)
 		free(r.lines[i]);
