@@ -178,6 +178,39 @@ nfhp_check "IPv4 ping of the router passes: INPUT DROP is IPv6's" \
 	ping_ok $ns_client $ROUTER_CLIENT_IP
 nfhp_check "-P INPUT ACCEPT" r6 -P INPUT ACCEPT
 
+# The usual ip6tables INPUT: neighbour discovery and echo by ICMPv6 type.
+nfhp_check "ND and echo accepted by type, policy DROP" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A INPUT -p ipv6-icmp --icmpv6-type neighbour-solicitation -j ACCEPT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A INPUT -p ipv6-icmp --icmpv6-type neighbour-advertisement -j ACCEPT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A INPUT -p ipv6-icmp --icmpv6-type echo-request -j ACCEPT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -P INPUT DROP"
+ip -n $ns_client -6 neigh flush dev veth0
+ip -n $ns_router -6 neigh flush dev veth0
+nfhp_check "ping6 of the router through ND by type" \
+	ping6_ok $ns_client $ROUTER_CLIENT6
+nfhp_check "-L names the types as ip6tables does" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -L INPUT |
+		 grep -q 'ipv6-icmp neighbour-solicitation'"
+nfhp_check "-S prints the type numbers" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -S INPUT |
+		 grep -qx -- '-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT'"
+nfhp_check "-D the echo-request rule" r6 -D INPUT 3
+nfhp_check "ping6 of the router dropped, ND still answered" \
+	ping6_fail $ns_client $ROUTER_CLIENT6
+nfhp_check "the client resolved the router (an lladdr entry)" \
+	bash -c "ip -n $ns_client -6 neigh show dev veth0 | grep -q '^$ROUTER_CLIENT6 .*lladdr'"
+nfhp_check "-F INPUT, -P INPUT ACCEPT" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -F INPUT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -P INPUT ACCEPT"
+
+# The hop limit.
+nfhp_check "-A FORWARD -p ipv6-icmp -m hl --hl-lt 10 -j DROP" \
+	r6 -A FORWARD -p ipv6-icmp -m hl --hl-lt 10 -j DROP
+nfhp_check "ping6 with hop limit 64 passes" ping6_ok
+nfhp_check "ping6 with hop limit 5 dropped" \
+	bash -c "! ip netns exec $ns_client $NFHP_PING -6 -q -c1 -t5 -W$NFHP_WAIT $SERVER6 >/dev/null 2>&1"
+nfhp_check "-F FORWARD" r6 -F FORWARD
+
 # /proc: each family's figures.
 nfhp_check "an IPv4 rule" r4 -A FORWARD -s 10.9.0.0/16 -j DROP
 nfhp_check "two IPv6 rules" \

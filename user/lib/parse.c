@@ -105,6 +105,7 @@ enum {
 	O_STATE,
 	O_CTSTATE, O_CT_OTHER,
 	O_TTL_EQ, O_TTL_LT, O_TTL_GT,
+	O_ICMP6TYPE, O_HL_EQ, O_HL_LT, O_HL_GT,
 	O_LENGTH,
 	O_MARK,
 	O_COMMENT,
@@ -199,6 +200,10 @@ static const struct nfhp_opt opts[] = {
 	{ "ttl-eq",		required_argument, PM_TTL, O_TTL_EQ },
 	{ "ttl-lt",		required_argument, PM_TTL, O_TTL_LT },
 	{ "ttl-gt",		required_argument, PM_TTL, O_TTL_GT },
+	{ "icmpv6-type",	required_argument, PM_ICMP, O_ICMP6TYPE },
+	{ "hl-eq",		required_argument, PM_TTL, O_HL_EQ },
+	{ "hl-lt",		required_argument, PM_TTL, O_HL_LT },
+	{ "hl-gt",		required_argument, PM_TTL, O_HL_GT },
 	{ "length",		required_argument, PM_LENGTH, O_LENGTH },
 	{ "mark",		required_argument, PM_MARK, O_MARK },
 	{ "comment",		required_argument, PM_COMMENT, O_COMMENT },
@@ -265,6 +270,39 @@ const struct nfhp_icmp_name nfhp_icmp_names[] = {
 	{ "timestamp-reply", 14, 0, 0xFF },
 	{ "address-mask-request", 17, 0, 0xFF },
 	{ "address-mask-reply", 18, 0, 0xFF },
+	{ NULL, 0, 0, 0 },
+};
+
+/* libip6t_icmp6's table, in its order; type 255 is no "any" here. */
+const struct nfhp_icmp_name nfhp_icmpv6_names[] = {
+	{ "destination-unreachable", 1, 0, 0xFF },
+	{ "no-route", 1, 0, 0 },
+	{ "communication-prohibited", 1, 1, 1 },
+	{ "beyond-scope", 1, 2, 2 },
+	{ "address-unreachable", 1, 3, 3 },
+	{ "port-unreachable", 1, 4, 4 },
+	{ "failed-policy", 1, 5, 5 },
+	{ "reject-route", 1, 6, 6 },
+	{ "packet-too-big", 2, 0, 0xFF },
+	{ "time-exceeded", 3, 0, 0xFF },
+	{ "ttl-exceeded", 3, 0, 0xFF },
+	{ "ttl-zero-during-transit", 3, 0, 0 },
+	{ "ttl-zero-during-reassembly", 3, 1, 1 },
+	{ "parameter-problem", 4, 0, 0xFF },
+	{ "bad-header", 4, 0, 0 },
+	{ "unknown-header-type", 4, 1, 1 },
+	{ "unknown-option", 4, 2, 2 },
+	{ "echo-request", 128, 0, 0xFF },
+	{ "ping", 128, 0, 0xFF },
+	{ "echo-reply", 129, 0, 0xFF },
+	{ "pong", 129, 0, 0xFF },
+	{ "router-solicitation", 133, 0, 0xFF },
+	{ "router-advertisement", 134, 0, 0xFF },
+	{ "neighbour-solicitation", 135, 0, 0xFF },
+	{ "neighbor-solicitation", 135, 0, 0xFF },
+	{ "neighbour-advertisement", 136, 0, 0xFF },
+	{ "neighbor-advertisement", 136, 0, 0xFF },
+	{ "redirect", 137, 0, 0xFF },
 	{ NULL, 0, 0, 0 },
 };
 
@@ -1061,32 +1099,34 @@ static int set_tcp_flags(struct pstate *ps, u8 mask, u8 cmp, u8 syntax,
 
 static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 {
+	bool v6 = ps->cl->family == NFHP_FAMILY_IPV6;
+	const struct nfhp_icmp_name *names = v6 ? nfhp_icmpv6_names :
+						  nfhp_icmp_names;
+	const char *what = v6 ? "ICMPv6" : "ICMP";
 	struct nfhp_dim_match *m;
 	unsigned int type, cmin = 0, cmax = 0xFF;
 	unsigned long long v;
 	char buf[64], *slash;
 	size_t i, len = strlen(arg), found = SIZE_MAX;
 
-	for (i = 0; nfhp_icmp_names[i].name; i++) {
-		if (strncasecmp(nfhp_icmp_names[i].name, arg, len))
+	for (i = 0; names[i].name; i++) {
+		if (strncasecmp(names[i].name, arg, len))
 			continue;
 		if (found != SIZE_MAX &&
-		    (nfhp_icmp_names[found].type != nfhp_icmp_names[i].type ||
-		     nfhp_icmp_names[found].code_min !=
-		     nfhp_icmp_names[i].code_min ||
-		     nfhp_icmp_names[found].code_max !=
-		     nfhp_icmp_names[i].code_max))
+		    (names[found].type != names[i].type ||
+		     names[found].code_min != names[i].code_min ||
+		     names[found].code_max != names[i].code_max))
 			return fail(ps, NFHP_EXIT_PARAM,
-				    "Ambiguous ICMP type `%s': `%s' or `%s'?",
-				    arg, nfhp_icmp_names[found].name,
-				    nfhp_icmp_names[i].name);
+				    "Ambiguous %s type `%s': `%s' or `%s'?",
+				    what, arg, names[found].name,
+				    names[i].name);
 		if (found == SIZE_MAX)
 			found = i;
 	}
 	if (found != SIZE_MAX) {
-		type = nfhp_icmp_names[found].type;
-		cmin = nfhp_icmp_names[found].code_min;
-		cmax = nfhp_icmp_names[found].code_max;
+		type = names[found].type;
+		cmin = names[found].code_min;
+		cmax = names[found].code_max;
 	} else {
 		strscpy(buf, arg, sizeof(buf));
 		slash = strchr(buf, '/');
@@ -1094,12 +1134,12 @@ static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 			*slash++ = 0;
 		if (!nfhp_parse_uint(buf, 0, 255, &v))
 			return fail(ps, NFHP_EXIT_PARAM,
-				    "Unknown ICMP type `%s'", arg);
+				    "Unknown %s type `%s'", what, arg);
 		type = v;
 		if (slash) {
 			if (!nfhp_parse_uint(slash, 0, 255, &v))
 				return fail(ps, NFHP_EXIT_PARAM,
-					    "Unknown ICMP code `%s'", arg);
+					    "Unknown %s code `%s'", what, arg);
 			cmin = cmax = v;
 		}
 	}
@@ -1107,7 +1147,7 @@ static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 	if (!m)
 		return ps->ret;
 	m->nranges = 1;
-	if (type == 0xFF) {	/* "any": every type and code */
+	if (type == 0xFF && !v6) {	/* "any": every type and code */
 		m->ranges[0].lo = 0;
 		m->ranges[0].hi = 0xFFFF;
 	} else {
@@ -1165,7 +1205,11 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 static int parse_ttl(struct pstate *ps, int id, const char *optname,
 		     const char *arg, bool inv)
 {
-	static const char *const names[] = { "ttl-eq", "ttl-lt", "ttl-gt" };
+	static const char *const names4[] = { "ttl-eq", "ttl-lt", "ttl-gt" };
+	static const char *const names6[] = { "hl-eq", "hl-lt", "hl-gt" };
+	bool v6 = ps->cl->family == NFHP_FAMILY_IPV6;
+	const char *const *names = v6 ? names6 : names4;
+	const char *mod = v6 ? "hl" : "ttl";
 	struct nfhp_dim_match *m;
 	unsigned long long v;
 	unsigned int lo, hi;
@@ -1173,23 +1217,24 @@ static int parse_ttl(struct pstate *ps, int id, const char *optname,
 
 	if (ps->ttl_opt)
 		return fail(ps, NFHP_EXIT_PARAM,
-			    "ttl: option \"--%s\" cannot be used together with \"--%s\".",
-			    names[id - O_TTL_EQ], names[ps->ttl_opt - O_TTL_EQ]);
+			    "%s: option \"--%s\" cannot be used together with \"--%s\".",
+			    mod, names[id - O_TTL_EQ], names[ps->ttl_opt - O_TTL_EQ]);
 	ps->ttl_opt = id;
 	if (inv && id != O_TTL_EQ)
 		return fail(ps, NFHP_EXIT_PARAM,
-			    "ttl: option \"--%s\" cannot be inverted.",
-			    names[id - O_TTL_EQ]);
+			    "%s: option \"--%s\" cannot be inverted.",
+			    mod, names[id - O_TTL_EQ]);
 	if (!nfhp_parse_uint(arg, 0, 255, &v))
 		return fail(ps, NFHP_EXIT_PARAM,
-			    "ttl: bad value for option \"--%s\", or out of range (0-255).",
-			    names[id - O_TTL_EQ]);
+			    "%s: bad value for option \"--%s\", or out of range (0-255).",
+			    mod, names[id - O_TTL_EQ]);
 	if (id == O_TTL_EQ) {
 		lo = hi = v;
 		syntax = NFHP_SYN_TTL_EQ;
 	} else if (id == O_TTL_LT) {
 		if (!v)
 			return refuse(ps, ps->cur_seq,
+				      v6 ? "nf-hipac: `--hl-lt 0' can never match" :
 				      "nf-hipac: `--ttl-lt 0' can never match");
 		lo = 0;
 		hi = v - 1;
@@ -1197,6 +1242,7 @@ static int parse_ttl(struct pstate *ps, int id, const char *optname,
 	} else {
 		if (v == 255)
 			return refuse(ps, ps->cur_seq,
+				      v6 ? "nf-hipac: `--hl-gt 255' can never match" :
 				      "nf-hipac: `--ttl-gt 255' can never match");
 		lo = v + 1;
 		hi = 255;
@@ -1402,7 +1448,37 @@ static int load_xt_match(struct pstate *ps, const char *name, int pm)
  */
 static bool native6(int pm)
 {
-	return pm != PM_ICMP && pm != PM_IPRANGE && pm != PM_TTL;
+	return pm != PM_IPRANGE;
+}
+
+/* The name a native match is loaded by: IPv6 calls two of them its own. */
+static const char *pm_name(const struct pstate *ps, int pm)
+{
+	if (ps->cl->family == NFHP_FAMILY_IPV6 && pm == PM_ICMP)
+		return "icmp6";
+	if (ps->cl->family == NFHP_FAMILY_IPV6 && pm == PM_TTL)
+		return "hl";
+	return pm_names[pm];
+}
+
+/* Options of one family: icmp's and ttl's are IPv4's, icmp6's and hl's IPv6's. */
+static bool opt_family_ok(const struct pstate *ps, const struct nfhp_opt *o)
+{
+	bool v6 = ps->cl->family == NFHP_FAMILY_IPV6;
+
+	switch (o->id) {
+	case O_ICMPTYPE:
+	case O_TTL_EQ:
+	case O_TTL_LT:
+	case O_TTL_GT:
+		return !v6;
+	case O_ICMP6TYPE:
+	case O_HL_EQ:
+	case O_HL_LT:
+	case O_HL_GT:
+		return v6;
+	}
+	return true;
 }
 
 static int load_match(struct pstate *ps, const char *name)
@@ -1410,7 +1486,7 @@ static int load_match(struct pstate *ps, const char *name)
 	int i;
 
 	for (i = 0; i < PM_MAX; i++) {
-		if (strcmp(name, pm_names[i]))
+		if (strcmp(name, pm_name(ps, i)))
 			continue;
 		if (ps->cl->family == NFHP_FAMILY_IPV6 && !native6(i))
 			return fail(ps, NFHP_EXIT_PARAM,
@@ -1440,6 +1516,8 @@ static bool native_opt(const struct pstate *ps, const struct nfhp_opt *o)
 {
 	unsigned int bit = 1u << o->pm;
 
+	if (!opt_family_ok(ps, o))
+		return false;
 	return o->pm == PM_CORE || ((ps->loaded & bit) && !(ps->done & bit));
 }
 
@@ -1724,10 +1802,18 @@ static int match_option(struct pstate *ps, const struct nfhp_opt *o,
 		return refuse(ps, ps->cur_seq,
 			      "nf-hipac: option `--tcp-option' is not supported yet");
 	case O_ICMPTYPE:
+	case O_ICMP6TYPE:
 		if (!mseen_once(ps, o->id))
 			return fail(ps, NFHP_EXIT_PARAM,
-				    "icmp: option \"--icmp-type\" can only be used once.");
+				    "%s: option \"--%s\" can only be used once.",
+				    o->id == O_ICMPTYPE ? "icmp" : "icmp6",
+				    o->name);
 		return parse_icmp(ps, arg, inv);
+	case O_HL_EQ:
+	case O_HL_LT:
+	case O_HL_GT:
+		return parse_ttl(ps, o->id - O_HL_EQ + O_TTL_EQ, o->name, arg,
+				 inv);
 	case O_MP_SPORTS:
 	case O_MP_DPORTS:
 	case O_MP_PORTS:
@@ -1940,15 +2026,19 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 }
 
 /* The native match of a protocol, or -1. */
-static int proto_pm(u8 proto)
+static int proto_pm(const struct pstate *ps, u8 proto)
 {
+	bool v6 = ps->cl->family == NFHP_FAMILY_IPV6;
+
 	switch (proto) {
 	case 6:
 		return PM_TCP;
 	case 17:
 		return PM_UDP;
 	case 1:
-		return PM_ICMP;
+		return v6 ? -1 : PM_ICMP;
+	case 58:
+		return v6 ? PM_ICMP : -1;
 	}
 	return -1;
 }
@@ -1967,7 +2057,7 @@ static const struct nfhp_opt *implicit_match(struct pstate *ps,
 
 	if (!ps->proto_set)
 		return NULL;
-	pm = proto_pm(ps->proto);
+	pm = proto_pm(ps, ps->proto);
 	if (pm < 0 || (ps->loaded & (1u << pm)) || next_to_xt(ps, pm) ||
 	    (ps->cl->family == NFHP_FAMILY_IPV6 && !native6(pm)))
 		return NULL;
@@ -2095,7 +2185,7 @@ static int ext_implicit(struct pstate *ps, const char *name, size_t len,
 
 	if (!parse_ext || !ps->proto_set || ps->proto_inv || ps->proto_used)
 		return 0;
-	pm = proto_pm(ps->proto);
+	pm = proto_pm(ps, ps->proto);
 	if (pm >= 0 && ((ps->loaded & (1u << pm)) || !next_to_xt(ps, pm)))
 		return 0;
 	pname = nfhp_proto_to_name(ps->proto, true);
@@ -2305,9 +2395,12 @@ static int final_checks(struct pstate *ps)
 					      ps->proto_inv || !ps->proto_set))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: match `udp' needs `-p udp'");
-	if ((ps->loaded & (1u << PM_ICMP)) && (ps->proto != 1 ||
-					       ps->proto_inv || !ps->proto_set))
+	if ((ps->loaded & (1u << PM_ICMP)) &&
+	    (ps->proto != (ps->cl->family == NFHP_FAMILY_IPV6 ? 58 : 1) ||
+	     ps->proto_inv || !ps->proto_set))
 		return fail(ps, NFHP_EXIT_PARAM,
+			    ps->cl->family == NFHP_FAMILY_IPV6 ?
+			    "nf-hipac: match `icmp6' needs `-p ipv6-icmp'" :
 			    "nf-hipac: match `icmp' needs `-p icmp'");
 	ret = bare_proto_match(ps);
 	if (ret)

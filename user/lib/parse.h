@@ -152,6 +152,7 @@ struct nfhp_flag_name {
 };
 
 extern const struct nfhp_icmp_name nfhp_icmp_names[];	/* NULL-terminated */
+extern const struct nfhp_icmp_name nfhp_icmpv6_names[];	/* NULL-terminated */
 extern const struct nfhp_flag_name nfhp_state_names[];	/* NULL-terminated */
 extern const struct nfhp_flag_name nfhp_tcp_flag_names[]; /* NULL-terminated */
 

@@ -366,6 +366,7 @@ static void save_group(FILE *f, const struct nfhp_rule_spec *s,
 	const struct nfhp_dim_match *m, *sp, *dp, *fl, *mp;
 	char a[32], b[32];
 	u8 proto = spec_proto(s);
+	const char *name;
 	unsigned int i;
 
 	switch (group) {
@@ -403,6 +404,15 @@ static void save_group(FILE *f, const struct nfhp_rule_spec *s,
 		m = find_dim(s, NFHP_DIM_ICMP);
 		if (!m)
 			break;
+		if (print_family == NFHP_FAMILY_IPV6) {
+			/* libip6t_icmp6: the code when not all of them */
+			fprintf(f, " -m icmp6%s --icmpv6-type %u",
+				m->invert ? " !" : "", lo32(m, 0) >> 8);
+			if ((lo32(m, 0) & 0xFF) != 0 ||
+			    (hi32(m, 0) & 0xFF) != 0xFF)
+				fprintf(f, "/%u", lo32(m, 0) & 0xFF);
+			break;
+		}
 		fprintf(f, " -m icmp%s --icmp-type ", m->invert ? " !" : "");
 		if (lo32(m, 0) == 0 && hi32(m, 0) == 0xFFFF)
 			fputs("any", f);
@@ -449,13 +459,14 @@ static void save_group(FILE *f, const struct nfhp_rule_spec *s,
 		m = find_dim(s, NFHP_DIM_TTL);
 		if (!m)
 			break;
-		fprintf(f, " -m ttl%s", m->invert ? " !" : "");
+		name = print_family == NFHP_FAMILY_IPV6 ? "hl" : "ttl";
+		fprintf(f, " -m %s%s", name, m->invert ? " !" : "");
 		if (m->syntax == NFHP_SYN_TTL_LT)
-			fprintf(f, " --ttl-lt %u", hi32(m, 0) + 1);
+			fprintf(f, " --%s-lt %u", name, hi32(m, 0) + 1);
 		else if (m->syntax == NFHP_SYN_TTL_GT)
-			fprintf(f, " --ttl-gt %u", lo32(m, 0) - 1);
+			fprintf(f, " --%s-gt %u", name, lo32(m, 0) - 1);
 		else
-			fprintf(f, " --ttl-eq %u", lo32(m, 0));
+			fprintf(f, " --%s-eq %u", name, lo32(m, 0));
 		break;
 	case 6:		/* length */
 		m = find_dim(s, NFHP_DIM_LEN);
@@ -660,6 +671,7 @@ static void list_ports(FILE *f, const char *name,
 
 static void list_icmp(FILE *f, const struct nfhp_dim_match *m, bool numeric)
 {
+	const struct nfhp_icmp_name *names = nfhp_icmp_names;
 	unsigned int type, cmin, cmax, i;
 
 	if (lo32(m, 0) == 0 && hi32(m, 0) == 0xFFFF) {
@@ -671,14 +683,23 @@ static void list_icmp(FILE *f, const struct nfhp_dim_match *m, bool numeric)
 		cmin = lo32(m, 0) & 0xFF;
 		cmax = hi32(m, 0) & 0xFF;
 	}
-	fputs(" icmp", f);
+	if (print_family == NFHP_FAMILY_IPV6) {
+		/* ip6tables: "ipv6-icmp neighbour-solicitation", or "type" */
+		names = nfhp_icmpv6_names;
+		type = lo32(m, 0) >> 8;
+		cmin = lo32(m, 0) & 0xFF;
+		cmax = hi32(m, 0) & 0xFF;
+		fputs(" ipv6-icmp", f);
+	} else {
+		fputs(" icmp", f);
+	}
 	if (!numeric) {
-		for (i = 0; nfhp_icmp_names[i].name; i++) {
-			if (nfhp_icmp_names[i].type == type &&
-			    nfhp_icmp_names[i].code_min == cmin &&
-			    nfhp_icmp_names[i].code_max == cmax) {
+		for (i = 0; names[i].name; i++) {
+			if (names[i].type == type &&
+			    names[i].code_min == cmin &&
+			    names[i].code_max == cmax) {
 				fprintf(f, " %s%s", m->invert ? "!" : "",
-					nfhp_icmp_names[i].name);
+					names[i].name);
 				return;
 			}
 		}
@@ -786,7 +807,8 @@ static void list_group(FILE *f, const struct nfhp_rule_spec *s,
 		m = find_dim(s, NFHP_DIM_TTL);
 		if (!m)
 			break;
-		fputs(" TTL match TTL", f);
+		fputs(print_family == NFHP_FAMILY_IPV6 ? " HL match HL" :
+						       " TTL match TTL", f);
 		if (m->syntax == NFHP_SYN_TTL_LT)
 			fprintf(f, " < %u", hi32(m, 0) + 1);
 		else if (m->syntax == NFHP_SYN_TTL_GT)

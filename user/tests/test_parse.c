@@ -812,6 +812,18 @@ static void test_ipv6(void)
 		  "-A INPUT -d 2001:db8:1:2:3:4:5:6/127 -j DROP" },
 		{ "-6 -A INPUT -s 8000::/1 -j DROP",
 		  "-A INPUT -s 8000::/1 -j DROP" },
+		{ "-6 -A INPUT -p ipv6-icmp --icmpv6-type neighbour-solicitation -j ACCEPT",
+		  "-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type 135 -j ACCEPT" },
+		{ "-6 -A INPUT -p icmpv6 -m icmp6 ! --icmpv6-type 1/3 -j DROP",
+		  "-A INPUT -p ipv6-icmp -m icmp6 ! --icmpv6-type 1/3 -j DROP" },
+		{ "-6 -A INPUT -p ipv6-icmp --icmpv6-type no-route -j DROP",
+		  "-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type 1/0 -j DROP" },
+		{ "-6 -A INPUT -m hl --hl-eq 255 -j ACCEPT",
+		  "-A INPUT -m hl --hl-eq 255 -j ACCEPT" },
+		{ "-6 -A INPUT -m hl ! --hl-eq 1 -j DROP",
+		  "-A INPUT -m hl ! --hl-eq 1 -j DROP" },
+		{ "-6 -A INPUT -m hl --hl-lt 2 -j DROP",
+		  "-A INPUT -m hl --hl-lt 2 -j DROP" },
 	};
 	static const struct {
 		const char *in, *msg;
@@ -827,6 +839,14 @@ static void test_ipv6(void)
 		  "nf-hipac: match `ttl' is not supported for IPv6 yet" },
 		{ "-6 -A INPUT -p icmp --icmp-type 8 -j DROP",
 		  "unknown option \"--icmp-type\"" },
+		{ "-6 -A INPUT -p tcp -m icmp6 --icmpv6-type 1 -j DROP",
+		  "nf-hipac: match `icmp6' needs `-p ipv6-icmp'" },
+		{ "-6 -A INPUT -p ipv6-icmp --icmpv6-type bogus -j DROP",
+		  "Unknown ICMPv6 type `bogus'" },
+		{ "-6 -A INPUT -m hl --ttl-eq 3 -j DROP",
+		  "unknown option \"--ttl-eq\"" },
+		{ "-A INPUT -p icmp --icmpv6-type 8 -j DROP",
+		  "unknown option \"--icmpv6-type\"" },
 	};
 	size_t i;
 	int ret;
