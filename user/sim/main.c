@@ -2,7 +2,7 @@
 /*
  * nf-hipac-sim: the classifier core offline.
  *
- *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt]
+ *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [-6]
  *		 [--passes N] [--updates N] RULESET [PACKETS]
  *
  * RULESET is in iptables-save format (filter table).  It is loaded into
@@ -45,6 +45,7 @@ static const char *const hook_names[NFHP_HOOK_MAX] = {
  * @cap: allocated entries
  */
 struct sim {
+	u8 family;
 	struct nfhp_ruleset *rs;
 	struct nfhp_ref *ref;
 	u64 build_ns;
@@ -241,7 +242,7 @@ static int load_ruleset(struct sim *s, FILE *f, char *err, size_t errlen)
 		.commit = on_commit,
 	};
 
-	return nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, s, err, errlen);
+	return nfhp_parse_save_stream(f, s->family, &ops, s, err, errlen);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -456,7 +457,9 @@ static int bench_updates(struct sim *s, double *ins50, double *ins99,
 		size_t k = rnd() % s->nlines;
 
 		snprintf(buf, sizeof(buf), "%s", s->lines[k]);
-		argv[0] = "nf-hipac-sim";
+		/* The name says the family (nfhp_parse_cmdline()). */
+		argv[0] = s->family == NFHP_FAMILY_IPV6 ? "ip6tables" :
+							  "nf-hipac-sim";
 		argc = nfhp_split_line(buf, argv + 1, 254);
 		if (argc >= 0)
 			argv[argc + 1] = NULL;
@@ -699,7 +702,7 @@ static void do_passes(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n,
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [--passes N] [--updates N] RULESET [PACKETS]\n");
+		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [-6] [--passes N] [--updates N] RULESET [PACKETS]\n");
 }
 
 int main(int argc, char **argv)
@@ -710,7 +713,7 @@ int main(int argc, char **argv)
 	long passes = -1;
 	char *end;
 	struct nfhp_sim_pkt *pk = NULL;
-	struct sim s = { .updates = BENCH_UPDATES };
+	struct sim s = { .updates = BENCH_UPDATES, .family = NFHP_FAMILY_IPV4 };
 	struct nfhp_verdict v;
 	struct nfhp_ref_verdict rv;
 	unsigned long mismatches = 0;
@@ -728,6 +731,8 @@ int main(int argc, char **argv)
 			shadow = true;
 		else if (!strcmp(argv[a], "--check"))
 			check = true;
+		else if (!strcmp(argv[a], "-6") || !strcmp(argv[a], "--ipv6"))
+			s.family = NFHP_FAMILY_IPV6;
 		else if (!strcmp(argv[a], "--opaque-xt"))
 			opaque = true;
 		else if (!strcmp(argv[a], "--updates") && a + 1 < argc) {
@@ -762,8 +767,9 @@ int main(int argc, char **argv)
 		usage();
 		return NFHP_EXIT_PARAM;
 	}
-	s.rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ULL);
-	s.ref = nfhp_ref_new(NFHP_FAMILY_IPV4);
+	s.rs = nfhp_ruleset_new(s.family, ~0ULL);
+	s.ref = nfhp_ref_new(s.family);
+	nfhp_print_set_family(s.family);
 	if (!s.rs || !s.ref) {
 		fprintf(stderr, "nf-hipac-sim: out of memory\n");
 		return NFHP_EXIT_RESOURCE;

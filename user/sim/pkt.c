@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
 
 static bool get_uint(const char *s, unsigned long long max,
 		     unsigned long long *v)
@@ -95,10 +96,22 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 			else
 				goto bad;
 		} else if (!strcmp(tok, "src") || !strcmp(tok, "dst")) {
-			if (!nfhp_parse_ipv4(val, &addr))
+			nfhp_u128 *a = &p->key.v[tok[0] == 's' ? NFHP_DIM_SRC :
+						      NFHP_DIM_DST];
+
+			/* An IPv6 address for the rule sets of nf-hipac-sim -6. */
+			if (strchr(val, ':')) {
+				struct in6_addr a6;
+
+				if (inet_pton(AF_INET6, val, &a6) != 1)
+					goto bad;
+				for (*a = 0, i = 0; i < 16; i++)
+					*a = *a << 8 | a6.s6_addr[i];
+			} else if (nfhp_parse_ipv4(val, &addr)) {
+				*a = addr;
+			} else {
 				goto bad;
-			p->key.v[tok[0] == 's' ? NFHP_DIM_SRC :
-				 NFHP_DIM_DST] = addr;
+			}
 		} else if (!strcmp(tok, "proto")) {
 			if (!nfhp_parse_protocol(val, &pr))
 				goto bad;
@@ -172,7 +185,8 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 	}
 	if (proto == 6 && !frag)
 		p->key.v[NFHP_DIM_TCPFLAGS] = flags;
-	if (proto == 1 && !frag && have_icmp)
+	/* ICMP's or ICMPv6's type and code, as the kernel's hooks fill them. */
+	if ((proto == 1 || proto == 58) && !frag && have_icmp)
 		p->key.v[NFHP_DIM_ICMP] = icmp;
 	nfhp_key_set_l4_short(&p->key, proto, frag, l4len);
 	nfhp_key_fold_port(&p->key, proto);

@@ -58,6 +58,31 @@ result "$(cmp -s "$tmp/small.out" "$tmp/small.want"; echo $?)" \
 	"verdicts: jump, goto, RETURN, policies, an interface wildcard" \
 	"$(diff "$tmp/small.want" "$tmp/small.out")"
 
+# -6: an IPv6 rule set, ICMPv6 types, the hop limit, a /1.
+cat > "$tmp/six.rules" <<'EOF'
+*filter
+:FORWARD DROP [0:0]
+-A FORWARD -s 2001:db8:1::/48 -p tcp -m tcp --dport 22 -j ACCEPT
+-A FORWARD -d 2001:db8::/32 -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT
+-A FORWARD -m hl --hl-lt 5 -j DROP
+-A FORWARD -s ::/1 -j ACCEPT
+-4 -A FORWARD -s 10.0.0.0/8 -j ACCEPT
+COMMIT
+EOF
+cat > "$tmp/six.pkt" <<'EOF'
+src=2001:db8:1::5 dst=2001:db8:2::1 proto=tcp dport=22
+src=2001:db8:2::5 dst=2001:db8:2::1 proto=tcp dport=23
+src=8000::1 dst=2001:db8::1 proto=ipv6-icmp icmp=128
+src=8000::1 dst=2001:db9::1 proto=ipv6-icmp icmp=128
+src=1::1 dst=::1 proto=udp dport=5 ttl=3
+EOF
+printf '%s\n' "ACCEPT FORWARD 1" "ACCEPT FORWARD 4" "ACCEPT FORWARD 2" \
+	"DROP FORWARD policy" "DROP FORWARD 3" > "$tmp/six.want"
+"$sim" -6 --check "$tmp/six.rules" "$tmp/six.pkt" > "$tmp/six.out" 2>&1
+result "$(grep -v '^nf-hipac-sim:' "$tmp/six.out" | cmp -s - "$tmp/six.want"; echo $?)" \
+	"-6: IPv6 verdicts, the -4 line skipped, checked against the reference" \
+	"$(cat "$tmp/six.out")"
+
 # 2,000 rules over a few /16s, and packets half inside a random rule.
 awk -v seed=7 -v rules=2000 -v pkts=3000 -v dir="$tmp" 'BEGIN {
 	srand(seed)
