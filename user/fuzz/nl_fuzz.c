@@ -361,6 +361,10 @@ static struct nlmsghdr *build_valid(char *buf, uint8_t cmd)
 	struct nlmsghdr *nlh = put_header(buf, cmd, 0);
 	struct nlattr *nest;
 
+	/* Either family's rule set; now and then one nf-hipac has not. */
+	if (one_in(2))
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY,
+				one_in(8) ? (uint8_t)rnd() : NFHP_FAMILY_IPV6);
 	switch (cmd) {
 	case NFHP_CMD_INSERT:
 		if (one_in(2))
@@ -432,7 +436,7 @@ static void put_soup(struct nlmsghdr *nlh, unsigned int depth)
 	unsigned char data[96];
 
 	for (i = 0; i < n && room(nlh, sizeof(data)); i++) {
-		uint16_t type = below(10);
+		uint16_t type = below(NFHPA_MAX + 1);
 
 		if (one_in(16))
 			type = rnd();
