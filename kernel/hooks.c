@@ -198,14 +198,28 @@ static bool nfhp_key_fill6(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	return true;
 }
 
-/* The netfilter verdict of a classification. */
-static unsigned int nfhp_verdict_nf(const struct nfhp_verdict *verdict)
+/**
+ * nfhp_hook_decide() - classify a packet whose key is filled
+ * @fam: the rule set's family state
+ * @pkt: the packet, as the key's producer left it
+ * @key: its key
+ *
+ * Return: NF_ACCEPT, NF_DROP, NF_QUEUE (queue 0, as iptables' QUEUE), or
+ * the verdict of an xtables target.
+ */
+static unsigned int nfhp_hook_decide(const struct nfhp_fam *fam,
+				     struct nfhp_xt_pkt *pkt,
+				     const struct nfhp_key *key)
 {
-	if (verdict->action == NFHP_ACT_XT)
-		return verdict->xt_verdict;
-	if (verdict->action == NFHP_ACT_QUEUE)
+	struct nfhp_verdict verdict;
+
+	nfhp_classify(fam->rs, pkt->state->hook - NF_INET_LOCAL_IN, key,
+		      pkt->skb->len, pkt, &verdict);
+	if (verdict.action == NFHP_ACT_XT)
+		return verdict.xt_verdict;
+	if (verdict.action == NFHP_ACT_QUEUE)
 		return NF_QUEUE;
-	return verdict->action == NFHP_ACT_DROP ? NF_DROP : NF_ACCEPT;
+	return verdict.action == NFHP_ACT_DROP ? NF_DROP : NF_ACCEPT;
 }
 
 /**
@@ -214,21 +228,16 @@ static unsigned int nfhp_verdict_nf(const struct nfhp_verdict *verdict)
  * @skb: the packet
  * @state: where it is
  *
- * Return: NF_ACCEPT, NF_DROP, NF_QUEUE (queue 0, as iptables' QUEUE), or
- * the verdict of an xtables target.
+ * Return: as nfhp_hook_decide().
  */
 static unsigned int nfhp_hook(void *priv, struct sk_buff *skb,
 			      const struct nf_hook_state *state)
 {
-	const struct nfhp_fam *fam = priv;
 	struct nfhp_xt_pkt pkt = { .skb = skb, .state = state };
-	struct nfhp_verdict verdict;
 	struct nfhp_key key;
 
 	nfhp_key_fill(&key, &pkt);
-	nfhp_classify(fam->rs, state->hook - NF_INET_LOCAL_IN, &key, skb->len,
-		      &pkt, &verdict);
-	return nfhp_verdict_nf(&verdict);
+	return nfhp_hook_decide(priv, &pkt, &key);
 }
 
 /**
@@ -237,22 +246,18 @@ static unsigned int nfhp_hook(void *priv, struct sk_buff *skb,
  * @skb: the packet
  * @state: where it is
  *
- * Return: as nfhp_hook(); NF_DROP for a packet whose headers cannot be
- * walked.
+ * Return: as nfhp_hook_decide(); NF_DROP for a packet whose headers
+ * cannot be walked.
  */
 static unsigned int nfhp_hook6(void *priv, struct sk_buff *skb,
 			       const struct nf_hook_state *state)
 {
-	const struct nfhp_fam *fam = priv;
 	struct nfhp_xt_pkt pkt = { .skb = skb, .state = state };
-	struct nfhp_verdict verdict;
 	struct nfhp_key key;
 
 	if (!nfhp_key_fill6(&key, &pkt))
 		return NF_DROP;
-	nfhp_classify(fam->rs, state->hook - NF_INET_LOCAL_IN, &key, skb->len,
-		      &pkt, &verdict);
-	return nfhp_verdict_nf(&verdict);
+	return nfhp_hook_decide(priv, &pkt, &key);
 }
 
 /**

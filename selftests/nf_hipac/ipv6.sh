@@ -41,66 +41,8 @@ r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
 ping6_ok() { in_ns "${1:-$ns_client}" $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" "${2:-$SERVER6}" >/dev/null 2>&1; }
 ping6_fail() { ! ping6_ok "$@"; }
 
-# One TCP or UDP exchange over IPv6, as nfhp_conn does over IPv4.
-py_server6='
-import socket, sys
-proto, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
-s = socket.socket(socket.AF_INET6, kind)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("::", port))
-if proto == "tcp":
-    s.listen(8)
-open(ready, "w").close()
-if proto == "tcp":
-    c, _ = s.accept()
-    c.recv(16)
-    c.sendall(b"pong")
-else:
-    data, peer = s.recvfrom(16)
-    s.sendto(b"pong", peer)
-'
-py_client6='
-import socket, sys
-proto, dst, port, wait = sys.argv[1:5]
-kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
-s = socket.socket(socket.AF_INET6, kind)
-s.settimeout(float(wait))
-try:
-    if proto == "tcp":
-        s.connect((dst, int(port)))
-        s.sendall(b"ping")
-        data = s.recv(16)
-    else:
-        s.sendto(b"ping", (dst, int(port)))
-        data, _ = s.recvfrom(16)
-except OSError:
-    sys.exit(1)
-sys.exit(0 if data == b"pong" else 1)
-'
-
 # conn6 PROTO PORT - client to server over IPv6; succeeds iff answered.
-conn6()
-{
-	local ready spid rc i
-
-	ready=$(mktemp -u "/tmp/nfhp-ready6.$$.XXXXXX")
-	timeout 30 ip netns exec $ns_server python3 -c "$py_server6" \
-		"$1" "$2" "$ready" &
-	spid=$!
-	for i in $(seq 100); do
-		[ -e "$ready" ] && break
-		kill -0 $spid 2>/dev/null || break
-		sleep 0.1
-	done
-	in_ns $ns_client python3 -c "$py_client6" "$1" "$SERVER6" "$2" \
-		"$NFHP_WAIT"
-	rc=$?
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
-	rm -f "$ready"
-	return $rc
-}
+conn6() { nfhp_conn "$1" "$2" $ns_client $ns_server $SERVER6; }
 conn6_fail() { ! conn6 "$@"; }
 
 # pkts6 CHAIN NUM - the packet counter of rule NUM of CHAIN (IPv6).
@@ -168,7 +110,7 @@ ip -n $ns_router -6 neigh flush dev veth0
 nfhp_check "ping6 of the router, neighbours resolved anew" \
 	ping6_ok $ns_client $ROUTER_CLIENT6
 nfhp_check "TCP to the router dropped by the policy" \
-	bash -c "! ip netns exec $ns_client python3 -c '$py_client6' tcp $ROUTER_CLIENT6 22 $NFHP_WAIT"
+	eval "! nfhp_conn tcp 22 $ns_client $ns_router $ROUTER_CLIENT6"
 nfhp_check "-D the ICMPv6 accept" r6 -D INPUT 1
 ip -n $ns_client -6 neigh flush dev veth0
 ip -n $ns_router -6 neigh flush dev veth0

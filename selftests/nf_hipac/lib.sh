@@ -248,15 +248,16 @@ ping_fail()
 		>/dev/null 2>&1
 }
 
-# Listener for nfhp_conn: bind PROTO/PORT, touch READY, answer one
-# connection or datagram with "pong", exit.
+# Listener for nfhp_conn: bind PROTO/PORT (IPv6 when FAMILY is 6), touch
+# READY, answer one connection or datagram with "pong", exit.
 nfhp_py_server='
 import socket, sys, time
 proto, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+v6 = len(sys.argv) > 4 and sys.argv[4] == "6"
 kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
-s = socket.socket(socket.AF_INET, kind)
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, kind)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("0.0.0.0", port))
+s.bind(("::" if v6 else "0.0.0.0", port))
 if proto == "tcp":
     s.listen(8)
 open(ready, "w").close()
@@ -271,15 +272,17 @@ else:
 '
 
 # Client for nfhp_conn: send "ping" to DST/PORT (from SPORT if non-zero),
-# exit 0 iff "pong" comes back within WAIT seconds.
+# exit 0 iff "pong" comes back within WAIT seconds.  An IPv6 DST makes it
+# an IPv6 socket.
 nfhp_py_client='
 import socket, sys
 proto, dst, port, sport, wait = sys.argv[1:6]
+v6 = ":" in dst
 kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
-s = socket.socket(socket.AF_INET, kind)
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, kind)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 if int(sport):
-    s.bind(("0.0.0.0", int(sport)))
+    s.bind(("::" if v6 else "0.0.0.0", int(sport)))
 s.settimeout(float(wait))
 try:
     if proto == "tcp":
@@ -296,8 +299,9 @@ sys.exit(0 if data == b"pong" else 1)
 
 # nfhp_conn PROTO PORT [SRC_NS [DST_NS [DST_IP]]] - start a one-shot tcp or
 # udp echo server on PORT in DST_NS (default server), send one request from
-# SRC_NS (default client) to DST_IP (default $SERVER_IP) and succeed iff the
-# reply arrives within $NFHP_WAIT seconds.  Set NFHP_SPORT (40000-49999,
+# SRC_NS (default client) to DST_IP (default $SERVER_IP; an IPv6 address
+# makes both ends IPv6) and succeed iff the reply arrives within $NFHP_WAIT
+# seconds.  Set NFHP_SPORT (40000-49999,
 # never ephemeral) to fix the client's source port.
 nfhp_conn()
 {
@@ -306,7 +310,7 @@ nfhp_conn()
 
 	ready=$(mktemp -u "/tmp/nfhp-ready.$$.XXXXXX")
 	timeout 30 ip netns exec "$dst" python3 -c "$nfhp_py_server" \
-		"$proto" "$port" "$ready" &
+		"$proto" "$port" "$ready" "$([[ $ip == *:* ]] && echo 6)" &
 	spid=$!
 	for i in $(seq 100); do
 		[ -e "$ready" ] && break
