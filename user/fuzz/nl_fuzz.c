@@ -753,6 +753,7 @@ static bool known_errno(int err)
 	case ELOOP: case EOPNOTSUPP: case EPERM: case ENOMEM:
 	case EMSGSIZE: case ENOBUFS:
 	case EPROTOTYPE:	/* an xtables extension without that revision */
+	case EAFNOSUPPORT:	/* NFHPA_FAMILY of a family nf-hipac lacks */
 		return true;
 	}
 	return false;
