@@ -5,13 +5,16 @@
     bench/ipv4to6.py rules acl1_10k.ipt > acl1_10k.ip6t
     bench/ipv4to6.py packets acl1_10k.pkt > acl1_10k.pkt6
 
-Every IPv4 address a.b.c.d becomes 2001:db8:ab:cd:: (its 32 bits right
-after 2001:db8::/32) and a prefix /p becomes /(32 + p), so that the IPv6
-rule set has the same intervals, in the same order, as the IPv4 one:
-what differs in nf-hipac-sim -6 is the width of the keys alone.  ICMP
+Every IPv4 address a.b.c.d becomes its 32 bits right after fd00::/24
+(bits 72 to 103 of the IPv6 address) and a prefix /p becomes /(24 + p),
+so that the IPv6 rule set has the same intervals, in the same order, as
+the IPv4 one, and the same width classes and folds (kernel/group.c moves
+IPv6's 72 bits up): what differs in nf-hipac-sim -6 is the width of the
+keys alone.  ICMP
 becomes ICMPv6 by number ("-p icmp --icmp-type 8" stays type 8), and
 "-m ttl" becomes "-m hl".  Lines of other rules pass as they are.
 """
+import ipaddress
 import re
 import sys
 
@@ -21,9 +24,10 @@ ADDR = re.compile(r'(?<![\w.:])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})'
 
 def v6(m):
     a = [int(m.group(i)) for i in range(1, 5)]
-    text = '2001:db8:%x:%x::' % (a[0] << 8 | a[1], a[2] << 8 | a[3])
+    v4 = a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3]
+    text = ipaddress.IPv6Address(0xfd0000 << 104 | v4 << 72).compressed
     if m.group(5) is not None:
-        text += '/%d' % (32 + int(m.group(5)))
+        text += '/%d' % (24 + int(m.group(5)))
     return text
 
 

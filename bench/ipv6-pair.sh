@@ -3,8 +3,9 @@
 #
 # IPv6 lookups against IPv4 ones, on the same rule sets: each ClassBench
 # set is classified as converted (bench/classbench-sets.sh) and as
-# bench/ipv4to6.py makes it IPv6 (every address 32 bits further down in
-# 2001:db8::/32, so the intervals are the same ones), by nf-hipac-sim and
+# bench/ipv4to6.py makes it IPv6 (every address moved 72 bits up, below
+# fd00::/24, so the intervals, width classes and folds are the same), by
+# nf-hipac-sim and
 # nf-hipac-sim -6 in turn within each round; the table has the medians of
 # the rounds.  What differs is the width of the address keys: RLP128
 # nodes and their binary search, and IPv6's width classes.
@@ -83,9 +84,10 @@ elapsed=$(($(date +%s) - start))
 	echo "Run time: ${elapsed} s"
 	echo
 	echo "Each ClassBench 10k set as bench/classbench-sets.sh converts it, and the"
-	echo "same set made IPv6 by bench/ipv4to6.py: a.b.c.d/p becomes"
-	echo "2001:db8:ab:cd::/(32+p), so both have the same intervals in the same"
-	echo "order.  \`nf-hipac-sim --bench\` and \`nf-hipac-sim -6 --bench\` take turns,"
+	echo "same set made IPv6 by bench/ipv4to6.py: a.b.c.d/p moves 72 bits up,"
+	echo "below fd00::/24, as /(24+p), so both have the same intervals in the same"
+	echo "order and the same width classes.  \`nf-hipac-sim --bench\` and"
+	echo "\`nf-hipac-sim -6 --bench\` take turns,"
 	echo "$rounds rounds; medians of the thread CPU time per lookup over the first"
 	echo "$npkts packets of the trace.  \"lookup MiB\": trees, entries and counters."
 	echo

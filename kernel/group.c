@@ -92,13 +92,17 @@
 
 /*
  * An address range at least this wide counts as a wildcard for grouping:
- * for IPv4 a /8, for IPv6 a /32 (what a registry gives a provider);
- * middle from a /20, for IPv6 from a /64 (a subnet).
+ * for IPv4 a /8, middle from a /20.  IPv6's classes are IPv4's 72 bits
+ * further up: wide a /32 (what a registry gives a provider), middle from
+ * a /44, narrow from a /45 (sites, subnets and hosts).  A rule set moved
+ * into IPv6 so (bench/ipv4to6.py) keeps its classes, and its folds:
+ * nfhp_fold_key() reads the same 32 bits of an address.
  */
 #define NFHP_WIDE_ADDR4		BIT_ULL(24)
 #define NFHP_MIDDLE_ADDR4	BIT_ULL(12)
-#define NFHP_WIDE_ADDR6		((nfhp_u128)1 << 96)
-#define NFHP_MIDDLE_ADDR6	((nfhp_u128)1 << 64)
+#define NFHP_ADDR6_SHIFT	72
+#define NFHP_WIDE_ADDR6		((nfhp_u128)NFHP_WIDE_ADDR4 << NFHP_ADDR6_SHIFT)
+#define NFHP_MIDDLE_ADDR6	((nfhp_u128)NFHP_MIDDLE_ADDR4 << NFHP_ADDR6_SHIFT)
 
 enum nfhp_width {
 	NFHP_WIDTH_WIDE,
@@ -157,12 +161,13 @@ unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold)
 
 /*
  * A sort key: the other dimension's class above where the hull begins,
- * as the top 32 bits of an address of @family (an IPv6 /32: places
- * within one count once, an estimate).
+ * as 32 bits of an address: all of an IPv4 one; of an IPv6 one, those
+ * its classes are cut from (/25 to /56: places in one /56 count once, an
+ * estimate; the /32 of a provider would make them all one place).
  */
 static u64 nfhp_fold_key(u8 family, enum nfhp_width other, nfhp_u128 at)
 {
-	unsigned int cut = nfhp_dim_bits(family, NFHP_DIM_SRC) - 32;
+	unsigned int cut = family == NFHP_FAMILY_IPV6 ? NFHP_ADDR6_SHIFT : 0;
 
 	return (u64)other << 32 | (u32)(at >> cut);
 }
