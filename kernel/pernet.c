@@ -144,7 +144,9 @@ void nfhp_net_settle(struct nfhp_net *hn)
 
 /*
  * What commits replaced goes a grace period after them, and only then the
- * conntrack reference the old rules may have used.
+ * conntrack reference the old rules may have used: free what no packet
+ * can be inside any more, and come back after another grace period for
+ * the rest, unless the namespace is going.  @hn->lock held.
  */
 static void nfhp_net_release(struct nfhp_net *hn)
 {
@@ -153,10 +155,10 @@ static void nfhp_net_release(struct nfhp_net *hn)
 
 	for (i = 0; i < NFHP_FAM_MAX; i++)
 		pending |= nfhp_ruleset_release(hn->fam[i].rs, false);
-	if (pending)
-		queue_rcu_work(system_wq, &hn->release_work);
-	else
+	if (!pending)
 		nfhp_net_settle(hn);
+	else if (!hn->dying)
+		queue_rcu_work(system_wq, &hn->release_work);
 }
 
 /**
@@ -254,16 +256,9 @@ static void nfhp_net_release_work(struct work_struct *work)
 {
 	struct nfhp_net *hn = container_of(to_rcu_work(work), struct nfhp_net,
 					   release_work);
-	bool pending = false;
-	unsigned int i;
 
 	mutex_lock(&hn->lock);
-	for (i = 0; i < NFHP_FAM_MAX; i++)
-		pending |= nfhp_ruleset_release(hn->fam[i].rs, false);
-	if (!pending)
-		nfhp_net_settle(hn);
-	else if (!hn->dying)
-		queue_rcu_work(system_wq, &hn->release_work);
+	nfhp_net_release(hn);
 	mutex_unlock(&hn->lock);
 }
 

@@ -354,17 +354,6 @@ u64 nfhp_ruleset_mem_allocated(const struct nfhp_ruleset *rs)
 }
 
 /**
- * nfhp_ruleset_family() - the address family of a rule set
- * @rs: the rule set
- *
- * Return: its &enum nfhp_family.
- */
-u8 nfhp_ruleset_family(const struct nfhp_ruleset *rs)
-{
-	return rs->family;
-}
-
-/**
  * nfhp_ruleset_counter_mem() - bytes the rules' counters take
  * @rs: the rule set
  *

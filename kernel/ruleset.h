@@ -60,7 +60,6 @@ struct nfhp_verdict {
 
 /* Life cycle. */
 struct nfhp_ruleset *nfhp_ruleset_new(u8 family, u64 mem_limit);
-u8 nfhp_ruleset_family(const struct nfhp_ruleset *rs);
 struct nfhp_ext_ops;
 void nfhp_ruleset_set_ext(struct nfhp_ruleset *rs,
 			  const struct nfhp_ext_ops *ops, void *priv);
