@@ -342,9 +342,8 @@ static int nfhp_net_new_rulesets(struct nfhp_net *hn)
 			return -ENOMEM;
 		nfhp_ruleset_set_lock(fam->rs, &hn->lock);
 		nfhp_ruleset_defer_release(fam->rs, true);
-		/* xtables extensions run for IPv4 only, for now. */
-		if (fam->family == NFHP_FAMILY_IPV4)
-			nfhp_ruleset_set_ext(fam->rs, &nfhp_xt_ops, hn->net);
+		nfhp_ruleset_set_ext(fam->rs, fam->family == NFHP_FAMILY_IPV6 ?
+				     &nfhp_xt6_ops : &nfhp_xt_ops, hn->net);
 	}
 	return 0;
 }

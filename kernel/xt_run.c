@@ -9,11 +9,14 @@
  * with a private copy of their info.  At packet time the core calls back
  * for the rules the tree found in the packet's leaves: the matches run as
  * ipt_do_table runs them, the target returns a verdict or XT_CONTINUE.
- * This is the evaluator of ext.h for every namespace's rule set.
+ * This is the evaluator of ext.h for every namespace's rule sets: with
+ * nfhp_xt_ops for IPv4 (the modules' NFPROTO_IPV4 variants, ip_tables'
+ * entry) and nfhp_xt6_ops for IPv6 (NFPROTO_IPV6, ip6_tables' entry).
  */
 
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
 
@@ -39,8 +42,10 @@ struct nfhp_xt_item {
 /**
  * struct nfhp_xt_rule - the extensions of one rule
  * @net: the namespace whose rule set holds the rule
+ * @family: NFPROTO_IPV4 or NFPROTO_IPV6
  * @entry: the rule's IP part as ip_tables has it, for checkentry and
- *	destroy (some read the protocol from it)
+ *	destroy (some read the protocol from it), IPv4
+ * @entry6: the same as ip6_tables has it, IPv6
  * @hook_mask: the netfilter hooks the rule can be reached from
  * @nmatch: matches in @match
  * @has_target: @target is set
@@ -51,7 +56,11 @@ struct nfhp_xt_item {
  */
 struct nfhp_xt_rule {
 	struct net *net;
-	struct ipt_entry entry;
+	u8 family;
+	union {
+		struct ipt_entry entry;
+		struct ip6t_entry entry6;
+	};
 	unsigned int hook_mask;
 	unsigned int nmatch;
 	bool has_target;
@@ -73,6 +82,9 @@ static const char *const nfhp_xt_stateless_names[] = {
 	"length", "mac", "mark", "multiport", "owner", "physdev", "pkttype",
 	"policy", "realm", "sctp", "set", "socket", "state", "string", "tcp",
 	"tcpmss", "time", "tos", "ttl", "u32", "udp",
+	/* IPv6's own matches */
+	"dst", "eui64", "frag", "hbh", "hl", "icmp6", "ipv6header", "mh", "rt",
+	"srh",
 	/* targets */
 	"AUDIT", "CLASSIFY", "CONNMARK", "DSCP", "LOG", "MARK", "NFLOG",
 	"NFQUEUE", "REJECT", "SET", "TCPMSS", "TOS", "TRACE",
@@ -154,26 +166,62 @@ static int nfhp_xt_decode(const struct nlattr *a, struct nlattr **tb,
 	return 0;
 }
 
-/* The parts of ip_tables' struct ipt_ip that checkentry functions read. */
-static void nfhp_xt_fill_ip(struct ipt_ip *ip,
-			    const struct nfhp_rule_spec *spec)
+/* The single protocol @m matches (with @inv), or false. */
+static bool nfhp_xt_one_proto(const struct nfhp_dim_match *m, u16 *proto,
+			      bool *inv)
+{
+	if (m->dim != NFHP_DIM_PROTO || m->form != NFHP_FORM_RANGES ||
+	    m->nranges != 1 || m->ranges[0].lo != m->ranges[0].hi)
+		return false;
+	*proto = m->ranges[0].lo;
+	*inv = m->invert;
+	return true;
+}
+
+/*
+ * The parts of the rule's entry that checkentry functions read: the
+ * protocol, and IPv4's fragment flag.
+ */
+static void nfhp_xt_fill_entry(struct nfhp_xt_rule *x,
+			       const struct nfhp_rule_spec *spec)
 {
 	const struct nfhp_dim_match *m;
+	struct ip6t_ip6 *ip6 = &x->entry6.ipv6;
+	struct ipt_ip *ip = &x->entry.ip;
 	unsigned int i;
+	u16 proto;
+	bool inv;
 
 	for (i = 0; i < spec->nmatch; i++) {
 		m = &spec->m[i];
-		if (m->dim == NFHP_DIM_PROTO && m->form == NFHP_FORM_RANGES &&
-		    m->nranges == 1 && m->ranges[0].lo == m->ranges[0].hi) {
-			ip->proto = m->ranges[0].lo;
-			if (m->invert)
+		if (nfhp_xt_one_proto(m, &proto, &inv) &&
+		    x->family == NFPROTO_IPV6) {
+			ip6->proto = proto;
+			ip6->flags |= IP6T_F_PROTO;
+			if (inv)
+				ip6->invflags |= IP6T_INV_PROTO;
+		} else if (nfhp_xt_one_proto(m, &proto, &inv)) {
+			ip->proto = proto;
+			if (inv)
 				ip->invflags |= IPT_INV_PROTO;
-		} else if (m->dim == NFHP_DIM_FRAG) {
+		} else if (m->dim == NFHP_DIM_FRAG &&
+			   x->family == NFPROTO_IPV4) {
 			ip->flags |= IPT_F_FRAG;
 			if (m->invert)
 				ip->invflags |= IPT_INV_FRAG;
 		}
 	}
+}
+
+/* The protocol of @x's entry and whether it is inverted, for xt_check_*. */
+static u16 nfhp_xt_entry_proto(const struct nfhp_xt_rule *x, bool *inv)
+{
+	if (x->family == NFPROTO_IPV6) {
+		*inv = x->entry6.ipv6.invflags & IP6T_INV_PROTO;
+		return x->entry6.ipv6.proto;
+	}
+	*inv = x->entry.ip.invflags & IPT_INV_PROTO;
+	return x->entry.ip.proto;
 }
 
 static void nfhp_xt_match_put(struct nfhp_xt_rule *x, struct nfhp_xt_item *it)
@@ -182,7 +230,7 @@ static void nfhp_xt_match_put(struct nfhp_xt_rule *x, struct nfhp_xt_item *it)
 		.net = x->net,
 		.match = it->match,
 		.matchinfo = it->info,
-		.family = NFPROTO_IPV4,
+		.family = x->family,
 	};
 
 	if (it->match->destroy)
@@ -198,7 +246,7 @@ static void nfhp_xt_target_put(struct nfhp_xt_rule *x,
 		.net = x->net,
 		.target = it->target,
 		.targinfo = it->info,
-		.family = NFPROTO_IPV4,
+		.family = x->family,
 	};
 
 	if (it->target->destroy)
@@ -208,18 +256,21 @@ static void nfhp_xt_target_put(struct nfhp_xt_rule *x,
 }
 
 /*
- * xt_request_find_match(), and for "icmp", which ip_tables.ko itself
- * registers under no module alias, ip_tables loaded first: a host that
- * filters with nf-hipac alone may not have it.
+ * xt_request_find_match(), and for "icmp" and "icmp6", which ip_tables.ko
+ * and ip6_tables.ko themselves register under no module alias, their
+ * module loaded first: a host that filters with nf-hipac alone may not
+ * have it.
  */
-static struct xt_match *nfhp_xt_find_match(const char *name, u8 revision)
+static struct xt_match *nfhp_xt_find_match(u8 family, const char *name,
+					   u8 revision)
 {
-	struct xt_match *m = xt_request_find_match(NFPROTO_IPV4, name,
-						   revision);
+	struct xt_match *m = xt_request_find_match(family, name, revision);
+	bool v6 = family == NFPROTO_IPV6;
 
-	if (PTR_ERR_OR_ZERO(m) == -ENOENT && !strcmp(name, "icmp") &&
-	    !request_module("ip_tables"))
-		m = xt_request_find_match(NFPROTO_IPV4, name, revision);
+	if (PTR_ERR_OR_ZERO(m) == -ENOENT &&
+	    !strcmp(name, v6 ? "icmp6" : "icmp") &&
+	    !request_module(v6 ? "ip6_tables" : "ip_tables"))
+		m = xt_request_find_match(family, name, revision);
 	return m;
 }
 
@@ -247,13 +298,15 @@ static int nfhp_xt_match_get(struct nfhp_xt_rule *x, struct nfhp_xt_item *it,
 {
 	struct xt_mtchk_param par;
 	const char *name;
+	bool inv;
+	u16 proto;
 	u8 rev;
 	int err;
 
 	err = nfhp_xt_item_read(a, it, &name, &rev, msg);
 	if (err)
 		return err;
-	it->match = nfhp_xt_find_match(name, rev);
+	it->match = nfhp_xt_find_match(x->family, name, rev);
 	if (IS_ERR(it->match)) {
 		*msg = "unknown xtables match or revision";
 		err = PTR_ERR(it->match);
@@ -262,10 +315,10 @@ static int nfhp_xt_match_get(struct nfhp_xt_rule *x, struct nfhp_xt_item *it,
 	par = (struct xt_mtchk_param) {
 		.net = x->net, .table = "filter", .entryinfo = &x->entry,
 		.match = it->match, .matchinfo = it->info,
-		.hook_mask = x->hook_mask, .family = NFPROTO_IPV4,
+		.hook_mask = x->hook_mask, .family = x->family,
 	};
-	err = xt_check_match(&par, it->size, x->entry.ip.proto,
-			     x->entry.ip.invflags & IPT_INV_PROTO);
+	proto = nfhp_xt_entry_proto(x, &inv);
+	err = xt_check_match(&par, it->size, proto, inv);
 	if (!err)
 		return 0;
 	*msg = "the xtables match refused the rule (see the kernel log)";
@@ -282,13 +335,15 @@ static int nfhp_xt_target_get(struct nfhp_xt_rule *x, const struct nlattr *a,
 	struct nfhp_xt_item *it = &x->target;
 	struct xt_tgchk_param par;
 	const char *name;
+	bool inv;
+	u16 proto;
 	u8 rev;
 	int err;
 
 	err = nfhp_xt_item_read(a, it, &name, &rev, msg);
 	if (err)
 		return err;
-	it->target = xt_request_find_target(NFPROTO_IPV4, name, rev);
+	it->target = xt_request_find_target(x->family, name, rev);
 	if (IS_ERR(it->target)) {
 		*msg = "unknown xtables target or revision";
 		err = PTR_ERR(it->target);
@@ -297,10 +352,10 @@ static int nfhp_xt_target_get(struct nfhp_xt_rule *x, const struct nlattr *a,
 	par = (struct xt_tgchk_param) {
 		.net = x->net, .table = "filter", .entryinfo = &x->entry,
 		.target = it->target, .targinfo = it->info,
-		.hook_mask = x->hook_mask, .family = NFPROTO_IPV4,
+		.hook_mask = x->hook_mask, .family = x->family,
 	};
-	err = xt_check_target(&par, it->size, x->entry.ip.proto,
-			      x->entry.ip.invflags & IPT_INV_PROTO);
+	proto = nfhp_xt_entry_proto(x, &inv);
+	err = xt_check_target(&par, it->size, proto, inv);
 	if (!err) {
 		x->has_target = true;
 		return 0;
@@ -330,7 +385,8 @@ static unsigned int nfhp_xt_hook_mask(unsigned int hooks)
 	return hooks << NF_INET_LOCAL_IN;
 }
 
-static int nfhp_xt_create(void *priv, const struct nfhp_rule_spec *spec,
+static int nfhp_xt_create(void *priv, u8 family,
+			  const struct nfhp_rule_spec *spec,
 			  unsigned int hooks, void **ext, bool *matches,
 			  const char **msg)
 {
@@ -346,8 +402,9 @@ static int nfhp_xt_create(void *priv, const struct nfhp_rule_spec *spec,
 	if (!x)
 		return -ENOMEM;
 	x->net = priv;
+	x->family = family;
 	x->hook_mask = nfhp_xt_hook_mask(hooks);
-	nfhp_xt_fill_ip(&x->entry.ip, spec);
+	nfhp_xt_fill_entry(x, spec);
 	nla_for_each_attr(a, nfhp_xt_attrs(spec), spec->ext_len, rem) {
 		if (nla_type(a) == NFHPA_XT_TARGET) {
 			err = nfhp_xt_target_get(x, a, msg);
@@ -368,6 +425,22 @@ static int nfhp_xt_create(void *priv, const struct nfhp_rule_spec *spec,
 	*matches = x->nmatch;
 	*ext = x;
 	return 0;
+}
+
+static int nfhp_xt_create4(void *priv, const struct nfhp_rule_spec *spec,
+			   unsigned int hooks, void **ext, bool *matches,
+			   const char **msg)
+{
+	return nfhp_xt_create(priv, NFPROTO_IPV4, spec, hooks, ext, matches,
+			      msg);
+}
+
+static int nfhp_xt_create6(void *priv, const struct nfhp_rule_spec *spec,
+			   unsigned int hooks, void **ext, bool *matches,
+			   const char **msg)
+{
+	return nfhp_xt_create(priv, NFPROTO_IPV6, spec, hooks, ext, matches,
+			      msg);
 }
 
 static void nfhp_xt_param(struct xt_action_param *par,
@@ -452,7 +525,17 @@ static bool nfhp_xt_rekey(void *pkt, struct nfhp_key *key)
 }
 
 const struct nfhp_ext_ops nfhp_xt_ops = {
-	.create = nfhp_xt_create,
+	.create = nfhp_xt_create4,
+	.destroy = nfhp_xt_destroy,
+	.match = nfhp_xt_match,
+	.target = nfhp_xt_target,
+	.rekey = nfhp_xt_rekey,
+	.hooks = nfhp_xt_hooks,
+	.stateless = nfhp_xt_stateless,
+};
+
+const struct nfhp_ext_ops nfhp_xt6_ops = {
+	.create = nfhp_xt_create6,
 	.destroy = nfhp_xt_destroy,
 	.match = nfhp_xt_match,
 	.target = nfhp_xt_target,

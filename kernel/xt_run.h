@@ -14,7 +14,8 @@
  * struct nfhp_xt_pkt - a packet as xtables modules see it
  * @skb: the packet
  * @state: the hook state
- * @fragoff: the IPv4 fragment offset, in 8-byte units
+ * @fragoff: the fragment offset: IPv4's in 8-byte units, IPv6's in bytes
+ *	as ipv6_find_hdr() gives it (modules test it against zero)
  * @thoff: offset of the transport header
  */
 struct nfhp_xt_pkt {
@@ -24,7 +25,8 @@ struct nfhp_xt_pkt {
 	unsigned int thoff;
 };
 
-/* The evaluator; its @priv is the rule set's struct net. */
+/* The evaluators of IPv4 and IPv6; @priv is the rule set's struct net. */
 extern const struct nfhp_ext_ops nfhp_xt_ops;
+extern const struct nfhp_ext_ops nfhp_xt6_ops;
 
 #endif /* _NFHP_XT_RUN_H */

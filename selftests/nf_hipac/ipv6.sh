@@ -8,8 +8,10 @@
 # UDP over IPv6 get the verdicts of the rules; prefixes and "!"; counters
 # grow by exactly the packets sent; neighbour discovery works behind an
 # INPUT DROP policy with the usual ICMPv6 accept rule; the IPv4 and the
-# IPv6 rule sets stay apart, in rules, listings and /proc; a netns with
-# rules in both families goes away cleanly.
+# IPv6 rule sets stay apart, in rules, listings and /proc; the kernel's
+# xtables modules run IPv6 rules' other matches and targets (REJECT's
+# IPv6 variant, limit, frag, ipv6header, iprange); 10,000 rules restored
+# under traffic; a netns with rules in both families goes away cleanly.
 # nfhp-timeout: 600
 
 . "$(dirname "$0")/lib.sh"
@@ -145,6 +147,77 @@ nfhp_check "-F INPUT, -P INPUT ACCEPT" \
 	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -F INPUT &&
 		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -P INPUT ACCEPT"
 
+# refused6 PROTO PORT - the server listens, yet the request is refused.
+refused6() { nfhp_refused "$1" "$2" $ns_client $ns_server $SERVER6; }
+
+# A module that is not loaded is built in (the debug kernel's).
+refcnt() { cat /sys/module/"$1"/refcnt 2>/dev/null || echo 0; }
+held() { ! grep -q "^$1 " /proc/modules || [ "$(refcnt "$1")" -gt 0 ]; }
+unheld() { ! grep -q "^$1 " /proc/modules || [ "$(refcnt "$1")" -eq 0 ]; }
+
+# pings6 N [SIZE] - how many of N single ping6s of SIZE bytes are answered.
+pings6()
+{
+	local i n=0
+
+	for i in $(seq "$1"); do
+		in_ns $ns_client $NFHP_PING -6 -q -c1 -s "${2:-56}" \
+			-W"$NFHP_WAIT" $SERVER6 >/dev/null 2>&1 && n=$((n + 1))
+	done
+	echo $n
+}
+
+# The xtables fallback, IPv6 variants: REJECT answers with ICMPv6.
+nfhp_check "REJECT --reject-with tcp-reset for TCP/8080" \
+	r6 -A FORWARD -p tcp --dport 8080 -j REJECT --reject-with tcp-reset
+nfhp_check "TCP/8080 over IPv6 is reset" refused6 tcp 8080
+nfhp_check "REJECT (icmp6-port-unreachable) for UDP/5353" \
+	r6 -I FORWARD 1 -p udp --dport 5353 -j REJECT
+nfhp_check "UDP/5353 gets port unreachable" refused6 udp 5353
+nfhp_check "TCP/8081 passes" conn6 tcp 8081
+nfhp_check "-S prints REJECT as ip6tables-save" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -S FORWARD |
+		 grep -qx -- '-A FORWARD -p udp -m udp --dport 5353 -j REJECT --reject-with icmp6-port-unreachable'"
+nfhp_check "-L shows IPv6's reject type" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -L FORWARD -n |
+		 grep -q 'reject-with icmp6-port-unreachable'"
+nfhp_check "the IPv6 REJECT module is held" held ip6t_REJECT
+nfhp_check "-F FORWARD" r6 -F FORWARD
+nfhp_check "flush lets ip6t_REJECT go" unheld ip6t_REJECT
+nfhp_check "TCP/8080 passes again" conn6 tcp 8080
+
+# Echo requests only: the replies cross FORWARD too.
+nfhp_check "limit 2 then DROP" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A FORWARD -p ipv6-icmp --icmpv6-type echo-request -m limit --limit 1/hour --limit-burst 2 -j ACCEPT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A FORWARD -p ipv6-icmp --icmpv6-type echo-request -j DROP"
+n=$(pings6 5)
+nfhp_check "2 of 5 ping6s pass the limit ($n)" test "$n" -eq 2
+nfhp_check "-F FORWARD" r6 -F FORWARD
+
+# Fragments: a 3,000-byte echo request leaves the client in three.
+nfhp_check "-A FORWARD -m frag --fragmore -j DROP" \
+	r6 -A FORWARD -m frag --fragmore -j DROP
+nfhp_check "a ping6 of 100 bytes passes" test "$(pings6 1 100)" = 1
+nfhp_check "a ping6 of 3,000 bytes loses its first fragments" \
+	test "$(pings6 1 3000)" = 0
+nfhp_check "-R 1 -m ipv6header --header ipv6-frag --soft -j DROP" \
+	r6 -R FORWARD 1 -m ipv6header --header ipv6-frag --soft -j DROP
+nfhp_check "ipv6header: 100 bytes pass" test "$(pings6 1 100)" = 1
+nfhp_check "ipv6header: 3,000 bytes dropped" test "$(pings6 1 3000)" = 0
+nfhp_check "-D 1: 3,000 bytes pass" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -D FORWARD 1 &&
+		 [ \"\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -S FORWARD | grep -c -- -A)\" = 0 ]"
+nfhp_check "a ping6 of 3,000 bytes passes" test "$(pings6 1 3000)" = 1
+
+# An address range of IPv6's iprange.
+nfhp_check "-m iprange --src-range $CLIENT6-fd00:1::9" \
+	r6 -A FORWARD -p udp --dport 5353 -m iprange --src-range $CLIENT6-fd00:1::9 -j DROP
+nfhp_check "UDP/5353 from the range dropped" conn6_fail udp 5353
+nfhp_check "-R 1 with a range past the client" \
+	r6 -R FORWARD 1 -p udp --dport 5353 -m iprange --src-range fd00:1::3-fd00:1::9 -j DROP
+nfhp_check "UDP/5353 passes" conn6 udp 5353
+nfhp_check "-F FORWARD" r6 -F FORWARD
+
 # The hop limit.
 nfhp_check "-A FORWARD -p ipv6-icmp -m hl --hl-lt 10 -j DROP" \
 	r6 -A FORWARD -p ipv6-icmp -m hl --hl-lt 10 -j DROP
@@ -219,26 +292,26 @@ nfhp_check "a restore with an IPv4 address fails (exit 2)" \
 nfhp_check "and leaves the IPv6 rules as they were" \
 	[ "$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save" | grep -- '^-A')" = "$before" ]
 
-# 5,000 IPv6 rules restored at once while ping6 runs: the allowed flow
+# 10,000 IPv6 rules restored at once while ping6 runs: the allowed flow
 # never stops, and the new rules hold after.
 {
 	echo "*filter"
 	echo ":FORWARD ACCEPT [0:0]"
-	for i in $(seq 0 4999); do
+	for i in $(seq 0 9999); do
 		printf -- '-A FORWARD -s fd00:%x:%x::/48 -p tcp -m tcp --dport %d -j DROP\n' \
 			$((100 + i / 1000)) $((i % 1000)) $((1000 + i % 50))
 	done
 	echo "-A FORWARD -d fd00:2::2/128 -p udp -m udp --dport 6000 -j DROP"
 	echo "COMMIT"
 } > "$rules6"
-in_ns $ns_client $NFHP_PING -6 -q -i0.1 -c60 -W1 $SERVER6 > "$rules6.ping" 2>&1 &
+in_ns $ns_client $NFHP_PING -6 -q -i0.1 -c100 -W1 $SERVER6 > "$rules6.ping" 2>&1 &
 ping_pid=$!
-nfhp_check "restore of 5,001 IPv6 rules under traffic" restore6 "$rules6"
+nfhp_check "restore of 10,001 IPv6 rules under traffic" restore6 "$rules6"
 wait $ping_pid
 nfhp_check "ping6 lost nothing across the restore" \
 	grep -q ' 0% packet loss' "$rules6.ping"
-nfhp_check "info6 counts the 5,001 rules (the user chain is gone)" \
-	[ "$(info6 "total number of rules")" = 5001 ]
+nfhp_check "info6 counts the 10,001 rules (the user chain is gone)" \
+	[ "$(info6 "total number of rules")" = 10001 ]
 nfhp_check "the last of them drops UDP/6000" conn6_fail udp 6000
 nfhp_check "UDP/6001 passes" conn6 udp 6001
 rm -f "$rules6" "$rules6".*

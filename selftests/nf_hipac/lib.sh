@@ -275,8 +275,9 @@ else:
 # exit 0 iff "pong" comes back within WAIT seconds.  An IPv6 DST makes it
 # an IPv6 socket.
 nfhp_py_client='
-import socket, sys
+import os, socket, sys
 proto, dst, port, sport, wait = sys.argv[1:6]
+refused = os.environ.get("NFHP_CONN_REFUSED") == "1"
 v6 = ":" in dst
 kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
 s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, kind)
@@ -285,16 +286,19 @@ if int(sport):
     s.bind(("::" if v6 else "0.0.0.0", int(sport)))
 s.settimeout(float(wait))
 try:
-    if proto == "tcp":
+    if proto == "tcp" or refused:
+        # A connected UDP socket hears of an ICMP port unreachable.
         s.connect((dst, int(port)))
-        s.sendall(b"ping")
+        s.send(b"ping")
         data = s.recv(16)
     else:
         s.sendto(b"ping", (dst, int(port)))
         data, _ = s.recvfrom(16)
+except ConnectionRefusedError:
+    sys.exit(0 if refused else 1)
 except OSError:
     sys.exit(1)
-sys.exit(0 if data == b"pong" else 1)
+sys.exit(0 if data == b"pong" and not refused else 1)
 '
 
 # nfhp_conn PROTO PORT [SRC_NS [DST_NS [DST_IP]]] - start a one-shot tcp or
@@ -331,6 +335,11 @@ nfhp_conn()
 	rm -f "$ready"
 	return $rc
 }
+
+# nfhp_refused PROTO PORT [SRC_NS [DST_NS [DST_IP]]] - as nfhp_conn, with
+# the echo server listening, but succeed iff the request is refused at
+# once (a TCP reset, an ICMP port unreachable): a REJECT on the way.
+nfhp_refused() { NFHP_CONN_REFUSED=1 nfhp_conn "$@"; }
 
 # tcp_ok PORT [SRC_NS [DST_NS [DST_IP]]] - a TCP connection client->server
 # (by default) on PORT must be answered.

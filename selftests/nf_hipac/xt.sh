@@ -23,25 +23,9 @@ nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 r() { nfhp_in $ns_router "$@"; }
 flushed() { r -F && r -X && ping_ok && tcp_ok 8080; }
 
-# refused PROTO PORT - the connection is refused at once: a TCP reset or
-# an ICMP port unreachable came back, not a timeout.
-refused_py='
-import socket, sys
-proto, dst, port = sys.argv[1:4]
-kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
-s = socket.socket(socket.AF_INET, kind)
-s.settimeout(3)
-try:
-    s.connect((dst, int(port)))
-    s.send(b"ping")
-    s.recv(16)
-except ConnectionRefusedError:
-    sys.exit(0)
-except OSError as e:
-    print("not refused:", e)
-sys.exit(1)
-'
-refused() { in_ns $ns_client python3 -c "$refused_py" "$1" $SERVER_IP "$2"; }
+# refused PROTO PORT - the server listens, yet the request is refused at
+# once: a TCP reset or an ICMP port unreachable came back, not a timeout.
+refused() { nfhp_refused "$1" "$2"; }
 
 # pings N - how many of N single pings are answered.
 pings()

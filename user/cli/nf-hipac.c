@@ -165,9 +165,9 @@ int main(int argc, char **argv)
 
 	/*
 	 * Every match and target nf-hipac has no native form: libxtables,
-	 * for IPv4 (IPv6 rules take native matches only, for now).
+	 * for the family of the program's name and -4/-6.
 	 */
-	if (nfhp_xt_setup(0))
+	if (nfhp_xt_setup(nfhp_cmdline_family(argc, argv), 0))
 		fprintf(stderr, "%s: cannot initialise libxtables\n",
 			NFHP_PROG);
 	if (!strcmp(name, "nf-hipac-save") || !strcmp(name, "nf-hipac6-save"))

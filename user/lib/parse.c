@@ -1381,17 +1381,12 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 			       NFHP_ACT_RETURN;
 		return 0;
 	}
-	if (ps->cl->family == NFHP_FAMILY_IPV6 && !go &&
-	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: target `%s' is not supported for IPv6 yet",
-			    arg);
 	if (!parse_ext &&
 	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: target `%s' is not supported yet", arg);
 	/* As iptables, -g never loads a target: it names a chain. */
-	if (parse_ext && !go && ps->cl->family != NFHP_FAMILY_IPV6) {
+	if (parse_ext && !go) {
 		int ret = parse_ext->target(arg, ++ps->seq, ps->err,
 					    ps->errlen);
 
@@ -1443,8 +1438,9 @@ static int load_xt_match(struct pstate *ps, const char *name, int pm)
 }
 
 /*
- * The native matches an IPv6 rule may use: ICMP's, iprange's and ttl's
- * are IPv4's (ip6tables has icmp6, its own iprange and hl).
+ * The native matches an IPv6 rule may use: iprange's ranges are IPv4
+ * addresses, so ip6tables' iprange goes to libxtables.  (icmp and ttl
+ * are native under IPv6's names, icmp6 and hl: pm_name().)
  */
 static bool native6(int pm)
 {
@@ -1489,19 +1485,13 @@ static int load_match(struct pstate *ps, const char *name)
 		if (strcmp(name, pm_name(ps, i)))
 			continue;
 		if (ps->cl->family == NFHP_FAMILY_IPV6 && !native6(i))
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "nf-hipac: match `%s' is not supported for IPv6 yet",
-				    name);
+			break;
 		if (next_to_xt(ps, i))
 			return load_xt_match(ps, name, i);
 		ps->loaded |= 1u << i;
 		ps->pm_seq[i] = ++ps->seq;
 		return 0;
 	}
-	if (ps->cl->family == NFHP_FAMILY_IPV6)
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: match `%s' is not supported for IPv6 yet",
-			    name);
 	if (parse_ext)
 		return load_xt_match(ps, name, -1);
 	if (in_list(name, known_matches, ARRAY_SIZE(known_matches)))
@@ -2019,7 +2009,7 @@ static int core_option(struct pstate *ps, int c, const char *arg, int argc,
 		cl->wait_interval_us = v;
 		return 0;
 	case 'M': case '4': case '6':
-		/* The family was chosen before the pass (cmdline_family()). */
+		/* The family was chosen before the pass (nfhp_cmdline_family()). */
 		return 0;
 	}
 	return fail(ps, NFHP_EXIT_PARAM, "unknown option \"-%c\"", c);
@@ -2505,16 +2495,12 @@ static void pass_reset(struct nfhp_cmdline *cl, struct pstate *ps)
 }
 
 /*
- * Each pass that ends in refuse() sends one more native match to
- * libxtables, so there are at most NFHP_MAX_LOADS of them.
- */
-/*
  * The family of a command line: IPv6 under a name that starts with
- * "nf-hipac6" or "ip6tables", else IPv4; -6 (--ipv6) and -4 (--ipv4) anywhere choose.
- * Known before the pass, so that "-s" reads its address in the family
- * whatever comes first.
+ * "nf-hipac6" or "ip6tables", else IPv4; -6 (--ipv6) and -4 (--ipv4)
+ * anywhere choose.  Known before the pass, so that "-s" reads its address
+ * in the family whatever comes first.
  */
-static u8 cmdline_family(int argc, char **argv)
+u8 nfhp_cmdline_family(int argc, char **argv)
 {
 	const char *name = argc ? strrchr(argv[0], '/') : NULL;
 	u8 family;
@@ -2553,7 +2539,7 @@ int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
 	do {
 		err[0] = 0;
 		pass_reset(cl, ps);
-		cl->family = cmdline_family(argc, argv);
+		cl->family = nfhp_cmdline_family(argc, argv);
 		ps->cl = cl;
 		ps->err = err;
 		ps->errlen = errlen;

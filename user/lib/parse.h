@@ -105,6 +105,12 @@ int nfhp_parse_cmdline(int argc, char **argv, struct nfhp_cmdline *cl,
 		       char *err, size_t errlen);
 
 /*
+ * The family (NFHP_FAMILY_IPV4 or NFHP_FAMILY_IPV6) of a command line,
+ * from the program's name and -4/-6, as nfhp_parse_cmdline() takes it.
+ */
+u8 nfhp_cmdline_family(int argc, char **argv);
+
+/*
  * Split a restore line into argv like iptables-restore does (whitespace,
  * "double quotes", 'single quotes').  Returns argc or -1.  The argv strings
  * point into buf, which is modified.

@@ -36,6 +36,7 @@
 #include <libmnl/libmnl.h>
 #include <xtables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -46,7 +47,7 @@ typedef uint64_t u64;
 #include "xt_hooks.h"
 #include "xt.h"
 
-#define XT_PROG			"iptables"
+#define XT_PROG			(xt.v6 ? "ip6tables" : "iptables")
 #define XT_PROG_VERSION		"1.8.9"
 /* More matches than fit into NFHP_XT_MAXLEN anyway. */
 #define XT_MAX_MATCHES		64
@@ -56,11 +57,14 @@ typedef uint64_t u64;
  * struct xt_state - libxtables' view of the rule being parsed
  * @matches: the loaded matches, in load order (iptables' cs->matches)
  * @target: the loaded target, or NULL
- * @fw: the entry the extensions' parsers see (only the protocol is set)
+ * @fw: the entry the extensions' parsers see (only the protocol is set),
+ *	IPv4's
+ * @fw6: the same, IPv6's
  * @mseq: the load sequence number of each entry of @matches
  * @nmatch: entries in @matches
  * @tseq: the load sequence number of @target
  * @probe: ask the kernel which revisions it has
+ * @v6: libxtables is initialised for IPv6 (ip6tables), else for IPv4
  * @ready: libxtables is initialised
  * @armed: a guarded call runs; exit_err longjmp()s to @env
  * @env: where exit_err returns to
@@ -70,11 +74,15 @@ typedef uint64_t u64;
 struct xt_state {
 	struct xtables_rule_match *matches;
 	struct xtables_target *target;
-	struct ipt_entry fw;
+	union {
+		struct ipt_entry fw;
+		struct ip6t_entry fw6;
+	};
 	unsigned int mseq[XT_MAX_MATCHES];
 	unsigned int nmatch;
 	unsigned int tseq;
 	bool probe;
+	bool v6;
 	bool ready;
 	bool armed;
 	jmp_buf env;
@@ -92,9 +100,9 @@ static void xt_exit_err(enum xtables_exittype status, const char *msg, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
 
 /*
- * Ask ip_tables which revisions the kernel has, as libxtables does, but
- * without loading modules; when it cannot tell (no ip_tables, no
- * CAP_NET_RAW), take the newest revision libxtables has.
+ * Ask ip_tables (ip6_tables) which revisions the kernel has, as
+ * libxtables does, but without loading modules; when it cannot tell (no
+ * ip_tables, no CAP_NET_RAW), take the newest revision libxtables has.
  */
 static int xt_compat_rev(const char *name, uint8_t rev, int opt)
 {
@@ -104,13 +112,14 @@ static int xt_compat_rev(const char *name, uint8_t rev, int opt)
 
 	if (!xt.probe)
 		return 1;
-	fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	fd = socket(xt.v6 ? AF_INET6 : AF_INET, SOCK_RAW | SOCK_CLOEXEC,
+		    IPPROTO_RAW);
 	if (fd < 0)
 		return 1;
 	memset(&r, 0, sizeof(r));
 	snprintf(r.name, sizeof(r.name), "%s", name);
 	r.revision = rev;
-	ret = getsockopt(fd, IPPROTO_IP, opt, &r, &len);
+	ret = getsockopt(fd, xt.v6 ? IPPROTO_IPV6 : IPPROTO_IP, opt, &r, &len);
 	err = errno;
 	close(fd);
 	if (ret >= 0)
@@ -120,7 +129,7 @@ static int xt_compat_rev(const char *name, uint8_t rev, int opt)
 
 static struct xtables_globals xt_globals = {
 	.option_offset = 0,
-	.program_name = XT_PROG,
+	.program_name = "iptables",
 	.program_version = XT_PROG_VERSION,
 	.orig_opts = xt_no_opts,
 	.opts = xt_no_opts,
@@ -228,7 +237,7 @@ static void xt_begin(void)
 		t->tflags = 0;
 		t->used = 0;
 	}
-	memset(&xt.fw, 0, sizeof(xt.fw));
+	memset(&xt.fw6, 0, sizeof(xt.fw6));
 	xt.nmatch = 0;
 }
 
@@ -392,10 +401,17 @@ static int xt_find_option(const char *name, size_t len,
 	return 1;
 }
 
+/* The protocol of the rule, where the extensions' parsers look for it. */
 static void xt_set_proto(unsigned char proto, bool inv)
 {
-	xt.fw.ip.proto = proto;
-	xt.fw.ip.invflags = inv ? XT_INV_PROTO : 0;
+	if (xt.v6) {
+		xt.fw6.ipv6.proto = proto;
+		xt.fw6.ipv6.flags = proto ? IP6T_F_PROTO : 0;
+		xt.fw6.ipv6.invflags = inv ? XT_INV_PROTO : 0;
+	} else {
+		xt.fw.ip.proto = proto;
+		xt.fw.ip.invflags = inv ? XT_INV_PROTO : 0;
+	}
 }
 
 struct xt_opt_call {
@@ -420,10 +436,10 @@ static int xt_do_option(void *arg)
 	optind = *oc->ip;
 	if (mp)
 		xtables_option_mpcall(oc->id, oc->argv, oc->invert, mp->match,
-				      &xt.fw);
+				      &xt.fw6);
 	else
 		xtables_option_tpcall(oc->id, oc->argv, oc->invert, xt.target,
-				      &xt.fw);
+				      &xt.fw6);
 	*oc->ip = optind;
 	return 0;
 }
@@ -602,8 +618,33 @@ static void *xt_entry(const struct xt_ext *e, size_t hdr, int size)
 	return m;
 }
 
-/* The ipt_ip the printers see: the rule's protocol and fragment flag. */
-static void xt_rule_ip(const struct nfhp_rule_spec *spec, struct ipt_ip *ip)
+/**
+ * union xt_ip - the IP part of a rule, as the extensions' printers see it
+ * @v4: iptables' struct ipt_ip
+ * @v6: ip6tables' struct ip6t_ip6
+ */
+union xt_ip {
+	struct ipt_ip v4;
+	struct ip6t_ip6 v6;
+};
+
+/* Protocol @proto (inverted with @inv) into @ip, of the family set up. */
+static void xt_ip_proto(union xt_ip *ip, u8 proto, bool inv)
+{
+	if (xt.v6) {
+		ip->v6.proto = proto;
+		ip->v6.flags |= IP6T_F_PROTO;
+		if (inv)
+			ip->v6.invflags |= XT_INV_PROTO;
+	} else {
+		ip->v4.proto = proto;
+		if (inv)
+			ip->v4.invflags |= XT_INV_PROTO;
+	}
+}
+
+/* The IP part the printers see: the rule's protocol and fragment flag. */
+static void xt_rule_ip(const struct nfhp_rule_spec *spec, union xt_ip *ip)
 {
 	unsigned int i;
 
@@ -612,19 +653,17 @@ static void xt_rule_ip(const struct nfhp_rule_spec *spec, struct ipt_ip *ip)
 		const struct nfhp_dim_match *m = &spec->m[i];
 
 		if (m->dim == NFHP_DIM_PROTO) {
-			ip->proto = (u8)m->ranges[0].lo;
+			xt_ip_proto(ip, (u8)m->ranges[0].lo, m->invert);
+		} else if (m->dim == NFHP_DIM_FRAG && !xt.v6) {
+			ip->v4.flags |= IPT_F_FRAG;
 			if (m->invert)
-				ip->invflags |= XT_INV_PROTO;
-		} else if (m->dim == NFHP_DIM_FRAG) {
-			ip->flags |= IPT_F_FRAG;
-			if (m->invert)
-				ip->invflags |= IPT_INV_FRAG;
+				ip->v4.invflags |= IPT_INV_FRAG;
 		}
 	}
 }
 
 /* print_match_save() of iptables-save */
-static void xt_save_match(const struct xt_ext *e, const struct ipt_ip *ip)
+static void xt_save_match(const struct xt_ext *e, const union xt_ip *ip)
 {
 	struct xtables_match *match, *mt;
 	struct xt_entry_match *m;
@@ -649,7 +688,7 @@ static void xt_save_match(const struct xt_ext *e, const struct ipt_ip *ip)
 }
 
 /* print_match() of iptables -L */
-static void xt_list_match(const struct xt_ext *e, const struct ipt_ip *ip,
+static void xt_list_match(const struct xt_ext *e, const union xt_ip *ip,
 			  bool numeric)
 {
 	struct xtables_match *match, *mt;
@@ -690,7 +729,7 @@ static struct xtables_target *xt_find_target(const struct xt_ext *e,
 }
 
 /* The target part of print_rule4() of iptables-save */
-static void xt_save_target(const struct xt_ext *e, const struct ipt_ip *ip)
+static void xt_save_target(const struct xt_ext *e, const union xt_ip *ip)
 {
 	struct xtables_target *target;
 	struct xt_entry_target *t;
@@ -713,7 +752,7 @@ static void xt_save_target(const struct xt_ext *e, const struct ipt_ip *ip)
 }
 
 /* The target part of print_firewall() of iptables -L */
-static void xt_list_target(const struct xt_ext *e, const struct ipt_ip *ip,
+static void xt_list_target(const struct xt_ext *e, const union xt_ip *ip,
 			   bool numeric)
 {
 	struct xtables_target *target;
@@ -744,7 +783,7 @@ struct xt_print_call {
 	int what;
 };
 
-static void xt_print_one(const struct xt_ext *e, const struct ipt_ip *ip,
+static void xt_print_one(const struct xt_ext *e, const union xt_ip *ip,
 			 int what)
 {
 	bool target = e->type == NFHPA_XT_TARGET;
@@ -771,7 +810,7 @@ static int xt_do_print(void *arg)
 	const struct xt_print_call *pc = arg;
 	const struct nfhp_rule_spec *spec = pc->spec;
 	const struct nlattr *attr;
-	struct ipt_ip ip;
+	union xt_ip ip;
 	struct xt_ext e;
 	size_t len = spec->ext_len;
 
@@ -876,7 +915,7 @@ static bool xt_known(const struct xt_ext *e)
 
 struct xt_save_call {
 	const struct xt_ext *e;
-	const struct ipt_ip *ip;
+	const union xt_ip *ip;
 	bool known;
 };
 
@@ -899,13 +938,14 @@ static bool xt_save_one_hook(FILE *f, bool target, const char *name,
 		.type = target ? NFHPA_XT_TARGET : NFHPA_XT_MATCH,
 		.name = name, .rev = rev, .data = data, .len = len,
 	};
-	struct ipt_ip ip = { .proto = proto };
-	struct xt_save_call sc = { .e = &e, .ip = &ip };
+	struct xt_save_call sc = { .e = &e };
+	union xt_ip ip = { };
 
 	if (rev > 255 || strlen(name) >= XT_EXTENSION_MAXNAMELEN)
 		return false;
-	if (proto_inv)
-		ip.invflags |= XT_INV_PROTO;
+	if (proto)
+		xt_ip_proto(&ip, proto, proto_inv);
+	sc.ip = &ip;
 	return xt_print_to(f, xt_do_save_one, &sc) && sc.known;
 }
 
@@ -921,20 +961,31 @@ static const struct nfhp_print_ext xt_print_ops = {
 
 /**
  * nfhp_xt_setup() - initialise libxtables and plug it into parser and printer
+ * @family: NFHP_FAMILY_IPV4 or NFHP_FAMILY_IPV6
  * @flags: %NFHP_XT_NO_PROBE to take the newest revision of every
  *	extension without asking the kernel (tests)
  *
- * Initialises libxtables for IPv4 as iptables does, with "iptables" as the
- * program name in its messages.  The extensions themselves are loaded
- * only when a rule names them.
+ * Initialises libxtables for @family as iptables or ip6tables does, with
+ * "iptables" or "ip6tables" as the program name in its messages.  The
+ * extensions themselves are loaded only when a rule names them.  A
+ * process works in one family: libxtables registers an extension's
+ * variants of the family it was initialised for, once.
  *
- * Return: 0, or -1 when libxtables cannot be initialised.
+ * Return: 0, or -1 when libxtables cannot be initialised (or was, for the
+ * other family).
  */
-int nfhp_xt_setup(unsigned int flags)
+int nfhp_xt_setup(u8 family, unsigned int flags)
 {
+	bool v6 = family == NFHP_FAMILY_IPV6;
+
 	xt.probe = !(flags & NFHP_XT_NO_PROBE);
+	if (xt.ready && xt.v6 != v6)
+		return -1;
 	if (!xt.ready) {
-		if (xtables_init_all(&xt_globals, NFPROTO_IPV4) < 0)
+		xt.v6 = v6;
+		xt_globals.program_name = XT_PROG;
+		if (xtables_init_all(&xt_globals, v6 ? NFPROTO_IPV6 :
+				     NFPROTO_IPV4) < 0)
 			return -1;
 		xt.ready = true;
 	}

@@ -11,13 +11,14 @@
 #define _NFHP_XT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* nfhp_xt_setup() flags */
 #define NFHP_XT_NO_PROBE	1	/* take the newest revision of each
 					 * extension without asking the kernel
 					 */
 
-int nfhp_xt_setup(unsigned int flags);
+int nfhp_xt_setup(uint8_t family, unsigned int flags);
 void nfhp_xt_fini(void);
 
 #endif /* _NFHP_XT_H */
