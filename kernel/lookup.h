@@ -51,6 +51,8 @@ static inline size_t nfhp_keys_size(u8 kind, u32 n)
 {
 	if (kind == NFHP_NODE_RLP128)
 		return n * sizeof(nfhp_u128);
+	if (kind == NFHP_NODE_RLP64)
+		return ALIGN(n, 4) * sizeof(u64);
 	return ALIGN(n, 4) * sizeof(u32);
 }
 
@@ -83,6 +85,11 @@ nfhp_list_tests_next(const struct nfhp_list_tests *t)
 static inline u32 *nfhp_keys32(const struct nfhp_node *node)
 {
 	return (u32 *)node->data;
+}
+
+static inline u64 *nfhp_keys64(const struct nfhp_node *node)
+{
+	return (u64 *)node->data;
 }
 
 static inline nfhp_u128 *nfhp_keys128(const struct nfhp_node *node)
@@ -156,6 +163,57 @@ static inline u32 nfhp_search32(const u32 *k, u32 lo, u32 n, u32 all, u32 v)
 	return min(lo + nfhp_count8(k + lo, v), all - 1);
 }
 
+/* nfhp_count4() of u64 keys. */
+static inline u32 nfhp_count4_64(const u64 *k, u64 v)
+{
+	return (k[0] < v) + (k[1] < v) + (k[2] < v) + (k[3] < v);
+}
+
+/* nfhp_search32() of u64 keys: the same steps, on keys twice as wide. */
+static inline u32 nfhp_search64(const u64 *k, u32 lo, u32 n, u32 all, u64 v)
+{
+	u32 stop = n <= 4 ? 1 : 8;
+
+	while (n > stop) {
+		u32 half = n / 2;
+
+		if (k[lo + half - 1] < v)
+			lo += half;
+		n -= half;
+	}
+	if (stop == 1)
+		return lo;
+	lo = min(lo, all - 8);
+	return min(lo + nfhp_count4_64(k + lo, v) +
+		   nfhp_count4_64(k + lo + 4, v), all - 1);
+}
+
+/*
+ * The child of an RLP64 node that holds the value whose top half is @v.
+ * A key K:ones is below V:x exactly when K < V, as x is at most ones.
+ */
+static inline u32 nfhp_node_find64(const struct nfhp_node *node, u64 v)
+{
+	const u64 *k = nfhp_keys64(node);
+	const u32 *idx;
+	u32 b;
+
+	if (!node->ibits) {
+		if (node->n == 2)
+			return k[0] < v;
+		if (node->n <= 4)
+			return min(nfhp_count4_64(k, v), node->n - 1);
+		return nfhp_search64(k, 0, node->n, node->n, v);
+	}
+	if (v <= k[0])
+		return 0;
+	idx = nfhp_index(node);
+	b = min_t(u64, (v - k[0] - 1) >> node->ishift,
+		  (1u << node->ibits) - 1);
+	prefetch(&nfhp_children(node)[(idx[b] + idx[b + 1]) / 2]);
+	return nfhp_search64(k, idx[b], idx[b + 1] - idx[b] + 1, node->n, v);
+}
+
 static inline u32 nfhp_search128(const nfhp_u128 *k, u32 n, nfhp_u128 v)
 {
 	u32 lo = 0;
@@ -177,8 +235,11 @@ static inline u32 nfhp_node_find_value(const struct nfhp_node *node,
 	const u32 *k, *idx;
 	u32 v, b;
 
-	if (unlikely(node->kind == NFHP_NODE_RLP128))
+	if (unlikely(node->kind != NFHP_NODE_RLP32)) {
+		if (node->kind == NFHP_NODE_RLP64)
+			return nfhp_node_find64(node, (u64)(value >> 64));
 		return nfhp_search128(nfhp_keys128(node), node->n, value);
+	}
 	k = nfhp_keys32(node);
 	v = (u32)value;
 	if (!node->ibits) {

@@ -321,6 +321,15 @@
  * the 10.0.0.0/8 example's five intervals the node is too small to carry
  * one; a node of 4096 intervals gets 4096 buckets.
  *
+ * IPv6 addresses are 128 bits, but the ends of prefixes of /64 or shorter
+ * end in 64 one bits, and a node whose keys all do keeps their top halves
+ * (RLP64, nfhp_node_kind_for()): K:ones is below V:x exactly when K < V,
+ * so a u64 search over the value's top half is exact, with the index and
+ * the count of eight as above.  fd00:1::/32 and 2001:db8::/48 end in
+ * fd00:1:ffff:ffff:... and 2001:db8:0:ffff:...: both keys are u64.  A
+ * node with a host's /128 among its keys keeps nfhp_u128 keys (RLP128)
+ * and a plain binary search.
+ *
  * Every node also records the earliest entry below it (@min_order).  A
  * hook has up to NFHP_HOOK_TREES trees (group.c); they are searched in
  * the order of their earliest entries, and once a decision is found, a

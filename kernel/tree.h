@@ -199,7 +199,8 @@ u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
  * struct nfhp_node - a range-location node or a leaf
  * @kind: &enum nfhp_node_kind
  * @dim: the dimension a range-location node splits
- * @ibits: log2 of the buckets of the index of a wide RLP32 node, or 0;
+ * @ibits: log2 of the buckets of the index of a wide RLP32 or RLP64
+ *	node, or 0;
  *	for a leaf, how a lookup that ends there walks its entries:
  *	%NFHP_WALK_EVAL, %NFHP_WALK_TESTED or 0
  * @ishift: how far a value's offset is shifted to find its bucket; for
@@ -215,7 +216,9 @@ u64 nfhp_build_budget_of(u32 per_entry, unsigned int n);
  * elementary interval, and after them its @n children; the last bound is
  * the end of the node's region, so every value of the region finds its
  * interval.  Keys are u32 where the node's region ends below 2^32, in
- * whole groups of four (the tail is U32_MAX), and nfhp_u128 elsewhere.  The header holds only
+ * whole groups of four (the tail is U32_MAX); the top halves of 128-bit
+ * keys as u64 where every key ends in 64 one bits, in groups of four too
+ * (the tail is U64_MAX); nfhp_u128 elsewhere.  The header holds only
  * what a lookup reads, and the keys come first, where the search finds them in
  * the header's cache line: a node of four intervals is one line, and a node of
  * up to 12 has all its keys there.  What only the control path needs comes
@@ -237,6 +240,10 @@ struct nfhp_node {
  * @NFHP_NODE_LIST: a list node: entry pointers, each but the last with
  *	the intervals that must hold the packet for it to decide
  * @NFHP_NODE_RLP32: a range-location node with u32 keys
+ * @NFHP_NODE_RLP64: a range-location node of a 128-bit dimension whose
+ *	keys all end in 64 one bits (the ends of prefixes of /64 or
+ *	shorter): it keeps their top halves as u64 keys, and compares a
+ *	value's top half, which is exact (nfhp_node_find_value())
  * @NFHP_NODE_RLP128: a range-location node with nfhp_u128 keys
  *
  * Leaves and lists end a lookup; the kinds after them have children.
@@ -245,6 +252,7 @@ enum nfhp_node_kind {
 	NFHP_NODE_LEAF,
 	NFHP_NODE_LIST,
 	NFHP_NODE_RLP32,
+	NFHP_NODE_RLP64,
 	NFHP_NODE_RLP128,
 };
 

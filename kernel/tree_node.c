@@ -36,8 +36,28 @@ static void nfhp_wide_init(struct nfhp_node *node, u64 sum)
 	wide->sum = sum;
 }
 
+/* The index of an RLP64 node: nfhp_index_fill(), on u64 keys. */
+static void nfhp_index_fill64(struct nfhp_node *node)
+{
+	u32 *idx = nfhp_index(node), i, b, nb, n = node->n;
+	const u64 *k = nfhp_keys64(node);
+	u64 span, first;
+	u8 shift;
+
+	span = k[n - 2] - k[0];
+	nb = 1u << node->ibits;
+	while (((span - 1) >> node->ishift) >= nb)
+		node->ishift++;
+	memset(idx, 0, (nb + 1) * sizeof(*idx));
+	for (i = 1, first = k[0] + 1, shift = node->ishift; i < n - 1; i++)
+		idx[((k[i] - first) >> shift) + 1] = i + 1;
+	idx[0] = 1;
+	for (b = 1; b <= nb; b++)
+		idx[b] = max(idx[b], idx[b - 1]);
+}
+
 /**
- * nfhp_index_fill() - fill the index of a wide 32-bit range-location node
+ * nfhp_index_fill() - fill the index of a wide range-location node
  * @node: the node, its keys written; a node too narrow gets no index
  *
  * Bucket b holds the values whose offset past the first key, less one,
@@ -56,6 +76,8 @@ void nfhp_index_fill(struct nfhp_node *node)
 	node->ibits = nfhp_index_bits(node->kind, node->n);
 	if (!node->ibits)
 		return;
+	if (node->kind == NFHP_NODE_RLP64)
+		return nfhp_index_fill64(node);
 	/*
 	 * Values past the last key but one are the last interval's, which
 	 * the clamp into the last bucket finds: the buckets divide the keys
@@ -486,7 +508,7 @@ static void nfhp_zero_pad(void *p, size_t size)
 
 /*
  * Zero @draft's header and padding and set its kind and size; the tail of
- * u32 keys is U32_MAX (nfhp_keys_size()).
+ * u32 keys is U32_MAX, of u64 keys U64_MAX (nfhp_keys_size()).
  */
 static struct nfhp_node *nfhp_draft_init(struct nfhp_node *draft, u8 kind,
 					 u32 n)
@@ -497,6 +519,10 @@ static struct nfhp_node *nfhp_draft_init(struct nfhp_node *draft, u8 kind,
 	if (kind == NFHP_NODE_RLP32) {
 		memset(nfhp_keys32(draft) + n, 0xff,
 		       nfhp_keys_size(kind, n) - n * sizeof(u32));
+		nfhp_zero_pad(nfhp_index(draft), nfhp_index_size(kind, n));
+	} else if (kind == NFHP_NODE_RLP64) {
+		memset(nfhp_keys64(draft) + n, 0xff,
+		       nfhp_keys_size(kind, n) - n * sizeof(u64));
 		nfhp_zero_pad(nfhp_index(draft), nfhp_index_size(kind, n));
 	}
 	return draft;

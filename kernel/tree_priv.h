@@ -99,7 +99,8 @@ struct nfhp_wide_ctl {
 /* log2 of the index buckets of a node: about one key per bucket. */
 static inline u8 nfhp_index_bits(u8 kind, u32 n)
 {
-	if (kind != NFHP_NODE_RLP32 || n < NFHP_INDEX_MIN)
+	if ((kind != NFHP_NODE_RLP32 && kind != NFHP_NODE_RLP64) ||
+	    n < NFHP_INDEX_MIN)
 		return 0;
 	return min_t(u32, fls(n - 1), NFHP_INDEX_MAX_BITS);
 }
@@ -239,6 +240,8 @@ static inline nfhp_u128 nfhp_node_key(const struct nfhp_node *node, u32 i)
 {
 	if (node->kind == NFHP_NODE_RLP128)
 		return nfhp_keys128(node)[i];
+	if (node->kind == NFHP_NODE_RLP64)
+		return (nfhp_u128)nfhp_keys64(node)[i] << 64 | U64_MAX;
 	return nfhp_keys32(node)[i];
 }
 

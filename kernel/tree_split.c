@@ -366,16 +366,29 @@ u64 nfhp_children_min(const struct nfhp_children *c)
 }
 
 /*
- * One node of the children @c, whose earliest entry is @min_order.  Its
- * keys are u32 when its region ends below 2^32, as in every region of a
- * 32-bit dimension, else nfhp_u128: an IPv6 address or an interface name.
+ * The kind of a node whose @n keys are @hi: u32 keys when its region ends
+ * below 2^32, as in every region of a 32-bit dimension; the top halves
+ * when every key ends in 64 one bits, as the ends of IPv6 prefixes of /64
+ * or shorter do; else nfhp_u128 (IPv6 hosts, interface names).
  */
+static u8 nfhp_node_kind_for(const nfhp_u128 *hi, unsigned int n)
+{
+	unsigned int i;
+
+	if (hi[n - 1] <= U32_MAX)
+		return NFHP_NODE_RLP32;
+	for (i = 0; i < n; i++)
+		if ((u64)hi[i] != U64_MAX)
+			return NFHP_NODE_RLP128;
+	return NFHP_NODE_RLP64;
+}
+
+/* One node of the children @c, whose earliest entry is @min_order. */
 static int nfhp_make_node(struct nfhp_forest *f, unsigned int dim,
 			  struct nfhp_children *c, u64 min_order,
 			  struct nfhp_node **out)
 {
-	u8 kind = c->hi[c->n - 1] > U32_MAX ? NFHP_NODE_RLP128 :
-					      NFHP_NODE_RLP32;
+	u8 kind = nfhp_node_kind_for(c->hi, c->n);
 	struct nfhp_node *node;
 	unsigned int i;
 
@@ -391,11 +404,13 @@ static int nfhp_make_node(struct nfhp_forest *f, unsigned int dim,
 	for (i = 0; i < c->n; i++) {
 		if (kind == NFHP_NODE_RLP128)
 			nfhp_keys128(node)[i] = c->hi[i];
+		else if (kind == NFHP_NODE_RLP64)
+			nfhp_keys64(node)[i] = (u64)(c->hi[i] >> 64);
 		else
 			nfhp_keys32(node)[i] = (u32)c->hi[i];
 		nfhp_children(node)[i] = c->node[i];
 	}
-	if (kind == NFHP_NODE_RLP32)
+	if (kind != NFHP_NODE_RLP128)
 		nfhp_index_fill(node);
 	*out = nfhp_node_intern(f, node);
 	return *out ? 0 : -ENOMEM;
