@@ -19,12 +19,17 @@
 
 /**
  * struct nfhp_list_test - an interval a list entry needs in one dimension
- * @dim: the dimension, a 32-bit one
- * @lo: first value
- * @hi: last value
+ * @dim: the dimension
+ * @shift: the test compares bits @shift to @shift + 31 of the value: 0
+ *	but in the 128-bit dimensions, where the list's region shares every
+ *	bit above them and the interval's ends are whole blocks of
+ *	2^@shift values (nfhp_list_window())
+ * @lo: first value, shifted
+ * @hi: last value, shifted
  */
 struct nfhp_list_test {
-	u32 dim;
+	u16 dim;
+	u16 shift;
 	u32 lo;
 	u32 hi;
 };
@@ -285,7 +290,7 @@ static inline u32 nfhp_list_find(const struct nfhp_node *node,
 		in = true;
 		for (j = 0; j < t->n; j++) {
 			y = &t->t[j];
-			v = (u32)key->v[y->dim];
+			v = (u32)(key->v[y->dim] >> y->shift);
 			in &= v >= y->lo && v <= y->hi;
 		}
 		if (in)

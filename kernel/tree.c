@@ -135,6 +135,17 @@
  * builds its region anew (nfhp_update_list()); updates make lists only in
  * the regions they build.
  *
+ * Tests compare 32 bits of the packet's value.  In a 128-bit dimension
+ * they compare a window of 32 bits, the lowest above which the region's
+ * values share every bit (nfhp_list_window()), and only where the
+ * interval's ends, cut to the region, are whole blocks below the window:
+ * then the window decides exactly.  In fd00:1::/32, a test for
+ * fd00:1:2::/48 compares bits 64 to 95, [0x20000, 0x2ffff]; one for a
+ * /128 host there cannot be made, and the region is split instead.  The
+ * whole of a dimension, ::/0, only lets /32s and wider be tested, so an
+ * IPv6 rule set has more small nodes than its IPv4 twin where a list
+ * tests an address no split cut.
+ *
  * Deduplication
  * -------------
  *

@@ -22,17 +22,71 @@ static bool nfhp_list_entry_ok(const struct nfhp_entry *e)
 }
 
 /*
+ * The shift of the tests of a list in a dimension whose region is @r:
+ * the lowest that leaves no bit above the 32 tested one where the
+ * region's values differ.  0 in a region below 2^32; in an IPv6 region
+ * inside a /96, a /64 or a /32, 0, 32 or 64 (struct nfhp_list_test).
+ */
+static unsigned int nfhp_list_window(const struct nfhp_range *r)
+{
+	nfhp_u128 differ = r->lo ^ r->hi;
+	unsigned int bits = 0;
+
+	if (differ >> 64)
+		bits = 128 - __builtin_clzll((u64)(differ >> 64));
+	else if (differ)
+		bits = 64 - __builtin_clzll((u64)differ);
+	return bits > 32 ? bits - 32 : 0;
+}
+
+/* The bits of a value's window at @shift, as a list test compares them. */
+static u32 nfhp_list_windowed(nfhp_u128 v, unsigned int shift)
+{
+	return (u32)(v >> shift);
+}
+
+/*
+ * The test of @e's interval @r in the dimension @d of @reg, into @y.
+ * Below 2^32 the interval is taken as it is; in a wider region, the part
+ * in the region, whose ends must be whole blocks of the window's shift.
+ * Return false when it cannot be tested.
+ */
+static bool nfhp_list_test_make(const struct nfhp_range *r, unsigned int d,
+				const struct nfhp_region *reg,
+				struct nfhp_list_test *y)
+{
+	const struct nfhp_range *g = &reg->d[d];
+	unsigned int shift = nfhp_list_window(g);
+	nfhp_u128 lo = r->lo, hi = r->hi, below;
+
+	if (g->hi <= U32_MAX) {
+		if (hi > U32_MAX)
+			return false;
+	} else {
+		lo = max(lo, g->lo);
+		hi = min(hi, g->hi);
+		below = shift ? ((nfhp_u128)1 << shift) - 1 : 0;
+		if ((lo & below) || (hi & below) != below)
+			return false;
+	}
+	y->dim = d;
+	y->shift = shift;
+	y->lo = nfhp_list_windowed(lo, shift);
+	y->hi = nfhp_list_windowed(hi, shift);
+	return true;
+}
+
+/*
  * Write the tests of @e, the dimensions where it does not cover @reg, to
  * @t.  Return the u32 words written, or 0 when a test would need more
- * than one interval, a 128-bit key, or more than NFHP_LIST_DIMS
- * dimensions.
+ * than one interval, more than NFHP_LIST_DIMS dimensions, or a window its
+ * ends do not fit (nfhp_list_test_make()).
  */
 static unsigned int nfhp_list_tests_of(const struct nfhp_entry *e,
 				       const struct nfhp_region *reg,
 				       struct nfhp_list_tests *t)
 {
 	const struct nfhp_box *b = e->box;
-	const struct nfhp_range *r;
 	unsigned int m, d, nt = 0;
 
 	for (m = b->restricted; m; m &= m - 1) {
@@ -41,13 +95,9 @@ static unsigned int nfhp_list_tests_of(const struct nfhp_entry *e,
 			continue;
 		if (nfhp_box_nranges(b, d) != 1 || nt == NFHP_LIST_DIMS)
 			return 0;
-		/* Tests are u32: the region's keys must fit, and the range. */
-		r = nfhp_box_ranges(b, d);
-		if (reg->d[d].hi > U32_MAX || r->hi > U32_MAX)
+		if (!nfhp_list_test_make(nfhp_box_ranges(b, d), d, reg,
+					 &t->t[nt]))
 			return 0;
-		t->t[nt].dim = d;
-		t->t[nt].lo = r->lo;
-		t->t[nt].hi = r->hi;
 		nt++;
 	}
 	t->n = nt;
@@ -80,8 +130,11 @@ static bool nfhp_list_disjoint(const struct nfhp_list_tests *a,
 		y = nfhp_list_test_dim(b, x->dim);
 		if (!y)
 			continue;
-		lo = max_t(u32, max(x->lo, y->lo), reg->d[x->dim].lo);
-		hi = min_t(u32, min(x->hi, y->hi), reg->d[x->dim].hi);
+		/* One region, one window: both tests have its shift. */
+		lo = max(max(x->lo, y->lo),
+			 nfhp_list_windowed(reg->d[x->dim].lo, x->shift));
+		hi = min(min(x->hi, y->hi),
+			 nfhp_list_windowed(reg->d[x->dim].hi, x->shift));
 		if (lo > hi)
 			return true;
 	}
@@ -96,7 +149,9 @@ static bool nfhp_list_gap_in(const struct nfhp_list_tests *const *t,
 			     unsigned int n, unsigned int d,
 			     const struct nfhp_region *reg)
 {
-	u64 from = reg->d[d].lo, end = reg->d[d].hi;
+	unsigned int shift = nfhp_list_window(&reg->d[d]);
+	u64 from = nfhp_list_windowed(reg->d[d].lo, shift);
+	u64 end = nfhp_list_windowed(reg->d[d].hi, shift);
 	const struct nfhp_list_test *x;
 	bool moved = true;
 	unsigned int i;

@@ -115,6 +115,35 @@ static inline size_t nfhp_index_size(u8 kind, u32 n)
 	return ALIGN(((1u << bits) + 1) * sizeof(u32), sizeof(unsigned long));
 }
 
+/*
+ * The bits above the window of the list test @y, those of @near, any
+ * value of the list's region (struct nfhp_list_test).
+ */
+static inline nfhp_u128 nfhp_list_test_above(const struct nfhp_list_test *y,
+					     nfhp_u128 near)
+{
+	unsigned int top = y->shift + 32;
+
+	return top >= 128 ? 0 : near >> top << top;
+}
+
+/* The first value the list test @y lets through, in @near's region. */
+static inline nfhp_u128 nfhp_list_test_lo(const struct nfhp_list_test *y,
+					  nfhp_u128 near)
+{
+	return nfhp_list_test_above(y, near) | (nfhp_u128)y->lo << y->shift;
+}
+
+/* The last value the list test @y lets through, in @near's region. */
+static inline nfhp_u128 nfhp_list_test_hi(const struct nfhp_list_test *y,
+					  nfhp_u128 near)
+{
+	nfhp_u128 below = y->shift ? ((nfhp_u128)1 << y->shift) - 1 : 0;
+
+	return nfhp_list_test_above(y, near) | (nfhp_u128)y->hi << y->shift |
+	       below;
+}
+
 /* u32 words of the tests of one list entry with @n tests. */
 static inline size_t nfhp_list_test_words(u32 n)
 {

@@ -39,7 +39,8 @@ static bool nfhp_list_tests_hold(const struct nfhp_list_tests *t,
 
 	for (j = 0; j < t->n; j++) {
 		y = &t->t[j];
-		if (q->d[y->dim].lo < y->lo || q->d[y->dim].hi > y->hi)
+		if (q->d[y->dim].lo < nfhp_list_test_lo(y, q->d[y->dim].lo) ||
+		    q->d[y->dim].hi > nfhp_list_test_hi(y, q->d[y->dim].lo))
 			return false;
 	}
 	return true;
@@ -60,6 +61,7 @@ static bool nfhp_list_tests_cover(const struct nfhp_list_tests *const *t,
 	struct nfhp_range keep[NFHP_LIST_DIMS];
 	const struct nfhp_list_test *y;
 	struct nfhp_range *r;
+	nfhp_u128 lo, hi;
 	bool ok = true;
 	unsigned int j;
 
@@ -73,26 +75,30 @@ static bool nfhp_list_tests_cover(const struct nfhp_list_tests *const *t,
 			return true;
 	for (j = 0; j < t[0]->n; j++) {
 		y = &t[0]->t[j];
-		if (y->hi < q->d[y->dim].lo || y->lo > q->d[y->dim].hi)
+		r = &q->d[y->dim];
+		if (nfhp_list_test_hi(y, r->lo) < r->lo ||
+		    nfhp_list_test_lo(y, r->lo) > r->hi)
 			return nfhp_list_tests_cover(t + 1, n - 1, q, c);
 	}
 	for (j = 0; j < t[0]->n && ok; j++) {
 		y = &t[0]->t[j];
 		r = &q->d[y->dim];
 		keep[j] = *r;
-		if (r->lo < y->lo) {
-			r->hi = (nfhp_u128)y->lo - 1;
+		lo = nfhp_list_test_lo(y, r->lo);
+		hi = nfhp_list_test_hi(y, r->lo);
+		if (r->lo < lo) {
+			r->hi = lo - 1;
 			ok = nfhp_list_tests_cover(t + 1, n - 1, q, c);
 			*r = keep[j];
 		}
-		if (ok && r->hi > y->hi) {
-			r->lo = (nfhp_u128)y->hi + 1;
+		if (ok && r->hi > hi) {
+			r->lo = hi + 1;
 			ok = nfhp_list_tests_cover(t + 1, n - 1, q, c);
 			*r = keep[j];
 		}
 		/* What is left of @q in this dimension lies inside the test. */
-		r->lo = max_t(nfhp_u128, r->lo, y->lo);
-		r->hi = min_t(nfhp_u128, r->hi, y->hi);
+		r->lo = max(r->lo, lo);
+		r->hi = min(r->hi, hi);
 	}
 	while (j--)
 		q->d[t[0]->t[j].dim] = keep[j];

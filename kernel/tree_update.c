@@ -603,10 +603,10 @@ static bool nfhp_list_part_meets(const struct nfhp_list_tests *t,
 	*part = *reg;
 	for (j = 0; j < t->n; j++) {
 		y = &t->t[j];
-		part->d[y->dim].lo = max_t(nfhp_u128, part->d[y->dim].lo,
-					   y->lo);
-		part->d[y->dim].hi = min_t(nfhp_u128, part->d[y->dim].hi,
-					   y->hi);
+		part->d[y->dim].lo = max(part->d[y->dim].lo,
+					 nfhp_list_test_lo(y, reg->d[y->dim].lo));
+		part->d[y->dim].hi = min(part->d[y->dim].hi,
+					 nfhp_list_test_hi(y, reg->d[y->dim].lo));
 	}
 	return nfhp_box_intersects(x, part);
 }
