@@ -12,6 +12,11 @@ it was dropped), every frame byte for byte, the traffic the routers made
 themselves, and the counters of every rule and policy
 (iptables-legacy-save -c against nf-hipac-save -c).
 
+With --family 6 the same for IPv6: ip6tables-legacy-restore in A,
+nf-hipac6-restore in B, rule sets of gen.py's IPv6 forms (corpus from
+--corpus, typically corpus6/), packets keyed by their flow label.  The
+routers' own ND and MLD traffic (to multicast MACs) is not compared.
+
 With --real-world FILE, the university firewall of real-world/ is
 probed too, adapted to the routers by realworld.py (interfaces renamed,
 routes for its vlans, -m limit made deterministic), with packets from its
@@ -35,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 import realworld  # noqa: E402
 from pkt import (IFACES, TESTER_IFS, Pkt, addr, mac, mac_bytes,  # noqa: E402
-                 parse_key)
+                 parse_key, parse_key6, route_out)
 
 CLONE_NEWNET = 0x40000000
 ETH_P_ALL = 0x0003
@@ -50,6 +55,23 @@ ALL_CPUS = os.sched_getaffinity(0)
 REFUSED = [
     ("netmask of more than NFHP_MAX_MASK_RANGES intervals",
      "-A FORWARD -s 10.0.0.0/0.0.0.1 -j DROP"),
+]
+# The same for IPv6: what goes to libxtables in IPv4, and what IPv6 lacks.
+REFUSED6 = [
+    ("address mask", "-A FORWARD -s 2001:db8::/ffff:ffff:0:ffff:: -j DROP"),
+    ("address list", "-A FORWARD -d 2001:db8::1,2001:db8::2 -j DROP"),
+    ("--hl-lt 0", "-A FORWARD -m hl --hl-lt 0 -j DROP"),
+    ("--hl-gt 255", "-A FORWARD -m hl --hl-gt 255 -j DROP"),
+    ("two hl matches", "-A FORWARD -m hl --hl-gt 3 -m hl --hl-lt 9 -j DROP"),
+    ("mark mask of low bits", "-A FORWARD -m mark --mark 0x10/0xff -j DROP"),
+    ("state and conntrack together",
+     "-A FORWARD -m state --state NEW -m conntrack --ctstate NEW -j DROP"),
+    ("multiport beside a port of udp",
+     "-A FORWARD -p udp -m udp --dport 5 -m multiport --dports 6 -j DROP"),
+    ("udp after multiport",
+     "-A FORWARD -p udp -m multiport --dports 5 -m udp --sport 7 -j DROP"),
+    ("an xtables match", "-A FORWARD -m limit --limit 1/hour -j DROP"),
+    ("an xtables target", "-A FORWARD -p tcp -j REJECT"),
 ]
 
 
@@ -66,8 +88,9 @@ def setns_path(path):
 class Router:
     """One router namespace and the tools that load and read it."""
 
-    def __init__(self, name, ns, topo, restore, save):
+    def __init__(self, name, ns, topo, restore, save, family=4):
         self.name, self.ns, self.topo = name, ns, topo
+        self.family = family
         self.restore, self.save = restore, save
         self.path = "/run/netns/" + ns
         here = os.open("/proc/self/ns/net", os.O_RDONLY)
@@ -105,7 +128,8 @@ class Router:
         """Flush the conntrack table (ctnetlink IPCTNL_MSG_CT_DELETE)."""
         self.seq += 1
         msg = struct.pack("=IHHII", 20, 1 << 8 | 2, 1 | 4, self.seq, 0)
-        self.nl.send(msg + struct.pack("=BBH", socket.AF_INET, 0, 0))
+        fam = socket.AF_INET6 if self.family == 6 else socket.AF_INET
+        self.nl.send(msg + struct.pack("=BBH", fam, 0, 0))
         resp = self.nl.recv(65536)
         err = struct.unpack("=i", resp[16:20])[0]
         if err and err != -2:
@@ -151,6 +175,10 @@ class Tester:
 
     def __init__(self, args):
         self.args = args
+        self.family = args.family
+        self.ethertype = b"\x86\xdd" if self.family == 6 else b"\x08\x00"
+        self.parse_key = parse_key6 if self.family == 6 else parse_key
+        self.tool = "ip6tables" if self.family == 6 else "iptables"
         self.tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0)
         self.rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                                 socket.htons(ETH_P_ALL))
@@ -188,7 +216,7 @@ class Tester:
             ifn = "%s_%s" % (prefix, TESTER_IFS[pk.iface])
             smac = mac_bytes(pk.smac) if pk.smac else \
                 mac(topo, pk.iface, 2)
-            eth = mac(topo, pk.iface, 1) + smac + b"\x08\x00"
+            eth = mac(topo, pk.iface, 1) + smac + self.ethertype
             self.tx.sendto(eth + l3, (ifn, 0))
         self.sent[(pk.ident, pk.src, pk.dst)] = pk
 
@@ -229,7 +257,9 @@ class Tester:
                 if len(data) >= 22 and data[20:22] == b"\x00\x02":
                     got += 1
                 continue
-            if etype == b"\x08\x00":
+            if data[0] & 1:
+                continue        # the routers' ND and MLD
+            if etype == self.ethertype:
                 frames.append((sa[0], data[14:]))
 
     def barrier(self, frames):
@@ -253,14 +283,15 @@ class Tester:
         (rca, _, erra), (rcb, _, errb) = self.timed(
             "restore", lambda: both(ra.start_load(), rb.start_load(), text))
         if rca:
-            self.log("ERROR %s: iptables-legacy-restore refused the rule set "
-                     "(generator bug): %s" % (name, erra.strip()))
+            self.log("ERROR %s: %s refused the rule set (generator bug): %s"
+                     % (name, os.path.basename(ra.restore[0]), erra.strip()))
             self.show_ruleset(text)
             self.errors += 1
             return None
         if rcb:
-            self.log("FAIL %s: nf-hipac-restore refused what iptables "
-                     "loads: %s" % (name, errb.strip()))
+            self.log("FAIL %s: %s refused what %s loads: %s" % (
+                name, os.path.basename(rb.restore[0]), self.tool,
+                errb.strip()))
             self.show_ruleset(text)
             self.errors += 1
             return None
@@ -286,14 +317,19 @@ class Tester:
         for ifn, l3 in frames:
             side = 0 if ifn.startswith("a_") else 1
             role = IFACES[TESTER_IFS.index(ifn[2:])]
-            key = parse_key(l3)
+            key = self.parse_key(l3)
             pk = self.sent.get(key) if key else None
             if pk:
                 out[pk][side].append((role, l3))
             else:
-                # Made by the router: its IP id and checksum are its own.
+                # Made by the router: its IP id and checksum (IPv6: its
+                # flow label) are its own.
                 n = bytearray(l3)
-                n[4:6] = n[10:12] = b"\0\0"
+                if self.family == 6:
+                    n[1] &= 0xF0
+                    n[2:4] = b"\0\0"
+                else:
+                    n[4:6] = n[10:12] = b"\0\0"
                 others[side].append((role, bytes(n)))
         bad = []
         for pk, (a, b) in out.items():
@@ -331,6 +367,10 @@ class Tester:
         pb, rb_ = norm_save(sb)
         bad = []
         for ch in ("INPUT", "FORWARD", "OUTPUT"):
+            if ch == "OUTPUT" and self.family == 6 and pa.get(ch) and \
+                    pb.get(ch):
+                # The routers' own MLD reports come when they please.
+                pa[ch], pb[ch] = pa[ch][0], pb[ch][0]
             if pa.get(ch) != pb.get(ch):
                 bad.append("policy %s: iptables %s, nf-hipac %s" %
                            (ch, pa.get(ch), pb.get(ch)))
@@ -478,15 +518,17 @@ def control_checks(t, ra, rb):
     """The harness must see traffic pass and traffic die, or every
     comparison would agree vacuously."""
     rng = random.Random(7)
-    pl = gen.Planner(rng, gen.pools(""), odd=False)
+    pl = gen.Planner(rng, gen.pools("", t.family), odd=False,
+                     family=t.family)
     ok = True
     text = ("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
-            ":OUTPUT ACCEPT [0:0]\n-A FORWARD -s 10.99.0.0/16 -j DROP\n"
-            "COMMIT\n")
+            ":OUTPUT ACCEPT [0:0]\n-A FORWARD -s %s -j DROP\n"
+            "COMMIT\n" % ("2001:db8:99::/48" if t.family == 6 else
+                          "10.99.0.0/16"))
     pk = [pl.probe() for _ in range(40)]
     res = t.run_case(ra, rb, "control: accept all", text, [pk, [], []])
     for p in pk:
-        want = IFACES[gen.route_out(p.dst)]
+        want = IFACES[route_out(p.dst, t.family)]
         for side, name in ((0, "iptables"), (1, "nf-hipac")):
             roles = [r for r, _ in res[p][side]] if res else []
             if roles != [want]:
@@ -573,7 +615,7 @@ def gen_counted(save):
 
 
 def refusal_probes(t, ra, rb):
-    for desc, rule in REFUSED:
+    for desc, rule in REFUSED6 if t.family == 6 else REFUSED:
         text = ("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
                 ":OUTPUT ACCEPT [0:0]\n%s\nCOMMIT\n" % rule)
         (rca, _, _), (rcb, _, errb) = both(ra.start_load(True),
@@ -585,6 +627,9 @@ def refusal_probes(t, ra, rb):
         elif rca == 0 and rcb == 0:
             t.log("note: now accepted by nf-hipac: %s (`%s'): add it to "
                   "the generator" % (desc, rule))
+        elif rca:
+            t.log("note: %s refuses `%s' (%s): drop it from the list" % (
+                t.tool, rule, desc))
 
 
 def main():
@@ -617,14 +662,21 @@ def main():
                     help="shrink the packets of a mismatching random set")
     ap.add_argument("--verbose", action="store_true",
                     help="print the counters of every rule set")
+    ap.add_argument("--family", type=int, choices=(4, 6), default=4,
+                    help="6: ip6tables-legacy against nf-hipac6")
+    ap.add_argument("--xt6", action="store_true",
+                    help="IPv6 rule sets with xtables extensions (gen.XT6)")
     args = ap.parse_args()
+    gen.XT6 = args.xt6
+    fam = args.family
+    v6 = "6" if fam == 6 else ""
 
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    ra = Router("iptables", args.ns_a, 1, ["iptables-legacy-restore"],
-                ["iptables-legacy-save", "-t", "filter"])
+    ra = Router("iptables", args.ns_a, 1, ["ip%stables-legacy-restore" % v6],
+                ["ip%stables-legacy-save" % v6, "-t", "filter"], fam)
     rb = Router("nf-hipac", args.ns_b, 2,
-                [os.path.join(args.bin, "nf-hipac-restore")],
-                [os.path.join(args.bin, "nf-hipac-save")])
+                [os.path.join(args.bin, "nf-hipac%s-restore" % v6)],
+                [os.path.join(args.bin, "nf-hipac%s-save" % v6)], fam)
     t = Tester(args)
     start = time.monotonic()
 
@@ -639,10 +691,10 @@ def main():
                 continue
             text = read_corpus(os.path.join(args.corpus, f))
             rng = random.Random("%d:%s" % (args.seed, f))
-            pl = gen.Planner(rng, gen.pools(text), odd=not args.no_odd,
-                            hotdrop=not args.no_hotdrop)
+            pl = gen.Planner(rng, gen.pools(text, fam), odd=not args.no_odd,
+                             hotdrop=not args.no_hotdrop, family=fam)
             phases = pl.plan(args.packets * 2)
-            for ph, extra in zip(phases, gen.explicit_packets(text)):
+            for ph, extra in zip(phases, gen.explicit_packets(text, fam)):
                 ph += [p for p in extra if not args.no_hotdrop or
                        not p.hotdrop()]
             t.run_case(ra, rb, "corpus " + f, text, phases)
@@ -658,13 +710,13 @@ def main():
         if args.only >= 0 and i != args.only:
             continue
         rng = random.Random("%d:%d" % (args.seed, i))
-        text = gen.gen_ruleset(rng)
+        text = gen.gen_ruleset(rng, fam)
         if args.dump:
             with open(os.path.join(args.dump, "random-%d.rules" % i),
                       "w") as f:
                 f.write(text)
-        pl = gen.Planner(rng, gen.pools(text), odd=not args.no_odd,
-                            hotdrop=not args.no_hotdrop)
+        pl = gen.Planner(rng, gen.pools(text, fam), odd=not args.no_odd,
+                         hotdrop=not args.no_hotdrop, family=fam)
         phases = pl.plan(args.packets)
         name = "random rule set %d (seed %d)" % (i, args.seed)
         t.run_case(ra, rb, name, text, phases)
@@ -690,7 +742,7 @@ def main():
         t.log("note: %s absent, ClassBench part skipped" % args.classbench)
 
     for r in t.refused:
-        t.log("refused by nf-hipac, accepted by iptables: " + r)
+        t.log("refused by nf-hipac, accepted by %s: %s" % (t.tool, r))
     if t.save_diffs:
         t.log("note: %d rules save differently (counters compared "
               "anyway)" % t.save_diffs)

@@ -25,6 +25,13 @@
 # NOTRACK packets whose TOS low bits are 01 (raw table), so the mark and the
 # UNTRACKED state are chosen by the sender.  The MARK table below must match
 # MARKS in gen.py.
+#
+# diff_topo_setup 6 makes them dual-stack for iptables_diff6.sh: IPv6
+# forwarding, fd00:100::/64 .. fd00:103::/64 on the four links (no DAD),
+# 2001:db8:1::/48, :2::/48 and :3::/48 routed to the client side and the
+# rest to srv0 via permanent neighbours, and the same mark and NOTRACK
+# rules from the traffic class in ip6tables-legacy's mangle and raw.  IPv4
+# stays: the ARP barrier of driver.py needs it.
 
 diff_ns_t=nfhp-dt-$$
 diff_ns_a=nfhp-dra-$$
@@ -43,14 +50,21 @@ diff_mac()
 	printf '02:00:00:%02x:%02x:%02x' "$1" "$2" "$3"
 }
 
-# diff_router_setup NS TOPO PREFIX - create router namespace NS joined to
-# the tester by four veth pairs PREFIX_c0.. and configure it.
+# diff_router_setup NS TOPO PREFIX [FAMILY] - create router namespace NS
+# joined to the tester by four veth pairs PREFIX_c0.. and configure it;
+# FAMILY 6 adds IPv6.
 diff_router_setup()
 {
-	local ns=$1 topo=$2 p=$3 i=0 rif tif conf m idx
+	local ns=$1 topo=$2 p=$3 fam=${4:-4} i=0 rif tif conf
 
 	ip netns add "$ns" || return 1
 	ip -n "$ns" link set lo up || return 1
+	# Interfaces take the defaults as they are made: no DAD, no RAs.
+	[ "$fam" != 6 ] || ip netns exec "$ns" sh -c '
+		echo 0 > /proc/sys/net/ipv6/conf/default/accept_dad
+		echo 0 > /proc/sys/net/ipv6/conf/default/dad_transmits
+		echo 0 > /proc/sys/net/ipv6/conf/default/accept_ra
+	' || return 1
 	set -- $diff_tifs
 	for rif in $diff_rifs; do
 		tif=${p}_$1
@@ -63,6 +77,13 @@ diff_router_setup()
 		ip -n "$ns" neigh add 192.168.$((100 + i)).2 dev "$rif" \
 			lladdr "$(diff_mac "$topo" $i 2)" nud permanent ||
 			return 1
+		if [ "$fam" = 6 ]; then
+			ip -n "$ns" addr add fd00:$((100 + i))::1/64 dev "$rif" \
+				nodad &&
+			ip -n "$ns" neigh add fd00:$((100 + i))::2 dev "$rif" \
+				lladdr "$(diff_mac "$topo" $i 2)" nud permanent ||
+				return 1
+		fi
 		ip -n "$ns" link set "$rif" up || return 1
 		ip -n $diff_ns_t link set "$tif" up || return 1
 		i=$((i + 1))
@@ -71,6 +92,13 @@ diff_router_setup()
 	ip -n "$ns" route add 10.2.0.0/16 via 192.168.101.2 dev veth10 &&
 	ip -n "$ns" route add 10.3.0.0/16 via 192.168.102.2 dev eth1 &&
 	ip -n "$ns" route add default via 192.168.103.2 dev srv0 || return 1
+	if [ "$fam" = 6 ]; then
+		ip -n "$ns" route add 2001:db8:1::/48 via fd00:100::2 dev veth0 &&
+		ip -n "$ns" route add 2001:db8:2::/48 via fd00:101::2 dev veth10 &&
+		ip -n "$ns" route add 2001:db8:3::/48 via fd00:102::2 dev eth1 &&
+		ip -n "$ns" route add default via fd00:103::2 dev srv0 ||
+			return 1
+	fi
 
 	conf=/proc/sys/net/ipv4/conf
 	ip netns exec "$ns" sh -c "
@@ -82,11 +110,33 @@ diff_router_setup()
 			echo 0 > \$d/rp_filter
 			echo 0 > \$d/send_redirects
 		done
-		echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6
-		echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6
 	" || return 1
+	if [ "$fam" = 6 ]; then
+		ip netns exec "$ns" sh -c '
+			echo 1 > /proc/sys/net/ipv6/conf/all/forwarding
+			echo 0 > /proc/sys/net/ipv6/icmp/ratelimit
+		' || return 1
+	else
+		ip netns exec "$ns" sh -c '
+			echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6
+			echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6
+		' || return 1
+	fi
 
-	# The mark from TOS bits 2-5, NOTRACK from TOS bits 0-1 == 01.
+	# The mark from TOS bits 2-5, NOTRACK from TOS bits 0-1 == 01 (in
+	# IPv6 the traffic class).
+	diff_mark_rules | ip netns exec "$ns" iptables-legacy-restore ||
+		return 1
+	[ "$fam" != 6 ] ||
+		diff_mark_rules | ip netns exec "$ns" ip6tables-legacy-restore ||
+		return 1
+}
+
+# diff_mark_rules - the mangle and raw tables of both routers.
+diff_mark_rules()
+{
+	local m idx
+
 	{
 		echo "*mangle"
 		idx=1
@@ -99,11 +149,11 @@ diff_router_setup()
 		echo "*raw"
 		echo "-A PREROUTING -m tos --tos 0x01/0x03 -j CT --notrack"
 		echo "COMMIT"
-	} | ip netns exec "$ns" iptables-legacy-restore || return 1
+	}
 }
 
-# diff_topo_setup - the tester namespace and both routers; installs the
-# cleanup trap.
+# diff_topo_setup [FAMILY] - the tester namespace and both routers;
+# installs the cleanup trap.  FAMILY 6 makes the routers dual-stack.
 diff_topo_setup()
 {
 	trap diff_topo_cleanup EXIT
@@ -113,8 +163,8 @@ diff_topo_setup()
 		echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6
 		echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6
 	' || return 1
-	diff_router_setup $diff_ns_a 1 a || return 1
-	diff_router_setup $diff_ns_b 2 b || return 1
+	diff_router_setup $diff_ns_a 1 a "${1:-4}" || return 1
+	diff_router_setup $diff_ns_b 2 b "${1:-4}" || return 1
 }
 
 # diff_topo_cleanup - kill what runs in the namespaces and delete them.
