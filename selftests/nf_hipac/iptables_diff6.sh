@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# iptables_diff6.sh - nf-hipac6 against the real ip6tables, packet for
+# packet: iptables_diff.sh for IPv6.
+#
+# The routers of diff/topo.sh made dual-stack: A runs each rule set in
+# ip6tables-legacy, B the same text loaded with nf-hipac6-restore.  The
+# tester sends the same raw IPv6 frames through both and compares what
+# arrives behind each router, frame by frame (filed under the flow
+# label), and every rule and policy counter (ip6tables-legacy-save -c
+# against nf-hipac6-save -c).  Frames the routers send to multicast MACs
+# (DAD, MLD) are not compared.
+#
+# The rule sets use what nf-hipac6 evaluates natively (diff/gen.py,
+# gen_rule6): -s/-d prefixes /0../128 and !, -i/-o with + and !, -p by
+# name and number (also 44 and 60, which ip6tables' -p never sees) and !,
+# tcp/udp ports and ranges, multiport, --tcp-flags/--syn, icmp6 types,
+# codes and names, hl, length, mark, state or conntrack, ACCEPT, DROP,
+# RETURN, -j and -g into user chains, either FORWARD policy.  Forms
+# ip6tables takes and nf-hipac6 refuses are probed once and listed
+# (REFUSED6 in diff/driver.py).  Packets: TCP with every kind of flags,
+# UDP, ICMPv6 types and codes, hop limits, lengths, marks and NOTRACK
+# (from the traffic class, as in IPv4), NEW/ESTABLISHED/RELATED/INVALID/
+# UNTRACKED flows, extension headers (hop-by-hop, destination options,
+# routing type 0 with no segments left) before the upper layer, first,
+# later and atomic fragments, truncated transport headers and headers
+# that cannot be walked.  Rule sets: the control sets, diff/corpus6/*.rules
+# (with their "# packet:" lines) and NFHP_DIFF6_RULESETS random ones.
+#
+#   NFHP_DIFF6_RULESETS=N  random rule sets (default 30)
+#   NFHP_DIFF6_PACKETS=N   packets per random rule set (default 80)
+#   NFHP_DIFF6_LONG=1      300 rule sets of 150 packets
+#   NFHP_DIFF6_XT=1        random rule sets with xtables extensions too
+#                          (gen.XT6; nf-hipac6 refuses them today)
+#   NFHP_DIFF_SEED, NFHP_DIFF_ONLY, NFHP_DIFF_NO_ODD, NFHP_DIFF_HOTDROP,
+#   NFHP_DIFF_DUMP, NFHP_DIFF_REDUCE, NFHP_DIFF_VERBOSE,
+#   NFHP_DIFF_REPORTS      as in iptables_diff.sh
+#
+# nfhp-timeout: 600
+
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/diff/topo.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3 iptables-legacy-restore ip6tables-legacy-restore \
+	ip6tables-legacy-save
+[ "$(id -u)" -eq 0 ] || nfhp_skip "must run as root"
+
+for m in iptable_mangle iptable_raw ip6table_filter ip6table_mangle \
+	 ip6table_raw xt_tos xt_dscp xt_MARK xt_CT nf_conntrack_netlink \
+	 xt_multiport xt_state xt_conntrack xt_hl xt_length xt_mark \
+	 xt_comment; do
+	modprobe "$m" 2>/dev/null
+done
+
+if [ "${NFHP_DIFF6_LONG:-0}" = 1 ]; then
+	rulesets=${NFHP_DIFF6_RULESETS:-300}
+	packets=${NFHP_DIFF6_PACKETS:-150}
+else
+	rulesets=${NFHP_DIFF6_RULESETS:-30}
+	packets=${NFHP_DIFF6_PACKETS:-80}
+fi
+
+diff_topo_setup 6 || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+# A private copy of the tools on tmpfs (see iptables_diff.sh).
+diff_tmp=$(mktemp -d /tmp/nfhp-diff6.XXXXXX)
+cp "$NFHP_BIN/nf-hipac" "$diff_tmp/" &&
+ln -s nf-hipac "$diff_tmp/nf-hipac6-restore" &&
+ln -s nf-hipac "$diff_tmp/nf-hipac6-save" ||
+	{ nfhp_log "FAIL: cannot copy $NFHP_BIN/nf-hipac"; exit 1; }
+
+dir=$(cd "$(dirname "$0")" && pwd)/diff
+args=(--family 6 --ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$diff_tmp"
+      --seed "${NFHP_DIFF_SEED:-1}" --random "$rulesets"
+      --packets "$packets" --corpus "$dir/corpus6")
+[ -z "${NFHP_DIFF_ONLY:-}" ] || args+=(--only "$NFHP_DIFF_ONLY")
+[ "${NFHP_DIFF_NO_ODD:-0}" = 0 ] || args+=(--no-odd)
+[ "${NFHP_DIFF_HOTDROP:-1}" = 1 ] || args+=(--no-hotdrop)
+[ "${NFHP_DIFF6_XT:-0}" = 0 ] || args+=(--xt6)
+[ -z "${NFHP_DIFF_DUMP:-}" ] || args+=(--dump "$NFHP_DIFF_DUMP")
+[ "${NFHP_DIFF_VERBOSE:-0}" = 0 ] || args+=(--verbose)
+[ "${NFHP_DIFF_REDUCE:-0}" = 0 ] || args+=(--reduce)
+[ -z "${NFHP_DIFF_REPORTS:-}" ] || args+=(--max-reports "$NFHP_DIFF_REPORTS")
+
+ip netns exec $diff_ns_t python3 "$dir/driver.py" "${args[@]}"
+rc=$?
+[ $rc -eq 0 ] && nfhp_log "ok: ip6tables and nf-hipac6 agree" ||
+	nfhp_log "FAIL: ip6tables and nf-hipac6 disagree (exit $rc)"
+exit $rc
