@@ -24,13 +24,22 @@
 # (from the traffic class, as in IPv4), NEW/ESTABLISHED/RELATED/INVALID/
 # UNTRACKED flows, extension headers (hop-by-hop, destination options,
 # routing type 0 with no segments left) before the upper layer, first,
-# later and atomic fragments, truncated transport headers and headers
-# that cannot be walked.  Rule sets: the control sets, diff/corpus6/*.rules
-# (with their "# packet:" lines) and NFHP_DIFF6_RULESETS random ones.
+# later and atomic fragments and truncated transport headers.  Rule sets:
+# the control sets, diff/corpus6/*.rules (with their "# packet:" lines)
+# and NFHP_DIFF6_RULESETS random ones.
+#
+# Packets whose extension headers cannot be walked (a destination options
+# header longer than the packet, a later fragment followed by another
+# extension header) are left out unless NFHP_DIFF6_UNWALKABLE=1:
+# ip6tables drops them only in a rule with -p (ip6_packet_match() sets
+# hotdrop there) and lets rules without -p and the policies see them,
+# while nf-hipac6 drops them before any rule (kernel/hooks.c), so they
+# differ in most rule sets.
 #
 #   NFHP_DIFF6_RULESETS=N  random rule sets (default 30)
 #   NFHP_DIFF6_PACKETS=N   packets per random rule set (default 80)
 #   NFHP_DIFF6_LONG=1      300 rule sets of 150 packets
+#   NFHP_DIFF6_UNWALKABLE=1  send unwalkable headers too (see above)
 #   NFHP_DIFF6_XT=1        random rule sets with xtables extensions too
 #                          (gen.XT6; nf-hipac6 refuses them today)
 #   NFHP_DIFF_SEED, NFHP_DIFF_ONLY, NFHP_DIFF_NO_ODD, NFHP_DIFF_HOTDROP,
@@ -78,6 +87,7 @@ args=(--family 6 --ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$diff_tmp"
 [ -z "${NFHP_DIFF_ONLY:-}" ] || args+=(--only "$NFHP_DIFF_ONLY")
 [ "${NFHP_DIFF_NO_ODD:-0}" = 0 ] || args+=(--no-odd)
 [ "${NFHP_DIFF_HOTDROP:-1}" = 1 ] || args+=(--no-hotdrop)
+[ "${NFHP_DIFF6_UNWALKABLE:-0}" = 0 ] || args+=(--unwalkable)
 [ "${NFHP_DIFF6_XT:-0}" = 0 ] || args+=(--xt6)
 [ -z "${NFHP_DIFF_DUMP:-}" ] || args+=(--dump "$NFHP_DIFF_DUMP")
 [ "${NFHP_DIFF_VERBOSE:-0}" = 0 ] || args+=(--verbose)

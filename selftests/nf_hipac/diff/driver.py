@@ -664,6 +664,10 @@ def main():
                     help="print the counters of every rule set")
     ap.add_argument("--family", type=int, choices=(4, 6), default=4,
                     help="6: ip6tables-legacy against nf-hipac6")
+    ap.add_argument("--unwalkable", action="store_true",
+                    help="IPv6 packets whose extension headers cannot be "
+                    "walked (nf-hipac6 drops them all, ip6tables only in "
+                    "rules with -p)")
     ap.add_argument("--xt6", action="store_true",
                     help="IPv6 rule sets with xtables extensions (gen.XT6)")
     args = ap.parse_args()
@@ -692,11 +696,13 @@ def main():
             text = read_corpus(os.path.join(args.corpus, f))
             rng = random.Random("%d:%s" % (args.seed, f))
             pl = gen.Planner(rng, gen.pools(text, fam), odd=not args.no_odd,
-                             hotdrop=not args.no_hotdrop, family=fam)
+                             hotdrop=not args.no_hotdrop, family=fam,
+                             unwalkable=args.unwalkable)
             phases = pl.plan(args.packets * 2)
             for ph, extra in zip(phases, gen.explicit_packets(text, fam)):
-                ph += [p for p in extra if not args.no_hotdrop or
-                       not p.hotdrop()]
+                ph += [p for p in extra if (not args.no_hotdrop or
+                                            not p.hotdrop()) and
+                       (args.unwalkable or fam == 4 or p.walkable())]
             t.run_case(ra, rb, "corpus " + f, text, phases)
         t.log("corpus done: %d rule sets, %d packets, %d mismatches (%.0fs)"
               % (t.rulesets, t.packets, t.mismatches,
@@ -716,7 +722,8 @@ def main():
                       "w") as f:
                 f.write(text)
         pl = gen.Planner(rng, gen.pools(text, fam), odd=not args.no_odd,
-                         hotdrop=not args.no_hotdrop, family=fam)
+                         hotdrop=not args.no_hotdrop, family=fam,
+                         unwalkable=args.unwalkable)
         phases = pl.plan(args.packets)
         name = "random rule set %d (seed %d)" % (i, args.seed)
         t.run_case(ra, rb, name, text, phases)

@@ -31,9 +31,11 @@ and headers that cannot be walked.  XT6 is the hook for the xtables
 extensions nf-hipac6 does not run yet.
 """
 import shlex
+import struct
 
-from pkt import (ICMP, ICMP6, IFACES, MARKS, NONXT, TCP, UDP, Pkt, Pkt6,
-                 addr, addr6, fmt6, icmp, icmp6, route_out, tcp, udp)
+from pkt import (EXT_FRAG, ICMP, ICMP6, IFACES, MARKS, NONXT, TCP, UDP, Pkt,
+                 Pkt6, addr, addr6, ext_hdr, fmt6, icmp, icmp6, route_out,
+                 tcp, udp)
 
 NETS = (addr("10.1.0.0"), addr("10.2.0.0"), addr("10.3.0.0"),
         addr("172.16.0.0"))
@@ -480,10 +482,12 @@ def usable(a):
 class Planner:
     """Makes the packets of one rule set from its pools."""
 
-    def __init__(self, rng, pools, odd=True, hotdrop=True, family=4):
+    def __init__(self, rng, pools, odd=True, hotdrop=True, family=4,
+                 unwalkable=False):
         self.rng, self.p, self.odd = rng, pools, odd
         self.hotdrop = hotdrop
         self.family = family
+        self.unwalkable = unwalkable
         if family == 6:
             self.probe, self.oddity = self.probe6, self.oddity6
             self.flow, self.a = self.flow6, self.a6
@@ -696,6 +700,14 @@ class Planner:
                          self.pad_to(fixed + 8))
         if proto == NONXT:
             return b""
+        if proto == EXT_FRAG:
+            # -p 44 and the like: an extension header ip6tables walks past
+            # to "no next header", not bytes that may not be walkable.
+            return struct.pack("!BBHI", NONXT, 0, 0, r.randrange(1 << 32)) \
+                + self.pad_to(fixed + 8)
+        if proto in (43, 60):
+            return ext_hdr("rt0" if proto == 43 else "dst", NONXT) + \
+                self.pad_to(fixed + 8)
         return self.pad_to(fixed)
 
     def probe6(self):
@@ -748,7 +760,7 @@ class Planner:
         elif kind == 7:
             pk.fragh = True
             pk.kind, pk.note = "frag", "atomic fragment"
-        elif self.hotdrop:
+        elif self.hotdrop and self.unwalkable:
             # Headers that cannot be walked: a destination options header
             # longer than the packet, or a later fragment whose fragment
             # header is followed by another extension header.
