@@ -11,6 +11,7 @@
 # flows, on four input interfaces) and compares what arrives behind each
 # router, frame by frame, and every rule and policy counter.  Any
 # difference prints the rule set, the packet and both outcomes, and fails.
+# iptables_diff6.sh is the IPv6 run (ip6tables-legacy against nf-hipac6).
 #
 # Rule sets: the control sets (traffic must pass, then die), the corpus
 # in diff/corpus/*.rules, the university firewall of diff/real-world/
