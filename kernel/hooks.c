@@ -10,9 +10,12 @@
  *
  * An IPv6 packet's protocol is the upper-layer one past the extension
  * headers, as ip6tables' "-p" matches it: ipv6_find_hdr() finds it and the
- * fragment offset.  A packet whose headers cannot be walked, unless it is
- * a later fragment, is dropped, as every rule of ip6tables drops it
- * (ip6_packet_match() sets hotdrop, even for a table of policies alone).
+ * fragment offset.  A packet whose headers cannot be walked (unless it
+ * is a later fragment that ipv6_find_hdr() reports as one) is dropped
+ * before any rule.  ip6tables drops it less often: in the first rule
+ * with "-p" whose addresses and interfaces it matches
+ * (ip6_packet_match() sets hotdrop only under IP6T_F_PROTO), and rules
+ * without "-p" and the policies see it (Documentation/TODO.md).
  */
 
 #include <asm/unaligned.h>
