@@ -84,6 +84,7 @@ bench:
 		"bench/run-core-bench.sh does not exist yet"; exit 1; }
 	bench/run-core-bench.sh
 	bench/lookup-counts.sh
+	bench/ipv6-pair.sh -r 3
 
 # Issue 48's worst case: bench/worst.py's random sets with many dimensions
 # and user chains at 100, 1k and 10k rules, each under a time limit
