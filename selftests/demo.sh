@@ -10,7 +10,11 @@
 #   - N rules (bench/seed.py, default 10000) loaded with iptables-restore
 #     (Debian's default nft backend) and, if installed, iptables-legacy,
 #   - the same rules loaded with nf-hipac-restore (if nf_hipac.ko and
-#     user/build/nf-hipac are built).
+#     user/build/nf-hipac are built);
+#   - and, over IPv6, no firewall and the same rules made IPv6 by
+#     bench/ipv4to6.py (each address 72 bits up under fd00::/24, the hosts
+#     too) loaded with nf-hipac6-restore: each family against its own
+#     no-firewall figure.
 # Every demo packet must pass all N rules before the final ACCEPT, so a
 # linear ruleset pays for each rule and a decision tree does not.  Runs are
 # short and interleaved (ROUNDS rounds of SECS seconds per configuration) and
@@ -43,6 +47,23 @@ for dev in "$ns_client veth0" "$ns_router veth0" "$ns_router veth1" \
 done
 
 "$NFHP_TOP/bench/seed.py" "$rules" > "$ruleset" || exit 1
+"$NFHP_TOP/bench/ipv4to6.py" rules "$ruleset" > "$ruleset.6" || exit 1
+
+# v6 ADDR - the IPv6 address bench/ipv4to6.py makes of the IPv4 ADDR.
+v6() { echo "$1" > "$tmp/addr" && "$NFHP_TOP/bench/ipv4to6.py" rules "$tmp/addr"; }
+CLIENT6=$(v6 $CLIENT_IP)
+ROUTER_CLIENT6=$(v6 $ROUTER_CLIENT_IP)
+ROUTER_SERVER6=$(v6 $ROUTER_SERVER_IP)
+SERVER6=$(v6 $SERVER_IP)
+# Without duplicate address detection, which would hold them back.
+ip -n $ns_client addr add $CLIENT6/48 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_CLIENT6/48 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_SERVER6/48 dev veth1 nodad &&
+ip -n $ns_server addr add $SERVER6/48 dev veth0 nodad &&
+ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
+ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
+in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1 ||
+	{ nfhp_log "IPv6 setup failed"; exit 1; }
 printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' \
 	> "$empty"
 
@@ -52,7 +73,7 @@ if [ ! -f "$module" ] || [ ! -x "$NFHP_BIN/nf-hipac-restore" ]; then
 	echo "demo: nf-hipac is not built yet (need $module and" \
 	     "$NFHP_BIN/nf-hipac-restore); skipping the nf-hipac row"
 elif [ -d /sys/module/nf_hipac ] || nfhp_insmod "$module"; then
-	configs="$configs nf-hipac"
+	configs="$configs nf-hipac none6 nf-hipac6"
 else
 	echo "demo: insmod $module failed; skipping the nf-hipac row"
 fi
@@ -65,6 +86,8 @@ load()
 	iptables) in_ns $ns_router iptables-restore < "$ruleset";;
 	legacy) in_ns $ns_router iptables-legacy-restore < "$ruleset";;
 	nf-hipac) nfhp_restore_in $ns_router < "$ruleset";;
+	none6) true;;
+	nf-hipac6) in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore" < "$ruleset.6";;
 	esac
 }
 
@@ -76,14 +99,17 @@ unload()
 	iptables) in_ns $ns_router nft flush ruleset;;
 	legacy) in_ns $ns_router iptables-legacy-restore < "$empty";;
 	nf-hipac) nfhp_restore_in $ns_router < "$empty";;
+	none6) true;;
+	nf-hipac6) in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore" < "$empty";;
 	esac
 }
 
-# measure - one iperf3 run; prints Mbit/s received, or nothing on failure.
+# measure ADDR - one iperf3 run to ADDR; prints Mbit/s received, or
+# nothing on failure.
 measure()
 {
 	timeout $((secs + 30)) ip netns exec $ns_client \
-		iperf3 -c $SERVER_IP -t "$secs" -J 2>/dev/null |
+		iperf3 -c "$1" -t "$secs" -J 2>/dev/null |
 	python3 -c '
 import json, sys
 try:
@@ -114,10 +140,13 @@ for r in $(seq "$rounds"); do
 		if [ "$c" = nf-hipac ] && [ "$r" -eq "$rounds" ]; then
 			info=$(in_ns $ns_router cat /proc/net/nf-hipac/info 2>&1)
 		fi
-		if ! ping_ok; then
+		dst=$SERVER_IP
+		[[ $c != *6 ]] || dst=$SERVER6
+		if ! in_ns $ns_client $NFHP_PING -q -c1 -W"$NFHP_WAIT" $dst \
+			>/dev/null 2>&1; then
 			echo "demo: $c with $rules rules blocks the demo traffic!"
 		fi
-		v=$(measure)
+		v=$(measure $dst)
 		echo "demo: round $r: $c: ${v:-failed} Mbit/s"
 		res[$c]="${res[$c]:-} ${v:-0}"
 		unload "$c"
@@ -132,9 +161,15 @@ res = {$(for c in $configs; do printf '"%s": [%s], ' "$c" "$(echo ${res[$c]} | t
 load = {$(for c in $configs; do printf '"%s": "%s", ' "$c" "${load_s[$c]:-}"; done)}
 failed = 0
 names = {"none": "no firewall", "iptables": "iptables (nft)",
-         "legacy": "iptables-legacy", "nf-hipac": "nf-hipac"}
-base = [v for v in res.get("none", []) if v > 0]
-base = statistics.median(base) if base else 0
+         "legacy": "iptables-legacy", "nf-hipac": "nf-hipac",
+         "none6": "no firewall IPv6", "nf-hipac6": "nf-hipac6 (IPv6)"}
+
+
+def baseline(name):
+    runs = [v for v in res.get(name, []) if v > 0]
+    return statistics.median(runs) if runs else 0
+
+
 print()
 print("%-18s %7s %9s %14s %9s" % ("firewall", "rules", "load [s]",
                                     "median Mbit/s", "vs none"))
@@ -145,9 +180,10 @@ for c in configs:
         failed = 1
         continue
     med = statistics.median(runs)
+    base = baseline("none6" if c.endswith("6") else "none")
     ratio = "%.3f" % (med / base) if base else "-"
-    n = "0" if c == "none" else rules
-    ld = "-" if c == "none" else "%.2f" % float(load[c] or 0)
+    n = "0" if c.startswith("none") else rules
+    ld = "-" if c.startswith("none") else "%.2f" % float(load[c] or 0)
     print("%-18s %7s %9s %14.1f %9s" % (names[c], n, ld, med, ratio))
 sys.exit(failed)
 PYEOF
