@@ -745,11 +745,24 @@ static int resolve_addr(struct pstate *ps, int dim, const char *name,
 	return 0;
 }
 
-/* One address and mask as the match of @dim, or none for "x/0". */
-static void addr_match(struct nfhp_dim_match *m, int dim,
+/* The prefix length of an IPv6 mask, or -1 when it is no prefix. */
+static int mask_prefix6(nfhp_u128 mask)
+{
+	int plen = __builtin_popcountll((u64)(mask >> 64)) +
+		   __builtin_popcountll((u64)mask);
+
+	return !plen || mask == ~(nfhp_u128)0 << (128 - plen) ? plen : -1;
+}
+
+/*
+ * One address and mask of the family @family as the match of @dim: a
+ * prefix, or IPv4's value/mask.
+ */
+static void addr_match(struct nfhp_dim_match *m, int dim, u8 family,
 		       const struct nfhp_addr_mask *am, bool inv)
 {
-	int plen = mask_prefix(am->mask);
+	int plen = family == NFHP_FAMILY_IPV6 ? mask_prefix6(am->mask) :
+		   mask_prefix((u32)am->mask);
 
 	memset(m, 0, offsetof(struct nfhp_dim_match, ranges[1]));
 	m->dim = dim;
@@ -765,52 +778,140 @@ static void addr_match(struct nfhp_dim_match *m, int dim,
 	m->form = NFHP_FORM_PREFIX;
 	m->nranges = plen;
 	m->ranges[0].lo = am->addr;
-	m->ranges[0].hi = am->addr | ~am->mask;
+	m->ranges[0].hi = am->addr | (family == NFHP_FAMILY_IPV6 ? ~am->mask :
+				      (u32)~am->mask);
+}
+
+/* The 128-bit value of the IPv6 address @a. */
+static nfhp_u128 in6_value(const struct in6_addr *a)
+{
+	nfhp_u128 v = 0;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		v = v << 8 | a->s6_addr[i];
+	return v;
 }
 
 /*
- * "-s addr[/len]" of an IPv6 rule: one numeric address and a prefix
- * length, 128 when absent.  Host names, masks and lists are not taken yet.
+ * xtables_ip6parse_mask(): a prefix length 0..128 or, as ip6tables also
+ * takes, a mask written as an address; the tree takes masks that are
+ * prefixes.
+ */
+static int parse_mask6(struct pstate *ps, const char *s, nfhp_u128 *mask)
+{
+	unsigned long long plen;
+	struct in6_addr a;
+
+	if (inet_pton(AF_INET6, s, &a) == 1) {
+		*mask = in6_value(&a);
+		if (mask_prefix6(*mask) < 0)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: IPv6 mask `%s' is not a prefix",
+				    s);
+		return 0;
+	}
+	if (!nfhp_parse_uint(s, 0, 128, &plen))
+		return fail(ps, NFHP_EXIT_PARAM, "invalid mask `%s' specified",
+			    s);
+	*mask = plen ? ~(nfhp_u128)0 << (128 - plen) : 0;
+	return 0;
+}
+
+/*
+ * The addresses of the IPv6 host or address @name, masked with @mask,
+ * into @out, which holds @*n of NFHP_MAX_ADDRS (xtables_numeric_to_ip6addr(),
+ * then getaddrinfo() for IPv6 as ip6tables' host_to_ip6addr()).
+ */
+static int resolve_addr6(struct pstate *ps, int dim, const char *name,
+			 nfhp_u128 mask, struct nfhp_addr_mask *out,
+			 unsigned int *n)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_INET6, .ai_socktype = SOCK_RAW,
+	};
+	struct addrinfo *res = NULL, *p;
+	struct in6_addr a;
+	bool numeric;
+
+	numeric = inet_pton(AF_INET6, name, &a) == 1;
+	if (!numeric &&
+	    (!*name || getaddrinfo(name, NULL, &hints, &res) || !res))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "host/network `%s' not found", name);
+	for (p = res; numeric || p; p = p ? p->ai_next : NULL) {
+		if (*n == NFHP_MAX_ADDRS) {
+			if (res)
+				freeaddrinfo(res);
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: `-%c' stands for more than %d addresses",
+				    dim == NFHP_DIM_SRC ? 's' : 'd',
+				    NFHP_MAX_ADDRS);
+		}
+		if (p)
+			a = ((struct sockaddr_in6 *)p->ai_addr)->sin6_addr;
+		out[*n].addr = in6_value(&a) & mask;
+		out[*n].mask = mask;
+		(*n)++;
+		if (numeric)
+			break;
+	}
+	if (res)
+		freeaddrinfo(res);
+	return 0;
+}
+
+/*
+ * xtables_ip6parse_multiple(): "-s a[/m][,b[/m]...]" of an IPv6 rule,
+ * each a numeric address, a network or a host name of one or more
+ * addresses, with a prefix length (128 when absent) or a mask that is a
+ * prefix.  The first is the rule's match; with more the command stands
+ * for one rule each (nfhp_cmdline_select()).
  */
 static int parse_addr6(struct pstate *ps, int dim, const char *arg, bool inv)
 {
-	unsigned long long plen = 128;
+	struct nfhp_cmdline *cl = ps->cl;
+	struct nfhp_addr_mask *out = cl->addr[dim == NFHP_DIM_DST];
+	unsigned int *n = &cl->naddr[dim == NFHP_DIM_DST];
+	const char *elem, *next;
 	struct nfhp_dim_match *m;
-	char buf[INET6_ADDRSTRLEN + 8], *slash;
-	nfhp_u128 v = 0, host;
-	struct in6_addr a;
-	unsigned int i;
+	char buf[256], *slash;
+	nfhp_u128 mask;
+	int ret;
 
+	*n = 0;
 	ps->addr_inv |= inv;
-	if (strlen(arg) >= sizeof(buf))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "host/network `%s' not found", arg);
-	strcpy(buf, arg);
-	if (strchr(buf, ','))
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "nf-hipac: one IPv6 address per -s or -d, for now");
-	slash = strchr(buf, '/');
-	if (slash) {
-		*slash++ = 0;
-		if (!nfhp_parse_uint(slash, 0, 128, &plen))
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "invalid mask `%s' specified", slash);
+	for (elem = arg; elem; elem = next ? next + 1 : NULL) {
+		size_t len;
+
+		while (isspace((unsigned char)*elem))
+			elem++;
+		next = strchr(elem, ',');
+		len = next ? (size_t)(next - elem) : strlen(elem);
+		if (len >= sizeof(buf))
+			return fail(ps, NFHP_EXIT_PARAM, "Hostname too long");
+		memcpy(buf, elem, len);
+		buf[len] = 0;
+		mask = ~(nfhp_u128)0;
+		slash = strrchr(buf, '/');
+		if (slash) {
+			*slash++ = 0;
+			ret = parse_mask6(ps, slash, &mask);
+			if (ret)
+				return ret;
+		}
+		/* "any/0": the name is not looked at. */
+		ret = resolve_addr6(ps, dim, mask ? buf : "::", mask, out, n);
+		if (ret)
+			return ret;
 	}
-	if (inet_pton(AF_INET6, buf, &a) != 1)
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "host/network `%s' not found", buf);
 	/* As ip6tables: "-s x/0" is no match at all, "! -s x/0" is kept. */
-	if (!plen && !inv)
+	if (*n == 1 && !out[0].mask && !inv)
 		return 0;
-	for (i = 0; i < 16; i++)
-		v = v << 8 | a.s6_addr[i];
-	host = plen == 128 ? 0 : ~(nfhp_u128)0 >> plen;
 	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
 	if (!m)
 		return ps->ret;
-	m->nranges = plen;
-	m->ranges[0].lo = v & ~host;
-	m->ranges[0].hi = v | host;
+	addr_match(m, dim, cl->family, &out[0], inv);
 	return 0;
 }
 
@@ -870,7 +971,7 @@ static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 	m = dim_new(ps, dim, NFHP_FORM_PREFIX, NFHP_SYN_DEFAULT, inv);
 	if (!m)
 		return ps->ret;
-	addr_match(m, dim, &out[0], inv);
+	addr_match(m, dim, cl->family, &out[0], inv);
 	return 0;
 }
 
@@ -903,7 +1004,8 @@ void nfhp_cmdline_select(struct nfhp_cmdline *cl, unsigned int i)
 		}
 		if (!am->mask)
 			continue;
-		addr_match(&m[n++], d ? NFHP_DIM_DST : NFHP_DIM_SRC, am, inv[d]);
+		addr_match(&m[n++], d ? NFHP_DIM_DST : NFHP_DIM_SRC, cl->family,
+			   am, inv[d]);
 	}
 	/* Out with the old address matches, in with the new. */
 	k = has[0] + has[1];

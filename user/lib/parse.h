@@ -74,7 +74,7 @@ struct nfhp_cmdline {
 	struct nfhp_counter counters;
 	unsigned int naddr[2];
 	struct nfhp_addr_mask {
-		u32 addr, mask;
+		nfhp_u128 addr, mask;
 	} addr[2][NFHP_MAX_ADDRS];
 	struct nfhp_rule_spec spec;
 };

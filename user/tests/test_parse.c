@@ -15,6 +15,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "tap.h"
 
@@ -796,6 +799,36 @@ static void test_order(void)
 }
 
 /*
+ * A host name in an IPv6 rule: its IPv6 addresses as the resolver gives
+ * them (localhost has none where /etc/hosts lacks ::1, as here and
+ * there), or ip6tables' message.
+ */
+static void test_ipv6_name(void)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_INET6, .ai_socktype = SOCK_RAW,
+	};
+	struct addrinfo *res;
+	char want[128], a[INET6_ADDRSTRLEN];
+	int ret;
+
+	ret = parse("-6 -A INPUT -s localhost -j DROP");
+	if (getaddrinfo("localhost", NULL, &hints, &res) || !res) {
+		check(ret == NFHP_EXIT_PARAM &&
+		      !strcmp(err, "host/network `localhost' not found"),
+		      "IPv6: localhost without an IPv6 address is refused");
+		return;
+	}
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)res->ai_addr)->sin6_addr,
+		  a, sizeof(a));
+	freeaddrinfo(res);
+	nfhp_cmdline_select(cl, 0);
+	snprintf(want, sizeof(want), "-A INPUT -s %s/128 -j DROP", a);
+	check(!ret && !strcmp(save_line(cl->chain, &cl->spec), want),
+	      "IPv6: -s localhost is %s", want);
+}
+
+/*
  * IPv6 rules (nf-hipac -6, nf-hipac6): addresses of 128 bits, printed as
  * ip6tables-save prints them; what IPv6 cannot take is refused as
  * ip6tables refuses it, or by name.
@@ -825,6 +858,10 @@ static void test_ipv6(void)
 		  "-A INPUT -m hl ! --hl-eq 1 -j DROP" },
 		{ "-6 -A INPUT -m hl --hl-lt 2 -j DROP",
 		  "-A INPUT -m hl --hl-lt 2 -j DROP" },
+		{ "-6 -A INPUT -s 2001:db8::/ffff:ffff:ffff:: -j DROP",
+		  "-A INPUT -s 2001:db8::/48 -j DROP" },
+		{ "-6 -A INPUT -s 2001:db8::1/64 -j DROP",
+		  "-A INPUT -s 2001:db8::/64 -j DROP" },
 	};
 	static const struct {
 		const char *in, *msg;
@@ -833,6 +870,8 @@ static void test_ipv6(void)
 		  "host/network `10.0.0.1' not found" },
 		{ "-6 -A INPUT -s 2001:db8::/129 -j DROP",
 		  "invalid mask `129' specified" },
+		{ "-6 -A INPUT -s 2001:db8::/ffff::ffff -j DROP",
+		  "nf-hipac: IPv6 mask `ffff::ffff' is not a prefix" },
 		{ "-6 -A INPUT -f -j DROP", "unknown option \"-f\"" },
 		/* Without libxtables (test_xt6 has it), as for IPv4. */
 		{ "-6 -A INPUT -j REJECT",
@@ -871,6 +910,25 @@ static void test_ipv6(void)
 		      "IPv6 refused: %s -> %s GOT %d %s", bad6[i].in,
 		      bad6[i].msg, ret, err);
 	}
+	/* Lists: one rule per -s and -d pair, in ip6tables' order. */
+	ret = parse("-6 -A FORWARD -s 2001:db8::1,2001:db8:1::/48 -d fd00::/ffff:: -p tcp -j DROP");
+	check(!ret && nfhp_cmdline_rules(cl) == 2, "IPv6: 2 sources, 1 destination: 2 rules");
+	nfhp_print_set_family(NFHP_FAMILY_IPV6);
+	nfhp_cmdline_select(cl, 0);
+	check(!strcmp(save_line(cl->chain, &cl->spec),
+		      "-A FORWARD -s 2001:db8::1/128 -d fd00::/16 -p tcp -j DROP"),
+	      "IPv6 rule 1: %s", save_line(cl->chain, &cl->spec));
+	nfhp_cmdline_select(cl, 1);
+	check(!strcmp(save_line(cl->chain, &cl->spec),
+		      "-A FORWARD -s 2001:db8:1::/48 -d fd00::/16 -p tcp -j DROP"),
+	      "IPv6 rule 2: %s", save_line(cl->chain, &cl->spec));
+	ret = parse("-6 -A FORWARD -s ::/0,2001:db8::/32 -j DROP");
+	nfhp_cmdline_select(cl, 0);
+	check(!ret && nfhp_cmdline_rules(cl) == 2 &&
+	      !strcmp(save_line(cl->chain, &cl->spec), "-A FORWARD -j DROP"),
+	      "IPv6: ::/0 in a list is no match");
+	test_ipv6_name();
+	nfhp_print_set_family(NFHP_FAMILY_IPV4);
 	ret = parse("-A INPUT -s 10.0.0.1 -j DROP -6 -4");
 	check(!ret && cl->family == NFHP_FAMILY_IPV4, "the last of -6 -4 wins");
 }
