@@ -3,7 +3,9 @@
  * libFuzzer target: an iptables-save stream through the parser into the
  * classifier core, every command applied (errors are fine, crashes, leaks
  * and undefined behaviour are not), committed, then a few packets
- * classified.  Built with clang -fsanitize=fuzzer,address,undefined.
+ * classified.  Each input is an IPv4 rule set (iptables-save) and then
+ * an IPv6 one (ip6tables-save): the same text meets both parsers and both
+ * widths of address.  Built with clang -fsanitize=fuzzer,address,undefined.
  */
 #include <stdint.h>
 
@@ -88,9 +90,26 @@ static const struct nfhp_restore_ops fz_ops = {
 	.commit = fz_commit,
 };
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* A packet key of @family, the @i-th of a fixed spread over the space. */
+static void fz_key(struct nfhp_key *key, u8 family, unsigned int i)
 {
-	struct nfhp_ruleset *rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, 64ull << 20);
+	memset(key, 0, sizeof(*key));
+	if (family == NFHP_FAMILY_IPV6) {
+		key->v[NFHP_DIM_SRC] = (nfhp_u128)0x20010db8u << 96 |
+				       (nfhp_u128)i << (i % 128);
+		key->v[NFHP_DIM_DST] = ~(nfhp_u128)0 >> (i % 128);
+	} else {
+		key->v[NFHP_DIM_SRC] = 0x0a000000u + i * 0x01010101u;
+	}
+	key->v[NFHP_DIM_DPORT] = i * 997 % 65536;
+	nfhp_key_fold_port(key, i % 3 ? 6 : family == NFHP_FAMILY_IPV6 &&
+			   i % 2 ? 58 : 17);
+}
+
+/* The input as a rule set of @family, committed, then 64 packets. */
+static void fz_one(const uint8_t *data, size_t size, u8 family)
+{
+	struct nfhp_ruleset *rs = nfhp_ruleset_new(family, 64ull << 20);
 	struct nfhp_verdict v;
 	struct nfhp_key key;
 	char err[256];
@@ -98,21 +117,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f;
 
 	if (!rs)
-		return 0;
+		return;
 	f = fmemopen((void *)data, size, "r");
 	if (f) {
 		nfhp_txn_begin(rs);
-		nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &fz_ops, rs, err, sizeof(err));
+		nfhp_parse_save_stream(f, family, &fz_ops, rs, err,
+				       sizeof(err));
 		fclose(f);
 		nfhp_txn_commit(rs, NULL);
 	}
-	memset(&key, 0, sizeof(key));
 	for (i = 0; i < 64; i++) {
-		key.v[NFHP_DIM_SRC] = 0x0a000000u + i * 0x01010101u;
-		key.v[NFHP_DIM_DPORT] = i * 997 % 65536;
-		nfhp_key_fold_port(&key, i % 3 ? 6 : 17);
+		fz_key(&key, family, i);
 		nfhp_classify(rs, i % NFHP_HOOK_MAX, &key, 100, NULL, &v);
 	}
 	nfhp_ruleset_free(rs);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fz_one(data, size, NFHP_FAMILY_IPV4);
+	fz_one(data, size, NFHP_FAMILY_IPV6);
 	return 0;
 }
