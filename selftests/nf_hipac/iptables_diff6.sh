@@ -40,8 +40,9 @@
 #   NFHP_DIFF6_PACKETS=N   packets per random rule set (default 80)
 #   NFHP_DIFF6_LONG=1      300 rule sets of 150 packets
 #   NFHP_DIFF6_UNWALKABLE=1  send unwalkable headers too (see above)
-#   NFHP_DIFF6_XT=1        random rule sets with xtables extensions too
-#                          (gen.XT6; nf-hipac6 refuses them today)
+#   NFHP_DIFF6_XT=0        random rule sets without xtables extensions
+#                          (by default, 1, some rules have REJECT, LOG,
+#                          limit, frag, ipv6header...: gen.XT6)
 #   NFHP_DIFF_SEED, NFHP_DIFF_ONLY, NFHP_DIFF_NO_ODD, NFHP_DIFF_HOTDROP,
 #   NFHP_DIFF_DUMP, NFHP_DIFF_REDUCE, NFHP_DIFF_VERBOSE,
 #   NFHP_DIFF_REPORTS      as in iptables_diff.sh
@@ -59,7 +60,8 @@ nfhp_require_cmd python3 iptables-legacy-restore ip6tables-legacy-restore \
 for m in iptable_mangle iptable_raw ip6table_filter ip6table_mangle \
 	 ip6table_raw xt_tos xt_dscp xt_MARK xt_CT nf_conntrack_netlink \
 	 xt_multiport xt_state xt_conntrack xt_hl xt_length xt_mark \
-	 xt_comment; do
+	 xt_comment ip6t_REJECT xt_LOG xt_NFLOG xt_limit xt_statistic \
+	 xt_string xt_pkttype xt_addrtype xt_u32 ip6t_frag ip6t_ipv6header; do
 	modprobe "$m" 2>/dev/null
 done
 
@@ -88,7 +90,7 @@ args=(--family 6 --ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$diff_tmp"
 [ "${NFHP_DIFF_NO_ODD:-0}" = 0 ] || args+=(--no-odd)
 [ "${NFHP_DIFF_HOTDROP:-1}" = 1 ] || args+=(--no-hotdrop)
 [ "${NFHP_DIFF6_UNWALKABLE:-0}" = 0 ] || args+=(--unwalkable)
-[ "${NFHP_DIFF6_XT:-0}" = 0 ] || args+=(--xt6)
+[ "${NFHP_DIFF6_XT:-1}" = 0 ] || args+=(--xt6)
 [ -z "${NFHP_DIFF_DUMP:-}" ] || args+=(--dump "$NFHP_DIFF_DUMP")
 [ "${NFHP_DIFF_VERBOSE:-0}" = 0 ] || args+=(--verbose)
 [ "${NFHP_DIFF_REDUCE:-0}" = 0 ] || args+=(--reduce)

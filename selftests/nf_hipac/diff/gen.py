@@ -911,10 +911,10 @@ PLENS6 = (0, 16, 32, 44, 47, 48, 48, 56, 63, 64, 64, 72, 78, 80, 96, 112,
           120, 124, 126, 127, 128, 128)
 LENGTHS6 = (40, 41, 48, 56, 60, 61, 64, 68, 72, 80, 100, 128, 200, 576,
             1000, 1280, 1400)
-# Masks whose matches the tree takes in IPv6 (no libxtables to fall back
-# on: a mask of low bits such as 0xff is refused, see REFUSED6).
+# Mark masks: of high bits, which the tree takes, and of low bits, which
+# go to libxtables' mark match.
 MARK_MASKS6 = ("0xffffffff", "0xffff0000", "0xff000000", "0xfffffff0",
-               "0xfffffffe", "0x80000000", "0xfffff000")
+               "0xfffffffe", "0x80000000", "0xfffff000", "0xff")
 # ip6tables' icmpv6 type names with the type/code they stand for.
 ICMP6_NAMES = {
     "destination-unreachable": (1, None), "no-route": (1, 0),
@@ -942,9 +942,9 @@ RULE_PROTOS6 = OTHER_PROTOS6 + (44, 60)
 EXT_CHAINS = (("hbh",), ("dst",), ("rt0",), ("hbh", "dst"),
               ("hbh", "rt0", "dst"), ("dst", "rt0"), ("dst", "dst"))
 
-# The hook for the xtables extensions of ip6tables (REJECT, LOG, limit,
-# ...), which nf-hipac6 refuses until kernel/xt_run.c runs them for IPv6.
-# driver.py --xt6 sets it; off, the random rule sets hold none.
+# The xtables extensions of ip6tables (REJECT, LOG, limit, frag, ...),
+# which kernel/xt_run.c runs for IPv6 as for IPv4.  driver.py --xt6 sets
+# it; off, the random rule sets hold none.
 XT6 = False
 
 
@@ -960,6 +960,15 @@ def prefix_arg6(rng):
     plen = rng.choice(PLENS6)
     mask = ((1 << 128) - 1) ^ ((1 << (128 - plen)) - 1)
     return "%s/%d" % (fmt6(a & mask), plen)
+
+
+def addr_opt6(rng, opt):
+    """-s or -d with a prefix, "!" of one, or a list of two (one rule
+    each, as ip6tables makes them; a list takes no "!")."""
+    neg = inv(rng, 0.2)
+    if not neg and rng.random() < 0.1:
+        return [opt, prefix_arg6(rng) + "," + prefix_arg6(rng)]
+    return [neg + opt, prefix_arg6(rng)]
 
 
 def icmp6_arg(rng):
@@ -984,8 +993,23 @@ def mark_arg6(rng):
 
 
 def xt_match6(rng):
-    """XT6: an xtables match for IPv6 (family-neutral ones)."""
-    return xt_match(rng)
+    """XT6: an xtables match for IPv6: IPv4's but those IPv6 refuses
+    (addrtype BROADCAST), and IPv6's own frag and ipv6header."""
+    r = rng.random()
+    if r < 0.15:
+        return ["-m", "frag"] + rng.choice(
+            (["--fragmore"], ["--fraglast"], ["--fragfirst"],
+             ["--fragid", "%d:%d" % (0, rng.randrange(1 << 16))]))
+    if r < 0.3:
+        return ["-m", "ipv6header", inv(rng) + "--header",
+                rng.choice(("hop-by-hop", "ipv6-frag", "ipv6-opts",
+                            "ipv6-route", "hop-by-hop,ipv6-opts",
+                            "ipv6-nonxt")),
+                *rng.choice(([], ["--soft"]))]
+    m = xt_match(rng)
+    if "BROADCAST" in m:
+        m[m.index("BROADCAST")] = "MULTICAST"
+    return m
 
 
 def xt_target6(rng, proto):
@@ -1008,9 +1032,9 @@ def gen_rule6(rng, chain, targets, may_return):
     """One ip6tables rule of chain, in the forms nf-hipac6 takes."""
     w = ["-A", chain]
     if rng.random() < 0.3:
-        w += [inv(rng, 0.2) + "-s", prefix_arg6(rng)]
+        w += addr_opt6(rng, "-s")
     if rng.random() < 0.25:
-        w += [inv(rng, 0.2) + "-d", prefix_arg6(rng)]
+        w += addr_opt6(rng, "-d")
     if rng.random() < 0.2:
         w += [inv(rng, 0.2) + "-i", rng.choice(IF_PATTERNS)]
     if rng.random() < 0.15:
