@@ -964,7 +964,8 @@ def prefix_arg6(rng):
 
 def addr_opt6(rng, opt):
     """-s or -d with a prefix, "!" of one, or a list of two (one rule
-    each, as ip6tables makes them; a list takes no "!")."""
+    each, as ip6tables makes them; no "!" of an address beside a list:
+    gen_rule6())."""
     neg = inv(rng, 0.2)
     if not neg and rng.random() < 0.1:
         return [opt, prefix_arg6(rng) + "," + prefix_arg6(rng)]
@@ -1035,6 +1036,9 @@ def gen_rule6(rng, chain, targets, may_return):
         w += addr_opt6(rng, "-s")
     if rng.random() < 0.25:
         w += addr_opt6(rng, "-d")
+    if "! -s" in w or "! -d" in w:
+        # ip6tables: "! not allowed with multiple ... addresses".
+        w = [x.split(",")[0] for x in w]
     if rng.random() < 0.2:
         w += [inv(rng, 0.2) + "-i", rng.choice(IF_PATTERNS)]
     if rng.random() < 0.15:
