@@ -472,14 +472,13 @@ static void batch_next(struct mnl_nlmsg_batch *b)
 	}
 }
 
-/* Give @r the comment that marks a takeover (NFHP_TAKEOVER_MARK). */
-static int set_mark(struct nftnl_rule *r)
+/* Give @r the comment that marks a takeover (NFHP_TAKEOVER_MARK...). */
+static int set_mark(struct nftnl_rule *r, const char *mark)
 {
 	struct nftnl_udata_buf *u = nftnl_udata_buf_alloc(NFT_USERDATA_MAXLEN);
 	int ret = -ENOMEM;
 
-	if (u && nftnl_udata_put_strz(u, NFTNL_UDATA_RULE_COMMENT,
-				      NFHP_TAKEOVER_MARK))
+	if (u && nftnl_udata_put_strz(u, NFTNL_UDATA_RULE_COMMENT, mark))
 		ret = nftnl_rule_set_data(r, NFTNL_RULE_USERDATA,
 					  nftnl_udata_buf_data(u),
 					  nftnl_udata_buf_len(u));
@@ -500,7 +499,7 @@ static unsigned int queue_mark(struct mnl_nlmsg_batch *b, u32 *seq,
 	struct nftnl_expr *counter = nftnl_expr_alloc("counter");
 	struct nlmsghdr *nlh;
 
-	if (!r || !counter || set_mark(r)) {
+	if (!r || !counter || set_mark(r, NFHP_TAKEOVER_MARK)) {
 		nftnl_rule_free(r);
 		nftnl_expr_free(counter);
 		return 0;
@@ -589,7 +588,7 @@ static unsigned int queue_ipv4_accept(struct mnl_nlmsg_batch *b, u32 *seq,
 	struct nftnl_expr *imm = nftnl_expr_alloc("immediate");
 	struct nlmsghdr *nlh;
 
-	if (!r || !meta || !cmp || !imm || set_mark(r)) {
+	if (!r || !meta || !cmp || !imm || set_mark(r, NFHP_TAKEOVER_MARK_IPV4)) {
 		nftnl_rule_free(r);
 		nftnl_expr_free(meta);
 		nftnl_expr_free(cmp);

@@ -17,10 +17,14 @@
  * one rule per element, in order.  That is exact: the elements of an nft
  * set never overlap, so a packet matches at most one of the copies.
  *
- * What has no exact nf-hipac equivalent makes the whole translation fail
- * with a message naming the rule and the expression.  The only rules left
- * out are those of an inet table that can never see an IPv4 packet
- * ("meta nfproto ipv6"); they are counted and noted in the output.
+ * The text is written for one family, the view: an ip table gives
+ * iptables-save text, an ip6 table ip6tables-save text (16-byte addresses,
+ * icmp6, hl), and an inet table either, one view at a time.  What has no
+ * exact nf-hipac equivalent makes the whole translation fail with a
+ * message naming the rule and the expression.  The only rules left out
+ * are those that can never see a packet of the view's family ("meta
+ * nfproto ipv6" in the IPv4 view of an inet table); they are counted and
+ * noted in the output.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -47,6 +51,7 @@
 #include <linux/netfilter_ipv4/ipt_LOG.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
+#include <linux/netfilter_ipv6/ip6t_REJECT.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
@@ -112,6 +117,7 @@ enum xl_field {
  * @iface: for an address type (nft fib), XT_ADDRTYPE_LIMIT_IFACE_IN or
  *	_OUT when the lookup is limited to the packet's interface, else 0
  * @value: XF_CONST: the 32-bit value an immediate put there
+ * @mask6: an IPv6 address: the mask, as bytes (@mask holds 32 bits only)
  */
 struct xl_reg {
 	int field;
@@ -119,6 +125,7 @@ struct xl_reg {
 	bool host;
 	bool masked;
 	u32 mask;
+	u8 mask6[16];
 	u32 iface;
 	u32 value;
 };
@@ -217,12 +224,14 @@ struct xl_clause {
  * struct xl_addr - -s or -d
  * @set: present
  * @inv: negated
- * @addr: the address, host order
+ * @addr: the IPv4 address, host order
+ * @addr6: the IPv6 address
  * @plen: prefix length
  */
 struct xl_addr {
 	bool set, inv;
 	u32 addr;
+	u8 addr6[16];
 	unsigned int plen;
 };
 
@@ -302,7 +311,8 @@ struct xl_chain {
 
 /**
  * struct nfhp_xlate - a translation
- * @family: NFPROTO_IPV4 or NFPROTO_INET
+ * @family: NFPROTO_IPV4, NFPROTO_IPV6 or NFPROTO_INET
+ * @view: the family of the text, NFPROTO_IPV4 or NFPROTO_IPV6
  * @table: the table's name
  * @chains: its chains
  * @nchains: their number
@@ -313,11 +323,12 @@ struct xl_chain {
  * @origins: per output line, the rule it came from (or NULL)
  * @norigins: lines in @origins
  * @nrules: rules written
- * @nskipped: IPv6-only rules left out
+ * @nskipped: rules left out as of the other family only
  * @counters: write the rules' counters
  */
 struct nfhp_xlate {
 	int family;
+	int view;
 	char *table;
 	struct xl_chain *chains;
 	unsigned int nchains;
@@ -355,7 +366,7 @@ struct nfhp_xlate {
  * @log: a LOG, NFLOG, MARK or CONNMARK target before the verdict (nft
  *	"log ... drop" becomes two rules), "" for none
  * @reads_ctmark: the rule matches on the ct mark
- * @never_ipv4: the rule cannot match an IPv4 packet
+ * @other: the rule cannot match a packet of the view's family
  * @pkts: the rule's counter (first copy of an expanded rule only)
  * @bytes: its bytes
  * @choice: the element each expanded lookup takes
@@ -379,7 +390,7 @@ struct xl_state {
 	char xtarget[256];
 	char log[256];
 	bool reads_ctmark;
-	bool never_ipv4;
+	bool other;
 	u64 pkts, bytes;
 	const unsigned int *choice;
 	unsigned int nalt[XL_MAX_EXPAND];
@@ -409,6 +420,7 @@ struct nfhp_xlate *nfhp_xlate_alloc(int family, const char *name)
 	if (!x)
 		return NULL;
 	x->family = family;
+	x->view = family == NFPROTO_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
 	x->table = strdup(name);
 	if (!x->table) {
 		free(x);
@@ -417,22 +429,49 @@ struct nfhp_xlate *nfhp_xlate_alloc(int family, const char *name)
 	return x;
 }
 
+/* Forget what the last nfhp_xlate_save() wrote, so that another may run. */
+static void xlate_reset(struct nfhp_xlate *x)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < x->nchains; i++) {
+		struct xl_chain *ch = &x->chains[i];
+
+		for (j = 0; j < ch->norigins; j++)
+			free(ch->origins[j]);
+		free(ch->origins);
+		free(ch->text);
+		ch->origins = NULL;
+		ch->norigins = 0;
+		ch->text = NULL;
+		ch->ntext = 0;
+		ch->used = false;
+		ch->done = false;
+		ch->marked = false;
+	}
+	free(x->order);
+	free(x->origins);
+	x->order = NULL;
+	x->norder = 0;
+	x->origins = NULL;
+	x->norigins = 0;
+	x->nrules = 0;
+	x->nskipped = 0;
+}
+
 void nfhp_xlate_free(struct nfhp_xlate *x)
 {
 	unsigned int i, j;
 
 	if (!x)
 		return;
+	xlate_reset(x);
 	for (i = 0; i < x->nchains; i++) {
 		struct xl_chain *ch = &x->chains[i];
 
 		for (j = 0; j < ch->nrules; j++)
 			nftnl_rule_free(ch->rules[j]);
-		for (j = 0; j < ch->norigins; j++)
-			free(ch->origins[j]);
-		free(ch->origins);
 		free(ch->rules);
-		free(ch->text);
 		nftnl_chain_free(ch->c);
 	}
 	for (i = 0; i < x->nsets; i++) {
@@ -441,10 +480,29 @@ void nfhp_xlate_free(struct nfhp_xlate *x)
 	}
 	free(x->chains);
 	free(x->sets);
-	free(x->order);
-	free(x->origins);
 	free(x->table);
 	free(x);
+}
+
+int nfhp_xlate_set_view(struct nfhp_xlate *x, int view)
+{
+	if (view != NFPROTO_IPV4 && view != NFPROTO_IPV6)
+		return -EINVAL;
+	if (x->family != NFPROTO_INET && view != x->view)
+		return -EINVAL;
+	x->view = view;
+	return 0;
+}
+
+static bool view6(const struct xl_state *s)
+{
+	return s->x->view == NFPROTO_IPV6;
+}
+
+/* The protocol of -m icmp (IPv4) or -m icmp6 (IPv6). */
+static u8 icmp_proto(const struct xl_state *s)
+{
+	return view6(s) ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
 }
 
 static bool in_table(const struct nfhp_xlate *x, const char *table,
@@ -732,7 +790,7 @@ static int l4_kind(struct xl_state *s, int field)
 			return XK_TCP;
 		break;
 	default:
-		if (s->proto == IPPROTO_ICMP)
+		if (s->proto == icmp_proto(s))
 			return XK_ICMP;
 	}
 fail:
@@ -791,6 +849,38 @@ static int set_prefix(struct xl_state *s, int field, u32 addr, u32 mask,
 	a->inv = inv;
 	a->addr = addr & mask;
 	a->plen = plen;
+	return 0;
+}
+
+/*
+ * An IPv6 address compared in the @r->len bytes loaded (iptables-nft
+ * loads the whole bytes of a prefix only), under the register's mask.
+ */
+static int set_prefix6(struct xl_state *s, const struct xl_reg *r,
+		       const u8 *d, u32 dlen, bool inv)
+{
+	struct xl_addr *a = r->field == XF_SADDR ? &s->src : &s->dst;
+	unsigned int i, plen = 0;
+	u8 mask[16] = { };
+
+	if (dlen != r->len || dlen > sizeof(mask))
+		return xl_fail(s, "%s compared with %u bytes",
+			       field_name(r->field), dlen);
+	for (i = 0; i < r->len; i++)
+		mask[i] = r->masked ? r->mask6[i] : 0xff;
+	while (plen < 128 && mask[plen / 8] & (0x80 >> plen % 8))
+		plen++;
+	for (i = plen; i < 128; i++)
+		if (mask[i / 8] & (0x80 >> i % 8))
+			return xl_fail(s, "%s with a non-prefix mask",
+				       field_name(r->field));
+	if (a->set)
+		return xl_fail(s, "a second %s match", field_name(r->field));
+	a->set = true;
+	a->inv = inv;
+	a->plen = plen;
+	for (i = 0; i < r->len; i++)
+		a->addr6[i] = d[i] & mask[i];
 	return 0;
 }
 
@@ -1136,6 +1226,8 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 	switch (r->field) {
 	case XF_SADDR:
 	case XF_DADDR:
+		if (view6(s))
+			return set_prefix6(s, r, d, dlen, ne);
 		return set_prefix(s, r->field, v, mask, ne);
 	case XF_PROTO:
 		if (s->proto_set)
@@ -1145,12 +1237,12 @@ static int set_eq(struct xl_state *s, const struct xl_reg *r, u32 v,
 		s->proto = v;
 		return 0;
 	case XF_NFPROTO:
-		if ((v == NFPROTO_IPV4) == ne)
-			s->never_ipv4 = true;
+		if (((int)v == s->x->view) == ne)
+			s->other = true;
 		return 0;
 	case XF_ETHPROTO:
-		if ((v == 0x0800) == ne)
-			s->never_ipv4 = true;
+		if ((v == (view6(s) ? 0x86dd : 0x0800)) == ne)
+			s->other = true;
 		return 0;
 	case XF_IIFNAME:
 	case XF_OIFNAME:
@@ -1274,7 +1366,12 @@ static int load_payload(struct xl_state *s, struct nftnl_expr *e)
 	r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_PAYLOAD_DREG));
 	if (!r)
 		return xl_fail(s, "payload into an unknown register");
-	if (base == NFT_PAYLOAD_NETWORK_HEADER) {
+	if (base == NFT_PAYLOAD_NETWORK_HEADER && view6(s)) {
+		if ((off == 8 || off == 24) && len >= 1 && len <= 16)
+			field = off == 8 ? XF_SADDR : XF_DADDR;
+		else if (off == 7 && len == 1)
+			field = XF_TTL;		/* the hop limit */
+	} else if (base == NFT_PAYLOAD_NETWORK_HEADER) {
 		if ((off == 12 || off == 16) && len >= 1 && len <= 4)
 			field = off == 12 ? XF_SADDR : XF_DADDR;
 		else if (off == 9 && len == 1)
@@ -1287,7 +1384,7 @@ static int load_payload(struct xl_state *s, struct nftnl_expr *e)
 			field = XF_LENGTH;
 	} else if (base == NFT_PAYLOAD_TRANSPORT_HEADER) {
 		if ((off == 0 || off == 2) && len == 2 && s->proto_set &&
-		    !s->proto_inv && s->proto == IPPROTO_ICMP)
+		    !s->proto_inv && s->proto == icmp_proto(s))
 			field = off == 0 ? XF_ICMPTC : XF_NONE;
 		else if ((off == 0 || off == 2) && len == 2)
 			field = off == 0 ? XF_SPORT : XF_DPORT;
@@ -1298,9 +1395,9 @@ static int load_payload(struct xl_state *s, struct nftnl_expr *e)
 		else if (off == 1 && len == 1)
 			field = XF_ICMPCODE;
 	}
-	if (s->never_ipv4)	/* an ip6 header in an inet table */
+	if (s->other)	/* the other family's header in an inet table */
 		field = XF_NONE;
-	if (field == XF_NONE && !s->never_ipv4)
+	if (field == XF_NONE && !s->other)
 		return xl_fail(s, "payload load %ub @ %s header + %u", len,
 			       base == NFT_PAYLOAD_LL_HEADER ? "link" :
 			       base == NFT_PAYLOAD_NETWORK_HEADER ? "network" :
@@ -1527,6 +1624,12 @@ static int do_bitwise(struct xl_state *s, struct nftnl_expr *e)
 	*dst = *src;
 	dst->masked = true;
 	dst->mask = data_val(dst, mask, mlen) & load_mask(dst);
+	if (view6(s) && (dst->field == XF_SADDR || dst->field == XF_DADDR)) {
+		if (mlen != dst->len || mlen > sizeof(dst->mask6))
+			return xl_fail(s, "a bitwise of %u bytes on %u",
+				       mlen, dst->len);
+		memcpy(dst->mask6, mask, mlen);
+	}
 	return 0;
 }
 
@@ -1557,6 +1660,12 @@ static int do_byteorder(struct xl_state *s, struct nftnl_expr *e)
 	return 0;
 }
 
+/* Does @r hold (part of) an IPv6 address? */
+static bool addr6(const struct xl_state *s, const struct xl_reg *r)
+{
+	return view6(s) && (r->field == XF_SADDR || r->field == XF_DADDR);
+}
+
 static int do_cmp(struct xl_state *s, struct nftnl_expr *e)
 {
 	struct xl_reg *r = get_reg(s, nftnl_expr_get_u32(e, NFTNL_EXPR_CMP_SREG));
@@ -1573,6 +1682,8 @@ static int do_cmp(struct xl_state *s, struct nftnl_expr *e)
 	if (r->masked)
 		return xl_fail(s, "a masked %s compared by order",
 			       field_name(r->field));
+	if (addr6(s, r))
+		return xl_fail(s, "an IPv6 address compared by order");
 	if (r->field == XF_SADDR && r->len != 4)
 		return xl_fail(s, "a partial ip saddr compared by order");
 	if (r->field == XF_DADDR && r->len != 4)
@@ -1591,6 +1702,8 @@ static int do_range(struct xl_state *s, struct nftnl_expr *e)
 
 	if (!r || !r->field || !from || !to)
 		return xl_fail(s, "range on an empty register");
+	if (addr6(s, r))
+		return xl_fail(s, "a range of IPv6 addresses");
 	if (r->masked || ((r->field == XF_SADDR || r->field == XF_DADDR) &&
 			  r->len != 4))
 		return xl_fail(s, "a range of a masked %s",
@@ -1826,6 +1939,9 @@ static int do_lookup(struct xl_state *s, struct nftnl_expr *e)
 
 	if (!r || !r->field || !xs)
 		return xl_fail(s, "lookup in set %s", name ? name : "?");
+	if (addr6(s, r))
+		return xl_fail(s, "lookup in set %s of IPv6 addresses (not supported yet)",
+			       name);
 	if (r->masked)
 		return xl_fail(s, "lookup of a masked %s",
 			       field_name(r->field));
@@ -1946,10 +2062,13 @@ static int xt_icmp(struct xl_state *s, struct nftnl_expr *e)
 	const struct xl_ipt_icmp *i = xt_info(s, e, "icmp", sizeof(*i));
 	struct xl_clause *c;
 
+	/* ip6t_icmp is laid out as ipt_icmp */
 	if (!i)
 		return -EINVAL;
-	if (!s->proto_set || s->proto_inv || s->proto != IPPROTO_ICMP)
-		return xl_fail(s, "xt match icmp without -p icmp");
+	if (!s->proto_set || s->proto_inv || s->proto != icmp_proto(s))
+		return xl_fail(s, "xt match %s without -p %s",
+			       view6(s) ? "icmp6" : "icmp",
+			       view6(s) ? "ipv6-icmp" : "icmp");
 	c = clause(s, XK_ICMP);
 	if (!c)
 		return -EINVAL;
@@ -2070,7 +2189,7 @@ static int xt_match(struct xl_state *s, struct nftnl_expr *e)
 		return xl_fail(s, "an xt match without a name");
 	if (!strcmp(name, "tcp") || !strcmp(name, "udp"))
 		return xt_tcpudp(s, e, name[0] == 't');
-	if (!strcmp(name, "icmp"))
+	if (!strcmp(name, view6(s) ? "icmp6" : "icmp"))
 		return xt_icmp(s, e);
 	if (!strcmp(name, "multiport"))
 		return xt_multiport(s, e, rev);
@@ -2097,7 +2216,8 @@ static int xt_match(struct xl_state *s, struct nftnl_expr *e)
 		memcpy(c->comment, i->comment, sizeof(c->comment) - 1);
 		return 0;
 	}
-	if (!strcmp(name, "ttl")) {
+	if (!strcmp(name, view6(s) ? "hl" : "ttl")) {
+		/* ip6t_hl_info is laid out as ipt_ttl_info */
 		const struct ipt_ttl_info *i = xt_info(s, e, name, sizeof(*i));
 
 		if (!i || i->mode > IPT_TTL_GT)
@@ -2126,7 +2246,7 @@ static int xt_match(struct xl_state *s, struct nftnl_expr *e)
 		c->mark_inv = i->invert;
 		return 0;
 	}
-	if (!strcmp(name, "iprange") && rev == 1) {
+	if (!strcmp(name, "iprange") && rev == 1 && !view6(s)) {
 		const struct xt_iprange_mtinfo *i = xt_info(s, e, name,
 							    sizeof(*i));
 
@@ -2188,6 +2308,17 @@ static int xtarget_close(struct xl_state *s, FILE *f, bool log)
 	return 0;
 }
 
+static int put_reject_with(struct xl_state *s, const char *name)
+{
+	FILE *f = xtarget_open(s, "REJECT");
+
+	if (!f)
+		return -EINVAL;
+	fprintf(f, " --reject-with %s", name);
+	return xtarget_close(s, f, false);
+}
+
+/* libipt_REJECT's names of enum ipt_reject_with. */
 static int put_reject(struct xl_state *s, unsigned int with)
 {
 	static const char *const names[] = {
@@ -2200,15 +2331,28 @@ static int put_reject(struct xl_state *s, unsigned int with)
 		[IPT_TCP_RESET] = "tcp-reset",
 		[IPT_ICMP_ADMIN_PROHIBITED] = "icmp-admin-prohibited",
 	};
-	FILE *f;
 
 	if (with >= ARRAY_SIZE(names) || !names[with])
 		return xl_fail(s, "REJECT with type %u", with);
-	f = xtarget_open(s, "REJECT");
-	if (!f)
-		return -EINVAL;
-	fprintf(f, " --reject-with %s", names[with]);
-	return xtarget_close(s, f, false);
+	return put_reject_with(s, names[with]);
+}
+
+/* libip6t_REJECT's names of enum ip6t_reject_with. */
+static int put_reject6(struct xl_state *s, unsigned int with)
+{
+	static const char *const names[] = {
+		[IP6T_ICMP6_NO_ROUTE] = "icmp6-no-route",
+		[IP6T_ICMP6_ADM_PROHIBITED] = "icmp6-adm-prohibited",
+		[IP6T_ICMP6_ADDR_UNREACH] = "icmp6-addr-unreachable",
+		[IP6T_ICMP6_PORT_UNREACH] = "icmp6-port-unreachable",
+		[IP6T_TCP_RESET] = "tcp-reset",
+		[IP6T_ICMP6_POLICY_FAIL] = "icmp6-policy-fail",
+		[IP6T_ICMP6_REJECT_ROUTE] = "icmp6-reject-route",
+	};
+
+	if (with >= ARRAY_SIZE(names) || !names[with])
+		return xl_fail(s, "REJECT with type %u", with);
+	return put_reject_with(s, names[with]);
 }
 
 static int put_log(struct xl_state *s, const char *prefix, u32 level,
@@ -2267,9 +2411,11 @@ static int xt_target(struct xl_state *s, struct nftnl_expr *e)
 	u32 len = 0;
 	const void *info = nftnl_expr_get(e, NFTNL_EXPR_TG_INFO, &len);
 
+	/* ip6t_reject_info is laid out as ipt_reject_info */
 	if (name && !strcmp(name, "REJECT") && rev == 0 && info &&
 	    len >= sizeof(struct ipt_reject_info))
-		return put_reject(s, ((const struct ipt_reject_info *)info)->with);
+		return (view6(s) ? put_reject6 : put_reject)(s,
+			((const struct ipt_reject_info *)info)->with);
 	if (name && !strcmp(name, "LOG") && rev == 0 && info &&
 	    len >= sizeof(struct ipt_log_info)) {
 		const struct ipt_log_info *l = info;
@@ -2281,12 +2427,52 @@ static int xt_target(struct xl_state *s, struct nftnl_expr *e)
 	return xt_target_through(s, e);
 }
 
-/* nft's own reject: the icmp codes iptables' REJECT can send. */
+/* nft's reject of IPv6: the icmpv6 codes ip6tables' REJECT can send. */
+static int do_reject6(struct xl_state *s, u32 type, u32 code)
+{
+	if (type == NFT_REJECT_TCP_RST)
+		return put_reject6(s, IP6T_TCP_RESET);
+	if (type == NFT_REJECT_ICMPX_UNREACH) {
+		switch (code) {
+		case NFT_REJECT_ICMPX_NO_ROUTE:
+			return put_reject6(s, IP6T_ICMP6_NO_ROUTE);
+		case NFT_REJECT_ICMPX_PORT_UNREACH:
+			return put_reject6(s, IP6T_ICMP6_PORT_UNREACH);
+		case NFT_REJECT_ICMPX_HOST_UNREACH:
+			return put_reject6(s, IP6T_ICMP6_ADDR_UNREACH);
+		case NFT_REJECT_ICMPX_ADMIN_PROHIBITED:
+			return put_reject6(s, IP6T_ICMP6_ADM_PROHIBITED);
+		}
+	} else if (type == NFT_REJECT_ICMP_UNREACH) {
+		switch (code) {	/* ICMPV6_NOROUTE... */
+		case 0:
+			return put_reject6(s, IP6T_ICMP6_NO_ROUTE);
+		case 1:
+			return put_reject6(s, IP6T_ICMP6_ADM_PROHIBITED);
+		case 3:
+			return put_reject6(s, IP6T_ICMP6_ADDR_UNREACH);
+		case 4:
+			return put_reject6(s, IP6T_ICMP6_PORT_UNREACH);
+		case 5:
+			return put_reject6(s, IP6T_ICMP6_POLICY_FAIL);
+		case 6:
+			return put_reject6(s, IP6T_ICMP6_REJECT_ROUTE);
+		}
+	}
+	return xl_fail(s, "reject type %u code %u", type, code);
+}
+
+/*
+ * nft's own reject: the icmp codes iptables' REJECT can send.  In an inet
+ * table the code of "icmp" is one of the family of the packet.
+ */
 static int do_reject(struct xl_state *s, struct nftnl_expr *e)
 {
 	u32 type = nftnl_expr_get_u32(e, NFTNL_EXPR_REJECT_TYPE);
 	u32 code = nftnl_expr_get_u8(e, NFTNL_EXPR_REJECT_CODE);
 
+	if (view6(s))
+		return do_reject6(s, type, code);
 	if (type == NFT_REJECT_TCP_RST)
 		return put_reject(s, IPT_TCP_RESET);
 	if (type == NFT_REJECT_ICMPX_UNREACH) {
@@ -2454,7 +2640,8 @@ static bool takeover_mark(struct nftnl_rule *r)
 	const u8 *d;
 	u32 len = 0;
 
-	if (!comment || strcmp(comment, NFHP_TAKEOVER_MARK))
+	if (!comment || (strcmp(comment, NFHP_TAKEOVER_MARK) &&
+			 strcmp(comment, NFHP_TAKEOVER_MARK_IPV4)))
 		return false;
 	it = nftnl_expr_iter_create(r);
 	if (!it)
@@ -2553,13 +2740,13 @@ static int interp(struct xl_state *s, struct nftnl_rule *r)
 			ret = xl_fail(s, "expression \"%s\" has no nf-hipac equivalent",
 				      name);
 		/* An inet rule for IPv6 only: the rest does not matter. */
-		if (!ret && s->never_ipv4)
+		if (!ret && s->other)
 			break;
 	}
 	nftnl_expr_iter_destroy(it);
-	if (!ret && !s->never_ipv4)
+	if (!ret && !s->other)
 		ret = xt_finish(s);
-	if (!ret && !s->never_ipv4)
+	if (!ret && !s->other)
 		ret = udata_comment(s, r);
 	return ret;
 }
@@ -2570,6 +2757,22 @@ static void put_addr(FILE *f, u32 a)
 {
 	fprintf(f, "%u.%u.%u.%u", a >> 24, a >> 16 & 0xff, a >> 8 & 0xff,
 		a & 0xff);
+}
+
+/* -s or -d as iptables-save or ip6tables-save writes it. */
+static void put_prefix(FILE *f, const char *opt, const struct xl_addr *a,
+		       bool v6)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (!a->set)
+		return;
+	fprintf(f, "%s %s ", a->inv ? " !" : "", opt);
+	if (v6)
+		fputs(inet_ntop(AF_INET6, a->addr6, buf, sizeof(buf)), f);
+	else
+		put_addr(f, a->addr);
+	fprintf(f, "/%u", a->plen);
 }
 
 static const char *bang(bool inv)
@@ -2615,7 +2818,26 @@ static void put_states(FILE *f, unsigned int bits)
 	}
 }
 
-static void put_clause(FILE *f, const struct xl_clause *c)
+/* -m icmp6 and -m hl, as ip6tables-save writes them. */
+static bool put_clause6(FILE *f, const struct xl_clause *c)
+{
+	static const char *const hl_opt[] = { "--hl-eq", "! --hl-eq",
+					      "--hl-lt", "--hl-gt" };
+
+	if (c->kind == XK_TTL) {
+		fprintf(f, " -m hl %s %u", hl_opt[c->ttl_mode], c->ttl);
+		return true;
+	}
+	if (c->kind != XK_ICMP)
+		return false;
+	fprintf(f, " -m icmp6%s --icmpv6-type %u", bang(c->icmp_inv),
+		c->type);
+	if (c->code_lo != 0 || c->code_hi != 0xff)
+		fprintf(f, "/%u", c->code_lo);
+	return true;
+}
+
+static void put_clause(FILE *f, const struct xl_clause *c, bool v6)
 {
 	static const char *const mp_opt[] = { "--sports", "--dports",
 					      "--ports" };
@@ -2623,6 +2845,8 @@ static void put_clause(FILE *f, const struct xl_clause *c)
 					       "--ttl-lt", "--ttl-gt" };
 	unsigned int i;
 
+	if (v6 && put_clause6(f, c))
+		return;
 	switch (c->kind) {
 	case XK_TCP:
 	case XK_UDP:
@@ -2710,16 +2934,8 @@ static void put_matches(FILE *f, const char *chain, const struct xl_state *s)
 			(unsigned long long)s->bytes);
 
 	fprintf(f, "-A %s", chain);
-	if (s->src.set) {
-		fprintf(f, "%s -s ", bang(s->src.inv));
-		put_addr(f, s->src.addr);
-		fprintf(f, "/%u", s->src.plen);
-	}
-	if (s->dst.set) {
-		fprintf(f, "%s -d ", bang(s->dst.inv));
-		put_addr(f, s->dst.addr);
-		fprintf(f, "/%u", s->dst.plen);
-	}
+	put_prefix(f, "-s", &s->src, view6(s));
+	put_prefix(f, "-d", &s->dst, view6(s));
 	if (s->iif.set)
 		fprintf(f, "%s -i %s", bang(s->iif.inv), s->iif.name);
 	if (s->oif.set)
@@ -2734,7 +2950,7 @@ static void put_matches(FILE *f, const char *chain, const struct xl_state *s)
 	if (s->frag_set)
 		fprintf(f, "%s -f", bang(s->frag_inv));
 	for (i = 0; i < s->ncl; i++)
-		put_clause(f, &s->cl[i]);
+		put_clause(f, &s->cl[i], view6(s));
 }
 
 /* Print the rule; returns the number of lines (a log and a verdict: 2). */
@@ -2847,7 +3063,7 @@ static int xlate_rule(struct nfhp_xlate *x, struct xl_chain *ch,
 			s->pkts = 0;
 			s->bytes = 0;
 		}
-		if (s->never_ipv4) {
+		if (s->other) {
 			skipped = true;
 		} else {
 			unsigned int n = put_rule(f, ch->ipt, s);
@@ -2879,7 +3095,8 @@ static int xlate_rule(struct nfhp_xlate *x, struct xl_chain *ch,
 			break;
 	}
 	if (!ret && skipped) {
-		fprintf(f, "# %s matches IPv6 only: not imported\n", desc);
+		fprintf(f, "# %s matches %s only: not imported\n", desc,
+			x->view == NFPROTO_IPV6 ? "IPv4" : "IPv6");
 		x->nskipped++;
 		if (add_origin(ch, NULL))
 			ret = NFHP_EXIT_RESOURCE;
@@ -3039,6 +3256,7 @@ int nfhp_xlate_save(struct nfhp_xlate *x, const char *only_chain, FILE *out,
 	bool again;
 	int ret;
 
+	xlate_reset(x);
 	ret = select_chains(x, only_chain, err, errlen);
 	if (ret)
 		return ret;
@@ -3073,8 +3291,11 @@ int nfhp_xlate_save(struct nfhp_xlate *x, const char *only_chain, FILE *out,
 	if (!x->origins)
 		goto nomem;
 
-	fprintf(out, "# Generated by nf-hipac import from nft table %s %s\n",
-		x->family == NFPROTO_INET ? "inet" : "ip", x->table);
+	fprintf(out, "# Generated by nf-hipac import from nft table %s %s%s\n",
+		x->family == NFPROTO_INET ? "inet" :
+		x->family == NFPROTO_IPV6 ? "ip6" : "ip", x->table,
+		x->family != NFPROTO_INET ? "" :
+		x->view == NFPROTO_IPV6 ? ", IPv6 rules" : ", IPv4 rules");
 	fputs("*filter\n", out);
 	line = 2;
 	/* A full import lays down all three built-in chains, in order. */

@@ -3,12 +3,13 @@
  * nf-hipac: translate an nftables table into iptables-save text.
  *
  * "nf-hipac import" reads a table of the live nftables rule set through
- * libnftnl (the "ip filter" table iptables-nft writes, or a plain nft
- * table of family ip or inet) and hands the chains, the sets and the rules
- * to the functions below.  They interpret each rule's expressions the way
- * the kernel would (payload, meta, ct loads into registers, bitwise, cmp,
- * range and lookup on them, the xt match blobs iptables-nft emits, the
- * verdict) and write the equivalent rules as iptables-save text, which the
+ * libnftnl (the "ip filter" or "ip6 filter" table iptables-nft and
+ * ip6tables-nft write, or a plain nft table of family ip, ip6 or inet) and
+ * hands the chains, the sets and the rules to the functions below.  They
+ * interpret each rule's expressions the way the kernel would (payload,
+ * meta, ct loads into registers, bitwise, cmp, range and lookup on them,
+ * the xt match blobs iptables-nft emits, the verdict) and write the
+ * equivalent rules as iptables-save or ip6tables-save text, which the
  * ordinary restore path then parses and loads in one transaction.
  *
  * Nothing here talks to the kernel: the unit test builds nftnl objects in
@@ -29,11 +30,20 @@ struct nftnl_set;
 struct nfhp_xlate;
 
 /*
- * A translation of table @name of nft family @family (NFPROTO_IPV4 or
- * NFPROTO_INET).  NULL when out of memory.
+ * A translation of table @name of nft family @family (NFPROTO_IPV4,
+ * NFPROTO_IPV6 or NFPROTO_INET).  NULL when out of memory.
  */
 struct nfhp_xlate *nfhp_xlate_alloc(int family, const char *name);
 void nfhp_xlate_free(struct nfhp_xlate *x);
+
+/*
+ * The family the text is for, NFPROTO_IPV4 (iptables-save text, the
+ * default of tables ip and inet) or NFPROTO_IPV6 (ip6tables-save text, the
+ * default of table ip6); an inet table has either view, the others only
+ * their own.  Rules that cannot match a packet of that family are left
+ * out.  0 or -EINVAL.
+ */
+int nfhp_xlate_set_view(struct nfhp_xlate *x, int view);
 
 /*
  * Hand over the objects of the table, which the translation then owns.
@@ -48,7 +58,8 @@ int nfhp_xlate_add_rule(struct nfhp_xlate *x, struct nftnl_rule *r);
 void nfhp_xlate_set_counters(struct nfhp_xlate *x, bool on);
 
 /*
- * Write the table as iptables-save text to @out.  With @only_chain (an
+ * Write the table as iptables-save text to @out (again, after another
+ * view was chosen).  With @only_chain (an
  * nft chain name, or INPUT/FORWARD/OUTPUT for the base chain at that
  * hook) just that base chain and the chains it reaches are written, with
  * an explicit "-F CHAIN" so that the text is meant for restore --noflush.
@@ -76,17 +87,24 @@ const char *nfhp_xlate_source(const struct nfhp_xlate *x, unsigned int i,
 
 /*
  * The comment of the rule "nf-hipac import --takeover" leaves in each base
- * chain it takes over: a rule that only counts in a flushed chain (family
- * ip), or the "meta nfproto ipv4 accept" put in front (family inet).  The
- * translation leaves such a rule out, with a "#" line in its place.
+ * chain it takes over: a rule that only counts in a flushed chain, or,
+ * with the _IPV4 comment, the "meta nfproto ipv4 accept" put in front of
+ * an inet chain whose IPv6 rules stay (--ipv4-only; before, every takeover
+ * of a chain said IPv4).  The translation leaves such a rule out, with a
+ * "#" line in its place.
  */
 #define NFHP_TAKEOVER_MARK \
+	"nf-hipac import --takeover: rules moved to nf-hipac"
+#define NFHP_TAKEOVER_MARK_IPV4 \
 	"nf-hipac import --takeover: IPv4 rules moved to nf-hipac"
 
 /* After nfhp_xlate_save(): does source chain @i hold a takeover's mark? */
 bool nfhp_xlate_source_marked(const struct nfhp_xlate *x, unsigned int i);
 
-/* After nfhp_xlate_save(): rules written, and nft rules skipped as IPv6 only. */
+/*
+ * After nfhp_xlate_save(): rules written, and nft rules skipped as of the
+ * other family only.
+ */
 unsigned int nfhp_xlate_nrules(const struct nfhp_xlate *x);
 unsigned int nfhp_xlate_nskipped(const struct nfhp_xlate *x);
 

@@ -288,18 +288,24 @@ static int run(const char *only)
 	return ret;
 }
 
-/* The text must be something nf-hipac-restore takes. */
-static bool parses(void)
+/* The text must be something nf-hipac-restore (of @fam) takes. */
+static bool parses_family(u8 fam)
 {
 	static const struct nfhp_restore_ops ops = { };
 	char perr[256] = "";
 	FILE *f = fmemopen(text, strlen(text), "r");
-	int ret = nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, NULL, perr, sizeof(perr));
+	int ret = nfhp_parse_save_stream(f, fam, &ops, NULL, perr,
+					 sizeof(perr));
 
 	fclose(f);
 	if (ret)
 		printf("# parser: %s\n", perr);
 	return !ret;
+}
+
+static bool parses(void)
+{
+	return parses_family(NFHP_FAMILY_IPV4);
 }
 
 /* Translate; the "-A"/":"/"-F"/"#" lines must be exactly @want. */
@@ -1442,7 +1448,7 @@ static void test_takeover_marks(void)
 	start(NFPROTO_INET, "six");
 	chain("fwd", NF_INET_FORWARD, false);
 	r = ipv4_accept("fwd");
-	comment(r, NFHP_TAKEOVER_MARK);
+	comment(r, NFHP_TAKEOVER_MARK_IPV4);
 	done(r);
 	r = rule("fwd");
 	l4proto(r, IPPROTO_UDP);
@@ -1454,6 +1460,17 @@ static void test_takeover_marks(void)
 	      strstr(text, "\n# rule 1 of chain fwd (handle 1) is the mark of an earlier nf-hipac import --takeover: not imported\n-A FORWARD -p udp -m udp --dport 9 -j DROP\n") &&
 	      !strstr(text, "-j ACCEPT"),
 	      "takeover: inet: the accept of the mark is left out, the rules behind it stay");
+	nfhp_xlate_free(x);
+
+	/* a flushed chain of an earlier version: its mark said IPv4 */
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(false);
+	r = rule("INPUT");
+	counter(r);
+	comment(r, NFHP_TAKEOVER_MARK_IPV4);
+	done(r);
+	check(!run(NULL) && marked("INPUT") && nfhp_xlate_nrules(x) == 0,
+	      "takeover: the mark of an earlier version is one too");
 	nfhp_xlate_free(x);
 
 	/* the same accept without the comment is an accept */
@@ -1492,6 +1509,259 @@ static void test_takeover_marks(void)
 	x = NULL;
 }
 
+/* --- IPv6: ip6 tables and the two views of inet tables ------------------ */
+
+static struct nftnl_expr *reject_expr(u32 type, u8 code)
+{
+	struct nftnl_expr *e = nftnl_expr_alloc("reject");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_REJECT_TYPE, type);
+	nftnl_expr_set_u8(e, NFTNL_EXPR_REJECT_CODE, code);
+	return e;
+}
+
+static const char v6_host[16] = "\x20\x01\x0d\xb8\x00\x01\0\0\0\0\0\0\0\0\0\x01";
+
+/* Rules as ip6tables-nft 1.8.9 writes them (ip6 filter). */
+static void build_ip6tables_nft(void)
+{
+	static const u8 m33[5] = { 0xff, 0xff, 0xff, 0xff, 0x80 };
+	struct xl_ipt_icmp6 {
+		u8 type, code[2], invflags;
+	} ic = { .type = 128, .code = { 0, 0xff } };
+	struct {
+		u8 mode, limit;
+	} hl = { .mode = 2, .limit = 5 };	/* IP6T_HL_LT */
+	struct nftnl_rule *r;
+
+	start(NFPROTO_IPV6, "filter");
+	ipt_chains(false);
+
+	/* -s 2001:db8::/32 -d 2001:db8:1::1/128 -p tcp --dport 22 */
+	r = rule("INPUT");
+	l4proto(r, IPPROTO_TCP);
+	net(r, 8, 4);
+	cmp_be(r, NFT_CMP_EQ, "\x20\x01\x0d\xb8", 4);
+	net(r, 24, 16);
+	cmp_be(r, NFT_CMP_EQ, v6_host, 16);
+	th(r, 2, 2);
+	cmp16(r, NFT_CMP_EQ, 22);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+
+	r = rule("INPUT");	/* ! -s 2001:db8:8000::/33 -j DROP */
+	net(r, 8, 5);
+	bitwise(r, m33, 5);
+	cmp_be(r, NFT_CMP_NEQ, "\x20\x01\x0d\xb8\x80", 5);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+
+	/* -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT */
+	r = rule("INPUT");
+	l4proto(r, IPPROTO_ICMPV6);
+	xt(r, "icmp6", 0, &ic, sizeof(ic));
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+
+	r = rule("INPUT");	/* nft: icmpv6 type nd-neighbor-solicit accept */
+	l4proto(r, IPPROTO_ICMPV6);
+	th(r, 0, 1);
+	cmp8(r, NFT_CMP_EQ, 135);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+
+	r = rule("INPUT");	/* -m hl --hl-lt 5 -j DROP */
+	xt(r, "hl", 0, &hl, sizeof(hl));
+	verdict(r, NF_DROP, NULL);
+	done(r);
+
+	r = rule("INPUT");	/* nft: ip6 hoplimit 255 accept */
+	net(r, 7, 1);
+	cmp8(r, NFT_CMP_EQ, 255);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+}
+
+static void test_ip6(void)
+{
+	struct nftnl_rule *r;
+
+	build_ip6tables_nft();
+	expect("ip6: ip6tables-nft's rules", NULL,
+	       ":INPUT ACCEPT [0:0]\n"
+	       ":FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A INPUT -s 2001:db8::/32 -d 2001:db8:1::1/128 -p tcp -m tcp --dport 22 -j ACCEPT\n"
+	       "-A INPUT ! -s 2001:db8:8000::/33 -j DROP\n"
+	       "-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT\n"
+	       "-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type 135 -j ACCEPT\n"
+	       "-A INPUT -m hl --hl-lt 5 -j DROP\n"
+	       "-A INPUT -m hl --hl-eq 255 -j ACCEPT\n");
+	build_ip6tables_nft();
+	check(!run(NULL) && parses_family(NFHP_FAMILY_IPV6),
+	      "ip6: the IPv6 restore parser takes it");
+	check(nfhp_xlate_set_view(x, NFPROTO_IPV4) == -EINVAL,
+	      "ip6: a table of ip6 has no IPv4 view");
+	nfhp_xlate_free(x);
+
+	start(NFPROTO_IPV6, "filter");	/* nft: reject */
+	ipt_chains(false);
+	r = rule("INPUT");
+	add(r, reject_expr(NFT_REJECT_ICMP_UNREACH, 4));
+	done(r);
+	expect("ip6: reject is icmp6-port-unreachable", "INPUT",
+	       ":INPUT ACCEPT [0:0]\n-F INPUT\n"
+	       "-A INPUT -j REJECT --reject-with icmp6-port-unreachable\n");
+
+	start(NFPROTO_IPV6, "filter");	/* ip6 nexthdr is not -p */
+	ipt_chains(false);
+	r = rule("INPUT");
+	net(r, 6, 1);
+	cmp8(r, NFT_CMP_EQ, IPPROTO_TCP);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+	refuse("ip6: ip6 nexthdr", "payload load 1b @ network header + 6");
+
+	start(NFPROTO_IPV6, "filter");	/* ip6 saddr { ... } */
+	ipt_chains(false);
+	nfhp_xlate_add_set(x, set("__set0", 16, 0));
+	r = rule("INPUT");
+	net(r, 8, 16);
+	lookup(r, "__set0", false, false);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+	refuse("ip6: a set of IPv6 addresses", "of IPv6 addresses");
+
+	start(NFPROTO_IPV6, "filter");	/* a prefix mask with a hole */
+	ipt_chains(false);
+	r = rule("INPUT");
+	net(r, 24, 2);
+	bitwise(r, "\xff\x0f", 2);
+	cmp_be(r, NFT_CMP_EQ, "\xfe\x00", 2);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+	refuse("ip6: a non-prefix mask", "non-prefix mask");
+}
+
+/* One inet table with rules for IPv4, for IPv6 and for both. */
+static void build_inet(int view)
+{
+	struct nftnl_rule *r;
+
+	start(NFPROTO_INET, "fw");
+	chain("in", NF_INET_LOCAL_IN, true);
+	check(!nfhp_xlate_set_view(x, view), "inet: the view is set");
+
+	r = rule("in");		/* ip saddr 10.0.0.0/8 drop */
+	meta(r, NFT_META_NFPROTO);
+	cmp8(r, NFT_CMP_EQ, NFPROTO_IPV4);
+	net(r, 12, 1);
+	cmp8(r, NFT_CMP_EQ, 10);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+
+	r = rule("in");		/* ip6 saddr fe80::/10 accept */
+	meta(r, NFT_META_NFPROTO);
+	cmp8(r, NFT_CMP_EQ, NFPROTO_IPV6);
+	net(r, 8, 2);
+	bitwise(r, "\xff\xc0", 2);
+	cmp_be(r, NFT_CMP_EQ, "\xfe\x80", 2);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+
+	r = rule("in");		/* tcp dport 22 accept: both */
+	l4proto(r, IPPROTO_TCP);
+	th(r, 2, 2);
+	cmp16(r, NFT_CMP_EQ, 22);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+
+	r = rule("in");		/* icmpv6 type echo-request accept */
+	meta(r, NFT_META_NFPROTO);
+	cmp8(r, NFT_CMP_EQ, NFPROTO_IPV6);
+	l4proto(r, IPPROTO_ICMPV6);
+	th(r, 0, 1);
+	cmp8(r, NFT_CMP_EQ, 128);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+
+	r = rule("in");		/* meta protocol ip6 ip6 hoplimit 1 drop */
+	meta(r, NFT_META_PROTOCOL);
+	cmp16(r, NFT_CMP_EQ, 0x86dd);
+	net(r, 7, 1);
+	cmp8(r, NFT_CMP_EQ, 1);
+	verdict(r, NF_DROP, NULL);
+	done(r);
+
+	r = rule("in");		/* meta nfproto != ipv4 udp dport 53 accept */
+	meta(r, NFT_META_NFPROTO);
+	cmp8(r, NFT_CMP_NEQ, NFPROTO_IPV4);
+	l4proto(r, IPPROTO_UDP);
+	th(r, 2, 2);
+	cmp16(r, NFT_CMP_EQ, 53);
+	verdict(r, NF_ACCEPT, NULL);
+	done(r);
+}
+
+static void test_inet_views(void)
+{
+	build_inet(NFPROTO_IPV4);
+	check(!run(NULL) && nfhp_xlate_nrules(x) == 2 &&
+	      nfhp_xlate_nskipped(x) == 4 && parses(),
+	      "inet: the IPv4 view has the rules IPv4 packets can match");
+	expect("inet: IPv4 view", NULL,
+	       ":INPUT DROP [0:0]\n"
+	       ":FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A INPUT -s 10.0.0.0/8 -j DROP\n"
+	       "# rule 2 of chain in (handle 2) matches IPv6 only: not imported\n"
+	       "-A INPUT -p tcp -m tcp --dport 22 -j ACCEPT\n"
+	       "# rule 4 of chain in (handle 4) matches IPv6 only: not imported\n"
+	       "# rule 5 of chain in (handle 5) matches IPv6 only: not imported\n"
+	       "# rule 6 of chain in (handle 6) matches IPv6 only: not imported\n");
+	build_inet(NFPROTO_IPV6);
+	check(!run(NULL) && nfhp_xlate_nrules(x) == 5 &&
+	      nfhp_xlate_nskipped(x) == 1 &&
+	      parses_family(NFHP_FAMILY_IPV6) &&
+	      strstr(text, "from nft table inet fw, IPv6 rules\n"),
+	      "inet: the IPv6 view has the rules IPv6 packets can match");
+	expect("inet: IPv6 view", NULL,
+	       ":INPUT DROP [0:0]\n"
+	       ":FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "# rule 1 of chain in (handle 1) matches IPv4 only: not imported\n"
+	       "-A INPUT -s fe80::/10 -j ACCEPT\n"
+	       "-A INPUT -p tcp -m tcp --dport 22 -j ACCEPT\n"
+	       "-A INPUT -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT\n"
+	       "-A INPUT -m hl --hl-eq 1 -j DROP\n"
+	       "-A INPUT -p udp -m udp --dport 53 -j ACCEPT\n");
+
+	/* one translation, both views in turn */
+	build_inet(NFPROTO_IPV4);
+	check(!run(NULL) && nfhp_xlate_nrules(x) == 2 &&
+	      !nfhp_xlate_set_view(x, NFPROTO_IPV6) && !run(NULL) &&
+	      nfhp_xlate_nrules(x) == 5 && nfhp_xlate_nskipped(x) == 1 &&
+	      strstr(text, "-A INPUT -s fe80::/10 -j ACCEPT\n") &&
+	      !strstr(text, "10.0.0.0"),
+	      "inet: a second save after another view writes that view");
+	nfhp_xlate_free(x);
+	x = NULL;
+
+	start(NFPROTO_INET, "fw");	/* reject: icmpx, in either family */
+	chain("in", NF_INET_LOCAL_IN, false);
+	nfhp_xlate_set_view(x, NFPROTO_IPV6);
+	{
+		struct nftnl_rule *r = rule("in");
+
+		add(r, reject_expr(NFT_REJECT_ICMPX_UNREACH,
+				   NFT_REJECT_ICMPX_ADMIN_PROHIBITED));
+		done(r);
+	}
+	expect("inet: reject with icmpx admin-prohibited, IPv6", "in",
+	       ":INPUT ACCEPT [0:0]\n-F INPUT\n"
+	       "-A INPUT -j REJECT --reject-with icmp6-adm-prohibited\n");
+}
+
 int main(void)
 {
 	test_iptables_nft();
@@ -1503,6 +1773,8 @@ int main(void)
 	test_counters();
 	test_foreign_objects();
 	test_takeover_marks();
+	test_ip6();
+	test_inet_views();
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);
 	return failures ? 1 : 0;
