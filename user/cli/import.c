@@ -2,33 +2,49 @@
 /*
  * nf-hipac import: take over the live nftables rule set of this netns.
  *
- * The table (by default "ip filter", the one iptables-nft writes) is read
- * over NETLINK_NETFILTER with libnftnl: its chains, its sets with their
- * elements and its rules, between two reads of the generation id so that
- * the snapshot is consistent.  lib/nft_xlate.c turns it into iptables-save
- * text, which is checked with the parser that nf-hipac-restore uses, so a
- * rule nf-hipac cannot take is refused (exit 2) before anything changes.
- * --print shows that text; otherwise restore_text() loads it as
- * nf-hipac-restore does, one transaction.  --takeover then flushes the
- * nft chains in one nft batch that only applies if the nft rule set is
- * still the one that was read: in between both filters hold the same
- * rules, so no packet is ever unfiltered.  An inet table is not flushed,
- * it still filters IPv6: its base chains get "meta nfproto ipv4 accept" in
- * front instead.
+ * The table (by default "ip filter", the one iptables-nft writes, and for
+ * nf-hipac6 "ip6 filter", ip6tables-nft's) is read over NETLINK_NETFILTER
+ * with libnftnl: its chains, its sets with their elements and its rules,
+ * between two reads of the generation id so that the snapshot is
+ * consistent.  lib/nft_xlate.c turns it into iptables-save text for the
+ * IPv4 rule set (table ip) or ip6tables-save text for the IPv6 one (table
+ * ip6); an inet table gives both, each family's view of it.  Each text is
+ * checked with the parser that nf-hipac-restore uses, so a rule nf-hipac
+ * cannot take is refused (exit 2), and sent into one nf-hipac transaction
+ * (restore_part()), which commits both rule sets or neither.  --print
+ * shows the text instead.  --takeover then flushes the nft chains in one
+ * nft batch that only applies if the nft rule set is still the one that
+ * was read: in between both filters hold the same rules, so no packet is
+ * ever unfiltered.  With --ipv4-only an inet table gives its IPv4 view
+ * alone and is not flushed, it still filters IPv6: its base chains get
+ * "meta nfproto ipv4 accept" in front instead.
+ *
+ * libxtables serves one family per process (lib/xt.c), and the parser
+ * needs it for every match and target that is not native (-j REJECT,
+ * -m limit...), as the translation does for the xt blobs of iptables-nft.
+ * So the IPv6 view of an inet table is translated, checked and sent by a
+ * child forked before this process sets libxtables up for IPv4; it sends
+ * on the inherited nf-hipac socket, within the same transaction, while
+ * the parent waits, and passes its counts (and, for --print, its text)
+ * back through a pipe.
  *
  * The same batch marks each base chain it takes over with a rule that
- * carries NFHP_TAKEOVER_MARK as its comment (the inet accept is that
- * rule), so that the mark goes with the chain's rules: a later flush or
- * iptables-nft-restore removes it.  An import refuses, without --force, a
- * table whose chains carry it, and one without rules: either would
- * replace the nf-hipac rule set with an emptier one by accident.
+ * carries NFHP_TAKEOVER_MARK as its comment (or, the inet accept,
+ * NFHP_TAKEOVER_MARK_IPV4), so that the mark goes with the chain's rules:
+ * a later flush or iptables-nft-restore removes it.  An import refuses,
+ * without --force, a table whose chains carry it, and one without rules:
+ * either would replace the nf-hipac rule set with an emptier one by
+ * accident.
  */
 #include "subcommands.h"
 #include "nft_xlate.h"
+#include "xt.h"
 #include <getopt.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/netfilter.h>
@@ -55,12 +71,13 @@
  * @verbose: --verbose
  * @counters: --counters
  * @force: --force
- * @family: NFPROTO_IPV4 or NFPROTO_INET
+ * @ipv4_only: --ipv4-only: of an inet table, the IPv4 view alone
+ * @family: NFPROTO_IPV4, NFPROTO_IPV6 or NFPROTO_INET
  * @table: the nft table
  * @chain: --chain, NULL for the whole table
  */
 struct import_opts {
-	bool takeover, dry_run, print, verbose, counters, force;
+	bool takeover, dry_run, print, verbose, counters, force, ipv4_only;
 	int family;
 	const char *table;
 	const char *chain;
@@ -96,9 +113,33 @@ struct dump_ctx {
 	int err;
 };
 
+/**
+ * struct view_out - the import of one family's view of the table
+ * @view: NFPROTO_IPV4 or NFPROTO_IPV6
+ * @ret: its exit code
+ * @nrules: the rules written
+ * @nskipped: the nft rules left out as of the other family only
+ * @text: the text, for --print
+ * @len: its length
+ */
+struct view_out {
+	int view;
+	int ret;
+	unsigned int nrules, nskipped;
+	char *text;
+	size_t len;
+};
+
 static const char *family_name(int family)
 {
-	return family == NFPROTO_INET ? "inet" : "ip";
+	return family == NFPROTO_INET ? "inet" :
+	       family == NFPROTO_IPV6 ? "ip6" : "ip";
+}
+
+/* The nf-hipac rule set of an nft view. */
+static u8 hipac_family(int view)
+{
+	return view == NFPROTO_IPV6 ? NFHP_FAMILY_IPV6 : NFHP_FAMILY_IPV4;
 }
 
 /* --- reading ------------------------------------------------------------ */
@@ -371,7 +412,8 @@ static int read_table(struct nft_sock *s, const struct import_opts *o,
 /* --- checking and loading ------------------------------------------------ */
 
 /* Parse the text as nf-hipac-restore will; name the nft rule on failure. */
-static int check_text(const struct nfhp_xlate *x, char *text, size_t len)
+static int check_text(const struct nfhp_xlate *x, int view, char *text,
+		      size_t len)
 {
 	static const struct nfhp_restore_ops ops = { };
 	char err[256] = "", origin[160], *rule = NULL;
@@ -383,7 +425,7 @@ static int check_text(const struct nfhp_xlate *x, char *text, size_t len)
 		fprintf(stderr, "%s: out of memory\n", IMPORT_PROG);
 		return NFHP_EXIT_RESOURCE;
 	}
-	ret = nfhp_parse_save_stream(f, NFHP_FAMILY_IPV4, &ops, NULL, err,
+	ret = nfhp_parse_save_stream(f, hipac_family(view), &ops, NULL, err,
 				     sizeof(err));
 	fclose(f);
 	if (!ret)
@@ -406,23 +448,14 @@ static int check_text(const struct nfhp_xlate *x, char *text, size_t len)
 	return ret;
 }
 
-/* Load the text as nf-hipac-restore does (one transaction). */
-static int load_text(const char *text, size_t len, const struct import_opts *o)
+static void restore_opts_of(const struct import_opts *o,
+			    struct restore_opts *ro)
 {
-	const struct restore_opts ro = {
-		.noflush = o->chain != NULL,
-		.test = o->dry_run,
-		.verbose = o->verbose,
-		.counters = o->counters,
-	};
-	int ret;
-
-	ret = restore_text(text, len, &ro);
-	if (ret)
-		fprintf(stderr,
-			"%s: the nf-hipac rule set is unchanged (line numbers: those of `nf-hipac import --print')\n",
-			IMPORT_PROG);
-	return ret;
+	memset(ro, 0, sizeof(*ro));
+	ro->noflush = o->chain != NULL;
+	ro->test = o->dry_run;
+	ro->verbose = o->verbose;
+	ro->counters = o->counters;
 }
 
 /* --- checking the source -------------------------------------------- */
@@ -435,7 +468,7 @@ static int load_text(const char *text, size_t len, const struct import_opts *o)
  * a rule to import.  Returns 0 or NFHP_EXIT_OTHER after saying why.
  */
 static int check_source(const struct nfhp_xlate *x,
-			const struct import_opts *o)
+			const struct import_opts *o, unsigned int nrules)
 {
 	const char *name;
 	bool base, drop;
@@ -451,7 +484,7 @@ static int check_source(const struct nfhp_xlate *x,
 			IMPORT_PROG, name, family_name(o->family), o->table);
 		return NFHP_EXIT_OTHER;
 	}
-	if (nfhp_xlate_nrules(x))
+	if (nrules)
 		return 0;
 	fprintf(stderr,
 		"%s: nft table %s %s has no rules to import%s%s%s: nf-hipac would be left with the policies alone.  Nothing changed; --force imports it all the same.\n",
@@ -573,10 +606,10 @@ static struct nftnl_expr *expr_u8_cmp(u8 v)
 }
 
 /*
- * An inet base chain also filters IPv6, which nf-hipac does not: rather
- * than flushed, it gets "meta nfproto ipv4 accept" in front, so IPv4 goes
- * on to nf-hipac and IPv6 keeps its rules.  The rule is the chain's mark
- * too.  Returns the requests queued.
+ * --ipv4-only: an inet base chain still filters IPv6, which was not
+ * imported: rather than flushed, it gets "meta nfproto ipv4 accept" in
+ * front, so IPv4 goes on to nf-hipac and IPv6 keeps its rules.  The rule
+ * is the chain's mark too.  Returns the requests queued.
  */
 static unsigned int queue_ipv4_accept(struct mnl_nlmsg_batch *b, u32 *seq,
 				      const struct import_opts *o,
@@ -675,7 +708,7 @@ static int takeover(struct nft_sock *s, const struct nfhp_xlate *x,
 	batch_next(b);
 	for (i = 0; (name = nfhp_xlate_source(x, i, &base, &drop)); i++) {
 		/* --force again: the accept in front is there already. */
-		if (o->family == NFPROTO_INET) {
+		if (o->ipv4_only) {
 			if (base && !nfhp_xlate_source_marked(x, i)) {
 				expected += queue_ipv4_accept(b, &seq, o, name);
 				tried = true;
@@ -726,15 +759,21 @@ static void import_usage(FILE *f)
 	fprintf(f,
 		"Usage: nf-hipac import [--takeover] [--table FAMILY:NAME] [--chain NAME]\n"
 		"                       [--dry-run|--print] [--counters] [--force]\n"
-		"                       [--verbose]\n"
+		"                       [--ipv4-only] [--verbose]\n"
+		"       nf-hipac6 import ... (default table ip6:filter)\n"
 		"  Load the live nftables table (default ip:filter, the table of\n"
-		"  iptables-nft) into nf-hipac, replacing its rule set.\n"
-		"  -T, --takeover      then flush the nft chains (one nft batch; inet:\n"
-		"                      let IPv4 through them, IPv6 stays with nft)\n"
-		"  -t, --table F:NAME  the nft table; FAMILY ip or inet\n"
+		"  iptables-nft) into nf-hipac, replacing its rule set: ip into the\n"
+		"  IPv4 rule set, ip6 into the IPv6 one, inet into both at once.\n"
+		"  -T, --takeover      then flush the nft chains (one nft batch)\n"
+		"  -t, --table F:NAME  the nft table; FAMILY ip, ip6 or inet\n"
+		"                      (\"F NAME\" as nft writes it does too)\n"
 		"  -c, --chain NAME    only this base chain and the chains it reaches\n"
+		"  -4, --ipv4-only     inet: the IPv4 rules alone; --takeover lets\n"
+		"                      IPv4 through the chains, IPv6 stays with nft\n"
 		"  -n, --dry-run       check everything with the kernel, change nothing\n"
-		"  -p, --print         print the rules as iptables-save text, load nothing\n"
+		"  -p, --print         print the rules as iptables-save text (inet:\n"
+		"                      the IPv4 text, then the ip6tables-save text),\n"
+		"                      load nothing\n"
 		"  -C, --counters      carry the nft rule counters over\n"
 		"  -f, --force         import a table without rules, or one an earlier\n"
 		"                      --takeover marked, all the same\n"
@@ -745,6 +784,7 @@ static const struct option import_options[] = {
 	{ "takeover", no_argument, NULL, 'T' },
 	{ "table", required_argument, NULL, 't' },
 	{ "chain", required_argument, NULL, 'c' },
+	{ "ipv4-only", no_argument, NULL, '4' },
 	{ "dry-run", no_argument, NULL, 'n' },
 	{ "print", no_argument, NULL, 'p' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -754,32 +794,52 @@ static const struct option import_options[] = {
 	{ }
 };
 
+/* FAMILY:NAME, or FAMILY NAME as nft lists a table. */
 static int parse_table(struct import_opts *o, char *arg)
 {
-	char *colon = strchr(arg, ':');
+	char *sep = strpbrk(arg, ": ");
 
-	if (!colon || !colon[1])
+	if (!sep || !sep[1])
 		return -1;
-	*colon = 0;
+	*sep = 0;
 	if (!strcmp(arg, "ip"))
 		o->family = NFPROTO_IPV4;
+	else if (!strcmp(arg, "ip6"))
+		o->family = NFPROTO_IPV6;
 	else if (!strcmp(arg, "inet"))
 		o->family = NFPROTO_INET;
 	else
 		return -1;
-	o->table = colon + 1;
+	o->table = sep + 1;
 	return 0;
 }
 
-static int parse_import_opts(int argc, char **argv, struct import_opts *o)
+static int check_import_opts(const struct import_opts *o)
+{
+	const char *msg = NULL;
+
+	if (o->takeover && (o->dry_run || o->print))
+		msg = "--takeover cannot go with --dry-run or --print";
+	else if (o->dry_run && o->print)
+		msg = "--dry-run and --print exclude each other";
+	else if (o->ipv4_only && o->family != NFPROTO_INET)
+		msg = "--ipv4-only is for tables of family inet";
+	if (!msg)
+		return 0;
+	nfhp_cli_param_error(IMPORT_PROG, msg);
+	return NFHP_EXIT_PARAM;
+}
+
+static int parse_import_opts(int argc, char **argv, struct import_opts *o,
+			     u8 family)
 {
 	int c;
 
-	o->family = NFPROTO_IPV4;
+	o->family = family == NFHP_FAMILY_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
 	o->table = "filter";
 	argv[0] = IMPORT_PROG;	/* getopt's messages name the program */
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "Tt:c:npvCfh", import_options,
+	while ((c = getopt_long(argc, argv, "Tt:c:4npvCfh", import_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'T':
@@ -788,12 +848,15 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 		case 't':
 			if (parse_table(o, optarg)) {
 				nfhp_cli_param_error(IMPORT_PROG,
-					"--table wants FAMILY:NAME, FAMILY ip or inet");
+					"--table wants FAMILY:NAME, FAMILY ip, ip6 or inet");
 				return NFHP_EXIT_PARAM;
 			}
 			break;
 		case 'c':
 			o->chain = optarg;
+			break;
+		case '4':
+			o->ipv4_only = true;
 			break;
 		case 'n':
 			o->dry_run = true;
@@ -822,17 +885,7 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o)
 		import_usage(stderr);
 		return NFHP_EXIT_PARAM;
 	}
-	if (o->takeover && (o->dry_run || o->print)) {
-		nfhp_cli_param_error(IMPORT_PROG,
-			"--takeover cannot go with --dry-run or --print");
-		return NFHP_EXIT_PARAM;
-	}
-	if (o->dry_run && o->print) {
-		nfhp_cli_param_error(IMPORT_PROG,
-			"--dry-run and --print exclude each other");
-		return NFHP_EXIT_PARAM;
-	}
-	return 0;
+	return check_import_opts(o);
 }
 
 static int translate(const struct import_opts *o, struct nfhp_xlate *x,
@@ -858,17 +911,227 @@ static int translate(const struct import_opts *o, struct nfhp_xlate *x,
 	return ret;
 }
 
-int import_main(int argc, char **argv)
+/* --- the views ---------------------------------------------------------- */
+
+/*
+ * Translate @v's view of the table and check it; unless --print, send it
+ * into the transaction of @nl.  libxtables is set up here for the view's
+ * family: once per process.
+ */
+static void import_view(struct nfhp_xlate *x, const struct import_opts *o,
+			struct nfhp_nl *nl, struct view_out *v)
+{
+	struct restore_opts ro;
+
+	if (nfhp_xt_setup(hipac_family(v->view), 0))
+		fprintf(stderr, "%s: cannot initialise libxtables\n",
+			IMPORT_PROG);
+	nfhp_xlate_set_view(x, v->view);
+	v->ret = translate(o, x, &v->text, &v->len);
+	if (v->ret)
+		return;
+	v->nrules = nfhp_xlate_nrules(x);
+	v->nskipped = nfhp_xlate_nskipped(x);
+	/* --print shows the text even when nf-hipac would refuse it. */
+	v->ret = check_text(x, v->view, v->text, v->len);
+	if (v->ret || o->print)
+		return;
+	restore_opts_of(o, &ro);
+	v->ret = restore_part(nl, hipac_family(v->view), v->text, v->len, &ro);
+	if (v->ret)
+		fprintf(stderr,
+			"%s: nothing changed (line numbers: those of the %s text of `nf-hipac import --print')\n",
+			IMPORT_PROG, v->view == NFPROTO_IPV6 ? "IPv6" : "IPv4");
+}
+
+static bool write_all(int fd, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len; buf = (const char *)buf + n, len -= n) {
+		n = write(fd, buf, len);
+		if (n <= 0)
+			return false;
+	}
+	return true;
+}
+
+static bool read_all(int fd, void *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len; buf = (char *)buf + n, len -= n) {
+		n = read(fd, buf, len);
+		if (n <= 0)
+			return false;
+	}
+	return true;
+}
+
+/* The child's side: the view, then its result (and text) into @fd. */
+static void view_child(struct nfhp_xlate *x, const struct import_opts *o,
+		       struct nfhp_nl *nl, struct view_out *v, int fd)
+{
+	import_view(x, o, nl, v);
+	if (!o->print)
+		v->len = 0;
+	if (!write_all(fd, v, sizeof(*v)) || !write_all(fd, v->text, v->len))
+		_exit(NFHP_EXIT_OTHER);
+	_exit(0);	/* not exit(): the parent's stdio buffers are its own */
+}
+
+/*
+ * Import view @v in a child process, see the top of the file.  @v gets
+ * the child's result; its text, for --print, is allocated here.
+ */
+static void view_in_child(struct nfhp_xlate *x, const struct import_opts *o,
+			  struct nfhp_nl *nl, struct view_out *v)
+{
+	struct view_out got;
+	int fd[2], status;
+	bool ok;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = pipe(fd) ? -1 : fork();
+	if (pid < 0) {
+		fprintf(stderr, "%s: cannot start the IPv6 import: %s\n",
+			IMPORT_PROG, strerror(errno));
+		v->ret = NFHP_EXIT_RESOURCE;
+		return;
+	}
+	if (!pid) {
+		close(fd[0]);
+		view_child(x, o, nl, v, fd[1]);
+	}
+	close(fd[1]);
+	ok = read_all(fd[0], &got, sizeof(got));
+	got.text = NULL;	/* the child's pointer */
+	if (ok && got.len) {
+		got.text = malloc(got.len);
+		ok = got.text && read_all(fd[0], got.text, got.len);
+	}
+	close(fd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!ok || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "%s: the IPv6 import failed\n", IMPORT_PROG);
+		free(got.text);
+		v->ret = NFHP_EXIT_OTHER;
+		return;
+	}
+	*v = got;
+}
+
+/*
+ * The views to import: the table's family, or both of an inet table (the
+ * IPv6 one first, in a child, before libxtables is set up here).
+ */
+static unsigned int import_views(struct nfhp_xlate *x,
+				 const struct import_opts *o,
+				 struct nfhp_nl *nl, struct view_out *v)
+{
+	bool both = o->family == NFPROTO_INET && !o->ipv4_only;
+
+	memset(v, 0, 2 * sizeof(*v));
+	v[0].view = o->family == NFPROTO_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+	if (!both) {
+		import_view(x, o, nl, &v[0]);
+		return 1;
+	}
+	v[1].view = NFPROTO_IPV6;
+	view_in_child(x, o, nl, &v[1]);
+	/* --print: the IPv4 text too, whatever became of the IPv6 one. */
+	if (!v[1].ret || o->print)
+		import_view(x, o, nl, &v[0]);
+	else
+		v[0].ret = v[1].ret;
+	return 2;
+}
+
+static int first_failure(const struct view_out *v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].ret)
+			return v[i].ret;
+	return 0;
+}
+
+static int print_views(const struct view_out *v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].text)
+			fwrite(v[i].text, 1, v[i].len, stdout);
+	return fflush(stdout) ? NFHP_EXIT_OTHER : first_failure(v, n);
+}
+
+/* --- import ------------------------------------------------------------- */
+
+static void say_skipped(const struct import_opts *o, const struct view_out *v,
+			unsigned int n)
+{
+	if (n != 1 || !v->nskipped)	/* of two views: in the other one */
+		return;
+	fprintf(stderr, "%s: %u %s-only rules of %s %s left out\n",
+		IMPORT_PROG, v->nskipped,
+		v->view == NFPROTO_IPV6 ? "IPv4" : "IPv6",
+		family_name(o->family), o->table);
+}
+
+/* Every view in one nf-hipac transaction; then --takeover. */
+static int load_views(struct nft_sock *s, struct nfhp_xlate *x,
+		      const struct import_opts *o, u32 genid)
+{
+	struct view_out v[2];
+	struct restore_opts ro;
+	struct nfhp_nl *nl;
+	unsigned int n, nrules;
+	int ret;
+
+	restore_opts_of(o, &ro);
+	ret = restore_begin(&nl, &ro);
+	if (ret)
+		return ret;
+	n = import_views(x, o, nl, v);
+	ret = first_failure(v, n);
+	nrules = v[0].nrules + v[1].nrules;
+	if (!ret) {
+		say_skipped(o, v, n);
+		ret = check_source(x, o, nrules);
+	}
+	ret = restore_end(nl, ret, &ro);
+	free(v[0].text);
+	free(v[1].text);
+	if (ret)
+		return ret;
+	if (o->verbose)
+		fprintf(stderr, "%s: %u rules from nft table %s %s %s\n",
+			IMPORT_PROG, nrules, family_name(o->family), o->table,
+			o->dry_run ? "checked" : "loaded");
+	if (!o->takeover)
+		return 0;
+	ret = takeover(s, x, o, genid);
+	if (!ret && o->verbose)
+		fprintf(stderr, "%s: nft chains of %s %s flushed\n",
+			IMPORT_PROG, family_name(o->family), o->table);
+	return ret;
+}
+
+int import_main(int argc, char **argv, u8 family)
 {
 	struct import_opts o = { };
 	struct nfhp_xlate *x = NULL;
+	struct view_out v[2];
 	struct nft_sock *s;
-	char *text = NULL;
-	size_t len = 0;
 	u32 genid = 0;
+	unsigned int n;
 	int ret;
 
-	ret = parse_import_opts(argc, argv, &o);
+	ret = parse_import_opts(argc, argv, &o, family);
 	if (ret)
 		return ret < 0 ? NFHP_EXIT_OK : ret;
 	s = calloc(1, sizeof(*s));
@@ -884,41 +1147,17 @@ int import_main(int argc, char **argv)
 		return NFHP_EXIT_OTHER;
 	}
 	ret = read_table(s, &o, &x, &genid);
-	if (!ret)
-		ret = translate(&o, x, &text, &len);
 	if (ret)
 		goto out;
-	if (nfhp_xlate_nskipped(x))
-		fprintf(stderr, "%s: %u IPv6-only rules of %s %s left out\n",
-			IMPORT_PROG, nfhp_xlate_nskipped(x),
-			family_name(o.family), o.table);
-	/* --print shows the text even when nf-hipac would refuse it. */
 	if (o.print) {
-		fwrite(text, 1, len, stdout);
-		if (fflush(stdout))
-			ret = NFHP_EXIT_OTHER;
-	}
-	if (!ret)
-		ret = check_text(x, text, len);
-	if (ret || o.print)
-		goto out;
-	ret = check_source(x, &o);
-	if (ret)
-		goto out;
-	ret = load_text(text, len, &o);
-	if (!ret && o.verbose)
-		fprintf(stderr, "%s: %u rules from nft table %s %s %s\n",
-			IMPORT_PROG, nfhp_xlate_nrules(x),
-			family_name(o.family), o.table,
-			o.dry_run ? "checked" : "loaded");
-	if (!ret && o.takeover) {
-		ret = takeover(s, x, &o, genid);
-		if (!ret && o.verbose)
-			fprintf(stderr, "%s: nft chains of %s %s flushed\n",
-				IMPORT_PROG, family_name(o.family), o.table);
+		n = import_views(x, &o, NULL, v);
+		ret = print_views(v, n);
+		free(v[0].text);
+		free(v[1].text);
+	} else {
+		ret = load_views(s, x, &o, genid);
 	}
 out:
-	free(text);
 	nfhp_xlate_free(x);
 	mnl_socket_close(s->nl);
 	free(s);

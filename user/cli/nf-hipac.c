@@ -48,7 +48,8 @@ static void show_usage(FILE *f)
 "       nf-hipac -E old-chain-name new-chain-name\n"
 "       nf-hipac -P chain target [options]\n"
 "       nf-hipac import [--takeover] [--table FAMILY:NAME] [--chain NAME]\n"
-"                       [--dry-run|--print] (from live nftables)\n"
+"                       [--dry-run|--print] (from live nftables; FAMILY\n"
+"                       ip, ip6 or inet)\n"
 "       nf-hipac -h (print this help information)\n"
 "\n"
 "Commands:\n"
@@ -163,6 +164,12 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int ret;
 
+	/* import sets libxtables up itself, per family: see import.c. */
+	if (argc > 1 && !strcmp(argv[1], "import"))
+		return import_main(argc - 1, argv + 1,
+				   nfhp_cmdline_family(1, argv));
+	if (argc > 2 && !strcmp(argv[1], "-6") && !strcmp(argv[2], "import"))
+		return import_main(argc - 2, argv + 2, NFHP_FAMILY_IPV6);
 	/*
 	 * Every match and target nf-hipac has no native form: libxtables,
 	 * for the family of the program's name and -4/-6.
@@ -175,8 +182,6 @@ int main(int argc, char **argv)
 	if (!strcmp(name, "nf-hipac-restore") ||
 	    !strcmp(name, "nf-hipac6-restore"))
 		return restore_main(argc, argv);
-	if (argc > 1 && !strcmp(argv[1], "import"))
-		return import_main(argc - 1, argv + 1);
 
 	/* About 7 KiB of rule: on the heap, like everywhere else. */
 	cl = calloc(1, sizeof(*cl));

@@ -397,42 +397,49 @@ static int commit(struct restore_ctx *ctx, const struct restore_opts *o)
 	return NFHP_EXIT_OK;
 }
 
-static int run(struct restore_ctx *ctx, const struct restore_opts *o,
-	       struct restore_times *t)
+/*
+ * Send the input into the open transaction: the flush unless --noflush,
+ * then every line.  Returns 0 or the exit code, after saying why; the
+ * caller aborts then.
+ */
+static int send_input(struct restore_ctx *ctx, const struct restore_opts *o)
 {
 	char err[256] = "";
 	int ret;
 
-	nfhp_nl_set_tag(ctx->nl, 0);
-	if (nfhp_nl_begin(ctx->nl))
+	if (o->noflush && list_chains(ctx))
 		return nfhp_nl_report(ctx->nl, RESTORE_PROG);
-	if (o->noflush && list_chains(ctx)) {
-		ret = nfhp_nl_report(ctx->nl, RESTORE_PROG);
-		goto out_abort;
-	}
-
 	nfhp_nl_batch_start(ctx->nl);
 	ret = nfhp_parse_save_stream(ctx->f, restore_family, &restore_ops,
 				     ctx, err, sizeof(err));
 	if (!ret && nfhp_nl_batch_end(ctx->nl))
 		ret = NFHP_EXIT_OTHER;
-	if (nfhp_nl_error(ctx->nl)) {
-		ret = kernel_failure(ctx);
-		goto out_abort;
-	}
+	if (nfhp_nl_error(ctx->nl))
+		return kernel_failure(ctx);
 	if (ret) {
 		/* A parse error, or a callback that already said why. */
 		if (err[0])
 			fprintf(stderr, "%s: %s\n", RESTORE_PROG, err);
-		goto out_abort;
+		return ret;
 	}
 	if (ctx->in_table && !ctx->committed) {
 		fprintf(stderr, "%s: COMMIT expected at line %lu\n",
 			RESTORE_PROG, current_line(ctx) + 1);
-		ret = NFHP_EXIT_OTHER;
-		goto out_abort;
+		return NFHP_EXIT_OTHER;
 	}
-	if (o->test || !ctx->in_table)
+	return 0;
+}
+
+static int run(struct restore_ctx *ctx, const struct restore_opts *o,
+	       struct restore_times *t)
+{
+	int ret;
+
+	nfhp_nl_set_tag(ctx->nl, 0);
+	if (nfhp_nl_begin(ctx->nl))
+		return nfhp_nl_report(ctx->nl, RESTORE_PROG);
+	ret = send_input(ctx, o);
+	if (ret || o->test || !ctx->in_table)
 		goto out_abort;
 
 	t->sent = restore_now();
@@ -579,23 +586,102 @@ out:
 }
 
 /**
- * restore_text() - load iptables-save text as nf-hipac-restore does
+ * restore_begin() - open a transaction for restore_part()
+ * @nlp: the connection, for restore_part() and restore_end()
+ * @o: the options (--wait)
+ *
+ * For nf-hipac import, whose transaction may span both families.
+ *
+ * Return: 0, or the exit code after saying why.
+ */
+int restore_begin(struct nfhp_nl **nlp, const struct restore_opts *o)
+{
+	int ret = nfhp_nl_open(nlp, RESTORE_PROG);
+
+	if (ret)
+		return ret;
+	if (o->wait)
+		nfhp_nl_set_wait(*nlp, o->wait_seconds, o->wait_interval_us);
+	nfhp_nl_set_tag(*nlp, 0);
+	if (!nfhp_nl_begin(*nlp))
+		return 0;
+	ret = nfhp_nl_report(*nlp, RESTORE_PROG);
+	nfhp_nl_close(*nlp);
+	*nlp = NULL;
+	return ret;
+}
+
+/**
+ * restore_part() - send iptables-save text into the open transaction
+ * @nl: the connection of restore_begin()
+ * @family: the rule set, NFHP_FAMILY_IPV4 or NFHP_FAMILY_IPV6, whose
+ *	syntax the text is in
  * @text: the text, @len bytes
  * @len: its length
- * @o: the options; @o->file is not read
+ * @o: the options; @o->file, @o->test and @o->wait are not read
  *
- * For callers that hold the text already (nf-hipac import).  The messages
- * name nf-hipac-restore, and a caught SIGINT, SIGTERM or SIGHUP is raised
- * again once the commit has failed.
+ * As nf-hipac-restore (or nf-hipac6-restore) does, with the same messages,
+ * but nothing is committed: restore_end() does that.  A forked child may
+ * send its part on the connection of its parent, which waits meanwhile:
+ * the transaction belongs to the socket, and each part reads every answer
+ * to what it sent.
  *
- * Return: the exit code, nf-hipac-restore's.
+ * Return: 0, or the exit code after saying why.
  */
-int restore_text(const char *text, size_t len, const struct restore_opts *o)
+int restore_part(struct nfhp_nl *nl, u8 family, const char *text, size_t len,
+		 const struct restore_opts *o)
 {
-	struct restore_times t = { .start = restore_now() };
+	struct restore_ctx ctx = {
+		.nl = nl,
+		.buf = text,
+		.len = len,
+		.noflush = o->noflush,
+		.counters = o->counters,
+	};
+	int ret;
 
-	t.read = t.start;
-	return restore_buf(text, len, o, &t);
+	restore_family = family;
+	nfhp_nl_set_family(nl, family);
+	if (!len)
+		return NFHP_EXIT_OK;
+	ctx.f = fmemopen((void *)text, len, "r");
+	if (!ctx.f) {
+		fprintf(stderr, "%s: out of memory\n", RESTORE_PROG);
+		return NFHP_EXIT_RESOURCE;
+	}
+	ret = send_input(&ctx, o);
+	if (!ret && o->verbose)
+		fprintf(stderr, "%s: %lu lines, %lu rules sent\n",
+			RESTORE_PROG, ctx.scan_line, ctx.rules);
+	fclose(ctx.f);
+	free(ctx.chains);
+	return ret;
+}
+
+/**
+ * restore_end() - commit what restore_part() sent, or abort
+ * @nl: the connection of restore_begin(), closed here
+ * @ret: 0, or the exit code of a failure: abort
+ * @o: the options; --test aborts too
+ *
+ * A SIGINT, SIGTERM or SIGHUP caught during the commit is raised again
+ * once the commit has failed.
+ *
+ * Return: @ret, or the exit code of the commit.
+ */
+int restore_end(struct nfhp_nl *nl, int ret, const struct restore_opts *o)
+{
+	struct restore_ctx ctx = { .nl = nl };
+	struct restore_opts quiet = *o;
+
+	quiet.verbose = false;	/* restore_part() counted the rules */
+	if (ret || o->test)
+		nfhp_nl_abort(nl);
+	else
+		ret = commit(&ctx, &quiet);
+	nfhp_nl_close(nl);
+	restore_stop_now();
+	return ret;
 }
 
 int restore_main(int argc, char **argv)

@@ -56,10 +56,16 @@ struct restore_opts {
 	const char *file;
 };
 
-/* restore.c: text in memory, for import */
-int restore_text(const char *text, size_t len, const struct restore_opts *o);
-/* import.c: "nf-hipac import ...", argv from "import" on */
-int import_main(int argc, char **argv);
+/* restore.c: text in memory, for import: one transaction, both families */
+int restore_begin(struct nfhp_nl **nlp, const struct restore_opts *o);
+int restore_part(struct nfhp_nl *nl, u8 family, const char *text, size_t len,
+		 const struct restore_opts *o);
+int restore_end(struct nfhp_nl *nl, int ret, const struct restore_opts *o);
+/*
+ * import.c: "nf-hipac import ...", argv from "import" on; @family the
+ * program's (nf-hipac6 import reads the ip6 table by default)
+ */
+int import_main(int argc, char **argv, u8 family);
 
 /* helpers.c: what the subcommands share */
 const char *nfhp_cli_chain(const struct nfhp_cmdline *cl);
