@@ -1152,6 +1152,7 @@ int import_main(int argc, char **argv, u8 family)
 	if (o.print) {
 		n = import_views(x, &o, NULL, v);
 		ret = print_views(v, n);
+		say_skipped(&o, v, n);
 		free(v[0].text);
 		free(v[1].text);
 	} else {
