@@ -20,10 +20,21 @@
 #     -m owner, fib ... type as -m addrtype, ct mark as -m connmark, ct
 #     status and direction as -m conntrack, meta/ct mark set as -j
 #     MARK/CONNMARK, IPv6-only rules) against the iptables-save text
-#     they mean; --dry-run loads nothing; --takeover of the inet table
-#     puts "meta nfproto ipv4 accept" first, marked as the takeover's,
-#     and keeps its IPv6 rule; a second --takeover of it is refused, and
-#     --force imports the IPv4 rules behind the mark, not the mark.
+#     they mean; --dry-run loads nothing; --takeover --ipv4-only of the
+#     inet table puts "meta nfproto ipv4 accept" first, marked as the
+#     takeover's, and keeps its IPv6 rule; a second --takeover of it is
+#     refused, and --force imports the IPv4 rules behind the mark, not
+#     the mark.
+#  2b. IPv6, on the dual-stack topology: an ip6tables-nft ruleset
+#     (prefixes, icmp6, hl, multiport, REJECT, a user chain): nf-hipac6
+#     import --print equals ip6tables-nft-save, so does nf-hipac6-save
+#     once imported, real IPv6 packets get its verdicts, and --takeover
+#     leaves the marks.  An inet table goes into both rule sets at once:
+#     each --print text equals the rules of its family, nf-hipac-save and
+#     nf-hipac6-save hold them after --takeover, the nft chain holds the
+#     mark alone, and IPv4 and IPv6 packets get the verdicts of their
+#     family.  An inet import that fails in its IPv6 part, or in its IPv4
+#     part after the IPv6 one was sent, leaves both rule sets unchanged.
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
 #     one gets through, the nft chain holds only the takeover's mark
@@ -39,7 +50,7 @@
 #
 # Run inside the test VM: TESTS=import.sh selftests/nf_hipac/run_tests.sh
 #
-# nfhp-timeout: 600
+# nfhp-timeout: 900
 
 # A loaded TCG host can take a while for one request and its reply.
 NFHP_WAIT=${NFHP_WAIT:-4}
@@ -47,7 +58,7 @@ source "$(dirname "$0")/lib.sh"
 
 nfhp_require_hipac
 nfhp_require_cmd python3 nft iptables-nft iptables-nft-restore \
-	iptables-nft-save
+	iptables-nft-save ip6tables-nft-restore ip6tables-nft-save
 nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 
 tmp=$(mktemp -d /tmp/nfhp-import.XXXXXX)
@@ -57,8 +68,10 @@ r() { nfhp_in $ns_router "$@"; }
 imp() { nfhp_in $ns_router import "$@"; }
 rns() { in_ns $ns_router "$@"; }
 
-# The comment of the rule --takeover leaves in each flushed base chain.
-mark="nf-hipac import --takeover: IPv4 rules moved to nf-hipac"
+# The comment of the rule --takeover leaves in each flushed base chain,
+# and of the accept --ipv4-only puts in front of an inet chain.
+mark="nf-hipac import --takeover: rules moved to nf-hipac"
+mark4="nf-hipac import --takeover: IPv4 rules moved to nf-hipac"
 
 # The rules of a save: no comment lines, counters zeroed.
 rules_of() { grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]/[0:0]/'; }
@@ -357,7 +370,7 @@ EOF
 nfhp_check "nft -f" rns nft -f $tmp/plain.nft
 imp --print --table ip:plain | rules_of >$tmp/plain.got
 same "import of nft table ip plain" $tmp/plain.want $tmp/plain.got
-imp --print --table inet:six 2>$tmp/err | rules_of >$tmp/six.got
+imp --print --ipv4-only --table inet:six 2>$tmp/err | rules_of >$tmp/six.got
 same "import of nft table inet six" $tmp/six.want $tmp/six.got
 nfhp_check "the IPv6-only rule is reported" \
 	grep -q '1 IPv6-only rules of inet six left out' $tmp/err
@@ -384,10 +397,11 @@ nfhp_check "--chain: OUTPUT keeps its rule" \
 		 grep -q -- '--dport 4 -j DROP'"
 nfhp_check "--chain: web is there" r -S web
 
-# inet: the chain still filters IPv6, so --takeover lets IPv4 through it
-# first instead of flushing it; nf-hipac alone decides IPv4.
+# inet --ipv4-only: the chain still filters IPv6, so --takeover lets IPv4
+# through it first instead of flushing it; nf-hipac alone decides IPv4.
 rns nft delete table ip plain
-nfhp_check "--takeover of inet six" imp --takeover --table inet:six
+nfhp_check "--takeover --ipv4-only of inet six" \
+	imp --takeover --ipv4-only --table inet:six
 rns nft list chain inet six forward_chain >$tmp/six.after
 nfhp_check "inet: IPv4 is accepted first" \
 	bash -c "grep -A1 'policy accept' $tmp/six.after |
@@ -395,13 +409,14 @@ nfhp_check "inet: IPv4 is accepted first" \
 nfhp_check "inet: the IPv6 rule stays" grep -q 'ip6 saddr ::1 accept' \
 	$tmp/six.after
 nfhp_check "inet: the accept rule is marked as the takeover's" \
-	grep -qF "meta nfproto ipv4 accept comment \"$mark\"" $tmp/six.after
-refused "inet: a second --takeover" "$taken" --takeover --table inet:six
+	grep -qF "meta nfproto ipv4 accept comment \"$mark4\"" $tmp/six.after
+refused "inet: a second --takeover" "$taken" --takeover --ipv4-only \
+	--table inet:six
 nfhp_check "inet: no second accept rule" \
 	[ "$(rns nft list chain inet six forward_chain |
 	     grep -c 'meta nfproto ipv4 accept')" = 1 ]
 nfhp_check "inet: --force imports the rules behind the mark" \
-	imp --force --table inet:six
+	imp --force --ipv4-only --table inet:six
 r -S | grep '^-A' >$tmp/six.forced
 grep '^-A' $tmp/six.want >$tmp/six.wantrules
 same "inet: --force: the IPv4 rules, no accept from the mark" \
@@ -413,6 +428,184 @@ if ! nfhp_check "inet: udp/10 passes" udp_ok 10; then
 fi
 
 rns nft flush ruleset
+
+# --- 2b. ip6 and inet tables: the IPv6 rule set ------------------------------
+
+CLIENT6=fd00:1::2
+ROUTER_CLIENT6=fd00:1::1
+ROUTER_SERVER6=fd00:2::1
+SERVER6=fd00:2::2
+# Without duplicate address detection, which holds addresses back.
+ip -n $ns_client addr add $CLIENT6/64 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_CLIENT6/64 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_SERVER6/64 dev veth1 nodad &&
+ip -n $ns_server addr add $SERVER6/64 dev veth0 nodad &&
+ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
+ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
+rns sysctl -qw net.ipv6.conf.all.forwarding=1 ||
+	nfhp_check "IPv6 setup" false
+
+r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
+imp6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" import "$@"; }
+save6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6-save"; }
+ping6_ok() { in_ns $ns_client $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" $SERVER6 >/dev/null 2>&1; }
+conn6() { nfhp_conn "$1" "$2" $ns_client $ns_server $SERVER6; }
+conn6_fail() { nfhp_conn "$1" "$2" $ns_client $ns_server $SERVER6; [ $? -eq 1 ]; }
+
+cat >$tmp/ip6t.rules <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:web - [0:0]
+-A FORWARD -s fd00:1::/64 -d fd00:2::2/128 -p tcp -m tcp --dport 5001 -j ACCEPT
+-A FORWARD ! -s fd00::/17 -j DROP
+-A FORWARD -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT
+-A FORWARD -m hl --hl-lt 2 -j DROP
+-A FORWARD -p udp -m udp --dport 7100:7110 -j web
+-A FORWARD -p tcp -m tcp --dport 5002 -j REJECT --reject-with icmp6-adm-prohibited
+-A FORWARD -p udp -m multiport --dports 7200,7201 -j DROP
+-A web -p udp -m udp --dport 7105 -j DROP
+-A web -j ACCEPT
+COMMIT
+EOF
+nfhp_check "ip6tables-nft-restore" rns ip6tables-nft-restore $tmp/ip6t.rules
+rns ip6tables-nft-save | rules_of >$tmp/ip6t.want
+imp6 --print 2>$tmp/err | rules_of >$tmp/ip6t.got
+same "nf-hipac6 import --print equals ip6tables-nft-save" $tmp/ip6t.want \
+	$tmp/ip6t.got
+imp --print --table ip6:filter | rules_of >$tmp/ip6t.got2
+same "import --table ip6:filter prints the same" $tmp/ip6t.want $tmp/ip6t.got2
+in_ns $ns_router "$NFHP_BIN/nf-hipac" -6 import --print | rules_of \
+	>$tmp/ip6t.got3
+same "nf-hipac -6 import prints the same" $tmp/ip6t.want $tmp/ip6t.got3
+nfhp_save_in $ns_router | rules_of >$tmp/v4.before
+nfhp_check "nf-hipac6 import --takeover" imp6 --takeover --verbose
+save6 | rules_of >$tmp/ip6t.saved
+same "nf-hipac6-save after the import equals ip6tables-nft-save" \
+	$tmp/ip6t.want $tmp/ip6t.saved
+nfhp_save_in $ns_router | rules_of >$tmp/v4.after
+same "an ip6 import leaves the IPv4 rule set" $tmp/v4.before $tmp/v4.after
+nfhp_check "ip6 --takeover: the nft chains hold only the marks" \
+	[ "$(rns ip6tables-nft-save | grep -c '^-A')" = 3 -a \
+	  "$(rns ip6tables-nft-save | grep -c "^-A .*--comment \"$mark\"\$")" = 3 ]
+nfhp_check "ip6: ping6 passes (icmp6 echo-request)" ping6_ok
+nfhp_check "ip6: tcp/5001 from fd00:1::/64 passes" conn6 tcp 5001
+nfhp_check "ip6: udp/7106 passes through web" conn6 udp 7106
+nfhp_check "ip6: udp/7105 dropped in web" conn6_fail udp 7105
+nfhp_check "ip6: udp/7201 dropped by multiport" conn6_fail udp 7201
+nfhp_check "ip6: tcp/5002 rejected" conn6_fail tcp 5002
+rns nft flush ruleset
+
+# inet: the IPv4 view into the IPv4 rule set, the IPv6 view into the IPv6
+# one, in one transaction.
+cat >$tmp/both.nft <<'EOF'
+table inet both {
+	chain forward_chain {
+		type filter hook forward priority 0; policy drop;
+		ct state established,related accept
+		meta nfproto ipv4 icmp type echo-request accept
+		icmpv6 type echo-request accept
+		ip6 saddr fd00:1::/64 tcp dport 5001 accept
+		ip saddr 10.0.1.0/24 tcp dport 5001 accept
+		udp dport 7300 accept
+		meta nfproto ipv6 udp dport 7301 accept
+		meta nfproto ipv4 udp dport 7302 accept
+	}
+}
+EOF
+cat >$tmp/both4.want <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+-A FORWARD -p icmp -m icmp --icmp-type 8 -j ACCEPT
+-A FORWARD -s 10.0.1.0/24 -p tcp -m tcp --dport 5001 -j ACCEPT
+-A FORWARD -p udp -m udp --dport 7300 -j ACCEPT
+-A FORWARD -p udp -m udp --dport 7302 -j ACCEPT
+COMMIT
+EOF
+cat >$tmp/both6.want <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+-A FORWARD -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT
+-A FORWARD -s fd00:1::/64 -p tcp -m tcp --dport 5001 -j ACCEPT
+-A FORWARD -p udp -m udp --dport 7300 -j ACCEPT
+-A FORWARD -p udp -m udp --dport 7301 -j ACCEPT
+COMMIT
+EOF
+nfhp_check "nft -f of inet both" rns nft -f $tmp/both.nft
+imp --print --table inet:both >$tmp/both.print
+nfhp_check "inet --print: two texts" \
+	[ "$(grep -c '^# Generated' $tmp/both.print)" = 2 ]
+awk '/^# Generated/ { n++ } n == 1' $tmp/both.print | rules_of >$tmp/both4.got
+awk '/^# Generated/ { n++ } n == 2' $tmp/both.print | rules_of >$tmp/both6.got
+same "inet --print: the IPv4 text" $tmp/both4.want $tmp/both4.got
+same "inet --print: the IPv6 text" $tmp/both6.want $tmp/both6.got
+nfhp_check "inet --takeover into both rule sets" \
+	imp --takeover --verbose --table inet:both
+nfhp_save_in $ns_router | rules_of >$tmp/both4.saved
+save6 | rules_of >$tmp/both6.saved
+same "inet: nf-hipac-save holds the IPv4 rules" $tmp/both4.want \
+	$tmp/both4.saved
+same "inet: nf-hipac6-save holds the IPv6 rules" $tmp/both6.want \
+	$tmp/both6.saved
+rns nft list chain inet both forward_chain >$tmp/both.after
+nfhp_check "inet: the nft chain is flushed but for the mark" \
+	[ "$(grep -cE 'dport|saddr|ct state|icmp' $tmp/both.after)" = 0 ]
+nfhp_check "inet: the mark" grep -qF "comment \"$mark\"" $tmp/both.after
+nfhp_check "inet: the policy accepts now" grep -q 'policy accept' \
+	$tmp/both.after
+nfhp_check "inet: ping passes" ping_ok
+nfhp_check "inet: tcp/5001 passes" tcp_ok 5001
+nfhp_check "inet: udp/7300 passes" udp_ok 7300
+nfhp_check "inet: udp/7301 (IPv6 only) dropped" udp_fail 7301
+nfhp_check "inet: udp/7302 passes" udp_ok 7302
+nfhp_check "inet: ping6 passes" ping6_ok
+nfhp_check "inet: tcp/5001 over IPv6 passes" conn6 tcp 5001
+nfhp_check "inet: udp/7300 over IPv6 passes" conn6 udp 7300
+nfhp_check "inet: udp/7301 over IPv6 passes" conn6 udp 7301
+nfhp_check "inet: udp/7302 (IPv4 only) over IPv6 dropped" conn6_fail udp 7302
+rns nft flush ruleset
+
+# bad_inet DESC WANT RULE - an inet import whose RULE nf-hipac cannot take
+# exits 2 saying WANT, and neither rule set changes.
+bad_inet()
+{
+	local rc
+
+	rns nft flush ruleset
+	printf 'table inet bad {\n chain forward_chain {\n  type filter hook forward priority 0; policy accept;\n  tcp dport 22 accept\n  %s\n }\n}\n' \
+		"$3" | rns nft -f -
+	nfhp_save_in $ns_router | rules_of >$tmp/bad4.before
+	save6 | rules_of >$tmp/bad6.before
+	imp --takeover --table inet:bad >/dev/null 2>$tmp/err
+	rc=$?
+	nfhp_log "$(cat $tmp/err)"
+	nfhp_check "$1: exit 2" [ $rc -eq 2 ]
+	nfhp_check "$1: the message names it" grep -qF "$2" $tmp/err
+	nfhp_save_in $ns_router | rules_of >$tmp/bad4.after
+	save6 | rules_of >$tmp/bad6.after
+	same "$1: the IPv4 rule set is unchanged" $tmp/bad4.before \
+		$tmp/bad4.after
+	same "$1: the IPv6 rule set is unchanged" $tmp/bad6.before \
+		$tmp/bad6.after
+	nfhp_check "$1: the nft rules stay" \
+		bash -c "ip netns exec $ns_router nft list chain inet bad forward_chain |
+			 grep -q 'tcp dport 22 accept'"
+}
+bad_inet "inet, failing in the IPv6 part" "of IPv6 addresses" \
+	"ip6 saddr { fd00:1::2, fd00:1::3 } accept"
+bad_inet "inet, failing in the IPv4 part after the IPv6 one" \
+	"limit rate over has no -m limit form" \
+	"meta nfproto ipv4 udp dport 9 limit rate over 10/second drop"
+rns nft flush ruleset
+printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' |
+	in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore"
 
 # --- 3. takeover under traffic -----------------------------------------------
 
