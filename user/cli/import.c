@@ -980,6 +980,41 @@ static void view_child(struct nfhp_xlate *x, const struct import_opts *o,
 	_exit(0);	/* not exit(): the parent's stdio buffers are its own */
 }
 
+/* Fork with a pipe from the child: its pid, 0 in it, -1 after saying why. */
+static pid_t fork_piped(int fd[2])
+{
+	pid_t pid = -1;
+
+	fflush(NULL);
+	if (!pipe(fd)) {
+		pid = fork();
+		if (pid < 0) {
+			int err = errno;
+
+			close(fd[0]);
+			close(fd[1]);
+			errno = err;
+		}
+	}
+	if (pid < 0)
+		fprintf(stderr, "%s: cannot start the IPv6 import: %s\n",
+			IMPORT_PROG, strerror(errno));
+	return pid;
+}
+
+/* The child's result and text, from @fd. */
+static bool read_result(int fd, struct view_out *got)
+{
+	bool ok = read_all(fd, got, sizeof(*got));
+
+	got->text = NULL;	/* the child's pointer */
+	if (ok && got->len) {
+		got->text = malloc(got->len);
+		ok = got->text && read_all(fd, got->text, got->len);
+	}
+	return ok;
+}
+
 /*
  * Import view @v in a child process, see the top of the file.  @v gets
  * the child's result; its text, for --print, is allocated here.
@@ -989,14 +1024,11 @@ static void view_in_child(struct nfhp_xlate *x, const struct import_opts *o,
 {
 	struct view_out got;
 	int fd[2], status;
-	bool ok;
 	pid_t pid;
+	bool ok;
 
-	fflush(NULL);
-	pid = pipe(fd) ? -1 : fork();
+	pid = fork_piped(fd);
 	if (pid < 0) {
-		fprintf(stderr, "%s: cannot start the IPv6 import: %s\n",
-			IMPORT_PROG, strerror(errno));
 		v->ret = NFHP_EXIT_RESOURCE;
 		return;
 	}
@@ -1005,12 +1037,7 @@ static void view_in_child(struct nfhp_xlate *x, const struct import_opts *o,
 		view_child(x, o, nl, v, fd[1]);
 	}
 	close(fd[1]);
-	ok = read_all(fd[0], &got, sizeof(got));
-	got.text = NULL;	/* the child's pointer */
-	if (ok && got.len) {
-		got.text = malloc(got.len);
-		ok = got.text && read_all(fd[0], got.text, got.len);
-	}
+	ok = read_result(fd[0], &got);
 	close(fd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
