@@ -92,17 +92,18 @@
 
 /*
  * An address range at least this wide counts as a wildcard for grouping:
- * for IPv4 a /8, middle from a /20.  IPv6's classes are IPv4's 72 bits
- * further up: wide a /32 (what a registry gives a provider), middle from
- * a /44, narrow from a /45 (sites, subnets and hosts).  A rule set moved
- * into IPv6 so (bench/ipv4to6.py) keeps its classes, and its folds:
- * nfhp_fold_key() reads the same 32 bits of an address.
+ * for IPv4 a /8, middle from a /20.  IPv6's classes are IPv4's moved up
+ * by the shift of the hook's fold, which nfhp_fold_choose() takes from
+ * the rule set (nfhp_fold_shift_of()): where the longest prefixes of its
+ * rules end, as IPv4's hosts end at bit 0.  A rule set whose narrowest
+ * prefixes are /56s, as bench/ipv4to6.py makes them, gets 72: wide a /32,
+ * middle from a /44.  One of /128 hosts gets 0, IPv4's classes in the
+ * low 32 bits; one of /64 subnets 64: wide a /40, middle from a /52.
+ * nfhp_fold_key() reads the 32 bits of an address above the shift.
  */
 #define NFHP_WIDE_ADDR4		BIT_ULL(24)
 #define NFHP_MIDDLE_ADDR4	BIT_ULL(12)
-#define NFHP_ADDR6_SHIFT	72
-#define NFHP_WIDE_ADDR6		((nfhp_u128)NFHP_WIDE_ADDR4 << NFHP_ADDR6_SHIFT)
-#define NFHP_MIDDLE_ADDR6	((nfhp_u128)NFHP_MIDDLE_ADDR4 << NFHP_ADDR6_SHIFT)
+#define NFHP_ADDR6_SHIFT_MAX	96
 
 enum nfhp_width {
 	NFHP_WIDTH_WIDE,
@@ -110,14 +111,17 @@ enum nfhp_width {
 	NFHP_WIDTH_NARROW,
 };
 
-/* The width class of a box in an address dimension. */
+/*
+ * The width class of a box in an address dimension, with IPv6's classes
+ * @shift bits up.
+ */
 static enum nfhp_width nfhp_width_of(const struct nfhp_box *b,
-				     unsigned int dim)
+				     unsigned int dim, unsigned int shift)
 {
 	const struct nfhp_range *r = nfhp_box_ranges(b, dim);
 	bool v6 = b->family == NFHP_FAMILY_IPV6;
-	nfhp_u128 wide = v6 ? NFHP_WIDE_ADDR6 : NFHP_WIDE_ADDR4;
-	nfhp_u128 middle = v6 ? NFHP_MIDDLE_ADDR6 : NFHP_MIDDLE_ADDR4;
+	nfhp_u128 wide = (nfhp_u128)NFHP_WIDE_ADDR4 << (v6 ? shift : 0);
+	nfhp_u128 middle = (nfhp_u128)NFHP_MIDDLE_ADDR4 << (v6 ? shift : 0);
 	nfhp_u128 size = 0;
 	unsigned int i;
 
@@ -132,11 +136,11 @@ static enum nfhp_width nfhp_width_of(const struct nfhp_box *b,
 }
 
 static enum nfhp_width nfhp_width_folded(const struct nfhp_box *b,
-					 unsigned int dim, bool fold)
+					 unsigned int dim, u8 fold, u8 bit)
 {
-	enum nfhp_width w = nfhp_width_of(b, dim);
+	enum nfhp_width w = nfhp_width_of(b, dim, nfhp_fold_shift(fold));
 
-	return w == NFHP_WIDTH_MIDDLE && fold ? NFHP_WIDTH_NARROW : w;
+	return w == NFHP_WIDTH_MIDDLE && (fold & bit) ? NFHP_WIDTH_NARROW : w;
 }
 
 /**
@@ -153,8 +157,8 @@ unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold)
 	enum nfhp_width s, d;
 	unsigned int g;
 
-	s = nfhp_width_folded(e->box, NFHP_DIM_SRC, fold & NFHP_FOLD_SRC);
-	d = nfhp_width_folded(e->box, NFHP_DIM_DST, fold & NFHP_FOLD_DST);
+	s = nfhp_width_folded(e->box, NFHP_DIM_SRC, fold, NFHP_FOLD_SRC);
+	d = nfhp_width_folded(e->box, NFHP_DIM_DST, fold, NFHP_FOLD_DST);
 	g = s * 3 + (s == NFHP_WIDTH_NARROW ? NFHP_WIDTH_WIDE : d);
 	return e->action == NFHP_ENTRY_HOTDROP ? g + NFHP_WIDTH_TREES : g;
 }
@@ -162,12 +166,13 @@ unsigned int nfhp_group_of(const struct nfhp_entry *e, u8 fold)
 /*
  * A sort key: the other dimension's class above where the hull begins,
  * as 32 bits of an address: all of an IPv4 one; of an IPv6 one, those
- * its classes are cut from (/25 to /56: places in one /56 count once, an
- * estimate; the /32 of a provider would make them all one place).
+ * its classes are cut from, @shift bits up (places in one block of
+ * 2^@shift count once, an estimate).
  */
-static u64 nfhp_fold_key(u8 family, enum nfhp_width other, nfhp_u128 at)
+static u64 nfhp_fold_key(u8 family, unsigned int shift,
+			 enum nfhp_width other, nfhp_u128 at)
 {
-	unsigned int cut = family == NFHP_FAMILY_IPV6 ? NFHP_ADDR6_SHIFT : 0;
+	unsigned int cut = family == NFHP_FAMILY_IPV6 ? shift : 0;
 
 	return (u64)other << 32 | (u32)(at >> cut);
 }
@@ -225,11 +230,13 @@ static unsigned int nfhp_fold_unique(u64 *keys, unsigned int n)
  * @width: each entry's width class in the source and the destination
  * @keys: the sort keys of the narrow entries of one dimension
  * @room: as many again, for the sort
+ * @shift: IPv6's classes are this many bits up (nfhp_fold_shift_of())
  */
 struct nfhp_fold_work {
 	u8 (*width)[2];
 	u64 *keys;
 	u64 *room;
+	unsigned int shift;
 };
 
 /*
@@ -268,7 +275,7 @@ static u64 nfhp_fold_copies_of(const struct nfhp_pageseq *e, unsigned int d,
 		if (w->width[i][d] != NFHP_WIDTH_NARROW)
 			continue;
 		o = nfhp_fold_other(d, w->width[i][!d]);
-		w->keys[m++] = nfhp_fold_key(x->box->family, o,
+		w->keys[m++] = nfhp_fold_key(x->box->family, w->shift, o,
 					     nfhp_box_ranges(x->box, dim)->lo);
 	}
 	keys = nfhp_fold_sort(w->keys, w->room, m);
@@ -282,10 +289,12 @@ static u64 nfhp_fold_copies_of(const struct nfhp_pageseq *e, unsigned int d,
 		r = nfhp_box_ranges(x->box, dim);
 		hi = r[nfhp_box_nranges(x->box, dim) - 1].hi;
 		copies += nfhp_u64_lower_bound(keys, m,
-					       nfhp_fold_key(x->box->family, o,
+					       nfhp_fold_key(x->box->family,
+							     w->shift, o,
 							     hi) + 1) -
 			  nfhp_u64_lower_bound(keys, m,
-					       nfhp_fold_key(x->box->family, o,
+					       nfhp_fold_key(x->box->family,
+							     w->shift, o,
 							     r->lo));
 	}
 	return copies;
@@ -302,6 +311,55 @@ static bool nfhp_fold_dim(u64 copies, u64 most, bool sticky, bool was)
 	if (!sticky)
 		return copies < most;
 	return was ? copies < 2 * most : 2 * copies < most;
+}
+
+/* Bits of the narrowest address range of @b, 128 when none is narrow. */
+static unsigned int nfhp_box_addr_bits(const struct nfhp_box *b)
+{
+	unsigned int d, bits = 128, dims[] = { NFHP_DIM_SRC, NFHP_DIM_DST };
+	const struct nfhp_range *r;
+	nfhp_u128 span;
+
+	for (d = 0; d < ARRAY_SIZE(dims); d++) {
+		if (nfhp_box_nranges(b, dims[d]) != 1)
+			continue;
+		r = nfhp_box_ranges(b, dims[d]);
+		span = r->hi - r->lo;
+		bits = min(bits, span >> 64 ? 128 - __builtin_clzll(span >> 64) :
+			   span ? 64 - __builtin_clzll((u64)span) : 0);
+	}
+	return bits;
+}
+
+/*
+ * The shift of an IPv6 hook's width classes: the host bits of its
+ * narrowest prefixes, those of the narrowest sixteenth of its entries
+ * that name one (a few hosts among /64 subnets do not move the classes),
+ * down to a whole byte.  0 for IPv4.
+ */
+static unsigned int nfhp_fold_shift_of(const struct nfhp_pageseq *e)
+{
+	unsigned int count[129] = { 0 }, i, n = 0, seen = 0, bits;
+	const struct nfhp_entry *x;
+	struct nfhp_pageseq_iter it;
+
+	nfhp_pageseq_iter_init(&it, e, 0);
+	for (i = 0; i < e->n; i++) {
+		x = nfhp_pageseq_iter_next(&it);
+		if (x->box->family != NFHP_FAMILY_IPV6)
+			return 0;
+		bits = nfhp_box_addr_bits(x->box);
+		if (bits < 128) {
+			count[bits]++;
+			n++;
+		}
+	}
+	for (bits = 0; bits < 128; bits++) {
+		seen += count[bits];
+		if (seen && seen >= n / 16)
+			break;
+	}
+	return min_t(unsigned int, bits / 8 * 8, NFHP_ADDR6_SHIFT_MAX);
 }
 
 /**
@@ -327,13 +385,14 @@ int nfhp_fold_choose(const struct nfhp_pageseq *e, const u8 *now, u8 *fold)
 		return -ENOMEM;
 	w.room = w.keys + n;
 	w.width = (u8 (*)[2])(w.room + n);
+	w.shift = nfhp_fold_shift_of(e);
 	nfhp_pageseq_iter_init(&it, e, 0);
 	for (i = 0; i < n; i++) {
 		x = nfhp_pageseq_iter_next(&it);
-		w.width[i][0] = nfhp_width_of(x->box, NFHP_DIM_SRC);
-		w.width[i][1] = nfhp_width_of(x->box, NFHP_DIM_DST);
+		w.width[i][0] = nfhp_width_of(x->box, NFHP_DIM_SRC, w.shift);
+		w.width[i][1] = nfhp_width_of(x->box, NFHP_DIM_DST, w.shift);
 	}
-	*fold = 0;
+	*fold = w.shift / 8 << NFHP_FOLD_SHIFT_SHIFT;
 	if (nfhp_fold_dim(nfhp_fold_copies_of(e, 0, &w), most, now,
 			  was & NFHP_FOLD_SRC))
 		*fold |= NFHP_FOLD_SRC;

@@ -10,9 +10,21 @@
 #include "pageseq.h"
 #include "tree.h"
 
-/* Bits of a hook's fold: the middle width class joins the narrow one. */
+/*
+ * Bits of a hook's fold: the middle width class joins the narrow one;
+ * and for IPv6, how far up the address the width classes sit, in bytes
+ * (group.c, nfhp_fold_shift()).
+ */
 #define NFHP_FOLD_SRC		0x01
 #define NFHP_FOLD_DST		0x02
+#define NFHP_FOLD_SHIFT_SHIFT	2
+#define NFHP_FOLD_SHIFT_MASK	0x3c
+
+/* The bits an IPv6 hook's width classes are moved up by, from its fold. */
+static inline unsigned int nfhp_fold_shift(u8 fold)
+{
+	return ((fold & NFHP_FOLD_SHIFT_MASK) >> NFHP_FOLD_SHIFT_SHIFT) * 8;
+}
 
 /*
  * A dimension is folded while its middle entries would be copied, on
