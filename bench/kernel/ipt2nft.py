@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Translate an iptables-save filter ruleset into an nft script.
 
-    ipt2nft.py [--set] [--table NAME] RULES > rules.nft
+    ipt2nft.py [--set] [--table NAME] [--family 6] RULES > rules.nft
 
 Handles the features the benchmark rulesets use: builtin chains and their
 policies, -s/-d prefixes, -p tcp|udp|NUM, --sport/--dport ports or ranges,
@@ -25,6 +25,10 @@ pair on stderr when the ruleset cannot be expressed this way.
 
 The script starts with "table ip T; delete table ip T" so that nft -f
 replaces the table in one atomic transaction.
+
+--family 6 reads an ip6tables-save ruleset and writes "table ip6 T" with
+ip6 saddr/daddr (protocols as meta l4proto, which walks extension
+headers as ip6tables -p does); --set is IPv4 only.
 """
 import argparse
 import sys
@@ -53,7 +57,8 @@ def port_range(spec):
     return int(lo), int(hi) if hi else int(lo)
 
 
-PROTO = {"tcp": 6, "udp": 17, "icmp": 1}
+PROTO = {"tcp": 6, "udp": 17, "icmp": 1, "ipv6-icmp": 58}
+FAMILY = 4
 
 
 class Rule:
@@ -104,16 +109,19 @@ class Rule:
             out.append('iifname "%s"' % self.iif)
         if self.oif:
             out.append('oifname "%s"' % self.oif)
+        ip = "ip6" if FAMILY == 6 else "ip"
         if self.src:
-            out.append("ip saddr " + self.src)
+            out.append(ip + " saddr " + self.src)
         if self.dst:
-            out.append("ip daddr " + self.dst)
+            out.append(ip + " daddr " + self.dst)
         name = {6: "tcp", 17: "udp"}.get(self.proto)
         if self.sport or self.dport:
             if self.sport:
                 out.append("%s sport %s" % (name, self.sport.replace(":", "-")))
             if self.dport:
                 out.append("%s dport %s" % (name, self.dport.replace(":", "-")))
+        elif self.proto is not None and FAMILY == 6:
+            out.append("meta l4proto %d" % self.proto)
         elif self.proto is not None:
             out.append("ip protocol %d" % self.proto)
         out.append(self.verdict)
@@ -174,12 +182,19 @@ def main():
     ap.add_argument("--set", action="store_true",
                     help="fold FORWARD into one concatenated interval set")
     ap.add_argument("--table", default="nfhp")
+    ap.add_argument("--family", type=int, choices=(4, 6), default=4)
     args = ap.parse_args()
+    global FAMILY
+    FAMILY = args.family
+    if args.set and FAMILY == 6:
+        ap.error("--set is IPv4 only")
     with open(args.rules) as f:
         policies, rules = parse(f)
 
     t = args.table
-    out = ["table ip %s" % t, "delete table ip %s" % t, "table ip %s {" % t]
+    fam = "ip6" if FAMILY == 6 else "ip"
+    out = ["table %s %s" % (fam, t), "delete table %s %s" % (fam, t),
+           "table %s %s {" % (fam, t)]
     for chain in ("INPUT", "FORWARD", "OUTPUT"):
         crules = [r for r in rules if r.chain == chain]
         pol = policies.get(chain, "accept")
