@@ -23,12 +23,23 @@
 #	contender,ruleset,rules,traffic,round,value,unit
 # and bench/kernel/report.py turns it into the tables.
 #
+# A ruleset whose in/list line ends in "6" (bench.sh's seed6-N) is an
+# ip6tables-save ruleset: the topology then also gets IPv6 addresses
+# (fd00:a:1::/64 and fd00:a:2::/64, inside the seed set's matching
+# fd00:a:1::/48 -> fd00:a:2::/48, which bench/ipv4to6.py makes of
+# 10.0.1.0/24 -> 10.0.2.0/24) with static neighbours, the contenders
+# become ip6tables-legacy, ip6tables-nft, nft (table ip6) and nf-hipac6
+# (raw.csv names them so), iperf3 runs -6 and pktgen sends IPv6 UDP
+# (78-byte frames, the smallest pktgen builds for IPv6).  nft-set, the
+# insert latency and the SMP, replace and profile phases stay IPv4 only.
+#
 # Environment: NFHP_BK_ROUNDS (3), NFHP_BK_SECS (3, seconds per point),
 # NFHP_BK_LOAD_TMO (150, seconds a load may take before the contender is
 # dropped for that ruleset), NFHP_BK_SLOW (60: a contender whose load took
 # longer is measured in round 1 only, to bound the run time),
 # NFHP_BK_BUDGET (2400: seconds after which the remaining rulesets and
-# phases are skipped, with a note), NFHP_BK_CONTENDERS (all six).
+# phases are skipped, with a note), NFHP_BK_CONTENDERS (all six; for the
+# IPv6 rulesets iptables-* stand for ip6tables-*).
 
 source "$(dirname "$0")/../../selftests/nf_hipac/lib.sh"
 
@@ -53,6 +64,9 @@ exec > >(tee -a "$log") 2>&1
 
 nfhp_require_cmd iperf3 ethtool python3 iptables-legacy-restore \
 	iptables-nft-restore nft
+has6=$(awk '$3 == 6 { print 1; exit }' "$in/list")
+[ -z "$has6" ] ||
+	nfhp_require_cmd ip6tables-legacy-restore ip6tables-nft-restore
 nf_hipac_setup || { nfhp_log "topology setup failed"; exit 1; }
 trap 'pg_stop; nfhp_cleanup; rm -rf "$tmp"' EXIT
 
@@ -65,6 +79,37 @@ done
 for c in all default veth0 veth1; do
 	in_ns $ns_router sysctl -qw net.ipv4.conf.$c.rp_filter=0
 done
+CLIENT6=fd00:a:1::2
+ROUTER_CLIENT6=fd00:a:1::1
+ROUTER_SERVER6=fd00:a:2::1
+SERVER6=fd00:a:2::2
+# setup6 - IPv6 on the topology's links.  nodad: DAD would hold the
+# addresses back; static neighbours: no solicitation in the flood's path.
+setup6()
+{
+	local cmac rcmac rsmac smac
+
+	cmac=$(in_ns $ns_client cat /sys/class/net/veth0/address)
+	rcmac=$(in_ns $ns_router cat /sys/class/net/veth0/address)
+	rsmac=$(in_ns $ns_router cat /sys/class/net/veth1/address)
+	smac=$(in_ns $ns_server cat /sys/class/net/veth0/address)
+	ip -n $ns_client addr add $CLIENT6/64 dev veth0 nodad &&
+	ip -n $ns_router addr add $ROUTER_CLIENT6/64 dev veth0 nodad &&
+	ip -n $ns_router addr add $ROUTER_SERVER6/64 dev veth1 nodad &&
+	ip -n $ns_server addr add $SERVER6/64 dev veth0 nodad &&
+	ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
+	ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
+	ip -n $ns_client -6 neigh replace $ROUTER_CLIENT6 lladdr $rcmac \
+		dev veth0 nud permanent &&
+	ip -n $ns_router -6 neigh replace $CLIENT6 lladdr $cmac \
+		dev veth0 nud permanent &&
+	ip -n $ns_router -6 neigh replace $SERVER6 lladdr $smac \
+		dev veth1 nud permanent &&
+	ip -n $ns_server -6 neigh replace $ROUTER_SERVER6 lladdr $rsmac \
+		dev veth0 nud permanent &&
+	in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1
+}
+[ -z "$has6" ] || setup6 || { nfhp_log "IPv6 setup failed"; exit 1; }
 modprobe pktgen || { nfhp_log "no pktgen"; exit 1; }
 [ -d /sys/module/nf_hipac ] || nfhp_insmod "$module" ||
 	{ nfhp_log "insmod $module failed"; exit 1; }
@@ -94,6 +139,20 @@ over_budget()
 }
 elapsed() { awk "BEGIN { printf \"%.3f\", $(now) - $1 }"; }
 
+# The family of the ruleset at hand: x6 is "" for IPv4 and "6" for IPv6,
+# so that ip${x6}tables-legacy-restore and nf-hipac${x6}-restore are the
+# family's tools.
+x6=
+
+# cname C - contender C's name in raw.csv for the family at hand.
+cname()
+{
+	case $x6$1 in
+	6iptables-*) echo "ip6${1#ip}";;
+	*) echo "$1";;
+	esac
+}
+
 # load C NAME - install ruleset NAME with contender C in the router.
 load()
 {
@@ -102,14 +161,14 @@ load()
 	case $1 in
 	none) true;;
 	iptables-legacy) in_ns $ns_router timeout "$load_tmo" \
-				iptables-legacy-restore < "$f.ipt";;
+				ip${x6}tables-legacy-restore < "$f.ipt";;
 	iptables-nft) in_ns $ns_router timeout "$load_tmo" \
-				iptables-nft-restore < "$f.ipt";;
+				ip${x6}tables-nft-restore < "$f.ipt";;
 	nft) in_ns $ns_router timeout "$load_tmo" nft -f "$f.nft";;
 	nft-set) [ -f "$f.set.nft" ] &&
 		in_ns $ns_router timeout "$load_tmo" nft -f "$f.set.nft";;
 	nf-hipac) in_ns $ns_router timeout "$load_tmo" \
-				"$NFHP_BIN/nf-hipac-restore" < "$f.ipt";;
+				"$NFHP_BIN/nf-hipac${x6}-restore" < "$f.ipt";;
 	esac
 }
 
@@ -120,10 +179,11 @@ unload()
 	case $1 in
 	none) true;;
 	iptables-legacy)
-		in_ns $ns_router iptables-legacy-restore < "$empty"
-		rmmod iptable_filter 2>/dev/null;;
+		in_ns $ns_router ip${x6}tables-legacy-restore < "$empty"
+		rmmod ip${x6}table_filter 2>/dev/null;;
 	iptables-nft|nft|nft-set) in_ns $ns_router nft flush ruleset;;
-	nf-hipac) in_ns $ns_router "$NFHP_BIN/nf-hipac-restore" < "$empty";;
+	nf-hipac) in_ns $ns_router "$NFHP_BIN/nf-hipac${x6}-restore" \
+			< "$empty";;
 	esac
 }
 
@@ -137,7 +197,10 @@ pg_write()
 }
 
 # pg_config THREAD:DEV SRC DST SPORT DPORT DELAY... - one pktgen device per
-# flow, flows "THREAD DEV SRC DST SPORT DPORT DELAY" read from stdin.
+# flow, flows "THREAD DEV SRC DST SPORT DPORT DELAY" read from stdin.  IPv6
+# addresses make IPv6 packets, 78 bytes: pktgen's IPv6 minimum (a smaller
+# pkt_size is raised to it with a log line), with the UDP checksum that
+# IPv6 requires (a zero one is invalid to conntrack and the receiver).
 pg_config()
 {
 	local t d s a sp dp dl f=$tmp/pg
@@ -151,13 +214,21 @@ pg_config()
 			echo "$d xmit_mode netif_receive"
 			echo "$d count 0"
 			echo "$d clone_skb 0"
-			echo "$d pkt_size 60"
 			echo "$d delay $dl"
 			echo "$d dst_mac $router_mac"
-			echo "$d src_min $s"
-			echo "$d src_max $s"
-			echo "$d dst_min $a"
-			echo "$d dst_max $a"
+			case $s in
+			*:*)
+				echo "$d pkt_size 78"
+				echo "$d flag UDPCSUM"
+				echo "$d src6 $s"
+				echo "$d dst6 $a";;
+			*)
+				echo "$d pkt_size 60"
+				echo "$d src_min $s"
+				echo "$d src_max $s"
+				echo "$d dst_min $a"
+				echo "$d dst_max $a";;
+			esac
 			echo "$d udp_src_min $sp"
 			echo "$d udp_src_max $sp"
 			echo "$d udp_dst_min $dp"
@@ -237,6 +308,12 @@ flows_up()
 {
 	local f=$in/$1.flows kind s d sp dp depth
 
+	if [ ! -f "$f" ] && [ -n "$x6" ]; then
+		echo "0 veth0 $CLIENT6 $SERVER6 9 9 0" | pg_config
+		tcp_args="-6 -c $SERVER6"
+		iperf_server 5201
+		return
+	fi
 	if [ ! -f "$f" ]; then
 		echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
 		tcp_args="-c $SERVER_IP"
@@ -308,12 +385,14 @@ both_ends=
 # a ruleset is skipped once the time budget is spent.
 matrix_round()
 {
-	local r=$1 name nrules c t lt last v
+	local r=$1 name nrules fam c t lt last v
 
-	while read -r name nrules; do
+	while read -r name nrules fam; do
 		if [ "$r" -gt 1 ] && over_budget "$name-round-$r"; then
 			continue
 		fi
+		x6=
+		[ "${fam:-4}" != 6 ] || x6=6
 		flows_up "$name"
 		# no firewall once more at the end: the host is shared and noisy,
 		# so the baseline is the median of measurements around the others
@@ -324,8 +403,8 @@ matrix_round()
 			fi
 			t=$(now)
 			if ! load $c "$name"; then
-				echo "bench: $c cannot load $name (timeout ${load_tmo}s or error)"
-				row $c "$name" "$nrules" load "$r" "" s
+				echo "bench: $(cname $c) cannot load $name (timeout ${load_tmo}s or error)"
+				row $(cname $c) "$name" "$nrules" load "$r" "" s
 				dead[$c.$name]=1
 				unload $c
 				continue
@@ -333,14 +412,15 @@ matrix_round()
 			lt=$(elapsed "$t")
 			last=0
 			[ "$r" -gt 1 ] || last=1
-			[ $c = none ] || row $c "$name" "$nrules" load "$r" "$lt" s
+			[ $c = none ] || row $(cname $c) "$name" "$nrules" load "$r" "$lt" s
 			if awk "BEGIN { exit !($lt > $slow) }"; then
-				echo "bench: $c: loading $name took ${lt}s, measured in this round only"
+				echo "bench: $(cname $c): loading $name took ${lt}s, measured in this round only"
 				dead[$c.$name]=1
 			fi
-			row $c "$name" "$nrules" tcp "$r" "$(measure_tcp)" Mbit/s
-			row $c "$name" "$nrules" udp64 "$r" "$(measure_udp)" pps
-			if [ $last = 1 ] && [ "$nrules" -ge 100000 ]; then
+			row $(cname $c) "$name" "$nrules" tcp "$r" "$(measure_tcp)" Mbit/s
+			row $(cname $c) "$name" "$nrules" udp64 "$r" "$(measure_udp)" pps
+			if [ $last = 1 ] && [ "$nrules" -ge 100000 ] &&
+			   [ -z "$x6" ]; then
 				for v in $(insert_latency $c); do
 					row $c "$name" "$nrules" insert "$r" "$v" ms
 				done
@@ -349,6 +429,7 @@ matrix_round()
 		done
 		flows_down
 	done < "$in/list"
+	x6=
 }
 
 # ---- packets lost while a 10k-rule set is replaced under traffic ----------
@@ -424,7 +505,9 @@ phase_smp()
 {
 	local set=seed-10000 n r c
 
-	[ -f "$in/$set.ipt" ] || set=$(awk 'NR == 1 { print $1 }' "$in/list")
+	[ -f "$in/$set.ipt" ] ||
+		set=$(awk '$3 != 6 { print $1; exit }' "$in/list")
+	[ -n "$set" ] || return 0
 	n=$(awk -v s=$set '$1 == s { print $2 }' "$in/list")
 	for r in $(seq "$rounds"); do
 		for c in none nf-hipac; do
