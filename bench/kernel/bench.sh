@@ -23,7 +23,8 @@
 #
 # -q (or NFHP_BK_QUICK=1): quick mode for development: seed 0 and 10000
 # (NFHP_BK_SEEDS), seed6 10000 (NFHP_BK_SEEDS6), acl1_1k (NFHP_BK_CB), 1
-# round of 2 s; results go to build/bench-kernel-quick and
+# round of 2 s (a knob set empty, NFHP_BK_CB=, runs none of its sets);
+# results go to build/bench-kernel-quick and
 # bench/results is left alone.  NFHP_BK_ROUNDS, NFHP_BK_SECS,
 # NFHP_BK_LOAD_TMO and NFHP_BK_CONTENDERS pass through to run.sh.
 set -euo pipefail
@@ -40,9 +41,10 @@ done
 
 if [ "$quick" = 1 ]; then
 	out=$top/build/bench-kernel-quick
-	seeds=${NFHP_BK_SEEDS:-"0 10000"}
-	seeds6=${NFHP_BK_SEEDS6:-"10000"}
-	cbsets=${NFHP_BK_CB:-"acl1_1k"}
+	# set but empty: none of that kind
+	seeds=${NFHP_BK_SEEDS-"0 10000"}
+	seeds6=${NFHP_BK_SEEDS6-"10000"}
+	cbsets=${NFHP_BK_CB-"acl1_1k"}
 	export NFHP_BK_ROUNDS=${NFHP_BK_ROUNDS:-1}
 	export NFHP_BK_SECS=${NFHP_BK_SECS:-2}
 	results=$out/results
