@@ -226,54 +226,56 @@ def main():
     if seeds6:
         ipv6(seeds6)
 
-    # update cost
-    w("## Update cost")
-    w("")
-    w("Restore = wall time of the restore command loading the whole "
-      "ruleset into an empty FORWARD (median over the rounds).  Insert = "
-      "wall time of one command inserting one rule at position 1 with "
-      "100k rules loaded (process start included; median of 3).  "
-      "Replace = a 10k seed set replaced by another 10k seed set with "
-      "the same matching rules while a sequence-numbered UDP stream "
-      "(500 packets/s) crosses the router; lost in the router = packets "
-      "the sender's veth sent minus packets the receiver's veth got (ARP packets on "
-      "the sender's veth count here too, so 1-2 is noise); the "
-      "sequence numbers missing at the receiving socket also count drops "
-      "in the receiving process, which the loaded host starves.")
-    w("")
-    hdr = ["what"] + CONT[1:]
-    w("| " + " | ".join(hdr) + " |")
-    w("|" + "---|" * len(hdr))
-    big = [r for r in seeds if rules[r] >= 10000]
-    for rs in big:
-        cells = ["restore %s [s]" % rs]
-        for c in CONT[1:]:
-            v = med.get((c, rs, "load"))
-            cells.append(fnum(v) if v is not None else
-                         ("x" if failed.get((c, rs, "load")) else
-                          ("n/e" if c == "nft-set" and why(rs) else "-")))
-        w("| " + " | ".join(cells) + " |")
-    for rs in seeds:
-        if not any((c, rs, "insert") in med for c in CONT):
-            continue
-        cells = ["insert at %s [ms]" % rs]
-        for c in CONT[1:]:
-            cells.append(fnum(med.get((c, rs, "insert"))))
-        w("| " + " | ".join(cells) + " |")
-    for tr, label in (("replace-time", "replace 10k [s]"),
-                      ("replace-lost", "replace 10k: packets lost in "
-                       "the router"),
-                      ("replace-seq-missing", "replace 10k: sequence "
-                       "numbers missing at the receiving socket"),
-                      ("replace-sent", "replace 10k: packets sent")):
-        if any((c, "seed-10000", tr) in med for c in CONT):
-            cells = [label]
+    if seeds:
+        # update cost
+        w("## Update cost")
+        w("")
+        w("Restore = wall time of the restore command loading the whole "
+          "ruleset into an empty FORWARD (median over the rounds).  Insert = "
+          "wall time of one command inserting one rule at position 1 with "
+          "100k rules loaded (process start included; median of 3).  "
+          "Replace = a 10k seed set replaced by another 10k seed set with "
+          "the same matching rules while a sequence-numbered UDP stream "
+          "(500 packets/s) crosses the router; lost in the router = packets "
+          "the sender's veth sent minus packets the receiver's veth got (ARP packets on "
+          "the sender's veth count here too, so 1-2 is noise); the "
+          "sequence numbers missing at the receiving socket also count drops "
+          "in the receiving process, which the loaded host starves.")
+        w("")
+        hdr = ["what"] + CONT[1:]
+        w("| " + " | ".join(hdr) + " |")
+        w("|" + "---|" * len(hdr))
+        big = [r for r in seeds if rules[r] >= 10000]
+        for rs in big:
+            cells = ["restore %s [s]" % rs]
             for c in CONT[1:]:
-                v = med.get((c, "seed-10000", tr))
-                cells.append("-" if v is None else
-                             ("%d" % v if tr != "replace-time" else fnum(v)))
+                v = med.get((c, rs, "load"))
+                cells.append(fnum(v) if v is not None else
+                             ("x" if failed.get((c, rs, "load")) else
+                              ("n/e" if c == "nft-set" and why(rs) else "-")))
             w("| " + " | ".join(cells) + " |")
-    w("")
+        for rs in seeds:
+            if not any((c, rs, "insert") in med for c in CONT):
+                continue
+            cells = ["insert at %s [ms]" % rs]
+            for c in CONT[1:]:
+                cells.append(fnum(med.get((c, rs, "insert"))))
+            w("| " + " | ".join(cells) + " |")
+        for tr, label in (("replace-time", "replace 10k [s]"),
+                          ("replace-lost", "replace 10k: packets lost in "
+                           "the router"),
+                          ("replace-seq-missing", "replace 10k: sequence "
+                           "numbers missing at the receiving socket"),
+                          ("replace-sent", "replace 10k: packets sent")):
+            if any((c, "seed-10000", tr) in med for c in CONT):
+                cells = [label]
+                for c in CONT[1:]:
+                    v = med.get((c, "seed-10000", tr))
+                    cells.append("-" if v is None else
+                                 ("%d" % v if tr != "replace-time"
+                                  else fnum(v)))
+                w("| " + " | ".join(cells) + " |")
+        w("")
 
     smp = [k for k in med if k[2] == "smp-1flow"]
     if smp:
@@ -289,35 +291,36 @@ def main():
             w("| %s | %s | %s | %s |" % (c, fnum(a), fnum(b), sc))
         w("")
 
-    # targets
-    w("## Targets of issue 5 (reported, not asserted)")
-    w("")
+    if seeds or cbs:
+        # targets
+        w("## Targets of issue 5 (reported, not asserted)")
+        w("")
 
-    for rs, lt, lu in (("seed-10000", 0.95, 0.90),
-                       ("seed-100000", 0.90, 0.85)):
-        if rs in rules:
-            tgt("nf-hipac %s tcp" % rs, ratio("nf-hipac", rs, "tcp"), lt)
-            tgt("nf-hipac %s udp64" % rs, ratio("nf-hipac", rs, "udp64"),
-                lu)
-    for rs in cbs:
-        if rules[rs] >= 5000:
-            for tr in ("tcp", "udp64"):
-                tgt("nf-hipac %s %s" % (rs, tr), ratio("nf-hipac", rs, tr),
-                    0.85)
-            if why(rs):
-                w("  (nft-set: not expressible, so no comparison)")
-    for rs in seeds:
-        hv = med.get(("nf-hipac", rs, "load"))
-        if rules[rs] < 100000 or hv is None:
-            continue
-        others = [(c, med.get((c, rs, "load"))) for c in
-                  ("iptables-legacy", "iptables-nft", "nft")]
-        w("- restore %s with nf-hipac-restore: %.2f s (target <= 5 s: "
-          "**%s**); %s" % (rs, hv, "met" if hv <= 5 else "MISSED",
-                           ", ".join("%s %s" % (c, fnum(v) + " s" if v
-                                                else "timed out")
-                                     for c, v in others)))
-    w("")
+        for rs, lt, lu in (("seed-10000", 0.95, 0.90),
+                           ("seed-100000", 0.90, 0.85)):
+            if rs in rules:
+                tgt("nf-hipac %s tcp" % rs, ratio("nf-hipac", rs, "tcp"), lt)
+                tgt("nf-hipac %s udp64" % rs, ratio("nf-hipac", rs, "udp64"),
+                    lu)
+        for rs in cbs:
+            if rules[rs] >= 5000:
+                for tr in ("tcp", "udp64"):
+                    tgt("nf-hipac %s %s" % (rs, tr), ratio("nf-hipac", rs, tr),
+                        0.85)
+                if why(rs):
+                    w("  (nft-set: not expressible, so no comparison)")
+        for rs in seeds:
+            hv = med.get(("nf-hipac", rs, "load"))
+            if rules[rs] < 100000 or hv is None:
+                continue
+            others = [(c, med.get((c, rs, "load"))) for c in
+                      ("iptables-legacy", "iptables-nft", "nft")]
+            w("- restore %s with nf-hipac-restore: %.2f s (target <= 5 s: "
+              "**%s**); %s" % (rs, hv, "met" if hv <= 5 else "MISSED",
+                               ", ".join("%s %s" % (c, fnum(v) + " s" if v
+                                                    else "timed out")
+                                         for c, v in others)))
+        w("")
 
     w("## Notes")
     w("")
@@ -399,6 +402,8 @@ def plot(outdir, med, rules, seeds):
     """kernel.png: ratio to none against N for the seed set (N >= 100)."""
     dat = os.path.join(outdir, ".kernel-plot.dat")
     xs = [rs for rs in seeds if rules[rs] > 0]
+    if not xs:
+        return
     cols = []
     with open(dat, "w") as f:
         for rs in xs:
