@@ -301,9 +301,9 @@ iperf_server()
 }
 
 # flows_up NAME - set up the traffic of ruleset NAME: the seed sets use the
-# topology's own addresses; ClassBench sets send trace 5-tuples, so the
-# router gets host routes for them and the TCP flow's addresses are added
-# to the sender and the receiver.
+# topology's own addresses (the IPv6 ones for an IPv6 set); ClassBench
+# sets send trace 5-tuples, so the router gets host routes for them and the
+# TCP flow's addresses are added to the sender and the receiver.
 flows_up()
 {
 	local f=$in/$1.flows kind s d sp dp depth
