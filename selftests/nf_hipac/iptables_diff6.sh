@@ -73,6 +73,12 @@ else
 	packets=${NFHP_DIFF6_PACKETS:-80}
 fi
 
+# The routers set marks in ip6tables' mangle table and NOTRACK in its raw
+# one; the debug kernel has neither (selftests/debug/debug.config).
+for t in mangle raw; do
+	ip6tables-legacy -t $t -S >/dev/null 2>&1 ||
+		nfhp_skip "this kernel has no ip6tables $t table"
+done
 diff_topo_setup 6 || { nfhp_log "FAIL: topology setup"; exit 1; }
 
 # A private copy of the tools on tmpfs (see iptables_diff.sh).
@@ -91,6 +97,9 @@ args=(--family 6 --ns-a $diff_ns_a --ns-b $diff_ns_b --bin "$diff_tmp"
 [ "${NFHP_DIFF_HOTDROP:-1}" = 1 ] || args+=(--no-hotdrop)
 [ "${NFHP_DIFF6_UNWALKABLE:-0}" = 0 ] || args+=(--unwalkable)
 [ "${NFHP_DIFF6_XT:-1}" = 0 ] || args+=(--xt6)
+# The debug kernel has no ip6t_frag (selftests/debug/debug.config).
+modinfo ip6t_frag >/dev/null 2>&1 || [ -d /sys/module/ip6t_frag ] ||
+	args+=(--xt6-no-frag)
 [ -z "${NFHP_DIFF_DUMP:-}" ] || args+=(--dump "$NFHP_DIFF_DUMP")
 [ "${NFHP_DIFF_VERBOSE:-0}" = 0 ] || args+=(--verbose)
 [ "${NFHP_DIFF_REDUCE:-0}" = 0 ] || args+=(--reduce)

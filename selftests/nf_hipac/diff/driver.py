@@ -655,10 +655,13 @@ def main():
                     help="IPv6 packets whose extension headers cannot be "
                     "walked (nf-hipac6 drops them all, ip6tables only in "
                     "rules with -p)")
+    ap.add_argument("--xt6-no-frag", action="store_true",
+                    help="no -m frag: the kernel has no ip6t_frag")
     ap.add_argument("--xt6", action="store_true",
                     help="IPv6 rule sets with xtables extensions (gen.XT6)")
     args = ap.parse_args()
     gen.XT6 = args.xt6
+    gen.XT6_FRAG = not args.xt6_no_frag
     fam = args.family
     v6 = "6" if fam == 6 else ""
 
