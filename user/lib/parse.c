@@ -782,6 +782,30 @@ static void addr_match(struct nfhp_dim_match *m, int dim, u8 family,
 				      (u32)~am->mask);
 }
 
+/*
+ * The element of an address list that starts at @elem, without leading
+ * blanks, into @buf of @size bytes, as xtables_ipparse_multiple() splits
+ * the list; @next is set to where the next one starts, past the comma,
+ * or NULL after the last.  Return: false when the element does not fit.
+ */
+static bool addr_elem(const char *elem, char *buf, size_t size,
+		      const char **next)
+{
+	const char *comma;
+	size_t len;
+
+	while (isspace((unsigned char)*elem))
+		elem++;
+	comma = strchr(elem, ',');
+	len = comma ? (size_t)(comma - elem) : strlen(elem);
+	if (len >= size)
+		return false;
+	memcpy(buf, elem, len);
+	buf[len] = 0;
+	*next = comma ? comma + 1 : NULL;
+	return true;
+}
+
 /* The 128-bit value of the IPv6 address @a. */
 static nfhp_u128 in6_value(const struct in6_addr *a)
 {
@@ -881,17 +905,9 @@ static int parse_addr6(struct pstate *ps, int dim, const char *arg, bool inv)
 
 	*n = 0;
 	ps->addr_inv |= inv;
-	for (elem = arg; elem; elem = next ? next + 1 : NULL) {
-		size_t len;
-
-		while (isspace((unsigned char)*elem))
-			elem++;
-		next = strchr(elem, ',');
-		len = next ? (size_t)(next - elem) : strlen(elem);
-		if (len >= sizeof(buf))
+	for (elem = arg; elem; elem = next) {
+		if (!addr_elem(elem, buf, sizeof(buf), &next))
 			return fail(ps, NFHP_EXIT_PARAM, "Hostname too long");
-		memcpy(buf, elem, len);
-		buf[len] = 0;
 		mask = ~(nfhp_u128)0;
 		slash = strrchr(buf, '/');
 		if (slash) {
@@ -934,17 +950,9 @@ static int parse_addr(struct pstate *ps, int dim, const char *arg, bool inv)
 
 	*n = 0;
 	ps->addr_inv |= inv;
-	for (elem = arg; elem; elem = next ? next + 1 : NULL) {
-		size_t len;
-
-		while (isspace((unsigned char)*elem))
-			elem++;
-		next = strchr(elem, ',');
-		len = next ? (size_t)(next - elem) : strlen(elem);
-		if (len >= sizeof(buf))
+	for (elem = arg; elem; elem = next) {
+		if (!addr_elem(elem, buf, sizeof(buf), &next))
 			return fail(ps, NFHP_EXIT_PARAM, "Hostname too long");
-		memcpy(buf, elem, len);
-		buf[len] = 0;
 		mask = ~0u;
 		slash = strrchr(buf, '/');
 		if (slash) {

@@ -147,8 +147,7 @@ static void test_case(const struct xt_case *c, struct nfhp_cmdline *cl,
 		show(ok, list_opts(list), c->list);
 	}
 	if (c->target) {
-		sscanf(list, "%31s", tname);
-		if (list[0] == ' ')
+		if (sscanf(list, "%31s", tname) != 1 || list[0] == ' ')
 			tname[0] = 0;
 		check(!strcmp(tname, c->target), "-L target of %s: %s",
 		      c->in, tname);
