@@ -12,10 +12,12 @@
  * headers, as ip6tables' "-p" matches it: ipv6_find_hdr() finds it and the
  * fragment offset.  A packet whose headers cannot be walked (unless it
  * is a later fragment that ipv6_find_hdr() reports as one) is dropped
- * before any rule.  ip6tables drops it less often: in the first rule
- * with "-p" whose addresses and interfaces it matches
- * (ip6_packet_match() sets hotdrop only under IP6T_F_PROTO), and rules
- * without "-p" and the policies see it (Documentation/TODO.md).
+ * before any rule.  ip6tables drops it later: in the first rule with "-p"
+ * whose addresses and interfaces it matches (ip6_packet_match() sets
+ * hotdrop only under IP6T_F_PROTO); rules without "-p" before that one,
+ * and the policies, see it.  Doing the same would take a tree of its own
+ * for such packets, or a walk of the rules for each, which any sender of
+ * malformed packets could make us pay; nf-hipac(8) lists the difference.
  */
 
 #include <asm/unaligned.h>
