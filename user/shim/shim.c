@@ -7,3 +7,4 @@ unsigned long nfhp_shim_allocs;
 unsigned long nfhp_shim_stack_base;
 long nfhp_shim_signal_countdown;
 unsigned long nfhp_shim_rcu_gp;
+u64 nfhp_shim_random_state = 0x9e3779b97f4a7c15ull;

@@ -58,6 +58,10 @@ typedef unsigned int gfp_t;
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()	__atomic_thread_fence(__ATOMIC_RELEASE)
 
 #define BITS_PER_LONG	64
 #define BITS_TO_LONGS(n)	(((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
@@ -86,6 +90,8 @@ typedef unsigned int gfp_t;
 /* Last set bit, 1-based; 0 for 0, as in the kernel. */
 #define fls(x)		((x) ? 32 - __builtin_clz((unsigned int)(x)) : 0)
 #define hweight64(x)	((unsigned int)__builtin_popcountll(x))
+#define roundup_pow_of_two(n) \
+	((n) <= 1 ? 1ul : 1ul << (64 - __builtin_clzl((unsigned long)(n) - 1)))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
 #define WARN_ON(c)	({ int __w = !!(c); assert(!__w); __w; })
 #define WARN_ON_ONCE(c)	WARN_ON(c)
