@@ -24,6 +24,7 @@
 #ifndef _NFHP_SET_H
 #define _NFHP_SET_H
 
+#include <linux/mutex.h>
 #include <linux/types.h>
 
 #include "key.h"
@@ -100,11 +101,25 @@ struct nfhp_set_gc {
  * struct nfhp_set_ctx - what a writer of a set's algorithm works with
  * @mem: the account its memory is charged to
  * @gc: where it retires what lookups may still read
+ * @lock: the mutex that serializes the set's writers, for lockdep, or
+ *	NULL where nothing else can reach the set (tests, a new set)
  */
 struct nfhp_set_ctx {
 	struct nfhp_mem *mem;
 	struct nfhp_set_gc *gc;
+	struct mutex *lock;
 };
+
+/**
+ * nfhp_set_writing() - does the caller hold the set's writer lock?
+ * @ctx: the writer's context
+ *
+ * Return: true when it does, or when the set needs none.
+ */
+static inline bool nfhp_set_writing(const struct nfhp_set_ctx *ctx)
+{
+	return !ctx->lock || lockdep_is_held(ctx->lock);
+}
 
 /**
  * struct nfhp_set_algo - one way of holding a type's keys

@@ -71,6 +71,8 @@ typedef unsigned int gfp_t;
 #define BIT_ULL(n)	(1ULL << (n))
 #define div64_u64(a, b)	((u64)(a) / (u64)(b))
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#define DECLARE_FLEX_ARRAY(T, name) \
+	struct { struct { } __empty_##name; T name[]; }
 #define struct_size(p, member, n) \
 	(sizeof(*(p)) + (n) * sizeof(*(p)->member))
 #define swap(a, b) \
@@ -90,6 +92,7 @@ typedef unsigned int gfp_t;
 /* Last set bit, 1-based; 0 for 0, as in the kernel. */
 #define fls(x)		((x) ? 32 - __builtin_clz((unsigned int)(x)) : 0)
 #define hweight64(x)	((unsigned int)__builtin_popcountll(x))
+#define ilog2(n)	(63 - __builtin_clzll((unsigned long long)(n)))
 #define roundup_pow_of_two(n) \
 	((n) <= 1 ? 1ul : 1ul << (64 - __builtin_clzl((unsigned long)(n) - 1)))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)

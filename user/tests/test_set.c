@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_set: every algorithm of named sets against a naive list.
+ *
+ *	test_set [steps [seed]]
+ *
+ * Each algorithm, in each family, takes random adds (with and without
+ * update), deletes, lookups, finds and walks, with the keys drawn from a
+ * small pool so that they collide, nest and come back after a delete:
+ * hosts for "hash", prefixes of every length for the others, the pool
+ * holding /0, /1, the widths and the addresses 0, 1 and all ones.  The
+ * reference is a list of (key, value), searched whole: the longest
+ * prefix that holds the address wins.  Every step's result, and the
+ * whole content at every walk, must agree.  Allocation failures are
+ * injected on the way: a refused add leaves the set as it was.  At the
+ * end every byte the set took is given back.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "set.h"
+#include "tap.h"
+
+#define POOL_SIZE	48
+#define REF_MAX		POOL_SIZE
+
+/**
+ * struct algo_case - an algorithm and the keys it takes
+ * @algo: the algorithm
+ * @hosts_only: it takes only full-width keys
+ */
+struct algo_case {
+	const struct nfhp_set_algo *algo;
+	bool hosts_only;
+};
+
+static const struct algo_case algos[] = {
+	{ &nfhp_set_addr_hash, true },
+};
+
+/**
+ * struct ref_entry - one key of the reference
+ * @key: the key
+ * @value: its value
+ */
+struct ref_entry {
+	struct nfhp_set_key key;
+	u32 value;
+};
+
+/**
+ * struct ref_set - the naive reference: a list
+ * @e: the entries, in no order
+ * @n: how many
+ */
+struct ref_set {
+	struct ref_entry e[REF_MAX];
+	unsigned int n;
+};
+
+static u64 rng_state;
+
+static u64 rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static unsigned int width_of(u8 family)
+{
+	return family == NFHP_FAMILY_IPV6 ? 128 : 32;
+}
+
+static nfhp_u128 all_ones(unsigned int width)
+{
+	return width == 128 ? ~(nfhp_u128)0 : ((nfhp_u128)1 << width) - 1;
+}
+
+/* @addr with the bits below a /@plen cleared. */
+static nfhp_u128 prefix_of(nfhp_u128 addr, unsigned int plen,
+			   unsigned int width)
+{
+	nfhp_u128 host = plen >= width ? 0 : all_ones(width - plen);
+
+	return addr & ~host & all_ones(width);
+}
+
+static bool key_holds(const struct nfhp_set_key *k, nfhp_u128 addr,
+		      unsigned int width)
+{
+	return prefix_of(addr, k->plen, width) == k->addr;
+}
+
+static bool key_eq(const struct nfhp_set_key *a, const struct nfhp_set_key *b)
+{
+	return a->addr == b->addr && a->plen == b->plen;
+}
+
+static int ref_index(const struct ref_set *r, const struct nfhp_set_key *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		if (key_eq(&r->e[i].key, k))
+			return i;
+	return -1;
+}
+
+/* The longest prefix of @r that holds @addr, as the packet path sees it. */
+static bool ref_lookup(const struct ref_set *r, nfhp_u128 addr,
+		       unsigned int width, u32 *value)
+{
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		if (key_holds(&r->e[i].key, addr, width) &&
+		    (best < 0 || r->e[i].key.plen > r->e[best].key.plen))
+			best = i;
+	if (best >= 0)
+		*value = r->e[best].value;
+	return best >= 0;
+}
+
+/* A random address near the pool's: one of them, or one off, or any. */
+static nfhp_u128 random_addr(const struct nfhp_set_key *pool,
+			     unsigned int width)
+{
+	nfhp_u128 a = pool[rnd() % POOL_SIZE].addr;
+
+	switch (rnd() % 5) {
+	case 0:
+		return a;
+	case 1:
+		return (a - 1) & all_ones(width);
+	case 2:
+		return (a + 1) & all_ones(width);
+	case 3:
+		return (a | all_ones(width - 1 - rnd() % (width - 1))) &
+		       all_ones(width);
+	default:
+		return ((nfhp_u128)rnd() << 64 | rnd()) & all_ones(width);
+	}
+}
+
+/*
+ * Keys that collide, nest and hit the ends: a few base addresses, each
+ * cut at several lengths; for hosts, the bases and their neighbours.
+ */
+static void make_pool(struct nfhp_set_key *pool, unsigned int width,
+		      bool hosts_only)
+{
+	nfhp_u128 base[8] = { 0, 1, all_ones(width), (nfhp_u128)1 << (width - 1) };
+	unsigned int i, plen;
+
+	for (i = 4; i < ARRAY_SIZE(base); i++)
+		base[i] = ((nfhp_u128)rnd() << 64 | rnd()) & all_ones(width);
+	for (i = 0; i < POOL_SIZE; i++) {
+		nfhp_u128 a = base[i % ARRAY_SIZE(base)];
+
+		if (hosts_only) {
+			pool[i].addr = (a + i / ARRAY_SIZE(base)) &
+				       all_ones(width);
+			pool[i].plen = width;
+			continue;
+		}
+		switch (i / ARRAY_SIZE(base)) {
+		case 0:
+			plen = width;
+			break;
+		case 1:
+			plen = i % 2 ? 0 : 1;
+			break;
+		case 2:
+			plen = width - 1;
+			break;
+		default:
+			plen = rnd() % (width + 1);
+		}
+		pool[i].addr = prefix_of(a, plen, width);
+		pool[i].plen = plen;
+	}
+}
+
+/**
+ * struct walk_check - what a walk of the set must list
+ * @ref: the reference
+ * @seen: which of its entries the walk listed
+ * @bad: entries listed that are not in it, or listed twice, or with
+ *	another value
+ */
+struct walk_check {
+	const struct ref_set *ref;
+	bool seen[REF_MAX];
+	unsigned int bad;
+};
+
+static int walk_one(void *arg, const struct nfhp_set_key *key, u32 value)
+{
+	struct walk_check *w = arg;
+	int i = ref_index(w->ref, key);
+
+	if (i < 0 || w->seen[i] || w->ref->e[i].value != value)
+		w->bad++;
+	else
+		w->seen[i] = true;
+	/* Stop now and then: the cursor must take the walk on. */
+	return rnd() % 4 == 0;
+}
+
+static bool walk_agrees(const struct nfhp_set_algo *algo, const void *set,
+			const struct ref_set *ref)
+{
+	struct walk_check w = { .ref = ref };
+	u64 cursor = 0;
+	unsigned int i;
+
+	while (algo->walk(set, &cursor, walk_one, &w))
+		;
+	for (i = 0; i < ref->n; i++)
+		if (!w.seen[i])
+			w.bad++;
+	return !w.bad && algo->count(set) == ref->n;
+}
+
+/**
+ * struct run - one algorithm in one family
+ * @c: the algorithm
+ * @family: the family
+ * @width: its address width
+ * @ctx: the writer's context
+ * @set: the instance
+ * @ref: the reference
+ * @pool: the keys
+ * @bad: steps that disagreed
+ */
+struct run {
+	const struct algo_case *c;
+	u8 family;
+	unsigned int width;
+	struct nfhp_set_ctx ctx;
+	void *set;
+	struct ref_set ref;
+	struct nfhp_set_key pool[POOL_SIZE];
+	unsigned int bad;
+};
+
+static void step_add(struct run *r, const struct nfhp_set_key *k)
+{
+	bool update = rnd() % 2;
+	u32 value = (u32)rnd();
+	int i = ref_index(&r->ref, k), want, got;
+
+	/* Now and then the add runs out of memory, and must change nothing. */
+	nfhp_shim_fail_countdown = rnd() % 8 == 0 ? 1 + rnd() % 2 : 0;
+	got = r->c->algo->add(&r->ctx, r->set, k, value, update);
+	nfhp_shim_fail_countdown = 0;
+	if (got == -ENOMEM)
+		return;
+	if (i >= 0) {
+		want = update ? NFHP_SET_UPDATED : NFHP_SET_EXISTS;
+		if (update)
+			r->ref.e[i].value = value;
+	} else {
+		want = NFHP_SET_ADDED;
+		r->ref.e[r->ref.n++] = (struct ref_entry){ *k, value };
+	}
+	r->bad += got != want;
+}
+
+static void step_del(struct run *r, const struct nfhp_set_key *k)
+{
+	int i = ref_index(&r->ref, k), got;
+
+	got = r->c->algo->del(&r->ctx, r->set, k);
+	if (i < 0) {
+		r->bad += got != NFHP_SET_NOT_FOUND;
+		return;
+	}
+	r->bad += got != NFHP_SET_DELETED;
+	r->ref.e[i] = r->ref.e[--r->ref.n];
+}
+
+static void step_lookup(struct run *r)
+{
+	struct nfhp_set_key k = { random_addr(r->pool, r->width), r->width };
+	u32 want = 0, got = 0;
+	bool in_ref, in_set;
+
+	in_ref = ref_lookup(&r->ref, k.addr, r->width, &want);
+	in_set = r->c->algo->lookup(r->set, &k, &got);
+	r->bad += in_ref != in_set || (in_ref && want != got);
+}
+
+static void step_find(struct run *r, const struct nfhp_set_key *k)
+{
+	int i = ref_index(&r->ref, k);
+	u32 got = 0;
+	bool in_set;
+
+	in_set = r->c->algo->find(r->set, k, &got);
+	r->bad += in_set != (i >= 0) || (i >= 0 && got != r->ref.e[i].value);
+}
+
+/* Keys no algorithm of the family takes: too long, or host bits set. */
+static bool refuses_bad_keys(struct run *r)
+{
+	struct nfhp_set_key too_long = { 0, r->width + 1 };
+	struct nfhp_set_key host_bits = { 1, r->width - 8 };
+	struct nfhp_set_key v6_in_v4 = { (nfhp_u128)1 << 40, 32 };
+	bool ok;
+
+	ok = r->c->algo->add(&r->ctx, r->set, &too_long, 1, true) == -EINVAL &&
+	     r->c->algo->add(&r->ctx, r->set, &host_bits, 1, true) == -EINVAL;
+	if (r->family == NFHP_FAMILY_IPV4)
+		ok &= r->c->algo->add(&r->ctx, r->set, &v6_in_v4, 1, true) ==
+		      -EINVAL;
+	return ok && r->c->algo->count(r->set) == r->ref.n;
+}
+
+static void run_one(const struct algo_case *c, u8 family, unsigned int steps)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_set_gc gc = {};
+	struct run r = { .c = c, .family = family,
+			 .width = width_of(family),
+			 .ctx = { .mem = &mem, .gc = &gc } };
+	unsigned int s, walks_bad = 0;
+
+	make_pool(r.pool, r.width, c->hosts_only);
+	r.set = c->algo->create(&r.ctx, family, rnd() % 64);
+	check(r.set, "%s/%u: create", c->algo->name, r.width);
+	if (!r.set)
+		return;
+	for (s = 0; s < steps; s++) {
+		const struct nfhp_set_key *k = &r.pool[rnd() % POOL_SIZE];
+
+		switch (rnd() % 8) {
+		case 0: case 1: case 2:
+			step_add(&r, k);
+			break;
+		case 3: case 4:
+			step_del(&r, k);
+			break;
+		case 5:
+			step_find(&r, k);
+			break;
+		default:
+			step_lookup(&r);
+		}
+		if (s % 97 == 0)
+			walks_bad += !walk_agrees(c->algo, r.set, &r.ref);
+		if (s % 13 == 0)
+			nfhp_set_gc_run(&r.ctx, false);
+		if (s % 31 == 0)
+			synchronize_rcu();
+	}
+	check(!r.bad, "%s/%u: %u steps agree with the list (%u disagree)",
+	      c->algo->name, r.width, steps, r.bad);
+	check(!walks_bad && walk_agrees(c->algo, r.set, &r.ref),
+	      "%s/%u: walks list what the list holds", c->algo->name, r.width);
+	check(refuses_bad_keys(&r), "%s/%u: bad keys refused, set unchanged",
+	      c->algo->name, r.width);
+	c->algo->destroy(&r.ctx, r.set);
+	nfhp_set_gc_run(&r.ctx, true);
+	check(!mem.used && !gc.bytes, "%s/%u: every byte given back (%llu left)",
+	      c->algo->name, r.width, (unsigned long long)mem.used);
+}
+
+/* Many keys: the sizes grow and shrink through several rehashes. */
+static void run_bulk(const struct algo_case *c, u8 family)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_set_gc gc = {};
+	struct nfhp_set_ctx ctx = { .mem = &mem, .gc = &gc };
+	unsigned int width = width_of(family), n = 20000, i, bad = 0;
+	void *set = c->algo->create(&ctx, family, 0);
+	struct nfhp_set_key k;
+	u32 v;
+
+	if (!set) {
+		check(false, "%s/%u: bulk create", c->algo->name, width);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		k.addr = (nfhp_u128)(i * 2654435761u) << (width - 32);
+		k.plen = c->hosts_only ? width : 32;
+		bad += c->algo->add(&ctx, set, &k, i, false) != NFHP_SET_ADDED;
+	}
+	for (i = 0; i < n; i++) {
+		k.addr = (nfhp_u128)(i * 2654435761u) << (width - 32);
+		k.plen = width;
+		bad += !c->algo->lookup(set, &k, &v) || v != i;
+		if (i % 2) {
+			k.plen = c->hosts_only ? width : 32;
+			bad += c->algo->del(&ctx, set, &k) != NFHP_SET_DELETED;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		k.addr = (nfhp_u128)(i * 2654435761u) << (width - 32);
+		k.plen = width;
+		bad += c->algo->lookup(set, &k, &v) != !(i % 2);
+	}
+	check(!bad && c->algo->count(set) == n / 2,
+	      "%s/%u: %u keys added, half deleted, the rest found (%u bad)",
+	      c->algo->name, width, n, bad);
+	c->algo->destroy(&ctx, set);
+	nfhp_set_gc_run(&ctx, true);
+	check(!mem.used, "%s/%u: bulk: every byte given back", c->algo->name,
+	      width);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int steps = argc > 1 ? strtoul(argv[1], NULL, 0) : 20000;
+	unsigned int i, f;
+	static const u8 families[] = { NFHP_FAMILY_IPV4, NFHP_FAMILY_IPV6 };
+
+	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5e7;
+	for (i = 0; i < ARRAY_SIZE(algos); i++) {
+		for (f = 0; f < ARRAY_SIZE(families); f++) {
+			run_one(&algos[i], families[f], steps);
+			run_bulk(&algos[i], families[f]);
+		}
+	}
+	printf("%d passed, %d failed\n", tests - failures, failures);
+	return failures ? 1 : 0;
+}
