@@ -30,31 +30,7 @@
 #include "key.h"
 #include "mem.h"
 
-/**
- * enum nfhp_set_type - what a set's keys are
- * @NFHP_SET_ADDR: addresses or prefixes of one family
- */
-enum nfhp_set_type {
-	NFHP_SET_ADDR = 1,
-};
-
-/**
- * enum nfhp_set_result - what an add or a delete did to one key
- * @NFHP_SET_ADDED: the key was new, and is in the set now
- * @NFHP_SET_UPDATED: the key was there; its value is the new one now
- * @NFHP_SET_EXISTS: the key was there, and the add did not ask to update
- * @NFHP_SET_DELETED: the key was there, and is not now
- * @NFHP_SET_NOT_FOUND: the key of a delete was not in the set
- * @NFHP_SET_LIMIT: the key was new, and the set is full
- */
-enum nfhp_set_result {
-	NFHP_SET_ADDED,
-	NFHP_SET_UPDATED,
-	NFHP_SET_EXISTS,
-	NFHP_SET_DELETED,
-	NFHP_SET_NOT_FOUND,
-	NFHP_SET_LIMIT,
-};
+/* enum nfhp_set_type and enum nfhp_set_result are the UAPI's. */
 
 /**
  * struct nfhp_set_key - one key of a set

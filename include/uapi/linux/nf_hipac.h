@@ -63,6 +63,54 @@
  * NFHP_CMD_ABORT: drop every staged change.  Closing the socket with a
  *     transaction open aborts it too.
  *
+ * Named sets (ipfw's tables, ipset's sets) map keys to a u32 value, per
+ * network namespace; rules look packets up in them (NFHPA_RULE_SETM).
+ * Changing a set's entries changes no rule and rebuilds no tree.  The set
+ * commands are not part of a transaction: each takes effect at once.
+ * Each takes NFHPA_SET, whose NFHPA_SET_NAME names the set.
+ *
+ * NFHP_CMD_SET_NEW: create a set: NFHPA_SET_TYPE (enum nfhp_set_type),
+ *     NFHPA_SET_ALGO ("hash": hosts only; "lpm": prefixes, longest match),
+ *     the family NFHPA_FAMILY (IPv4 when absent), optionally NFHPA_SET_LIMIT
+ *     (most entries; 0 or absent: no limit) and NFHPA_SET_FLAGS
+ *     (NFHP_SET_F_LOCKED).  -EEXIST when the name is taken, unless
+ *     NFHP_SET_F_EXIST is given and the set has the same type, algorithm
+ *     and family.
+ * NFHP_CMD_SET_DEL: destroy the set, or every set when NFHPA_SET_NAME is
+ *     absent.  -EBUSY while a rule refers to it (for all: to any of them,
+ *     and none is destroyed).
+ * NFHP_CMD_SET_FLUSH: remove every entry of the set (of every set when
+ *     NFHPA_SET_NAME is absent).
+ * NFHP_CMD_SET_SWAP: exchange the entries of the set and of the set
+ *     NFHPA_SET_OTHER, which must have the same type and family (-EINVAL);
+ *     rules keep the names they refer to, and see the other entries from
+ *     then on, all at once.  Each set keeps its name, limit and lock.
+ * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
+ *     NFHP_SET_F_LOCKED, those that are present.
+ * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR,
+ *     NFHPA_SETE_PLEN, NFHPA_SETE_VALUE, 0 when absent), in order.  With
+ *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
+ *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
+ *     per entry sent, in order, each with its NFHPA_SETE_RESULT.  An entry
+ *     that fails does not stop the others.  The command fails (after the
+ *     reply) with the first entry's error: -EEXIST (unless
+ *     NFHP_SET_F_EXIST), -E2BIG over the limit, -EPERM while locked,
+ *     -EINVAL for a key of another type or family, -ENOMEM.
+ * NFHP_CMD_SET_REMOVE: remove each NFHPA_SET_ENTRY, as NFHP_CMD_SET_ADD
+ *     adds them; -ENOENT for an entry not there unless NFHP_SET_F_EXIST.
+ * NFHP_CMD_SET_TEST: the reply's NFHPA_SET holds the one NFHPA_SET_ENTRY
+ *     sent, with NFHPA_SETE_RESULT NFHP_SET_EXISTS and its value, or
+ *     NFHP_SET_NOT_FOUND.  A full-width key (a host) is looked up as a
+ *     packet's address is (the longest prefix that holds it); a shorter
+ *     one must be an entry itself.
+ * NFHP_CMD_SET_LIST: NLM_F_DUMP only.  One message per set (only the one
+ *     NFHPA_SET_NAME names, when present) with NFHPA_FAMILY and NFHPA_SET:
+ *     name, type, algorithm, limit, flags, NFHPA_SET_COUNT (entries),
+ *     NFHPA_SET_MEMORY (bytes) and NFHPA_SET_REFS (rules referring to it);
+ *     with NFHPA_SET_NAME, then its entries, as many NFHPA_SET_ENTRY per
+ *     message as fit.  A dump that runs beside writers of the set may miss
+ *     an entry changed meanwhile, or list it twice.
+ *
  * Attributes:
  *
  * NFHPA_CHAIN: NLA_NUL_STRING, at most NFHP_CHAIN_MAXNAMELEN - 1 bytes
@@ -129,6 +177,33 @@
  *         refused with EINVAL (send it as an xtables match, as the CLI
  *         does).  Userspace leaves the attribute out when the written
  *         order is the canonical one.
+ *     NFHPA_RULE_SETM: NLA_NESTED, zero to NFHP_MAX_SETM: a set match
+ *         ("-m set --match-set NAME src"), which holds when the packet's
+ *         field is in the set (not in it with NFHPA_SETM_INVERT)
+ *         NFHPA_SETM_NAME: NLA_NUL_STRING, the set; -ENOENT when there is
+ *             no such set, -EINVAL when it is of another family
+ *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir
+ *         NFHPA_SETM_INVERT: NLA_FLAG
+ *         Set matches run after the native dimensions matched, before
+ *         the xtables matches.
+ *
+ * NFHPA_SET: NLA_NESTED
+ *     NFHPA_SET_NAME: NLA_NUL_STRING, at most NFHP_SET_MAXNAMELEN - 1 bytes
+ *     NFHPA_SET_OTHER: NLA_NUL_STRING, the other set of NFHP_CMD_SET_SWAP
+ *     NFHPA_SET_TYPE: NLA_U8, enum nfhp_set_type
+ *     NFHPA_SET_ALGO: NLA_NUL_STRING, "hash" or "lpm"
+ *     NFHPA_SET_LIMIT: NLA_U32, most entries, 0 for no limit
+ *     NFHPA_SET_FLAGS: NLA_U32, NFHP_SET_F_* bits
+ *     NFHPA_SET_ENTRY: NLA_NESTED, zero or more
+ *         NFHPA_SETE_ADDR: NLA_BINARY, 16 bytes: the address as __u32[4],
+ *             most significant word first, host byte order; an IPv4 one
+ *             in the last word
+ *         NFHPA_SETE_PLEN: NLA_U8, the prefix length (the family's width
+ *             when absent); the bits below it must be 0
+ *         NFHPA_SETE_VALUE: NLA_U32
+ *         NFHPA_SETE_RESULT: NLA_U8, enum nfhp_set_result (replies)
+ *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
+ *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
  * A rule with NFHPA_XT_MATCH attributes is classified by the tree in its
  * native dimensions, and its matches run only for packets the tree finds
@@ -173,6 +248,15 @@ enum nfhp_cmd {
 	NFHP_CMD_BEGIN,
 	NFHP_CMD_COMMIT,
 	NFHP_CMD_ABORT,
+	NFHP_CMD_SET_NEW,
+	NFHP_CMD_SET_DEL,
+	NFHP_CMD_SET_FLUSH,
+	NFHP_CMD_SET_SWAP,
+	NFHP_CMD_SET_MODIFY,
+	NFHP_CMD_SET_ADD,
+	NFHP_CMD_SET_REMOVE,
+	NFHP_CMD_SET_TEST,
+	NFHP_CMD_SET_LIST,
 	__NFHP_CMD_MAX
 };
 
@@ -189,6 +273,7 @@ enum nfhp_attr {
 	NFHPA_RULE,
 	NFHPA_LIST_FLAGS,
 	NFHPA_FAMILY,
+	NFHPA_SET,
 	__NFHPA_MAX
 };
 
@@ -216,6 +301,7 @@ enum nfhp_rule_attr {
 	NFHPA_RULE_COUNTERS,
 	NFHPA_RULE_XT,
 	NFHPA_RULE_ORDER,
+	NFHPA_RULE_SETM,
 	__NFHPA_RULE_MAX
 };
 
@@ -440,6 +526,99 @@ enum nfhp_action {
 	NFHP_ACT_XT,
 	NFHP_ACT_QUEUE,
 	NFHP_ACT_MAX
+};
+
+/* Longest set name, its NUL included. */
+#define NFHP_SET_MAXNAMELEN	32
+/* Most NFHPA_RULE_SETM of one rule. */
+#define NFHP_MAX_SETM		4
+
+enum nfhp_set_attr {
+	NFHPA_SET_UNSPEC,
+	NFHPA_SET_NAME,
+	NFHPA_SET_OTHER,
+	NFHPA_SET_TYPE,
+	NFHPA_SET_ALGO,
+	NFHPA_SET_LIMIT,
+	NFHPA_SET_FLAGS,
+	NFHPA_SET_ENTRY,
+	NFHPA_SET_COUNT,
+	NFHPA_SET_MEMORY,
+	NFHPA_SET_REFS,
+	NFHPA_SET_PAD,
+	__NFHPA_SET_MAX
+};
+
+#define NFHPA_SET_MAX (__NFHPA_SET_MAX - 1)
+
+/* NFHPA_SET_FLAGS */
+#define NFHP_SET_F_LOCKED	(1U << 0)	/* adds and removes fail */
+#define NFHP_SET_F_UPDATE	(1U << 1)	/* an add updates a value */
+#define NFHP_SET_F_EXIST	(1U << 2)	/* ipset's -exist */
+
+enum nfhp_set_entry_attr {
+	NFHPA_SETE_UNSPEC,
+	NFHPA_SETE_ADDR,
+	NFHPA_SETE_PLEN,
+	NFHPA_SETE_VALUE,
+	NFHPA_SETE_RESULT,
+	__NFHPA_SETE_MAX
+};
+
+#define NFHPA_SETE_MAX (__NFHPA_SETE_MAX - 1)
+
+/**
+ * enum nfhp_set_type - what the keys of a set are (NFHPA_SET_TYPE)
+ * @NFHP_SET_ADDR: addresses or prefixes of the set's family
+ */
+enum nfhp_set_type {
+	NFHP_SET_ADDR = 1,
+};
+
+/**
+ * enum nfhp_set_result - what an add or a remove did to one entry
+ *	(NFHPA_SETE_RESULT)
+ * @NFHP_SET_ADDED: the key was new, and is in the set now
+ * @NFHP_SET_UPDATED: the key was there; its value is the new one now
+ * @NFHP_SET_EXISTS: the key was there, and the add did not update it
+ * @NFHP_SET_DELETED: the key was there, and is not now
+ * @NFHP_SET_NOT_FOUND: the key of a remove was not in the set
+ * @NFHP_SET_LIMIT: the key was new, and the set is full
+ * @NFHP_SET_LOCKED: the set is locked: nothing changed
+ * @NFHP_SET_INVALID: the key is not one of the set's type and family
+ * @NFHP_SET_NOMEM: no memory for the key
+ */
+enum nfhp_set_result {
+	NFHP_SET_ADDED,
+	NFHP_SET_UPDATED,
+	NFHP_SET_EXISTS,
+	NFHP_SET_DELETED,
+	NFHP_SET_NOT_FOUND,
+	NFHP_SET_LIMIT,
+	NFHP_SET_LOCKED,
+	NFHP_SET_INVALID,
+	NFHP_SET_NOMEM,
+};
+
+enum nfhp_setm_attr {
+	NFHPA_SETM_UNSPEC,
+	NFHPA_SETM_NAME,
+	NFHPA_SETM_DIR,
+	NFHPA_SETM_INVERT,
+	__NFHPA_SETM_MAX
+};
+
+#define NFHPA_SETM_MAX (__NFHPA_SETM_MAX - 1)
+
+/**
+ * enum nfhp_setm_dir - the packet field a set match looks up
+ *	(NFHPA_SETM_DIR)
+ * @NFHP_SETM_SRC: the source address
+ * @NFHP_SETM_DST: the destination address
+ */
+enum nfhp_setm_dir {
+	NFHP_SETM_SRC,
+	NFHP_SETM_DST,
 };
 
 #endif /* _UAPI_LINUX_NF_HIPAC_H */
