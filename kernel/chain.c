@@ -95,7 +95,7 @@ static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 	bool matches = false;
 	int err;
 
-	if (!spec->ext_len) {
+	if (!spec->ext_len && !spec->nsetm) {
 		if (spec->action != NFHP_ACT_XT)
 			return 0;
 		*msg = "an xtables target needs its extension data";

@@ -153,13 +153,6 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	pkt->thoff = thoff;
 }
 
-/* An IPv6 address as the big-endian 128-bit number the tree compares. */
-static nfhp_u128 nfhp_in6_value(const struct in6_addr *a)
-{
-	return (nfhp_u128)get_unaligned_be64(&a->s6_addr[0]) << 64 |
-	       get_unaligned_be64(&a->s6_addr[8]);
-}
-
 /**
  * nfhp_key_fill6() - the key of an IPv6 packet
  * @key: the key to fill

@@ -30,6 +30,7 @@
 #include "match.h"
 #include "netlink.h"
 #include "pernet.h"
+#include "set_netlink.h"
 
 static struct genl_family nfhp_family;
 
@@ -86,6 +87,7 @@ static const struct nla_policy nfhp_rule_policy[NFHPA_RULE_MAX + 1] = {
 	/* Checked by xt.c when the rule is added. */
 	[NFHPA_RULE_XT] = { .type = NLA_NESTED },
 	[NFHPA_RULE_ORDER] = { .type = NLA_BINARY, .len = NFHP_MAX_ORDER },
+	[NFHPA_RULE_SETM] = NLA_POLICY_NESTED(nfhp_setm_policy),
 };
 
 static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
@@ -102,6 +104,7 @@ static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
 	[NFHPA_RULE] = NLA_POLICY_NESTED(nfhp_rule_policy),
 	[NFHPA_LIST_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_LIST_CHAINS_ONLY),
 	[NFHPA_FAMILY] = { .type = NLA_U8 },
+	[NFHPA_SET] = NLA_POLICY_NESTED(nfhp_set_policy),
 };
 
 /**
@@ -342,6 +345,7 @@ static void nfhp_spec_reset(struct nfhp_rule_spec *spec)
 	spec->target[0] = 0;
 	spec->comment[0] = 0;
 	spec->norder = 0;
+	spec->nsetm = 0;
 	spec->ext_len = 0;
 }
 
@@ -372,6 +376,12 @@ static int nfhp_rule_decode(u8 family, struct nfhp_rule_spec *spec,
 	nla_for_each_nested(pos, attr, rem) {
 		struct nfhp_dim_match *dm = &spec->m[spec->nmatch];
 
+		if (nla_type(pos) == NFHPA_RULE_SETM) {
+			ret = nfhp_setm_decode(spec, pos, extack);
+			if (ret)
+				return ret;
+			continue;
+		}
 		if (nla_type(pos) != NFHPA_RULE_MATCH)
 			continue;
 		if (spec->nmatch == NFHP_DIM_MAX) {
@@ -611,7 +621,7 @@ static int nfhp_request_apply(struct nfhp_ruleset *rs,
  * reason at run time among static strings, which outlive the request as
  * a literal would; this does what NL_SET_ERR_MSG() does with one.
  */
-static void nfhp_set_msg(struct netlink_ext_ack *extack, const char *msg)
+void nfhp_set_msg(struct netlink_ext_ack *extack, const char *msg)
 {
 	if (!msg)
 		return;
@@ -928,6 +938,8 @@ static int nfhp_put_rule(struct sk_buff *skb,
 		goto err_cancel;
 	if (spec->ext_len && nla_put(skb, NFHPA_RULE_XT | NLA_F_NESTED,
 				     spec->ext_len, spec->ext))
+		goto err_cancel;
+	if (nfhp_setm_put_all(skb, spec))
 		goto err_cancel;
 	ret = nfhp_put_counter(skb, NFHPA_RULE_COUNTERS, c);
 	if (ret)
@@ -1282,6 +1294,24 @@ static const struct genl_ops nfhp_ops[] = {
 	  .flags = GENL_UNS_ADMIN_PERM },
 	{ .cmd = NFHP_CMD_ABORT, .doit = nfhp_nl_end,
 	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_NEW, .doit = nfhp_nl_set_new,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_DEL, .doit = nfhp_nl_set_del,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_FLUSH, .doit = nfhp_nl_set_flush,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_SWAP, .doit = nfhp_nl_set_swap,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_MODIFY, .doit = nfhp_nl_set_modify,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_ADD, .doit = nfhp_nl_set_entries,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_REMOVE, .doit = nfhp_nl_set_entries,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_TEST, .doit = nfhp_nl_set_test,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_SET_LIST, .start = nfhp_nl_set_list_start,
+	  .dumpit = nfhp_nl_set_list },
 };
 
 static struct genl_family nfhp_family __ro_after_init = {
@@ -1295,6 +1325,16 @@ static struct genl_family nfhp_family __ro_after_init = {
 	.ops = nfhp_ops,
 	.n_ops = ARRAY_SIZE(nfhp_ops),
 };
+
+/**
+ * nfhp_genl_family() - the family, for the replies of other files
+ *
+ * Return: the registered family.
+ */
+const struct genl_family *nfhp_genl_family(void)
+{
+	return &nfhp_family;
+}
 
 /**
  * nfhp_netlink_release() - abort the transaction of a closing socket

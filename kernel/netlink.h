@@ -5,6 +5,10 @@
 #ifndef _NFHP_NETLINK_H
 #define _NFHP_NETLINK_H
 
+#include <net/genetlink.h>
+
+void nfhp_set_msg(struct netlink_ext_ack *extack, const char *msg);
+const struct genl_family *nfhp_genl_family(void);
 int nfhp_genetlink_init(void);
 void nfhp_genetlink_uninit(void);
 

@@ -15,7 +15,9 @@
  *
  * The layout: nmatch, action, target, comment, then per match its header
  * bytes, ranges and interface name, then the order's length (one byte)
- * and bytes, then the extensions' length (two bytes) and bytes.
+ * and bytes, then the extensions' length (two bytes) and bytes, then the
+ * number of set matches and per set match its direction, inversion and
+ * name.
  *
  * Return: the length of the packed data, header not included.
  */
@@ -31,6 +33,9 @@ size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
 		len += 6 + nfhp_match_stored_ranges(&s->m[i]) *
 			   sizeof(struct nfhp_range) +
 		       strnlen(s->m[i].ifname, sizeof(s->m[i].ifname));
+	len += 1;
+	for (i = 0; i < nfhp_spec_nsetm(s); i++)
+		len += 3 + strnlen(s->setm[i].name, sizeof(s->setm[i].name) - 1);
 	return len;
 }
 
@@ -83,6 +88,12 @@ void nfhp_spec_pack_into(struct nfhp_packed_spec *p,
 	*d++ = n >> 8;
 	memcpy(d, s->ext, n);
 	d += n;
+	*d++ = nfhp_spec_nsetm(s);
+	for (i = 0; i < nfhp_spec_nsetm(s); i++) {
+		*d++ = s->setm[i].dir;
+		*d++ = s->setm[i].invert;
+		d = nfhp_put_str(d, s->setm[i].name, sizeof(s->setm[i].name));
+	}
 	p->len = d - p->data;
 }
 
@@ -156,6 +167,13 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 	d += s->norder;
 	s->ext_len = d[0] | d[1] << 8;
 	memcpy(s->ext, d + 2, s->ext_len);
+	d += 2 + s->ext_len;
+	s->nsetm = *d++;
+	for (i = 0; i < s->nsetm; i++) {
+		s->setm[i].dir = *d++;
+		s->setm[i].invert = *d++;
+		d = nfhp_get_str(d, s->setm[i].name);
+	}
 }
 
 /**

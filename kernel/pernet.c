@@ -365,6 +365,7 @@ static int __net_init nfhp_net_init(struct net *net)
 	hn->net = net;
 	hn->gen = 1;
 	INIT_RCU_WORK(&hn->release_work, nfhp_net_release_work);
+	nfhp_sets_init(&hn->sets, &hn->lock, nfhp_ram_bytes() / 2);
 	ret = nfhp_net_new_rulesets(hn);
 	if (ret)
 		goto err_free_rulesets;
@@ -415,6 +416,8 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	flush_rcu_work(&hn->release_work);
 	mutex_lock(&hn->lock);
 	nfhp_net_free_rulesets(hn);
+	/* The rules referred to the sets: they go after them. */
+	nfhp_sets_free(&hn->sets);
 	mutex_unlock(&hn->lock);
 	kvfree(hn->spec);
 	mutex_destroy(&hn->lock);

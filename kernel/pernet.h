@@ -12,6 +12,7 @@
 #include <net/netns/generic.h>
 
 #include "ruleset.h"
+#include "set.h"
 
 struct proc_dir_entry;
 
@@ -77,6 +78,7 @@ struct nfhp_fam {
  * @release_work: frees what commits replaced, a grace period after them
  *	(nfhp_ruleset_release()), so that a commit does not wait for one
  * @dying: the namespace is going; @release_work does not queue itself
+ * @sets: the named sets, which the rules of both families refer to
  */
 struct nfhp_net {
 	struct mutex lock;	/* see @lock above */
@@ -91,6 +93,7 @@ struct nfhp_net {
 	struct nfhp_rule_spec *spec;
 	struct rcu_work release_work;
 	bool dying;
+	struct nfhp_sets sets;
 };
 
 extern unsigned int nfhp_net_id;

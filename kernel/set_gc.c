@@ -13,7 +13,7 @@
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
 
-#include "set.h"
+#include "set_algo.h"
 
 static struct nfhp_set_retired *nfhp_set_header(void *block)
 {

@@ -41,7 +41,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 
-#include "set.h"
+#include "set_algo.h"
 
 #define NFHP_HASH_MIN_SLOTS	16u
 #define NFHP_HASH4_EMPTY	0u
@@ -489,7 +489,7 @@ static int nfhp_hash_walk(const void *priv, u64 *cursor,
 		}
 		err = fn(arg, &key, value);
 		if (err) {
-			++*cursor;
+			*cursor += err > 0;
 			return err;
 		}
 	}

@@ -52,6 +52,18 @@ struct nfhp_dim_match {
 };
 
 /**
+ * struct nfhp_setm_spec - a set match as written (NFHPA_RULE_SETM)
+ * @name: the set's name, NUL-terminated
+ * @dir: &enum nfhp_setm_dir, the packet field looked up
+ * @invert: the match holds when the field is not in the set
+ */
+struct nfhp_setm_spec {
+	char name[NFHP_SET_MAXNAMELEN];
+	u8 dir;
+	u8 invert;
+};
+
+/**
  * struct nfhp_rule_spec - one rule as written by the user
  * @nmatch: number of entries in @m, at most one per dimension
  * @m: the dimension matches, sorted by @m[i].dim
@@ -61,6 +73,9 @@ struct nfhp_dim_match {
  * @norder: bytes in @order, 0 for the canonical order
  * @order: the native match modules in the order written, &enum
  *	nfhp_module each; only listings read it (NFHPA_RULE_ORDER)
+ * @nsetm: set matches in @setm
+ * @setm: the set matches, run by &struct nfhp_ext_ops with the xtables
+ *	matches, before them
  * @ext_len: bytes in @ext, 0 for a rule the tree classifies alone
  * @ext: the matches and target the tree does not know, opaque to the
  *	core: the payload of NFHPA_RULE_XT, read by &struct nfhp_ext_ops
@@ -73,6 +88,8 @@ struct nfhp_rule_spec {
 	char comment[NFHP_COMMENT_LEN];
 	u8 norder;
 	u8 order[NFHP_MAX_ORDER];
+	u8 nsetm;
+	struct nfhp_setm_spec setm[NFHP_MAX_SETM];
 	u16 ext_len;
 	u8 ext[NFHP_XT_MAXLEN] __aligned(8);
 };
@@ -92,6 +109,17 @@ nfhp_match_stored_ranges(const struct nfhp_dim_match *m)
 		return m->nranges < NFHP_MAX_RANGES ? m->nranges :
 						      NFHP_MAX_RANGES;
 	return m->form == NFHP_FORM_IFNAME ? 0 : 1;
+}
+
+/**
+ * nfhp_spec_nsetm() - the set matches of @s that are stored
+ * @s: the specification
+ *
+ * Return: @s->nsetm, at most %NFHP_MAX_SETM.
+ */
+static inline unsigned int nfhp_spec_nsetm(const struct nfhp_rule_spec *s)
+{
+	return s->nsetm < NFHP_MAX_SETM ? s->nsetm : NFHP_MAX_SETM;
 }
 
 #endif /* _NFHP_SPEC_H */

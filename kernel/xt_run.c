@@ -21,6 +21,7 @@
 #include <net/netlink.h>
 
 #include "ext.h"
+#include "set_match.h"
 #include "xt_run.h"
 
 /**
@@ -51,6 +52,9 @@ struct nfhp_xt_item {
  * @has_target: @target is set
  * @stateless: none of its extensions keeps state of its own
  *	(nfhp_xt_stateless_names)
+ * @nsetm: set matches in @setm
+ * @setm: the rule's set matches, run before the xtables matches
+ *	(set_match.c)
  * @target: the target, if any
  * @match: the matches, in order
  */
@@ -65,6 +69,8 @@ struct nfhp_xt_rule {
 	unsigned int nmatch;
 	bool has_target;
 	bool stateless;
+	unsigned int nsetm;
+	struct nfhp_setm setm[NFHP_MAX_SETM];
 	struct nfhp_xt_item target;
 	struct nfhp_xt_item match[];
 };
@@ -376,6 +382,7 @@ static void nfhp_xt_destroy(void *priv, void *ext)
 		nfhp_xt_target_put(x, &x->target);
 	for (i = x->nmatch; i > 0; i--)
 		nfhp_xt_match_put(x, &x->match[i - 1]);
+	nfhp_setm_put(x->setm, x->nsetm);
 	kfree(x);
 }
 
@@ -405,6 +412,12 @@ static int nfhp_xt_create(void *priv, u8 family,
 	x->family = family;
 	x->hook_mask = nfhp_xt_hook_mask(hooks);
 	nfhp_xt_fill_entry(x, spec);
+	err = nfhp_setm_get(x->net, family, spec, x->setm, msg);
+	if (err) {
+		kfree(x);
+		return err;
+	}
+	x->nsetm = nfhp_spec_nsetm(spec);
 	nla_for_each_attr(a, nfhp_xt_attrs(spec), spec->ext_len, rem) {
 		if (nla_type(a) == NFHPA_XT_TARGET) {
 			err = nfhp_xt_target_get(x, a, msg);
@@ -422,7 +435,7 @@ static int nfhp_xt_create(void *priv, u8 family,
 		       nfhp_xt_name_stateless(x->target.target->name);
 	for (n = 0; n < x->nmatch; n++)
 		x->stateless &= nfhp_xt_name_stateless(x->match[n].match->name);
-	*matches = x->nmatch;
+	*matches = x->nmatch || x->nsetm;
 	*ext = x;
 	return 0;
 }
@@ -460,6 +473,8 @@ static enum nfhp_ext_result nfhp_xt_match(const void *ext, void *pkt)
 	unsigned int i;
 	bool match;
 
+	if (!nfhp_setm_match(x->setm, x->nsetm, x->family, p->skb))
+		return NFHP_EXT_NOMATCH;
 	nfhp_xt_param(&par, p);
 	for (i = 0; i < x->nmatch; i++) {
 		par.match = x->match[i].match;

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "set.h"
+#include "set_algo.h"
 
 static const struct nfhp_set_algo *const algos[] = {
 	&nfhp_set_addr_hash,

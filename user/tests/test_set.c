@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "set.h"
+#include "set_algo.h"
 #include "tap.h"
 
 #define POOL_SIZE	48
@@ -203,6 +203,9 @@ static int walk_one(void *arg, const struct nfhp_set_key *key, u32 value)
 	struct walk_check *w = arg;
 	int i = ref_index(w->ref, key);
 
+	/* Now and then refuse the entry: the next call must offer it again. */
+	if (rnd() % 6 == 0)
+		return -1;
 	if (i < 0 || w->seen[i] || w->ref->e[i].value != value)
 		w->bad++;
 	else

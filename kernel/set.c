@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the named sets of a namespace.
+ *
+ * DOC: Named sets
+ *
+ * A set is a name, a family, an algorithm (set.h) and its instance, which
+ * holds the entries.  Rules refer to sets by name; the reference is taken
+ * when the rule is added (set_match.c) and given back when the rule is
+ * freed, a grace period after no packet can see it, so a set that rules
+ * refer to cannot be destroyed.  Packets reach a set only through rules:
+ * they read its instance pointer under RCU, then the algorithm's blocks.
+ *
+ * Changing entries changes neither the rules nor their trees: an add or a
+ * remove is the algorithm's, on the live instance.  A flush publishes a
+ * new, empty instance and frees the old one after a grace period; a swap
+ * exchanges the instances of two sets of the same algorithm and family,
+ * so the rules that name either see the other's entries from the next
+ * packet on.  Every writer runs under the namespace's mutex.
+ *
+ * This is part of the pure core: no netlink here (set_netlink.c).
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "set.h"
+
+static const struct nfhp_set_algo *const nfhp_set_algos[] = {
+	&nfhp_set_addr_hash,
+};
+
+/**
+ * nfhp_set_algo_find() - an algorithm by type and name
+ * @type: the &enum nfhp_set_type
+ * @name: its name
+ *
+ * Return: the algorithm, or NULL.
+ */
+const struct nfhp_set_algo *nfhp_set_algo_find(u8 type, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(nfhp_set_algos); i++)
+		if (nfhp_set_algos[i]->type == type &&
+		    !strcmp(nfhp_set_algos[i]->name, name))
+			return nfhp_set_algos[i];
+	return NULL;
+}
+
+static struct nfhp_set_ctx nfhp_set_ctx(struct nfhp_sets *sets,
+					struct nfhp_set *set)
+{
+	return (struct nfhp_set_ctx){ .mem = &set->mem, .gc = &set->gc,
+				      .lock = sets->lock };
+}
+
+static void *nfhp_set_inst(const struct nfhp_sets *sets,
+			   const struct nfhp_set *set)
+{
+	return rcu_dereference_protected(set->inst, !sets->lock ||
+					 lockdep_is_held(sets->lock));
+}
+
+/**
+ * nfhp_set_find() - a set by name
+ * @sets: the namespace's sets
+ * @name: the name
+ *
+ * Return: the set, or NULL.
+ */
+struct nfhp_set *nfhp_set_find(const struct nfhp_sets *sets, const char *name)
+{
+	struct nfhp_set *set;
+
+	for (set = sets->first; set; set = set->next)
+		if (!strcmp(set->name, name))
+			return set;
+	return NULL;
+}
+
+/**
+ * nfhp_set_create() - a new, empty set
+ * @sets: the namespace's sets
+ * @name: its name, shorter than %NFHP_SET_MAXNAMELEN
+ * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
+ * @algo: its algorithm
+ * @limit: most entries, 0 for no limit
+ * @flags: %NFHP_SET_F_LOCKED; with %NFHP_SET_F_EXIST an existing set of
+ *	that family and algorithm is no error
+ * @msg: set to the reason of a failure
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
+		    const struct nfhp_set_algo *algo, u32 limit, u32 flags,
+		    const char **msg)
+{
+	struct nfhp_set *set = nfhp_set_find(sets, name);
+	struct nfhp_set_ctx ctx;
+	void *inst;
+
+	if (set) {
+		if (flags & NFHP_SET_F_EXIST && set->family == family &&
+		    set->algo == algo)
+			return 0;
+		*msg = "a set of that name exists";
+		return -EEXIST;
+	}
+	if (!name[0] || strlen(name) >= NFHP_SET_MAXNAMELEN) {
+		*msg = "bad set name";
+		return -EINVAL;
+	}
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return -ENOMEM;
+	set->mem.limit = sets->mem_limit;
+	ctx = nfhp_set_ctx(sets, set);
+	inst = algo->create(&ctx, family, 0);
+	if (!inst) {
+		kfree(set);
+		*msg = "no memory for the set";
+		return -ENOMEM;
+	}
+	strscpy(set->name, name, sizeof(set->name));
+	set->family = family;
+	set->algo = algo;
+	set->limit = limit;
+	set->locked = flags & NFHP_SET_F_LOCKED;
+	RCU_INIT_POINTER(set->inst, inst);
+	set->next = sets->first;
+	sets->first = set;
+	sets->n++;
+	return 0;
+}
+
+/* Free @set, which no rule refers to and no packet reaches. */
+static void nfhp_set_free(struct nfhp_sets *sets, struct nfhp_set *set)
+{
+	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
+
+	set->algo->destroy(&ctx, nfhp_set_inst(sets, set));
+	nfhp_set_gc_run(&ctx, true);
+	kfree(set);
+}
+
+/**
+ * nfhp_set_destroy() - destroy a set, or every set
+ * @sets: the namespace's sets
+ * @name: the set, or NULL for all of them
+ * @msg: set to the reason of a failure
+ *
+ * Return: 0; -ENOENT for no such set; -EBUSY while rules refer to it (to
+ * any of them, for all: then none goes).
+ */
+int nfhp_set_destroy(struct nfhp_sets *sets, const char *name,
+		     const char **msg)
+{
+	struct nfhp_set **p, *set;
+
+	for (set = sets->first; set && !name; set = set->next) {
+		if (set->refs) {
+			*msg = "a rule refers to a set";
+			return -EBUSY;
+		}
+	}
+	for (p = &sets->first; (set = *p);) {
+		if (name && strcmp(set->name, name)) {
+			p = &set->next;
+			continue;
+		}
+		if (set->refs) {
+			*msg = "a rule refers to the set";
+			return -EBUSY;
+		}
+		*p = set->next;
+		sets->n--;
+		nfhp_set_free(sets, set);
+		if (name)
+			return 0;
+	}
+	if (name) {
+		*msg = "no set of that name";
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
+ * nfhp_set_flush() - remove every entry of a set
+ * @sets: the namespace's sets
+ * @set: the set
+ *
+ * A new, empty instance replaces the set's: packets see either.  The old
+ * one is freed after a grace period.
+ *
+ * Return: 0 or -ENOMEM, with the set as it was.
+ */
+int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set)
+{
+	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
+	void *old = nfhp_set_inst(sets, set), *inst;
+
+	inst = set->algo->create(&ctx, set->family, 0);
+	if (!inst)
+		return -ENOMEM;
+	rcu_assign_pointer(set->inst, inst);
+	synchronize_rcu();
+	set->algo->destroy(&ctx, old);
+	nfhp_set_gc_run(&ctx, false);
+	return 0;
+}
+
+/**
+ * nfhp_set_swap() - exchange the entries of two sets
+ * @sets: the namespace's sets
+ * @a: one set
+ * @b: the other
+ * @msg: set to the reason of a failure
+ *
+ * Their instances, accounts and retired blocks change places; names,
+ * limits, locks and the rules' references stay.
+ *
+ * Return: 0, or -EINVAL for sets of another algorithm or family.
+ */
+int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
+		  struct nfhp_set *b, const char **msg)
+{
+	void *ia = nfhp_set_inst(sets, a), *ib = nfhp_set_inst(sets, b);
+
+	if (a->algo != b->algo || a->family != b->family) {
+		*msg = "the sets differ in type, algorithm or family";
+		return -EINVAL;
+	}
+	rcu_assign_pointer(a->inst, ib);
+	rcu_assign_pointer(b->inst, ia);
+	swap(a->mem, b->mem);
+	swap(a->gc, b->gc);
+	return 0;
+}
+
+/**
+ * nfhp_set_add() - add an entry, or give an entry a new value
+ * @sets: the namespace's sets
+ * @set: the set
+ * @key: the entry's key
+ * @value: its value
+ * @flags: %NFHP_SET_F_UPDATE
+ *
+ * Return: an &enum nfhp_set_result.
+ */
+int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
+		 const struct nfhp_set_key *key, u32 value, u32 flags)
+{
+	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
+	void *inst = nfhp_set_inst(sets, set);
+	u32 old;
+	int ret;
+
+	if (set->locked)
+		return NFHP_SET_LOCKED;
+	if (set->limit && set->algo->count(inst) >= set->limit &&
+	    !set->algo->find(inst, key, &old))
+		return NFHP_SET_LIMIT;
+	ret = set->algo->add(&ctx, inst, key, value, flags & NFHP_SET_F_UPDATE);
+	nfhp_set_gc_run(&ctx, false);
+	if (ret == -EINVAL)
+		return NFHP_SET_INVALID;
+	return ret < 0 ? NFHP_SET_NOMEM : ret;
+}
+
+/**
+ * nfhp_set_remove() - remove an entry
+ * @sets: the namespace's sets
+ * @set: the set
+ * @key: the entry's key
+ *
+ * Return: an &enum nfhp_set_result.
+ */
+int nfhp_set_remove(struct nfhp_sets *sets, struct nfhp_set *set,
+		    const struct nfhp_set_key *key)
+{
+	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
+	int ret;
+
+	if (set->locked)
+		return NFHP_SET_LOCKED;
+	ret = set->algo->del(&ctx, nfhp_set_inst(sets, set), key);
+	nfhp_set_gc_run(&ctx, false);
+	return ret == -EINVAL ? NFHP_SET_INVALID : ret;
+}
+
+/* The instance of @set for its writers and the readers of its entries. */
+static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
+				      const struct nfhp_set *set)
+{
+	return rcu_dereference_check(set->inst, !sets->lock ||
+				     lockdep_is_held(sets->lock));
+}
+
+/**
+ * nfhp_set_test() - is a key in a set, and with what value?
+ * @sets: the namespace's sets
+ * @set: the set
+ * @key: a host, looked up as a packet's address; or a prefix, which must
+ *	be an entry itself
+ * @value: set to the value found
+ *
+ * Call under rcu_read_lock() or the writers' lock.
+ *
+ * Return: true if it is.
+ */
+bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
+		   const struct nfhp_set_key *key, u32 *value)
+{
+	const void *inst = nfhp_set_inst_read(sets, set);
+	unsigned int width = nfhp_dim_bits(set->family, NFHP_DIM_SRC);
+
+	if (key->plen == width)
+		return set->algo->lookup(inst, key, value);
+	return set->algo->find(inst, key, value);
+}
+
+/**
+ * nfhp_set_count() - the entries of a set
+ * @sets: the namespace's sets
+ * @set: the set
+ *
+ * Return: how many.
+ */
+u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set)
+{
+	return set->algo->count(nfhp_set_inst_read(sets, set));
+}
+
+/**
+ * nfhp_set_walk() - call @fn for the entries of a set from *@cursor on
+ * @sets: the namespace's sets
+ * @set: the set
+ * @cursor: where to begin, 0 at first; where to go on, on return
+ * @fn: called for each entry; non-zero stops the walk
+ * @arg: its first argument
+ *
+ * Return: what @fn returned to stop the walk, or 0 at the end.
+ */
+int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
+		  u64 *cursor,
+		  int (*fn)(void *arg, const struct nfhp_set_key *key,
+			    u32 value),
+		  void *arg)
+{
+	return set->algo->walk(nfhp_set_inst_read(sets, set), cursor, fn, arg);
+}
+
+/**
+ * nfhp_sets_init() - an empty registry
+ * @sets: the registry
+ * @lock: the mutex its writers hold, for lockdep; NULL in tests
+ * @mem_limit: the memory bound of each set
+ */
+void nfhp_sets_init(struct nfhp_sets *sets, struct mutex *lock, u64 mem_limit)
+{
+	memset(sets, 0, sizeof(*sets));
+	sets->lock = lock;
+	sets->mem_limit = mem_limit;
+}
+
+/**
+ * nfhp_sets_free() - free every set of a registry no rule refers to any more
+ * @sets: the registry
+ */
+void nfhp_sets_free(struct nfhp_sets *sets)
+{
+	struct nfhp_set *set;
+
+	while ((set = sets->first)) {
+		WARN_ON_ONCE(set->refs);
+		sets->first = set->next;
+		nfhp_set_free(sets, set);
+	}
+	sets->n = 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: the set matches of rules (set_match.c).
+ */
+#ifndef _NFHP_SET_MATCH_H
+#define _NFHP_SET_MATCH_H
+
+#include <linux/skbuff.h>
+
+#include "set.h"
+#include "spec.h"
+
+/**
+ * struct nfhp_setm - a set match of a rule, its set resolved
+ * @set: the set, referenced (&struct nfhp_set.refs)
+ * @dir: &enum nfhp_setm_dir
+ * @invert: the match holds when the address is not in the set
+ */
+struct nfhp_setm {
+	struct nfhp_set *set;
+	u8 dir;
+	bool invert;
+};
+
+int nfhp_setm_get(struct net *net, u8 family,
+		  const struct nfhp_rule_spec *spec, struct nfhp_setm *out,
+		  const char **msg);
+void nfhp_setm_put(struct nfhp_setm *m, unsigned int n);
+bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
+		     const struct sk_buff *skb);
+
+#endif /* _NFHP_SET_MATCH_H */

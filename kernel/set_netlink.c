@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the netlink commands of named sets (NFHP_CMD_SET_*), and the
+ * set matches of a rule on the wire (NFHPA_RULE_SETM).
+ *
+ * Every command runs under the namespace's mutex, as the rule commands
+ * do; the contract is in include/uapi/linux/nf_hipac.h.
+ */
+#include <linux/kernel.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "netlink.h"
+#include "pernet.h"
+#include "set.h"
+#include "set_netlink.h"
+
+static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
+	[NFHPA_SETE_ADDR] = NLA_POLICY_EXACT_LEN(16),
+	[NFHPA_SETE_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
+	[NFHPA_SETE_VALUE] = { .type = NLA_U32 },
+	[NFHPA_SETE_RESULT] = { .type = NLA_REJECT,
+				.reject_message = "results are the kernel's" },
+};
+
+const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
+	[NFHPA_SET_NAME] = { .type = NLA_NUL_STRING,
+			     .len = NFHP_SET_MAXNAMELEN - 1 },
+	[NFHPA_SET_OTHER] = { .type = NLA_NUL_STRING,
+			      .len = NFHP_SET_MAXNAMELEN - 1 },
+	[NFHPA_SET_TYPE] = NLA_POLICY_RANGE(NLA_U8, NFHP_SET_ADDR,
+					    NFHP_SET_ADDR),
+	[NFHPA_SET_ALGO] = { .type = NLA_NUL_STRING, .len = 15 },
+	[NFHPA_SET_LIMIT] = { .type = NLA_U32 },
+	[NFHPA_SET_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SET_F_LOCKED |
+					    NFHP_SET_F_UPDATE |
+					    NFHP_SET_F_EXIST),
+	[NFHPA_SET_ENTRY] = NLA_POLICY_NESTED(nfhp_sete_policy),
+	[NFHPA_SET_COUNT] = { .type = NLA_REJECT },
+	[NFHPA_SET_MEMORY] = { .type = NLA_REJECT },
+	[NFHPA_SET_REFS] = { .type = NLA_REJECT },
+};
+
+const struct nla_policy nfhp_setm_policy[NFHPA_SETM_MAX + 1] = {
+	[NFHPA_SETM_NAME] = { .type = NLA_NUL_STRING,
+			      .len = NFHP_SET_MAXNAMELEN - 1 },
+	[NFHPA_SETM_DIR] = NLA_POLICY_MAX(NLA_U8, NFHP_SETM_DST),
+	[NFHPA_SETM_INVERT] = { .type = NLA_FLAG },
+};
+
+/**
+ * nfhp_setm_decode() - decode one NFHPA_RULE_SETM into a rule
+ * @spec: the rule, its set matches so far in @spec->nsetm
+ * @attr: the attribute, validated against nfhp_setm_policy
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
+int nfhp_setm_decode(struct nfhp_rule_spec *spec, const struct nlattr *attr,
+		     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[NFHPA_SETM_MAX + 1];
+	struct nfhp_setm_spec *m;
+	int ret;
+
+	if (spec->nsetm >= NFHP_MAX_SETM) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "too many set matches");
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, NFHPA_SETM_MAX, attr, nfhp_setm_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (!tb[NFHPA_SETM_NAME] || !tb[NFHPA_SETM_DIR]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "a set match needs a set and a direction");
+		return -EINVAL;
+	}
+	m = &spec->setm[spec->nsetm++];
+	nla_strscpy(m->name, tb[NFHPA_SETM_NAME], sizeof(m->name));
+	m->dir = nla_get_u8(tb[NFHPA_SETM_DIR]);
+	m->invert = nla_get_flag(tb[NFHPA_SETM_INVERT]);
+	return 0;
+}
+
+/**
+ * nfhp_setm_put_all() - add the NFHPA_RULE_SETM of a rule
+ * @skb: the message, inside NFHPA_RULE
+ * @spec: the rule
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int nfhp_setm_put_all(struct sk_buff *skb, const struct nfhp_rule_spec *spec)
+{
+	const struct nfhp_setm_spec *m;
+	struct nlattr *nest;
+	unsigned int i;
+
+	for (i = 0; i < nfhp_spec_nsetm(spec); i++) {
+		m = &spec->setm[i];
+		nest = nla_nest_start(skb, NFHPA_RULE_SETM);
+		if (!nest ||
+		    nla_put_string(skb, NFHPA_SETM_NAME, m->name) ||
+		    nla_put_u8(skb, NFHPA_SETM_DIR, m->dir) ||
+		    (m->invert && nla_put_flag(skb, NFHPA_SETM_INVERT)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+/* The NFHPA_SET of a request, split; -EINVAL when it is absent. */
+static int nfhp_set_attrs(struct genl_info *info, struct nlattr **tb)
+{
+	if (!info->attrs[NFHPA_SET]) {
+		NL_SET_ERR_MSG(info->extack, "NFHPA_SET is missing");
+		return -EINVAL;
+	}
+	return nla_parse_nested(tb, NFHPA_SET_MAX, info->attrs[NFHPA_SET],
+				nfhp_set_policy, info->extack);
+}
+
+/* The set NFHPA_SET_NAME names; NULL and an error message for none. */
+static struct nfhp_set *nfhp_set_named(struct nfhp_net *hn,
+				       struct nlattr **tb, int attr,
+				       struct netlink_ext_ack *extack)
+{
+	struct nfhp_set *set;
+
+	if (!tb[attr]) {
+		NL_SET_ERR_MSG(extack, "the set's name is missing");
+		return NULL;
+	}
+	set = nfhp_set_find(&hn->sets, nla_data(tb[attr]));
+	if (!set)
+		NL_SET_ERR_MSG_ATTR(extack, tb[attr], "no set of that name");
+	return set;
+}
+
+static u8 nfhp_request_family(struct genl_info *info)
+{
+	return info->attrs[NFHPA_FAMILY] ?
+	       nla_get_u8(info->attrs[NFHPA_FAMILY]) : NFHP_FAMILY_IPV4;
+}
+
+int nfhp_nl_set_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	const struct nfhp_set_algo *algo;
+	u8 family = nfhp_request_family(info);
+	const char *msg = NULL;
+	u32 limit, flags;
+	int ret;
+
+	ret = nfhp_set_attrs(info, tb);
+	if (ret)
+		return ret;
+	if (!tb[NFHPA_SET_NAME] || !tb[NFHPA_SET_TYPE] || !tb[NFHPA_SET_ALGO]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a set needs a name, a type and an algorithm");
+		return -EINVAL;
+	}
+	if (!nfhp_net_fam(hn, family)) {
+		NL_SET_ERR_MSG(info->extack, "no such address family");
+		return -EAFNOSUPPORT;
+	}
+	algo = nfhp_set_algo_find(nla_get_u8(tb[NFHPA_SET_TYPE]),
+				  nla_data(tb[NFHPA_SET_ALGO]));
+	if (!algo) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[NFHPA_SET_ALGO],
+				    "no such algorithm for the set's type");
+		return -EINVAL;
+	}
+	limit = tb[NFHPA_SET_LIMIT] ? nla_get_u32(tb[NFHPA_SET_LIMIT]) : 0;
+	flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
+	mutex_lock(&hn->lock);
+	ret = nfhp_set_create(&hn->sets, nla_data(tb[NFHPA_SET_NAME]), family,
+			      algo, limit, flags, &msg);
+	mutex_unlock(&hn->lock);
+	nfhp_set_msg(info->extack, msg);
+	return ret;
+}
+
+/*
+ * Give back what rules freed after a grace period still hold: a set whose
+ * last rule was just deleted is free to go, as with iptables and ipset.
+ */
+static void nfhp_sets_settle(struct nfhp_net *hn)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++)
+		nfhp_ruleset_release(hn->fam[i].rs, true);
+}
+
+int nfhp_nl_set_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	struct nlattr *tb[NFHPA_SET_MAX + 1] = {};
+	const char *msg = NULL, *name;
+	int ret = 0;
+
+	if (info->attrs[NFHPA_SET])
+		ret = nfhp_set_attrs(info, tb);
+	if (ret)
+		return ret;
+	name = tb[NFHPA_SET_NAME] ? nla_data(tb[NFHPA_SET_NAME]) : NULL;
+	mutex_lock(&hn->lock);
+	ret = nfhp_set_destroy(&hn->sets, name, &msg);
+	if (ret == -EBUSY) {
+		nfhp_sets_settle(hn);
+		ret = nfhp_set_destroy(&hn->sets, name, &msg);
+	}
+	mutex_unlock(&hn->lock);
+	if (ret)
+		nfhp_set_msg(info->extack, msg);
+	return ret;
+}
+
+int nfhp_nl_set_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	struct nlattr *tb[NFHPA_SET_MAX + 1] = {};
+	struct nfhp_set *set;
+	int ret = 0;
+
+	if (info->attrs[NFHPA_SET])
+		ret = nfhp_set_attrs(info, tb);
+	if (ret)
+		return ret;
+	mutex_lock(&hn->lock);
+	if (tb[NFHPA_SET_NAME]) {
+		set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+		ret = set ? nfhp_set_flush(&hn->sets, set) : -ENOENT;
+	} else {
+		for (set = hn->sets.first; set && !ret; set = set->next)
+			ret = nfhp_set_flush(&hn->sets, set);
+	}
+	mutex_unlock(&hn->lock);
+	return ret;
+}
+
+int nfhp_nl_set_swap(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	struct nfhp_set *a, *b;
+	const char *msg = NULL;
+	int ret;
+
+	ret = nfhp_set_attrs(info, tb);
+	if (ret)
+		return ret;
+	mutex_lock(&hn->lock);
+	a = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+	b = a ? nfhp_set_named(hn, tb, NFHPA_SET_OTHER, info->extack) : NULL;
+	ret = b ? nfhp_set_swap(&hn->sets, a, b, &msg) : -ENOENT;
+	mutex_unlock(&hn->lock);
+	nfhp_set_msg(info->extack, msg);
+	return ret;
+}
+
+int nfhp_nl_set_modify(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	struct nfhp_set *set;
+	int ret;
+
+	ret = nfhp_set_attrs(info, tb);
+	if (ret)
+		return ret;
+	mutex_lock(&hn->lock);
+	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+	if (set && tb[NFHPA_SET_LIMIT])
+		set->limit = nla_get_u32(tb[NFHPA_SET_LIMIT]);
+	if (set && tb[NFHPA_SET_FLAGS])
+		set->locked = nla_get_u32(tb[NFHPA_SET_FLAGS]) &
+			      NFHP_SET_F_LOCKED;
+	mutex_unlock(&hn->lock);
+	return set ? 0 : -ENOENT;
+}
+
+/**
+ * nfhp_sete_decode() - the key and value of one NFHPA_SET_ENTRY
+ * @set: the set it is for
+ * @attr: the attribute
+ * @key: set to its key
+ * @value: set to its value
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_sete_decode(const struct nfhp_set *set,
+			    const struct nlattr *attr, struct nfhp_set_key *key,
+			    u32 *value, struct netlink_ext_ack *extack)
+{
+	unsigned int width = nfhp_dim_bits(set->family, NFHP_DIM_SRC);
+	struct nlattr *tb[NFHPA_SETE_MAX + 1];
+	u32 w[4];
+	int ret;
+
+	ret = nla_parse_nested(tb, NFHPA_SETE_MAX, attr, nfhp_sete_policy,
+			       extack);
+	if (ret)
+		return ret;
+	if (!tb[NFHPA_SETE_ADDR]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "an entry needs an address");
+		return -EINVAL;
+	}
+	memcpy(w, nla_data(tb[NFHPA_SETE_ADDR]), sizeof(w));
+	key->addr = (nfhp_u128)w[0] << 96 | (nfhp_u128)w[1] << 64 |
+		    (u64)w[2] << 32 | w[3];
+	key->plen = tb[NFHPA_SETE_PLEN] ? nla_get_u8(tb[NFHPA_SETE_PLEN]) :
+					  width;
+	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	return 0;
+}
+
+/* The errno of a result, as the contract gives it; 0 for success. */
+static int nfhp_set_result_errno(int result, u32 flags)
+{
+	switch (result) {
+	case NFHP_SET_EXISTS:
+	case NFHP_SET_NOT_FOUND:
+		if (flags & NFHP_SET_F_EXIST)
+			return 0;
+		return result == NFHP_SET_EXISTS ? -EEXIST : -ENOENT;
+	case NFHP_SET_LIMIT:
+		return -E2BIG;
+	case NFHP_SET_LOCKED:
+		return -EPERM;
+	case NFHP_SET_INVALID:
+		return -EINVAL;
+	case NFHP_SET_NOMEM:
+		return -ENOMEM;
+	default:
+		return 0;
+	}
+}
+
+static const char *nfhp_set_result_msg(int err)
+{
+	switch (err) {
+	case -EEXIST:
+		return "the entry is in the set already";
+	case -ENOENT:
+		return "the entry is not in the set";
+	case -E2BIG:
+		return "the set is full";
+	case -EPERM:
+		return "the set is locked";
+	case -EINVAL:
+		return "the key is not of the set's family, or has bits set below its prefix length";
+	default:
+		return "out of memory";
+	}
+}
+
+/* A reply to @info holding NFHPA_SET with room for @n entries. */
+static struct sk_buff *nfhp_set_reply_new(struct genl_info *info,
+					  unsigned int n, void **hdr)
+{
+	struct sk_buff *reply;
+
+	reply = genlmsg_new(nla_total_size(0) + n * nla_total_size(
+			    nla_total_size(16) + 2 * nla_total_size(4) +
+			    nla_total_size(1)), GFP_KERNEL);
+	if (!reply)
+		return NULL;
+	*hdr = genlmsg_put_reply(reply, info, nfhp_genl_family(), 0,
+				 info->genlhdr->cmd);
+	if (!*hdr) {
+		nlmsg_free(reply);
+		return NULL;
+	}
+	return reply;
+}
+
+static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
+			 u32 value, int result)
+{
+	struct nlattr *nest = nla_nest_start(skb, NFHPA_SET_ENTRY);
+	u32 w[4] = { (u32)(key->addr >> 96), (u32)(key->addr >> 64),
+		     (u32)(key->addr >> 32), (u32)key->addr };
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put(skb, NFHPA_SETE_ADDR, sizeof(w), w) ||
+	    nla_put_u8(skb, NFHPA_SETE_PLEN, key->plen) ||
+	    nla_put_u32(skb, NFHPA_SETE_VALUE, value) ||
+	    (result >= 0 && nla_put_u8(skb, NFHPA_SETE_RESULT, result))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/*
+ * Apply NFHP_CMD_SET_ADD or NFHP_CMD_SET_REMOVE to each entry of @tb's
+ * set, a result for each in @reply; return the first error.
+ */
+static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
+				   struct genl_info *info, struct nlattr **tb,
+				   struct sk_buff *reply)
+{
+	bool add = info->genlhdr->cmd == NFHP_CMD_SET_ADD;
+	u32 flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
+	const struct nlattr *pos;
+	struct nfhp_set_key key;
+	int rem, result, err, first = 0;
+	struct nlattr *nest;
+	u32 value;
+
+	nest = nla_nest_start(reply, NFHPA_SET);
+	if (!nest)
+		return -EMSGSIZE;
+	nla_for_each_nested(pos, info->attrs[NFHPA_SET], rem) {
+		if (nla_type(pos) != NFHPA_SET_ENTRY)
+			continue;
+		err = nfhp_sete_decode(set, pos, &key, &value, info->extack);
+		if (err) {
+			first = first ?: err;
+			break;
+		}
+		if (add)
+			result = nfhp_set_add(&hn->sets, set, &key, value,
+					      flags);
+		else
+			result = nfhp_set_remove(&hn->sets, set, &key);
+		err = nfhp_set_result_errno(result, flags);
+		if (err && !first) {
+			first = err;
+			nfhp_set_msg(info->extack, nfhp_set_result_msg(err));
+			if (info->extack)
+				info->extack->bad_attr = pos;
+		}
+		/* The reply was sized for every entry. */
+		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, value, result)))
+			break;
+	}
+	nla_nest_end(reply, nest);
+	return first;
+}
+
+static unsigned int nfhp_set_entries_in(const struct nlattr *attr)
+{
+	const struct nlattr *pos;
+	unsigned int n = 0;
+	int rem;
+
+	nla_for_each_nested(pos, attr, rem)
+		n += nla_type(pos) == NFHPA_SET_ENTRY;
+	return n;
+}
+
+int nfhp_nl_set_entries(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	struct sk_buff *reply;
+	struct nfhp_set *set;
+	void *hdr;
+	int ret;
+
+	ret = nfhp_set_attrs(info, tb);
+	if (ret)
+		return ret;
+	reply = nfhp_set_reply_new(info,
+				   nfhp_set_entries_in(info->attrs[NFHPA_SET]),
+				   &hdr);
+	if (!reply)
+		return -ENOMEM;
+	mutex_lock(&hn->lock);
+	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+	ret = set ? nfhp_set_change_entries(hn, set, info, tb, reply) : -ENOENT;
+	mutex_unlock(&hn->lock);
+	if (ret == -ENOENT && !set) {
+		nlmsg_free(reply);
+		return ret;
+	}
+	genlmsg_end(reply, hdr);
+	/* The results go first; the error, if any, comes in the ack. */
+	genlmsg_reply(reply, info);
+	return ret;
+}
+
+int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
+	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	struct nfhp_set_key key;
+	struct nlattr *nest;
+	struct sk_buff *reply;
+	struct nfhp_set *set;
+	u32 value = 0;
+	bool found;
+	void *hdr;
+	int ret;
+
+	ret = nfhp_set_attrs(info, tb);
+	if (ret)
+		return ret;
+	if (!tb[NFHPA_SET_ENTRY]) {
+		NL_SET_ERR_MSG(info->extack, "a test needs an entry");
+		return -EINVAL;
+	}
+	reply = nfhp_set_reply_new(info, 1, &hdr);
+	if (!reply)
+		return -ENOMEM;
+	mutex_lock(&hn->lock);
+	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+	ret = set ? nfhp_sete_decode(set, tb[NFHPA_SET_ENTRY], &key, &value,
+				     info->extack) : -ENOENT;
+	if (!ret) {
+		found = nfhp_set_test(&hn->sets, set, &key, &value);
+		nest = nla_nest_start(reply, NFHPA_SET);
+		ret = !nest || nfhp_put_sete(reply, &key, found ? value : 0,
+					     found ? NFHP_SET_EXISTS :
+					     NFHP_SET_NOT_FOUND) ? -EMSGSIZE : 0;
+		if (!ret)
+			nla_nest_end(reply, nest);
+	}
+	mutex_unlock(&hn->lock);
+	if (ret) {
+		nlmsg_free(reply);
+		return ret;
+	}
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+}
+
+/**
+ * struct nfhp_set_dump - where a NFHP_CMD_SET_LIST dump is
+ * @name: the one set listed with its entries, or "" for every set
+ * @cursor: the entries' walk cursor
+ * @index: sets listed so far, for every set
+ * @header_sent: the one set's header message is out
+ * @entries_done: and all its entries
+ */
+struct nfhp_set_dump {
+	char name[NFHP_SET_MAXNAMELEN];
+	u64 cursor;
+	u32 index;
+	bool header_sent;
+	bool entries_done;
+};
+
+static struct nfhp_set_dump *nfhp_set_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct nfhp_set_dump) > sizeof(cb->ctx));
+	return (struct nfhp_set_dump *)cb->ctx;
+}
+
+/* The header of one message of a NFHP_CMD_SET_LIST dump. */
+static void *nfhp_set_dump_put(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			   genl_dumpit_info(cb)->family, NLM_F_MULTI,
+			   NFHP_CMD_SET_LIST);
+}
+
+static int nfhp_put_set(struct sk_buff *skb, struct netlink_callback *cb,
+			const struct nfhp_sets *sets,
+			const struct nfhp_set *set)
+{
+	void *hdr = nfhp_set_dump_put(skb, cb);
+	struct nlattr *nest;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, NFHPA_FAMILY, set->family)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nest = nla_nest_start(skb, NFHPA_SET);
+	if (!nest ||
+	    nla_put_string(skb, NFHPA_SET_NAME, set->name) ||
+	    nla_put_u8(skb, NFHPA_SET_TYPE, set->algo->type) ||
+	    nla_put_string(skb, NFHPA_SET_ALGO, set->algo->name) ||
+	    nla_put_u32(skb, NFHPA_SET_LIMIT, set->limit) ||
+	    nla_put_u32(skb, NFHPA_SET_FLAGS,
+			set->locked ? NFHP_SET_F_LOCKED : 0) ||
+	    nla_put_u32(skb, NFHPA_SET_COUNT, nfhp_set_count(sets, set)) ||
+	    nla_put_u64_64bit(skb, NFHPA_SET_MEMORY, set->mem.allocated,
+			      NFHPA_SET_PAD) ||
+	    nla_put_u32(skb, NFHPA_SET_REFS, set->refs)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
+			  u32 value)
+{
+	/* Not taken when it does not fit: the next message begins with it. */
+	return nfhp_put_sete(arg, key, value, -1) ? -EMSGSIZE : 0;
+}
+
+/* One message of @set's entries from the dump's cursor on. */
+static int nfhp_dump_entries(struct sk_buff *skb, struct netlink_callback *cb,
+			     const struct nfhp_sets *sets,
+			     const struct nfhp_set *set)
+{
+	struct nfhp_set_dump *d = nfhp_set_dump_ctx(cb);
+	struct nlattr *nest;
+	void *hdr;
+	int ret;
+
+	hdr = nfhp_set_dump_put(skb, cb);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, NFHPA_SET);
+	if (!nest || nla_put_string(skb, NFHPA_SET_NAME, set->name)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	ret = nfhp_set_walk(sets, set, &d->cursor, nfhp_dump_sete, skb);
+	d->entries_done = !ret;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return ret;
+}
+
+int nfhp_nl_set_list(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct nfhp_net *hn = nfhp_net(sock_net(cb->skb->sk));
+	struct nfhp_set_dump *d = nfhp_set_dump_ctx(cb);
+	const struct nfhp_set *set;
+	unsigned int i = 0;
+	int ret = 0;
+
+	mutex_lock(&hn->lock);
+	if (d->name[0]) {
+		set = nfhp_set_find(&hn->sets, d->name);
+		if (set && !d->header_sent) {
+			ret = nfhp_put_set(skb, cb, &hn->sets, set);
+			d->header_sent = !ret;
+		}
+		if (set && !ret && !d->entries_done)
+			ret = nfhp_dump_entries(skb, cb, &hn->sets, set);
+	} else {
+		for (set = hn->sets.first; set && !ret; set = set->next, i++)
+			if (i >= d->index) {
+				ret = nfhp_put_set(skb, cb, &hn->sets, set);
+				d->index += !ret;
+			}
+	}
+	mutex_unlock(&hn->lock);
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ? ret : skb->len;
+}
+
+int nfhp_nl_set_list_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nfhp_set_dump *d = nfhp_set_dump_ctx(cb);
+	struct net *net = sock_net(cb->skb->sk);
+	struct nfhp_net *hn = nfhp_net(net);
+	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	bool found;
+	int ret;
+
+	/* A set's entries tell what the firewall lets through, as rules do. */
+	if (!nfhp_net_world_readable(hn) &&
+	    !netlink_ns_capable(cb->skb, net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	memset(d, 0, sizeof(*d));
+	if (!info->attrs[NFHPA_SET])
+		return 0;
+	ret = nla_parse_nested(tb, NFHPA_SET_MAX, info->attrs[NFHPA_SET],
+			       nfhp_set_policy, NULL);
+	if (ret || !tb[NFHPA_SET_NAME])
+		return ret;
+	nla_strscpy(d->name, tb[NFHPA_SET_NAME], sizeof(d->name));
+	mutex_lock(&hn->lock);
+	found = nfhp_set_find(&hn->sets, d->name);
+	mutex_unlock(&hn->lock);
+	return found ? 0 : -ENOENT;
+}
