@@ -37,6 +37,7 @@ struct algo_case {
 
 static const struct algo_case algos[] = {
 	{ &nfhp_set_addr_hash, true },
+	{ &nfhp_set_addr_lpm, false },
 };
 
 /**
