@@ -24,6 +24,7 @@
 
 static const struct nfhp_set_algo *const algos[] = {
 	&nfhp_set_addr_hash,
+	&nfhp_set_addr_lpm,
 };
 
 static u64 rng_state = 0x5e7b5e7b;
