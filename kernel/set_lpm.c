@@ -323,6 +323,24 @@ static void nfhp_lpm_layout(u32 n, u32 m, unsigned int kw,
 	l->size = l->plens + m;
 }
 
+/*
+ * NFHP_LPM_RANK() - how many of @n rising @type keys at @keys are at or
+ * below @key, in a loop without a branch on the keys: it halves the range
+ * that holds the answer, and the compiler picks the half with a cmov.
+ */
+#define NFHP_LPM_RANK(type, keys, n, key) ({				\
+	const type *_b = (const type *)(keys);				\
+	type _v = (type)(key);						\
+	u32 _len = (n), _half;						\
+									\
+	while (_len > 1) {						\
+		_half = _len / 2;					\
+		_b = _b[_half] <= _v ? _b + _half : _b;			\
+		_len -= _half;						\
+	}								\
+	(u32)(_b - (const type *)(keys)) + (_len && *_b <= _v);	\
+})
+
 /**
  * nfhp_lpm_rank() - how many stored offsets are at or below a key
  * @keys: the stored offsets, rising, each @kw bytes
@@ -335,38 +353,16 @@ static void nfhp_lpm_layout(u32 n, u32 m, unsigned int kw,
 static u32 nfhp_lpm_rank(const void *keys, unsigned int kw, u32 n,
 			 nfhp_u128 key)
 {
-	u32 lo = 0, half;
-
-#define NFHP_LPM_RANK(type) do {					\
-		const type *k = keys;					\
-		type v = (type)key;					\
-		while (n) {						\
-			half = n / 2;					\
-			if (k[lo + half] <= v) {			\
-				lo += half + 1;				\
-				n -= half + 1;				\
-			} else {					\
-				n = half;				\
-			}						\
-		}							\
-	} while (0)
-
 	switch (kw) {
 	case 2:
-		NFHP_LPM_RANK(u16);
-		break;
+		return NFHP_LPM_RANK(u16, keys, n, key);
 	case 4:
-		NFHP_LPM_RANK(u32);
-		break;
+		return NFHP_LPM_RANK(u32, keys, n, key);
 	case 8:
-		NFHP_LPM_RANK(u64);
-		break;
+		return NFHP_LPM_RANK(u64, keys, n, key);
 	default:
-		NFHP_LPM_RANK(nfhp_u128);
-		break;
+		return NFHP_LPM_RANK(nfhp_u128, keys, n, key);
 	}
-#undef NFHP_LPM_RANK
-	return lo;
 }
 
 /**
@@ -1009,11 +1005,20 @@ static int nfhp_lpm_unpack(struct nfhp_set_ctx *ctx, struct nfhp_lpm *lpm,
 	const struct nfhp_lpm_bucket *b = (const void *)w;
 	nfhp_u128 first = nfhp_lpm_region(t, slot);
 	u32 m = w & NFHP_LPM_INLINE ? 0 : b->m, i;
+	struct nfhp_lpm_layout l;
 
 	if (nfhp_lpm_reserve(ctx, lpm, m + extra))
 		return -ENOMEM;
-	for (i = 0; i < m; i++)
-		nfhp_lpm_bucket_entry(b, first, i, &lpm->ents[i]);
+	if (!m)
+		return 0;
+	nfhp_lpm_layout(b->n, m, b->kw, &l);
+	for (i = 0; i < m; i++) {
+		lpm->ents[i].addr = first | nfhp_lpm_get_off(b->data + l.offs,
+							     b->kw, i) <<
+					    b->shift;
+		lpm->ents[i].value = ((const u32 *)(b->data + l.pvals))[i];
+		lpm->ents[i].plen = b->data[l.plens + i];
+	}
 	return m;
 }
 
@@ -1572,11 +1577,9 @@ static int nfhp_lpm_add(struct nfhp_set_ctx *ctx, void *priv,
 		return -EINVAL;
 	e.value = value;
 	if (t && !nfhp_lpm_outside(t, &e)) {
-		if (nfhp_lpm_held(lpm, &e))
-			return nfhp_lpm_change(ctx, lpm, t, &e, op);
 		k = min_t(unsigned int, nfhp_lpm_index_bits(lpm->count + 1),
 			  lpm->width - t->c);
-		if (k <= t->k)
+		if (k <= t->k || nfhp_lpm_held(lpm, &e))
 			return nfhp_lpm_change(ctx, lpm, t, &e, op);
 	}
 	return nfhp_lpm_rebuild_with(ctx, lpm, &e, false);

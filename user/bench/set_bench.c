@@ -134,9 +134,15 @@ static double bench_add_all(struct bench *b)
 	u64 t0 = now_ns();
 	unsigned int i, added = 0;
 
-	for (i = 0; i < b->n; i++)
+	for (i = 0; i < b->n; i++) {
 		added += b->algo->add(&b->ctx, b->set, &b->keys[i], i,
 				      false) == NFHP_SET_ADDED;
+		/* A grace period ends now and then, as in the kernel. */
+		if (i % 4096 == 4095) {
+			synchronize_rcu();
+			nfhp_set_gc_run(&b->ctx, false);
+		}
+	}
 	if (!added)
 		fprintf(stderr, "set_bench: no key added\n");
 	return (now_ns() - t0) / 1e9;
@@ -186,8 +192,10 @@ static void bench_single(struct bench *b, unsigned int ops, u64 *del_p,
 		t0 = now_ns();
 		b->algo->add(&b->ctx, b->set, &b->keys[j], j, true);
 		tadd[i] = now_ns() - t0;
-		if (i % 64 == 0)
+		if (i % 64 == 0) {
+			synchronize_rcu();
 			nfhp_set_gc_run(&b->ctx, false);
+		}
 	}
 	if (tdel && tadd) {
 		qsort(tdel, ops, sizeof(u64), cmp_u64);
