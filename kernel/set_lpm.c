@@ -1645,7 +1645,8 @@ static int nfhp_lpm_visit(const struct nfhp_lpm *lpm,
  * @fn: the function
  * @arg: its argument
  *
- * Return: what @fn returned, with *@cursor past its prefix, or 0.
+ * Return: what @fn returned, with *@cursor past its prefix when that was
+ * more than 0, at it when less; or 0.
  */
 static int nfhp_lpm_walk_slots(const struct nfhp_lpm *lpm,
 			       const struct nfhp_lpm_table *t, u64 *cursor,
@@ -1668,7 +1669,8 @@ static int nfhp_lpm_walk_slots(const struct nfhp_lpm *lpm,
 					      &e);
 			ret = nfhp_lpm_visit(lpm, &e, fn, arg);
 			if (ret) {
-				*cursor = (u64)(slot + 1) << 32 | (i + 1);
+				*cursor = (u64)(slot + 1) << 32 |
+					  (i + (ret > 0));
 				return ret;
 			}
 		}
@@ -1687,7 +1689,8 @@ static int nfhp_lpm_walk_slots(const struct nfhp_lpm *lpm,
  * The short prefixes come first (*@cursor below 2^32 is an index among
  * them), then those of each slot in turn.
  *
- * Return: what @fn returned, with *@cursor past its prefix, or 0.
+ * Return: what @fn returned, with *@cursor past its prefix when that was
+ * more than 0, at it when less; or 0.
  */
 static int nfhp_lpm_walk(const void *priv, u64 *cursor,
 			 int (*fn)(void *arg, const struct nfhp_set_key *key,
@@ -1709,7 +1712,7 @@ static int nfhp_lpm_walk(const void *priv, u64 *cursor,
 		}
 		ret = nfhp_lpm_visit(lpm, &s->e[*cursor], fn, arg);
 		if (ret) {
-			++*cursor;
+			*cursor += ret > 0;
 			return ret;
 		}
 	}

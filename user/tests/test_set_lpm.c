@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "set.h"
+#include "set_algo.h"
 #include "tap.h"
 
 #define POOL		4000
