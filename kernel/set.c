@@ -30,6 +30,7 @@
 
 static const struct nfhp_set_algo *const nfhp_set_algos[] = {
 	&nfhp_set_addr_hash,
+	&nfhp_set_addr_lpm,
 };
 
 /**
@@ -241,6 +242,21 @@ int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
 	return 0;
 }
 
+/* Is @set at its limit, and @key not in it, so that an add would pass it? */
+static bool nfhp_set_full(const struct nfhp_set *set, const void *inst,
+			  const struct nfhp_set_key *key)
+{
+	bool full;
+	u32 old;
+
+	/* The algorithms' readers run under RCU, whoever calls them. */
+	rcu_read_lock();
+	full = set->algo->count(inst) >= set->limit &&
+	       !set->algo->find(inst, key, &old);
+	rcu_read_unlock();
+	return full;
+}
+
 /**
  * nfhp_set_add() - add an entry, or give an entry a new value
  * @sets: the namespace's sets
@@ -256,13 +272,11 @@ int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 {
 	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
 	void *inst = nfhp_set_inst(sets, set);
-	u32 old;
 	int ret;
 
 	if (set->locked)
 		return NFHP_SET_LOCKED;
-	if (set->limit && set->algo->count(inst) >= set->limit &&
-	    !set->algo->find(inst, key, &old))
+	if (set->limit && nfhp_set_full(set, inst, key))
 		return NFHP_SET_LIMIT;
 	ret = set->algo->add(&ctx, inst, key, value, flags & NFHP_SET_F_UPDATE);
 	nfhp_set_gc_run(&ctx, false);
@@ -315,12 +329,18 @@ static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
 bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
 		   const struct nfhp_set_key *key, u32 *value)
 {
-	const void *inst = nfhp_set_inst_read(sets, set);
 	unsigned int width = nfhp_dim_bits(set->family, NFHP_DIM_SRC);
+	const void *inst;
+	bool found;
 
+	rcu_read_lock();
+	inst = nfhp_set_inst_read(sets, set);
 	if (key->plen == width)
-		return set->algo->lookup(inst, key, value);
-	return set->algo->find(inst, key, value);
+		found = set->algo->lookup(inst, key, value);
+	else
+		found = set->algo->find(inst, key, value);
+	rcu_read_unlock();
+	return found;
 }
 
 /**
@@ -332,7 +352,12 @@ bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
  */
 u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set)
 {
-	return set->algo->count(nfhp_set_inst_read(sets, set));
+	u32 n;
+
+	rcu_read_lock();
+	n = set->algo->count(nfhp_set_inst_read(sets, set));
+	rcu_read_unlock();
+	return n;
 }
 
 /**
@@ -343,6 +368,8 @@ u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set)
  * @fn: called for each entry; non-zero stops the walk
  * @arg: its first argument
  *
+ * @fn runs under rcu_read_lock(): it must not sleep.
+ *
  * Return: what @fn returned to stop the walk, or 0 at the end.
  */
 int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
@@ -351,7 +378,12 @@ int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
 			    u32 value),
 		  void *arg)
 {
-	return set->algo->walk(nfhp_set_inst_read(sets, set), cursor, fn, arg);
+	int ret;
+
+	rcu_read_lock();
+	ret = set->algo->walk(nfhp_set_inst_read(sets, set), cursor, fn, arg);
+	rcu_read_unlock();
+	return ret;
 }
 
 /**
