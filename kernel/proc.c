@@ -407,6 +407,43 @@ static int nfhp_shadowed_show(struct seq_file *m, void *v)
 }
 
 /**
+ * nfhp_sets_show() - print /proc/net/nf-hipac/sets
+ * @m: the seq_file, private the namespace
+ * @v: unused
+ *
+ * A header line, then a line per named set: its name, family, type and
+ * algorithm, entries, limit (0: none), memory in bytes, the rules that
+ * refer to it, the lookups of packets and how many found an entry.
+ *
+ * Return: 0, or -EACCES if the reader may not see it.
+ */
+static int nfhp_sets_show(struct seq_file *m, void *v)
+{
+	struct net *net = seq_file_single_net(m);
+	struct nfhp_net *hn = nfhp_net(net);
+	struct nfhp_set_stats st;
+	const struct nfhp_set *set;
+
+	if (!nfhp_proc_may_read(m->file, net))
+		return -EACCES;
+	seq_printf(m, "%-31s %-6s %-9s %10s %10s %12s %5s %14s %14s\n",
+		   "name", "family", "type", "entries", "limit", "memory",
+		   "refs", "lookups", "hits");
+	mutex_lock(&hn->lock);
+	for (set = hn->sets.first; set; set = set->next) {
+		nfhp_set_stats_sum(set, &st);
+		seq_printf(m, "%-31s %-6s addr:%-4s %10u %10u %12llu %5u %14llu %14llu\n",
+			   set->name,
+			   set->family == NFHP_FAMILY_IPV6 ? "inet6" : "inet",
+			   set->algo->name, nfhp_set_count(&hn->sets, set),
+			   set->limit, set->mem.allocated, set->refs,
+			   st.lookups, st.hits);
+	}
+	mutex_unlock(&hn->lock);
+	return 0;
+}
+
+/**
  * nfhp_proc_net_init() - create /proc/net/nf-hipac in a namespace
  * @hn: the namespace state
  *
@@ -437,6 +474,8 @@ int nfhp_proc_net_init(struct nfhp_net *hn)
 	    !proc_create_net_single_write("info6", 0644, dir, nfhp_info_show,
 					  nfhp_info_write,
 					  (void *)NFHP_PROC_IPV6))
+		goto err_remove_dir;
+	if (!proc_create_net_single("sets", 0444, dir, nfhp_sets_show, NULL))
 		goto err_remove_dir;
 	if (!proc_create_net_single_write("world_readable", 0644, dir,
 					  nfhp_world_readable_show,

@@ -116,15 +116,15 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
 	}
 	set = kzalloc(sizeof(*set), GFP_KERNEL);
 	if (!set)
-		return -ENOMEM;
+		goto err_nomem;
+	set->stats = alloc_percpu(struct nfhp_set_stats);
+	if (!set->stats)
+		goto err_free_set;
 	set->mem.limit = sets->mem_limit;
 	ctx = nfhp_set_ctx(sets, set);
 	inst = algo->create(&ctx, family, 0);
-	if (!inst) {
-		kfree(set);
-		*msg = "no memory for the set";
-		return -ENOMEM;
-	}
+	if (!inst)
+		goto err_free_stats;
 	strscpy(set->name, name, sizeof(set->name));
 	set->family = family;
 	set->algo = algo;
@@ -135,6 +135,14 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
 	sets->first = set;
 	sets->n++;
 	return 0;
+
+err_free_stats:
+	free_percpu(set->stats);
+err_free_set:
+	kfree(set);
+err_nomem:
+	*msg = "no memory for the set";
+	return -ENOMEM;
 }
 
 /* Free @set, which no rule refers to and no packet reaches. */
@@ -144,7 +152,27 @@ static void nfhp_set_free(struct nfhp_sets *sets, struct nfhp_set *set)
 
 	set->algo->destroy(&ctx, nfhp_set_inst(sets, set));
 	nfhp_set_gc_run(&ctx, true);
+	free_percpu(set->stats);
 	kfree(set);
+}
+
+/**
+ * nfhp_set_stats_sum() - the lookups and hits of a set on every CPU
+ * @set: the set
+ * @sum: filled with their sums
+ */
+void nfhp_set_stats_sum(const struct nfhp_set *set,
+			struct nfhp_set_stats *sum)
+{
+	const struct nfhp_set_stats *st;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(set->stats, cpu);
+		sum->lookups += READ_ONCE(st->lookups);
+		sum->hits += READ_ONCE(st->hits);
+	}
 }
 
 /**

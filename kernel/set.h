@@ -6,10 +6,21 @@
 #define _NFHP_SET_H
 
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
 #include "set_algo.h"
+
+/**
+ * struct nfhp_set_stats - what packets asked of a set, on one CPU
+ * @lookups: lookups of set matches
+ * @hits: of which found an entry
+ */
+struct nfhp_set_stats {
+	u64 lookups;
+	u64 hits;
+};
 
 /**
  * struct nfhp_set - one named set
@@ -24,6 +35,7 @@
  * @refs: rules that refer to the set (set_match.c)
  * @mem: the account of @inst's memory, which moves with it
  * @gc: the blocks @inst's writers replaced, which move with it too
+ * @stats: lookups and hits by packets, per CPU
  */
 struct nfhp_set {
 	struct nfhp_set *next;
@@ -36,6 +48,7 @@ struct nfhp_set {
 	u32 refs;
 	struct nfhp_mem mem;
 	struct nfhp_set_gc gc;
+	struct nfhp_set_stats __percpu *stats;
 };
 
 /**
@@ -66,7 +79,11 @@ struct nfhp_sets {
 static inline bool nfhp_set_lookup(const struct nfhp_set *set,
 				   const struct nfhp_set_key *key, u32 *value)
 {
-	return set->algo->lookup(rcu_dereference(set->inst), key, value);
+	bool hit = set->algo->lookup(rcu_dereference(set->inst), key, value);
+
+	this_cpu_add(set->stats->lookups, 1);
+	this_cpu_add(set->stats->hits, (u64)hit);
+	return hit;
 }
 
 const struct nfhp_set_algo *nfhp_set_algo_find(u8 type, const char *name);
@@ -91,6 +108,8 @@ int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
 		  int (*fn)(void *arg, const struct nfhp_set_key *key,
 			    u32 value),
 		  void *arg);
+void nfhp_set_stats_sum(const struct nfhp_set *set,
+			struct nfhp_set_stats *sum);
 void nfhp_sets_init(struct nfhp_sets *sets, struct mutex *lock,
 		    u64 mem_limit);
 void nfhp_sets_free(struct nfhp_sets *sets);
