@@ -85,6 +85,7 @@ bench:
 	bench/run-core-bench.sh
 	bench/lookup-counts.sh
 	bench/ipv6-pair.sh -r 3
+	bench/set-bench.sh
 
 # Issue 48's worst case: bench/worst.py's random sets with many dimensions
 # and user chains at 100, 1k and 10k rules, each under a time limit
