@@ -55,15 +55,7 @@ CLIENT6=$(v6 $CLIENT_IP)
 ROUTER_CLIENT6=$(v6 $ROUTER_CLIENT_IP)
 ROUTER_SERVER6=$(v6 $ROUTER_SERVER_IP)
 SERVER6=$(v6 $SERVER_IP)
-# Without duplicate address detection, which would hold them back.
-ip -n $ns_client addr add $CLIENT6/48 dev veth0 nodad &&
-ip -n $ns_router addr add $ROUTER_CLIENT6/48 dev veth0 nodad &&
-ip -n $ns_router addr add $ROUTER_SERVER6/48 dev veth1 nodad &&
-ip -n $ns_server addr add $SERVER6/48 dev veth0 nodad &&
-ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
-ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
-in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1 ||
-	{ nfhp_log "IPv6 setup failed"; exit 1; }
+nf_hipac_setup6 48 || { nfhp_log "IPv6 setup failed"; exit 1; }
 printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' \
 	> "$empty"
 

@@ -431,19 +431,7 @@ rns nft flush ruleset
 
 # --- 2b. ip6 and inet tables: the IPv6 rule set ------------------------------
 
-CLIENT6=fd00:1::2
-ROUTER_CLIENT6=fd00:1::1
-ROUTER_SERVER6=fd00:2::1
-SERVER6=fd00:2::2
-# Without duplicate address detection, which holds addresses back.
-ip -n $ns_client addr add $CLIENT6/64 dev veth0 nodad &&
-ip -n $ns_router addr add $ROUTER_CLIENT6/64 dev veth0 nodad &&
-ip -n $ns_router addr add $ROUTER_SERVER6/64 dev veth1 nodad &&
-ip -n $ns_server addr add $SERVER6/64 dev veth0 nodad &&
-ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
-ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
-rns sysctl -qw net.ipv6.conf.all.forwarding=1 ||
-	nfhp_check "IPv6 setup" false
+nf_hipac_setup6 || nfhp_check "IPv6 setup" false
 
 r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
 imp6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" import "$@"; }

@@ -233,6 +233,26 @@ nf_hipac_setup()
 	in_ns $ns_server $NFHP_PING -q -c1 -W5 $ROUTER_SERVER_IP >/dev/null
 }
 
+# nf_hipac_setup6 [PLEN] - IPv6 on nf_hipac_setup()'s topology: CLIENT6,
+# ROUTER_CLIENT6, ROUTER_SERVER6 and SERVER6 (fd00:1::2, fd00:1::1,
+# fd00:2::1 and fd00:2::2 unless set before) with prefix length PLEN (64),
+# without duplicate address detection, which would hold them back for a
+# second or more; default routes through the router, which forwards.
+nf_hipac_setup6()
+{
+	local plen=${1:-64}
+
+	: "${CLIENT6:=fd00:1::2}" "${ROUTER_CLIENT6:=fd00:1::1}"
+	: "${ROUTER_SERVER6:=fd00:2::1}" "${SERVER6:=fd00:2::2}"
+	ip -n $ns_client addr add $CLIENT6/$plen dev veth0 nodad &&
+	ip -n $ns_router addr add $ROUTER_CLIENT6/$plen dev veth0 nodad &&
+	ip -n $ns_router addr add $ROUTER_SERVER6/$plen dev veth1 nodad &&
+	ip -n $ns_server addr add $SERVER6/$plen dev veth0 nodad &&
+	ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
+	ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
+	in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1
+}
+
 # ping_ok [NS [DST]] - one ICMP echo from NS (default client) to DST (default
 # the server) must be answered within $NFHP_WAIT seconds.
 ping_ok()
