@@ -331,7 +331,10 @@ int nfhp_set_remove(struct nfhp_sets *sets, struct nfhp_set *set,
 		return NFHP_SET_LOCKED;
 	ret = set->algo->del(&ctx, nfhp_set_inst(sets, set), key);
 	nfhp_set_gc_run(&ctx, false);
-	return ret == -EINVAL ? NFHP_SET_INVALID : ret;
+	if (ret == -EINVAL)
+		return NFHP_SET_INVALID;
+	/* lpm rebuilds a bucket to delete a prefix, and may run out. */
+	return ret < 0 ? NFHP_SET_NOMEM : ret;
 }
 
 /* The instance of @set for its writers and the readers of its entries. */

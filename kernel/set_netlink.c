@@ -359,15 +359,22 @@ static const char *nfhp_set_result_msg(int err)
 	}
 }
 
+/* One entry of a reply: address, prefix length, value and result. */
+#define NFHP_SETE_REPLY_SIZE						\
+	(NLA_HDRLEN + NLA_ALIGN(NLA_HDRLEN + 16) +			\
+	 2 * NLA_ALIGN(NLA_HDRLEN + 4) + NLA_ALIGN(NLA_HDRLEN + 1))
+
+/* The reply of NFHP_SET_MAX_BATCH entries fits an attribute's length. */
+static_assert(NLA_HDRLEN + NFHP_SET_MAX_BATCH * NFHP_SETE_REPLY_SIZE <=
+	      U16_MAX);
+
 /* A reply to @info holding NFHPA_SET with room for @n entries. */
 static struct sk_buff *nfhp_set_reply_new(struct genl_info *info,
 					  unsigned int n, void **hdr)
 {
 	struct sk_buff *reply;
 
-	reply = genlmsg_new(nla_total_size(0) + n * nla_total_size(
-			    nla_total_size(16) + 2 * nla_total_size(4) +
-			    nla_total_size(1)), GFP_KERNEL);
+	reply = genlmsg_new(NLA_HDRLEN + n * NFHP_SETE_REPLY_SIZE, GFP_KERNEL);
 	if (!reply)
 		return NULL;
 	*hdr = genlmsg_put_reply(reply, info, nfhp_genl_family(), 0,
@@ -463,15 +470,20 @@ int nfhp_nl_set_entries(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[NFHPA_SET_MAX + 1];
 	struct sk_buff *reply;
 	struct nfhp_set *set;
+	unsigned int n;
 	void *hdr;
 	int ret;
 
 	ret = nfhp_set_attrs(info, tb);
 	if (ret)
 		return ret;
-	reply = nfhp_set_reply_new(info,
-				   nfhp_set_entries_in(info->attrs[NFHPA_SET]),
-				   &hdr);
+	n = nfhp_set_entries_in(info->attrs[NFHPA_SET]);
+	if (n > NFHP_SET_MAX_BATCH) {
+		NL_SET_ERR_MSG(info->extack,
+			       "more entries than NFHP_SET_MAX_BATCH in one message");
+		return -E2BIG;
+	}
+	reply = nfhp_set_reply_new(info, n, &hdr);
 	if (!reply)
 		return -ENOMEM;
 	mutex_lock(&hn->lock);

@@ -92,7 +92,8 @@
  *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
  *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
  *     per entry sent, in order, each with its NFHPA_SETE_RESULT.  An entry
- *     that fails does not stop the others.  The command fails (after the
+ *     that fails does not stop the others.  At most NFHP_SET_MAX_BATCH
+ *     entries (E2BIG, nothing applied).  The command fails (after the
  *     reply) with the first entry's error: -EEXIST (unless
  *     NFHP_SET_F_EXIST), -E2BIG over the limit, -EPERM while locked,
  *     -EINVAL for a key of another type or family, -ENOMEM.
@@ -530,6 +531,12 @@ enum nfhp_action {
 
 /* Longest set name, its NUL included. */
 #define NFHP_SET_MAXNAMELEN	32
+/*
+ * Most NFHPA_SET_ENTRY of one NFHP_CMD_SET_ADD or NFHP_CMD_SET_REMOVE: the
+ * reply, an entry for each, must fit one attribute.  More are refused
+ * with E2BIG before any is applied.
+ */
+#define NFHP_SET_MAX_BATCH	1024
 /* Most NFHPA_RULE_SETM of one rule. */
 #define NFHP_MAX_SETM		4
 
