@@ -1209,11 +1209,12 @@ def pools6(text):
 def usable6(a):
     """An address both routers forward alike: not ::/8 (unspecified,
     loopback, v4-mapped), not link-local or multicast, not the routers'
-    fd00:100::/22 links."""
+    links fd00:100::/64 .. fd00:103::/64 (fd00:100::/30; fd00::/24 holds
+    the addresses bench/ipv4to6.py makes, which are usable)."""
     top = a >> 120
     if top in (0, 0xFF) or a >> 118 == 0xFE80 >> 6:
         return False
-    return a >> 106 != addr6("fd00:100::") >> 106
+    return a >> 98 != addr6("fd00:100::") >> 98
 
 
 def explicit_packets6(text):

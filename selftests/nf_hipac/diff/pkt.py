@@ -10,9 +10,19 @@ A Pkt6 is the IPv6 one: extension headers (hop-by-hop, destination
 options, routing type 0 with no segments left, a fragment header) may
 come before the upper layer, and the key is the flow label, which
 forwarding keeps (IPv6 has no id outside the fragment header).
+
+The real-looking IPv4 rule sets (ClassBench, the university firewall)
+are made IPv6 by bench/ipv4to6.py: rules6() and packet6() are its rule
+and packet lines, map6() an address or prefix.
 """
+import os
 import socket
 import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "bench"))
+import ipv4to6  # noqa: E402
 
 # Router-side interface names, in the order of the tester's c0 c1 c2 s.
 IFACES = ("veth0", "veth10", "eth1", "srv0")
@@ -65,9 +75,36 @@ def fmt6(v):
     return socket.inet_ntop(socket.AF_INET6, v.to_bytes(16, "big"))
 
 
+def rules6(text):
+    """An IPv4 rule set made IPv6 by bench/ipv4to6.py: a.b.c.d/p in bits
+    24-55 under fd00::/24 as /(24 + p), -p icmp as ipv6-icmp, -m ttl as
+    -m hl."""
+    return "".join(ipv4to6.rule_line(line)
+                   for line in text.splitlines(True))
+
+
+def packet6(line):
+    """A packet line (src=... dst=... proto=...) made IPv6 the same way."""
+    return ipv4to6.packet_line(line)
+
+
+def map6(s):
+    """An IPv4 address or prefix made IPv6 the same way."""
+    return ipv4to6.ADDR.sub(ipv4to6.v6, s)
+
+
+# The client nets of route_out() made IPv6 by map6(), top 40 bits: topo.sh
+# routes them as their originals (fd00:a:100::/40 to veth0, ...), so
+# that a mapped rule set's packets leave where the IPv4 ones do.
+MAPPED_NETS6 = tuple(addr6(map6(n).partition("/")[0]) >> 88
+                     for n in ("10.1.0.0", "10.2.0.0", "10.3.0.0"))
+
+
 def route_out(dst, family=4):
     """The router's output interface index for dst (topo.sh routes)."""
     if family == 6:
+        if dst >> 88 in MAPPED_NETS6:
+            return MAPPED_NETS6.index(dst >> 88)
         top = dst >> 80
         return {0x20010db80001: 0, 0x20010db80002: 1,
                 0x20010db80003: 2}.get(top, 3)

@@ -30,7 +30,10 @@
 # forwarding, fd00:100::/64 .. fd00:103::/64 on the four links (no DAD),
 # 2001:db8:1::/48, :2::/48 and :3::/48 routed to the client side and the
 # rest to srv0 via permanent neighbours, and the same mark and NOTRACK
-# rules from the traffic class in ip6tables-legacy's mangle and raw.  IPv4
+# rules from the traffic class in ip6tables-legacy's mangle and raw.  The
+# IPv4 client nets made IPv6 by bench/ipv4to6.py (10.1.0.0/16 becomes
+# fd00:a:100::/40, ...: pkt.MAPPED_NETS6) go where their originals go, so
+# that the ClassBench sets, mapped, leave by the same interfaces.  IPv4
 # stays: the ARP barrier of driver.py needs it.
 
 diff_ns_t=nfhp-dt-$$
@@ -96,6 +99,9 @@ diff_router_setup()
 		ip -n "$ns" route add 2001:db8:1::/48 via fd00:100::2 dev veth0 &&
 		ip -n "$ns" route add 2001:db8:2::/48 via fd00:101::2 dev veth10 &&
 		ip -n "$ns" route add 2001:db8:3::/48 via fd00:102::2 dev eth1 &&
+		ip -n "$ns" route add fd00:a:100::/40 via fd00:100::2 dev veth0 &&
+		ip -n "$ns" route add fd00:a:200::/40 via fd00:101::2 dev veth10 &&
+		ip -n "$ns" route add fd00:a:300::/40 via fd00:102::2 dev eth1 &&
 		ip -n "$ns" route add default via fd00:103::2 dev srv0 ||
 			return 1
 	fi
