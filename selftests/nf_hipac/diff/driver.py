@@ -39,8 +39,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen  # noqa: E402
 import realworld  # noqa: E402
-from pkt import (IFACES, TESTER_IFS, Pkt, addr, mac, mac_bytes,  # noqa: E402
-                 parse_key, parse_key6, route_out)
+from pkt import (IFACES, TESTER_IFS, Pkt, addr, addr6, mac,  # noqa: E402
+                 mac_bytes, packet6, parse_key, parse_key6, route_out,
+                 rules6)
 
 CLONE_NEWNET = 0x40000000
 ETH_P_ALL = 0x0003
@@ -430,7 +431,9 @@ def read_corpus(path):
 
 
 def classbench_cases(args, rng):
-    """(name, ruleset text, trace tuples) of the ClassBench 1k sets."""
+    """(name, ruleset text, trace tuples) of the ClassBench 1k sets; with
+    --family 6 both made IPv6 by bench/ipv4to6.py (pkt.rules6(),
+    pkt.packet6())."""
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../..")
     conv = os.path.join(top, "bench/classbench2ipt.py")
     tconv = os.path.join(top, "bench/classbench2pkt.py")
@@ -453,9 +456,13 @@ def classbench_cases(args, rng):
             out = subprocess.run([sys.executable, tconv, "--synth", rules,
                                   "--count", "2000"], check=True,
                                  capture_output=True, text=True).stdout
+        a = addr
+        if args.family == 6:
+            text, a = rules6(text), addr6
+            out = "".join(packet6(line) for line in out.splitlines(True))
         for line in out.splitlines():
             f = dict(kv.split("=") for kv in line.split())
-            tuples.append((addr(f["src"]), addr(f["dst"]), int(f["sport"]),
+            tuples.append((a(f["src"]), a(f["dst"]), int(f["sport"]),
                            int(f["dport"]), int(f["proto"])))
         yield "classbench " + n, text, tuples
 
@@ -728,8 +735,10 @@ def main():
     if args.classbench and os.path.isdir(args.classbench) and args.only < 0:
         rng = random.Random(args.seed)
         for name, text, tuples in classbench_cases(args, rng):
-            pl = gen.Planner(rng, gen.pools(text), odd=False)
-            phases = gen.trace_packets(rng, tuples, args.trace_packets, pl)
+            pl = gen.Planner(rng, gen.pools(text, fam), odd=False,
+                             family=fam)
+            phases = gen.trace_packets(rng, tuples, args.trace_packets, pl,
+                                       fam)
             phases[0] += [pl.probe() for _ in range(args.trace_packets // 3)]
             t0 = time.monotonic()
             t.run_case(ra, rb, name, text, phases)

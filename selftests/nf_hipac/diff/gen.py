@@ -881,24 +881,32 @@ def explicit_packets(text, family=4):
     return phases
 
 
-def trace_packets(rng, lines, n, planner):
-    """Packets from ClassBench trace lines (src dst sport dport proto)."""
+def trace_packets(rng, lines, n, planner, family=4):
+    """Packets from ClassBench trace lines (src dst sport dport proto).
+    With family 6 the addresses are IPv6 (made so by bench/ipv4to6.py)
+    and the protocol numbers the trace's: ICMP stays 1 as the converted
+    rules' "-p 1" does (an echo request after an IPv6 header), ICMPv6 is
+    58."""
+    v6 = family == 6
+    ok, P = (usable6, Pkt6) if v6 else (usable, Pkt)
     out = []
     picks = [lines[rng.randrange(len(lines))] for _ in range(n)]
     for f in picks:
         src, dst, sp, dp, proto = f
-        if not usable(src) or not usable(dst):
+        if not ok(src) or not ok(dst):
             continue
         iface = rng.randrange(4)
         if proto == TCP:
-            l4 = tcp(src, dst, sp, dp, planner.flags())
+            l4 = tcp(src, dst, sp, dp, planner.flags(), v6=v6)
         elif proto == UDP:
-            l4 = udp(src, dst, sp, dp)
+            l4 = udp(src, dst, sp, dp, v6=v6)
         elif proto == ICMP:
             l4 = icmp(8, 0)
+        elif proto == ICMP6 and v6:
+            l4 = icmp6(src, dst, 128, 0)
         else:
             l4 = b"\0" * 8
-        out.append(Pkt(iface, src, dst, proto, l4, 63, 0, kind="trace"))
+        out.append(P(iface, src, dst, proto, l4, 63, 0, kind="trace"))
     return [out, [], []]
 
 
