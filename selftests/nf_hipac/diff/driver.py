@@ -21,7 +21,9 @@ With --real-world FILE, the university firewall of real-world/ is
 probed too, adapted to the routers by realworld.py (interfaces renamed,
 routes for its vlans, -m limit made deterministic), with packets from its
 own rules; its chains must then have seen packets, or the comparison
-would say nothing.
+would say nothing.  With --family 6 the firewall and the ClassBench sets
+(--classbench) are made IPv6 by bench/ipv4to6.py, their packets and
+routes too (pkt.rules6(), realworld.to_ipv6()).
 
 Options: see main(); the shell wrapper maps NFHP_DIFF_* to them.
 """
@@ -555,12 +557,20 @@ def real_world_case(t, ra, rb, args):
     """The firewall of --real-world, adapted (realworld.py); False when
     its packets missed the chains that make it worth comparing."""
     name = "real-world " + os.path.basename(args.real_world)
-    text, routes = realworld.adapt(read_corpus(args.real_world))
+    fam = args.family
+    text, routes, notes = realworld.adapt(read_corpus(args.real_world), fam)
+    if fam == 6:
+        dropped = sum(v for k, v in notes.items()
+                      if k.startswith("dropped"))
+        t.log("%s made IPv6: %d rules dropped%s" % (
+            name, dropped, "".join("; %s: %d" % kv
+                                   for kv in sorted(notes.items()))))
     rng = random.Random("%d:real-world" % args.seed)
     n = args.real_world_packets
-    phases = realworld.plan(text, rng, n)
-    pl = gen.Planner(rng, gen.pools(text), odd=not args.no_odd,
-                     hotdrop=not args.no_hotdrop)
+    phases = realworld.plan(text, rng, n, fam)
+    pl = gen.Planner(rng, gen.pools(text, fam), odd=not args.no_odd,
+                     hotdrop=not args.no_hotdrop, family=fam,
+                     unwalkable=args.unwalkable)
     phases[0] += [pl.oddity() if pl.odd and rng.random() < 0.3 else
                   pl.probe() for _ in range(n // 4)]
     for r in (ra, rb):

@@ -327,6 +327,8 @@ class Pkt6(Pkt):
         s = "flow=%d in=%s %s -> %s proto=%d hl=%d len=%d mark=0x%x" % (
             self.ident, IFACES[self.iface], fmt6(self.src), fmt6(self.dst),
             self.proto, self.ttl, self.length, mark)
+        if self.smac:
+            s += " smac=%s" % self.smac
         if self.tos & 3 == 1:
             s += " notrack"
         if self.exts:

@@ -35,28 +35,108 @@ That compares how often nf-hipac runs the match, not the rate.
 -m recent counts hits over 60 and 360 seconds, longer than the test.  LOG
 writes nothing from a network namespace but the initial one
 (net.netfilter.nf_log_all_netns is 0): its counters are compared.
+
+With family 6 (iptables_diff6.sh) the firewall is made IPv6 after that:
+bench/ipv4to6.py moves every address and prefix into fd00::/24
+(131.159.20.0/24 becomes fd00:83:9f14::/48), "-p icmp" becomes
+ipv6-icmp, and to_ipv6() rewrites or drops what ip6tables has no word
+for (see IPV4_ONLY).  The routes, the hosts out on the uplink and the
+packets are mapped the same way; the router's own address on srv0 and
+the next hops are topo.sh's IPv6 ones, pings are ICMPv6 echo requests.
 """
 import re
 import shlex
 
-from pkt import ICMP, TCP, UDP, Pkt, addr, icmp, tcp, udp
+from gen import ICMP6_NAMES
+from pkt import (ICMP, ICMP6, TCP, UDP, Pkt, Pkt6, addr, addr6, icmp, icmp6,
+                 map6, rules6, tcp, udp)
 
 # The firewall's interfaces that get a router interface (pkt.IFACES index).
 VLANS = {"vlan109": 0, "vlan171": 1, "vlan96": 2, "vlan110": 3}
 ROUTER_IFS = ("veth0", "veth10", "eth1", "srv0")
 # Where the routers' neighbours on veth0, veth10, eth1 are (topo.sh).
 NEXT_HOPS = ("192.168.100.2", "192.168.101.2", "192.168.102.2")
+NEXT_HOPS6 = ("fd00:100::2", "fd00:101::2", "fd00:102::2")
 # The router's own address on srv0, for the INPUT chain.
 ROUTER_SRV = addr("192.168.103.1")
+ROUTER_SRV6 = addr6("fd00:103::1")
 # Addresses out on the uplink.
-INTERNET = [addr(a) for a in ("8.8.8.8", "193.99.144.80", "198.51.100.7",
-                              "203.0.113.9", "62.4.5.6", "188.95.232.70")]
+INTERNET_V4 = ("8.8.8.8", "193.99.144.80", "198.51.100.7", "203.0.113.9",
+               "62.4.5.6", "188.95.232.70")
+INTERNET = [addr(a) for a in INTERNET_V4]
+INTERNET6 = [addr6(map6(a)) for a in INTERNET_V4]
+# The SSH servers' nets that ratessh counts (ssh_burst()).
+SSH_NET = "131.159.14.0/23"
 LIMIT = "--limit 1/hour --limit-burst 3"
 
+# What ip6tables cannot take of the firewall made IPv6 by rules6() (which
+# turns -m ttl into -m hl and -p icmp into ipv6-icmp).  REJECT's ICMP messages have
+# ICMPv6 ones (ip6t_REJECT), but for a protocol unreachable: REJECT6
+# gives each its ICMPv6 form, None drops the rule.  The firewall's 17
+# REJECT rules say icmp-port-unreachable, which ip6tables refuses: they
+# become icmp6-port-unreachable.  Rules of IPv4's own options and matches
+# are dropped: -f (a later IPv4 fragment; IPv6 has -m frag), -m
+# ipv4options and -m realm (IPv4 only in the kernel), and icmp type names
+# that ICMPv6 lacks (source-quench...; rules6() keeps type numbers).
+# The firewall has none of those.
+REJECT6 = {"icmp-net-unreachable": "icmp6-no-route",
+           "net-unreach": "icmp6-no-route",
+           "icmp-host-unreachable": "icmp6-addr-unreachable",
+           "host-unreach": "icmp6-addr-unreachable",
+           "icmp-port-unreachable": "icmp6-port-unreachable",
+           "port-unreach": "icmp6-port-unreachable",
+           "icmp-net-prohibited": "icmp6-adm-prohibited",
+           "net-prohib": "icmp6-adm-prohibited",
+           "icmp-host-prohibited": "icmp6-adm-prohibited",
+           "host-prohib": "icmp6-adm-prohibited",
+           "icmp-admin-prohibited": "icmp6-adm-prohibited",
+           "admin-prohib": "icmp6-adm-prohibited",
+           "icmp-proto-unreachable": None, "proto-unreach": None,
+           "tcp-reset": "tcp-reset"}
+IPV4_ONLY = ("-f", "--fragment")
+IPV4_ONLY_MATCHES = ("ipv4options", "realm")
 
-def adapt(text):
+
+def to_ipv6(text):
+    """The rule set text (IPv4, adapted) as ip6tables takes it, and what
+    was changed: (text, {what: rules})."""
+    out, notes = [], {}
+
+    def note(what):
+        notes[what] = notes.get(what, 0) + 1
+    for line in rules6(text).splitlines(True):
+        if not line.startswith("-A "):
+            out.append(line)
+            continue
+        w = line.split()
+        bad = [o for o in IPV4_ONLY if o in w] + \
+            ["-m " + o for o in IPV4_ONLY_MATCHES
+             if o in w and w[w.index(o) - 1] == "-m"]
+        if "--icmpv6-type" in w:
+            t = w[w.index("--icmpv6-type") + 1]
+            if not t.split("/")[0].isdigit() and t not in ICMP6_NAMES:
+                bad.append("--icmp-type " + t)
+        m = re.search(r"--reject-with (\S+)", line)
+        if m and REJECT6.get(m.group(1)) is None:
+            bad.append("--reject-with " + m.group(1))
+        if bad:
+            note("dropped for " + ", ".join(bad))
+            continue
+        if m and REJECT6[m.group(1)] != m.group(1):
+            line = line.replace(m.group(0), "--reject-with " +
+                                REJECT6[m.group(1)])
+            note("%s made %s" % (m.group(0), REJECT6[m.group(1)]))
+        if "-p ipv6-icmp" in line:
+            note("-p icmp made ipv6-icmp")
+        if "-m hl" in line:
+            note("-m ttl made -m hl")
+        out.append(line)
+    return "".join(out), notes
+
+
+def adapt(text, family=4):
     """(rule set text for the routers, [(net, router interface, next
-    hop)] to route)."""
+    hop)] to route, {what was changed for IPv6: rules})."""
     def iface(m):
         return m.group(1) + ROUTER_IFS[VLANS[m.group(2)]]
 
@@ -71,19 +151,25 @@ def adapt(text):
                 not w[3].startswith("224."):
             i = ROUTER_IFS.index(w[5])
             routes.append((w[3], w[5], NEXT_HOPS[i]))
-    return out, routes
+    if family != 6:
+        return out, routes, {}
+    out, notes = to_ipv6(out)
+    routes = [(map6(net), dev, NEXT_HOPS6[ROUTER_IFS.index(dev)])
+              for net, dev, _ in routes]
+    return out, routes, notes
 
 
-def _net(s):
+def _net(s, family=4):
+    """(base, host bits) of the prefix s."""
     a, _, p = s.partition("/")
-    plen = int(p or 32)
-    mask = (0xFFFFFFFF << (32 - plen)) & 0xFFFFFFFF
-    return addr(a) & mask, plen
+    bits = 128 if family == 6 else 32
+    host = bits - int(p or bits)
+    return (addr6(a) if family == 6 else addr(a)) >> host << host, host
 
 
 def _in(a, net):
-    base, plen = net
-    return (a >> (32 - plen)) == (base >> (32 - plen)) if plen else True
+    base, host = net
+    return a >> host == base >> host
 
 
 def _ports(spec):
@@ -101,8 +187,9 @@ def _ports(spec):
 class Rules:
     """What plan() needs of the adapted rule set."""
 
-    def __init__(self, text):
-        self.nets = {}          # iface -> (base, plen) of its vlan
+    def __init__(self, text, family=4):
+        self.family = family
+        self.nets = {}          # iface -> (base, host bits) of its vlan
         self.hosts = {}         # iface -> [(addr, mac or None)]
         self.services = []      # (src net or None, dst, proto, [ports])
         chains = {}             # mac chain -> iface
@@ -115,23 +202,24 @@ class Rules:
             if w[1] == "FORWARD" and len(w) == 8 and w[2] == "-s" and \
                     w[4] == "-i" and w[5] in ROUTER_IFS[:3]:
                 i = ROUTER_IFS.index(w[5])
-                self.nets[i] = _net(w[3])
+                self.nets[i] = _net(w[3], family)
                 chains[w[7]] = i
         for w in rules:
             opt = dict(zip(w, w[1:]))
             if w[1] in chains and "-s" in opt:
-                host = _net(opt["-s"])[0]
+                host = _net(opt["-s"], family)[0]
                 self.hosts.setdefault(chains[w[1]], []).append(
                     (host, opt.get("--mac-source")))
             elif w[1].startswith("filter_") and opt.get("-j") == "ACCEPT" \
                     and "-d" in opt and "-p" in opt:
                 spec = opt.get("--dport") or opt.get("--dports") or ""
-                proto = {"tcp": TCP, "udp": UDP, "icmp": ICMP}.get(
-                    opt["-p"], None)
+                proto = {"tcp": TCP, "udp": UDP, "icmp": ICMP,
+                         "ipv6-icmp": ICMP6}.get(opt["-p"], None)
                 if proto is None:
                     continue
-                self.services.append((_net(opt["-s"]) if "-s" in opt
-                                      else None, _net(opt["-d"])[0], proto,
+                self.services.append((_net(opt["-s"], family) if "-s" in opt
+                                      else None,
+                                      _net(opt["-d"], family)[0], proto,
                                       _ports(spec) if spec else [0]))
         self.macs = sorted({m for h in self.hosts.values() for _, m in h
                             if m})
@@ -148,6 +236,10 @@ class Planner:
 
     def __init__(self, rng, rules):
         self.rng, self.r = rng, rules
+        self.v6 = rules.family == 6
+        self.Pkt = Pkt6 if self.v6 else Pkt
+        self.icmp = ICMP6 if self.v6 else ICMP
+        self.internet = INTERNET6 if self.v6 else INTERNET
 
     def sport(self):
         return self.rng.randrange(40000, 60000)
@@ -164,18 +256,22 @@ class Planner:
         if x < 0.8:
             return i, host, r.choice(self.r.macs)
         if x < 0.9:
-            base, plen = self.r.nets[i]
-            return i, base | r.randrange(1 << (32 - plen)), None
+            base, host = self.r.nets[i]
+            return i, base | r.randrange(1 << host), None
         if x < 0.95:
-            return i, r.choice(INTERNET), None      # spoofed
+            return i, r.choice(self.internet), None     # spoofed
         return i, host, None
 
     def l4(self, src, dst, proto, port, flags=0x02, data=b""):
+        v6 = self.v6
         if proto == TCP:
             return tcp(src, dst, self.sport(), port, flags,
-                       self.rng.randrange(1 << 32), 0, data)
+                       self.rng.randrange(1 << 32), 0, data, v6=v6)
         if proto == UDP:
-            return udp(src, dst, self.sport(), port, data or b"query")
+            return udp(src, dst, self.sport(), port, data or b"query",
+                       v6=v6)
+        if v6:
+            return icmp6(src, dst, 128, 0, bytes((1, 2, 0, 1)), b"ping")
         return icmp(8, 0, bytes((1, 2, 0, 1)), b"ping")
 
     def service(self):
@@ -190,8 +286,8 @@ class Planner:
             i, src, smac = self.inside()
             y = r.random()
             if y < 0.4:
-                dst, proto, port = r.choice(INTERNET), \
-                    r.choice((TCP, TCP, UDP, ICMP, 47, 50)), \
+                dst, proto, port = r.choice(self.internet), \
+                    r.choice((TCP, TCP, UDP, self.icmp, 47, 50)), \
                     r.choice((22, 25, 53, 80, 443, 3389, 6000))
             else:
                 _, dst, proto, port = self.service()
@@ -199,15 +295,15 @@ class Planner:
             i, smac = 3, None
             net, dst, proto, port = self.service()
             if net and r.random() < 0.5:
-                base, plen = net
-                src = base | r.randrange(1 << (32 - plen))
+                base, host = net
+                src = base | r.randrange(1 << host)
                 j = self.r.vlan_of(src)
                 if j is not None:
                     # From its own vlan, with its MAC if listed.
                     i, src, smac = self.inside(j) if r.random() < 0.5 \
                         else (j, src, None)
             else:
-                src = r.choice(INTERNET)
+                src = r.choice(self.internet)
             if r.random() < 0.2:
                 port = r.randrange(1, 65536)
         elif x < 0.9:                   # spoofed from the uplink
@@ -215,9 +311,10 @@ class Planner:
             src = r.choice([h for hs in self.r.hosts.values() for h, _ in hs])
             _, dst, proto, port = self.service()
         else:                           # to the router (INPUT)
-            i, smac, dst = 3, None, ROUTER_SRV
-            src = r.choice(INTERNET)
-            proto, port = r.choice(((ICMP, 0), (UDP, 53), (TCP, 53),
+            i, smac = 3, None
+            dst = ROUTER_SRV6 if self.v6 else ROUTER_SRV
+            src = r.choice(self.internet)
+            proto, port = r.choice(((self.icmp, 0), (UDP, 53), (TCP, 53),
                                     (TCP, 22), (TCP, 389), (UDP, 123)))
         if proto in (47, 50):
             l4 = bytes(r.randrange(256) for _ in range(16))
@@ -225,8 +322,8 @@ class Planner:
             flags = 0x02 if r.random() < 0.8 else r.choice((0x12, 0x10,
                                                             0x04, 0x03))
             l4 = self.l4(src, dst, proto, port, flags)
-        return Pkt(i, src, dst, proto, l4, 63, 0, kind="real-world",
-                   smac=smac)
+        return self.Pkt(i, src, dst, proto, l4, 63, 0, kind="real-world",
+                        smac=smac)
 
     def flow(self):
         """[[phase 1], [phase 2], [phase 3]] of one connection, from a
@@ -234,50 +331,57 @@ class Planner:
         r = self.rng
         if r.random() < 0.5:
             ci, c, cmac = self.inside()
-            s, proto, sp = r.choice(INTERNET), r.choice((TCP, UDP)), \
+            s, proto, sp = r.choice(self.internet), r.choice((TCP, UDP)), \
                 r.choice((22, 53, 80, 443))
             si, smac = 3, None
         else:
-            ci, cmac, c = 3, None, r.choice(INTERNET)
+            ci, cmac, c = 3, None, r.choice(self.internet)
             _, s, proto, sp = self.service()
             si = self.r.vlan_of(s)
             si = 3 if si is None else si
             smac = None
         cp = self.sport()
         m = 0xFFFFFFFF
+        v6 = self.v6
 
         def P(fwd, l4, note):
-            return Pkt(ci if fwd else si, c if fwd else s, s if fwd else c,
-                       proto, l4, 63, 0, kind="real-world flow", note=note,
-                       smac=cmac if fwd else smac)
+            return self.Pkt(ci if fwd else si, c if fwd else s,
+                            s if fwd else c, proto, l4, 63, 0,
+                            kind="real-world flow", note=note,
+                            smac=cmac if fwd else smac)
         if proto == TCP:
             ci_, si_ = r.randrange(1 << 32), r.randrange(1 << 32)
-            return [[P(1, tcp(c, s, cp, sp, 0x02, ci_), "tcp syn")],
-                    [P(0, tcp(s, c, sp, cp, 0x12, si_, (ci_ + 1) & m),
-                       "tcp syn/ack")],
+            return [[P(1, tcp(c, s, cp, sp, 0x02, ci_, v6=v6), "tcp syn")],
+                    [P(0, tcp(s, c, sp, cp, 0x12, si_, (ci_ + 1) & m,
+                              v6=v6), "tcp syn/ack")],
                     [P(1, tcp(c, s, cp, sp, 0x10, (ci_ + 1) & m,
-                              (si_ + 1) & m), "tcp ack"),
+                              (si_ + 1) & m, v6=v6), "tcp ack"),
                      P(1, tcp(c, s, cp, sp, 0x18, (ci_ + 1) & m,
-                              (si_ + 1) & m, b"request"), "tcp data"),
+                              (si_ + 1) & m, b"request", v6=v6),
+                       "tcp data"),
                      P(0, tcp(s, c, sp, cp, 0x18, (si_ + 1) & m,
-                              (ci_ + 8) & m, b"reply"), "tcp reply")]]
-        return [[P(1, udp(c, s, cp, sp, b"request"), "udp request")],
-                [P(0, udp(s, c, sp, cp, b"answer"), "udp reply")],
-                [P(1, udp(c, s, cp, sp, b"again"), "udp again")]]
+                              (ci_ + 8) & m, b"reply", v6=v6),
+                       "tcp reply")]]
+        return [[P(1, udp(c, s, cp, sp, b"request", v6=v6),
+                   "udp request")],
+                [P(0, udp(s, c, sp, cp, b"answer", v6=v6), "udp reply")],
+                [P(1, udp(c, s, cp, sp, b"again", v6=v6), "udp again")]]
 
     def ssh_burst(self, n=45):
         """n SSH SYNs from one source on the uplink to an SSH server of
         131.159.14.0/23 on a vlan: ratessh's hitcount stops the 41st."""
         r = self.rng
+        net = _net(map6(SSH_NET), 6) if self.v6 else _net(SSH_NET)
         ssh = [s for s in self.r.services if s[2] == TCP and 22 in s[3] and
-               s[0] is None and _in(s[1], _net("131.159.14.0/23")) and
+               s[0] is None and _in(s[1], net) and
                self.r.vlan_of(s[1]) is not None]
         dst = r.choice(ssh)[1] if ssh else \
             self.r.nets[min(self.r.nets)][0] | 9
-        src = r.choice(INTERNET)
-        return [Pkt(3, src, dst, TCP, tcp(src, dst, 41000 + k, 22, 0x02,
-                                          r.randrange(1 << 32)),
-                    63, 0, kind="real-world ssh", note="syn %d" % (k + 1))
+        src = r.choice(self.internet)
+        return [self.Pkt(3, src, dst, TCP,
+                         tcp(src, dst, 41000 + k, 22, 0x02,
+                             r.randrange(1 << 32), v6=self.v6),
+                         63, 0, kind="real-world ssh", note="syn %d" % (k + 1))
                 for k in range(n)]
 
     def plan(self, n):
@@ -293,11 +397,11 @@ class Planner:
         return phases
 
 
-def plan(text, rng, n):
+def plan(text, rng, n, family=4):
     """The phases of packets for the adapted rule set text; none when it
     has no vlan on the routers' interfaces (the driver then finds its
     chains unreached and fails)."""
-    rules = Rules(text)
+    rules = Rules(text, family)
     if not rules.hosts or not rules.services:
         return [[], [], []]
     return Planner(rng, rules).plan(n)
