@@ -705,9 +705,9 @@ class Planner:
             # to "no next header", not bytes that may not be walkable.
             return struct.pack("!BBHI", NONXT, 0, 0, r.randrange(1 << 32)) \
                 + self.pad_to(fixed + 8)
-        if proto in (43, 60):
-            return ext_hdr("rt0" if proto == 43 else "dst", NONXT) + \
-                self.pad_to(fixed + 8)
+        if proto in (0, 43, 60):
+            return ext_hdr({0: "hbh", 43: "rt0", 60: "dst"}[proto],
+                           NONXT) + self.pad_to(fixed + 8)
         return self.pad_to(fixed)
 
     def probe6(self):
@@ -886,7 +886,11 @@ def trace_packets(rng, lines, n, planner, family=4):
     With family 6 the addresses are IPv6 (made so by bench/ipv4to6.py)
     and the protocol numbers the trace's: ICMP stays 1 as the converted
     rules' "-p 1" does (an echo request after an IPv6 header), ICMPv6 is
-    58."""
+    58.  Numbers IPv6 gives extension headers (0, 43, 44, 60) make one
+    that ends in "no next header" (Planner.l4_6()): eight zero bytes
+    after next header 0 are a hop-by-hop header whose next one is cut
+    off, which ip6tables lets rules without -p see and nf-hipac6 drops
+    (hooks.c; NFHP_DIFF6_UNWALKABLE)."""
     v6 = family == 6
     ok, P = (usable6, Pkt6) if v6 else (usable, Pkt)
     out = []
@@ -904,6 +908,8 @@ def trace_packets(rng, lines, n, planner, family=4):
             l4 = icmp(8, 0)
         elif proto == ICMP6 and v6:
             l4 = icmp6(src, dst, 128, 0)
+        elif proto in (0, EXT_FRAG, 43, 60) and v6:
+            l4 = planner.l4_6(src, dst, proto, 40)
         else:
             l4 = b"\0" * 8
         out.append(P(iface, src, dst, proto, l4, 63, 0, kind="trace"))
