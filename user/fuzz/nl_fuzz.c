@@ -2,7 +2,7 @@
 /*
  * nl_fuzz: a generic netlink fuzzer for the nf_hipac family of nf_hipac.ko.
  *
- *	nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-v] [-D]
+ *	nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-F] [-v] [-D]
  *
  * Resolves the "nf_hipac" family, then sends COUNT (default 100000)
  * requests over SOCKETS (default 4) sockets.  A request is a valid one
@@ -13,13 +13,20 @@
  * requests is sent unmutated: those that go through cost a commit.  The
  * sockets open and end transactions (BEGIN, COMMIT, ABORT, closing the
  * socket) in between, so that their changes and transactions interleave.
- * Every few hundred requests the rule set is flushed so that it stays small.
+ * Every few hundred requests the rule set is flushed so that it stays small,
+ * and every set is destroyed.  The named sets' commands and the set
+ * matches of rules are nl_fuzz_set.c's.
  *
  * Every request asks for an ack and genetlink answers it inside sendmsg(),
  * so the answers are read without blocking after each send.  The run fails
- * (exit 1) if an answer carries an errno the module never returns, if a
- * socket operation fails, or if the rule set cannot be listed and flushed
- * at the end.  The kernel log is the test harness's business.
+ * (exit 1) if an answer carries an errno the module never returns (for a
+ * set command: one its contract does not give it), if the reply of a valid
+ * set add, remove or test breaks the contract, if a socket operation
+ * fails, or if the rule set cannot be listed and flushed at the end.  The
+ * kernel log is the test harness's business.
+ *
+ * -F (final check, once no other fuzzer runs): after the reset, every set
+ * must be destroyed and a dump must find none; with -n 0 only that.
  *
  * -D (dry run): build and mutate the requests but send nothing, to test
  * the generator itself (e.g. built with -fsanitize=address).
@@ -50,28 +57,16 @@
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_statistic.h>
 
+#include "nl_fuzz.h"
+
 #define FZ_BUF_SIZE	(64 * 1024)
-/* Room for the biggest request we build, mutations included. */
-#define FZ_MSG_MAX	(48 * 1024)
+/* Room for the biggest answer: the results of a bulk set add. */
+#define FZ_RX_SIZE	(256 * 1024)
 #define FZ_MAX_SOCKS	16
 #define FZ_MAX_ATTRS	512
 #define FZ_MAX_DEPTH	16
 /* Flush the rule set this often, so that it stays small. */
 #define FZ_RESET_EVERY	200
-
-/**
- * struct fz_sock - one fuzzing socket
- * @nl: the socket, NULL while closed
- * @portid: its port id
- * @seq: sequence number of the last request
- * @txn: a transaction is (probably) open on it
- */
-struct fz_sock {
-	struct mnl_socket *nl;
-	uint32_t portid;
-	uint32_t seq;
-	bool txn;
-};
 
 /**
  * struct fz_stats - what the run did and how the kernel answered
@@ -105,8 +100,9 @@ static uint64_t fz_rng;
 static uint16_t fz_family;
 static bool fz_verbose;
 static bool fz_dry;
+static bool fz_eperm;
 static struct fz_stats st;
-static char rxbuf[FZ_BUF_SIZE];
+static char rxbuf[FZ_RX_SIZE];
 
 static const char *const fz_chains[] = {
 	"INPUT", "FORWARD", "OUTPUT", "fz0", "fz1", "fz2", "fz3",
@@ -116,7 +112,7 @@ static const char *const fz_chains[] = {
 /* --- randomness ---------------------------------------------------------- */
 
 /* xorshift64*: small, fast, and the same sequence for the same seed. */
-static uint64_t rnd(void)
+uint64_t rnd(void)
 {
 	fz_rng ^= fz_rng >> 12;
 	fz_rng ^= fz_rng << 25;
@@ -125,19 +121,19 @@ static uint64_t rnd(void)
 }
 
 /* A number in [0, n), 0 for n == 0. */
-static uint32_t below(uint32_t n)
+uint32_t below(uint32_t n)
 {
 	return n ? (uint32_t)(rnd() >> 32) % n : 0;
 }
 
 /* True with probability 1/n. */
-static bool one_in(uint32_t n)
+bool one_in(uint32_t n)
 {
 	return below(n) == 0;
 }
 
 /* Interesting numbers first: boundaries attract bugs. */
-static uint64_t rnd_value(void)
+uint64_t rnd_value(void)
 {
 	static const uint64_t edge[] = {
 		0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0xffff, 0x10000,
@@ -150,7 +146,7 @@ static uint64_t rnd_value(void)
 	return rnd() >> below(64);
 }
 
-static void rnd_bytes(void *p, size_t n)
+void rnd_bytes(void *p, size_t n)
 {
 	unsigned char *c = p;
 
@@ -160,7 +156,7 @@ static void rnd_bytes(void *p, size_t n)
 
 /* --- building requests --------------------------------------------------- */
 
-static struct nlmsghdr *put_header(char *buf, uint8_t cmd, uint16_t flags)
+struct nlmsghdr *put_header(char *buf, uint8_t cmd, uint16_t flags)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *genl;
@@ -177,7 +173,7 @@ static struct nlmsghdr *put_header(char *buf, uint8_t cmd, uint16_t flags)
  * Is there room for n more bytes?  Not after a truncation below the
  * headers: what we append would overwrite them.
  */
-static bool room(const struct nlmsghdr *nlh, size_t n)
+bool room(const struct nlmsghdr *nlh, size_t n)
 {
 	return nlh->nlmsg_len >= MNL_NLMSG_HDRLEN + sizeof(struct genlmsghdr) &&
 	       nlh->nlmsg_len + MNL_ALIGN(n) + MNL_ATTR_HDRLEN + 64 <=
@@ -317,8 +313,11 @@ static void put_xt(struct nlmsghdr *nlh, uint8_t action)
 	mnl_attr_nest_end(nlh, nest);
 }
 
-/* A valid-looking rule: sorted distinct dimensions, an action. */
-static void put_rule(struct nlmsghdr *nlh)
+/*
+ * A valid-looking rule of family: sorted distinct dimensions, an action,
+ * now and then set matches.
+ */
+static void put_rule(struct nlmsghdr *nlh, uint8_t family)
 {
 	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE);
 	unsigned int nmatch = below(5), d;
@@ -336,6 +335,8 @@ static void put_rule(struct nlmsghdr *nlh)
 				  fz_chains[3 + below(FZ_NCHAINS - 3)]);
 	if (one_in(8))
 		mnl_attr_put_strz(nlh, NFHPA_RULE_COMMENT, "nl_fuzz");
+	if (one_in(3))
+		fz_put_setm(nlh, family);
 	if (action == NFHP_ACT_XT ? !one_in(8) : one_in(6))
 		put_xt(nlh, action);
 	if (one_in(8)) {
@@ -358,13 +359,18 @@ static void put_pos(struct nlmsghdr *nlh)
 /* A request for cmd with the attributes the ABI asks for. */
 static struct nlmsghdr *build_valid(char *buf, uint8_t cmd)
 {
-	struct nlmsghdr *nlh = put_header(buf, cmd, 0);
+	uint8_t family = NFHP_FAMILY_IPV4;
+	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 
+	if (fz_set_cmd(cmd))
+		return fz_build_set(buf, cmd);
+	nlh = put_header(buf, cmd, 0);
 	/* Either family's rule set; now and then one nf-hipac has not. */
-	if (one_in(2))
-		mnl_attr_put_u8(nlh, NFHPA_FAMILY,
-				one_in(8) ? (uint8_t)rnd() : NFHP_FAMILY_IPV6);
+	if (one_in(2)) {
+		family = one_in(8) ? (uint8_t)rnd() : NFHP_FAMILY_IPV6;
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY, family);
+	}
 	switch (cmd) {
 	case NFHP_CMD_INSERT:
 		if (one_in(2))
@@ -372,19 +378,19 @@ static struct nlmsghdr *build_valid(char *buf, uint8_t cmd)
 		/* fall through */
 	case NFHP_CMD_APPEND:
 		mnl_attr_put_strz(nlh, NFHPA_CHAIN, rnd_chain());
-		put_rule(nlh);
+		put_rule(nlh, family);
 		break;
 	case NFHP_CMD_DELETE:
 		mnl_attr_put_strz(nlh, NFHPA_CHAIN, rnd_chain());
 		if (one_in(2))
 			put_pos(nlh);
 		else
-			put_rule(nlh);
+			put_rule(nlh, family);
 		break;
 	case NFHP_CMD_REPLACE:
 		mnl_attr_put_strz(nlh, NFHPA_CHAIN, rnd_chain());
 		put_pos(nlh);
-		put_rule(nlh);
+		put_rule(nlh, family);
 		break;
 	case NFHP_CMD_FLUSH:
 	case NFHP_CMD_DEL_CHAIN:
@@ -440,6 +446,10 @@ static void put_soup(struct nlmsghdr *nlh, unsigned int depth)
 
 		if (one_in(16))
 			type = rnd();
+		if (one_in(8)) {	/* the sets' vocabulary */
+			fz_put_set_soup(nlh, depth);
+			continue;
+		}
 		if (depth && one_in(3)) {
 			struct nlattr *nest = mnl_attr_nest_start(nlh, type);
 
@@ -454,8 +464,12 @@ static void put_soup(struct nlmsghdr *nlh, unsigned int depth)
 
 static struct nlmsghdr *build_random(char *buf, uint8_t cmd)
 {
-	struct nlmsghdr *nlh = put_header(buf, cmd, 0);
+	struct nlmsghdr *nlh = put_header(buf, cmd,
+					  cmd == NFHP_CMD_SET_LIST && one_in(2) ?
+					  NLM_F_DUMP : 0);
 
+	if (fz_set_cmd(cmd) && one_in(2))
+		fz_put_set_soup(nlh, below(3));
 	put_soup(nlh, below(5));
 	return nlh;
 }
@@ -521,10 +535,14 @@ static void put_deep(struct nlmsghdr *nlh, unsigned int levels)
 	if (levels > 64)
 		levels = 64;
 	for (i = 0; i < levels; i++) {
-		uint16_t type = one_in(2) ? NFHPA_RULE : NFHPA_RULE_MATCH;
+		static const uint16_t nests[] = {
+			NFHPA_RULE, NFHPA_RULE_MATCH, NFHPA_SET,
+			NFHPA_SET_ENTRY, NFHPA_RULE_SETM,
+		};
+		uint16_t type = nests[below(sizeof(nests) / sizeof(nests[0]))];
 
 		if (one_in(4))
-			type = below(10);
+			type = below(12);
 		nest[i] = mnl_attr_nest_start(nlh, type);
 	}
 	mnl_attr_put_u32(nlh, below(10), rnd());
@@ -623,7 +641,11 @@ static unsigned int mutate(struct nlmsghdr *nlh, bool keep_header,
 			put_deep(nlh, 1 + below(64));
 		break;
 	case 8:		/* huge counts */
-		if (room(nlh, 2048))
+		if (!room(nlh, 2048))
+			break;
+		if (one_in(2))
+			fz_put_set_huge(nlh);
+		else
 			put_huge(nlh);
 		break;
 	case 9:		/* truncated: nlmsg_len or the bytes sent */
@@ -760,6 +782,14 @@ static bool known_errno(int err)
 }
 
 /*
+ * The command of the request just sent, when the kernel reads it as one
+ * message with that command (no bytes past its nlmsg_len, which the kernel
+ * would read as further messages): its answers are checked against what
+ * that command may answer.  0 otherwise.
+ */
+static uint8_t fz_req_cmd;
+
+/*
  * Read every waiting answer (genetlink has answered by the time sendmsg
  * returns; a dump goes on with each read) and account for it.  Returns the
  * number of NLMSG_ERROR answers; *last_err gets the last error code.
@@ -767,6 +797,7 @@ static bool known_errno(int err)
 static unsigned int drain(struct fz_sock *s, int *last_err)
 {
 	unsigned int answers = 0;
+	bool overrun = false, done = false;
 
 	for (;;) {
 		const struct nlmsghdr *nlh;
@@ -781,6 +812,7 @@ static unsigned int drain(struct fz_sock *s, int *last_err)
 				return answers;
 			if (errno == ENOBUFS) {	/* overrun: lost answers */
 				st.errs[ENOBUFS]++;
+				overrun = true;
 				continue;
 			}
 			perror("nl_fuzz: recv");
@@ -788,6 +820,7 @@ static unsigned int drain(struct fz_sock *s, int *last_err)
 		}
 		nlh = (const struct nlmsghdr *)rxbuf;
 		for (; mnl_nlmsg_ok(nlh, len); nlh = mnl_nlmsg_next(nlh, &len)) {
+			bool ours = nlh->nlmsg_seq == s->seq && !done;
 			int err;
 
 			if (nlh->nlmsg_type == NLMSG_DONE) {
@@ -802,6 +835,8 @@ static unsigned int drain(struct fz_sock *s, int *last_err)
 				err = -e->error;
 			} else {
 				st.dumps++;
+				if (ours)
+					fz_set_answer(nlh);
 				continue;
 			}
 			answers++;
@@ -810,11 +845,23 @@ static unsigned int drain(struct fz_sock *s, int *last_err)
 				st.acks++;
 			else
 				st.errs[err > 0 && err < 256 ? err : 255]++;
-			if (!known_errno(err)) {
+			if (!known_errno(err) ||
+			    (ours && fz_set_cmd(fz_req_cmd) &&
+			     !fz_set_errno_ok(fz_req_cmd, err))) {
 				st.bad++;
 				fprintf(stderr,
-					"nl_fuzz: unexpected answer %d (%s) to seq %u\n",
-					-err, strerror(err), nlh->nlmsg_seq);
+					"nl_fuzz: unexpected answer %d (%s) to seq %u, command %u\n",
+					-err, strerror(err), nlh->nlmsg_seq,
+					ours ? fz_req_cmd : 0);
+			}
+			if (ours) {
+				done = true;
+				if (!fz_set_done(err, overrun)) {
+					st.bad++;
+					fprintf(stderr,
+						"nl_fuzz: set reply to seq %u broke the contract\n",
+						nlh->nlmsg_seq);
+				}
 			}
 		}
 	}
@@ -831,11 +878,16 @@ static void sock_reopen(struct fz_sock *s)
 }
 
 /* Send len bytes of nlh on s; returns the number of answers read. */
-static unsigned int send_req(struct fz_sock *s, struct nlmsghdr *nlh,
-			     unsigned int len, int *err)
+unsigned int send_req(struct fz_sock *s, struct nlmsghdr *nlh,
+		      unsigned int len, int *err)
 {
 	nlh->nlmsg_seq = ++s->seq;
 	*err = 0;
+	fz_req_cmd = 0;
+	/* EPERM mode has a check of its own. */
+	if (!fz_eperm && len >= FZ_GENL_HDRLEN && nlh->nlmsg_len >= FZ_GENL_HDRLEN &&
+	    len <= MNL_ALIGN(nlh->nlmsg_len))
+		fz_req_cmd = ((struct genlmsghdr *)(nlh + 1))->cmd;
 	if (fz_dry) {
 		st.sent++;
 		return 1;
@@ -853,52 +905,69 @@ static unsigned int send_req(struct fz_sock *s, struct nlmsghdr *nlh,
 	return drain(s, err);
 }
 
-/* A well-formed request on s, for resets and the final check. */
-static int simple(struct fz_sock *s, uint8_t cmd, const char *chain)
+/*
+ * A well-formed request on s, for resets and the final check; for the
+ * rule set of family, IPv4's when 0.
+ */
+static int simple(struct fz_sock *s, uint8_t cmd, const char *chain,
+		  uint8_t family)
 {
 	static char buf[4096];
 	struct nlmsghdr *nlh = put_header(buf, cmd,
-					  cmd == NFHP_CMD_LIST ? NLM_F_DUMP : 0);
+					  cmd == NFHP_CMD_LIST ||
+					  cmd == NFHP_CMD_SET_LIST ?
+					  NLM_F_DUMP : 0);
 	int err;
 
+	if (family)
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY, family);
 	if (chain)
 		mnl_attr_put_strz(nlh, NFHPA_CHAIN, chain);
 	if (cmd == NFHP_CMD_POLICY)
 		mnl_attr_put_u8(nlh, NFHPA_POLICY, NFHP_ACT_ACCEPT);
+	fz_set_expect(nlh, false);
 	if (!send_req(s, nlh, nlh->nlmsg_len, &err))
 		return -EIO;
 	return -err;
 }
 
 /*
- * Close our transactions and empty the rule set.  Another fuzzer process
- * may hold a transaction or add rules in between (EBUSY, ENOTEMPTY...);
- * it resets too.  Fails only when the module does not answer at all.
+ * Close our transactions, empty the rule set and destroy every set.
+ * Another fuzzer process may hold a transaction or add rules in between
+ * (EBUSY, ENOTEMPTY...), whose sets then stay; it resets too.  Fails only
+ * when the module does not answer at all, or with strict when a set is
+ * left (fz_set_reset()).
  */
-static int reset(struct fz_sock *socks, unsigned int nsocks)
+static int reset(struct fz_sock *socks, unsigned int nsocks, bool strict)
 {
-	unsigned int i;
+	static const uint8_t fams[] = { 0, NFHP_FAMILY_IPV6 };
+	unsigned int i, f;
 	int ret;
 
 	for (i = 0; i < nsocks; i++) {
 		if ((socks[i].txn || one_in(2)) &&
-		    simple(&socks[i], NFHP_CMD_ABORT, NULL) == -EIO)
+		    simple(&socks[i], NFHP_CMD_ABORT, NULL, 0) == -EIO)
 			return -EIO;
 		socks[i].txn = false;
 	}
-	ret = simple(&socks[0], NFHP_CMD_FLUSH, NULL);
-	if (ret == -EBUSY) {
-		/* A transaction we lost track of (a mutated BEGIN)? */
-		for (i = 0; i < nsocks; i++)
-			sock_reopen(&socks[i]);
-		ret = simple(&socks[0], NFHP_CMD_FLUSH, NULL);
-	}
-	if (ret == -EIO || simple(&socks[0], NFHP_CMD_DEL_CHAIN, NULL) == -EIO)
-		return -EIO;
-	for (i = 0; i < 3; i++)
-		if (simple(&socks[0], NFHP_CMD_POLICY, fz_chains[i]) == -EIO)
+	/* Both rule sets: the rules of either may refer to sets. */
+	for (f = 0; f < 2; f++) {
+		ret = simple(&socks[0], NFHP_CMD_FLUSH, NULL, fams[f]);
+		if (ret == -EBUSY) {
+			/* A transaction we lost track of (a mutated BEGIN)? */
+			for (i = 0; i < nsocks; i++)
+				sock_reopen(&socks[i]);
+			ret = simple(&socks[0], NFHP_CMD_FLUSH, NULL, fams[f]);
+		}
+		if (ret == -EIO ||
+		    simple(&socks[0], NFHP_CMD_DEL_CHAIN, NULL, fams[f]) == -EIO)
 			return -EIO;
-	return 0;
+		for (i = 0; i < 3; i++)
+			if (simple(&socks[0], NFHP_CMD_POLICY, fz_chains[i],
+				   fams[f]) == -EIO)
+				return -EIO;
+	}
+	return fz_set_reset(&socks[0], strict);
 }
 
 static const uint8_t fz_changes[] = {
@@ -906,10 +975,13 @@ static const uint8_t fz_changes[] = {
 	NFHP_CMD_FLUSH, NFHP_CMD_NEW_CHAIN, NFHP_CMD_DEL_CHAIN,
 	NFHP_CMD_RENAME_CHAIN, NFHP_CMD_POLICY, NFHP_CMD_ZERO,
 	NFHP_CMD_BEGIN, NFHP_CMD_COMMIT, NFHP_CMD_ABORT,
+	NFHP_CMD_SET_NEW, NFHP_CMD_SET_DEL, NFHP_CMD_SET_FLUSH,
+	NFHP_CMD_SET_SWAP, NFHP_CMD_SET_MODIFY, NFHP_CMD_SET_ADD,
+	NFHP_CMD_SET_REMOVE, NFHP_CMD_SET_TEST,
 };
 #define FZ_NCHANGES	(sizeof(fz_changes) / sizeof(fz_changes[0]))
 
-/* A command, weighted towards rule changes and transactions. */
+/* A command, weighted towards rule changes, transactions and sets. */
 static uint8_t pick_cmd(bool eperm)
 {
 	if (eperm)
@@ -918,13 +990,15 @@ static uint8_t pick_cmd(bool eperm)
 		return below(NFHP_CMD_MAX + 4);
 	if (one_in(3))
 		return NFHP_CMD_APPEND + below(2);
+	if (one_in(3))
+		return fz_pick_set_cmd();
 	return 1 + below(NFHP_CMD_MAX);
 }
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-v] [-D]\n");
+		"usage: nl_fuzz [-n COUNT] [-s SEED] [-k SOCKETS] [-e] [-F] [-v] [-D]\n");
 	exit(2);
 }
 
@@ -935,11 +1009,11 @@ int main(int argc, char **argv)
 	unsigned long count = 100000, i, noanswer = 0;
 	unsigned int nsocks = 4, k;
 	uint64_t seed = 0;
-	bool eperm = false;
+	bool eperm = false, final = false;
 	time_t start;
 	int opt, ret = 0;
 
-	while ((opt = getopt(argc, argv, "n:s:k:evD")) != -1) {
+	while ((opt = getopt(argc, argv, "n:s:k:eFvD")) != -1) {
 		switch (opt) {
 		case 'n':
 			count = strtoul(optarg, NULL, 0);
@@ -953,7 +1027,10 @@ int main(int argc, char **argv)
 				usage();
 			break;
 		case 'e':
-			eperm = true;
+			eperm = fz_eperm = true;
+			break;
+		case 'F':
+			final = true;
 			break;
 		case 'v':
 			fz_verbose = true;
@@ -979,7 +1056,7 @@ int main(int argc, char **argv)
 	st.reopens = 0;
 	start = time(NULL);
 
-	if (!eperm && reset(socks, nsocks)) {
+	if (!eperm && reset(socks, nsocks, false)) {
 		fprintf(stderr, "nl_fuzz: FAIL: no answer to a flush\n");
 		return 1;
 	}
@@ -990,9 +1067,10 @@ int main(int argc, char **argv)
 		unsigned int len, answers, m;
 		struct nlmsghdr *nlh;
 		int err, kind = below(10);
+		bool valid = false;
 
 		if (!eperm && i && i % FZ_RESET_EVERY == 0 &&
-		    reset(socks, nsocks)) {
+		    reset(socks, nsocks, false)) {
 			fprintf(stderr,
 				"nl_fuzz: FAIL: no answer to a flush after %lu\n",
 				i);
@@ -1007,11 +1085,15 @@ int main(int argc, char **argv)
 		/*
 		 * Requests that go through cost a commit, a hundred times
 		 * what a refused one costs: keep them to about one in six.
+		 * Set commands commit nothing: half of them go as built, so
+		 * that sets and their entries build up between resets.
 		 */
 		if (kind < 1 || cmd == NFHP_CMD_BEGIN ||
-		    cmd == NFHP_CMD_COMMIT || cmd == NFHP_CMD_ABORT) {
+		    cmd == NFHP_CMD_COMMIT || cmd == NFHP_CMD_ABORT ||
+		    (fz_set_cmd(cmd) && kind < 5)) {
 			nlh = build_valid(buf, cmd);
 			len = nlh->nlmsg_len;
+			valid = !eperm;
 		} else if (kind < 9) {
 			nlh = build_valid(buf, cmd);
 			len = nlh->nlmsg_len;
@@ -1031,6 +1113,7 @@ int main(int argc, char **argv)
 		if (!len)
 			len = 1 + below(MNL_NLMSG_HDRLEN);
 
+		fz_set_expect(nlh, valid);
 		answers = send_req(s, nlh, len, &err);
 		if (cmd == NFHP_CMD_BEGIN && answers && !err)
 			s->txn = true;
@@ -1058,17 +1141,27 @@ int main(int argc, char **argv)
 	 * checks the rule set itself once every fuzzer is done).
 	 */
 	if (!eperm) {
-		if (reset(socks, nsocks)) {
+		if (reset(socks, nsocks, final)) {
 			fprintf(stderr, "nl_fuzz: FAIL: final flush\n");
 			ret = 1;
 		}
-		if (simple(&socks[0], NFHP_CMD_LIST, NULL)) {
+		if (simple(&socks[0], NFHP_CMD_LIST, NULL, 0)) {
 			fprintf(stderr, "nl_fuzz: FAIL: final list\n");
 			ret = 1;
 		}
-	} else if (simple(&socks[0], NFHP_CMD_LIST, NULL) != -EPERM) {
-		fprintf(stderr, "nl_fuzz: FAIL: list not refused with EPERM without privileges\n");
-		ret = 1;
+		if (simple(&socks[0], NFHP_CMD_SET_LIST, NULL, 0)) {
+			fprintf(stderr, "nl_fuzz: FAIL: final list of the sets\n");
+			ret = 1;
+		}
+	} else {
+		if (simple(&socks[0], NFHP_CMD_LIST, NULL, 0) != -EPERM) {
+			fprintf(stderr, "nl_fuzz: FAIL: list not refused with EPERM without privileges\n");
+			ret = 1;
+		}
+		if (simple(&socks[0], NFHP_CMD_SET_LIST, NULL, 0) != -EPERM) {
+			fprintf(stderr, "nl_fuzz: FAIL: list of the sets not refused with EPERM without privileges\n");
+			ret = 1;
+		}
 	}
 	for (k = 0; k < nsocks; k++)
 		mnl_socket_close(socks[k].nl);
@@ -1082,6 +1175,8 @@ int main(int argc, char **argv)
 			printf(" %s=%lu", k < 255 ? strerrorname_np(k) : "other",
 			       st.errs[k]);
 	printf("\n");
+	if (!eperm)
+		fz_set_report();
 	if (st.bad) {
 		fprintf(stderr, "nl_fuzz: FAIL: %lu unexpected answers\n",
 			st.bad);

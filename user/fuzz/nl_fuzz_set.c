@@ -1,0 +1,895 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nl_fuzz: the named sets (NFHP_CMD_SET_*, NFHPA_SET, NFHPA_RULE_SETM).
+ *
+ * Valid requests of every set command over a small pool of names, so that
+ * they meet: sets of both algorithms and families, with limits and locks;
+ * batched adds and removes of valid keys, keys with bits below their
+ * prefix length, keys of the other family's width, prefix lengths 0, 1,
+ * 31, 32, 127, 128; tests, flushes, swaps, modifies, destroys (of one set
+ * and of all, also while rules refer to them); dumps of every set and of
+ * one set's entries, now and then after a bulk add that needs several
+ * messages; and the set matches of rules (none to NFHP_MAX_SETM + 1, of
+ * sets that exist and of sets that do not, both directions, inverted).
+ * Attribute soup and huge counts of the set attributes for the random and
+ * mutated requests of nl_fuzz.c.
+ *
+ * The errnos each set command may answer with are the contract's, plus
+ * what genetlink answers before the module reads a request; anything else
+ * is flagged.  The reply of a valid add, remove or test is checked against
+ * the contract: one result per entry sent, in range, and the ack's errno
+ * that of the first entry that failed.
+ *
+ * Between rounds every set is destroyed after the rules were flushed; a
+ * set that rules of the other fuzzer process (or of a transaction) still
+ * refer to stays (-EBUSY).  With strict (nl_fuzz -F, once no fuzzer runs
+ * and the rules are gone) every set must go, and a dump must then find
+ * none: a reference a freed rule did not give back shows there.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/nf_hipac.h>
+
+#include "nl_fuzz.h"
+
+/* A bulk add: enough entries for a dump of several messages. */
+#define FZ_BULK_MIN	300
+#define FZ_BULK_MAX	1400
+
+/* The pool of names: each with the family its sets mostly have. */
+static const struct {
+	const char *name;
+	uint8_t family;
+} fz_sets[] = {
+	{ "fz4a", NFHP_FAMILY_IPV4 },
+	{ "fz4b", NFHP_FAMILY_IPV4 },
+	{ "fz4c", NFHP_FAMILY_IPV4 },
+	{ "fz6a", NFHP_FAMILY_IPV6 },
+	{ "fz6b", NFHP_FAMILY_IPV6 },
+};
+#define FZ_NSETS	(sizeof(fz_sets) / sizeof(fz_sets[0]))
+
+/* The longest name there is: 31 bytes and the NUL. */
+#define FZ_LONGEST	"fz-longest-name-of-all-the-sets"
+
+static const char *const fz_set_cmd_names[] = {
+	"new", "del", "flush", "swap", "modify", "add", "remove", "test",
+	"list",
+};
+
+/**
+ * struct fz_set_stats - what the set commands did
+ * @sent: valid or mutated requests by command (index cmd - SET_NEW)
+ * @acked: of those, answered with 0
+ * @busy: destroys refused because rules referred to a set
+ * @bulk: bulk adds sent
+ * @multi: dumps of one set's entries that took several messages
+ * @checked: replies of valid adds, removes and tests checked
+ * @setm_acked: valid rule changes with set matches that went through
+ * @setm_refused: and that were refused (no set, wrong family, too many)
+ * @reset_busy: resets that left sets behind (-EBUSY)
+ */
+struct fz_set_stats {
+	unsigned long sent[9], acked[9];
+	unsigned long busy, bulk, multi, checked, setm_acked, setm_refused;
+	unsigned long reset_busy;
+};
+
+static struct fz_set_stats sst;
+
+/**
+ * struct fz_set_expect - the reply expected to the request just sent
+ * @cmd: its command, 0 when it is no set command
+ * @valid: it was sent as built, unmutated
+ * @entries: NFHPA_SET_ENTRY it holds
+ * @flags: its NFHPA_SET_FLAGS
+ * @setm: set matches of its rule
+ * @replied: a reply came (an add's, remove's or test's results)
+ * @got: entries in the reply
+ * @first: errno of the first entry that failed, as the contract says
+ * @bad: the reply broke the contract
+ * @set_msgs: set messages of a dump
+ * @entry_msgs: messages with entries of a dump
+ */
+static struct fz_set_expect {
+	uint8_t cmd;
+	bool valid;
+	unsigned int entries;
+	uint32_t flags;
+	unsigned int setm;
+	bool replied;
+	unsigned int got;
+	int first;
+	bool bad;
+	unsigned int set_msgs, entry_msgs;
+} fx;
+
+/* Set matches put into the request being built. */
+static unsigned int fz_setm_built;
+
+bool fz_set_cmd(uint8_t cmd)
+{
+	return cmd >= NFHP_CMD_SET_NEW && cmd <= NFHP_CMD_SET_LIST;
+}
+
+/* --- building requests --------------------------------------------------- */
+
+/*
+ * A set command, weighted towards creating sets and adding entries, so
+ * that between two resets there are sets for the others to work on.
+ */
+uint8_t fz_pick_set_cmd(void)
+{
+	static const uint8_t cmds[] = {
+		NFHP_CMD_SET_NEW, NFHP_CMD_SET_NEW, NFHP_CMD_SET_NEW,
+		NFHP_CMD_SET_DEL, NFHP_CMD_SET_FLUSH, NFHP_CMD_SET_SWAP,
+		NFHP_CMD_SET_MODIFY, NFHP_CMD_SET_ADD, NFHP_CMD_SET_ADD,
+		NFHP_CMD_SET_ADD, NFHP_CMD_SET_REMOVE, NFHP_CMD_SET_REMOVE,
+		NFHP_CMD_SET_TEST, NFHP_CMD_SET_TEST, NFHP_CMD_SET_LIST,
+	};
+
+	return cmds[below(sizeof(cmds))];
+}
+
+/* A name of the pool, of that family (any for 0) most of the time. */
+static unsigned int pick_set(uint8_t family)
+{
+	unsigned int i;
+
+	for (;;) {
+		i = below(FZ_NSETS);
+		if (!family || fz_sets[i].family == family || one_in(4))
+			return i;
+	}
+}
+
+/* The name of set i, or now and then one no set has, or none may have. */
+static const char *set_name(unsigned int i)
+{
+	static char name[40];
+
+	if (!one_in(16))
+		return fz_sets[i].name;
+	switch (below(5)) {
+	case 0:
+		return "fznone";
+	case 1:
+		return "";
+	case 2:
+		return FZ_LONGEST;
+	case 3:
+		return FZ_LONGEST "x";	/* a byte too long */
+	default:
+		memset(name, 0, sizeof(name));
+		rnd_bytes(name, below(sizeof(name) - 1));
+		return name;
+	}
+}
+
+/* NFHPA_FAMILY: left out for IPv4 half the time, now and then a bad one. */
+static void put_family(struct nlmsghdr *nlh, uint8_t family)
+{
+	if (one_in(24))
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY, rnd());
+	else if (family != NFHP_FAMILY_IPV4 || one_in(2))
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY, family);
+}
+
+static uint8_t other_family(uint8_t family)
+{
+	return family == NFHP_FAMILY_IPV4 ? NFHP_FAMILY_IPV6 : NFHP_FAMILY_IPV4;
+}
+
+/* Clear the bits of w (the key of a width-bit family) below plen. */
+static void mask_key(uint32_t *w, unsigned int width, unsigned int plen)
+{
+	unsigned int i, keep;
+
+	if (plen > width)
+		return;
+	if (width == 32) {
+		w[3] = plen ? w[3] & ~0U << (32 - plen) : 0;
+		return;
+	}
+	for (i = 0; i < 4; i++) {
+		keep = plen > 32 * i ? plen - 32 * i : 0;
+		if (keep < 32)
+			w[i] = keep ? w[i] & ~0U << (32 - keep) : 0;
+	}
+}
+
+/*
+ * One NFHPA_SET_ENTRY for a set of family: keys from a small space, so
+ * that adds, removes and tests meet.  A host only with host; else now and
+ * then a prefix, bits below the prefix length, the other family's width.
+ */
+static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host)
+{
+	static const uint8_t plens4[] = { 0, 1, 8, 16, 24, 31, 32, 127, 128 };
+	static const uint8_t plens6[] = { 0, 1, 31, 32, 48, 64, 96, 120, 127,
+					  128 };
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+	unsigned int width;
+	uint32_t w[4] = {};
+	uint8_t plen;
+
+	if (one_in(12))
+		family = other_family(family);	/* the other width */
+	width = family == NFHP_FAMILY_IPV6 ? 128 : 32;
+	w[3] = below(4) << 8 | below(16);
+	if (family == NFHP_FAMILY_IPV6)
+		w[0] = 0x20010db8;
+	else
+		w[3] |= 0x0a000000;
+	plen = width;
+	if (!host && one_in(2))
+		plen = family == NFHP_FAMILY_IPV6 ?
+		       plens6[below(sizeof(plens6))] :
+		       plens4[below(sizeof(plens4))];
+	if (!one_in(8))		/* else bits below the prefix length */
+		mask_key(w, width, plen);
+	mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
+	if (plen != width || one_in(2))
+		mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, plen);
+	if (one_in(2))
+		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, one_in(2) ? below(4) :
+				 rnd_value());
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* Hundreds of hosts, for a dump of several messages. */
+static void put_bulk(struct nlmsghdr *nlh, uint8_t family)
+{
+	unsigned int n = FZ_BULK_MIN + below(FZ_BULK_MAX - FZ_BULK_MIN);
+	uint32_t base = below(4096), i, w[4] = {};
+
+	for (i = 0; i < n && room(nlh, 64); i++) {
+		struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+
+		if (family == NFHP_FAMILY_IPV6) {
+			w[0] = 0x20010db8;
+			w[1] = 1;
+			w[3] = base + i;
+		} else {
+			w[3] = 0x0b000000 + base + i;
+		}
+		mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
+		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, i);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	sst.bulk++;
+}
+
+/* NFHPA_SET_FLAGS of an add or a remove: UPDATE, EXIST, now and then any. */
+static void put_entry_flags(struct nlmsghdr *nlh)
+{
+	if (one_in(16))
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, rnd_value());
+	else if (one_in(2))
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, below(8) &
+				 (NFHP_SET_F_UPDATE | NFHP_SET_F_EXIST));
+}
+
+/* NFHPA_SET of NFHP_CMD_SET_NEW. */
+static void put_set_new(struct nlmsghdr *nlh, unsigned int i)
+{
+	static const char *const algos[] = { "hash", "lpm", "", "lpmx",
+					     "hash\xff" };
+
+	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, set_name(i));
+	if (!one_in(32))
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, one_in(16) ? below(4) :
+				NFHP_SET_ADDR);
+	if (!one_in(32))
+		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, algos[one_in(16) ?
+				  below(5) : below(2)]);
+	if (one_in(3))
+		mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, one_in(2) ? below(8) :
+				 rnd_value());
+	if (one_in(16))
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, rnd_value());
+	else if (one_in(3))
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, (one_in(4) ?
+				 NFHP_SET_F_LOCKED : 0) |
+				 (one_in(2) ? NFHP_SET_F_EXIST : 0));
+}
+
+/**
+ * fz_build_set() - a valid-looking request of a set command
+ * @buf: the buffer, FZ_MSG_MAX bytes at least
+ * @cmd: NFHP_CMD_SET_NEW .. NFHP_CMD_SET_LIST
+ *
+ * Return: the request.
+ */
+struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = put_header(buf, cmd, cmd == NFHP_CMD_SET_LIST ?
+					  NLM_F_DUMP : 0);
+	unsigned int i = pick_set(0), j, n;
+	uint8_t family = fz_sets[i].family;
+	struct nlattr *nest;
+
+	if (cmd == NFHP_CMD_SET_NEW && one_in(8))
+		family = other_family(family);
+	/* The family only counts for a new set; the others ignore it. */
+	if (cmd == NFHP_CMD_SET_NEW || one_in(8))
+		put_family(nlh, family);
+
+	/* Every set, or no NFHPA_SET at all. */
+	if ((cmd == NFHP_CMD_SET_DEL || cmd == NFHP_CMD_SET_FLUSH ||
+	     cmd == NFHP_CMD_SET_LIST) && one_in(3)) {
+		if (one_in(4)) {
+			nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+			mnl_attr_nest_end(nlh, nest);
+		}
+		return nlh;
+	}
+	if (one_in(64))
+		return nlh;
+
+	nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+	if (cmd == NFHP_CMD_SET_NEW) {
+		put_set_new(nlh, i);
+		mnl_attr_nest_end(nlh, nest);
+		return nlh;
+	}
+	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, set_name(i));
+	switch (cmd) {
+	case NFHP_CMD_SET_SWAP:
+		/* Mostly the same family; now and then the set itself. */
+		j = one_in(16) ? i : pick_set(one_in(3) ? 0 : family);
+		if (!one_in(16))
+			mnl_attr_put_strz(nlh, NFHPA_SET_OTHER, set_name(j));
+		break;
+	case NFHP_CMD_SET_MODIFY:
+		if (!one_in(3))
+			mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, one_in(3) ? 0 :
+					 one_in(4) ? rnd_value() : below(16));
+		if (!one_in(3))
+			mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, one_in(3) ?
+					 NFHP_SET_F_LOCKED : 0);
+		break;
+	case NFHP_CMD_SET_ADD:
+	case NFHP_CMD_SET_REMOVE:
+		put_entry_flags(nlh);
+		if (cmd == NFHP_CMD_SET_ADD && one_in(12)) {
+			put_bulk(nlh, family);
+			break;
+		}
+		for (n = one_in(16) ? 0 : 1 + below(8); n; n--)
+			put_entry(nlh, family, false);
+		break;
+	case NFHP_CMD_SET_TEST:
+		n = one_in(16) ? below(3) : 1;
+		while (n--)
+			put_entry(nlh, family, !one_in(4));
+		break;
+	}
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+/**
+ * fz_put_setm() - the set matches of a rule
+ * @nlh: the request, inside NFHPA_RULE
+ * @family: the rule's family: its sets mostly are of it
+ *
+ * None to NFHP_MAX_SETM + 1 (one too many), each of a set of the pool
+ * (which may or may not exist), either direction, inverted or not; now and
+ * then without a name or a direction, or with a direction that is none.
+ */
+void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
+{
+	unsigned int n = below(NFHP_MAX_SETM + 2), i;
+
+	for (i = 0; i < n; i++) {
+		struct nlattr *nest = mnl_attr_nest_start(nlh,
+							  NFHPA_RULE_SETM);
+
+		if (!one_in(40))
+			mnl_attr_put_strz(nlh, NFHPA_SETM_NAME,
+					  set_name(pick_set(family)));
+		if (!one_in(40))
+			mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, one_in(40) ?
+					rnd() : below(2));
+		if (one_in(3))
+			mnl_attr_put(nlh, NFHPA_SETM_INVERT, 0, NULL);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	fz_setm_built += n;
+}
+
+/* A NUL-terminated name or algorithm, or bytes that are none. */
+static void put_soup_string(struct nlmsghdr *nlh, uint16_t type)
+{
+	char s[48];
+
+	if (one_in(2)) {
+		mnl_attr_put_strz(nlh, type, one_in(2) ?
+				  set_name(below(FZ_NSETS)) :
+				  one_in(2) ? "hash" : "lpm");
+		return;
+	}
+	rnd_bytes(s, sizeof(s));
+	mnl_attr_put(nlh, type, below(sizeof(s) + 1), s);
+}
+
+/* An attribute of type with a payload of its own type's size, or not. */
+static void put_soup_int(struct nlmsghdr *nlh, uint16_t type, size_t size)
+{
+	uint64_t v = rnd_value();
+
+	mnl_attr_put(nlh, type, one_in(8) ? below(9) : size, &v);
+}
+
+/* NFHPA_SET_ENTRY with random attributes of the entry's vocabulary. */
+static void put_soup_entry(struct nlmsghdr *nlh)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+	unsigned int n = below(5);
+	uint32_t w[5];
+
+	while (n-- && room(nlh, 64)) {
+		uint16_t type = below(NFHPA_SETE_MAX + 2);
+
+		switch (type) {
+		case NFHPA_SETE_ADDR:
+			rnd_bytes(w, sizeof(w));
+			mnl_attr_put(nlh, type, one_in(4) ? below(21) : 16, w);
+			break;
+		case NFHPA_SETE_VALUE:
+			put_soup_int(nlh, type, 4);
+			break;
+		default:	/* PLEN, RESULT (the kernel's), none */
+			put_soup_int(nlh, type, 1);
+			break;
+		}
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* NFHPA_RULE_SETM with random attributes of the set match's vocabulary. */
+static void put_soup_setm(struct nlmsghdr *nlh)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE_SETM);
+	unsigned int n = below(4);
+
+	while (n-- && room(nlh, 64)) {
+		uint16_t type = below(NFHPA_SETM_MAX + 2);
+
+		if (type == NFHPA_SETM_NAME)
+			put_soup_string(nlh, type);
+		else if (type == NFHPA_SETM_INVERT && one_in(2))
+			mnl_attr_put(nlh, type, 0, NULL);
+		else
+			put_soup_int(nlh, type, 1);
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/**
+ * fz_put_set_soup() - random attributes of the sets' vocabulary
+ * @nlh: the request
+ * @depth: how deep entries may nest further
+ *
+ * NFHPA_SET with any of its attributes, of their types or not, entries
+ * among them; or NFHPA_RULE with set matches of random contents.
+ */
+void fz_put_set_soup(struct nlmsghdr *nlh, unsigned int depth)
+{
+	struct nlattr *nest;
+	unsigned int n = below(8);
+
+	if (one_in(4)) {
+		nest = mnl_attr_nest_start(nlh, NFHPA_RULE);
+		while (n-- && room(nlh, 256))
+			put_soup_setm(nlh);
+		if (one_in(2))
+			mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_DROP);
+		mnl_attr_nest_end(nlh, nest);
+		return;
+	}
+	nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+	while (n-- && room(nlh, 256)) {
+		uint16_t type = below(NFHPA_SET_MAX + 2);
+
+		switch (type) {
+		case NFHPA_SET_NAME:
+		case NFHPA_SET_OTHER:
+		case NFHPA_SET_ALGO:
+			put_soup_string(nlh, type);
+			break;
+		case NFHPA_SET_TYPE:
+			put_soup_int(nlh, type, 1);
+			break;
+		case NFHPA_SET_ENTRY:
+			if (depth || one_in(2))
+				put_soup_entry(nlh);
+			break;
+		case NFHPA_SET_MEMORY:	/* the kernel's, all three */
+			put_soup_int(nlh, type, 8);
+			break;
+		default:	/* LIMIT, FLAGS, COUNT, REFS, PAD, none */
+			put_soup_int(nlh, type, 4);
+			break;
+		}
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/**
+ * fz_put_set_huge() - far more set attributes than there may be
+ * @nlh: the request
+ *
+ * A rule with dozens of set matches, a set with thousands of entries (to
+ * a test, which takes one), or with its name over and over.
+ */
+void fz_put_set_huge(struct nlmsghdr *nlh)
+{
+	unsigned int i, n = NFHP_MAX_SETM + 1 + below(200);
+	struct nlattr *nest, *e;
+	uint32_t w[4] = { 0, 0, 0, 0x0a000000 };
+
+	switch (below(3)) {
+	case 0:
+		nest = mnl_attr_nest_start(nlh, NFHPA_RULE);
+		for (i = 0; i < n && room(nlh, 128); i++) {
+			e = mnl_attr_nest_start(nlh, NFHPA_RULE_SETM);
+			mnl_attr_put_strz(nlh, NFHPA_SETM_NAME,
+					  fz_sets[i % FZ_NSETS].name);
+			mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, i & 1);
+			mnl_attr_nest_end(nlh, e);
+		}
+		mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_DROP);
+		mnl_attr_nest_end(nlh, nest);
+		break;
+	case 1:
+		nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+		mnl_attr_put_strz(nlh, NFHPA_SET_NAME,
+				  fz_sets[below(FZ_NSETS)].name);
+		for (i = 0; i < 20 * n && room(nlh, 64); i++) {
+			e = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+			w[3] = 0x0a000000 + (i & 0xff);
+			mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
+			mnl_attr_nest_end(nlh, e);
+		}
+		mnl_attr_nest_end(nlh, nest);
+		break;
+	default:
+		nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+		for (i = 0; i < n && room(nlh, 64); i++)
+			mnl_attr_put_strz(nlh, i & 1 ? NFHPA_SET_OTHER :
+					  NFHPA_SET_NAME,
+					  fz_sets[below(FZ_NSETS)].name);
+		mnl_attr_nest_end(nlh, nest);
+		break;
+	}
+}
+
+/* --- answers ------------------------------------------------------------- */
+
+/**
+ * fz_set_errno_ok() - may set command cmd answer err?
+ * @cmd: the command the request carried
+ * @err: the positive errno
+ *
+ * What genetlink answers before the module reads the request (a bad
+ * attribute, a command without doit or dumpit, memory), and what the
+ * contract gives each command.  EPERM is only a locked set's answer here:
+ * the fuzzer runs with CAP_NET_ADMIN (the EPERM mode checks the rest).
+ *
+ * Return: true when it may.
+ */
+bool fz_set_errno_ok(uint8_t cmd, int err)
+{
+	switch (err) {
+	case 0: case EINVAL: case ERANGE: case EOPNOTSUPP: case ENOMEM:
+	case EAFNOSUPPORT:
+		return true;
+	}
+	switch (cmd) {
+	case NFHP_CMD_SET_NEW:
+		return err == EEXIST;
+	case NFHP_CMD_SET_DEL:
+		return err == ENOENT || err == EBUSY;
+	case NFHP_CMD_SET_ADD:
+		return err == ENOENT || err == EEXIST || err == E2BIG ||
+		       err == EPERM;
+	case NFHP_CMD_SET_REMOVE:
+		return err == ENOENT || err == EPERM;
+	default:	/* FLUSH, SWAP, MODIFY, TEST, LIST */
+		return err == ENOENT;
+	}
+}
+
+/* The errno the contract gives a result of an add or a remove. */
+static int result_errno(uint8_t result, uint32_t flags)
+{
+	switch (result) {
+	case NFHP_SET_EXISTS:
+		return flags & NFHP_SET_F_EXIST ? 0 : EEXIST;
+	case NFHP_SET_NOT_FOUND:
+		return flags & NFHP_SET_F_EXIST ? 0 : ENOENT;
+	case NFHP_SET_LIMIT:
+		return E2BIG;
+	case NFHP_SET_LOCKED:
+		return EPERM;
+	case NFHP_SET_INVALID:
+		return EINVAL;
+	case NFHP_SET_NOMEM:
+		return ENOMEM;
+	}
+	return 0;
+}
+
+/* May a result answer an entry of cmd, sent with flags? */
+static bool result_ok(uint8_t cmd, uint8_t result, uint32_t flags)
+{
+	switch (result) {
+	case NFHP_SET_ADDED:
+	case NFHP_SET_EXISTS:
+	case NFHP_SET_LIMIT:
+		return cmd == NFHP_CMD_SET_ADD || (cmd == NFHP_CMD_SET_TEST &&
+						   result == NFHP_SET_EXISTS);
+	case NFHP_SET_UPDATED:
+		return cmd == NFHP_CMD_SET_ADD && flags & NFHP_SET_F_UPDATE;
+	case NFHP_SET_DELETED:
+		return cmd == NFHP_CMD_SET_REMOVE;
+	case NFHP_SET_NOT_FOUND:
+		return cmd != NFHP_CMD_SET_ADD;
+	case NFHP_SET_LOCKED:
+	case NFHP_SET_INVALID:
+	case NFHP_SET_NOMEM:
+		return cmd != NFHP_CMD_SET_TEST;
+	}
+	return false;
+}
+
+static void fz_set_bad(const char *what, unsigned int a, unsigned int b)
+{
+	fprintf(stderr, "nl_fuzz: set %s: %s (%u, %u)\n",
+		fz_set_cmd_names[fx.cmd - NFHP_CMD_SET_NEW], what, a, b);
+	fx.bad = true;
+}
+
+/**
+ * fz_set_expect() - note the request about to be sent
+ * @req: the request
+ * @valid: it goes as built, unmutated
+ *
+ * Counts its entries and set matches, for fz_set_answer() and
+ * fz_set_done().
+ */
+void fz_set_expect(const struct nlmsghdr *req, bool valid)
+{
+	const struct genlmsghdr *genl;
+	const struct nlattr *a, *b;
+
+	memset(&fx, 0, sizeof(fx));
+	fx.setm = fz_setm_built;
+	fz_setm_built = 0;
+	if (req->nlmsg_len < FZ_GENL_HDRLEN)
+		return;
+	genl = mnl_nlmsg_get_payload(req);
+	fx.cmd = genl->cmd;
+	fx.valid = valid;
+	if (!valid || !fz_set_cmd(fx.cmd))
+		return;
+	mnl_attr_for_each(a, req, sizeof(*genl)) {
+		if (mnl_attr_get_type(a) != NFHPA_SET)
+			continue;
+		mnl_attr_for_each_nested(b, a) {
+			if (mnl_attr_get_type(b) == NFHPA_SET_ENTRY)
+				fx.entries++;
+			else if (mnl_attr_get_type(b) == NFHPA_SET_FLAGS)
+				fx.flags = mnl_attr_get_u32(b);
+		}
+	}
+	sst.sent[fx.cmd - NFHP_CMD_SET_NEW]++;
+}
+
+/* The results of an add, a remove or a test. */
+static void answer_entries(const struct nlattr *set)
+{
+	const struct nlattr *e, *a;
+
+	mnl_attr_for_each_nested(e, set) {
+		int result = -1;
+
+		if (mnl_attr_get_type(e) != NFHPA_SET_ENTRY)
+			continue;
+		fx.got++;
+		mnl_attr_for_each_nested(a, e)
+			if (mnl_attr_get_type(a) == NFHPA_SETE_RESULT &&
+			    mnl_attr_get_payload_len(a) == 1)
+				result = mnl_attr_get_u8(a);
+		if (result < 0) {
+			fz_set_bad("an entry without a result", fx.got, 0);
+			continue;
+		}
+		if (!result_ok(fx.cmd, result, fx.flags))
+			fz_set_bad("a result out of place", fx.got, result);
+		if (!fx.first)
+			fx.first = result_errno(result, fx.flags);
+	}
+}
+
+/**
+ * fz_set_answer() - a message other than an ack to the request just sent
+ * @nlh: the message
+ */
+void fz_set_answer(const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a, *b;
+	bool entries = false;
+
+	if (!fx.valid || !fz_set_cmd(fx.cmd) ||
+	    nlh->nlmsg_len < FZ_GENL_HDRLEN)
+		return;
+	if (genl->cmd != fx.cmd) {
+		fz_set_bad("a reply of another command", genl->cmd, 0);
+		return;
+	}
+	mnl_attr_for_each(a, nlh, sizeof(*genl)) {
+		if (mnl_attr_get_type(a) != NFHPA_SET)
+			continue;
+		if (fx.cmd != NFHP_CMD_SET_LIST) {
+			fx.replied = true;
+			answer_entries(a);
+			continue;
+		}
+		mnl_attr_for_each_nested(b, a) {
+			if (mnl_attr_get_type(b) == NFHPA_SET_TYPE)
+				fx.set_msgs++;
+			entries |= mnl_attr_get_type(b) == NFHPA_SET_ENTRY;
+		}
+	}
+	fx.entry_msgs += entries;
+}
+
+/**
+ * fz_set_done() - the ack (or a dump's end) of the request just sent
+ * @err: its errno
+ * @overrun: answers were lost: nothing to check
+ *
+ * Return: false when the answers broke the contract.
+ */
+bool fz_set_done(int err, bool overrun)
+{
+	unsigned int k = fx.cmd - NFHP_CMD_SET_NEW;
+	bool ok = !fx.bad;
+
+	if (fx.valid && fx.setm && (fx.cmd == NFHP_CMD_APPEND ||
+				    fx.cmd == NFHP_CMD_INSERT ||
+				    fx.cmd == NFHP_CMD_REPLACE)) {
+		if (!err)
+			sst.setm_acked++;
+		else if (err == ENOENT || err == EINVAL)
+			sst.setm_refused++;
+	}
+	if (!fx.valid || !fz_set_cmd(fx.cmd))
+		goto out;
+	sst.acked[k] += !err;
+	sst.busy += fx.cmd == NFHP_CMD_SET_DEL && err == EBUSY;
+	if (overrun)
+		goto out;
+	switch (fx.cmd) {
+	case NFHP_CMD_SET_ADD:
+	case NFHP_CMD_SET_REMOVE:
+		/* No reply: refused before any entry (no such set...). */
+		if (!fx.replied) {
+			if (!err)
+				fz_set_bad("an ack without results", 0, 0);
+			break;
+		}
+		sst.checked++;
+		if (fx.got != fx.entries)
+			fz_set_bad("results for entries sent", fx.got,
+				   fx.entries);
+		if (err != fx.first)
+			fz_set_bad("errno of the first entry that failed", err,
+				   fx.first);
+		break;
+	case NFHP_CMD_SET_TEST:
+		if (!err && (!fx.replied || fx.got != 1))
+			fz_set_bad("a test's reply without its entry",
+				   fx.replied, fx.got);
+		if (err && fx.replied)
+			fz_set_bad("a test's reply and an error", err, 0);
+		sst.checked += !err;
+		break;
+	case NFHP_CMD_SET_LIST:
+		sst.multi += fx.entry_msgs >= 2;
+		break;
+	}
+	ok = !fx.bad;
+out:
+	fx.cmd = 0;
+	fx.valid = false;
+	return ok;
+}
+
+/* --- reset --------------------------------------------------------------- */
+
+/* NFHP_CMD_SET_DEL (of name, of all for NULL), or a dump of every set. */
+static int set_simple(struct fz_sock *s, uint8_t cmd, const char *name)
+{
+	static char buf[4096];
+	struct nlmsghdr *nlh = put_header(buf, cmd, cmd == NFHP_CMD_SET_LIST ?
+					  NLM_F_DUMP : 0);
+	struct nlattr *nest;
+	int err;
+
+	if (name) {
+		nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, name);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	fz_set_expect(nlh, true);
+	if (!send_req(s, nlh, nlh->nlmsg_len, &err))
+		return -EIO;
+	return -err;
+}
+
+/**
+ * fz_set_reset() - destroy every set, once the rules are flushed
+ * @s: the socket
+ * @strict: no other fuzzer runs and no rule is left: every set must go
+ *
+ * Rules of the other fuzzer process, or of a transaction, may still
+ * refer to sets: then those of the pool that no rule refers to go.
+ *
+ * Return: 0; -EIO when the module does not answer; -EBUSY when strict
+ * and a set is left.
+ */
+int fz_set_reset(struct fz_sock *s, bool strict)
+{
+	unsigned int i;
+	int ret;
+
+	ret = set_simple(s, NFHP_CMD_SET_DEL, NULL);
+	if (ret == -EIO)
+		return ret;
+	if (strict) {
+		if (ret) {
+			fprintf(stderr, "nl_fuzz: FAIL: destroying every set: %s\n",
+				strerror(-ret));
+			return -EBUSY;
+		}
+		ret = set_simple(s, NFHP_CMD_SET_LIST, NULL);
+		if (ret == -EIO)
+			return ret;
+		if (ret || fx.set_msgs) {
+			fprintf(stderr, "nl_fuzz: FAIL: sets left: %u (%s)\n",
+				fx.set_msgs, strerror(-ret));
+			return -EBUSY;
+		}
+		return 0;
+	}
+	if (ret != -EBUSY)
+		return 0;
+	sst.reset_busy++;
+	for (i = 0; i < FZ_NSETS; i++)
+		if (set_simple(s, NFHP_CMD_SET_DEL, fz_sets[i].name) == -EIO)
+			return -EIO;
+	return 0;
+}
+
+/* What the set commands did, for the run's summary. */
+void fz_set_report(void)
+{
+	unsigned int k;
+
+	printf("nl_fuzz: valid set requests acked/sent:");
+	for (k = 0; k < sizeof(sst.sent) / sizeof(sst.sent[0]); k++)
+		printf(" %s=%lu/%lu", fz_set_cmd_names[k], sst.acked[k],
+		       sst.sent[k]);
+	printf("\n");
+	printf("nl_fuzz: sets: %lu destroys refused busy, %lu bulk adds, %lu multi-message entry dumps, %lu replies checked, rules with set matches %lu acked/%lu refused, %lu resets left sets\n",
+	       sst.busy, sst.bulk, sst.multi, sst.checked, sst.setm_acked,
+	       sst.setm_refused, sst.reset_busy);
+}
