@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Netlink fuzzing of the nf_hipac genetlink family with user/build/nl_fuzz
-# (user/fuzz/nl_fuzz.c): valid, mutated and random requests with
+# (user/fuzz/nl_fuzz.c, nl_fuzz_set.c): valid, mutated and random requests
+# of the rule and the named-set commands, rules with set matches, with
 # interleaved transactions on several sockets, from two processes at once,
 # in a network namespace of its own.  Then:
 #
+#   - with the rules flushed, every set of the fuzzed namespace can be
+#     destroyed (no reference of a freed rule is left behind) and a dump
+#     finds none (nl_fuzz -F);
 #   - root of a user namespace (unshare -U -r) gets EPERM for every
 #     changing command, and for a list, in the initial namespace and in
 #     the fuzzed one;
@@ -98,6 +102,10 @@ sent=$(cat $tmp/fuzz1 $tmp/fuzz2 |
        awk '{ n += $1 } END { print n + 0 }')
 nfhp_log "fuzz messages: $sent in $(($(date +%s) - start))s"
 nfhp_check "all $messages messages sent" [ "$sent" -ge "$messages" ]
+
+# No rule is left to refer to a set: every set goes.
+nfhp_check "fuzzed netns: every set destroyed" \
+	in_ns $ns_fuzz "$fuzz" -F -n 0 -s "$((seed + 3))"
 
 # The fuzzed namespace still works: list, flush, delete chains, empty.
 nfhp_check "fuzzed netns: list" \
