@@ -318,9 +318,9 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
 	if (cmd == NFHP_CMD_SET_NEW || one_in(8))
 		put_family(nlh, family);
 
-	/* Every set, or no NFHPA_SET at all. */
-	if ((cmd == NFHP_CMD_SET_DEL || cmd == NFHP_CMD_SET_FLUSH ||
-	     cmd == NFHP_CMD_SET_LIST) && one_in(3)) {
+	/* Every set (destroying all now and then only), or no NFHPA_SET. */
+	if ((cmd == NFHP_CMD_SET_FLUSH || cmd == NFHP_CMD_SET_LIST ||
+	     (cmd == NFHP_CMD_SET_DEL && one_in(2))) && one_in(3)) {
 		if (one_in(4)) {
 			nest = mnl_attr_nest_start(nlh, NFHPA_SET);
 			mnl_attr_nest_end(nlh, nest);
