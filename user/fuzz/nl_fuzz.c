@@ -314,14 +314,17 @@ static void put_xt(struct nlmsghdr *nlh, uint8_t action)
 }
 
 /*
- * A valid-looking rule of family: sorted distinct dimensions, an action,
- * now and then set matches.
+ * A valid-looking rule of family: sorted distinct dimensions, an action.
+ * With setm, set matches too, and mostly a plain rule around them (few
+ * dimensions, a verdict), so that they are refused for their own sake
+ * when they are.
  */
-static void put_rule(struct nlmsghdr *nlh, uint8_t family)
+static void put_rule(struct nlmsghdr *nlh, uint8_t family, bool setm)
 {
 	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE);
-	unsigned int nmatch = below(5), d;
-	uint8_t action = below(NFHP_ACT_MAX);
+	bool plain = setm && !one_in(4);
+	unsigned int nmatch = below(plain ? 3 : 5), d;
+	uint8_t action = below(plain ? NFHP_ACT_JUMP : NFHP_ACT_MAX);
 
 	for (d = 0; d < NFHP_DIM_MAX && nmatch; d++) {
 		if (below(NFHP_DIM_MAX - d) < nmatch) {
@@ -335,9 +338,9 @@ static void put_rule(struct nlmsghdr *nlh, uint8_t family)
 				  fz_chains[3 + below(FZ_NCHAINS - 3)]);
 	if (one_in(8))
 		mnl_attr_put_strz(nlh, NFHPA_RULE_COMMENT, "nl_fuzz");
-	if (one_in(3))
+	if (setm)
 		fz_put_setm(nlh, family);
-	if (action == NFHP_ACT_XT ? !one_in(8) : one_in(6))
+	if (action == NFHP_ACT_XT ? !one_in(8) : one_in(plain ? 32 : 6))
 		put_xt(nlh, action);
 	if (one_in(8)) {
 		struct nlattr *c = mnl_attr_nest_start(nlh,
@@ -360,11 +363,15 @@ static void put_pos(struct nlmsghdr *nlh)
 static struct nlmsghdr *build_valid(char *buf, uint8_t cmd)
 {
 	uint8_t family = NFHP_FAMILY_IPV4;
+	bool setm = one_in(3);
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
+	const char *chain;
 
 	if (fz_set_cmd(cmd))
 		return fz_build_set(buf, cmd);
+	/* A rule with set matches mostly goes to a chain that exists. */
+	chain = setm && !one_in(4) ? fz_chains[below(3)] : rnd_chain();
 	nlh = put_header(buf, cmd, 0);
 	/* Either family's rule set; now and then one nf-hipac has not. */
 	if (one_in(2)) {
@@ -377,20 +384,20 @@ static struct nlmsghdr *build_valid(char *buf, uint8_t cmd)
 			put_pos(nlh);
 		/* fall through */
 	case NFHP_CMD_APPEND:
-		mnl_attr_put_strz(nlh, NFHPA_CHAIN, rnd_chain());
-		put_rule(nlh, family);
+		mnl_attr_put_strz(nlh, NFHPA_CHAIN, chain);
+		put_rule(nlh, family, setm);
 		break;
 	case NFHP_CMD_DELETE:
-		mnl_attr_put_strz(nlh, NFHPA_CHAIN, rnd_chain());
+		mnl_attr_put_strz(nlh, NFHPA_CHAIN, chain);
 		if (one_in(2))
 			put_pos(nlh);
 		else
-			put_rule(nlh, family);
+			put_rule(nlh, family, setm);
 		break;
 	case NFHP_CMD_REPLACE:
-		mnl_attr_put_strz(nlh, NFHPA_CHAIN, rnd_chain());
+		mnl_attr_put_strz(nlh, NFHPA_CHAIN, chain);
 		put_pos(nlh);
-		put_rule(nlh, family);
+		put_rule(nlh, family, setm);
 		break;
 	case NFHP_CMD_FLUSH:
 	case NFHP_CMD_DEL_CHAIN:

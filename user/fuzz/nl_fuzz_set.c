@@ -35,9 +35,14 @@
 
 #include "nl_fuzz.h"
 
-/* A bulk add: enough entries for a dump of several messages. */
+/*
+ * A bulk add: enough entries for a dump of several messages (about 800
+ * fit in one).  Not more than 1365: the NFHPA_SET of the reply, 48 bytes
+ * an entry, would pass the 65535 bytes an attribute's length can say,
+ * and the module does not refuse such an add yet.
+ */
 #define FZ_BULK_MIN	300
-#define FZ_BULK_MAX	1400
+#define FZ_BULK_MAX	1300
 
 /* The pool of names: each with the family its sets mostly have. */
 static const struct {
@@ -68,13 +73,13 @@ static const char *const fz_set_cmd_names[] = {
  * @bulk: bulk adds sent
  * @multi: dumps of one set's entries that took several messages
  * @checked: replies of valid adds, removes and tests checked
- * @setm_acked: valid rule changes with set matches that went through
- * @setm_refused: and that were refused (no set, wrong family, too many)
+ * @setm: valid rule changes with set matches, by the errno of their
+ *	answer (0: they went through)
  * @reset_busy: resets that left sets behind (-EBUSY)
  */
 struct fz_set_stats {
 	unsigned long sent[9], acked[9];
-	unsigned long busy, bulk, multi, checked, setm_acked, setm_refused;
+	unsigned long busy, bulk, multi, checked, setm[256];
 	unsigned long reset_busy;
 };
 
@@ -109,6 +114,8 @@ static struct fz_set_expect {
 
 /* Set matches put into the request being built. */
 static unsigned int fz_setm_built;
+/* The set of the last bulk add, which dumps then list more often. */
+static unsigned int fz_bulk_set;
 
 bool fz_set_cmd(uint8_t cmd)
 {
@@ -309,8 +316,12 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
 	struct nlmsghdr *nlh = put_header(buf, cmd, cmd == NFHP_CMD_SET_LIST ?
 					  NLM_F_DUMP : 0);
 	unsigned int i = pick_set(0), j, n;
-	uint8_t family = fz_sets[i].family;
+	uint8_t family;
 	struct nlattr *nest;
+
+	if (cmd == NFHP_CMD_SET_LIST && one_in(2))
+		i = fz_bulk_set;
+	family = fz_sets[i].family;
 
 	if (cmd == NFHP_CMD_SET_NEW && one_in(8))
 		family = other_family(family);
@@ -357,6 +368,7 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
 		put_entry_flags(nlh);
 		if (cmd == NFHP_CMD_SET_ADD && one_in(12)) {
 			put_bulk(nlh, family);
+			fz_bulk_set = i;
 			break;
 		}
 		for (n = one_in(16) ? 0 : 1 + below(8); n; n--)
@@ -377,13 +389,14 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
  * @nlh: the request, inside NFHPA_RULE
  * @family: the rule's family: its sets mostly are of it
  *
- * None to NFHP_MAX_SETM + 1 (one too many), each of a set of the pool
- * (which may or may not exist), either direction, inverted or not; now and
- * then without a name or a direction, or with a direction that is none.
+ * One, or none to NFHP_MAX_SETM + 1 (one too many), each of a set of the
+ * pool (which may or may not exist), either direction, inverted or not;
+ * now and then without a name or a direction, or with a direction that is
+ * none.
  */
 void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
 {
-	unsigned int n = below(NFHP_MAX_SETM + 2), i;
+	unsigned int n = one_in(2) ? 1 : below(NFHP_MAX_SETM + 2), i;
 
 	for (i = 0; i < n; i++) {
 		struct nlattr *nest = mnl_attr_nest_start(nlh,
@@ -765,12 +778,8 @@ bool fz_set_done(int err, bool overrun)
 
 	if (fx.valid && fx.setm && (fx.cmd == NFHP_CMD_APPEND ||
 				    fx.cmd == NFHP_CMD_INSERT ||
-				    fx.cmd == NFHP_CMD_REPLACE)) {
-		if (!err)
-			sst.setm_acked++;
-		else if (err == ENOENT || err == EINVAL)
-			sst.setm_refused++;
-	}
+				    fx.cmd == NFHP_CMD_REPLACE))
+		sst.setm[err > 0 && err < 256 ? err : 0]++;
 	if (!fx.valid || !fz_set_cmd(fx.cmd))
 		goto out;
 	sst.acked[k] += !err;
@@ -815,6 +824,29 @@ out:
 
 /* --- reset --------------------------------------------------------------- */
 
+/*
+ * Set i of the pool anew, of its family and either algorithm, so that
+ * the rules of the next round find sets to refer to.
+ */
+static int set_create(struct fz_sock *s, unsigned int i)
+{
+	static char buf[4096];
+	struct nlmsghdr *nlh = put_header(buf, NFHP_CMD_SET_NEW, 0);
+	struct nlattr *nest;
+	int err;
+
+	mnl_attr_put_u8(nlh, NFHPA_FAMILY, fz_sets[i].family);
+	nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, fz_sets[i].name);
+	mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
+	mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, one_in(2) ? "hash" : "lpm");
+	mnl_attr_nest_end(nlh, nest);
+	fz_set_expect(nlh, true);
+	if (!send_req(s, nlh, nlh->nlmsg_len, &err))
+		return -EIO;
+	return -err;
+}
+
 /* NFHP_CMD_SET_DEL (of name, of all for NULL), or a dump of every set. */
 static int set_simple(struct fz_sock *s, uint8_t cmd, const char *name)
 {
@@ -841,7 +873,9 @@ static int set_simple(struct fz_sock *s, uint8_t cmd, const char *name)
  * @strict: no other fuzzer runs and no rule is left: every set must go
  *
  * Rules of the other fuzzer process, or of a transaction, may still
- * refer to sets: then those of the pool that no rule refers to go.
+ * refer to sets: then those of the pool that no rule refers to go.  Unless
+ * strict, the sets of the pool are then created anew (a set that stayed,
+ * or that the other process created meanwhile, answers EEXIST).
  *
  * Return: 0; -EIO when the module does not answer; -EBUSY when strict
  * and a set is left.
@@ -870,11 +904,15 @@ int fz_set_reset(struct fz_sock *s, bool strict)
 		}
 		return 0;
 	}
-	if (ret != -EBUSY)
-		return 0;
-	sst.reset_busy++;
+	if (ret == -EBUSY) {
+		sst.reset_busy++;
+		for (i = 0; i < FZ_NSETS; i++)
+			if (set_simple(s, NFHP_CMD_SET_DEL,
+				       fz_sets[i].name) == -EIO)
+				return -EIO;
+	}
 	for (i = 0; i < FZ_NSETS; i++)
-		if (set_simple(s, NFHP_CMD_SET_DEL, fz_sets[i].name) == -EIO)
+		if (set_create(s, i) == -EIO)
 			return -EIO;
 	return 0;
 }
@@ -889,7 +927,12 @@ void fz_set_report(void)
 		printf(" %s=%lu/%lu", fz_set_cmd_names[k], sst.acked[k],
 		       sst.sent[k]);
 	printf("\n");
-	printf("nl_fuzz: sets: %lu destroys refused busy, %lu bulk adds, %lu multi-message entry dumps, %lu replies checked, rules with set matches %lu acked/%lu refused, %lu resets left sets\n",
-	       sst.busy, sst.bulk, sst.multi, sst.checked, sst.setm_acked,
-	       sst.setm_refused, sst.reset_busy);
+	printf("nl_fuzz: sets: %lu destroys refused busy, %lu bulk adds, %lu multi-message entry dumps, %lu replies checked, %lu resets left sets\n",
+	       sst.busy, sst.bulk, sst.multi, sst.checked, sst.reset_busy);
+	printf("nl_fuzz: valid rule changes with set matches:");
+	for (k = 0; k < 256; k++)
+		if (sst.setm[k])
+			printf(" %s=%lu", k ? strerrorname_np(k) : "acked",
+			       sst.setm[k]);
+	printf("\n");
 }
