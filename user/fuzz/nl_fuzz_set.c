@@ -41,7 +41,7 @@
  * an entry, would pass the 65535 bytes an attribute's length can say,
  * and the module does not refuse such an add yet.
  */
-#define FZ_BULK_MIN	300
+#define FZ_BULK_MIN	700
 #define FZ_BULK_MAX	1300
 
 /* The pool of names: each with the family its sets mostly have. */
