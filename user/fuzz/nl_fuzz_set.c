@@ -37,12 +37,11 @@
 
 /*
  * A bulk add: enough entries for a dump of several messages (about 800
- * fit in one).  Not more than 1365: the NFHPA_SET of the reply, 48 bytes
- * an entry, would pass the 65535 bytes an attribute's length can say,
- * and the module does not refuse such an add yet.
+ * fit in one), and now and then more than NFHP_SET_MAX_BATCH, which the
+ * module must refuse with E2BIG before applying any.
  */
 #define FZ_BULK_MIN	700
-#define FZ_BULK_MAX	1300
+#define FZ_BULK_MAX	(NFHP_SET_MAX_BATCH + 100)
 
 /* The pool of names: each with the family its sets mostly have. */
 static const struct {
@@ -612,7 +611,7 @@ bool fz_set_errno_ok(uint8_t cmd, int err)
 		return err == ENOENT || err == EEXIST || err == E2BIG ||
 		       err == EPERM;
 	case NFHP_CMD_SET_REMOVE:
-		return err == ENOENT || err == EPERM;
+		return err == ENOENT || err == EPERM || err == E2BIG;
 	default:	/* FLUSH, SWAP, MODIFY, TEST, LIST */
 		return err == ENOENT;
 	}
@@ -789,6 +788,10 @@ bool fz_set_done(int err, bool overrun)
 	switch (fx.cmd) {
 	case NFHP_CMD_SET_ADD:
 	case NFHP_CMD_SET_REMOVE:
+		if (fx.entries > NFHP_SET_MAX_BATCH &&
+		    (err != E2BIG || fx.replied))
+			fz_set_bad("a batch over NFHP_SET_MAX_BATCH not refused",
+				   err, fx.entries);
 		/* No reply: refused before any entry (no such set...). */
 		if (!fx.replied) {
 			if (!err)
