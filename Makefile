@@ -29,7 +29,7 @@ CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl \
 			/usr/src/linux-source-*/scripts/checkpatch.pl) \
 		$(if $(CHECKPATCH_TAR),$(CHECKPATCH_OWN)))
 TOOLS    := nf-hipac nf-hipac-save nf-hipac-restore nf-hipac6 \
-	    nf-hipac6-save nf-hipac6-restore nf-hipac-sim
+	    nf-hipac6-save nf-hipac6-restore nf-hipac-set nf-hipac-sim
 VM       := selftests/vm/run-vm.sh
 
 all: module user
@@ -131,6 +131,7 @@ install: all
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6-save
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6-restore
+	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac-set
 	$(if $(wildcard user/man/*.8),install -d $(DESTDIR)$(MANDIR)/man8 && \
 		install -m 0644 $(wildcard user/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
 

@@ -4,9 +4,10 @@
  *
  * One binary, several names: nf-hipac-save and nf-hipac-restore are links
  * to it, and nf-hipac6, nf-hipac6-save and nf-hipac6-restore, which work
- * on the IPv6 rule set in ip6tables' syntax (nf-hipac6 is nf-hipac -6).  As nf-hipac it parses an iptables command line and
- * dispatches on the command through the table below, one subcommand per
- * file.
+ * on the IPv6 rule set in ip6tables' syntax (nf-hipac6 is nf-hipac -6),
+ * and nf-hipac-set, the named sets in ipset's syntax (nf-hipac set).  As
+ * nf-hipac it parses an iptables command line and dispatches on the
+ * command through the table below, one subcommand per file.
  */
 #include <libgen.h>
 #include <string.h>
@@ -50,6 +51,8 @@ static void show_usage(FILE *f)
 "       nf-hipac import [--takeover] [--table FAMILY:NAME] [--chain NAME]\n"
 "                       [--dry-run|--print] (from live nftables; FAMILY\n"
 "                       ip, ip6 or inet)\n"
+"       nf-hipac set COMMAND ... (named sets, as nf-hipac-set: ipset's\n"
+"                       syntax)\n"
 "       nf-hipac -h (print this help information)\n"
 "\n"
 "Commands:\n"
@@ -164,6 +167,11 @@ int main(int argc, char **argv)
 	char err[256] = "";
 	int ret;
 
+	/* Named sets, in ipset's syntax: no rules, no libxtables. */
+	if (!strcmp(name, "nf-hipac-set"))
+		return set_main(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "set"))
+		return set_main(argc - 1, argv + 1);
 	/* import sets libxtables up itself, per family: see import.c. */
 	if (argc > 1 && !strcmp(argv[1], "import"))
 		return import_main(argc - 1, argv + 1,

@@ -34,6 +34,8 @@ int zero_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
 /* list.c */
 int list_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
 int list_rules_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
+/* set.c: nf-hipac-set, or "nf-hipac set": argv from the program's name on */
+int set_main(int argc, char **argv);
 /* save.c, restore.c: argv as given */
 int save_main(int argc, char **argv);
 int restore_main(int argc, char **argv);

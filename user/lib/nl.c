@@ -1518,6 +1518,89 @@ int nfhp_nl_dump_equal(struct nfhp_nl *nl, const char *chain,
 	return dump(nl, chain, 0, spec, ops, data);
 }
 
+/* --- requests with answers ------------------------------------------------ */
+
+/**
+ * nfhp_nl_request() - start a request whose answers carry data
+ * @nl: the connection, not in batch mode
+ * @cmd: &enum nfhp_cmd
+ * @dump: a dump (NLM_F_DUMP), else an acknowledged request
+ *
+ * The request is built in the connection's buffer, which the answers
+ * overwrite: it is good until nfhp_nl_talk().
+ *
+ * Return: the request, for the caller's attributes.
+ */
+struct nlmsghdr *nfhp_nl_request(struct nfhp_nl *nl, u8 cmd, bool dump)
+{
+	return put_request(nl, nl->buf, cmd, dump ? NLM_F_DUMP : NLM_F_ACK);
+}
+
+/**
+ * nfhp_nl_talk() - send a request and hand its answers to a callback
+ * @nl: the connection
+ * @nlh: the request of nfhp_nl_request()
+ * @cb: called with each answer of the family before the acknowledgement
+ *	(or the NLMSG_DONE of a dump), or NULL
+ * @data: its argument
+ *
+ * A callback's non-zero value stops the calls, not the reading: the rest
+ * of the answers is read and dropped, so the socket stays usable.  A
+ * failure of the request is kept for nfhp_nl_report() and
+ * nfhp_nl_get_failure(), as for the other requests.
+ *
+ * Return: the request's -errno, else the callback's non-zero value, else
+ * 0.
+ */
+int nfhp_nl_talk(struct nfhp_nl *nl, struct nlmsghdr *nlh,
+		 int (*cb)(const struct nlmsghdr *nlh, void *data),
+		 void *data)
+{
+	u8 cmd = ((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->cmd;
+	u32 seq = nlh->nlmsg_seq;
+	int ret, cb_ret = 0;
+
+	memset(&nl->fail, 0, sizeof(nl->fail));
+	nl->fail.cmd = cmd;
+	ret = send_buf(nl, nlh, nlh->nlmsg_len);
+	while (!ret) {
+		const struct nlmsghdr *a = (const struct nlmsghdr *)nl->buf;
+		int len;
+
+		len = recv(mnl_socket_get_fd(nl->sock), nl->buf,
+			   NFHP_NL_RECV_SIZE, 0);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			nl->fail.lost = true;
+			break;
+		}
+		for (; mnl_nlmsg_ok(a, len); a = mnl_nlmsg_next(a, &len)) {
+			if (a->nlmsg_seq != seq)
+				continue;
+			if (a->nlmsg_type == NLMSG_ERROR ||
+			    a->nlmsg_type == NLMSG_DONE) {
+				const int *code = mnl_nlmsg_get_payload(a);
+
+				if (mnl_nlmsg_get_payload_len(a) >=
+				    sizeof(*code) && *code < 0)
+					set_error(nl, *code, cmd, false,
+						  nl->tag, ext_ack_msg(a));
+				goto done;
+			}
+			if (a->nlmsg_type != nl->family || cb_ret || !cb)
+				continue;
+			cb_ret = cb(a, data);
+		}
+	}
+	set_error(nl, ret, cmd, false, nl->tag, NULL);
+done:
+	if (nl->fail.err)
+		return nl->fail.err;
+	return cb_ret;
+}
+
 /* --- connection ------------------------------------------------------------ */
 
 static int family_attr_cb(const struct nlattr *attr, void *data)

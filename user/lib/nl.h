@@ -190,6 +190,17 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 int nfhp_nl_dump_msg(const struct nlmsghdr *nlh,
 		     const struct nfhp_nl_dump_ops *ops, void *data);
 
+/*
+ * Requests whose answers carry data, such as the set commands
+ * (lib/nl_set.c): start one, put its attributes, and send it with
+ * nfhp_nl_talk(), which hands each answer before the acknowledgement to
+ * @cb.  Not in batch mode.
+ */
+struct nlmsghdr *nfhp_nl_request(struct nfhp_nl *nl, u8 cmd, bool dump);
+int nfhp_nl_talk(struct nfhp_nl *nl, struct nlmsghdr *nlh,
+		 int (*cb)(const struct nlmsghdr *nlh, void *data),
+		 void *data);
+
 /* Two specs are the same rule (what -C looks for). */
 bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
 		     const struct nfhp_rule_spec *b);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac-set: what its subcommand files share.
+ *
+ * set.c reads the command line and dispatches; it holds the commands on
+ * whole sets (create, destroy, flush, swap, lock, unlock, limit, list,
+ * save).  set_entries.c holds those on entries (add, del, test) and
+ * restore.  Each command returns ipset's exit code: 0, 1 for an error,
+ * 2 for a bad command line.
+ */
+#ifndef _NFHP_CLI_SET_H
+#define _NFHP_CLI_SET_H
+
+#include "nl_set.h"
+#include "set_parse.h"
+
+#define NFHP_SET_PROG	"nf-hipac-set"
+
+/**
+ * struct set_cli - one nf-hipac-set run
+ * @nl: the connection, NULL until a command needs it
+ * @exist: -exist: no error for what is already so
+ * @names: -name: list the names only
+ * @terse: -terse: list the heads only
+ * @quiet: -quiet: no messages for test results, nor for errors
+ * @save: -output save: list in the save format
+ * @line: the line of a restore being run, 0 outside a restore
+ */
+struct set_cli {
+	struct nfhp_nl *nl;
+	bool exist, names, terse, quiet, save;
+	unsigned long line;
+};
+
+/* set.c */
+int set_connect(struct set_cli *c);
+void set_error(const struct set_cli *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int set_param_error(const struct set_cli *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int set_kernel_error(struct set_cli *c, const char *name, int cmd);
+int set_failure(struct set_cli *c, const struct nfhp_nl_failure *f, int cmd);
+int set_lookup(struct set_cli *c, const char *name,
+	       struct nfhp_set_info *info);
+int set_run(struct set_cli *c, int argc, char **argv);
+bool set_ipset_type(const char *s);
+
+/* set_entries.c: argv from the set's name on */
+int set_add_main(struct set_cli *c, int argc, char **argv);
+int set_del_main(struct set_cli *c, int argc, char **argv);
+int set_test_main(struct set_cli *c, int argc, char **argv);
+int set_restore_main(struct set_cli *c, int argc, char **argv);
+
+#endif /* _NFHP_CLI_SET_H */

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the named-set commands of the netlink client (see nl_set.h
+ * and the "Named sets" part of include/uapi/linux/nf_hipac.h).
+ *
+ * Requests go through nfhp_nl_request() and nfhp_nl_talk() of nl.c; the
+ * answers are parsed the libmnl way: a callback per attribute checks
+ * its type is known, validates it and stores it in tb[].
+ */
+#include "nl_set.h"
+
+#include <errno.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+/* --- encoding ------------------------------------------------------------ */
+
+static void put_addr(struct nlmsghdr *nlh, nfhp_u128 a)
+{
+	u32 w[4] = {
+		(u32)(a >> 96), (u32)(a >> 64), (u32)(a >> 32), (u32)a,
+	};
+
+	mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
+}
+
+/**
+ * nfhp_nl_put_set() - put NFHPA_SET into a request
+ * @nlh: the request
+ * @info: the set; its name, and for a create its type, algorithm and limit
+ * @flags: NFHPA_SET_FLAGS, left out when 0
+ * @e: entries, or NULL
+ * @n: their number
+ * @values: put each entry's NFHPA_SETE_VALUE (adds)
+ *
+ * A create (an @info with a type) carries the type, the algorithm and
+ * the limit too.
+ */
+void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
+		     u32 flags, const struct nfhp_set_entry *e,
+		     unsigned int n, bool values)
+{
+	struct nlattr *set = mnl_attr_nest_start(nlh, NFHPA_SET);
+	unsigned int i;
+
+	if (info->name[0])
+		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, info->name);
+	if (info->type) {
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, info->type);
+		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, info->algo);
+		if (info->limit)
+			mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, info->limit);
+	}
+	if (flags)
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, flags);
+	for (i = 0; i < n; i++) {
+		struct nlattr *ent = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+
+		put_addr(nlh, e[i].addr);
+		mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e[i].plen);
+		if (values && e[i].value)
+			mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, e[i].value);
+		mnl_attr_nest_end(nlh, ent);
+	}
+	mnl_attr_nest_end(nlh, set);
+}
+
+/* --- decoding ------------------------------------------------------------ */
+
+static int top_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, NFHPA_MAX) < 0)
+		return MNL_CB_OK;	/* a newer kernel's */
+	switch (type) {
+	case NFHPA_FAMILY:
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SET:
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int set_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, NFHPA_SET_MAX) < 0)
+		return MNL_CB_OK;
+	switch (type) {
+	case NFHPA_SET_NAME:
+	case NFHPA_SET_OTHER:
+	case NFHPA_SET_ALGO:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SET_TYPE:
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SET_LIMIT:
+	case NFHPA_SET_FLAGS:
+	case NFHPA_SET_COUNT:
+	case NFHPA_SET_REFS:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SET_MEMORY:
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SET_ENTRY:
+		/* Repeated: walked by parse_entries(). */
+		if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+			return MNL_CB_ERROR;
+		return MNL_CB_OK;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int entry_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, NFHPA_SETE_MAX) < 0)
+		return MNL_CB_OK;
+	switch (type) {
+	case NFHPA_SETE_ADDR:
+		if (mnl_attr_validate2(attr, MNL_TYPE_BINARY,
+				       4 * sizeof(u32)) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SETE_PLEN:
+	case NFHPA_SETE_RESULT:
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SETE_VALUE:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		break;
+	}
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int copy_str(char *dst, size_t size, const struct nlattr *attr)
+{
+	if (mnl_attr_get_payload_len(attr) > size)
+		return -EINVAL;
+	strcpy(dst, mnl_attr_get_str(attr));
+	return 0;
+}
+
+static int parse_entry(const struct nlattr *nest, u8 family,
+		       struct nfhp_set_entry *e)
+{
+	const struct nlattr *tb[NFHPA_SETE_MAX + 1] = {};
+	unsigned int width = family == NFHP_FAMILY_IPV6 ? 128 : 32;
+	u32 w[4];
+
+	if (mnl_attr_parse_nested(nest, entry_attr_cb, tb) < 0 ||
+	    !tb[NFHPA_SETE_ADDR])
+		return -EINVAL;
+	memcpy(w, mnl_attr_get_payload(tb[NFHPA_SETE_ADDR]), sizeof(w));
+	e->addr = (nfhp_u128)w[0] << 96 | (nfhp_u128)w[1] << 64 |
+		  (nfhp_u128)w[2] << 32 | w[3];
+	e->plen = tb[NFHPA_SETE_PLEN] ? mnl_attr_get_u8(tb[NFHPA_SETE_PLEN]) :
+					width;
+	if (e->plen > width)
+		return -EINVAL;
+	e->value = tb[NFHPA_SETE_VALUE] ?
+		   mnl_attr_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	e->result = tb[NFHPA_SETE_RESULT] ?
+		    mnl_attr_get_u8(tb[NFHPA_SETE_RESULT]) : NFHP_SET_ADDED;
+	return 0;
+}
+
+/**
+ * nfhp_nl_parse_set_msg() - read the NFHPA_SET of an answer
+ * @nlh: the answer
+ * @info: the set's attributes that are present, over what it held
+ * @fn: called for each NFHPA_SET_ENTRY in order, or NULL
+ * @data: its argument
+ *
+ * Return: 0, @fn's non-zero value, or -EINVAL for a malformed answer.
+ */
+int nfhp_nl_parse_set_msg(const struct nlmsghdr *nlh,
+			  struct nfhp_set_info *info,
+			  int (*fn)(void *data, const struct nfhp_set_info *info,
+				    const struct nfhp_set_entry *e),
+			  void *data)
+{
+	const struct nlattr *top[NFHPA_MAX + 1] = {};
+	const struct nlattr *tb[NFHPA_SET_MAX + 1] = {};
+	const struct nlattr *attr;
+	int ret;
+
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_attr_cb,
+			   top) < 0 || !top[NFHPA_SET])
+		return -EINVAL;
+	if (mnl_attr_parse_nested(top[NFHPA_SET], set_attr_cb, tb) < 0)
+		return -EINVAL;
+	if (top[NFHPA_FAMILY])
+		info->family = mnl_attr_get_u8(top[NFHPA_FAMILY]);
+	if (info->family != NFHP_FAMILY_IPV6)
+		info->family = NFHP_FAMILY_IPV4;
+	if (tb[NFHPA_SET_NAME] &&
+	    copy_str(info->name, sizeof(info->name), tb[NFHPA_SET_NAME]))
+		return -EINVAL;
+	if (tb[NFHPA_SET_ALGO] &&
+	    copy_str(info->algo, sizeof(info->algo), tb[NFHPA_SET_ALGO]))
+		return -EINVAL;
+	if (tb[NFHPA_SET_TYPE])
+		info->type = mnl_attr_get_u8(tb[NFHPA_SET_TYPE]);
+	if (tb[NFHPA_SET_LIMIT])
+		info->limit = mnl_attr_get_u32(tb[NFHPA_SET_LIMIT]);
+	if (tb[NFHPA_SET_FLAGS])
+		info->flags = mnl_attr_get_u32(tb[NFHPA_SET_FLAGS]);
+	if (tb[NFHPA_SET_COUNT])
+		info->count = mnl_attr_get_u32(tb[NFHPA_SET_COUNT]);
+	if (tb[NFHPA_SET_REFS])
+		info->refs = mnl_attr_get_u32(tb[NFHPA_SET_REFS]);
+	if (tb[NFHPA_SET_MEMORY])
+		info->memory = mnl_attr_get_u64(tb[NFHPA_SET_MEMORY]);
+	if (!fn)
+		return 0;
+	mnl_attr_for_each_nested(attr, top[NFHPA_SET]) {
+		struct nfhp_set_entry e;
+
+		if (mnl_attr_get_type(attr) != NFHPA_SET_ENTRY)
+			continue;
+		if (parse_entry(attr, info->family, &e))
+			return -EINVAL;
+		ret = fn(data, info, &e);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* --- requests ------------------------------------------------------------ */
+
+static struct nlmsghdr *set_request(struct nfhp_nl *nl, u8 cmd, u8 family,
+				    bool dump)
+{
+	nfhp_nl_set_family(nl, family);
+	return nfhp_nl_request(nl, cmd, dump);
+}
+
+static int name_request(struct nfhp_nl *nl, u8 cmd, const char *name,
+			const char *other)
+{
+	struct nlmsghdr *nlh = set_request(nl, cmd, NFHP_FAMILY_IPV4, false);
+	struct nlattr *set = mnl_attr_nest_start(nlh, NFHPA_SET);
+
+	if (name)
+		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, name);
+	if (other)
+		mnl_attr_put_strz(nlh, NFHPA_SET_OTHER, other);
+	mnl_attr_nest_end(nlh, set);
+	return nfhp_nl_talk(nl, nlh, NULL, NULL);
+}
+
+int nfhp_nl_set_new(struct nfhp_nl *nl, const struct nfhp_set_info *info,
+		    bool exist)
+{
+	struct nlmsghdr *nlh = set_request(nl, NFHP_CMD_SET_NEW, info->family,
+					   false);
+	u32 flags = info->flags & NFHP_SET_F_LOCKED;
+
+	if (exist)
+		flags |= NFHP_SET_F_EXIST;
+	nfhp_nl_put_set(nlh, info, flags, NULL, 0, false);
+	return nfhp_nl_talk(nl, nlh, NULL, NULL);
+}
+
+int nfhp_nl_set_del(struct nfhp_nl *nl, const char *name)
+{
+	return name_request(nl, NFHP_CMD_SET_DEL, name, NULL);
+}
+
+int nfhp_nl_set_flush(struct nfhp_nl *nl, const char *name)
+{
+	return name_request(nl, NFHP_CMD_SET_FLUSH, name, NULL);
+}
+
+int nfhp_nl_set_swap(struct nfhp_nl *nl, const char *a, const char *b)
+{
+	return name_request(nl, NFHP_CMD_SET_SWAP, a, b);
+}
+
+int nfhp_nl_set_modify(struct nfhp_nl *nl, const char *name,
+		       const u32 *limit, const bool *locked)
+{
+	struct nlmsghdr *nlh = set_request(nl, NFHP_CMD_SET_MODIFY,
+					   NFHP_FAMILY_IPV4, false);
+	struct nlattr *set = mnl_attr_nest_start(nlh, NFHPA_SET);
+
+	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, name);
+	if (limit)
+		mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, *limit);
+	if (locked)
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS,
+				 *locked ? NFHP_SET_F_LOCKED : 0);
+	mnl_attr_nest_end(nlh, set);
+	return nfhp_nl_talk(nl, nlh, NULL, NULL);
+}
+
+/**
+ * struct results - the answer to an add, remove or test
+ * @e: the entries sent, whose results are filled in
+ * @n: their number
+ * @seen: results read so far
+ */
+struct results {
+	struct nfhp_set_entry *e;
+	unsigned int n, seen;
+};
+
+static int result_cb(void *data, const struct nfhp_set_info *info,
+		     const struct nfhp_set_entry *e)
+{
+	struct results *r = data;
+
+	if (r->seen >= r->n)
+		return -EPROTO;
+	r->e[r->seen].result = e->result;
+	if (e->result == NFHP_SET_EXISTS)	/* a test's value */
+		r->e[r->seen].value = e->value;
+	r->seen++;
+	return 0;
+}
+
+static int results_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nfhp_set_info info = {};
+
+	return nfhp_nl_parse_set_msg(nlh, &info, result_cb, data);
+}
+
+/**
+ * nfhp_nl_set_entries() - add or remove entries of a set
+ * @nl: the connection
+ * @add: NFHP_CMD_SET_ADD, else NFHP_CMD_SET_REMOVE
+ * @info: the set: its name and family
+ * @flags: NFHP_SET_F_UPDATE, NFHP_SET_F_EXIST
+ * @e: the entries; each one's result is filled in
+ * @n: their number, at most %NFHP_NL_SET_BATCH
+ *
+ * Return: 0, the command's -errno, or -EPROTO when an entry got no
+ * result (its result is then %NFHP_SET_INVALID).
+ */
+int nfhp_nl_set_entries(struct nfhp_nl *nl, bool add,
+			const struct nfhp_set_info *info, u32 flags,
+			struct nfhp_set_entry *e, unsigned int n)
+{
+	struct nfhp_set_info req = {};
+	struct results r = { .e = e, .n = n };
+	struct nlmsghdr *nlh;
+	unsigned int i;
+	int ret;
+
+	memcpy(req.name, info->name, sizeof(req.name));
+	nlh = set_request(nl, add ? NFHP_CMD_SET_ADD : NFHP_CMD_SET_REMOVE,
+			  info->family, false);
+	nfhp_nl_put_set(nlh, &req, flags, e, n, add);
+	for (i = 0; i < n; i++)
+		e[i].result = NFHP_SET_INVALID;
+	ret = nfhp_nl_talk(nl, nlh, results_msg_cb, &r);
+	if (!ret && r.seen != n)
+		ret = -EPROTO;
+	return ret;
+}
+
+/**
+ * nfhp_nl_set_test() - is a key in a set?
+ * @nl: the connection
+ * @info: the set: its name and family
+ * @e: the key; its value is filled in when it is there
+ * @found: set when it is
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_nl_set_test(struct nfhp_nl *nl, const struct nfhp_set_info *info,
+		     struct nfhp_set_entry *e, bool *found)
+{
+	struct nfhp_set_info req = {};
+	struct results r = { .e = e, .n = 1 };
+	struct nlmsghdr *nlh;
+	int ret;
+
+	memcpy(req.name, info->name, sizeof(req.name));
+	nlh = set_request(nl, NFHP_CMD_SET_TEST, info->family, false);
+	nfhp_nl_put_set(nlh, &req, 0, e, 1, false);
+	e->result = NFHP_SET_NOT_FOUND;
+	ret = nfhp_nl_talk(nl, nlh, results_msg_cb, &r);
+	if (!ret && r.seen != 1)
+		ret = -EPROTO;
+	*found = !ret && e->result == NFHP_SET_EXISTS;
+	return ret;
+}
+
+/**
+ * struct list_ctx - a listing under way
+ * @ops: the caller's callbacks
+ * @data: their argument
+ * @info: the set of the message being read
+ */
+struct list_ctx {
+	const struct nfhp_nl_set_ops *ops;
+	void *data;
+	struct nfhp_set_info info;
+};
+
+static int list_entry_cb(void *data, const struct nfhp_set_info *info,
+			 const struct nfhp_set_entry *e)
+{
+	struct list_ctx *c = data;
+
+	return c->ops->entry ? c->ops->entry(c->data, info, e) : 0;
+}
+
+/*
+ * A message with the set's type is its head; the messages after it carry
+ * its entries, and its name only.
+ */
+static int list_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct list_ctx *c = data;
+	struct nfhp_set_info info = c->info;
+	int ret;
+
+	info.type = 0;
+	ret = nfhp_nl_parse_set_msg(nlh, &info, NULL, NULL);
+	if (ret)
+		return ret;
+	if (info.type) {
+		c->info = info;
+		if (c->ops->set) {
+			ret = c->ops->set(c->data, &c->info);
+			if (ret)
+				return ret;
+		}
+	}
+	return nfhp_nl_parse_set_msg(nlh, &c->info, list_entry_cb, c);
+}
+
+int nfhp_nl_set_list(struct nfhp_nl *nl, const char *name,
+		     const struct nfhp_nl_set_ops *ops, void *data)
+{
+	struct list_ctx c = { .ops = ops, .data = data };
+	struct nlmsghdr *nlh = set_request(nl, NFHP_CMD_SET_LIST,
+					   NFHP_FAMILY_IPV4, true);
+	struct nlattr *set = mnl_attr_nest_start(nlh, NFHPA_SET);
+
+	if (name)
+		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, name);
+	mnl_attr_nest_end(nlh, set);
+	return nfhp_nl_talk(nl, nlh, list_msg_cb, &c);
+}
+
+/**
+ * struct get_ctx - the set nfhp_nl_set_get() looks for
+ * @name: its name
+ * @info: where its head goes
+ * @found: it was seen
+ */
+struct get_ctx {
+	const char *name;
+	struct nfhp_set_info *info;
+	bool found;
+};
+
+static int get_cb(void *data, const struct nfhp_set_info *info)
+{
+	struct get_ctx *g = data;
+
+	if (strcmp(info->name, g->name))
+		return 0;
+	*g->info = *info;
+	g->found = true;
+	return 0;
+}
+
+/*
+ * The heads of every set are listed, not the one set by name, whose
+ * listing would carry all its entries.
+ */
+int nfhp_nl_set_get(struct nfhp_nl *nl, const char *name,
+		    struct nfhp_set_info *info)
+{
+	static const struct nfhp_nl_set_ops ops = { .set = get_cb };
+	struct get_ctx g = { .name = name, .info = info };
+	int ret;
+
+	ret = nfhp_nl_set_list(nl, NULL, &ops, &g);
+	if (ret)
+		return ret;
+	return g.found ? 0 : -ENOENT;
+}

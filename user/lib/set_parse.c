@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: named sets in ipset's words (see set_parse.h).
+ *
+ * The messages are those of ipset v7.17 for the same mistakes, without
+ * the "ipset v7.17: " its caller puts first, so that scripts that look
+ * at them keep working.
+ */
+#include "set_parse.h"
+#include "parse.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+static void __attribute__((format(printf, 3, 4)))
+msg(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static const struct {
+	const char *name;
+	const char *algo;
+} typenames[] = {
+	{ "hash:ip", "hash" },
+	{ "hash:net", "lpm" },
+};
+
+/**
+ * nfhp_set_parse_typename() - the type and algorithm of an ipset type name
+ * @s: "hash:ip" or "hash:net"
+ * @type: set to &enum nfhp_set_type
+ * @algo: set to the algorithm, "hash" or "lpm"
+ *
+ * Return: false for a type nf-hipac has no sets of.
+ */
+bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(typenames); i++) {
+		if (!strcmp(s, typenames[i].name)) {
+			*type = NFHP_SET_ADDR;
+			*algo = typenames[i].algo;
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * nfhp_set_typename() - the ipset type name of a set
+ * @info: the set
+ *
+ * Return: "hash:ip" for hosts in a hash, "hash:net" for prefixes.
+ */
+const char *nfhp_set_typename(const struct nfhp_set_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(typenames); i++)
+		if (!strcmp(info->algo, typenames[i].algo))
+			return typenames[i].name;
+	return info->algo;
+}
+
+/* An unsigned number of ipset's syntax in [0, max], or an exit code. */
+static int parse_num(const char *s, unsigned long long max,
+		     unsigned long long *v, char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	if (*s == '-' || *s == '+') {
+		msg(err, errlen, "Syntax error: '%s' is out of range 0-%llu",
+		    s, max);
+		return NFHP_SET_EXIT_ERR;
+	}
+	*v = strtoull(s, &end, 0);
+	if (!*s || *end) {
+		msg(err, errlen, "Syntax error: '%s' is invalid as number", s);
+		return NFHP_SET_EXIT_ERR;
+	}
+	if (errno || *v > max) {
+		msg(err, errlen, "Syntax error: '%s' is out of range 0-%llu",
+		    s, max);
+		return NFHP_SET_EXIT_ERR;
+	}
+	return 0;
+}
+
+/* The argument of option @opt, or NULL with ipset's message. */
+static const char *opt_arg(int argc, char **argv, int *i, char *err,
+			   size_t errlen)
+{
+	if (*i + 1 >= argc) {
+		msg(err, errlen, "Missing mandatory argument of option `%s'",
+		    argv[*i]);
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+/* -exist, --exist, -! */
+static bool is_exist(const char *s)
+{
+	return !strcmp(s, "-exist") || !strcmp(s, "--exist") ||
+	       !strcmp(s, "-!");
+}
+
+/* "timeout N": nf-hipac's sets have no timeouts, so only 0 is taken. */
+static int parse_timeout(const char *s, char *err, size_t errlen)
+{
+	unsigned long long v;
+	int ret = parse_num(s, 2147483, &v, err, errlen);
+
+	if (ret)
+		return ret;
+	if (v) {
+		msg(err, errlen,
+		    "Syntax error: nf-hipac sets have no timeouts: only timeout 0 is supported");
+		return NFHP_SET_EXIT_ERR;
+	}
+	return 0;
+}
+
+/**
+ * nfhp_set_parse_create() - the options of a create
+ * @argc: number of options
+ * @argv: the options after NAME TYPE
+ * @info: the set, whose name, type and algorithm are set; its family,
+ *	limit, flags and algorithm are filled in
+ * @exist: set for -exist
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * ipset's "family inet|inet6", "maxelem N", "hashsize N", "timeout 0",
+ * "counters", "comment", "bucketsize N" and "initval N" (what ipset save
+ * prints) are taken, the last four without effect, plus nf-hipac's "algo
+ * hash|lpm", "limit N" (maxelem's twin) and "locked".  Without maxelem
+ * or limit the set holds %NFHP_SET_DEFAULT_LIMIT entries, as ipset's; a
+ * limit of 0 is none.
+ *
+ * Return: 0, or an exit code.
+ */
+int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
+			  bool *exist, char *err, size_t errlen)
+{
+	unsigned long long v;
+	const char *a;
+	int i, ret;
+
+	if (!info->family)
+		info->family = NFHP_FAMILY_IPV4;
+	info->limit = NFHP_SET_DEFAULT_LIMIT;
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (is_exist(o)) {
+			*exist = true;
+			continue;
+		}
+		if (!strcmp(o, "counters") || !strcmp(o, "comment") ||
+		    !strcmp(o, "forceadd"))
+			continue;
+		if (!strcmp(o, "locked")) {
+			info->flags |= NFHP_SET_F_LOCKED;
+			continue;
+		}
+		if (strcmp(o, "family") && strcmp(o, "maxelem") &&
+		    strcmp(o, "limit") && strcmp(o, "hashsize") &&
+		    strcmp(o, "timeout") && strcmp(o, "algo") &&
+		    strcmp(o, "bucketsize") && strcmp(o, "initval")) {
+			msg(err, errlen, "Unknown argument: `%s'", o);
+			return NFHP_SET_EXIT_PARAM;
+		}
+		a = opt_arg(argc, argv, &i, err, errlen);
+		if (!a)
+			return NFHP_SET_EXIT_PARAM;
+		if (!strcmp(o, "family")) {
+			if (!strcmp(a, "inet") || !strcmp(a, "ipv4")) {
+				info->family = NFHP_FAMILY_IPV4;
+			} else if (!strcmp(a, "inet6") || !strcmp(a, "ipv6")) {
+				info->family = NFHP_FAMILY_IPV6;
+			} else {
+				msg(err, errlen,
+				    "Syntax error: unknown inet family %s", a);
+				return NFHP_SET_EXIT_ERR;
+			}
+		} else if (!strcmp(o, "maxelem") || !strcmp(o, "limit")) {
+			ret = parse_num(a, 0xffffffffULL, &v, err, errlen);
+			if (ret)
+				return ret;
+			info->limit = v;
+		} else if (!strcmp(o, "timeout")) {
+			ret = parse_timeout(a, err, errlen);
+			if (ret)
+				return ret;
+		} else if (!strcmp(o, "algo")) {
+			if (strcmp(a, "hash") && strcmp(a, "lpm")) {
+				msg(err, errlen,
+				    "Syntax error: unknown algorithm %s (hash or lpm)",
+				    a);
+				return NFHP_SET_EXIT_ERR;
+			}
+			snprintf(info->algo, sizeof(info->algo), "%s", a);
+		} else {
+			/* hashsize, bucketsize, initval: the kernel sizes. */
+			ret = parse_num(a, 0xffffffffULL, &v, err, errlen);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static unsigned int family_bits(u8 family)
+{
+	return family == NFHP_FAMILY_IPV6 ? 128 : 32;
+}
+
+static nfhp_u128 host_mask(unsigned int bits, unsigned int plen)
+{
+	/* The bits below a prefix of @plen in a @bits wide address. */
+	if (plen >= bits)
+		return 0;
+	if (bits - plen >= 128)
+		return ~(nfhp_u128)0;
+	return ((nfhp_u128)1 << (bits - plen)) - 1;
+}
+
+/* One address of @family, host order, an IPv4 one in the low bits. */
+static bool parse_addr(const char *s, u8 family, nfhp_u128 *addr)
+{
+	unsigned char b[16];
+	unsigned int i, n = family == NFHP_FAMILY_IPV6 ? 16 : 4;
+
+	if (inet_pton(family == NFHP_FAMILY_IPV6 ? AF_INET6 : AF_INET, s,
+		      b) != 1)
+		return false;
+	*addr = 0;
+	for (i = 0; i < n; i++)
+		*addr = *addr << 8 | b[i];
+	return true;
+}
+
+static int bad_addr(const char *s, u8 family, char *err, size_t errlen)
+{
+	msg(err, errlen,
+	    "Syntax error: cannot parse %s: resolving to %s address failed",
+	    s, family == NFHP_FAMILY_IPV6 ? "IPv6" : "IPv4");
+	return -EINVAL;
+}
+
+/* Each key of [@lo, @hi], as hosts or as the fewest prefixes. */
+static int walk_range(nfhp_u128 lo, nfhp_u128 hi, unsigned int bits,
+		      bool hosts,
+		      int (*fn)(void *data, const struct nfhp_set_entry *e),
+		      void *data)
+{
+	struct nfhp_set_entry e = {};
+	int ret;
+
+	for (;;) {
+		unsigned int size = 0;	/* log2 of the block at lo */
+
+		while (!hosts && size < bits &&
+		       !(lo & ((nfhp_u128)1 << size)) &&
+		       lo + host_mask(bits, bits - size - 1) <= hi &&
+		       lo + host_mask(bits, bits - size - 1) >= lo)
+			size++;
+		e.addr = lo;
+		e.plen = bits - size;
+		ret = fn(data, &e);
+		if (ret)
+			return ret;
+		if (lo + host_mask(bits, bits - size) >= hi)
+			return 0;
+		lo += host_mask(bits, bits - size) + 1;
+	}
+}
+
+/**
+ * nfhp_set_parse_elem() - the keys of an element
+ * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4)
+ * @family: the set's &enum nfhp_family
+ * @algo: the set's algorithm: "hash" takes hosts only
+ * @fn: called for each key
+ * @data: its argument
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * The bits of a prefix below its length are cleared, as ipset clears
+ * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
+ * hash:ip does.
+ *
+ * Return: 0, @fn's non-zero value, or -EINVAL.
+ */
+int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
+			int (*fn)(void *data, const struct nfhp_set_entry *e),
+			void *data, char *err, size_t errlen)
+{
+	unsigned int bits = family_bits(family);
+	bool hosts = !strcmp(algo, "hash");
+	char buf[INET6_ADDRSTRLEN + 8];
+	nfhp_u128 lo, hi;
+	char *slash, *dash;
+
+	if (strlen(s) >= sizeof(buf))
+		return bad_addr(s, family, err, errlen);
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	dash = family == NFHP_FAMILY_IPV4 ? strchr(buf, '-') : NULL;
+	if (slash && dash)
+		return bad_addr(s, family, err, errlen);
+	if (family == NFHP_FAMILY_IPV6 && hosts && (slash || strchr(s, '-'))) {
+		msg(err, errlen,
+		    "Syntax error: plain IP address must be supplied: %s", s);
+		return -EINVAL;
+	}
+	if (slash)
+		*slash++ = '\0';
+	if (dash)
+		*dash++ = '\0';
+	if (!parse_addr(buf, family, &lo) ||
+	    (dash && !parse_addr(dash, family, &hi)))
+		return bad_addr(s, family, err, errlen);
+	if (slash) {
+		unsigned long long plen;
+
+		if (!*slash)
+			return bad_addr(s, family, err, errlen);
+		if (parse_num(slash, 255, &plen, err, errlen))
+			return -EINVAL;
+		if (plen > bits) {
+			msg(err, errlen,
+			    "Syntax error: '%llu' is out of range 0-%u",
+			    plen, bits);
+			return -EINVAL;
+		}
+		lo &= ~host_mask(bits, plen);
+		hi = lo | host_mask(bits, plen);
+		if (!hosts) {
+			struct nfhp_set_entry e = { .addr = lo, .plen = plen };
+
+			return fn(data, &e);
+		}
+	} else if (!dash) {
+		hi = lo;
+	} else if (hi < lo) {
+		nfhp_u128 t = lo;	/* ipset takes them either way */
+
+		lo = hi;
+		hi = t;
+	}
+	if (hosts && hi - lo >= NFHP_SET_MAX_EXPAND) {
+		msg(err, errlen,
+		    "Syntax error: %s stands for more than %u hosts", s,
+		    NFHP_SET_MAX_EXPAND);
+		return -EINVAL;
+	}
+	return walk_range(lo, hi, bits, hosts, fn, data);
+}
+
+/**
+ * nfhp_set_parse_elem_opts() - the options after an element
+ * @argc: their number
+ * @argv: the options
+ * @value: set by "value N"; NULL where no value is taken (del, test)
+ * @exist: set by -exist
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * Return: 0, or an exit code.
+ */
+int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
+			     char *err, size_t errlen)
+{
+	unsigned long long v;
+	const char *a;
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (is_exist(o)) {
+			*exist = true;
+			continue;
+		}
+		if ((strcmp(o, "value") || !value) && strcmp(o, "timeout") &&
+		    strcmp(o, "packets") && strcmp(o, "bytes") &&
+		    strcmp(o, "comment") && strcmp(o, "skbmark") &&
+		    strcmp(o, "skbprio") && strcmp(o, "skbqueue")) {
+			msg(err, errlen, "Unknown argument: `%s'", o);
+			return NFHP_SET_EXIT_PARAM;
+		}
+		a = opt_arg(argc, argv, &i, err, errlen);
+		if (!a)
+			return NFHP_SET_EXIT_PARAM;
+		if (!strcmp(o, "value")) {
+			ret = parse_num(a, 0xffffffffULL, &v, err, errlen);
+			if (ret)
+				return ret;
+			*value = v;
+		} else if (!strcmp(o, "timeout")) {
+			ret = parse_timeout(a, err, errlen);
+			if (ret)
+				return ret;
+		}
+		/* packets, bytes, comment, skb*: what ipset save carries */
+	}
+	return 0;
+}
+
+/**
+ * nfhp_set_key_str() - an entry's key as ipset prints it
+ * @buf: the text
+ * @len: its room
+ * @family: the set's family
+ * @e: the entry
+ *
+ * A host has no "/32" or "/128", as in ipset's listings.
+ */
+void nfhp_set_key_str(char *buf, size_t len, u8 family,
+		      const struct nfhp_set_entry *e)
+{
+	unsigned int i, bits = family_bits(family);
+	unsigned char b[16];
+	char a[INET6_ADDRSTRLEN];
+
+	for (i = 0; i < bits / 8; i++)
+		b[i] = (u8)(e->addr >> (bits - 8 - 8 * i));
+	inet_ntop(bits == 128 ? AF_INET6 : AF_INET, b, a, sizeof(a));
+	if (e->plen < bits)
+		snprintf(buf, len, "%s/%u", a, e->plen);
+	else
+		snprintf(buf, len, "%s", a);
+}
+
+static const char *family_name(u8 family)
+{
+	return family == NFHP_FAMILY_IPV6 ? "inet6" : "inet";
+}
+
+/*
+ * What follows "create NAME TYPE" and "Header:": ipset's options, so that
+ * ipset restore takes the line, and nf-hipac's lock in a listing.
+ */
+static void print_header(FILE *f, const struct nfhp_set_info *info)
+{
+	fprintf(f, "family %s hashsize 1024 maxelem %u",
+		family_name(info->family), info->limit);
+}
+
+void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info)
+{
+	fprintf(f, "create %s %s ", info->name, nfhp_set_typename(info));
+	print_header(f, info);
+	fputc('\n', f);
+}
+
+void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
+			const struct nfhp_set_entry *e)
+{
+	char key[INET6_ADDRSTRLEN + 8];
+
+	nfhp_set_key_str(key, sizeof(key), info->family, e);
+	fprintf(f, "add %s %s", info->name, key);
+	if (e->value)
+		fprintf(f, " value %u", e->value);
+	fputc('\n', f);
+}
+
+/**
+ * nfhp_set_print_list_head() - the head of a set in "ipset list"
+ * @f: where to
+ * @info: the set
+ * @terse: -terse: without the "Members:" line
+ *
+ * The lines and their order are ipset's.  Revision is nf-hipac's (0);
+ * the header carries "algo" and "locked" beside ipset's options.
+ */
+void nfhp_set_print_list_head(FILE *f, const struct nfhp_set_info *info,
+			      bool terse)
+{
+	fprintf(f, "Name: %s\n", info->name);
+	fprintf(f, "Type: %s\n", nfhp_set_typename(info));
+	fprintf(f, "Revision: 0\n");
+	fprintf(f, "Header: ");
+	print_header(f, info);
+	fprintf(f, " algo %s", info->algo);
+	if (info->flags & NFHP_SET_F_LOCKED)
+		fprintf(f, " locked");
+	fputc('\n', f);
+	fprintf(f, "Size in memory: %llu\n",
+		(unsigned long long)info->memory);
+	fprintf(f, "References: %u\n", info->refs);
+	fprintf(f, "Number of entries: %u\n", info->count);
+	if (!terse)
+		fprintf(f, "Members:\n");
+}
+
+void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
+			   const struct nfhp_set_entry *e)
+{
+	char key[INET6_ADDRSTRLEN + 8];
+
+	nfhp_set_key_str(key, sizeof(key), info->family, e);
+	fputs(key, f);
+	if (e->value)
+		fprintf(f, " value %u", e->value);
+	fputc('\n', f);
+}

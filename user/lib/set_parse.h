@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nf-hipac: named sets in ipset's words.
+ *
+ * What nf-hipac-set needs without a kernel: the ipset type names and the
+ * algorithms they stand for, the create options of ipset(8) and
+ * nf-hipac's own, elements ("10.0.0.1", "10.0.0.0/24", "10.0.0.1-10.0.0.9")
+ * turned into the keys of a set, and the lines of "ipset save" and
+ * "ipset list" printed back.  lib/nl_set.c puts them on the wire.
+ */
+#ifndef _NFHP_SET_PARSE_H
+#define _NFHP_SET_PARSE_H
+
+#include "key.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* ipset's default maxelem, which a create without maxelem or limit gets. */
+#define NFHP_SET_DEFAULT_LIMIT	65536
+/* Most hosts one element of a "hash" set may stand for (a /16, a range). */
+#define NFHP_SET_MAX_EXPAND	65536
+#define NFHP_SET_ALGO_LEN	16
+
+/**
+ * struct nfhp_set_info - a set as created and as a listing reports it
+ * @name: the name, NUL-terminated
+ * @type: &enum nfhp_set_type
+ * @algo: "hash" or "lpm"
+ * @family: &enum nfhp_family
+ * @limit: most entries, 0 for no limit
+ * @flags: NFHP_SET_F_* (only %NFHP_SET_F_LOCKED in a listing)
+ * @count: entries (listings)
+ * @refs: rules that refer to the set (listings)
+ * @memory: bytes (listings)
+ */
+struct nfhp_set_info {
+	char name[NFHP_SET_MAXNAMELEN];
+	u8 type;
+	char algo[NFHP_SET_ALGO_LEN];
+	u8 family;
+	u32 limit;
+	u32 flags;
+	u32 count;
+	u32 refs;
+	u64 memory;
+};
+
+/**
+ * struct nfhp_set_entry - one key with its value
+ * @addr: the address, host order, an IPv4 one in the low 32 bits
+ * @plen: the prefix length
+ * @value: the value
+ * @result: &enum nfhp_set_result of the kernel's answer
+ */
+struct nfhp_set_entry {
+	nfhp_u128 addr;
+	u8 plen;
+	u32 value;
+	u8 result;
+};
+
+/* Exit codes, ipset's: 1 for every error, 2 for a bad command line. */
+#define NFHP_SET_EXIT_OK	0
+#define NFHP_SET_EXIT_ERR	1
+#define NFHP_SET_EXIT_PARAM	2
+
+/*
+ * ipset's type name (hash:ip, hash:net) into the type and algorithm of a
+ * set; false for any other.  nfhp_set_typename() is the way back.
+ */
+bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo);
+const char *nfhp_set_typename(const struct nfhp_set_info *info);
+
+/*
+ * A create line's arguments after NAME TYPE ("family inet maxelem 10
+ * counters -exist ..."), ipset's and nf-hipac's own, into @info (whose
+ * name, type and algorithm are set) and @exist.  Return: 0, or an exit
+ * code with ipset's message in @err.
+ */
+int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
+			  bool *exist, char *err, size_t errlen);
+
+/*
+ * An element of a set of @family and @algo: "ADDR", "ADDR/PLEN" or, IPv4
+ * only, "FIRST-LAST".  For "lpm" a range becomes the fewest prefixes
+ * that cover it exactly; for "hash" a prefix or a range becomes its
+ * hosts, at most %NFHP_SET_MAX_EXPAND of them.  @fn is called for each
+ * key in order and may stop the walk with a non-zero value, which is
+ * returned.  Return: 0, @fn's value, or -EINVAL with ipset's message in
+ * @err.
+ */
+int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
+			int (*fn)(void *data, const struct nfhp_set_entry *e),
+			void *data, char *err, size_t errlen);
+
+/*
+ * The arguments after an element of add, del and test: "value N" (add
+ * only, @value non-NULL) and ipset's per-entry options, accepted and
+ * ignored ("timeout 0", "packets N", "bytes N", "comment STR",
+ * "skbmark ..."), and -exist.  Return: 0, or an exit code with ipset's
+ * message in @err.
+ */
+int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
+			     char *err, size_t errlen);
+
+/* An entry's key as ipset prints it: "10.0.0.1", "10.0.0.0/24", "::1". */
+void nfhp_set_key_str(char *buf, size_t len, u8 family,
+		      const struct nfhp_set_entry *e);
+
+/* "create NAME hash:ip family inet hashsize 1024 maxelem 65536\n" */
+void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info);
+/* "add NAME 10.0.0.1[ value 5]\n" */
+void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
+			const struct nfhp_set_entry *e);
+/* The head of "ipset list", up to "Members:" (not with @terse). */
+void nfhp_set_print_list_head(FILE *f, const struct nfhp_set_info *info,
+			      bool terse);
+/* A member line of "ipset list": "10.0.0.1[ value 5]\n" */
+void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
+			   const struct nfhp_set_entry *e);
+
+#endif /* _NFHP_SET_PARSE_H */
