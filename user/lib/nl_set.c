@@ -155,7 +155,7 @@ static int entry_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int copy_str(char *dst, size_t size, const struct nlattr *attr)
+static int set_copy_str(char *dst, size_t size, const struct nlattr *attr)
 {
 	if (mnl_attr_get_payload_len(attr) > size)
 		return -EINVAL;
@@ -217,10 +217,10 @@ int nfhp_nl_parse_set_msg(const struct nlmsghdr *nlh,
 	if (info->family != NFHP_FAMILY_IPV6)
 		info->family = NFHP_FAMILY_IPV4;
 	if (tb[NFHPA_SET_NAME] &&
-	    copy_str(info->name, sizeof(info->name), tb[NFHPA_SET_NAME]))
+	    set_copy_str(info->name, sizeof(info->name), tb[NFHPA_SET_NAME]))
 		return -EINVAL;
 	if (tb[NFHPA_SET_ALGO] &&
-	    copy_str(info->algo, sizeof(info->algo), tb[NFHPA_SET_ALGO]))
+	    set_copy_str(info->algo, sizeof(info->algo), tb[NFHPA_SET_ALGO]))
 		return -EINVAL;
 	if (tb[NFHPA_SET_TYPE])
 		info->type = mnl_attr_get_u8(tb[NFHPA_SET_TYPE]);

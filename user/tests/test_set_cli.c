@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of nf-hipac-set without a kernel: ipset's syntax (lib/set_parse.c)
+ * and the wire format of the set commands (lib/nl_set.c).
+ *
+ * The messages and exit codes expected are those of ipset v7.17 for the
+ * same input, where ipset has one.  Requests are encoded as the client
+ * sends them, then read back as the kernel's answers would carry them:
+ * the raw layout of an address is checked against the uapi contract
+ * (four host-order words, most significant first), malformed attributes
+ * must be refused and unknown ones skipped.
+ */
+#include "../lib/nl.c"
+#include "../lib/nl_set.c"
+#include "tap.h"
+
+static char err[256];
+
+/* --- syntax --------------------------------------------------------------- */
+
+static int create(const char *opts, struct nfhp_set_info *info, bool *exist)
+{
+	char buf[512], *argv[64];
+	int argc;
+
+	memset(info, 0, sizeof(*info));
+	*exist = false;
+	strcpy(info->name, "s");
+	info->type = NFHP_SET_ADDR;
+	strcpy(info->algo, "hash");
+	snprintf(buf, sizeof(buf), "%s", opts);
+	argc = nfhp_split_line(buf, argv, 63);
+	err[0] = '\0';
+	return nfhp_set_parse_create(argc, argv, info, exist, err,
+				     sizeof(err));
+}
+
+static void test_typenames(void)
+{
+	struct nfhp_set_info info = {};
+	const char *algo = NULL;
+	u8 type = 0;
+
+	check(nfhp_set_parse_typename("hash:ip", &type, &algo) &&
+	      type == NFHP_SET_ADDR && !strcmp(algo, "hash"),
+	      "hash:ip is an addr set in a hash");
+	check(nfhp_set_parse_typename("hash:net", &type, &algo) &&
+	      type == NFHP_SET_ADDR && !strcmp(algo, "lpm"),
+	      "hash:net is an addr set of prefixes");
+	check(!nfhp_set_parse_typename("hash:ip,port", &type, &algo) &&
+	      !nfhp_set_parse_typename("hash:", &type, &algo),
+	      "other types are refused");
+	strcpy(info.algo, "lpm");
+	check(!strcmp(nfhp_set_typename(&info), "hash:net"),
+	      "an lpm set prints as hash:net");
+	strcpy(info.algo, "hash");
+	check(!strcmp(nfhp_set_typename(&info), "hash:ip"),
+	      "a hash set prints as hash:ip");
+}
+
+static void test_create(void)
+{
+	struct nfhp_set_info info;
+	bool exist;
+
+	check(!create("", &info, &exist) && info.limit == 65536 &&
+	      info.family == NFHP_FAMILY_IPV4 && !info.flags && !exist,
+	      "create: ipset's defaults, maxelem 65536, inet");
+	check(!create("family inet6 maxelem 10 hashsize 64 timeout 0 counters comment -exist",
+		      &info, &exist) &&
+	      info.family == NFHP_FAMILY_IPV6 && info.limit == 10 && exist,
+	      "create: what ipset save writes is taken");
+	check(!create("family inet hashsize 1024 maxelem 65536 bucketsize 12 initval 0x367f137f",
+		      &info, &exist) && info.limit == 65536,
+	      "create: bucketsize and initval of ipset save are taken");
+	check(!create("algo lpm limit 0 locked", &info, &exist) &&
+	      !strcmp(info.algo, "lpm") && info.limit == 0 &&
+	      info.flags == NFHP_SET_F_LOCKED,
+	      "create: nf-hipac's algo, limit and locked");
+	check(create("timeout 5", &info, &exist) == NFHP_SET_EXIT_ERR &&
+	      strstr(err, "only timeout 0"),
+	      "create: a timeout is refused, exit 1: %s", err);
+	check(create("foo 1", &info, &exist) == NFHP_SET_EXIT_PARAM &&
+	      !strcmp(err, "Unknown argument: `foo'"),
+	      "create: an unknown option is ipset's exit 2: %s", err);
+	check(create("maxelem", &info, &exist) == NFHP_SET_EXIT_PARAM &&
+	      !strcmp(err, "Missing mandatory argument of option `maxelem'"),
+	      "create: a missing argument, exit 2: %s", err);
+	check(create("maxelem abc", &info, &exist) == NFHP_SET_EXIT_ERR &&
+	      !strcmp(err, "Syntax error: 'abc' is invalid as number"),
+	      "create: a bad number, exit 1: %s", err);
+	check(create("maxelem 99999999999", &info, &exist) ==
+	      NFHP_SET_EXIT_ERR &&
+	      !strcmp(err, "Syntax error: '99999999999' is out of range 0-4294967295"),
+	      "create: a number out of range: %s", err);
+	check(create("family inet7", &info, &exist) == NFHP_SET_EXIT_ERR &&
+	      !strcmp(err, "Syntax error: unknown inet family inet7"),
+	      "create: an unknown family: %s", err);
+	check(create("algo tree", &info, &exist) == NFHP_SET_EXIT_ERR,
+	      "create: an unknown algorithm");
+}
+
+/**
+ * struct keys - the keys an element stands for
+ * @e: the keys
+ * @n: how many
+ * @str: them as ipset prints them, space-separated
+ */
+struct keys {
+	struct nfhp_set_entry e[64];
+	unsigned int n;
+	char str[1024];
+	u8 family;
+};
+
+static int keys_cb(void *data, const struct nfhp_set_entry *e)
+{
+	struct keys *k = data;
+	char s[64];
+
+	if (k->n < ARRAY_SIZE(k->e))
+		k->e[k->n] = *e;
+	k->n++;
+	nfhp_set_key_str(s, sizeof(s), k->family, e);
+	if (strlen(k->str) + strlen(s) + 2 < sizeof(k->str)) {
+		if (k->str[0])
+			strcat(k->str, " ");
+		strcat(k->str, s);
+	}
+	return 0;
+}
+
+static int elem(const char *s, u8 family, const char *algo, struct keys *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = family;
+	err[0] = '\0';
+	return nfhp_set_parse_elem(s, family, algo, keys_cb, k, err,
+				   sizeof(err));
+}
+
+static void test_elems(void)
+{
+	struct keys k;
+	const u8 v4 = NFHP_FAMILY_IPV4, v6 = NFHP_FAMILY_IPV6;
+
+	check(!elem("10.0.0.1", v4, "hash", &k) && k.n == 1 &&
+	      k.e[0].addr == 0x0a000001 && k.e[0].plen == 32,
+	      "a host: the address in the low 32 bits, /32");
+	check(!elem("10.0.0.1/30", v4, "hash", &k) && k.n == 4 &&
+	      !strcmp(k.str, "10.0.0.0 10.0.0.1 10.0.0.2 10.0.0.3"),
+	      "hash: a prefix stands for its hosts, as in ipset's hash:ip: %s",
+	      k.str);
+	check(!elem("10.0.0.1-10.0.0.3", v4, "hash", &k) && k.n == 3,
+	      "hash: a range stands for its hosts");
+	check(elem("10.0.0.0/8", v4, "hash", &k) == -EINVAL &&
+	      strstr(err, "more than 65536 hosts"),
+	      "hash: at most 65536 hosts: %s", err);
+	check(!elem("10.0.0.0/16", v4, "hash", &k) && k.n == 65536,
+	      "hash: a /16 is 65536 hosts");
+	check(!elem("10.1.2.3/24", v4, "lpm", &k) && k.n == 1 &&
+	      !strcmp(k.str, "10.1.2.0/24"),
+	      "lpm: the bits below a prefix are cleared: %s", k.str);
+	check(!elem("1.1.1.1-1.1.1.6", v4, "lpm", &k) &&
+	      !strcmp(k.str, "1.1.1.1 1.1.1.2/31 1.1.1.4/31 1.1.1.6"),
+	      "lpm: a range is ipset's prefixes: %s", k.str);
+	check(!elem("1.1.1.6-1.1.1.1", v4, "lpm", &k) &&
+	      !strcmp(k.str, "1.1.1.1 1.1.1.2/31 1.1.1.4/31 1.1.1.6"),
+	      "lpm: a range backwards, as ipset takes it");
+	check(!elem("0.0.0.0-255.255.255.255", v4, "lpm", &k) &&
+	      !strcmp(k.str, "0.0.0.0/0"), "lpm: the whole space is /0");
+	check(!elem("0.0.0.0/0", v4, "lpm", &k) && k.e[0].plen == 0,
+	      "lpm: /0");
+	check(elem("10.0.0.0/33", v4, "lpm", &k) == -EINVAL &&
+	      !strcmp(err, "Syntax error: '33' is out of range 0-32"),
+	      "a prefix too long, ipset's message: %s", err);
+	check(elem("10.0.0.300", v4, "hash", &k) == -EINVAL &&
+	      !strcmp(err, "Syntax error: cannot parse 10.0.0.300: resolving to IPv4 address failed"),
+	      "a bad address, ipset's message: %s", err);
+	check(elem("::1", v4, "hash", &k) == -EINVAL &&
+	      strstr(err, "resolving to IPv4 address failed"),
+	      "an IPv6 address in an IPv4 set: %s", err);
+	check(elem("10.0.0.0/", v4, "lpm", &k) == -EINVAL &&
+	      strstr(err, "cannot parse 10.0.0.0/"),
+	      "a prefix without a length: %s", err);
+	check(elem("10.0.0.0/abc", v4, "lpm", &k) == -EINVAL &&
+	      !strcmp(err, "Syntax error: 'abc' is invalid as number"),
+	      "a prefix length that is no number: %s", err);
+	check(!elem("2001:db8::1", v6, "hash", &k) && k.n == 1 &&
+	      k.e[0].addr == ((nfhp_u128)0x20010db8 << 96 | 1) &&
+	      k.e[0].plen == 128 && !strcmp(k.str, "2001:db8::1"),
+	      "IPv6: a host, 128 bits");
+	check(elem("2001:db8::/64", v6, "hash", &k) == -EINVAL &&
+	      !strcmp(err, "Syntax error: plain IP address must be supplied: 2001:db8::/64"),
+	      "IPv6 hash: plain addresses only, as ipset: %s", err);
+	check(!elem("2001:db8::1/32", v6, "lpm", &k) &&
+	      !strcmp(k.str, "2001:db8::/32"), "IPv6 lpm: a prefix");
+	check(!elem("::/0", v6, "lpm", &k) && k.e[0].plen == 0 &&
+	      !strcmp(k.str, "::/0"), "IPv6 lpm: /0");
+	check(elem("10.0.0.1", v6, "lpm", &k) == -EINVAL &&
+	      strstr(err, "resolving to IPv6 address failed"),
+	      "an IPv4 address in an IPv6 set: %s", err);
+}
+
+static int opts(const char *s, u32 *value, bool *exist)
+{
+	char buf[256], *argv[32];
+	int argc;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	argc = nfhp_split_line(buf, argv, 31);
+	*exist = false;
+	err[0] = '\0';
+	return nfhp_set_parse_elem_opts(argc, argv, value, exist, err,
+					sizeof(err));
+}
+
+static void test_elem_opts(void)
+{
+	bool exist;
+	u32 value = 0;
+
+	check(!opts("value 7 -exist", &value, &exist) && value == 7 && exist,
+	      "add: value and -exist");
+	check(!opts("timeout 0 packets 5 bytes 10 comment \"a b\"", &value,
+		    &exist), "add: ipset save's entry options are taken");
+	check(opts("timeout 3", &value, &exist) == NFHP_SET_EXIT_ERR,
+	      "add: a timeout is refused");
+	check(opts("value 7", NULL, &exist) == NFHP_SET_EXIT_PARAM &&
+	      !strcmp(err, "Unknown argument: `value'"),
+	      "del: no value, ipset's exit 2: %s", err);
+	check(opts("1.1.1.3", &value, &exist) == NFHP_SET_EXIT_PARAM &&
+	      !strcmp(err, "Unknown argument: `1.1.1.3'"),
+	      "a second element: %s", err);
+	check(opts("value", &value, &exist) == NFHP_SET_EXIT_PARAM,
+	      "value without a number");
+	check(opts("value -1", &value, &exist) == NFHP_SET_EXIT_ERR,
+	      "a negative value");
+}
+
+static char *print(void (*fn)(FILE *f, const struct nfhp_set_info *info,
+			      const struct nfhp_set_entry *e),
+		   const struct nfhp_set_info *info,
+		   const struct nfhp_set_entry *e)
+{
+	static char out[1024];
+	FILE *f = fmemopen(out, sizeof(out), "w");
+
+	fn(f, info, e);
+	fclose(f);
+	return out;
+}
+
+static void create_line(FILE *f, const struct nfhp_set_info *info,
+			const struct nfhp_set_entry *e)
+{
+	nfhp_set_print_create(f, info);
+}
+
+static void head_lines(FILE *f, const struct nfhp_set_info *info,
+		       const struct nfhp_set_entry *e)
+{
+	nfhp_set_print_list_head(f, info, false);
+}
+
+static void test_print(void)
+{
+	struct nfhp_set_info info = {
+		.name = "bl", .type = NFHP_SET_ADDR, .algo = "hash",
+		.family = NFHP_FAMILY_IPV4, .limit = 65536, .count = 2,
+		.refs = 1, .memory = 296,
+	};
+	struct nfhp_set_entry e = { .addr = 0x0a000001, .plen = 32 };
+
+	check(!strcmp(print(create_line, &info, NULL),
+		      "create bl hash:ip family inet hashsize 1024 maxelem 65536\n"),
+	      "save: ipset's create line");
+	check(!strcmp(print(nfhp_set_print_add, &info, &e),
+		      "add bl 10.0.0.1\n"), "save: ipset's add line");
+	e.value = 5;
+	check(!strcmp(print(nfhp_set_print_add, &info, &e),
+		      "add bl 10.0.0.1 value 5\n"), "save: a value");
+	check(!strcmp(print(nfhp_set_print_member, &info, &e),
+		      "10.0.0.1 value 5\n"), "list: a member with a value");
+	strcpy(info.algo, "lpm");
+	info.family = NFHP_FAMILY_IPV6;
+	info.flags = NFHP_SET_F_LOCKED;
+	info.limit = 0;
+	check(!strcmp(print(head_lines, &info, NULL),
+		      "Name: bl\nType: hash:net\nRevision: 0\n"
+		      "Header: family inet6 hashsize 1024 maxelem 0 algo lpm locked\n"
+		      "Size in memory: 296\nReferences: 1\n"
+		      "Number of entries: 2\nMembers:\n"),
+	      "list: ipset's head lines");
+	e.addr = (nfhp_u128)0x20010db8 << 96;
+	e.plen = 32;
+	e.value = 0;
+	check(!strcmp(print(nfhp_set_print_member, &info, &e),
+		      "2001:db8::/32\n"), "list: an IPv6 prefix");
+}
+
+/* --- wire format ------------------------------------------------------------ */
+
+static char buf[NFHP_NL_RECV_SIZE];
+
+static struct nlmsghdr *msg_start(u8 cmd)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+	g->cmd = cmd;
+	g->version = NFHP_GENL_VERSION;
+	return nlh;
+}
+
+static const struct nlattr *find_attr(const struct nlattr *nest, u16 type)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, nest)
+		if (mnl_attr_get_type(a) == type)
+			return a;
+	return NULL;
+}
+
+/**
+ * struct seen - what nfhp_nl_parse_set_msg() handed over
+ * @e: the entries
+ * @n: how many
+ */
+struct seen {
+	struct nfhp_set_entry e[8];
+	unsigned int n;
+};
+
+static int seen_cb(void *data, const struct nfhp_set_info *info,
+		   const struct nfhp_set_entry *e)
+{
+	struct seen *s = data;
+
+	if (s->n < ARRAY_SIZE(s->e))
+		s->e[s->n] = *e;
+	s->n++;
+	return 0;
+}
+
+static void test_request(void)
+{
+	struct nfhp_set_info info = {
+		.name = "bl", .type = NFHP_SET_ADDR, .algo = "lpm",
+		.family = NFHP_FAMILY_IPV6, .limit = 10,
+	};
+	struct nfhp_set_entry e[2] = {
+		{ .addr = (nfhp_u128)0x20010db8 << 96 | 0x1234, .plen = 128,
+		  .value = 9 },
+		{ .addr = 0, .plen = 0 },
+	};
+	const struct nlattr *set, *ent, *a;
+	struct nlmsghdr *nlh;
+	struct nfhp_set_info back = {};
+	struct seen s = {};
+	u32 w[4];
+
+	nlh = msg_start(NFHP_CMD_SET_NEW);
+	nfhp_nl_put_set(nlh, &info, NFHP_SET_F_EXIST, NULL, 0, false);
+	set = (const struct nlattr *)mnl_nlmsg_get_payload_offset(nlh,
+						sizeof(struct genlmsghdr));
+	check(mnl_attr_get_type(set) == NFHPA_SET &&
+	      !strcmp(mnl_attr_get_str(find_attr(set, NFHPA_SET_NAME)), "bl") &&
+	      mnl_attr_get_u8(find_attr(set, NFHPA_SET_TYPE)) == NFHP_SET_ADDR &&
+	      !strcmp(mnl_attr_get_str(find_attr(set, NFHPA_SET_ALGO)), "lpm") &&
+	      mnl_attr_get_u32(find_attr(set, NFHPA_SET_LIMIT)) == 10 &&
+	      mnl_attr_get_u32(find_attr(set, NFHPA_SET_FLAGS)) ==
+	      NFHP_SET_F_EXIST,
+	      "create: name, type, algorithm, limit and flags");
+	info.limit = 0;
+	nlh = msg_start(NFHP_CMD_SET_NEW);
+	nfhp_nl_put_set(nlh, &info, 0, NULL, 0, false);
+	set = mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr));
+	check(!find_attr(set, NFHPA_SET_LIMIT) && !find_attr(set, NFHPA_SET_FLAGS),
+	      "create: no limit, no flags: no attributes");
+
+	info.type = 0;
+	nlh = msg_start(NFHP_CMD_SET_ADD);
+	nfhp_nl_put_set(nlh, &info, NFHP_SET_F_UPDATE, e, 2, true);
+	set = mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr));
+	check(!find_attr(set, NFHPA_SET_TYPE), "add: no type");
+	ent = find_attr(set, NFHPA_SET_ENTRY);
+	a = find_attr(ent, NFHPA_SETE_ADDR);
+	memcpy(w, mnl_attr_get_payload(a), sizeof(w));
+	check(mnl_attr_get_payload_len(a) == 16 && w[0] == 0x20010db8 &&
+	      w[1] == 0 && w[2] == 0 && w[3] == 0x1234,
+	      "add: the address as four host-order words, most significant first");
+	check(mnl_attr_get_u8(find_attr(ent, NFHPA_SETE_PLEN)) == 128 &&
+	      mnl_attr_get_u32(find_attr(ent, NFHPA_SETE_VALUE)) == 9,
+	      "add: prefix length and value");
+	mnl_attr_put_u8(nlh, NFHPA_FAMILY, NFHP_FAMILY_IPV6);
+	check(!nfhp_nl_parse_set_msg(nlh, &back, seen_cb, &s) && s.n == 2 &&
+	      s.e[0].addr == e[0].addr && s.e[0].plen == 128 &&
+	      s.e[0].value == 9 && s.e[1].plen == 0 && s.e[1].value == 0 &&
+	      !strcmp(back.name, "bl") && back.family == NFHP_FAMILY_IPV6,
+	      "add: the entries read back, in order");
+
+	nlh = msg_start(NFHP_CMD_SET_REMOVE);
+	nfhp_nl_put_set(nlh, &info, 0, e, 1, false);
+	set = mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr));
+	check(!find_attr(find_attr(set, NFHPA_SET_ENTRY), NFHPA_SETE_VALUE),
+	      "remove: no value");
+}
+
+/* An answer: NFHPA_FAMILY and NFHPA_SET, its entries with results. */
+static struct nlmsghdr *answer(const char *name, u8 family, int bad)
+{
+	struct nlmsghdr *nlh = msg_start(NFHP_CMD_SET_LIST);
+	struct nlattr *set, *ent;
+	u32 w[4] = { 0, 0, 0, 0x0a000001 };
+
+	mnl_attr_put_u8(nlh, NFHPA_FAMILY, family);
+	set = mnl_attr_nest_start(nlh, NFHPA_SET);
+	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, name);
+	mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
+	mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, "hash");
+	mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, 100);
+	mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, NFHP_SET_F_LOCKED);
+	mnl_attr_put_u32(nlh, NFHPA_SET_COUNT, 2);
+	mnl_attr_put_u32(nlh, NFHPA_SET_REFS, 3);
+	mnl_attr_put_u64(nlh, NFHPA_SET_MEMORY, 4096);
+	mnl_attr_put_u32(nlh, NFHPA_SET_MAX + 5, 0);	/* a newer kernel's */
+	ent = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+	mnl_attr_put(nlh, NFHPA_SETE_ADDR, bad == 1 ? 8 : 16, w);
+	mnl_attr_put_u8(nlh, NFHPA_SETE_RESULT, NFHP_SET_EXISTS);
+	mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, 42);
+	if (bad == 2)
+		mnl_attr_put_u32(nlh, NFHPA_SETE_PLEN, 32);	/* not a u8 */
+	mnl_attr_nest_end(nlh, ent);
+	ent = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+	w[3] = 0x0a000000;
+	mnl_attr_put(nlh, NFHPA_SETE_ADDR, 16, w);
+	mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, bad == 3 ? 33 : 24);
+	mnl_attr_put_u8(nlh, NFHPA_SETE_RESULT, NFHP_SET_LIMIT);
+	mnl_attr_nest_end(nlh, ent);
+	mnl_attr_nest_end(nlh, set);
+	return nlh;
+}
+
+/* What the listing callbacks were told, as text. */
+static char listed[1024];
+
+static int listed_set(void *data, const struct nfhp_set_info *info)
+{
+	size_t n = strlen(listed);
+
+	snprintf(listed + n, sizeof(listed) - n, "[%s %s %u %u %u %u %llu]",
+		 info->name, nfhp_set_typename(info), info->family, info->limit,
+		 info->count, info->refs, (unsigned long long)info->memory);
+	return 0;
+}
+
+static int listed_entry(void *data, const struct nfhp_set_info *info,
+			const struct nfhp_set_entry *e)
+{
+	size_t n = strlen(listed);
+	char key[64];
+
+	nfhp_set_key_str(key, sizeof(key), info->family, e);
+	snprintf(listed + n, sizeof(listed) - n, " %s:%u", key, e->value);
+	return 0;
+}
+
+static void test_answers(void)
+{
+	static const struct nfhp_nl_set_ops ops = {
+		.set = listed_set, .entry = listed_entry,
+	};
+	struct list_ctx c = { .ops = &ops };
+	struct nfhp_set_entry sent[2] = {};
+	struct results r = { .e = sent, .n = 2 };
+	struct nfhp_set_info info = {};
+	struct seen s = {};
+
+	check(!nfhp_nl_parse_set_msg(answer("bl", NFHP_FAMILY_IPV4, 0), &info,
+				     seen_cb, &s) &&
+	      !strcmp(info.name, "bl") && info.type == NFHP_SET_ADDR &&
+	      !strcmp(info.algo, "hash") && info.limit == 100 &&
+	      info.flags == NFHP_SET_F_LOCKED && info.count == 2 &&
+	      info.refs == 3 && info.memory == 4096 &&
+	      info.family == NFHP_FAMILY_IPV4,
+	      "a set's head, an unknown attribute skipped");
+	check(s.n == 2 && s.e[0].addr == 0x0a000001 && s.e[0].plen == 32 &&
+	      s.e[0].value == 42 && s.e[0].result == NFHP_SET_EXISTS &&
+	      s.e[1].plen == 24 && s.e[1].result == NFHP_SET_LIMIT,
+	      "entries: no prefix length is the family's width; results");
+	check(nfhp_nl_parse_set_msg(answer("bl", NFHP_FAMILY_IPV4, 1), &info,
+				    seen_cb, &s) == -EINVAL,
+	      "an address of 8 bytes is refused");
+	check(nfhp_nl_parse_set_msg(answer("bl", NFHP_FAMILY_IPV4, 2), &info,
+				    seen_cb, &s) == -EINVAL,
+	      "a prefix length that is not a u8 is refused");
+	check(nfhp_nl_parse_set_msg(answer("bl", NFHP_FAMILY_IPV4, 3), &info,
+				    seen_cb, &s) == -EINVAL,
+	      "a prefix length over the width is refused");
+	check(results_msg_cb(answer("bl", NFHP_FAMILY_IPV4, 0), &r) == 0 &&
+	      r.seen == 2 && sent[0].result == NFHP_SET_EXISTS &&
+	      sent[0].value == 42 && sent[1].result == NFHP_SET_LIMIT,
+	      "an add's answer: a result per entry sent, in order");
+	r.seen = 0;
+	r.n = 1;
+	check(results_msg_cb(answer("bl", NFHP_FAMILY_IPV4, 0), &r) ==
+	      -EPROTO, "more results than entries sent is refused");
+
+	listed[0] = '\0';
+	check(!list_msg_cb(answer("a", NFHP_FAMILY_IPV4, 0), &c) &&
+	      !list_msg_cb(answer("b", NFHP_FAMILY_IPV6, 0), &c) &&
+	      !strcmp(listed, "[a hash:ip 2 100 2 3 4096] 10.0.0.1:42 10.0.0.0/24:0"
+			      "[b hash:ip 10 100 2 3 4096] ::10.0.0.1:42 ::10.0.0.0/24:0"),
+	      "a listing: each set's head, then its entries: %s", listed);
+}
+
+int main(void)
+{
+	test_typenames();
+	test_create();
+	test_elems();
+	test_elem_opts();
+	test_print();
+	test_request();
+	test_answers();
+	printf("%d passed, %d failed\n", tests - failures, failures);
+	return failures ? 1 : 0;
+}
