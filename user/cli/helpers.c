@@ -5,6 +5,7 @@
  * iptables' words.
  */
 #include <string.h>
+#include "nl_set.h"
 #include "subcommands.h"
 
 /**
@@ -71,6 +72,35 @@ bool nfhp_cli_bad_target(struct nfhp_nl *nl, const struct nfhp_rule_spec *spec)
 }
 
 /**
+ * nfhp_cli_bad_set() - does a rule match a set that does not exist?
+ * @nl: the connection
+ * @spec: the rule
+ *
+ * iptables' set match looks its sets up while it parses the line, and
+ * fails with a parameter problem for one that is not there; the kernel
+ * says -ENOENT, as for a chain.
+ *
+ * Return: true, after printing iptables' message, if it does.
+ */
+static bool nfhp_cli_bad_set(struct nfhp_nl *nl,
+			     const struct nfhp_rule_spec *spec)
+{
+	struct nfhp_set_info info;
+	char msg[160];
+	unsigned int i;
+
+	for (i = 0; i < nfhp_spec_nsetm(spec); i++) {
+		if (nfhp_nl_set_get(nl, spec->setm[i].name, &info) != -ENOENT)
+			continue;
+		snprintf(msg, sizeof(msg), "Set %s doesn't exist.\n",
+			 spec->setm[i].name);
+		nfhp_cli_param_error(NFHP_PROG, msg);
+		return true;
+	}
+	return false;
+}
+
+/**
  * nfhp_cli_rule_error() - report the failure of a rule command
  * @nl: the connection, holding the failure
  * @spec: the rule that was sent
@@ -83,7 +113,8 @@ int nfhp_cli_rule_error(struct nfhp_nl *nl,
 	struct nfhp_nl_failure f;
 
 	nfhp_nl_get_failure(nl, &f);
-	if (f.err == -ENOENT && nfhp_cli_bad_target(nl, spec))
+	if (f.err == -ENOENT && (nfhp_cli_bad_target(nl, spec) ||
+				 nfhp_cli_bad_set(nl, spec)))
 		return NFHP_EXIT_PARAM;
 	return nfhp_nl_report_failure(&f, NFHP_PROG);
 }

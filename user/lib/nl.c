@@ -181,6 +181,17 @@ static void put_match(struct nlmsghdr *nlh, const struct nfhp_dim_match *m)
 	mnl_attr_nest_end(nlh, nest);
 }
 
+static void put_setm(struct nlmsghdr *nlh, const struct nfhp_setm_spec *m)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE_SETM);
+
+	mnl_attr_put_strz(nlh, NFHPA_SETM_NAME, m->name);
+	mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, m->dir);
+	if (m->invert)
+		mnl_attr_put(nlh, NFHPA_SETM_INVERT, 0, NULL);
+	mnl_attr_nest_end(nlh, nest);
+}
+
 /**
  * nfhp_nl_put_rule() - put a rule into a request
  * @nlh: the request
@@ -197,6 +208,8 @@ void nfhp_nl_put_rule(struct nlmsghdr *nlh, const struct nfhp_rule_spec *spec,
 
 	for (i = 0; i < spec->nmatch && i < NFHP_DIM_MAX; i++)
 		put_match(nlh, &spec->m[i]);
+	for (i = 0; i < nfhp_spec_nsetm(spec); i++)
+		put_setm(nlh, &spec->setm[i]);
 	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, spec->action);
 	if (spec->action == NFHP_ACT_JUMP || spec->action == NFHP_ACT_GOTO)
 		mnl_attr_put_strz(nlh, NFHPA_RULE_TARGET, spec->target);
@@ -248,8 +261,15 @@ static const u8 match_kinds[NFHPA_MATCH_MAX + 1] = {
 	[NFHPA_MATCH_IFNAME] = ATTR_NUL_STRING,
 };
 
+static const u8 setm_kinds[NFHPA_SETM_MAX + 1] = {
+	[NFHPA_SETM_NAME] = ATTR_NUL_STRING,
+	[NFHPA_SETM_DIR] = ATTR_U8,
+	[NFHPA_SETM_INVERT] = ATTR_FLAG,
+};
+
 static const u8 rule_kinds[NFHPA_RULE_MAX + 1] = {
 	[NFHPA_RULE_MATCH] = ATTR_NESTED,
+	[NFHPA_RULE_SETM] = ATTR_NESTED,
 	[NFHPA_RULE_COUNTERS] = ATTR_NESTED,
 	[NFHPA_RULE_XT] = ATTR_NESTED,
 	[NFHPA_RULE_ACTION] = ATTR_U8,
@@ -460,9 +480,27 @@ static int parse_match(const struct nlattr *nest, struct nfhp_dim_match *m)
 	return 0;
 }
 
+/* One NFHPA_RULE_SETM, as the kernel checks it. */
+static int parse_setm(const struct nlattr *nest, struct nfhp_setm_spec *m)
+{
+	const struct nlattr *tb[NFHPA_SETM_MAX + 1] = {};
+
+	if (attr_index_nested(nest, setm_kinds, NFHPA_SETM_MAX, tb))
+		return -EINVAL;
+	if (!tb[NFHPA_SETM_NAME] || !tb[NFHPA_SETM_DIR] ||
+	    attr_len(tb[NFHPA_SETM_NAME]) > sizeof(m->name))
+		return -EINVAL;
+	strcpy(m->name, attr_data(tb[NFHPA_SETM_NAME]));
+	m->dir = attr_u8(tb[NFHPA_SETM_DIR]);
+	if (m->dir > NFHP_SETM_DST)
+		return -EINVAL;
+	m->invert = !!tb[NFHPA_SETM_INVERT];
+	return 0;
+}
+
 /*
  * The matches of a rule, in the walk that indexes its other attributes:
- * NFHPA_RULE_MATCH repeats.
+ * NFHPA_RULE_MATCH and NFHPA_RULE_SETM repeat.
  */
 static int parse_rule_attrs(const struct nlattr *rule,
 			    struct nfhp_rule_spec *spec,
@@ -480,6 +518,13 @@ static int parse_rule_attrs(const struct nlattr *rule,
 		if (!attr_valid(attr, rule_kinds[type]))
 			return -EINVAL;
 		tb[type] = attr;
+		if (type == NFHPA_RULE_SETM) {
+			if (spec->nsetm >= NFHP_MAX_SETM ||
+			    parse_setm(attr, &spec->setm[spec->nsetm]) < 0)
+				return -EINVAL;
+			spec->nsetm++;
+			continue;
+		}
 		if (type != NFHPA_RULE_MATCH)
 			continue;
 		if (spec->nmatch >= NFHP_DIM_MAX)
@@ -561,6 +606,7 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 	const struct nlattr *tb[NFHPA_RULE_MAX + 1] = {};
 
 	spec->nmatch = 0;
+	spec->nsetm = 0;
 	spec->target[0] = '\0';
 	spec->comment[0] = '\0';
 	spec->norder = 0;
@@ -710,6 +756,13 @@ bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
 		return false;
 	for (i = 0; i < a->nmatch && i < NFHP_DIM_MAX; i++)
 		if (!match_equal(&a->m[i], &b->m[i]))
+			return false;
+	if (nfhp_spec_nsetm(a) != nfhp_spec_nsetm(b))
+		return false;
+	for (i = 0; i < nfhp_spec_nsetm(a); i++)
+		if (strcmp(a->setm[i].name, b->setm[i].name) ||
+		    a->setm[i].dir != b->setm[i].dir ||
+		    !a->setm[i].invert != !b->setm[i].invert)
 			return false;
 	return true;
 }

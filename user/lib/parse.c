@@ -68,6 +68,8 @@ enum nfhp_pmatch {
 	PM_COMMENT = NFHP_MOD_COMMENT,
 	PM_MAX = NFHP_MOD_MAX,
 	PM_CORE = PM_MAX,	/* options of iptables itself */
+	PM_SET,			/* -m set: NFHPA_RULE_SETM, not an order byte */
+	PM_SEQS,		/* the matches with a load sequence number */
 };
 
 static const char *const pm_names[PM_MAX] = {
@@ -82,7 +84,7 @@ static const char *const known_matches[] = {
 	"dscp", "ecn", "esp", "hashlimit", "helper", "ipcomp", "ipvs",
 	"limit", "mac", "nfacct", "osf", "owner", "physdev", "pkttype",
 	"policy", "quota", "rateest", "realm", "recent", "rpfilter", "sctp",
-	"set", "socket", "statistic", "string", "tcpmss", "time", "tos",
+	"socket", "statistic", "string", "tcpmss", "time", "tos",
 	"u32", "udplite", "mh",
 };
 
@@ -109,6 +111,7 @@ enum {
 	O_LENGTH,
 	O_MARK,
 	O_COMMENT,
+	O_MATCHSET,
 	O_IGNORED_ARG,		/* --wait etc.: accepted and ignored */
 };
 
@@ -207,6 +210,7 @@ static const struct nfhp_opt opts[] = {
 	{ "length",		required_argument, PM_LENGTH, O_LENGTH },
 	{ "mark",		required_argument, PM_MARK, O_MARK },
 	{ "comment",		required_argument, PM_COMMENT, O_COMMENT },
+	{ "match-set",		required_argument, PM_SET, O_MATCHSET },
 };
 
 /* Short options: letter, argument (0 none, 1 required, 2 optional). */
@@ -341,6 +345,7 @@ const struct nfhp_flag_name nfhp_tcp_flag_names[] = {
  * @mp_opt: the multiport option given
  * @seq: load sequence number of the last match or target loaded
  * @pm_seq: the load sequence number of each loaded native match
+ * @setm_open: the last -m set has no --match-set yet
  * @proto_used: the protocol's match was loaded implicitly by an extension
  * @xt_seen: an xtables match was loaded: the matches after it go there too
  * @done: native matches a later xtables instance of the same match
@@ -370,7 +375,8 @@ struct pstate {
 	int ttl_opt;
 	int mp_opt;
 	unsigned int seq;
-	unsigned int pm_seq[PM_MAX];
+	unsigned int pm_seq[PM_SEQS];
+	bool setm_open;
 	bool proto_used;
 	bool xt_seen;
 	unsigned int done;
@@ -1587,10 +1593,32 @@ static bool opt_family_ok(const struct pstate *ps, const struct nfhp_opt *o)
 	return true;
 }
 
+/*
+ * -m set: always native, a set match of the rule (NFHPA_RULE_SETM), which
+ * the kernel runs after the dimensions and before the xtables matches.
+ * After an xtables match that keeps state or drops packets it would run
+ * before it, not after as written: refused there.
+ */
+static int load_set(struct pstate *ps)
+{
+	if (ps->setm_open)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "You must specify `--match-set' with proper arguments");
+	if (ps->xt_seen && parse_ext && !parse_ext->any_order)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: match `set' must come before the xtables matches (it runs before them)");
+	ps->loaded |= 1u << PM_SET;
+	ps->pm_seq[PM_SET] = ++ps->seq;
+	ps->setm_open = true;
+	return 0;
+}
+
 static int load_match(struct pstate *ps, const char *name)
 {
 	int i;
 
+	if (!strcmp(name, "set"))
+		return load_set(ps);
 	for (i = 0; i < PM_MAX; i++) {
 		if (strcmp(name, pm_name(ps, i)))
 			continue;
@@ -2202,11 +2230,61 @@ static int bare_proto_match(struct pstate *ps)
 	return 0;
 }
 
+/*
+ * --match-set NAME src|dst, "!" before it or, as old ipset wrote it,
+ * between it and the name.  One direction only: the sets hold single
+ * addresses, not pairs.
+ */
+static int parse_match_set(struct pstate *ps, const char *arg, int argc,
+			   char **argv, int *ip)
+{
+	struct nfhp_rule_spec *spec = &ps->cl->spec;
+	struct nfhp_setm_spec *m;
+	bool inv = ps->invert;
+	const char *dir;
+
+	ps->cl->has_rule = true;
+	if (!ps->setm_open)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "--match-set can be specified only once");
+	if (!strcmp(arg, "!") && !inv && *ip < argc) {
+		inv = true;
+		arg = argv[(*ip)++];
+	}
+	if (!next_is_arg(argc, argv, *ip))
+		return fail(ps, NFHP_EXIT_PARAM, "--match-set requires two args.");
+	dir = argv[(*ip)++];
+	if (strlen(arg) >= NFHP_SET_MAXNAMELEN)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "setname `%s' too long, max %d characters.", arg,
+			    NFHP_SET_MAXNAMELEN - 1);
+	if (strcmp(dir, "src") && strcmp(dir, "dst")) {
+		if (strspn(dir, "srcdt,") == strlen(dir) && strchr(dir, ','))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: --match-set takes one direction, src or dst, not `%s'",
+				    dir);
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "You must spefify (the comma separated list of) 'src' or 'dst'.");
+	}
+	if (spec->nsetm >= NFHP_MAX_SETM)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: at most %d set matches in a rule",
+			    NFHP_MAX_SETM);
+	m = &spec->setm[spec->nsetm++];
+	snprintf(m->name, sizeof(m->name), "%s", arg);
+	m->dir = strcmp(dir, "src") ? NFHP_SETM_DST : NFHP_SETM_SRC;
+	m->invert = inv;
+	ps->setm_open = false;
+	return 0;
+}
+
 static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 		     const char *arg, int argc, char **argv, int *ip)
 {
 	int ret;
 
+	if (o && o->id == O_MATCHSET)
+		return parse_match_set(ps, arg, argc, argv, ip);
 	if (o && o->pm != PM_CORE) {
 		if (o->id == O_TCPFLAGS) {
 			u8 mask, cmp;
@@ -2460,6 +2538,9 @@ static int final_checks(struct pstate *ps)
 	if (ps->invert)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: `!' at the end of the line negates nothing");
+	if (ps->setm_open)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "You must specify `--match-set' with proper arguments");
 	if ((ps->loaded & (1u << PM_STATE)) && !ps->have[NFHP_DIM_STATE])
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "state: option \"--state\" must be specified");

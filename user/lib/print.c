@@ -496,8 +496,29 @@ static void save_group(FILE *f, const struct nfhp_rule_spec *s,
 }
 
 /*
+ * The set matches, as libxt_set's print_match() prints them: with
+ * @prefix "--match-set" for iptables-save (after " -m set"), "match-set"
+ * for iptables -L.  The kernel runs them after the native matches and
+ * before the xtables ones, and keeps no place for them among the native
+ * matches' order: they print there.
+ */
+static void print_setms(FILE *f, const struct nfhp_rule_spec *s, bool save)
+{
+	unsigned int i;
+
+	for (i = 0; i < nfhp_spec_nsetm(s); i++) {
+		const struct nfhp_setm_spec *m = &s->setm[i];
+
+		fprintf(f, "%s %s%s %s %s", save ? " -m set" : "",
+			m->invert ? "! " : "", save ? "--match-set" : "match-set",
+			m->name, m->dir == NFHP_SETM_DST ? "dst" : "src");
+	}
+}
+
+/*
  * The rule's matches in iptables-save syntax, after "-A CHAIN": the IP
- * part, the native matches in the order written, the xtables ones.
+ * part, the native matches in the order written, the set matches, the
+ * xtables ones.
  */
 static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 {
@@ -507,6 +528,7 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 	save_ip(f, s);
 	for (i = 0; i < n; i++)
 		save_group(f, s, groups[i]);
+	print_setms(f, s, true);
 	if (s->ext_len && print_ext)
 		print_ext->save_matches(f, s);
 }
@@ -853,6 +875,7 @@ static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
 
 	for (i = 0; i < n; i++)
 		list_group(f, s, groups[i], numeric);
+	print_setms(f, s, false);
 	if (s->ext_len && print_ext)
 		print_ext->list(f, s, numeric);
 }

@@ -145,6 +145,20 @@ static void huge_xt_rule(struct nfhp_rule_spec *s)
 	s->action = NFHP_ACT_XT;
 }
 
+/* NFHP_MAX_SETM set matches, of the longest names, both ways. */
+static void add_setms(struct nfhp_rule_spec *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFHP_MAX_SETM; i++) {
+		memset(s->setm[i].name, 'a' + i, NFHP_SET_MAXNAMELEN - 1);
+		s->setm[i].name[NFHP_SET_MAXNAMELEN - 1] = '\0';
+		s->setm[i].dir = i & 1 ? NFHP_SETM_DST : NFHP_SETM_SRC;
+		s->setm[i].invert = i >= 2;
+	}
+	s->nsetm = NFHP_MAX_SETM;
+}
+
 static struct nlmsghdr *answer(char *buf, const char *chain, u32 pos)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -206,8 +220,14 @@ static bool same_rule(const struct nfhp_rule_spec *a,
 	if (a->nmatch != b->nmatch || a->action != b->action ||
 	    strcmp(a->target, b->target) || strcmp(a->comment, b->comment) ||
 	    a->ext_len != b->ext_len || memcmp(a->ext, b->ext, a->ext_len) ||
-	    a->norder != b->norder || memcmp(a->order, b->order, a->norder))
+	    a->norder != b->norder || memcmp(a->order, b->order, a->norder) ||
+	    a->nsetm != b->nsetm)
 		return false;
+	for (i = 0; i < a->nsetm; i++)
+		if (strcmp(a->setm[i].name, b->setm[i].name) ||
+		    a->setm[i].dir != b->setm[i].dir ||
+		    a->setm[i].invert != b->setm[i].invert)
+			return false;
 	for (i = 0; i < a->nmatch; i++) {
 		const struct nfhp_dim_match *x = &a->m[i], *y = &b->m[i];
 		unsigned int n = x->form == NFHP_FORM_RANGES ? x->nranges :
@@ -378,6 +398,25 @@ static int decode_raw(struct nlmsghdr *nlh)
 	return ret;
 }
 
+/* A rule of @n set matches of set @name (none: no name) and @dir. */
+static int decode_setms(char *buf, unsigned int n, const char *name, u8 dir)
+{
+	struct nlmsghdr *nlh = answer(buf, "INPUT", 1);
+	struct nlattr *rule = start_rule(nlh), *m;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		m = mnl_attr_nest_start(nlh, NFHPA_RULE_SETM);
+		if (name)
+			mnl_attr_put_strz(nlh, NFHPA_SETM_NAME, name);
+		mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, dir);
+		mnl_attr_nest_end(nlh, m);
+	}
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_ACCEPT);
+	mnl_attr_nest_end(nlh, rule);
+	return decode_raw(nlh);
+}
+
 static void test_malformed(void)
 {
 	static char buf[4096];
@@ -423,6 +462,17 @@ static void test_malformed(void)
 	mnl_attr_put_u32(nlh, NFHPA_RULE_ACTION, NFHP_ACT_ACCEPT);
 	mnl_attr_nest_end(nlh, rule);
 	ok(decode_raw(nlh) == -EINVAL, "malformed: action of the wrong size");
+
+	ok(decode_setms(buf, 1, "bl", NFHP_SETM_DST) == 0,
+	   "set match: a name and a direction");
+	ok(decode_setms(buf, 1, "bl", NFHP_SETM_DST + 1) == -EINVAL,
+	   "malformed: a set match's unknown direction");
+	ok(decode_setms(buf, 1, NULL, NFHP_SETM_SRC) == -EINVAL,
+	   "malformed: a set match without a set");
+	ok(decode_setms(buf, NFHP_MAX_SETM, "bl", NFHP_SETM_SRC) == 0,
+	   "set matches: NFHP_MAX_SETM of them");
+	ok(decode_setms(buf, NFHP_MAX_SETM + 1, "bl", NFHP_SETM_SRC) == -EINVAL,
+	   "malformed: more than NFHP_MAX_SETM set matches");
 }
 
 /* The attribute @type inside the NFHPA_RULE nest of @nlh, or NULL. */
@@ -601,6 +651,22 @@ static void test_equal(void)
 	b->action = NFHP_ACT_XT;
 	b->target[0] = 0;
 	ok(!nfhp_nl_spec_equal(a, b), "equal: sees missing xtables matches");
+	rich_rule(a);
+	rich_rule(b);
+	add_setms(a);
+	add_setms(b);
+	ok(nfhp_nl_spec_equal(a, b), "equal: same set matches");
+	b->setm[3].invert = 0;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a set match's !");
+	add_setms(b);
+	b->setm[0].dir = NFHP_SETM_DST;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a set match's direction");
+	add_setms(b);
+	b->setm[2].name[3] = 'z';
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a set match's set");
+	add_setms(b);
+	b->nsetm = 3;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a missing set match");
 	free(a);
 	free(b);
 }
@@ -736,6 +802,8 @@ static const char *const save_lines[] = {
 	/* The native matches in the order written (NFHPA_RULE_ORDER). */
 	"-A INPUT -p tcp -m state --state NEW -m tcp --dport 22 -j ACCEPT",
 	"-A INPUT -p udp -m mark --mark 0x1 -m comment --comment x -m udp --sport 53 -m ttl --ttl-eq 5",
+	/* Set matches (NFHPA_RULE_SETM), after the native matches. */
+	"-A INPUT -p tcp -m tcp --dport 22 -m set --match-set bl src -m set ! --match-set bl2 dst -j DROP",
 };
 
 /* parse_line - parse the iptables arguments of @text into @cl. */
@@ -873,6 +941,12 @@ int main(void)
 	ok(spec->ext_len == NFHP_XT_MAXLEN, "largest xtables payload is full");
 	test_round_trip("largest xtables rule", spec, NULL);
 	test_xt_wire();
+	rich_rule(spec);
+	add_setms(spec);
+	test_round_trip("rule with set matches", spec, &c);
+	huge_xt_rule(spec);
+	add_setms(spec);
+	test_round_trip("largest rule with set matches", spec, NULL);
 	free(spec);
 	test_wire_layout();
 	test_chain_header();

@@ -214,6 +214,19 @@ static const struct {
 	{ "-t filter -A FORWARD -j DROP", "-A FORWARD -j DROP" },
 	{ "-I FORWARD -j DROP", "-A FORWARD -j DROP" },
 	{ "-A FORWARD -w -j DROP", "-A FORWARD -j DROP" },
+	/* Set matches: native, after the other native matches. */
+	{ "-A INPUT -m set --match-set bl src -j DROP",
+	  "-A INPUT -m set --match-set bl src -j DROP" },
+	{ "-A INPUT -m set ! --match-set bl dst -j DROP",
+	  "-A INPUT -m set ! --match-set bl dst -j DROP" },
+	{ "-A INPUT -m set --match-set ! bl dst -j DROP",
+	  "-A INPUT -m set ! --match-set bl dst -j DROP" },
+	{ "-A INPUT -m set --match-set bl src -p tcp --dport 22 -m comment --comment c",
+	  "-A INPUT -p tcp -m tcp --dport 22 -m comment --comment c -m set --match-set bl src" },
+	{ "-A INPUT -m set --match-set a src -m set ! --match-set b dst -m set --match-set c src -m set --match-set d dst",
+	  "-A INPUT -m set --match-set a src -m set ! --match-set b dst -m set --match-set c src -m set --match-set d dst" },
+	{ "-A INPUT -m set --match-set abcdefghijklmnopqrstuvwxyz01234 src",
+	  "-A INPUT -m set --match-set abcdefghijklmnopqrstuvwxyz01234 src" },
 };
 
 /* A command line that must be refused with this code and message. */
@@ -357,6 +370,29 @@ static const struct {
 	{ "-A FORWARD -c 1", 2, "-c requires packet and byte counter" },
 	{ "-A FORWARD -c x 2", 2, "-c packet counter not numeric" },
 	{ "", 2, "no command specified" },
+	{ "-A INPUT -m set -j DROP", 2,
+	  "You must specify `--match-set' with proper arguments" },
+	{ "-A INPUT -m set -m set --match-set bl src -j DROP", 2,
+	  "You must specify `--match-set' with proper arguments" },
+	{ "-A INPUT -m set --match-set bl -j DROP", 2,
+	  "--match-set requires two args." },
+	{ "-A INPUT -m set --match-set bl", 2,
+	  "--match-set requires two args." },
+	{ "-A INPUT -m set --match-set bl foo", 2,
+	  "You must spefify (the comma separated list of) 'src' or 'dst'." },
+	{ "-A INPUT -m set --match-set bl src,dst", 2,
+	  "nf-hipac: --match-set takes one direction, src or dst, not `src,dst'" },
+	{ "-A INPUT -m set --match-set bl src --match-set bl2 src", 2,
+	  "--match-set can be specified only once" },
+	{ "-A INPUT -m set --match-set abcdefghijklmnopqrstuvwxyz012345 src", 2,
+	  "setname `abcdefghijklmnopqrstuvwxyz012345' too long, max 31 characters." },
+	{ "-A INPUT -m set --match-set a src -m set --match-set b src -m set --match-set c src -m set --match-set d src -m set --match-set e src",
+	  2, "nf-hipac: at most 4 set matches in a rule" },
+	{ "-A INPUT --match-set bl src", 2, "unknown option \"--match-set\"" },
+	{ "-A INPUT -m set ! ! --match-set bl src", 2,
+	  "multiple consecutive ! not allowed" },
+	{ "-D INPUT 1 -m set --match-set bl src", 2,
+	  "Illegal option with this command" },
 };
 
 static void test_good(void)
@@ -404,6 +440,17 @@ static void test_bad(void)
 static void test_fields(void)
 {
 	const struct nfhp_dim_match *m;
+
+	check(!parse("-A INPUT -m set ! --match-set bl dst -m set --match-set x src -j DROP") &&
+	      cl->spec.nsetm == 2 && !cl->spec.nmatch &&
+	      !strcmp(cl->spec.setm[0].name, "bl") &&
+	      cl->spec.setm[0].dir == NFHP_SETM_DST && cl->spec.setm[0].invert &&
+	      !strcmp(cl->spec.setm[1].name, "x") &&
+	      cl->spec.setm[1].dir == NFHP_SETM_SRC &&
+	      !cl->spec.setm[1].invert && !cl->spec.norder,
+	      "-m set: two set matches in order, no native match, no order");
+	check(!parse("-A INPUT -j DROP") && !cl->spec.nsetm,
+	      "a rule after one with set matches has none");
 
 	check(!parse("-A FORWARD -w 5 -W 20000 -j DROP") && cl->wait &&
 	      cl->wait_seconds == 5 && cl->wait_interval_us == 20000,
