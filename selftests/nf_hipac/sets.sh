@@ -1,0 +1,361 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sets.sh - named sets (nf-hipac-set) and set matches (-m set) on real
+# packets.
+#
+# The topology of lib.sh, dual-stack as in ipv6.sh.  Checked: create,
+# add, del, test, list, save, restore, swap, lock, limit and destroy with
+# ipset's exit codes and messages, errors changing nothing; a rule
+# "-m set --match-set bl src -j DROP" in FORWARD drops the client's pings
+# only while the client is in the set, with "!", for hash (hash:ip) and
+# lpm (hash:net) sets, IPv4 and IPv6 (nf-hipac6); a swap changes the
+# verdict at once; a set a rule refers to cannot be destroyed; the rule
+# lists, saves and deletes as iptables' xt_set rule does; the output of
+# the real ipset save restores into nf-hipac-set.
+# nfhp-timeout: 600
+
+. "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+
+CLIENT6=fd00:1::2
+ROUTER_CLIENT6=fd00:1::1
+ROUTER_SERVER6=fd00:2::1
+SERVER6=fd00:2::2
+
+ip -n $ns_client addr add $CLIENT6/64 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_CLIENT6/64 dev veth0 nodad &&
+ip -n $ns_router addr add $ROUTER_SERVER6/64 dev veth1 nodad &&
+ip -n $ns_server addr add $SERVER6/64 dev veth0 nodad &&
+ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
+ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
+in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1 ||
+	{ nfhp_log "FAIL: IPv6 setup"; exit 1; }
+
+# S ARGS... - nf-hipac-set in the router; r4, r6 the rule tools there.
+S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
+r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
+r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
+
+ping6_ok() { in_ns $ns_client $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" $SERVER6 >/dev/null 2>&1; }
+ping6_fail() { ! ping6_ok; }
+
+# fails CODE TEXT CMD... - CMD exits with CODE and says TEXT on stderr.
+fails()
+{
+	local code=$1 text=$2 out rc
+
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne "$code" ] || [[ $out != *"$text"* ]]; then
+		nfhp_log "  exit $rc (want $code): $out"
+		return 1
+	fi
+}
+
+# says TEXT CMD... - CMD succeeds and prints a line that is TEXT.
+says()
+{
+	local text=$1 out
+
+	shift
+	out=$("$@" 2>&1) || { nfhp_log "  failed: $out"; return 1; }
+	grep -qxF -- "$text" <<<"$out" || { nfhp_log "  got: $out"; return 1; }
+}
+
+# entries SET - the number of entries the listing of SET reports.
+entries() { S list -terse "$1" | sed -n 's/^Number of entries: //p'; }
+
+# --- the command line ---------------------------------------------------------
+
+nfhp_check "create bl hash:ip" S create bl hash:ip
+nfhp_check "create again: exit 1, ipset's message" \
+	fails 1 "Set cannot be created: set with the same name already exists" \
+	S create bl hash:ip
+nfhp_check "create again with -exist" S create bl hash:ip -exist
+nfhp_check "create again as hash:net with -exist: refused" \
+	fails 1 "set with the same name already exists" \
+	S create bl hash:net -exist
+nfhp_check "an unknown type: exit 1" \
+	fails 1 "Syntax error: typename 'hash:foo' is unknown" \
+	S create x hash:foo
+nfhp_check "an ipset type nf-hipac has not: exit 1" \
+	fails 1 "typename 'hash:ip,port' is not supported by nf-hipac" \
+	S create x hash:ip,port
+nfhp_check "timeout 5: exit 1" fails 1 "only timeout 0" \
+	S create x hash:ip timeout 5
+nfhp_check "an unknown option: exit 2" fails 2 "Unknown argument: \`foo'" \
+	S create x hash:ip foo
+nfhp_check "nothing was created by the refused creates" \
+	says bl S list -name
+nfhp_check "add to a set that does not exist: exit 1" \
+	fails 1 "The set with the given name does not exist" \
+	S add nosuch $CLIENT_IP
+nfhp_check "a bad address: exit 1" \
+	fails 1 "Syntax error: cannot parse 10.0.0.300: resolving to IPv4 address failed" \
+	S add bl 10.0.0.300
+nfhp_check "an IPv6 address in an IPv4 set: exit 1" \
+	fails 1 "resolving to IPv4 address failed" S add bl ::1
+nfhp_check "add $CLIENT_IP" S add bl $CLIENT_IP
+nfhp_check "add it again: exit 1" \
+	fails 1 "Element cannot be added to the set: it's already added" \
+	S add bl $CLIENT_IP
+nfhp_check "add it again with -exist" S add bl $CLIENT_IP -exist
+nfhp_check "test: in the set, exit 0" \
+	fails 0 "Warning: $CLIENT_IP is in set bl." S test bl $CLIENT_IP
+nfhp_check "test: not in the set, exit 1" \
+	fails 1 "10.9.9.9 is NOT in set bl." S test bl 10.9.9.9
+nfhp_check "del what is not there: exit 1" \
+	fails 1 "Element cannot be deleted from the set: it's not added" \
+	S del bl 10.9.9.9
+nfhp_check "del what is not there with -exist" S del bl 10.9.9.9 -exist
+nfhp_check "add 192.0.2.0/30: its four hosts" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add bl 192.0.2.0/30 &&
+		 [ \"\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' list -terse bl |
+			sed -n 's/^Number of entries: //p')\" = 5 ]"
+nfhp_check "add with a value" S add bl 198.51.100.7 value 7
+nfhp_check "list: ipset's head" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' list bl |
+		 head -3 | tr '\n' '|' | grep -qx 'Name: bl|Type: hash:ip|Revision: 0|'"
+nfhp_check "list: the member with its value" \
+	says "198.51.100.7 value 7" S list bl
+nfhp_check "save: ipset's create line" \
+	says "create bl hash:ip family inet hashsize 1024 maxelem 65536" S save bl
+nfhp_check "save: ipset's add line" says "add bl $CLIENT_IP" S save bl
+nfhp_check "list of a set that does not exist: exit 1" \
+	fails 1 "The set with the given name does not exist" S list nosuch
+nfhp_check "destroy a set that does not exist: exit 1" \
+	fails 1 "The set with the given name does not exist" S destroy nosuch
+nfhp_check "flush bl" S flush bl
+nfhp_check "bl is empty" [ "$(entries bl)" = 0 ]
+
+nfhp_check "create lim hash:ip maxelem 2" S create lim hash:ip maxelem 2
+nfhp_check "two adds" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add lim 1.1.1.1 &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add lim 1.1.1.2"
+nfhp_check "a third: exit 1, ipset's message" \
+	fails 1 "Hash is full, cannot add more elements" S add lim 1.1.1.3
+nfhp_check "limit lim 3, then it fits" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' limit lim 3 &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add lim 1.1.1.3"
+nfhp_check "lock lim" S lock lim
+nfhp_check "an add to a locked set: exit 1" \
+	fails 1 "the set is locked" S add lim 1.1.1.4
+nfhp_check "a del from a locked set: exit 1" \
+	fails 1 "the set is locked" S del lim 1.1.1.1
+nfhp_check "the header says locked" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' list -t lim | grep -q '^Header: .* locked$'"
+nfhp_check "save ends in lock lim" says "lock lim" S save lim
+nfhp_check "unlock lim, del" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' unlock lim &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' del lim 1.1.1.1"
+nfhp_check "swap with a set that does not exist: exit 1" \
+	fails 1 "Sets cannot be swapped: the second set does not exist" \
+	S swap lim nosuch
+nfhp_check "create bl6 hash:ip family inet6" S create bl6 hash:ip family inet6
+nfhp_check "swap sets of two families: exit 1" \
+	fails 1 "The sets cannot be swapped: their type does not match" \
+	S swap lim bl6
+
+# --- rules, IPv4, hash ---------------------------------------------------------
+
+nfhp_check "a rule naming a set that does not exist: exit 2" \
+	fails 2 "Set nosuch doesn't exist." \
+	r4 -A FORWARD -p icmp -m set --match-set nosuch src -j DROP
+nfhp_check "-A FORWARD -p icmp -m set --match-set bl src -j DROP" \
+	r4 -A FORWARD -p icmp -m set --match-set bl src -j DROP
+nfhp_check "ping passes: bl is empty" ping_ok
+nfhp_check "add the client to bl" S add bl $CLIENT_IP
+nfhp_check "ping dropped while the client is in bl" ping_fail
+nfhp_check "del the client from bl" S del bl $CLIENT_IP
+nfhp_check "ping passes again" ping_ok
+nfhp_check "-S prints it as iptables does" \
+	says "-A FORWARD -p icmp -m set --match-set bl src -j DROP" r4 -S FORWARD
+nfhp_check "-L prints it as iptables does" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -L FORWARD -n |
+		 grep -q '^DROP .* match-set bl src\$'"
+nfhp_check "nf-hipac-save carries it" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-save' |
+		 grep -qxF -- '-A FORWARD -p icmp -m set --match-set bl src -j DROP'"
+nfhp_check "-C finds it" r4 -C FORWARD -p icmp -m set --match-set bl src -j DROP
+nfhp_check "-C does not find it with !" \
+	fails 1 "" r4 -C FORWARD -p icmp -m set ! --match-set bl src -j DROP
+nfhp_check "References: 1" says "References: 1" S list -t bl
+nfhp_check "destroy bl while a rule refers to it: exit 1" \
+	fails 1 "Set cannot be destroyed: it is in use by a kernel component" \
+	S destroy bl
+nfhp_check "destroy of every set refused too, none destroyed" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' destroy 2>/dev/null &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' list -n | grep -qx lim"
+
+# swap: the rule sees the other set's entries at once.
+nfhp_check "create full, add the client" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' create full hash:ip &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add full $CLIENT_IP"
+nfhp_check "swap bl full" S swap bl full
+nfhp_check "ping dropped: bl holds the client now" ping_fail
+nfhp_check "full is empty" [ "$(entries full)" = 0 ]
+nfhp_check "swap back" S swap bl full
+nfhp_check "ping passes" ping_ok
+nfhp_check "-D by rule" r4 -D FORWARD -p icmp -m set --match-set bl src -j DROP
+nfhp_check "destroy bl once no rule refers to it" S destroy bl
+
+# "!": only what is in the set passes.
+nfhp_check "create allow, -m set ! --match-set allow src -j DROP" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' create allow hash:ip &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set ! --match-set allow src -j DROP"
+nfhp_check "ping dropped: the client is not in allow" ping_fail
+nfhp_check "add the client to allow" S add allow $CLIENT_IP
+nfhp_check "ping passes" ping_ok
+nfhp_check "-S prints the ! as iptables does" \
+	says "-A FORWARD -p icmp -m set ! --match-set allow src -j DROP" \
+	r4 -S FORWARD
+nfhp_check "the old placement --match-set ! NAME is the same rule" \
+	r4 -C FORWARD -p icmp -m set --match-set ! allow src -j DROP
+nfhp_check "-F FORWARD" r4 -F FORWARD
+
+# dst: the server's address.
+nfhp_check "-m set --match-set dsts dst -j DROP, the server in it" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' create dsts hash:ip &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add dsts $SERVER_IP &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set --match-set dsts dst -j DROP"
+nfhp_check "ping dropped" ping_fail
+nfhp_check "flush dsts: ping passes" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' flush dsts" && ping_ok
+nfhp_check "-F FORWARD" r4 -F FORWARD
+
+# --- lpm (hash:net) -----------------------------------------------------------
+
+if out=$(S create nets hash:net 2>&1); then
+	nfhp_check "-A FORWARD -m set --match-set nets src -j DROP" \
+		r4 -A FORWARD -p icmp -m set --match-set nets src -j DROP
+	nfhp_check "ping passes: nets is empty" ping_ok
+	nfhp_check "add 10.0.0.0/16" S add nets 10.0.0.0/16
+	nfhp_check "ping dropped: 10.0.0.0/16 holds the client" ping_fail
+	nfhp_check "test: the client is in nets (longest prefix)" \
+		fails 0 "is in set nets" S test nets $CLIENT_IP
+	nfhp_check "test: 10.0.0.0/24 is not an entry" \
+		fails 1 "10.0.0.0/24 is NOT in set nets." S test nets 10.0.0.0/24
+	nfhp_check "a range becomes ipset's prefixes" bash -c "
+		ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add nets 1.1.1.1-1.1.1.6 &&
+		ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save nets | grep -c '^add nets 1\.1\.1\.' | grep -qx 4"
+	nfhp_check "del 10.0.0.0/16: ping passes" \
+		bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' del nets 10.0.0.0/16" &&
+		ping_ok
+	nfhp_check "/33: exit 1" fails 1 "Syntax error: '33' is out of range 0-32" \
+		S add nets 10.0.0.0/33
+	nfhp_check "-F FORWARD" r4 -F FORWARD
+	lpm=1
+else
+	nfhp_log "SKIP: hash:net (lpm) sets: $out"
+	lpm=
+fi
+
+# --- IPv6 -------------------------------------------------------------------------
+
+nfhp_check "an IPv4 set in an IPv6 rule is refused" \
+	fails 1 "" r6 -A FORWARD -p ipv6-icmp -m set --match-set allow src -j DROP
+nfhp_check "nf-hipac6 -A FORWARD -m set --match-set bl6 src -j DROP" \
+	r6 -A FORWARD -p ipv6-icmp -m set --match-set bl6 src -j DROP
+nfhp_check "ping6 passes: bl6 is empty" ping6_ok
+nfhp_check "add $CLIENT6 to bl6" S add bl6 $CLIENT6
+nfhp_check "ping6 dropped" ping6_fail
+nfhp_check "ping (IPv4) passes" ping_ok
+nfhp_check "test bl6" fails 0 "Warning: $CLIENT6 is in set bl6." \
+	S test bl6 $CLIENT6
+nfhp_check "save bl6" says "create bl6 hash:ip family inet6 hashsize 1024 maxelem 65536" \
+	S save bl6
+nfhp_check "del: ping6 passes" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' del bl6 $CLIENT6" &&
+	ping6_ok
+nfhp_check "nf-hipac6 -S" \
+	says "-A FORWARD -p ipv6-icmp -m set --match-set bl6 src -j DROP" r6 -S FORWARD
+nfhp_check "nf-hipac6 -F FORWARD" r6 -F FORWARD
+if [ -n "$lpm" ]; then
+	nfhp_check "IPv6 lpm: fd00:1::/64 in nets6, ! rule" bash -c "
+		ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' create nets6 hash:net family inet6 &&
+		ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A FORWARD -p ipv6-icmp -m set ! --match-set nets6 src -j DROP"
+	nfhp_check "ping6 dropped: the client is not in nets6" ping6_fail
+	nfhp_check "add fd00:1::/64" S add nets6 fd00:1::/64
+	nfhp_check "ping6 passes" ping6_ok
+	nfhp_check "nf-hipac6 -F FORWARD" r6 -F FORWARD
+fi
+
+# --- restore --------------------------------------------------------------------
+
+nfhp_check "restore: a bad line anywhere changes nothing" \
+	fails 1 "Error in line 3: Syntax error: cannot parse 1.1.1.300" \
+	bash -c "printf 'create r1 hash:ip\nadd r1 1.1.1.1\nadd r1 1.1.1.300\n' |
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore"
+nfhp_check "  r1 was not created" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' list -n | grep -qx r1"
+nfhp_check "restore: an unknown set in line 1 changes nothing" \
+	fails 1 "Error in line 2: The set with the given name does not exist" \
+	bash -c "printf 'create r1 hash:ip\nadd nosuch 1.1.1.1\n' |
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore"
+nfhp_check "restore: 10000 entries" bash -c "
+	{ echo 'create big hash:ip maxelem 20000'
+	  for i in \$(seq 0 9999); do echo \"add big 10.\$((i / 256 + 100)).\$((i % 256)).1\"; done; } |
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore"
+nfhp_check "  big holds 10000" [ "$(entries big)" = 10000 ]
+nfhp_check "restore: an entry there already stops it, ipset's message" \
+	fails 1 "Error in line 2: Element cannot be added to the set: it's already added" \
+	bash -c "printf 'add big 10.100.0.1\nadd big 10.100.0.1\n' |
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore"
+nfhp_check "restore -exist takes it" \
+	bash -c "printf 'create big hash:ip maxelem 20000\nadd big 10.100.0.1\n' |
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore -exist"
+nfhp_check "save | destroy | restore gives the same save" bash -c "
+	a=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save | sort) &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' destroy &&
+	printf '%s\n' \"\$a\" | ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore &&
+	b=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save | sort) &&
+	[ \"\$a\" = \"\$b\" ]"
+
+# The real ipset's save output, from a namespace of its own.
+if command -v ipset >/dev/null 2>&1 && in_ns $ns_server ipset create probe hash:ip 2>/dev/null; then
+	in_ns $ns_server ipset destroy probe
+	nfhp_check "ipset: sets with maxelem, timeout 0, counters, comment" bash -c "
+		ip netns exec $ns_server ipset create ih hash:ip maxelem 1000 timeout 0 counters comment &&
+		ip netns exec $ns_server ipset add ih 192.0.2.1 comment 'a b' &&
+		ip netns exec $ns_server ipset add ih 192.0.2.2 packets 5 bytes 50 &&
+		ip netns exec $ns_server ipset add ih 192.0.2.8/30 &&
+		ip netns exec $ns_server ipset create in hash:net &&
+		ip netns exec $ns_server ipset add in 198.51.100.0/24 &&
+		ip netns exec $ns_server ipset add in 203.0.113.7 &&
+		ip netns exec $ns_server ipset create i6 hash:ip family inet6 &&
+		ip netns exec $ns_server ipset add i6 2001:db8::1"
+	in_ns $ns_server ipset save > "/tmp/ipset-save-$$"
+	if [ -n "$lpm" ]; then
+		nfhp_check "ipset save | nf-hipac-set restore" \
+			bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore < /tmp/ipset-save-$$"
+		nfhp_check "  the same members" bash -c "
+			diff <(ip netns exec $ns_server ipset save | sed -n 's/^add \([^ ]*\) \([^ ]*\).*/\1 \2/p' | sort) \
+			     <(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save | grep -E '^add (ih|in|i6) ' |
+			       sed -n 's/^add \([^ ]*\) \([^ ]*\).*/\1 \2/p' | sort)"
+		nfhp_check "  the same limit" \
+			says "create ih hash:ip family inet hashsize 1024 maxelem 1000" S save ih
+	else
+		nfhp_check "ipset save | nf-hipac-set restore (hash:ip only)" \
+			bash -c "grep -Ev '^(create|add) in ' /tmp/ipset-save-$$ |
+				 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore"
+		nfhp_check "  the same members" bash -c "
+			diff <(ip netns exec $ns_server ipset save | grep -v '^add in ' | sed -n 's/^add \([^ ]*\) \([^ ]*\).*/\1 \2/p' | sort) \
+			     <(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save | grep -E '^add (ih|i6) ' |
+			       sed -n 's/^add \([^ ]*\) \([^ ]*\).*/\1 \2/p' | sort)"
+	fi
+	rm -f "/tmp/ipset-save-$$"
+	nfhp_check "the client in ih: the rule drops its pings" bash -c "
+		ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add ih $CLIENT_IP &&
+		ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set --match-set ih src -j DROP" &&
+		ping_fail
+	nfhp_check "-F FORWARD" r4 -F FORWARD
+else
+	nfhp_log "SKIP: ipset save | nf-hipac-set restore: no ipset here"
+fi
+
+nfhp_check "destroy every set" S destroy
+nfhp_check "no set left" [ -z "$(S list -n)" ]
+
+exit $nfhp_rc
