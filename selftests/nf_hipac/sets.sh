@@ -20,19 +20,7 @@
 nfhp_require_hipac
 nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 
-CLIENT6=fd00:1::2
-ROUTER_CLIENT6=fd00:1::1
-ROUTER_SERVER6=fd00:2::1
-SERVER6=fd00:2::2
-
-ip -n $ns_client addr add $CLIENT6/64 dev veth0 nodad &&
-ip -n $ns_router addr add $ROUTER_CLIENT6/64 dev veth0 nodad &&
-ip -n $ns_router addr add $ROUTER_SERVER6/64 dev veth1 nodad &&
-ip -n $ns_server addr add $SERVER6/64 dev veth0 nodad &&
-ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
-ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
-in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1 ||
-	{ nfhp_log "FAIL: IPv6 setup"; exit 1; }
+nf_hipac_setup6 || { nfhp_log "FAIL: IPv6 setup"; exit 1; }
 
 # S ARGS... - nf-hipac-set in the router; r4, r6 the rule tools there.
 S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
