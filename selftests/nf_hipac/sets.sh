@@ -295,11 +295,13 @@ nfhp_check "restore -exist takes it" \
 	bash -c "printf 'create big hash:ip maxelem 20000\nadd big 10.100.0.1\n' |
 		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore -exist"
 nfhp_check "save | destroy | restore gives the same save" bash -c "
-	a=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save | sort) &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' lock lim &&
+	a=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save) &&
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' destroy &&
 	printf '%s\n' \"\$a\" | ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore &&
-	b=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save | sort) &&
-	[ \"\$a\" = \"\$b\" ]"
+	b=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save) &&
+	[ \"\$(sort <<<\"\$a\")\" = \"\$(sort <<<\"\$b\")\" ] &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' list -t lim | grep -q '^Header: .* locked\$'"
 
 # The real ipset's save output, from a namespace of its own.
 if command -v ipset >/dev/null 2>&1 && in_ns $ns_server ipset create probe hash:ip 2>/dev/null; then
