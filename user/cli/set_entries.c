@@ -438,6 +438,7 @@ static int check_create(struct restore *r, int argc, char **argv,
 static int check_line(struct restore *r, const char *cmd, int argc,
 		      char **argv, bool *exist)
 {
+	unsigned long long limit;
 	struct rset *s, *t;
 	unsigned int i;
 	u32 value;
@@ -473,8 +474,7 @@ static int check_line(struct restore *r, const char *cmd, int argc,
 	if (!strcmp(cmd, "destroy"))
 		s->gone = true;
 	if (!strcmp(cmd, "limit") &&
-	    !nfhp_parse_uint(argv[1], 0, 0xffffffffULL,
-			     &(unsigned long long){ 0 })) {
+	    !nfhp_parse_uint(argv[1], 0, 0xffffffffULL, &limit)) {
 		set_error(r->c, "Syntax error: '%s' is invalid as number",
 			  argv[1]);
 		return NFHP_SET_EXIT_ERR;
@@ -591,27 +591,31 @@ static int restore_pass(struct restore *r, const char *text, size_t len)
 	return ret;
 }
 
+/* All of @f, in a buffer of the heap; NULL when out of memory. */
 static char *read_all(FILE *f, size_t *len)
 {
 	size_t room = 1 << 16;
-	char *buf = malloc(room);
+	char *buf = malloc(room), *p;
 
 	*len = 0;
 	while (buf) {
-		size_t n = fread(buf + *len, 1, room - *len, f);
-
-		*len += n;
+		*len += fread(buf + *len, 1, room - *len, f);
 		if (*len < room)
-			return ferror(f) ? (free(buf), NULL) : buf;
+			break;
 		room *= 2;
-		char *p = realloc(buf, room);
-
+		p = realloc(buf, room);
 		if (!p)
 			free(buf);
 		buf = p;
 	}
-	return NULL;
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
 }
+
+static const struct nfhp_nl_set_ops rset_ops = { .set = rset_collect };
 
 int set_restore_main(struct set_cli *c, int argc, char **argv)
 {
@@ -633,9 +637,7 @@ int set_restore_main(struct set_cli *c, int argc, char **argv)
 		goto cleanup;
 	}
 	r->c = c;
-	if (nfhp_nl_set_list(c->nl, NULL,
-			     &(const struct nfhp_nl_set_ops){
-				     .set = rset_collect }, r)) {
+	if (nfhp_nl_set_list(c->nl, NULL, &rset_ops, r)) {
 		ret = set_kernel_error(c, NULL, NFHP_CMD_SET_LIST);
 		goto cleanup;
 	}
