@@ -96,7 +96,7 @@ static int batch_send(struct set_cli *c, struct batch *b)
 		return 0;
 	c->line = b->line[i < n ? i : 0];
 	if (ret == -EPROTO)
-		set_error(c, "Kernel error received: the answer lacks results");
+		set_error(c, "Kernel error received: an answer nf-hipac-set cannot read");
 	else
 		set_failure(c, &f, b->add ? NFHP_CMD_SET_ADD :
 					    NFHP_CMD_SET_REMOVE);
@@ -286,7 +286,12 @@ int set_test_main(struct set_cli *c, int argc, char **argv)
 		set_error(c, "%s", err);
 		return NFHP_SET_EXIT_ERR;
 	}
-	if (nfhp_nl_set_test(c->nl, &info, &e, &found))
+	ret = nfhp_nl_set_test(c->nl, &info, &e, &found);
+	if (ret == -EPROTO) {
+		set_error(c, "Kernel error received: an answer nf-hipac-set cannot read");
+		return NFHP_SET_EXIT_ERR;
+	}
+	if (ret)
 		return set_kernel_error(c, info.name, NFHP_CMD_SET_TEST);
 	if (!c->quiet)
 		fprintf(stderr, found ? "Warning: %s is in set %s.\n" :

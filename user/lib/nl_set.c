@@ -323,10 +323,13 @@ int nfhp_nl_set_modify(struct nfhp_nl *nl, const char *name,
  * @e: the entries sent, whose results are filled in
  * @n: their number
  * @seen: results read so far
+ * @family: the set's family: the answer does not say it, and the
+ *	prefix lengths of its entries are checked against its width
  */
 struct results {
 	struct nfhp_set_entry *e;
 	unsigned int n, seen;
+	u8 family;
 };
 
 static int result_cb(void *data, const struct nfhp_set_info *info,
@@ -345,9 +348,23 @@ static int result_cb(void *data, const struct nfhp_set_info *info,
 
 static int results_msg_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct nfhp_set_info info = {};
+	struct results *r = data;
+	struct nfhp_set_info info = { .family = r->family };
 
 	return nfhp_nl_parse_set_msg(nlh, &info, result_cb, data);
+}
+
+/*
+ * The command's -errno; an answer that could not be read, the command
+ * itself done, is -EPROTO.
+ */
+static int results_ret(struct nfhp_nl *nl, int ret, const struct results *r)
+{
+	if (!ret && r->seen != r->n)
+		return -EPROTO;
+	if (ret && !nfhp_nl_error(nl))
+		return -EPROTO;
+	return ret;
 }
 
 /**
@@ -360,14 +377,15 @@ static int results_msg_cb(const struct nlmsghdr *nlh, void *data)
  * @n: their number, at most %NFHP_NL_SET_BATCH
  *
  * Return: 0, the command's -errno, or -EPROTO when an entry got no
- * result (its result is then %NFHP_SET_INVALID).
+ * result (its result is then %NFHP_SET_INVALID) or the answer could not
+ * be read.
  */
 int nfhp_nl_set_entries(struct nfhp_nl *nl, bool add,
 			const struct nfhp_set_info *info, u32 flags,
 			struct nfhp_set_entry *e, unsigned int n)
 {
 	struct nfhp_set_info req = {};
-	struct results r = { .e = e, .n = n };
+	struct results r = { .e = e, .n = n, .family = info->family };
 	struct nlmsghdr *nlh;
 	unsigned int i;
 	int ret;
@@ -379,9 +397,7 @@ int nfhp_nl_set_entries(struct nfhp_nl *nl, bool add,
 	for (i = 0; i < n; i++)
 		e[i].result = NFHP_SET_INVALID;
 	ret = nfhp_nl_talk(nl, nlh, results_msg_cb, &r);
-	if (!ret && r.seen != n)
-		ret = -EPROTO;
-	return ret;
+	return results_ret(nl, ret, &r);
 }
 
 /**
@@ -397,7 +413,7 @@ int nfhp_nl_set_test(struct nfhp_nl *nl, const struct nfhp_set_info *info,
 		     struct nfhp_set_entry *e, bool *found)
 {
 	struct nfhp_set_info req = {};
-	struct results r = { .e = e, .n = 1 };
+	struct results r = { .e = e, .n = 1, .family = info->family };
 	struct nlmsghdr *nlh;
 	int ret;
 
@@ -405,9 +421,7 @@ int nfhp_nl_set_test(struct nfhp_nl *nl, const struct nfhp_set_info *info,
 	nlh = set_request(nl, NFHP_CMD_SET_TEST, info->family, false);
 	nfhp_nl_put_set(nlh, &req, 0, e, 1, false);
 	e->result = NFHP_SET_NOT_FOUND;
-	ret = nfhp_nl_talk(nl, nlh, results_msg_cb, &r);
-	if (!ret && r.seen != 1)
-		ret = -EPROTO;
+	ret = results_ret(nl, nfhp_nl_talk(nl, nlh, results_msg_cb, &r), &r);
 	*found = !ret && e->result == NFHP_SET_EXISTS;
 	return ret;
 }

@@ -508,6 +508,27 @@ static void test_answers(void)
 	check(results_msg_cb(answer("bl", NFHP_FAMILY_IPV4, 0), &r) ==
 	      -EPROTO, "more results than entries sent is refused");
 
+	/* An add's answer has no NFHPA_FAMILY: the request's family counts. */
+	{
+		struct nlmsghdr *nlh = msg_start(NFHP_CMD_SET_ADD);
+		struct nfhp_set_entry e6 = {
+			.addr = (nfhp_u128)0xfd000001 << 96 | 2, .plen = 128,
+		};
+		struct nfhp_set_info six = {
+			.name = "s6", .family = NFHP_FAMILY_IPV6,
+		};
+		struct results r6 = { .e = sent, .n = 1,
+				      .family = NFHP_FAMILY_IPV6 };
+
+		nfhp_nl_put_set(nlh, &six, 0, &e6, 1, false);
+		check(results_msg_cb(nlh, &r6) == 0 && r6.seen == 1,
+		      "an IPv6 add's answer without a family: /128 read");
+		r6.seen = 0;
+		r6.family = 0;
+		check(results_msg_cb(nlh, &r6) == -EINVAL,
+		      "the same answer read as IPv4's: /128 is too long");
+	}
+
 	listed[0] = '\0';
 	check(!list_msg_cb(answer("a", NFHP_FAMILY_IPV4, 0), &c) &&
 	      !list_msg_cb(answer("b", NFHP_FAMILY_IPV6, 0), &c) &&
