@@ -13,10 +13,12 @@
 #include "set_parse.h"
 
 /*
- * Most entries of one NFHP_CMD_SET_ADD, _REMOVE: their request and the
- * answer, with a result per entry, stay below 16 KiB.
+ * Most entries of one NFHP_CMD_SET_ADD, _REMOVE: their request (40 bytes
+ * an entry) and the answer (48 bytes an entry with its result, in one
+ * skb the kernel sizes for them) stay near 24 KiB, well within the
+ * 64 KiB a receive takes.
  */
-#define NFHP_NL_SET_BATCH	256
+#define NFHP_NL_SET_BATCH	512
 
 int nfhp_nl_set_new(struct nfhp_nl *nl, const struct nfhp_set_info *info,
 		    bool exist);
