@@ -14,6 +14,10 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
+/* The kernel refuses a larger add or delete whole. */
+_Static_assert(NFHP_NL_SET_BATCH <= NFHP_SET_MAX_BATCH,
+	       "a batch within the kernel's NFHP_SET_MAX_BATCH");
+
 /* --- encoding ------------------------------------------------------------ */
 
 static void put_addr(struct nlmsghdr *nlh, nfhp_u128 a)
