@@ -102,7 +102,9 @@ static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 		return -EINVAL;
 	}
 	if (!rs->ext_ops) {
-		*msg = "this program cannot evaluate xtables extensions";
+		*msg = spec->ext_len ?
+		       "this program cannot evaluate xtables extensions" :
+		       "this program cannot evaluate set matches";
 		return -EOPNOTSUPP;
 	}
 	err = rs->ext_ops->create(rs->ext_priv, spec, hooks, &r->ext,

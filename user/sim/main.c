@@ -3,7 +3,7 @@
  * nf-hipac-sim: the classifier core offline.
  *
  *   nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [-6]
- *		 [--passes N] [--updates N] RULESET [PACKETS]
+ *		 [--sets FILE] [--passes N] [--updates N] RULESET [PACKETS]
  *
  * RULESET is in iptables-save format (filter table).  It is loaded into
  * the core and into the naive reference (sim/ref.c).  Each packet line of
@@ -13,10 +13,13 @@
  * updates (1000, or --updates N); --stats prints the tree statistics, --shadow the rules that can
  * never match.  --opaque-xt runs the matches and targets the tree does not
  * know (-m recent, -j LOG, ...) as opaque tests of a model (opaque.h)
- * instead of refusing them.
+ * instead of refusing them.  --sets FILE loads named sets written as
+ * nf-hipac-set save (or ipset save) writes them, for the set matches of
+ * the rules (-m set --match-set NAME src|dst, sets.h).
  */
 #include "pkt.h"
 #include "opaque.h"
+#include "sets.h"
 #include "parse.h"
 #include "print.h"
 #include "ref.h"
@@ -699,17 +702,36 @@ static void do_passes(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n,
 	sink = acc;
 }
 
+/* Load the sets of @path; an exit code. */
+static int load_sets(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char err[512];
+	int ret;
+
+	if (!f) {
+		perror(path);
+		return NFHP_EXIT_OTHER;
+	}
+	ret = nfhp_sim_sets_load(f, err, sizeof(err));
+	fclose(f);
+	if (!ret)
+		return 0;
+	fprintf(stderr, "nf-hipac-sim: %s: %s\n", path, err);
+	return NFHP_EXIT_OTHER;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [-6] [--passes N] [--updates N] RULESET [PACKETS]\n");
+		"usage: nf-hipac-sim [--check] [--bench] [--stats] [--shadow] [--opaque-xt] [-6] [--sets FILE] [--passes N] [--updates N] RULESET [PACKETS]\n");
 }
 
 int main(int argc, char **argv)
 {
 	bool bench = false, stats = false, shadow = false, check = false;
 	bool opaque = false;
-	const char *rfile = NULL, *pfile = NULL;
+	const char *rfile = NULL, *pfile = NULL, *sfile = NULL;
 	long passes = -1;
 	char *end;
 	struct nfhp_sim_pkt *pk = NULL;
@@ -735,6 +757,8 @@ int main(int argc, char **argv)
 			s.family = NFHP_FAMILY_IPV6;
 		else if (!strcmp(argv[a], "--opaque-xt"))
 			opaque = true;
+		else if (!strcmp(argv[a], "--sets") && a + 1 < argc)
+			sfile = argv[++a];
 		else if (!strcmp(argv[a], "--updates") && a + 1 < argc) {
 			s.updates = strtoul(argv[++a], &end, 10);
 			if (*end) {
@@ -774,10 +798,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nf-hipac-sim: out of memory\n");
 		return NFHP_EXIT_RESOURCE;
 	}
-	if (opaque) {
+	if (opaque)
 		nfhp_sim_opaque_plug(s.rs);
-		nfhp_ruleset_set_ext(s.rs, &nfhp_sim_opaque_ops, NULL);
-		nfhp_ref_set_ext(s.ref, &nfhp_sim_opaque_ops, NULL);
+	if (opaque || sfile) {
+		void *family = (void *)(uintptr_t)s.family;
+
+		nfhp_sim_sets_init(opaque ? &nfhp_sim_opaque_ops : NULL);
+		nfhp_ruleset_set_ext(s.rs, &nfhp_sim_ext_ops, family);
+		nfhp_ref_set_ext(s.ref, &nfhp_sim_ext_ops, family);
+	}
+	if (sfile) {
+		ret = load_sets(sfile);
+		if (ret)
+			goto out;
 	}
 	f = fopen(rfile, "r");
 	if (!f) {
@@ -869,5 +902,8 @@ out:
 	nfhp_sim_opaque_plug(NULL);
 	nfhp_ref_free(s.ref);
 	nfhp_ruleset_free(s.rs);
+	/* The rules referred to the sets: they go first. */
+	if (opaque || sfile)
+		nfhp_sim_sets_free();
 	return ret;
 }

@@ -391,10 +391,6 @@ static int opaque_create(void *priv, const struct nfhp_rule_spec *spec,
 	struct opaque_rule *r;
 	unsigned int n;
 
-	if (spec->nsetm) {
-		*msg = "nf-hipac-sim: set matches are not simulated";
-		return -EOPNOTSUPP;
-	}
 	if (!check_words(spec, &n, &target)) {
 		*msg = "nf-hipac-sim: malformed opaque extensions";
 		return -EINVAL;

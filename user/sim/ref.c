@@ -95,7 +95,7 @@ static int rule_ext(const struct nfhp_ref *ref, struct ref_rule *r,
 {
 	const char *msg;
 
-	if (!spec->ext_len)
+	if (!spec->ext_len && !spec->nsetm)
 		return spec->action == NFHP_ACT_XT ? -EINVAL : 0;
 	if (!ref->ext_ops)
 		return -EOPNOTSUPP;

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac-sim: named sets and the set matches of rules, see sets.h.
+ */
+#include "sets.h"
+#include "set_parse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SETS_MAX_WORDS	64
+
+static struct nfhp_sets sim_sets;
+static const struct nfhp_ext_ops *sim_inner;
+
+/**
+ * struct sim_ext - the extensions of one rule
+ * @inner: the handle of the opaque extensions, or NULL
+ * @nsetm: set matches in @setm
+ * @setm: the set matches, their sets referenced
+ */
+struct sim_ext {
+	void *inner;
+	unsigned int nsetm;
+	struct {
+		struct nfhp_set *set;
+		u8 dir;
+		bool invert;
+	} setm[NFHP_MAX_SETM];
+};
+
+/* Split @line into words at blanks; the count, or -1 for too many. */
+static int split_words(char *line, char **argv)
+{
+	int argc = 0;
+	char *w;
+
+	for (w = strtok(line, " \t\r\n"); w; w = strtok(NULL, " \t\r\n")) {
+		if (argc == SETS_MAX_WORDS)
+			return -1;
+		argv[argc++] = w;
+	}
+	return argc;
+}
+
+static int sets_create(int argc, char **argv, char *err, size_t errlen)
+{
+	struct nfhp_set_info info = {};
+	const struct nfhp_set_algo *algo;
+	const char *algo_name, *msg = NULL;
+	bool exist = false;
+	int ret;
+
+	if (argc < 3 || !nfhp_set_parse_typename(argv[2], &info.type,
+						 &algo_name)) {
+		snprintf(err, errlen, "create: a name and hash:ip or hash:net");
+		return -EINVAL;
+	}
+	strncpy(info.algo, algo_name, sizeof(info.algo) - 1);
+	if (nfhp_set_parse_create(argc - 3, argv + 3, &info, &exist, err,
+				  errlen))
+		return -EINVAL;
+	algo = nfhp_set_algo_find(info.type, info.algo);
+	if (!algo) {
+		snprintf(err, errlen, "no algorithm %s", info.algo);
+		return -EINVAL;
+	}
+	ret = nfhp_set_create(&sim_sets, argv[1], info.family, algo,
+			      info.limit, info.flags & ~NFHP_SET_F_LOCKED,
+			      &msg);
+	if (ret)
+		snprintf(err, errlen, "%s: %s", argv[1], msg);
+	return ret;
+}
+
+/**
+ * struct sets_add_ctx - one add line's keys going into a set
+ * @set: the set
+ * @value: their value
+ */
+struct sets_add_ctx {
+	struct nfhp_set *set;
+	u32 value;
+};
+
+static int sets_add_key(void *data, const struct nfhp_set_entry *e)
+{
+	struct sets_add_ctx *c = data;
+	struct nfhp_set_key key = { .addr = e->addr, .plen = e->plen };
+	int res;
+
+	res = nfhp_set_add(&sim_sets, c->set, &key, c->value,
+			   NFHP_SET_F_UPDATE);
+	return res == NFHP_SET_ADDED || res == NFHP_SET_UPDATED ? 0 : -EINVAL;
+}
+
+static int sets_add(int argc, char **argv, char *err, size_t errlen)
+{
+	struct sets_add_ctx c = {};
+	bool exist = false;
+
+	if (argc < 3) {
+		snprintf(err, errlen, "add: a set and an entry");
+		return -EINVAL;
+	}
+	c.set = nfhp_set_find(&sim_sets, argv[1]);
+	if (!c.set) {
+		snprintf(err, errlen, "add: no set %s", argv[1]);
+		return -ENOENT;
+	}
+	if (nfhp_set_parse_elem_opts(argc - 3, argv + 3, &c.value, &exist, err,
+				     errlen))
+		return -EINVAL;
+	if (nfhp_set_parse_elem(argv[2], c.set->family, c.set->algo->name,
+				sets_add_key, &c, err, errlen)) {
+		if (!err[0])
+			snprintf(err, errlen, "add %s %s: refused", argv[1],
+				 argv[2]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * nfhp_sim_sets_load() - read sets in the format of ipset save
+ * @f: the file
+ * @err: the reason of a failure, with its line
+ * @errlen: room in @err
+ *
+ * Return: 0 or -errno.
+ */
+int nfhp_sim_sets_load(FILE *f, char *err, size_t errlen)
+{
+	char line[4096], *argv[SETS_MAX_WORDS], reason[256];
+	unsigned int lineno = 0;
+	int argc, ret;
+
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		reason[0] = 0;
+		argc = split_words(line, argv);
+		if (!argc || argv[0][0] == '#')
+			continue;
+		if (argc < 0)
+			ret = -E2BIG;
+		else if (!strcmp(argv[0], "create") || !strcmp(argv[0], "-N"))
+			ret = sets_create(argc, argv, reason, sizeof(reason));
+		else if (!strcmp(argv[0], "add") || !strcmp(argv[0], "-A"))
+			ret = sets_add(argc, argv, reason, sizeof(reason));
+		else
+			ret = -EINVAL;
+		if (ret) {
+			snprintf(err, errlen, "line %u: %s", lineno,
+				 reason[0] ? reason : "not a create or add line");
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void sim_ext_destroy(void *priv, void *ext)
+{
+	struct sim_ext *x = ext;
+	unsigned int i;
+
+	if (x->inner)
+		sim_inner->destroy(NULL, x->inner);
+	for (i = 0; i < x->nsetm; i++)
+		x->setm[i].set->refs--;
+	free(x);
+}
+
+/* Resolve @spec's set matches into @x; -ENOENT or -EINVAL with @msg. */
+static int sim_ext_setm(struct sim_ext *x, u8 family,
+			const struct nfhp_rule_spec *spec, const char **msg)
+{
+	struct nfhp_set *set;
+
+	for (x->nsetm = 0; x->nsetm < nfhp_spec_nsetm(spec); x->nsetm++) {
+		set = nfhp_set_find(&sim_sets, spec->setm[x->nsetm].name);
+		if (!set || set->family != family) {
+			*msg = set ? "the set is of another family" :
+				     "no set of that name";
+			return set ? -EINVAL : -ENOENT;
+		}
+		set->refs++;
+		x->setm[x->nsetm].set = set;
+		x->setm[x->nsetm].dir = spec->setm[x->nsetm].dir;
+		x->setm[x->nsetm].invert = spec->setm[x->nsetm].invert;
+	}
+	return 0;
+}
+
+static int sim_ext_create(void *priv, const struct nfhp_rule_spec *spec,
+			  unsigned int hooks, void **ext, bool *matches,
+			  const char **msg)
+{
+	u8 family = (u8)(uintptr_t)priv;
+	struct sim_ext *x = calloc(1, sizeof(*x));
+	bool inner_matches = false;
+	int ret;
+
+	if (!x) {
+		*msg = "out of memory";
+		return -ENOMEM;
+	}
+	ret = sim_ext_setm(x, family, spec, msg);
+	if (!ret && (spec->ext_len || spec->action == NFHP_ACT_XT)) {
+		if (sim_inner)
+			ret = sim_inner->create(NULL, spec, hooks, &x->inner,
+						&inner_matches, msg);
+		else
+			*msg = "nf-hipac-sim: extensions need --opaque-xt";
+		ret = sim_inner ? ret : -EOPNOTSUPP;
+	}
+	if (ret) {
+		sim_ext_destroy(NULL, x);
+		return ret;
+	}
+	*matches = inner_matches || x->nsetm;
+	*ext = x;
+	return 0;
+}
+
+static enum nfhp_ext_result sim_ext_match(const void *ext, void *pkt)
+{
+	const struct sim_ext *x = ext;
+	const struct nfhp_sim_pkt *p = pkt;
+	struct nfhp_set_key key;
+	unsigned int i;
+	u32 value;
+
+	for (i = 0; i < x->nsetm; i++) {
+		key.addr = p->key.v[x->setm[i].dir == NFHP_SETM_SRC ?
+				    NFHP_DIM_SRC : NFHP_DIM_DST];
+		key.plen = x->setm[i].set->family == NFHP_FAMILY_IPV6 ? 128 :
+									32;
+		if (nfhp_set_lookup(x->setm[i].set, &key, &value) ==
+		    x->setm[i].invert)
+			return NFHP_EXT_NOMATCH;
+	}
+	return x->inner ? sim_inner->match(x->inner, pkt) : NFHP_EXT_MATCH;
+}
+
+static u32 sim_ext_target(const void *ext, void *pkt)
+{
+	const struct sim_ext *x = ext;
+
+	return sim_inner->target(x->inner, pkt);
+}
+
+static bool sim_ext_stateless(const void *ext)
+{
+	const struct sim_ext *x = ext;
+
+	return !x->inner ||
+	       (sim_inner->stateless && sim_inner->stateless(x->inner));
+}
+
+const struct nfhp_ext_ops nfhp_sim_ext_ops = {
+	.create = sim_ext_create,
+	.destroy = sim_ext_destroy,
+	.match = sim_ext_match,
+	.target = sim_ext_target,
+	.stateless = sim_ext_stateless,
+};
+
+/**
+ * nfhp_sim_sets_init() - an empty registry, and the opaque extensions
+ * @inner: the opaque extensions' evaluator, or NULL to refuse them
+ */
+void nfhp_sim_sets_init(const struct nfhp_ext_ops *inner)
+{
+	nfhp_sets_init(&sim_sets, NULL, ~0ULL);
+	sim_inner = inner;
+}
+
+/**
+ * nfhp_sim_sets_free() - free the sets, once no rule refers to them
+ */
+void nfhp_sim_sets_free(void)
+{
+	nfhp_sets_free(&sim_sets);
+}
