@@ -788,8 +788,8 @@ bool fz_set_done(int err, bool overrun)
 	switch (fx.cmd) {
 	case NFHP_CMD_SET_ADD:
 	case NFHP_CMD_SET_REMOVE:
-		if (fx.entries > NFHP_SET_MAX_BATCH &&
-		    (err != E2BIG || fx.replied))
+		/* E2BIG, or a flag the policy refused first: never applied. */
+		if (fx.entries > NFHP_SET_MAX_BATCH && (!err || fx.replied))
 			fz_set_bad("a batch over NFHP_SET_MAX_BATCH not refused",
 				   err, fx.entries);
 		/* No reply: refused before any entry (no such set...). */
