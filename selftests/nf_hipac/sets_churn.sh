@@ -7,8 +7,8 @@
 # The router drops in FORWARD what "-m set --match-set churn src" finds.
 # While nf-hipac-set restore adds and deletes thousands of other keys a
 # second in the router (batches of random hosts, or for the lpm set of
-# prefixes, /8 to /32, some nested around the client's), the client pings
-# the server without a pause:
+# prefixes, /8 to /32, some nested around the client's, none holding the
+# client or the server), the client pings the server without a pause:
 #   - the client's address is not in the set: every ping is answered;
 #   - the client's address (hash) or a prefix that holds it (lpm) went in
 #     before the churn and stays: no ping is answered.
@@ -35,13 +35,14 @@ S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
 r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
 
 # make_batches ALGO - $tmp/b0..b9: adds then deletes of random keys that
-# never hold the client's address, as restore lines of the set "churn".
+# never hold the client's address nor the server's (the source of the
+# replies), as restore lines of the set "churn".
 make_batches()
 {
-	python3 - "$1" "$batch" "$tmp" "$CLIENT_IP" <<'EOF'
+	python3 - "$1" "$batch" "$tmp" "$CLIENT_IP" "$SERVER_IP" <<'EOF'
 import ipaddress, random, sys
-algo, n, tmp, client = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-c = int(ipaddress.IPv4Address(client))
+algo, n, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+c, srv = (int(ipaddress.IPv4Address(a)) for a in sys.argv[4:6])
 rnd = random.Random(7)
 def key():
     while True:
@@ -53,8 +54,8 @@ def key():
             a = (c & 0xffff0000 | rnd.getrandbits(16)) if rnd.random() < 0.3 \
                 else rnd.getrandbits(32)
             a &= (0xffffffff << (32 - plen)) & 0xffffffff
-        if (c ^ a) >> (32 - plen) == 0:
-            continue    # it would hold the client
+        if (c ^ a) >> (32 - plen) == 0 or (srv ^ a) >> (32 - plen) == 0:
+            continue    # it would hold the client or the server
         net = str(ipaddress.IPv4Address(a))
         return net if plen == 32 else "%s/%d" % (net, plen)
 for b in range(10):
@@ -75,7 +76,11 @@ churn()
 
 	lines=$(wc -l < "$tmp/b0")
 	while [ $SECONDS -lt $end ]; do
-		S -exist restore < "$tmp/b$b" || { echo "restore failed"; return 1; }
+		if ! S -exist restore < "$tmp/b$b" 2> "$tmp/restore.err"; then
+			nfhp_log "  restore of batch $b failed: $(head -3 "$tmp/restore.err")" >&2
+			echo 0
+			return 1
+		fi
 		n=$((n + lines))
 		b=$(((b + 1) % 10))
 	done
@@ -88,7 +93,9 @@ pings_during()
 {
 	local ops pid
 
-	in_ns $ns_client $NFHP_PING -q -i 0.02 -w $(($1 + 1)) -W 1 $SERVER_IP \
+	# A count, not a deadline: a deadline would count the pings still
+	# in flight at its end as lost.
+	in_ns $ns_client $NFHP_PING -q -i 0.02 -c $(($1 * 50)) -W 2 $SERVER_IP \
 		> "$tmp/ping" 2>&1 &
 	pid=$!
 	ops=$(churn "$1")
@@ -101,13 +108,16 @@ pings_during()
 r4 -F FORWARD && r4 -P FORWARD ACCEPT || { nfhp_log "FAIL: rules"; exit 1; }
 
 for algo in hash lpm; do
+	# The rule goes first: a set a rule refers to cannot be destroyed.
+	r4 -F FORWARD
 	S destroy churn 2>/dev/null
 	S create churn $([ "$algo" = hash ] && echo hash:ip || echo hash:net) \
-		maxelem 0
-	r4 -F FORWARD
-	r4 -A FORWARD -m set --match-set churn src -j DROP
+		maxelem 0 &&
+	r4 -A FORWARD -m set --match-set churn src -j DROP ||
+		nfhp_check "$algo: the set and its rule" false
 	make_batches "$algo"
-	read -r sent got ops < <(pings_during "$secs")
+	pings_during "$secs" > "$tmp/res"
+	read -r sent got ops < "$tmp/res"
 	nfhp_log "  $algo: $sent pings sent, $got answered; $ops adds and deletes in $secs s ($((ops / secs))/s)"
 	nfhp_check "$algo: the client's address never in the set: every ping answered" \
 		test -n "$sent" -a "${sent:-0}" -gt 20 -a "${got:-0}" = "$sent" -a "${ops:-0}" -gt 0
@@ -115,7 +125,8 @@ for algo in hash lpm; do
 	key=$CLIENT_IP
 	[ "$algo" = hash ] || key=${CLIENT_IP%.*}.0/24
 	S add churn "$key"
-	read -r sent got ops < <(pings_during "$secs")
+	pings_during "$secs" > "$tmp/res"
+	read -r sent got ops < "$tmp/res"
 	nfhp_log "  $algo, $key in: $sent pings sent, $got answered; $ops adds and deletes in $secs s"
 	nfhp_check "$algo: $key in the set throughout: no ping answered" \
 		test -n "$sent" -a "${sent:-0}" -gt 20 -a "${got:-1}" = 0 -a "${ops:-0}" -gt 0
@@ -124,7 +135,8 @@ done
 # A swap while pinging: the client is in "other", not in "churn"; once
 # swapped, every ping is dropped, and none answered after the first loss.
 S create other hash:net maxelem 0 && S add other "$CLIENT_IP" &&
-S flush churn || nfhp_check "swap setup" false
+S flush churn && ping_ok ||
+	nfhp_check "swap setup: the client's pings pass" false
 in_ns $ns_client $NFHP_PING -i 0.02 -w 4 -W 1 -O $SERVER_IP > "$tmp/swap" 2>&1 &
 pid=$!
 sleep 2
@@ -133,6 +145,7 @@ wait $pid
 # -O prints "no answer yet" for each ping lost: after the first, no reply.
 first_loss=$(grep -n "no answer yet" "$tmp/swap" | head -1 | cut -d: -f1)
 late_reply=$(awk -v l="${first_loss:-0}" 'NR > l && / bytes from /' "$tmp/swap" | wc -l)
+nfhp_log "  swap: $(grep -c ' bytes from ' "$tmp/swap") replies, first loss at line ${first_loss:-none}, $late_reply replies after it"
 nfhp_check "swap while pinging: answered before, dropped after, never back" \
 	test -n "$first_loss" -a "$late_reply" = 0 \
 	-a "$(grep -c ' bytes from ' "$tmp/swap")" -gt 20
