@@ -146,11 +146,12 @@ void nfhp_net_settle(struct nfhp_net *hn)
  * What commits replaced goes a grace period after them, and only then the
  * conntrack reference the old rules may have used: free what no packet
  * can be inside any more, and come back after another grace period for
- * the rest, unless the namespace is going.  @hn->lock held.
+ * the rest, unless the namespace is going.  The blocks the writers of
+ * named sets replaced go the same way.  @hn->lock held.
  */
 static void nfhp_net_release(struct nfhp_net *hn)
 {
-	bool pending = false;
+	bool pending = nfhp_sets_collect(&hn->sets);
 	unsigned int i;
 
 	for (i = 0; i < NFHP_FAM_MAX; i++)
@@ -260,6 +261,20 @@ static void nfhp_net_release_work(struct work_struct *work)
 	mutex_lock(&hn->lock);
 	nfhp_net_release(hn);
 	mutex_unlock(&hn->lock);
+}
+
+/**
+ * nfhp_net_sets_changed() - free what writers of sets replaced, later
+ * @hn: the namespace state, @hn->lock held
+ *
+ * A set's writers free replaced blocks whose grace period is over as
+ * they go; what the last of a burst replaced would wait for the next
+ * write.  The release work frees it after a grace period instead.
+ */
+void nfhp_net_sets_changed(struct nfhp_net *hn)
+{
+	if (!hn->dying)
+		queue_rcu_work(system_wq, &hn->release_work);
 }
 
 /**

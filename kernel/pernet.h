@@ -150,6 +150,7 @@ static inline struct nfhp_fam *nfhp_net_fam(struct nfhp_net *hn, u8 family)
 }
 
 void nfhp_net_settle(struct nfhp_net *hn);
+void nfhp_net_sets_changed(struct nfhp_net *hn);
 int nfhp_net_commit(struct nfhp_net *hn, const char **msg);
 void nfhp_net_abort(struct nfhp_net *hn);
 int nfhp_net_set_order(struct nfhp_net *hn, bool iptables_first);

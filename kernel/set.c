@@ -418,6 +418,26 @@ int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
 }
 
 /**
+ * nfhp_sets_collect() - free the replaced blocks no lookup can read now
+ * @sets: the namespace's sets
+ *
+ * Return: true when some are left, for a later call.
+ */
+bool nfhp_sets_collect(struct nfhp_sets *sets)
+{
+	struct nfhp_set_ctx ctx;
+	struct nfhp_set *set;
+	bool left = false;
+
+	for (set = sets->first; set; set = set->next) {
+		ctx = nfhp_set_ctx(sets, set);
+		nfhp_set_gc_run(&ctx, false);
+		left |= !!set->gc.head;
+	}
+	return left;
+}
+
+/**
  * nfhp_sets_init() - an empty registry
  * @sets: the registry
  * @lock: the mutex its writers hold, for lockdep; NULL in tests

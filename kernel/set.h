@@ -110,6 +110,7 @@ int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
 		  void *arg);
 void nfhp_set_stats_sum(const struct nfhp_set *set,
 			struct nfhp_set_stats *sum);
+bool nfhp_sets_collect(struct nfhp_sets *sets);
 void nfhp_sets_init(struct nfhp_sets *sets, struct mutex *lock,
 		    u64 mem_limit);
 void nfhp_sets_free(struct nfhp_sets *sets);

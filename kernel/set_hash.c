@@ -24,9 +24,11 @@
  * the writer rehashes: it fills a new array of twice the keys' number
  * rounded up to a power of two, publishes it, and retires the old one
  * (set_gc.c).  The array is a quarter to three quarters full, so an
- * IPv4 host costs 11 to 32 bytes.
+ * IPv4 host costs 11 to 32 bytes.  A slot's index is the hash scaled to
+ * the number of slots, which need not be a power of two: the array fills
+ * the power of two bytes that kmalloc would hand out for it anyway.
  *
- * Example: an empty IPv4 set of 16 slots, seed s.  "add 192.0.2.1 7"
+ * Example: an empty IPv4 set of 16 slots (really a few more), seed s.  "add 192.0.2.1 7"
  * hashes the key to slot 5 and stores 7 << 32 | 0xc0000201 there;
  * "add 192.0.2.9 8" hashes to 5 too and takes slot 6.  A lookup of
  * 192.0.2.9 reads slots 5 and 6; one of 192.0.2.3, hashed to 5, reads
@@ -77,16 +79,17 @@ struct nfhp_hash6_slot {
 
 /**
  * struct nfhp_hash_array - the slots lookups read
- * @shift: 64 less the bits of a slot's index
- * @mask: the slots, less one
+ * @nslots: the slots: as many as fill an allocation of a power of two
+ *	bytes, which is what kmalloc hands out anyway
+ * @pad: unused
  * @seed: what the hash mixes in, chosen at each rehash
  * @special: IPv4: the words of the hosts 0 and 1 (%NFHP_HASH4_PRESENT)
  * @slot4: IPv4: the slots, key | value << 32
  * @slot6: IPv6: the slots
  */
 struct nfhp_hash_array {
-	u32 shift;
-	u32 mask;
+	u32 nslots;
+	u32 pad;
 	u64 seed;
 	u64 special[2];
 	union {
@@ -116,7 +119,10 @@ static bool nfhp_hash_is6(const struct nfhp_hash *h)
 
 static u32 nfhp_hash_index4(const struct nfhp_hash_array *a, u32 key)
 {
-	return (u32)(((key ^ a->seed) * 0x9e3779b97f4a7c15ull) >> a->shift);
+	u64 x = (key ^ a->seed) * 0x9e3779b97f4a7c15ull;
+
+	/* The top 32 bits, scaled to the slots: no power of two needed. */
+	return (u32)(((x >> 32) * a->nslots) >> 32);
 }
 
 static u32 nfhp_hash_index6(const struct nfhp_hash_array *a, u64 hi, u64 lo)
@@ -124,7 +130,14 @@ static u32 nfhp_hash_index6(const struct nfhp_hash_array *a, u64 hi, u64 lo)
 	u64 x = ((hi ^ a->seed) * 0x9e3779b97f4a7c15ull) ^ lo;
 
 	x *= 0xc2b2ae3d27d4eb4full;
-	return (u32)((x ^ x >> 29) >> a->shift);
+	x ^= x >> 29;
+	return (u32)(((x >> 32) * a->nslots) >> 32);
+}
+
+/* The slot after @i, the first after the last. */
+static u32 nfhp_hash_next(const struct nfhp_hash_array *a, u32 i)
+{
+	return i + 1 < a->nslots ? i + 1 : 0;
 }
 
 static size_t nfhp_hash_slot_size(const struct nfhp_hash *h)
@@ -142,16 +155,23 @@ static struct nfhp_hash_array *nfhp_hash_array_new(struct nfhp_set_ctx *ctx,
 				 (size_t)slots * nfhp_hash_slot_size(h));
 	if (!a)
 		return NULL;
-	a->shift = 64 - ilog2(slots);
-	a->mask = slots - 1;
+	a->nslots = slots;
 	a->seed = (u64)get_random_u32() << 32 | get_random_u32();
 	return a;
 }
 
-static u32 nfhp_hash_slots_for(u32 keys)
+/*
+ * The slots for @keys keys at a quarter to a half full: as many as fill
+ * the power of two bytes their array takes (the header included).
+ */
+static u32 nfhp_hash_slots_for(const struct nfhp_hash *h, u32 keys)
 {
-	return max_t(u32, NFHP_HASH_MIN_SLOTS,
-		     roundup_pow_of_two(2 * (u64)keys + 2));
+	size_t slot = nfhp_hash_slot_size(h);
+	size_t head = sizeof(struct nfhp_set_retired) +
+		      sizeof(struct nfhp_hash_array);
+	u64 want = max_t(u64, NFHP_HASH_MIN_SLOTS, 2 * (u64)keys + 2);
+
+	return (roundup_pow_of_two(head + want * slot) - head) / slot;
 }
 
 /**
@@ -178,7 +198,7 @@ static u32 nfhp_hash_probe4(const struct nfhp_hash_array *a, u32 key,
 {
 	u32 i = nfhp_hash_index4(a, key);
 
-	for (;; i = (i + 1) & a->mask) {
+	for (;; i = nfhp_hash_next(a, i)) {
 		*word = READ_ONCE(a->slot4[i]);
 		if ((u32)*word == key || (u32)*word == NFHP_HASH4_EMPTY)
 			return i;
@@ -196,7 +216,7 @@ static u32 nfhp_hash_probe6(const struct nfhp_hash_array *a, u64 hi, u64 lo,
 	const struct nfhp_hash6_slot *s;
 	u32 state;
 
-	for (;; i = (i + 1) & a->mask) {
+	for (;; i = nfhp_hash_next(a, i)) {
 		s = &a->slot6[i];
 		/* Pairs with nfhp_hash_put(): a used slot's key is written. */
 		state = smp_load_acquire(&s->state);
@@ -295,7 +315,7 @@ static void nfhp_hash_copy(struct nfhp_hash_array *to,
 
 	for (i = 0; i <= NFHP_HASH4_TOMB && !is6; i++)
 		to->special[i] = from->special[i];
-	for (i = 0; i <= from->mask; i++) {
+	for (i = 0; i < from->nslots; i++) {
 		if (is6) {
 			s = &from->slot6[i];
 			if (s->state == NFHP_HASH6_USED)
@@ -321,7 +341,7 @@ static int nfhp_hash_rehash(struct nfhp_set_ctx *ctx, struct nfhp_hash *h,
 	struct nfhp_hash_array *old, *a;
 
 	old = rcu_dereference_protected(h->array, nfhp_set_writing(ctx));
-	a = nfhp_hash_array_new(ctx, h, nfhp_hash_slots_for(keys));
+	a = nfhp_hash_array_new(ctx, h, nfhp_hash_slots_for(h, keys));
 	if (!a)
 		return -ENOMEM;
 	nfhp_hash_copy(a, old, nfhp_hash_is6(h));
@@ -345,7 +365,7 @@ static void *nfhp_hash_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
 		return NULL;
 	h->family = family;
 	RCU_INIT_POINTER(h->array,
-			 nfhp_hash_array_new(ctx, h, nfhp_hash_slots_for(hint)));
+			 nfhp_hash_array_new(ctx, h, nfhp_hash_slots_for(h, hint)));
 	if (!rcu_access_pointer(h->array)) {
 		nfhp_free(ctx->mem, h, sizeof(*h));
 		return NULL;
@@ -401,7 +421,7 @@ static int nfhp_hash_add(struct nfhp_set_ctx *ctx, void *priv,
 		nfhp_hash_set_value(a, is6, key, value);
 		return NFHP_SET_UPDATED;
 	}
-	if ((u64)h->used + 1 > (u64)(a->mask + 1) * 3 / 4) {
+	if ((u64)h->used + 1 > (u64)a->nslots * 3 / 4) {
 		err = nfhp_hash_rehash(ctx, h, h->count + 1);
 		if (err)
 			return err;
@@ -441,7 +461,7 @@ static int nfhp_hash_del(struct nfhp_set_ctx *ctx, void *priv,
 	}
 	h->count--;
 	/* Shrinking is an optimisation: a set that cannot keeps its slots. */
-	if (a->mask + 1 > NFHP_HASH_MIN_SLOTS && h->count < (a->mask + 1) / 16)
+	if (a->nslots > NFHP_HASH_MIN_SLOTS && h->count < a->nslots / 16)
 		nfhp_hash_rehash(ctx, h, h->count);
 	return NFHP_SET_DELETED;
 }
@@ -456,7 +476,7 @@ static int nfhp_hash_walk(const void *priv, u64 *cursor,
 	const struct nfhp_hash_array *a = rcu_dereference(h->array);
 	bool is6 = nfhp_hash_is6(h);
 	struct nfhp_set_key key;
-	u64 n = (u64)a->mask + 1 + 2;
+	u64 n = (u64)a->nslots + 2;
 	u32 value;
 	u64 word;
 	int err;

@@ -238,6 +238,7 @@ int nfhp_nl_set_flush(struct sk_buff *skb, struct genl_info *info)
 		for (set = hn->sets.first; set && !ret; set = set->next)
 			ret = nfhp_set_flush(&hn->sets, set);
 	}
+	nfhp_net_sets_changed(hn);
 	mutex_unlock(&hn->lock);
 	return ret;
 }
@@ -489,6 +490,8 @@ int nfhp_nl_set_entries(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&hn->lock);
 	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
 	ret = set ? nfhp_set_change_entries(hn, set, info, tb, reply) : -ENOENT;
+	if (set)
+		nfhp_net_sets_changed(hn);
 	mutex_unlock(&hn->lock);
 	if (ret == -ENOENT && !set) {
 		nlmsg_free(reply);
