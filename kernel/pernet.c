@@ -146,12 +146,11 @@ void nfhp_net_settle(struct nfhp_net *hn)
  * What commits replaced goes a grace period after them, and only then the
  * conntrack reference the old rules may have used: free what no packet
  * can be inside any more, and come back after another grace period for
- * the rest, unless the namespace is going.  The blocks the writers of
- * named sets replaced go the same way.  @hn->lock held.
+ * the rest, unless the namespace is going.  @hn->lock held.
  */
 static void nfhp_net_release(struct nfhp_net *hn)
 {
-	bool pending = nfhp_sets_collect(&hn->sets);
+	bool pending = false;
 	unsigned int i;
 
 	for (i = 0; i < NFHP_FAM_MAX; i++)
@@ -274,7 +273,23 @@ static void nfhp_net_release_work(struct work_struct *work)
 void nfhp_net_sets_changed(struct nfhp_net *hn)
 {
 	if (!hn->dying)
-		queue_rcu_work(system_wq, &hn->release_work);
+		queue_rcu_work(system_wq, &hn->set_gc_work);
+}
+
+/*
+ * Free the blocks the writers of named sets replaced, a grace period
+ * after the write that queued this; come back for those still young.
+ * A work of its own: the rule sets' release keeps its own times.
+ */
+static void nfhp_net_set_gc_work(struct work_struct *work)
+{
+	struct nfhp_net *hn = container_of(to_rcu_work(work), struct nfhp_net,
+					   set_gc_work);
+
+	mutex_lock(&hn->lock);
+	if (nfhp_sets_collect(&hn->sets) && !hn->dying)
+		queue_rcu_work(system_wq, &hn->set_gc_work);
+	mutex_unlock(&hn->lock);
 }
 
 /**
@@ -380,6 +395,7 @@ static int __net_init nfhp_net_init(struct net *net)
 	hn->net = net;
 	hn->gen = 1;
 	INIT_RCU_WORK(&hn->release_work, nfhp_net_release_work);
+	INIT_RCU_WORK(&hn->set_gc_work, nfhp_net_set_gc_work);
 	nfhp_sets_init(&hn->sets, &hn->lock, nfhp_ram_bytes() / 2);
 	ret = nfhp_net_new_rulesets(hn);
 	if (ret)
@@ -429,6 +445,7 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	mutex_unlock(&hn->lock);
 	/* It frees what it can; nfhp_ruleset_free() waits for the rest. */
 	flush_rcu_work(&hn->release_work);
+	flush_rcu_work(&hn->set_gc_work);
 	mutex_lock(&hn->lock);
 	nfhp_net_free_rulesets(hn);
 	/* The rules referred to the sets: they go after them. */

@@ -79,6 +79,8 @@ struct nfhp_fam {
  *	(nfhp_ruleset_release()), so that a commit does not wait for one
  * @dying: the namespace is going; @release_work does not queue itself
  * @sets: the named sets, which the rules of both families refer to
+ * @set_gc_work: frees what the writers of @sets replaced, a grace period
+ *	after them (nfhp_net_sets_changed())
  */
 struct nfhp_net {
 	struct mutex lock;	/* see @lock above */
@@ -94,6 +96,7 @@ struct nfhp_net {
 	struct rcu_work release_work;
 	bool dying;
 	struct nfhp_sets sets;
+	struct rcu_work set_gc_work;
 };
 
 extern unsigned int nfhp_net_id;
