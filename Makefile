@@ -115,6 +115,13 @@ bench-real-world: deps
 	@$(MAKE) --no-print-directory all
 	bench/kernel/restore-real.sh
 
+# Issue 44's sets in the kernel: memory per entry, load time and 1,000
+# updates of 100k hosts and 100k prefixes, ipset and nft against
+# nf-hipac-set, in one VM run (about 25 minutes).
+bench-sets-kernel: deps
+	@$(MAKE) --no-print-directory all
+	bench/kernel/set-memory.sh
+
 # libFuzzer targets of the core and the parser, FUZZ_SECONDS each (600).
 fuzz: deps
 	$(MAKE) -C user fuzz
@@ -197,11 +204,14 @@ help:
 	@echo "make bench-commit  commit time in the kernel: rules, restores;" \
 		"listing and -C against iptables-legacy (VM)"
 	@echo "make bench-real-world  restore of a real firewall against iptables (VM)"
+	@echo "make bench-sets-kernel  sets in the VM: bytes per entry, load and" \
+		"update time against ipset and nft: bench/results/sets-kernel.md"
 	@echo "make style      checkpatch on kernel/ and include/uapi/, then sparse"
 	@echo "make sparse     sparse (C=2) on the module"
 	@echo "make clean"
 
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
-	bench bench-worst bench-kernel bench-commit bench-real-world install uninstall style \
+	bench bench-worst bench-kernel bench-commit bench-real-world \
+	bench-sets-kernel install uninstall style \
 	sparse 	clean help
