@@ -288,6 +288,27 @@ static int walk_range(nfhp_u128 lo, nfhp_u128 hi, unsigned int bits,
 }
 
 /**
+ * nfhp_set_range_prefixes() - the prefixes of an address range
+ * @lo: the first address, host order, an IPv4 one in the low 32 bits
+ * @hi: the last, at least @lo
+ * @family: &enum nfhp_family
+ * @fn: called for each prefix, in order
+ * @data: its argument
+ *
+ * The fewest prefixes that cover [@lo, @hi] exactly, as an "lpm" set
+ * takes a range.
+ *
+ * Return: 0, or @fn's non-zero value.
+ */
+int nfhp_set_range_prefixes(nfhp_u128 lo, nfhp_u128 hi, u8 family,
+			    int (*fn)(void *data,
+				      const struct nfhp_set_entry *e),
+			    void *data)
+{
+	return walk_range(lo, hi, family_bits(family), false, fn, data);
+}
+
+/**
  * nfhp_set_parse_elem() - the keys of an element
  * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4)
  * @family: the set's &enum nfhp_family

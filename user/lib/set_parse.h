@@ -95,6 +95,15 @@ int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
 			void *data, char *err, size_t errlen);
 
 /*
+ * The fewest prefixes that cover the addresses [@lo, @hi] of @family
+ * exactly, each to @fn in order.  Return: 0, or @fn's non-zero value.
+ */
+int nfhp_set_range_prefixes(nfhp_u128 lo, nfhp_u128 hi, u8 family,
+			    int (*fn)(void *data,
+				      const struct nfhp_set_entry *e),
+			    void *data);
+
+/*
  * The arguments after an element of add, del and test: "value N" (add
  * only, @value non-NULL) and ipset's per-entry options, accepted and
  * ignored ("timeout 0", "packets N", "bytes N", "comment STR",
