@@ -12,10 +12,15 @@
  * iptables-nft are decoded into the same matches.  The verdict (immediate,
  * or the data of a verdict map) becomes the target.
  *
- * A lookup in a set whose elements cannot be folded into one match (an
- * address set, "iifname { a, b }", a verdict map) expands the rule into
- * one rule per element, in order.  That is exact: the elements of an nft
- * set never overlap, so a packet matches at most one of the copies.
+ * A lookup in an anonymous set whose elements cannot be folded into one
+ * match (an address set, "iifname { a, b }", a verdict map) expands the
+ * rule into one rule per element, in order.  That is exact: the elements
+ * of an nft set never overlap, so a packet matches at most one of the
+ * copies.  A lookup of an address in a named set becomes a set match
+ * instead ("-m set --match-set NAME src"), of the nf-hipac set the import
+ * makes of it, which may change later as the nft set could; lookups in
+ * named sets of other keys are refused, since expanding them would
+ * freeze what was meant to change.
  *
  * The text is written for one family, the view: an ip table gives
  * iptables-save text, an ip6 table ip6tables-save text (16-byte addresses,
@@ -59,6 +64,7 @@
 #include <libnftnl/udata.h>
 
 #include "parse.h"
+#include "nft_sets.h"
 #include "nft_xlate.h"
 #include "print.h"
 #include "xt_hooks.h"
@@ -145,7 +151,7 @@ struct xl_range {
 enum xl_kind {
 	XK_TCP, XK_UDP, XK_ICMP, XK_MULTIPORT, XK_STATE, XK_CONNTRACK,
 	XK_TTL, XK_LENGTH, XK_MARK, XK_IPRANGE, XK_COMMENT, XK_LIMIT, XK_XT,
-	XK_OWNER, XK_ADDRTYPE, XK_CTXT,
+	XK_OWNER, XK_ADDRTYPE, XK_CTXT, XK_SETM,
 };
 
 enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
@@ -190,6 +196,10 @@ enum { XL_TTL_EQ, XL_TTL_NE, XL_TTL_LT, XL_TTL_GT };
  * @atype: addrtype (XK_ADDRTYPE, an XK_XT once the rule is read)
  * @ct: conntrack --ctstatus, --ctdir (XK_CTXT, an XK_XT once the rule is
  *	read)
+ * @kept: an XK_XT iptables-nft kept as such, which may keep state
+ * @setm: set --match-set: the named set (XK_SETM)
+ * @setm_dst: of the destination address, else the source
+ * @setm_inv: negated
  */
 struct xl_clause {
 	int kind;
@@ -218,6 +228,9 @@ struct xl_clause {
 	struct xl_range uid, gid;
 	struct xt_addrtype_info_v1 atype;
 	struct xt_conntrack_mtinfo3 ct;
+	bool kept;
+	struct xl_set *setm;
+	bool setm_dst, setm_inv;
 };
 
 /**
@@ -269,12 +282,14 @@ struct xl_elem {
  * @elems: its elements as intervals, once a lookup needed them
  * @nelems: their number
  * @loaded: @elems is valid
+ * @used: a named set the set matches of the text refer to
  */
 struct xl_set {
 	struct nftnl_set *s;
 	struct xl_elem *elems;
 	unsigned int nelems;
 	bool loaded;
+	bool used;
 };
 
 /**
@@ -449,6 +464,8 @@ static void xlate_reset(struct nfhp_xlate *x)
 		ch->done = false;
 		ch->marked = false;
 	}
+	for (i = 0; i < x->nsets; i++)
+		x->sets[i].used = false;
 	free(x->order);
 	free(x->origins);
 	x->order = NULL;
@@ -1923,6 +1940,49 @@ static int apply_elem(struct xl_state *s, const struct xl_reg *r,
 	return set_range(s, r->field, el->lo, el->hi, inv);
 }
 
+/*
+ * A lookup of an address in a named set: a set match of the nf-hipac set
+ * the import makes of it (nft_sets.h).  The kernel runs set matches after
+ * the tree and before the xtables matches, so the text puts it before
+ * the first of them, as nf-hipac-save prints it; after a match that may
+ * keep state (limit, an xt match iptables-nft kept) that would be
+ * another rule.
+ */
+static int named_lookup(struct xl_state *s, const struct xl_reg *r,
+			struct xl_set *xs, bool inv, bool map)
+{
+	const char *name = nftnl_set_get_str(xs->s, NFTNL_SET_NAME);
+	struct xl_clause *c;
+	char why[160];
+	unsigned int i;
+
+	if (map)
+		return xl_fail(s, "a lookup in named map %s: nf-hipac imports named sets of addresses only",
+			       name);
+	if (r->field != XF_SADDR && r->field != XF_DADDR)
+		return xl_fail(s, "a lookup of %s in named set %s: nf-hipac imports named sets of addresses only",
+			       field_name(r->field), name);
+	if (r->masked)
+		return xl_fail(s, "a lookup of a masked %s in named set %s",
+			       field_name(r->field), name);
+	if (r->len != (view6(s) ? 16 : 4))
+		return xl_fail(s, "a lookup of part of %s in named set %s",
+			       field_name(r->field), name);
+	if (nfhp_nft_set_check(xs->s, r->len, why, sizeof(why)))
+		return xl_fail(s, "named set %s: %s", name, why);
+	for (i = 0; i < s->ncl; i++)
+		if (s->cl[i].kind == XK_LIMIT || s->cl[i].kept)
+			return xl_fail(s, "a lookup in named set %s after a match that may keep state: nf-hipac runs set matches first",
+				       name);
+	c = clause_new(s, XK_SETM);
+	if (!c)
+		return -EINVAL;
+	c->setm = xs;
+	c->setm_dst = r->field == XF_DADDR;
+	c->setm_inv = inv;
+	return 0;
+}
+
 static int do_lookup(struct xl_state *s, struct nftnl_expr *e)
 {
 	struct xl_reg *r = get_reg(s, nftnl_expr_get_u32(e,
@@ -1939,6 +1999,8 @@ static int do_lookup(struct xl_state *s, struct nftnl_expr *e)
 
 	if (!r || !r->field || !xs)
 		return xl_fail(s, "lookup in set %s", name ? name : "?");
+	if (!(nftnl_set_get_u32(xs->s, NFTNL_SET_FLAGS) & NFT_SET_ANONYMOUS))
+		return named_lookup(s, r, xs, inv, map);
 	if (addr6(s, r))
 		return xl_fail(s, "lookup in set %s of IPv6 addresses (not supported yet)",
 			       name);
@@ -2176,7 +2238,10 @@ static int xt_match_through(struct xl_state *s, struct nftnl_expr *e)
 {
 	struct xl_clause *c = clause_new(s, XK_XT);
 
-	return c ? xt_through(s, e, false, c->xt, sizeof(c->xt)) : -EINVAL;
+	if (!c)
+		return -EINVAL;
+	c->kept = true;
+	return xt_through(s, e, false, c->xt, sizeof(c->xt));
 }
 
 static int xt_match(struct xl_state *s, struct nftnl_expr *e)
@@ -2924,8 +2989,27 @@ static void put_clause(FILE *f, const struct xl_clause *c, bool v6)
 	}
 }
 
+/* The set matches, as nf-hipac-save prints them. */
+static void put_setms(FILE *f, const struct xl_state *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ncl; i++)
+		if (s->cl[i].kind == XK_SETM)
+			fprintf(f, " -m set%s --match-set %s %s",
+				bang(s->cl[i].setm_inv),
+				nftnl_set_get_str(s->cl[i].setm->s,
+						  NFTNL_SET_NAME),
+				s->cl[i].setm_dst ? "dst" : "src");
+}
+
+/*
+ * The matches: the IP part, the native ones, the set matches before the
+ * first xtables one (see named_lookup()), the rest.
+ */
 static void put_matches(FILE *f, const char *chain, const struct xl_state *s)
 {
+	bool setms = false;
 	const char *proto;
 	unsigned int i;
 
@@ -2949,8 +3033,15 @@ static void put_matches(FILE *f, const char *chain, const struct xl_state *s)
 	}
 	if (s->frag_set)
 		fprintf(f, "%s -f", bang(s->frag_inv));
-	for (i = 0; i < s->ncl; i++)
+	for (i = 0; i < s->ncl; i++) {
+		if (s->cl[i].kind == XK_XT && !setms) {
+			put_setms(f, s);
+			setms = true;
+		}
 		put_clause(f, &s->cl[i], view6(s));
+	}
+	if (!setms)
+		put_setms(f, s);
 }
 
 /* Print the rule; returns the number of lines (a log and a verdict: 2). */
@@ -3019,6 +3110,16 @@ static int use_target(struct nfhp_xlate *x, struct xl_state *s)
 	return 0;
 }
 
+/* The named sets of the rule's set matches are part of the output. */
+static void use_sets(struct xl_state *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->ncl; i++)
+		if (s->cl[i].kind == XK_SETM)
+			s->cl[i].setm->used = true;
+}
+
 /* Translate rule @pos of @ch, every expansion of it, into @f. */
 static int xlate_rule(struct nfhp_xlate *x, struct xl_chain *ch,
 		      unsigned int pos, FILE *f, char *err, size_t errlen)
@@ -3068,6 +3169,7 @@ static int xlate_rule(struct nfhp_xlate *x, struct xl_chain *ch,
 		} else {
 			unsigned int n = put_rule(f, ch->ipt, s);
 
+			use_sets(s);
 			while (n--) {
 				x->nrules++;
 				if (add_origin(ch, desc)) {
@@ -3378,4 +3480,15 @@ unsigned int nfhp_xlate_nrules(const struct nfhp_xlate *x)
 unsigned int nfhp_xlate_nskipped(const struct nfhp_xlate *x)
 {
 	return x->nskipped;
+}
+
+const struct nftnl_set *nfhp_xlate_named_set(const struct nfhp_xlate *x,
+					     unsigned int i)
+{
+	unsigned int k;
+
+	for (k = 0; k < x->nsets; k++)
+		if (x->sets[k].used && !i--)
+			return x->sets[k].s;
+	return NULL;
 }

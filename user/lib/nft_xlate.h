@@ -10,7 +10,10 @@
  * meta, ct loads into registers, bitwise, cmp, range and lookup on them,
  * the xt match blobs iptables-nft emits, the verdict) and write the
  * equivalent rules as iptables-save or ip6tables-save text, which the
- * ordinary restore path then parses and loads in one transaction.
+ * ordinary restore path then parses and loads in one transaction.  A
+ * lookup of an address in a named set becomes a set match of the
+ * nf-hipac set the import makes of it (nft_sets.h), which
+ * nfhp_xlate_named_set() hands over.
  *
  * Nothing here talks to the kernel: the unit test builds nftnl objects in
  * memory.  A rule that has no exact equivalent makes the translation fail
@@ -107,5 +110,14 @@ bool nfhp_xlate_source_marked(const struct nfhp_xlate *x, unsigned int i);
  */
 unsigned int nfhp_xlate_nrules(const struct nfhp_xlate *x);
 unsigned int nfhp_xlate_nskipped(const struct nfhp_xlate *x);
+
+/*
+ * After nfhp_xlate_save(): the named sets the set matches of the text
+ * refer to ("-m set --match-set NAME src"), checked with
+ * nfhp_nft_set_check() for the view's family, @i from 0; NULL past the
+ * last.
+ */
+const struct nftnl_set *nfhp_xlate_named_set(const struct nfhp_xlate *x,
+					     unsigned int i);
 
 #endif /* _NFHP_NFT_XLATE_H */

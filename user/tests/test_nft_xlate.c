@@ -9,6 +9,7 @@
  * that cannot be translated must be refused with a message naming it.
  */
 #include "parse.h"
+#include "nft_sets.h"
 #include "nft_xlate.h"
 #include "xt_hooks.h"
 
@@ -1762,6 +1763,370 @@ static void test_inet_views(void)
 	       "-A INPUT -j REJECT --reject-with icmp6-adm-prohibited\n");
 }
 
+/* --- named sets ------------------------------------------------------------ */
+
+/* A named set of addresses, nft type ipv4_addr or ipv6_addr by @keylen. */
+static struct nftnl_set *named(const char *name, int keylen, u32 flags)
+{
+	struct nftnl_set *s = set(name, keylen, 0);
+
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, keylen == 16 ? 8 : 7);
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, flags);
+	return s;
+}
+
+/* An interval element with both ends, as newer dumps hold it. */
+static void elem_range(struct nftnl_set *s, const void *lo, const void *hi,
+		       int len)
+{
+	struct nftnl_set_elem *e = elem(s, lo, len, false);
+
+	nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY_END, hi, len);
+}
+
+/* A rule of @ch: [meta nfproto @fam] ADDR [!=] @set [@v accept/drop] */
+static void set_rule(const char *ch, int fam, bool dst, const char *name,
+		     bool inv, int v)
+{
+	struct nftnl_rule *r = rule(ch);
+	int len = fam == NFPROTO_IPV6 ? 16 : 4;
+
+	if (family == NFPROTO_INET) {
+		meta(r, NFT_META_NFPROTO);
+		cmp8(r, NFT_CMP_EQ, fam);
+	}
+	if (len == 16)
+		net(r, dst ? 24 : 8, 16);
+	else
+		net(r, dst ? 16 : 12, 4);
+	lookup(r, name, inv, false);
+	verdict(r, v, NULL);
+	done(r);
+}
+
+static char keys[1024];
+
+static int cat_key(void *data, const struct nfhp_set_entry *e)
+{
+	const struct nfhp_set_info *info = data;
+	size_t n = strlen(keys);
+	char key[64];
+
+	nfhp_set_key_str(key, sizeof(key), info->family, e);
+	snprintf(keys + n, sizeof(keys) - n, " %s", key);
+	return 0;
+}
+
+/*
+ * After run(): named set @i of the text, as nf-hipac gets it: "ALGO
+ * LIMIT: KEY..." ("-" past the last set).
+ */
+static const char *named_keys(unsigned int i, u8 fam)
+{
+	const struct nftnl_set *s = nfhp_xlate_named_set(x, i);
+	struct nfhp_set_info info;
+
+	if (!s)
+		return "-";
+	if (nfhp_nft_set_info(s, fam, &info))
+		return "malformed";
+	snprintf(keys, sizeof(keys), "%s %s %u:", info.name, info.algo,
+		 info.limit);
+	if (nfhp_nft_set_keys(s, &info, cat_key, &info))
+		return "malformed";
+	return keys;
+}
+
+/* ip: a hash set by source and, negated, by destination; an unused set */
+static void build_named_hash(void)
+{
+	struct nftnl_set *bl, *spare, *empty;
+
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(false);
+	bl = named("bl", 4, 0);
+	elem(bl, "\x0a\x00\x00\x02", 4, false);	/* as a hash dumps them */
+	elem(bl, "\x0a\x00\x00\x01", 4, false);
+	nfhp_xlate_add_set(x, bl);
+	spare = named("spare", 4, 0);
+	elem(spare, "\x0a\x00\x00\x09", 4, false);
+	nfhp_xlate_add_set(x, spare);
+	empty = named("empty", 4, 0);
+	nfhp_xlate_add_set(x, empty);
+	set_rule("INPUT", NFPROTO_IPV4, false, "bl", false, NF_DROP);
+	set_rule("OUTPUT", NFPROTO_IPV4, true, "bl", true, NF_ACCEPT);
+	set_rule("OUTPUT", NFPROTO_IPV4, true, "empty", false, NF_DROP);
+}
+
+/*
+ * nft's interval set { 10.0.0.0/8, 192.168.1.1-192.168.1.5,
+ * 255.255.255.0/24 } size 3, as the kernel dumps it: ends flagged, none
+ * after the last, a stray end at 0; and one in newer dumps' form.
+ */
+static void build_named_lpm(void)
+{
+	struct nftnl_set *nets, *both;
+
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(false);
+	nets = named("nets", 4, NFT_SET_INTERVAL);
+	nftnl_set_set_u32(nets, NFTNL_SET_DESC_SIZE, 3);
+	elem(nets, "\xff\xff\xff\x00", 4, false);
+	elem(nets, "\xc0\xa8\x01\x06", 4, true);
+	elem(nets, "\xc0\xa8\x01\x01", 4, false);
+	elem(nets, "\x0b\x00\x00\x00", 4, true);
+	elem(nets, "\x0a\x00\x00\x00", 4, false);
+	elem(nets, "\x00\x00\x00\x00", 4, true);
+	nfhp_xlate_add_set(x, nets);
+	both = named("both", 4, NFT_SET_INTERVAL);
+	elem_range(both, "\xfe\x00\x00\x00", "\xff\xff\xff\xff", 4);
+	elem_range(both, "\x0a\x00\x00\x00", "\x0a\x00\x00\xff", 4);
+	nfhp_xlate_add_set(x, both);
+	set_rule("FORWARD", NFPROTO_IPV4, true, "nets", false, NF_ACCEPT);
+	set_rule("FORWARD", NFPROTO_IPV4, false, "both", true, NF_DROP);
+}
+
+/* ip6: a hash set and an interval set of IPv6 addresses */
+static void build_named_ip6(void)
+{
+	static const u8 h1[16] = { 0xfd, [15] = 1 }, h2[16] = { 0xfd, [15] = 2 };
+	static const u8 one[16] = { [15] = 1 }, two[16] = { [15] = 2 };
+	static const u8 lo[16] = { 0xfd, 1, [15] = 5 }, hi[16] = { 0xfd, 1, [15] = 9 };
+	struct nftnl_set *v6, *n6;
+
+	start(NFPROTO_IPV6, "filter");
+	ipt_chains(false);
+	v6 = named("v6", 16, 0);
+	elem(v6, h2, 16, false);
+	elem(v6, h1, 16, false);
+	nfhp_xlate_add_set(x, v6);
+	n6 = named("n6", 16, NFT_SET_INTERVAL);
+	elem(n6, two, 16, true);	/* ::1 */
+	elem(n6, one, 16, false);
+	elem_range(n6, lo, hi, 16);	/* fd01::5-fd01::9 */
+	nfhp_xlate_add_set(x, n6);
+	set_rule("INPUT", NFPROTO_IPV6, false, "v6", false, NF_DROP);
+	set_rule("INPUT", NFPROTO_IPV6, true, "n6", true, NF_ACCEPT);
+}
+
+/* inet: a set of each family, each looked up by the rules of its own */
+static void build_named_inet(int view)
+{
+	static const u8 h6[16] = { 0xfd, [15] = 1 };
+	struct nftnl_set *v4, *v6;
+
+	start(NFPROTO_INET, "fw");
+	chain("in", NF_INET_LOCAL_IN, false);
+	nfhp_xlate_set_view(x, view);
+	v4 = named("v4", 4, 0);
+	elem(v4, "\x0a\x00\x00\x01", 4, false);
+	nfhp_xlate_add_set(x, v4);
+	v6 = named("v6", 16, 0);
+	elem(v6, h6, 16, false);
+	nfhp_xlate_add_set(x, v6);
+	set_rule("in", NFPROTO_IPV4, false, "v4", false, NF_DROP);
+	set_rule("in", NFPROTO_IPV6, true, "v6", true, NF_DROP);
+}
+
+static void test_named_sets(void)
+{
+	build_named_hash();
+	check(!run(NULL) && parses() &&
+	      !strcmp(named_keys(0, NFHP_FAMILY_IPV4),
+		      "bl hash 0: 10.0.0.1 10.0.0.2") &&
+	      !strcmp(named_keys(1, NFHP_FAMILY_IPV4), "empty hash 0:") &&
+	      !strcmp(named_keys(2, NFHP_FAMILY_IPV4), "-"),
+	      "named hash set: its hosts, sorted; an empty one; not the unused one");
+	expect("named hash set: a set match by source, and negated by destination",
+	       NULL, ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A INPUT -m set --match-set bl src -j DROP\n"
+	       "-A OUTPUT -m set ! --match-set bl dst -j ACCEPT\n"
+	       "-A OUTPUT -m set --match-set empty dst -j DROP\n");
+	build_named_hash();
+	check(!run("INPUT") &&
+	      !strcmp(named_keys(0, NFHP_FAMILY_IPV4),
+		      "bl hash 0: 10.0.0.1 10.0.0.2") &&
+	      !strcmp(named_keys(1, NFHP_FAMILY_IPV4), "-"),
+	      "named sets: --chain INPUT hands over the sets of INPUT only");
+	nfhp_xlate_free(x);
+
+	build_named_lpm();
+	check(!run(NULL) && parses() &&
+	      !strcmp(named_keys(0, NFHP_FAMILY_IPV4),
+		      "nets lpm 5: 10.0.0.0/8 192.168.1.1 192.168.1.2/31 192.168.1.4/31 255.255.255.0/24") &&
+	      !strcmp(named_keys(1, NFHP_FAMILY_IPV4),
+		      "both lpm 0: 10.0.0.0/24 254.0.0.0/7"),
+	      "interval set: lpm, a range split into prefixes, the limit raised to the keys");
+	expect("interval set: set matches", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -m set --match-set nets dst -j ACCEPT\n"
+	       "-A FORWARD -m set ! --match-set both src -j DROP\n");
+
+	build_named_ip6();
+	check(!run(NULL) && parses_family(NFHP_FAMILY_IPV6) &&
+	      !strcmp(named_keys(0, NFHP_FAMILY_IPV6),
+		      "v6 hash 0: fd00::1 fd00::2") &&
+	      !strcmp(named_keys(1, NFHP_FAMILY_IPV6),
+		      "n6 lpm 0: ::1 fd01::5 fd01::6/127 fd01::8/127"),
+	      "ip6: named sets of IPv6 hosts and prefixes");
+	expect("ip6: set matches", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A INPUT -m set --match-set v6 src -j DROP\n"
+	       "-A INPUT -m set ! --match-set n6 dst -j ACCEPT\n");
+
+	build_named_inet(NFPROTO_IPV4);
+	check(!run(NULL) && parses() &&
+	      strstr(text, "-A INPUT -m set --match-set v4 src -j DROP\n") &&
+	      !strcmp(named_keys(0, NFHP_FAMILY_IPV4), "v4 hash 0: 10.0.0.1") &&
+	      !strcmp(named_keys(1, NFHP_FAMILY_IPV4), "-"),
+	      "inet: the IPv4 view refers to the IPv4 set alone");
+	check(!nfhp_xlate_set_view(x, NFPROTO_IPV6) && !run(NULL) &&
+	      parses_family(NFHP_FAMILY_IPV6) &&
+	      strstr(text, "-A INPUT -m set ! --match-set v6 dst -j DROP\n") &&
+	      !strcmp(named_keys(0, NFHP_FAMILY_IPV6), "v6 hash 0: fd00::1") &&
+	      !strcmp(named_keys(1, NFHP_FAMILY_IPV6), "-"),
+	      "inet: the IPv6 view refers to the IPv6 set alone");
+	nfhp_xlate_free(x);
+	x = NULL;
+}
+
+/* FORWARD: ip saddr @@name drop, the set of nft type @type and @flags. */
+static void named_rule(const char *name, int keylen, u32 type, u32 flags)
+{
+	struct nftnl_set *s;
+
+	start(NFPROTO_IPV4, "filter");
+	ipt_chains(false);
+	s = named(name, keylen, flags);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, type);
+	nfhp_xlate_add_set(x, s);
+	set_rule("FORWARD", NFPROTO_IPV4, false, name, false, NF_DROP);
+}
+
+/* FORWARD: the rule of @fill, with the named set of bl, 10.0.0.1. */
+static void named_bl(void (*fill)(struct nftnl_rule *r))
+{
+	struct nftnl_set *bl;
+
+	one_rule(fill);
+	bl = named("bl", 4, 0);
+	elem(bl, "\x0a\x00\x00\x01", 4, false);
+	nfhp_xlate_add_set(x, bl);
+}
+
+/* tcp dport @ports accept */
+static void fill_port_set(struct nftnl_rule *r)
+{
+	l4proto(r, IPPROTO_TCP);
+	th(r, 2, 2);
+	lookup(r, "bl", false, false);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+/* iifname @bl accept */
+static void fill_ifname_set(struct nftnl_rule *r)
+{
+	meta(r, NFT_META_IIFNAME);
+	lookup(r, "bl", false, false);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+/* ip saddr vmap @bl */
+static void fill_vmap(struct nftnl_rule *r)
+{
+	net(r, 12, 4);
+	lookup(r, "bl", false, true);
+}
+
+/* limit rate 5/minute ip saddr @bl accept */
+static void fill_limit_set(struct nftnl_rule *r)
+{
+	limit(r, 5, 60, 5, NFT_LIMIT_PKTS, 0);
+	net(r, 12, 4);
+	lookup(r, "bl", false, false);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+/* ip saddr & 255.255.255.0 == @bl drop */
+static void fill_masked_set(struct nftnl_rule *r)
+{
+	net(r, 12, 4);
+	bitwise(r, "\xff\xff\xff\x00", 4);
+	lookup(r, "bl", false, false);
+	verdict(r, NF_DROP, NULL);
+}
+
+/* ip saddr @bl tcp dport 22 accept */
+static void fill_set_tcp(struct nftnl_rule *r)
+{
+	net(r, 12, 4);
+	lookup(r, "bl", false, false);
+	l4proto(r, IPPROTO_TCP);
+	th(r, 2, 2);
+	cmp16(r, NFT_CMP_EQ, 22);
+	verdict(r, NF_ACCEPT, NULL);
+}
+
+/* meta skuid 0 ip saddr @bl drop */
+static void fill_owner_set(struct nftnl_rule *r)
+{
+	meta(r, NFT_META_SKUID);
+	cmp32(r, NFT_CMP_EQ, 0);
+	net(r, 12, 4);
+	lookup(r, "bl", false, false);
+	verdict(r, NF_DROP, NULL);
+}
+
+static void test_named_refusals(void)
+{
+	named_bl(fill_port_set);
+	refuse("named set: a port set", "a lookup of dport in named set bl");
+	named_bl(fill_ifname_set);
+	refuse("named set: an interface name set",
+	       "a lookup of iifname in named set bl");
+	named_bl(fill_vmap);
+	refuse("named set: a verdict map", "a lookup in named map bl");
+	named_rule("m", 4, 7, NFT_SET_MAP);
+	refuse("named set: a map looked up as a set", "named set m: a map");
+	named_rule("cat", 8, 7 << 6 | 13, NFT_SET_CONCAT);
+	refuse("named set: a concatenation",
+	       "named set cat: keys of 8 bytes (a concatenation)");
+	named_rule("mark", 4, 19, 0);
+	refuse("named set: keys of another type of 4 bytes",
+	       "named set mark: keys of nft type 19, not ipv4_addr");
+	named_rule("to", 4, 7, NFT_SET_TIMEOUT);
+	refuse("named set: timeouts", "named set to: elements that time out");
+	named_rule("dyn", 4, 7, NFT_SET_EVAL);
+	refuse("named set: dynamic", "named set dyn: filled by rules");
+	named_rule("a_name_of_thirty_two_characters_", 4, 7, 0);
+	refuse("named set: a name too long for nf-hipac",
+	       "a name longer than the 31 bytes");
+	named_rule("my set", 4, 7, 0);
+	refuse("named set: a name with a space", "named set my set: a name with a space");
+	named_bl(fill_limit_set);
+	refuse("named set: a lookup after a limit",
+	       "a lookup in named set bl after a match that may keep state");
+	named_bl(fill_masked_set);
+	refuse("named set: a masked lookup",
+	       "a lookup of a masked ip saddr in named set bl");
+
+	named_bl(fill_set_tcp);
+	expect("named set: the set match after the native matches", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -p tcp -m tcp --dport 22 -m set --match-set bl src -j ACCEPT\n");
+	nfhp_print_set_ext(&fake_print);
+	named_bl(fill_owner_set);
+	expect("named set: the set match before the xtables matches", NULL,
+	       ":INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+	       ":OUTPUT ACCEPT [0:0]\n"
+	       "-A FORWARD -m set --match-set bl src -m owner uid=0-0 gid=0-0 match=1 inv=0 -j DROP\n");
+	nfhp_print_set_ext(NULL);
+}
+
 int main(void)
 {
 	test_iptables_nft();
@@ -1775,6 +2140,8 @@ int main(void)
 	test_takeover_marks();
 	test_ip6();
 	test_inet_views();
+	test_named_sets();
+	test_named_refusals();
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);
 	return failures ? 1 : 0;
