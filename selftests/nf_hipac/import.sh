@@ -35,6 +35,15 @@
 #     mark alone, and IPv4 and IPv6 packets get the verdicts of their
 #     family.  An inet import that fails in its IPv6 part, or in its IPv4
 #     part after the IPv6 one was sent, leaves both rule sets unchanged.
+#  2c. Named sets: an inet table whose rules look addresses up in named
+#     sets (ipv4_addr and ipv6_addr, hash and interval, a range that is
+#     no prefix, "!="): real packets get the same verdicts from nft and,
+#     after --takeover, from nf-hipac; nf-hipac-set save shows the sets,
+#     the range as its prefixes, and not the set no rule uses; an import
+#     again replaces their entries.  Changing nothing, in the rules or
+#     the sets: --dry-run, an inet import that fails in its IPv4 part
+#     after its IPv6 part sent a set, one with a set of another key type
+#     (exit 2), one whose set nf-hipac has with another family (exit 1).
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
 #     one gets through, the nft chain holds only the takeover's mark
@@ -50,7 +59,7 @@
 #
 # Run inside the test VM: TESTS=import.sh selftests/nf_hipac/run_tests.sh
 #
-# nfhp-timeout: 900
+# nfhp-timeout: 1200
 
 # A loaded TCG host can take a while for one request and its reply.
 NFHP_WAIT=${NFHP_WAIT:-4}
@@ -594,6 +603,201 @@ bad_inet "inet, failing in the IPv4 part after the IPv6 one" \
 rns nft flush ruleset
 printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' |
 	in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore"
+
+# --- 2c. named sets ------------------------------------------------------------
+
+S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
+# Everything nf-hipac holds: both rule sets and the sets.
+state_of()
+{
+	nfhp_save_in $ns_router | rules_of
+	save6 | rules_of
+	S save | sort
+}
+
+# The verdict of each probe: 0 it passed, 1 it was blocked.
+probes()
+{
+	local p
+
+	for p in 7400 7401 7402 7403; do
+		nfhp_conn udp $p >/dev/null
+		echo "ipv4 udp/$p: $?"
+	done
+	for p in 7400 7404 7405 7406; do
+		nfhp_conn udp $p $ns_client $ns_server $SERVER6 >/dev/null
+		echo "ipv6 udp/$p: $?"
+	done
+}
+
+# nf-hipac starts empty in both families: nft alone decides.
+empty='*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n'
+printf "$empty" | nfhp_restore_in $ns_router
+printf "$empty" | in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore"
+cat >$tmp/named.nft <<'EOF'
+table inet named {
+	set bl4 { type ipv4_addr; elements = { 10.0.1.2, 10.9.9.9 } }
+	set nets4 {
+		type ipv4_addr; flags interval
+		elements = { 10.0.1.1-10.0.1.6, 192.168.0.0/16 }
+	}
+	set bl6 { type ipv6_addr; elements = { fd00:1::2 } }
+	set nets6 {
+		type ipv6_addr; flags interval
+		elements = { fd00:2::1-fd00:2::3 }
+	}
+	set unused { type ipv4_addr; elements = { 10.7.7.7 } }
+	chain forward_chain {
+		type filter hook forward priority 0; policy accept;
+		udp dport 7400 ip saddr @bl4 drop
+		udp dport 7401 ip saddr != @nets4 drop
+		udp dport 7402 ip daddr @nets4 drop
+		udp dport 7403 ip saddr @nets4 drop
+		udp dport 7404 ip6 saddr @bl6 drop
+		udp dport 7405 ip6 daddr != @nets6 drop
+		udp dport 7406 ip6 daddr @nets6 drop
+	}
+}
+EOF
+cat >$tmp/named.verdicts <<'EOF'
+ipv4 udp/7400: 1
+ipv4 udp/7401: 0
+ipv4 udp/7402: 0
+ipv4 udp/7403: 1
+ipv6 udp/7400: 0
+ipv6 udp/7404: 1
+ipv6 udp/7405: 0
+ipv6 udp/7406: 1
+EOF
+cat >$tmp/named.sets <<'EOF'
+add bl4 10.0.1.2
+add bl4 10.9.9.9
+add bl6 fd00:1::2
+add nets4 10.0.1.1
+add nets4 10.0.1.2/31
+add nets4 10.0.1.4/31
+add nets4 10.0.1.6
+add nets4 192.168.0.0/16
+add nets6 fd00:2::1
+add nets6 fd00:2::2/127
+create bl4 hash:ip family inet hashsize 1024 maxelem 0
+create bl6 hash:ip family inet6 hashsize 1024 maxelem 0
+create nets4 hash:net family inet hashsize 1024 maxelem 0
+create nets6 hash:net family inet6 hashsize 1024 maxelem 0
+EOF
+nfhp_check "nft -f of inet named" rns nft -f $tmp/named.nft
+probes >$tmp/named.nft-verdicts
+same "named sets: nft's verdicts" $tmp/named.verdicts $tmp/named.nft-verdicts
+
+imp --print --table inet:named >$tmp/named.print
+nfhp_check "named sets --print: a negated set match" grep -qxF -- \
+	"-A FORWARD -p udp -m udp --dport 7401 -m set ! --match-set nets4 src -j DROP" \
+	$tmp/named.print
+nfhp_check "named sets --print: an IPv6 set match" grep -qxF -- \
+	"-A FORWARD -p udp -m udp --dport 7404 -m set --match-set bl6 src -j DROP" \
+	$tmp/named.print
+nfhp_check "named sets --print: the sets, commented out" \
+	bash -c "grep -qxF '# create nets4 hash:net family inet hashsize 1024 maxelem 0' $tmp/named.print &&
+		 grep -qxF '# add nets4 10.0.1.2/31' $tmp/named.print"
+
+nfhp_check "import of inet named" imp --verbose --table inet:named
+S save | sort >$tmp/named.got
+same "named sets: nf-hipac-set save shows the sets, the range as prefixes" \
+	$tmp/named.sets $tmp/named.got
+nfhp_check "named sets: no set no rule uses" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' list unused 2>/dev/null"
+
+# The nft sets change; an import again replaces the nf-hipac sets' entries.
+rns nft delete element inet named bl4 '{ 10.9.9.9 }'
+rns nft add element inet named bl4 '{ 10.9.9.8 }'
+nfhp_check "import again" imp --table inet:named
+S save bl4 | sort >$tmp/bl4.got
+printf 'add bl4 10.0.1.2\nadd bl4 10.9.9.8\ncreate bl4 hash:ip family inet hashsize 1024 maxelem 0\n' \
+	>$tmp/bl4.want
+same "named sets: the entries are replaced" $tmp/bl4.want $tmp/bl4.got
+
+# unchanged DESC RC WANT ARGS... - "nf-hipac import ARGS" exits RC, saying
+# WANT unless it is empty; the rule sets and the sets stay as they were.
+unchanged()
+{
+	local desc=$1 want_rc=$2 want=$3 rc
+
+	shift 3
+	state_of >$tmp/state.before
+	imp "$@" >/dev/null 2>$tmp/err
+	rc=$?
+	nfhp_log "$(cat $tmp/err)"
+	nfhp_check "$desc: exit $want_rc" [ $rc -eq "$want_rc" ]
+	[ -z "$want" ] ||
+		nfhp_check "$desc: the message says why" grep -qF -- "$want" $tmp/err
+	state_of >$tmp/state.after
+	same "$desc: nf-hipac unchanged, its sets too" $tmp/state.before \
+		$tmp/state.after
+}
+
+cat >$tmp/other.nft <<'EOF'
+table inet other {
+	set bl4 { type ipv4_addr; elements = { 10.5.5.5 } }
+	set bl6 { type ipv6_addr; elements = { fd00:5::5 } }
+	chain forward_chain {
+		type filter hook forward priority 0; policy accept;
+		ip saddr @bl4 drop
+		ip6 saddr @bl6 drop
+	}
+}
+table inet badv4 {
+	set bl6 { type ipv6_addr; elements = { fd00:9::9 } }
+	chain forward_chain {
+		type filter hook forward priority 0; policy accept;
+		ip6 saddr @bl6 drop
+		meta nfproto ipv4 udp dport 9 limit rate over 10/second drop
+	}
+}
+table inet badset {
+	set ports { type inet_service; elements = { 22 } }
+	chain forward_chain {
+		type filter hook forward priority 0; policy accept;
+		tcp dport @ports accept
+	}
+}
+table ip clashing {
+	set clash { type ipv4_addr; elements = { 10.0.0.1 } }
+	chain forward_chain {
+		type filter hook forward priority 0; policy accept;
+		ip saddr @clash drop
+	}
+}
+EOF
+nfhp_check "nft -f of the other tables" rns nft -f $tmp/other.nft
+unchanged "named sets: --dry-run" 0 "" --dry-run --table inet:other
+unchanged "named sets: inet, failing in the IPv4 part after the IPv6 sets" \
+	2 "limit rate over has no -m limit form" --table inet:badv4
+unchanged "named sets: a set of ports" 2 \
+	"a lookup of dport in named set ports" --table inet:badset
+nfhp_check "an nf-hipac set clash of family inet6" \
+	S create clash hash:ip family inet6
+unchanged "named sets: a set of the name and another family" 1 \
+	"nf-hipac has a set clash of type hash:ip family inet6" \
+	--table ip:clashing
+S destroy clash
+rns nft delete table inet other
+rns nft delete table inet badv4
+rns nft delete table inet badset
+rns nft delete table ip clashing
+
+# --takeover: nf-hipac alone gives nft's verdicts.
+nfhp_check "named sets: --takeover of inet named" \
+	imp --takeover --table inet:named
+nfhp_check "named sets: the nft chain keeps no rule but the mark" \
+	[ "$(rns nft list chain inet named forward_chain | grep -c dport)" = 0 ]
+probes >$tmp/named.hipac-verdicts
+same "named sets: nf-hipac gives nft's verdicts" $tmp/named.nft-verdicts \
+	$tmp/named.hipac-verdicts
+
+rns nft flush ruleset
+printf "$empty" | nfhp_restore_in $ns_router
+printf "$empty" | in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore"
+S destroy 2>/dev/null
 
 # --- 3. takeover under traffic -----------------------------------------------
 
