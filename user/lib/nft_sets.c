@@ -43,7 +43,7 @@ static u32 set_flags(const struct nftnl_set *s)
  */
 static int check_name(const char *name, char *err, size_t errlen)
 {
-	const char *p;
+	const unsigned char *p;
 
 	if (strlen(name) >= NFHP_SET_MAXNAMELEN) {
 		snprintf(err, errlen,
@@ -51,7 +51,7 @@ static int check_name(const char *name, char *err, size_t errlen)
 			 NFHP_SET_MAXNAMELEN - 1);
 		return -EINVAL;
 	}
-	for (p = name; *p; p++) {
+	for (p = (const unsigned char *)name; *p; p++) {
 		if (*p <= ' ' || *p == '"' || *p == '\'' || *p == '\\' ||
 		    *p == 0x7f) {
 			snprintf(err, errlen,
