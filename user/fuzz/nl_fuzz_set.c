@@ -592,6 +592,8 @@ void fz_put_set_huge(struct nlmsghdr *nlh)
  * attribute, a command without doit or dumpit, memory), and what the
  * contract gives each command.  EPERM is only a locked set's answer here:
  * the fuzzer runs with CAP_NET_ADMIN (the EPERM mode checks the rest).
+ * EBUSY answers every write while another socket (the other fuzzer) has
+ * a transaction open.
  *
  * Return: true when it may.
  */
@@ -601,12 +603,14 @@ bool fz_set_errno_ok(uint8_t cmd, int err)
 	case 0: case EINVAL: case ERANGE: case EOPNOTSUPP: case ENOMEM:
 	case EAFNOSUPPORT:
 		return true;
+	case EBUSY:
+		return cmd != NFHP_CMD_SET_TEST && cmd != NFHP_CMD_SET_LIST;
 	}
 	switch (cmd) {
 	case NFHP_CMD_SET_NEW:
 		return err == EEXIST;
 	case NFHP_CMD_SET_DEL:
-		return err == ENOENT || err == EBUSY;
+		return err == ENOENT;
 	case NFHP_CMD_SET_ADD:
 		return err == ENOENT || err == EEXIST || err == E2BIG ||
 		       err == EPERM;
