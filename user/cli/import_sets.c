@@ -82,7 +82,7 @@ static int sets_read(const struct nfhp_xlate *x, u8 family,
 		if (ret) {
 			fprintf(stderr, "%s: nft set %s: %s\n", SETS_PROG,
 				need->info[need->n].name,
-				ret == -EINVAL ? "an element that is no address of its type" :
+				ret == -EINVAL ? "an element it cannot read" :
 				strerror(-ret));
 			return ret == -ENOMEM ? NFHP_EXIT_RESOURCE :
 						NFHP_EXIT_OTHER;
