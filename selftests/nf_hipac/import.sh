@@ -43,7 +43,8 @@
 #     again replaces their entries.  Changing nothing, in the rules or
 #     the sets: --dry-run, an inet import that fails in its IPv4 part
 #     after its IPv6 part sent a set, one with a set of another key type
-#     (exit 2), one whose set nf-hipac has with another family (exit 1).
+#     (exit 2), one whose set nf-hipac has with another family or locked
+#     (exit 1).
 #  3. --takeover while two UDP flows run, one allowed and one dropped:
 #     not one datagram of the allowed flow is lost, none of the dropped
 #     one gets through, the nft chain holds only the takeover's mark
@@ -780,6 +781,10 @@ unchanged "named sets: a set of the name and another family" 1 \
 	"nf-hipac has a set clash of type hash:ip family inet6" \
 	--table ip:clashing
 S destroy clash
+nfhp_check "lock bl4" S lock bl4
+unchanged "named sets: a locked set of the name" 1 \
+	"nf-hipac set bl4 is locked" --table inet:named
+S unlock bl4
 rns nft delete table inet other
 rns nft delete table inet badv4
 rns nft delete table inet badset
