@@ -931,6 +931,11 @@ void nfhp_nl_set_family(struct nfhp_nl *nl, u8 family)
 	nl->ip_family = family;
 }
 
+u8 nfhp_nl_family(const struct nfhp_nl *nl)
+{
+	return nl->ip_family;
+}
+
 void nfhp_nl_set_wait(struct nfhp_nl *nl, unsigned int seconds,
 		      unsigned long interval_us)
 {
