@@ -25,11 +25,14 @@
  * @quiet: -quiet: no messages for test results, nor for errors
  * @save: -output save: list in the save format
  * @line: the line of a restore being run, 0 outside a restore
+ * @prog: the tool whose name starts the messages (nf-hipac-restore),
+ *	NULL for ipset's "nf-hipac-set v1.0: "
  */
 struct set_cli {
 	struct nfhp_nl *nl;
 	bool exist, names, terse, quiet, save;
 	unsigned long line;
+	const char *prog;
 };
 
 /* set.c */
@@ -44,6 +47,9 @@ int set_lookup(struct set_cli *c, const char *name,
 	       struct nfhp_set_info *info);
 int set_run(struct set_cli *c, int argc, char **argv);
 bool set_ipset_type(const char *s);
+int set_parse_create(struct set_cli *c, int argc, char **argv,
+		     struct nfhp_set_info *info, bool *exist);
+int set_save(struct set_cli *c, FILE *out, u8 family);
 
 /* set_entries.c: argv from the set's name on */
 int set_add_main(struct set_cli *c, int argc, char **argv);
