@@ -2841,6 +2841,9 @@ static int restore_line(char *line, unsigned int lineno, u8 family,
 		return ops->table ? ops->table(ctx, line + 1) : 0;
 	}
 	if (!*in_table) {
+		ret = ops->outside ? ops->outside(ctx, line) : -1;
+		if (ret >= 0)
+			return ret;
 		snprintf(err, errlen, "line %u: no table specified", lineno);
 		return NFHP_EXIT_OTHER;
 	}
