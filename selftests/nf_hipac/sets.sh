@@ -30,20 +30,6 @@ r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
 ping6_ok() { in_ns $ns_client $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" $SERVER6 >/dev/null 2>&1; }
 ping6_fail() { ! ping6_ok; }
 
-# fails CODE TEXT CMD... - CMD exits with CODE and says TEXT on stderr.
-fails()
-{
-	local code=$1 text=$2 out rc
-
-	shift 2
-	out=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ $rc -ne "$code" ] || [[ $out != *"$text"* ]]; then
-		nfhp_log "  exit $rc (want $code): $out"
-		return 1
-	fi
-}
-
 # says TEXT CMD... - CMD succeeds and prints a line that is TEXT.
 says()
 {
