@@ -123,6 +123,45 @@ static int sets_add(int argc, char **argv, char *err, size_t errlen)
 }
 
 /**
+ * nfhp_sim_sets_line() - one line of a save of sets
+ * @line: the line; split in place
+ * @aliases: ipset's old forms too ("-N", "-A"), where no rule line is
+ * @err: the reason of a failure
+ * @errlen: room in @err
+ *
+ * create and add lines load a set; lock and unlock lines are taken and
+ * change nothing, since nothing writes a set after it is loaded.  Blank
+ * lines and "#" lines are skipped.
+ *
+ * Return: 0, 1 for a line of no set command, or -errno with @err.
+ */
+int nfhp_sim_sets_line(char *line, bool aliases, char *err, size_t errlen)
+{
+	char *argv[SETS_MAX_WORDS];
+	int argc = split_words(line, argv);
+
+	err[0] = 0;
+	if (argc < 0) {
+		snprintf(err, errlen, "too many words");
+		return -E2BIG;
+	}
+	if (!argc || argv[0][0] == '#')
+		return 0;
+	if (!strcmp(argv[0], "create") || (aliases && !strcmp(argv[0], "-N")))
+		return sets_create(argc, argv, err, errlen);
+	if (!strcmp(argv[0], "add") || (aliases && !strcmp(argv[0], "-A")))
+		return sets_add(argc, argv, err, errlen);
+	if (strcmp(argv[0], "lock") && strcmp(argv[0], "unlock"))
+		return 1;
+	if (argc != 2 || !nfhp_set_find(&sim_sets, argv[1])) {
+		snprintf(err, errlen, "%s: no set %s", argv[0],
+			 argc > 1 ? argv[1] : "named");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
  * nfhp_sim_sets_load() - read sets in the format of ipset save
  * @f: the file
  * @err: the reason of a failure, with its line
@@ -132,27 +171,19 @@ static int sets_add(int argc, char **argv, char *err, size_t errlen)
  */
 int nfhp_sim_sets_load(FILE *f, char *err, size_t errlen)
 {
-	char line[4096], *argv[SETS_MAX_WORDS], reason[256];
+	char line[4096], reason[256];
 	unsigned int lineno = 0;
-	int argc, ret;
+	int ret;
 
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
-		reason[0] = 0;
-		argc = split_words(line, argv);
-		if (!argc || argv[0][0] == '#')
-			continue;
-		if (argc < 0)
-			ret = -E2BIG;
-		else if (!strcmp(argv[0], "create") || !strcmp(argv[0], "-N"))
-			ret = sets_create(argc, argv, reason, sizeof(reason));
-		else if (!strcmp(argv[0], "add") || !strcmp(argv[0], "-A"))
-			ret = sets_add(argc, argv, reason, sizeof(reason));
-		else
+		ret = nfhp_sim_sets_line(line, true, reason, sizeof(reason));
+		if (ret == 1)
 			ret = -EINVAL;
 		if (ret) {
 			snprintf(err, errlen, "line %u: %s", lineno,
-				 reason[0] ? reason : "not a create or add line");
+				 reason[0] ? reason :
+					     "not a create, add or lock line");
 			return ret;
 		}
 	}
