@@ -130,9 +130,10 @@ int set_failure(struct set_cli *c, const struct nfhp_nl_failure *f, int cmd)
 			m = "Element cannot be added to the set: it's already added";
 		break;
 	case EBUSY:
+		/* Else another socket's transaction, which a commit ends. */
 		if (cmd == NFHP_CMD_SET_DEL)
 			m = "Set cannot be destroyed: it is in use by a kernel component";
-		else if (cmd == NFHP_CMD_BEGIN)
+		else
 			m = "Another app is currently holding the nf-hipac transaction";
 		break;
 	case EINVAL:

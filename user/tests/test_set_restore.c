@@ -81,6 +81,7 @@ struct frule {
  * @len: their lengths
  * @head: the next to read
  * @tail: the next free slot
+ * @busy: another socket holds the transaction: BEGIN and set writes fail
  */
 static struct fake {
 	pthread_mutex_t lock;
@@ -93,6 +94,7 @@ static struct fake {
 	void *answer[FAKE_ANSWERS];
 	size_t len[FAKE_ANSWERS];
 	unsigned int head, tail;
+	bool busy;
 } k = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static const char *const builtin[3] = { "INPUT", "FORWARD", "OUTPUT" };
@@ -547,6 +549,11 @@ static void fake_kernel(const struct nlmsghdr *req)
 	mnl_attr_parse(req, sizeof(*g), index_cb, tb);
 	if (tb[NFHPA_FAMILY])
 		family = mnl_attr_get_u8(tb[NFHPA_FAMILY]);
+	if (k.busy && g->cmd != NFHP_CMD_LIST && g->cmd != NFHP_CMD_SET_LIST) {
+		note("BUSY %u", g->cmd);
+		ack(req, -EBUSY, NULL);
+		return;
+	}
 	switch (g->cmd) {
 	case NFHP_CMD_BEGIN:
 		note("BEGIN");
@@ -658,6 +665,7 @@ static void fake_reset(void)
 	memset(k.sets, 0, sizeof(k.sets));
 	memset(k.chains, 0, sizeof(k.chains));
 	k.nrules = 0;
+	k.busy = false;
 	k.log[0] = '\0';
 }
 
@@ -1015,6 +1023,15 @@ static void test_set_restore(void)
 	      !strcmp(k.log, "BEGIN; SET_LIST; SET_NEW bl exist; COMMIT"),
 	      "nf-hipac-set restore: ipset's create: no replace, -exist: %s",
 	      k.log);
+	k.busy = true;
+	check(run(set_main, "nf-hipac-set restore", "add bl 10.0.0.5\n") == 1 &&
+	      !strcmp(errs, "nf-hipac-set v1.0: Another app is currently holding the nf-hipac transaction"),
+	      "nf-hipac-set restore while another transaction is open: %s",
+	      errs);
+	check(run(set_main, "nf-hipac-set add bl 10.0.0.5", "") == 1 &&
+	      !strcmp(errs, "nf-hipac-set v1.0: Another app is currently holding the nf-hipac transaction"),
+	      "nf-hipac-set add then: the same words: %s", errs);
+	k.busy = false;
 }
 
 int main(void)
