@@ -237,11 +237,11 @@ static const char *fset_str(const char *name)
 /* NFHP_CMD_SET_LIST: every set's head, or one set's with its entries. */
 static void fake_set_list(const struct nlmsghdr *req, const char *name)
 {
+	static const struct nfhp_set_info entries_only;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(k.sets); i++) {
 		struct fset *s = &k.sets[i];
-		struct nfhp_set_info info = { .type = NFHP_SET_ADDR };
 		struct nlmsghdr *nlh;
 		struct nlattr *nest;
 
@@ -249,9 +249,6 @@ static void fake_set_list(const struct nlmsghdr *req, const char *name)
 			continue;
 		nlh = reply(req, NFHP_CMD_SET_LIST);
 		mnl_attr_put_u8(nlh, NFHPA_FAMILY, s->family);
-		strcpy(info.name, s->name);
-		strcpy(info.algo, s->algo);
-		info.limit = s->limit;
 		nest = mnl_attr_nest_start(nlh, NFHPA_SET);
 		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, s->name);
 		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
@@ -266,8 +263,7 @@ static void fake_set_list(const struct nlmsghdr *req, const char *name)
 			continue;
 		nlh = reply(req, NFHP_CMD_SET_LIST);
 		mnl_attr_put_u8(nlh, NFHPA_FAMILY, s->family);
-		nfhp_nl_put_set(nlh, &(struct nfhp_set_info){ .name = "" },
-				0, s->e, s->n, true);
+		nfhp_nl_put_set(nlh, &entries_only, 0, s->e, s->n, true);
 		push(nlh);
 	}
 	dump_done(req);
