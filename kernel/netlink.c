@@ -651,8 +651,7 @@ static void nfhp_txn_drop(struct nfhp_net *hn)
  *
  * Return: true, with the reason set, if @info must not touch the rule sets.
  */
-static bool nfhp_txn_foreign(const struct nfhp_net *hn,
-			     struct genl_info *info)
+bool nfhp_txn_foreign(const struct nfhp_net *hn, struct genl_info *info)
 {
 	if (!hn->txn_open || hn->txn_owner == info->snd_portid)
 		return false;
@@ -727,6 +726,7 @@ static int nfhp_nl_begin(struct sk_buff *skb, struct genl_info *info)
 	}
 	hn->txn_open = true;
 	hn->txn_owner = info->snd_portid;
+	nfhp_sets_begin(&hn->sets);
 	nfhp_net_changed(hn);
 	ret = 0;
 out_unlock:

@@ -7,7 +7,10 @@
 
 #include <net/genetlink.h>
 
+struct nfhp_net;
+
 void nfhp_set_msg(struct netlink_ext_ack *extack, const char *msg);
+bool nfhp_txn_foreign(const struct nfhp_net *hn, struct genl_info *info);
 const struct genl_family *nfhp_genl_family(void);
 int nfhp_genetlink_init(void);
 void nfhp_genetlink_uninit(void);

@@ -174,6 +174,8 @@ void nfhp_net_abort(struct nfhp_net *hn)
 
 	for (i = 0; i < NFHP_FAM_MAX; i++)
 		nfhp_txn_abort(hn->fam[i].rs);
+	/* After the rules it created, which may refer to its sets. */
+	nfhp_sets_abort(&hn->sets);
 	nfhp_net_changed(hn);
 	nfhp_net_settle(hn);
 }
@@ -228,6 +230,13 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 	int ret;
 
 	ret = nfhp_net_prepare(hn, &prepared, msg);
+	/* Nothing fails from here on: the sets go first, so that the new
+	 * rules never see a set of the transaction without its entries.
+	 */
+	if (!ret && hn->sets.txn) {
+		nfhp_sets_commit(&hn->sets);
+		nfhp_net_sets_changed(hn);
+	}
 	for (i = 0; i < NFHP_FAM_MAX; i++) {
 		fam = &hn->fam[i];
 		if (!(prepared & (1u << i)))

@@ -431,12 +431,15 @@ static int nfhp_sets_show(struct seq_file *m, void *v)
 		   "refs", "lookups", "hits");
 	mutex_lock(&hn->lock);
 	for (set = hn->sets.first; set; set = set->next) {
+		if (set->created)
+			continue;
 		nfhp_set_stats_sum(set, &st);
 		seq_printf(m, "%-31s %-6s addr:%-4s %10u %10u %12llu %5u %14llu %14llu\n",
 			   set->name,
 			   set->family == NFHP_FAMILY_IPV6 ? "inet6" : "inet",
 			   set->algo->name, nfhp_set_count(&hn->sets, set),
-			   set->limit, set->mem.allocated, set->refs,
+			   set->live.limit, set->live.body->mem.allocated,
+			   set->refs,
 			   st.lookups, st.hits);
 	}
 	mutex_unlock(&hn->lock);

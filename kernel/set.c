@@ -4,8 +4,8 @@
  *
  * DOC: Named sets
  *
- * A set is a name, a family, an algorithm (set.h) and its instance, which
- * holds the entries.  Rules refer to sets by name; the reference is taken
+ * A set is a name, a family, an algorithm (set.h) and a body
+ * (set_body.c): an instance of the algorithm, which holds the entries.  Rules refer to sets by name; the reference is taken
  * when the rule is added (set_match.c) and given back when the rule is
  * freed, a grace period after no packet can see it, so a set that rules
  * refer to cannot be destroyed.  Packets reach a set only through rules:
@@ -13,10 +13,12 @@
  *
  * Changing entries changes neither the rules nor their trees: an add or a
  * remove is the algorithm's, on the live instance.  A flush publishes a
- * new, empty instance and frees the old one after a grace period; a swap
- * exchanges the instances of two sets of the same algorithm and family,
- * so the rules that name either see the other's entries from the next
- * packet on.  Every writer runs under the namespace's mutex.
+ * new, empty body and frees the old one after a grace period; a swap
+ * exchanges the bodies of two sets of the same algorithm and family, so
+ * the rules that name either see the other's entries from the next
+ * packet on.  Inside a transaction, every change is staged and published
+ * at its commit (set_txn.c).  Every writer runs under the namespace's
+ * mutex.
  *
  * This is part of the pure core: no netlink here (set_netlink.c).
  */
@@ -51,24 +53,13 @@ const struct nfhp_set_algo *nfhp_set_algo_find(u8 type, const char *name)
 	return NULL;
 }
 
-static struct nfhp_set_ctx nfhp_set_ctx(struct nfhp_sets *sets,
-					struct nfhp_set *set)
-{
-	return (struct nfhp_set_ctx){ .mem = &set->mem, .gc = &set->gc,
-				      .lock = sets->lock };
-}
-
-static void *nfhp_set_inst(const struct nfhp_sets *sets,
-			   const struct nfhp_set *set)
-{
-	return rcu_dereference_protected(set->inst, !sets->lock ||
-					 lockdep_is_held(sets->lock));
-}
-
 /**
- * nfhp_set_find() - a set by name
+ * nfhp_set_find() - a set by name, as the open transaction sees it
  * @sets: the namespace's sets
  * @name: the name
+ *
+ * The writers' view: with a transaction open, a set it created is found
+ * and a set it destroyed is not.
  *
  * Return: the set, or NULL.
  */
@@ -77,9 +68,37 @@ struct nfhp_set *nfhp_set_find(const struct nfhp_sets *sets, const char *name)
 	struct nfhp_set *set;
 
 	for (set = sets->first; set; set = set->next)
-		if (!strcmp(set->name, name))
+		if (!set->destroyed && !strcmp(set->name, name))
 			return set;
 	return NULL;
+}
+
+/**
+ * nfhp_set_find_committed() - a set by name, as packets see it
+ * @sets: the namespace's sets
+ * @name: the name
+ *
+ * The view of listings and tests: no set the open transaction created.
+ *
+ * Return: the set, or NULL.
+ */
+struct nfhp_set *nfhp_set_find_committed(const struct nfhp_sets *sets,
+					 const char *name)
+{
+	struct nfhp_set *set;
+
+	for (set = sets->first; set; set = set->next)
+		if (!set->created && !strcmp(set->name, name))
+			return set;
+	return NULL;
+}
+
+/* Publish @body as @set's live body, outside a transaction. */
+static void nfhp_set_publish(struct nfhp_set *set, struct nfhp_set_body *body)
+{
+	body->state = NFHP_SET_BODY_LIVE;
+	set->live.body = body;
+	rcu_assign_pointer(set->inst, body->inst);
 }
 
 /**
@@ -93,6 +112,8 @@ struct nfhp_set *nfhp_set_find(const struct nfhp_sets *sets, const char *name)
  *	that family and algorithm is no error
  * @msg: set to the reason of a failure
  *
+ * In a transaction, the set exists for it alone until the commit.
+ *
  * Return: 0 or -errno.
  */
 int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
@@ -100,8 +121,7 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
 		    const char **msg)
 {
 	struct nfhp_set *set = nfhp_set_find(sets, name);
-	struct nfhp_set_ctx ctx;
-	void *inst;
+	struct nfhp_set_body *body;
 
 	if (set) {
 		if (flags & NFHP_SET_F_EXIST && set->family == family &&
@@ -120,17 +140,22 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
 	set->stats = alloc_percpu(struct nfhp_set_stats);
 	if (!set->stats)
 		goto err_free_set;
-	set->mem.limit = sets->mem_limit;
-	ctx = nfhp_set_ctx(sets, set);
-	inst = algo->create(&ctx, family, 0);
-	if (!inst)
+	body = nfhp_set_body_new(sets, algo, family, 0);
+	if (!body)
 		goto err_free_stats;
 	strscpy(set->name, name, sizeof(set->name));
 	set->family = family;
 	set->algo = algo;
-	set->limit = limit;
-	set->locked = flags & NFHP_SET_F_LOCKED;
-	RCU_INIT_POINTER(set->inst, inst);
+	set->live.limit = limit;
+	set->live.locked = flags & NFHP_SET_F_LOCKED;
+	if (sets->txn) {
+		set->txn = set->live;
+		set->txn.body = body;
+		set->staged = true;
+		set->created = true;
+	} else {
+		nfhp_set_publish(set, body);
+	}
 	set->next = sets->first;
 	sets->first = set;
 	sets->n++;
@@ -148,10 +173,8 @@ err_nomem:
 /* Free @set, which no rule refers to and no packet reaches. */
 static void nfhp_set_free(struct nfhp_sets *sets, struct nfhp_set *set)
 {
-	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
-
-	set->algo->destroy(&ctx, nfhp_set_inst(sets, set));
-	nfhp_set_gc_run(&ctx, true);
+	if (set->live.body)
+		nfhp_set_body_free(sets, set->live.body);
 	free_percpu(set->stats);
 	kfree(set);
 }
@@ -175,11 +198,30 @@ void nfhp_set_stats_sum(const struct nfhp_set *set,
 	}
 }
 
+/* Destroy @set, which no rule refers to, at once or at the commit. */
+static void nfhp_set_drop(struct nfhp_sets *sets, struct nfhp_set **p)
+{
+	struct nfhp_set *set = *p;
+
+	if (sets->txn && !set->created) {
+		set->destroyed = true;
+		return;
+	}
+	if (set->staged)
+		nfhp_set_body_retire(sets, set->txn.body);
+	*p = set->next;
+	sets->n--;
+	nfhp_set_free(sets, set);
+}
+
 /**
  * nfhp_set_destroy() - destroy a set, or every set
  * @sets: the namespace's sets
  * @name: the set, or NULL for all of them
  * @msg: set to the reason of a failure
+ *
+ * No packet reaches a set no rule refers to: its entries go at once, or
+ * in a transaction at the commit.
  *
  * Return: 0; -ENOENT for no such set; -EBUSY while rules refer to it (to
  * any of them, for all: then none goes).
@@ -190,13 +232,13 @@ int nfhp_set_destroy(struct nfhp_sets *sets, const char *name,
 	struct nfhp_set **p, *set;
 
 	for (set = sets->first; set && !name; set = set->next) {
-		if (set->refs) {
+		if (set->refs && !set->destroyed) {
 			*msg = "a rule refers to a set";
 			return -EBUSY;
 		}
 	}
 	for (p = &sets->first; (set = *p);) {
-		if (name && strcmp(set->name, name)) {
+		if (set->destroyed || (name && strcmp(set->name, name))) {
 			p = &set->next;
 			continue;
 		}
@@ -204,11 +246,11 @@ int nfhp_set_destroy(struct nfhp_sets *sets, const char *name,
 			*msg = "a rule refers to the set";
 			return -EBUSY;
 		}
-		*p = set->next;
-		sets->n--;
-		nfhp_set_free(sets, set);
+		nfhp_set_drop(sets, p);
 		if (name)
 			return 0;
+		if (*p == set)
+			p = &set->next;
 	}
 	if (name) {
 		*msg = "no set of that name";
@@ -222,23 +264,26 @@ int nfhp_set_destroy(struct nfhp_sets *sets, const char *name,
  * @sets: the namespace's sets
  * @set: the set
  *
- * A new, empty instance replaces the set's: packets see either.  The old
- * one is freed after a grace period.
+ * A new, empty body replaces the set's: packets see either.  The old one
+ * is freed after a grace period (at once if only a transaction saw it).
  *
  * Return: 0 or -ENOMEM, with the set as it was.
  */
 int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set)
 {
-	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
-	void *old = nfhp_set_inst(sets, set), *inst;
+	struct nfhp_set_state *st = nfhp_set_state_write(sets, set);
+	struct nfhp_set_body *body, *old = st->body;
 
-	inst = set->algo->create(&ctx, set->family, 0);
-	if (!inst)
+	body = nfhp_set_body_new(sets, set->algo, set->family, 0);
+	if (!body)
 		return -ENOMEM;
-	rcu_assign_pointer(set->inst, inst);
-	synchronize_rcu();
-	set->algo->destroy(&ctx, old);
-	nfhp_set_gc_run(&ctx, false);
+	if (sets->txn) {
+		st->body = body;
+	} else {
+		nfhp_set_publish(set, body);
+		old->state = NFHP_SET_BODY_LEAVING;
+	}
+	nfhp_set_body_retire(sets, old);
 	return 0;
 }
 
@@ -249,40 +294,71 @@ int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set)
  * @b: the other
  * @msg: set to the reason of a failure
  *
- * Their instances, accounts and retired blocks change places; names,
- * limits, locks and the rules' references stay.
+ * Their bodies change places; names, limits, locks and the rules'
+ * references stay.
  *
  * Return: 0, or -EINVAL for sets of another algorithm or family.
  */
 int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
 		  struct nfhp_set *b, const char **msg)
 {
-	void *ia = nfhp_set_inst(sets, a), *ib = nfhp_set_inst(sets, b);
+	struct nfhp_set_state *sa, *sb;
 
 	if (a->algo != b->algo || a->family != b->family) {
 		*msg = "the sets differ in type, algorithm or family";
 		return -EINVAL;
 	}
-	rcu_assign_pointer(a->inst, ib);
-	rcu_assign_pointer(b->inst, ia);
-	swap(a->mem, b->mem);
-	swap(a->gc, b->gc);
+	sa = nfhp_set_state_write(sets, a);
+	sb = nfhp_set_state_write(sets, b);
+	swap(sa->body, sb->body);
+	if (!sets->txn) {
+		rcu_assign_pointer(a->inst, a->live.body->inst);
+		rcu_assign_pointer(b->inst, b->live.body->inst);
+	}
 	return 0;
 }
 
-/* Is @set at its limit, and @key not in it, so that an add would pass it? */
-static bool nfhp_set_full(const struct nfhp_set *set, const void *inst,
+/**
+ * nfhp_set_modify() - change the limit or the lock of a set
+ * @sets: the namespace's sets
+ * @set: the set
+ * @limit: the new limit, or NULL to keep it
+ * @locked: the new lock, or NULL to keep it
+ */
+void nfhp_set_modify(struct nfhp_sets *sets, struct nfhp_set *set,
+		     const u32 *limit, const bool *locked)
+{
+	struct nfhp_set_state *st = nfhp_set_state_write(sets, set);
+
+	if (limit)
+		st->limit = *limit;
+	if (locked)
+		st->locked = *locked;
+}
+
+/* Is @st at its limit, and @key not in it, so that an add would pass it? */
+static bool nfhp_set_full(const struct nfhp_set_state *st,
 			  const struct nfhp_set_key *key)
 {
+	const struct nfhp_set_body *body = st->body;
 	bool full;
 	u32 old;
 
 	/* The algorithms' readers run under RCU, whoever calls them. */
 	rcu_read_lock();
-	full = set->algo->count(inst) >= set->limit &&
-	       !set->algo->find(inst, key, &old);
+	full = body->algo->count(body->inst) >= st->limit &&
+	       !body->algo->find(body->inst, key, &old);
 	rcu_read_unlock();
 	return full;
+}
+
+/* The result of an algorithm's add or del: its own, or for an errno. */
+static int nfhp_set_result(int ret)
+{
+	if (ret == -EINVAL)
+		return NFHP_SET_INVALID;
+	/* lpm rebuilds a bucket to delete a prefix, and may run out. */
+	return ret < 0 ? NFHP_SET_NOMEM : ret;
 }
 
 /**
@@ -298,19 +374,22 @@ static bool nfhp_set_full(const struct nfhp_set *set, const void *inst,
 int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 		 const struct nfhp_set_key *key, u32 value, u32 flags)
 {
-	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
-	void *inst = nfhp_set_inst(sets, set);
+	struct nfhp_set_state *st = nfhp_set_state_write(sets, set);
+	struct nfhp_set_body *body;
+	struct nfhp_set_ctx ctx;
 	int ret;
 
-	if (set->locked)
+	if (st->locked)
 		return NFHP_SET_LOCKED;
-	if (set->limit && nfhp_set_full(set, inst, key))
+	if (st->limit && nfhp_set_full(st, key))
 		return NFHP_SET_LIMIT;
-	ret = set->algo->add(&ctx, inst, key, value, flags & NFHP_SET_F_UPDATE);
+	if (nfhp_set_body_write(sets, set, &body))
+		return NFHP_SET_NOMEM;
+	ctx = nfhp_set_body_ctx(sets, body);
+	ret = body->algo->add(&ctx, body->inst, key, value,
+			      flags & NFHP_SET_F_UPDATE);
 	nfhp_set_gc_run(&ctx, false);
-	if (ret == -EINVAL)
-		return NFHP_SET_INVALID;
-	return ret < 0 ? NFHP_SET_NOMEM : ret;
+	return nfhp_set_result(ret);
 }
 
 /**
@@ -324,17 +403,19 @@ int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 int nfhp_set_remove(struct nfhp_sets *sets, struct nfhp_set *set,
 		    const struct nfhp_set_key *key)
 {
-	struct nfhp_set_ctx ctx = nfhp_set_ctx(sets, set);
+	struct nfhp_set_state *st = nfhp_set_state_write(sets, set);
+	struct nfhp_set_body *body;
+	struct nfhp_set_ctx ctx;
 	int ret;
 
-	if (set->locked)
+	if (st->locked)
 		return NFHP_SET_LOCKED;
-	ret = set->algo->del(&ctx, nfhp_set_inst(sets, set), key);
+	if (nfhp_set_body_write(sets, set, &body))
+		return NFHP_SET_NOMEM;
+	ctx = nfhp_set_body_ctx(sets, body);
+	ret = body->algo->del(&ctx, body->inst, key);
 	nfhp_set_gc_run(&ctx, false);
-	if (ret == -EINVAL)
-		return NFHP_SET_INVALID;
-	/* lpm rebuilds a bucket to delete a prefix, and may run out. */
-	return ret < 0 ? NFHP_SET_NOMEM : ret;
+	return nfhp_set_result(ret);
 }
 
 /* The instance of @set for its writers and the readers of its entries. */
@@ -425,23 +506,31 @@ int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
  */
 bool nfhp_sets_collect(struct nfhp_sets *sets)
 {
+	struct nfhp_set_body *bodies[2];
 	struct nfhp_set_ctx ctx;
 	struct nfhp_set *set;
 	bool left = false;
+	unsigned int i;
 
 	for (set = sets->first; set; set = set->next) {
-		ctx = nfhp_set_ctx(sets, set);
-		nfhp_set_gc_run(&ctx, false);
-		left |= !!set->gc.head;
+		bodies[0] = set->live.body;
+		bodies[1] = set->staged ? set->txn.body : NULL;
+		for (i = 0; i < ARRAY_SIZE(bodies); i++) {
+			if (!bodies[i] || (i && bodies[i] == bodies[0]))
+				continue;
+			ctx = nfhp_set_body_ctx(sets, bodies[i]);
+			nfhp_set_gc_run(&ctx, false);
+			left |= !!bodies[i]->gc.head;
+		}
 	}
-	return left;
+	return nfhp_set_bodies_collect(sets, false) || left;
 }
 
 /**
  * nfhp_sets_init() - an empty registry
  * @sets: the registry
  * @lock: the mutex its writers hold, for lockdep; NULL in tests
- * @mem_limit: the memory bound of each set
+ * @mem_limit: the memory bound of each set's body
  */
 void nfhp_sets_init(struct nfhp_sets *sets, struct mutex *lock, u64 mem_limit)
 {
@@ -458,10 +547,12 @@ void nfhp_sets_free(struct nfhp_sets *sets)
 {
 	struct nfhp_set *set;
 
+	WARN_ON_ONCE(sets->txn);
 	while ((set = sets->first)) {
 		WARN_ON_ONCE(set->refs);
 		sets->first = set->next;
 		nfhp_set_free(sets, set);
 	}
 	sets->n = 0;
+	nfhp_set_bodies_collect(sets, true);
 }

@@ -23,18 +23,70 @@ struct nfhp_set_stats {
 };
 
 /**
+ * struct nfhp_set_body - the entries of a set: an instance and its memory
+ * @inst: the algorithm's instance
+ * @algo: its algorithm
+ * @mem: the account of its memory
+ * @gc: the blocks its writers replaced, not yet freed
+ * @state: an &enum nfhp_set_body_state
+ * @next: the next body on &nfhp_sets.dead
+ * @cookie: get_state_synchronize_rcu() when it went there
+ *
+ * Entries move between sets as whole bodies (a swap) and a transaction
+ * writes to a body of its own (set_txn.c); the memory account and the
+ * retired blocks move with the body.
+ */
+struct nfhp_set_body {
+	void *inst;
+	const struct nfhp_set_algo *algo;
+	struct nfhp_mem mem;
+	struct nfhp_set_gc gc;
+	u8 state;
+	struct nfhp_set_body *next;
+	unsigned long cookie;
+};
+
+/**
+ * enum nfhp_set_body_state - who can read a body
+ * @NFHP_SET_BODY_STAGED: only the open transaction: free it at once
+ * @NFHP_SET_BODY_LIVE: a set's packets, now
+ * @NFHP_SET_BODY_LEAVING: packets until the commit under way, not after
+ * @NFHP_SET_BODY_DEAD: on &nfhp_sets.dead, freed after a grace period
+ */
+enum nfhp_set_body_state {
+	NFHP_SET_BODY_STAGED,
+	NFHP_SET_BODY_LIVE,
+	NFHP_SET_BODY_LEAVING,
+	NFHP_SET_BODY_DEAD,
+};
+
+/**
+ * struct nfhp_set_state - what a set holds, committed or staged
+ * @body: its entries; NULL for the committed state of a set the open
+ *	transaction created
+ * @limit: most entries, 0 for no limit
+ * @locked: adds and removes fail
+ */
+struct nfhp_set_state {
+	struct nfhp_set_body *body;
+	u32 limit;
+	bool locked;
+};
+
+/**
  * struct nfhp_set - one named set
  * @next: the next set of the namespace
  * @name: its name
  * @family: the family of its keys
  * @algo: its algorithm, fixed at create
- * @inst: the algorithm's instance: packets read it under RCU; a flush
- *	replaces it, a swap exchanges it with another set's
- * @limit: most entries, 0 for no limit
- * @locked: adds and removes fail
+ * @inst: @live's instance, which packets read under RCU
+ * @live: the committed state: packets, listings and tests see it
+ * @txn: the open transaction's state, valid while @staged
+ * @staged: the open transaction changed the set
+ * @created: the open transaction created it: only that transaction's
+ *	rules and commands see it
+ * @destroyed: the open transaction destroyed it: they no longer do
  * @refs: rules that refer to the set (set_match.c)
- * @mem: the account of @inst's memory, which moves with it
- * @gc: the blocks @inst's writers replaced, which move with it too
  * @stats: lookups and hits by packets, per CPU
  */
 struct nfhp_set {
@@ -43,27 +95,35 @@ struct nfhp_set {
 	u8 family;
 	const struct nfhp_set_algo *algo;
 	void __rcu *inst;
-	u32 limit;
-	bool locked;
+	struct nfhp_set_state live;
+	struct nfhp_set_state txn;
+	bool staged;
+	bool created;
+	bool destroyed;
 	u32 refs;
-	struct nfhp_mem mem;
-	struct nfhp_set_gc gc;
 	struct nfhp_set_stats __percpu *stats;
 };
 
 /**
  * struct nfhp_sets - the named sets of a namespace
  * @first: the newest set
- * @n: how many
+ * @n: how many, committed or not
  * @lock: the mutex every writer and reader but packets holds, for lockdep;
  *	NULL in the userspace tests
- * @mem_limit: the memory bound of each set
+ * @mem_limit: the memory bound of each body
+ * @txn: a transaction is open: writers stage their changes (set_txn.c)
+ * @dead: bodies no set holds, oldest first, freed a grace period after
+ *	they left
+ * @dead_tail: the newest of them
  */
 struct nfhp_sets {
 	struct nfhp_set *first;
 	unsigned int n;
 	struct mutex *lock;
 	u64 mem_limit;
+	bool txn;
+	struct nfhp_set_body *dead;
+	struct nfhp_set_body *dead_tail;
 };
 
 /**
@@ -86,8 +146,11 @@ static inline bool nfhp_set_lookup(const struct nfhp_set *set,
 	return hit;
 }
 
+/* set.c: the registry and its writers */
 const struct nfhp_set_algo *nfhp_set_algo_find(u8 type, const char *name);
 struct nfhp_set *nfhp_set_find(const struct nfhp_sets *sets, const char *name);
+struct nfhp_set *nfhp_set_find_committed(const struct nfhp_sets *sets,
+					 const char *name);
 int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
 		    const struct nfhp_set_algo *algo, u32 limit, u32 flags,
 		    const char **msg);
@@ -96,6 +159,8 @@ int nfhp_set_destroy(struct nfhp_sets *sets, const char *name,
 int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set);
 int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
 		  struct nfhp_set *b, const char **msg);
+void nfhp_set_modify(struct nfhp_sets *sets, struct nfhp_set *set,
+		     const u32 *limit, const bool *locked);
 int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 		 const struct nfhp_set_key *key, u32 value, u32 flags);
 int nfhp_set_remove(struct nfhp_sets *sets, struct nfhp_set *set,
@@ -114,5 +179,28 @@ bool nfhp_sets_collect(struct nfhp_sets *sets);
 void nfhp_sets_init(struct nfhp_sets *sets, struct mutex *lock,
 		    u64 mem_limit);
 void nfhp_sets_free(struct nfhp_sets *sets);
+
+/* set_body.c: the entries of sets, as they move and go */
+struct nfhp_set_ctx nfhp_set_body_ctx(const struct nfhp_sets *sets,
+				      struct nfhp_set_body *body);
+struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
+					const struct nfhp_set_algo *algo,
+					u8 family, u32 hint);
+struct nfhp_set_body *nfhp_set_body_copy(const struct nfhp_sets *sets,
+					 const struct nfhp_set_body *from,
+					 u8 family);
+void nfhp_set_body_free(const struct nfhp_sets *sets,
+			struct nfhp_set_body *body);
+void nfhp_set_body_retire(struct nfhp_sets *sets, struct nfhp_set_body *body);
+bool nfhp_set_bodies_collect(struct nfhp_sets *sets, bool wait);
+
+/* set_txn.c: the sets' part of a transaction */
+struct nfhp_set_state *nfhp_set_state_write(struct nfhp_sets *sets,
+					    struct nfhp_set *set);
+int nfhp_set_body_write(struct nfhp_sets *sets, struct nfhp_set *set,
+			struct nfhp_set_body **body);
+void nfhp_sets_begin(struct nfhp_sets *sets);
+void nfhp_sets_commit(struct nfhp_sets *sets);
+void nfhp_sets_abort(struct nfhp_sets *sets);
 
 #endif /* _NFHP_SET_H */

@@ -47,6 +47,8 @@ const struct nla_policy nfhp_setm_policy[NFHPA_SETM_MAX + 1] = {
 			      .len = NFHP_SET_MAXNAMELEN - 1 },
 	[NFHPA_SETM_DIR] = NLA_POLICY_MAX(NLA_U8, NFHP_SETM_DST),
 	[NFHPA_SETM_INVERT] = { .type = NLA_FLAG },
+	[NFHPA_SETM_VALUE_MIN] = { .type = NLA_U32 },
+	[NFHPA_SETM_VALUE_MAX] = { .type = NLA_U32 },
 };
 
 /**
@@ -77,10 +79,26 @@ int nfhp_setm_decode(struct nfhp_rule_spec *spec, const struct nlattr *attr,
 				    "a set match needs a set and a direction");
 		return -EINVAL;
 	}
-	m = &spec->setm[spec->nsetm++];
+	m = &spec->setm[spec->nsetm];
+	m->has_value = tb[NFHPA_SETM_VALUE_MIN] || tb[NFHPA_SETM_VALUE_MAX];
+	if (m->has_value) {
+		if (!tb[NFHPA_SETM_VALUE_MIN] || !tb[NFHPA_SETM_VALUE_MAX]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a value range needs both ends");
+			return -EINVAL;
+		}
+		m->value_min = nla_get_u32(tb[NFHPA_SETM_VALUE_MIN]);
+		m->value_max = nla_get_u32(tb[NFHPA_SETM_VALUE_MAX]);
+		if (m->value_min > m->value_max) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_SETM_VALUE_MIN],
+					    "the value range is empty");
+			return -EINVAL;
+		}
+	}
 	nla_strscpy(m->name, tb[NFHPA_SETM_NAME], sizeof(m->name));
 	m->dir = nla_get_u8(tb[NFHPA_SETM_DIR]);
 	m->invert = nla_get_flag(tb[NFHPA_SETM_INVERT]);
+	spec->nsetm++;
 	return 0;
 }
 
@@ -103,7 +121,10 @@ int nfhp_setm_put_all(struct sk_buff *skb, const struct nfhp_rule_spec *spec)
 		if (!nest ||
 		    nla_put_string(skb, NFHPA_SETM_NAME, m->name) ||
 		    nla_put_u8(skb, NFHPA_SETM_DIR, m->dir) ||
-		    (m->invert && nla_put_flag(skb, NFHPA_SETM_INVERT)))
+		    (m->invert && nla_put_flag(skb, NFHPA_SETM_INVERT)) ||
+		    (m->has_value &&
+		     (nla_put_u32(skb, NFHPA_SETM_VALUE_MIN, m->value_min) ||
+		      nla_put_u32(skb, NFHPA_SETM_VALUE_MAX, m->value_max))))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
@@ -121,9 +142,13 @@ static int nfhp_set_attrs(struct genl_info *info, struct nlattr **tb)
 				nfhp_set_policy, info->extack);
 }
 
-/* The set NFHPA_SET_NAME names; NULL and an error message for none. */
+/*
+ * The set the attribute @attr of @tb names, as the writers see it, or as
+ * packets do when @committed; NULL and an error message for none.
+ */
 static struct nfhp_set *nfhp_set_named(struct nfhp_net *hn,
 				       struct nlattr **tb, int attr,
+				       bool committed,
 				       struct netlink_ext_ack *extack)
 {
 	struct nfhp_set *set;
@@ -132,10 +157,27 @@ static struct nfhp_set *nfhp_set_named(struct nfhp_net *hn,
 		NL_SET_ERR_MSG(extack, "the set's name is missing");
 		return NULL;
 	}
-	set = nfhp_set_find(&hn->sets, nla_data(tb[attr]));
+	if (committed)
+		set = nfhp_set_find_committed(&hn->sets, nla_data(tb[attr]));
+	else
+		set = nfhp_set_find(&hn->sets, nla_data(tb[attr]));
 	if (!set)
 		NL_SET_ERR_MSG_ATTR(extack, tb[attr], "no set of that name");
 	return set;
+}
+
+/*
+ * Take @hn's mutex for a writer of sets.  While another socket has a
+ * transaction open its commit would undo the change: -EBUSY, as for
+ * rules.
+ */
+static int nfhp_set_write_lock(struct nfhp_net *hn, struct genl_info *info)
+{
+	mutex_lock(&hn->lock);
+	if (!nfhp_txn_foreign(hn, info))
+		return 0;
+	mutex_unlock(&hn->lock);
+	return -EBUSY;
 }
 
 static u8 nfhp_request_family(struct genl_info *info)
@@ -175,7 +217,9 @@ int nfhp_nl_set_new(struct sk_buff *skb, struct genl_info *info)
 	}
 	limit = tb[NFHPA_SET_LIMIT] ? nla_get_u32(tb[NFHPA_SET_LIMIT]) : 0;
 	flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
-	mutex_lock(&hn->lock);
+	ret = nfhp_set_write_lock(hn, info);
+	if (ret)
+		return ret;
 	ret = nfhp_set_create(&hn->sets, nla_data(tb[NFHPA_SET_NAME]), family,
 			      algo, limit, flags, &msg);
 	mutex_unlock(&hn->lock);
@@ -207,12 +251,15 @@ int nfhp_nl_set_del(struct sk_buff *skb, struct genl_info *info)
 	if (ret)
 		return ret;
 	name = tb[NFHPA_SET_NAME] ? nla_data(tb[NFHPA_SET_NAME]) : NULL;
-	mutex_lock(&hn->lock);
+	ret = nfhp_set_write_lock(hn, info);
+	if (ret)
+		return ret;
 	ret = nfhp_set_destroy(&hn->sets, name, &msg);
 	if (ret == -EBUSY) {
 		nfhp_sets_settle(hn);
 		ret = nfhp_set_destroy(&hn->sets, name, &msg);
 	}
+	nfhp_net_sets_changed(hn);
 	mutex_unlock(&hn->lock);
 	if (ret)
 		nfhp_set_msg(info->extack, msg);
@@ -230,13 +277,17 @@ int nfhp_nl_set_flush(struct sk_buff *skb, struct genl_info *info)
 		ret = nfhp_set_attrs(info, tb);
 	if (ret)
 		return ret;
-	mutex_lock(&hn->lock);
+	ret = nfhp_set_write_lock(hn, info);
+	if (ret)
+		return ret;
 	if (tb[NFHPA_SET_NAME]) {
-		set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+		set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, false,
+				     info->extack);
 		ret = set ? nfhp_set_flush(&hn->sets, set) : -ENOENT;
 	} else {
 		for (set = hn->sets.first; set && !ret; set = set->next)
-			ret = nfhp_set_flush(&hn->sets, set);
+			if (!set->destroyed)
+				ret = nfhp_set_flush(&hn->sets, set);
 	}
 	nfhp_net_sets_changed(hn);
 	mutex_unlock(&hn->lock);
@@ -254,9 +305,12 @@ int nfhp_nl_set_swap(struct sk_buff *skb, struct genl_info *info)
 	ret = nfhp_set_attrs(info, tb);
 	if (ret)
 		return ret;
-	mutex_lock(&hn->lock);
-	a = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
-	b = a ? nfhp_set_named(hn, tb, NFHPA_SET_OTHER, info->extack) : NULL;
+	ret = nfhp_set_write_lock(hn, info);
+	if (ret)
+		return ret;
+	a = nfhp_set_named(hn, tb, NFHPA_SET_NAME, false, info->extack);
+	b = a ? nfhp_set_named(hn, tb, NFHPA_SET_OTHER, false, info->extack) :
+		NULL;
 	ret = b ? nfhp_set_swap(&hn->sets, a, b, &msg) : -ENOENT;
 	mutex_unlock(&hn->lock);
 	nfhp_set_msg(info->extack, msg);
@@ -267,19 +321,28 @@ int nfhp_nl_set_modify(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
 	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	bool locked, *lockedp = NULL;
+	u32 limit, *limitp = NULL;
 	struct nfhp_set *set;
 	int ret;
 
 	ret = nfhp_set_attrs(info, tb);
 	if (ret)
 		return ret;
-	mutex_lock(&hn->lock);
-	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
-	if (set && tb[NFHPA_SET_LIMIT])
-		set->limit = nla_get_u32(tb[NFHPA_SET_LIMIT]);
-	if (set && tb[NFHPA_SET_FLAGS])
-		set->locked = nla_get_u32(tb[NFHPA_SET_FLAGS]) &
-			      NFHP_SET_F_LOCKED;
+	if (tb[NFHPA_SET_LIMIT]) {
+		limit = nla_get_u32(tb[NFHPA_SET_LIMIT]);
+		limitp = &limit;
+	}
+	if (tb[NFHPA_SET_FLAGS]) {
+		locked = nla_get_u32(tb[NFHPA_SET_FLAGS]) & NFHP_SET_F_LOCKED;
+		lockedp = &locked;
+	}
+	ret = nfhp_set_write_lock(hn, info);
+	if (ret)
+		return ret;
+	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, false, info->extack);
+	if (set)
+		nfhp_set_modify(&hn->sets, set, limitp, lockedp);
 	mutex_unlock(&hn->lock);
 	return set ? 0 : -ENOENT;
 }
@@ -487,8 +550,12 @@ int nfhp_nl_set_entries(struct sk_buff *skb, struct genl_info *info)
 	reply = nfhp_set_reply_new(info, n, &hdr);
 	if (!reply)
 		return -ENOMEM;
-	mutex_lock(&hn->lock);
-	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+	ret = nfhp_set_write_lock(hn, info);
+	if (ret) {
+		nlmsg_free(reply);
+		return ret;
+	}
+	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, false, info->extack);
 	ret = set ? nfhp_set_change_entries(hn, set, info, tb, reply) : -ENOENT;
 	if (set)
 		nfhp_net_sets_changed(hn);
@@ -527,7 +594,7 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 	if (!reply)
 		return -ENOMEM;
 	mutex_lock(&hn->lock);
-	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, info->extack);
+	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, true, info->extack);
 	ret = set ? nfhp_sete_decode(set, tb[NFHPA_SET_ENTRY], &key, &value,
 				     info->extack) : -ENOENT;
 	if (!ret) {
@@ -596,12 +663,12 @@ static int nfhp_put_set(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_string(skb, NFHPA_SET_NAME, set->name) ||
 	    nla_put_u8(skb, NFHPA_SET_TYPE, set->algo->type) ||
 	    nla_put_string(skb, NFHPA_SET_ALGO, set->algo->name) ||
-	    nla_put_u32(skb, NFHPA_SET_LIMIT, set->limit) ||
+	    nla_put_u32(skb, NFHPA_SET_LIMIT, set->live.limit) ||
 	    nla_put_u32(skb, NFHPA_SET_FLAGS,
-			set->locked ? NFHP_SET_F_LOCKED : 0) ||
+			set->live.locked ? NFHP_SET_F_LOCKED : 0) ||
 	    nla_put_u32(skb, NFHPA_SET_COUNT, nfhp_set_count(sets, set)) ||
-	    nla_put_u64_64bit(skb, NFHPA_SET_MEMORY, set->mem.allocated,
-			      NFHPA_SET_PAD) ||
+	    nla_put_u64_64bit(skb, NFHPA_SET_MEMORY,
+			      set->live.body->mem.allocated, NFHPA_SET_PAD) ||
 	    nla_put_u32(skb, NFHPA_SET_REFS, set->refs)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -653,7 +720,7 @@ int nfhp_nl_set_list(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&hn->lock);
 	if (d->name[0]) {
-		set = nfhp_set_find(&hn->sets, d->name);
+		set = nfhp_set_find_committed(&hn->sets, d->name);
 		if (set && !d->header_sent) {
 			ret = nfhp_put_set(skb, cb, &hn->sets, set);
 			d->header_sent = !ret;
@@ -661,11 +728,14 @@ int nfhp_nl_set_list(struct sk_buff *skb, struct netlink_callback *cb)
 		if (set && !ret && !d->entries_done)
 			ret = nfhp_dump_entries(skb, cb, &hn->sets, set);
 	} else {
-		for (set = hn->sets.first; set && !ret; set = set->next, i++)
-			if (i >= d->index) {
+		for (set = hn->sets.first; set && !ret; set = set->next) {
+			if (set->created)
+				continue;
+			if (i++ >= d->index) {
 				ret = nfhp_put_set(skb, cb, &hn->sets, set);
 				d->index += !ret;
 			}
+		}
 	}
 	mutex_unlock(&hn->lock);
 	if (ret == -EMSGSIZE && skb->len)
@@ -696,7 +766,7 @@ int nfhp_nl_set_list_start(struct netlink_callback *cb)
 		return ret;
 	nla_strscpy(d->name, tb[NFHPA_SET_NAME], sizeof(d->name));
 	mutex_lock(&hn->lock);
-	found = nfhp_set_find(&hn->sets, d->name);
+	found = nfhp_set_find_committed(&hn->sets, d->name);
 	mutex_unlock(&hn->lock);
 	return found ? 0 : -ENOENT;
 }

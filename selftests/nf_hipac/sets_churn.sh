@@ -137,10 +137,18 @@ done
 S create other hash:net maxelem 0 && S add other "$CLIENT_IP" &&
 S flush churn && ping_ok ||
 	nfhp_check "swap setup: the client's pings pass" false
-in_ns $ns_client $NFHP_PING -i 0.02 -w 4 -W 1 -O $SERVER_IP > "$tmp/swap" 2>&1 &
+# The ping runs until the swap is done and 20 pings after it went
+# unanswered, however slow the host: a fixed -w lost the swap on a
+# loaded one.
+in_ns $ns_client $NFHP_PING -i 0.02 -w 300 -W 1 -O $SERVER_IP > "$tmp/swap" 2>&1 &
 pid=$!
 sleep 2
 S swap churn other
+for i in $(seq 1 300); do
+	[ "$(grep -c "no answer yet" "$tmp/swap")" -ge 20 ] && break
+	sleep 0.2
+done
+kill -INT $pid
 wait $pid
 # -O prints "no answer yet" for each ping lost: after the first, no reply.
 first_loss=$(grep -n "no answer yet" "$tmp/swap" | head -1 | cut -d: -f1)

@@ -18,15 +18,14 @@ static const struct nfhp_ext_ops *sim_inner;
  * struct sim_ext - the extensions of one rule
  * @inner: the handle of the opaque extensions, or NULL
  * @nsetm: set matches in @setm
- * @setm: the set matches, their sets referenced
+ * @setm: the set matches as written, and their sets, referenced
  */
 struct sim_ext {
 	void *inner;
 	unsigned int nsetm;
 	struct {
 		struct nfhp_set *set;
-		u8 dir;
-		bool invert;
+		struct nfhp_setm_spec m;
 	} setm[NFHP_MAX_SETM];
 };
 
@@ -217,8 +216,7 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 		}
 		set->refs++;
 		x->setm[x->nsetm].set = set;
-		x->setm[x->nsetm].dir = spec->setm[x->nsetm].dir;
-		x->setm[x->nsetm].invert = spec->setm[x->nsetm].invert;
+		x->setm[x->nsetm].m = spec->setm[x->nsetm];
 	}
 	return 0;
 }
@@ -258,17 +256,22 @@ static enum nfhp_ext_result sim_ext_match(const void *ext, void *pkt)
 {
 	const struct sim_ext *x = ext;
 	const struct nfhp_sim_pkt *p = pkt;
+	const struct nfhp_setm_spec *m;
 	struct nfhp_set_key key;
 	unsigned int i;
+	bool hit;
 	u32 value;
 
 	for (i = 0; i < x->nsetm; i++) {
-		key.addr = p->key.v[x->setm[i].dir == NFHP_SETM_SRC ?
-				    NFHP_DIM_SRC : NFHP_DIM_DST];
+		m = &x->setm[i].m;
+		key.addr = p->key.v[m->dir == NFHP_SETM_SRC ? NFHP_DIM_SRC :
+							      NFHP_DIM_DST];
 		key.plen = x->setm[i].set->family == NFHP_FAMILY_IPV6 ? 128 :
 									32;
-		if (nfhp_set_lookup(x->setm[i].set, &key, &value) ==
-		    x->setm[i].invert)
+		hit = nfhp_set_lookup(x->setm[i].set, &key, &value);
+		if (hit && m->has_value)
+			hit = value >= m->value_min && value <= m->value_max;
+		if (hit == m->invert)
 			return NFHP_EXT_NOMATCH;
 	}
 	return x->inner ? sim_inner->match(x->inner, pkt) : NFHP_EXT_MATCH;

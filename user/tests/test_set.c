@@ -21,6 +21,7 @@
 
 #include "set_algo.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define POOL_SIZE	48
 #define REF_MAX		POOL_SIZE
@@ -59,16 +60,6 @@ struct ref_set {
 	struct ref_entry e[REF_MAX];
 	unsigned int n;
 };
-
-static u64 rng_state;
-
-static u64 rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 static unsigned int width_of(u8 family)
 {

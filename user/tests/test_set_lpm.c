@@ -19,19 +19,10 @@
 
 #include "set_algo.h"
 #include "tap.h"
+#include "xorshift.h"
 
 #define POOL		4000
 #define CLUSTERS	12
-
-static u64 rng_state;
-
-static u64 rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
 
 static nfhp_u128 ones(unsigned int bits)
 {

@@ -65,8 +65,16 @@
  *
  * Named sets (ipfw's tables, ipset's sets) map keys to a u32 value, per
  * network namespace; rules look packets up in them (NFHPA_RULE_SETM).
- * Changing a set's entries changes no rule and rebuilds no tree.  The set
- * commands are not part of a transaction: each takes effect at once.
+ * Changing a set's entries changes no rule and rebuilds no tree.  Outside
+ * a transaction each set command takes effect at once.  Inside one (from
+ * the socket that owns it) NFHP_CMD_SET_NEW, DEL, FLUSH, SWAP, MODIFY, ADD
+ * and REMOVE are staged with the rule changes, and their results are as
+ * the staged sets give them: rules added in the transaction may name a
+ * set created in it, and not one destroyed in it.  NFHP_CMD_COMMIT
+ * publishes the sets just before the rules, once nothing can fail; an
+ * abort drops them.  NFHP_CMD_SET_TEST and NFHP_CMD_SET_LIST show the
+ * committed sets.  While a transaction is open, set writes from other
+ * sockets fail with -EBUSY, as rule changes do.
  * Each takes NFHPA_SET, whose NFHPA_SET_NAME names the set.
  *
  * NFHP_CMD_SET_NEW: create a set: NFHPA_SET_TYPE (enum nfhp_set_type),
@@ -78,7 +86,8 @@
  *     and family.
  * NFHP_CMD_SET_DEL: destroy the set, or every set when NFHPA_SET_NAME is
  *     absent.  -EBUSY while a rule refers to it (for all: to any of them,
- *     and none is destroyed).
+ *     and none is destroyed); a rule deleted in the open transaction still
+ *     refers to it until the commit.
  * NFHP_CMD_SET_FLUSH: remove every entry of the set (of every set when
  *     NFHPA_SET_NAME is absent).
  * NFHP_CMD_SET_SWAP: exchange the entries of the set and of the set
@@ -185,6 +194,10 @@
  *             no such set, -EINVAL when it is of another family
  *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir
  *         NFHPA_SETM_INVERT: NLA_FLAG
+ *         NFHPA_SETM_VALUE_MIN, NFHPA_SETM_VALUE_MAX: NLA_U32, both or
+ *             neither: the entry that holds the field must also have a
+ *             value from MIN to MAX ("--set-value MIN:MAX"); INVERT
+ *             inverts the whole.  -EINVAL for one alone or MIN > MAX.
  *         Set matches run after the native dimensions matched, before
  *         the xtables matches.
  *
@@ -612,6 +625,8 @@ enum nfhp_setm_attr {
 	NFHPA_SETM_NAME,
 	NFHPA_SETM_DIR,
 	NFHPA_SETM_INVERT,
+	NFHPA_SETM_VALUE_MIN,
+	NFHPA_SETM_VALUE_MAX,
 	__NFHPA_SETM_MAX
 };
 
