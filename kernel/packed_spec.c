@@ -35,7 +35,8 @@ size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
 		       strnlen(s->m[i].ifname, sizeof(s->m[i].ifname));
 	len += 1;
 	for (i = 0; i < nfhp_spec_nsetm(s); i++)
-		len += 3 + strnlen(s->setm[i].name, sizeof(s->setm[i].name) - 1);
+		len += 3 + (s->setm[i].has_value ? 8 : 0) +
+		       strnlen(s->setm[i].name, sizeof(s->setm[i].name) - 1);
 	return len;
 }
 
@@ -91,7 +92,13 @@ void nfhp_spec_pack_into(struct nfhp_packed_spec *p,
 	*d++ = nfhp_spec_nsetm(s);
 	for (i = 0; i < nfhp_spec_nsetm(s); i++) {
 		*d++ = s->setm[i].dir;
-		*d++ = s->setm[i].invert;
+		*d++ = (s->setm[i].invert ? 1 : 0) |
+		       (s->setm[i].has_value ? 2 : 0);
+		if (s->setm[i].has_value) {
+			memcpy(d, &s->setm[i].value_min, 4);
+			memcpy(d + 4, &s->setm[i].value_max, 4);
+			d += 8;
+		}
 		d = nfhp_put_str(d, s->setm[i].name, sizeof(s->setm[i].name));
 	}
 	p->len = d - p->data;
@@ -171,7 +178,13 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 	s->nsetm = *d++;
 	for (i = 0; i < s->nsetm; i++) {
 		s->setm[i].dir = *d++;
-		s->setm[i].invert = *d++;
+		s->setm[i].invert = *d & 1;
+		s->setm[i].has_value = *d++ >> 1 & 1;
+		if (s->setm[i].has_value) {
+			memcpy(&s->setm[i].value_min, d, 4);
+			memcpy(&s->setm[i].value_max, d + 4, 4);
+			d += 8;
+		}
 		d = nfhp_get_str(d, s->setm[i].name);
 	}
 }

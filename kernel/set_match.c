@@ -12,6 +12,10 @@
  * lookup for every packet and a set lookup only for packets from
  * 10.0.0.0/8, whatever the set holds.
  *
+ * With a value range ("--set-value 1:4") the entry found must also have
+ * a value in it: one rule per verdict maps a set's values to verdicts,
+ * and an add with a new value changes an address's verdict at once.
+ *
  * The rule resolves the set's name when it is added and holds a
  * reference to the set until the rule is freed, a grace period after no
  * packet can see it: a set is never freed under a packet.
@@ -58,6 +62,9 @@ int nfhp_setm_get(struct net *net, u8 family,
 		out[i].set = set;
 		out[i].dir = spec->setm[i].dir;
 		out[i].invert = spec->setm[i].invert;
+		out[i].has_value = spec->setm[i].has_value;
+		out[i].value_min = spec->setm[i].value_min;
+		out[i].value_max = spec->setm[i].value_max;
 	}
 	return 0;
 }
@@ -109,11 +116,15 @@ bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
 {
 	struct nfhp_set_key key;
 	unsigned int i;
+	bool hit;
 	u32 value;
 
 	for (i = 0; i < n; i++) {
 		nfhp_setm_key(family, m[i].dir, skb, &key);
-		if (nfhp_set_lookup(m[i].set, &key, &value) == m[i].invert)
+		hit = nfhp_set_lookup(m[i].set, &key, &value);
+		if (hit && m[i].has_value)
+			hit = value >= m[i].value_min && value <= m[i].value_max;
+		if (hit == m[i].invert)
 			return false;
 	}
 	return true;

@@ -15,11 +15,17 @@
  * @set: the set, referenced (&struct nfhp_set.refs)
  * @dir: &enum nfhp_setm_dir
  * @invert: the match holds when the address is not in the set
+ * @has_value: the entry must also have a value in [@value_min, @value_max]
+ * @value_min: the least value
+ * @value_max: the greatest
  */
 struct nfhp_setm {
 	struct nfhp_set *set;
 	u8 dir;
 	bool invert;
+	bool has_value;
+	u32 value_min;
+	u32 value_max;
 };
 
 int nfhp_setm_get(struct net *net, u8 family,

@@ -47,6 +47,8 @@ const struct nla_policy nfhp_setm_policy[NFHPA_SETM_MAX + 1] = {
 			      .len = NFHP_SET_MAXNAMELEN - 1 },
 	[NFHPA_SETM_DIR] = NLA_POLICY_MAX(NLA_U8, NFHP_SETM_DST),
 	[NFHPA_SETM_INVERT] = { .type = NLA_FLAG },
+	[NFHPA_SETM_VALUE_MIN] = { .type = NLA_U32 },
+	[NFHPA_SETM_VALUE_MAX] = { .type = NLA_U32 },
 };
 
 /**
@@ -77,10 +79,26 @@ int nfhp_setm_decode(struct nfhp_rule_spec *spec, const struct nlattr *attr,
 				    "a set match needs a set and a direction");
 		return -EINVAL;
 	}
-	m = &spec->setm[spec->nsetm++];
+	m = &spec->setm[spec->nsetm];
+	m->has_value = tb[NFHPA_SETM_VALUE_MIN] || tb[NFHPA_SETM_VALUE_MAX];
+	if (m->has_value) {
+		if (!tb[NFHPA_SETM_VALUE_MIN] || !tb[NFHPA_SETM_VALUE_MAX]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a value range needs both ends");
+			return -EINVAL;
+		}
+		m->value_min = nla_get_u32(tb[NFHPA_SETM_VALUE_MIN]);
+		m->value_max = nla_get_u32(tb[NFHPA_SETM_VALUE_MAX]);
+		if (m->value_min > m->value_max) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_SETM_VALUE_MIN],
+					    "the value range is empty");
+			return -EINVAL;
+		}
+	}
 	nla_strscpy(m->name, tb[NFHPA_SETM_NAME], sizeof(m->name));
 	m->dir = nla_get_u8(tb[NFHPA_SETM_DIR]);
 	m->invert = nla_get_flag(tb[NFHPA_SETM_INVERT]);
+	spec->nsetm++;
 	return 0;
 }
 
@@ -103,7 +121,10 @@ int nfhp_setm_put_all(struct sk_buff *skb, const struct nfhp_rule_spec *spec)
 		if (!nest ||
 		    nla_put_string(skb, NFHPA_SETM_NAME, m->name) ||
 		    nla_put_u8(skb, NFHPA_SETM_DIR, m->dir) ||
-		    (m->invert && nla_put_flag(skb, NFHPA_SETM_INVERT)))
+		    (m->invert && nla_put_flag(skb, NFHPA_SETM_INVERT)) ||
+		    (m->has_value &&
+		     (nla_put_u32(skb, NFHPA_SETM_VALUE_MIN, m->value_min) ||
+		      nla_put_u32(skb, NFHPA_SETM_VALUE_MAX, m->value_max))))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}

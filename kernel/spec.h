@@ -56,11 +56,18 @@ struct nfhp_dim_match {
  * @name: the set's name, NUL-terminated
  * @dir: &enum nfhp_setm_dir, the packet field looked up
  * @invert: the match holds when the field is not in the set
+ * @has_value: the entry found must also have a value in
+ *	[@value_min, @value_max] ("--set-value"); @invert inverts the whole
+ * @value_min: the least value
+ * @value_max: the greatest
  */
 struct nfhp_setm_spec {
 	char name[NFHP_SET_MAXNAMELEN];
 	u8 dir;
 	u8 invert;
+	u8 has_value;
+	u32 value_min;
+	u32 value_max;
 };
 
 /**

@@ -268,6 +268,21 @@ ping_fail()
 		>/dev/null 2>&1
 }
 
+# fails CODE TEXT CMD... - CMD exits with CODE and says TEXT on stderr;
+# else what it did is logged.
+fails()
+{
+	local code=$1 text=$2 out rc
+
+	shift 2
+	out=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne "$code" ] || [[ $out != *"$text"* ]]; then
+		nfhp_log "  exit $rc (want $code): $out"
+		return 1
+	fi
+}
+
 # Listener for nfhp_conn: bind PROTO/PORT (IPv6 when FAMILY is 6), touch
 # READY, answer one connection or datagram with "pong", exit.
 nfhp_py_server='

@@ -30,20 +30,6 @@ r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
 ping6_ok() { in_ns $ns_client $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" $SERVER6 >/dev/null 2>&1; }
 ping6_fail() { ! ping6_ok; }
 
-# fails CODE TEXT CMD... - CMD exits with CODE and says TEXT on stderr.
-fails()
-{
-	local code=$1 text=$2 out rc
-
-	shift 2
-	out=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ $rc -ne "$code" ] || [[ $out != *"$text"* ]]; then
-		nfhp_log "  exit $rc (want $code): $out"
-		return 1
-	fi
-}
-
 # says TEXT CMD... - CMD succeeds and prints a line that is TEXT.
 says()
 {
@@ -213,6 +199,36 @@ nfhp_check "ping dropped" ping_fail
 nfhp_check "flush dsts: ping passes" bash -c "
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' flush dsts" && ping_ok
 nfhp_check "-F FORWARD" r4 -F FORWARD
+
+# --set-value: the entry's value decides, and changes with no commit.
+nfhp_check "vals hash:net, 10.0.1.0/24 value 5; --set-value 1:4 -j DROP" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' create vals hash:net &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add vals 10.0.1.0/24 value 5 &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set --match-set vals src --set-value 1:4 -j DROP"
+nfhp_check "ping passes: value 5 is not in 1:4" ping_ok
+nfhp_check "add the entry again with value 3 (-exist)" \
+	S add vals 10.0.1.0/24 value 3 -exist
+nfhp_check "ping dropped: value 3 is" ping_fail
+nfhp_check "-S prints --set-value 1:4" \
+	says "-A FORWARD -p icmp -m set --match-set vals src --set-value 1:4 -j DROP" r4 -S FORWARD
+nfhp_check "-L prints set-value 1:4" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -L FORWARD -n |
+		 grep -q '^DROP .* match-set vals src set-value 1:4\$'"
+nfhp_check "-D with another value range: not found" \
+	fails 1 "" r4 -D FORWARD -p icmp -m set --match-set vals src --set-value 1:5 -j DROP
+nfhp_check "-D with the same range" \
+	r4 -D FORWARD -p icmp -m set --match-set vals src --set-value 1:4 -j DROP
+nfhp_check "! --match-set vals src --set-value 3: ping passes (value 3)" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set ! --match-set vals src --set-value 3 -j DROP" &&
+	ping_ok
+nfhp_check "value 9: ping dropped" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add vals 10.0.1.0/24 value 9 -exist" &&
+	ping_fail
+nfhp_check "--set-value 2:1: exit 2, nothing added" \
+	fails 2 "bad --set-value" r4 -A FORWARD -m set --match-set vals src --set-value 2:1 -j DROP
+nfhp_check "-F FORWARD, destroy vals" bash -c "
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F FORWARD &&
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' destroy vals"
 
 # --- lpm (hash:net) -----------------------------------------------------------
 

@@ -9,6 +9,13 @@
  * batches; at the end COMMIT publishes everything at once (ABORT for
  * --test).  The first failure aborts: the old rule set stays as it was.
  *
+ * Outside the tables, the lines of nf-hipac-set restore (what
+ * nf-hipac-save prints before the table) go into the same transaction,
+ * where they come: the batch of rules before them is sent, and they go
+ * one request after another, as set_restore.c sends them, with the sets
+ * the kernel has when the first comes.  A create of a set that is there
+ * replaces its entries, unless --noflush.
+ *
  * The kernel builds the trees inside the COMMIT request.  A signal
  * (Ctrl-C, SIGTERM, SIGHUP) stops that build, and the commit fails with
  * the old rules in force; the signal is caught meanwhile, so that the
@@ -16,6 +23,7 @@
  * second says where the time went.
  */
 #include "subcommands.h"
+#include "set.h"
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -125,6 +133,10 @@ static void restore_say_times(const struct restore_times *t,
  * @in_table: a "*filter" line was seen
  * @committed: its "COMMIT" line was seen
  * @rules: rules sent, for --verbose
+ * @set_cli: the set lines' run: their connection, line and messages
+ * @sets: their restore, from the first set line on
+ * @in_sets: set lines are being sent: batch mode is left
+ * @said: a set line's failure was told
  */
 struct restore_ctx {
 	struct nfhp_nl *nl;
@@ -141,6 +153,10 @@ struct restore_ctx {
 	bool in_table;
 	bool committed;
 	unsigned long rules;
+	struct set_cli set_cli;
+	struct set_restore *sets;
+	bool in_sets;
+	bool said;
 };
 
 /*
@@ -180,11 +196,70 @@ static bool chain_existed(const struct restore_ctx *ctx, const char *name)
 	return false;
 }
 
+/* A set line: the rules' batch goes first, the set lines one by one. */
+static int sets_enter(struct restore_ctx *ctx)
+{
+	int ret;
+
+	if (ctx->in_sets)
+		return 0;
+	/* A failure of the rules is told by send_input(). */
+	if (nfhp_nl_batch_end(ctx->nl))
+		return NFHP_EXIT_OTHER;
+	ctx->in_sets = true;
+	if (ctx->sets)
+		return 0;
+	ctx->set_cli.nl = ctx->nl;
+	ctx->set_cli.prog = RESTORE_PROG;
+	ctx->set_cli.exist = ctx->noflush;
+	ret = set_restore_start(&ctx->set_cli, !ctx->noflush, &ctx->sets);
+	ctx->said = ret;
+	return ret;
+}
+
+/* What the set lines queued goes; then the rules' batches again. */
+static int sets_leave(struct restore_ctx *ctx, bool batch)
+{
+	int ret;
+
+	if (!ctx->in_sets)
+		return 0;
+	ctx->in_sets = false;
+	ret = set_restore_flush(ctx->sets);
+	if (ret) {
+		ctx->said = true;
+		return ret;
+	}
+	if (batch)
+		nfhp_nl_batch_start(ctx->nl);
+	return 0;
+}
+
+static int restore_outside(void *data, char *line)
+{
+	struct restore_ctx *ctx = data;
+	int ret;
+
+	next_line(ctx);
+	ret = sets_enter(ctx);
+	if (ret)
+		return ret;
+	ctx->set_cli.line = ctx->line;
+	ret = set_restore_line(ctx->sets, line);
+	if (ret > 0)
+		ctx->said = true;
+	return ret;
+}
+
 static int restore_table(void *data, const char *name)
 {
 	struct restore_ctx *ctx = data;
+	int ret;
 
 	next_line(ctx);
+	ret = sets_leave(ctx, true);
+	if (ret)
+		return ret;
 	if (strcmp(name, "filter")) {
 		fprintf(stderr,
 			"%s: unable to initialize table '%s' (nf-hipac has the filter table only)\n"
@@ -292,6 +367,7 @@ static const struct nfhp_restore_ops restore_ops = {
 	.chain = restore_chain,
 	.cmd = restore_cmd,
 	.commit = restore_commit,
+	.outside = restore_outside,
 };
 
 static int note_chain(void *data, const struct nfhp_nl_chain *c)
@@ -412,8 +488,12 @@ static int send_input(struct restore_ctx *ctx, const struct restore_opts *o)
 	nfhp_nl_batch_start(ctx->nl);
 	ret = nfhp_parse_save_stream(ctx->f, restore_family, &restore_ops,
 				     ctx, err, sizeof(err));
+	if (!ret)
+		ret = sets_leave(ctx, false);
 	if (!ret && nfhp_nl_batch_end(ctx->nl))
 		ret = NFHP_EXIT_OTHER;
+	if (ctx->said)
+		return ret;
 	if (nfhp_nl_error(ctx->nl))
 		return kernel_failure(ctx);
 	if (ret) {
@@ -439,7 +519,7 @@ static int run(struct restore_ctx *ctx, const struct restore_opts *o,
 	if (nfhp_nl_begin(ctx->nl))
 		return nfhp_nl_report(ctx->nl, RESTORE_PROG);
 	ret = send_input(ctx, o);
-	if (ret || o->test || !ctx->in_table)
+	if (ret || o->test || (!ctx->in_table && !ctx->sets))
 		goto out_abort;
 
 	t->sent = restore_now();
@@ -581,6 +661,7 @@ out:
 	if (ctx.f)
 		fclose(ctx.f);
 	free(ctx.chains);
+	set_restore_free(ctx.sets);
 	restore_stop_now();
 	return ret;
 }
@@ -655,6 +736,7 @@ int restore_part(struct nfhp_nl *nl, u8 family, const char *text, size_t len,
 			RESTORE_PROG, ctx.scan_line, ctx.rules);
 	fclose(ctx.f);
 	free(ctx.chains);
+	set_restore_free(ctx.sets);
 	return ret;
 }
 
@@ -692,8 +774,8 @@ int restore_main(int argc, char **argv)
 	size_t len = 0;
 	int ret;
 
-	if (!strncmp(basename(argv[0]), "nf-hipac6", 9))
-		restore_family = NFHP_FAMILY_IPV6;
+	restore_family = strncmp(basename(argv[0]), "nf-hipac6", 9) ?
+		NFHP_FAMILY_IPV4 : NFHP_FAMILY_IPV6;
 	ret = parse_restore_opts(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? NFHP_EXIT_OK : ret;

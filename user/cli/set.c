@@ -18,11 +18,20 @@
 
 #define SET_MSG_PREFIX	NFHP_SET_PROG " v" NFHP_VERSION ": "
 
+/* ipset's "ipset v7.17: ", or the tool's name that runs set lines. */
+static void set_prefix(const struct set_cli *c)
+{
+	if (c->prog)
+		fprintf(stderr, "%s: ", c->prog);
+	else
+		fputs(SET_MSG_PREFIX, stderr);
+}
+
 static void set_vmsg(const struct set_cli *c, const char *fmt, va_list ap)
 {
 	if (c->quiet)
 		return;
-	fputs(SET_MSG_PREFIX, stderr);
+	set_prefix(c);
 	if (c->line)
 		fprintf(stderr, "Error in line %lu: ", c->line);
 	vfprintf(stderr, fmt, ap);
@@ -55,13 +64,14 @@ int set_param_error(const struct set_cli *c, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	fputs(SET_MSG_PREFIX, stderr);
+	set_prefix(c);
 	if (c->line)
 		fprintf(stderr, "Error in line %lu: ", c->line);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
-	fprintf(stderr, "Try `" NFHP_SET_PROG " help' for more information.\n");
+	if (!c->prog)
+		fprintf(stderr, "Try `" NFHP_SET_PROG " help' for more information.\n");
 	return NFHP_SET_EXIT_PARAM;
 }
 
@@ -120,8 +130,11 @@ int set_failure(struct set_cli *c, const struct nfhp_nl_failure *f, int cmd)
 			m = "Element cannot be added to the set: it's already added";
 		break;
 	case EBUSY:
+		/* Else another socket's transaction, which a commit ends. */
 		if (cmd == NFHP_CMD_SET_DEL)
 			m = "Set cannot be destroyed: it is in use by a kernel component";
+		else
+			m = "Another app is currently holding the nf-hipac transaction";
 		break;
 	case EINVAL:
 		if (cmd == NFHP_CMD_SET_SWAP)
@@ -135,8 +148,10 @@ int set_failure(struct set_cli *c, const struct nfhp_nl_failure *f, int cmd)
 		set_error(c, "%s", m);
 	else
 		set_error(c, "Kernel error received: %s", strerror(-f->err));
-	if (f->ext_msg[0] && !c->quiet)
-		fprintf(stderr, SET_MSG_PREFIX "kernel: %s\n", f->ext_msg);
+	if (f->ext_msg[0] && !c->quiet) {
+		set_prefix(c);
+		fprintf(stderr, "kernel: %s\n", f->ext_msg);
+	}
 	return NFHP_SET_EXIT_ERR;
 }
 
@@ -201,9 +216,19 @@ bool set_ipset_type(const char *s)
 	return false;
 }
 
-static int set_create_main(struct set_cli *c, int argc, char **argv)
+/**
+ * set_parse_create() - the arguments of a create
+ * @c: the run
+ * @argc: number of words
+ * @argv: the words after "create": NAME TYPE [OPTIONS]
+ * @info: the set they describe
+ * @exist: set by -exist
+ *
+ * Return: 0, or ipset's exit code after its message.
+ */
+int set_parse_create(struct set_cli *c, int argc, char **argv,
+		     struct nfhp_set_info *info, bool *exist)
 {
-	struct nfhp_set_info info = {};
 	const char *algo;
 	char err[256];
 	int ret;
@@ -215,8 +240,9 @@ static int set_create_main(struct set_cli *c, int argc, char **argv)
 	ret = check_name(c, argv[0]);
 	if (ret)
 		return ret;
-	strcpy(info.name, argv[0]);
-	if (!nfhp_set_parse_typename(argv[1], &info.type, &algo)) {
+	memset(info, 0, sizeof(*info));
+	strcpy(info->name, argv[0]);
+	if (!nfhp_set_parse_typename(argv[1], &info->type, &algo)) {
 		if (set_ipset_type(argv[1]))
 			set_error(c, "Syntax error: typename '%s' is not supported by nf-hipac (hash:ip and hash:net are)",
 				  argv[1]);
@@ -225,15 +251,24 @@ static int set_create_main(struct set_cli *c, int argc, char **argv)
 				  argv[1]);
 		return NFHP_SET_EXIT_ERR;
 	}
-	snprintf(info.algo, sizeof(info.algo), "%s", algo);
-	ret = nfhp_set_parse_create(argc - 2, argv + 2, &info, &c->exist, err,
+	snprintf(info->algo, sizeof(info->algo), "%s", algo);
+	ret = nfhp_set_parse_create(argc - 2, argv + 2, info, exist, err,
 				    sizeof(err));
 	if (ret == NFHP_SET_EXIT_PARAM)
 		return set_param_error(c, "%s", err);
-	if (ret) {
+	if (ret)
 		set_error(c, "%s", err);
+	return ret;
+}
+
+static int set_create_main(struct set_cli *c, int argc, char **argv)
+{
+	struct nfhp_set_info info;
+	int ret;
+
+	ret = set_parse_create(c, argc, argv, &info, &c->exist);
+	if (ret)
 		return ret;
-	}
 	ret = set_connect(c);
 	if (ret)
 		return ret;
@@ -367,12 +402,16 @@ static int set_limit_main(struct set_cli *c, int argc, char **argv)
  * struct list_state - a list or save under way
  * @c: the run
  * @save: the save format
+ * @out: where it goes
+ * @family: the sets of this &enum nfhp_family only, 0 for every set
  * @nsets: sets printed so far
  * @head: the set whose entries come
  */
 struct list_state {
 	struct set_cli *c;
 	bool save;
+	FILE *out;
+	u8 family;
 	unsigned int nsets;
 	struct nfhp_set_info head;
 };
@@ -383,16 +422,16 @@ static int list_head_cb(void *data, const struct nfhp_set_info *info)
 
 	s->head = *info;
 	if (s->c->names) {
-		printf("%s\n", info->name);
+		fprintf(s->out, "%s\n", info->name);
 		return 0;
 	}
 	if (s->save) {
-		nfhp_set_print_create(stdout, info);
+		nfhp_set_print_create(s->out, info);
 		return 0;
 	}
 	if (s->nsets++)
-		putchar('\n');
-	nfhp_set_print_list_head(stdout, info, s->c->terse);
+		fputc('\n', s->out);
+	nfhp_set_print_list_head(s->out, info, s->c->terse);
 	return 0;
 }
 
@@ -402,9 +441,9 @@ static int list_entry_cb(void *data, const struct nfhp_set_info *info,
 	struct list_state *s = data;
 
 	if (s->save)
-		nfhp_set_print_add(stdout, info, e);
+		nfhp_set_print_add(s->out, info, e);
 	else
-		nfhp_set_print_member(stdout, info, e);
+		nfhp_set_print_member(s->out, info, e);
 	return 0;
 }
 
@@ -428,7 +467,7 @@ static int list_one(struct list_state *s, const char *name)
 	if (ret)
 		return set_kernel_error(s->c, name, NFHP_CMD_SET_LIST);
 	if (s->save && (s->head.flags & NFHP_SET_F_LOCKED))
-		printf("lock %s\n", name);
+		fprintf(s->out, "lock %s\n", name);
 	return 0;
 }
 
@@ -437,16 +476,20 @@ static int list_one(struct list_state *s, const char *name)
  * @name: the names
  * @n: how many
  * @cap: room
+ * @family: the sets of this family only, 0 for every set
  */
 struct name_list {
 	char (*name)[NFHP_SET_MAXNAMELEN];
 	unsigned int n, cap;
+	u8 family;
 };
 
 static int collect_cb(void *data, const struct nfhp_set_info *info)
 {
 	struct name_list *l = data;
 
+	if (l->family && info->family != l->family)
+		return 0;
 	if (l->n == l->cap) {
 		unsigned int cap = l->cap ? 2 * l->cap : 16;
 		void *p = realloc(l->name, cap * sizeof(*l->name));
@@ -460,11 +503,11 @@ static int collect_cb(void *data, const struct nfhp_set_info *info)
 	return 0;
 }
 
-static int list_all(struct set_cli *c, bool save)
+static int list_all(struct list_state *s)
 {
 	static const struct nfhp_nl_set_ops collect = { .set = collect_cb };
-	struct list_state s = { .c = c, .save = save };
-	struct name_list l = {};
+	struct name_list l = { .family = s->family };
+	struct set_cli *c = s->c;
 	unsigned int i;
 	int ret;
 
@@ -480,19 +523,39 @@ static int list_all(struct set_cli *c, bool save)
 	}
 	for (i = 0; i < l.n && !ret; i++) {
 		if (c->names) {
-			printf("%s\n", l.name[i]);
+			fprintf(s->out, "%s\n", l.name[i]);
 			continue;
 		}
-		ret = list_one(&s, l.name[i]);
+		ret = list_one(s, l.name[i]);
 	}
 cleanup:
 	free(l.name);
 	return ret;
 }
 
+/**
+ * set_save() - every set of a family in the save format
+ * @c: the run, connected
+ * @out: where the lines go
+ * @family: &enum nfhp_family of the sets, 0 for every set
+ *
+ * The lines of "nf-hipac-set save": for each set its create line, an add
+ * line per entry, and "lock NAME" when it is locked.
+ *
+ * Return: 0, or ipset's exit code after a message.
+ */
+int set_save(struct set_cli *c, FILE *out, u8 family)
+{
+	struct list_state s = {
+		.c = c, .save = true, .out = out, .family = family,
+	};
+
+	return list_all(&s);
+}
+
 static int list_or_save(struct set_cli *c, int argc, char **argv, bool save)
 {
-	struct list_state s = { .c = c, .save = save };
+	struct list_state s = { .c = c, .save = save, .out = stdout };
 	int ret;
 
 	if (argc > 1)
@@ -506,7 +569,7 @@ static int list_or_save(struct set_cli *c, int argc, char **argv, bool save)
 	if (ret)
 		return ret;
 	if (!argc)
-		return list_all(c, save);
+		return list_all(&s);
 	if (c->names || c->terse) {
 		struct nfhp_set_info info;
 

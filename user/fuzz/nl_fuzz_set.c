@@ -391,7 +391,7 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
  * One, or none to NFHP_MAX_SETM + 1 (one too many), each of a set of the
  * pool (which may or may not exist), either direction, inverted or not;
  * now and then without a name or a direction, or with a direction that is
- * none.
+ * none; some with a value range, whole, half or empty.
  */
 void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
 {
@@ -409,6 +409,10 @@ void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
 					rnd() : below(2));
 		if (one_in(3))
 			mnl_attr_put(nlh, NFHPA_SETM_INVERT, 0, NULL);
+		if (one_in(4))
+			mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MIN, below(4));
+		if (one_in(4))
+			mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MAX, below(4));
 		mnl_attr_nest_end(nlh, nest);
 	}
 	fz_setm_built += n;

@@ -189,6 +189,10 @@ static void put_setm(struct nlmsghdr *nlh, const struct nfhp_setm_spec *m)
 	mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, m->dir);
 	if (m->invert)
 		mnl_attr_put(nlh, NFHPA_SETM_INVERT, 0, NULL);
+	if (m->has_value) {
+		mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MIN, m->value_min);
+		mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MAX, m->value_max);
+	}
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -265,6 +269,8 @@ static const u8 setm_kinds[NFHPA_SETM_MAX + 1] = {
 	[NFHPA_SETM_NAME] = ATTR_NUL_STRING,
 	[NFHPA_SETM_DIR] = ATTR_U8,
 	[NFHPA_SETM_INVERT] = ATTR_FLAG,
+	[NFHPA_SETM_VALUE_MIN] = ATTR_U32,
+	[NFHPA_SETM_VALUE_MAX] = ATTR_U32,
 };
 
 static const u8 rule_kinds[NFHPA_RULE_MAX + 1] = {
@@ -495,6 +501,11 @@ static int parse_setm(const struct nlattr *nest, struct nfhp_setm_spec *m)
 	if (m->dir > NFHP_SETM_DST)
 		return -EINVAL;
 	m->invert = !!tb[NFHPA_SETM_INVERT];
+	m->has_value = tb[NFHPA_SETM_VALUE_MIN] && tb[NFHPA_SETM_VALUE_MAX];
+	if (m->has_value) {
+		m->value_min = attr_u32(tb[NFHPA_SETM_VALUE_MIN]);
+		m->value_max = attr_u32(tb[NFHPA_SETM_VALUE_MAX]);
+	}
 	return 0;
 }
 
@@ -762,7 +773,11 @@ bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
 	for (i = 0; i < nfhp_spec_nsetm(a); i++)
 		if (strcmp(a->setm[i].name, b->setm[i].name) ||
 		    a->setm[i].dir != b->setm[i].dir ||
-		    !a->setm[i].invert != !b->setm[i].invert)
+		    !a->setm[i].invert != !b->setm[i].invert ||
+		    !a->setm[i].has_value != !b->setm[i].has_value ||
+		    (a->setm[i].has_value &&
+		     (a->setm[i].value_min != b->setm[i].value_min ||
+		      a->setm[i].value_max != b->setm[i].value_max)))
 			return false;
 	return true;
 }
@@ -929,6 +944,11 @@ void nfhp_nl_set_tag(struct nfhp_nl *nl, unsigned long tag)
 void nfhp_nl_set_family(struct nfhp_nl *nl, u8 family)
 {
 	nl->ip_family = family;
+}
+
+u8 nfhp_nl_family(const struct nfhp_nl *nl)
+{
+	return nl->ip_family;
 }
 
 void nfhp_nl_set_wait(struct nfhp_nl *nl, unsigned int seconds,

@@ -122,6 +122,7 @@ void nfhp_nl_set_tag(struct nfhp_nl *nl, unsigned long tag);
  */
 /* The rule set of this family (&enum nfhp_family) takes the requests. */
 void nfhp_nl_set_family(struct nfhp_nl *nl, u8 family);
+u8 nfhp_nl_family(const struct nfhp_nl *nl);
 void nfhp_nl_set_wait(struct nfhp_nl *nl, unsigned int seconds,
 		      unsigned long interval_us);
 unsigned long nfhp_nl_failed_tag(const struct nfhp_nl *nl);

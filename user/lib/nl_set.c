@@ -256,11 +256,21 @@ int nfhp_nl_parse_set_msg(const struct nlmsghdr *nlh,
 
 /* --- requests ------------------------------------------------------------ */
 
+/*
+ * A request of @family: its header carries the family, and the rule
+ * requests that follow go to the rule set they went to before (a restore
+ * sends set commands between them).
+ */
 static struct nlmsghdr *set_request(struct nfhp_nl *nl, u8 cmd, u8 family,
 				    bool dump)
 {
+	u8 rules = nfhp_nl_family(nl);
+	struct nlmsghdr *nlh;
+
 	nfhp_nl_set_family(nl, family);
-	return nfhp_nl_request(nl, cmd, dump);
+	nlh = nfhp_nl_request(nl, cmd, dump);
+	nfhp_nl_set_family(nl, rules);
+	return nlh;
 }
 
 static int name_request(struct nfhp_nl *nl, u8 cmd, const char *name,

@@ -112,6 +112,7 @@ enum {
 	O_MARK,
 	O_COMMENT,
 	O_MATCHSET,
+	O_SETVALUE,
 	O_IGNORED_ARG,		/* --wait etc.: accepted and ignored */
 };
 
@@ -211,6 +212,7 @@ static const struct nfhp_opt opts[] = {
 	{ "mark",		required_argument, PM_MARK, O_MARK },
 	{ "comment",		required_argument, PM_COMMENT, O_COMMENT },
 	{ "match-set",		required_argument, PM_SET, O_MATCHSET },
+	{ "set-value",		required_argument, PM_SET, O_SETVALUE },
 };
 
 /* Short options: letter, argument (0 none, 1 required, 2 optional). */
@@ -2278,6 +2280,43 @@ static int parse_match_set(struct pstate *ps, const char *arg, int argc,
 	return 0;
 }
 
+/*
+ * --set-value N[:M], nf-hipac's own: the entry the last --match-set finds
+ * must have a value from N to M.  A "!" goes before --match-set, and
+ * inverts the whole.
+ */
+static int parse_set_value(struct pstate *ps, const char *arg)
+{
+	struct nfhp_rule_spec *spec = &ps->cl->spec;
+	unsigned long long lo, hi;
+	struct nfhp_setm_spec *m;
+	const char *colon = strchr(arg, ':');
+	char buf[24];
+
+	if (ps->setm_open || !spec->nsetm)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: --set-value needs a --match-set before it");
+	m = &spec->setm[spec->nsetm - 1];
+	if (m->has_value)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: --set-value can be specified only once");
+	if (ps->invert)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: --set-value cannot be inverted: put ! before --match-set");
+	snprintf(buf, sizeof(buf), "%.*s",
+		 colon ? (int)(colon - arg) : (int)strlen(arg), arg);
+	if (!nfhp_parse_uint(buf, 0, UINT32_MAX, &lo) ||
+	    !nfhp_parse_uint(colon ? colon + 1 : buf, 0, UINT32_MAX, &hi) ||
+	    lo > hi)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: bad --set-value `%s': N or N:M, N <= M, up to 4294967295",
+			    arg);
+	m->has_value = true;
+	m->value_min = lo;
+	m->value_max = hi;
+	return 0;
+}
+
 static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 		     const char *arg, int argc, char **argv, int *ip)
 {
@@ -2285,6 +2324,8 @@ static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 
 	if (o && o->id == O_MATCHSET)
 		return parse_match_set(ps, arg, argc, argv, ip);
+	if (o && o->id == O_SETVALUE)
+		return parse_set_value(ps, arg);
 	if (o && o->pm != PM_CORE) {
 		if (o->id == O_TCPFLAGS) {
 			u8 mask, cmp;
@@ -2841,6 +2882,9 @@ static int restore_line(char *line, unsigned int lineno, u8 family,
 		return ops->table ? ops->table(ctx, line + 1) : 0;
 	}
 	if (!*in_table) {
+		ret = ops->outside ? ops->outside(ctx, line) : -1;
+		if (ret >= 0)
+			return ret;
 		snprintf(err, errlen, "line %u: no table specified", lineno);
 		return NFHP_EXIT_OTHER;
 	}

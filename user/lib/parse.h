@@ -124,8 +124,13 @@ int nfhp_split_line(char *buf, char **argv, int max);
  *	chains ("-"); c may be NULL
  * @cmd: each -A/-I/-D/-N/-X/-F/-P/... line
  * @commit: a "COMMIT" line
+ * @outside: a line outside a table but a table's start, without its end
+ *	and the blanks around it (nf-hipac-restore takes the lines of
+ *	nf-hipac-set restore there); a negative value says it is none of
+ *	the caller's: the line is an error then, as without the callback
  *
- * A callback returning non-zero stops the reading; that value is returned.
+ * Another value than 0 (and than a negative one of @outside) from a
+ * callback stops the reading; that value is returned.
  */
 struct nfhp_restore_ops {
 	int (*table)(void *ctx, const char *name);
@@ -133,6 +138,7 @@ struct nfhp_restore_ops {
 		     const struct nfhp_counter *c);
 	int (*cmd)(void *ctx, struct nfhp_cmdline *cl);
 	int (*commit)(void *ctx);
+	int (*outside)(void *ctx, char *line);
 };
 
 /*

@@ -512,6 +512,12 @@ static void print_setms(FILE *f, const struct nfhp_rule_spec *s, bool save)
 		fprintf(f, "%s %s%s %s %s", save ? " -m set" : "",
 			m->invert ? "! " : "", save ? "--match-set" : "match-set",
 			m->name, m->dir == NFHP_SETM_DST ? "dst" : "src");
+		if (!m->has_value)
+			continue;
+		fprintf(f, " %s %u", save ? "--set-value" : "set-value",
+			m->value_min);
+		if (m->value_max != m->value_min)
+			fprintf(f, ":%u", m->value_max);
 	}
 }
 

@@ -15,7 +15,8 @@
  * know (-m recent, -j LOG, ...) as opaque tests of a model (opaque.h)
  * instead of refusing them.  --sets FILE loads named sets written as
  * nf-hipac-set save (or ipset save) writes them, for the set matches of
- * the rules (-m set --match-set NAME src|dst, sets.h).
+ * the rules (-m set --match-set NAME src|dst, sets.h); RULESET may hold
+ * them too, before its table, as nf-hipac-save writes them.
  */
 #include "pkt.h"
 #include "opaque.h"
@@ -58,6 +59,8 @@ struct sim {
 	char **lines;
 	char **chains;
 	size_t nlines, cap;
+	bool sets;
+	bool tables;
 };
 
 /*
@@ -215,12 +218,46 @@ static int on_cmd(void *ctx, struct nfhp_cmdline *cl)
 	return rret ? ref_err(cl->chain, rret) : 0;
 }
 
+/* Set matches run from now on, the opaque extensions of @inner with them. */
+static void sets_on(struct sim *s, const struct nfhp_ext_ops *inner)
+{
+	void *family = (void *)(uintptr_t)s->family;
+
+	nfhp_sim_sets_init(inner);
+	nfhp_ruleset_set_ext(s->rs, &nfhp_sim_ext_ops, family);
+	nfhp_ref_set_ext(s->ref, &nfhp_sim_ext_ops, family);
+	s->sets = true;
+}
+
+/* The sets of a save, before its table, as nf-hipac-save prints them. */
+static int on_outside(void *ctx, char *line)
+{
+	struct sim *s = ctx;
+	char err[256];
+	int ret;
+
+	if (!s->sets && s->tables) {
+		fprintf(stderr,
+			"nf-hipac-sim: set lines after the table: give the sets first, or with --sets\n");
+		return NFHP_EXIT_OTHER;
+	}
+	if (!s->sets)
+		sets_on(s, NULL);
+	ret = nfhp_sim_sets_line(line, false, err, sizeof(err));
+	if (ret == 1)
+		return -1;	/* the parser's "no table specified" */
+	if (ret)
+		fprintf(stderr, "nf-hipac-sim: %s\n", err);
+	return ret ? NFHP_EXIT_OTHER : 0;
+}
+
 static int on_table(void *ctx, const char *name)
 {
 	struct sim *s = ctx;
 	u64 t0 = now_ns();
 	int ret = nfhp_txn_begin(s->rs);
 
+	s->tables = true;
 	s->build_ns += now_ns() - t0;
 	return ret ? core_err("transaction", ret, NULL) : 0;
 }
@@ -243,6 +280,7 @@ static int load_ruleset(struct sim *s, FILE *f, char *err, size_t errlen)
 		.chain = on_chain,
 		.cmd = on_cmd,
 		.commit = on_commit,
+		.outside = on_outside,
 	};
 
 	return nfhp_parse_save_stream(f, s->family, &ops, s, err, errlen);
@@ -800,13 +838,8 @@ int main(int argc, char **argv)
 	}
 	if (opaque)
 		nfhp_sim_opaque_plug(s.rs);
-	if (opaque || sfile) {
-		void *family = (void *)(uintptr_t)s.family;
-
-		nfhp_sim_sets_init(opaque ? &nfhp_sim_opaque_ops : NULL);
-		nfhp_ruleset_set_ext(s.rs, &nfhp_sim_ext_ops, family);
-		nfhp_ref_set_ext(s.ref, &nfhp_sim_ext_ops, family);
-	}
+	if (opaque || sfile)
+		sets_on(&s, opaque ? &nfhp_sim_opaque_ops : NULL);
 	if (sfile) {
 		ret = load_sets(sfile);
 		if (ret)
@@ -903,7 +936,7 @@ out:
 	nfhp_ref_free(s.ref);
 	nfhp_ruleset_free(s.rs);
 	/* The rules referred to the sets: they go first. */
-	if (opaque || sfile)
+	if (s.sets)
 		nfhp_sim_sets_free();
 	return ret;
 }

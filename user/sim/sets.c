@@ -18,15 +18,14 @@ static const struct nfhp_ext_ops *sim_inner;
  * struct sim_ext - the extensions of one rule
  * @inner: the handle of the opaque extensions, or NULL
  * @nsetm: set matches in @setm
- * @setm: the set matches, their sets referenced
+ * @setm: the set matches as written, and their sets, referenced
  */
 struct sim_ext {
 	void *inner;
 	unsigned int nsetm;
 	struct {
 		struct nfhp_set *set;
-		u8 dir;
-		bool invert;
+		struct nfhp_setm_spec m;
 	} setm[NFHP_MAX_SETM];
 };
 
@@ -123,6 +122,45 @@ static int sets_add(int argc, char **argv, char *err, size_t errlen)
 }
 
 /**
+ * nfhp_sim_sets_line() - one line of a save of sets
+ * @line: the line; split in place
+ * @aliases: ipset's old forms too ("-N", "-A"), where no rule line is
+ * @err: the reason of a failure
+ * @errlen: room in @err
+ *
+ * create and add lines load a set; lock and unlock lines are taken and
+ * change nothing, since nothing writes a set after it is loaded.  Blank
+ * lines and "#" lines are skipped.
+ *
+ * Return: 0, 1 for a line of no set command, or -errno with @err.
+ */
+int nfhp_sim_sets_line(char *line, bool aliases, char *err, size_t errlen)
+{
+	char *argv[SETS_MAX_WORDS];
+	int argc = split_words(line, argv);
+
+	err[0] = 0;
+	if (argc < 0) {
+		snprintf(err, errlen, "too many words");
+		return -E2BIG;
+	}
+	if (!argc || argv[0][0] == '#')
+		return 0;
+	if (!strcmp(argv[0], "create") || (aliases && !strcmp(argv[0], "-N")))
+		return sets_create(argc, argv, err, errlen);
+	if (!strcmp(argv[0], "add") || (aliases && !strcmp(argv[0], "-A")))
+		return sets_add(argc, argv, err, errlen);
+	if (strcmp(argv[0], "lock") && strcmp(argv[0], "unlock"))
+		return 1;
+	if (argc != 2 || !nfhp_set_find(&sim_sets, argv[1])) {
+		snprintf(err, errlen, "%s: no set %s", argv[0],
+			 argc > 1 ? argv[1] : "named");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
  * nfhp_sim_sets_load() - read sets in the format of ipset save
  * @f: the file
  * @err: the reason of a failure, with its line
@@ -132,27 +170,19 @@ static int sets_add(int argc, char **argv, char *err, size_t errlen)
  */
 int nfhp_sim_sets_load(FILE *f, char *err, size_t errlen)
 {
-	char line[4096], *argv[SETS_MAX_WORDS], reason[256];
+	char line[4096], reason[256];
 	unsigned int lineno = 0;
-	int argc, ret;
+	int ret;
 
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
-		reason[0] = 0;
-		argc = split_words(line, argv);
-		if (!argc || argv[0][0] == '#')
-			continue;
-		if (argc < 0)
-			ret = -E2BIG;
-		else if (!strcmp(argv[0], "create") || !strcmp(argv[0], "-N"))
-			ret = sets_create(argc, argv, reason, sizeof(reason));
-		else if (!strcmp(argv[0], "add") || !strcmp(argv[0], "-A"))
-			ret = sets_add(argc, argv, reason, sizeof(reason));
-		else
+		ret = nfhp_sim_sets_line(line, true, reason, sizeof(reason));
+		if (ret == 1)
 			ret = -EINVAL;
 		if (ret) {
 			snprintf(err, errlen, "line %u: %s", lineno,
-				 reason[0] ? reason : "not a create or add line");
+				 reason[0] ? reason :
+					     "not a create, add or lock line");
 			return ret;
 		}
 	}
@@ -186,8 +216,7 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 		}
 		set->refs++;
 		x->setm[x->nsetm].set = set;
-		x->setm[x->nsetm].dir = spec->setm[x->nsetm].dir;
-		x->setm[x->nsetm].invert = spec->setm[x->nsetm].invert;
+		x->setm[x->nsetm].m = spec->setm[x->nsetm];
 	}
 	return 0;
 }
@@ -227,17 +256,22 @@ static enum nfhp_ext_result sim_ext_match(const void *ext, void *pkt)
 {
 	const struct sim_ext *x = ext;
 	const struct nfhp_sim_pkt *p = pkt;
+	const struct nfhp_setm_spec *m;
 	struct nfhp_set_key key;
 	unsigned int i;
+	bool hit;
 	u32 value;
 
 	for (i = 0; i < x->nsetm; i++) {
-		key.addr = p->key.v[x->setm[i].dir == NFHP_SETM_SRC ?
-				    NFHP_DIM_SRC : NFHP_DIM_DST];
+		m = &x->setm[i].m;
+		key.addr = p->key.v[m->dir == NFHP_SETM_SRC ? NFHP_DIM_SRC :
+							      NFHP_DIM_DST];
 		key.plen = x->setm[i].set->family == NFHP_FAMILY_IPV6 ? 128 :
 									32;
-		if (nfhp_set_lookup(x->setm[i].set, &key, &value) ==
-		    x->setm[i].invert)
+		hit = nfhp_set_lookup(x->setm[i].set, &key, &value);
+		if (hit && m->has_value)
+			hit = value >= m->value_min && value <= m->value_max;
+		if (hit == m->invert)
 			return NFHP_EXT_NOMATCH;
 	}
 	return x->inner ? sim_inner->match(x->inner, pkt) : NFHP_EXT_MATCH;

@@ -314,6 +314,16 @@ st=$?
 result "$([ $st -ne 0 ] && grep -q "cannot evaluate set matches" <<<"$out"; echo $?)" \
 	"set matches without --sets: refused, and said so" "exit $st: $out"
 
+# The same sets before the table, as nf-hipac-save prints them (a lock
+# line too): the same verdicts.
+{ cat "$tmp/r.sets"; echo "lock h1"; cat "$tmp/r.rules"; } > "$tmp/r.save"
+"$sim" --check "$tmp/r.save" "$tmp/r.pkt" > "$tmp/r2.out" 2> "$tmp/r2.err"
+st=$?
+result "$([ $st -eq 0 ] && grep -qx 'nf-hipac-sim: 3000 packets checked, 0 mismatches' "$tmp/r2.err" &&
+	  cmp -s "$tmp/r.out" "$tmp/r2.out"; echo $?)" \
+	"sets before the table, as nf-hipac-save prints them: the same verdicts" \
+	"exit $st: $(cat "$tmp/r2.err")"
+
 out=$(echo "src=300.1.1.1" | "$sim" "$tmp/small.rules" 2>&1)
 st=$?
 result "$([ $st -eq 2 ] && grep -q "packets line 1: bad packet field .src=300.1.1.1" <<<"$out"; echo $?)" \

@@ -155,6 +155,10 @@ static void add_setms(struct nfhp_rule_spec *s)
 		s->setm[i].name[NFHP_SET_MAXNAMELEN - 1] = '\0';
 		s->setm[i].dir = i & 1 ? NFHP_SETM_DST : NFHP_SETM_SRC;
 		s->setm[i].invert = i >= 2;
+		/* Values on two of them, one the widest range. */
+		s->setm[i].has_value = i & 1;
+		s->setm[i].value_min = i == 1 ? 0 : 7;
+		s->setm[i].value_max = i == 1 ? ~0u : 9;
 	}
 	s->nsetm = NFHP_MAX_SETM;
 }
@@ -226,7 +230,11 @@ static bool same_rule(const struct nfhp_rule_spec *a,
 	for (i = 0; i < a->nsetm; i++)
 		if (strcmp(a->setm[i].name, b->setm[i].name) ||
 		    a->setm[i].dir != b->setm[i].dir ||
-		    a->setm[i].invert != b->setm[i].invert)
+		    a->setm[i].invert != b->setm[i].invert ||
+		    a->setm[i].has_value != b->setm[i].has_value ||
+		    (a->setm[i].has_value &&
+		     (a->setm[i].value_min != b->setm[i].value_min ||
+		      a->setm[i].value_max != b->setm[i].value_max)))
 			return false;
 	for (i = 0; i < a->nmatch; i++) {
 		const struct nfhp_dim_match *x = &a->m[i], *y = &b->m[i];

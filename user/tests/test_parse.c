@@ -227,6 +227,14 @@ static const struct {
 	  "-A INPUT -m set --match-set a src -m set ! --match-set b dst -m set --match-set c src -m set --match-set d dst" },
 	{ "-A INPUT -m set --match-set abcdefghijklmnopqrstuvwxyz01234 src",
 	  "-A INPUT -m set --match-set abcdefghijklmnopqrstuvwxyz01234 src" },
+	{ "-A INPUT -m set --match-set vm src --set-value 7 -j DROP",
+	  "-A INPUT -m set --match-set vm src --set-value 7 -j DROP" },
+	{ "-A INPUT -m set ! --match-set vm dst --set-value 0x10:20 -j DROP",
+	  "-A INPUT -m set ! --match-set vm dst --set-value 16:20 -j DROP" },
+	{ "-A INPUT -m set --match-set vm src --set-value 3:3 -m set --match-set bl src",
+	  "-A INPUT -m set --match-set vm src --set-value 3 -m set --match-set bl src" },
+	{ "-A INPUT -m set --match-set vm src --set-value 0:4294967295",
+	  "-A INPUT -m set --match-set vm src --set-value 0:4294967295" },
 };
 
 /* A command line that must be refused with this code and message. */
@@ -389,6 +397,18 @@ static const struct {
 	{ "-A INPUT -m set --match-set a src -m set --match-set b src -m set --match-set c src -m set --match-set d src -m set --match-set e src",
 	  2, "nf-hipac: at most 4 set matches in a rule" },
 	{ "-A INPUT --match-set bl src", 2, "unknown option \"--match-set\"" },
+	{ "-A INPUT -m set --set-value 3 --match-set bl src", 2,
+	  "nf-hipac: --set-value needs a --match-set before it" },
+	{ "-A INPUT -m set --match-set bl src --set-value 3 --set-value 4", 2,
+	  "nf-hipac: --set-value can be specified only once" },
+	{ "-A INPUT -m set --match-set bl src ! --set-value 3", 2,
+	  "nf-hipac: --set-value cannot be inverted: put ! before --match-set" },
+	{ "-A INPUT -m set --match-set bl src --set-value 5:4", 2,
+	  "nf-hipac: bad --set-value `5:4': N or N:M, N <= M, up to 4294967295" },
+	{ "-A INPUT -m set --match-set bl src --set-value 4294967296", 2,
+	  "nf-hipac: bad --set-value `4294967296': N or N:M, N <= M, up to 4294967295" },
+	{ "-A INPUT -m set --match-set bl src --set-value x", 2,
+	  "nf-hipac: bad --set-value `x': N or N:M, N <= M, up to 4294967295" },
 	{ "-A INPUT -m set ! ! --match-set bl src", 2,
 	  "multiple consecutive ! not allowed" },
 	{ "-D INPUT 1 -m set --match-set bl src", 2,
@@ -451,6 +471,11 @@ static void test_fields(void)
 	      "-m set: two set matches in order, no native match, no order");
 	check(!parse("-A INPUT -j DROP") && !cl->spec.nsetm,
 	      "a rule after one with set matches has none");
+	check(!parse("-A INPUT -m set --match-set a src -m set --match-set b src --set-value 2:9") &&
+	      cl->spec.nsetm == 2 && !cl->spec.setm[0].has_value &&
+	      cl->spec.setm[1].has_value && cl->spec.setm[1].value_min == 2 &&
+	      cl->spec.setm[1].value_max == 9,
+	      "--set-value goes to the last --match-set only");
 
 	check(!parse("-A FORWARD -w 5 -W 20000 -j DROP") && cl->wait &&
 	      cl->wait_seconds == 5 && cl->wait_interval_us == 20000,

@@ -194,6 +194,10 @@
  *             no such set, -EINVAL when it is of another family
  *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir
  *         NFHPA_SETM_INVERT: NLA_FLAG
+ *         NFHPA_SETM_VALUE_MIN, NFHPA_SETM_VALUE_MAX: NLA_U32, both or
+ *             neither: the entry that holds the field must also have a
+ *             value from MIN to MAX ("--set-value MIN:MAX"); INVERT
+ *             inverts the whole.  -EINVAL for one alone or MIN > MAX.
  *         Set matches run after the native dimensions matched, before
  *         the xtables matches.
  *
@@ -621,6 +625,8 @@ enum nfhp_setm_attr {
 	NFHPA_SETM_NAME,
 	NFHPA_SETM_DIR,
 	NFHPA_SETM_INVERT,
+	NFHPA_SETM_VALUE_MIN,
+	NFHPA_SETM_VALUE_MAX,
 	__NFHPA_SETM_MAX
 };
 

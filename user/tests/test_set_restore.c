@@ -1,0 +1,1044 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac-save, nf-hipac-restore and nf-hipac-set restore with named
+ * sets, against a fake kernel.
+ *
+ * The tools run as they are (their main functions, in cli/), over the
+ * netlink client of lib/nl.c and lib/nl_set.c, compiled into this file
+ * with libmnl's socket calls and recv() replaced: what they send goes to
+ * fake_kernel(), which keeps chains, rules and sets as the module does
+ * (but without staging: each request takes effect at once), answers as
+ * the uapi header says, and writes each request down ("BEGIN; SET_NEW
+ * bl exist; SET_FLUSH bl; ..."), so that the order of the requests in
+ * the transaction can be compared.
+ */
+#define mnl_socket_open		fake_socket_open
+#define mnl_socket_setsockopt	fake_socket_setsockopt
+#define mnl_socket_bind		fake_socket_bind
+#define mnl_socket_get_portid	fake_socket_get_portid
+#define mnl_socket_get_fd	fake_socket_get_fd
+#define mnl_socket_close	fake_socket_close
+#define mnl_socket_sendto	fake_socket_sendto
+#define mnl_socket_recvfrom	fake_socket_recvfrom
+#define recv			fake_recv
+
+#include "../lib/nl.c"
+#include "../lib/nl_set.c"
+#include "../cli/subcommands.h"
+#include "tap.h"
+
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+#define FAKE_FAMILY	0x42
+#define FAKE_FD		1000
+#define FAKE_ANSWERS	1024
+
+/* --- the fake kernel -------------------------------------------------------- */
+
+/**
+ * struct fset - a set of the fake kernel
+ * @name: its name, "" for a free slot
+ * @family: &enum nfhp_family
+ * @algo: "hash" or "lpm"
+ * @limit: most entries, 0 for none
+ * @locked: adds and deletes refused
+ * @e: the entries
+ * @n: how many
+ */
+struct fset {
+	char name[NFHP_SET_MAXNAMELEN];
+	u8 family;
+	char algo[NFHP_SET_ALGO_LEN];
+	u32 limit;
+	bool locked;
+	struct nfhp_set_entry e[32];
+	unsigned int n;
+};
+
+/**
+ * struct frule - a rule of the fake kernel
+ * @chain: its chain
+ * @spec: the rule
+ */
+struct frule {
+	char chain[NFHP_CHAIN_NAME_LEN];
+	struct nfhp_rule_spec spec;
+};
+
+/**
+ * struct fake - the fake kernel
+ * @lock: the sender thread of batches talks to it too
+ * @sets: the sets
+ * @chains: the user chains, "" for a free slot
+ * @policy: of INPUT, FORWARD and OUTPUT
+ * @rules: the rules of every chain, in order
+ * @nrules: how many
+ * @log: the requests, "; "-separated
+ * @answer: the datagrams waiting for recv(), from @head to @tail
+ * @len: their lengths
+ * @head: the next to read
+ * @tail: the next free slot
+ * @busy: another socket holds the transaction: BEGIN and set writes fail
+ */
+static struct fake {
+	pthread_mutex_t lock;
+	struct fset sets[8];
+	char chains[8][NFHP_CHAIN_NAME_LEN];
+	u8 policy[3];
+	struct frule rules[16];
+	unsigned int nrules;
+	char log[16384];
+	void *answer[FAKE_ANSWERS];
+	size_t len[FAKE_ANSWERS];
+	unsigned int head, tail;
+	bool busy;
+} k = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const char *const builtin[3] = { "INPUT", "FORWARD", "OUTPUT" };
+
+static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
+{
+	size_t n = strlen(k.log);
+	va_list ap;
+
+	if (n)
+		n += snprintf(k.log + n, sizeof(k.log) - n, "; ");
+	va_start(ap, fmt);
+	vsnprintf(k.log + n, sizeof(k.log) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void push(const struct nlmsghdr *nlh)
+{
+	void *p = malloc(nlh->nlmsg_len);
+
+	if (!p || k.tail - k.head == FAKE_ANSWERS) {
+		free(p);
+		return;
+	}
+	memcpy(p, nlh, nlh->nlmsg_len);
+	k.answer[k.tail % FAKE_ANSWERS] = p;
+	k.len[k.tail % FAKE_ANSWERS] = nlh->nlmsg_len;
+	k.tail++;
+}
+
+static char ans[NFHP_NL_RECV_SIZE];
+
+static struct nlmsghdr *reply(const struct nlmsghdr *req, u8 cmd)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
+	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+	nlh->nlmsg_type = req->nlmsg_type;
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	if (req->nlmsg_flags & NLM_F_DUMP)
+		nlh->nlmsg_flags = NLM_F_MULTI;
+	g->cmd = cmd;
+	return nlh;
+}
+
+/* The acknowledgement, or the error with the kernel's message. */
+static void ack(const struct nlmsghdr *req, int err, const char *msg)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
+	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
+
+	if (!err && !(req->nlmsg_flags & NLM_F_ACK))
+		return;
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_flags = NLM_F_CAPPED;
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	e->error = err;
+	e->msg = *req;
+	if (err && msg) {
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+	}
+	push(nlh);
+}
+
+static void dump_done(const struct nlmsghdr *req)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
+	int *code = mnl_nlmsg_put_extra_header(nlh, sizeof(*code));
+
+	nlh->nlmsg_type = NLMSG_DONE;
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	*code = 0;
+	push(nlh);
+}
+
+static int index_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+
+	tb[mnl_attr_get_type(attr)] = attr;
+	return MNL_CB_OK;
+}
+
+static const char *str(const struct nlattr *a)
+{
+	return a ? mnl_attr_get_str(a) : NULL;
+}
+
+static struct fset *fset_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; name && i < ARRAY_SIZE(k.sets); i++)
+		if (!strcmp(k.sets[i].name, name))
+			return &k.sets[i];
+	return NULL;
+}
+
+static struct fset *fset_new(const char *name, u8 family, const char *algo)
+{
+	struct fset *s = fset_find("");
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->family = family;
+	snprintf(s->algo, sizeof(s->algo), "%s", algo);
+	s->limit = NFHP_SET_DEFAULT_LIMIT;
+	return s;
+}
+
+static void fset_add(struct fset *s, nfhp_u128 addr, u8 plen, u32 value)
+{
+	struct nfhp_set_entry e = { .addr = addr, .plen = plen,
+				    .value = value };
+
+	s->e[s->n++] = e;
+}
+
+/* The entries of a set as text: "10.0.0.1 10.0.0.2=5". */
+static const char *fset_str(const char *name)
+{
+	static char buf[1024];
+	struct fset *s = fset_find(name);
+	unsigned int i;
+	char key[64];
+
+	buf[0] = '\0';
+	for (i = 0; s && i < s->n; i++) {
+		nfhp_set_key_str(key, sizeof(key), s->family, &s->e[i]);
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+			 "%s%s", i ? " " : "", key);
+		if (s->e[i].value)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "=%u", s->e[i].value);
+	}
+	return s ? buf : "(none)";
+}
+
+/* NFHP_CMD_SET_LIST: every set's head, or one set's with its entries. */
+static void fake_set_list(const struct nlmsghdr *req, const char *name)
+{
+	static const struct nfhp_set_info entries_only;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(k.sets); i++) {
+		struct fset *s = &k.sets[i];
+		struct nlmsghdr *nlh;
+		struct nlattr *nest;
+
+		if (!s->name[0] || (name && strcmp(name, s->name)))
+			continue;
+		nlh = reply(req, NFHP_CMD_SET_LIST);
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY, s->family);
+		nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, s->name);
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
+		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, s->algo);
+		mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, s->limit);
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS,
+				 s->locked ? NFHP_SET_F_LOCKED : 0);
+		mnl_attr_put_u32(nlh, NFHPA_SET_COUNT, s->n);
+		mnl_attr_nest_end(nlh, nest);
+		push(nlh);
+		if (!name)
+			continue;
+		nlh = reply(req, NFHP_CMD_SET_LIST);
+		mnl_attr_put_u8(nlh, NFHPA_FAMILY, s->family);
+		nfhp_nl_put_set(nlh, &entries_only, 0, s->e, s->n, true);
+		push(nlh);
+	}
+	dump_done(req);
+}
+
+/* An entry's result in set @s, applied. */
+static u8 fake_entry(struct fset *s, bool add, u32 flags,
+		     const struct nfhp_set_entry *e)
+{
+	unsigned int i;
+
+	if (s->locked)
+		return NFHP_SET_LOCKED;
+	for (i = 0; i < s->n; i++)
+		if (s->e[i].addr == e->addr && s->e[i].plen == e->plen)
+			break;
+	if (!add) {
+		if (i == s->n)
+			return NFHP_SET_NOT_FOUND;
+		s->e[i] = s->e[--s->n];
+		return NFHP_SET_DELETED;
+	}
+	if (i < s->n && !(flags & NFHP_SET_F_UPDATE))
+		return NFHP_SET_EXISTS;
+	if (i < s->n) {
+		s->e[i].value = e->value;
+		return NFHP_SET_UPDATED;
+	}
+	if ((s->limit && s->n >= s->limit) || s->n == ARRAY_SIZE(s->e))
+		return NFHP_SET_LIMIT;
+	s->e[s->n++] = *e;
+	return NFHP_SET_ADDED;
+}
+
+static int result_err(u8 result, u32 flags)
+{
+	switch (result) {
+	case NFHP_SET_EXISTS:
+		return flags & NFHP_SET_F_EXIST ? 0 : -EEXIST;
+	case NFHP_SET_NOT_FOUND:
+		return flags & NFHP_SET_F_EXIST ? 0 : -ENOENT;
+	case NFHP_SET_LOCKED:
+		return -EPERM;
+	case NFHP_SET_LIMIT:
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* NFHP_CMD_SET_ADD and _REMOVE: a result per entry, then the first error. */
+static int fake_set_entries(const struct nlmsghdr *req,
+			    const struct nlattr *nest, u8 family, bool add)
+{
+	const struct nlattr *set[NFHPA_SET_MAX + 1] = {}, *a;
+	const char *name;
+	char keys[2048] = "";
+	struct nlmsghdr *nlh;
+	struct nlattr *out;
+	struct fset *s;
+	u32 flags;
+	int err = 0;
+
+	mnl_attr_parse_nested(nest, index_cb, set);
+	name = str(set[NFHPA_SET_NAME]);
+	flags = set[NFHPA_SET_FLAGS] ? mnl_attr_get_u32(set[NFHPA_SET_FLAGS]) :
+				       0;
+	s = fset_find(name);
+	nlh = reply(req, add ? NFHP_CMD_SET_ADD : NFHP_CMD_SET_REMOVE);
+	out = mnl_attr_nest_start(nlh, NFHPA_SET);
+	mnl_attr_for_each_nested(a, nest) {
+		struct nfhp_set_entry e;
+		struct nlattr *ent;
+		char key[64];
+
+		if (mnl_attr_get_type(a) != NFHPA_SET_ENTRY ||
+		    parse_entry(a, family, &e))
+			continue;
+		nfhp_set_key_str(key, sizeof(key), family, &e);
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
+			 " %s", key);
+		if (e.value)
+			snprintf(keys + strlen(keys),
+				 sizeof(keys) - strlen(keys), "=%u", e.value);
+		e.result = s ? fake_entry(s, add, flags, &e) :
+			       NFHP_SET_INVALID;
+		if (!err)
+			err = result_err(e.result, flags);
+		ent = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+		put_addr(nlh, e.addr);
+		mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e.plen);
+		mnl_attr_put_u8(nlh, NFHPA_SETE_RESULT, e.result);
+		mnl_attr_nest_end(nlh, ent);
+	}
+	mnl_attr_nest_end(nlh, out);
+	note("SET_%s %s%s%s:%s", add ? "ADD" : "REMOVE", name,
+	     flags & NFHP_SET_F_EXIST ? " exist" : "",
+	     flags & NFHP_SET_F_UPDATE ? " update" : "", keys);
+	if (!s)
+		return -ENOENT;
+	push(nlh);
+	return err;
+}
+
+static int fake_set_cmd(const struct nlmsghdr *req, u8 cmd,
+			const struct nlattr *nest, u8 family, const char **msg)
+{
+	const struct nlattr *set[NFHPA_SET_MAX + 1] = {};
+	const char *name;
+	struct fset *s;
+	u32 flags;
+
+	if (cmd == NFHP_CMD_SET_ADD || cmd == NFHP_CMD_SET_REMOVE)
+		return fake_set_entries(req, nest, family,
+					cmd == NFHP_CMD_SET_ADD);
+	if (nest)
+		mnl_attr_parse_nested(nest, index_cb, set);
+	name = str(set[NFHPA_SET_NAME]);
+	flags = set[NFHPA_SET_FLAGS] ? mnl_attr_get_u32(set[NFHPA_SET_FLAGS]) :
+				       0;
+	s = fset_find(name);
+	switch (cmd) {
+	case NFHP_CMD_SET_LIST:
+		note("SET_LIST%s%s", name ? " " : "", name ? name : "");
+		fake_set_list(req, name);
+		return 0;
+	case NFHP_CMD_SET_NEW:
+		note("SET_NEW %s%s%s", name,
+		     flags & NFHP_SET_F_EXIST ? " exist" : "",
+		     flags & NFHP_SET_F_LOCKED ? " locked" : "");
+		if (s && (!(flags & NFHP_SET_F_EXIST) || s->family != family ||
+			  strcmp(s->algo, str(set[NFHPA_SET_ALGO])))) {
+			*msg = "a set of that name exists";
+			return -EEXIST;
+		}
+		if (s)
+			return 0;
+		s = fset_new(name, family, str(set[NFHPA_SET_ALGO]));
+		s->limit = set[NFHPA_SET_LIMIT] ?
+			   mnl_attr_get_u32(set[NFHPA_SET_LIMIT]) : 0;
+		s->locked = flags & NFHP_SET_F_LOCKED;
+		return 0;
+	case NFHP_CMD_SET_FLUSH:
+		note("SET_FLUSH %s", name);
+		if (!s)
+			return -ENOENT;
+		s->n = 0;
+		return 0;
+	case NFHP_CMD_SET_MODIFY:
+		note("SET_MODIFY %s%s%s", name,
+		     set[NFHPA_SET_LIMIT] ? " limit" : "",
+		     !set[NFHPA_SET_FLAGS] ? "" :
+		     flags & NFHP_SET_F_LOCKED ? " locked" : " unlocked");
+		if (!s)
+			return -ENOENT;
+		if (set[NFHPA_SET_LIMIT])
+			s->limit = mnl_attr_get_u32(set[NFHPA_SET_LIMIT]);
+		if (set[NFHPA_SET_FLAGS])
+			s->locked = flags & NFHP_SET_F_LOCKED;
+		return 0;
+	case NFHP_CMD_SET_DEL:
+		note("SET_DEL %s", name ? name : "");
+		if (!s)
+			return -ENOENT;
+		s->name[0] = '\0';
+		return 0;
+	}
+	note("SET_CMD%u", cmd);
+	return -EOPNOTSUPP;
+}
+
+static bool chain_is(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		if (!strcmp(name, builtin[i]))
+			return true;
+	for (i = 0; i < ARRAY_SIZE(k.chains); i++)
+		if (!strcmp(name, k.chains[i]))
+			return true;
+	return false;
+}
+
+/* NFHP_CMD_LIST: each chain, then the rules, as the module dumps them. */
+static void fake_list(const struct nlmsghdr *req)
+{
+	static const struct nfhp_counter zero;
+	unsigned int i, j, pos;
+
+	for (i = 0; i < 3 + ARRAY_SIZE(k.chains); i++) {
+		const char *name = i < 3 ? builtin[i] : k.chains[i - 3];
+		struct nlmsghdr *nlh;
+
+		if (!name[0])
+			continue;
+		nlh = reply(req, NFHP_CMD_LIST);
+		mnl_attr_put_strz(nlh, NFHPA_CHAIN, name);
+		if (i < 3) {
+			mnl_attr_put_u8(nlh, NFHPA_POLICY, k.policy[i]);
+			put_counters(nlh, NFHPA_COUNTERS, &zero);
+		}
+		push(nlh);
+		for (j = 0, pos = 0; j < k.nrules; j++) {
+			if (strcmp(k.rules[j].chain, name))
+				continue;
+			nlh = reply(req, NFHP_CMD_LIST);
+			mnl_attr_put_strz(nlh, NFHPA_CHAIN, name);
+			mnl_attr_put_u32(nlh, NFHPA_POS, ++pos);
+			nfhp_nl_put_rule(nlh, &k.rules[j].spec, &zero);
+			push(nlh);
+		}
+	}
+	dump_done(req);
+}
+
+/* The rule commands a restore sends. */
+static int fake_rule_cmd(u8 cmd, const struct nlattr **tb, const char *six,
+			 const char **msg)
+{
+	const char *chain = str(tb[NFHPA_CHAIN]);
+	struct frule *r = &k.rules[k.nrules];
+	unsigned int i;
+
+	switch (cmd) {
+	case NFHP_CMD_FLUSH:
+		note("FLUSH%s%s%s", chain ? " " : "", chain ? chain : "", six);
+		if (!chain)
+			k.nrules = 0;
+		return 0;
+	case NFHP_CMD_DEL_CHAIN:
+		note("DEL_CHAIN%s%s%s", chain ? " " : "", chain ? chain : "",
+		     six);
+		for (i = 0; !chain && i < ARRAY_SIZE(k.chains); i++)
+			k.chains[i][0] = '\0';
+		return 0;
+	case NFHP_CMD_NEW_CHAIN:
+		note("NEW_CHAIN %s%s", chain, six);
+		for (i = 0; i < ARRAY_SIZE(k.chains) && k.chains[i][0]; i++)
+			;
+		snprintf(k.chains[i], sizeof(k.chains[i]), "%s", chain);
+		return 0;
+	case NFHP_CMD_POLICY:
+		note("POLICY %s%s", chain, six);
+		return 0;
+	case NFHP_CMD_APPEND:
+		note("APPEND %s%s", chain, six);
+		if (nfhp_nl_parse_rule(tb[NFHPA_RULE], &r->spec, NULL))
+			return -EINVAL;
+		if (r->spec.action == NFHP_ACT_JUMP &&
+		    !chain_is(r->spec.target)) {
+			*msg = "no chain by that name";
+			return -ENOENT;
+		}
+		snprintf(r->chain, sizeof(r->chain), "%s", chain);
+		k.nrules++;
+		return 0;
+	}
+	note("CMD%u%s", cmd, six);
+	return -EOPNOTSUPP;
+}
+
+/* One request: written down, done, answered. */
+static void fake_kernel(const struct nlmsghdr *req)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(req);
+	const struct nlattr *tb[NFHPA_MAX + 1] = {};
+	const char *msg = NULL;
+	u8 family = NFHP_FAMILY_IPV4;
+	int err = 0;
+
+	if (req->nlmsg_type == GENL_ID_CTRL) {
+		struct nlmsghdr *nlh = reply(req, CTRL_CMD_NEWFAMILY);
+
+		mnl_attr_put_u16(nlh, CTRL_ATTR_FAMILY_ID, FAKE_FAMILY);
+		push(nlh);
+		ack(req, 0, NULL);
+		return;
+	}
+	mnl_attr_parse(req, sizeof(*g), index_cb, tb);
+	if (tb[NFHPA_FAMILY])
+		family = mnl_attr_get_u8(tb[NFHPA_FAMILY]);
+	if (k.busy && g->cmd != NFHP_CMD_LIST && g->cmd != NFHP_CMD_SET_LIST) {
+		note("BUSY %u", g->cmd);
+		ack(req, -EBUSY, NULL);
+		return;
+	}
+	switch (g->cmd) {
+	case NFHP_CMD_BEGIN:
+		note("BEGIN");
+		break;
+	case NFHP_CMD_COMMIT:
+		note("COMMIT");
+		break;
+	case NFHP_CMD_ABORT:
+		note("ABORT");
+		break;
+	case NFHP_CMD_LIST:
+		note("LIST%s", family == NFHP_FAMILY_IPV6 ? "/6" : "");
+		fake_list(req);
+		return;
+	case NFHP_CMD_SET_NEW ... NFHP_CMD_SET_LIST:
+		err = fake_set_cmd(req, g->cmd, tb[NFHPA_SET], family, &msg);
+		if (g->cmd == NFHP_CMD_SET_LIST)
+			return;
+		break;
+	default:
+		err = fake_rule_cmd(g->cmd, tb,
+				    family == NFHP_FAMILY_IPV6 ? "/6" : "",
+				    &msg);
+	}
+	ack(req, err, msg);
+}
+
+/* --- the socket calls of lib/nl.c ----------------------------------------- */
+
+static char fake_sock;
+
+struct mnl_socket *fake_socket_open(int bus)
+{
+	return (struct mnl_socket *)&fake_sock;
+}
+
+int fake_socket_setsockopt(const struct mnl_socket *nl, int type, void *buf,
+			   socklen_t len)
+{
+	return 0;
+}
+
+int fake_socket_bind(struct mnl_socket *nl, unsigned int groups, pid_t pid)
+{
+	return 0;
+}
+
+unsigned int fake_socket_get_portid(const struct mnl_socket *nl)
+{
+	return 4242;
+}
+
+int fake_socket_get_fd(const struct mnl_socket *nl)
+{
+	return FAKE_FD;
+}
+
+int fake_socket_close(struct mnl_socket *nl)
+{
+	return 0;
+}
+
+ssize_t fake_socket_sendto(const struct mnl_socket *nl, const void *buf,
+			   size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+	int left = len;
+
+	pthread_mutex_lock(&k.lock);
+	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
+		fake_kernel(nlh);
+	pthread_mutex_unlock(&k.lock);
+	return len;
+}
+
+ssize_t fake_recv(int fd, void *buf, size_t len, int flags)
+{
+	ssize_t n = -1;
+
+	pthread_mutex_lock(&k.lock);
+	if (k.head == k.tail) {
+		/* A blocking read of nothing would hang the real one. */
+		errno = flags & MSG_DONTWAIT ? EAGAIN : ETIMEDOUT;
+	} else {
+		void *p = k.answer[k.head % FAKE_ANSWERS];
+
+		n = k.len[k.head % FAKE_ANSWERS];
+		memcpy(buf, p, (size_t)n < len ? (size_t)n : len);
+		free(p);
+		k.head++;
+	}
+	pthread_mutex_unlock(&k.lock);
+	return n;
+}
+
+ssize_t fake_socket_recvfrom(const struct mnl_socket *nl, void *buf,
+			     size_t len)
+{
+	return fake_recv(FAKE_FD, buf, len, 0);
+}
+
+/* --- running the tools -------------------------------------------------- */
+
+/* A kernel with the three built-in chains and no set. */
+static void fake_reset(void)
+{
+	while (k.head != k.tail)
+		free(k.answer[k.head++ % FAKE_ANSWERS]);
+	memset(k.sets, 0, sizeof(k.sets));
+	memset(k.chains, 0, sizeof(k.chains));
+	k.nrules = 0;
+	k.busy = false;
+	k.log[0] = '\0';
+}
+
+static char text[16384];	/* what the tool printed */
+static char errs[4096];		/* and what it said on stderr */
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+}
+
+/*
+ * Run @fn (a tool's main) with the words of @cmdline, @input as its
+ * standard input; its standard error goes to errs.  Return: its exit code.
+ */
+static int run(int (*fn)(int argc, char **argv), const char *cmdline,
+	       const char *input)
+{
+	char in[] = "/tmp/test_set_restore.in.XXXXXX";
+	char err[] = "/tmp/test_set_restore.err.XXXXXX";
+	char words[512], *argv[32];
+	int argc, ifd, efd, saved_in, saved_err, ret;
+
+	snprintf(words, sizeof(words), "%s", cmdline);
+	argc = nfhp_split_line(words, argv, 31);
+	argv[argc] = NULL;
+	ifd = mkstemp(in);
+	efd = mkstemp(err);
+	if (write(ifd, input, strlen(input)) != (ssize_t)strlen(input))
+		return -1;
+	lseek(ifd, 0, SEEK_SET);
+	fflush(stdout);
+	fflush(stderr);
+	saved_in = dup(0);
+	saved_err = dup(2);
+	dup2(ifd, 0);
+	dup2(efd, 2);
+	clearerr(stdin);
+	optind = 0;
+	k.log[0] = '\0';
+	ret = fn(argc, argv);
+	fflush(stderr);
+	dup2(saved_in, 0);
+	dup2(saved_err, 2);
+	close(saved_in);
+	close(saved_err);
+	clearerr(stdin);
+	close(ifd);
+	close(efd);
+	slurp(err, errs, sizeof(errs));
+	/* One line for the TAP output: "first | second". */
+	for (argc = strlen(errs); argc && errs[argc - 1] == '\n'; argc--)
+		errs[argc - 1] = '\0';
+	for (argc = 0; errs[argc]; argc++)
+		if (errs[argc] == '\n')
+			errs[argc] = '|';
+	unlink(in);
+	unlink(err);
+	return ret;
+}
+
+/* nf-hipac-save and its kind into text[]. */
+static int save(const char *prog)
+{
+	char cmd[128], path[] = "/tmp/test_set_restore.out.XXXXXX";
+	int fd = mkstemp(path), ret;
+
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s -f %s", prog, path);
+	ret = run(save_main, cmd, "");
+	slurp(path, text, sizeof(text));
+	unlink(path);
+	return ret;
+}
+
+/* Whether @s holds the lines @lines, one after the other. */
+static bool has_lines(const char *s, const char *lines)
+{
+	const char *p = strstr(s, lines);
+
+	return p && (p == s || p[-1] == '\n');
+}
+
+/* A kernel with an IPv4 hash set, a locked IPv4 lpm set, an IPv6 set. */
+static void some_sets(void)
+{
+	struct fset *s;
+
+	fake_reset();
+	s = fset_new("bl", NFHP_FAMILY_IPV4, "hash");
+	fset_add(s, 0x0a000009, 32, 0);
+	s = fset_new("nets", NFHP_FAMILY_IPV4, "lpm");
+	fset_add(s, 0xc0000200, 24, 7);
+	s->locked = true;
+	s->limit = 100;
+	s = fset_new("bl6", NFHP_FAMILY_IPV6, "hash");
+	fset_add(s, (nfhp_u128)0x20010db8 << 96 | 1, 128, 0);
+}
+
+static int restore(const char *cmdline, const char *input)
+{
+	return run(restore_main, cmdline, input);
+}
+
+/* --- nf-hipac-save ----------------------------------------------------------- */
+
+static void test_save(void)
+{
+	struct nfhp_cmdline *cl = calloc(1, sizeof(*cl));
+	char line[] = "-A FORWARD -m set --match-set bl src -j DROP";
+	char *argv[16], msg[256];
+	int argc;
+
+	fake_reset();
+	check(!save("nf-hipac-save") &&
+	      !strncmp(text, "# Generated by nf-hipac-save", 28) &&
+	      has_lines(text, "*filter\n:INPUT ACCEPT [0:0]\n") &&
+	      !strstr(text, "create") && !strcmp(k.log, "LIST; SET_LIST"),
+	      "save without sets: the table only, as before: %s", k.log);
+
+	some_sets();
+	argv[0] = "iptables";
+	argc = nfhp_split_line(line, argv + 1, 14) + 1;
+	nfhp_parse_cmdline(argc, argv, cl, msg, sizeof(msg));
+	k.rules[0].spec = cl->spec;
+	strcpy(k.rules[0].chain, "FORWARD");
+	k.nrules = 1;
+	check(!save("nf-hipac-save") &&
+	      has_lines(text,
+			"create bl hash:ip family inet hashsize 1024 maxelem 65536\n"
+			"add bl 10.0.0.9\n"
+			"create nets hash:net family inet hashsize 1024 maxelem 100\n"
+			"add nets 192.0.2.0/24 value 7\n"
+			"lock nets\n"
+			"*filter\n"),
+	      "save: the IPv4 sets first, in nf-hipac-set save's lines");
+	check(has_lines(text, "-A FORWARD -m set --match-set bl src -j DROP\nCOMMIT\n") &&
+	      !strstr(text, "bl6"),
+	      "save: then the rules; no IPv6 set");
+	check(!strncmp(text, "# Generated by nf-hipac-save", 28) &&
+	      strstr(text, "\ncreate bl ") < strstr(text, "\n*filter"),
+	      "save: the sets after the header's comment, before *filter");
+	check(!save("nf-hipac6-save") &&
+	      has_lines(text,
+			"create bl6 hash:ip family inet6 hashsize 1024 maxelem 65536\n"
+			"add bl6 2001:db8::1\n*filter\n") &&
+	      !strstr(text, "create bl ") && !strstr(text, "nets"),
+	      "nf-hipac6-save: the IPv6 set only");
+	check(strstr(k.log, "LIST/6; SET_LIST") == k.log,
+	      "nf-hipac6-save: its rule listing is IPv6's: %s", k.log);
+	free(cl);
+}
+
+/* --- nf-hipac-restore ---------------------------------------------------------- */
+
+static const char saved[] =
+	"# Generated by nf-hipac-save v1.0\n"
+	"create bl hash:ip family inet hashsize 1024 maxelem 65536\n"
+	"add bl 10.0.0.1\n"
+	"add bl 10.0.0.2 value 5\n"
+	"create nets hash:net family inet hashsize 1024 maxelem 100\n"
+	"add nets 192.0.2.0/24 value 7\n"
+	"lock nets\n"
+	"create new hash:net family inet hashsize 1024 maxelem 65536\n"
+	"add new 198.51.100.0/24\n"
+	"*filter\n"
+	":INPUT ACCEPT [0:0]\n"
+	":FORWARD ACCEPT [0:0]\n"
+	":OUTPUT ACCEPT [0:0]\n"
+	"-A FORWARD -m set --match-set new src -j DROP\n"
+	"COMMIT\n";
+
+static void test_restore(void)
+{
+	some_sets();
+	check(!restore("nf-hipac-restore", saved) &&
+	      !strcmp(k.log,
+		      "BEGIN; SET_LIST; "
+		      "SET_NEW bl exist; SET_FLUSH bl; "
+		      "SET_ADD bl: 10.0.0.1 10.0.0.2=5; "
+		      "SET_NEW nets exist; SET_MODIFY nets limit unlocked; "
+		      "SET_FLUSH nets; SET_ADD nets: 192.0.2.0/24=7; "
+		      "SET_MODIFY nets locked; "
+		      "SET_NEW new; SET_ADD new: 198.51.100.0/24; "
+		      "FLUSH; DEL_CHAIN; POLICY INPUT; POLICY FORWARD; "
+		      "POLICY OUTPUT; APPEND FORWARD; COMMIT"),
+	      "restore: the sets in the transaction, before the rules: %s",
+	      k.log);
+	check(!strcmp(fset_str("bl"), "10.0.0.1 10.0.0.2=5") &&
+	      !strcmp(fset_str("nets"), "192.0.2.0/24=7") &&
+	      fset_find("nets")->locked &&
+	      !strcmp(fset_str("bl6"), "2001:db8::1"),
+	      "restore: a set's entries replaced, lock kept, other sets untouched: %s",
+	      fset_str("bl"));
+	check(!restore("nf-hipac-restore", saved) &&
+	      !strcmp(fset_str("bl"), "10.0.0.1 10.0.0.2=5") &&
+	      strstr(k.log, "SET_NEW new exist; SET_FLUSH new; SET_ADD new: 198.51.100.0/24"),
+	      "restore over itself: the same sets: %s", fset_str("bl"));
+
+	some_sets();
+	check(!restore("nf-hipac-restore -n",
+		       "create bl hash:ip family inet hashsize 1024 maxelem 65536\n"
+		       "add bl 10.0.0.1\nadd bl 10.0.0.9 value 3\n"
+		       "*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n") &&
+	      !strcmp(k.log,
+		      "BEGIN; LIST; SET_LIST; SET_NEW bl exist; "
+		      "SET_ADD bl exist update: 10.0.0.1 10.0.0.9=3; "
+		      "POLICY INPUT; COMMIT"),
+	      "restore -n: no flush, the adds merge as with -exist: %s",
+	      k.log);
+	check(!strcmp(fset_str("bl"), "10.0.0.9=3 10.0.0.1"),
+	      "restore -n: the entries there stay, updated: %s",
+	      fset_str("bl"));
+	some_sets();
+	check(restore("nf-hipac-restore -n", saved) == 1 &&
+	      strstr(errs, "nf-hipac-restore: Error in line 6: Element cannot be added to the set: the set is locked") &&
+	      strstr(k.log, "; ABORT"),
+	      "restore -n: a locked set refuses the adds: %s", errs);
+
+	some_sets();
+	check(!restore("nf-hipac-restore",
+		       "create bl hash:ip family inet -exist\n"
+		       "add bl 10.0.0.1\n") &&
+	      !strcmp(fset_str("bl"), "10.0.0.9 10.0.0.1") &&
+	      strstr(k.log, "SET_NEW bl exist; SET_ADD bl: 10.0.0.1; COMMIT"),
+	      "restore: a create with -exist keeps the entries: %s", k.log);
+}
+
+static void test_restore_errors(void)
+{
+	some_sets();
+	check(restore("nf-hipac-restore",
+		      "create other hash:ip\n"
+		      "add other 10.1.1.1\n"
+		      "create bl hash:net family inet\n"
+		      "*filter\n-A INPUT -j DROP\nCOMMIT\n") == 1 &&
+	      strstr(errs, "nf-hipac-restore: Error in line 3: Set cannot be created: set with the same name already exists (hash:ip family inet)") &&
+	      strstr(k.log, "; ABORT") && !strstr(k.log, "COMMIT") &&
+	      !strstr(k.log, "SET_NEW bl"),
+	      "a create of another type: exit 1, its line, aborted: %s", errs);
+	some_sets();
+	check(restore("nf-hipac-restore",
+		      "create bl6 hash:ip family inet\n") == 1 &&
+	      strstr(errs, "Error in line 1: Set cannot be created: set with the same name already exists (hash:ip family inet6)"),
+	      "a create of another family: exit 1: %s", errs);
+	check(restore("nf-hipac-restore -n",
+		      "create bl hash:net\n") == 1 &&
+	      strstr(errs, "Error in line 1: Set cannot be created"),
+	      "-n: another type is an error too");
+	some_sets();
+	check(restore("nf-hipac-restore",
+		      "# sets\n\ncreate x hash:ip\nadd x 10.0.0.300\n") == 1 &&
+	      strstr(errs, "nf-hipac-restore: Error in line 4: Syntax error: cannot parse 10.0.0.300") &&
+	      strstr(k.log, "; ABORT"),
+	      "a bad address: its line, exit 1: %s", errs);
+	check(restore("nf-hipac-restore", "add nosuch 10.0.0.1\n") == 1 &&
+	      strstr(errs, "Error in line 1: The set with the given name does not exist"),
+	      "an add to no set: exit 1: %s", errs);
+	check(restore("nf-hipac-restore", "create x hash:ip foo\n") == 2 &&
+	      strstr(errs, "Error in line 1: Unknown argument: `foo'") &&
+	      !strstr(errs, "Try"),
+	      "an unknown option: ipset's exit 2: %s", errs);
+	check(restore("nf-hipac-restore",
+		      "-A INPUT -j DROP\n*filter\nCOMMIT\n") == 1 &&
+	      strstr(errs, "line 1: no table specified"),
+	      "a rule outside a table: as before: %s", errs);
+	check(restore("nf-hipac-restore",
+		      "-N x\n") == 1 &&
+	      strstr(errs, "line 1: no table specified"),
+	      "ipset's -N is iptables' there: %s", errs);
+	some_sets();
+	check(restore("nf-hipac-restore",
+		      "create bl hash:ip\nadd bl 10.0.0.1\n"
+		      "*filter\n-A INPUT -j nochain\nCOMMIT\n") == 1 &&
+	      strstr(errs, "line 4 failed") &&
+	      strstr(k.log, "SET_ADD bl: 10.0.0.1; FLUSH") &&
+	      strstr(k.log, "; ABORT") && !strstr(k.log, "COMMIT"),
+	      "a rule the kernel refuses after the sets: aborted: %s", errs);
+	some_sets();
+	check(restore("nf-hipac-restore",
+		      "create bl hash:ip\nadd bl 10.0.0.1\nadd bl 10.0.0.1\n") == 1 &&
+	      strstr(errs, "Error in line 3: Element cannot be added to the set: it's already added") &&
+	      strstr(k.log, "; ABORT"),
+	      "an entry twice: the kernel's refusal, its line: %s", errs);
+}
+
+static void test_restore_test(void)
+{
+	some_sets();
+	check(!restore("nf-hipac-restore --test", saved) &&
+	      strstr(k.log, "BEGIN; SET_LIST; SET_NEW bl exist; SET_FLUSH bl;") &&
+	      strstr(k.log, "APPEND FORWARD; ABORT") &&
+	      !strstr(k.log, "COMMIT"),
+	      "--test: the set lines go to the kernel, then the abort: %s",
+	      k.log);
+	some_sets();
+	check(restore("nf-hipac-restore --test",
+		      "create bl hash:net\n*filter\nCOMMIT\n") == 1 &&
+	      strstr(errs, "Error in line 1: Set cannot be created") &&
+	      !strstr(k.log, "COMMIT"),
+	      "--test: a bad set line fails it: %s", errs);
+	some_sets();
+	check(!restore("nf-hipac-restore", "create only hash:ip\nadd only 10.0.0.1\n") &&
+	      !strcmp(k.log, "BEGIN; SET_LIST; SET_NEW only; SET_ADD only: 10.0.0.1; COMMIT"),
+	      "sets and no table: committed, no rule touched: %s", k.log);
+}
+
+static void test_restore6(void)
+{
+	some_sets();
+	check(!run(restore_main, "nf-hipac6-restore",
+		   "create bl6 hash:ip family inet6\nadd bl6 2001:db8::2\n"
+		   "*filter\n:INPUT ACCEPT [0:0]\n"
+		   "-A INPUT -m set --match-set bl6 src -j DROP\nCOMMIT\n") &&
+	      !strcmp(k.log,
+		      "BEGIN; SET_LIST; SET_NEW bl6 exist; SET_FLUSH bl6; "
+		      "SET_ADD bl6: 2001:db8::2; FLUSH/6; DEL_CHAIN/6; "
+		      "POLICY INPUT/6; APPEND INPUT/6; COMMIT"),
+	      "nf-hipac6-restore: the rules after the set lines are IPv6's: %s",
+	      k.log);
+}
+
+/* --- nf-hipac-set restore ------------------------------------------------------ */
+
+static void test_set_restore(void)
+{
+	some_sets();
+	check(!run(set_main, "nf-hipac-set restore",
+		   "create s hash:ip\nadd s 10.0.0.1\nadd s 10.0.0.2\n"
+		   "create n hash:net\nadd n 10.0.0.0/8\nadd s 10.0.0.3\n") &&
+	      !strcmp(k.log,
+		      "BEGIN; SET_LIST; SET_NEW s; "
+		      "SET_ADD s: 10.0.0.1 10.0.0.2; SET_NEW n; "
+		      "SET_ADD n: 10.0.0.0/8; SET_ADD s: 10.0.0.3; COMMIT"),
+	      "nf-hipac-set restore: one transaction; the new sets known without asking: %s",
+	      k.log);
+	check(run(set_main, "nf-hipac-set restore",
+		  "add s 10.0.0.4\nadd s 10.0.0.1\n") == 1 &&
+	      strstr(errs, "nf-hipac-set v1.0: Error in line 2: Element cannot be added to the set: it's already added") &&
+	      !strcmp(k.log, "BEGIN; SET_LIST; SET_ADD s: 10.0.0.4 10.0.0.1; ABORT"),
+	      "nf-hipac-set restore: the kernel's refusal aborts it all: %s",
+	      k.log);
+	check(run(set_main, "nf-hipac-set restore",
+		  "create t hash:ip\nadd t 1.2.3.400\n") == 1 &&
+	      !strcmp(k.log, "BEGIN; SET_LIST; ABORT"),
+	      "nf-hipac-set restore: a bad line, nothing sent: %s", k.log);
+	check(run(set_main, "nf-hipac-set restore", "create bl hash:ip\n") == 1 &&
+	      strstr(errs, "Set cannot be created: set with the same name already exists") &&
+	      run(set_main, "nf-hipac-set restore", "create bl hash:ip -exist\n") == 0 &&
+	      !strcmp(k.log, "BEGIN; SET_LIST; SET_NEW bl exist; COMMIT"),
+	      "nf-hipac-set restore: ipset's create: no replace, -exist: %s",
+	      k.log);
+	k.busy = true;
+	check(run(set_main, "nf-hipac-set restore", "add bl 10.0.0.5\n") == 1 &&
+	      !strcmp(errs, "nf-hipac-set v1.0: Another app is currently holding the nf-hipac transaction"),
+	      "nf-hipac-set restore while another transaction is open: %s",
+	      errs);
+	check(run(set_main, "nf-hipac-set add bl 10.0.0.5", "") == 1 &&
+	      !strcmp(errs, "nf-hipac-set v1.0: Another app is currently holding the nf-hipac transaction"),
+	      "nf-hipac-set add then: the same words: %s", errs);
+	k.busy = false;
+}
+
+int main(void)
+{
+	test_save();
+	test_restore();
+	test_restore_errors();
+	test_restore_test();
+	test_restore6();
+	test_set_restore();
+	fake_reset();
+	printf("%d passed, %d failed\n", tests - failures, failures);
+	return failures ? 1 : 0;
+}
