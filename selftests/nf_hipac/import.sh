@@ -40,7 +40,8 @@
 #     no prefix, "!="): real packets get the same verdicts from nft and,
 #     after --takeover, from nf-hipac; nf-hipac-set save shows the sets,
 #     the range as its prefixes, and not the set no rule uses; an import
-#     again replaces their entries.  Changing nothing, in the rules or
+#     again replaces their entries; nf-hipac-save and nf-hipac6-save hold
+#     the sets and rules --print printed.  Changing nothing, in the rules or
 #     the sets: --dry-run, an inet import that fails in its IPv4 part
 #     after its IPv6 part sent a set, one with a set of another key type
 #     (exit 2), one whose set nf-hipac has with another family or locked
@@ -697,9 +698,10 @@ nfhp_check "named sets --print: a negated set match" grep -qxF -- \
 nfhp_check "named sets --print: an IPv6 set match" grep -qxF -- \
 	"-A FORWARD -p udp -m udp --dport 7404 -m set --match-set bl6 src -j DROP" \
 	$tmp/named.print
-nfhp_check "named sets --print: the sets, commented out" \
-	bash -c "grep -qxF '# create nets4 hash:net family inet hashsize 1024 maxelem 0' $tmp/named.print &&
-		 grep -qxF '# add nets4 10.0.1.2/31' $tmp/named.print"
+nfhp_check "named sets --print: the sets, before the table" \
+	bash -c "grep -B99 '^\*filter' $tmp/named.print |
+		 grep -qxF 'create nets4 hash:net family inet hashsize 1024 maxelem 0' &&
+		 grep -B99 '^\*filter' $tmp/named.print | grep -qxF 'add nets4 10.0.1.2/31'"
 
 nfhp_check "import of inet named" imp --verbose --table inet:named
 S save | sort >$tmp/named.got
@@ -790,9 +792,21 @@ rns nft delete table inet badv4
 rns nft delete table inet badset
 rns nft delete table ip clashing
 
-# --takeover: nf-hipac alone gives nft's verdicts.
+# --takeover: nf-hipac alone gives nft's verdicts.  Its saves hold what
+# --print printed, sets and rules (in nf-hipac's order of the sets).
+imp --print --table inet:named >$tmp/named.print
+awk '/^# Generated/ { n++ } n == 1' $tmp/named.print | rules_of | sort \
+	>$tmp/named4.print
+awk '/^# Generated/ { n++ } n == 2' $tmp/named.print | rules_of | sort \
+	>$tmp/named6.print
 nfhp_check "named sets: --takeover of inet named" \
 	imp --takeover --table inet:named
+nfhp_save_in $ns_router | rules_of | sort >$tmp/named4.saved
+save6 | rules_of | sort >$tmp/named6.saved
+same "named sets: nf-hipac-save holds what --print printed" \
+	$tmp/named4.print $tmp/named4.saved
+same "named sets: nf-hipac6-save holds what --print printed" \
+	$tmp/named6.print $tmp/named6.saved
 nfhp_check "named sets: the nft chain keeps no rule but the mark" \
 	[ "$(rns nft list chain inet named forward_chain | grep -c dport)" = 0 ]
 probes >$tmp/named.hipac-verdicts

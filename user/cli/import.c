@@ -12,11 +12,11 @@
  * checked with the parser that nf-hipac-restore uses, so a rule nf-hipac
  * cannot take is refused (exit 2), and sent into one nf-hipac transaction
  * (restore_part()), which commits both rule sets or neither; the named
- * sets its set matches refer to go first (import_sets.c).  --print
- * shows the text instead.  --takeover then flushes the nft chains in one
- * nft batch that only applies if the nft rule set is still the one that
- * was read: in between both filters hold the same rules, so no packet is
- * ever unfiltered.  With --ipv4-only an inet table gives its IPv4 view
+ * sets its set matches refer to go first, as the set lines of
+ * nf-hipac-save (import_sets.c).  --print shows the text instead.
+ * --takeover then flushes the nft chains in one nft batch that only
+ * applies if the nft rule set is still the one that was read: in between
+ * both filters hold the same rules, so no packet is ever unfiltered.  With --ipv4-only an inet table gives its IPv4 view
  * alone and is not flushed, it still filters IPv6: its base chains get
  * "meta nfproto ipv4 accept" in front instead.
  *
@@ -889,9 +889,8 @@ static int parse_import_opts(int argc, char **argv, struct import_opts *o,
 	return check_import_opts(o);
 }
 
-/* The text of the view; with --print, its named sets after it. */
 static int translate(const struct import_opts *o, struct nfhp_xlate *x,
-		     int view, char **text, size_t *len)
+		     char **text, size_t *len)
 {
 	char err[512] = "";
 	FILE *f = open_memstream(text, len);
@@ -903,13 +902,11 @@ static int translate(const struct import_opts *o, struct nfhp_xlate *x,
 	}
 	nfhp_xlate_set_counters(x, o->counters);
 	ret = nfhp_xlate_save(x, o->chain, f, err, sizeof(err));
-	if (!ret && o->print)	/* says why itself */
-		ret = import_sets_print(x, hipac_family(view), f);
 	if (fclose(f) && !ret) {
 		snprintf(err, sizeof(err), "out of memory");
 		ret = NFHP_EXIT_RESOURCE;
 	}
-	if (ret && err[0])
+	if (ret)
 		fprintf(stderr, "%s: table %s %s: %s\n", IMPORT_PROG,
 			family_name(o->family), o->table, err);
 	return ret;
@@ -931,20 +928,22 @@ static void import_view(struct nfhp_xlate *x, const struct import_opts *o,
 		fprintf(stderr, "%s: cannot initialise libxtables\n",
 			IMPORT_PROG);
 	nfhp_xlate_set_view(x, v->view);
-	v->ret = translate(o, x, v->view, &v->text, &v->len);
+	v->ret = translate(o, x, &v->text, &v->len);
 	if (v->ret)
 		return;
 	v->nrules = nfhp_xlate_nrules(x);
 	v->nskipped = nfhp_xlate_nskipped(x);
 	/* --print shows the text even when nf-hipac would refuse it. */
 	v->ret = check_text(x, v->view, v->text, v->len);
+	if (!v->ret)
+		v->ret = import_sets_add(x, hipac_family(v->view), o->chain,
+					 &v->text, &v->len);
 	if (v->ret || o->print)
 		return;
-	restore_opts_of(o, &ro);
-	/* The sets first: the rules refer to them. */
-	v->ret = import_sets(nl, x, hipac_family(v->view), o->verbose);
+	v->ret = import_sets_check(nl, x, hipac_family(v->view));
 	if (v->ret)
 		return;
+	restore_opts_of(o, &ro);
 	v->ret = restore_part(nl, hipac_family(v->view), v->text, v->len,
 			      &ro);
 	if (v->ret)

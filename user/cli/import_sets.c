@@ -5,14 +5,14 @@
  * The translation (lib/nft_xlate.c) turns a lookup of an address in a
  * named nft set into a set match of the nf-hipac set of the same name,
  * and hands over the sets it referred to; lib/nft_sets.c says what each
- * becomes.  Here they go into the import's transaction, before the rules
- * of their view that refer to them: NFHP_CMD_SET_NEW with
- * NFHP_SET_F_EXIST, so that a set of that name, type and family is
- * replaced, then a flush, the nft set's limit and its keys.  A set of the
- * name with another type or family, or a locked one, is refused first,
- * by name, before anything of the view is sent.  With --print the sets
- * are written as nf-hipac-set restore lines, commented out, after the
- * rules.
+ * becomes.  Here they become the lines of nf-hipac-set save (create, add)
+ * that go into the view's text before its table, as nf-hipac-save prints
+ * them: nf-hipac-restore sends them in the transaction of the rules, and
+ * a create of a set that is there replaces its entries (with --chain,
+ * whose restore is --noflush, a flush line after the create does).
+ * Before, a set of the name with another type or family, or a locked
+ * one, is refused by name: the restore would fail on the one and unlock
+ * the other.
  */
 #include "subcommands.h"
 #include "nft_sets.h"
@@ -36,30 +36,6 @@ struct sets_need {
 	struct nfhp_set_info *have;
 	unsigned int n;
 };
-
-/**
- * struct key_batch - keys on their way into a set
- * @nl: the connection
- * @info: the set
- * @e: the keys not yet sent
- * @n: their number
- */
-struct key_batch {
-	struct nfhp_nl *nl;
-	const struct nfhp_set_info *info;
-	struct nfhp_set_entry e[NFHP_NL_SET_BATCH];
-	unsigned int n;
-};
-
-static int set_failed(struct nfhp_nl *nl, const char *name, int err)
-{
-	fprintf(stderr, "%s: nf-hipac set %s: %s; nothing changed\n",
-		SETS_PROG, name, strerror(-err));
-	if (nfhp_nl_ext_msg(nl)[0])
-		fprintf(stderr, "%s: kernel: %s\n", SETS_PROG,
-			nfhp_nl_ext_msg(nl));
-	return NFHP_EXIT_OTHER;
-}
 
 /* The sets of the view as the import makes them, into @need. */
 static int sets_read(const struct nfhp_xlate *x, u8 family,
@@ -151,90 +127,30 @@ static int sets_check(struct nfhp_nl *nl, struct sets_need *need)
 	return 0;
 }
 
-static int batch_flush(struct key_batch *b)
-{
-	int ret = 0;
-
-	if (b->n)
-		ret = nfhp_nl_set_entries(b->nl, true, b->info, 0, b->e, b->n);
-	b->n = 0;
-	return ret;
-}
-
-static int batch_key(void *data, const struct nfhp_set_entry *e)
-{
-	struct key_batch *b = data;
-
-	b->e[b->n++] = *e;
-	return b->n == NFHP_NL_SET_BATCH ? batch_flush(b) : 0;
-}
-
-/* Set @i of @need, replaced by the nft set @s. */
-static int set_send(struct nfhp_nl *nl, const struct nftnl_set *s,
-		    const struct sets_need *need, unsigned int i)
-{
-	const struct nfhp_set_info *info = &need->info[i];
-	struct key_batch *b;
-	int ret;
-
-	ret = nfhp_nl_set_new(nl, info, true);
-	if (!ret)
-		ret = nfhp_nl_set_flush(nl, info->name);
-	if (!ret && need->have[i].type && need->have[i].limit != info->limit)
-		ret = nfhp_nl_set_modify(nl, info->name, &info->limit, NULL);
-	if (ret)
-		return ret;
-	b = malloc(sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	b->nl = nl;
-	b->info = info;
-	b->n = 0;
-	ret = nfhp_nft_set_keys(s, info, batch_key, b);
-	if (!ret)
-		ret = batch_flush(b);
-	free(b);
-	return ret;
-}
-
 /**
- * import_sets() - the named sets of a view into the open transaction
+ * import_sets_check() - can the sets of a view replace nf-hipac's?
  * @nl: the connection of the transaction
  * @x: the translation, saved for the view
  * @family: the view's rule set, NFHP_FAMILY_IPV4 or NFHP_FAMILY_IPV6
- * @verbose: say what was sent
  *
  * Return: 0, or the exit code after saying why.
  */
-int import_sets(struct nfhp_nl *nl, const struct nfhp_xlate *x, u8 family,
-		bool verbose)
+int import_sets_check(struct nfhp_nl *nl, const struct nfhp_xlate *x,
+		      u8 family)
 {
 	struct sets_need need = { };
-	unsigned int i;
 	int ret;
 
 	ret = sets_read(x, family, &need);
 	if (!ret)
 		ret = sets_check(nl, &need);
-	for (i = 0; !ret && i < need.n; i++) {
-		ret = set_send(nl, nfhp_xlate_named_set(x, i), &need, i);
-		if (ret) {
-			ret = set_failed(nl, need.info[i].name, ret);
-			break;
-		}
-		if (verbose)
-			fprintf(stderr, "%s: set %s (%s family %s) sent\n",
-				SETS_PROG, need.info[i].name,
-				nfhp_set_typename(&need.info[i]),
-				family_word(family));
-	}
 	free(need.info);
 	free(need.have);
 	return ret;
 }
 
 /**
- * struct print_ctx - a set being printed
+ * struct print_ctx - a set being written
  * @f: where to
  * @info: the set
  */
@@ -247,23 +163,13 @@ static int print_key(void *data, const struct nfhp_set_entry *e)
 {
 	struct print_ctx *p = data;
 
-	fputs("# ", p->f);
 	nfhp_set_print_add(p->f, p->info, e);
 	return 0;
 }
 
-/**
- * import_sets_print() - the named sets of a view, for --print
- * @x: the translation, saved for the view
- * @family: the view's rule set, NFHP_FAMILY_IPV4 or NFHP_FAMILY_IPV6
- * @f: where to
- *
- * Each line as nf-hipac-set save writes it, after "# ", so that the text
- * stays what nf-hipac-restore takes.
- *
- * Return: 0, or the exit code after saying why.
- */
-int import_sets_print(const struct nfhp_xlate *x, u8 family, FILE *f)
+/* The named sets of a view as set lines, a flush after each create. */
+static int sets_write(const struct nfhp_xlate *x, u8 family, bool flush,
+		      FILE *f)
 {
 	struct sets_need need = { };
 	struct print_ctx p = { .f = f };
@@ -271,13 +177,11 @@ int import_sets_print(const struct nfhp_xlate *x, u8 family, FILE *f)
 	int ret;
 
 	ret = sets_read(x, family, &need);
-	if (!ret && need.n)
-		fputs("# The named sets, for nf-hipac-set restore without the \"# \":\n",
-		      f);
 	for (i = 0; !ret && i < need.n; i++) {
 		p.info = &need.info[i];
-		fputs("# ", f);
 		nfhp_set_print_create(f, p.info);
+		if (flush)
+			fprintf(f, "flush %s\n", p.info->name);
 		if (nfhp_nft_set_keys(nfhp_xlate_named_set(x, i), p.info,
 				      print_key, &p)) {
 			fprintf(stderr, "%s: out of memory\n", SETS_PROG);
@@ -287,4 +191,51 @@ int import_sets_print(const struct nfhp_xlate *x, u8 family, FILE *f)
 	free(need.info);
 	free(need.have);
 	return ret;
+}
+
+/**
+ * import_sets_add() - the named sets of a view into its text
+ * @x: the translation, saved for the view
+ * @family: the view's rule set, NFHP_FAMILY_IPV4 or NFHP_FAMILY_IPV6
+ * @flush: a flush line after each create, for a restore --noflush
+ * @text: the text of the view, replaced by one with the sets
+ * @len: its length
+ *
+ * After the first line, the "# Generated" one, as nf-hipac-save prints
+ * them: the restore creates them before the rules that refer to them.
+ *
+ * Return: 0, or the exit code after saying why.
+ */
+int import_sets_add(const struct nfhp_xlate *x, u8 family, bool flush,
+		    char **text, size_t *len)
+{
+	const char *end = memchr(*text, '\n', *len);
+	size_t head = end ? end - *text + 1 : 0;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f;
+	int ret;
+
+	if (!nfhp_xlate_named_set(x, 0))
+		return 0;
+	f = open_memstream(&buf, &n);
+	if (!f) {
+		fprintf(stderr, "%s: out of memory\n", SETS_PROG);
+		return NFHP_EXIT_RESOURCE;
+	}
+	fwrite(*text, 1, head, f);
+	ret = sets_write(x, family, flush, f);
+	fwrite(*text + head, 1, *len - head, f);
+	if (fclose(f) && !ret) {
+		fprintf(stderr, "%s: out of memory\n", SETS_PROG);
+		ret = NFHP_EXIT_RESOURCE;
+	}
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	free(*text);
+	*text = buf;
+	*len = n;
+	return 0;
 }

@@ -68,11 +68,12 @@ int restore_end(struct nfhp_nl *nl, int ret, const struct restore_opts *o);
  * program's (nf-hipac6 import reads the ip6 table by default)
  */
 int import_main(int argc, char **argv, u8 family);
-/* import_sets.c: the named sets of a view's text, into @nl or printed */
+/* import_sets.c: the named sets of a view's text, checked and written */
 struct nfhp_xlate;
-int import_sets(struct nfhp_nl *nl, const struct nfhp_xlate *x, u8 family,
-		bool verbose);
-int import_sets_print(const struct nfhp_xlate *x, u8 family, FILE *f);
+int import_sets_check(struct nfhp_nl *nl, const struct nfhp_xlate *x,
+		      u8 family);
+int import_sets_add(const struct nfhp_xlate *x, u8 family, bool flush,
+		    char **text, size_t *len);
 
 /* helpers.c: what the subcommands share */
 const char *nfhp_cli_chain(const struct nfhp_cmdline *cl);
