@@ -143,13 +143,9 @@ def main():
     w = md.append
     w("# In-kernel benchmark (issue 5)")
     w("")
-    w("Made by `%s` on %s (%d interleaved round%s of the matrix, "
-      "medians; QEMU TCG, 2 vCPUs, Debian kernel 6.1%s).  Absolute "
-      "numbers under TCG mean little; the ratios to *no firewall* on the "
-      "same ruleset and traffic are the result." %
-      (args.cmd, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-       nrounds, "" if nrounds == 1 else "s",
-       "; host load average %s" % args.load if args.load else ""))
+    w("%s  Absolute numbers under TCG mean little; the ratios to *no "
+      "firewall* on the same ruleset and traffic are the result." %
+      made_by(args, nrounds, " of the matrix"))
     w("")
     w("Contenders: none (no firewall), iptables-legacy, iptables-nft, nft "
       "(the rules written natively in nft), nft-set (one concatenated "
@@ -417,6 +413,19 @@ def main():
     plot(args.out, med, rules, seeds)
 
 
+def made_by(args, nrounds, of):
+    """The sentence naming the command, date, commit, rounds and host."""
+    commit = subprocess.run(
+        ["git", "-C", os.path.dirname(os.path.abspath(__file__)),
+         "rev-parse", "--short", "HEAD"],
+        capture_output=True, text=True).stdout.strip() or "?"
+    return ("Made by `%s` on %s at commit %s (%d interleaved round%s%s, "
+            "medians; QEMU TCG, 2 vCPUs, Debian kernel 6.1%s)." % (
+                args.cmd, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                commit, nrounds, "" if nrounds == 1 else "s", of,
+                "; host load average %s" % args.load if args.load else ""))
+
+
 def provenance(indir, skipped):
     """What the time budget skipped, and where the raw rows are."""
     rel = os.path.relpath(os.path.abspath(indir),
@@ -475,20 +484,13 @@ def sets_report(args, med, vals, sets, rules, units, nrounds, failed):
 
     w("# Named sets in the kernel: throughput, load and updates (issue 44)")
     w("")
-    w("Made by `%s` on %s at commit %s (%d interleaved round%s, medians; "
-      "QEMU TCG, 2 vCPUs, Debian kernel 6.1)%s.  Absolute numbers under "
-      "TCG mean little; the ratios to *none* in the same run are the "
-      "result." % (
-          args.cmd, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-          subprocess.run(["git", "-C", os.path.dirname(
-              os.path.abspath(__file__)), "rev-parse", "--short", "HEAD"],
-              capture_output=True, text=True).stdout.strip() or "?",
-          nrounds, "" if nrounds == 1 else "s",
-          "; host load average %s" % args.load if args.load else ""))
+    w("%s  Absolute numbers under TCG mean little; the ratios to *none* "
+      "in the same run are the result." % made_by(args, nrounds, ""))
     w("")
     w("A blocklist in the router's FORWARD: bl-hosts, random IPv4 hosts, "
       "and bl-prefixes, IPv4 prefixes like a routing table (60 %% /24, "
-      "30 %% /16-/22, 10 %% /25-/32, none holding another), %s keys, from bench/kernel/setkeys.py with a fixed seed, the keys "
+      "30 %% /16-/22, 10 %% /25-/32, none holding another), %s keys, "
+      "from bench/kernel/setkeys.py with a fixed seed, the keys "
       "of bench/kernel/set-memory.sh.  No key holds the client (10.0.1.2) "
       "or the server (10.0.2.2), so every packet is looked up, misses and "
       "is forwarded.  Contenders: *iptables+ipset* (ipset hash:ip or "
