@@ -21,12 +21,26 @@
 # NFHP_BK_FAMILIES (4 6) picks the families: NFHP_BK_FAMILIES=6 bench.sh -q
 # runs seed6-10000 alone.
 #
+# Named sets (issue 44): bench/kernel/setkeys.py's blocklists of
+# NFHP_BK_SET_ENTRIES (100000) hosts and prefixes, which the traffic never
+# hits, are the rows bl-hosts and bl-prefixes (NFHP_BK_SETS="hosts
+# prefixes"), measured in the same VM run against none, iptables-legacy
+# with ipset, nft with a set, the keys as nf-hipac rules and nf-hipac-set
+# (run.sh's header); their in/list lines end in "set".  report.py writes
+# them to bench/results/sets-throughput.md, with the single and batched
+# updates of bench/kernel/set-memory.sh's last run when
+# build/set-memory/rows.txt is there.  NFHP_BK_SETS_ONLY=1 runs these rows
+# alone (make bench-sets-kernel does, after set-memory.sh) into
+# build/bench-kernel-sets, in 5 rounds (NFHP_BK_ROUNDS) within a budget of
+# 1800 s (NFHP_BK_BUDGET), and writes sets-throughput.md only.
+#
 # -q (or NFHP_BK_QUICK=1): quick mode for development: seed 0 and 10000
-# (NFHP_BK_SEEDS), seed6 10000 (NFHP_BK_SEEDS6), acl1_1k (NFHP_BK_CB), 1
-# round of 2 s (a knob set empty, NFHP_BK_CB=, runs none of its sets);
-# results go to build/bench-kernel-quick and
+# (NFHP_BK_SEEDS), seed6 10000 (NFHP_BK_SEEDS6), acl1_1k (NFHP_BK_CB), sets
+# of 1000 entries, 1 round of 2 s (a knob set empty, NFHP_BK_CB=, runs
+# none of its sets); results go to build/bench-kernel-quick and
 # bench/results is left alone.  NFHP_BK_ROUNDS, NFHP_BK_SECS,
-# NFHP_BK_LOAD_TMO and NFHP_BK_CONTENDERS pass through to run.sh.
+# NFHP_BK_LOAD_TMO, NFHP_BK_CONTENDERS and NFHP_BK_SET_CONTENDERS pass
+# through to run.sh.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,7 +48,9 @@ data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
 [ -d "$data/lyxocs-ruleSet" ] || data=/work/shared/classbench-data
 quick=${NFHP_BK_QUICK:-0}
 [ "${1:-}" = -q ] && quick=1
+sets_only=${NFHP_BK_SETS_ONLY:-0}
 cmdline="make bench-kernel"
+[ "$sets_only" = 0 ] || cmdline="bench/kernel/bench.sh"
 for v in $(env | sed -n 's/^\(NFHP_BK_[A-Z_]*\)=.*/\1/p' | sort); do
 	cmdline="$v=${!v} $cmdline"
 done
@@ -45,6 +61,7 @@ if [ "$quick" = 1 ]; then
 	seeds=${NFHP_BK_SEEDS-"0 10000"}
 	seeds6=${NFHP_BK_SEEDS6-"10000"}
 	cbsets=${NFHP_BK_CB-"acl1_1k"}
+	nset=${NFHP_BK_SET_ENTRIES:-1000}
 	export NFHP_BK_ROUNDS=${NFHP_BK_ROUNDS:-1}
 	export NFHP_BK_SECS=${NFHP_BK_SECS:-2}
 	results=$out/results
@@ -54,12 +71,28 @@ else
 	seeds="0 100 1000 10000 100000"
 	seeds6="10000 100000"
 	cbsets="acl1_1k acl1_10k fw1_1k fw1_10k ipc1_1k ipc1_10k"
+	nset=${NFHP_BK_SET_ENTRIES:-100000}
 	results=$top/bench/results
 	vm_timeout=$(( ${NFHP_BK_BUDGET:-2400} + 1800 ))
 fi
+setkinds=${NFHP_BK_SETS-"hosts prefixes"}
 families=${NFHP_BK_FAMILIES:-"4 6"}
-[[ " $families " == *" 4 "* ]] || { seeds=; cbsets=; }
+[[ " $families " == *" 4 "* ]] || { seeds=; cbsets=; setkinds=; }
 [[ " $families " == *" 6 "* ]] || seeds6=
+report=()
+if [ "$sets_only" != 0 ]; then
+	seeds= seeds6= cbsets=
+	report=(--sets-only)
+	if [ "$quick" != 1 ]; then
+		# two rows only: more rounds against the noise, within 30 min
+		out=$top/build/bench-kernel-sets
+		export NFHP_BK_ROUNDS=${NFHP_BK_ROUNDS:-5}
+		export NFHP_BK_BUDGET=${NFHP_BK_BUDGET:-1800}
+		vm_timeout=$((NFHP_BK_BUDGET + 1800))
+	fi
+fi
+[ -z "$setkinds" ] || [ ! -s "$top/build/set-memory/rows.txt" ] ||
+	report+=(--updates "$top/build/set-memory/rows.txt")
 in=$out/in
 rm -rf "$out"
 mkdir -p "$in" "$results"
@@ -132,14 +165,37 @@ for s in $cbsets; do
 	"$top/bench/kernel/prepare.py" "$in/$s.ipt" "$tf" > "$in/$s.flows"
 	echo "$s $(grep -c '^-A FORWARD -[sdp]' "$in/$s.ipt")" >> "$in/list"
 done
+if [ -n "$setkinds" ]; then
+	"$top/bench/kernel/setkeys.py" -n "$nset" "$in/sets"
+	printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n-A FORWARD -m set --match-set bl src -j DROP\nCOMMIT\n' \
+		> "$in/set-match.ipt"
+fi
+for k in $setkinds; do
+	s=$in/sets/$k
+	mv "$s.ipt" "$in/bl-$k.ipt"
+	mv "$s.ipset" "$in/bl-$k.ipset"
+	mv "$s.nfhp" "$in/bl-$k.nfhp"
+	mv "$s.near" "$in/bl-$k.near"
+	{
+		cat "$s.nft"
+		echo "add chain ip bench forward" \
+		     "{ type filter hook forward priority 0; policy accept; }"
+		echo "add rule ip bench forward ip saddr @bl drop"
+	} > "$in/bl-$k.set.nft"
+	echo "bl-$k $nset set" >> "$in/list"
+done
+rm -rf "$in/sets"
 [ ! -f "$in/list.last" ] || cat "$in/list.last" >> "$in/list"
 cat "$in/list"
 
 start=$(date +%s)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 rc=0
 "$top/selftests/vm/run-vm.sh" --timeout "$vm_timeout" --mem 3G --smp 2 \
 	--out "$out" -- bench/kernel/run.sh || rc=$?
 echo "bench-kernel: VM run took $(( $(date +%s) - start )) s, exit $rc"
 [ -s "$out/raw.csv" ] || { echo "bench-kernel: no results" >&2; exit 1; }
-"$top/bench/kernel/report.py" --cmd "$cmdline" --in "$out" --out "$results"
+"$top/bench/kernel/report.py" --cmd "$cmdline" --in "$out" --out "$results" \
+	--load "$load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end" \
+	${report[@]+"${report[@]}"}
 exit $rc

@@ -16,6 +16,13 @@ set", with the same ratio columns; their contenders are named
 ip6tables-legacy and ip6tables-nft in raw.csv and kernel.csv, and their
 nft-set cell is n/e (not measured).  Their restore times and the targets
 of issue 43 follow that table; kernel.png stays IPv4.
+
+The named-set rows (in/list lines ending in "set": bl-hosts, bl-prefixes,
+issue 44) go to RESULTS/sets-throughput.md instead: their ratios to no
+firewall, load times, the 1,000 updates of bench/kernel/set-memory.sh's
+rows.txt (--updates FILE), per-round ratios, the goals of issue 44 and
+perf profiles of nf-hipac-set.  --sets-only writes that file alone.
+--load TEXT is the host's load average, for both files.
 """
 import argparse
 import collections
@@ -32,6 +39,13 @@ CONT = ["none", "iptables-legacy", "iptables-nft", "nft", "nft-set",
 CONT6 = ["none", "ip6tables-legacy", "ip6tables-nft", "nft", "nft-set",
          "nf-hipac"]
 RATE = ("tcp", "udp64", "smp-1flow", "smp-2flow")
+# the set rows' contenders, and their names in the tables
+SETCONT = ["none", "ipset", "nft-set", "nf-hipac", "nf-hipac-set"]
+SETNAME = {"none": "none", "ipset": "iptables+ipset", "nft-set": "nft-set",
+           "nf-hipac": "nf-hipac rules", "nf-hipac-set": "nf-hipac-set"}
+# set-memory.sh's contenders and kinds as the set rows name them
+MEMCONT = {"ipset": "ipset", "nft": "nft-set", "nf-hipac": "nf-hipac",
+           "nf-hipac-set": "nf-hipac-set"}
 
 
 def fnum(v, digits=3):
@@ -51,6 +65,11 @@ def main():
     ap.add_argument("--cmd", default="make bench-kernel")
     ap.add_argument("--note", action="append", default=[],
                     help="markdown file to append (e.g. a profile)")
+    ap.add_argument("--load", help="the host's load average, as text")
+    ap.add_argument("--sets-only", action="store_true",
+                    help="write sets-throughput.md only")
+    ap.add_argument("--updates",
+                    help="bench/kernel/set-memory.sh's rows.txt")
     args = ap.parse_args()
 
     vals = collections.defaultdict(list)
@@ -88,6 +107,16 @@ def main():
         return None
 
     os.makedirs(args.out, exist_ok=True)
+    sets = []
+    with open(os.path.join(args.indir, "in", "list")) as f:
+        for line in f:
+            x = line.split()
+            if len(x) > 2 and x[2] == "set" and x[0] in rules:
+                sets.append(x[0])
+    if sets:
+        sets_report(args, med, vals, sets, rules, units, nrounds, failed)
+    if args.sets_only:
+        return
     keys = sorted(set(list(vals) + list(failed)),
                   key=lambda k: (order.index(k[1]), k[2],
                                  CONT.index(k[0]) if k[0] in CONT else
@@ -114,12 +143,9 @@ def main():
     w = md.append
     w("# In-kernel benchmark (issue 5)")
     w("")
-    w("Made by `%s` on %s (%d interleaved round%s of the matrix, "
-      "medians; QEMU TCG, 2 vCPUs, Debian kernel 6.1).  Absolute numbers "
-      "under TCG mean little; the ratios to *no firewall* on the same "
-      "ruleset and traffic are the result." %
-      (args.cmd, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-       nrounds, "" if nrounds == 1 else "s"))
+    w("%s  Absolute numbers under TCG mean little; the ratios to *no "
+      "firewall* on the same ruleset and traffic are the result." %
+      made_by(args, nrounds, " of the matrix"))
     w("")
     w("Contenders: none (no firewall), iptables-legacy, iptables-nft, nft "
       "(the rules written natively in nft), nft-set (one concatenated "
@@ -218,13 +244,18 @@ def main():
 
     seeds = [r for r in order if r.startswith("seed-")]
     seeds6 = [r for r in order if r.startswith("seed6-")]
-    cbs = [r for r in order if not r.startswith(("seed-", "seed6-"))]
+    cbs = [r for r in order if not r.startswith(("seed-", "seed6-"))
+           and r not in sets]
     if seeds:
         table(seeds, "Seed set: N non-matching rules + 1 matching rule")
     if cbs:
         table(cbs, "ClassBench sets (trace 5-tuples, see notes)")
     if seeds6:
         ipv6(seeds6)
+    if sets:
+        w("The named-set rows of this run (%s) are in sets-throughput.md."
+          % ", ".join(sets))
+        w("")
 
     if seeds:
         # update cost
@@ -366,26 +397,10 @@ def main():
       "nf-hipac), so no contender's hooks stay on the path of another.")
     w("- Offloads (TSO/GSO/GRO) are off on all veths so the router sees "
       "MTU-sized packets.")
-    if skipped:
-        w("- **Skipped** because the run's time budget (NFHP_BK_BUDGET) "
-          "was spent: %s." % ", ".join(skipped))
-    rel = os.path.relpath(os.path.abspath(args.indir),
-                          os.path.join(os.path.dirname(
-                              os.path.abspath(__file__)), "..", ".."))
-    w("- Raw per-round rows: %s/raw.csv; VM log: %s/run.log." % (rel, rel))
+    md.extend("- " + l for l in provenance(args.indir, skipped))
     w("")
 
-    for p in sorted(glob.glob(os.path.join(args.indir,
-                                           "perf-nf-hipac-*-flat.txt"))):
-        lines = [l.rstrip() for l in open(p) if l.strip()]
-        if lines:
-            w("## Profile: perf inside the VM, nf-hipac at %s, udp64" %
-              os.path.basename(p)[len("perf-nf-hipac-"):-len("-flat.txt")])
-            w("")
-            w("```")
-            md.extend(lines[:25])
-            w("```")
-            w("")
+    profiles(md, args.indir, "nf-hipac", "seed-*")
 
     for p in args.note:
         w(open(p).read().rstrip())
@@ -396,6 +411,238 @@ def main():
         f.write(text)
     sys.stdout.write(text)
     plot(args.out, med, rules, seeds)
+
+
+def made_by(args, nrounds, of):
+    """The sentence naming the command, date, commit, rounds and host."""
+    commit = subprocess.run(
+        ["git", "-C", os.path.dirname(os.path.abspath(__file__)),
+         "rev-parse", "--short", "HEAD"],
+        capture_output=True, text=True).stdout.strip() or "?"
+    return ("Made by `%s` on %s at commit %s (%d interleaved round%s%s, "
+            "medians; QEMU TCG, 2 vCPUs, Debian kernel 6.1%s)." % (
+                args.cmd, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                commit, nrounds, "" if nrounds == 1 else "s", of,
+                "; host load average %s" % args.load if args.load else ""))
+
+
+def provenance(indir, skipped):
+    """What the time budget skipped, and where the raw rows are."""
+    rel = os.path.relpath(os.path.abspath(indir),
+                          os.path.join(os.path.dirname(
+                              os.path.abspath(__file__)), "..", ".."))
+    skip = (["**Skipped** because the run's time budget (NFHP_BK_BUDGET) "
+             "was spent: %s." % ", ".join(skipped)] if skipped else [])
+    return skip + ["Raw per-round rows: %s/raw.csv; VM log: %s/run.log." %
+                   (rel, rel)]
+
+
+def profiles(md, indir, c, pattern):
+    """Append the flat perf profiles of contender c at the rulesets of
+    pattern (run.sh's perf-C-NAME-flat.txt) to md: the top 25 symbols
+    and nf-hipac's own (nfhp_*) below them."""
+    pre = "perf-%s-" % c
+    for p in sorted(glob.glob(os.path.join(indir, pre + pattern +
+                                           "-flat.txt"))):
+        lines = [l.rstrip() for l in open(p) if l.strip()]
+        if lines:
+            md.append("## Profile: perf inside the VM, %s at %s, udp64" %
+                      (c, os.path.basename(p)[len(pre):-len("-flat.txt")]))
+            own = [l for l in lines[25:] if "nfhp_" in l][:15]
+            md += ["", "```"] + lines[:25] + (["..."] + own if own else
+                                              []) + ["```", ""]
+
+
+def set_updates(path):
+    """set-memory.sh's rows.txt: {(contender, set): (entries, single s,
+    single done, batched s)}, and the file's date."""
+    up = {}
+    for line in open(path):
+        x = line.split()
+        if len(x) >= 10 and x[0] in MEMCONT:
+            up[(MEMCONT[x[0]], "bl-" + x[1])] = (
+                int(x[2]), float(x[7]), int(x[8]), float(x[9]))
+    return up, time.strftime("%Y-%m-%d %H:%M UTC",
+                             time.gmtime(os.path.getmtime(path)))
+
+
+def sets_report(args, med, vals, sets, rules, units, nrounds, failed):
+    """sets-throughput.md: the named-set rows of issue 44."""
+    md = []
+    w = md.append
+    cont = SETCONT[1:]
+
+    def ratio(c, rs, tr):
+        b = med.get(("none", rs, tr))
+        v = med.get((c, rs, tr))
+        return v / b if b and v is not None else None
+
+    def cell(v, c, rs):
+        if v is not None:
+            return v
+        return "x" if failed.get((c, rs, "load")) else "-"
+
+    w("# Named sets in the kernel: throughput, load and updates (issue 44)")
+    w("")
+    w("%s  Absolute numbers under TCG mean little; the ratios to *none* "
+      "in the same run are the result." % made_by(args, nrounds, ""))
+    w("")
+    w("A blocklist in the router's FORWARD: bl-hosts, random IPv4 hosts, "
+      "and bl-prefixes, IPv4 prefixes like a routing table (60 %% /24, "
+      "30 %% /16-/22, 10 %% /25-/32, none holding another), %s keys, "
+      "from bench/kernel/setkeys.py with a fixed seed, the keys "
+      "of bench/kernel/set-memory.sh.  No key holds the client (10.0.1.2) "
+      "or the server (10.0.2.2), so every packet is looked up, misses and "
+      "is forwarded.  Contenders: *iptables+ipset* (ipset hash:ip or "
+      "hash:net, maxelem 1000000, and one iptables-legacy rule `-m set "
+      "--match-set bl src -j DROP`), *nft-set* (a set of type ipv4_addr, "
+      "with `flags interval` for the prefixes, and one rule `ip saddr @bl "
+      "drop`), *nf-hipac rules* (one rule `-s KEY -j DROP` per key, no "
+      "set), *nf-hipac-set* (nf-hipac-set hash:ip or hash:net, algo hash "
+      "or lpm, and one nf-hipac rule `-m set --match-set bl src -j "
+      "DROP`).  No rule has another match, so the set lookup runs for "
+      "every packet.  Traffic as in kernel.md: `tcp` = iperf3 through the "
+      "router (Mbit/s), `udp64` = 64-byte UDP frames from pktgen at the "
+      "router's ingress (packets/s), offloads off." %
+      " and ".join(sorted({str(rules[rs]) for rs in sets})))
+    w("")
+    near = []
+    for rs in sets:
+        p = os.path.join(args.indir, "in", rs + ".near")
+        if os.path.exists(p):
+            near.append("%s: %s" % (rs, "; ".join(
+                l.strip() for l in open(p) if l.strip())))
+    if near:
+        w("Keys near the traffic's addresses (so that a lookup does not "
+          "end at an empty region): %s." % "; ".join(near))
+        w("")
+
+    w("## Throughput: ratio to none")
+    w("")
+    hdr = ["set", "entries", "traffic", "none"] + [SETNAME[c] for c in cont]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for rs in sets:
+        for tr in ("tcp", "udp64"):
+            nv = vals.get(("none", rs, tr), [])
+            spread = (" (%s-%s)" % (fnum(min(nv)), fnum(max(nv)))
+                      if len(nv) > 1 else "")
+            cells = [rs, str(rules[rs]), tr, "%s %s%s" % (
+                fnum(med.get(("none", rs, tr))), units.get(tr, ""), spread)]
+            for c in cont:
+                rt = ratio(c, rs, tr)
+                cells.append(cell(None if rt is None else "%.3f" % rt,
+                                  c, rs))
+            w("| " + " | ".join(cells) + " |")
+    w("")
+
+    up, updated = {}, None
+    if args.updates and os.path.exists(args.updates):
+        up, updated = set_updates(args.updates)
+    w("## Load and updates")
+    w("")
+    w("Load: wall time of loading the contender into the empty router, "
+      "set and rule (ipset restore then iptables-legacy-restore, nft -f, "
+      "nf-hipac-restore, nf-hipac-set restore then nf-hipac-restore), "
+      "median over the rounds.")
+    if up:
+        w("1,000 single updates (500 adds of new keys alternating with 500 "
+          "deletes of loaded ones, each its own command: ipset add/del, nft "
+          "add/delete element, nf-hipac -A/-D FORWARD -s KEY -j DROP, "
+          "nf-hipac-set add/del) and the same as one batch: from "
+          "bench/kernel/set-memory.sh's run of %s (bench/results/"
+          "sets-kernel.md, another VM boot, the same keys, in the initial "
+          "namespace without traffic); \"~\" marks a time scaled up from "
+          "the updates done within its budget." % updated)
+    w("")
+    hdr = ["set", "what"] + [SETNAME[c] for c in cont]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for rs in sets:
+        w("| %s | load [s] | %s |" % (rs, " | ".join(
+            cell(None if med.get((c, rs, "load")) is None else
+                 fnum(med[(c, rs, "load")]), c, rs) for c in cont)))
+        if not up:
+            continue
+        single, batch = [], []
+        for c in cont:
+            u = up.get((c, rs))
+            if u is None:
+                single.append("-")
+                batch.append("-")
+                continue
+            n, t, done, b = u
+            single.append("%.1f" % t if done == 1000 else
+                          "~%.0f (%d done)" % (t * 1000 / done, done)
+                          if done else "-")
+            batch.append("%.2f" % b)
+            if n != rules[rs]:
+                single[-1] += " (at %d)" % n
+        w("| %s | 1,000 single updates [s] | %s |" % (rs, " | ".join(single)))
+        w("| %s | 1,000 batched [s] | %s |" % (rs, " | ".join(batch)))
+    w("")
+
+    w("## Goals of issue 44 (reported, not asserted)")
+    w("")
+    for rs in sets:
+        for tr in ("tcp", "udp64"):
+            h = ratio("nf-hipac-set", rs, tr)
+            i = ratio("ipset", rs, tr)
+            if h is None:
+                w("- nf-hipac-set %s %s: not measured" % (rs, tr))
+                continue
+            w("- nf-hipac-set %s %s: %.3f of none (target >= 0.95: **%s**); "
+              "iptables+ipset %s (no worse than ipset: **%s**)" % (
+                  rs, tr, h, "met" if h >= 0.95 else "MISSED",
+                  "-" if i is None else "%.3f" % i,
+                  "-" if i is None else "met" if h >= i else "MISSED"))
+    w("")
+
+    # per round: each contender against the mean of its round's none
+    rnd = collections.defaultdict(list)
+    skipped = []
+    with open(os.path.join(args.indir, "raw.csv")) as f:
+        for r in csv.DictReader(f):
+            if r["contender"] == "skipped" and r["ruleset"].startswith(
+                    tuple(s + "-round-" for s in sets)):
+                skipped.append(r["ruleset"])
+            elif r["ruleset"] in sets and r["value"] not in ("", None):
+                rnd[(r["contender"], r["ruleset"], r["traffic"],
+                     int(r["round"]))].append(float(r["value"]))
+    rounds = sorted({k[3] for k in rnd})
+    if len(rounds) > 1:
+        w("## Per round")
+        w("")
+        w("Each round's value over the mean of that round's two *none* "
+          "measurements (before and after the contenders): the spread "
+          "behind the medians above.")
+        w("")
+        hdr = ["set", "traffic", "contender"] + ["round %d" % r
+                                                 for r in rounds]
+        w("| " + " | ".join(hdr) + " |")
+        w("|" + "---|" * len(hdr))
+        for rs in sets:
+            for tr in ("tcp", "udp64"):
+                for c in cont:
+                    cells = []
+                    for r in rounds:
+                        b = rnd.get(("none", rs, tr, r))
+                        v = rnd.get((c, rs, tr, r))
+                        cells.append("%.3f" % (v[0] / statistics.mean(b))
+                                     if b and v and statistics.mean(b)
+                                     else "-")
+                    w("| %s | %s | %s | %s |" % (rs, tr, SETNAME[c],
+                                                 " | ".join(cells)))
+        w("")
+
+    for line in provenance(args.indir, skipped):
+        w(line)
+        w("")
+    profiles(md, args.indir, "nf-hipac-set", "bl-*")
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(args.out, "sets-throughput.md"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
 
 
 def plot(outdir, med, rules, seeds):

@@ -33,13 +33,30 @@
 # (78-byte frames, the smallest pktgen builds for IPv6).  nft-set, the
 # insert latency and the SMP, replace and profile phases stay IPv4 only.
 #
+# A ruleset whose in/list line ends in "set" (bench.sh's bl-hosts and
+# bl-prefixes, issue 44) is a blocklist of N keys that the traffic never
+# hits, measured with its own contenders (NFHP_BK_SET_CONTENDERS):
+#	none
+#	ipset		ipset restore of NAME.ipset (hash:ip or hash:net), then
+#			iptables-legacy-restore of set-match.ipt: one rule
+#			-m set --match-set bl src -j DROP
+#	nft-set		nft -f NAME.set.nft: a set of type ipv4_addr (flags
+#			interval for prefixes), one rule ip saddr @bl drop
+#	nf-hipac	nf-hipac-restore NAME.ipt: N rules -s KEY -j DROP
+#	nf-hipac-set	nf-hipac-set restore of NAME.nfhp, then
+#			nf-hipac-restore of set-match.ipt
+# Each load is timed as a whole (set and rule); round R starts with the
+# R-th contender after none; perf profiles nf-hipac-set at each set under
+# udp64 when perf(1) is there.
+#
 # Environment: NFHP_BK_ROUNDS (3), NFHP_BK_SECS (3, seconds per point),
 # NFHP_BK_LOAD_TMO (150, seconds a load may take before the contender is
 # dropped for that ruleset), NFHP_BK_SLOW (60: a contender whose load took
 # longer is measured in round 1 only, to bound the run time),
 # NFHP_BK_BUDGET (2400: seconds after which the remaining rulesets and
 # phases are skipped, with a note), NFHP_BK_CONTENDERS (all six; for the
-# IPv6 rulesets iptables-* stand for ip6tables-*).
+# IPv6 rulesets iptables-* stand for ip6tables-*), NFHP_BK_SET_CONTENDERS
+# (all five of the set rows).
 
 source "$(dirname "$0")/../../selftests/nf_hipac/lib.sh"
 
@@ -50,6 +67,7 @@ slow=${NFHP_BK_SLOW:-60}
 budget=${NFHP_BK_BUDGET:-2400}
 t_start=$(date +%s)
 contenders=${NFHP_BK_CONTENDERS:-"none iptables-legacy iptables-nft nft nft-set nf-hipac"}
+set_contenders=${NFHP_BK_SET_CONTENDERS:-"none ipset nft-set nf-hipac nf-hipac-set"}
 out=${NFHP_VM_OUT:?run me through selftests/vm/run-vm.sh --out}
 in=$out/in
 raw=$out/raw.csv
@@ -67,6 +85,14 @@ nfhp_require_cmd iperf3 ethtool python3 iptables-legacy-restore \
 has6=$(awk '$3 == 6 { print 1; exit }' "$in/list")
 [ -z "$has6" ] ||
 	nfhp_require_cmd ip6tables-legacy-restore ip6tables-nft-restore
+hassets=$(awk '$3 == "set" { print 1; exit }' "$in/list")
+if [ -n "$hassets" ]; then
+	nfhp_require_cmd ipset
+	# loaded before any load is timed
+	for m in ip_set_hash_ip ip_set_hash_net xt_set nf_tables; do
+		modprobe $m || { nfhp_log "modprobe $m failed"; exit 1; }
+	done
+fi
 nf_hipac_setup || { nfhp_log "topology setup failed"; exit 1; }
 trap 'pg_stop; nfhp_cleanup; rm -rf "$tmp"' EXIT
 
@@ -169,6 +195,13 @@ load()
 		in_ns $ns_router timeout "$load_tmo" nft -f "$f.set.nft";;
 	nf-hipac) in_ns $ns_router timeout "$load_tmo" \
 				"$NFHP_BIN/nf-hipac${x6}-restore" < "$f.ipt";;
+	ipset) in_ns $ns_router timeout "$load_tmo" \
+			ipset restore < "$f.ipset" &&
+		in_ns $ns_router iptables-legacy-restore < "$in/set-match.ipt";;
+	nf-hipac-set) in_ns $ns_router timeout "$load_tmo" \
+			"$NFHP_BIN/nf-hipac-set" restore < "$f.nfhp" &&
+		in_ns $ns_router "$NFHP_BIN/nf-hipac-restore" \
+			< "$in/set-match.ipt";;
 	esac
 }
 
@@ -184,6 +217,12 @@ unload()
 	iptables-nft|nft|nft-set) in_ns $ns_router nft flush ruleset;;
 	nf-hipac) in_ns $ns_router "$NFHP_BIN/nf-hipac${x6}-restore" \
 			< "$empty";;
+	ipset)
+		unload iptables-legacy
+		in_ns $ns_router ipset destroy;;
+	nf-hipac-set)
+		unload nf-hipac
+		in_ns $ns_router "$NFHP_BIN/nf-hipac-set" destroy;;
 	esac
 }
 
@@ -378,14 +417,24 @@ insert_latency()
 
 # ---- throughput / packet rate matrix --------------------------------------
 declare -A dead
-both_ends=
-[[ " $contenders " != *" none "* ]] || both_ends=none
+
+# turns K WORD... - the words from the K-th on, then the first K (K modulo
+# their number).
+turns()
+{
+	local k=$1 i
+
+	shift
+	for ((i = 0; i < $#; i++)); do
+		echo "${@:$(( (i + k) % $# + 1 )):1}"
+	done
+}
 
 # matrix_round R - round R of every ruleset and contender.  From round 2 on
 # a ruleset is skipped once the time budget is spent.
 matrix_round()
 {
-	local r=$1 name nrules fam c t lt last v
+	local r=$1 name nrules fam c t lt last v cs
 
 	while read -r name nrules fam; do
 		if [ "$r" -gt 1 ] && over_budget "$name-round-$r"; then
@@ -393,10 +442,19 @@ matrix_round()
 		fi
 		x6=
 		[ "${fam:-4}" != 6 ] || x6=6
+		cs=$contenders
+		if [ "${fam:-4}" = set ]; then
+			# the set rows' contenders take turns at going first, so
+			# that a drift of the host's speed within a round
+			# favours none of them
+			cs=$(turns $((r - 1)) ${set_contenders//none/})
+			[[ " $set_contenders " != *" none "* ]] || cs="none $cs"
+		fi
 		flows_up "$name"
 		# no firewall once more at the end: the host is shared and noisy,
 		# so the baseline is the median of measurements around the others
-		for c in $contenders $both_ends; do
+		[[ " $cs " != *" none "* ]] || cs="$cs none"
+		for c in $cs; do
 			[ -z "${dead[$c.$name]:-}" ] || continue
 			if [ $c = nft-set ] && [ ! -f "$in/$name.set.nft" ]; then
 				continue
@@ -420,7 +478,7 @@ matrix_round()
 			row $(cname $c) "$name" "$nrules" tcp "$r" "$(measure_tcp)" Mbit/s
 			row $(cname $c) "$name" "$nrules" udp64 "$r" "$(measure_udp)" pps
 			if [ $last = 1 ] && [ "$nrules" -ge 100000 ] &&
-			   [ -z "$x6" ]; then
+			   [ "${fam:-4}" = 4 ]; then
 				for v in $(insert_latency $c); do
 					row $c "$name" "$nrules" insert "$r" "$v" ms
 				done
@@ -506,7 +564,7 @@ phase_smp()
 	local set=seed-10000 n r c
 
 	[ -f "$in/$set.ipt" ] ||
-		set=$(awk '$3 != 6 { print $1; exit }' "$in/list")
+		set=$(awk '$3 == "" { print $1; exit }' "$in/list")
 	[ -n "$set" ] || return 0
 	n=$(awk -v s=$set '$1 == s { print $2 }' "$in/list")
 	for r in $(seq "$rounds"); do
@@ -523,26 +581,37 @@ phase_smp()
 	done
 }
 
-# ---- where nf-hipac's time goes at the largest seed set -------------------
-phase_perf()
+# ---- where the time goes: nf-hipac at the largest seed set, nf-hipac-set -
+# perf_profile C NAME - a perf profile of contender C with ruleset NAME
+# under udp64, into perf-C-NAME.txt and perf-C-NAME-flat.txt.
+perf_profile()
 {
-	local big
-
-	big=$(awk '$1 ~ /^seed-/ { n = $1 } END { print n }' "$in/list")
-	command -v perf >/dev/null && [ -n "$big" ] || return 0
 	echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
-	load nf-hipac "$big" || { unload nf-hipac; return 0; }
+	load $1 "$2" || { unload $1; return 0; }
 	pg_start
 	sleep 1
 	perf record -a -g -o "$tmp/perf.data" -- sleep "$secs" >/dev/null 2>&1
 	pg_stop
 	perf report -i "$tmp/perf.data" --stdio --no-children --sort sym \
 		2>/dev/null | grep -v '^$' | head -60 \
-		> "$out/perf-nf-hipac-$big.txt"
+		> "$out/perf-$1-$2.txt"
 	perf report -i "$tmp/perf.data" --stdio --no-children -g none \
-		--sort dso,sym 2>/dev/null | grep '%' | head -25 \
-		> "$out/perf-nf-hipac-$big-flat.txt"
-	unload nf-hipac
+		--sort dso,sym 2>/dev/null | grep '%' \
+		> "$out/perf-$1-$2-flat.txt"
+	unload $1
+}
+
+phase_perf()
+{
+	local big name
+
+	command -v perf >/dev/null || return 0
+	big=$(awk '$1 ~ /^seed-/ { n = $1 } END { print n }' "$in/list")
+	[ -z "$big" ] || perf_profile nf-hipac "$big"
+	[[ " $set_contenders " == *" nf-hipac-set "* ]] || return 0
+	for name in $(awk '$3 == "set" { print $1 }' "$in/list"); do
+		perf_profile nf-hipac-set "$name"
+	done
 }
 
 # Round 1 of everything first, then the update, SMP and profile phases,

@@ -2,19 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # set-memory.sh - memory, load time and update time of 100k-entry sets in
-# the kernel: ipset, nft and nf-hipac-set, in one VM boot (issue 44)
+# the kernel: ipset, nft and nf-hipac-set, and the same keys as nf-hipac
+# rules, in one VM boot (issue 44)
 #
 #	bench/kernel/set-memory.sh [-n ENTRIES] [-b SECONDS]
 #
-# On the host, with a fixed seed (python3, below): ENTRIES (100000) random
-# distinct IPv4 hosts, and ENTRIES IPv4 prefixes like a routing table
-# (60 % /24, 30 % /16 to /22, 10 % /25 to /32, as user/bench/set_bench.c
-# draws them) of which none holds another, because an nft interval set
-# refuses overlapping elements (ipset and nf-hipac take nested ones); and
-# 1,000 updates of each: 500 adds of new keys alternating with 500 deletes
-# of loaded ones.  Each contender's load file is written in its own syntax
-# into build/set-memory/in.  Then boots the test VM once and runs itself
-# there with --guest.
+# On the host, bench/kernel/setkeys.py writes with a fixed seed ENTRIES
+# (100000) random distinct IPv4 hosts, and ENTRIES IPv4 prefixes like a
+# routing table of which none holds another (an nft interval set refuses
+# overlapping elements); and 1,000 updates of each: 500 adds of new keys
+# alternating with 500 deletes of loaded ones; each contender's load file
+# in its own syntax, into build/set-memory/in.  Then boots the test VM
+# once and runs itself there with --guest.
 #
 # In the guest, in the initial namespace, for hosts and then prefixes, each
 # contender in turn:
@@ -24,6 +23,9 @@
 #			add element
 #	nf-hipac-set	hash:ip / hash:net (algo hash / lpm), maxelem 0, via
 #			nf-hipac-set restore
+#	nf-hipac	no set: one rule -s KEY -j DROP per key in FORWARD,
+#			via nf-hipac-restore (the table calls it "nf-hipac
+#			rules")
 # it times the load (wall time of the restore command), reads the memory
 # the contender reports of itself (ipset's "Size in memory" of ipset list
 # -terse, the memory column of /proc/net/nf-hipac/sets; nft reports none)
@@ -34,11 +36,12 @@
 # which also moves with the pages on the per-CPU free lists), then times
 # the 1,000 updates as
 # single commands (ipset add/del, nft add/delete element, nf-hipac-set
-# add/del, one process each; after SECONDS (150) the rest are skipped and
-# the time is scaled up from those done, marked "~"), then another 1,000
-# as one batch (ipset restore, nft -f, nf-hipac-set restore), and
-# destroys the set.  The modules are loaded, and each contender is run
-# once on a tiny set, before anything is measured.
+# add/del, nf-hipac -A/-D FORWARD -s KEY -j DROP, one process each; after
+# SECONDS (150) the rest are skipped and the time is scaled up from those
+# done, marked "~"), then another 1,000 as one batch (ipset restore, nft
+# -f, nf-hipac-set restore, nf-hipac-restore --noflush), and destroys the
+# set (or flushes the rules).  The modules are loaded, and each
+# contender is run once on a tiny set, before anything is measured.
 #
 # Writes bench/results/sets-kernel.md.  Under TCG absolute times are
 # inflated many times over: compare the ratios within the run.
@@ -66,94 +69,7 @@ if [ "$guest" = 0 ]; then
 	out=$top/build/set-memory
 	rm -rf "$out"
 	mkdir -p "$out/in"
-	python3 - "$n" "$out/in" <<-'EOF'
-	import random
-	import sys
-
-	n, d = int(sys.argv[1]), sys.argv[2]
-	rnd = random.Random(44)
-
-	def ip(a):
-	    return "%d.%d.%d.%d" % (a >> 24, a >> 16 & 255, a >> 8 & 255,
-	                            a & 255)
-
-	def plen():
-	    r = rnd.random()
-	    if r < 0.6:
-	        return 24
-	    if r < 0.9:
-	        return rnd.randint(16, 22)
-	    return rnd.randint(25, 32)
-
-	def hosts(count, taken):
-	    keys = []
-	    while len(keys) < count:
-	        a = rnd.randrange(1 << 24, 224 << 24)
-	        if a not in taken:
-	            taken.add(a)
-	            keys.append(ip(a))
-	    return keys
-
-	def prefixes(count, taken, inner):
-	    # taken: the prefixes (addr, len); inner: every prefix that holds
-	    # one of them.  A new one may neither hold nor be held by another.
-	    keys = []
-	    while len(keys) < count:
-	        l = plen()
-	        a = rnd.randrange(1 << 24, 224 << 24) & (0xffffffff << (32 - l))
-	        if (a, l) in inner or any(
-	                (a & (0xffffffff << (32 - k)) & 0xffffffff, k) in taken
-	                for k in range(l + 1)):
-	            continue
-	        taken.add((a, l))
-	        for k in range(l):
-	            inner.add((a & (0xffffffff << (32 - k)) & 0xffffffff, k))
-	        keys.append("%s/%d" % (ip(a), l))
-	    return keys
-
-	for kind, name in (("hosts", "h"), ("prefixes", "p")):
-	    if kind == "hosts":
-	        taken = set()
-	        keys = hosts(n, taken)
-	        new = hosts(1000, taken)
-	        ipset, nft = "hash:ip", ""
-	    else:
-	        taken, inner = set(), set()
-	        keys = prefixes(n, taken, inner)
-	        new = prefixes(1000, taken, inner)
-	        ipset, nft = "hash:net", " flags interval;"
-	    old = rnd.sample(keys, 1000)
-	    # updates: add a new key, delete a loaded one, in turn
-	    upd = []
-	    for i in range(1000):
-	        upd.append(("add" if i % 2 == 0 else "del",
-	                    new[i // 2] if i % 2 == 0 else old[i // 2]))
-	    # the batch: another 500 adds and 500 deletes
-	    batch = [("add", new[500 + i // 2]) if i % 2 == 0
-	             else ("del", old[500 + i // 2]) for i in range(1000)]
-	    with open("%s/%s.ipset" % (d, kind), "w") as f:
-	        f.write("create %s %s family inet maxelem 1000000\n"
-	                % (name, ipset))
-	        f.writelines("add %s %s\n" % (name, k) for k in keys)
-	    with open("%s/%s.nfhp" % (d, kind), "w") as f:
-	        f.write("create %s %s maxelem 0\n" % (name, ipset))
-	        f.writelines("add %s %s\n" % (name, k) for k in keys)
-	    with open("%s/%s.nft" % (d, kind), "w") as f:
-	        f.write("table ip bench {\n\tset %s { type ipv4_addr;%s }\n}\n"
-	                % (name, nft))
-	        for i in range(0, n, 10000):
-	            f.write("add element ip bench %s { %s }\n"
-	                    % (name, ", ".join(keys[i:i + 10000])))
-	    with open("%s/%s.single" % (d, kind), "w") as f:
-	        f.writelines("%s %s\n" % u for u in upd)
-	    for tool in ("ipset", "nfhp"):
-	        with open("%s/%s.batch.%s" % (d, kind, tool), "w") as f:
-	            f.writelines("%s %s %s\n" % (o, name, k) for o, k in batch)
-	    with open("%s/%s.batch.nft" % (d, kind), "w") as f:
-	        f.writelines("%s element ip bench %s { %s }\n"
-	                     % ("add" if o == "add" else "delete", name, k)
-	                     for o, k in batch)
-	EOF
+	"$top/bench/kernel/setkeys.py" -n "$n" "$out/in"
 	rc=0
 	"$top/selftests/vm/run-vm.sh" --timeout 5400 --mem 2G --smp 2 \
 		--out "$out" -- bench/kernel/set-memory.sh --guest \
@@ -173,7 +89,9 @@ if [ "$guest" = 0 ]; then
 		echo
 		echo "$n random IPv4 hosts, and $n IPv4 prefixes like a" \
 		     "routing table (60 % /24, 30 % /16-/22, 10 % /25-/32, none" \
-		     "holding another), generated with a fixed seed.  Load:" \
+		     "holding another), generated with a fixed seed" \
+		     "(bench/kernel/setkeys.py).  nf-hipac rules: the same keys" \
+		     "as one rule \`-s KEY -j DROP\` each, no set.  Load:" \
 		     "wall time of the restore command.  B/entry (own): the" \
 		     "memory the contender reports, over the entries.  B/entry" \
 		     "(kernel): the growth of the kernel's memory over the load," \
@@ -190,8 +108,9 @@ if [ "$guest" = 0 ]; then
 			own = $5 == "-" ? "-" : sprintf("%.1f", $5 / $3)
 			single = $9 == 1000 ? sprintf("%.1f", $8) : \
 				 sprintf("~%.0f (%d done)", $8 * 1000 / $9, $9)
+			name = $1 == "nf-hipac" ? "nf-hipac rules" : $1
 			printf "| %s | %s | %d | %.2f | %s | %.1f | %s | %.2f |\n",
-			       $1, $2, $3, $4, own, $6 / $3, single, $10
+			       name, $2, $3, $4, own, $6 / $3, single, $10
 		}' "$out/rows.txt"
 		echo
 		cat <<-EOF
@@ -201,7 +120,10 @@ if [ "$guest" = 0 ]; then
 		  \`ipset list -terse\`, which counts its hash buckets and
 		  elements.  nf-hipac: the memory column of
 		  /proc/net/nf-hipac/sets, every block the set allocated
-		  (nfhp_alloc).  nft reports no memory of a set: "-".
+		  (nfhp_alloc); for nf-hipac rules, "total memory
+		  (allocated)" plus "memory of counters" of
+		  /proc/net/nf-hipac/info, the whole IPv4 rule set.  nft
+		  reports no memory of a set: "-".
 		- **Memory, kernel.** For every contender, the kernel's memory
 		  after the load less before it, each after sync, drop_caches
 		  and a pause of 3 s (for the RCU frees and nft's rhashtable
@@ -212,24 +134,29 @@ if [ "$guest" = 0 ]; then
 		  kernel allocated or freed meanwhile, and the slab pages left
 		  partly empty (a real cost, but not the set's alone); pages
 		  taken straight from the page allocator are not in it.  It is
-		  the only figure for nft, and a cross-check for the other two.
+		  the only figure for nft, and a cross-check for the others.
 		  The raw rows also give the growth of MemTotal - MemFree -
 		  Buffers - Cached, which counts every page but moves by
 		  megabytes with the pages left on the per-CPU free lists (not
 		  in MemFree) after a process as large as nft: too rough for
 		  the table.
 		- **Load.** Wall time of \`ipset restore\`, \`nft -f\` (one
-		  transaction, 10,000 elements per add element) and
-		  \`nf-hipac-set restore\`, the file on tmpfs, the modules
+		  transaction, 10,000 elements per add element),
+		  \`nf-hipac-set restore\` and \`nf-hipac-restore\` (one
+		  commit of the rules), the file on tmpfs, the modules
 		  loaded before: the parsing in userspace is in it.
 		- **Single updates.** Each update its own process (\`ipset
 		  add|del\`, \`nft add|delete element\`, \`nf-hipac-set
-		  add|del\`): a process start alone costs about 0.1 s under
-		  TCG, so these times are mostly process start and netlink
-		  setup; nft also fetches the table's state first.
+		  add|del\`, \`nf-hipac -A|-D FORWARD -s KEY -j DROP\`, a
+		  commit of the rule set each): a process start alone costs
+		  about 0.1 s under TCG, so these times are mostly process
+		  start and netlink setup; nft also fetches the table's state
+		  first.
 		- **Batched updates.** Another 500 adds and 500 deletes as one
 		  restore of 1,000 lines (for nft a file of 1,000 add and
-		  delete element commands, one transaction).
+		  delete element commands, one transaction; for nf-hipac rules
+		  \`nf-hipac-restore --noflush\` of 1,000 -A and -D lines, one
+		  commit).
 		- **TCG.** The VM emulates the CPU (no KVM here): absolute times
 		  are inflated many times over and vary with the host's load;
 		  compare the ratios within one run.  Memory figures do not
@@ -250,6 +177,7 @@ fi
 nfhp_bench_guest
 in=$out/in
 hipac=$top/user/build/nf-hipac-set
+rules=$top/user/build/nf-hipac
 modprobe ip_set_hash_ip
 modprobe ip_set_hash_net
 modprobe nf_tables
@@ -286,6 +214,7 @@ load()
 	ipset) ipset restore < "$tmp/$2.ipset" ;;
 	nft) nft -f "$tmp/$2.nft" ;;
 	nf-hipac-set) "$hipac" restore < "$tmp/$2.nfhp" ;;
+	nf-hipac) "$rules-restore" < "$tmp/$2.ipt" ;;
 	esac
 }
 
@@ -296,21 +225,21 @@ batch()
 	ipset) ipset restore < "$tmp/$2.batch.ipset" ;;
 	nft) nft -f "$tmp/$2.batch.nft" ;;
 	nf-hipac-set) "$hipac" restore < "$tmp/$2.batch.nfhp" ;;
+	nf-hipac) "$rules-restore" --noflush < "$tmp/$2.batch.ipt" ;;
 	esac
 }
 
-# update TOOL SET OP KEY - one update as its own command.
+# update TOOL SET OP KEY - one update as its own command (for nf-hipac
+# rules, a rule -s KEY -j DROP appended to or deleted from FORWARD).
 update()
 {
-	case $1 in
-	ipset) ipset "$3" "$2" "$4" ;;
-	nft)
-		if [ "$3" = add ]; then
-			nft add element ip bench "$2" "{ $4 }"
-		else
-			nft delete element ip bench "$2" "{ $4 }"
-		fi ;;
-	nf-hipac-set) "$hipac" "$3" "$2" "$4" ;;
+	case $1$3 in
+	ipset*) ipset "$3" "$2" "$4" ;;
+	nftadd) nft add element ip bench "$2" "{ $4 }" ;;
+	nftdel) nft delete element ip bench "$2" "{ $4 }" ;;
+	nf-hipac-set*) "$hipac" "$3" "$2" "$4" ;;
+	nf-hipacadd) "$rules" -A FORWARD -s "$4" -j DROP ;;
+	nf-hipacdel) "$rules" -D FORWARD -s "$4" -j DROP ;;
 	esac
 }
 
@@ -322,6 +251,8 @@ own()
 	nft) echo - ;;
 	nf-hipac-set) awk -v s="$2" '$1 == s { print $6 }' \
 			  /proc/net/nf-hipac/sets ;;
+	nf-hipac) awk -F: '/^total memory \(allocated\)|^memory of counters/ {
+			s += $2 } END { print s }' /proc/net/nf-hipac/info ;;
 	esac
 }
 
@@ -337,6 +268,7 @@ entries()
 		# an interval set lists each prefix as a/len
 		nft list set ip bench "$2" | tr ',{}' '\n' |
 			grep -c '[0-9]\.[0-9]' || true ;;
+	nf-hipac) "$rules" -S FORWARD | grep -c '^-A' || true ;;
 	esac
 }
 
@@ -347,19 +279,23 @@ destroy()
 	ipset) ipset destroy ;;
 	nft) nft delete table ip bench ;;
 	nf-hipac-set) "$hipac" destroy ;;
+	nf-hipac) printf '*filter\nCOMMIT\n' | "$rules-restore" ;;
 	esac
 }
 
+tools="ipset nft nf-hipac-set nf-hipac"
 # Warm up: each contender once on a tiny set, so that nothing allocated
 # on first use is counted.
 for kind in hosts prefixes; do
-	for tool in ipset nft nf-hipac-set; do
+	for tool in $tools; do
 		case $tool in
 		ipset) head -3 "$tmp/$kind.ipset" | ipset restore ;;
 		nft) { head -3 "$tmp/$kind.nft"
-		       echo "add element ip bench ${kind:0:1} { 10.0.0.0 }"; } |
+		       echo "add element ip bench bl { 10.0.0.0 }"; } |
 			nft -f - ;;
 		nf-hipac-set) head -3 "$tmp/$kind.nfhp" | "$hipac" restore ;;
+		nf-hipac) { head -6 "$tmp/$kind.ipt"; echo COMMIT; } |
+			"$rules-restore" ;;
 		esac
 		destroy "$tool"
 	done
@@ -367,8 +303,8 @@ done
 
 : > "$out/rows.txt"
 for kind in hosts prefixes; do
-	name=${kind:0:1}
-	for tool in ipset nft nf-hipac-set; do
+	name=bl
+	for tool in $tools; do
 		echo "set-memory: $tool $kind" >&2
 		m=$(kmem)
 		u0=${m% *} s0=${m#* }
