@@ -47,10 +47,18 @@ fi
 # Set by nfhp_check on failure; tests finish with "exit $nfhp_rc".
 nfhp_rc=0
 
-# nfhp_log MSG... - print a message prefixed with the test name.
+# nfhp_log MSG... - print a message prefixed with the test name.  A
+# message that comes 20 s or more after the one before it says when
+# ("[at 312 s]", bash's SECONDS since the test started), so that a slow
+# step shows in the log without a timestamp on every line.
+nfhp_log_at=0
 nfhp_log()
 {
-	echo "$(basename "$0"): $*"
+	local at=""
+
+	[ $((SECONDS - nfhp_log_at)) -ge 20 ] && at=" [at $SECONDS s]"
+	nfhp_log_at=$SECONDS
+	echo "$(basename "$0"): $*$at"
 }
 
 # nfhp_skip MSG... - report why the test cannot run and exit with ksft_skip.
