@@ -67,6 +67,24 @@ def messages(sock, seq):
             off += (mlen + 3) & ~3
 
 
+def ack(sock, seq):
+    """The errno of the ack of request SEQ (0 for success)."""
+    for mtype, payload in messages(sock, seq):
+        if mtype == NLMSG_ERROR:
+            return -struct.unpack_from("i", payload)[0]
+    return 0
+
+
+def call(sock, family, seq, cmd, attrs, what):
+    """Send CMD with ATTRS as request SEQ and wait for its ack; the errno
+    (0 for success), printed with WHAT when it is not."""
+    request(sock, family, NLM_F_REQUEST | NLM_F_ACK, cmd, 1, attrs, seq)
+    err = ack(sock, seq)
+    if err:
+        print("%s failed: errno %d" % (what, err), flush=True)
+    return err
+
+
 def open_family():
     """A socket and the nf_hipac family id, or (None, None) after a message."""
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)

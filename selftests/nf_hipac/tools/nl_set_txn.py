@@ -21,8 +21,7 @@ import struct
 import sys
 import time
 
-from nl_list import NLM_F_ACK, NLM_F_REQUEST, NLMSG_ERROR, NLA_F_NESTED
-from nl_list import attr, messages, open_family, request
+from nl_list import NLA_F_NESTED, attr, call, open_family
 
 # include/uapi/linux/nf_hipac.h
 NFHP_CMD_BEGIN, NFHP_CMD_COMMIT, NFHP_CMD_ABORT = 12, 13, 14
@@ -67,21 +66,10 @@ def step_message(step):
     raise ValueError("unknown step " + step)
 
 
-def ack(sock, seq):
-    """The errno of the ack of request SEQ (0 for success)."""
-    for mtype, payload in messages(sock, seq):
-        if mtype == NLMSG_ERROR:
-            return -struct.unpack_from("i", payload)[0]
-    return 0
-
-
 def send(sock, family, seq, cmd, payload, what):
+    """call() with PAYLOAD, if any, nested in NFHPA_SET."""
     attrs = attr(NFHPA_SET | NLA_F_NESTED, payload) if payload else b""
-    request(sock, family, NLM_F_REQUEST | NLM_F_ACK, cmd, 1, attrs, seq)
-    err = ack(sock, seq)
-    if err:
-        print("%s failed: errno %d" % (what, err), flush=True)
-    return err
+    return call(sock, family, seq, cmd, attrs, what)
 
 
 def main():
