@@ -25,6 +25,18 @@ NFHP_BIN=${NFHP_BIN:-$NFHP_TOP/user/build}
 # Seconds a connection attempt may take before it counts as blocked.
 NFHP_WAIT=${NFHP_WAIT:-2}
 
+# nfhp_scaled N - N times NFHP_TIMEOUT_SCALE (run_tests.sh sets it from the
+# host's load; the debug kernel's boots multiply it further), rounded up:
+# for waits that are not verdicts, such as a server's start.
+nfhp_scaled()
+{
+	awk -v n="$1" -v s="${NFHP_TIMEOUT_SCALE:-1}" \
+		'BEGIN { v = n * s; print v == int(v) ? v : int(v) + 1 }'
+}
+# A server's start: python3's, which a busy host under TCG and KASAN has
+# been seen to stretch past 10 s.
+nfhp_server_start=$(nfhp_scaled 10)
+
 ns_client=nfhp-client-$$
 ns_router=nfhp-router-$$
 ns_server=nfhp-server-$$
@@ -356,16 +368,18 @@ nfhp_conn()
 	local ip=${5:-$SERVER_IP} ready spid rc i
 
 	ready=$(mktemp -u "/tmp/nfhp-ready.$$.XXXXXX")
-	timeout 30 ip netns exec "$dst" python3 -c "$nfhp_py_server" \
+	timeout $((nfhp_server_start + 20)) \
+		ip netns exec "$dst" python3 -c "$nfhp_py_server" \
 		"$proto" "$port" "$ready" "$([[ $ip == *:* ]] && echo 6)" &
 	spid=$!
-	for i in $(seq 100); do
+	for i in $(seq $((nfhp_server_start * 10))); do
 		[ -e "$ready" ] && break
 		kill -0 $spid 2>/dev/null || break
 		sleep 0.1
 	done
 	if [ ! -e "$ready" ]; then
-		nfhp_log "server on $proto/$port in $dst did not start"
+		nfhp_log "server on $proto/$port in $dst did not start" \
+			"within ${nfhp_server_start}s"
 		kill $spid 2>/dev/null
 		wait $spid 2>/dev/null
 		return 2
