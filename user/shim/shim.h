@@ -93,6 +93,7 @@ typedef unsigned int gfp_t;
 #define fls(x)		((x) ? 32 - __builtin_clz((unsigned int)(x)) : 0)
 #define hweight64(x)	((unsigned int)__builtin_popcountll(x))
 #define ilog2(n)	(63 - __builtin_clzll((unsigned long long)(n)))
+#define is_power_of_2(n)	((n) != 0 && ((n) & ((n) - 1)) == 0)
 #define roundup_pow_of_two(n) \
 	((n) <= 1 ? 1ul : 1ul << (64 - __builtin_clzl((unsigned long)(n) - 1)))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
@@ -103,6 +104,7 @@ typedef unsigned int gfp_t;
 #define pr_err(...)	fprintf(stderr, __VA_ARGS__)
 
 #define GFP_KERNEL	0u
+#define GFP_ATOMIC	0u
 #define __GFP_NOWARN	0u
 #define __GFP_ZERO	1u
 
@@ -165,6 +167,18 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 #define kvfree(p)		free(p)
 #define kfree(p)		free(p)
 
+/* What kmalloc() above really hands out for @size bytes. */
+static inline size_t kmalloc_size_roundup(size_t size)
+{
+	size_t slab = 8;
+
+	if (size > 4096)
+		return size;
+	while (slab < size)
+		slab <<= 1;
+	return slab;
+}
+
 #include <malloc.h>
 #define PAGE_SIZE		4096ul
 #define PAGE_ALIGN(x)		(((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
@@ -205,6 +219,13 @@ static inline void cond_synchronize_rcu(unsigned long cookie)
 	if (!poll_state_synchronize_rcu(cookie))
 		synchronize_rcu();
 }
+
+/* No reader can hold what is freed after a grace period: free it now. */
+struct rcu_head {
+	void *next;
+	void (*func)(struct rcu_head *head);
+};
+#define kfree_rcu(p, field)	kfree(p)
 
 /* Per-CPU data: one CPU. */
 #define alloc_percpu(type)	((type *)kzalloc(sizeof(type), GFP_KERNEL))
