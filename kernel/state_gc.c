@@ -78,8 +78,12 @@ static u32 nfhp_state_move_bucket(struct nfhp_state_table *t,
 			continue;
 		}
 		to = &f->head[s->hash & f->mask];
-		/* Seen in the new bucket before it leaves the old one. */
-		RCU_INIT_POINTER(s->next, rcu_dereference_protected(*to, 1));
+		/*
+		 * Seen in the new bucket before it leaves the old one; a
+		 * reader on @s walks on into the new bucket, so @s->next is
+		 * published as a bucket's head is.
+		 */
+		rcu_assign_pointer(s->next, rcu_dereference_protected(*to, 1));
 		rcu_assign_pointer(*to, s);
 		rcu_assign_pointer(*link, NULL);
 	}

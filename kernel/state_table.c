@@ -345,11 +345,11 @@ static struct nfhp_state *nfhp_state_twin(struct nfhp_state_table *t,
 					  const struct nfhp_state_key *key,
 					  u32 h, unsigned long now)
 {
-	struct nfhp_state_array *a = rcu_dereference_protected(t->arr, 1);
+	struct nfhp_state_array *a = rcu_dereference(t->arr);
 	struct nfhp_state __rcu **link;
 	struct nfhp_state *s;
 
-	for (; a; a = rcu_dereference_protected(a->future, 1)) {
+	for (; a; a = rcu_dereference(a->future)) {
 		link = &a->head[h & a->mask];
 		while ((s = rcu_dereference_protected(*link, 1))) {
 			if (s->hash != h || !nfhp_state_key_equal(&s->key, key)) {
@@ -430,7 +430,7 @@ int nfhp_state_keep(struct nfhp_state_table *t,
 {
 	u32 h = nfhp_state_hash(t, &pkt->key);
 	struct nfhp_state __rcu **head;
-	struct nfhp_state_array *a;
+	struct nfhp_state_array *a, *f;
 	struct nfhp_state *s;
 	spinlock_t *lock;
 	int err = 0;
@@ -449,9 +449,9 @@ int nfhp_state_keep(struct nfhp_state_table *t,
 	if (s) {
 		/* The creating packet goes forward, by definition. */
 		nfhp_state_update(t, s, pkt, false, now);
-		a = rcu_dereference_protected(t->arr, 1);
-		while (rcu_access_pointer(a->future))
-			a = rcu_dereference_protected(a->future, 1);
+		a = rcu_dereference(t->arr);
+		while ((f = rcu_dereference(a->future)))
+			a = f;
 		head = &a->head[h & a->mask];
 		RCU_INIT_POINTER(s->next, rcu_dereference_protected(*head, 1));
 		rcu_assign_pointer(*head, s);
