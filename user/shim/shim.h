@@ -56,8 +56,14 @@ typedef unsigned int gfp_t;
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define noinline_for_stack	__attribute__((noinline))
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#ifdef NFHP_SHIM_THREADS
+/* As the kernel's on word-sized data: relaxed atomics, for TSan too. */
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#else
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#endif
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
@@ -115,7 +121,11 @@ extern unsigned long nfhp_shim_stack_base;
 
 static inline bool nfhp_shim_should_fail(void)
 {
+#ifdef NFHP_SHIM_THREADS
+	__atomic_add_fetch(&nfhp_shim_allocs, 1, __ATOMIC_RELAXED);
+#else
 	nfhp_shim_allocs++;
+#endif
 	if (nfhp_shim_fail_countdown > 0 && --nfhp_shim_fail_countdown == 0)
 		return true;
 	return false;
@@ -186,12 +196,22 @@ static inline size_t kmalloc_size_roundup(size_t size)
 #define ksize(p)		malloc_usable_size((void *)(p))
 
 /* RCU: single-threaded, so publishing is a store and a grace period is now. */
+#ifdef NFHP_SHIM_THREADS
+/*
+ * The threaded tests (test_state_threads): readers run beside writers,
+ * so publishing is a release and reading an acquire.
+ */
+#define rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define rcu_dereference_check(p, c)	rcu_dereference(p)
+#else
 #define rcu_assign_pointer(p, v)	((p) = (v))
-#define RCU_INIT_POINTER(p, v)		((p) = (v))
 #define rcu_dereference(p)		(p)
 #define rcu_dereference_check(p, c)	(p)
+#endif
+#define RCU_INIT_POINTER(p, v)		((p) = (v))
 #define rcu_dereference_protected(p, c)	(p)
-#define rcu_access_pointer(p)		(p)
+#define rcu_access_pointer(p)		READ_ONCE(p)
 #define rcu_read_lock()			do { } while (0)
 #define rcu_read_unlock()		do { } while (0)
 /*
@@ -225,7 +245,17 @@ struct rcu_head {
 	void *next;
 	void (*func)(struct rcu_head *head);
 };
+#ifdef NFHP_SHIM_THREADS
+/*
+ * With threads, a reader may still hold it: what is freed after a grace
+ * period waits until nfhp_shim_rcu_drain(), when the threads are gone.
+ */
+void nfhp_shim_rcu_defer(struct rcu_head *head, void *p);
+void nfhp_shim_rcu_drain(void);
+#define kfree_rcu(p, field)	nfhp_shim_rcu_defer(&(p)->field, (p))
+#else
 #define kfree_rcu(p, field)	kfree(p)
+#endif
 
 /* Per-CPU data: one CPU. */
 #define alloc_percpu(type)	((type *)kzalloc(sizeof(type), GFP_KERNEL))
