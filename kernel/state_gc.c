@@ -29,7 +29,15 @@ bool nfhp_state_growing(const struct nfhp_state_table *t)
 	return rcu_access_pointer(a->future);
 }
 
-/* Free the dead states of bucket @i of @a; return how many. */
+/**
+ * nfhp_state_expire_bucket() - free the dead states of one bucket
+ * @t: the table
+ * @a: its array
+ * @i: the bucket
+ * @now: the caller's clock
+ *
+ * Return: the states freed.
+ */
 static u32 nfhp_state_expire_bucket(struct nfhp_state_table *t,
 				    struct nfhp_state_array *a, u32 i,
 				    unsigned long now)
@@ -51,9 +59,18 @@ static u32 nfhp_state_expire_bucket(struct nfhp_state_table *t,
 	return n;
 }
 
-/*
- * Move bucket @i of @a to @a->future, tail first, freeing dead states
- * on the way; return how many were dead.
+/**
+ * nfhp_state_move_bucket() - move one bucket to the bigger array
+ * @t: the table
+ * @a: the array being left, whose @future is set
+ * @i: the bucket
+ * @now: the caller's clock
+ *
+ * Moves the states tail first, so that a lookup walking the bucket sees
+ * every state in one array or the other, and frees the dead ones on
+ * the way.  See DOC: Theory of Operation in state_table.c.
+ *
+ * Return: the states freed.
  */
 static u32 nfhp_state_move_bucket(struct nfhp_state_table *t,
 				  struct nfhp_state_array *a, u32 i,
@@ -91,7 +108,15 @@ static u32 nfhp_state_move_bucket(struct nfhp_state_table *t,
 	return n;
 }
 
-/* Start a growth if the states outnumber the buckets. */
+/**
+ * nfhp_state_grow() - start a growth if the states outnumber the buckets
+ * @t: the table
+ * @a: its array, which does not grow yet
+ *
+ * Hangs an array of the states' number of buckets, rounded up to a
+ * power of two and at most buckets_max, on @a.  Waits, tick after tick,
+ * until the array the last growth replaced is freed.
+ */
 static void nfhp_state_grow(struct nfhp_state_table *t,
 			    struct nfhp_state_array *a)
 {
@@ -115,7 +140,16 @@ static void nfhp_state_grow(struct nfhp_state_table *t,
 	rcu_assign_pointer(a->future, f);
 }
 
-/* Move a budget of buckets; publish the new array after the last. */
+/**
+ * nfhp_state_grow_step() - move a budget of buckets to the bigger array
+ * @t: the table
+ * @a: its array, which grows
+ * @now: the caller's clock
+ * @budget: buckets to move at most
+ *
+ * After the last bucket, publishes the new array as the table's and
+ * retires @a, to be freed after a grace period.
+ */
 static void nfhp_state_grow_step(struct nfhp_state_table *t,
 				 struct nfhp_state_array *a,
 				 unsigned long now, u32 budget)

@@ -14,7 +14,16 @@
 
 #include "state.h"
 
-/* Compare two ends, address first; <0, 0 or >0 as memcmp(). */
+/**
+ * nfhp_state_end_cmp() - order two ends of a flow
+ * @a: an end's address
+ * @ap: its port
+ * @b: the other end's address
+ * @bp: its port
+ *
+ * Return: less than, equal to or more than 0 as @a:@ap is lower than,
+ * equal to or higher than @b:@bp, the address first.
+ */
 static int nfhp_state_end_cmp(const u32 *a, u16 ap, const u32 *b, u16 bp)
 {
 	unsigned int i;

@@ -24,6 +24,14 @@
 
 #include "state.h"
 
+/**
+ * nfhp_parent_hash() - the hash of a parent
+ * @t: the table, whose seed it mixes in
+ * @rule: the rule whose limit it is
+ * @tuple: the masked flow, its unused bytes zero
+ *
+ * Return: the hash.
+ */
 static u32 nfhp_parent_hash(const struct nfhp_state_table *t,
 			    const void *rule,
 			    const struct nfhp_state_tuple *tuple)
@@ -40,6 +48,15 @@ static u32 nfhp_parent_hash(const struct nfhp_state_table *t,
 	return (u32)(h >> 32);
 }
 
+/**
+ * nfhp_parent_find() - the parent of a rule and a masked flow
+ * @t: the table
+ * @h: their hash, whose bucket's lock is held
+ * @rule: the rule
+ * @tuple: the masked flow
+ *
+ * Return: the parent, or NULL.
+ */
 static struct nfhp_state_parent *
 nfhp_parent_find(struct nfhp_state_table *t, u32 h, const void *rule,
 		 const struct nfhp_state_tuple *tuple)
@@ -54,6 +71,16 @@ nfhp_parent_find(struct nfhp_state_table *t, u32 h, const void *rule,
 	return NULL;
 }
 
+/**
+ * nfhp_parent_new() - a new parent, with no state yet
+ * @t: the table
+ * @h: its hash, whose bucket's lock is held
+ * @rule: the rule
+ * @tuple: the masked flow
+ *
+ * Return: the parent, linked in its bucket; ERR_PTR(-ENOSPC) at
+ * max_parents, ERR_PTR(-ENOMEM); each refusal counted.
+ */
 static struct nfhp_state_parent *
 nfhp_parent_new(struct nfhp_state_table *t, u32 h, const void *rule,
 		const struct nfhp_state_tuple *tuple)

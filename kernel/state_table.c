@@ -94,6 +94,12 @@ void nfhp_state_tunables_default(struct nfhp_state_tunables *tun)
 	};
 }
 
+/**
+ * nfhp_state_array_size() - the bytes of an array of buckets
+ * @buckets: its buckets
+ *
+ * Return: the bytes.
+ */
 static size_t nfhp_state_array_size(u32 buckets)
 {
 	struct nfhp_state_array *a;
@@ -131,7 +137,13 @@ void nfhp_state_array_free(struct nfhp_state_table *t,
 		nfhp_free(t->mem, a, nfhp_state_array_size(a->mask + 1));
 }
 
-/* The bytes max_states states and max_parents parents may take. */
+/**
+ * nfhp_state_reservation() - the bytes a table's bounds may take
+ * @max_states: the states at most
+ * @max_parents: the parents at most
+ *
+ * Return: the bytes the allocator hands out for them, at most.
+ */
 static u64 nfhp_state_reservation(u32 max_states, u32 max_parents)
 {
 	return (u64)max_states * kmalloc_size_roundup(sizeof(struct nfhp_state)) +
@@ -256,9 +268,17 @@ u32 nfhp_state_buckets(const struct nfhp_state_table *t)
 	return a->mask + 1;
 }
 
-/*
- * The state of @key in @t, dead ones too when @now is NULL.  Under
- * rcu_read_lock() or a bucket lock.
+/**
+ * nfhp_state_lookup() - the state of a flow, in every array
+ * @t: the table
+ * @key: the flow
+ * @h: its hash
+ * @now: the caller's clock, or NULL for dead states too
+ *
+ * Under rcu_read_lock() or the bucket's lock.  A miss in one array
+ * goes on in its future one; see DOC: Theory of Operation.
+ *
+ * Return: the state, or NULL.
  */
 static struct nfhp_state *nfhp_state_lookup(const struct nfhp_state_table *t,
 					    const struct nfhp_state_key *key,
@@ -337,9 +357,16 @@ void nfhp_state_unlink(struct nfhp_state_table *t, struct nfhp_state *s,
 	kfree_rcu(s, rcu);
 }
 
-/*
- * Under the lock of @h's bucket: drop a dead twin of @key, and return
- * a live one.
+/**
+ * nfhp_state_twin() - the state of a flow, seen under its bucket's lock
+ * @t: the table
+ * @key: the flow
+ * @h: its hash, whose bucket's lock is held
+ * @now: the caller's clock
+ *
+ * Unlinks a dead state of @key, so that a new one takes its place.
+ *
+ * Return: the live state of @key, or NULL.
  */
 static struct nfhp_state *nfhp_state_twin(struct nfhp_state_table *t,
 					  const struct nfhp_state_key *key,
@@ -364,7 +391,18 @@ static struct nfhp_state *nfhp_state_twin(struct nfhp_state_table *t,
 	return NULL;
 }
 
-/* A new state for @pkt made by @rule; NULL and *@err when refused. */
+/**
+ * nfhp_state_new() - a new state, counted, not yet linked
+ * @t: the table
+ * @pkt: the packet that makes it
+ * @rule: the keep-state rule
+ * @h: the hash of @pkt's flow, whose bucket's lock is held
+ * @err: why it was refused
+ *
+ * Takes a place under max_states and, for a limit, a parent's.
+ *
+ * Return: the state, or NULL with *@err set, each refusal counted.
+ */
 static struct nfhp_state *nfhp_state_new(struct nfhp_state_table *t,
 					 const struct nfhp_state_pkt *pkt,
 					 const struct nfhp_state_rule *rule,

@@ -46,6 +46,12 @@ enum nfhp_tcp_phase {
 	NFHP_TCP_OTHER,
 };
 
+/**
+ * nfhp_tcp_phase() - the phase a TCP word's flags say
+ * @word: the word
+ *
+ * Return: its &enum nfhp_tcp_phase.
+ */
 static enum nfhp_tcp_phase nfhp_tcp_phase(u32 word)
 {
 	switch (word & NFHP_TCP_WORD_FLAGS) {
@@ -62,15 +68,29 @@ static enum nfhp_tcp_phase nfhp_tcp_phase(u32 word)
 	}
 }
 
-/* Is @a at or after @b in sequence space? */
+/**
+ * nfhp_seq_ge() - is one sequence number at or after another?
+ * @a: a number
+ * @b: another
+ *
+ * Return: true if @a is at or after @b in sequence space.
+ */
 static bool nfhp_seq_ge(u32 a, u32 b)
 {
 	return (s32)(a - b) >= 0;
 }
 
-/*
- * The TCP word after @pkt, going @rev to the creator; *@life the
- * lifetime in seconds it renews the state with, or %NFHP_NO_RENEWAL.
+/**
+ * nfhp_tcp_next() - a state's TCP word after a packet
+ * @t: the table, for the lifetimes
+ * @word: the word before
+ * @pkt: the packet
+ * @rev: it goes the other way than the creator
+ * @ack_new: it acknowledges no less than its side did before
+ * @life: the lifetime in seconds it renews the state with, or
+ *	%NFHP_NO_RENEWAL
+ *
+ * Return: the word after.
  */
 static u32 nfhp_tcp_next(const struct nfhp_state_table *t, u32 word,
 			 const struct nfhp_state_pkt *pkt, bool rev,
