@@ -449,7 +449,10 @@ static void sync_and_compare(struct run *r, unsigned int step)
 
 static void step_tick(struct run *r, unsigned int step, u32 budget)
 {
+	/* A growth's array may not come: the tick tries again later. */
+	nfhp_shim_fail_countdown = rnd() % 4 == 0;
 	nfhp_state_tick(&r->t, r->now, budget);
+	nfhp_shim_fail_countdown = 0;
 	if (rnd() % 4 == 0)
 		synchronize_rcu();
 	sync_and_compare(r, step);
@@ -688,7 +691,7 @@ static void run_examples(void)
 	const u32 a = 0x0a000001, b = 0x0a000002;
 	struct nfhp_state *s;
 	bool ok;
-	int i;
+	int i, err;
 
 	nfhp_state_tunables_default(&tun);
 	check(tun.syn_lifetime == 20 && tun.ack_lifetime == 300 &&
@@ -790,6 +793,18 @@ static void run_examples(void)
 	      "examples: 4 buckets grow to 8 over 5 ticks, no state lost");
 	nfhp_state_table_destroy(&tb);
 	check(!mem.used && !mem.allocated, "examples: every byte given back");
+
+	/* Each allocation of init fails in turn: nothing is left behind. */
+	ok = true;
+	for (i = 1; i <= 6; i++) {
+		nfhp_shim_fail_countdown = i;
+		err = nfhp_state_table_init(&tb, &mem, &tun, HZ);
+		nfhp_shim_fail_countdown = 0;
+		if (!err)
+			nfhp_state_table_destroy(&tb);
+		ok &= (i <= 4) == (err == -ENOMEM) && !mem.used;
+	}
+	check(ok, "examples: init fails cleanly at each of its 4 allocations");
 
 	/* The bound: the reservation of max_states must fit the account. */
 	mem.limit = 64 << 10;
