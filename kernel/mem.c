@@ -118,3 +118,35 @@ void nfhp_free(struct nfhp_mem *mem, void *p, size_t size)
 	mem->allocated -= nfhp_real_size(p, size);
 	kvfree(p);
 }
+
+/**
+ * nfhp_mem_reserve() - put memory yet to be allocated on an account
+ * @mem: the account
+ * @bytes: what the allocator will really hand out, at most
+ *
+ * For memory taken where the account cannot be locked: the packet path
+ * makes states unlocked, within a bound reserved here beforehand
+ * (state_table.c).  The caller serializes this with every other use of
+ * @mem.
+ *
+ * Return: true, or false when the bound would be crossed.
+ */
+bool nfhp_mem_reserve(struct nfhp_mem *mem, u64 bytes)
+{
+	if (mem->allocated + bytes > mem->limit)
+		return false;
+	mem->used += bytes;
+	mem->allocated += bytes;
+	return true;
+}
+
+/**
+ * nfhp_mem_unreserve() - give back what nfhp_mem_reserve() took
+ * @mem: the account
+ * @bytes: as reserved
+ */
+void nfhp_mem_unreserve(struct nfhp_mem *mem, u64 bytes)
+{
+	mem->used -= bytes;
+	mem->allocated -= bytes;
+}

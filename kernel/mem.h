@@ -30,5 +30,7 @@ void nfhp_free(struct nfhp_mem *mem, void *p, size_t size);
 void *nfhp_alloc_unaccounted(size_t size);
 void nfhp_free_unaccounted(void *p);
 bool nfhp_mem_charge(struct nfhp_mem *mem, void *p, size_t size);
+bool nfhp_mem_reserve(struct nfhp_mem *mem, u64 bytes);
+void nfhp_mem_unreserve(struct nfhp_mem *mem, u64 bytes);
 
 #endif /* _NFHP_MEM_H */

@@ -56,8 +56,14 @@ typedef unsigned int gfp_t;
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define noinline_for_stack	__attribute__((noinline))
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#ifdef NFHP_SHIM_THREADS
+/* As the kernel's on word-sized data: relaxed atomics, for TSan too. */
+#define READ_ONCE(x)	__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#else
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#endif
 #define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
 #define smp_rmb()	__atomic_thread_fence(__ATOMIC_ACQUIRE)
@@ -93,6 +99,7 @@ typedef unsigned int gfp_t;
 #define fls(x)		((x) ? 32 - __builtin_clz((unsigned int)(x)) : 0)
 #define hweight64(x)	((unsigned int)__builtin_popcountll(x))
 #define ilog2(n)	(63 - __builtin_clzll((unsigned long long)(n)))
+#define is_power_of_2(n)	((n) != 0 && ((n) & ((n) - 1)) == 0)
 #define roundup_pow_of_two(n) \
 	((n) <= 1 ? 1ul : 1ul << (64 - __builtin_clzl((unsigned long)(n) - 1)))
 #define BUILD_BUG_ON(c)	_Static_assert(!(c), #c)
@@ -103,6 +110,7 @@ typedef unsigned int gfp_t;
 #define pr_err(...)	fprintf(stderr, __VA_ARGS__)
 
 #define GFP_KERNEL	0u
+#define GFP_ATOMIC	0u
 #define __GFP_NOWARN	0u
 #define __GFP_ZERO	1u
 
@@ -113,7 +121,11 @@ extern unsigned long nfhp_shim_stack_base;
 
 static inline bool nfhp_shim_should_fail(void)
 {
+#ifdef NFHP_SHIM_THREADS
+	__atomic_add_fetch(&nfhp_shim_allocs, 1, __ATOMIC_RELAXED);
+#else
 	nfhp_shim_allocs++;
+#endif
 	if (nfhp_shim_fail_countdown > 0 && --nfhp_shim_fail_countdown == 0)
 		return true;
 	return false;
@@ -165,6 +177,18 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 #define kvfree(p)		free(p)
 #define kfree(p)		free(p)
 
+/* What kmalloc() above really hands out for @size bytes. */
+static inline size_t kmalloc_size_roundup(size_t size)
+{
+	size_t slab = 8;
+
+	if (size > 4096)
+		return size;
+	while (slab < size)
+		slab <<= 1;
+	return slab;
+}
+
 #include <malloc.h>
 #define PAGE_SIZE		4096ul
 #define PAGE_ALIGN(x)		(((x) + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1))
@@ -172,12 +196,22 @@ static inline void *kcalloc(size_t n, size_t size, gfp_t gfp)
 #define ksize(p)		malloc_usable_size((void *)(p))
 
 /* RCU: single-threaded, so publishing is a store and a grace period is now. */
+#ifdef NFHP_SHIM_THREADS
+/*
+ * The threaded tests (test_state_threads): readers run beside writers,
+ * so publishing is a release and reading an acquire.
+ */
+#define rcu_assign_pointer(p, v)	__atomic_store_n(&(p), (v), __ATOMIC_RELEASE)
+#define rcu_dereference(p)		__atomic_load_n(&(p), __ATOMIC_ACQUIRE)
+#define rcu_dereference_check(p, c)	rcu_dereference(p)
+#else
 #define rcu_assign_pointer(p, v)	((p) = (v))
-#define RCU_INIT_POINTER(p, v)		((p) = (v))
 #define rcu_dereference(p)		(p)
 #define rcu_dereference_check(p, c)	(p)
+#endif
+#define RCU_INIT_POINTER(p, v)		((p) = (v))
 #define rcu_dereference_protected(p, c)	(p)
-#define rcu_access_pointer(p)		(p)
+#define rcu_access_pointer(p)		READ_ONCE(p)
 #define rcu_read_lock()			do { } while (0)
 #define rcu_read_unlock()		do { } while (0)
 /*
@@ -205,6 +239,23 @@ static inline void cond_synchronize_rcu(unsigned long cookie)
 	if (!poll_state_synchronize_rcu(cookie))
 		synchronize_rcu();
 }
+
+/* No reader can hold what is freed after a grace period: free it now. */
+struct rcu_head {
+	void *next;
+	void (*func)(struct rcu_head *head);
+};
+#ifdef NFHP_SHIM_THREADS
+/*
+ * With threads, a reader may still hold it: what is freed after a grace
+ * period waits until nfhp_shim_rcu_drain(), when the threads are gone.
+ */
+void nfhp_shim_rcu_defer(struct rcu_head *head, void *p);
+void nfhp_shim_rcu_drain(void);
+#define kfree_rcu(p, field)	nfhp_shim_rcu_defer(&(p)->field, (p))
+#else
+#define kfree_rcu(p, field)	kfree(p)
+#endif
 
 /* Per-CPU data: one CPU. */
 #define alloc_percpu(type)	((type *)kzalloc(sizeof(type), GFP_KERNEL))

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: dynamic states, the tick: expiry and growth.
+ *
+ * The packet path never frees a state and never resizes the table;
+ * the tick does both, off the packet path (the glue runs it from a
+ * delayed work, once a second or so), a budget of buckets per call so
+ * that no call holds the CPU long.  One tick either expires buckets
+ * or, while the table grows, moves them; see DOC: Theory of Operation
+ * in state_table.c.  Ticks, flushes and nfhp_state_set_bounds() are
+ * serialized by the caller; the packet path runs beside them.
+ */
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/rcupdate.h>
+
+#include "state.h"
+
+/**
+ * nfhp_state_growing() - is the table moving to a bigger array?
+ * @t: the table
+ *
+ * Return: true while it is.
+ */
+bool nfhp_state_growing(const struct nfhp_state_table *t)
+{
+	const struct nfhp_state_array *a = rcu_dereference_check(t->arr, 1);
+
+	return rcu_access_pointer(a->future);
+}
+
+/**
+ * nfhp_state_expire_bucket() - free the dead states of one bucket
+ * @t: the table
+ * @a: its array
+ * @i: the bucket
+ * @now: the caller's clock
+ *
+ * Return: the states freed.
+ */
+static u32 nfhp_state_expire_bucket(struct nfhp_state_table *t,
+				    struct nfhp_state_array *a, u32 i,
+				    unsigned long now)
+{
+	struct nfhp_state __rcu **link = &a->head[i];
+	struct nfhp_state *s;
+	u32 n = 0;
+
+	spin_lock_bh(&t->locks[i & t->lock_mask]);
+	while ((s = rcu_dereference_protected(*link, 1))) {
+		if (!nfhp_state_dead(s, now)) {
+			link = &s->next;
+			continue;
+		}
+		nfhp_state_unlink(t, s, link);
+		n++;
+	}
+	spin_unlock_bh(&t->locks[i & t->lock_mask]);
+	return n;
+}
+
+/**
+ * nfhp_state_move_bucket() - move one bucket to the bigger array
+ * @t: the table
+ * @a: the array being left, whose @future is set
+ * @i: the bucket
+ * @now: the caller's clock
+ *
+ * Moves the states tail first, so that a lookup walking the bucket sees
+ * every state in one array or the other, and frees the dead ones on
+ * the way.  See DOC: Theory of Operation in state_table.c.
+ *
+ * Return: the states freed.
+ */
+static u32 nfhp_state_move_bucket(struct nfhp_state_table *t,
+				  struct nfhp_state_array *a, u32 i,
+				  unsigned long now)
+{
+	struct nfhp_state_array *f = rcu_dereference_protected(a->future, 1);
+	struct nfhp_state __rcu **link, **to;
+	struct nfhp_state *s, *next;
+	u32 n = 0;
+
+	spin_lock_bh(&t->locks[i & t->lock_mask]);
+	while (rcu_access_pointer(a->head[i])) {
+		link = &a->head[i];
+		s = rcu_dereference_protected(*link, 1);
+		while ((next = rcu_dereference_protected(s->next, 1))) {
+			link = &s->next;
+			s = next;
+		}
+		if (nfhp_state_dead(s, now)) {
+			nfhp_state_unlink(t, s, link);
+			n++;
+			continue;
+		}
+		to = &f->head[s->hash & f->mask];
+		/*
+		 * Seen in the new bucket before it leaves the old one; a
+		 * reader on @s walks on into the new bucket, so @s->next is
+		 * published as a bucket's head is.
+		 */
+		rcu_assign_pointer(s->next, rcu_dereference_protected(*to, 1));
+		rcu_assign_pointer(*to, s);
+		rcu_assign_pointer(*link, NULL);
+	}
+	spin_unlock_bh(&t->locks[i & t->lock_mask]);
+	return n;
+}
+
+/**
+ * nfhp_state_grow() - start a growth if the states outnumber the buckets
+ * @t: the table
+ * @a: its array, which does not grow yet
+ *
+ * Hangs an array of the states' number of buckets, rounded up to a
+ * power of two and at most buckets_max, on @a.  Waits, tick after tick,
+ * until the array the last growth replaced is freed.
+ */
+static void nfhp_state_grow(struct nfhp_state_table *t,
+			    struct nfhp_state_array *a)
+{
+	u32 count = atomic_read(&t->count), buckets = a->mask + 1, want;
+	struct nfhp_state_array *f;
+
+	if (count <= buckets || buckets >= t->tun.buckets_max)
+		return;
+	/* The array the last growth left must be gone first. */
+	if (t->retired) {
+		if (!poll_state_synchronize_rcu(t->retired_cookie))
+			return;
+		nfhp_state_array_free(t, t->retired);
+		t->retired = NULL;
+	}
+	want = min_t(u32, t->tun.buckets_max, roundup_pow_of_two(count));
+	f = nfhp_state_array_new(t, want);
+	if (!f)
+		return;
+	t->grow_next = 0;
+	rcu_assign_pointer(a->future, f);
+}
+
+/**
+ * nfhp_state_grow_step() - move a budget of buckets to the bigger array
+ * @t: the table
+ * @a: its array, which grows
+ * @now: the caller's clock
+ * @budget: buckets to move at most
+ *
+ * After the last bucket, publishes the new array as the table's and
+ * retires @a, to be freed after a grace period.
+ */
+static void nfhp_state_grow_step(struct nfhp_state_table *t,
+				 struct nfhp_state_array *a,
+				 unsigned long now, u32 budget)
+{
+	u32 dead = 0;
+
+	while (budget-- && t->grow_next <= a->mask)
+		dead += nfhp_state_move_bucket(t, a, t->grow_next++, now);
+	atomic_long_add(dead, &t->stats.expired);
+	if (t->grow_next <= a->mask)
+		return;
+	rcu_assign_pointer(t->arr, rcu_dereference_protected(a->future, 1));
+	t->retired = a;
+	t->retired_cookie = get_state_synchronize_rcu();
+	t->gc_next = 0;
+}
+
+/**
+ * nfhp_state_tick() - expire states and grow the table, a little
+ * @t: the table
+ * @now: the caller's clock
+ * @budget: buckets to walk at most
+ *
+ * Walks @budget buckets from where the last tick stopped, freeing the
+ * dead states it finds, then starts a growth if the states outnumber
+ * the buckets.  While the table grows, a tick moves @budget buckets
+ * instead, and frees the dead ones it meets.  Frees the array a growth
+ * replaced once its grace period is over.
+ */
+void nfhp_state_tick(struct nfhp_state_table *t, unsigned long now,
+		     u32 budget)
+{
+	struct nfhp_state_array *a = rcu_dereference_protected(t->arr, 1);
+	u32 dead = 0;
+
+	if (t->retired && poll_state_synchronize_rcu(t->retired_cookie)) {
+		nfhp_state_array_free(t, t->retired);
+		t->retired = NULL;
+	}
+	if (rcu_access_pointer(a->future)) {
+		nfhp_state_grow_step(t, a, now, budget);
+		return;
+	}
+	budget = min(budget, a->mask + 1);
+	while (budget--) {
+		dead += nfhp_state_expire_bucket(t, a, t->gc_next, now);
+		t->gc_next = (t->gc_next + 1) & a->mask;
+	}
+	atomic_long_add(dead, &t->stats.expired);
+	nfhp_state_grow(t, a);
+}
