@@ -31,6 +31,8 @@ CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl \
 TOOLS    := nf-hipac nf-hipac-save nf-hipac-restore nf-hipac6 \
 	    nf-hipac6-save nf-hipac6-restore nf-hipac-set nf-hipac-sim
 VM       := selftests/vm/run-vm.sh
+VERSION  := $(shell cat VERSION)
+DEB_SRC  := build/deb/nf-hipac-$(VERSION)
 
 all: module user
 
@@ -155,6 +157,30 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard user/man/*.8)))
 
+# Debian packages nf-hipac and nf-hipac-dkms (debian/), built in a copy of
+# the tree under build/deb/ and copied here.  debian/changelog is written
+# from VERSION, so the packages carry the version the tools and the
+# module show.
+deb:
+	@for t in dpkg-buildpackage dh_dkms lintian; do \
+		command -v $$t >/dev/null || { echo "make deb: no $$t" \
+			"('make deps' installs it)"; exit 1; }; done
+	rm -rf build/deb && mkdir -p $(DEB_SRC)
+	if [ -e .git ]; then git ls-files -co --exclude-standard; \
+	else find . -path ./build -prune -o -type f -print; fi | \
+		while read -r f; do [ ! -f "$$f" ] || echo "$$f"; done | \
+		tar -cf - -T - | tar -xf - -C $(DEB_SRC)
+	printf '%s\n' "nf-hipac ($(VERSION)) unstable; urgency=medium" "" \
+		"  * nf-hipac $(VERSION)$(if $(wildcard .git), ($(shell \
+		git describe --always --dirty 2>/dev/null)))." "" \
+		" -- $$(sed -n 's/^Maintainer: //p' debian/control)  $$(date -R)" \
+		> $(DEB_SRC)/debian/changelog
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	cp build/deb/nf-hipac_$(VERSION)_*.deb \
+		build/deb/nf-hipac-dkms_$(VERSION)_*.deb .
+	@ls -1 nf-hipac*_$(VERSION)_*.deb
+	lintian build/deb/*.changes
+
 style: $(filter $(CHECKPATCH_OWN),$(CHECKPATCH))
 	@test -n "$(CHECKPATCH)" || { echo "make style: checkpatch.pl not" \
 		"found (looked in $(KDIR)/scripts and /usr/src/linux-source-*;" \
@@ -214,6 +240,8 @@ help:
 	@echo "make bench-sets-kernel  sets in the VM: bytes per entry, load and" \
 		"update time against ipset and nft: bench/results/sets-kernel.md;" \
 		"then throughput: sets-throughput.md (two VM runs, about an hour)"
+	@echo "make deb        Debian packages nf-hipac and nf-hipac-dkms" \
+		"(./nf-hipac*_$(VERSION)_*.deb)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/, then sparse"
 	@echo "make sparse     sparse (C=2) on the module"
 	@echo "make clean"
@@ -221,5 +249,5 @@ help:
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
 	bench bench-worst bench-kernel bench-commit bench-real-world \
-	bench-sets-kernel install uninstall style \
+	bench-sets-kernel install uninstall deb style \
 	sparse 	clean help
