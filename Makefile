@@ -148,8 +148,11 @@ install: all
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6-save
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6-restore
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac-set
-	$(if $(wildcard user/man/*.8),install -d $(DESTDIR)$(MANDIR)/man8 && \
-		install -m 0644 $(wildcard user/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
+	install -d $(DESTDIR)$(MANDIR)/man8
+	for f in user/man/*.8; do \
+		sed '/^\.TH /s/"nf-hipac [^"]*"/"nf-hipac $(VERSION)"/' $$f \
+			> $(DESTDIR)$(MANDIR)/man8/$${f##*/}; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/nf_hipac.ko
