@@ -184,6 +184,12 @@ deb:
 	@ls -1 nf-hipac*_$(VERSION)_*.deb
 	lintian build/deb/*.changes
 
+# The packages in a clean Debian 12 root (debootstrap into build/pkgtest/),
+# then the boot service's commands in the VM; not part of make check.
+# PKG=--no-vm skips the VM.
+check-packaging: deps deb
+	selftests/packaging/check-packaging.sh $(PKG)
+
 style: $(filter $(CHECKPATCH_OWN),$(CHECKPATCH))
 	@test -n "$(CHECKPATCH)" || { echo "make style: checkpatch.pl not" \
 		"found (looked in $(KDIR)/scripts and /usr/src/linux-source-*;" \
@@ -245,6 +251,8 @@ help:
 		"then throughput: sets-throughput.md (two VM runs, about an hour)"
 	@echo "make deb        Debian packages nf-hipac and nf-hipac-dkms" \
 		"(./nf-hipac*_$(VERSION)_*.deb)"
+	@echo "make check-packaging  the packages in a debootstrapped Debian" \
+		"12 root, the service in the VM (PKG=--no-vm: without)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/, then sparse"
 	@echo "make sparse     sparse (C=2) on the module"
 	@echo "make clean"
@@ -252,5 +260,5 @@ help:
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
 	bench bench-worst bench-kernel bench-commit bench-real-world \
-	bench-sets-kernel install uninstall deb style \
+	bench-sets-kernel install uninstall deb check-packaging style \
 	sparse 	clean help
