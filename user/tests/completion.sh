@@ -28,6 +28,8 @@ chmod +x "$tmp/bin/nf-hipac" "$tmp/bin/nf-hipac-set"
 ln -s nf-hipac "$tmp/bin/nf-hipac6"
 touch "$tmp/files/rules.v4" "$tmp/files/rules.v6" "$tmp/files/other"
 PATH=$tmp/bin:$PATH
+# Where the completion looks for the loaded module: first nowhere.
+_nf_hipac_module=$tmp/no-module
 
 # shellcheck source=/dev/null
 . "$top/user/completion/nf-hipac"
@@ -83,6 +85,9 @@ check()
 	fi
 }
 
+check "no module: built-in chains" "FORWARD INPUT OUTPUT" "nf-hipac -A "
+check "no module: no sets" "" "nf-hipac-set add "
+_nf_hipac_module=$tmp
 check "chains after -A" "FORWARD INPUT OUTPUT ssh-in web" "nf-hipac -A "
 check "chains by prefix" "INPUT" "nf-hipac -I IN"
 check "user chains only after -X" "ssh-in web" "nf-hipac -X "
