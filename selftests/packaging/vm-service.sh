@@ -49,10 +49,13 @@ inroot()
 
 service() { inroot /usr/libexec/nf-hipac/nf-hipac-persistent "$@"; }
 
-# in_force FAMILY - the rules of rules.FAMILY are those in force
+# in_force FAMILY - the rules of rules.FAMILY are those in force (no
+# process substitution: the VM's /dev has no /dev/fd)
 in_force()
 {
-	diff <(grep -v '^#' "$dir/rules.$1") <(rules "$1")
+	grep -v '^#' "$dir/rules.$1" > /tmp/want
+	rules "$1" > /tmp/got
+	diff /tmp/want /tmp/got
 }
 
 # rules FAMILY - the rule set in force, without comments
