@@ -31,6 +31,8 @@ CHECKPATCH ?= $(firstword $(wildcard $(KDIR)/scripts/checkpatch.pl \
 TOOLS    := nf-hipac nf-hipac-save nf-hipac-restore nf-hipac6 \
 	    nf-hipac6-save nf-hipac6-restore nf-hipac-set nf-hipac-sim
 VM       := selftests/vm/run-vm.sh
+VERSION  := $(shell cat VERSION)
+DEB_SRC  := build/deb/nf-hipac-$(VERSION)
 
 all: module user
 
@@ -146,14 +148,47 @@ install: all
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6-save
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac6-restore
 	ln -sf nf-hipac $(DESTDIR)$(SBINDIR)/nf-hipac-set
-	$(if $(wildcard user/man/*.8),install -d $(DESTDIR)$(MANDIR)/man8 && \
-		install -m 0644 $(wildcard user/man/*.8) $(DESTDIR)$(MANDIR)/man8/)
+	install -d $(DESTDIR)$(MANDIR)/man8
+	for f in user/man/*.8; do \
+		sed '/^\.TH /s/"nf-hipac [^"]*"/"nf-hipac $(VERSION)"/' $$f \
+			> $(DESTDIR)$(MANDIR)/man8/$${f##*/}; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/extra/nf_hipac.ko
 	$(if $(DESTDIR),,$(DEPMOD) -a $(KVER))
 	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(TOOLS))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard user/man/*.8)))
+
+# Debian packages nf-hipac and nf-hipac-dkms (debian/), built in a copy of
+# the tree under build/deb/ and copied here.  debian/changelog is written
+# from VERSION, so the packages carry the version the tools and the
+# module show.
+deb:
+	@for t in dpkg-buildpackage dh_dkms lintian; do \
+		command -v $$t >/dev/null || { echo "make deb: no $$t" \
+			"('make deps' installs it)"; exit 1; }; done
+	rm -rf build/deb && mkdir -p $(DEB_SRC)
+	if [ -e .git ]; then git ls-files -co --exclude-standard; \
+	else find . -path ./build -prune -o -type f -print; fi | \
+		while read -r f; do [ ! -f "$$f" ] || echo "$$f"; done | \
+		tar -cf - -T - | tar -xf - -C $(DEB_SRC)
+	printf '%s\n' "nf-hipac ($(VERSION)) unstable; urgency=medium" "" \
+		"  * nf-hipac $(VERSION)$(if $(wildcard .git), ($(shell \
+		git describe --always --dirty 2>/dev/null)))." "" \
+		" -- $$(sed -n 's/^Maintainer: //p' debian/control)  $$(date -R)" \
+		> $(DEB_SRC)/debian/changelog
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	cp build/deb/nf-hipac_$(VERSION)_*.deb \
+		build/deb/nf-hipac-dkms_$(VERSION)_*.deb .
+	@ls -1 nf-hipac*_$(VERSION)_*.deb
+	lintian build/deb/*.changes
+
+# The packages in a clean Debian 12 root (debootstrap into build/pkgtest/),
+# then the boot service's commands in the VM; not part of make check.
+# PKG=--no-vm skips the VM.
+check-packaging: deps deb
+	selftests/packaging/check-packaging.sh $(PKG)
 
 style: $(filter $(CHECKPATCH_OWN),$(CHECKPATCH))
 	@test -n "$(CHECKPATCH)" || { echo "make style: checkpatch.pl not" \
@@ -214,6 +249,10 @@ help:
 	@echo "make bench-sets-kernel  sets in the VM: bytes per entry, load and" \
 		"update time against ipset and nft: bench/results/sets-kernel.md;" \
 		"then throughput: sets-throughput.md (two VM runs, about an hour)"
+	@echo "make deb        Debian packages nf-hipac and nf-hipac-dkms" \
+		"(./nf-hipac*_$(VERSION)_*.deb)"
+	@echo "make check-packaging  the packages in a debootstrapped Debian" \
+		"12 root, the service in the VM (PKG=--no-vm: without)"
 	@echo "make style      checkpatch on kernel/ and include/uapi/, then sparse"
 	@echo "make sparse     sparse (C=2) on the module"
 	@echo "make clean"
@@ -221,5 +260,5 @@ help:
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
 	bench bench-worst bench-kernel bench-commit bench-real-world \
-	bench-sets-kernel install uninstall style \
+	bench-sets-kernel install uninstall deb check-packaging style \
 	sparse 	clean help

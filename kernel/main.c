@@ -50,4 +50,5 @@ module_exit(nfhp_mod_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("nf-hipac: IPv4 packet filter with a decision-tree classifier");
 MODULE_AUTHOR("nf-hipac developers");
+MODULE_VERSION(NFHP_VERSION);
 MODULE_ALIAS_GENL_FAMILY(NFHP_GENL_NAME);

@@ -15,7 +15,10 @@
 #include "parse.h"
 
 #define NFHP_PROG	"nf-hipac"
-#define NFHP_VERSION	"1.0"
+/* From the VERSION file at the top, through user/Makefile. */
+#ifndef NFHP_VERSION
+#error "NFHP_VERSION is not defined: build with user/Makefile"
+#endif
 
 /* append.c */
 int append_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
