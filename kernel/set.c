@@ -33,6 +33,8 @@
 static const struct nfhp_set_algo *const nfhp_set_algos[] = {
 	&nfhp_set_addr_hash,
 	&nfhp_set_addr_lpm,
+	&nfhp_set_num_bitmap,
+	&nfhp_set_num_range,
 };
 
 /**
@@ -431,7 +433,8 @@ static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
  * @sets: the namespace's sets
  * @set: the set
  * @key: a host, looked up as a packet's address; or a prefix, which must
- *	be an entry itself
+ *	be an entry itself.  Of a number set: a number, looked up as a
+ *	packet's port; or a range, which must be an entry itself
  * @value: set to the value found
  *
  * Call under rcu_read_lock() or the writers' lock.
@@ -447,7 +450,8 @@ bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
 
 	rcu_read_lock();
 	inst = nfhp_set_inst_read(sets, set);
-	if (key->plen == width)
+	if (set->algo->type == NFHP_SET_NUMBER ?
+	    nfhp_set_key_num(key) == key->hi : key->plen == width)
 		found = set->algo->lookup(inst, key, value);
 	else
 		found = set->algo->find(inst, key, value);
