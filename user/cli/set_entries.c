@@ -37,7 +37,7 @@ static const char *result_msg(bool add, u32 flags, u8 result)
 	case NFHP_SET_NOMEM:
 		return "Memory allocation problem";
 	default:
-		return "Element is not of the set's type or family";
+		return "Element is not of the set's type or family, is out of its algorithm's range, or overlaps an element";
 	}
 }
 
@@ -293,7 +293,7 @@ int set_test_main(struct set_cli *c, int argc, char **argv)
 	ret = nfhp_set_parse_elem(argv[1], info.family, info.algo, first_cb,
 				  &e, err, sizeof(err));
 	if (ret > 0) {
-		set_error(c, "Syntax error: test takes one address or prefix: %s",
+		set_error(c, "Syntax error: test takes one address, prefix or number range: %s",
 			  argv[1]);
 		return NFHP_SET_EXIT_ERR;
 	}
