@@ -32,15 +32,16 @@ static void put_addr(struct nlmsghdr *nlh, nfhp_u128 a)
 /**
  * nfhp_nl_put_set() - put NFHPA_SET into a request
  * @nlh: the request
- * @info: the set; its name, and for a create its type, algorithm and limit
+ * @info: the set; its name and type, and for a create its algorithm and
+ *	limit
  * @flags: NFHPA_SET_FLAGS, left out when 0
  * @e: entries, or NULL
  * @n: their number
  * @values: put each entry's NFHPA_SETE_VALUE (adds)
  *
- * A create (an @info with a type) carries the type, the algorithm and
- * the limit too.  The entries of a number set (@info's type
- * %NFHP_SET_NUMBER) go as their two numbers.
+ * A create (an @info with a type and an algorithm) carries the type,
+ * the algorithm and the limit too.  The entries of a number set (@info's
+ * type %NFHP_SET_NUMBER) go as their two numbers.
  */
 void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		     u32 flags, const struct nfhp_set_entry *e,
@@ -51,7 +52,7 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 
 	if (info->name[0])
 		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, info->name);
-	if (info->type) {
+	if (info->type && info->algo[0]) {
 		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, info->type);
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, info->algo);
 		if (info->limit)
@@ -421,6 +422,7 @@ int nfhp_nl_set_entries(struct nfhp_nl *nl, bool add,
 	int ret;
 
 	memcpy(req.name, info->name, sizeof(req.name));
+	req.type = info->type;	/* the entries' form; no algorithm: no create */
 	nlh = set_request(nl, add ? NFHP_CMD_SET_ADD : NFHP_CMD_SET_REMOVE,
 			  info->family, false);
 	nfhp_nl_put_set(nlh, &req, flags, e, n, add);
@@ -448,6 +450,7 @@ int nfhp_nl_set_test(struct nfhp_nl *nl, const struct nfhp_set_info *info,
 	int ret;
 
 	memcpy(req.name, info->name, sizeof(req.name));
+	req.type = info->type;	/* the entries' form; no algorithm: no create */
 	nlh = set_request(nl, NFHP_CMD_SET_TEST, info->family, false);
 	nfhp_nl_put_set(nlh, &req, 0, e, 1, false);
 	e->result = NFHP_SET_NOT_FOUND;
