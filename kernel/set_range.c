@@ -90,19 +90,25 @@ static struct nfhp_range_array *nfhp_range_write(struct nfhp_set_ctx *ctx,
 	return rcu_dereference_protected(r->array, nfhp_set_writing(ctx));
 }
 
-/* How many of the @n ranges of @a begin at or below @k. */
+/*
+ * How many of the @n ranges of @a begin at or below @k.  The packet path:
+ * the halving has no branch on the keys, so it costs log2(@n) loads and
+ * conditional moves, not mispredictions.
+ */
 static u32 nfhp_range_rank(const struct nfhp_range_array *a, u32 n, u32 k)
 {
-	u32 lo = 0, hi = n, mid;
+	const struct nfhp_range_ent *base = a->e;
+	u32 half;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (a->e[mid].lo <= k)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (!n)
+		return 0;
+	while (n > 1) {
+		half = n / 2;
+		/* The answer stays within [base, base + n]. */
+		base = base[half].lo <= k ? base + half : base;
+		n -= half;
 	}
-	return lo;
+	return base - a->e + (base->lo <= k);
 }
 
 static bool nfhp_range_lookup(const void *priv, const struct nfhp_set_key *key,
