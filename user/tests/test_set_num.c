@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "set.h"
 #include "set_algo.h"
 #include "tap.h"
 #include "xorshift.h"
@@ -483,6 +484,48 @@ static void run_bulk(const struct nfhp_set_algo *algo)
 	check(!mem.used, "%s: bulk: every byte given back", algo->name);
 }
 
+/*
+ * Through the registry (set.c), as the module's commands go: a test of a
+ * number is a lookup, of a range a find; the limit; the lock.
+ */
+static void run_registry(void)
+{
+	struct nfhp_set_key k8090 = num_key(8090, 8090), r = num_key(8000, 8099);
+	struct nfhp_set_key r2 = num_key(9000, 9001);
+	const char *msg = NULL;
+	struct nfhp_sets sets;
+	struct nfhp_set *set;
+	bool locked = true;
+	u32 v = 0, lim = 1;
+
+	nfhp_sets_init(&sets, NULL, ~0ull);
+	check(!nfhp_set_create(&sets, "hi", NFHP_FAMILY_IPV4,
+			       nfhp_set_algo_find(NFHP_SET_NUMBER, "range"),
+			       0, 0, &msg) &&
+	      !nfhp_set_algo_find(NFHP_SET_ADDR, "range") &&
+	      !nfhp_set_algo_find(NFHP_SET_NUMBER, "lpm"),
+	      "registry: range is a number algorithm, and lpm none");
+	set = nfhp_set_find(&sets, "hi");
+	check(set && nfhp_set_add(&sets, set, &r, 2, 0) == NFHP_SET_ADDED &&
+	      nfhp_set_test(&sets, set, &k8090, &v) && v == 2 &&
+	      nfhp_set_test(&sets, set, &r, &v) &&
+	      !nfhp_set_test(&sets, set, &(struct nfhp_set_key){ .addr = 8000,
+							      .hi = 8001 }, &v),
+	      "registry: a number tests as a lookup, a range as an entry");
+	check(set && nfhp_set_add(&sets, set, &k8090, 1, 0) == NFHP_SET_INVALID,
+	      "registry: an overlap is NFHP_SET_INVALID");
+	nfhp_set_modify(&sets, set, &lim, NULL);
+	check(nfhp_set_add(&sets, set, &r2, 1, 0) == NFHP_SET_LIMIT &&
+	      nfhp_set_add(&sets, set, &r, 3, NFHP_SET_F_UPDATE) ==
+	      NFHP_SET_UPDATED,
+	      "registry: the limit refuses a new range, not an update");
+	nfhp_set_modify(&sets, set, NULL, &locked);
+	check(nfhp_set_remove(&sets, set, &r) == NFHP_SET_LOCKED &&
+	      nfhp_set_count(&sets, set) == 1, "registry: locked");
+	check(!nfhp_set_destroy(&sets, "hi", &msg), "registry: destroyed");
+	nfhp_sets_free(&sets);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct nfhp_set_algo *const algos[] = {
@@ -496,6 +539,7 @@ int main(int argc, char **argv)
 		run_one(algos[i], steps);
 		run_bulk(algos[i]);
 	}
+	run_registry();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;
 }
