@@ -292,52 +292,62 @@ fi
 
 # --- ports (bitmap:port) ----------------------------------------------------------
 
+# Each check's steps in one function, so that every step counts.
+web_ports() { S add web 8080 && S add web 8090-8092 && [ "$(entries web)" = 4 ]; }
+web_save()
+{
+	S save web | tr '\n' '|' |
+		grep -qx 'create web bitmap:port range 0-65535|add web 8080|add web 8090|add web 8091|add web 8092|'
+}
+web_proc()
+{
+	in_ns $ns_router awk '$1 == "web" && $3 == "num:bitmap" && $4 == 4 { ok = 1 }
+			      END { exit !ok }' /proc/net/nf-hipac/sets
+}
+web_ipv6() { r6 -A FORWARD -p tcp -m set --match-set web dst -j DROP && tcp_fail 8080 $ns_client $ns_server $SERVER6; }
+web_del() { S del web 8080 && tcp_ok 8080; }
+# nf-hipac6-save prints web (a port set serves both families), and its
+# output restores to the same save.
+web_save6()
+{
+	local a b
+
+	a=$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save" | grep -v '^#') &&
+	grep -qxF 'create web bitmap:port range 0-65535' <<<"$a" &&
+	printf '%s\n' "$a" | in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore" &&
+	b=$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save" | grep -v '^#') &&
+	[ "$a" = "$b" ] || { nfhp_log "  before: $a"; nfhp_log "  after: $b"; return 1; }
+}
+hi_range() { S create hi bitmap:port range 0-65535 algo range && S add hi 8000-8099 value 2 && [ "$(entries hi)" = 1 ]; }
+hi_not() { r4 -A FORWARD -i $ROUTER_CLIENT_IF -p tcp -m set ! --match-set hi dst -j DROP && tcp_ok 8050; }
+hi_value2() { r4 -I FORWARD -p tcp -m set --match-set hi dst --set-value 2 -j DROP && tcp_fail 8050; }
+hi_value3() { S add hi 8000-8099 value 3 -exist && tcp_ok 8050; }
+
 nfhp_check "create web bitmap:port range 0-1024" \
 	S create web bitmap:port range 0-1024
 nfhp_check "a port over 65535: exit 1" fails 1 "out of range 0-65535" \
 	S add web 70000
-nfhp_check "add 8080 and 8090-8092: four ports" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add web 8080 &&
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add web 8090-8092" &&
-	[ "$(entries web)" = 4 ]
-nfhp_check "save: ipset's bitmap:port lines" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save web | tr '\n' '|' |
-	grep -qx 'create web bitmap:port range 0-65535|add web 8080|add web 8090|add web 8091|add web 8092|'"
-nfhp_check "/proc/net/nf-hipac/sets: num:bitmap, 4 entries" \
-	bash -c "ip netns exec $ns_router awk '\$1 == \"web\" && \$3 == \"num:bitmap\" && \$4 == 4 { ok = 1 } END { exit !ok }' /proc/net/nf-hipac/sets"
+nfhp_check "add 8080 and 8090-8092: four ports" web_ports
+nfhp_check "save: ipset's bitmap:port lines, a port a line" web_save
+nfhp_check "/proc/net/nf-hipac/sets: num:bitmap, 4 entries" web_proc
 nfhp_check "-A FORWARD -p tcp -m set --match-set web dst -j DROP" \
 	r4 -A FORWARD -p tcp -m set --match-set web dst -j DROP
 nfhp_check "tcp/8091 dropped (of a range)" tcp_fail 8091
 nfhp_check "tcp/8081 passes" tcp_ok 8081
 nfhp_check "ping passes: icmp has no port" ping_ok
-nfhp_check "IPv6 rules use the same set: tcp/8080 over IPv6 dropped" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -A FORWARD -p tcp -m set --match-set web dst -j DROP" &&
-	tcp_fail 8080 $ns_client $ns_server $SERVER6
-nfhp_check "del 8080: tcp/8080 passes" S del web 8080 && tcp_ok 8080
-nfhp_check "nf-hipac6-save carries web, and restores as it was" bash -c "
-	a=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac6-save' | grep -v '^#') &&
-	grep -qxF 'create web bitmap:port range 0-65535' <<<\"\$a\" &&
-	printf '%s\n' \"\$a\" | ip netns exec $ns_router '$NFHP_BIN/nf-hipac6-restore' &&
-	b=\$(ip netns exec $ns_router '$NFHP_BIN/nf-hipac6-save' | grep -v '^#') &&
-	[ \"\$a\" = \"\$b\" ]"
-nfhp_check "-F FORWARD (both)" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F FORWARD &&
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -F FORWARD"
-nfhp_check "algo range: 8000-8099 one entry, value 2" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' create hi bitmap:port range 0-65535 algo range &&
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add hi 8000-8099 value 2" &&
-	[ "$(entries hi)" = 1 ]
-nfhp_check "an overlapping range: exit 1, nothing added" \
+nfhp_check "an IPv6 rule uses the same set: tcp/8080 over IPv6 dropped" web_ipv6
+nfhp_check "del 8080: tcp/8080 passes" web_del
+nfhp_check "nf-hipac6-save carries web, and restores as it was" web_save6
+nfhp_check "-F FORWARD, both families" r4 -F FORWARD
+nfhp_check "  (IPv6)" r6 -F FORWARD
+nfhp_check "algo range: 8000-8099 one entry, value 2" hi_range
+nfhp_check "an overlapping range: exit 1" \
 	fails 1 "overlaps an element" S add hi 8050-8200
-nfhp_check "! --match-set hi dst -j DROP: tcp/8050 passes" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -i $ROUTER_CLIENT_IF -p tcp -m set ! --match-set hi dst -j DROP" &&
-	tcp_ok 8050
+nfhp_check "  nothing added" [ "$(entries hi)" = 1 ]
+nfhp_check "! --match-set hi dst -j DROP: tcp/8050 passes" hi_not
 nfhp_check "  tcp/8100 dropped" tcp_fail 8100
-nfhp_check "--set-value 2 -j DROP before it: tcp/8050 dropped" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -I FORWARD -p tcp -m set --match-set hi dst --set-value 2 -j DROP" &&
-	tcp_fail 8050
-nfhp_check "value 3 (-exist): tcp/8050 passes" \
-	S add hi 8000-8099 value 3 -exist && tcp_ok 8050
+nfhp_check "--set-value 2 -j DROP before it: tcp/8050 dropped" hi_value2
+nfhp_check "value 3 (-exist): tcp/8050 passes" hi_value3
 nfhp_check "-F FORWARD" r4 -F FORWARD
 
 # --- restore --------------------------------------------------------------------
