@@ -89,9 +89,8 @@ int nfhp_setm_get(struct net *net, u8 family,
 		  const char **msg)
 {
 	struct nfhp_sets *sets = &nfhp_net(net)->sets;
-	unsigned int i;
 	struct nfhp_set *set;
-
+	unsigned int i;
 	int ret;
 
 	for (i = 0; i < nfhp_spec_nsetm(spec); i++) {
