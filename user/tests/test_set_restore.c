@@ -1079,6 +1079,21 @@ static void test_numbers(void)
 	      fset_find("big")->type == NFHP_SET_NUMBER,
 	      "restore: the number sets back, ranges, values, algorithm and limit: %s",
 	      k.log);
+	fake_reset();
+	s = fset_new("ports", NFHP_FAMILY_IPV4, "bitmap");
+	fset_add_num(s, 81, 81, 0);
+	check(!run(set_main, "nf-hipac-set -exist del ports 80-82", "") &&
+	      strstr(k.log, "SET_REMOVE ports exist: 80 81 82") &&
+	      !strcmp(fset_str("ports"), ""),
+	      "del -exist of a bitmap range: port by port, as ipset: %s",
+	      k.log);
+	fake_reset();
+	s = fset_new("hi", NFHP_FAMILY_IPV4, "range");
+	fset_add_num(s, 80, 82, 0);
+	check(!run(set_main, "nf-hipac-set -exist del hi 80-82", "") &&
+	      strstr(k.log, "SET_REMOVE hi exist: 80-82") &&
+	      !strcmp(fset_str("hi"), ""),
+	      "del -exist of a range entry: whole: %s", k.log);
 }
 
 /* --- nf-hipac-set restore ------------------------------------------------------ */
