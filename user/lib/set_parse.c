@@ -79,22 +79,6 @@ const char *nfhp_set_typename(const struct nfhp_set_info *info)
 	return info->algo;
 }
 
-/**
- * nfhp_set_algo_number() - is an algorithm one of the number type's?
- * @algo: its name
- *
- * Return: true for "bitmap" and "range".
- */
-bool nfhp_set_algo_number(const char *algo)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(typenames); i++)
-		if (!strcmp(algo, typenames[i].algo))
-			return typenames[i].type == NFHP_SET_NUMBER;
-	return false;
-}
-
 /* Is @algo an algorithm of @type? */
 static bool algo_of_type(const char *algo, u8 type)
 {
@@ -104,6 +88,17 @@ static bool algo_of_type(const char *algo, u8 type)
 		if (!strcmp(algo, typenames[i].algo))
 			return typenames[i].type == type;
 	return false;
+}
+
+/**
+ * nfhp_set_algo_number() - is an algorithm one of the number type's?
+ * @algo: its name
+ *
+ * Return: true for "bitmap" and "range".
+ */
+bool nfhp_set_algo_number(const char *algo)
+{
+	return algo_of_type(algo, NFHP_SET_NUMBER);
 }
 
 /* An unsigned number of ipset's syntax in [0, max], or an exit code. */
