@@ -338,20 +338,22 @@ void nfhp_set_modify(struct nfhp_sets *sets, struct nfhp_set *set,
 		st->locked = *locked;
 }
 
-/* Is @st at its limit, and @key not in it, so that an add would pass it? */
+/* Would an add of @key pass @st's limit with the entries it adds? */
 static bool nfhp_set_full(const struct nfhp_set_state *st,
 			  const struct nfhp_set_key *key)
 {
 	const struct nfhp_set_body *body = st->body;
-	bool full;
+	const struct nfhp_set_algo *algo = body->algo;
+	u64 fresh;
 	u32 old;
 
 	/* The algorithms' readers run under RCU, whoever calls them. */
 	rcu_read_lock();
-	full = body->algo->count(body->inst) >= st->limit &&
-	       !body->algo->find(body->inst, key, &old);
+	fresh = algo->fresh ? algo->fresh(body->inst, key) :
+			      !algo->find(body->inst, key, &old);
+	fresh = fresh ? fresh + algo->count(body->inst) : 0;
 	rcu_read_unlock();
-	return full;
+	return fresh > st->limit;
 }
 
 /* The result of an algorithm's add or del: its own, or for an errno. */

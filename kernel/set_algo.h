@@ -148,6 +148,8 @@ static inline bool nfhp_set_writing(const struct nfhp_set_ctx *ctx)
  *	less (it did not: a full message); 0 at the end.  Entries do not
  *	move between calls unless a writer runs.
  * @count: the entries
+ * @fresh: how many entries an add of @key would add, for the limit;
+ *	NULL for one when find() does not find @key, else none
  */
 struct nfhp_set_algo {
 	const char *name;
@@ -167,6 +169,7 @@ struct nfhp_set_algo {
 			      u32 value),
 		    void *arg);
 	u32 (*count)(const void *priv);
+	u32 (*fresh)(const void *priv, const struct nfhp_set_key *key);
 };
 
 extern const struct nfhp_set_algo nfhp_set_addr_hash;

@@ -20,6 +20,8 @@
  * is in the set already changes nothing (%NFHP_SET_EXISTS), as a remove
  * where any is missing (%NFHP_SET_NOT_FOUND).  The chunks an add needs
  * are allocated first, so that running out of memory changes nothing.
+ * The limit counts numbers: an add of a range passes it if the numbers
+ * it adds would.
  *
  * Nothing is ever moved, so a writer retires nothing: it writes the
  * values of the numbers it adds, then (after a write barrier) their
@@ -242,6 +244,16 @@ static u32 nfhp_bitmap_count(const void *priv)
 	return b->count;
 }
 
+/* The numbers of @key's range not in the set: what an add adds. */
+static u32 nfhp_bitmap_fresh(const void *priv, const struct nfhp_set_key *key)
+{
+	u32 lo = nfhp_set_key_num(key);
+
+	if (!nfhp_bitmap_key_ok(key))
+		return 0;
+	return key->hi - lo + 1 - nfhp_bitmap_count_in(priv, lo, key->hi);
+}
+
 const struct nfhp_set_algo nfhp_set_num_bitmap = {
 	.name = "bitmap",
 	.type = NFHP_SET_NUMBER,
@@ -253,4 +265,5 @@ const struct nfhp_set_algo nfhp_set_num_bitmap = {
 	.find = nfhp_bitmap_find,
 	.walk = nfhp_bitmap_walk,
 	.count = nfhp_bitmap_count,
+	.fresh = nfhp_bitmap_fresh,
 };

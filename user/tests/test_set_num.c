@@ -486,7 +486,8 @@ static void run_bulk(const struct nfhp_set_algo *algo)
 
 /*
  * Through the registry (set.c), as the module's commands go: a test of a
- * number is a lookup, of a range a find; the limit; the lock.
+ * number is a lookup, of a range a find; the limit, which counts the
+ * ports a range adds; the lock.
  */
 static void run_registry(void)
 {
@@ -523,6 +524,23 @@ static void run_registry(void)
 	check(nfhp_set_remove(&sets, set, &r) == NFHP_SET_LOCKED &&
 	      nfhp_set_count(&sets, set) == 1, "registry: locked");
 	check(!nfhp_set_destroy(&sets, "hi", &msg), "registry: destroyed");
+
+	lim = 4;
+	check(!nfhp_set_create(&sets, "p", NFHP_FAMILY_IPV4,
+			       nfhp_set_algo_find(NFHP_SET_NUMBER, "bitmap"),
+			       lim, 0, &msg), "registry: a bitmap of 4 ports");
+	set = nfhp_set_find(&sets, "p");
+	r = num_key(1, 3);
+	r2 = num_key(3, 5);
+	check(set && nfhp_set_add(&sets, set, &r, 0, 0) == NFHP_SET_ADDED &&
+	      nfhp_set_add(&sets, set, &r2, 0, NFHP_SET_F_UPDATE) ==
+	      NFHP_SET_LIMIT &&
+	      nfhp_set_add(&sets, set, &(struct nfhp_set_key){ .addr = 3,
+							    .hi = 4 },
+			   0, NFHP_SET_F_UPDATE) == NFHP_SET_ADDED &&
+	      nfhp_set_count(&sets, set) == 4,
+	      "registry: a range passing the limit with its new ports is refused");
+	check(!nfhp_set_destroy(&sets, "p", &msg), "registry: destroyed");
 	nfhp_sets_free(&sets);
 }
 

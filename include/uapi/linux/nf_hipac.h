@@ -116,7 +116,7 @@
  *     refuses HI > 65535, and changes all of them or none: an add
  *     without NFHP_SET_F_UPDATE where any is there already gives
  *     NFHP_SET_EXISTS, a remove where any is missing NFHP_SET_NOT_FOUND.
- *     The limit is checked before the add: a bitmap range may pass it.
+ *     The limit counts the numbers of a bitmap, the ranges of "range".
  * NFHP_CMD_SET_REMOVE: remove each NFHPA_SET_ENTRY, as NFHP_CMD_SET_ADD
  *     adds them; -ENOENT for an entry not there unless NFHP_SET_F_EXIST.
  * NFHP_CMD_SET_TEST: the reply's NFHPA_SET holds the one NFHPA_SET_ENTRY
