@@ -58,17 +58,37 @@ struct nfhp_bitmap {
 	u32 count;
 };
 
+/**
+ * nfhp_bitmap_key_ok() - is @key a range of ports?
+ * @key: the key of an add, a delete or a find
+ *
+ * Return: true when it is a range whose last number is below 65536.
+ */
 static bool nfhp_bitmap_key_ok(const struct nfhp_set_key *key)
 {
 	return nfhp_set_num_key_ok(key) && key->hi < NFHP_BITMAP_KEYS;
 }
 
+/**
+ * nfhp_bitmap_has() - is a number in the set?
+ * @b: the set
+ * @k: the number, below 65536
+ *
+ * Return: its bit.
+ */
 static bool nfhp_bitmap_has(const struct nfhp_bitmap *b, u32 k)
 {
 	return READ_ONCE(b->present[k / 64]) >> (k % 64) & 1;
 }
 
-/* How many numbers of [@lo, @hi] are in the set. */
+/**
+ * nfhp_bitmap_count_in() - how many numbers of a range are in the set
+ * @b: the set
+ * @lo: the first number, below 65536
+ * @hi: the last, @lo or more, below 65536
+ *
+ * Return: how many.
+ */
 static u32 nfhp_bitmap_count_in(const struct nfhp_bitmap *b, u32 lo, u32 hi)
 {
 	u32 k, n = 0;
@@ -78,7 +98,15 @@ static u32 nfhp_bitmap_count_in(const struct nfhp_bitmap *b, u32 lo, u32 hi)
 	return n;
 }
 
-/* Set (@on) or clear the bits of [@lo, @hi]. */
+/**
+ * nfhp_bitmap_mark() - set or clear the bits of a range
+ * @b: the set, its writer's
+ * @lo: the first number
+ * @hi: the last
+ * @on: set them, else clear them
+ *
+ * Each word is written whole, so a lookup sees it before or after.
+ */
 static void nfhp_bitmap_mark(struct nfhp_bitmap *b, u32 lo, u32 hi, bool on)
 {
 	u32 k;
@@ -90,6 +118,13 @@ static void nfhp_bitmap_mark(struct nfhp_bitmap *b, u32 lo, u32 hi, bool on)
 	}
 }
 
+/**
+ * nfhp_bitmap_value() - the value of a number
+ * @b: the set
+ * @k: the number, below 65536
+ *
+ * Return: the value in its chunk, 0 without a chunk.
+ */
 static u32 nfhp_bitmap_value(const struct nfhp_bitmap *b, u32 k)
 {
 	const u32 *chunk = rcu_dereference(b->values[k / NFHP_BITMAP_CHUNK]);
@@ -97,6 +132,16 @@ static u32 nfhp_bitmap_value(const struct nfhp_bitmap *b, u32 k)
 	return chunk ? READ_ONCE(chunk[k % NFHP_BITMAP_CHUNK]) : 0;
 }
 
+/**
+ * nfhp_bitmap_lookup() - the packet path: is a port in the set?
+ * @priv: the set
+ * @key: the port, in the low bits of @key->addr
+ * @value: set to its value
+ *
+ * Under rcu_read_lock().  Numbers from 65536 on are in no bitmap.
+ *
+ * Return: true if the port is in the set.
+ */
 static bool nfhp_bitmap_lookup(const void *priv,
 			       const struct nfhp_set_key *key, u32 *value)
 {
@@ -111,7 +156,16 @@ static bool nfhp_bitmap_lookup(const void *priv,
 	return true;
 }
 
-/* Every number of @key's range is in the set: "test" of a range. */
+/**
+ * nfhp_bitmap_find() - is every number of a range in the set?
+ * @priv: the set
+ * @key: the range
+ * @value: set to the value of its first number
+ *
+ * What a test of a range asks, and the limit.
+ *
+ * Return: true if all of them are.
+ */
 static bool nfhp_bitmap_find(const void *priv, const struct nfhp_set_key *key,
 			     u32 *value)
 {
@@ -127,11 +181,24 @@ static bool nfhp_bitmap_find(const void *priv, const struct nfhp_set_key *key,
 	return true;
 }
 
+/**
+ * nfhp_bitmap_create() - an empty set of ports
+ * @ctx: the writer's context
+ * @family: unused: ports serve both families
+ * @hint: unused: the map has a fixed size
+ *
+ * Return: the set, or NULL when out of memory.
+ */
 static void *nfhp_bitmap_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
 {
 	return nfhp_alloc(ctx->mem, sizeof(struct nfhp_bitmap));
 }
 
+/**
+ * nfhp_bitmap_destroy() - free a set no lookup can see any more
+ * @ctx: the writer's context
+ * @priv: the set
+ */
 static void nfhp_bitmap_destroy(struct nfhp_set_ctx *ctx, void *priv)
 {
 	struct nfhp_bitmap *b = priv;
@@ -143,9 +210,17 @@ static void nfhp_bitmap_destroy(struct nfhp_set_ctx *ctx, void *priv)
 	nfhp_free(ctx->mem, b, sizeof(*b));
 }
 
-/*
- * The chunks of [@lo, @hi], allocated where absent; -ENOMEM with those
- * allocated so far left in place, all of their values 0.
+/**
+ * nfhp_bitmap_chunks() - the value chunks of a range, allocated
+ * @ctx: the writer's context
+ * @b: the set
+ * @lo: the first number of the range
+ * @hi: the last
+ *
+ * A chunk allocated here holds 0s and is published at once: a number
+ * without a chunk has the value 0 as well.
+ *
+ * Return: 0, or -ENOMEM with the chunks allocated so far left in place.
  */
 static int nfhp_bitmap_chunks(struct nfhp_set_ctx *ctx, struct nfhp_bitmap *b,
 			      u32 lo, u32 hi)
@@ -164,6 +239,21 @@ static int nfhp_bitmap_chunks(struct nfhp_set_ctx *ctx, struct nfhp_bitmap *b,
 	return 0;
 }
 
+/**
+ * nfhp_bitmap_add() - add each number of a range
+ * @ctx: the writer's context
+ * @priv: the set
+ * @key: the range
+ * @value: the value of its numbers
+ * @update: give numbers already there @value too
+ *
+ * All or none: without @update a range with a number there already
+ * changes nothing.
+ *
+ * Return: %NFHP_SET_ADDED when a number was new, %NFHP_SET_UPDATED when
+ * all were there, %NFHP_SET_EXISTS, -EINVAL for a number from 65536 on,
+ * or -ENOMEM with the set unchanged.
+ */
 static int nfhp_bitmap_add(struct nfhp_set_ctx *ctx, void *priv,
 			   const struct nfhp_set_key *key, u32 value,
 			   bool update)
@@ -192,6 +282,15 @@ static int nfhp_bitmap_add(struct nfhp_set_ctx *ctx, void *priv,
 	return had == key->hi - lo + 1 ? NFHP_SET_UPDATED : NFHP_SET_ADDED;
 }
 
+/**
+ * nfhp_bitmap_del() - delete each number of a range
+ * @ctx: the writer's context
+ * @priv: the set
+ * @key: the range
+ *
+ * Return: %NFHP_SET_DELETED, %NFHP_SET_NOT_FOUND (and nothing deleted)
+ * when a number of it is not there, or -EINVAL.
+ */
 static int nfhp_bitmap_del(struct nfhp_set_ctx *ctx, void *priv,
 			   const struct nfhp_set_key *key)
 {
@@ -207,7 +306,15 @@ static int nfhp_bitmap_del(struct nfhp_set_ctx *ctx, void *priv,
 	return NFHP_SET_DELETED;
 }
 
-/* Cursor: the next number to look at. */
+/**
+ * nfhp_bitmap_walk() - call @fn for each number from *@cursor on
+ * @priv: the set
+ * @cursor: the next number to look at
+ * @fn: as &struct nfhp_set_algo.walk's
+ * @arg: its first argument
+ *
+ * Return: what @fn returned to stop the walk, or 0 at the end.
+ */
 static int nfhp_bitmap_walk(const void *priv, u64 *cursor,
 			    int (*fn)(void *arg, const struct nfhp_set_key *key,
 				      u32 value),
@@ -237,6 +344,12 @@ static int nfhp_bitmap_walk(const void *priv, u64 *cursor,
 	return 0;
 }
 
+/**
+ * nfhp_bitmap_count() - the numbers in the set
+ * @priv: the set
+ *
+ * Return: how many.
+ */
 static u32 nfhp_bitmap_count(const void *priv)
 {
 	const struct nfhp_bitmap *b = priv;
@@ -244,7 +357,13 @@ static u32 nfhp_bitmap_count(const void *priv)
 	return b->count;
 }
 
-/* The numbers of @key's range not in the set: what an add adds. */
+/**
+ * nfhp_bitmap_fresh() - what an add of a range would add
+ * @priv: the set
+ * @key: the range
+ *
+ * Return: the numbers of @key not in the set, 0 for a bad range.
+ */
 static u32 nfhp_bitmap_fresh(const void *priv, const struct nfhp_set_key *key)
 {
 	u32 lo = nfhp_set_key_num(key);

@@ -37,10 +37,16 @@
 #include "set_match.h"
 #include "xt_run.h"
 
-/*
- * The packet field a set match of direction @dir looks up in @set, into
- * @field: an &enum nfhp_setm_dir, a port for a number set.  0, or -errno
- * with @msg.
+/**
+ * nfhp_setm_dir() - the packet field a set match looks up
+ * @set: its set, or NULL for none of that name
+ * @family: the rule's family
+ * @dir: &enum nfhp_setm_dir as written
+ * @field: set to the field: @dir, or a port for a number set
+ * @msg: set to the reason of a failure
+ *
+ * Return: 0, -ENOENT for no set, or -EINVAL for an address set of
+ * another family or with a port direction.
  */
 static int nfhp_setm_dir(const struct nfhp_set *set, u8 family, u8 dir,
 			 u8 *field, const char **msg)
@@ -124,9 +130,16 @@ void nfhp_setm_put(struct nfhp_setm *m, unsigned int n)
 		m[n].set->refs--;
 }
 
-/*
- * The port @dir names of @p, as a number set's key: false when it has
- * none (not TCP or UDP, a later fragment, too short).
+/**
+ * nfhp_setm_port() - a packet's port, as a number set's key
+ * @dir: %NFHP_SETM_SPORT or %NFHP_SETM_DPORT
+ * @p: the packet, its transport protocol and header offset known
+ * @key: its low bits set to the port
+ *
+ * As ipset's bitmap:port: TCP and UDP alone have ports.
+ *
+ * Return: false for none: another protocol, a later fragment, a header
+ * too short.
  */
 static bool nfhp_setm_port(u8 dir, const struct nfhp_xt_pkt *p,
 			   struct nfhp_set_key *key)
@@ -144,7 +157,15 @@ static bool nfhp_setm_port(u8 dir, const struct nfhp_xt_pkt *p,
 	return true;
 }
 
-/* The field @dir names of @p, as a set's key: false for none. */
+/**
+ * nfhp_setm_key() - the field a set match looks up, as a set's key
+ * @family: the packet's family
+ * @dir: the resolved &enum nfhp_setm_dir
+ * @p: the packet
+ * @key: filled in
+ *
+ * Return: false when the packet has no such field.
+ */
 static bool nfhp_setm_key(u8 family, u8 dir, const struct nfhp_xt_pkt *p,
 			  struct nfhp_set_key *key)
 {

@@ -349,9 +349,16 @@ int nfhp_nl_set_modify(struct sk_buff *skb, struct genl_info *info)
 	return set ? 0 : -ENOENT;
 }
 
-/*
- * The key of a number set's entry: NUM_LO, NUM_HI; 0 or -EINVAL.  The
- * algorithm checks the range against what it holds.
+/**
+ * nfhp_sete_decode_num() - the key of a number set's entry
+ * @tb: the entry's attributes
+ * @attr: the entry, for the reason
+ * @key: set to NUM_LO, NUM_HI
+ * @extack: for the reason
+ *
+ * The algorithm checks the range against what it holds.
+ *
+ * Return: 0 or -EINVAL.
  */
 static int nfhp_sete_decode_num(struct nlattr **tb, const struct nlattr *attr,
 				struct nfhp_set_key *key,
@@ -489,7 +496,14 @@ static struct sk_buff *nfhp_set_reply_new(struct genl_info *info,
 	return reply;
 }
 
-/* The key of an entry: NUM_LO and NUM_HI (@number), or ADDR and PLEN. */
+/**
+ * nfhp_put_sete_key() - the key of an entry in a message
+ * @skb: the message
+ * @key: the key
+ * @number: of a number set: NUM_LO and NUM_HI, else ADDR and PLEN
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
 static int nfhp_put_sete_key(struct sk_buff *skb,
 			     const struct nfhp_set_key *key, bool number)
 {

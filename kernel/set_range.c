@@ -71,6 +71,13 @@ struct nfhp_range {
 	struct nfhp_range_array __rcu *array;
 };
 
+/**
+ * nfhp_range_array_new() - an empty array of ranges
+ * @ctx: the writer's context
+ * @slots: the room wanted, at least %NFHP_RANGE_MIN_SLOTS given
+ *
+ * Return: the array, retirable (set_gc.c), or NULL.
+ */
 static struct nfhp_range_array *nfhp_range_array_new(struct nfhp_set_ctx *ctx,
 						     u32 slots)
 {
@@ -84,16 +91,30 @@ static struct nfhp_range_array *nfhp_range_array_new(struct nfhp_set_ctx *ctx,
 	return a;
 }
 
+/**
+ * nfhp_range_write() - the array of a set, for its writer
+ * @ctx: the writer's context
+ * @r: the set
+ *
+ * Return: the array lookups read now.
+ */
 static struct nfhp_range_array *nfhp_range_write(struct nfhp_set_ctx *ctx,
 						 struct nfhp_range *r)
 {
 	return rcu_dereference_protected(r->array, nfhp_set_writing(ctx));
 }
 
-/*
- * How many of the @n ranges of @a begin at or below @k.  The packet path:
- * the halving has no branch on the keys, so it costs log2(@n) loads and
- * conditional moves, not mispredictions.
+/**
+ * nfhp_range_rank() - how many ranges begin at or below a number
+ * @a: the array
+ * @n: its ranges, as read
+ * @k: the number
+ *
+ * The packet path: the halving has no branch on the keys, so it costs
+ * log2(@n) loads and conditional moves, not mispredictions.
+ *
+ * Return: the index after the last range whose first number is @k or
+ * less.
  */
 static u32 nfhp_range_rank(const struct nfhp_range_array *a, u32 n, u32 k)
 {
@@ -111,6 +132,16 @@ static u32 nfhp_range_rank(const struct nfhp_range_array *a, u32 n, u32 k)
 	return base - a->e + (base->lo <= k);
 }
 
+/**
+ * nfhp_range_lookup() - the packet path: the range that holds a number
+ * @priv: the set
+ * @key: the number, in the low bits of @key->addr
+ * @value: set to the value of the range
+ *
+ * Under rcu_read_lock().
+ *
+ * Return: true if a range holds it.
+ */
 static bool nfhp_range_lookup(const void *priv, const struct nfhp_set_key *key,
 			      u32 *value)
 {
@@ -126,9 +157,14 @@ static bool nfhp_range_lookup(const void *priv, const struct nfhp_set_key *key,
 	return true;
 }
 
-/*
- * The index of the entry that is @key's range itself, or -1; in @rank the
- * entries that begin at or below its first number.
+/**
+ * nfhp_range_index() - the entry that is a range itself
+ * @a: the array
+ * @n: its ranges, as read
+ * @key: the range
+ * @rank: set to how many entries begin at or below its first number
+ *
+ * Return: the entry's index, or -1.
  */
 static int nfhp_range_index(const struct nfhp_range_array *a, u32 n,
 			    const struct nfhp_set_key *key, u32 *rank)
@@ -141,6 +177,14 @@ static int nfhp_range_index(const struct nfhp_range_array *a, u32 n,
 	return -1;
 }
 
+/**
+ * nfhp_range_find() - is a range an entry, and with what value?
+ * @priv: the set
+ * @key: the range
+ * @value: set to its value
+ *
+ * Return: true if it is.
+ */
 static bool nfhp_range_find(const void *priv, const struct nfhp_set_key *key,
 			    u32 *value)
 {
@@ -159,6 +203,14 @@ static bool nfhp_range_find(const void *priv, const struct nfhp_set_key *key,
 	return true;
 }
 
+/**
+ * nfhp_range_create() - an empty set of ranges
+ * @ctx: the writer's context
+ * @family: unused: numbers serve both families
+ * @hint: the ranges it will likely hold: its array's room
+ *
+ * Return: the set, or NULL when out of memory.
+ */
 static void *nfhp_range_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
 {
 	struct nfhp_range *r = nfhp_alloc(ctx->mem, sizeof(*r));
@@ -175,6 +227,11 @@ static void *nfhp_range_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
 	return r;
 }
 
+/**
+ * nfhp_range_destroy() - free a set no lookup can see any more
+ * @ctx: the writer's context
+ * @priv: the set
+ */
 static void nfhp_range_destroy(struct nfhp_set_ctx *ctx, void *priv)
 {
 	struct nfhp_range *r = priv;
@@ -183,9 +240,17 @@ static void nfhp_range_destroy(struct nfhp_set_ctx *ctx, void *priv)
 	nfhp_free(ctx->mem, r, sizeof(*r));
 }
 
-/*
- * Publish a copy of @old's entries with @e put at index @at (@del false),
- * or the entry at @at left out (@del true).
+/**
+ * nfhp_range_replace() - publish a copy of the array, one entry changed
+ * @ctx: the writer's context
+ * @r: the set
+ * @e: the entry to put at @at, for an add
+ * @at: where it goes, or the index of the entry to leave out
+ * @del: leave the entry at @at out, else put @e there
+ *
+ * The old array is retired: lookups under way finish on it.
+ *
+ * Return: 0, or -ENOMEM with the set unchanged.
  */
 static int nfhp_range_replace(struct nfhp_set_ctx *ctx, struct nfhp_range *r,
 			      const struct nfhp_range_ent *e, u32 at, bool del)
@@ -209,6 +274,17 @@ static int nfhp_range_replace(struct nfhp_set_ctx *ctx, struct nfhp_range *r,
 	return 0;
 }
 
+/**
+ * nfhp_range_add() - add a range, or give an entry a new value
+ * @ctx: the writer's context
+ * @priv: the set
+ * @key: the range
+ * @value: its value
+ * @update: give the entry that is @key a new value
+ *
+ * Return: %NFHP_SET_ADDED, %NFHP_SET_UPDATED, %NFHP_SET_EXISTS, -EINVAL
+ * for a range that overlaps another entry, or -ENOMEM.
+ */
 static int nfhp_range_add(struct nfhp_set_ctx *ctx, void *priv,
 			  const struct nfhp_set_key *key, u32 value,
 			  bool update)
@@ -242,6 +318,15 @@ static int nfhp_range_add(struct nfhp_set_ctx *ctx, void *priv,
 	return err ? err : NFHP_SET_ADDED;
 }
 
+/**
+ * nfhp_range_del() - delete the entry that is a range
+ * @ctx: the writer's context
+ * @priv: the set
+ * @key: the range
+ *
+ * Return: %NFHP_SET_DELETED, %NFHP_SET_NOT_FOUND, -EINVAL or -ENOMEM
+ * (the set unchanged).
+ */
 static int nfhp_range_del(struct nfhp_set_ctx *ctx, void *priv,
 			  const struct nfhp_set_key *key)
 {
@@ -259,7 +344,15 @@ static int nfhp_range_del(struct nfhp_set_ctx *ctx, void *priv,
 	return err ? err : NFHP_SET_DELETED;
 }
 
-/* Cursor: the index of the next range. */
+/**
+ * nfhp_range_walk() - call @fn for each range from *@cursor on
+ * @priv: the set
+ * @cursor: the index of the next range
+ * @fn: as &struct nfhp_set_algo.walk's
+ * @arg: its first argument
+ *
+ * Return: what @fn returned to stop the walk, or 0 at the end.
+ */
 static int nfhp_range_walk(const void *priv, u64 *cursor,
 			   int (*fn)(void *arg, const struct nfhp_set_key *key,
 				     u32 value),
@@ -285,6 +378,12 @@ static int nfhp_range_walk(const void *priv, u64 *cursor,
 	return 0;
 }
 
+/**
+ * nfhp_range_count() - the ranges in the set
+ * @priv: the set
+ *
+ * Return: how many.
+ */
 static u32 nfhp_range_count(const void *priv)
 {
 	const struct nfhp_range *r = priv;
