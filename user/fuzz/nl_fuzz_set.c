@@ -855,6 +855,14 @@ bool fz_set_done(int err, bool overrun)
 			break;
 		}
 		sst.checked++;
+		/*
+		 * An entry the module cannot decode (a number range
+		 * backwards, an address for a number set or numbers for an
+		 * address set: a set of the pool may have either type) ends
+		 * the results, with EINVAL unless an entry failed before.
+		 */
+		if (fx.got < fx.entries && err == (fx.first ?: EINVAL))
+			break;
 		if (fx.got != fx.entries)
 			fz_set_bad("results for entries sent", fx.got,
 				   fx.entries);
