@@ -9,10 +9,7 @@
 # ipset's exit codes and messages, errors changing nothing; a rule
 # "-m set --match-set bl src -j DROP" in FORWARD drops the client's pings
 # only while the client is in the set, with "!", for hash (hash:ip) and
-# lpm (hash:net) sets, IPv4 and IPv6 (nf-hipac6); bitmap:port sets of
-# both algorithms drop tcp to their ports, ranges too, with "!" and
-# --set-value, from IPv4 and IPv6 rules, and go through nf-hipac6-save
-# and -restore; a swap changes the
+# lpm (hash:net) sets, IPv4 and IPv6 (nf-hipac6); a swap changes the
 # verdict at once; a set a rule refers to cannot be destroyed; the rule
 # lists, saves and deletes as iptables' xt_set rule does; the output of
 # the real ipset save restores into nf-hipac-set.
@@ -290,70 +287,6 @@ if [ -n "$lpm" ]; then
 	nfhp_check "nf-hipac6 -F FORWARD" r6 -F FORWARD
 fi
 
-# --- ports (bitmap:port) ----------------------------------------------------------
-
-# Each check's steps in one function, so that every step counts.
-web_ports() { S add web 8080 && S add web 8090-8092 && [ "$(entries web)" = 4 ]; }
-web_save()
-{
-	S save web | tr '\n' '|' |
-		grep -qx 'create web bitmap:port range 0-65535|add web 8080|add web 8090|add web 8091|add web 8092|'
-}
-web_proc()
-{
-	in_ns $ns_router awk '$1 == "web" && $3 == "num:bitmap" && $4 == 4 { ok = 1 }
-			      END { exit !ok }' /proc/net/nf-hipac/sets
-}
-web_ipv6() { r6 -A FORWARD -m set --match-set web dst -j DROP && tcp_fail 8080 $ns_client $ns_server $SERVER6; }
-web_del() { S del web 8080 && tcp_ok 8080; }
-# nf-hipac6-save prints web (a port set serves both families), and its
-# output restores to the same sets and rules (the policy counters may
-# move with neighbour discovery).
-web_save6()
-{
-	local a b save
-
-	save=$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save") &&
-	a=$(grep -E '^(create|add|lock|-A) ' <<<"$save") &&
-	grep -qxF 'create web bitmap:port range 0-65535' <<<"$a" &&
-	grep -qxF -- '-A FORWARD -m set --match-set web dst -j DROP' <<<"$a" &&
-	printf '%s\n' "$save" | in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore" &&
-	b=$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save" |
-	    grep -E '^(create|add|lock|-A) ') &&
-	[ "$a" = "$b" ] || { nfhp_log "  before: $a"; nfhp_log "  after: $b"; return 1; }
-}
-hi_range() { S create hi bitmap:port range 0-65535 algo range && S add hi 8000-8099 value 2 && [ "$(entries hi)" = 1 ]; }
-hi_not() { r4 -A FORWARD -i $ROUTER_CLIENT_IF -p tcp -m set ! --match-set hi dst -j DROP && tcp_ok 8050; }
-hi_value2() { r4 -I FORWARD -p tcp -m set --match-set hi dst --set-value 2 -j DROP && tcp_fail 8050; }
-hi_value3() { S add hi 8000-8099 value 3 -exist && tcp_ok 8050; }
-
-nfhp_check "create web bitmap:port range 0-1024" \
-	S create web bitmap:port range 0-1024
-nfhp_check "a port over 65535: exit 1" fails 1 "out of range 0-65535" \
-	S add web 70000
-nfhp_check "add 8080 and 8090-8092: four ports" web_ports
-nfhp_check "save: ipset's bitmap:port lines, a port a line" web_save
-nfhp_check "/proc/net/nf-hipac/sets: num:bitmap, 4 entries" web_proc
-nfhp_check "-A FORWARD -m set --match-set web dst -j DROP" \
-	r4 -A FORWARD -m set --match-set web dst -j DROP
-nfhp_check "tcp/8091 dropped (of a range)" tcp_fail 8091
-nfhp_check "tcp/8081 passes" tcp_ok 8081
-nfhp_check "ping passes: icmp has no port, so is in no port set" ping_ok
-nfhp_check "an IPv6 rule uses the same set: tcp/8080 over IPv6 dropped" web_ipv6
-nfhp_check "del 8080: tcp/8080 passes" web_del
-nfhp_check "nf-hipac6-save carries web, and restores as it was" web_save6
-nfhp_check "-F FORWARD, both families" r4 -F FORWARD
-nfhp_check "  (IPv6)" r6 -F FORWARD
-nfhp_check "algo range: 8000-8099 one entry, value 2" hi_range
-nfhp_check "an overlapping range: exit 1" \
-	fails 1 "overlaps an element" S add hi 8050-8200
-nfhp_check "  nothing added" [ "$(entries hi)" = 1 ]
-nfhp_check "! --match-set hi dst -j DROP: tcp/8050 passes" hi_not
-nfhp_check "  tcp/8100 dropped" tcp_fail 8100
-nfhp_check "--set-value 2 -j DROP before it: tcp/8050 dropped" hi_value2
-nfhp_check "value 3 (-exist): tcp/8050 passes" hi_value3
-nfhp_check "-F FORWARD" r4 -F FORWARD
-
 # --- restore --------------------------------------------------------------------
 
 nfhp_check "restore: a bad line anywhere changes nothing" \
@@ -441,22 +374,19 @@ if command -v ipset >/dev/null 2>&1 && in_ns $ns_server ipset create probe hash:
 		ip netns exec $ns_server ipset add in 198.51.100.0/24 &&
 		ip netns exec $ns_server ipset add in 203.0.113.7 &&
 		ip netns exec $ns_server ipset create i6 hash:ip family inet6 &&
-		ip netns exec $ns_server ipset add i6 2001:db8::1 &&
-		ip netns exec $ns_server ipset create ipp bitmap:port range 1000-2000 &&
-		ip netns exec $ns_server ipset add ipp 1500 &&
-		ip netns exec $ns_server ipset add ipp 1600-1602"
+		ip netns exec $ns_server ipset add i6 2001:db8::1"
 	in_ns $ns_server ipset save > "/tmp/ipset-save-$$"
 	if [ -n "$lpm" ]; then
 		nfhp_check "ipset save | nf-hipac-set restore" \
 			bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore < /tmp/ipset-save-$$"
-		nfhp_check "  the same members" same_members "ih|in|i6|ipp"
+		nfhp_check "  the same members" same_members "ih|in|i6"
 		nfhp_check "  the same limit" \
 			says "create ih hash:ip family inet hashsize 1024 maxelem 1000" S save ih
 	else
 		nfhp_check "ipset save | nf-hipac-set restore (hash:ip only)" \
 			bash -c "grep -Ev '^(create|add) in ' /tmp/ipset-save-$$ |
 				 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore"
-		nfhp_check "  the same members" same_members "ih|i6|ipp"
+		nfhp_check "  the same members" same_members "ih|i6"
 	fi
 	rm -f "/tmp/ipset-save-$$"
 	nfhp_check "the client in ih: the rule drops its pings" bash -c "
