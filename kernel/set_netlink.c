@@ -448,8 +448,20 @@ static int nfhp_set_result_errno(int result, u32 flags)
 	}
 }
 
-static const char *nfhp_set_result_msg(int err)
+/**
+ * nfhp_set_result_msg() - the reason of an entry's failure
+ * @err: its errno, as nfhp_set_result_errno() gives it
+ * @set: the set
+ *
+ * Return: the message for the ack.
+ */
+static const char *nfhp_set_result_msg(int err, const struct nfhp_set *set)
 {
+	/* The decode checked a number range: only the algorithm refuses. */
+	if (err == -EINVAL && set->algo->type == NFHP_SET_NUMBER)
+		return strcmp(set->algo->name, "bitmap") ?
+		       "the range overlaps an entry" :
+		       "a bitmap holds numbers below 65536 only";
 	switch (err) {
 	case -EEXIST:
 		return "the entry is in the set already";
@@ -460,7 +472,7 @@ static const char *nfhp_set_result_msg(int err)
 	case -EPERM:
 		return "the set is locked";
 	case -EINVAL:
-		return "the key is not of the set's type or family, has bits set below its prefix length, is out of the algorithm's range or overlaps an entry";
+		return "the key is not of the set's family, or has bits set below its prefix length";
 	default:
 		return "out of memory";
 	}
@@ -570,7 +582,8 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 		err = nfhp_set_result_errno(result, flags);
 		if (err && !first) {
 			first = err;
-			nfhp_set_msg(info->extack, nfhp_set_result_msg(err));
+			nfhp_set_msg(info->extack,
+				     nfhp_set_result_msg(err, set));
 			if (info->extack)
 				info->extack->bad_attr = pos;
 		}

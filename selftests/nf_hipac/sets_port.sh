@@ -81,7 +81,7 @@ nfhp_check "-F FORWARD, both families" r4 -F FORWARD
 nfhp_check "  (IPv6)" r6 -F FORWARD
 nfhp_check "algo range: 8000-8099 one entry, value 2" hi_range
 nfhp_check "an overlapping range: exit 1" \
-	fails 1 "overlaps an element" S add hi 8050-8200
+	fails 1 "kernel: the range overlaps an entry" S add hi 8050-8200
 nfhp_check "  nothing added" [ "$(entries hi)" = 1 ]
 nfhp_check "! --match-set hi dst -j DROP: tcp/8050 passes" hi_not
 nfhp_check "  tcp/8100 dropped" tcp_fail 8100

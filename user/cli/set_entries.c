@@ -37,7 +37,7 @@ static const char *result_msg(bool add, u32 flags, u8 result)
 	case NFHP_SET_NOMEM:
 		return "Memory allocation problem";
 	default:
-		return "Element is not of the set's type or family, is out of its algorithm's range, or overlaps an element";
+		return "Element is not of the set's type or family";
 	}
 }
 
