@@ -10,6 +10,10 @@
 #   lpm  ipv4 routes   10^6 prefixes like a routing table   lookup <= 60 ns
 #   lpm  ipv6 routes   the same under 2001:db8::/32
 #   lpm  ipv4 hosts    10^6 random /32, for comparison with hash
+#   bitmap ports       65536 random ports (bitmap:port), fewer distinct
+#   range  ranges      10^4 disjoint u32 ranges (bitmap:port algo range):
+#                      each update copies the array, so a set of port
+#                      ranges, not of 10^6
 #
 # and for every case: all keys added in <= 1 s, a single add or delete
 # p50 <= 2 us.
@@ -34,15 +38,17 @@ done
 cmdline="bench/set-bench.sh -n $keys -l $lookups -r $rounds"
 bin=$top/user/build/nf-hipac-set-bench
 make -s -C "$top/user" build/nf-hipac-set-bench || exit 1
+# ALGO FAMILY MIX [KEYS]: the number cases have key counts of their own.
 cases=("hash 4 hosts" "hash 6 hosts" "lpm 4 routes" "lpm 6 routes"
-       "lpm 4 hosts")
+       "lpm 4 hosts" "bitmap 4 ports 65536" "range 4 ranges 10000")
 raw=$(mktemp /tmp/nfhp-setbench.XXXXXX)
 trap 'rm -f "$raw"' EXIT
 
 for r in $(seq 1 "$rounds"); do
 	for c in "${cases[@]}"; do
-		# shellcheck disable=SC2086
-		line=$("$bin" -n "$keys" -l "$lookups" -s $((r * 7919)) $c) ||
+		read -r algo fam mix n <<<"$c"
+		line=$("$bin" -n "${n:-$keys}" -l "$lookups" -s $((r * 7919)) \
+			"$algo" "$fam" "$mix") ||
 			{ echo "set-bench: $c failed" >&2; exit 1; }
 		echo "$c|$line" >> "$raw"
 		echo "round $r: $line"
@@ -71,8 +77,12 @@ for line in open(sys.argv[1]):
     rows[case].append(nums)
 for case in order:
     m = {k: statistics.median(r[k] for r in rows[case]) for k in rows[case][0]}
-    algo, fam, mix = case.split()
-    print("| %s | IPv%s | %s | %d | %.1f | %.3f | %.1f | %d / %d | %d / %d |" % (
+    algo, fam, mix = case.split()[:3]
+    if algo in ("bitmap", "range"):
+        fam = "any"
+    else:
+        fam = "IPv" + fam
+    print("| %s | %s | %s | %d | %.1f | %.3f | %.1f | %d / %d | %d / %d |" % (
         algo, fam, mix, m["keys"], m["lookup"], m["add"], m["bytes"],
         m["add50"], m["add99"], m["del50"], m["del99"]))
 EOF

@@ -126,8 +126,9 @@ static void nfhp_key_fill_common(struct nfhp_key *key,
 /**
  * nfhp_key_fill() - the key of an IPv4 packet
  * @key: the key to fill
- * @pkt: the packet and its hook state; its fragment offset and transport
- *	header offset are filled in, for xtables modules
+ * @pkt: the packet and its hook state; its fragment offset, transport
+ *	header offset and protocol are filled in, for xtables modules and
+ *	set matches
  */
 static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 {
@@ -151,13 +152,15 @@ static void nfhp_key_fill(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	nfhp_key_fold_port(key, iph->protocol);
 	pkt->fragoff = fragoff;
 	pkt->thoff = thoff;
+	pkt->proto = iph->protocol;
 }
 
 /**
  * nfhp_key_fill6() - the key of an IPv6 packet
  * @key: the key to fill
- * @pkt: the packet and its hook state; its fragment offset and transport
- *	header offset are filled in, for xtables modules
+ * @pkt: the packet and its hook state; its fragment offset, transport
+ *	header offset and protocol are filled in, for xtables modules and
+ *	set matches
  *
  * The length is ip6tables' "-m length": the payload length and the fixed
  * header; the TTL dimension holds the hop limit.
@@ -193,6 +196,7 @@ static bool nfhp_key_fill6(struct nfhp_key *key, struct nfhp_xt_pkt *pkt)
 	nfhp_key_fold_port(key, proto);
 	pkt->fragoff = fragoff;
 	pkt->thoff = thoff;
+	pkt->proto = proto;
 	return true;
 }
 

@@ -412,7 +412,7 @@ static int nfhp_shadowed_show(struct seq_file *m, void *v)
  * @v: unused
  *
  * A header line, then a line per named set: its name, family, type and
- * algorithm, entries, limit (0: none), memory in bytes, the rules that
+ * algorithm ("addr:hash", "addr:lpm", "num:bitmap", "num:range"), entries, limit (0: none), memory in bytes, the rules that
  * refer to it, the lookups of packets and how many found an entry.
  *
  * Return: 0, or -EACCES if the reader may not see it.
@@ -423,6 +423,7 @@ static int nfhp_sets_show(struct seq_file *m, void *v)
 	struct nfhp_net *hn = nfhp_net(net);
 	struct nfhp_set_stats st;
 	const struct nfhp_set *set;
+	char type[16];
 
 	if (!nfhp_proc_may_read(m->file, net))
 		return -EACCES;
@@ -434,10 +435,13 @@ static int nfhp_sets_show(struct seq_file *m, void *v)
 		if (set->created)
 			continue;
 		nfhp_set_stats_sum(set, &st);
-		seq_printf(m, "%-31s %-6s addr:%-4s %10u %10u %12llu %5u %14llu %14llu\n",
+		snprintf(type, sizeof(type), "%s:%s",
+			 set->algo->type == NFHP_SET_NUMBER ? "num" : "addr",
+			 set->algo->name);
+		seq_printf(m, "%-31s %-6s %-9s %10u %10u %12llu %5u %14llu %14llu\n",
 			   set->name,
 			   set->family == NFHP_FAMILY_IPV6 ? "inet6" : "inet",
-			   set->algo->name, nfhp_set_count(&hn->sets, set),
+			   type, nfhp_set_count(&hn->sets, set),
 			   set->live.limit, set->live.body->mem.allocated,
 			   set->refs,
 			   st.lookups, st.hits);

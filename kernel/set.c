@@ -33,6 +33,8 @@
 static const struct nfhp_set_algo *const nfhp_set_algos[] = {
 	&nfhp_set_addr_hash,
 	&nfhp_set_addr_lpm,
+	&nfhp_set_num_bitmap,
+	&nfhp_set_num_range,
 };
 
 /**
@@ -336,20 +338,22 @@ void nfhp_set_modify(struct nfhp_sets *sets, struct nfhp_set *set,
 		st->locked = *locked;
 }
 
-/* Is @st at its limit, and @key not in it, so that an add would pass it? */
+/* Would an add of @key pass @st's limit with the entries it adds? */
 static bool nfhp_set_full(const struct nfhp_set_state *st,
 			  const struct nfhp_set_key *key)
 {
 	const struct nfhp_set_body *body = st->body;
-	bool full;
+	const struct nfhp_set_algo *algo = body->algo;
+	u64 fresh;
 	u32 old;
 
 	/* The algorithms' readers run under RCU, whoever calls them. */
 	rcu_read_lock();
-	full = body->algo->count(body->inst) >= st->limit &&
-	       !body->algo->find(body->inst, key, &old);
+	fresh = algo->fresh ? algo->fresh(body->inst, key) :
+			      !algo->find(body->inst, key, &old);
+	fresh = fresh ? fresh + algo->count(body->inst) : 0;
 	rcu_read_unlock();
-	return full;
+	return fresh > st->limit;
 }
 
 /* The result of an algorithm's add or del: its own, or for an errno. */
@@ -431,7 +435,8 @@ static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
  * @sets: the namespace's sets
  * @set: the set
  * @key: a host, looked up as a packet's address; or a prefix, which must
- *	be an entry itself
+ *	be an entry itself.  Of a number set: a number, looked up as a
+ *	packet's port; or a range, which must be an entry itself
  * @value: set to the value found
  *
  * Call under rcu_read_lock() or the writers' lock.
@@ -447,7 +452,8 @@ bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
 
 	rcu_read_lock();
 	inst = nfhp_set_inst_read(sets, set);
-	if (key->plen == width)
+	if (set->algo->type == NFHP_SET_NUMBER ?
+	    nfhp_set_key_num(key) == key->hi : key->plen == width)
 		found = set->algo->lookup(inst, key, value);
 	else
 		found = set->algo->find(inst, key, value);

@@ -11,6 +11,8 @@
  *   type   algorithm  keys                      lookup
  *   addr   hash       hosts (/32 or /128 only)  exact, one probe sequence
  *   addr   lpm        prefixes of any length    longest prefix
+ *   number bitmap     numbers below 65536       one bit, one word
+ *   number range      disjoint u32 ranges       binary search
  *
  * An algorithm is a &struct nfhp_set_algo.  Its writers are serialized by
  * the caller; its lookups run under rcu_read_lock() beside them, and see
@@ -35,15 +37,45 @@
 /**
  * struct nfhp_set_key - one key of a set
  * @addr: %NFHP_SET_ADDR: the address in host order, an IPv4 one in the
- *	low 32 bits; the bits below the prefix are zero
+ *	low 32 bits; the bits below the prefix are zero.
+ *	%NFHP_SET_NUMBER: the number, or the first of a range, in the low
+ *	32 bits; the others are zero
  * @plen: %NFHP_SET_ADDR: the prefix length, 0 to the family's width
+ * @hi: %NFHP_SET_NUMBER: the last number of the range, at least the
+ *	first; a lookup reads only @addr
  *
- * A lookup's key is a packet's address, with @plen the family's width.
+ * A lookup's key is a packet's address, with @plen the family's width,
+ * or a packet's port.  @hi sits in what was padding: an address key
+ * costs what it did.
  */
 struct nfhp_set_key {
 	nfhp_u128 addr;
 	u8 plen;
+	u32 hi;
 };
+
+/**
+ * nfhp_set_key_num() - the number, or the first of the range, of a key
+ * @key: a key of a number set
+ *
+ * Return: the low 32 bits of @key->addr.
+ */
+static inline u32 nfhp_set_key_num(const struct nfhp_set_key *key)
+{
+	return (u32)key->addr;
+}
+
+/**
+ * nfhp_set_num_key_ok() - is @key a range of numbers?
+ * @key: the key of an add, a delete or a find
+ *
+ * Return: true when it is: nothing above 32 bits, the first number no
+ * greater than the last.
+ */
+static inline bool nfhp_set_num_key_ok(const struct nfhp_set_key *key)
+{
+	return !(key->addr >> 32) && nfhp_set_key_num(key) <= key->hi;
+}
 
 /**
  * struct nfhp_set_retired - the header of memory a writer replaced
@@ -116,6 +148,8 @@ static inline bool nfhp_set_writing(const struct nfhp_set_ctx *ctx)
  *	less (it did not: a full message); 0 at the end.  Entries do not
  *	move between calls unless a writer runs.
  * @count: the entries
+ * @fresh: how many entries an add of @key would add, for the limit;
+ *	NULL for one when find() does not find @key, else none
  */
 struct nfhp_set_algo {
 	const char *name;
@@ -135,10 +169,13 @@ struct nfhp_set_algo {
 			      u32 value),
 		    void *arg);
 	u32 (*count)(const void *priv);
+	u32 (*fresh)(const void *priv, const struct nfhp_set_key *key);
 };
 
 extern const struct nfhp_set_algo nfhp_set_addr_hash;
 extern const struct nfhp_set_algo nfhp_set_addr_lpm;
+extern const struct nfhp_set_algo nfhp_set_num_bitmap;
+extern const struct nfhp_set_algo nfhp_set_num_range;
 
 void *nfhp_set_block_alloc(struct nfhp_set_ctx *ctx, size_t size);
 void nfhp_set_retire(struct nfhp_set_ctx *ctx, void *block);

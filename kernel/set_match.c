@@ -12,6 +12,14 @@
  * lookup for every packet and a set lookup only for packets from
  * 10.0.0.0/8, whatever the set holds.
  *
+ * A number set ("bitmap:port") is looked up with a port: "src" and "dst"
+ * are the source and destination port of a TCP or UDP packet, as for
+ * ipset's bitmap:port.  Any other packet, a later fragment and a packet
+ * too short for its ports have none: the set does not hold them, and a
+ * "!" match holds.  The port is read only for rules with such a match.
+ * An address set must be of the rule's family; a number set serves
+ * both.
+ *
  * With a value range ("--set-value 1:4") the entry found must also have
  * a value in it: one rule per verdict maps a set's values to verdicts,
  * and an add with a new value changes an address's verdict at once.
@@ -27,6 +35,42 @@
 #include "hooks.h"
 #include "pernet.h"
 #include "set_match.h"
+#include "xt_run.h"
+
+/**
+ * nfhp_setm_dir() - the packet field a set match looks up
+ * @set: its set, or NULL for none of that name
+ * @family: the rule's family
+ * @dir: &enum nfhp_setm_dir as written
+ * @field: set to the field: @dir, or a port for a number set
+ * @msg: set to the reason of a failure
+ *
+ * Return: 0, -ENOENT for no set, or -EINVAL for an address set of
+ * another family or with a port direction.
+ */
+static int nfhp_setm_dir(const struct nfhp_set *set, u8 family, u8 dir,
+			 u8 *field, const char **msg)
+{
+	if (!set) {
+		*msg = "no set of that name";
+		return -ENOENT;
+	}
+	if (set->algo->type == NFHP_SET_NUMBER) {
+		*field = dir == NFHP_SETM_SRC || dir == NFHP_SETM_SPORT ?
+			 NFHP_SETM_SPORT : NFHP_SETM_DPORT;
+		return 0;
+	}
+	if (set->family != family) {
+		*msg = "the set is of another family";
+		return -EINVAL;
+	}
+	if (dir != NFHP_SETM_SRC && dir != NFHP_SETM_DST) {
+		*msg = "the set holds addresses: a port direction needs a number set";
+		return -EINVAL;
+	}
+	*field = dir;
+	return 0;
+}
 
 /**
  * nfhp_setm_get() - resolve the set matches of a rule
@@ -39,28 +83,32 @@
  *
  * The caller holds the namespace's mutex.
  *
- * Return: 0, -ENOENT for an unknown set or -EINVAL for one of another
- * family; nothing is referenced then.
+ * A set match's direction is resolved against its set's type: "src" and
+ * "dst" of a number set are ports.  The set's type cannot change while
+ * the rule refers to it: it cannot be destroyed, and a swap keeps types.
+ *
+ * Return: 0, -ENOENT for an unknown set or -EINVAL for an address set of
+ * another family or with a port direction; nothing is referenced then.
  */
 int nfhp_setm_get(struct net *net, u8 family,
 		  const struct nfhp_rule_spec *spec, struct nfhp_setm *out,
 		  const char **msg)
 {
 	struct nfhp_sets *sets = &nfhp_net(net)->sets;
-	unsigned int i;
 	struct nfhp_set *set;
+	unsigned int i;
+	int ret;
 
 	for (i = 0; i < nfhp_spec_nsetm(spec); i++) {
 		set = nfhp_set_find(sets, spec->setm[i].name);
-		if (!set || set->family != family) {
-			*msg = set ? "the set is of another family" :
-				     "no set of that name";
+		ret = nfhp_setm_dir(set, family, spec->setm[i].dir, &out[i].dir,
+				    msg);
+		if (ret) {
 			nfhp_setm_put(out, i);
-			return set ? -EINVAL : -ENOENT;
+			return ret;
 		}
 		set->refs++;
 		out[i].set = set;
-		out[i].dir = spec->setm[i].dir;
 		out[i].invert = spec->setm[i].invert;
 		out[i].has_value = spec->setm[i].has_value;
 		out[i].value_min = spec->setm[i].value_min;
@@ -82,10 +130,49 @@ void nfhp_setm_put(struct nfhp_setm *m, unsigned int n)
 		m[n].set->refs--;
 }
 
-/* The address @dir names of @skb, as a set's key. */
-static void nfhp_setm_key(u8 family, u8 dir, const struct sk_buff *skb,
+/**
+ * nfhp_setm_port() - a packet's port, as a number set's key
+ * @dir: %NFHP_SETM_SPORT or %NFHP_SETM_DPORT
+ * @p: the packet, its transport protocol and header offset known
+ * @key: its low bits set to the port
+ *
+ * As ipset's bitmap:port: TCP and UDP alone have ports.
+ *
+ * Return: false for none: another protocol, a later fragment, a header
+ * too short.
+ */
+static bool nfhp_setm_port(u8 dir, const struct nfhp_xt_pkt *p,
+			   struct nfhp_set_key *key)
+{
+	const __be16 *ports;
+	__be16 _ports[2];
+
+	if ((p->proto != IPPROTO_TCP && p->proto != IPPROTO_UDP) ||
+	    p->fragoff)
+		return false;
+	ports = skb_header_pointer(p->skb, p->thoff, sizeof(_ports), _ports);
+	if (!ports)
+		return false;
+	key->addr = ntohs(ports[dir == NFHP_SETM_SPORT ? 0 : 1]);
+	return true;
+}
+
+/**
+ * nfhp_setm_key() - the field a set match looks up, as a set's key
+ * @family: the packet's family
+ * @dir: the resolved &enum nfhp_setm_dir
+ * @p: the packet
+ * @key: filled in
+ *
+ * Return: false when the packet has no such field.
+ */
+static bool nfhp_setm_key(u8 family, u8 dir, const struct nfhp_xt_pkt *p,
 			  struct nfhp_set_key *key)
 {
+	const struct sk_buff *skb = p->skb;
+
+	if (dir == NFHP_SETM_SPORT || dir == NFHP_SETM_DPORT)
+		return nfhp_setm_port(dir, p, key);
 	if (family == NFHP_FAMILY_IPV6) {
 		const struct ipv6hdr *h = ipv6_hdr(skb);
 
@@ -98,6 +185,7 @@ static void nfhp_setm_key(u8 family, u8 dir, const struct sk_buff *skb,
 		key->addr = ntohl(dir == NFHP_SETM_SRC ? h->saddr : h->daddr);
 		key->plen = 32;
 	}
+	return true;
 }
 
 /**
@@ -105,14 +193,14 @@ static void nfhp_setm_key(u8 family, u8 dir, const struct sk_buff *skb,
  * @m: the set matches
  * @n: how many
  * @family: the packet's family
- * @skb: the packet
+ * @p: the packet, with its transport header's offset and protocol
  *
  * The packet path: under rcu_read_lock().
  *
  * Return: true when they all hold.
  */
 bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
-		     const struct sk_buff *skb)
+		     const struct nfhp_xt_pkt *p)
 {
 	struct nfhp_set_key key;
 	unsigned int i;
@@ -120,8 +208,8 @@ bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
 	u32 value;
 
 	for (i = 0; i < n; i++) {
-		nfhp_setm_key(family, m[i].dir, skb, &key);
-		hit = nfhp_set_lookup(m[i].set, &key, &value);
+		hit = nfhp_setm_key(family, m[i].dir, p, &key) &&
+		      nfhp_set_lookup(m[i].set, &key, &value);
 		if (hit && m[i].has_value)
 			hit = value >= m[i].value_min && value <= m[i].value_max;
 		if (hit == m[i].invert)

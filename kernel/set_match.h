@@ -10,11 +10,14 @@
 #include "set.h"
 #include "spec.h"
 
+struct nfhp_xt_pkt;
+
 /**
  * struct nfhp_setm - a set match of a rule, its set resolved
  * @set: the set, referenced (&struct nfhp_set.refs)
- * @dir: &enum nfhp_setm_dir
- * @invert: the match holds when the address is not in the set
+ * @dir: &enum nfhp_setm_dir of the field looked up, resolved: the
+ *	ports are %NFHP_SETM_SPORT and %NFHP_SETM_DPORT
+ * @invert: the match holds when the field is not in the set
  * @has_value: the entry must also have a value in [@value_min, @value_max]
  * @value_min: the least value
  * @value_max: the greatest
@@ -33,6 +36,6 @@ int nfhp_setm_get(struct net *net, u8 family,
 		  const char **msg);
 void nfhp_setm_put(struct nfhp_setm *m, unsigned int n);
 bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
-		     const struct sk_buff *skb);
+		     const struct nfhp_xt_pkt *p);
 
 #endif /* _NFHP_SET_MATCH_H */

@@ -22,6 +22,8 @@ static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
 	[NFHPA_SETE_VALUE] = { .type = NLA_U32 },
 	[NFHPA_SETE_RESULT] = { .type = NLA_REJECT,
 				.reject_message = "results are the kernel's" },
+	[NFHPA_SETE_NUM_LO] = { .type = NLA_U32 },
+	[NFHPA_SETE_NUM_HI] = { .type = NLA_U32 },
 };
 
 const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
@@ -30,7 +32,7 @@ const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
 	[NFHPA_SET_OTHER] = { .type = NLA_NUL_STRING,
 			      .len = NFHP_SET_MAXNAMELEN - 1 },
 	[NFHPA_SET_TYPE] = NLA_POLICY_RANGE(NLA_U8, NFHP_SET_ADDR,
-					    NFHP_SET_ADDR),
+					    NFHP_SET_NUMBER),
 	[NFHPA_SET_ALGO] = { .type = NLA_NUL_STRING, .len = 15 },
 	[NFHPA_SET_LIMIT] = { .type = NLA_U32 },
 	[NFHPA_SET_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SET_F_LOCKED |
@@ -45,7 +47,7 @@ const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
 const struct nla_policy nfhp_setm_policy[NFHPA_SETM_MAX + 1] = {
 	[NFHPA_SETM_NAME] = { .type = NLA_NUL_STRING,
 			      .len = NFHP_SET_MAXNAMELEN - 1 },
-	[NFHPA_SETM_DIR] = NLA_POLICY_MAX(NLA_U8, NFHP_SETM_DST),
+	[NFHPA_SETM_DIR] = NLA_POLICY_MAX(NLA_U8, NFHP_SETM_DPORT),
 	[NFHPA_SETM_INVERT] = { .type = NLA_FLAG },
 	[NFHPA_SETM_VALUE_MIN] = { .type = NLA_U32 },
 	[NFHPA_SETM_VALUE_MAX] = { .type = NLA_U32 },
@@ -348,6 +350,39 @@ int nfhp_nl_set_modify(struct sk_buff *skb, struct genl_info *info)
 }
 
 /**
+ * nfhp_sete_decode_num() - the key of a number set's entry
+ * @tb: the entry's attributes
+ * @attr: the entry, for the reason
+ * @key: set to NUM_LO, NUM_HI
+ * @extack: for the reason
+ *
+ * The algorithm checks the range against what it holds.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_sete_decode_num(struct nlattr **tb, const struct nlattr *attr,
+				struct nfhp_set_key *key,
+				struct netlink_ext_ack *extack)
+{
+	if (!tb[NFHPA_SETE_NUM_LO] || tb[NFHPA_SETE_ADDR] ||
+	    tb[NFHPA_SETE_PLEN]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an entry of a number set needs NFHPA_SETE_NUM_LO, and no address");
+		return -EINVAL;
+	}
+	key->addr = nla_get_u32(tb[NFHPA_SETE_NUM_LO]);
+	key->plen = 0;
+	key->hi = tb[NFHPA_SETE_NUM_HI] ? nla_get_u32(tb[NFHPA_SETE_NUM_HI]) :
+					  (u32)key->addr;
+	if (key->hi < (u32)key->addr) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_SETE_NUM_HI],
+				    "the range ends before it begins");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * nfhp_sete_decode() - the key and value of one NFHPA_SET_ENTRY
  * @set: the set it is for
  * @attr: the attribute
@@ -370,6 +405,14 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 			       extack);
 	if (ret)
 		return ret;
+	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	if (set->algo->type == NFHP_SET_NUMBER)
+		return nfhp_sete_decode_num(tb, attr, key, extack);
+	if (tb[NFHPA_SETE_NUM_LO] || tb[NFHPA_SETE_NUM_HI]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an address set's entry has no numbers");
+		return -EINVAL;
+	}
 	if (!tb[NFHPA_SETE_ADDR]) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "an entry needs an address");
 		return -EINVAL;
@@ -379,7 +422,7 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 		    (u64)w[2] << 32 | w[3];
 	key->plen = tb[NFHPA_SETE_PLEN] ? nla_get_u8(tb[NFHPA_SETE_PLEN]) :
 					  width;
-	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	key->hi = 0;
 	return 0;
 }
 
@@ -405,8 +448,20 @@ static int nfhp_set_result_errno(int result, u32 flags)
 	}
 }
 
-static const char *nfhp_set_result_msg(int err)
+/**
+ * nfhp_set_result_msg() - the reason of an entry's failure
+ * @err: its errno, as nfhp_set_result_errno() gives it
+ * @set: the set
+ *
+ * Return: the message for the ack.
+ */
+static const char *nfhp_set_result_msg(int err, const struct nfhp_set *set)
 {
+	/* The decode checked a number range: only the algorithm refuses. */
+	if (err == -EINVAL && set->algo->type == NFHP_SET_NUMBER)
+		return strcmp(set->algo->name, "bitmap") ?
+		       "the range overlaps an entry" :
+		       "a bitmap holds numbers below 65536 only";
 	switch (err) {
 	case -EEXIST:
 		return "the entry is in the set already";
@@ -423,7 +478,10 @@ static const char *nfhp_set_result_msg(int err)
 	}
 }
 
-/* One entry of a reply: address, prefix length, value and result. */
+/*
+ * One entry of a reply: address, prefix length, value and result (a
+ * number set's two numbers take less than the first two).
+ */
 #define NFHP_SETE_REPLY_SIZE						\
 	(NLA_HDRLEN + NLA_ALIGN(NLA_HDRLEN + 16) +			\
 	 2 * NLA_ALIGN(NLA_HDRLEN + 4) + NLA_ALIGN(NLA_HDRLEN + 1))
@@ -450,17 +508,35 @@ static struct sk_buff *nfhp_set_reply_new(struct genl_info *info,
 	return reply;
 }
 
-static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
-			 u32 value, int result)
+/**
+ * nfhp_put_sete_key() - the key of an entry in a message
+ * @skb: the message
+ * @key: the key
+ * @number: of a number set: NUM_LO and NUM_HI, else ADDR and PLEN
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+static int nfhp_put_sete_key(struct sk_buff *skb,
+			     const struct nfhp_set_key *key, bool number)
 {
-	struct nlattr *nest = nla_nest_start(skb, NFHPA_SET_ENTRY);
 	u32 w[4] = { (u32)(key->addr >> 96), (u32)(key->addr >> 64),
 		     (u32)(key->addr >> 32), (u32)key->addr };
 
+	if (number)
+		return nla_put_u32(skb, NFHPA_SETE_NUM_LO, (u32)key->addr) ?:
+		       nla_put_u32(skb, NFHPA_SETE_NUM_HI, key->hi);
+	return nla_put(skb, NFHPA_SETE_ADDR, sizeof(w), w) ?:
+	       nla_put_u8(skb, NFHPA_SETE_PLEN, key->plen);
+}
+
+static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
+			 bool number, u32 value, int result)
+{
+	struct nlattr *nest = nla_nest_start(skb, NFHPA_SET_ENTRY);
+
 	if (!nest)
 		return -EMSGSIZE;
-	if (nla_put(skb, NFHPA_SETE_ADDR, sizeof(w), w) ||
-	    nla_put_u8(skb, NFHPA_SETE_PLEN, key->plen) ||
+	if (nfhp_put_sete_key(skb, key, number) ||
 	    nla_put_u32(skb, NFHPA_SETE_VALUE, value) ||
 	    (result >= 0 && nla_put_u8(skb, NFHPA_SETE_RESULT, result))) {
 		nla_nest_cancel(skb, nest);
@@ -479,6 +555,7 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 				   struct sk_buff *reply)
 {
 	bool add = info->genlhdr->cmd == NFHP_CMD_SET_ADD;
+	bool number = set->algo->type == NFHP_SET_NUMBER;
 	u32 flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
 	const struct nlattr *pos;
 	struct nfhp_set_key key;
@@ -505,12 +582,14 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 		err = nfhp_set_result_errno(result, flags);
 		if (err && !first) {
 			first = err;
-			nfhp_set_msg(info->extack, nfhp_set_result_msg(err));
+			nfhp_set_msg(info->extack,
+				     nfhp_set_result_msg(err, set));
 			if (info->extack)
 				info->extack->bad_attr = pos;
 		}
 		/* The reply was sized for every entry. */
-		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, value, result)))
+		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, number, value,
+					       result)))
 			break;
 	}
 	nla_nest_end(reply, nest);
@@ -600,7 +679,9 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 	if (!ret) {
 		found = nfhp_set_test(&hn->sets, set, &key, &value);
 		nest = nla_nest_start(reply, NFHPA_SET);
-		ret = !nest || nfhp_put_sete(reply, &key, found ? value : 0,
+		ret = !nest || nfhp_put_sete(reply, &key,
+					     set->algo->type == NFHP_SET_NUMBER,
+					     found ? value : 0,
 					     found ? NFHP_SET_EXISTS :
 					     NFHP_SET_NOT_FOUND) ? -EMSGSIZE : 0;
 		if (!ret)
@@ -678,11 +759,24 @@ static int nfhp_put_set(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
+/**
+ * struct nfhp_dump_arg - where a dump's walk puts entries
+ * @skb: the message
+ * @number: the set is a number set
+ */
+struct nfhp_dump_arg {
+	struct sk_buff *skb;
+	bool number;
+};
+
 static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
 			  u32 value)
 {
+	const struct nfhp_dump_arg *d = arg;
+
 	/* Not taken when it does not fit: the next message begins with it. */
-	return nfhp_put_sete(arg, key, value, -1) ? -EMSGSIZE : 0;
+	return nfhp_put_sete(d->skb, key, d->number, value, -1) ? -EMSGSIZE :
+								  0;
 }
 
 /* One message of @set's entries from the dump's cursor on. */
@@ -691,6 +785,7 @@ static int nfhp_dump_entries(struct sk_buff *skb, struct netlink_callback *cb,
 			     const struct nfhp_set *set)
 {
 	struct nfhp_set_dump *d = nfhp_set_dump_ctx(cb);
+	struct nfhp_dump_arg arg;
 	struct nlattr *nest;
 	void *hdr;
 	int ret;
@@ -703,7 +798,9 @@ static int nfhp_dump_entries(struct sk_buff *skb, struct netlink_callback *cb,
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
-	ret = nfhp_set_walk(sets, set, &d->cursor, nfhp_dump_sete, skb);
+	arg.skb = skb;
+	arg.number = set->algo->type == NFHP_SET_NUMBER;
+	ret = nfhp_set_walk(sets, set, &d->cursor, nfhp_dump_sete, &arg);
 	d->entries_done = !ret;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);

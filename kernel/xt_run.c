@@ -473,7 +473,7 @@ static enum nfhp_ext_result nfhp_xt_match(const void *ext, void *pkt)
 	unsigned int i;
 	bool match;
 
-	if (!nfhp_setm_match(x->setm, x->nsetm, x->family, p->skb))
+	if (!nfhp_setm_match(x->setm, x->nsetm, x->family, p))
 		return NFHP_EXT_NOMATCH;
 	nfhp_xt_param(&par, p);
 	for (i = 0; i < x->nmatch; i++) {

@@ -17,12 +17,15 @@
  * @fragoff: the fragment offset: IPv4's in 8-byte units, IPv6's in bytes
  *	as ipv6_find_hdr() gives it (modules test it against zero)
  * @thoff: offset of the transport header
+ * @proto: the IPv4 protocol, or IPv6's upper-layer protocol
+ *	(%NEXTHDR_NONE for a later fragment with none in sight)
  */
 struct nfhp_xt_pkt {
 	struct sk_buff *skb;
 	const struct nf_hook_state *state;
 	int fragoff;
 	unsigned int thoff;
+	u8 proto;
 };
 
 /* The evaluators of IPv4 and IPv6; @priv is the rule set's struct net. */

@@ -7,7 +7,10 @@
  * ALGO is an algorithm of the addr type ("hash", "lpm"), FAMILY 4 or 6,
  * MIX "hosts" (random /32, or /128 under 2001:db8::/32) or "routes"
  * (like a routing table: 60 % /24, 30 % /16 to /22, 10 % /25 to /32; in
- * IPv6 the same under 2001:db8::/32, each length 32 longer).  It prints
+ * IPv6 the same under 2001:db8::/32, each length 32 longer).  Or ALGO is
+ * one of the number type's ("bitmap", "range"), FAMILY 4 (unused), MIX
+ * "ports" (random ports, one each) or "ranges" (disjoint ranges of u32,
+ * up to half of an equal share each, added in random order).  It prints
  * one line: the batched add of every key (s), the set's memory (bytes a
  * key, as allocated), a lookup (ns, random addresses inside random keys,
  * in an order the caches cannot follow), and a single add and a single
@@ -25,6 +28,8 @@
 static const struct nfhp_set_algo *const algos[] = {
 	&nfhp_set_addr_hash,
 	&nfhp_set_addr_lpm,
+	&nfhp_set_num_bitmap,
+	&nfhp_set_num_range,
 };
 
 static u64 rng_state = 0x5e7b5e7b;
@@ -89,6 +94,36 @@ static nfhp_u128 addr_in(const struct nfhp_set_key *k, unsigned int width)
 	return k->addr | (r & host);
 }
 
+/*
+ * The keys of a number mix: random ports, or @n disjoint ranges, one in
+ * each equal share of the u32 space, in random order.
+ */
+static void make_num_keys(struct nfhp_set_key *keys, unsigned int n,
+			  bool ranges)
+{
+	u64 share = (1ull << 32) / n;
+	struct nfhp_set_key t;
+	unsigned int i, j;
+
+	for (i = 0; i < n; i++) {
+		keys[i].addr = ranges ? i * share : rnd() % 65536;
+		keys[i].hi = ranges ? (u32)(i * share + rnd() % (share / 2 + 1)) :
+				      (u32)keys[i].addr;
+	}
+	for (i = n - 1; ranges && i > 0; i--) {
+		j = rnd() % (i + 1);
+		t = keys[i];
+		keys[i] = keys[j];
+		keys[j] = t;
+	}
+}
+
+/* A random number inside the number key @k. */
+static nfhp_u128 num_in(const struct nfhp_set_key *k)
+{
+	return (u32)k->addr + rnd() % ((u64)k->hi - (u32)k->addr + 1);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -110,7 +145,8 @@ static const struct nfhp_set_algo *algo_named(const char *name)
  * struct bench - one run
  * @algo: the algorithm
  * @is6: IPv6 keys
- * @routes: the routes mix, not hosts
+ * @routes: the routes mix, not hosts (for numbers: ranges, not ports)
+ * @number: number keys
  * @n: keys
  * @keys: them
  * @ctx: the writer's context
@@ -120,7 +156,7 @@ static const struct nfhp_set_algo *algo_named(const char *name)
  */
 struct bench {
 	const struct nfhp_set_algo *algo;
-	bool is6, routes;
+	bool is6, routes, number;
 	unsigned int n;
 	struct nfhp_set_key *keys;
 	struct nfhp_set_ctx ctx;
@@ -158,7 +194,9 @@ static double bench_lookup(struct bench *b, unsigned int lookups)
 	if (!probe)
 		return 0;
 	for (i = 0; i < lookups; i++) {
-		probe[i].addr = addr_in(&b->keys[rnd() % b->n], width);
+		const struct nfhp_set_key *k = &b->keys[rnd() % b->n];
+
+		probe[i].addr = b->number ? num_in(k) : addr_in(k, width);
 		probe[i].plen = width;
 	}
 	t0 = now_ns();
@@ -211,7 +249,7 @@ static void bench_single(struct bench *b, unsigned int ops, u64 *del_p,
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: nf-hipac-set-bench [-n keys] [-l lookups] [-s seed] ALGO 4|6 hosts|routes\n");
+	fprintf(stderr, "usage: nf-hipac-set-bench [-n keys] [-l lookups] [-s seed] ALGO 4|6 hosts|routes|ports|ranges\n");
 	return 2;
 }
 
@@ -237,13 +275,17 @@ int main(int argc, char **argv)
 		return usage();
 	b.algo = algo_named(argv[optind]);
 	b.is6 = !strcmp(argv[optind + 1], "6");
-	b.routes = !strcmp(argv[optind + 2], "routes");
-	if (!b.algo || (!b.routes && strcmp(argv[optind + 2], "hosts")))
+	b.number = b.algo && b.algo->type == NFHP_SET_NUMBER;
+	b.routes = !strcmp(argv[optind + 2], b.number ? "ranges" : "routes");
+	if (!b.algo || (!b.routes && strcmp(argv[optind + 2],
+					    b.number ? "ports" : "hosts")))
 		return usage();
-	b.keys = malloc(b.n * sizeof(*b.keys));
+	b.keys = calloc(b.n, sizeof(*b.keys));
 	if (!b.keys)
 		return 1;
-	for (i = 0; i < b.n; i++)
+	if (b.number)
+		make_num_keys(b.keys, b.n, b.routes);
+	for (i = 0; i < b.n && !b.number; i++)
 		b.keys[i] = make_key(b.is6, b.routes);
 	b.mem.limit = ~0ull;
 	b.ctx = (struct nfhp_set_ctx){ .mem = &b.mem, .gc = &b.gc };
@@ -256,7 +298,7 @@ int main(int argc, char **argv)
 	nfhp_set_gc_run(&b.ctx, true);
 	look_ns = bench_lookup(&b, lookups);
 	printf("%s ipv%s %s: keys %u (distinct %u) add-all %.3f s  bytes/key %.1f  lookup %.1f ns",
-	       b.algo->name, b.is6 ? "6" : "4", b.routes ? "routes" : "hosts",
+	       b.algo->name, b.is6 ? "6" : "4", argv[optind + 2],
 	       b.n, distinct, add_s, (double)b.mem.allocated / distinct,
 	       look_ns);
 	bench_single(&b, 100000, del_p, add_p);

@@ -202,7 +202,7 @@ static int check_name(const struct set_cli *c, const char *name)
 bool set_ipset_type(const char *s)
 {
 	static const char *const types[] = {
-		"bitmap:ip", "bitmap:ip,mac", "bitmap:port", "hash:ip,mac",
+		"bitmap:ip", "bitmap:ip,mac", "hash:ip,mac",
 		"hash:ip,mark", "hash:ip,port", "hash:ip,port,ip",
 		"hash:ip,port,net", "hash:mac", "hash:net,iface",
 		"hash:net,net", "hash:net,port", "hash:net,port,net",
@@ -244,7 +244,7 @@ int set_parse_create(struct set_cli *c, int argc, char **argv,
 	strcpy(info->name, argv[0]);
 	if (!nfhp_set_parse_typename(argv[1], &info->type, &algo)) {
 		if (set_ipset_type(argv[1]))
-			set_error(c, "Syntax error: typename '%s' is not supported by nf-hipac (hash:ip and hash:net are)",
+			set_error(c, "Syntax error: typename '%s' is not supported by nf-hipac (hash:ip, hash:net and bitmap:port are)",
 				  argv[1]);
 		else
 			set_error(c, "Syntax error: typename '%s' is unknown",
@@ -488,7 +488,9 @@ static int collect_cb(void *data, const struct nfhp_set_info *info)
 {
 	struct name_list *l = data;
 
-	if (l->family && info->family != l->family)
+	/* A number set serves both families: both saves carry it. */
+	if (l->family && info->family != l->family &&
+	    info->type != NFHP_SET_NUMBER)
 		return 0;
 	if (l->n == l->cap) {
 		unsigned int cap = l->cap ? 2 * l->cap : 16;
@@ -641,6 +643,7 @@ NFHP_SET_PROG " v" NFHP_VERSION "\n"
 "\n"
 "Create options: family inet|inet6, maxelem N, limit N, algo hash|lpm,\n"
 "locked; hashsize N, timeout 0, counters, comment are accepted.\n"
+"bitmap:port: range FIRST-LAST, algo bitmap|range.\n"
 "See nf-hipac-set(8).\n");
 }
 

@@ -100,9 +100,9 @@ struct queue_ctx {
 	int ret;
 };
 
-static int queue_cb(void *data, const struct nfhp_set_entry *e)
+/* Queue one key, sending the batch first when it is full. */
+static int queue_one(struct queue_ctx *q, const struct nfhp_set_entry *e)
 {
-	struct queue_ctx *q = data;
 	struct set_batch *b = q->b;
 
 	if (b->n == NFHP_NL_SET_BATCH) {
@@ -114,6 +114,35 @@ static int queue_cb(void *data, const struct nfhp_set_entry *e)
 	b->e[b->n].value = q->value;
 	b->line[b->n] = q->c->line;
 	b->n++;
+	return 0;
+}
+
+/*
+ * The kernel's "bitmap" deletes a range all or none.  With -exist ipset
+ * deletes the ports that are there: so does a range sent port by port.
+ */
+static bool queue_ports(const struct set_batch *b)
+{
+	return !b->add && b->flags & NFHP_SET_F_EXIST &&
+	       !strcmp(b->info.algo, "bitmap");
+}
+
+static int queue_cb(void *data, const struct nfhp_set_entry *e)
+{
+	struct queue_ctx *q = data;
+	struct nfhp_set_entry port = *e;
+	u32 k;
+
+	if (!queue_ports(q->b))
+		return queue_one(q, e);
+	for (k = e->addr; k <= e->hi; k++) {
+		port.addr = k;
+		port.hi = k;
+		if (queue_one(q, &port))
+			return 1;
+		if (k == e->hi)		/* e->hi may be the last u32 */
+			break;
+	}
 	return 0;
 }
 
@@ -293,7 +322,7 @@ int set_test_main(struct set_cli *c, int argc, char **argv)
 	ret = nfhp_set_parse_elem(argv[1], info.family, info.algo, first_cb,
 				  &e, err, sizeof(err));
 	if (ret > 0) {
-		set_error(c, "Syntax error: test takes one address or prefix: %s",
+		set_error(c, "Syntax error: test takes one address, prefix or number range: %s",
 			  argv[1]);
 		return NFHP_SET_EXIT_ERR;
 	}

@@ -3,10 +3,12 @@
  * nl_fuzz: the named sets (NFHP_CMD_SET_*, NFHPA_SET, NFHPA_RULE_SETM).
  *
  * Valid requests of every set command over a small pool of names, so that
- * they meet: sets of both algorithms and families, with limits and locks;
+ * they meet: address sets of both algorithms and families and number sets
+ * of both algorithms ("bitmap", "range"), with limits and locks;
  * batched adds and removes of valid keys, keys with bits below their
  * prefix length, keys of the other family's width, prefix lengths 0, 1,
- * 31, 32, 127, 128; tests, flushes, swaps, modifies, destroys (of one set
+ * 31, 32, 127, 128; number ranges at 0, 65535 and 2^32 - 1, backwards,
+ * overlapping, with an address or of an address set; tests, flushes, swaps, modifies, destroys (of one set
  * and of all, also while rules refer to them); dumps of every set and of
  * one set's entries, now and then after a bulk add that needs several
  * messages; and the set matches of rules (none to NFHP_MAX_SETM + 1, of
@@ -43,16 +45,22 @@
 #define FZ_BULK_MIN	700
 #define FZ_BULK_MAX	(NFHP_SET_MAX_BATCH + 100)
 
-/* The pool of names: each with the family its sets mostly have. */
+/*
+ * The pool of names: each with the family and type its sets mostly have
+ * (number sets serve both families' rules).
+ */
 static const struct {
 	const char *name;
 	uint8_t family;
+	bool number;
 } fz_sets[] = {
 	{ "fz4a", NFHP_FAMILY_IPV4 },
 	{ "fz4b", NFHP_FAMILY_IPV4 },
 	{ "fz4c", NFHP_FAMILY_IPV4 },
 	{ "fz6a", NFHP_FAMILY_IPV6 },
 	{ "fz6b", NFHP_FAMILY_IPV6 },
+	{ "fzpa", NFHP_FAMILY_IPV4, true },
+	{ "fzpb", NFHP_FAMILY_IPV4, true },
 };
 #define FZ_NSETS	(sizeof(fz_sets) / sizeof(fz_sets[0]))
 
@@ -246,8 +254,41 @@ static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host)
 	mnl_attr_nest_end(nlh, nest);
 }
 
+/*
+ * One NFHPA_SET_ENTRY of a number set: a range near 0, 65535 or 2^32 - 1,
+ * so that they overlap and meet; now and then backwards, without its
+ * end, or with an address (both refused).
+ */
+static void put_num_entry(struct nlmsghdr *nlh)
+{
+	static const uint32_t bases[] = { 0, 80, 65530, 0xfffffff8u };
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+	uint32_t lo = bases[below(4)] + below(8), hi = lo + below(4);
+	uint32_t w[4] = { 0, 0, 0, lo };
+
+	if (one_in(8))
+		hi = lo - 1 - below(4);		/* backwards, or wrapped */
+	mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_LO, lo);
+	if (!one_in(4))
+		mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_HI, hi);
+	if (one_in(16))
+		mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
+	if (one_in(2))
+		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, below(4));
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* An entry of the set i is mostly of: a range or an address. */
+static void put_some_entry(struct nlmsghdr *nlh, unsigned int i, bool host)
+{
+	if (fz_sets[i].number != one_in(12))
+		put_num_entry(nlh);
+	else
+		put_entry(nlh, fz_sets[i].family, host);
+}
+
 /* Hundreds of hosts, for a dump of several messages. */
-static void put_bulk(struct nlmsghdr *nlh, uint8_t family)
+static void put_bulk(struct nlmsghdr *nlh, uint8_t family, bool number)
 {
 	unsigned int n = FZ_BULK_MIN + below(FZ_BULK_MAX - FZ_BULK_MIN);
 	uint32_t base = below(4096), i, w[4] = {};
@@ -255,6 +296,12 @@ static void put_bulk(struct nlmsghdr *nlh, uint8_t family)
 	for (i = 0; i < n && room(nlh, 64); i++) {
 		struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
 
+		if (number) {
+			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_LO, base + i);
+			mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, i);
+			mnl_attr_nest_end(nlh, nest);
+			continue;
+		}
 		if (family == NFHP_FAMILY_IPV6) {
 			w[0] = 0x20010db8;
 			w[1] = 1;
@@ -282,16 +329,17 @@ static void put_entry_flags(struct nlmsghdr *nlh)
 /* NFHPA_SET of NFHP_CMD_SET_NEW. */
 static void put_set_new(struct nlmsghdr *nlh, unsigned int i)
 {
-	static const char *const algos[] = { "hash", "lpm", "", "lpmx",
-					     "hash\xff" };
+	static const char *const algos[] = { "hash", "lpm", "bitmap",
+					     "range", "", "lpmx", "hash\xff" };
+	bool number = fz_sets[i].number != one_in(16);
 
 	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, set_name(i));
 	if (!one_in(32))
 		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, one_in(16) ? below(4) :
-				NFHP_SET_ADDR);
+				number ? NFHP_SET_NUMBER : NFHP_SET_ADDR);
 	if (!one_in(32))
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, algos[one_in(16) ?
-				  below(5) : below(2)]);
+				  below(7) : 2 * number + below(2)]);
 	if (one_in(3))
 		mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, one_in(2) ? below(8) :
 				 rnd_value());
@@ -366,17 +414,17 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
 	case NFHP_CMD_SET_REMOVE:
 		put_entry_flags(nlh);
 		if (cmd == NFHP_CMD_SET_ADD && one_in(12)) {
-			put_bulk(nlh, family);
+			put_bulk(nlh, family, fz_sets[i].number);
 			fz_bulk_set = i;
 			break;
 		}
 		for (n = one_in(16) ? 0 : 1 + below(8); n; n--)
-			put_entry(nlh, family, false);
+			put_some_entry(nlh, i, false);
 		break;
 	case NFHP_CMD_SET_TEST:
 		n = one_in(16) ? below(3) : 1;
 		while (n--)
-			put_entry(nlh, family, !one_in(4));
+			put_some_entry(nlh, i, !one_in(4));
 		break;
 	}
 	mnl_attr_nest_end(nlh, nest);
@@ -406,7 +454,7 @@ void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
 					  set_name(pick_set(family)));
 		if (!one_in(40))
 			mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, one_in(40) ?
-					rnd() : below(2));
+					rnd() : below(one_in(4) ? 4 : 2));
 		if (one_in(3))
 			mnl_attr_put(nlh, NFHPA_SETM_INVERT, 0, NULL);
 		if (one_in(4))
@@ -807,6 +855,14 @@ bool fz_set_done(int err, bool overrun)
 			break;
 		}
 		sst.checked++;
+		/*
+		 * An entry the module cannot decode (a number range
+		 * backwards, an address for a number set or numbers for an
+		 * address set: a set of the pool may have either type) ends
+		 * the results, with EINVAL unless an entry failed before.
+		 */
+		if (fx.got < fx.entries && err == (fx.first ?: EINVAL))
+			break;
 		if (fx.got != fx.entries)
 			fz_set_bad("results for entries sent", fx.got,
 				   fx.entries);
@@ -849,8 +905,15 @@ static int set_create(struct fz_sock *s, unsigned int i)
 	mnl_attr_put_u8(nlh, NFHPA_FAMILY, fz_sets[i].family);
 	nest = mnl_attr_nest_start(nlh, NFHPA_SET);
 	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, fz_sets[i].name);
-	mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
-	mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, one_in(2) ? "hash" : "lpm");
+	if (fz_sets[i].number) {
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_NUMBER);
+		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO,
+				  one_in(2) ? "bitmap" : "range");
+	} else {
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
+		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO,
+				  one_in(2) ? "hash" : "lpm");
+	}
 	mnl_attr_nest_end(nlh, nest);
 	fz_set_expect(nlh, true);
 	if (!send_req(s, nlh, nlh->nlmsg_len, &err))

@@ -498,7 +498,8 @@ static int parse_setm(const struct nlattr *nest, struct nfhp_setm_spec *m)
 		return -EINVAL;
 	strcpy(m->name, attr_data(tb[NFHPA_SETM_NAME]));
 	m->dir = attr_u8(tb[NFHPA_SETM_DIR]);
-	if (m->dir > NFHP_SETM_DST)
+	/* The port directions of a number set, as another client sent them. */
+	if (m->dir > NFHP_SETM_DPORT)
 		return -EINVAL;
 	m->invert = !!tb[NFHPA_SETM_INVERT];
 	m->has_value = tb[NFHPA_SETM_VALUE_MIN] && tb[NFHPA_SETM_VALUE_MAX];

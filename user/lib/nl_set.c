@@ -32,14 +32,16 @@ static void put_addr(struct nlmsghdr *nlh, nfhp_u128 a)
 /**
  * nfhp_nl_put_set() - put NFHPA_SET into a request
  * @nlh: the request
- * @info: the set; its name, and for a create its type, algorithm and limit
+ * @info: the set; its name and type, and for a create its algorithm and
+ *	limit
  * @flags: NFHPA_SET_FLAGS, left out when 0
  * @e: entries, or NULL
  * @n: their number
  * @values: put each entry's NFHPA_SETE_VALUE (adds)
  *
- * A create (an @info with a type) carries the type, the algorithm and
- * the limit too.
+ * A create (an @info with a type and an algorithm) carries the type,
+ * the algorithm and the limit too.  The entries of a number set (@info's
+ * type %NFHP_SET_NUMBER) go as their two numbers.
  */
 void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		     u32 flags, const struct nfhp_set_entry *e,
@@ -50,7 +52,7 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 
 	if (info->name[0])
 		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, info->name);
-	if (info->type) {
+	if (info->type && info->algo[0]) {
 		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, info->type);
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, info->algo);
 		if (info->limit)
@@ -61,8 +63,13 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 	for (i = 0; i < n; i++) {
 		struct nlattr *ent = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
 
-		put_addr(nlh, e[i].addr);
-		mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e[i].plen);
+		if (info->type == NFHP_SET_NUMBER) {
+			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_LO, (u32)e[i].addr);
+			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_HI, e[i].hi);
+		} else {
+			put_addr(nlh, e[i].addr);
+			mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e[i].plen);
+		}
 		if (values && e[i].value)
 			mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, e[i].value);
 		mnl_attr_nest_end(nlh, ent);
@@ -151,6 +158,8 @@ static int entry_attr_cb(const struct nlattr *attr, void *data)
 			return MNL_CB_ERROR;
 		break;
 	case NFHPA_SETE_VALUE:
+	case NFHPA_SETE_NUM_LO:
+	case NFHPA_SETE_NUM_HI:
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -174,21 +183,29 @@ static int parse_entry(const struct nlattr *nest, u8 family,
 	unsigned int width = family == NFHP_FAMILY_IPV6 ? 128 : 32;
 	u32 w[4];
 
-	if (mnl_attr_parse_nested(nest, entry_attr_cb, tb) < 0 ||
-	    !tb[NFHPA_SETE_ADDR])
+	if (mnl_attr_parse_nested(nest, entry_attr_cb, tb) < 0)
+		return -EINVAL;
+	e->value = tb[NFHPA_SETE_VALUE] ?
+		   mnl_attr_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	e->result = tb[NFHPA_SETE_RESULT] ?
+		    mnl_attr_get_u8(tb[NFHPA_SETE_RESULT]) : NFHP_SET_ADDED;
+	if (tb[NFHPA_SETE_NUM_LO]) {
+		/* A number set's entry: its range. */
+		e->addr = mnl_attr_get_u32(tb[NFHPA_SETE_NUM_LO]);
+		e->hi = tb[NFHPA_SETE_NUM_HI] ?
+			mnl_attr_get_u32(tb[NFHPA_SETE_NUM_HI]) : (u32)e->addr;
+		e->plen = 0;
+		return e->hi < e->addr ? -EINVAL : 0;
+	}
+	if (!tb[NFHPA_SETE_ADDR])
 		return -EINVAL;
 	memcpy(w, mnl_attr_get_payload(tb[NFHPA_SETE_ADDR]), sizeof(w));
 	e->addr = (nfhp_u128)w[0] << 96 | (nfhp_u128)w[1] << 64 |
 		  (nfhp_u128)w[2] << 32 | w[3];
 	e->plen = tb[NFHPA_SETE_PLEN] ? mnl_attr_get_u8(tb[NFHPA_SETE_PLEN]) :
 					width;
-	if (e->plen > width)
-		return -EINVAL;
-	e->value = tb[NFHPA_SETE_VALUE] ?
-		   mnl_attr_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
-	e->result = tb[NFHPA_SETE_RESULT] ?
-		    mnl_attr_get_u8(tb[NFHPA_SETE_RESULT]) : NFHP_SET_ADDED;
-	return 0;
+	e->hi = 0;
+	return e->plen > width ? -EINVAL : 0;
 }
 
 /**
@@ -405,6 +422,7 @@ int nfhp_nl_set_entries(struct nfhp_nl *nl, bool add,
 	int ret;
 
 	memcpy(req.name, info->name, sizeof(req.name));
+	req.type = info->type;	/* the entries' form; no algorithm: no create */
 	nlh = set_request(nl, add ? NFHP_CMD_SET_ADD : NFHP_CMD_SET_REMOVE,
 			  info->family, false);
 	nfhp_nl_put_set(nlh, &req, flags, e, n, add);
@@ -432,6 +450,7 @@ int nfhp_nl_set_test(struct nfhp_nl *nl, const struct nfhp_set_info *info,
 	int ret;
 
 	memcpy(req.name, info->name, sizeof(req.name));
+	req.type = info->type;	/* the entries' form; no algorithm: no create */
 	nlh = set_request(nl, NFHP_CMD_SET_TEST, info->family, false);
 	nfhp_nl_put_set(nlh, &req, 0, e, 1, false);
 	e->result = NFHP_SET_NOT_FOUND;

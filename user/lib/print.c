@@ -508,10 +508,12 @@ static void print_setms(FILE *f, const struct nfhp_rule_spec *s, bool save)
 
 	for (i = 0; i < nfhp_spec_nsetm(s); i++) {
 		const struct nfhp_setm_spec *m = &s->setm[i];
+		/* A number set's port directions are its src and dst. */
+		bool dst = m->dir == NFHP_SETM_DST || m->dir == NFHP_SETM_DPORT;
 
 		fprintf(f, "%s %s%s %s %s", save ? " -m set" : "",
 			m->invert ? "! " : "", save ? "--match-set" : "match-set",
-			m->name, m->dir == NFHP_SETM_DST ? "dst" : "src");
+			m->name, dst ? "dst" : "src");
 		if (!m->has_value)
 			continue;
 		fprintf(f, " %s %u", save ? "--set-value" : "set-value",

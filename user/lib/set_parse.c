@@ -25,19 +25,26 @@ msg(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The algorithms of each type, the ipset type name's first. */
 static const struct {
 	const char *name;
+	u8 type;
 	const char *algo;
 } typenames[] = {
-	{ "hash:ip", "hash" },
-	{ "hash:net", "lpm" },
+	{ "hash:ip", NFHP_SET_ADDR, "hash" },
+	{ "hash:net", NFHP_SET_ADDR, "lpm" },
+	{ "bitmap:port", NFHP_SET_NUMBER, "bitmap" },
+	{ "bitmap:port", NFHP_SET_NUMBER, "range" },
 };
+
+/* The highest port, and the range a bitmap:port set is listed with. */
+#define PORT_MAX	65535u
 
 /**
  * nfhp_set_parse_typename() - the type and algorithm of an ipset type name
- * @s: "hash:ip" or "hash:net"
+ * @s: "hash:ip", "hash:net" or "bitmap:port"
  * @type: set to &enum nfhp_set_type
- * @algo: set to the algorithm, "hash" or "lpm"
+ * @algo: set to the algorithm, "hash", "lpm" or "bitmap"
  *
  * Return: false for a type nf-hipac has no sets of.
  */
@@ -47,7 +54,7 @@ bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo)
 
 	for (i = 0; i < ARRAY_SIZE(typenames); i++) {
 		if (!strcmp(s, typenames[i].name)) {
-			*type = NFHP_SET_ADDR;
+			*type = typenames[i].type;
 			*algo = typenames[i].algo;
 			return true;
 		}
@@ -59,7 +66,8 @@ bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo)
  * nfhp_set_typename() - the ipset type name of a set
  * @info: the set
  *
- * Return: "hash:ip" for hosts in a hash, "hash:net" for prefixes.
+ * Return: "hash:ip" for hosts in a hash, "hash:net" for prefixes,
+ * "bitmap:port" for numbers.
  */
 const char *nfhp_set_typename(const struct nfhp_set_info *info)
 {
@@ -69,6 +77,28 @@ const char *nfhp_set_typename(const struct nfhp_set_info *info)
 		if (!strcmp(info->algo, typenames[i].algo))
 			return typenames[i].name;
 	return info->algo;
+}
+
+/* Is @algo an algorithm of @type? */
+static bool algo_of_type(const char *algo, u8 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(typenames); i++)
+		if (!strcmp(algo, typenames[i].algo))
+			return typenames[i].type == type;
+	return false;
+}
+
+/**
+ * nfhp_set_algo_number() - is an algorithm one of the number type's?
+ * @algo: its name
+ *
+ * Return: true for "bitmap" and "range".
+ */
+bool nfhp_set_algo_number(const char *algo)
+{
+	return algo_of_type(algo, NFHP_SET_NUMBER);
 }
 
 /* An unsigned number of ipset's syntax in [0, max], or an exit code. */
@@ -131,6 +161,31 @@ static int parse_timeout(const char *s, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * bitmap:port's "range FIRST-LAST" (or a single port): ports, first no
+ * greater than last.  The set holds any port regardless: ipset save
+ * prints it, and it is taken so.  0 or an exit code.
+ */
+static int parse_port_range(const char *s, char *err, size_t errlen)
+{
+	unsigned long long lo, hi;
+	char buf[32], *dash;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash++ = '\0';
+	if (parse_num(buf, PORT_MAX, &lo, err, errlen) ||
+	    parse_num(dash ? dash : buf, PORT_MAX, &hi, err, errlen))
+		return NFHP_SET_EXIT_ERR;
+	if (lo > hi) {
+		msg(err, errlen,
+		    "Syntax error: the range %s ends before it begins", s);
+		return NFHP_SET_EXIT_ERR;
+	}
+	return 0;
+}
+
 /**
  * nfhp_set_parse_create() - the options of a create
  * @argc: number of options
@@ -144,9 +199,11 @@ static int parse_timeout(const char *s, char *err, size_t errlen)
  * ipset's "family inet|inet6", "maxelem N", "hashsize N", "timeout 0",
  * "counters", "comment", "bucketsize N" and "initval N" (what ipset save
  * prints) are taken, the last four without effect, plus nf-hipac's "algo
- * hash|lpm", "limit N" (maxelem's twin) and "locked".  Without maxelem
- * or limit the set holds %NFHP_SET_DEFAULT_LIMIT entries, as ipset's; a
- * limit of 0 is none.
+ * hash|lpm" ("algo bitmap|range" for bitmap:port), "limit N" (maxelem's
+ * twin) and "locked".  Without maxelem or limit the set holds
+ * %NFHP_SET_DEFAULT_LIMIT entries, as ipset's; a limit of 0 is none.
+ * bitmap:port takes ipset's "range FIRST-LAST", which must be ports, and
+ * holds any port regardless ("range" any u32).
  *
  * Return: 0, or an exit code.
  */
@@ -177,7 +234,8 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 		if (strcmp(o, "family") && strcmp(o, "maxelem") &&
 		    strcmp(o, "limit") && strcmp(o, "hashsize") &&
 		    strcmp(o, "timeout") && strcmp(o, "algo") &&
-		    strcmp(o, "bucketsize") && strcmp(o, "initval")) {
+		    strcmp(o, "bucketsize") && strcmp(o, "initval") &&
+		    (strcmp(o, "range") || info->type != NFHP_SET_NUMBER)) {
 			msg(err, errlen, "Unknown argument: `%s'", o);
 			return NFHP_SET_EXIT_PARAM;
 		}
@@ -204,13 +262,18 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 			if (ret)
 				return ret;
 		} else if (!strcmp(o, "algo")) {
-			if (strcmp(a, "hash") && strcmp(a, "lpm")) {
+			if (!algo_of_type(a, info->type)) {
 				msg(err, errlen,
-				    "Syntax error: unknown algorithm %s (hash or lpm)",
-				    a);
+				    "Syntax error: unknown algorithm %s (%s)",
+				    a, info->type == NFHP_SET_NUMBER ?
+				    "bitmap or range" : "hash or lpm");
 				return NFHP_SET_EXIT_ERR;
 			}
 			snprintf(info->algo, sizeof(info->algo), "%s", a);
+		} else if (!strcmp(o, "range")) {
+			ret = parse_port_range(a, err, errlen);
+			if (ret)
+				return ret;
 		} else {
 			/* hashsize, bucketsize, initval: the kernel sizes. */
 			ret = parse_num(a, 0xffffffffULL, &v, err, errlen);
@@ -308,6 +371,36 @@ int nfhp_set_range_prefixes(nfhp_u128 lo, nfhp_u128 hi, u8 family,
 	return walk_range(lo, hi, family_bits(family), false, fn, data);
 }
 
+/*
+ * A number set's element, "N" or "FIRST-LAST" (either way round, as
+ * ipset takes them), as one key: ports below 65536 for "bitmap".
+ */
+static int parse_num_elem(const char *s, const char *algo,
+			  int (*fn)(void *data, const struct nfhp_set_entry *e),
+			  void *data, char *err, size_t errlen)
+{
+	unsigned long long max = strcmp(algo, "bitmap") ? 0xffffffffULL :
+							  PORT_MAX;
+	struct nfhp_set_entry e = {};
+	unsigned long long lo, hi;
+	char buf[32], *dash;
+
+	if (strlen(s) >= sizeof(buf)) {
+		msg(err, errlen, "Syntax error: '%s' is invalid as number", s);
+		return -EINVAL;
+	}
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash++ = '\0';
+	if (parse_num(buf, max, &lo, err, errlen) ||
+	    parse_num(dash ? dash : buf, max, &hi, err, errlen))
+		return -EINVAL;
+	e.addr = lo < hi ? lo : hi;
+	e.hi = lo < hi ? hi : lo;
+	return fn(data, &e);
+}
+
 /**
  * nfhp_set_parse_elem() - the keys of an element
  * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4)
@@ -320,7 +413,9 @@ int nfhp_set_range_prefixes(nfhp_u128 lo, nfhp_u128 hi, u8 family,
  *
  * The bits of a prefix below its length are cleared, as ipset clears
  * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
- * hash:ip does.
+ * hash:ip does.  A number set ("bitmap", "range") takes "N" or
+ * "FIRST-LAST" as one key: the kernel's algorithm decides what a range
+ * is (each port of it, or one entry).
  *
  * Return: 0, @fn's non-zero value, or -EINVAL.
  */
@@ -334,6 +429,8 @@ int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
 	nfhp_u128 lo, hi;
 	char *slash, *dash;
 
+	if (nfhp_set_algo_number(algo))
+		return parse_num_elem(s, algo, fn, data, err, errlen);
 	if (strlen(s) >= sizeof(buf))
 		return bad_addr(s, family, err, errlen);
 	strcpy(buf, s);
@@ -465,6 +562,25 @@ void nfhp_set_key_str(char *buf, size_t len, u8 family,
 		snprintf(buf, len, "%s", a);
 }
 
+/**
+ * nfhp_set_elem_str() - an entry's key as ipset prints it, of any type
+ * @buf: the text
+ * @len: its room
+ * @info: the set
+ * @e: the entry
+ */
+void nfhp_set_elem_str(char *buf, size_t len,
+		       const struct nfhp_set_info *info,
+		       const struct nfhp_set_entry *e)
+{
+	if (info->type != NFHP_SET_NUMBER)
+		nfhp_set_key_str(buf, len, info->family, e);
+	else if ((u32)e->addr == e->hi)
+		snprintf(buf, len, "%u", (u32)e->addr);
+	else
+		snprintf(buf, len, "%u-%u", (u32)e->addr, e->hi);
+}
+
 static const char *family_name(u8 family)
 {
 	return family == NFHP_FAMILY_IPV6 ? "inet6" : "inet";
@@ -476,14 +592,27 @@ static const char *family_name(u8 family)
  */
 static void print_header(FILE *f, const struct nfhp_set_info *info)
 {
-	fprintf(f, "family %s hashsize 1024 maxelem %u",
-		family_name(info->family), info->limit);
+	if (info->type != NFHP_SET_NUMBER) {
+		fprintf(f, "family %s hashsize 1024 maxelem %u",
+			family_name(info->family), info->limit);
+		return;
+	}
+	/*
+	 * ipset's bitmap:port has a range and no maxelem: the limit is
+	 * nf-hipac's, printed when it is not the default.
+	 */
+	fprintf(f, "range 0-%u", PORT_MAX);
+	if (info->limit != NFHP_SET_DEFAULT_LIMIT)
+		fprintf(f, " maxelem %u", info->limit);
 }
 
 void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info)
 {
 	fprintf(f, "create %s %s ", info->name, nfhp_set_typename(info));
 	print_header(f, info);
+	/* bitmap:port stands for "bitmap"; "range" is nf-hipac's. */
+	if (info->type == NFHP_SET_NUMBER && strcmp(info->algo, "bitmap"))
+		fprintf(f, " algo %s", info->algo);
 	fputc('\n', f);
 }
 
@@ -492,7 +621,7 @@ void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
 {
 	char key[INET6_ADDRSTRLEN + 8];
 
-	nfhp_set_key_str(key, sizeof(key), info->family, e);
+	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fprintf(f, "add %s %s", info->name, key);
 	if (e->value)
 		fprintf(f, " value %u", e->value);
@@ -533,7 +662,7 @@ void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
 {
 	char key[INET6_ADDRSTRLEN + 8];
 
-	nfhp_set_key_str(key, sizeof(key), info->family, e);
+	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fputs(key, f);
 	if (e->value)
 		fprintf(f, " value %u", e->value);

@@ -4,7 +4,8 @@
  *
  * What nf-hipac-set needs without a kernel: the ipset type names and the
  * algorithms they stand for, the create options of ipset(8) and
- * nf-hipac's own, elements ("10.0.0.1", "10.0.0.0/24", "10.0.0.1-10.0.0.9")
+ * nf-hipac's own, elements ("10.0.0.1", "10.0.0.0/24", "10.0.0.1-10.0.0.9",
+ * ports "80" and "1024-2047")
  * turned into the keys of a set, and the lines of "ipset save" and
  * "ipset list" printed back.  lib/nl_set.c puts them on the wire.
  */
@@ -48,14 +49,17 @@ struct nfhp_set_info {
 
 /**
  * struct nfhp_set_entry - one key with its value
- * @addr: the address, host order, an IPv4 one in the low 32 bits
- * @plen: the prefix length
+ * @addr: the address, host order, an IPv4 one in the low 32 bits; of a
+ *	number set, the number or the first of the range
+ * @plen: the prefix length (0 for a number set)
+ * @hi: a number set's: the last number of the range, @addr for one
  * @value: the value
  * @result: &enum nfhp_set_result of the kernel's answer
  */
 struct nfhp_set_entry {
 	nfhp_u128 addr;
 	u8 plen;
+	u32 hi;
 	u32 value;
 	u8 result;
 };
@@ -66,8 +70,9 @@ struct nfhp_set_entry {
 #define NFHP_SET_EXIT_PARAM	2
 
 /*
- * ipset's type name (hash:ip, hash:net) into the type and algorithm of a
- * set; false for any other.  nfhp_set_typename() is the way back.
+ * ipset's type name (hash:ip, hash:net, bitmap:port) into the type and
+ * algorithm of a set; false for any other.  nfhp_set_typename() is the
+ * way back: bitmap:port for both algorithms of numbers.
  */
 bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo);
 const char *nfhp_set_typename(const struct nfhp_set_info *info);
@@ -81,9 +86,12 @@ const char *nfhp_set_typename(const struct nfhp_set_info *info);
 int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 			  bool *exist, char *err, size_t errlen);
 
+/* Is @algo one of the number type's ("bitmap", "range")? */
+bool nfhp_set_algo_number(const char *algo);
+
 /*
  * An element of a set of @family and @algo: "ADDR", "ADDR/PLEN" or, IPv4
- * only, "FIRST-LAST".  For "lpm" a range becomes the fewest prefixes
+ * only, "FIRST-LAST"; of a number set "N" or "FIRST-LAST", one key.  For "lpm" a range becomes the fewest prefixes
  * that cover it exactly; for "hash" a prefix or a range becomes its
  * hosts, at most %NFHP_SET_MAX_EXPAND of them.  @fn is called for each
  * key in order and may stop the walk with a non-zero value, which is
@@ -116,6 +124,14 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 /* An entry's key as ipset prints it: "10.0.0.1", "10.0.0.0/24", "::1". */
 void nfhp_set_key_str(char *buf, size_t len, u8 family,
 		      const struct nfhp_set_entry *e);
+
+/*
+ * An entry's key as ipset prints it, of whatever type: an address or
+ * prefix, a number, or "FIRST-LAST" for a range.
+ */
+void nfhp_set_elem_str(char *buf, size_t len,
+		       const struct nfhp_set_info *info,
+		       const struct nfhp_set_entry *e);
 
 /* "create NAME hash:ip family inet hashsize 1024 maxelem 65536\n" */
 void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info);

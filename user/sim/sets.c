@@ -53,7 +53,8 @@ static int sets_create(int argc, char **argv, char *err, size_t errlen)
 
 	if (argc < 3 || !nfhp_set_parse_typename(argv[2], &info.type,
 						 &algo_name)) {
-		snprintf(err, errlen, "create: a name and hash:ip or hash:net");
+		snprintf(err, errlen,
+			 "create: a name and hash:ip, hash:net or bitmap:port");
 		return -EINVAL;
 	}
 	strncpy(info.algo, algo_name, sizeof(info.algo) - 1);
@@ -86,7 +87,8 @@ struct sets_add_ctx {
 static int sets_add_key(void *data, const struct nfhp_set_entry *e)
 {
 	struct sets_add_ctx *c = data;
-	struct nfhp_set_key key = { .addr = e->addr, .plen = e->plen };
+	struct nfhp_set_key key = { .addr = e->addr, .plen = e->plen,
+				    .hi = e->hi };
 	int res;
 
 	res = nfhp_set_add(&sim_sets, c->set, &key, c->value,
@@ -207,12 +209,26 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 {
 	struct nfhp_set *set;
 
+	const struct nfhp_setm_spec *m;
+	bool number;
+
 	for (x->nsetm = 0; x->nsetm < nfhp_spec_nsetm(spec); x->nsetm++) {
-		set = nfhp_set_find(&sim_sets, spec->setm[x->nsetm].name);
-		if (!set || set->family != family) {
-			*msg = set ? "the set is of another family" :
-				     "no set of that name";
-			return set ? -EINVAL : -ENOENT;
+		m = &spec->setm[x->nsetm];
+		set = nfhp_set_find(&sim_sets, m->name);
+		if (!set) {
+			*msg = "no set of that name";
+			return -ENOENT;
+		}
+		/* As the module's nfhp_setm_get(): numbers serve both. */
+		number = set->algo->type == NFHP_SET_NUMBER;
+		if (!number && set->family != family) {
+			*msg = "the set is of another family";
+			return -EINVAL;
+		}
+		if (!number && m->dir != NFHP_SETM_SRC &&
+		    m->dir != NFHP_SETM_DST) {
+			*msg = "the set holds addresses: a port direction needs a number set";
+			return -EINVAL;
 		}
 		set->refs++;
 		x->setm[x->nsetm].set = set;
@@ -252,23 +268,51 @@ static int sim_ext_create(void *priv, const struct nfhp_rule_spec *spec,
 	return 0;
 }
 
+/*
+ * The port of a set match of direction @dir, as the module reads it: a
+ * TCP or UDP packet's, when the packet holds it; false for none.
+ */
+static bool sim_port(const struct nfhp_key *k, u8 dir, u32 *port)
+{
+	u8 proto = nfhp_key_plain(k, NFHP_DIM_PROTO);
+	bool src = dir == NFHP_SETM_SRC || dir == NFHP_SETM_SPORT;
+	u32 v = k->v[src ? NFHP_DIM_SPORT : NFHP_DIM_DPORT];
+
+	if (proto != 6 && proto != 17)
+		return false;
+	/* Short headers keep their ports; fragments and truncations not. */
+	if (v >= NFHP_L4_SHORT)
+		v -= NFHP_L4_SHORT;
+	else if (v >= NFHP_L4_FRAGMENT)
+		return false;
+	*port = v;
+	return true;
+}
+
 static enum nfhp_ext_result sim_ext_match(const void *ext, void *pkt)
 {
 	const struct sim_ext *x = ext;
 	const struct nfhp_sim_pkt *p = pkt;
 	const struct nfhp_setm_spec *m;
-	struct nfhp_set_key key;
+	struct nfhp_set_key key = {};
+	u32 value, port = 0;
 	unsigned int i;
 	bool hit;
-	u32 value;
 
 	for (i = 0; i < x->nsetm; i++) {
 		m = &x->setm[i].m;
-		key.addr = p->key.v[m->dir == NFHP_SETM_SRC ? NFHP_DIM_SRC :
-							      NFHP_DIM_DST];
-		key.plen = x->setm[i].set->family == NFHP_FAMILY_IPV6 ? 128 :
-									32;
-		hit = nfhp_set_lookup(x->setm[i].set, &key, &value);
+		if (x->setm[i].set->algo->type == NFHP_SET_NUMBER) {
+			hit = sim_port(&p->key, m->dir, &port);
+			key.addr = port;
+			hit = hit && nfhp_set_lookup(x->setm[i].set, &key,
+						     &value);
+		} else {
+			key.addr = p->key.v[m->dir == NFHP_SETM_SRC ?
+					    NFHP_DIM_SRC : NFHP_DIM_DST];
+			key.plen = x->setm[i].set->family ==
+				   NFHP_FAMILY_IPV6 ? 128 : 32;
+			hit = nfhp_set_lookup(x->setm[i].set, &key, &value);
+		}
 		if (hit && m->has_value)
 			hit = value >= m->value_min && value <= m->value_max;
 		if (hit == m->invert)

@@ -324,6 +324,67 @@ result "$([ $st -eq 0 ] && grep -qx 'nf-hipac-sim: 3000 packets checked, 0 misma
 	"sets before the table, as nf-hipac-save prints them: the same verdicts" \
 	"exit $st: $(cat "$tmp/r2.err")"
 
+# bitmap:port sets, both algorithms: ports of tcp and udp only, ranges,
+# "!" for packets with no port (icmp, a fragment, sctp, as ipset's
+# bitmap:port), and a value; the verdicts are known.
+cat > "$tmp/port.sets" <<'EOF'
+create p bitmap:port range 0-1024
+add p 22
+add p 80-82
+add p 443 value 5
+create r bitmap:port range 0-65535 algo range
+add r 1000-1999 value 3
+add r 5000
+EOF
+cat > "$tmp/port.rules" <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -m set --match-set p dst -j DROP
+-A FORWARD -m set --match-set r src --set-value 3 -j ACCEPT
+-A FORWARD -m set ! --match-set r dst -j RETURN
+-A FORWARD -j ACCEPT
+COMMIT
+EOF
+cat > "$tmp/port.pkt" <<'EOF'
+proto=tcp sport=1 dport=22
+proto=tcp sport=1 dport=81
+proto=udp sport=1 dport=443
+proto=icmp
+proto=tcp sport=1500 dport=5000
+proto=tcp sport=999 dport=5000
+proto=tcp sport=999 dport=5001
+proto=tcp sport=1 dport=82 frag=1
+proto=sctp sport=1 dport=22
+proto=tcp sport=2000 dport=83
+EOF
+cat > "$tmp/port.want" <<'EOF'
+DROP FORWARD 1
+DROP FORWARD 1
+DROP FORWARD 1
+ACCEPT FORWARD policy
+ACCEPT FORWARD 2
+ACCEPT FORWARD 4
+ACCEPT FORWARD policy
+ACCEPT FORWARD policy
+ACCEPT FORWARD policy
+ACCEPT FORWARD policy
+EOF
+"$sim" --check --sets "$tmp/port.sets" "$tmp/port.rules" "$tmp/port.pkt" \
+	> "$tmp/port.out" 2> "$tmp/port.err"
+st=$?
+result "$([ $st -eq 0 ] && cmp -s "$tmp/port.out" "$tmp/port.want" &&
+	  grep -qx 'nf-hipac-sim: 10 packets checked, 0 mismatches' "$tmp/port.err"; echo $?)" \
+	"--sets bitmap:port (bitmap, range): ports, ranges, !, no-port packets, value" \
+	"exit $st: $(cat "$tmp/port.err"; diff "$tmp/port.want" "$tmp/port.out")"
+printf 'create p bitmap:port range 0-1024\nadd p 70000\n' > "$tmp/bad.sets"
+out=$("$sim" --sets "$tmp/bad.sets" "$tmp/port.rules" < /dev/null 2>&1)
+st=$?
+result "$([ $st -ne 0 ] && grep -q "line 2: .*out of range 0-65535" <<<"$out"; echo $?)" \
+	"--sets: a port over 65535 in a bitmap set is refused with its line" \
+	"exit $st: $out"
+
 out=$(echo "src=300.1.1.1" | "$sim" "$tmp/small.rules" 2>&1)
 st=$?
 result "$([ $st -eq 2 ] && grep -q "packets line 1: bad packet field .src=300.1.1.1" <<<"$out"; echo $?)" \

@@ -473,7 +473,9 @@ static void test_malformed(void)
 
 	ok(decode_setms(buf, 1, "bl", NFHP_SETM_DST) == 0,
 	   "set match: a name and a direction");
-	ok(decode_setms(buf, 1, "bl", NFHP_SETM_DST + 1) == -EINVAL,
+	ok(decode_setms(buf, 1, "bl", NFHP_SETM_DPORT) == 0,
+	   "set match: a port direction (a number set's, from another client)");
+	ok(decode_setms(buf, 1, "bl", NFHP_SETM_DPORT + 1) == -EINVAL,
 	   "malformed: a set match's unknown direction");
 	ok(decode_setms(buf, 1, NULL, NFHP_SETM_SRC) == -EINVAL,
 	   "malformed: a set match without a set");

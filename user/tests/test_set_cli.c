@@ -18,7 +18,9 @@ static char err[256];
 
 /* --- syntax --------------------------------------------------------------- */
 
-static int create(const char *opts, struct nfhp_set_info *info, bool *exist)
+/* The options @opts of a create of a set of @type, @algo at first. */
+static int create_typed(u8 type, const char *algo, const char *opts,
+			struct nfhp_set_info *info, bool *exist)
 {
 	char buf[512], *argv[64];
 	int argc;
@@ -26,13 +28,18 @@ static int create(const char *opts, struct nfhp_set_info *info, bool *exist)
 	memset(info, 0, sizeof(*info));
 	*exist = false;
 	strcpy(info->name, "s");
-	info->type = NFHP_SET_ADDR;
-	strcpy(info->algo, "hash");
+	info->type = type;
+	strcpy(info->algo, algo);
 	snprintf(buf, sizeof(buf), "%s", opts);
 	argc = nfhp_split_line(buf, argv, 63);
 	err[0] = '\0';
 	return nfhp_set_parse_create(argc, argv, info, exist, err,
 				     sizeof(err));
+}
+
+static int create(const char *opts, struct nfhp_set_info *info, bool *exist)
+{
+	return create_typed(NFHP_SET_ADDR, "hash", opts, info, exist);
 }
 
 static void test_typenames(void)
@@ -537,8 +544,113 @@ static void test_answers(void)
 	      "a listing: each set's head, then its entries: %s", listed);
 }
 
+/* --- number sets (bitmap:port) ---------------------------------------- */
+
+static int num_elem(const char *s, const char *algo, struct nfhp_set_entry *e)
+{
+	struct keys k;
+	int ret = elem(s, NFHP_FAMILY_IPV4, algo, &k);
+
+	*e = k.e[0];
+	return ret ? ret : (int)k.n;
+}
+
+static void test_numbers(void)
+{
+	struct nfhp_set_info info;
+	struct nfhp_set_entry e;
+	const char *algo = NULL;
+	bool exist;
+	u8 type = 0;
+
+	check(nfhp_set_parse_typename("bitmap:port", &type, &algo) &&
+	      type == NFHP_SET_NUMBER && !strcmp(algo, "bitmap") &&
+	      nfhp_set_algo_number("range") && !nfhp_set_algo_number("lpm"),
+	      "bitmap:port is a number set, algorithm bitmap; range is one too");
+	check(!create_typed(NFHP_SET_NUMBER, "bitmap", "range 0-1024 -exist",
+			    &info, &exist) && exist &&
+	      !strcmp(info.algo, "bitmap"),
+	      "create: ipset save's bitmap:port line is taken: %s", err);
+	check(!create_typed(NFHP_SET_NUMBER, "bitmap", "algo range", &info,
+			    &exist) && !strcmp(info.algo, "range"),
+	      "create: algo range for bitmap:port");
+	check(create_typed(NFHP_SET_NUMBER, "bitmap", "algo lpm", &info,
+			   &exist) == NFHP_SET_EXIT_ERR &&
+	      strstr(err, "bitmap or range"),
+	      "create: an address algorithm for numbers is refused: %s", err);
+	check(create_typed(NFHP_SET_NUMBER, "bitmap", "range 9-70000", &info,
+			   &exist) == NFHP_SET_EXIT_ERR &&
+	      strstr(err, "out of range 0-65535"),
+	      "create: a range beyond the ports is refused: %s", err);
+	check(create("range 0-10", &info, &exist) == NFHP_SET_EXIT_PARAM,
+	      "create: range is bitmap:port's alone");
+	check(num_elem("80", "bitmap", &e) == 1 && e.addr == 80 &&
+	      e.hi == 80, "a port: one key [80, 80]");
+	check(num_elem("1024-2047", "bitmap", &e) == 1 && e.addr == 1024 &&
+	      e.hi == 2047, "a port range: one key [1024, 2047]");
+	check(num_elem("9-3", "range", &e) == 1 && e.addr == 3 && e.hi == 9,
+	      "a range backwards, as ipset takes it");
+	check(num_elem("65536", "bitmap", &e) == -EINVAL &&
+	      strstr(err, "out of range 0-65535"),
+	      "bitmap: 65536 is no port: %s", err);
+	check(num_elem("0-4294967295", "range", &e) == 1 && e.addr == 0 &&
+	      e.hi == 0xffffffffu, "range: the whole u32");
+	check(num_elem("4294967296", "range", &e) == -EINVAL,
+	      "range: beyond u32 refused");
+	check(num_elem("http", "bitmap", &e) == -EINVAL &&
+	      strstr(err, "invalid as number"), "a name: refused: %s", err);
+
+	memset(&info, 0, sizeof(info));
+	strcpy(info.name, "p");
+	info.type = NFHP_SET_NUMBER;
+	strcpy(info.algo, "bitmap");
+	info.limit = NFHP_SET_DEFAULT_LIMIT;
+	check(!strcmp(print(create_line, &info, NULL),
+		      "create p bitmap:port range 0-65535\n"),
+	      "save: ipset's bitmap:port create line");
+	strcpy(info.algo, "range");
+	info.limit = 10;
+	check(!strcmp(print(create_line, &info, NULL),
+		      "create p bitmap:port range 0-65535 maxelem 10 algo range\n"),
+	      "save: the range algorithm and a limit, nf-hipac's");
+	e = (struct nfhp_set_entry){ .addr = 1000, .hi = 1999, .value = 3 };
+	check(!strcmp(print(nfhp_set_print_add, &info, &e),
+		      "add p 1000-1999 value 3\n"), "save: a range with a value");
+	e = (struct nfhp_set_entry){ .addr = 22, .hi = 22 };
+	check(!strcmp(print(nfhp_set_print_member, &info, &e), "22\n"),
+	      "list: a port");
+}
+
+/* Number entries on the wire: NUM_LO, NUM_HI, and read back. */
+static void test_num_wire(void)
+{
+	struct nfhp_set_info info = {
+		.name = "p", .type = NFHP_SET_NUMBER, .algo = "range",
+	};
+	struct nfhp_set_entry e = { .addr = 1000, .hi = 1999, .value = 3 };
+	const struct nlattr *set, *ent;
+	struct nfhp_set_info back = {};
+	struct nlmsghdr *nlh;
+	struct seen s = {};
+
+	nlh = msg_start(NFHP_CMD_SET_ADD);
+	nfhp_nl_put_set(nlh, &info, 0, &e, 1, true);
+	set = mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr));
+	ent = find_attr(set, NFHPA_SET_ENTRY);
+	check(!find_attr(ent, NFHPA_SETE_ADDR) &&
+	      !find_attr(ent, NFHPA_SETE_PLEN) &&
+	      mnl_attr_get_u32(find_attr(ent, NFHPA_SETE_NUM_LO)) == 1000 &&
+	      mnl_attr_get_u32(find_attr(ent, NFHPA_SETE_NUM_HI)) == 1999,
+	      "add: a number entry is NUM_LO and NUM_HI, no address");
+	check(!nfhp_nl_parse_set_msg(nlh, &back, seen_cb, &s) && s.n == 1 &&
+	      s.e[0].addr == 1000 && s.e[0].hi == 1999 && s.e[0].value == 3,
+	      "add: the range read back");
+}
+
 int main(void)
 {
+	test_numbers();
+	test_num_wire();
 	test_typenames();
 	test_create();
 	test_elems();

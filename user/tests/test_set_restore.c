@@ -42,7 +42,8 @@
  * struct fset - a set of the fake kernel
  * @name: its name, "" for a free slot
  * @family: &enum nfhp_family
- * @algo: "hash" or "lpm"
+ * @type: &enum nfhp_set_type
+ * @algo: "hash", "lpm", "bitmap" or "range"
  * @limit: most entries, 0 for none
  * @locked: adds and deletes refused
  * @e: the entries
@@ -51,6 +52,7 @@
 struct fset {
 	char name[NFHP_SET_MAXNAMELEN];
 	u8 family;
+	u8 type;
 	char algo[NFHP_SET_ALGO_LEN];
 	u32 limit;
 	bool locked;
@@ -201,6 +203,7 @@ static struct fset *fset_new(const char *name, u8 family, const char *algo)
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->family = family;
+	s->type = nfhp_set_algo_number(algo) ? NFHP_SET_NUMBER : NFHP_SET_ADDR;
 	snprintf(s->algo, sizeof(s->algo), "%s", algo);
 	s->limit = NFHP_SET_DEFAULT_LIMIT;
 	return s;
@@ -214,6 +217,22 @@ static void fset_add(struct fset *s, nfhp_u128 addr, u8 plen, u32 value)
 	s->e[s->n++] = e;
 }
 
+/* An entry [@lo, @hi] of a number set. */
+static void fset_add_num(struct fset *s, u32 lo, u32 hi, u32 value)
+{
+	struct nfhp_set_entry e = { .addr = lo, .hi = hi, .value = value };
+
+	s->e[s->n++] = e;
+}
+
+/* What the client needs to read and write @s's entries: its type. */
+static struct nfhp_set_info fset_info(const struct fset *s)
+{
+	struct nfhp_set_info info = { .type = s->type, .family = s->family };
+
+	return info;
+}
+
 /* The entries of a set as text: "10.0.0.1 10.0.0.2=5". */
 static const char *fset_str(const char *name)
 {
@@ -224,7 +243,9 @@ static const char *fset_str(const char *name)
 
 	buf[0] = '\0';
 	for (i = 0; s && i < s->n; i++) {
-		nfhp_set_key_str(key, sizeof(key), s->family, &s->e[i]);
+		struct nfhp_set_info info = fset_info(s);
+
+		nfhp_set_elem_str(key, sizeof(key), &info, &s->e[i]);
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 			 "%s%s", i ? " " : "", key);
 		if (s->e[i].value)
@@ -234,10 +255,35 @@ static const char *fset_str(const char *name)
 	return s ? buf : "(none)";
 }
 
+/*
+ * The entries of @s in a listing's message, as the module puts them: the
+ * name and the entries only, a number set's as their ranges.
+ */
+static void fake_put_entries(struct nlmsghdr *nlh, const struct fset *s)
+{
+	static const struct nfhp_set_info entries_only;
+	struct nlattr *nest, *ent;
+	unsigned int i;
+
+	if (s->type != NFHP_SET_NUMBER) {
+		nfhp_nl_put_set(nlh, &entries_only, 0, s->e, s->n, true);
+		return;
+	}
+	nest = mnl_attr_nest_start(nlh, NFHPA_SET);
+	for (i = 0; i < s->n; i++) {
+		ent = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+		mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_LO, s->e[i].addr);
+		mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_HI, s->e[i].hi);
+		if (s->e[i].value)
+			mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, s->e[i].value);
+		mnl_attr_nest_end(nlh, ent);
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
 /* NFHP_CMD_SET_LIST: every set's head, or one set's with its entries. */
 static void fake_set_list(const struct nlmsghdr *req, const char *name)
 {
-	static const struct nfhp_set_info entries_only;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(k.sets); i++) {
@@ -251,7 +297,7 @@ static void fake_set_list(const struct nlmsghdr *req, const char *name)
 		mnl_attr_put_u8(nlh, NFHPA_FAMILY, s->family);
 		nest = mnl_attr_nest_start(nlh, NFHPA_SET);
 		mnl_attr_put_strz(nlh, NFHPA_SET_NAME, s->name);
-		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, s->type);
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, s->algo);
 		mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, s->limit);
 		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS,
@@ -263,7 +309,7 @@ static void fake_set_list(const struct nlmsghdr *req, const char *name)
 			continue;
 		nlh = reply(req, NFHP_CMD_SET_LIST);
 		mnl_attr_put_u8(nlh, NFHPA_FAMILY, s->family);
-		nfhp_nl_put_set(nlh, &entries_only, 0, s->e, s->n, true);
+		fake_put_entries(nlh, s);
 		push(nlh);
 	}
 	dump_done(req);
@@ -278,7 +324,8 @@ static u8 fake_entry(struct fset *s, bool add, u32 flags,
 	if (s->locked)
 		return NFHP_SET_LOCKED;
 	for (i = 0; i < s->n; i++)
-		if (s->e[i].addr == e->addr && s->e[i].plen == e->plen)
+		if (s->e[i].addr == e->addr && s->e[i].plen == e->plen &&
+		    s->e[i].hi == e->hi)
 			break;
 	if (!add) {
 		if (i == s->n)
@@ -338,10 +385,13 @@ static int fake_set_entries(const struct nlmsghdr *req,
 		struct nlattr *ent;
 		char key[64];
 
+		struct nfhp_set_info info = { .family = family };
+
 		if (mnl_attr_get_type(a) != NFHPA_SET_ENTRY ||
 		    parse_entry(a, family, &e))
 			continue;
-		nfhp_set_key_str(key, sizeof(key), family, &e);
+		info.type = s ? s->type : NFHP_SET_ADDR;
+		nfhp_set_elem_str(key, sizeof(key), &info, &e);
 		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
 			 " %s", key);
 		if (e.value)
@@ -352,8 +402,13 @@ static int fake_set_entries(const struct nlmsghdr *req,
 		if (!err)
 			err = result_err(e.result, flags);
 		ent = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
-		put_addr(nlh, e.addr);
-		mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e.plen);
+		if (info.type == NFHP_SET_NUMBER) {
+			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_LO, e.addr);
+			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_HI, e.hi);
+		} else {
+			put_addr(nlh, e.addr);
+			mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e.plen);
+		}
 		mnl_attr_put_u8(nlh, NFHPA_SETE_RESULT, e.result);
 		mnl_attr_nest_end(nlh, ent);
 	}
@@ -802,7 +857,7 @@ static void test_save(void)
 			"add nets 192.0.2.0/24 value 7\n"
 			"lock nets\n"
 			"*filter\n"),
-	      "save: the IPv4 sets first, in nf-hipac-set save's lines");
+	      "save: the IPv4 sets first, in nf-hipac-set save's lines: %s", text);
 	check(has_lines(text, "-A FORWARD -m set --match-set bl src -j DROP\nCOMMIT\n") &&
 	      !strstr(text, "bl6"),
 	      "save: then the rules; no IPv6 set");
@@ -989,6 +1044,58 @@ static void test_restore6(void)
 	      k.log);
 }
 
+/*
+ * Number sets serve both families: nf-hipac-save and nf-hipac6-save both
+ * carry them, in ipset's bitmap:port lines, and each restore takes them.
+ */
+static void test_numbers(void)
+{
+	static const char lines[] =
+		"create ports bitmap:port range 0-65535\n"
+		"add ports 22\n"
+		"add ports 80-82 value 3\n"
+		"create big bitmap:port range 0-65535 maxelem 10 algo range\n"
+		"add big 1000-4294967295\n";
+	struct fset *s;
+
+	fake_reset();
+	s = fset_new("ports", NFHP_FAMILY_IPV4, "bitmap");
+	fset_add_num(s, 22, 22, 0);
+	fset_add_num(s, 80, 82, 3);
+	s = fset_new("big", NFHP_FAMILY_IPV4, "range");
+	fset_add_num(s, 1000, 0xffffffffu, 0);
+	s->limit = 10;
+	check(!save("nf-hipac-save") && has_lines(text, lines),
+	      "save: number sets in ipset's bitmap:port lines: %s", text);
+	check(!save("nf-hipac6-save") && has_lines(text, lines),
+	      "nf-hipac6-save: the number sets too: %s", text);
+	fake_reset();
+	check(!run(restore_main, "nf-hipac6-restore", text) &&
+	      strstr(k.log, "SET_NEW ports; SET_ADD ports: 22 80-82=3; "
+			    "SET_NEW big; SET_ADD big: 1000-4294967295; ") &&
+	      !strcmp(fset_str("ports"), "22 80-82=3") &&
+	      !strcmp(fset_find("big")->algo, "range") &&
+	      fset_find("big")->limit == 10 &&
+	      fset_find("big")->type == NFHP_SET_NUMBER,
+	      "restore: the number sets back, ranges, values, algorithm and limit: %s",
+	      k.log);
+	fake_reset();
+	s = fset_new("ports", NFHP_FAMILY_IPV4, "bitmap");
+	fset_add_num(s, 81, 81, 0);
+	check(!run(set_main, "nf-hipac-set -exist del ports 80-82", "") &&
+	      strstr(k.log, "SET_REMOVE ports exist: 80 81 82") &&
+	      !strcmp(fset_str("ports"), ""),
+	      "del -exist of a bitmap range: port by port, as ipset: %s",
+	      k.log);
+	fake_reset();
+	s = fset_new("hi", NFHP_FAMILY_IPV4, "range");
+	fset_add_num(s, 80, 82, 0);
+	check(!run(set_main, "nf-hipac-set -exist del hi 80-82", "") &&
+	      strstr(k.log, "SET_REMOVE hi exist: 80-82") &&
+	      !strcmp(fset_str("hi"), ""),
+	      "del -exist of a range entry: whole: %s", k.log);
+}
+
 /* --- nf-hipac-set restore ------------------------------------------------------ */
 
 static void test_set_restore(void)
@@ -1037,6 +1144,7 @@ int main(void)
 	test_restore_errors();
 	test_restore_test();
 	test_restore6();
+	test_numbers();
 	test_set_restore();
 	fake_reset();
 	printf("%d passed, %d failed\n", tests - failures, failures);

@@ -78,7 +78,9 @@
  * Each takes NFHPA_SET, whose NFHPA_SET_NAME names the set.
  *
  * NFHP_CMD_SET_NEW: create a set: NFHPA_SET_TYPE (enum nfhp_set_type),
- *     NFHPA_SET_ALGO ("hash": hosts only; "lpm": prefixes, longest match),
+ *     NFHPA_SET_ALGO (NFHP_SET_ADDR: "hash": hosts only; "lpm": prefixes,
+ *     longest match; NFHP_SET_NUMBER: "bitmap": numbers below 65536, each
+ *     its own entry; "range": non-overlapping ranges of any u32),
  *     the family NFHPA_FAMILY (IPv4 when absent), optionally NFHPA_SET_LIMIT
  *     (most entries; 0 or absent: no limit) and NFHPA_SET_FLAGS
  *     (NFHP_SET_F_LOCKED).  -EEXIST when the name is taken, unless
@@ -96,8 +98,9 @@
  *     then on, all at once.  Each set keeps its name, limit and lock.
  * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
  *     NFHP_SET_F_LOCKED, those that are present.
- * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR,
- *     NFHPA_SETE_PLEN, NFHPA_SETE_VALUE, 0 when absent), in order.  With
+ * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR and
+ *     NFHPA_SETE_PLEN, or a number set's NFHPA_SETE_NUM_LO and _NUM_HI;
+ *     NFHPA_SETE_VALUE, 0 when absent), in order.  With
  *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
  *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
  *     per entry sent, in order, each with its NFHPA_SETE_RESULT.  An entry
@@ -106,13 +109,23 @@
  *     reply) with the first entry's error: -EEXIST (unless
  *     NFHP_SET_F_EXIST), -E2BIG over the limit, -EPERM while locked,
  *     -EINVAL for a key of another type or family, -ENOMEM.
+ *     A number set's entry is a range [LO, HI].  "range" takes it as one
+ *     entry, and refuses (NFHP_SET_INVALID) one that overlaps an entry
+ *     other than [LO, HI] itself; a remove must name an entry exactly.
+ *     "bitmap" takes each number of it as an entry (ipset's bitmap:port),
+ *     refuses HI > 65535, and changes all of them or none: an add
+ *     without NFHP_SET_F_UPDATE where any is there already gives
+ *     NFHP_SET_EXISTS, a remove where any is missing NFHP_SET_NOT_FOUND.
+ *     The limit counts the numbers of a bitmap, the ranges of "range".
  * NFHP_CMD_SET_REMOVE: remove each NFHPA_SET_ENTRY, as NFHP_CMD_SET_ADD
  *     adds them; -ENOENT for an entry not there unless NFHP_SET_F_EXIST.
  * NFHP_CMD_SET_TEST: the reply's NFHPA_SET holds the one NFHPA_SET_ENTRY
  *     sent, with NFHPA_SETE_RESULT NFHP_SET_EXISTS and its value, or
  *     NFHP_SET_NOT_FOUND.  A full-width key (a host) is looked up as a
  *     packet's address is (the longest prefix that holds it); a shorter
- *     one must be an entry itself.
+ *     one must be an entry itself.  A single number (LO = HI) is looked
+ *     up as a packet's port is (the entry that holds it); a range must
+ *     be an entry of "range", or all of its numbers entries of "bitmap".
  * NFHP_CMD_SET_LIST: NLM_F_DUMP only.  One message per set (only the one
  *     NFHPA_SET_NAME names, when present) with NFHPA_FAMILY and NFHPA_SET:
  *     name, type, algorithm, limit, flags, NFHPA_SET_COUNT (entries),
@@ -191,8 +204,12 @@
  *         ("-m set --match-set NAME src"), which holds when the packet's
  *         field is in the set (not in it with NFHPA_SETM_INVERT)
  *         NFHPA_SETM_NAME: NLA_NUL_STRING, the set; -ENOENT when there is
- *             no such set, -EINVAL when it is of another family
- *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir
+ *             no such set, -EINVAL when it is an address set of another
+ *             family (a number set serves both families)
+ *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir: on a number set
+ *             NFHP_SETM_SRC and _DST mean the ports, as ipset's "src"
+ *             and "dst" do on bitmap:port; NFHP_SETM_SPORT and _DPORT on
+ *             an address set are refused with -EINVAL
  *         NFHPA_SETM_INVERT: NLA_FLAG
  *         NFHPA_SETM_VALUE_MIN, NFHPA_SETM_VALUE_MAX: NLA_U32, both or
  *             neither: the entry that holds the field must also have a
@@ -205,7 +222,7 @@
  *     NFHPA_SET_NAME: NLA_NUL_STRING, at most NFHP_SET_MAXNAMELEN - 1 bytes
  *     NFHPA_SET_OTHER: NLA_NUL_STRING, the other set of NFHP_CMD_SET_SWAP
  *     NFHPA_SET_TYPE: NLA_U8, enum nfhp_set_type
- *     NFHPA_SET_ALGO: NLA_NUL_STRING, "hash" or "lpm"
+ *     NFHPA_SET_ALGO: NLA_NUL_STRING, "hash", "lpm", "bitmap" or "range"
  *     NFHPA_SET_LIMIT: NLA_U32, most entries, 0 for no limit
  *     NFHPA_SET_FLAGS: NLA_U32, NFHP_SET_F_* bits
  *     NFHPA_SET_ENTRY: NLA_NESTED, zero or more
@@ -216,6 +233,11 @@
  *             when absent); the bits below it must be 0
  *         NFHPA_SETE_VALUE: NLA_U32
  *         NFHPA_SETE_RESULT: NLA_U8, enum nfhp_set_result (replies)
+ *         NFHPA_SETE_NUM_LO: NLA_U32, a number set's key, or the first
+ *             number of its range; in place of ADDR and PLEN, which a
+ *             number set refuses
+ *         NFHPA_SETE_NUM_HI: NLA_U32, the last number of the range, at
+ *             least NUM_LO (NUM_LO when absent)
  *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
  *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
@@ -582,6 +604,8 @@ enum nfhp_set_entry_attr {
 	NFHPA_SETE_PLEN,
 	NFHPA_SETE_VALUE,
 	NFHPA_SETE_RESULT,
+	NFHPA_SETE_NUM_LO,
+	NFHPA_SETE_NUM_HI,
 	__NFHPA_SETE_MAX
 };
 
@@ -590,9 +614,11 @@ enum nfhp_set_entry_attr {
 /**
  * enum nfhp_set_type - what the keys of a set are (NFHPA_SET_TYPE)
  * @NFHP_SET_ADDR: addresses or prefixes of the set's family
+ * @NFHP_SET_NUMBER: u32 numbers and ranges of them; rules look ports up
  */
 enum nfhp_set_type {
 	NFHP_SET_ADDR = 1,
+	NFHP_SET_NUMBER,
 };
 
 /**
@@ -605,7 +631,8 @@ enum nfhp_set_type {
  * @NFHP_SET_NOT_FOUND: the key of a remove was not in the set
  * @NFHP_SET_LIMIT: the key was new, and the set is full
  * @NFHP_SET_LOCKED: the set is locked: nothing changed
- * @NFHP_SET_INVALID: the key is not one of the set's type and family
+ * @NFHP_SET_INVALID: the key is not one of the set's type and family, or
+ *	overlaps an entry of a "range" set
  * @NFHP_SET_NOMEM: no memory for the key
  */
 enum nfhp_set_result {
@@ -635,12 +662,21 @@ enum nfhp_setm_attr {
 /**
  * enum nfhp_setm_dir - the packet field a set match looks up
  *	(NFHPA_SETM_DIR)
- * @NFHP_SETM_SRC: the source address
- * @NFHP_SETM_DST: the destination address
+ * @NFHP_SETM_SRC: the source address; of a number set, the source port
+ * @NFHP_SETM_DST: the destination address; of a number set, the
+ *	destination port
+ * @NFHP_SETM_SPORT: the source port: number sets only
+ * @NFHP_SETM_DPORT: the destination port: number sets only
+ *
+ * A port is a TCP or UDP packet's, as ipset's bitmap:port takes them; a
+ * packet of another protocol, a later fragment or one too short for its
+ * ports has none, and is in no number set (so "!" holds for it).
  */
 enum nfhp_setm_dir {
 	NFHP_SETM_SRC,
 	NFHP_SETM_DST,
+	NFHP_SETM_SPORT,
+	NFHP_SETM_DPORT,
 };
 
 #endif /* _UAPI_LINUX_NF_HIPAC_H */
