@@ -409,11 +409,16 @@ static int __net_init nfhp_net_init(struct net *net)
 	ret = nfhp_net_new_rulesets(hn);
 	if (ret)
 		goto err_free_rulesets;
-	ret = nfhp_proc_net_init(hn);
+	ret = nfhp_states_init(&hn->states, nfhp_ram_bytes() / 2);
 	if (ret)
 		goto err_free_rulesets;
+	ret = nfhp_proc_net_init(hn);
+	if (ret)
+		goto err_states_exit;
 	return 0;
 
+err_states_exit:
+	nfhp_states_exit(&hn->states);
 err_free_rulesets:
 	mutex_lock(&hn->lock);
 	nfhp_net_free_rulesets(hn);
@@ -449,6 +454,8 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	struct nfhp_net *hn = nfhp_net(net);
 
 	nfhp_proc_net_exit(hn);
+	/* No packet sees the hooks any more (nfhp_net_pre_exit()). */
+	nfhp_states_exit(&hn->states);
 	mutex_lock(&hn->lock);
 	hn->dying = true;
 	mutex_unlock(&hn->lock);

@@ -13,6 +13,7 @@
 
 #include "ruleset.h"
 #include "set.h"
+#include "state_pernet.h"
 
 struct proc_dir_entry;
 
@@ -81,6 +82,7 @@ struct nfhp_fam {
  * @sets: the named sets, which the rules of both families refer to
  * @set_gc_work: frees what the writers of @sets replaced, a grace period
  *	after them (nfhp_net_sets_changed())
+ * @states: the dynamic states of both families, with their tick
  */
 struct nfhp_net {
 	struct mutex lock;	/* see @lock above */
@@ -97,6 +99,7 @@ struct nfhp_net {
 	bool dying;
 	struct nfhp_sets sets;
 	struct rcu_work set_gc_work;
+	struct nfhp_states states;
 };
 
 extern unsigned int nfhp_net_id;

@@ -68,7 +68,7 @@ static const char * const nfhp_hook_names[NFHP_HOOK_MAX] = {
  * Return: true if world_readable is set or the opener has CAP_NET_ADMIN
  * in the user namespace of @net.
  */
-static bool nfhp_proc_may_read(const struct file *file, struct net *net)
+bool nfhp_proc_may_read(const struct file *file, struct net *net)
 {
 	return nfhp_net_world_readable(nfhp_net(net)) ||
 	       file_ns_capable(file, net->user_ns, CAP_NET_ADMIN);
@@ -483,6 +483,8 @@ int nfhp_proc_net_init(struct nfhp_net *hn)
 					  (void *)NFHP_PROC_IPV6))
 		goto err_remove_dir;
 	if (!proc_create_net_single("sets", 0444, dir, nfhp_sets_show, NULL))
+		goto err_remove_dir;
+	if (nfhp_state_proc_init(dir))
 		goto err_remove_dir;
 	if (!proc_create_net_single_write("world_readable", 0644, dir,
 					  nfhp_world_readable_show,

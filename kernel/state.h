@@ -18,6 +18,8 @@
 #define _NFHP_STATE_H
 
 #include <linux/atomic.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -284,6 +286,8 @@ struct nfhp_state_stats {
  * @parent_count: the parents
  * @seed: what the hashes mix in, chosen at init
  * @hz: ticks per second of the caller's clock
+ * @lock: the mutex the caller serializes ticks, flushes and
+ *	nfhp_state_set_bounds() with, for lockdep; NULL in tests
  * @tun: the settings
  * @mem: the account of the table's memory
  * @reserved: bytes reserved on @mem for @tun.max_states states and
@@ -309,11 +313,42 @@ struct nfhp_state_table {
 	atomic_t parent_count;
 	u32 seed;
 	u32 hz;
+	struct mutex *lock;
 	struct nfhp_state_tunables tun;
 	struct nfhp_mem *mem;
 	u64 reserved;
 	struct nfhp_state_stats stats;
 };
+
+/**
+ * nfhp_state_serialized() - does the caller hold the table's writer mutex?
+ * @t: the table
+ *
+ * For lockdep: ticks, flushes and nfhp_state_set_bounds() hold
+ * @t->lock, which tests leave NULL.
+ *
+ * Return: true if it does, or if there is none to hold.
+ */
+static inline bool nfhp_state_serialized(const struct nfhp_state_table *t)
+{
+	return !t->lock || lockdep_is_held(t->lock);
+}
+
+/**
+ * nfhp_state_lock() - the lock of the buckets of a hash
+ * @t: the table
+ * @h: the hash
+ *
+ * Bucket h & mask of any array is under this lock, since every array
+ * has at least as many buckets as there are locks.
+ *
+ * Return: the lock.
+ */
+static inline spinlock_t *nfhp_state_lock(const struct nfhp_state_table *t,
+					  u32 h)
+{
+	return &t->locks[h & t->lock_mask];
+}
 
 /* state_key.c */
 void nfhp_state_pkt_init(struct nfhp_state_pkt *pkt,
@@ -343,7 +378,8 @@ void nfhp_state_parents_free(struct nfhp_state_table *t);
 /* state_table.c */
 void nfhp_state_tunables_default(struct nfhp_state_tunables *tun);
 int nfhp_state_table_init(struct nfhp_state_table *t, struct nfhp_mem *mem,
-			  const struct nfhp_state_tunables *tun, u32 hz);
+			  const struct nfhp_state_tunables *tun, u32 hz,
+			  struct mutex *lock);
 void nfhp_state_table_destroy(struct nfhp_state_table *t);
 int nfhp_state_set_bounds(struct nfhp_state_table *t, u32 max_states,
 			  u32 max_parents);

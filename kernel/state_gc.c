@@ -20,11 +20,16 @@
  * nfhp_state_growing() - is the table moving to a bigger array?
  * @t: the table
  *
+ * Under rcu_read_lock() or the table's mutex.
+ *
  * Return: true while it is.
  */
 bool nfhp_state_growing(const struct nfhp_state_table *t)
 {
-	const struct nfhp_state_array *a = rcu_dereference_check(t->arr, 1);
+	const struct nfhp_state_array *a;
+
+	a = rcu_dereference_check(t->arr, rcu_read_lock_held() ||
+					  nfhp_state_serialized(t));
 
 	return rcu_access_pointer(a->future);
 }
@@ -43,11 +48,12 @@ static u32 nfhp_state_expire_bucket(struct nfhp_state_table *t,
 				    unsigned long now)
 {
 	struct nfhp_state __rcu **link = &a->head[i];
+	spinlock_t *lock = nfhp_state_lock(t, i);
 	struct nfhp_state *s;
 	u32 n = 0;
 
-	spin_lock_bh(&t->locks[i & t->lock_mask]);
-	while ((s = rcu_dereference_protected(*link, 1))) {
+	spin_lock_bh(lock);
+	while ((s = rcu_dereference_protected(*link, lockdep_is_held(lock)))) {
 		if (!nfhp_state_dead(s, now)) {
 			link = &s->next;
 			continue;
@@ -55,7 +61,7 @@ static u32 nfhp_state_expire_bucket(struct nfhp_state_table *t,
 		nfhp_state_unlink(t, s, link);
 		n++;
 	}
-	spin_unlock_bh(&t->locks[i & t->lock_mask]);
+	spin_unlock_bh(lock);
 	return n;
 }
 
@@ -76,16 +82,19 @@ static u32 nfhp_state_move_bucket(struct nfhp_state_table *t,
 				  struct nfhp_state_array *a, u32 i,
 				  unsigned long now)
 {
-	struct nfhp_state_array *f = rcu_dereference_protected(a->future, 1);
+	spinlock_t *lock = nfhp_state_lock(t, i);
 	struct nfhp_state __rcu **link, **to;
 	struct nfhp_state *s, *next;
+	struct nfhp_state_array *f;
 	u32 n = 0;
 
-	spin_lock_bh(&t->locks[i & t->lock_mask]);
+	f = rcu_dereference_protected(a->future, nfhp_state_serialized(t));
+	spin_lock_bh(lock);
 	while (rcu_access_pointer(a->head[i])) {
 		link = &a->head[i];
-		s = rcu_dereference_protected(*link, 1);
-		while ((next = rcu_dereference_protected(s->next, 1))) {
+		s = rcu_dereference_protected(*link, lockdep_is_held(lock));
+		while ((next = rcu_dereference_protected(s->next,
+						lockdep_is_held(lock)))) {
 			link = &s->next;
 			s = next;
 		}
@@ -100,11 +109,12 @@ static u32 nfhp_state_move_bucket(struct nfhp_state_table *t,
 		 * reader on @s walks on into the new bucket, so @s->next is
 		 * published as a bucket's head is.
 		 */
-		rcu_assign_pointer(s->next, rcu_dereference_protected(*to, 1));
+		rcu_assign_pointer(s->next, rcu_dereference_protected(*to,
+						lockdep_is_held(lock)));
 		rcu_assign_pointer(*to, s);
 		rcu_assign_pointer(*link, NULL);
 	}
-	spin_unlock_bh(&t->locks[i & t->lock_mask]);
+	spin_unlock_bh(lock);
 	return n;
 }
 
@@ -161,7 +171,8 @@ static void nfhp_state_grow_step(struct nfhp_state_table *t,
 	atomic_long_add(dead, &t->stats.expired);
 	if (t->grow_next <= a->mask)
 		return;
-	rcu_assign_pointer(t->arr, rcu_dereference_protected(a->future, 1));
+	rcu_assign_pointer(t->arr, rcu_dereference_protected(a->future,
+						nfhp_state_serialized(t)));
 	t->retired = a;
 	t->retired_cookie = get_state_synchronize_rcu();
 	t->gc_next = 0;
@@ -182,9 +193,10 @@ static void nfhp_state_grow_step(struct nfhp_state_table *t,
 void nfhp_state_tick(struct nfhp_state_table *t, unsigned long now,
 		     u32 budget)
 {
-	struct nfhp_state_array *a = rcu_dereference_protected(t->arr, 1);
+	struct nfhp_state_array *a;
 	u32 dead = 0;
 
+	a = rcu_dereference_protected(t->arr, nfhp_state_serialized(t));
 	if (t->retired && poll_state_synchronize_rcu(t->retired_cookie)) {
 		nfhp_state_array_free(t, t->retired);
 		t->retired = NULL;

@@ -186,11 +186,14 @@ int nfhp_state_set_bounds(struct nfhp_state_table *t, u32 max_states,
  * @mem: the account of its memory
  * @tun: its settings; the bucket counts powers of two
  * @hz: ticks per second of the clock the caller will give
+ * @lock: the mutex the caller will serialize ticks, flushes and
+ *	nfhp_state_set_bounds() with, for lockdep; or NULL
  *
  * Return: 0, -EINVAL for bad settings, or -ENOMEM (@t holds nothing).
  */
 int nfhp_state_table_init(struct nfhp_state_table *t, struct nfhp_mem *mem,
-			  const struct nfhp_state_tunables *tun, u32 hz)
+			  const struct nfhp_state_tunables *tun, u32 hz,
+			  struct mutex *lock)
 {
 	u32 nlocks, nparents, i;
 	int err = -ENOMEM;
@@ -202,6 +205,7 @@ int nfhp_state_table_init(struct nfhp_state_table *t, struct nfhp_mem *mem,
 	memset(t, 0, sizeof(*t));
 	t->mem = mem;
 	t->hz = hz;
+	t->lock = lock;
 	t->tun = *tun;
 	t->seed = get_random_u32();
 	nlocks = min_t(u32, tun->buckets_init, NFHP_STATE_LOCKS_MAX);
@@ -235,17 +239,22 @@ err_locks:
 /**
  * nfhp_state_table_destroy() - free a table and every state in it
  * @t: the table, which no packet path can reach any more
+ *
+ * Serialized like a flush: under the table's mutex.
  */
 void nfhp_state_table_destroy(struct nfhp_state_table *t)
 {
-	struct nfhp_state_array *a = rcu_dereference_protected(t->arr, 1);
+	struct nfhp_state_array *a;
+
+	a = rcu_dereference_protected(t->arr, nfhp_state_serialized(t));
 
 	nfhp_state_flush(t, NULL);
 	if (t->retired) {
 		cond_synchronize_rcu(t->retired_cookie);
 		nfhp_state_array_free(t, t->retired);
 	}
-	nfhp_state_array_free(t, rcu_dereference_protected(a->future, 1));
+	nfhp_state_array_free(t, rcu_dereference_protected(a->future,
+						nfhp_state_serialized(t)));
 	nfhp_state_array_free(t, a);
 	nfhp_state_parents_free(t);
 	nfhp_mem_unreserve(t->mem, t->reserved);
@@ -256,14 +265,19 @@ void nfhp_state_table_destroy(struct nfhp_state_table *t)
  * nfhp_state_buckets() - the buckets of the newest array
  * @t: the table
  *
+ * Under rcu_read_lock() or the table's mutex.
+ *
  * Return: their number.
  */
 u32 nfhp_state_buckets(const struct nfhp_state_table *t)
 {
-	const struct nfhp_state_array *a = rcu_dereference_check(t->arr, 1);
-	const struct nfhp_state_array *f;
+	const struct nfhp_state_array *a, *f;
 
-	while ((f = rcu_dereference_check(a->future, 1)))
+	a = rcu_dereference_check(t->arr, rcu_read_lock_held() ||
+					  nfhp_state_serialized(t));
+	while ((f = rcu_dereference_check(a->future,
+					  rcu_read_lock_held() ||
+					  nfhp_state_serialized(t))))
 		a = f;
 	return a->mask + 1;
 }
@@ -275,7 +289,7 @@ u32 nfhp_state_buckets(const struct nfhp_state_table *t)
  * @h: its hash
  * @now: the caller's clock, or NULL for dead states too
  *
- * Under rcu_read_lock() or the bucket's lock.  A miss in one array
+ * Under rcu_read_lock().  A miss in one array
  * goes on in its future one; see DOC: Theory of Operation.
  *
  * Return: the state, or NULL.
@@ -284,19 +298,22 @@ static struct nfhp_state *nfhp_state_lookup(const struct nfhp_state_table *t,
 					    const struct nfhp_state_key *key,
 					    u32 h, const unsigned long *now)
 {
-	const struct nfhp_state_array *a = rcu_dereference_check(t->arr, 1);
+	const struct nfhp_state_array *a;
 	struct nfhp_state *s;
 
+	a = rcu_dereference_check(t->arr, rcu_read_lock_held());
 	while (a) {
-		s = rcu_dereference_check(a->head[h & a->mask], 1);
-		for (; s; s = rcu_dereference_check(s->next, 1)) {
+		s = rcu_dereference_check(a->head[h & a->mask],
+					  rcu_read_lock_held());
+		for (; s; s = rcu_dereference_check(s->next,
+						     rcu_read_lock_held())) {
 			if (s->hash == h && nfhp_state_key_equal(&s->key, key) &&
 			    (!now || !nfhp_state_dead(s, *now)))
 				return s;
 		}
 		/* A miss here: the state may have moved on, see the DOC. */
 		smp_rmb();
-		a = rcu_dereference_check(a->future, 1);
+		a = rcu_dereference_check(a->future, rcu_read_lock_held());
 	}
 	return NULL;
 }
@@ -350,7 +367,8 @@ struct nfhp_state *nfhp_state_check(struct nfhp_state_table *t,
 void nfhp_state_unlink(struct nfhp_state_table *t, struct nfhp_state *s,
 		       struct nfhp_state __rcu **link)
 {
-	rcu_assign_pointer(*link, rcu_dereference_protected(s->next, 1));
+	rcu_assign_pointer(*link, rcu_dereference_protected(s->next,
+			   lockdep_is_held(nfhp_state_lock(t, s->hash))));
 	if (s->parent)
 		nfhp_state_parent_put(t, s->parent);
 	atomic_dec(&t->count);
@@ -378,7 +396,8 @@ static struct nfhp_state *nfhp_state_twin(struct nfhp_state_table *t,
 
 	for (; a; a = rcu_dereference(a->future)) {
 		link = &a->head[h & a->mask];
-		while ((s = rcu_dereference_protected(*link, 1))) {
+		while ((s = rcu_dereference_protected(*link,
+				lockdep_is_held(nfhp_state_lock(t, h))))) {
 			if (s->hash != h || !nfhp_state_key_equal(&s->key, key)) {
 				link = &s->next;
 				continue;
@@ -476,7 +495,7 @@ int nfhp_state_keep(struct nfhp_state_table *t,
 	s = nfhp_state_lookup(t, &pkt->key, h, &now);
 	if (s)
 		goto found;
-	lock = &t->locks[h & t->lock_mask];
+	lock = nfhp_state_lock(t, h);
 	spin_lock_bh(lock);
 	s = nfhp_state_twin(t, &pkt->key, h, now);
 	if (s) {
@@ -491,7 +510,8 @@ int nfhp_state_keep(struct nfhp_state_table *t,
 		while ((f = rcu_dereference(a->future)))
 			a = f;
 		head = &a->head[h & a->mask];
-		RCU_INIT_POINTER(s->next, rcu_dereference_protected(*head, 1));
+		RCU_INIT_POINTER(s->next, rcu_dereference_protected(*head,
+						lockdep_is_held(lock)));
 		rcu_assign_pointer(*head, s);
 		atomic_long_inc(&t->stats.created);
 	}
@@ -519,17 +539,22 @@ found:
  */
 unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
 {
-	struct nfhp_state_array *a = rcu_dereference_protected(t->arr, 1);
 	struct nfhp_state __rcu **link;
+	struct nfhp_state_array *a;
 	unsigned int n = 0;
 	struct nfhp_state *s;
+	spinlock_t *lock;
 	u32 i;
 
-	for (; a; a = rcu_dereference_protected(a->future, 1)) {
+	a = rcu_dereference_protected(t->arr, nfhp_state_serialized(t));
+	for (; a; a = rcu_dereference_protected(a->future,
+						nfhp_state_serialized(t))) {
 		for (i = 0; i <= a->mask; i++) {
-			spin_lock_bh(&t->locks[i & t->lock_mask]);
+			lock = nfhp_state_lock(t, i);
+			spin_lock_bh(lock);
 			link = &a->head[i];
-			while ((s = rcu_dereference_protected(*link, 1))) {
+			while ((s = rcu_dereference_protected(*link,
+						lockdep_is_held(lock)))) {
 				if (rule && s->rule != rule) {
 					link = &s->next;
 					continue;
@@ -537,7 +562,7 @@ unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
 				nfhp_state_unlink(t, s, link);
 				n++;
 			}
-			spin_unlock_bh(&t->locks[i & t->lock_mask]);
+			spin_unlock_bh(lock);
 		}
 	}
 	return n;

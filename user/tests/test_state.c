@@ -539,7 +539,7 @@ static bool restart(struct run *r, bool first)
 	tun.max_parents = 24;
 	for (i = 0; i < FLOWS; i++)
 		make_flow(&r->flows[i]);
-	return !nfhp_state_table_init(&r->t, &r->mem, &tun, HZ);
+	return !nfhp_state_table_init(&r->t, &r->mem, &tun, HZ, NULL);
 }
 
 static void run_random(unsigned int steps)
@@ -700,7 +700,7 @@ static void run_examples(void)
 	      tun.max_states == 16384 && tun.max_parents == 4096 &&
 	      tun.buckets_init == 256 && tun.buckets_max == 8192,
 	      "examples: ipfw's defaults");
-	check(!nfhp_state_table_init(&tb, &mem, &tun, HZ), "examples: init");
+	check(!nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL), "examples: init");
 
 	/* A TCP connection, as in the DOC. */
 	v4_tuple(&t, 6, a, 40000, b, 80);
@@ -773,7 +773,7 @@ static void run_examples(void)
 
 	/* Growth: 4 buckets, 5 states; every state found at every tick. */
 	tun.buckets_init = 4;
-	nfhp_state_table_init(&tb, &mem, &tun, HZ);
+	nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL);
 	for (i = 0; i < 5; i++) {
 		v4_tuple(&u, 17, a, 2000 + i, b, 53);
 		keep(&tb, &u, &rule, 0, 0);
@@ -798,7 +798,7 @@ static void run_examples(void)
 	ok = true;
 	for (i = 1; i <= 6; i++) {
 		nfhp_shim_fail_countdown = i;
-		err = nfhp_state_table_init(&tb, &mem, &tun, HZ);
+		err = nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL);
 		nfhp_shim_fail_countdown = 0;
 		if (!err)
 			nfhp_state_table_destroy(&tb);
@@ -809,11 +809,11 @@ static void run_examples(void)
 	/* The bound: the reservation of max_states must fit the account. */
 	mem.limit = 64 << 10;
 	tun.max_states = 1000;
-	check(nfhp_state_table_init(&tb, &mem, &tun, HZ) == -ENOMEM &&
+	check(nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL) == -ENOMEM &&
 	      !mem.used, "examples: 1000 states do not fit 64 KiB");
 	tun.max_states = 100;
 	tun.max_parents = 10;
-	ok = !nfhp_state_table_init(&tb, &mem, &tun, HZ);
+	ok = !nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL);
 	ok &= nfhp_state_set_bounds(&tb, 1000, 10) == -ENOMEM &&
 	      tb.tun.max_states == 100;
 	ok &= !nfhp_state_set_bounds(&tb, 200, 10) &&
@@ -841,7 +841,7 @@ static void run_bulk(unsigned int n)
 	nfhp_state_tunables_default(&tun);
 	tun.buckets_init = 8;
 	tun.max_states = n;
-	nfhp_state_table_init(&tb, &mem, &tun, HZ);
+	nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL);
 	for (i = 0; i < n; i++) {
 		v4_tuple(&u, 17, 0x0a000000 + i / 1000, 1024 + i % 1000,
 			 0x0a0000ff, 53);

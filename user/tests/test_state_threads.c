@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	tun.max_states = WORKERS * flows + SHARED + 8192;
 	tun.udp_lifetime = 1000000;
 	tun.short_lifetime = 1;
-	check(!nfhp_state_table_init(&tb, &mem, &tun, HZ), "threads: init");
+	check(!nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL), "threads: init");
 	for (w = 0; w < WORKERS; w++) {
 		wk[w].id = w;
 		pthread_create(&th[w], NULL, work, &wk[w]);

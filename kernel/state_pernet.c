@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nf-hipac: the dynamic states of one network namespace.
+ *
+ * Each namespace has one table of states for both families, made when
+ * the namespace is, with ipfw's settings, and a tick: a delayed work
+ * that every %NFHP_STATES_TICK_MS walks a budget of the table's buckets,
+ * freeing the dead states, and grows the table when the states outnumber
+ * the buckets (nfhp_state_tick()).  The clock of the states is jiffies.
+ * The namespace's end stops the tick before it destroys the table; the
+ * module's unload ends every namespace's nf-hipac the same way.
+ */
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+
+#include "state_pernet.h"
+
+/**
+ * nfhp_states_tick() - the tick of a namespace's states
+ * @work: &struct nfhp_states.tick
+ *
+ * Runs nfhp_state_tick() under the states' mutex and comes back in
+ * %NFHP_STATES_TICK_MS.
+ */
+static void nfhp_states_tick(struct work_struct *work)
+{
+	struct nfhp_states *st = container_of(to_delayed_work(work),
+					      struct nfhp_states, tick);
+
+	mutex_lock(&st->lock);
+	nfhp_state_tick(&st->table, jiffies, NFHP_STATES_TICK_BUDGET);
+	mutex_unlock(&st->lock);
+	queue_delayed_work(system_power_efficient_wq, &st->tick,
+			   msecs_to_jiffies(NFHP_STATES_TICK_MS));
+}
+
+/**
+ * nfhp_states_init() - the empty states of a new namespace, ticking
+ * @st: the namespace's states, zeroed
+ * @mem_limit: the bound of their memory account, in bytes
+ *
+ * Return: 0, or -ENOMEM (@st holds nothing).
+ */
+int nfhp_states_init(struct nfhp_states *st, u64 mem_limit)
+{
+	struct nfhp_state_tunables tun;
+	int ret;
+
+	mutex_init(&st->lock);
+	st->mem.limit = mem_limit;
+	nfhp_state_tunables_default(&tun);
+	ret = nfhp_state_table_init(&st->table, &st->mem, &tun, HZ, &st->lock);
+	if (ret)
+		goto err_mutex;
+	st->ready = true;
+	INIT_DELAYED_WORK(&st->tick, nfhp_states_tick);
+	queue_delayed_work(system_power_efficient_wq, &st->tick,
+			   msecs_to_jiffies(NFHP_STATES_TICK_MS));
+	return 0;
+
+err_mutex:
+	mutex_destroy(&st->lock);
+	return ret;
+}
+
+/**
+ * nfhp_states_exit() - stop the tick and free every state of a namespace
+ * @st: the namespace's states, which no packet can reach any more
+ *
+ * Waits for a tick that runs; the states go a grace period later.
+ */
+void nfhp_states_exit(struct nfhp_states *st)
+{
+	if (!st->ready)
+		return;
+	cancel_delayed_work_sync(&st->tick);
+	mutex_lock(&st->lock);
+	st->ready = false;
+	nfhp_state_table_destroy(&st->table);
+	mutex_unlock(&st->lock);
+	mutex_destroy(&st->lock);
+}

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The dynamic states' table of each namespace (issue 45; the rule options
+# keep-state and check-state are not there yet): /proc/net/nf-hipac/states
+# shows an empty table with ipfw's lifetimes, takes "NAME VALUE" for a
+# lifetime or max_states and refuses the rest, and each namespace has its
+# own settings.  Deleting a namespace ends its table and tick; unload.sh
+# unloads the module with the tables of several namespaces present.
+#
+# nfhp-timeout: 60
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+
+ns_a=nfhp-states-a-$$
+ns_b=nfhp-states-b-$$
+trap 'nfhp_netns_destroy $ns_a $ns_b' EXIT
+ip netns add $ns_a && ip netns add $ns_b ||
+	{ nfhp_log "FAIL: namespaces"; exit 1; }
+
+file=/proc/net/nf-hipac/states
+
+# field NS NAME - the value /proc shows for NAME in namespace NS.
+field() { in_ns "$1" awk -v n="$2:" '$1 == n { print $2 }' $file; }
+
+# is NS NAME VALUE - NAME shows VALUE in NS.
+is() { [ "$(field "$1" "$2")" = "$3" ]; }
+
+# set NS "NAME VALUE" - write a setting in NS.
+set_() { in_ns "$1" sh -c "echo '$2' > $file" 2>/dev/null; }
+
+# refused NS "NAME VALUE" - the write fails.
+refused() { ! set_ "$@"; }
+
+# kept NS - a refused write changed nothing there.
+kept() { is "$1" syn_lifetime 20 && is "$1" max_states 100; }
+
+nfhp_check "the file is there" in_ns $ns_a test -r $file
+nfhp_check "no states" is $ns_a states 0
+nfhp_check "256 buckets" is $ns_a buckets 256
+nfhp_check "max_states 16384" is $ns_a max_states 16384
+lifetimes=$(for n in syn ack fin rst udp short; do
+	field $ns_a ${n}_lifetime; done | tr '\n' ' ')
+nfhp_check "ipfw's lifetimes" [ "$lifetimes" = "20 300 1 1 10 5 " ]
+nfhp_check "udp_lifetime 2 taken" set_ $ns_a "udp_lifetime 2"
+nfhp_check "udp_lifetime shows 2" is $ns_a udp_lifetime 2
+nfhp_check "max_states 100 taken" set_ $ns_a "max_states 100"
+nfhp_check "max_states shows 100" is $ns_a max_states 100
+nfhp_check "a lifetime of 0 refused" refused $ns_a "syn_lifetime 0"
+nfhp_check "a lifetime over a month refused" \
+	refused $ns_a "syn_lifetime 2592001"
+nfhp_check "an unknown name refused" refused $ns_a "nosuch 1"
+nfhp_check "a name alone refused" refused $ns_a "udp_lifetime"
+nfhp_check "max_states 0 refused" refused $ns_a "max_states 0"
+nfhp_check "max_states 4294967295 refused" \
+	refused $ns_a "max_states 4294967295"
+nfhp_check "the refusals changed nothing" kept $ns_a
+nfhp_check "the other namespace keeps its own" is $ns_b udp_lifetime 10
+nfhp_check "and its own max_states" is $ns_b max_states 16384
+nfhp_check "a namespace with a ticking table goes" ip netns del $ns_a
+nfhp_check "the other one still reads" is $ns_b states 0
+nfhp_check "the module is still there" [ -d /sys/module/nf_hipac ]
+
+exit $nfhp_rc
