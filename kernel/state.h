@@ -395,6 +395,11 @@ int nfhp_state_keep(struct nfhp_state_table *t,
 bool nfhp_state_dead(const struct nfhp_state *s, unsigned long now);
 void nfhp_state_unlink(struct nfhp_state_table *t, struct nfhp_state *s,
 		       struct nfhp_state __rcu **link);
+u32 nfhp_state_unlink_if(struct nfhp_state_table *t,
+			 struct nfhp_state_array *a, u32 i,
+			 bool (*pick)(const struct nfhp_state *s,
+				      const void *arg),
+			 const void *arg);
 unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule);
 u32 nfhp_state_buckets(const struct nfhp_state_table *t);
 struct nfhp_state_array *nfhp_state_array_new(struct nfhp_state_table *t,

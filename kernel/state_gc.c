@@ -35,6 +35,18 @@ bool nfhp_state_growing(const struct nfhp_state_table *t)
 }
 
 /**
+ * nfhp_state_is_dead() - nfhp_state_dead() for nfhp_state_unlink_if()
+ * @s: the state
+ * @now: the caller's clock, an unsigned long
+ *
+ * Return: true when @s has expired.
+ */
+static bool nfhp_state_is_dead(const struct nfhp_state *s, const void *now)
+{
+	return nfhp_state_dead(s, *(const unsigned long *)now);
+}
+
+/**
  * nfhp_state_expire_bucket() - free the dead states of one bucket
  * @t: the table
  * @a: its array
@@ -47,22 +59,7 @@ static u32 nfhp_state_expire_bucket(struct nfhp_state_table *t,
 				    struct nfhp_state_array *a, u32 i,
 				    unsigned long now)
 {
-	struct nfhp_state __rcu **link = &a->head[i];
-	spinlock_t *lock = nfhp_state_lock(t, i);
-	struct nfhp_state *s;
-	u32 n = 0;
-
-	spin_lock_bh(lock);
-	while ((s = rcu_dereference_protected(*link, lockdep_is_held(lock)))) {
-		if (!nfhp_state_dead(s, now)) {
-			link = &s->next;
-			continue;
-		}
-		nfhp_state_unlink(t, s, link);
-		n++;
-	}
-	spin_unlock_bh(lock);
-	return n;
+	return nfhp_state_unlink_if(t, a, i, nfhp_state_is_dead, &now);
 }
 
 /**

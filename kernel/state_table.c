@@ -376,6 +376,43 @@ void nfhp_state_unlink(struct nfhp_state_table *t, struct nfhp_state *s,
 }
 
 /**
+ * nfhp_state_unlink_if() - unlink the states of one bucket a test picks
+ * @t: the table
+ * @a: the array of the bucket
+ * @i: the bucket
+ * @pick: true for a state to unlink
+ * @arg: for @pick
+ *
+ * Takes the bucket's lock.  Off the packet path: the tick's expiry and
+ * the flushes.
+ *
+ * Return: the states unlinked.
+ */
+u32 nfhp_state_unlink_if(struct nfhp_state_table *t,
+			 struct nfhp_state_array *a, u32 i,
+			 bool (*pick)(const struct nfhp_state *s,
+				      const void *arg),
+			 const void *arg)
+{
+	struct nfhp_state __rcu **link = &a->head[i];
+	spinlock_t *lock = nfhp_state_lock(t, i);
+	struct nfhp_state *s;
+	u32 n = 0;
+
+	spin_lock_bh(lock);
+	while ((s = rcu_dereference_protected(*link, lockdep_is_held(lock)))) {
+		if (!pick(s, arg)) {
+			link = &s->next;
+			continue;
+		}
+		nfhp_state_unlink(t, s, link);
+		n++;
+	}
+	spin_unlock_bh(lock);
+	return n;
+}
+
+/**
  * nfhp_state_twin() - the state of a flow, seen under its bucket's lock
  * @t: the table
  * @key: the flow
@@ -526,6 +563,18 @@ found:
 }
 
 /**
+ * nfhp_state_of_rule() - is a state one that nfhp_state_flush() deletes?
+ * @s: the state
+ * @rule: the rule whose states go, or NULL for every state
+ *
+ * Return: true when it is.
+ */
+static bool nfhp_state_of_rule(const struct nfhp_state *s, const void *rule)
+{
+	return !rule || s->rule == rule;
+}
+
+/**
  * nfhp_state_flush() - delete the states of a rule, or all
  * @t: the table
  * @rule: the rule whose states go, or NULL for every state
@@ -539,31 +588,15 @@ found:
  */
 unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
 {
-	struct nfhp_state __rcu **link;
 	struct nfhp_state_array *a;
 	unsigned int n = 0;
-	struct nfhp_state *s;
-	spinlock_t *lock;
 	u32 i;
 
 	a = rcu_dereference_protected(t->arr, nfhp_state_serialized(t));
 	for (; a; a = rcu_dereference_protected(a->future,
-						nfhp_state_serialized(t))) {
-		for (i = 0; i <= a->mask; i++) {
-			lock = nfhp_state_lock(t, i);
-			spin_lock_bh(lock);
-			link = &a->head[i];
-			while ((s = rcu_dereference_protected(*link,
-						lockdep_is_held(lock)))) {
-				if (rule && s->rule != rule) {
-					link = &s->next;
-					continue;
-				}
-				nfhp_state_unlink(t, s, link);
-				n++;
-			}
-			spin_unlock_bh(lock);
-		}
-	}
+						nfhp_state_serialized(t)))
+		for (i = 0; i <= a->mask; i++)
+			n += nfhp_state_unlink_if(t, a, i, nfhp_state_of_rule,
+						  rule);
 	return n;
 }
