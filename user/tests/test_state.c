@@ -28,6 +28,7 @@
 
 #include "key.h"
 #include "state.h"
+#include "state_tuple.h"
 #include "tap.h"
 #include "xorshift.h"
 
@@ -632,18 +633,6 @@ static void run_random(unsigned int steps)
 	check(!r.mem.used && !r.mem.allocated,
 	      "random: every byte given back (%llu left)",
 	      (unsigned long long)r.mem.used);
-}
-
-static void v4_tuple(struct nfhp_state_tuple *t, u8 proto, u32 src, u16 sport,
-		     u32 dst, u16 dport)
-{
-	memset(t, 0, sizeof(*t));
-	t->family = NFHP_FAMILY_IPV4;
-	t->proto = proto;
-	t->src[0] = src;
-	t->dst[0] = dst;
-	t->sport = sport;
-	t->dport = dport;
 }
 
 /* One packet of @t, forward or @back, through check-state. */

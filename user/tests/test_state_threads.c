@@ -31,6 +31,7 @@
 
 #include "key.h"
 #include "state.h"
+#include "state_tuple.h"
 #include "tap.h"
 
 #define HZ		100
@@ -61,18 +62,6 @@ struct worker {
 	unsigned int missed;
 	unsigned int churn;
 };
-
-static void tuple(struct nfhp_state_tuple *t, u8 proto, u32 src, u16 sport,
-		  u32 dst, u16 dport)
-{
-	memset(t, 0, sizeof(*t));
-	t->family = NFHP_FAMILY_IPV4;
-	t->proto = proto;
-	t->src[0] = src;
-	t->dst[0] = dst;
-	t->sport = sport;
-	t->dport = dport;
-}
 
 static int keep(const struct nfhp_state_tuple *t,
 		const struct nfhp_state_rule *rule)
@@ -105,7 +94,7 @@ static bool found(const struct nfhp_state_tuple *t, bool back)
 
 static void own_flow(struct nfhp_state_tuple *t, int w, unsigned int i)
 {
-	tuple(t, 17, 0x0a000000 | w << 16 | i >> 8, 1024 + (i & 0xff),
+	v4_tuple(t, 17, 0x0a000000 | w << 16 | i >> 8, 1024 + (i & 0xff),
 	      0xc0000201, 53);
 }
 
@@ -125,11 +114,11 @@ static void *work(void *arg)
 		me->missed += keep(&t, &rule_keep) != 0;
 		own_flow(&t, me->id, rng % (i + 1));
 		me->missed += !found(&t, rng & 1);
-		tuple(&t, 17, 0x0b000000 + i % SHARED, 5000, 0xc0000201, 53);
+		v4_tuple(&t, 17, 0x0b000000 + i % SHARED, 5000, 0xc0000201, 53);
 		err = keep(&t, &rule_keep);
 		me->made_shared += err == 0;
 		me->missed += err && err != -EEXIST;
-		tuple(&t, 1, 0x0c000000 + rng % 4096, 7, 0xc0000201, 7);
+		v4_tuple(&t, 1, 0x0c000000 + rng % 4096, 7, 0xc0000201, 7);
 		keep(&t, &rule_churn);
 		me->churn++;
 		/* A quiescent state: no state or array held past here. */
