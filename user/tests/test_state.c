@@ -543,6 +543,18 @@ static bool restart(struct run *r, bool first)
 	return !nfhp_state_table_init(&r->t, &r->mem, &tun, HZ, NULL);
 }
 
+/* add_stats() - add the counters of one table's life to @sum. */
+static void add_stats(struct nfhp_state_stats *sum,
+		      const struct nfhp_state_stats *st)
+{
+	atomic_long_add(atomic_long_read(&st->created), &sum->created);
+	atomic_long_add(atomic_long_read(&st->refused_max), &sum->refused_max);
+	atomic_long_add(atomic_long_read(&st->refused_limit),
+			&sum->refused_limit);
+	atomic_long_add(atomic_long_read(&st->refused_parents),
+			&sum->refused_parents);
+}
+
 static void run_random(unsigned int steps)
 {
 	static struct run r;
@@ -560,14 +572,7 @@ static void run_random(unsigned int steps)
 		bool was = nfhp_state_growing(&r.t);
 
 		if (s % 5000 == 4999) {
-			atomic_long_add(atomic_long_read(&r.t.stats.created),
-					&sum.created);
-			atomic_long_add(atomic_long_read(&r.t.stats.refused_max),
-					&sum.refused_max);
-			atomic_long_add(atomic_long_read(&r.t.stats.refused_limit),
-					&sum.refused_limit);
-			atomic_long_add(atomic_long_read(&r.t.stats.refused_parents),
-					&sum.refused_parents);
+			add_stats(&sum, &r.t.stats);
 			if (!restart(&r, false)) {
 				bad(&r, "restart", s);
 				break;
@@ -604,14 +609,8 @@ static void run_random(unsigned int steps)
 		if (r.bad)
 			break;
 	}
-	made = atomic_long_read(&r.t.stats.created) +
-	       atomic_long_read(&sum.created);
-	atomic_long_add(atomic_long_read(&r.t.stats.refused_max),
-			&sum.refused_max);
-	atomic_long_add(atomic_long_read(&r.t.stats.refused_limit),
-			&sum.refused_limit);
-	atomic_long_add(atomic_long_read(&r.t.stats.refused_parents),
-			&sum.refused_parents);
+	add_stats(&sum, &r.t.stats);
+	made = atomic_long_read(&sum.created);
 	refused = atomic_long_read(&sum.refused_max) +
 		  atomic_long_read(&sum.refused_limit) +
 		  atomic_long_read(&sum.refused_parents);
