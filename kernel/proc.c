@@ -412,8 +412,9 @@ static int nfhp_shadowed_show(struct seq_file *m, void *v)
  * @v: unused
  *
  * A header line, then a line per named set: its name, family, type and
- * algorithm ("addr:hash", "addr:lpm", "num:bitmap", "num:range"), entries, limit (0: none), memory in bytes, the rules that
- * refer to it, the lookups of packets and how many found an entry.
+ * algorithm ("addr:hash", "addr:lpm", "num:bitmap", "num:range"),
+ * entries, limit (0: none), memory in bytes, the rules that refer to it,
+ * the lookups of packets and how many found an entry.
  *
  * Return: 0, or -EACCES if the reader may not see it.
  */

@@ -5,7 +5,8 @@
  * DOC: Named sets
  *
  * A set is a name, a family, an algorithm (set.h) and a body
- * (set_body.c): an instance of the algorithm, which holds the entries.  Rules refer to sets by name; the reference is taken
+ * (set_body.c): an instance of the algorithm, which holds the entries.
+ * Rules refer to sets by name; the reference is taken
  * when the rule is added (set_match.c) and given back when the rule is
  * freed, a grace period after no packet can see it, so a set that rules
  * refer to cannot be destroyed.  Packets reach a set only through rules:
