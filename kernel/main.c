@@ -48,7 +48,7 @@ static void __exit nfhp_mod_exit(void)
 module_init(nfhp_mod_init);
 module_exit(nfhp_mod_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("nf-hipac: IPv4 packet filter with a decision-tree classifier");
+MODULE_DESCRIPTION("nf-hipac: IPv4 and IPv6 packet filter with a decision-tree classifier");
 MODULE_AUTHOR("nf-hipac developers");
 MODULE_VERSION(NFHP_VERSION);
 MODULE_ALIAS_GENL_FAMILY(NFHP_GENL_NAME);
