@@ -139,8 +139,11 @@ S flush churn && ping_ok ||
 	nfhp_check "swap setup: the client's pings pass" false
 # The ping runs until the swap is done and 20 pings after it went
 # unanswered, however slow the host: a fixed -w lost the swap on a
-# loaded one.
-in_ns $ns_client $NFHP_PING -i 0.02 -w 300 -W 1 -O $SERVER_IP > "$tmp/swap" 2>&1 &
+# loaded one.  Started without in_ns: a function run in the background is
+# a subshell that ignores SIGINT, and the kill below would then wait for
+# -w's 300 s.
+ip netns exec $ns_client $NFHP_PING -i 0.02 -w 300 -W 1 -O $SERVER_IP \
+	> "$tmp/swap" 2>&1 &
 pid=$!
 sleep 2
 S swap churn other
