@@ -13,6 +13,7 @@
 #ifndef _NFHP_EXT_H
 #define _NFHP_EXT_H
 
+#include "counter.h"
 #include "spec.h"
 
 /* What &struct nfhp_ext_ops @target returns to let the next rule decide. */
@@ -53,7 +54,21 @@ enum nfhp_ext_result {
  * @stateless: optional: true when none of a handle's extensions keeps
  *	state of its own from packet to packet (a rate, a quota, a count),
  *	so that a rule sent again unchanged may keep its handle instead of
- *	starting afresh (adopt.c, "Adoption").  Without it: none may.
+ *	starting afresh (adopt.c, "Adoption").  Without it: none may.  The
+ *	dynamic states a keep-state rule made are not its handle's: they
+ *	stay with the rule a commit carries over.
+ * @bind: optional: tell a new handle its rule's counters, which a
+ *	keep-state rule's states count their packets on too
+ * @check_state: optional, needed by keep-state and check-state rules:
+ *	at its hook's check point, look the flow of @pkt up in the dynamic
+ *	states; for a live state, count the packet on it and its rule and
+ *	return its verdict, %NFHP_ACT_ACCEPT or %NFHP_ACT_DROP; else
+ *	%NFHP_ACT_NONE.  Runs on the packet path, as @match does.
+ * @retire: optional: the rule of a handle left the rule set in the commit
+ *	that just published.  Packets may run its extensions until the
+ *	grace period ends, but what it made for later packets (its dynamic
+ *	states) must go now; @destroy follows after the grace period.
+ *	Process context, under the commit's locks.
  */
 struct nfhp_ext_ops {
 	int (*create)(void *priv, const struct nfhp_rule_spec *spec,
@@ -65,6 +80,9 @@ struct nfhp_ext_ops {
 	bool (*rekey)(void *pkt, struct nfhp_key *key);
 	unsigned int (*hooks)(const void *ext);
 	bool (*stateless)(const void *ext);
+	void (*bind)(void *ext, struct nfhp_counter __percpu *cnt);
+	u8 (*check_state)(void *priv, void *pkt);
+	void (*retire)(void *priv, void *ext);
 };
 
 #endif /* _NFHP_EXT_H */

@@ -17,7 +17,8 @@
  * bytes, ranges and interface name, then the order's length (one byte)
  * and bytes, then the extensions' length (two bytes) and bytes, then the
  * number of set matches and per set match its direction, inversion and
- * name.
+ * name; last, for a keep-state or check-state rule only, its mode, and a
+ * limit's fields (one byte) and count (four).
  *
  * Return: the length of the packed data, header not included.
  */
@@ -37,6 +38,8 @@ size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
 	for (i = 0; i < nfhp_spec_nsetm(s); i++)
 		len += 3 + (s->setm[i].has_value ? 8 : 0) +
 		       strnlen(s->setm[i].name, sizeof(s->setm[i].name) - 1);
+	if (s->state.mode)
+		len += s->state.limit ? 6 : 1;
 	return len;
 }
 
@@ -100,6 +103,14 @@ void nfhp_spec_pack_into(struct nfhp_packed_spec *p,
 			d += 8;
 		}
 		d = nfhp_put_str(d, s->setm[i].name, sizeof(s->setm[i].name));
+	}
+	if (s->state.mode) {
+		*d++ = s->state.mode;
+		if (s->state.limit) {
+			*d++ = s->state.limit_by;
+			memcpy(d, &s->state.limit, 4);
+			d += 4;
+		}
 	}
 	p->len = d - p->data;
 }
@@ -187,6 +198,14 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		}
 		d = nfhp_get_str(d, s->setm[i].name);
 	}
+	memset(&s->state, 0, sizeof(s->state));
+	if (d == p->data + p->len)
+		return;
+	s->state.mode = *d++;
+	if (d == p->data + p->len)
+		return;
+	s->state.limit_by = *d++;
+	memcpy(&s->state.limit, d, 4);
 }
 
 /**

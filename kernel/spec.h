@@ -71,6 +71,20 @@ struct nfhp_setm_spec {
 };
 
 /**
+ * struct nfhp_state_spec - a rule's part in the dynamic states
+ *	(NFHPA_RULE_STATE)
+ * @mode: &enum nfhp_rstate_mode
+ * @limit_by: keep-state with a limit: the %NFHP_STATE_LIMIT_* fields of
+ *	the creating flow that make a parent; 0 without a limit
+ * @limit: keep-state: at most this many states per parent, 0 for no limit
+ */
+struct nfhp_state_spec {
+	u8 mode;
+	u8 limit_by;
+	u32 limit;
+};
+
+/**
  * struct nfhp_rule_spec - one rule as written by the user
  * @nmatch: number of entries in @m, at most one per dimension
  * @m: the dimension matches, sorted by @m[i].dim
@@ -83,6 +97,7 @@ struct nfhp_setm_spec {
  * @nsetm: set matches in @setm
  * @setm: the set matches, run by &struct nfhp_ext_ops with the xtables
  *	matches, before them
+ * @state: keep-state or check-state, and a keep-state's limit
  * @ext_len: bytes in @ext, 0 for a rule the tree classifies alone
  * @ext: the matches and target the tree does not know, opaque to the
  *	core: the payload of NFHPA_RULE_XT, read by &struct nfhp_ext_ops
@@ -97,6 +112,7 @@ struct nfhp_rule_spec {
 	u8 order[NFHP_MAX_ORDER];
 	u8 nsetm;
 	struct nfhp_setm_spec setm[NFHP_MAX_SETM];
+	struct nfhp_state_spec state;
 	u16 ext_len;
 	u8 ext[NFHP_XT_MAXLEN] __aligned(8);
 };

@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
+#include <linux/nf_hipac.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -149,12 +150,10 @@ struct nfhp_state_pkt {
 	u32 len;
 };
 
-/* The fields a limit counts by (&struct nfhp_state_rule.limit_mask). */
-#define NFHP_STATE_LIMIT_SRC_ADDR	0x01
-#define NFHP_STATE_LIMIT_SRC_PORT	0x02
-#define NFHP_STATE_LIMIT_DST_ADDR	0x04
-#define NFHP_STATE_LIMIT_DST_PORT	0x08
-#define NFHP_STATE_LIMIT_ALL		0x0f
+/*
+ * The fields a limit counts by (&struct nfhp_state_rule.limit_mask) are
+ * the uapi's NFHP_STATE_LIMIT_*.
+ */
 
 /**
  * struct nfhp_state_rule - what a keep-state rule gives the states it makes

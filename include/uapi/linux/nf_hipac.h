@@ -217,6 +217,25 @@
  *             inverts the whole.  -EINVAL for one alone or MIN > MAX.
  *         Set matches run after the native dimensions matched, before
  *         the xtables matches.
+ *     NFHPA_RULE_STATE: NLA_NESTED, at most one: the rule's part in
+ *         nf-hipac's own dynamic states (not nf_conntrack's).  A hook's
+ *         check point is the position of its first keep-state or
+ *         check-state rule, user chains flattened in: a packet that gets
+ *         that far without a verdict is looked up there, by its flow in
+ *         either direction, and a live state gives it the verdict of the
+ *         rule that made it.  It is a position, not a rule to match: a
+ *         reply is checked there whether or not it would enter the user
+ *         chain that holds the rule.
+ *         NFHPA_RSTATE_MODE: NLA_U8, enum nfhp_rstate_mode, required
+ *         NFHPA_RSTATE_LIMIT: NLA_U32, KEEP only: at most this many of the
+ *             rule's states per parent, 1 or more; beyond it the state is
+ *             refused and the rule does not match
+ *         NFHPA_RSTATE_LIMIT_BY: NLA_U8, NFHP_STATE_LIMIT_* bits, with
+ *             LIMIT only: the fields of the creating packet's flow that
+ *             make a parent (NFHP_STATE_LIMIT_SRC_ADDR when absent)
+ *         KEEP needs NFHP_ACT_ACCEPT or NFHP_ACT_DROP, the verdict its
+ *         states give; CHECK needs NFHP_ACT_NONE and no match, set match
+ *         or xtables extension.  -EINVAL otherwise.
  *
  * NFHPA_SET: NLA_NESTED
  *     NFHPA_SET_NAME: NLA_NUL_STRING, at most NFHP_SET_MAXNAMELEN - 1 bytes
@@ -338,6 +357,7 @@ enum nfhp_rule_attr {
 	NFHPA_RULE_XT,
 	NFHPA_RULE_ORDER,
 	NFHPA_RULE_SETM,
+	NFHPA_RULE_STATE,
 	__NFHPA_RULE_MAX
 };
 
@@ -678,5 +698,38 @@ enum nfhp_setm_dir {
 	NFHP_SETM_SPORT,
 	NFHP_SETM_DPORT,
 };
+
+/**
+ * enum nfhp_rstate_mode - a rule's part in the dynamic states
+ *	(NFHPA_RSTATE_MODE)
+ * @NFHP_RSTATE_NONE: none
+ * @NFHP_RSTATE_KEEP: keep-state ("-m keep-state"): when the rule matches,
+ *	a state is made for the packet's flow, whose later packets, either
+ *	way, get the rule's verdict at the check point
+ * @NFHP_RSTATE_CHECK: check-state ("-j CHECK-STATE"): a check point and
+ *	nothing else; a packet with no live state goes on to the next rule
+ */
+enum nfhp_rstate_mode {
+	NFHP_RSTATE_NONE,
+	NFHP_RSTATE_KEEP,
+	NFHP_RSTATE_CHECK,
+};
+
+enum nfhp_rstate_attr {
+	NFHPA_RSTATE_UNSPEC,
+	NFHPA_RSTATE_MODE,
+	NFHPA_RSTATE_LIMIT,
+	NFHPA_RSTATE_LIMIT_BY,
+	__NFHPA_RSTATE_MAX
+};
+
+#define NFHPA_RSTATE_MAX (__NFHPA_RSTATE_MAX - 1)
+
+/* The fields of a flow a limit counts by (NFHPA_RSTATE_LIMIT_BY). */
+#define NFHP_STATE_LIMIT_SRC_ADDR	0x01
+#define NFHP_STATE_LIMIT_SRC_PORT	0x02
+#define NFHP_STATE_LIMIT_DST_ADDR	0x04
+#define NFHP_STATE_LIMIT_DST_PORT	0x08
+#define NFHP_STATE_LIMIT_ALL		0x0f
 
 #endif /* _UAPI_LINUX_NF_HIPAC_H */
