@@ -48,6 +48,7 @@ void nfhp_rule_free(struct nfhp_ruleset *rs, struct nfhp_rule *r)
 	if (r->ext)
 		rs->ext_ops->destroy(rs->ext_priv, r->ext);
 	rs->nbound -= r->ext_hooks != NFHP_ALL_HOOKS;
+	rs->nstate -= r->state != NFHP_RSTATE_NONE;
 	nfhp_rule_body_free(&rs->mem, &r->body);
 	nfhp_rcounter_put(&rs->cpool, r->cnt);
 	nfhp_free(&rs->mem, r, sizeof(*r));
@@ -87,6 +88,50 @@ unsigned int nfhp_chain_hooks(struct nfhp_ruleset *rs,
 	return hooks;
 }
 
+/*
+ * A keep-state rule gives its states its verdict, ACCEPT or DROP; a
+ * check-state rule is a check point and nothing else.  Both need an
+ * evaluator that looks states up.
+ */
+static int nfhp_rule_state_check(const struct nfhp_ruleset *rs,
+				 const struct nfhp_rule_spec *spec,
+				 const char **msg)
+{
+	const struct nfhp_state_spec *st = &spec->state;
+
+	switch (st->mode) {
+	case NFHP_RSTATE_NONE:
+		return 0;
+	case NFHP_RSTATE_KEEP:
+		if (spec->action != NFHP_ACT_ACCEPT &&
+		    spec->action != NFHP_ACT_DROP) {
+			*msg = "keep-state needs -j ACCEPT or -j DROP";
+			return -EINVAL;
+		}
+		if (!st->limit != !st->limit_by ||
+		    st->limit_by & ~NFHP_STATE_LIMIT_ALL) {
+			*msg = "a state limit needs a count and its fields";
+			return -EINVAL;
+		}
+		break;
+	case NFHP_RSTATE_CHECK:
+		if (spec->action != NFHP_ACT_NONE || spec->nmatch ||
+		    spec->nsetm || spec->ext_len || st->limit) {
+			*msg = "CHECK-STATE takes no match: it checks every packet that reaches it";
+			return -EINVAL;
+		}
+		break;
+	default:
+		*msg = "unknown state mode";
+		return -EINVAL;
+	}
+	if (!rs->ext_ops || !rs->ext_ops->check_state) {
+		*msg = "this program cannot evaluate dynamic states";
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 /* Check @spec's extensions and make their handle for @r. */
 static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 			 const struct nfhp_rule_spec *spec, unsigned int hooks,
@@ -95,7 +140,8 @@ static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 	bool matches = false;
 	int err;
 
-	if (!spec->ext_len && !spec->nsetm) {
+	if (!spec->ext_len && !spec->nsetm &&
+	    spec->state.mode != NFHP_RSTATE_KEEP) {
 		if (spec->action != NFHP_ACT_XT)
 			return 0;
 		*msg = "an xtables target needs its extension data";
@@ -114,6 +160,8 @@ static int nfhp_rule_ext(struct nfhp_ruleset *rs, struct nfhp_rule *r,
 	r->ext_match = matches;
 	if (rs->ext_ops->hooks)
 		r->ext_hooks = rs->ext_ops->hooks(r->ext) & NFHP_ALL_HOOKS;
+	if (rs->ext_ops->bind)
+		rs->ext_ops->bind(r->ext, r->cnt->pc);
 	return 0;
 }
 
@@ -145,10 +193,15 @@ int nfhp_rule_new(struct nfhp_ruleset *rs,
 		*msg = "xtables extensions too long";
 		return -EINVAL;
 	}
+	err = nfhp_rule_state_check(rs, spec, msg);
+	if (err)
+		return err;
+	err = -ENOMEM;
 	r = nfhp_alloc(&rs->mem, sizeof(*r));
 	if (!r)
 		goto out_nomem;
 	r->action = spec->action;
+	r->state = spec->state.mode;
 	r->gen = rs->gen;
 	r->ext_hooks = NFHP_ALL_HOOKS;
 	strscpy(r->target, spec->target, sizeof(r->target));
@@ -170,6 +223,7 @@ int nfhp_rule_new(struct nfhp_ruleset *rs,
 	if (err)
 		goto out_destroy_ext;
 	rs->nbound += r->ext_hooks != NFHP_ALL_HOOKS;
+	rs->nstate += r->state != NFHP_RSTATE_NONE;
 	*out = r;
 	return 0;
 out_destroy_ext:

@@ -10,6 +10,29 @@
  * entries with extensions or that are tested (nfhp_classify_walk()), and,
  * once a target changed the packet, walks the rest of the hook entry by
  * entry (nfhp_classify_linear()).
+ *
+ * DOC: The check point
+ *
+ * A hook with keep-state or check-state rules has a check point: the
+ * order of its first such entry (&struct nfhp_hook_tables.state_order).
+ * A packet that gets that far without a verdict is looked up in the
+ * dynamic states there (&struct nfhp_ext_ops.check_state), once: a live
+ * state decides, a miss lets the rules go on.  It is a position, not a
+ * rule the packet must match, so the reply to a flow that a keep-state
+ * rule of "-i eth0 -j inbound" let through finds its state whether or
+ * not it would enter "inbound".  The trees give the deciding entry; only
+ * when it comes at or after the check point is the packet looked up, so
+ * a packet decided earlier, and every packet of a hook without such
+ * rules, pays nothing.  Walks look up before the first entry they reach
+ * at or after it.
+ *
+ * Example: "-A FORWARD -s 10.0.0.0/8 -j DROP", "-A FORWARD -p tcp
+ * --dport 22 -m keep-state -j ACCEPT", policy DROP.  The check point is
+ * rule 2's order.  A packet from 10.1.1.1 is decided by rule 1 before it:
+ * no lookup.  The first SYN to port 22 reaches rule 2: no state yet, so
+ * rule 2's keep-state makes one and accepts.  The server's SYN-ACK is
+ * decided by the policy, after the check point: looked up, the state
+ * accepts it.
  */
 #include <linux/kernel.h>
 #include <linux/percpu.h>
@@ -85,6 +108,25 @@ static void nfhp_decide(const struct nfhp_tables *t, enum nfhp_hook hook,
 }
 
 /*
+ * At the check point of @hook: does a state decide the packet?  Fill
+ * @verdict if one does.
+ */
+static bool nfhp_state_decides(const struct nfhp_ruleset *rs,
+			       enum nfhp_hook hook, void *pkt,
+			       struct nfhp_verdict *verdict)
+{
+	u8 action = rs->ext_ops->check_state(rs->ext_priv, pkt);
+
+	if (action == NFHP_ACT_NONE)
+		return false;
+	verdict->hook = hook;
+	verdict->rule = NULL;
+	verdict->action = action;
+	verdict->hotdrop = false;
+	return true;
+}
+
+/*
  * The hit entry with the smallest order not yet walked, or NULL; @walk is
  * set to how its hit is walked.
  */
@@ -140,6 +182,7 @@ static enum nfhp_ext_result nfhp_eval_match(const struct nfhp_ruleset *rs,
  * @skip: entries ordered before this are skipped (returns, jumps not taken)
  * @key: the packet's key, brought up to date when a target changes it
  * @rekeyed: the trees' leaves no longer describe the packet
+ * @state_order: the hook's check point, U64_MAX once looked up
  */
 struct nfhp_walk {
 	const struct nfhp_ruleset *rs;
@@ -150,7 +193,19 @@ struct nfhp_walk {
 	u64 skip;
 	struct nfhp_key key;
 	bool rekeyed;
+	u64 state_order;
 };
+
+/* Before entry @e of a walk: a state decides at the check point? */
+static bool nfhp_walk_state_decides(struct nfhp_walk *w,
+				    const struct nfhp_entry *e,
+				    struct nfhp_verdict *verdict)
+{
+	if (likely(e->order < w->state_order))
+		return false;
+	w->state_order = U64_MAX;
+	return nfhp_state_decides(w->rs, w->hook, w->pkt, verdict);
+}
 
 static void nfhp_decide_hotdrop(struct nfhp_verdict *verdict)
 {
@@ -256,6 +311,8 @@ static void nfhp_classify_linear(struct nfhp_walk *w, u64 after,
 			       nfhp_entries_lower_bound(all, 0, all->n,
 							after + 1));
 	while ((e = nfhp_pageseq_iter_next(&it))) {
+		if (nfhp_walk_state_decides(w, e, verdict))
+			return;
 		if (untaken >= 0 && e->depth > untaken)
 			continue;
 		untaken = -1;
@@ -298,6 +355,8 @@ static void nfhp_classify_walk(struct nfhp_walk *w,
 	u8 how = 0;
 
 	while ((e = nfhp_merge_next(hit, nhits, pos, &how))) {
+		if (nfhp_walk_state_decides(w, e, verdict))
+			return;
 		if (e->order < w->skip)
 			continue;
 		if (how & NFHP_WALK_TESTED &&
@@ -334,8 +393,8 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 	unsigned int g, i, nhits = 0, hot, hots = nfhp_key_hot(key);
 	const struct nfhp_node *const *seq;
 	struct nfhp_hit hit[NFHP_GROUPS], *h;
+	u64 bound = U64_MAX, checked;
 	bool eval = false;
-	u64 bound = U64_MAX;
 
 	/*
 	 * Branch and bound: a tree can only beat the decision so far.  The
@@ -361,7 +420,7 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 	if (unlikely(eval)) {
 		struct nfhp_walk w = {
 			.rs = rs, .t = t, .hook = hook, .pkt = pkt, .len = len,
-			.key = *key,
+			.key = *key, .state_order = t->hooks[hook].state_order,
 		};
 
 		verdict->hook = hook;
@@ -371,12 +430,19 @@ void nfhp_classify(const struct nfhp_ruleset *rs, enum nfhp_hook hook,
 		nfhp_classify_walk(&w, hit, nhits, verdict);
 		return;
 	}
+	/* Past the check point: a state may decide before the rules. */
+	checked = t->hooks[hook].state_order;
+	if (likely(bound < checked) ||
+	    !nfhp_state_decides(rs, hook, pkt, verdict))
+		checked = U64_MAX;
 	/* Count what matched before the decision, in every tree, once. */
 	for (g = 0; g < nhits; g++) {
 		items = hit[g].items;
-		for (i = 0; items[i]->order < bound; i++)
+		for (i = 0; items[i]->order < min(bound, checked); i++)
 			nfhp_count(items[i], len);
 	}
+	if (checked != U64_MAX)
+		return;
 	nfhp_count(best, len);
 	nfhp_decide(t, hook, best, verdict);
 }

@@ -31,6 +31,7 @@
 #include "netlink.h"
 #include "pernet.h"
 #include "set_netlink.h"
+#include "state_rule.h"
 
 static struct genl_family nfhp_family;
 
@@ -88,6 +89,7 @@ static const struct nla_policy nfhp_rule_policy[NFHPA_RULE_MAX + 1] = {
 	[NFHPA_RULE_XT] = { .type = NLA_NESTED },
 	[NFHPA_RULE_ORDER] = { .type = NLA_BINARY, .len = NFHP_MAX_ORDER },
 	[NFHPA_RULE_SETM] = NLA_POLICY_NESTED(nfhp_setm_policy),
+	[NFHPA_RULE_STATE] = NLA_POLICY_NESTED(nfhp_rstate_policy),
 };
 
 static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
@@ -346,6 +348,7 @@ static void nfhp_spec_reset(struct nfhp_rule_spec *spec)
 	spec->comment[0] = 0;
 	spec->norder = 0;
 	spec->nsetm = 0;
+	memset(&spec->state, 0, sizeof(spec->state));
 	spec->ext_len = 0;
 }
 
@@ -429,6 +432,12 @@ static int nfhp_rule_decode(u8 family, struct nfhp_rule_spec *spec,
 		}
 		spec->ext_len = nla_len(tb[NFHPA_RULE_XT]);
 		memcpy(spec->ext, nla_data(tb[NFHPA_RULE_XT]), spec->ext_len);
+	}
+
+	if (tb[NFHPA_RULE_STATE]) {
+		ret = nfhp_rstate_decode(spec, tb[NFHPA_RULE_STATE], extack);
+		if (ret)
+			return ret;
 	}
 
 	memset(counters, 0, sizeof(*counters));
@@ -939,7 +948,7 @@ static int nfhp_put_rule(struct sk_buff *skb,
 	if (spec->ext_len && nla_put(skb, NFHPA_RULE_XT | NLA_F_NESTED,
 				     spec->ext_len, spec->ext))
 		goto err_cancel;
-	if (nfhp_setm_put_all(skb, spec))
+	if (nfhp_setm_put_all(skb, spec) || nfhp_rstate_put(skb, spec))
 		goto err_cancel;
 	ret = nfhp_put_counter(skb, NFHPA_RULE_COUNTERS, c);
 	if (ret)

@@ -84,6 +84,24 @@ static void nfhp_flat_free_replaced(struct nfhp_ruleset *rs,
 	memset(fl, 0, sizeof(*fl));
 }
 
+/*
+ * The removed rules' states go now, before the grace period that frees
+ * the rules: so no state outlives its rule, and a packet that found one
+ * may count on its rule until the grace period ends.
+ */
+static void nfhp_release_retire(struct nfhp_ruleset *rs,
+				const struct nfhp_rule_list *rules)
+{
+	unsigned int i;
+
+	if (!rs->nstate || !rs->ext_ops || !rs->ext_ops->retire)
+		return;
+	for (i = 0; i < rules->n; i++)
+		if (rules->r[i]->ext &&
+		    rules->r[i]->state == NFHP_RSTATE_KEEP)
+			rs->ext_ops->retire(rs->ext_priv, rules->r[i]->ext);
+}
+
 /**
  * nfhp_release_fill() - record what a commit replaced
  * @rs: the rule set
@@ -121,6 +139,7 @@ void nfhp_release_fill(struct nfhp_ruleset *rs,
 	}
 	rel->rules = rs->removed;
 	memset(&rs->removed, 0, sizeof(rs->removed));
+	nfhp_release_retire(rs, &rel->rules);
 	rs->created.n = 0;
 	rel->model = old;
 	if (!old)

@@ -68,6 +68,8 @@ static const char * const nfhp_hook_chain[NFHP_HOOK_MAX] = {
  * @adopt: while a commit adopts rules (nfhp_adopt()): on a committed rule,
  *	the transaction removed it and a duplicate may take it back; on a
  *	created one, it is a duplicate that gave way to a committed rule
+ * @state: &enum nfhp_rstate_mode: a keep-state rule (its handle @ext
+ *	makes the states) or a check-state rule
  * @target_hash: nfhp_name_hash() of @target, so that a commit's many
  *	lookups of jump targets hash no name (nfhp_chain_target())
  * @ext: the evaluator's handle of its extensions, or NULL
@@ -82,6 +84,7 @@ struct nfhp_rule {
 	u8 ext_match;
 	u8 ext_hooks;
 	u8 adopt;
+	u8 state;
 	u32 target_hash;
 	void *ext;
 	char target[NFHP_CHAIN_NAME_LEN];
@@ -190,6 +193,9 @@ struct nfhp_model {
  *	go on without the trees (nfhp_classify_linear()): a copy of the
  *	hook's sequence, whose table and pages do not change while it is
  *	published
+ * @state_order: the order of the hook's first keep-state or check-state
+ *	entry, its check point (classify.c, "The check point"); U64_MAX
+ *	when it has none
  */
 struct nfhp_hook_tables {
 	struct nfhp_node *root[NFHP_GROUPS];
@@ -197,6 +203,7 @@ struct nfhp_hook_tables {
 	u8 ntrees[2];
 	u8 policy;
 	struct nfhp_pageseq entries;
+	u64 state_order;
 };
 
 /**
@@ -537,6 +544,8 @@ struct nfhp_prepared {
  * @nbound: rules alive whose extensions are valid at some hooks only
  *	(nfhp_rule.ext_hooks): while there are any, a commit checks that no
  *	user chain holding one is reached from another hook
+ * @nstate: rules alive that are keep-state or check-state: without any,
+ *	a commit looks for no check point
  * @any: a box that matches everything, for the policies
  * @where: where each committed rule stands, built when first asked
  *	(nfhp_rule_locate()), dropped at every commit; NULL when not built
@@ -586,6 +595,7 @@ struct nfhp_ruleset {
 	const struct nfhp_ext_ops *ext_ops;
 	void *ext_priv;
 	unsigned int nbound;
+	unsigned int nstate;
 	struct nfhp_box any;
 	struct nfhp_where *where;
 	u32 where_mask;

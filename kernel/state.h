@@ -163,6 +163,10 @@ struct nfhp_state_pkt {
  * @limit: at most this many states per parent; 0 for no limit
  * @limit_mask: the fields of the creating packet's flow that make its
  *	parent, %NFHP_STATE_LIMIT_*
+ * @retired: the rule is going: it makes no more states.  Set with
+ *	WRITE_ONCE() before the rule's states are flushed, and read under
+ *	the bucket lock a new state is linked under, so no state slips in
+ *	behind the flush.
  */
 struct nfhp_state_rule {
 	const void *rule;
@@ -170,6 +174,7 @@ struct nfhp_state_rule {
 	u32 verdict;
 	u32 limit;
 	u8 limit_mask;
+	bool retired;
 };
 
 /**

@@ -467,6 +467,10 @@ static struct nfhp_state *nfhp_state_new(struct nfhp_state_table *t,
 	struct nfhp_state_parent *parent = NULL;
 	struct nfhp_state *s;
 
+	if (READ_ONCE(rule->retired)) {
+		*err = -ENOENT;
+		return NULL;
+	}
 	if (atomic_inc_return(&t->count) > (int)READ_ONCE(t->tun.max_states)) {
 		atomic_long_inc(&t->stats.refused_max);
 		*err = -ENOSPC;
@@ -515,7 +519,7 @@ err_count:
  *
  * Return: 0 with a new state; -EEXIST with the live one found; or the
  * state refused: -ENOSPC at max_states or max_parents, -EDQUOT at the
- * rule's limit, -ENOMEM.
+ * rule's limit, -ENOMEM, -ENOENT for a rule @rule.retired.
  */
 int nfhp_state_keep(struct nfhp_state_table *t,
 		    const struct nfhp_state_pkt *pkt,

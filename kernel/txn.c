@@ -313,6 +313,27 @@ static bool nfhp_fold_stale(struct nfhp_ruleset *rs, int h)
 	       fold != fl->fold;
 }
 
+/*
+ * The order of the first keep-state or check-state entry of @e, a hook's
+ * check point (classify.c), or U64_MAX.  Such rules usually come early,
+ * as ipfw's check-state does, so the walk is short; rule sets without
+ * any take none.
+ */
+static u64 nfhp_state_order(const struct nfhp_ruleset *rs,
+			    const struct nfhp_pageseq *e)
+{
+	const struct nfhp_entry *en;
+	struct nfhp_pageseq_iter it;
+
+	if (!rs->nstate)
+		return U64_MAX;
+	nfhp_pageseq_iter_init(&it, e, 0);
+	while ((en = nfhp_pageseq_iter_next(&it)))
+		if (en->rule && en->rule->state != NFHP_RSTATE_NONE)
+			return en->order;
+	return U64_MAX;
+}
+
 /* Build the trees of one hook's entries into @t->hooks[@h].root. */
 static int nfhp_build_groups(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 			     struct nfhp_tables *t, int h)
@@ -414,6 +435,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 				&flat[h] : &rs->hooks[h].flat;
 
 			t->hooks[h].entries = fl->e;
+			t->hooks[h].state_order = nfhp_state_order(rs, &fl->e);
 		}
 		nfhp_tables_sequence(t);
 		return 0;

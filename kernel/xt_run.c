@@ -22,6 +22,7 @@
 
 #include "ext.h"
 #include "set_match.h"
+#include "state_rule.h"
 #include "xt_run.h"
 
 /**
@@ -55,6 +56,8 @@ struct nfhp_xt_item {
  * @nsetm: set matches in @setm
  * @setm: the rule's set matches, run before the xtables matches
  *	(set_match.c)
+ * @keep: keep-state: the states are made after every other match matched
+ * @ks: what a keep-state rule gives its states (state_rule.c)
  * @target: the target, if any
  * @match: the matches, in order
  */
@@ -71,6 +74,8 @@ struct nfhp_xt_rule {
 	bool stateless;
 	unsigned int nsetm;
 	struct nfhp_setm setm[NFHP_MAX_SETM];
+	bool keep;
+	struct nfhp_keep_state ks;
 	struct nfhp_xt_item target;
 	struct nfhp_xt_item match[];
 };
@@ -435,7 +440,10 @@ static int nfhp_xt_create(void *priv, u8 family,
 		       nfhp_xt_name_stateless(x->target.target->name);
 	for (n = 0; n < x->nmatch; n++)
 		x->stateless &= nfhp_xt_name_stateless(x->match[n].match->name);
-	*matches = x->nmatch || x->nsetm;
+	x->keep = spec->state.mode == NFHP_RSTATE_KEEP;
+	if (x->keep)
+		nfhp_keep_state_init(&x->ks, spec);
+	*matches = x->nmatch || x->nsetm || x->keep;
 	*ext = x;
 	return 0;
 }
@@ -486,6 +494,8 @@ static enum nfhp_ext_result nfhp_xt_match(const void *ext, void *pkt)
 		if (!match)
 			return NFHP_EXT_NOMATCH;
 	}
+	if (x->keep)
+		return nfhp_keep_state(x->net, p, &x->ks);
 	return NFHP_EXT_MATCH;
 }
 
@@ -528,6 +538,21 @@ static bool nfhp_xt_stateless(const void *ext)
 	return x->stateless;
 }
 
+static void nfhp_xt_bind(void *ext, struct nfhp_counter __percpu *cnt)
+{
+	struct nfhp_xt_rule *x = ext;
+
+	x->ks.cnt = cnt;
+}
+
+static void nfhp_xt_retire(void *priv, void *ext)
+{
+	struct nfhp_xt_rule *x = ext;
+
+	if (x->keep)
+		nfhp_keep_state_retire(x->net, &x->ks);
+}
+
 /* Of the dimensions, only the mark can change in the filter table. */
 static bool nfhp_xt_rekey(void *pkt, struct nfhp_key *key)
 {
@@ -547,6 +572,9 @@ const struct nfhp_ext_ops nfhp_xt_ops = {
 	.rekey = nfhp_xt_rekey,
 	.hooks = nfhp_xt_hooks,
 	.stateless = nfhp_xt_stateless,
+	.bind = nfhp_xt_bind,
+	.check_state = nfhp_check_state,
+	.retire = nfhp_xt_retire,
 };
 
 const struct nfhp_ext_ops nfhp_xt6_ops = {
@@ -557,4 +585,7 @@ const struct nfhp_ext_ops nfhp_xt6_ops = {
 	.rekey = nfhp_xt_rekey,
 	.hooks = nfhp_xt_hooks,
 	.stateless = nfhp_xt_stateless,
+	.bind = nfhp_xt_bind,
+	.check_state = nfhp_check_state,
+	.retire = nfhp_xt_retire,
 };
