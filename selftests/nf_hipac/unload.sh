@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # rmmod with rule sets loaded in two namespaces (one with a conntrack state
-# rule, one in the middle of an open transaction held by a sleeping
-# restore) must succeed and leave traffic flowing; the module is then
+# rule and a keep-state rule with its state, one in the middle of an open
+# transaction held by a sleeping restore) must succeed and leave traffic flowing; the module is then
 # inserted again for the tests that follow, with empty rule sets.
 #
 # nfhp-timeout: 300
@@ -25,10 +25,16 @@ nfhp_check "router: state rule" \
 nfhp_check "router: -N c" r -N c
 nfhp_check "router: -A FORWARD -p icmp -j c" r -A FORWARD -p icmp -j c
 nfhp_check "router: -A c -j ACCEPT" r -A c -j ACCEPT
+nfhp_check "router: keep-state for udp/5353" \
+	r -A FORWARD -p udp --dport 5353 -m keep-state -j ACCEPT
 nfhp_check "server: -A INPUT -p udp -j DROP" \
 	nfhp_in $ns_server -A INPUT -p udp -j DROP
 nfhp_check "rules act: tcp blocked" tcp_fail 8080
 nfhp_check "rules act: ping passes" ping_ok
+nfhp_check "rules act: udp/5353 passes, its state kept" udp_ok 5353
+nfhp_check "a state in the router's table" \
+	[ "$(in_ns $ns_router awk '$1 == "states:" { print $2 }' \
+	     /proc/net/nf-hipac/states)" -ge 1 ]
 
 # An open transaction: restore reads its input from a pipe that stays
 # open, so the transaction is still pending at rmmod time.

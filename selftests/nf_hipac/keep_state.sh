@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# keep-state and check-state on real packets (issue 45).  With FORWARD's
+# policy DROP and keep-state rules for the client's side only, the replies
+# of TCP, UDP and ICMP come back through nf-hipac's own states, with
+# nf_conntrack not loaded, and the server cannot open a flow of its own.
+# A state's packets count on its rule.  A UDP state dies after its
+# lifetime, which /proc sets; deleting a rule ends its states at once; a
+# limit of two states per source refuses a third flow, and the rule then
+# does not match.  CHECK-STATE moves the check point before a rule that
+# would drop the replies.  Each namespace has its own states.  IPv6 too.
+#
+# nfhp-timeout: 300
+
+source "$(dirname "$0")/lib.sh"
+
+nfhp_require_hipac
+nfhp_require_cmd python3 ping
+nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
+nf_hipac_setup6 || { nfhp_log "FAIL: IPv6 setup"; exit 1; }
+
+r() { nfhp_in $ns_router "$@"; }
+r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
+file=/proc/net/nf-hipac/states
+
+# field NAME [NS] - what /proc shows for NAME in NS (default the router).
+field() { in_ns "${2:-$ns_router}" awk -v n="$1:" '$1 == n { print $2 }' $file; }
+refused_limit() { in_ns $ns_router awk '/^refused \(limit\)/ { print $3 }' $file; }
+
+# from SPORT CMD... - CMD with the client's source port SPORT.
+from() { local NFHP_SPORT=$1; shift; "$@"; }
+
+# back_ok CPORT SPORT - a datagram from the server's SPORT to the client's
+# CPORT, and its answer: the reverse of the client's flow CPORT -> SPORT,
+# which only a state lets through.
+back_ok() { NFHP_SPORT=$2 nfhp_conn udp "$1" $ns_server $ns_client $CLIENT_IP; }
+back_fail() { back_ok "$@"; [ $? -eq 1 ]; }
+
+# No conntrack: the states are nf-hipac's own.  Another test of the same
+# boot may have loaded it; take it out if nothing holds it.
+modprobe -r nf_conntrack 2>/dev/null
+ct_absent() { ! grep -q '^nf_conntrack ' /proc/modules; }
+ct_absent && ct_was_absent=1
+
+cif=$ROUTER_CLIENT_IF
+nfhp_check "-P FORWARD DROP" r -P FORWARD DROP
+nfhp_check "keep-state rules for the client's udp 9000:9010 (limit 2), udp 5353, tcp, icmp" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore' <<EOF
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -i $cif -p udp -m udp --dport 9000:9010 -m keep-state --state-limit 2 --state-limit-by src-addr -j ACCEPT
+-A FORWARD -i $cif -p udp -m udp --dport 5353 -m keep-state -j ACCEPT
+-A FORWARD -i $cif -p tcp -m keep-state -j ACCEPT
+-A FORWARD -i $cif -p icmp -m keep-state -j ACCEPT
+COMMIT
+EOF"
+nfhp_check "no states yet" [ "$(field states)" = 0 ]
+nfhp_check "tcp/8080: the replies come back" tcp_ok 8080
+nfhp_check "udp/5353: the reply comes back" udp_ok 5353
+nfhp_check "ping: the echo reply comes back" ping_ok
+nfhp_check "states were made" [ "$(field created)" -ge 3 ]
+nfhp_check "the server cannot open a tcp flow to the client" \
+	tcp_fail 8080 $ns_server $ns_client $CLIENT_IP
+nfhp_check "nor ping it" ping_fail $ns_server $CLIENT_IP
+if [ -n "${ct_was_absent:-}" ]; then
+	nfhp_check "nf_conntrack was never loaded" ct_absent
+else
+	nfhp_log "  nf_conntrack was loaded before and is held: not checked"
+fi
+nfhp_check "the client's namespace has no states" \
+	[ "$(field states $ns_client)" = 0 ]
+
+nfhp_check "-S prints keep-state back" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 grep -qx -- '-A FORWARD -i $cif -p tcp -m keep-state -j ACCEPT'"
+nfhp_check "-S prints the limit back" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 grep -q -- '--state-limit 2 --state-limit-by src-addr'"
+# The tcp rule counted the client's packets and, through the state, the
+# server's: at least the two SYNs and the data both ways.
+tcp_pkts=$(r -L FORWARD -n -v -x | awk '$3 == "ACCEPT" && $4 == "tcp" { print $1 }')
+nfhp_check "the tcp rule counts both ways ($tcp_pkts packets)" \
+	[ "${tcp_pkts:-0}" -ge 6 ]
+
+# Lifetimes: a UDP state lives udp_lifetime after its last packet.
+nfhp_check "udp_lifetime 2" in_ns $ns_router sh -c "echo 'udp_lifetime 2' > $file"
+nfhp_check "udp 40001 -> 5353 makes a state" from 40001 udp_ok 5353
+nfhp_check "5353 -> 40001, the flow's reverse, passes" back_ok 40001 5353
+sleep 4
+nfhp_check "4 s later the state is dead: 5353 -> 40001 dropped" \
+	back_fail 40001 5353
+nfhp_check "udp_lifetime 10 again" in_ns $ns_router sh -c "echo 'udp_lifetime 10' > $file"
+
+# Deleting a rule ends its states at once.
+nfhp_check "udp 40002 -> 5353" from 40002 udp_ok 5353
+nfhp_check "udp 40002 -> 5353: its reverse passes" back_ok 40002 5353
+before=$(field states)
+nfhp_check "-D the udp/5353 rule" r -D FORWARD 2
+after=$(field states)
+nfhp_check "its states went with it ($before, then $after)" \
+	[ "$after" -lt "$before" ]
+nfhp_check "5353 -> 40002 dropped now" back_fail 40002 5353
+nfhp_check "the tcp rule's states stay: tcp/8080 still works" tcp_ok 8080
+
+# A limit: two states per client address, then the rule does not match.
+refused=$(refused_limit)
+nfhp_check "udp 41000 -> 9000 passes (state 1 of 2)" from 41000 udp_ok 9000
+nfhp_check "udp 41001 -> 9001 passes (state 2 of 2)" from 41001 udp_ok 9001
+nfhp_check "udp 41002 -> 9002 dropped: a third state refused" \
+	from 41002 udp_fail 9002
+nfhp_check "refused (limit) counted" [ "$(refused_limit)" -gt "$refused" ]
+nfhp_check "udp 41001 -> 9001 again: its state is there" \
+	from 41001 udp_ok 9001
+
+# CHECK-STATE: a rule that drops the server's side before the first
+# keep-state rule hides the states, unless CHECK-STATE comes first.
+nfhp_check "-I 1 -i server side -j DROP" r -I FORWARD 1 -i $ROUTER_SERVER_IF -j DROP
+nfhp_check "tcp/8080 fails: its replies die before the check point" tcp_fail 8080
+nfhp_check "-I 1 -j CHECK-STATE" r -I FORWARD 1 -j CHECK-STATE
+nfhp_check "tcp/8080 works: the check point comes first" tcp_ok 8080
+nfhp_check "-L shows CHECK-STATE" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -L FORWARD -n |
+		 grep -q '^CHECK-STATE'"
+nfhp_check "CHECK-STATE with a match refused" \
+	fails 2 "CHECK-STATE" r -A FORWARD -p tcp -j CHECK-STATE
+nfhp_check "keep-state with a jump refused" \
+	fails 2 "keep-state" r -A FORWARD -p tcp -m keep-state -j RETURN
+
+# IPv6: the same table, the flows of both families apart.
+nfhp_check "IPv6: -P FORWARD DROP" r6 -P FORWARD DROP
+nfhp_check "IPv6: keep-state for the client's side" \
+	r6 -A FORWARD -i $cif -m keep-state -j ACCEPT
+nfhp_check "IPv6: tcp/8080 replies come back" \
+	tcp_ok 8080 $ns_client $ns_server $SERVER6
+nfhp_check "IPv6: ping6 answered" ping_ok $ns_client $SERVER6
+nfhp_check "IPv6: the server cannot open a flow" \
+	tcp_fail 8080 $ns_server $ns_client $CLIENT6
+
+nfhp_check "flush both families: no state left" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac6' -F &&
+		 [ \"\$(ip netns exec $ns_router awk '\$1 == \"states:\" { print \$2 }' $file)\" = 0 ]"
+
+exit $nfhp_rc
