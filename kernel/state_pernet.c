@@ -6,7 +6,11 @@
  * the namespace is, with ipfw's settings, and a tick: a delayed work
  * that every %NFHP_STATES_TICK_MS walks a budget of the table's buckets,
  * freeing the dead states, and grows the table when the states outnumber
- * the buckets (nfhp_state_tick()).  The clock of the states is jiffies.
+ * the buckets (nfhp_state_tick()).  The tick runs only while there is
+ * work: the first state kicks it (nfhp_states_kick()), and it stops once
+ * the table is empty, not growing and holding no old array, so that the
+ * namespaces of a host without states never wake.  The clock of the
+ * states is jiffies.
  * The namespace's end stops the tick before it destroys the table; the
  * module's unload ends every namespace's nf-hipac the same way.
  */
@@ -20,16 +24,34 @@
  * @work: &struct nfhp_states.tick
  *
  * Runs nfhp_state_tick() under the states' mutex and comes back in
- * %NFHP_STATES_TICK_MS.
+ * %NFHP_STATES_TICK_MS while the table has work left.  A state made
+ * after the check kicks it again: the work is not pending while it runs.
  */
 static void nfhp_states_tick(struct work_struct *work)
 {
 	struct nfhp_states *st = container_of(to_delayed_work(work),
 					      struct nfhp_states, tick);
+	struct nfhp_state_table *t = &st->table;
+	bool idle;
 
 	mutex_lock(&st->lock);
-	nfhp_state_tick(&st->table, jiffies, NFHP_STATES_TICK_BUDGET);
+	nfhp_state_tick(t, jiffies, NFHP_STATES_TICK_BUDGET);
+	idle = !atomic_read(&t->count) && !nfhp_state_growing(t) &&
+	       !t->retired;
 	mutex_unlock(&st->lock);
+	if (!idle)
+		nfhp_states_kick(st);
+}
+
+/**
+ * nfhp_states_kick() - make sure the tick comes
+ * @st: the namespace's states, which just got a state
+ *
+ * Any context, the packet path included: a no-op while the tick is
+ * pending.
+ */
+void nfhp_states_kick(struct nfhp_states *st)
+{
 	queue_delayed_work(system_power_efficient_wq, &st->tick,
 			   msecs_to_jiffies(NFHP_STATES_TICK_MS));
 }
@@ -52,10 +74,8 @@ int nfhp_states_init(struct nfhp_states *st, u64 mem_limit)
 	ret = nfhp_state_table_init(&st->table, &st->mem, &tun, HZ, &st->lock);
 	if (ret)
 		goto err_mutex;
-	st->ready = true;
 	INIT_DELAYED_WORK(&st->tick, nfhp_states_tick);
-	queue_delayed_work(system_power_efficient_wq, &st->tick,
-			   msecs_to_jiffies(NFHP_STATES_TICK_MS));
+	st->ready = true;
 	return 0;
 
 err_mutex:

@@ -23,7 +23,7 @@
  * @mem: the account of the table's memory
  * @table: the states; the packet path reads it under rcu_read_lock()
  * @tick: the delayed work that expires states and grows the table, a
- *	budget of buckets every %NFHP_STATES_TICK_MS
+ *	budget of buckets every %NFHP_STATES_TICK_MS while it has work
  * @ready: @table is initialized; the tick and /proc may use it
  */
 struct nfhp_states {
@@ -36,5 +36,6 @@ struct nfhp_states {
 
 int nfhp_states_init(struct nfhp_states *st, u64 mem_limit);
 void nfhp_states_exit(struct nfhp_states *st);
+void nfhp_states_kick(struct nfhp_states *st);
 
 #endif /* _NFHP_STATE_PERNET_H */

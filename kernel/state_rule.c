@@ -224,6 +224,8 @@ enum nfhp_ext_result nfhp_keep_state(struct net *net,
 
 	nfhp_state_pkt_fill(&sp, p);
 	err = nfhp_state_keep(&st->table, &sp, &ks->rule, jiffies, &s);
+	if (!err)
+		nfhp_states_kick(st);
 	if (!err || err == -EEXIST || err == -ENOENT)
 		return NFHP_EXT_MATCH;
 	return NFHP_EXT_NOMATCH;
