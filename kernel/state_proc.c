@@ -7,8 +7,9 @@
  * "NAME VALUE" sets one of the lifetimes (syn_lifetime, ack_lifetime,
  * fin_lifetime, rst_lifetime, udp_lifetime, short_lifetime; 1 to
  * %NFHP_STATE_LIFETIME_MAX seconds), which states take when they are
- * next renewed, or max_states, the most states the table holds (1 to
- * INT_MAX, as its memory can be reserved).
+ * next renewed, or max_states, the most states the table holds, or
+ * max_parents, the most parents of limits (1 to INT_MAX each, as their
+ * memory can be reserved).
  * Reading needs what the other files need (proc.c); writing needs
  * CAP_NET_ADMIN.
  */
@@ -84,6 +85,10 @@ static int nfhp_states_show(struct seq_file *m, void *v)
 	}
 	seq_printf(m, "states:            %14d\n", atomic_read(&t->count));
 	seq_printf(m, "max_states:        %14u\n", READ_ONCE(t->tun.max_states));
+	seq_printf(m, "parents:           %14d\n",
+		   atomic_read(&t->parent_count));
+	seq_printf(m, "max_parents:       %14u\n",
+		   READ_ONCE(t->tun.max_parents));
 	seq_printf(m, "buckets:           %14u\n", nfhp_state_buckets(t));
 	seq_printf(m, "created:           %14ld\n",
 		   atomic_long_read(&t->stats.created));
@@ -141,11 +146,17 @@ static int nfhp_states_write(struct file *file, char *buf, size_t size)
 	if (!st->ready)
 		goto out;
 	ret = -EINVAL;
+	/* The table counts its states and parents in ints. */
 	if (!strcmp(name, "max_states")) {
-		/* The table counts its states in an int. */
 		if (n && n <= INT_MAX)
 			ret = nfhp_state_set_bounds(&st->table, n,
 						    st->table.tun.max_parents);
+		goto out;
+	}
+	if (!strcmp(name, "max_parents")) {
+		if (n && n <= INT_MAX)
+			ret = nfhp_state_set_bounds(&st->table,
+						    st->table.tun.max_states, n);
 		goto out;
 	}
 	for (i = 0; i < ARRAY_SIZE(nfhp_state_lifetimes); i++) {

@@ -41,6 +41,9 @@ nfhp_check "the file is there" in_ns $ns_a test -r $file
 nfhp_check "no states" is $ns_a states 0
 nfhp_check "256 buckets" is $ns_a buckets 256
 nfhp_check "max_states 16384" is $ns_a max_states 16384
+nfhp_check "max_parents 4096, none used" \
+	bash -c "[ '$(field $ns_a max_parents)' = 4096 ] &&
+		 [ '$(field $ns_a parents)' = 0 ]"
 lifetimes=$(for n in syn ack fin rst udp short; do
 	field $ns_a ${n}_lifetime; done | tr '\n' ' ')
 nfhp_check "ipfw's lifetimes" [ "$lifetimes" = "20 300 1 1 10 5 " ]
@@ -48,6 +51,9 @@ nfhp_check "udp_lifetime 2 taken" set_ $ns_a "udp_lifetime 2"
 nfhp_check "udp_lifetime shows 2" is $ns_a udp_lifetime 2
 nfhp_check "max_states 100 taken" set_ $ns_a "max_states 100"
 nfhp_check "max_states shows 100" is $ns_a max_states 100
+nfhp_check "max_parents 50 taken" set_ $ns_a "max_parents 50"
+nfhp_check "max_parents shows 50" is $ns_a max_parents 50
+nfhp_check "max_parents 0 refused" refused $ns_a "max_parents 0"
 nfhp_check "a lifetime of 0 refused" refused $ns_a "syn_lifetime 0"
 nfhp_check "a lifetime over a month refused" \
 	refused $ns_a "syn_lifetime 2592001"
