@@ -1182,22 +1182,30 @@ static int parse_multiport(struct pstate *ps, int dim, u8 syntax,
 	return 0;
 }
 
+/* The entry of the NULL-terminated @names called @name, any case, or NULL. */
+static const struct nfhp_flag_name *
+flag_by_name(const struct nfhp_flag_name *names, const char *name)
+{
+	for (; names->name; names++)
+		if (!strcasecmp(name, names->name))
+			return names;
+	return NULL;
+}
+
 static int parse_tcp_flag_list(struct pstate *ps, const char *s, u8 *out)
 {
+	const struct nfhp_flag_name *flag;
 	char buf[128], *tok, *save;
-	size_t i;
 
 	*out = 0;
 	strscpy(buf, s, sizeof(buf));
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; nfhp_tcp_flag_names[i].name; i++)
-			if (!strcasecmp(tok, nfhp_tcp_flag_names[i].name))
-				break;
-		if (!nfhp_tcp_flag_names[i].name)
+		flag = flag_by_name(nfhp_tcp_flag_names, tok);
+		if (!flag)
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "Unknown TCP flag `%s'", tok);
-		*out |= nfhp_tcp_flag_names[i].value;
+		*out |= flag->value;
 	}
 	return 0;
 }
@@ -1278,6 +1286,7 @@ static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 static int parse_states(struct pstate *ps, const char *arg, bool inv,
 			bool ct)
 {
+	const struct nfhp_flag_name *state;
 	char buf[256], *tok, *p;
 	struct nfhp_dim_match *m;
 	unsigned int bits = 0, i;
@@ -1287,10 +1296,8 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 			    "\"--state\" requires a list of states with no spaces, e.g. ESTABLISHED,RELATED");
 	strscpy(buf, arg, sizeof(buf));
 	for (p = buf; (tok = strsep(&p, ",")); ) {
-		for (i = 0; nfhp_state_names[i].name; i++)
-			if (!strcasecmp(tok, nfhp_state_names[i].name))
-				break;
-		if (!nfhp_state_names[i].name) {
+		state = flag_by_name(nfhp_state_names, tok);
+		if (!state) {
 			if (ct && (!strcasecmp(tok, "SNAT") ||
 				   !strcasecmp(tok, "DNAT")))
 				return refuse(ps, ps->cur_seq,
@@ -1299,7 +1306,7 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 			return fail(ps, NFHP_EXIT_PARAM, "Bad %s \"%s\"",
 				    ct ? "ctstate" : "state", tok);
 		}
-		bits |= 1u << nfhp_state_names[i].value;
+		bits |= 1u << state->value;
 	}
 	m = dim_new(ps, NFHP_DIM_STATE, NFHP_FORM_RANGES,
 		    ct ? NFHP_SYN_CONNTRACK : NFHP_SYN_STATE, inv);
