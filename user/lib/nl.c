@@ -196,6 +196,22 @@ static void put_setm(struct nlmsghdr *nlh, const struct nfhp_setm_spec *m)
 	mnl_attr_nest_end(nlh, nest);
 }
 
+/* NFHPA_RULE_STATE, for a keep-state or check-state rule only. */
+static void put_state(struct nlmsghdr *nlh, const struct nfhp_state_spec *st)
+{
+	struct nlattr *nest;
+
+	if (st->mode == NFHP_RSTATE_NONE)
+		return;
+	nest = mnl_attr_nest_start(nlh, NFHPA_RULE_STATE);
+	mnl_attr_put_u8(nlh, NFHPA_RSTATE_MODE, st->mode);
+	if (st->limit) {
+		mnl_attr_put_u32(nlh, NFHPA_RSTATE_LIMIT, st->limit);
+		mnl_attr_put_u8(nlh, NFHPA_RSTATE_LIMIT_BY, st->limit_by);
+	}
+	mnl_attr_nest_end(nlh, nest);
+}
+
 /**
  * nfhp_nl_put_rule() - put a rule into a request
  * @nlh: the request
@@ -214,6 +230,7 @@ void nfhp_nl_put_rule(struct nlmsghdr *nlh, const struct nfhp_rule_spec *spec,
 		put_match(nlh, &spec->m[i]);
 	for (i = 0; i < nfhp_spec_nsetm(spec); i++)
 		put_setm(nlh, &spec->setm[i]);
+	put_state(nlh, &spec->state);
 	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, spec->action);
 	if (spec->action == NFHP_ACT_JUMP || spec->action == NFHP_ACT_GOTO)
 		mnl_attr_put_strz(nlh, NFHPA_RULE_TARGET, spec->target);
@@ -273,9 +290,16 @@ static const u8 setm_kinds[NFHPA_SETM_MAX + 1] = {
 	[NFHPA_SETM_VALUE_MAX] = ATTR_U32,
 };
 
+static const u8 rstate_kinds[NFHPA_RSTATE_MAX + 1] = {
+	[NFHPA_RSTATE_MODE] = ATTR_U8,
+	[NFHPA_RSTATE_LIMIT] = ATTR_U32,
+	[NFHPA_RSTATE_LIMIT_BY] = ATTR_U8,
+};
+
 static const u8 rule_kinds[NFHPA_RULE_MAX + 1] = {
 	[NFHPA_RULE_MATCH] = ATTR_NESTED,
 	[NFHPA_RULE_SETM] = ATTR_NESTED,
+	[NFHPA_RULE_STATE] = ATTR_NESTED,
 	[NFHPA_RULE_COUNTERS] = ATTR_NESTED,
 	[NFHPA_RULE_XT] = ATTR_NESTED,
 	[NFHPA_RULE_ACTION] = ATTR_U8,
@@ -511,6 +535,34 @@ static int parse_setm(const struct nlattr *nest, struct nfhp_setm_spec *m)
 }
 
 /*
+ * NFHPA_RULE_STATE, as the kernel checks it: a known mode, a limit of 1
+ * or more on keep-state only, its fields (NFHP_STATE_LIMIT_SRC_ADDR when
+ * absent) with it only.
+ */
+static int parse_state(const struct nlattr *nest, struct nfhp_state_spec *st)
+{
+	const struct nlattr *tb[NFHPA_RSTATE_MAX + 1] = {};
+
+	if (attr_index_nested(nest, rstate_kinds, NFHPA_RSTATE_MAX, tb))
+		return -EINVAL;
+	if (!tb[NFHPA_RSTATE_MODE])
+		return -EINVAL;
+	st->mode = attr_u8(tb[NFHPA_RSTATE_MODE]);
+	if (st->mode != NFHP_RSTATE_KEEP && st->mode != NFHP_RSTATE_CHECK)
+		return -EINVAL;
+	if (!tb[NFHPA_RSTATE_LIMIT])
+		return tb[NFHPA_RSTATE_LIMIT_BY] ? -EINVAL : 0;
+	st->limit = attr_u32(tb[NFHPA_RSTATE_LIMIT]);
+	st->limit_by = tb[NFHPA_RSTATE_LIMIT_BY] ?
+		       attr_u8(tb[NFHPA_RSTATE_LIMIT_BY]) :
+		       NFHP_STATE_LIMIT_SRC_ADDR;
+	if (st->mode != NFHP_RSTATE_KEEP || !st->limit || !st->limit_by ||
+	    (st->limit_by & ~NFHP_STATE_LIMIT_ALL))
+		return -EINVAL;
+	return 0;
+}
+
+/*
  * The matches of a rule, in the walk that indexes its other attributes:
  * NFHPA_RULE_MATCH and NFHPA_RULE_SETM repeat.
  */
@@ -529,6 +581,8 @@ static int parse_rule_attrs(const struct nlattr *rule,
 			continue;
 		if (!attr_valid(attr, rule_kinds[type]))
 			return -EINVAL;
+		if (type == NFHPA_RULE_STATE && tb[type])
+			return -EINVAL;		/* at most one */
 		tb[type] = attr;
 		if (type == NFHPA_RULE_SETM) {
 			if (spec->nsetm >= NFHP_MAX_SETM ||
@@ -623,6 +677,7 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 	spec->comment[0] = '\0';
 	spec->norder = 0;
 	spec->ext_len = 0;
+	memset(&spec->state, 0, sizeof(spec->state));
 	if (parse_rule_attrs(attr, spec, tb) < 0)
 		return -EINVAL;
 	if (!tb[NFHPA_RULE_ACTION])
@@ -640,6 +695,9 @@ int nfhp_nl_parse_rule(const struct nlattr *attr, struct nfhp_rule_spec *spec,
 	if (tb[NFHPA_RULE_XT] && copy_xt(spec, tb[NFHPA_RULE_XT]))
 		return -EINVAL;
 	if (tb[NFHPA_RULE_ORDER] && copy_order(spec, tb[NFHPA_RULE_ORDER]))
+		return -EINVAL;
+	if (tb[NFHPA_RULE_STATE] &&
+	    parse_state(tb[NFHPA_RULE_STATE], &spec->state))
 		return -EINVAL;
 	if (counters) {
 		memset(counters, 0, sizeof(*counters));
@@ -737,6 +795,14 @@ static bool match_equal(const struct nfhp_dim_match *a,
 	return true;
 }
 
+/* The limit's fields count only with a limit. */
+static bool state_equal(const struct nfhp_state_spec *a,
+			const struct nfhp_state_spec *b)
+{
+	return a->mode == b->mode && a->limit == b->limit &&
+	       (!a->limit || a->limit_by == b->limit_by);
+}
+
 /**
  * nfhp_nl_spec_equal() - are two rules the same?
  * @a: a rule
@@ -765,6 +831,8 @@ bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
 		return false;
 	if ((a->action == NFHP_ACT_JUMP || a->action == NFHP_ACT_GOTO) &&
 	    strcmp(a->target, b->target))
+		return false;
+	if (!state_equal(&a->state, &b->state))
 		return false;
 	for (i = 0; i < a->nmatch && i < NFHP_DIM_MAX; i++)
 		if (!match_equal(&a->m[i], &b->m[i]))

@@ -69,6 +69,7 @@ enum nfhp_pmatch {
 	PM_MAX = NFHP_MOD_MAX,
 	PM_CORE = PM_MAX,	/* options of iptables itself */
 	PM_SET,			/* -m set: NFHPA_RULE_SETM, not an order byte */
+	PM_KEEP,		/* -m keep-state: NFHPA_RULE_STATE, neither */
 	PM_SEQS,		/* the matches with a load sequence number */
 };
 
@@ -113,6 +114,7 @@ enum {
 	O_COMMENT,
 	O_MATCHSET,
 	O_SETVALUE,
+	O_STATE_LIMIT, O_STATE_LIMIT_BY,
 	O_IGNORED_ARG,		/* --wait etc.: accepted and ignored */
 };
 
@@ -213,6 +215,8 @@ static const struct nfhp_opt opts[] = {
 	{ "comment",		required_argument, PM_COMMENT, O_COMMENT },
 	{ "match-set",		required_argument, PM_SET, O_MATCHSET },
 	{ "set-value",		required_argument, PM_SET, O_SETVALUE },
+	{ "state-limit",	required_argument, PM_KEEP, O_STATE_LIMIT },
+	{ "state-limit-by",	required_argument, PM_KEEP, O_STATE_LIMIT_BY },
 };
 
 /* Short options: letter, argument (0 none, 1 required, 2 optional). */
@@ -319,6 +323,15 @@ const struct nfhp_flag_name nfhp_state_names[] = {
 	{ "RELATED", NFHP_CT_RELATED },
 	{ "ESTABLISHED", NFHP_CT_ESTABLISHED },
 	{ "UNTRACKED", NFHP_CT_UNTRACKED },
+	{ NULL, 0 },
+};
+
+/* The flow fields of --state-limit-by, in the order they print. */
+const struct nfhp_flag_name nfhp_limit_by_names[] = {
+	{ "src-addr", NFHP_STATE_LIMIT_SRC_ADDR },
+	{ "src-port", NFHP_STATE_LIMIT_SRC_PORT },
+	{ "dst-addr", NFHP_STATE_LIMIT_DST_ADDR },
+	{ "dst-port", NFHP_STATE_LIMIT_DST_PORT },
 	{ NULL, 0 },
 };
 
@@ -1182,22 +1195,30 @@ static int parse_multiport(struct pstate *ps, int dim, u8 syntax,
 	return 0;
 }
 
+/* The entry of the NULL-terminated @names called @name, any case, or NULL. */
+static const struct nfhp_flag_name *
+flag_by_name(const struct nfhp_flag_name *names, const char *name)
+{
+	for (; names->name; names++)
+		if (!strcasecmp(name, names->name))
+			return names;
+	return NULL;
+}
+
 static int parse_tcp_flag_list(struct pstate *ps, const char *s, u8 *out)
 {
+	const struct nfhp_flag_name *flag;
 	char buf[128], *tok, *save;
-	size_t i;
 
 	*out = 0;
 	strscpy(buf, s, sizeof(buf));
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; nfhp_tcp_flag_names[i].name; i++)
-			if (!strcasecmp(tok, nfhp_tcp_flag_names[i].name))
-				break;
-		if (!nfhp_tcp_flag_names[i].name)
+		flag = flag_by_name(nfhp_tcp_flag_names, tok);
+		if (!flag)
 			return fail(ps, NFHP_EXIT_PARAM,
 				    "Unknown TCP flag `%s'", tok);
-		*out |= nfhp_tcp_flag_names[i].value;
+		*out |= flag->value;
 	}
 	return 0;
 }
@@ -1278,6 +1299,7 @@ static int parse_icmp(struct pstate *ps, const char *arg, bool inv)
 static int parse_states(struct pstate *ps, const char *arg, bool inv,
 			bool ct)
 {
+	const struct nfhp_flag_name *state;
 	char buf[256], *tok, *p;
 	struct nfhp_dim_match *m;
 	unsigned int bits = 0, i;
@@ -1287,10 +1309,8 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 			    "\"--state\" requires a list of states with no spaces, e.g. ESTABLISHED,RELATED");
 	strscpy(buf, arg, sizeof(buf));
 	for (p = buf; (tok = strsep(&p, ",")); ) {
-		for (i = 0; nfhp_state_names[i].name; i++)
-			if (!strcasecmp(tok, nfhp_state_names[i].name))
-				break;
-		if (!nfhp_state_names[i].name) {
+		state = flag_by_name(nfhp_state_names, tok);
+		if (!state) {
 			if (ct && (!strcasecmp(tok, "SNAT") ||
 				   !strcasecmp(tok, "DNAT")))
 				return refuse(ps, ps->cur_seq,
@@ -1299,7 +1319,7 @@ static int parse_states(struct pstate *ps, const char *arg, bool inv,
 			return fail(ps, NFHP_EXIT_PARAM, "Bad %s \"%s\"",
 				    ct ? "ctstate" : "state", tok);
 		}
-		bits |= 1u << nfhp_state_names[i].value;
+		bits |= 1u << state->value;
 	}
 	m = dim_new(ps, NFHP_DIM_STATE, NFHP_FORM_RANGES,
 		    ct ? NFHP_SYN_CONNTRACK : NFHP_SYN_STATE, inv);
@@ -1499,6 +1519,16 @@ static int parse_target(struct pstate *ps, const char *arg, bool go)
 			       NFHP_ACT_RETURN;
 		return 0;
 	}
+	/* The check point of the dynamic states: no verdict of its own. */
+	if (!strcmp(arg, "CHECK-STATE")) {
+		if (go)
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: goto '%s' is not a chain",
+				    arg);
+		spec->action = NFHP_ACT_NONE;
+		spec->state.mode = NFHP_RSTATE_CHECK;
+		return 0;
+	}
 	if (!parse_ext &&
 	    in_list(arg, known_targets, ARRAY_SIZE(known_targets)))
 		return fail(ps, NFHP_EXIT_PARAM,
@@ -1615,12 +1645,31 @@ static int load_set(struct pstate *ps)
 	return 0;
 }
 
+/*
+ * -m keep-state: always native, the rule's part in the dynamic states
+ * (NFHPA_RULE_STATE).  The kernel makes a state when the rule decides a
+ * packet, whatever matches held before: it has no place among them, and
+ * state_checks() sets the mode once the line is read.
+ */
+static int load_keep_state(struct pstate *ps)
+{
+	ps->cl->has_rule = true;
+	if (ps->loaded & (1u << PM_KEEP))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: keep-state can be specified only once");
+	ps->loaded |= 1u << PM_KEEP;
+	ps->pm_seq[PM_KEEP] = ++ps->seq;
+	return 0;
+}
+
 static int load_match(struct pstate *ps, const char *name)
 {
 	int i;
 
 	if (!strcmp(name, "set"))
 		return load_set(ps);
+	if (!strcmp(name, "keep-state"))
+		return load_keep_state(ps);
 	for (i = 0; i < PM_MAX; i++) {
 		if (strcmp(name, pm_name(ps, i)))
 			continue;
@@ -1767,6 +1816,7 @@ static int check_new_chain_name(struct pstate *ps, const char *name)
 			    "chain name not allowed to start with `%c'", *name);
 	if (!strcmp(name, "ACCEPT") || !strcmp(name, "DROP") ||
 	    !strcmp(name, "RETURN") || !strcmp(name, "QUEUE") ||
+	    !strcmp(name, "CHECK-STATE") ||
 	    in_list(name, known_targets, ARRAY_SIZE(known_targets)))
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "chain name may not clash with target name");
@@ -1889,6 +1939,9 @@ static int parse_counters(struct pstate *ps, const char *pcnt, int argc,
 	ps->cl->has_counters = true;
 	return 0;
 }
+
+_Static_assert(O_IGNORED_ARG - O_SPORT <= 32,
+	       "struct pstate mseen holds a bit per match option");
 
 static bool mseen_once(struct pstate *ps, int id)
 {
@@ -2317,6 +2370,68 @@ static int parse_set_value(struct pstate *ps, const char *arg)
 	return 0;
 }
 
+/* A keep-state option: once, and not inverted, as libxtables has it. */
+static int keep_state_opt(struct pstate *ps, const struct nfhp_opt *o)
+{
+	ps->cl->has_rule = true;
+	if (!mseen_once(ps, o->id))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "keep-state: option \"--%s\" can only be used once.",
+			    o->name);
+	if (ps->invert)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "keep-state: option \"--%s\" cannot be inverted.",
+			    o->name);
+	return 0;
+}
+
+/* --state-limit N: at most N states of the rule per parent, N >= 1. */
+static int parse_state_limit(struct pstate *ps, const struct nfhp_opt *o,
+			     const char *arg)
+{
+	unsigned long long v;
+	int ret = keep_state_opt(ps, o);
+
+	if (ret)
+		return ret;
+	if (!nfhp_parse_uint(arg, 1, UINT32_MAX, &v))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "keep-state: bad value for option \"--state-limit\", or out of range (1-4294967295).");
+	ps->cl->spec.state.limit = v;
+	return 0;
+}
+
+/*
+ * --state-limit-by FIELD[,FIELD...]: the fields of the creating flow
+ * that make a parent (nfhp_limit_by_names[]).
+ */
+static int parse_state_limit_by(struct pstate *ps, const struct nfhp_opt *o,
+				const char *arg)
+{
+	const struct nfhp_flag_name *field;
+	char buf[64], *tok, *p;
+	u8 bits = 0;
+	int ret = keep_state_opt(ps, o);
+
+	if (ret)
+		return ret;
+	if (strlen(arg) >= sizeof(buf))
+		goto bad;
+	strscpy(buf, arg, sizeof(buf));
+	for (p = buf; (tok = strsep(&p, ",")); ) {
+		field = flag_by_name(nfhp_limit_by_names, tok);
+		if (!field)
+			goto bad;
+		bits |= field->value;
+	}
+	ps->cl->spec.state.limit_by = bits;
+	return 0;
+bad:
+	return fail(ps, NFHP_EXIT_PARAM,
+		    "keep-state: Bad value for \"--state-limit-by\" option: \"%s\"",
+		    arg);
+}
+
 static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 		     const char *arg, int argc, char **argv, int *ip)
 {
@@ -2326,6 +2441,10 @@ static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 		return parse_match_set(ps, arg, argc, argv, ip);
 	if (o && o->id == O_SETVALUE)
 		return parse_set_value(ps, arg);
+	if (o && o->id == O_STATE_LIMIT)
+		return parse_state_limit(ps, o, arg);
+	if (o && o->id == O_STATE_LIMIT_BY)
+		return parse_state_limit_by(ps, o, arg);
 	if (o && o->pm != PM_CORE) {
 		if (o->id == O_TCPFLAGS) {
 			u8 mask, cmp;
@@ -2567,6 +2686,47 @@ static void set_order(struct pstate *ps, struct nfhp_rule_spec *spec)
 	spec->norder = n;
 }
 
+/* Does the rule match anything but every packet (-m comment aside)? */
+static bool any_match(const struct pstate *ps)
+{
+	unsigned int d;
+
+	for (d = 0; d < NFHP_DIM_MAX; d++)
+		if (ps->have[d])
+			return true;
+	return ps->proto_given || ps->cl->spec.ext_len ||
+	       (ps->loaded & ~(1u << PM_COMMENT));
+}
+
+/*
+ * keep-state gives its states the rule's verdict, and CHECK-STATE is a
+ * check point for every packet that reaches it: what the kernel refuses
+ * with -EINVAL (NFHPA_RULE_STATE), in words.
+ */
+static int state_checks(struct pstate *ps)
+{
+	struct nfhp_rule_spec *spec = &ps->cl->spec;
+
+	if (spec->state.mode == NFHP_RSTATE_CHECK) {
+		if (any_match(ps))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "CHECK-STATE takes no match: it checks every packet that reaches it");
+		return 0;
+	}
+	if (!(ps->loaded & (1u << PM_KEEP)))
+		return 0;
+	if (spec->action != NFHP_ACT_ACCEPT && spec->action != NFHP_ACT_DROP)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)");
+	if (spec->state.limit_by && !spec->state.limit)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "keep-state: option \"--state-limit-by\" also requires \"--state-limit\".");
+	if (spec->state.limit && !spec->state.limit_by)
+		spec->state.limit_by = NFHP_STATE_LIMIT_SRC_ADDR;
+	spec->state.mode = NFHP_RSTATE_KEEP;
+	return 0;
+}
+
 /* What iptables checks once the whole line is read. */
 static int final_checks(struct pstate *ps)
 {
@@ -2667,6 +2827,11 @@ static int final_checks(struct pstate *ps)
 	}
 	if (cl->cmd == NFHP_CLI_POLICY && !builtin_chain(cl->chain))
 		return fail(ps, NFHP_EXIT_OTHER, "Bad built-in chain name.");
+	if (rule_cmd) {
+		ret = state_checks(ps);
+		if (ret)
+			return ret;
+	}
 	spec->nmatch = 0;
 	for (d = 0; d < NFHP_DIM_MAX; d++)
 		if (ps->have[d])

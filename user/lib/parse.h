@@ -167,6 +167,8 @@ extern const struct nfhp_icmp_name nfhp_icmp_names[];	/* NULL-terminated */
 extern const struct nfhp_icmp_name nfhp_icmpv6_names[];	/* NULL-terminated */
 extern const struct nfhp_flag_name nfhp_state_names[];	/* NULL-terminated */
 extern const struct nfhp_flag_name nfhp_tcp_flag_names[]; /* NULL-terminated */
+/* The fields of keep-state's --state-limit-by (NFHP_STATE_LIMIT_*). */
+extern const struct nfhp_flag_name nfhp_limit_by_names[]; /* NULL-terminated */
 
 /*
  * The place of a native match module (enum nfhp_module) in the canonical

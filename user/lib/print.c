@@ -523,10 +523,44 @@ static void print_setms(FILE *f, const struct nfhp_rule_spec *s, bool save)
 	}
 }
 
+/* The fields of a state limit, as --state-limit-by takes them. */
+static void print_limit_by(FILE *f, u8 fields)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	for (i = 0; nfhp_limit_by_names[i].name; i++) {
+		if (!(fields & nfhp_limit_by_names[i].value))
+			continue;
+		fputs(sep, f);
+		fputs(nfhp_limit_by_names[i].name, f);
+		sep = ",";
+	}
+}
+
+/*
+ * keep-state, after every match (the kernel makes the state when the
+ * rule decides, whatever matched): " -m keep-state --state-limit N
+ * --state-limit-by LIST" for iptables-save, " keep-state limit N by LIST"
+ * for iptables -L.
+ */
+static void print_keep_state(FILE *f, const struct nfhp_rule_spec *s,
+			     bool save)
+{
+	if (s->state.mode != NFHP_RSTATE_KEEP)
+		return;
+	fputs(save ? " -m keep-state" : " keep-state", f);
+	if (!s->state.limit)
+		return;
+	fprintf(f, save ? " --state-limit %u --state-limit-by " :
+		" limit %u by ", s->state.limit);
+	print_limit_by(f, s->state.limit_by);
+}
+
 /*
  * The rule's matches in iptables-save syntax, after "-A CHAIN": the IP
  * part, the native matches in the order written, the set matches, the
- * xtables ones.
+ * xtables ones, keep-state.
  */
 static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 {
@@ -539,11 +573,16 @@ static void save_matches(FILE *f, const struct nfhp_rule_spec *s)
 	print_setms(f, s, true);
 	if (s->ext_len && print_ext)
 		print_ext->save_matches(f, s);
+	print_keep_state(f, s, true);
 }
 
 static void save_target(FILE *f, const struct nfhp_rule_spec *s)
 {
 	switch (s->action) {
+	case NFHP_ACT_NONE:
+		if (s->state.mode == NFHP_RSTATE_CHECK)
+			fputs(" -j CHECK-STATE", f);
+		break;
 	case NFHP_ACT_ACCEPT:
 		fputs(" -j ACCEPT", f);
 		break;
@@ -886,6 +925,7 @@ static void list_matches(FILE *f, const struct nfhp_rule_spec *s,
 	print_setms(f, s, false);
 	if (s->ext_len && print_ext)
 		print_ext->list(f, s, numeric);
+	print_keep_state(f, s, false);
 }
 
 static void list_addr(FILE *f, const struct nfhp_dim_match *m, bool numeric)
@@ -920,6 +960,8 @@ static const char *target_name(const struct nfhp_rule_spec *s)
 	case NFHP_ACT_GOTO: return s->target;
 	case NFHP_ACT_XT:
 		return print_ext ? print_ext->target_name(s) : "[xtables]";
+	case NFHP_ACT_NONE:
+		return s->state.mode == NFHP_RSTATE_CHECK ? "CHECK-STATE" : "";
 	default: return "";
 	}
 }

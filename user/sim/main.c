@@ -158,6 +158,13 @@ static int on_cmd(void *ctx, struct nfhp_cmdline *cl)
 	u64 t0 = now_ns();
 	int ret, rret;
 
+	/* Neither the tree nor the reference keeps states (yet). */
+	if (cl->spec.state.mode) {
+		fprintf(stderr,
+			"nf-hipac-sim: %s: keep-state and CHECK-STATE are not simulated\n",
+			cl->chain);
+		return NFHP_EXIT_PARAM;
+	}
 	switch (cl->cmd) {
 	case NFHP_CLI_APPEND:
 		ret = nfhp_rule_append(s->rs, cl->chain, &cl->spec, cnt, &msg);

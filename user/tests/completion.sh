@@ -117,6 +117,22 @@ check "sets after --match-set" "allowed blocklist" \
 	"nf-hipac -A INPUT -m set --match-set "
 check "direction after the set" "has: src dst" \
 	"nf-hipac -A INPUT -m set --match-set blocklist "
+check "keep-state among the matches" "keep-state" \
+	"nf-hipac -A INPUT -m keep"
+check "options of -m keep-state" "--state-limit --state-limit-by" \
+	"nf-hipac -A INPUT -m keep-state --state-l"
+check "no keep-state options elsewhere" "lacks: --state-limit" \
+	"nf-hipac -A INPUT -m state --"
+check "CHECK-STATE among the targets" "CHECK-STATE CHECKSUM" \
+	"nf-hipac -A INPUT -j CH"
+check "fields after --state-limit-by" "dst-addr dst-port src-addr src-port" \
+	"nf-hipac -A INPUT -m keep-state --state-limit 5 --state-limit-by "
+check "more fields after a comma" "src-addr,dst-addr src-addr,dst-port" \
+	"nf-hipac -A INPUT -m keep-state --state-limit 5 --state-limit-by src-addr,d"
+check "no field twice" "src-addr,dst-port,src-port" \
+	"nf-hipac -A INPUT -m keep-state --state-limit 5 --state-limit-by src-addr,dst-port,s"
+check "nothing to offer for a limit" "" \
+	"nf-hipac -A INPUT -m keep-state --state-limit "
 check "nf-hipac6 chains" "has: INPUT web" "nf-hipac6 -A "
 check "nf-hipac-set commands" "save swap" "nf-hipac-set s"
 check "nf-hipac-set set names" "allowed blocklist" "nf-hipac-set add "

@@ -155,6 +155,15 @@ result "$([ $st -eq 2 ] && grep -q "line 3: .*match .limit. is not supported" <<
 	"an extension without --opaque-xt: exit 2, the line and the match" \
 	"exit $st: $out"
 
+for rule in "-j CHECK-STATE" "-p tcp -m keep-state -j ACCEPT"; do
+	printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT %s\nCOMMIT\n' "$rule" \
+		> "$tmp/state.rules"
+	out=$("$sim" "$tmp/state.rules" "$tmp/small.pkt" 2>&1)
+	st=$?
+	result "$([ $st -eq 2 ] && grep -q "INPUT: keep-state and CHECK-STATE are not simulated" <<<"$out"; echo $?)" \
+		"$rule: not simulated, exit 2, and said so" "exit $st: $out"
+done
+
 # --opaque-xt: extensions as the model's opaque tests (sim/opaque.h), on
 # jumps, a goto and RETURNs.  Each verdict listed must occur: matches that
 # pass and fail, REJECT that drops, LOG that lets LOG_DROP 2 decide.

@@ -163,6 +163,16 @@ static void add_setms(struct nfhp_rule_spec *s)
 	s->nsetm = NFHP_MAX_SETM;
 }
 
+/* keep-state with the largest limit, over every field of the flow. */
+static void keep_state(struct nfhp_rule_spec *s)
+{
+	s->action = NFHP_ACT_DROP;
+	s->target[0] = '\0';
+	s->state.mode = NFHP_RSTATE_KEEP;
+	s->state.limit = ~0u;
+	s->state.limit_by = NFHP_STATE_LIMIT_ALL;
+}
+
 static struct nlmsghdr *answer(char *buf, const char *chain, u32 pos)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -225,7 +235,9 @@ static bool same_rule(const struct nfhp_rule_spec *a,
 	    strcmp(a->target, b->target) || strcmp(a->comment, b->comment) ||
 	    a->ext_len != b->ext_len || memcmp(a->ext, b->ext, a->ext_len) ||
 	    a->norder != b->norder || memcmp(a->order, b->order, a->norder) ||
-	    a->nsetm != b->nsetm)
+	    a->nsetm != b->nsetm || a->state.mode != b->state.mode ||
+	    a->state.limit != b->state.limit ||
+	    a->state.limit_by != b->state.limit_by)
 		return false;
 	for (i = 0; i < a->nsetm; i++)
 		if (strcmp(a->setm[i].name, b->setm[i].name) ||
@@ -498,6 +510,142 @@ static const struct nlattr *rule_attr(const struct nlmsghdr *nlh, u16 type)
 	return found;
 }
 
+/* The attribute @type in @nest, or NULL. */
+static const struct nlattr *nested(const struct nlattr *nest, u16 type)
+{
+	const struct nlattr *a;
+
+	if (nest)
+		mnl_attr_for_each_nested(a, nest)
+			if (mnl_attr_get_type(a) == type)
+				return a;
+	return NULL;
+}
+
+#define ABSENT	(-1)
+
+/*
+ * A rule whose NFHPA_RULE_STATE holds @mode, @limit and @limit_by, each
+ * left out when ABSENT, an unknown attribute too if @unknown, and the
+ * whole nest twice if @twice; decoded into @st.
+ */
+static int decode_state(char *buf, int mode, long long limit, int limit_by,
+			bool unknown, bool twice, struct nfhp_state_spec *st)
+{
+	struct nlmsghdr *nlh = answer(buf, "INPUT", 1);
+	struct nlattr *rule = start_rule(nlh), *nest;
+	struct seen *s = calloc(1, sizeof(*s));
+	int i, ret;
+
+	for (i = 0; i < 1 + twice; i++) {
+		nest = mnl_attr_nest_start(nlh, NFHPA_RULE_STATE);
+		if (mode != ABSENT)
+			mnl_attr_put_u8(nlh, NFHPA_RSTATE_MODE, mode);
+		if (limit != ABSENT)
+			mnl_attr_put_u32(nlh, NFHPA_RSTATE_LIMIT, limit);
+		if (limit_by != ABSENT)
+			mnl_attr_put_u8(nlh, NFHPA_RSTATE_LIMIT_BY, limit_by);
+		if (unknown)
+			mnl_attr_put_u32(nlh, NFHPA_RSTATE_MAX + 1, 7);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	mnl_attr_put_u8(nlh, NFHPA_RULE_ACTION, NFHP_ACT_ACCEPT);
+	mnl_attr_nest_end(nlh, rule);
+	ret = nfhp_nl_dump_msg(nlh, &seen_ops, s);
+	*st = s->spec.state;
+	free(s);
+	return ret;
+}
+
+/*
+ * NFHPA_RULE_STATE: only for a keep-state or check-state rule, its limit
+ * and fields only with a limit; decoded as the kernel checks it.
+ */
+static void test_state_wire(void)
+{
+	static char buf[32768];
+	struct nfhp_rule_spec *spec = calloc(1, sizeof(*spec));
+	const struct nlattr *st, *a;
+	struct nfhp_state_spec got;
+	struct nlmsghdr *nlh;
+
+	rich_rule(spec);
+	nlh = answer(buf, "INPUT", 1);
+	nfhp_nl_put_rule(nlh, spec, NULL);
+	ok(!rule_attr(nlh, NFHPA_RULE_STATE),
+	   "state: none sent for a rule without one");
+
+	spec->action = NFHP_ACT_ACCEPT;
+	spec->state.mode = NFHP_RSTATE_KEEP;
+	nlh = answer(buf, "INPUT", 1);
+	nfhp_nl_put_rule(nlh, spec, NULL);
+	st = rule_attr(nlh, NFHPA_RULE_STATE);
+	a = nested(st, NFHPA_RSTATE_MODE);
+	ok(st && (st->nla_type & NLA_F_NESTED) && a &&
+	   mnl_attr_get_payload_len(a) == 1 &&
+	   mnl_attr_get_u8(a) == NFHP_RSTATE_KEEP &&
+	   !nested(st, NFHPA_RSTATE_LIMIT) &&
+	   !nested(st, NFHPA_RSTATE_LIMIT_BY),
+	   "state: keep-state without a limit is its mode alone");
+
+	spec->state.limit = 70000;
+	spec->state.limit_by = NFHP_STATE_LIMIT_SRC_ADDR |
+			       NFHP_STATE_LIMIT_DST_PORT;
+	nlh = answer(buf, "INPUT", 1);
+	nfhp_nl_put_rule(nlh, spec, NULL);
+	st = rule_attr(nlh, NFHPA_RULE_STATE);
+	a = nested(st, NFHPA_RSTATE_LIMIT);
+	ok(a && mnl_attr_get_payload_len(a) == 4 &&
+	   mnl_attr_get_u32(a) == 70000, "state: the limit, a u32");
+	a = nested(st, NFHPA_RSTATE_LIMIT_BY);
+	ok(a && mnl_attr_get_payload_len(a) == 1 &&
+	   mnl_attr_get_u8(a) == (NFHP_STATE_LIMIT_SRC_ADDR |
+				  NFHP_STATE_LIMIT_DST_PORT),
+	   "state: its fields, a u8 of NFHP_STATE_LIMIT_* bits");
+
+	memset(spec, 0, sizeof(*spec));
+	spec->state.mode = NFHP_RSTATE_CHECK;
+	nlh = answer(buf, "INPUT", 1);
+	nfhp_nl_put_rule(nlh, spec, NULL);
+	st = rule_attr(nlh, NFHPA_RULE_STATE);
+	a = nested(st, NFHPA_RSTATE_MODE);
+	ok(a && mnl_attr_get_u8(a) == NFHP_RSTATE_CHECK &&
+	   !nested(st, NFHPA_RSTATE_LIMIT) && !rule_attr(nlh, NFHPA_RULE_MATCH),
+	   "state: check-state is its mode alone, no match");
+
+	ok(!decode_state(buf, NFHP_RSTATE_KEEP, 5, ABSENT, false, false,
+			 &got) &&
+	   got.mode == NFHP_RSTATE_KEEP && got.limit == 5 &&
+	   got.limit_by == NFHP_STATE_LIMIT_SRC_ADDR,
+	   "state: a limit without its fields counts by src-addr");
+	ok(!decode_state(buf, NFHP_RSTATE_CHECK, ABSENT, ABSENT, true, false,
+			 &got) && got.mode == NFHP_RSTATE_CHECK && !got.limit,
+	   "forward compatible: an unknown state attribute");
+	ok(decode_state(buf, ABSENT, ABSENT, ABSENT, false, false, &got) ==
+	   -EINVAL, "malformed: a state without its mode");
+	ok(decode_state(buf, NFHP_RSTATE_NONE, ABSENT, ABSENT, false, false,
+			&got) == -EINVAL, "malformed: a state of mode NONE");
+	ok(decode_state(buf, NFHP_RSTATE_CHECK + 1, ABSENT, ABSENT, false,
+			false, &got) == -EINVAL,
+	   "malformed: a state's unknown mode");
+	ok(decode_state(buf, NFHP_RSTATE_CHECK, 5, ABSENT, false, false,
+			&got) == -EINVAL,
+	   "malformed: check-state with a limit");
+	ok(decode_state(buf, NFHP_RSTATE_KEEP, 0, ABSENT, false, false,
+			&got) == -EINVAL, "malformed: a limit of 0");
+	ok(decode_state(buf, NFHP_RSTATE_KEEP, ABSENT,
+			NFHP_STATE_LIMIT_SRC_ADDR, false, false, &got) ==
+	   -EINVAL, "malformed: a limit's fields without a limit");
+	ok(decode_state(buf, NFHP_RSTATE_KEEP, 5, 0, false, false, &got) ==
+	   -EINVAL, "malformed: a limit by no field");
+	ok(decode_state(buf, NFHP_RSTATE_KEEP, 5, NFHP_STATE_LIMIT_ALL + 1,
+			false, false, &got) == -EINVAL,
+	   "malformed: a limit by an unknown field");
+	ok(decode_state(buf, NFHP_RSTATE_KEEP, ABSENT, ABSENT, false, true,
+			&got) == -EINVAL, "malformed: two states");
+	free(spec);
+}
+
 /*
  * NFHPA_RULE_XT carries spec->ext as its payload, byte for byte, flagged
  * nested; a payload with trailing garbage or too long is refused.
@@ -677,6 +825,21 @@ static void test_equal(void)
 	add_setms(b);
 	b->nsetm = 3;
 	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a missing set match");
+	rich_rule(a);
+	rich_rule(b);
+	keep_state(a);
+	keep_state(b);
+	ok(nfhp_nl_spec_equal(a, b), "equal: same keep-state");
+	b->state.limit_by = NFHP_STATE_LIMIT_SRC_ADDR;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a limit's fields");
+	keep_state(b);
+	b->state.limit = 3;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a limit");
+	a->state.limit = b->state.limit = 0;
+	ok(nfhp_nl_spec_equal(a, b),
+	   "equal: ignores the fields of no limit");
+	b->state.mode = NFHP_RSTATE_NONE;
+	ok(!nfhp_nl_spec_equal(a, b), "equal: sees a missing keep-state");
 	free(a);
 	free(b);
 }
@@ -814,6 +977,11 @@ static const char *const save_lines[] = {
 	"-A INPUT -p udp -m mark --mark 0x1 -m comment --comment x -m udp --sport 53 -m ttl --ttl-eq 5",
 	/* Set matches (NFHPA_RULE_SETM), after the native matches. */
 	"-A INPUT -p tcp -m tcp --dport 22 -m set --match-set bl src -m set ! --match-set bl2 dst -j DROP",
+	/* keep-state and check-state (NFHPA_RULE_STATE). */
+	"-A INPUT -p tcp -m tcp --dport 22 -m keep-state -j ACCEPT",
+	"-A INPUT -s 10.0.0.0/8 -m comment --comment x -m set --match-set bl src -m keep-state --state-limit 10 --state-limit-by src-addr,dst-port -j DROP",
+	"-A INPUT -m keep-state --state-limit 4294967295 --state-limit-by src-addr,src-port,dst-addr,dst-port -j ACCEPT",
+	"-A INPUT -j CHECK-STATE",
 };
 
 /* parse_line - parse the iptables arguments of @text into @cl. */
@@ -957,10 +1125,29 @@ int main(void)
 	huge_xt_rule(spec);
 	add_setms(spec);
 	test_round_trip("largest rule with set matches", spec, NULL);
+	rich_rule(spec);
+	keep_state(spec);
+	test_round_trip("keep-state rule with a limit", spec, &c);
+	spec->state.limit = 0;
+	spec->state.limit_by = 0;
+	test_round_trip("keep-state rule", spec, NULL);
+	/* The largest a keep-state rule gets: its target is no extension. */
+	huge_rule(spec);
+	add_xt(spec, NFHPA_XT_MATCH, "limit", 0, 0x55,
+	       NFHP_XT_MAXLEN - 4 - 12 - 8 - 4);
+	add_setms(spec);
+	keep_state(spec);
+	ok(spec->ext_len == NFHP_XT_MAXLEN,
+	   "largest keep-state rule: a full xtables payload");
+	test_round_trip("largest keep-state rule", spec, &c);
+	memset(spec, 0, sizeof(*spec));
+	spec->state.mode = NFHP_RSTATE_CHECK;
+	test_round_trip("check-state rule", spec, NULL);
 	free(spec);
 	test_wire_layout();
 	test_chain_header();
 	test_malformed();
+	test_state_wire();
 	test_equal();
 	test_order_wire();
 	test_strerror();

@@ -235,6 +235,26 @@ static const struct {
 	  "-A INPUT -m set --match-set vm src --set-value 3 -m set --match-set bl src" },
 	{ "-A INPUT -m set --match-set vm src --set-value 0:4294967295",
 	  "-A INPUT -m set --match-set vm src --set-value 0:4294967295" },
+	/* keep-state prints after every match, a limit with its fields. */
+	{ "-A INPUT -p tcp --dport 22 -m keep-state -j ACCEPT",
+	  "-A INPUT -p tcp -m tcp --dport 22 -m keep-state -j ACCEPT" },
+	{ "-A INPUT -m keep-state -p tcp --dport 22 -j DROP",
+	  "-A INPUT -p tcp -m tcp --dport 22 -m keep-state -j DROP" },
+	{ "-A INPUT -m keep-state --state-limit 5 -j ACCEPT",
+	  "-A INPUT -m keep-state --state-limit 5 --state-limit-by src-addr -j ACCEPT" },
+	{ "-A INPUT -m keep-state --state-limit-by dst-port,src-addr --state-limit 0x10 -j ACCEPT",
+	  "-A INPUT -m keep-state --state-limit 16 --state-limit-by src-addr,dst-port -j ACCEPT" },
+	{ "-A INPUT -m keep-state --state-limit-by dst-port,dst-addr,src-port,src-addr --state-limit 4294967295 -j DROP",
+	  "-A INPUT -m keep-state --state-limit 4294967295 --state-limit-by src-addr,src-port,dst-addr,dst-port -j DROP" },
+	{ "-A INPUT -m keep-state --state-limit=3 --state-limit-by=SRC-ADDR,src-addr -j ACCEPT",
+	  "-A INPUT -m keep-state --state-limit 3 --state-limit-by src-addr -j ACCEPT" },
+	{ "-A INPUT -m keep-state -m set --match-set bl src -m comment --comment c -s 10.0.0.0/8 -j DROP",
+	  "-A INPUT -s 10.0.0.0/8 -m comment --comment c -m set --match-set bl src -m keep-state -j DROP" },
+	{ "-D INPUT -m keep-state -j ACCEPT",
+	  "-A INPUT -m keep-state -j ACCEPT" },
+	{ "-A INPUT -j CHECK-STATE", "-A INPUT -j CHECK-STATE" },
+	{ "-I INPUT 3 -m comment --comment \"check point\" -j CHECK-STATE",
+	  "-A INPUT -m comment --comment \"check point\" -j CHECK-STATE" },
 };
 
 /* A command line that must be refused with this code and message. */
@@ -413,6 +433,69 @@ static const struct {
 	  "multiple consecutive ! not allowed" },
 	{ "-D INPUT 1 -m set --match-set bl src", 2,
 	  "Illegal option with this command" },
+	/* keep-state gives its states the rule's verdict. */
+	{ "-A INPUT -m keep-state", 2,
+	  "nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)" },
+	{ "-A INPUT -m keep-state -j RETURN", 2,
+	  "nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)" },
+	{ "-A INPUT -m keep-state -j QUEUE", 2,
+	  "nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)" },
+	{ "-A INPUT -m keep-state -j foo", 2,
+	  "nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)" },
+	{ "-A INPUT -m keep-state -g foo", 2,
+	  "nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)" },
+	{ "-A INPUT -m keep-state -m keep-state -j ACCEPT", 2,
+	  "nf-hipac: keep-state can be specified only once" },
+	{ "-A INPUT --state-limit 2 -j ACCEPT", 2,
+	  "unknown option \"--state-limit\"" },
+	{ "-A INPUT -m keep-state --state-limit 0 -j ACCEPT", 2,
+	  "keep-state: bad value for option \"--state-limit\", or out of range (1-4294967295)." },
+	{ "-A INPUT -m keep-state --state-limit 4294967296 -j ACCEPT", 2,
+	  "keep-state: bad value for option \"--state-limit\", or out of range (1-4294967295)." },
+	{ "-A INPUT -m keep-state --state-limit 5x -j ACCEPT", 2,
+	  "keep-state: bad value for option \"--state-limit\", or out of range (1-4294967295)." },
+	{ "-A INPUT -m keep-state --state-limit 2 --state-limit 3 -j ACCEPT", 2,
+	  "keep-state: option \"--state-limit\" can only be used once." },
+	{ "-A INPUT -m keep-state ! --state-limit 2 -j ACCEPT", 2,
+	  "keep-state: option \"--state-limit\" cannot be inverted." },
+	{ "-A INPUT -m keep-state --state-limit-by src-addr -j ACCEPT", 2,
+	  "keep-state: option \"--state-limit-by\" also requires \"--state-limit\"." },
+	{ "-A INPUT -m keep-state --state-limit 2 --state-limit-by src -j ACCEPT", 2,
+	  "keep-state: Bad value for \"--state-limit-by\" option: \"src\"" },
+	{ "-A INPUT -m keep-state --state-limit 2 --state-limit-by src-addr, -j ACCEPT", 2,
+	  "keep-state: Bad value for \"--state-limit-by\" option: \"src-addr,\"" },
+	{ "-A INPUT -m keep-state --state-limit 2 --state-limit-by '' -j ACCEPT", 2,
+	  "keep-state: Bad value for \"--state-limit-by\" option: \"\"" },
+	{ "-A INPUT -m keep-state --state-limit 2 --state-limit-by src-addr,src-addr,src-addr,src-addr,src-addr,src-addr,src-addr,src-addr -j ACCEPT", 2,
+	  "keep-state: Bad value for \"--state-limit-by\" option: \"src-addr,src-addr,src-addr,src-addr,src-addr,src-addr,src-addr,src-addr\"" },
+	{ "-A INPUT -m keep-state --state-limit 2 --state-limit-by dst-port --state-limit-by dst-addr -j ACCEPT", 2,
+	  "keep-state: option \"--state-limit-by\" can only be used once." },
+	{ "-A INPUT -m keep-state --state -j ACCEPT", 2,
+	  "unknown option \"--state\"" },
+	{ "-L INPUT -m keep-state", 2, "Illegal option with this command" },
+	/* CHECK-STATE is a check point for every packet that reaches it. */
+	{ "-A INPUT -m keep-state -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -s 10.0.0.1 -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -p all -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -j CHECK-STATE -i eth0", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -f -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -p tcp --dport 22 -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -m mark --mark 1 -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -m set --match-set bl src -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -g CHECK-STATE", 2,
+	  "nf-hipac: goto 'CHECK-STATE' is not a chain" },
+	{ "-A INPUT -j CHECK-STATE -j ACCEPT", 2,
+	  "multiple -j flags not allowed" },
+	{ "-D INPUT 1 -j CHECK-STATE", 2, "Illegal option with this command" },
+	{ "-N CHECK-STATE", 2, "chain name may not clash with target name" },
 };
 
 static void test_good(void)
@@ -476,6 +559,29 @@ static void test_fields(void)
 	      cl->spec.setm[1].has_value && cl->spec.setm[1].value_min == 2 &&
 	      cl->spec.setm[1].value_max == 9,
 	      "--set-value goes to the last --match-set only");
+
+	check(!parse("-A INPUT -p udp -m keep-state --state-limit 7 --state-limit-by dst-addr,src-port -j DROP") &&
+	      cl->spec.state.mode == NFHP_RSTATE_KEEP &&
+	      cl->spec.state.limit == 7 &&
+	      cl->spec.state.limit_by == (NFHP_STATE_LIMIT_DST_ADDR |
+					  NFHP_STATE_LIMIT_SRC_PORT) &&
+	      cl->spec.action == NFHP_ACT_DROP && cl->spec.nmatch == 1 &&
+	      !cl->spec.norder, "keep-state: mode, limit and fields");
+	check(!parse("-A INPUT -m keep-state --state-limit 1 -j ACCEPT") &&
+	      cl->spec.state.limit == 1 &&
+	      cl->spec.state.limit_by == NFHP_STATE_LIMIT_SRC_ADDR,
+	      "keep-state: a limit counts by src-addr unless told");
+	check(!parse("-A INPUT -m keep-state -j ACCEPT") &&
+	      cl->spec.state.mode == NFHP_RSTATE_KEEP &&
+	      !cl->spec.state.limit && !cl->spec.state.limit_by,
+	      "keep-state: no limit, no fields");
+	check(!parse("-A INPUT -j CHECK-STATE") &&
+	      cl->spec.state.mode == NFHP_RSTATE_CHECK &&
+	      cl->spec.action == NFHP_ACT_NONE && !cl->spec.nmatch &&
+	      !cl->spec.target[0], "CHECK-STATE: mode CHECK, no action");
+	check(!parse("-A INPUT -j DROP") && !cl->spec.state.mode &&
+	      !cl->spec.state.limit && !cl->spec.state.limit_by,
+	      "a rule after a keep-state rule has no state part");
 
 	check(!parse("-A FORWARD -w 5 -W 20000 -j DROP") && cl->wait &&
 	      cl->wait_seconds == 5 && cl->wait_interval_us == 20000,
@@ -743,6 +849,14 @@ static void test_restore(void)
 	ret = restore("*filter\n:FORWARD REJECT [0:0]\nCOMMIT\n", &l);
 	check(ret != 0, "restore: bad policy refused");
 
+	/* keep-state and CHECK-STATE lines, as nf-hipac-save writes them. */
+	memset(&l, 0, sizeof(l));
+	ret = restore("*filter\n-A INPUT -j CHECK-STATE\n-A INPUT -p tcp -m tcp --dport 22 -m keep-state --state-limit 2 --state-limit-by src-addr -j ACCEPT\n-A INPUT -m keep-state -j foo\nCOMMIT\n", &l);
+	check(ret == 2 && l.calls == 2 &&
+	      !strcmp(err, "line 4: nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)"),
+	      "restore: keep-state and CHECK-STATE lines, then a bad one (%s)",
+	      err);
+
 	/* Each family skips the other's lines, as iptables-restore does. */
 	memset(&l, 0, sizeof(l));
 	ret = restore_family("*filter\n-A INPUT -s 2001:db8::/32 -j DROP\n-4 -A INPUT -s 10.0.0.1 -j DROP\n-A INPUT -6 -d ::1 -j DROP\nCOMMIT\n",
@@ -934,6 +1048,9 @@ static void test_ipv6(void)
 		  "-A INPUT -s 2001:db8::/48 -j DROP" },
 		{ "-6 -A INPUT -s 2001:db8::1/64 -j DROP",
 		  "-A INPUT -s 2001:db8::/64 -j DROP" },
+		{ "-6 -A INPUT -s 2001:db8::/32 -m keep-state --state-limit 9 --state-limit-by src-addr,dst-port -j ACCEPT",
+		  "-A INPUT -s 2001:db8::/32 -m keep-state --state-limit 9 --state-limit-by src-addr,dst-port -j ACCEPT" },
+		{ "-6 -A INPUT -j CHECK-STATE", "-A INPUT -j CHECK-STATE" },
 	};
 	static const struct {
 		const char *in, *msg;
@@ -961,6 +1078,8 @@ static void test_ipv6(void)
 		  "unknown option \"--ttl-eq\"" },
 		{ "-A INPUT -p icmp --icmpv6-type 8 -j DROP",
 		  "unknown option \"--icmpv6-type\"" },
+		{ "-6 -A INPUT -d ::1 -j CHECK-STATE",
+		  "CHECK-STATE takes no match: it checks every packet that reaches it" },
 	};
 	size_t i;
 	int ret;

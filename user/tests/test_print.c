@@ -156,6 +156,16 @@ static void compare(const char *what, char *got, size_t gotlen,
 	(void)gotlen;
 }
 
+/* One printed line against the one expected. */
+static void compare_line(const char *what, const char *got, const char *want)
+{
+	bool ok = !strcmp(got, want);
+
+	check(ok, "%s: %s", what, want);
+	if (!ok)
+		report_diff(got, want);
+}
+
 static void test_save(void)
 {
 	char *buf = NULL;
@@ -301,6 +311,69 @@ static void test_roundtrip(void)
 	free(cl);
 }
 
+/*
+ * keep-state and CHECK-STATE are nf-hipac's own, so no iptables printed
+ * these: keep-state after every other match, as " -m keep-state
+ * --state-limit N --state-limit-by LIST" (the fields always, in one
+ * order) and as "keep-state limit N by LIST" at the end of -L's options;
+ * CHECK-STATE in the target column, wider than -L's, which
+ * it pushes right as iptables does a long target name (%-9s).  The
+ * layout is iptables 1.8.9's (-n prints protocol numbers).
+ */
+static void test_states(void)
+{
+	static const struct {
+		const char *in, *save, *list, *list_nv;
+	} cases[] = {
+		{ "-A INPUT -p tcp --dport 22 -m keep-state -j ACCEPT",
+		  "-A INPUT -p tcp -m tcp --dport 22 -m keep-state -j ACCEPT",
+		  "ACCEPT     tcp  --  anywhere             anywhere             tcp dpt:ssh keep-state",
+		  "1           0        0 ACCEPT     6    --  *      *       0.0.0.0/0            0.0.0.0/0            tcp dpt:22 keep-state" },
+		{ "-A FORWARD -m keep-state --state-limit-by dst-port,src-addr --state-limit 100 -m comment --comment web -d 10.0.0.80 -j DROP",
+		  "-A FORWARD -d 10.0.0.80/32 -m comment --comment web -m keep-state --state-limit 100 --state-limit-by src-addr,dst-port -j DROP",
+		  "DROP       all  --  anywhere             10.0.0.80            /* web */ keep-state limit 100 by src-addr,dst-port",
+		  "1           0        0 DROP       0    --  *      *       0.0.0.0/0            10.0.0.80            /* web */ keep-state limit 100 by src-addr,dst-port" },
+		{ "-A INPUT -m set --match-set bl src -m keep-state --state-limit 1 -j ACCEPT",
+		  "-A INPUT -m set --match-set bl src -m keep-state --state-limit 1 --state-limit-by src-addr -j ACCEPT",
+		  "ACCEPT     all  --  anywhere             anywhere             match-set bl src keep-state limit 1 by src-addr",
+		  "1           0        0 ACCEPT     0    --  *      *       0.0.0.0/0            0.0.0.0/0            match-set bl src keep-state limit 1 by src-addr" },
+		{ "-A INPUT -j CHECK-STATE",
+		  "-A INPUT -j CHECK-STATE",
+		  "CHECK-STATE  all  --  anywhere             anywhere            ",
+		  "1           0        0 CHECK-STATE  0    --  *      *       0.0.0.0/0            0.0.0.0/0           " },
+	};
+	struct nfhp_cmdline *cl = malloc(sizeof(*cl));
+	char got[3][1024], err[512];
+	unsigned int flags[3] = { 0, 0, NFHP_PRINT_NUMERIC |
+				  NFHP_PRINT_VERBOSE | NFHP_PRINT_EXACT |
+				  NFHP_PRINT_LINENUM };
+	size_t i, k;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (parse_line(cases[i].in, cl, err, sizeof(err))) {
+			check(false, "states: parse %s: %s", cases[i].in, err);
+			continue;
+		}
+		for (k = 0; k < 3; k++) {
+			f = fmemopen(got[k], sizeof(got[k]), "w");
+			if (!k)
+				nfhp_print_rule_save(f, cl->chain, &cl->spec,
+						     NULL);
+			else
+				nfhp_print_list_rule(f, 1, &cl->spec, NULL,
+						     flags[k]);
+			fclose(f);
+			got[k][strcspn(got[k], "\n")] = 0;
+		}
+		compare_line("states: save", got[0], cases[i].save);
+		compare_line("states: -L", got[1], cases[i].list);
+		compare_line("states: -L -nvx --line-numbers", got[2],
+			     cases[i].list_nv);
+	}
+	free(cl);
+}
+
 int main(void)
 {
 	char src[1024];
@@ -324,6 +397,7 @@ int main(void)
 		  NFHP_PRINT_VERBOSE | NFHP_PRINT_LINENUM);
 	test_roundtrip();
 	test_counters();
+	test_states();
 	free(rules);
 	printf("%d tests, %d passed, %d failed\n", tests, tests - failures,
 	       failures);

@@ -202,6 +202,13 @@ static const struct xt_case cases[] = {
 	{ "-A INPUT -m recent --set -j ACCEPT",
 	  "-A INPUT -m recent --set --name DEFAULT --mask 255.255.255.255 --rsource -j ACCEPT",
 	  NULL, NULL, true },
+	/* keep-state stays native, after the xtables matches too. */
+	{ "-A INPUT -m keep-state --state-limit 4 -p tcp -m limit --limit 3/min --dport 22 -j ACCEPT",
+	  "-A INPUT -p tcp -m limit --limit 3/min -m tcp --dport 22 -m keep-state --state-limit 4 --state-limit-by src-addr -j ACCEPT",
+	  "limit: avg 3/min burst 5 tcp dpt:22 keep-state limit 4 by src-addr",
+	  "ACCEPT" },
+	/* CHECK-STATE is no extension and no chain (wider than its column). */
+	{ "-A INPUT -j CHECK-STATE", NULL, NULL, "CHECK-STATE" },
 };
 
 static const struct xt_bad bad[] = {
@@ -223,6 +230,10 @@ static const struct xt_bad bad[] = {
 	{ "-A INPUT -p tcp --dport 60000:29", 2,
 	  "invalid portrange (min > max)" },
 	{ "-L INPUT -m limit", 2, "Illegal option with this command" },
+	{ "-A INPUT -m limit --limit 1/s -j CHECK-STATE", 2,
+	  "CHECK-STATE takes no match: it checks every packet that reaches it" },
+	{ "-A INPUT -m keep-state -j REJECT", 2,
+	  "nf-hipac: keep-state needs `-j ACCEPT' or `-j DROP' (the verdict its states give)" },
 };
 
 /* The whole -L lines, with and without -n, of iptables 1.8.9. */
