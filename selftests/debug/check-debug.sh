@@ -23,7 +23,7 @@
 #     "leaks": kmemleak on as well, the selftests that drive the module's
 #              allocations, error paths and teardown (NFHP_DEBUG_LEAK_TESTS:
 #              restore, bounded, failslab, nlfuzz, xt, stress, ipv6,
-#              unload),
+#              keep_state, states_stress, unload),
 #              then a kmemleak scan;
 #  5. any KASAN/lockdep/UBSAN/RCU/WARN/BUG line in a kernel log, any
 #     kmemleak report, fails the run and is printed.
@@ -112,7 +112,7 @@ export NFHP_RESTORE_BIG=${NFHP_RESTORE_BIG:-20000}
 # KASAN), and it is restored three times; 2,000 reach the same paths.
 export NFHP_RESTORE_RULES=${NFHP_RESTORE_RULES:-2000}
 fuzz=${NFHP_FUZZ_MESSAGES:-}
-leak_tests=${NFHP_DEBUG_LEAK_TESTS:-"restore.sh bounded.sh failslab.sh nlfuzz.sh xt.sh stress.sh ipv6.sh unload.sh"}
+leak_tests=${NFHP_DEBUG_LEAK_TESTS:-"restore.sh bounded.sh failslab.sh nlfuzz.sh xt.sh stress.sh ipv6.sh keep_state.sh states_stress.sh unload.sh"}
 full_tests=${TESTS:-$(cd selftests/nf_hipac && for t in *.sh; do
 	case " lib.sh run_tests.sh $leak_tests " in *" $t "*) continue;; esac
 	[ -x "$t" ] && echo "$t"
