@@ -9,7 +9,7 @@
 # A state's packets count on its rule.  A UDP state dies after its
 # lifetime, which /proc sets; deleting a rule ends its states at once; a
 # limit of two states per source refuses a third flow, and the rule then
-# does not match.  CHECK-STATE moves the check point before a rule that
+# does not match; a restore of the same rules keeps their states.  CHECK-STATE moves the check point before a rule that
 # would drop the replies.  Each namespace has its own states.  IPv6 too.
 #
 # nfhp-timeout: 300
@@ -119,6 +119,15 @@ nfhp_check "udp 41002 -> 9002 dropped: a third state refused" \
 nfhp_check "refused (limit) counted" [ "$(refused_limit)" -gt "$refused" ]
 nfhp_check "udp 41001 -> 9001 again: its state is there" \
 	from 41001 udp_ok 9001
+
+# The same rules sent again are carried over, their states with them.
+nfhp_check "nf-hipac-save | nf-hipac-restore" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-save' |
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac-restore'"
+nfhp_check "9001 -> 41001, the reverse, passes: the state stayed" \
+	back_ok 41001 9001
+nfhp_check "udp 41002 -> 9002 still refused: so did the limit's count" \
+	from 41002 udp_fail 9002
 
 # CHECK-STATE: a rule that drops the server's side before the first
 # keep-state rule hides the states, unless CHECK-STATE comes first.
