@@ -155,6 +155,20 @@ result "$([ $st -eq 2 ] && grep -q "line 3: .*match .limit. is not supported" <<
 	"an extension without --opaque-xt: exit 2, the line and the match" \
 	"exit $st: $out"
 
+# check_case NAME DESCRIPTION: nf-hipac-sim --check on $tmp/NAME.rules and
+# $tmp/NAME.pkt exits 0, the reference agreeing, with the verdicts of
+# $tmp/NAME.want.
+check_case()
+{
+	local st
+
+	"$sim" --check "$tmp/$1.rules" "$tmp/$1.pkt" > "$tmp/$1.out" \
+		2> "$tmp/$1.err"
+	st=$?
+	result "$([ $st -eq 0 ] && cmp -s "$tmp/$1.out" "$tmp/$1.want"; echo $?)" \
+		"$2" "exit $st: $(diff "$tmp/$1.want" "$tmp/$1.out"; cat "$tmp/$1.err")"
+}
+
 # Dynamic states (sim/states.h): a keep-state rule for client to server;
 # the server's reply is accepted by the state at the check point, the
 # first state rule, though no rule lets it through; after the lifetime
@@ -199,11 +213,8 @@ ACCEPT FORWARD state
 DROP FORWARD policy
 DROP FORWARD policy
 EOF
-"$sim" --check "$tmp/ks.rules" "$tmp/ks.pkt" > "$tmp/ks.out" 2> "$tmp/ks.err"
-st=$?
-result "$([ $st -eq 0 ] && cmp -s "$tmp/ks.out" "$tmp/ks.want"; echo $?)" \
-	"keep-state: replies by the state, not after their lifetime; echo ids" \
-	"exit $st: $(diff "$tmp/ks.want" "$tmp/ks.out"; cat "$tmp/ks.err")"
+check_case ks \
+	"keep-state: replies by the state, not after their lifetime; echo ids"
 
 # --state-limit 2 --state-limit-by src-addr: a third flow from one source
 # is refused, so the rule does not match and the policy drops it; another
@@ -226,11 +237,8 @@ EOF
 printf '%s\n' "ACCEPT FORWARD 1" "ACCEPT FORWARD 1" "DROP FORWARD policy" \
 	"ACCEPT FORWARD 1" "ACCEPT FORWARD 1" "ACCEPT FORWARD 1" \
 	> "$tmp/lim.want"
-"$sim" --check "$tmp/lim.rules" "$tmp/lim.pkt" > "$tmp/lim.out" 2>/dev/null
-st=$?
-result "$([ $st -eq 0 ] && cmp -s "$tmp/lim.out" "$tmp/lim.want"; echo $?)" \
-	"--state-limit 2: a source's third flow refused, another's not; expiry frees" \
-	"exit $st: $(diff "$tmp/lim.want" "$tmp/lim.out")"
+check_case lim \
+	"--state-limit 2: a source's third flow refused, another's not; expiry frees"
 
 # The check point is the first keep-state or CHECK-STATE rule: behind a
 # DROP rule the reply never reaches it; a CHECK-STATE first moves it up.
@@ -244,16 +252,13 @@ EOF
 printf '%s\n' "src=10.0.0.1 dst=192.0.2.1 proto=udp sport=5000 dport=53" \
 	"src=192.0.2.1 dst=10.0.0.1 proto=udp sport=53 dport=5000" \
 	> "$tmp/cp.pkt"
-out1=$("$sim" --check "$tmp/cp.rules" "$tmp/cp.pkt" 2>/dev/null)
-st1=$?
-sed -i 's/^-A FORWARD -s 192/-A FORWARD -j CHECK-STATE\n&/' "$tmp/cp.rules"
-out2=$("$sim" --check "$tmp/cp.rules" "$tmp/cp.pkt" 2>/dev/null)
-st2=$?
-want1=$(printf '%s\n' "ACCEPT FORWARD 2" "DROP FORWARD 1")
-want2=$(printf '%s\n' "ACCEPT FORWARD 3" "ACCEPT FORWARD state")
-result "$([ $st1 -eq 0 ] && [ $st2 -eq 0 ] && [ "$out1" = "$want1" ] && [ "$out2" = "$want2" ]; echo $?)" \
-	"CHECK-STATE first: the check point moves before the DROP rule" \
-	"without: $out1; with: $out2"
+printf '%s\n' "ACCEPT FORWARD 2" "DROP FORWARD 1" > "$tmp/cp.want"
+check_case cp "the reply meets a DROP rule before the check point"
+sed 's/^-A FORWARD -s 192/-A FORWARD -j CHECK-STATE\n&/' "$tmp/cp.rules" \
+	> "$tmp/cp2.rules"
+cp "$tmp/cp.pkt" "$tmp/cp2.pkt"
+printf '%s\n' "ACCEPT FORWARD 3" "ACCEPT FORWARD state" > "$tmp/cp2.want"
+check_case cp2 "CHECK-STATE first: the check point moves before the DROP rule"
 
 # A position, not a rule to match: the first state rule is in a user
 # chain only eth0's packets enter; the reply, from eth1, is checked where
@@ -278,11 +283,7 @@ in=eth0 src=10.0.0.1 dst=192.0.2.7 proto=tcp sport=22 dport=5000 flags=SA
 EOF
 printf '%s\n' "ACCEPT inbound 2" "ACCEPT FORWARD state" "DROP FORWARD 2" \
 	"ACCEPT FORWARD 3" "ACCEPT FORWARD state" > "$tmp/uc.want"
-"$sim" --check "$tmp/uc.rules" "$tmp/uc.pkt" > "$tmp/uc.out" 2> "$tmp/uc.err"
-st=$?
-result "$([ $st -eq 0 ] && cmp -s "$tmp/uc.out" "$tmp/uc.want"; echo $?)" \
-	"the check point in a user chain: a position the reply passes" \
-	"exit $st: $(diff "$tmp/uc.want" "$tmp/uc.out"; cat "$tmp/uc.err")"
+check_case uc "the check point in a user chain: a position the reply passes"
 
 # --check with states: random flows both ways over a minute, TCP flags,
 # echo ids, limits, CHECK-STATE in a user chain reached by a jump, a goto;
