@@ -398,7 +398,6 @@ static int read_packets(FILE *f, struct nfhp_sim_pkt **out, size_t *n)
 
 	while (getline(&line, &len, f) >= 0) {
 		lineno++;
-		err[0] = 0;
 		if (cnt == cap) {
 			cap = cap * 2 + 4096;
 			np = realloc(pk, cap * sizeof(*pk));
@@ -410,11 +409,11 @@ static int read_packets(FILE *f, struct nfhp_sim_pkt **out, size_t *n)
 			pk = np;
 		}
 		ret = nfhp_sim_parse_packet(line, &pk[cnt], err, sizeof(err));
-		if (!ret && !packet_time(&pk[cnt], cnt ? &pk[cnt - 1] : NULL))
+		if (!ret && !packet_time(&pk[cnt], cnt ? &pk[cnt - 1] : NULL)) {
 			snprintf(err, sizeof(err),
 				 "time= goes back: packets come in time order");
-		if (!ret && err[0])
 			ret = -1;
+		}
 		if (ret < 0) {
 			fprintf(stderr, "nf-hipac-sim: packets line %u: %s\n",
 				lineno, err);
