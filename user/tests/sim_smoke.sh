@@ -155,14 +155,14 @@ result "$([ $st -eq 2 ] && grep -q "line 3: .*match .limit. is not supported" <<
 	"an extension without --opaque-xt: exit 2, the line and the match" \
 	"exit $st: $out"
 
-# check_case NAME DESCRIPTION: nf-hipac-sim --check on $tmp/NAME.rules and
-# $tmp/NAME.pkt exits 0, the reference agreeing, with the verdicts of
-# $tmp/NAME.want.
+# check_case NAME DESCRIPTION [OPTION...]: nf-hipac-sim --check on
+# $tmp/NAME.rules and $tmp/NAME.pkt exits 0, the reference agreeing, with
+# the verdicts of $tmp/NAME.want.
 check_case()
 {
 	local st
 
-	"$sim" --check "$tmp/$1.rules" "$tmp/$1.pkt" > "$tmp/$1.out" \
+	"$sim" --check "${@:3}" "$tmp/$1.rules" "$tmp/$1.pkt" > "$tmp/$1.out" \
 		2> "$tmp/$1.err"
 	st=$?
 	result "$([ $st -eq 0 ] && cmp -s "$tmp/$1.out" "$tmp/$1.want"; echo $?)" \
@@ -215,6 +215,20 @@ DROP FORWARD policy
 EOF
 check_case ks \
 	"keep-state: replies by the state, not after their lifetime; echo ids"
+
+# -6: an ICMPv6 echo's reply by its identifier, until the short lifetime
+# (5 s) is over.
+printf '*filter\n:FORWARD DROP [0:0]\n-A FORWARD -s 2001:db8:1::/48 -m keep-state -j ACCEPT\nCOMMIT\n' \
+	> "$tmp/ks6.rules"
+cat > "$tmp/ks6.pkt" <<'EOF'
+src=2001:db8:1::5 dst=2001:db8:2::1 proto=ipv6-icmp icmp=128 id=9
+time=4.9 src=2001:db8:2::1 dst=2001:db8:1::5 proto=ipv6-icmp icmp=129 id=9
+src=2001:db8:2::1 dst=2001:db8:1::5 proto=ipv6-icmp icmp=129 id=10
+time=10 src=2001:db8:2::1 dst=2001:db8:1::5 proto=ipv6-icmp icmp=129 id=9
+EOF
+printf '%s\n' "ACCEPT FORWARD 1" "ACCEPT FORWARD state" "DROP FORWARD policy" \
+	"DROP FORWARD policy" > "$tmp/ks6.want"
+check_case ks6 "-6 keep-state: an ICMPv6 echo reply by its id, 5 s" -6
 
 # --state-limit 2 --state-limit-by src-addr: a third flow from one source
 # is refused, so the rule does not match and the policy drops it; another
