@@ -794,7 +794,9 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 		}
 		r = c->rules[i++];
 		at = pos;
-		pos = size_add(pos, rule_size(ref, r));
+		/* Positions count only until the states are looked up. */
+		if (w.check_at != REF_NOWHERE)
+			pos = size_add(pos, rule_size(ref, r));
 		if (state_decides(&w, at, v))
 			return;
 		switch (rule_outcome(r, key, pkt)) {
