@@ -3,10 +3,14 @@
 #
 # Netlink fuzzing of the nf_hipac genetlink family with user/build/nl_fuzz
 # (user/fuzz/nl_fuzz.c, nl_fuzz_set.c): valid, mutated and random requests
-# of the rule and the named-set commands, rules with set matches, with
-# interleaved transactions on several sockets, from two processes at once,
-# in a network namespace of its own.  Then:
+# of the rule and the named-set commands, rules with set matches and
+# with states (NFHPA_RULE_STATE: keep-state, CHECK-STATE, and wrong modes,
+# limits, fields and duplicates), with interleaved transactions on several
+# sockets, from two processes at once, in a network namespace of its own.
+# Then:
 #
+#   - unmutated keep-state and CHECK-STATE rules went through, and odd
+#     state attributes were refused with EINVAL;
 #   - with the rules flushed, every set of the fuzzed namespace can be
 #     destroyed (no reference of a freed rule is left behind) and a dump
 #     finds none (nl_fuzz -F);
@@ -102,6 +106,27 @@ sent=$(cat $tmp/fuzz1 $tmp/fuzz2 |
        awk '{ n += $1 } END { print n + 0 }')
 nfhp_log "fuzz messages: $sent in $(($(date +%s) - start))s"
 nfhp_check "all $messages messages sent" [ "$sent" -ge "$messages" ]
+
+# state_count KIND ANSWER - unmutated rule changes of KIND answered so.
+state_count()
+{
+	cat $tmp/fuzz1 $tmp/fuzz2 |
+	sed -n 's/^nl_fuzz: valid rule changes with states: //p' | tr ';' '\n' |
+	awk -v kind="$1" -v ans="$2" '
+		{ sub(/^ /, "") }
+		index($0, kind " ") == 1 || $0 == kind {
+			for (i = 1; i <= NF; i++)
+				if (split($i, kv, "=") == 2 && kv[1] == ans)
+					n += kv[2]
+		}
+		END { print n + 0 }'
+}
+keep_ok=$(state_count keep-state acked)
+check_ok=$(state_count CHECK-STATE acked)
+odd_inval=$(state_count "odd states" EINVAL)
+nfhp_log "state rules: keep-state $keep_ok acked, CHECK-STATE $check_ok acked, odd ones $odd_inval EINVAL"
+nfhp_check "keep-state and CHECK-STATE rules went through, odd ones refused" \
+	[ "$keep_ok" -gt 0 -a "$check_ok" -gt 0 -a "$odd_inval" -gt 0 ]
 
 # No rule is left to refer to a set: every set goes.
 nfhp_check "fuzzed netns: every set destroyed" \

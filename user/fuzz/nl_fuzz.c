@@ -15,7 +15,10 @@
  * socket) in between, so that their changes and transactions interleave.
  * Every few hundred requests the rule set is flushed so that it stays small,
  * and every set is destroyed.  The named sets' commands and the set
- * matches of rules are nl_fuzz_set.c's.
+ * matches of rules are nl_fuzz_set.c's.  One rule in five keeps or checks
+ * states (NFHPA_RULE_STATE): mostly as the CLI sends them, else with
+ * wrong modes, limits, fields or duplicates; the unmutated ones are
+ * counted by their answers.
  *
  * Every request asks for an ack and genetlink answers it inside sendmsg(),
  * so the answers are read without blocking after each send.  The run fails
@@ -69,6 +72,23 @@
 #define FZ_RESET_EVERY	200
 
 /**
+ * enum fz_rstate_kind - what NFHPA_RULE_STATE a rule went with
+ * @FZ_RSTATE_NONE: none
+ * @FZ_RSTATE_KEEP: keep-state as the CLI sends it, on ACCEPT or DROP
+ * @FZ_RSTATE_CHECK: CHECK-STATE as the CLI sends it, on a bare rule
+ * @FZ_RSTATE_OTHER: any other: a wrong mode, limit or fields, a rule it
+ *	does not fit, twice
+ * @FZ_RSTATE_KINDS: their number
+ */
+enum fz_rstate_kind {
+	FZ_RSTATE_NONE,
+	FZ_RSTATE_KEEP,
+	FZ_RSTATE_CHECK,
+	FZ_RSTATE_OTHER,
+	FZ_RSTATE_KINDS,
+};
+
+/**
  * struct fz_stats - what the run did and how the kernel answered
  * @sent: requests sent
  * @acks: answers with error 0
@@ -78,10 +98,13 @@
  * @bad: answers with an errno the module never returns
  * @mutated: requests with at least one mutation
  * @random: random requests
+ * @rstate: unmutated rule changes with NFHPA_RULE_STATE, by &enum
+ *	fz_rstate_kind and the errno of their answer (0: they went through)
  */
 struct fz_stats {
 	unsigned long sent, acks, errs[256], dumps, reopens, bad;
 	unsigned long mutated, random;
+	unsigned long rstate[FZ_RSTATE_KINDS][256];
 };
 
 /**
@@ -98,6 +121,8 @@ struct fz_attr {
 
 static uint64_t fz_rng;
 static uint16_t fz_family;
+/* The NFHPA_RULE_STATE of the rule being built, and of the one sent. */
+static enum fz_rstate_kind fz_rstate_built, fz_rstate_req;
 static bool fz_verbose;
 static bool fz_dry;
 static bool fz_eperm;
@@ -313,18 +338,96 @@ static void put_xt(struct nlmsghdr *nlh, uint8_t action)
 	mnl_attr_nest_end(nlh, nest);
 }
 
+/* A state limit's count: none, the least, a few, or the most a u32 has. */
+static uint32_t rnd_limit(void)
+{
+	switch (below(4)) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return 2 + below(100);
+	}
+	return UINT32_MAX;
+}
+
+/*
+ * NFHPA_RULE_STATE of mode: mostly as the CLI sends it (the mode, and
+ * for keep-state a limit with its fields or none), else modes 0 to 4,
+ * limits of 0, 1 or 2^32 - 1, fields 0 to 0x1f, fields without a count,
+ * no mode, an attribute twice: nfhp_rstate_decode() and the policy.
+ *
+ * Return: it is one of the odd ones.
+ */
+static bool put_rstate(struct nlmsghdr *nlh, uint8_t mode)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE_STATE);
+	bool wild = one_in(4);
+	uint8_t by = 1 + below(NFHP_STATE_LIMIT_ALL);
+
+	if (!wild || !one_in(8))
+		mnl_attr_put_u8(nlh, NFHPA_RSTATE_MODE,
+				wild && one_in(2) ? below(5) : mode);
+	if (wild && one_in(8))
+		mnl_attr_put_u8(nlh, NFHPA_RSTATE_MODE, below(5));
+	if (wild)
+		by = below(0x20);
+	if (mode == NFHP_RSTATE_KEEP ? one_in(2) : wild && one_in(4)) {
+		mnl_attr_put_u32(nlh, NFHPA_RSTATE_LIMIT,
+				 wild ? rnd_limit() : 1 + below(100));
+		if (!wild || !one_in(4))
+			mnl_attr_put_u8(nlh, NFHPA_RSTATE_LIMIT_BY, by);
+	} else if (wild && one_in(4)) {
+		mnl_attr_put_u8(nlh, NFHPA_RSTATE_LIMIT_BY, by);
+	}
+	if (wild && one_in(16))
+		mnl_attr_put(nlh, below(NFHPA_RSTATE_MAX + 3), 4, &by);
+	mnl_attr_nest_end(nlh, nest);
+	return wild;
+}
+
+/*
+ * One rule in five keeps or checks states: mostly as keep-state and
+ * CHECK-STATE need (an ACCEPT or DROP verdict; no match, no action), so
+ * that they go through, else with whatever the rule has.
+ */
+static uint8_t rnd_rstate_mode(uint8_t *action, unsigned int *nmatch,
+			       bool *bare, bool *fits)
+{
+	uint8_t mode = one_in(2) ? NFHP_RSTATE_KEEP : NFHP_RSTATE_CHECK;
+
+	*bare = false;
+	*fits = false;
+	if (!one_in(5))
+		return NFHP_RSTATE_NONE;
+	if (one_in(4))
+		return mode;
+	*fits = true;
+	if (mode == NFHP_RSTATE_KEEP) {
+		*action = one_in(2) ? NFHP_ACT_ACCEPT : NFHP_ACT_DROP;
+	} else {
+		*action = NFHP_ACT_NONE;
+		*nmatch = 0;
+		*bare = true;
+	}
+	return mode;
+}
+
 /*
  * A valid-looking rule of family: sorted distinct dimensions, an action.
  * With setm, set matches too, and mostly a plain rule around them (few
  * dimensions, a verdict), so that they are refused for their own sake
- * when they are.
+ * when they are.  Now and then a keep-state or CHECK-STATE rule, and now
+ * and then one with its NFHPA_RULE_STATE twice.
  */
 static void put_rule(struct nlmsghdr *nlh, uint8_t family, bool setm)
 {
 	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_RULE);
-	bool plain = setm && !one_in(4);
+	bool plain = setm && !one_in(4), bare, fits;
 	unsigned int nmatch = below(plain ? 3 : 5), d;
 	uint8_t action = below(plain ? NFHP_ACT_JUMP : NFHP_ACT_MAX);
+	uint8_t rstate = rnd_rstate_mode(&action, &nmatch, &bare, &fits);
 
 	for (d = 0; d < NFHP_DIM_MAX && nmatch; d++) {
 		if (below(NFHP_DIM_MAX - d) < nmatch) {
@@ -338,10 +441,21 @@ static void put_rule(struct nlmsghdr *nlh, uint8_t family, bool setm)
 				  fz_chains[3 + below(FZ_NCHAINS - 3)]);
 	if (one_in(8))
 		mnl_attr_put_strz(nlh, NFHPA_RULE_COMMENT, "nl_fuzz");
-	if (setm)
+	if (setm && !bare)
 		fz_put_setm(nlh, family);
-	if (action == NFHP_ACT_XT ? !one_in(8) : one_in(plain ? 32 : 6))
+	if (action == NFHP_ACT_XT ? !one_in(8) :
+	    !bare && one_in(plain ? 32 : 6))
 		put_xt(nlh, action);
+	if (rstate) {
+		fits &= !put_rstate(nlh, rstate);
+		if (one_in(16)) {
+			put_rstate(nlh, rstate);
+			fits = false;
+		}
+		fz_rstate_built = !fits ? FZ_RSTATE_OTHER :
+				  rstate == NFHP_RSTATE_KEEP ? FZ_RSTATE_KEEP :
+							       FZ_RSTATE_CHECK;
+	}
 	if (one_in(8)) {
 		struct nlattr *c = mnl_attr_nest_start(nlh,
 						       NFHPA_RULE_COUNTERS);
@@ -544,7 +658,7 @@ static void put_deep(struct nlmsghdr *nlh, unsigned int levels)
 	for (i = 0; i < levels; i++) {
 		static const uint16_t nests[] = {
 			NFHPA_RULE, NFHPA_RULE_MATCH, NFHPA_SET,
-			NFHPA_SET_ENTRY, NFHPA_RULE_SETM,
+			NFHPA_SET_ENTRY, NFHPA_RULE_SETM, NFHPA_RULE_STATE,
 		};
 		uint16_t type = nests[below(sizeof(nests) / sizeof(nests[0]))];
 
@@ -796,6 +910,34 @@ static bool known_errno(int err)
  */
 static uint8_t fz_req_cmd;
 
+/* The answer of the request just sent, if it was a rule change with states. */
+static void fz_rstate_done(int err)
+{
+	if (fz_rstate_req && (fz_req_cmd == NFHP_CMD_APPEND ||
+			      fz_req_cmd == NFHP_CMD_INSERT ||
+			      fz_req_cmd == NFHP_CMD_REPLACE))
+		st.rstate[fz_rstate_req][err > 0 && err < 256 ? err : 0]++;
+}
+
+/* The unmutated rule changes with states, by kind and answer. */
+static void fz_rstate_report(void)
+{
+	static const char *const kinds[] = { "", "keep-state", "CHECK-STATE",
+					     "odd states" };
+	unsigned int i, k;
+
+	printf("nl_fuzz: valid rule changes with states:");
+	for (i = 1; i < FZ_RSTATE_KINDS; i++) {
+		printf(" %s", kinds[i]);
+		for (k = 0; k < 256; k++)
+			if (st.rstate[i][k])
+				printf(" %s=%lu",
+				       k ? strerrorname_np(k) : "acked",
+				       st.rstate[i][k]);
+		printf(i + 1 < FZ_RSTATE_KINDS ? ";" : "\n");
+	}
+}
+
 /*
  * Read every waiting answer (genetlink has answered by the time sendmsg
  * returns; a dump goes on with each read) and account for it.  Returns the
@@ -863,6 +1005,7 @@ static unsigned int drain(struct fz_sock *s, int *last_err)
 			}
 			if (ours) {
 				done = true;
+				fz_rstate_done(err);
 				if (!fz_set_done(err, overrun)) {
 					st.bad++;
 					fprintf(stderr,
@@ -1121,6 +1264,8 @@ int main(int argc, char **argv)
 			len = 1 + below(MNL_NLMSG_HDRLEN);
 
 		fz_set_expect(nlh, valid);
+		fz_rstate_req = valid ? fz_rstate_built : FZ_RSTATE_NONE;
+		fz_rstate_built = FZ_RSTATE_NONE;
 		answers = send_req(s, nlh, len, &err);
 		if (cmd == NFHP_CMD_BEGIN && answers && !err)
 			s->txn = true;
@@ -1182,8 +1327,10 @@ int main(int argc, char **argv)
 			printf(" %s=%lu", k < 255 ? strerrorname_np(k) : "other",
 			       st.errs[k]);
 	printf("\n");
-	if (!eperm)
+	if (!eperm) {
 		fz_set_report();
+		fz_rstate_report();
+	}
 	if (st.bad) {
 		fprintf(stderr, "nl_fuzz: FAIL: %lu unexpected answers\n",
 			st.bad);

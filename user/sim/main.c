@@ -16,11 +16,15 @@
  * instead of refusing them.  --sets FILE loads named sets written as
  * nf-hipac-set save (or ipset save) writes them, for the set matches of
  * the rules (-m set --match-set NAME src|dst, sets.h); RULESET may hold
- * them too, before its table, as nf-hipac-save writes them.
+ * them too, before its table, as nf-hipac-save writes them.  keep-state
+ * and CHECK-STATE rules keep dynamic states (states.h) in the core's
+ * table, on the packets' clock (time=); a packet a state decides prints
+ * as "VERDICT HOOK state".
  */
 #include "pkt.h"
 #include "opaque.h"
 #include "sets.h"
+#include "states.h"
 #include "parse.h"
 #include "print.h"
 #include "ref.h"
@@ -47,6 +51,10 @@ static const char *const hook_names[NFHP_HOOK_MAX] = {
  * @chains: the chain of each entry of @lines
  * @nlines: entries in @lines
  * @cap: allocated entries
+ * @sets: named sets are on (sets_on())
+ * @tables: the rule set's table began
+ * @states: the core's dynamic states
+ * @ref_states: the reference's
  */
 struct sim {
 	u8 family;
@@ -61,6 +69,8 @@ struct sim {
 	size_t nlines, cap;
 	bool sets;
 	bool tables;
+	struct nfhp_sim_states states;
+	struct nfhp_sim_states ref_states;
 };
 
 /*
@@ -158,13 +168,6 @@ static int on_cmd(void *ctx, struct nfhp_cmdline *cl)
 	u64 t0 = now_ns();
 	int ret, rret;
 
-	/* Neither the tree nor the reference keeps states (yet). */
-	if (cl->spec.state.mode) {
-		fprintf(stderr,
-			"nf-hipac-sim: %s: keep-state and CHECK-STATE are not simulated\n",
-			cl->chain);
-		return NFHP_EXIT_PARAM;
-	}
 	switch (cl->cmd) {
 	case NFHP_CLI_APPEND:
 		ret = nfhp_rule_append(s->rs, cl->chain, &cl->spec, cnt, &msg);
@@ -231,9 +234,29 @@ static void sets_on(struct sim *s, const struct nfhp_ext_ops *inner)
 	void *family = (void *)(uintptr_t)s->family;
 
 	nfhp_sim_sets_init(inner);
-	nfhp_ruleset_set_ext(s->rs, &nfhp_sim_ext_ops, family);
-	nfhp_ref_set_ext(s->ref, &nfhp_sim_ext_ops, family);
+	nfhp_sim_states_set_inner(&s->states, &nfhp_sim_ext_ops, family);
+	nfhp_sim_states_set_inner(&s->ref_states, &nfhp_sim_ext_ops, family);
 	s->sets = true;
+}
+
+/*
+ * The states of the core and of the reference, each its own table, as
+ * the evaluators of both: the sets and the opaque extensions go through
+ * them (sets_on()).
+ */
+static int states_on(struct sim *s)
+{
+	struct nfhp_sim_states *st[] = { &s->states, &s->ref_states };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(st); i++) {
+		st[i]->flow = nfhp_sim_pkt_flow;
+		if (nfhp_sim_states_init(st[i], s->family, NFHP_SIM_HZ, NULL))
+			return -ENOMEM;
+	}
+	nfhp_ruleset_set_ext(s->rs, &s->states.ops, &s->states);
+	nfhp_ref_set_ext(s->ref, &s->ref_states.ops, &s->ref_states);
+	return 0;
 }
 
 /* The sets of a save, before its table, as nf-hipac-save prints them. */
@@ -319,14 +342,16 @@ static const char *action_name(u8 action, u32 xt_verdict)
 	       action == NFHP_ACT_QUEUE ? "QUEUE" : "DROP";
 }
 
+/* @state: a dynamic state decided the packet, at its hook's check point. */
 static void print_verdict(FILE *f, struct nfhp_ruleset *rs,
-			  const struct nfhp_verdict *v, enum nfhp_hook hook)
+			  const struct nfhp_verdict *v, enum nfhp_hook hook,
+			  bool state)
 {
 	const char *act = action_name(v->action, v->xt_verdict);
 
 	if (!v->rule) {
 		fprintf(f, "%s %s %s\n", act, hook_names[hook],
-			v->hotdrop ? "hotdrop" : "policy");
+			state ? "state" : v->hotdrop ? "hotdrop" : "policy");
 		return;
 	}
 	fprintf(f, "%s %s %u\n", act,
@@ -335,10 +360,11 @@ static void print_verdict(FILE *f, struct nfhp_ruleset *rs,
 }
 
 static bool same_verdict(struct nfhp_ruleset *rs,
-			 const struct nfhp_verdict *v,
+			 const struct nfhp_verdict *v, bool state,
 			 const struct nfhp_ref_verdict *r, enum nfhp_hook hook)
 {
-	if (v->action != r->action || v->hotdrop != r->hotdrop)
+	if (v->action != r->action || v->hotdrop != r->hotdrop ||
+	    state != r->state)
 		return false;
 	if (v->action == NFHP_ACT_XT && v->xt_verdict != r->xt_verdict)
 		return false;
@@ -346,6 +372,20 @@ static bool same_verdict(struct nfhp_ruleset *rs,
 		return r->pos == 0 && !strcmp(r->chain, hook_names[hook]);
 	return r->pos == nfhp_rule_position(rs, v->rule) &&
 	       !strcmp(r->chain, nfhp_chain_name(nfhp_rule_chain(rs, v->rule)));
+}
+
+/*
+ * A packet without time= comes at the time of the one before; none may
+ * come before it.  False for one that does.
+ */
+static bool packet_time(struct nfhp_sim_pkt *p,
+			const struct nfhp_sim_pkt *before)
+{
+	if (!before)
+		return true;
+	if (!p->timed)
+		p->time = before->time;
+	return p->time >= before->time;
 }
 
 static int read_packets(FILE *f, struct nfhp_sim_pkt **out, size_t *n)
@@ -369,6 +409,11 @@ static int read_packets(FILE *f, struct nfhp_sim_pkt **out, size_t *n)
 			pk = np;
 		}
 		ret = nfhp_sim_parse_packet(line, &pk[cnt], err, sizeof(err));
+		if (!ret && !packet_time(&pk[cnt], cnt ? &pk[cnt - 1] : NULL)) {
+			snprintf(err, sizeof(err),
+				 "time= goes back: packets come in time order");
+			ret = -1;
+		}
 		if (ret < 0) {
 			fprintf(stderr, "nf-hipac-sim: packets line %u: %s\n",
 				lineno, err);
@@ -747,6 +792,57 @@ static void do_passes(struct sim *s, const struct nfhp_sim_pkt *pk, size_t n,
 	sink = acc;
 }
 
+/* A mismatch of the tree and the reference, the first 20 of them. */
+static void report_mismatch(struct sim *s, size_t i, enum nfhp_hook hook,
+			    const struct nfhp_verdict *v, bool state,
+			    const struct nfhp_ref_verdict *rv)
+{
+	fprintf(stderr, "MISMATCH packet %zu: tree ", i + 1);
+	print_verdict(stderr, s->rs, v, hook, state);
+	fprintf(stderr, "  reference %s %s ",
+		action_name(rv->action, rv->xt_verdict), rv->chain);
+	if (rv->pos)
+		fprintf(stderr, "%u\n", rv->pos);
+	else
+		fprintf(stderr, "%s%s\n",
+			rv->state ? "state" : rv->hotdrop ? "hotdrop" : "policy",
+			rv->loop ? " (loop)" : "");
+}
+
+/*
+ * Classify the packets in order and print their verdicts; with @check,
+ * compare each with the reference's.  The states' clock moves to each
+ * packet's time first.  Return the mismatches.
+ */
+static unsigned long classify_all(struct sim *s, const struct nfhp_sim_pkt *pk,
+				  size_t n, bool check)
+{
+	unsigned long mismatches = 0;
+	struct nfhp_ref_verdict rv;
+	struct nfhp_verdict v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		nfhp_sim_states_advance(&s->states, pk[i].time);
+		s->states.decided = false;
+		nfhp_classify(s->rs, pk[i].hook, &pk[i].key, pk[i].len,
+			      (void *)&pk[i], &v);
+		print_verdict(stdout, s->rs, &v, pk[i].hook, s->states.decided);
+		if (!check)
+			continue;
+		nfhp_sim_states_advance(&s->ref_states, pk[i].time);
+		nfhp_ref_classify(s->ref, pk[i].hook, &pk[i].key,
+				  (void *)&pk[i], &rv);
+		if (same_verdict(s->rs, &v, s->states.decided, &rv,
+				 pk[i].hook))
+			continue;
+		if (mismatches++ < 20)
+			report_mismatch(s, i, pk[i].hook, &v,
+					s->states.decided, &rv);
+	}
+	return mismatches;
+}
+
 /* Load the sets of @path; an exit code. */
 static int load_sets(const char *path)
 {
@@ -781,9 +877,7 @@ int main(int argc, char **argv)
 	char *end;
 	struct nfhp_sim_pkt *pk = NULL;
 	struct sim s = { .updates = BENCH_UPDATES, .family = NFHP_FAMILY_IPV4 };
-	struct nfhp_verdict v;
-	struct nfhp_ref_verdict rv;
-	unsigned long mismatches = 0;
+	unsigned long mismatches;
 	char err[512];
 	size_t n = 0, i;
 	FILE *f;
@@ -839,7 +933,7 @@ int main(int argc, char **argv)
 	s.rs = nfhp_ruleset_new(s.family, ~0ULL);
 	s.ref = nfhp_ref_new(s.family);
 	nfhp_print_set_family(s.family);
-	if (!s.rs || !s.ref) {
+	if (!s.rs || !s.ref || states_on(&s)) {
 		fprintf(stderr, "nf-hipac-sim: out of memory\n");
 		return NFHP_EXIT_RESOURCE;
 	}
@@ -903,28 +997,7 @@ int main(int argc, char **argv)
 		ret = do_bench(&s, pk, n);
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		nfhp_classify(s.rs, pk[i].hook, &pk[i].key, pk[i].len, &pk[i],
-			      &v);
-		print_verdict(stdout, s.rs, &v, pk[i].hook);
-		if (!check)
-			continue;
-		nfhp_ref_classify(s.ref, pk[i].hook, &pk[i].key, &pk[i], &rv);
-		if (same_verdict(s.rs, &v, &rv, pk[i].hook))
-			continue;
-		if (mismatches++ < 20) {
-			fprintf(stderr, "MISMATCH packet %zu: tree ", i + 1);
-			print_verdict(stderr, s.rs, &v, pk[i].hook);
-			fprintf(stderr, "  reference %s %s ",
-				action_name(rv.action, rv.xt_verdict), rv.chain);
-			if (rv.pos)
-				fprintf(stderr, "%u\n", rv.pos);
-			else
-				fprintf(stderr, "%s%s\n",
-					rv.hotdrop ? "hotdrop" : "policy",
-					rv.loop ? " (loop)" : "");
-		}
-	}
+	mismatches = classify_all(&s, pk, n, check);
 	if (check) {
 		fprintf(stderr, "nf-hipac-sim: %zu packets checked, %lu mismatches\n",
 			n, mismatches);
@@ -942,8 +1015,10 @@ out:
 	nfhp_sim_opaque_plug(NULL);
 	nfhp_ref_free(s.ref);
 	nfhp_ruleset_free(s.rs);
-	/* The rules referred to the sets: they go first. */
+	/* The rules referred to the sets and the states: they go first. */
 	if (s.sets)
 		nfhp_sim_sets_free();
+	nfhp_sim_states_destroy(&s.states);
+	nfhp_sim_states_destroy(&s.ref_states);
 	return ret;
 }

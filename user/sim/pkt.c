@@ -6,6 +6,7 @@
 #include "parse.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -60,13 +61,82 @@ static u64 key_hash(const struct nfhp_key *key)
 	return h;
 }
 
+/*
+ * Seconds with up to three decimals ("12", "0.25") into ticks of
+ * %NFHP_SIM_HZ; false for anything else.
+ */
+static bool get_time(const char *s, u64 *ticks)
+{
+	unsigned long long sec;
+	unsigned int i, n, ms = 0;
+	const char *dot = strchr(s, '.'), *frac;
+	char *end;
+
+	if (!dot)
+		dot = s + strlen(s);
+	if (dot == s || strspn(s, "0123456789") != (size_t)(dot - s))
+		return false;
+	errno = 0;
+	sec = strtoull(s, &end, 10);
+	if (errno || end != dot || sec >= ULLONG_MAX / NFHP_SIM_HZ)
+		return false;
+	frac = *dot ? dot + 1 : dot;
+	n = strlen(frac);
+	if ((*dot && !n) || n > 3 || strspn(frac, "0123456789") != n)
+		return false;
+	for (i = 0; i < 3; i++)
+		ms = ms * 10 + (i < n ? frac[i] - '0' : 0);
+	*ticks = sec * NFHP_SIM_HZ + ms * (NFHP_SIM_HZ / 1000);
+	return true;
+}
+
+/* An ICMP or ICMPv6 echo request or reply, whose identifier is its ports. */
+static bool icmp_echo(unsigned int proto, unsigned int type)
+{
+	if (proto == 1)
+		return type == 8 || type == 0;
+	return proto == 58 && (type == 128 || type == 129);
+}
+
+/*
+ * The flow of @p as the module reads it from the skb (state_rule.c): the
+ * addresses in 32-bit words, the most significant first; the ports of
+ * a first fragment whose header holds them; an echo's identifier.
+ */
+static void fill_flow(struct nfhp_sim_pkt *p, unsigned int proto,
+		      unsigned int sport, unsigned int dport, unsigned int id,
+		      unsigned int icmp_type, unsigned int frag,
+		      unsigned int l4len)
+{
+	struct nfhp_state_tuple *t = &p->flow;
+	unsigned int i;
+
+	t->proto = proto;
+	for (i = 0; i < 4; i++) {
+		t->src[i] = (u32)(p->key.v[NFHP_DIM_SRC] >> (96 - 32 * i));
+		t->dst[i] = (u32)(p->key.v[NFHP_DIM_DST] >> (96 - 32 * i));
+	}
+	if (frag)
+		return;
+	if (proto == 6 && l4len >= 20) {
+		t->sport = sport;
+		t->dport = dport;
+	} else if (proto != 6 && nfhp_proto_has_ports(proto) && l4len >= 4) {
+		t->sport = sport;
+		t->dport = dport;
+	} else if (icmp_echo(proto, icmp_type) && l4len >= 6) {
+		t->sport = id;
+		t->dport = id;
+	}
+}
+
 int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 			  char *err, size_t errlen)
 {
 	unsigned long long sport = 0, dport = 0, v;
 	unsigned int proto = 0, flags = 0, icmp = 0, frag = 0, l4len = 65535;
-	unsigned int i;
-	bool have_icmp = false;
+	unsigned int i, id = 0;
+	bool have_icmp = false, have_id = false;
 	char buf[1024], *tok, *save, *val;
 	u32 addr;
 	u8 pr;
@@ -173,6 +243,19 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 			if (!get_uint(val, 0xFFFFFFFFu, &v))
 				goto bad;
 			p->key.v[NFHP_DIM_MARK] = v;
+		} else if (!strcmp(tok, "id")) {
+			if (!get_uint(val, 65535, &v))
+				goto bad;
+			id = v;
+			have_id = true;
+		} else if (!strcmp(tok, "ack")) {
+			if (!get_uint(val, 0xFFFFFFFFu, &v))
+				goto bad;
+			p->ack = v;
+		} else if (!strcmp(tok, "time")) {
+			if (!get_time(val, &p->time))
+				goto bad;
+			p->timed = true;
 		} else {
 			goto bad;
 		}
@@ -188,6 +271,17 @@ int nfhp_sim_parse_packet(const char *line, struct nfhp_sim_pkt *p,
 	/* ICMP's or ICMPv6's type and code, as the kernel's hooks fill them. */
 	if ((proto == 1 || proto == 58) && !frag && have_icmp)
 		p->key.v[NFHP_DIM_ICMP] = icmp;
+	if (have_id && !(have_icmp && icmp_echo(proto, icmp >> 8))) {
+		snprintf(err, errlen,
+			 "id= is an ICMP echo's identifier: give proto=icmp icmp=8 or 0 (ipv6-icmp: 128 or 129)");
+		return -1;
+	}
+	fill_flow(p, proto, sport, dport, id, have_icmp ? icmp >> 8 : 256,
+		  frag, l4len);
+	if (proto == 6 && !frag && l4len >= 20)
+		p->tcp_flags = flags;
+	else
+		p->ack = 0;
 	nfhp_key_set_l4_short(&p->key, proto, frag, l4len);
 	nfhp_key_fold_port(&p->key, proto);
 	p->hash = key_hash(&p->key);
@@ -196,6 +290,27 @@ bad:
 	snprintf(err, errlen, "bad packet field `%s%s%s'", tok,
 		 val ? "=" : "", val ? val : "");
 	return -1;
+}
+
+/**
+ * nfhp_sim_pkt_flow() - the flow of a packet, for the states (states.h)
+ * @pkt: the packet, &struct nfhp_sim_pkt
+ * @tcp_flags: set to its TCP flags
+ * @ack: set to its acknowledgment number
+ * @len: set to its length
+ *
+ * Return: its flow, its family unset.
+ */
+const struct nfhp_state_tuple *nfhp_sim_pkt_flow(const void *pkt,
+						 u8 *tcp_flags, u32 *ack,
+						 u32 *len)
+{
+	const struct nfhp_sim_pkt *p = pkt;
+
+	*tcp_flags = p->tcp_flags;
+	*ack = p->ack;
+	*len = p->len;
+	return &p->flow;
 }
 
 void nfhp_sim_key_ifname(nfhp_u128 v, char name[NFHP_IFNAME_LEN + 1])

@@ -33,9 +33,25 @@ struct ref_match {
 	struct nfhp_range *ranges;
 };
 
+/**
+ * struct ref_rule - a rule, in a compact copy of its spec
+ * @packets: the packets it counted
+ * @state_cnt: the packets its states decided (&struct nfhp_ext_ops.bind)
+ * @nmatch: entries in @m
+ * @action: its &enum nfhp_action
+ * @norder: entries in @order
+ * @state: its &enum nfhp_rstate_mode
+ * @order: its modules in the order written
+ * @target: its chain for a jump or goto
+ * @m: its matches
+ * @ext_ops: the evaluator of its extensions
+ * @ext: their handle, or NULL
+ * @ext_match: the handle has matches to run
+ */
 struct ref_rule {
 	u64 packets;
-	u8 nmatch, action, norder;
+	struct nfhp_counter state_cnt;
+	u8 nmatch, action, norder, state;
 	u8 order[NFHP_MAX_ORDER];
 	char target[NFHP_CHAIN_NAME_LEN];
 	struct ref_match *m;
@@ -44,6 +60,21 @@ struct ref_rule {
 	bool ext_match;
 };
 
+/**
+ * struct ref_chain - a chain
+ * @name: its name
+ * @builtin: a hook's chain
+ * @policy: a hook's chain's policy
+ * @policy_packets: the packets its policy decided
+ * @n: rules in @rules
+ * @cap: room in @rules
+ * @rules: its rules
+ * @size: its rules in flattened order, the chains they jump or go to
+ *	included (ref_flat_size())
+ * @first_state: the flattened position of its first keep-state or
+ *	CHECK-STATE rule, counted from its first rule; %REF_NOWHERE for none
+ * @seen: 1 while ref_flat_size() is in it, 2 after
+ */
 struct ref_chain {
 	char name[NFHP_CHAIN_NAME_LEN];
 	bool builtin;
@@ -51,15 +82,33 @@ struct ref_chain {
 	u64 policy_packets;
 	unsigned int n, cap;
 	struct ref_rule **rules;
+	u64 size, first_state;
+	u8 seen;
 };
 
+/**
+ * struct nfhp_ref - the reference
+ * @family: its &enum nfhp_family
+ * @n: chains in @chains
+ * @cap: room in @chains
+ * @chains: the chains
+ * @ext_ops: the evaluator of extensions, or NULL
+ * @ext_priv: what its create and check_state get
+ * @stale: the chains' @size and @first_state need computing again
+ */
 struct nfhp_ref {
 	u8 family;
 	unsigned int n, cap;
 	struct ref_chain **chains;
 	const struct nfhp_ext_ops *ext_ops;
 	void *ext_priv;
+	bool stale;
 };
+
+/* No position: no state rule; past every rule: the policy. */
+#define REF_NOWHERE	U64_MAX
+/* Flattened sizes stop growing here: nested chains multiply. */
+#define REF_SIZE_MAX	(1ull << 62)
 
 static const char *const hook_chain[NFHP_HOOK_MAX] = {
 	"INPUT", "FORWARD", "OUTPUT",
@@ -95,13 +144,21 @@ static int rule_ext(const struct nfhp_ref *ref, struct ref_rule *r,
 {
 	const char *msg;
 
-	if (!spec->ext_len && !spec->nsetm)
+	int ret;
+
+	if (spec->state.mode && (!ref->ext_ops || !ref->ext_ops->check_state))
+		return -EOPNOTSUPP;
+	if (!spec->ext_len && !spec->nsetm &&
+	    spec->state.mode != NFHP_RSTATE_KEEP)
 		return spec->action == NFHP_ACT_XT ? -EINVAL : 0;
 	if (!ref->ext_ops)
 		return -EOPNOTSUPP;
 	r->ext_ops = ref->ext_ops;
-	return ref->ext_ops->create(ref->ext_priv, spec, 0, &r->ext,
-				    &r->ext_match, &msg);
+	ret = ref->ext_ops->create(ref->ext_priv, spec, 0, &r->ext,
+				   &r->ext_match, &msg);
+	if (!ret && ref->ext_ops->bind)
+		ref->ext_ops->bind(r->ext, &r->state_cnt);
+	return ret;
 }
 
 static struct ref_rule *rule_new(const struct nfhp_ref *ref,
@@ -115,6 +172,7 @@ static struct ref_rule *rule_new(const struct nfhp_ref *ref,
 	if (rule_ext(ref, r, spec))
 		goto err;
 	r->action = spec->action;
+	r->state = spec->state.mode;
 	r->norder = min_t(unsigned int, spec->norder, NFHP_MAX_ORDER);
 	memcpy(r->order, spec->order, r->norder);
 	memcpy(r->target, spec->target, sizeof(r->target));
@@ -171,6 +229,7 @@ static int chain_add(struct nfhp_ref *ref, const char *name, bool builtin)
 	c->builtin = builtin;
 	c->policy = NFHP_ACT_ACCEPT;
 	ref->chains[ref->n++] = c;
+	ref->stale = true;
 	return 0;
 }
 
@@ -245,6 +304,7 @@ int nfhp_ref_chain_delete(struct nfhp_ref *ref, const char *name)
 	memmove(&ref->chains[k], &ref->chains[k + 1],
 		(ref->n - k - 1) * sizeof(*ref->chains));
 	ref->n--;
+	ref->stale = true;
 	return 0;
 }
 
@@ -285,6 +345,7 @@ int nfhp_ref_insert(struct nfhp_ref *ref, const char *chain, unsigned int pos,
 		(c->n - (pos - 1)) * sizeof(*c->rules));
 	c->rules[pos - 1] = r;
 	c->n++;
+	ref->stale = true;
 	return 0;
 }
 
@@ -300,6 +361,7 @@ int nfhp_ref_delete(struct nfhp_ref *ref, const char *chain, unsigned int pos)
 	memmove(&c->rules[pos - 1], &c->rules[pos],
 		(c->n - pos) * sizeof(*c->rules));
 	c->n--;
+	ref->stale = true;
 	return 0;
 }
 
@@ -318,6 +380,7 @@ int nfhp_ref_replace(struct nfhp_ref *ref, const char *chain,
 		return -ENOMEM;
 	rule_free(c->rules[pos - 1]);
 	c->rules[pos - 1] = r;
+	ref->stale = true;
 	return 0;
 }
 
@@ -331,6 +394,7 @@ int nfhp_ref_flush(struct nfhp_ref *ref, const char *chain)
 	for (i = 0; i < c->n; i++)
 		rule_free(c->rules[i]);
 	c->n = 0;
+	ref->stale = true;
 	return 0;
 }
 
@@ -569,12 +633,131 @@ static enum ref_outcome rule_outcome(const struct ref_rule *r,
 	}
 }
 
+static bool rule_jumps(const struct ref_rule *r)
+{
+	return r->action == NFHP_ACT_JUMP || r->action == NFHP_ACT_GOTO;
+}
+
+static u64 size_add(u64 a, u64 b)
+{
+	return min_t(u64, a + b, REF_SIZE_MAX);
+}
+
+static void ref_flat_size(const struct nfhp_ref *ref, struct ref_chain *c);
+
+/*
+ * The positions rule @r takes in flattened order: itself, and the rules
+ * of the chain it jumps or goes to, where the core's flattening puts
+ * them (kernel/flat.c).
+ */
+static u64 rule_size(const struct nfhp_ref *ref, const struct ref_rule *r)
+{
+	struct ref_chain *t;
+
+	if (!rule_jumps(r))
+		return 1;
+	t = find_chain(ref, r->target);
+	if (!t)
+		return 1;
+	ref_flat_size(ref, t);
+	return size_add(1, t->size);
+}
+
+/*
+ * The flattened size of @c and the position of its first state rule,
+ * once.  A loop of jumps (which the core refuses) counts as huge.
+ */
+static void ref_flat_size(const struct nfhp_ref *ref, struct ref_chain *c)
+{
+	struct ref_chain *t;
+	unsigned int i;
+	u64 pos = 0;
+
+	if (c->seen == 2)
+		return;
+	if (c->seen == 1) {
+		c->size = REF_SIZE_MAX;
+		return;
+	}
+	c->seen = 1;
+	c->first_state = REF_NOWHERE;
+	for (i = 0; i < c->n; i++) {
+		const struct ref_rule *r = c->rules[i];
+		u64 size = rule_size(ref, r);
+
+		if (c->first_state == REF_NOWHERE && r->state) {
+			c->first_state = pos;
+		} else if (c->first_state == REF_NOWHERE && rule_jumps(r)) {
+			t = find_chain(ref, r->target);
+			if (t && t->seen == 2 && t->first_state != REF_NOWHERE)
+				c->first_state = size_add(pos + 1,
+							  t->first_state);
+		}
+		pos = size_add(pos, size);
+	}
+	c->size = pos;
+	c->seen = 2;
+}
+
+/*
+ * The check point of @hook: the flattened position of its first
+ * keep-state or CHECK-STATE rule, counted from the first rule of its
+ * chain (kernel/classify.c, DOC: The check point), or %REF_NOWHERE.
+ */
+static u64 check_point(struct nfhp_ref *ref, enum nfhp_hook hook)
+{
+	unsigned int i;
+
+	if (ref->stale) {
+		for (i = 0; i < ref->n; i++)
+			ref->chains[i]->seen = 0;
+		for (i = 0; i < ref->n; i++)
+			ref_flat_size(ref, ref->chains[i]);
+		ref->stale = false;
+	}
+	return find_chain(ref, hook_chain[hook])->first_state;
+}
+
 static void decide(struct nfhp_ref_verdict *v, u8 action,
 		   const struct ref_chain *c, unsigned int pos)
 {
 	v->action = action;
 	strcpy(v->chain, c->name);
 	v->pos = pos;
+}
+
+/**
+ * struct ref_walk - a packet's way through the rules
+ * @ref: the reference
+ * @base: the hook's chain
+ * @pkt: the packet, for the extensions
+ * @check_at: the hook's check point, %REF_NOWHERE once looked up
+ */
+struct ref_walk {
+	struct nfhp_ref *ref;
+	struct ref_chain *base;
+	void *pkt;
+	u64 check_at;
+};
+
+/*
+ * Reaching flattened position @pos: at or past the check point for the
+ * first time, the states are looked up.  True when one decides @v.
+ */
+static bool state_decides(struct ref_walk *w, u64 pos,
+			  struct nfhp_ref_verdict *v)
+{
+	u8 action;
+
+	if (w->check_at == REF_NOWHERE || pos < w->check_at)
+		return false;
+	w->check_at = REF_NOWHERE;
+	action = w->ref->ext_ops->check_state(w->ref->ext_priv, w->pkt);
+	if (action == NFHP_ACT_NONE)
+		return false;
+	decide(v, action, w->base, 0);
+	v->state = true;
+	return true;
 }
 
 void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
@@ -585,10 +768,15 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 	struct {
 		struct ref_chain *c;
 		unsigned int next;
+		u64 pos;
 	} stack[NFHP_REF_MAX_DEPTH];
-	struct ref_chain *base = find_chain(ref, hook_chain[hook]);
-	struct ref_chain *c = base, *t;
+	struct ref_walk w = {
+		.ref = ref, .base = find_chain(ref, hook_chain[hook]),
+		.pkt = pkt, .check_at = check_point(ref, hook),
+	};
+	struct ref_chain *c = w.base, *t;
 	unsigned int sp = 0, i = 0, hops = 0;
+	u64 pos = 0, at;	/* the flattened position of rule i of c */
 
 	memset(v, 0, sizeof(*v));
 	for (;;) {
@@ -601,14 +789,21 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 			sp--;
 			c = stack[sp].c;
 			i = stack[sp].next;
+			pos = stack[sp].pos;
 			continue;
 		}
 		r = c->rules[i++];
+		at = pos;
+		/* Positions count only until the states are looked up. */
+		if (w.check_at != REF_NOWHERE)
+			pos = size_add(pos, rule_size(ref, r));
+		if (state_decides(&w, at, v))
+			return;
 		switch (rule_outcome(r, key, pkt)) {
 		case REF_NO_MATCH:
 			continue;
 		case REF_HOTDROP:
-			decide(v, NFHP_ACT_DROP, base, 0);
+			decide(v, NFHP_ACT_DROP, w.base, 0);
 			v->hotdrop = true;
 			return;
 		case REF_MATCH:
@@ -636,6 +831,7 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 			sp--;
 			c = stack[sp].c;
 			i = stack[sp].next;
+			pos = stack[sp].pos;
 			continue;
 		case NFHP_ACT_JUMP:
 		case NFHP_ACT_GOTO:
@@ -645,25 +841,29 @@ void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 			if (++hops > 1u << 20 ||
 			    (r->action == NFHP_ACT_JUMP &&
 			     sp == NFHP_REF_MAX_DEPTH)) {
-				decide(v, NFHP_ACT_DROP, base, 0);
+				decide(v, NFHP_ACT_DROP, w.base, 0);
 				v->loop = true;
 				return;
 			}
 			if (r->action == NFHP_ACT_JUMP) {
 				stack[sp].c = c;
 				stack[sp].next = i;
+				stack[sp].pos = pos;
 				sp++;
 			}
 			c = t;
 			i = 0;
+			pos = at + 1;
 			continue;
 		default:
 			continue;	/* no target: count only */
 		}
 	}
 policy:
-	base->policy_packets++;
-	decide(v, base->policy, base, 0);
+	if (state_decides(&w, REF_NOWHERE, v))
+		return;
+	w.base->policy_packets++;
+	decide(v, w.base->policy, w.base, 0);
 }
 
 u64 nfhp_ref_packets(const struct nfhp_ref *ref, const char *chain,
@@ -673,5 +873,7 @@ u64 nfhp_ref_packets(const struct nfhp_ref *ref, const char *chain,
 
 	if (!c || pos > c->n)
 		return 0;
-	return pos ? c->rules[pos - 1]->packets : c->policy_packets;
+	if (!pos)
+		return c->policy_packets;
+	return c->rules[pos - 1]->packets + c->rules[pos - 1]->state_cnt.packets;
 }

@@ -4,7 +4,12 @@
  * differential tests and the "linear" side of the benchmark.
  *
  * It evaluates rule specifications one by one, in position order, following
- * jumps, gotos and RETURN exactly as ip_tables.c does.  It shares no code
+ * jumps, gotos and RETURN exactly as ip_tables.c does.  With keep-state or
+ * CHECK-STATE rules, it numbers the rules of a hook in flattened order (a
+ * jump's or goto's chain right after it, as often as it is reached) and
+ * looks the states up (&struct nfhp_ext_ops.check_state) the first time
+ * its walk reaches or passes the first such position without a verdict,
+ * or at the policy.  It shares no code
  * with the kernel/ sources on purpose: a bug in the core's interval arithmetic must
  * not be repeated here.
  */
@@ -29,6 +34,8 @@ struct nfhp_ref;
  * @hotdrop: a transport or extension match dropped a short packet (then
  *	DROP, @chain the hook's chain, pos 0)
  * @xt_verdict: for NFHP_ACT_XT, what the extension target returned
+ * @state: a dynamic state decided at the hook's check point (then
+ *	@chain the hook's chain, pos 0)
  */
 struct nfhp_ref_verdict {
 	u8 action;
@@ -37,6 +44,7 @@ struct nfhp_ref_verdict {
 	bool loop;
 	bool hotdrop;
 	u32 xt_verdict;
+	bool state;
 };
 
 /* A reference of one &enum nfhp_family. */
@@ -60,7 +68,10 @@ unsigned int nfhp_ref_nrules(const struct nfhp_ref *ref, const char *chain);
 void nfhp_ref_classify(struct nfhp_ref *ref, enum nfhp_hook hook,
 		       const struct nfhp_key *key, void *pkt,
 		       struct nfhp_ref_verdict *v);
-/* Packets counted by rule @pos of @chain, or by its policy for @pos 0. */
+/*
+ * Packets counted by rule @pos of @chain, with those its states decided,
+ * or by its policy for @pos 0.
+ */
 u64 nfhp_ref_packets(const struct nfhp_ref *ref, const char *chain,
 		     unsigned int pos);
 

@@ -155,13 +155,234 @@ result "$([ $st -eq 2 ] && grep -q "line 3: .*match .limit. is not supported" <<
 	"an extension without --opaque-xt: exit 2, the line and the match" \
 	"exit $st: $out"
 
-for rule in "-j CHECK-STATE" "-p tcp -m keep-state -j ACCEPT"; do
-	printf '*filter\n:INPUT ACCEPT [0:0]\n-A INPUT %s\nCOMMIT\n' "$rule" \
-		> "$tmp/state.rules"
-	out=$("$sim" "$tmp/state.rules" "$tmp/small.pkt" 2>&1)
+# check_case NAME DESCRIPTION [OPTION...]: nf-hipac-sim --check on
+# $tmp/NAME.rules and $tmp/NAME.pkt exits 0, the reference agreeing, with
+# the verdicts of $tmp/NAME.want.
+check_case()
+{
+	local st
+
+	"$sim" --check "${@:3}" "$tmp/$1.rules" "$tmp/$1.pkt" > "$tmp/$1.out" \
+		2> "$tmp/$1.err"
 	st=$?
-	result "$([ $st -eq 2 ] && grep -q "INPUT: keep-state and CHECK-STATE are not simulated" <<<"$out"; echo $?)" \
-		"$rule: not simulated, exit 2, and said so" "exit $st: $out"
+	result "$([ $st -eq 0 ] && cmp -s "$tmp/$1.out" "$tmp/$1.want"; echo $?)" \
+		"$2" "exit $st: $(diff "$tmp/$1.want" "$tmp/$1.out"; cat "$tmp/$1.err")"
+}
+
+# Dynamic states (sim/states.h): a keep-state rule for client to server;
+# the server's reply is accepted by the state at the check point, the
+# first state rule, though no rule lets it through; after the lifetime
+# (UDP 10 s after the last packet; TCP 20 s after a lone SYN, 300 s after
+# ACKs both ways) it is dropped again.  ICMP echo is one flow by its
+# identifier.
+cat > "$tmp/ks.rules" <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -s 10.0.0.0/8 -m keep-state -j ACCEPT
+COMMIT
+EOF
+cat > "$tmp/ks.pkt" <<'EOF'
+time=0 src=10.0.0.1 dst=192.0.2.1 proto=udp sport=5000 dport=53
+time=1.5 src=192.0.2.1 dst=10.0.0.1 proto=udp sport=53 dport=5000
+time=1.5 src=192.0.2.1 dst=10.0.0.1 proto=udp sport=53 dport=5001
+time=11.4 src=192.0.2.1 dst=10.0.0.1 proto=udp sport=53 dport=5000
+time=21.5 src=192.0.2.1 dst=10.0.0.1 proto=udp sport=53 dport=5000
+time=30 src=10.0.0.1 dst=192.0.2.1 proto=tcp sport=40000 dport=22 flags=S
+time=49.9 src=192.0.2.1 dst=10.0.0.1 proto=tcp sport=22 dport=40000 flags=SA
+src=10.0.0.1 dst=192.0.2.1 proto=tcp sport=40000 dport=22 flags=A
+time=250 src=192.0.2.1 dst=10.0.0.1 proto=tcp sport=22 dport=40000 flags=A
+time=300 src=10.0.0.1 dst=192.0.2.1 proto=icmp icmp=8 id=7
+src=192.0.2.1 dst=10.0.0.1 proto=icmp icmp=0 id=7
+src=192.0.2.1 dst=10.0.0.1 proto=icmp icmp=0 id=8
+time=350 src=192.0.2.1 dst=10.0.0.1 proto=tcp sport=22 dport=40000 flags=A
+EOF
+cat > "$tmp/ks.want" <<'EOF'
+ACCEPT FORWARD 1
+ACCEPT FORWARD state
+DROP FORWARD policy
+ACCEPT FORWARD state
+DROP FORWARD policy
+ACCEPT FORWARD 1
+ACCEPT FORWARD state
+ACCEPT FORWARD state
+ACCEPT FORWARD state
+ACCEPT FORWARD 1
+ACCEPT FORWARD state
+DROP FORWARD policy
+DROP FORWARD policy
+EOF
+check_case ks \
+	"keep-state: replies by the state, not after their lifetime; echo ids"
+
+# -6: an ICMPv6 echo's reply by its identifier, until the short lifetime
+# (5 s) is over.
+printf '*filter\n:FORWARD DROP [0:0]\n-A FORWARD -s 2001:db8:1::/48 -m keep-state -j ACCEPT\nCOMMIT\n' \
+	> "$tmp/ks6.rules"
+cat > "$tmp/ks6.pkt" <<'EOF'
+src=2001:db8:1::5 dst=2001:db8:2::1 proto=ipv6-icmp icmp=128 id=9
+time=4.9 src=2001:db8:2::1 dst=2001:db8:1::5 proto=ipv6-icmp icmp=129 id=9
+src=2001:db8:2::1 dst=2001:db8:1::5 proto=ipv6-icmp icmp=129 id=10
+time=10 src=2001:db8:2::1 dst=2001:db8:1::5 proto=ipv6-icmp icmp=129 id=9
+EOF
+printf '%s\n' "ACCEPT FORWARD 1" "ACCEPT FORWARD state" "DROP FORWARD policy" \
+	"DROP FORWARD policy" > "$tmp/ks6.want"
+check_case ks6 "-6 keep-state: an ICMPv6 echo reply by its id, 5 s" -6
+
+# --state-limit 2 --state-limit-by src-addr: a third flow from one source
+# is refused, so the rule does not match and the policy drops it; another
+# source has its own two.  20 s later the first two have expired, the
+# tick freed them, and the source may have a new one.
+cat > "$tmp/lim.rules" <<'EOF'
+*filter
+:FORWARD DROP [0:0]
+-A FORWARD -p tcp --dport 80 -m keep-state --state-limit 2 --state-limit-by src-addr -j ACCEPT
+COMMIT
+EOF
+cat > "$tmp/lim.pkt" <<'EOF'
+src=10.0.0.1 dst=192.0.2.1 proto=tcp sport=4001 dport=80 flags=S
+src=10.0.0.1 dst=192.0.2.1 proto=tcp sport=4002 dport=80 flags=S
+src=10.0.0.1 dst=192.0.2.1 proto=tcp sport=4003 dport=80 flags=S
+src=10.0.0.2 dst=192.0.2.1 proto=tcp sport=4001 dport=80 flags=S
+src=10.0.0.2 dst=192.0.2.1 proto=tcp sport=4002 dport=80 flags=S
+time=20 src=10.0.0.1 dst=192.0.2.1 proto=tcp sport=4003 dport=80 flags=S
+EOF
+printf '%s\n' "ACCEPT FORWARD 1" "ACCEPT FORWARD 1" "DROP FORWARD policy" \
+	"ACCEPT FORWARD 1" "ACCEPT FORWARD 1" "ACCEPT FORWARD 1" \
+	> "$tmp/lim.want"
+check_case lim \
+	"--state-limit 2: a source's third flow refused, another's not; expiry frees"
+
+# The check point is the first keep-state or CHECK-STATE rule: behind a
+# DROP rule the reply never reaches it; a CHECK-STATE first moves it up.
+cat > "$tmp/cp.rules" <<'EOF'
+*filter
+:FORWARD DROP [0:0]
+-A FORWARD -s 192.0.2.0/24 -j DROP
+-A FORWARD -p udp -m keep-state -j ACCEPT
+COMMIT
+EOF
+printf '%s\n' "src=10.0.0.1 dst=192.0.2.1 proto=udp sport=5000 dport=53" \
+	"src=192.0.2.1 dst=10.0.0.1 proto=udp sport=53 dport=5000" \
+	> "$tmp/cp.pkt"
+printf '%s\n' "ACCEPT FORWARD 2" "DROP FORWARD 1" > "$tmp/cp.want"
+check_case cp "the reply meets a DROP rule before the check point"
+sed 's/^-A FORWARD -s 192/-A FORWARD -j CHECK-STATE\n&/' "$tmp/cp.rules" \
+	> "$tmp/cp2.rules"
+cp "$tmp/cp.pkt" "$tmp/cp2.pkt"
+printf '%s\n' "ACCEPT FORWARD 3" "ACCEPT FORWARD state" > "$tmp/cp2.want"
+check_case cp2 "CHECK-STATE first: the check point moves before the DROP rule"
+
+# A position, not a rule to match: the first state rule is in a user
+# chain only eth0's packets enter; the reply, from eth1, is checked where
+# that rule stands, before the DROP it would meet next.
+cat > "$tmp/uc.rules" <<'EOF'
+*filter
+:FORWARD DROP [0:0]
+:inbound - [0:0]
+-A FORWARD -i eth0 -j inbound
+-A FORWARD -p udp --sport 5000:5999 -j DROP
+-A FORWARD -p tcp -m keep-state -j ACCEPT
+-A inbound -p icmp -j DROP
+-A inbound -p udp -m keep-state -j ACCEPT
+COMMIT
+EOF
+cat > "$tmp/uc.pkt" <<'EOF'
+in=eth0 src=10.0.0.1 dst=192.0.2.1 proto=udp sport=53 dport=5000
+in=eth1 src=192.0.2.1 dst=10.0.0.1 proto=udp sport=5000 dport=53
+in=eth1 src=192.0.2.1 dst=10.0.0.1 proto=udp sport=5001 dport=53
+in=eth1 src=192.0.2.7 dst=10.0.0.1 proto=tcp sport=5000 dport=22 flags=S
+in=eth0 src=10.0.0.1 dst=192.0.2.7 proto=tcp sport=22 dport=5000 flags=SA
+EOF
+printf '%s\n' "ACCEPT inbound 2" "ACCEPT FORWARD state" "DROP FORWARD 2" \
+	"ACCEPT FORWARD 3" "ACCEPT FORWARD state" > "$tmp/uc.want"
+check_case uc "the check point in a user chain: a position the reply passes"
+
+# --check with states: random flows both ways over a minute, TCP flags,
+# echo ids, limits, CHECK-STATE in a user chain reached by a jump, a goto;
+# the tree's verdicts against the reference's, packet by packet, each with
+# its own table.  Replies of some flows meet DROP rules before and after
+# the check point.  Each kind of verdict listed must occur.
+cat > "$tmp/rst.rules" <<'EOF'
+*filter
+:INPUT DROP [0:0]
+:FORWARD DROP [0:0]
+:OUTPUT ACCEPT [0:0]
+:early - [0:0]
+:web - [0:0]
+-A FORWARD -s 192.0.2.1 -p udp -j DROP
+-A FORWARD -i eth1 -j early
+-A FORWARD -s 192.0.2.2 -p udp -j DROP
+-A FORWARD -d 192.0.2.0/28 -p tcp -g web
+-A FORWARD -s 192.0.2.0/24 -p tcp --sport 80 -j DROP
+-A FORWARD -s 10.0.0.0/8 -p udp -m keep-state --state-limit 3 --state-limit-by src-addr,dst-port -j ACCEPT
+-A FORWARD -s 10.0.0.0/8 -p icmp -m keep-state -j ACCEPT
+-A FORWARD -s 10.0.0.9 -m keep-state -j DROP
+-A early -p icmp -j RETURN
+-A early -j CHECK-STATE
+-A early -p udp --dport 53 -j ACCEPT
+-A web -p tcp --dport 80 -m keep-state -j ACCEPT
+-A web -p tcp --dport 443 -m keep-state --state-limit 1 -j ACCEPT
+-A INPUT -p tcp --dport 22 -m keep-state -j ACCEPT
+COMMIT
+EOF
+awk -v seed=7 -v n=3000 'BEGIN {
+	srand(seed)
+	split("tcp udp icmp", pr, " ")
+	split("S SA A FA R A A", fl, " ")
+	split("80 443 53 22", dp, " ")
+	split("1 5 6 9", cl, " ")
+	split("1 2 17", sv, " ")
+	for (i = 0; i < n; i++) {
+		t += rand() < 0.9 ? rand() * 0.05 : rand() * 8
+		c = "10.0.0." cl[1 + int(rand() * 4)]
+		s = "192.0.2." sv[1 + int(rand() * 3)]
+		p = pr[1 + int(rand() * 3)]
+		cp = 40000 + int(rand() * 2)
+		sp = dp[1 + int(rand() * 4)]
+		hook = rand() < 0.1 ? "input" : "forward"
+		if (rand() < 0.5) {
+			line = "src=" c " dst=" s " proto=" p
+			if (p == "icmp")
+				line = line " icmp=8 id=" cp
+			else
+				line = line " sport=" cp " dport=" sp
+		} else {
+			line = "src=" s " dst=" c " proto=" p
+			if (p == "icmp")
+				line = line " icmp=0 id=" cp
+			else
+				line = line " sport=" sp " dport=" cp
+		}
+		if (p == "tcp")
+			line = line " flags=" fl[1 + int(rand() * 7)]
+		ifc = rand() < 0.3 ? "eth1" : "eth0"
+		printf("time=%.3f hook=%s in=%s %s\n", t, hook, ifc, line)
+	}
+}' > "$tmp/rst.pkt"
+"$sim" --check "$tmp/rst.rules" "$tmp/rst.pkt" > "$tmp/rst.out" \
+	2> "$tmp/rst.err"
+st=$?
+bad=$(grep -v '^nf-hipac-sim: 3000 packets checked, 0 mismatches$' "$tmp/rst.err")
+for v in "ACCEPT FORWARD state" "DROP FORWARD state" "ACCEPT INPUT state" \
+	 "ACCEPT FORWARD 6" "ACCEPT web 1" "ACCEPT web 2" "DROP FORWARD 8" \
+	 "DROP FORWARD 1" "DROP FORWARD 3" "DROP FORWARD 5" "ACCEPT early 3" \
+	 "DROP FORWARD policy"; do
+	grep -qx "$v" "$tmp/rst.out" || bad="$bad${bad:+; }no \"$v\""
+done
+result "$([ $st -eq 0 ] && [ -z "$bad" ]; echo $?)" \
+	"--check with states: 3000 packets, jumps, a goto, limits; tree = reference" \
+	"exit $st: $bad$(printf '\n'; sort "$tmp/rst.out" | uniq -c)"
+
+# Bad times and ids: exit 2, with the line.
+for pkt in "time=5|time=4.5" "time=1.2345" "proto=icmp icmp=3 id=5" \
+	   "proto=udp id=5"; do
+	tr '|' '\n' <<<"$pkt" > "$tmp/bad.pkt"
+	out=$("$sim" "$tmp/ks.rules" "$tmp/bad.pkt" 2>&1)
+	st=$?
+	result "$([ $st -eq 2 ] && grep -q "packets line [12]: .*\(time\|id\)" <<<"$out"; echo $?)" \
+		"packets \"$pkt\": exit 2, the line and why" "exit $st: $out"
 done
 
 # --opaque-xt: extensions as the model's opaque tests (sim/opaque.h), on
