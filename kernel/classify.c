@@ -24,7 +24,10 @@
  * when it comes at or after the check point is the packet looked up, so
  * a packet decided earlier, and every packet of a hook without such
  * rules, pays nothing.  Walks look up before the first entry they reach
- * at or after it.
+ * at or after it.  A keep-state or check-state rule that no packet can
+ * reach where it stands (in a user chain, excluded by the conditions of
+ * the jumps to it, so that flattening gives it no entry) is no check
+ * point.
  *
  * Example: "-A FORWARD -s 10.0.0.0/8 -j DROP", "-A FORWARD -p tcp
  * --dport 22 -m keep-state -j ACCEPT", policy DROP.  The check point is
