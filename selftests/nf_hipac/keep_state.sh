@@ -12,7 +12,7 @@
 # does not match; a restore of the same rules keeps their states.  CHECK-STATE moves the check point before a rule that
 # would drop the replies.  Each namespace has its own states.  IPv6 too.
 #
-# nfhp-timeout: 300
+# nfhp-timeout: 600
 
 source "$(dirname "$0")/lib.sh"
 
@@ -28,6 +28,9 @@ file=/proc/net/nf-hipac/states
 # field NAME [NS] - what /proc shows for NAME in NS (default the router).
 field() { in_ns "${2:-$ns_router}" awk -v n="$1:" '$1 == n { print $2 }' $file; }
 refused_limit() { in_ns $ns_router awk '/^refused \(limit\)/ { print $3 }' $file; }
+
+# set_lifetime NAME SECONDS - a lifetime of the router's states.
+set_lifetime() { in_ns $ns_router sh -c "echo '$1 $2' > $file"; }
 
 # from SPORT CMD... - CMD with the client's source port SPORT.
 from() { local NFHP_SPORT=$1; shift; "$@"; }
@@ -83,21 +86,21 @@ tcp_pkts=$(r -L FORWARD -n -v -x |
 nfhp_check "the tcp rule counts both ways ($tcp_pkts packets)" \
 	[ "${tcp_pkts:-0}" -ge 6 ]
 
-# set_lifetime NAME SECONDS - a lifetime of the router's states.
-set_lifetime() { in_ns $ns_router sh -c "echo '$1 $2' > $file"; }
-
-# Lifetimes: a UDP state lives udp_lifetime after its last packet.  Long
-# enough for the two Python programs of an exchange to start in a slow
-# guest, and the wait after it longer still.
-life=$(nfhp_scaled 6)
-nfhp_check "udp_lifetime $life" set_lifetime udp_lifetime $life
+# Lifetimes: a UDP state lives udp_lifetime after its last packet, the
+# lifetime its last renewal found.  An exchange takes seconds of Python
+# starts in a slow guest: the state is made and proven alive with a long
+# lifetime, then renewed with 2 s (the server answers at once), and it
+# must be dead 5 s later.
+nfhp_check "udp_lifetime 600" set_lifetime udp_lifetime 600
 nfhp_check "udp 40001 -> 5353 makes a state" from 40001 udp_ok 5353
 nfhp_check "5353 -> 40001, the flow's reverse, passes" back_ok 40001 5353
-sleep $((life + 3))
-nfhp_check "$((life + 3)) s later the state is dead: 5353 -> 40001 dropped" \
+nfhp_check "udp_lifetime 2" set_lifetime udp_lifetime 2
+nfhp_check "udp 40001 -> 5353 renews it for 2 s" from 40001 udp_ok 5353
+sleep 5
+nfhp_check "5 s later the state is dead: 5353 -> 40001 dropped" \
 	back_fail 40001 5353
-# The rest wants states that outlive slow steps.
-nfhp_check "udp_lifetime 600" set_lifetime udp_lifetime 600
+nfhp_check "udp_lifetime 600 for the rest" \
+	set_lifetime udp_lifetime 600
 
 # Deleting a rule ends its states at once.
 nfhp_check "udp 40002 -> 5353" from 40002 udp_ok 5353
