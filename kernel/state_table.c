@@ -640,8 +640,8 @@ unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
  * packet path, under rcu_read_lock(); takes the flow's bucket lock.
  *
  * Return: 0; -EINVAL when @init->expire is not after @now; -EEXIST when
- * the flow has a live state; -ENOSPC, -EDQUOT or -ENOMEM as
- * nfhp_state_keep() refuses a state.
+ * the flow has a live state; -ENOSPC, -EDQUOT, -ENOMEM or -ENOENT (a
+ * rule retired) as nfhp_state_keep() refuses a state.
  */
 int nfhp_state_add(struct nfhp_state_table *t,
 		   const struct nfhp_state_pkt *pkt,
