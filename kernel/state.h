@@ -449,6 +449,10 @@ u32 nfhp_state_unlink_if(struct nfhp_state_table *t,
 			 bool (*pick)(const struct nfhp_state *s,
 				      const void *arg),
 			 const void *arg);
+unsigned int nfhp_state_flush_if(struct nfhp_state_table *t,
+				 bool (*pick)(const struct nfhp_state *s,
+					      const void *arg),
+				 const void *arg);
 unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule);
 int nfhp_state_add(struct nfhp_state_table *t,
 		   const struct nfhp_state_pkt *pkt,

@@ -600,18 +600,20 @@ static bool nfhp_state_of_rule(const struct nfhp_state *s, const void *rule)
 }
 
 /**
- * nfhp_state_flush() - delete the states of a rule, or all
+ * nfhp_state_flush_if() - delete the states a test picks
  * @t: the table
- * @rule: the rule whose states go, or NULL for every state
+ * @pick: true for a state to delete
+ * @arg: for @pick
  *
- * For a rule's deletion and for "flush".  Takes each bucket's lock in
- * turn; the packet path goes on meanwhile, and may make states of
- * @rule in buckets already flushed unless the rule is unpublished
- * first.  Serialized with ticks by the caller.
+ * Takes each bucket's lock in turn; the packet path goes on meanwhile.
+ * Serialized with ticks by the caller.
  *
  * Return: the states deleted.
  */
-unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
+unsigned int nfhp_state_flush_if(struct nfhp_state_table *t,
+				 bool (*pick)(const struct nfhp_state *s,
+					      const void *arg),
+				 const void *arg)
 {
 	struct nfhp_state_array *a;
 	unsigned int n = 0;
@@ -621,9 +623,24 @@ unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
 	for (; a; a = rcu_dereference_protected(a->future,
 						nfhp_state_serialized(t)))
 		for (i = 0; i <= a->mask; i++)
-			n += nfhp_state_unlink_if(t, a, i, nfhp_state_of_rule,
-						  rule);
+			n += nfhp_state_unlink_if(t, a, i, pick, arg);
 	return n;
+}
+
+/**
+ * nfhp_state_flush() - delete the states of a rule, or all
+ * @t: the table
+ * @rule: the rule whose states go, or NULL for every state
+ *
+ * For a rule's deletion and for "flush".  The packet path may make
+ * states of @rule in buckets already flushed unless the rule is
+ * unpublished first.  Serialized with ticks by the caller.
+ *
+ * Return: the states deleted.
+ */
+unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
+{
+	return nfhp_state_flush_if(t, nfhp_state_of_rule, rule);
 }
 
 /**

@@ -499,14 +499,26 @@ static void step_full_tick(struct run *r, unsigned int step)
 	}
 }
 
+static bool of_family(const struct nfhp_state *s, const void *family)
+{
+	return s->key.family == *(const u8 *)family;
+}
+
 static void step_flush(struct run *r, unsigned int step)
 {
-	int ri = rnd() % (NRULES + 1), i;
+	int ri = rnd() % (NRULES + 2), i;
+	u8 family = rnd() % 2 ? NFHP_FAMILY_IPV4 : NFHP_FAMILY_IPV6;
 	unsigned int got, want = 0;
 
-	got = nfhp_state_flush(&r->t, ri < NRULES ? &r->rules[ri] : NULL);
+	/* A rule's states, all, or a family's. */
+	if (ri <= NRULES)
+		got = nfhp_state_flush(&r->t, ri < NRULES ? &r->rules[ri] :
+							   NULL);
+	else
+		got = nfhp_state_flush_if(&r->t, of_family, &family);
 	for (i = r->n - 1; i >= 0; i--) {
-		if (ri == NRULES || r->ref[i].rule == ri) {
+		if (ri == NRULES || r->ref[i].rule == ri ||
+		    (ri > NRULES && r->ref[i].t.family == family)) {
 			ref_del(r, i);
 			want++;
 		}
