@@ -664,6 +664,9 @@ int nfhp_nl_state_add(struct sk_buff *skb, struct genl_info *info)
 		ret = st->ready ? nfhp_state_add(&st->table, &pkt, &ks->rule,
 						 &init, jiffies) : -ENOENT;
 		rcu_read_unlock();
+		/* The tick expires it, as a packet's state. */
+		if (!ret)
+			nfhp_states_kick(st);
 		mutex_unlock(&st->lock);
 		if (ret)
 			nfhp_set_msg(info->extack, nfhp_state_add_msg(ret));
