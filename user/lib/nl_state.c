@@ -266,7 +266,7 @@ int nfhp_nl_state_add(struct nfhp_nl *nl, const struct nfhp_state_entry *e)
  * struct nfhp_nl_mon - a socket of the "states" events
  * @sock: the socket
  * @family: the id of the family "nf_hipac"
- * @group: the id of its group "states", 0 until found
+ * @group: the id of its group "states"
  * @buf: what one read takes
  */
 struct nfhp_nl_mon {
@@ -276,98 +276,9 @@ struct nfhp_nl_mon {
 	char buf[NFHP_NL_MON_SIZE];
 };
 
-static int ctrl_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, CTRL_ATTR_MAX) < 0)
-		return MNL_CB_OK;
-	if (type == CTRL_ATTR_FAMILY_ID &&
-	    mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
-		return MNL_CB_ERROR;
-	if (type == CTRL_ATTR_MCAST_GROUPS &&
-	    mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-		return MNL_CB_ERROR;
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static int grp_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (mnl_attr_type_valid(attr, CTRL_ATTR_MCAST_GRP_MAX) < 0)
-		return MNL_CB_OK;
-	if (type == CTRL_ATTR_MCAST_GRP_NAME &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
-		return MNL_CB_ERROR;
-	if (type == CTRL_ATTR_MCAST_GRP_ID &&
-	    mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-		return MNL_CB_ERROR;
-	tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-/* The controller's answer: the family's id and its group "states". */
-static int ctrl_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = {};
-	struct nfhp_nl_mon *m = data;
-	const struct nlattr *grp;
-
-	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), ctrl_attr_cb,
-			   tb) < 0 || !tb[CTRL_ATTR_FAMILY_ID])
-		return MNL_CB_ERROR;
-	m->family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
-	if (!tb[CTRL_ATTR_MCAST_GROUPS])
-		return MNL_CB_OK;
-	mnl_attr_for_each_nested(grp, tb[CTRL_ATTR_MCAST_GROUPS]) {
-		const struct nlattr *g[CTRL_ATTR_MCAST_GRP_MAX + 1] = {};
-
-		if (mnl_attr_parse_nested(grp, grp_attr_cb, g) < 0)
-			return MNL_CB_ERROR;
-		if (g[CTRL_ATTR_MCAST_GRP_NAME] && g[CTRL_ATTR_MCAST_GRP_ID] &&
-		    !strcmp(mnl_attr_get_str(g[CTRL_ATTR_MCAST_GRP_NAME]),
-			    NFHP_MCGRP_STATES))
-			m->group = mnl_attr_get_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
-	}
-	return MNL_CB_OK;
-}
-
-/* CTRL_CMD_GETFAMILY: -ENOENT when the module or its group is missing. */
-static int mon_resolve(struct nfhp_nl_mon *m)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(m->buf);
-	unsigned int portid = mnl_socket_get_portid(m->sock);
-	unsigned int seq = time(NULL);
-	struct genlmsghdr *genl;
-	ssize_t len;
-	int ret;
-
-	nlh->nlmsg_type = GENL_ID_CTRL;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = seq;
-	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
-	genl->cmd = CTRL_CMD_GETFAMILY;
-	genl->version = 1;
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NFHP_GENL_NAME);
-	if (mnl_socket_sendto(m->sock, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	do {
-		len = mnl_socket_recvfrom(m->sock, m->buf, sizeof(m->buf));
-		if (len < 0)
-			return -errno;
-		ret = mnl_cb_run(m->buf, len, seq, portid, ctrl_cb, m);
-	} while (ret > 0);
-	if (ret < 0)
-		return -errno;
-	return m->family && m->group ? 0 : -ENOENT;
-}
-
 int nfhp_nl_mon_open(struct nfhp_nl_mon **mp)
 {
+	struct nfhp_nl_ids ids = { .group = NFHP_MCGRP_STATES };
 	struct nfhp_nl_mon *m = calloc(1, sizeof(*m));
 	int ret;
 
@@ -379,7 +290,10 @@ int nfhp_nl_mon_open(struct nfhp_nl_mon **mp)
 		return -errno;
 	}
 	ret = mnl_socket_bind(m->sock, 0, MNL_SOCKET_AUTOPID) < 0 ? -errno :
-	      mon_resolve(m);
+	      nfhp_nl_resolve(m->sock, m->buf, sizeof(m->buf), time(NULL),
+			      &ids);
+	m->family = ids.family;
+	m->group = ids.group_id;
 	if (!ret && mnl_socket_setsockopt(m->sock, NETLINK_ADD_MEMBERSHIP,
 					  &m->group, sizeof(m->group)) < 0)
 		ret = -errno;
