@@ -1414,6 +1414,7 @@ int nfhp_genetlink_init(void)
 	ret = genl_register_family(&nfhp_family);
 	if (ret)
 		goto err_family;
+	nfhp_state_events_enable(true);
 	return 0;
 
 err_family:
@@ -1427,6 +1428,8 @@ err_notifier:
  */
 void nfhp_genetlink_uninit(void)
 {
+	/* The states live on until the namespaces go: no event after this. */
+	nfhp_state_events_enable(false);
 	genl_unregister_family(&nfhp_family);
 	netlink_unregister_notifier(&nfhp_netlink_notifier);
 }

@@ -161,6 +161,24 @@ static int nfhp_state_put(struct sk_buff *skb, const struct nfhp_state *s,
 	return 0;
 }
 
+/* The family is registered: events may go out (nfhp_state_events_enable()). */
+static bool nfhp_state_events_on;
+
+/**
+ * nfhp_state_events_enable() - let events go out, or stop them
+ * @on: the family is registered, or is about to be unregistered
+ *
+ * Stopping waits until no event is being sent: the packet path sends
+ * under rcu_read_lock(), the others with bottom halves off, and
+ * synchronize_rcu() waits for both.  The family's groups may then go.
+ */
+void nfhp_state_events_enable(bool on)
+{
+	WRITE_ONCE(nfhp_state_events_on, on);
+	if (!on)
+		synchronize_rcu();
+}
+
 /**
  * nfhp_state_event() - tell the listeners of a state made or unlinked
  * @arg: the table's namespace, a &struct net
@@ -179,7 +197,8 @@ static void nfhp_state_event(void *arg, const struct nfhp_state *s, bool made)
 	struct sk_buff *skb;
 	void *hdr;
 
-	if (!genl_has_listeners(family, net, NFHP_MCGRP_STATES_IDX))
+	if (!READ_ONCE(nfhp_state_events_on) ||
+	    !genl_has_listeners(family, net, NFHP_MCGRP_STATES_IDX))
 		return;
 	skb = genlmsg_new(NFHP_STATE_MSG_LEN, GFP_ATOMIC);
 	if (!skb)

@@ -25,5 +25,6 @@ int nfhp_nl_state_flush(struct sk_buff *skb, struct genl_info *info);
 int nfhp_nl_state_add(struct sk_buff *skb, struct genl_info *info);
 
 void nfhp_state_events_attach(struct nfhp_net *hn);
+void nfhp_state_events_enable(bool on);
 
 #endif /* _NFHP_STATE_NETLINK_H */
