@@ -250,12 +250,25 @@ struct nfhp_state_dump {
 	unsigned long now;
 };
 
+/**
+ * nfhp_state_dump_ctx() - the dump state of a callback
+ * @cb: the callback
+ *
+ * Return: the state nfhp_nl_state_list_start() allocated.
+ */
 static struct nfhp_state_dump *nfhp_state_dump_ctx(struct netlink_callback *cb)
 {
 	return *(struct nfhp_state_dump **)cb->ctx;
 }
 
-/* What a keep-state rule's states know it by (rule_place.c). */
+/**
+ * nfhp_state_rule_key() - what a keep-state rule's states know it by
+ * @ext: the rule's handle
+ *
+ * For nfhp_rule_places().
+ *
+ * Return: the handle's keep-state part (&struct nfhp_state.rule).
+ */
 static const void *nfhp_state_rule_key(const void *ext)
 {
 	return nfhp_xt_keep_state(ext);
@@ -295,7 +308,15 @@ static int nfhp_state_dump_places(struct nfhp_state_dump *d)
 	return 0;
 }
 
-/* nfhp_state_walk()'s callback: one state's message, if it fits. */
+/**
+ * nfhp_state_dump_one() - one state's message, if it fits
+ * @arg: the dump, &struct nfhp_state_dump
+ * @s: the state
+ *
+ * nfhp_state_walk()'s callback.
+ *
+ * Return: 0, or -EMSGSIZE when the buffer is full.
+ */
 static int nfhp_state_dump_one(void *arg, const struct nfhp_state *s)
 {
 	struct nfhp_state_dump *d = arg;
@@ -526,7 +547,15 @@ int nfhp_nl_state_del(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-/* nfhp_state_flush_if()'s test: a state of the family *@family. */
+/**
+ * nfhp_state_of_family() - is a state of a family?
+ * @s: the state
+ * @family: the family, a u8
+ *
+ * nfhp_state_flush_if()'s test.
+ *
+ * Return: true when it is.
+ */
 static bool nfhp_state_of_family(const struct nfhp_state *s,
 				 const void *family)
 {
