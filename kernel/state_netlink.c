@@ -227,9 +227,92 @@ void nfhp_state_events_attach(struct nfhp_net *hn)
 }
 
 /**
+ * nfhp_state_attrs() - the NFHPA_STATE of a request, split
+ * @info: the request
+ * @tb: filled with its attributes
+ *
+ * Return: 0, or -EINVAL when it is absent or malformed.
+ */
+static int nfhp_state_attrs(struct genl_info *info, struct nlattr **tb)
+{
+	if (!info->attrs[NFHPA_STATE]) {
+		NL_SET_ERR_MSG(info->extack, "NFHPA_STATE is missing");
+		return -EINVAL;
+	}
+	return nla_parse_nested(tb, NFHPA_STATE_MAX, info->attrs[NFHPA_STATE],
+				nfhp_state_policy, info->extack);
+}
+
+/**
+ * nfhp_state_get_addr() - an address of a request, in a state's words
+ * @w: filled in
+ * @attr: NFHPA_STATE_SRC or NFHPA_STATE_DST, 16 bytes
+ * @family: the flow's family
+ *
+ * Return: 0, or -EINVAL for an IPv4 address wider than 32 bits.
+ */
+static int nfhp_state_get_addr(u32 *w, const struct nlattr *attr, u8 family)
+{
+	u32 in[4];
+	nfhp_u128 v;
+
+	memcpy(in, nla_data(attr), sizeof(in));
+	v = (nfhp_u128)in[0] << 96 | (nfhp_u128)in[1] << 64 |
+	    (nfhp_u128)in[2] << 32 | in[3];
+	if (family == NFHP_FAMILY_IPV4 && v >> 32)
+		return -EINVAL;
+	nfhp_state_addr_set(w, family, v);
+	return 0;
+}
+
+/**
+ * nfhp_state_flow() - the flow a request names
+ * @tb: its NFHPA_STATE, split
+ * @pkt: filled with the flow, SRC to DST being the creator's way
+ * @extack: for the reason
+ *
+ * Return: 0, -EINVAL for a flow missing a part or malformed, or
+ * -EAFNOSUPPORT for an unknown family.
+ */
+static int nfhp_state_flow(struct nlattr **tb, struct nfhp_state_pkt *pkt,
+			   struct netlink_ext_ack *extack)
+{
+	struct nfhp_state_tuple t = {};
+
+	if (!tb[NFHPA_STATE_FAMILY] || !tb[NFHPA_STATE_PROTO] ||
+	    !tb[NFHPA_STATE_SRC] || !tb[NFHPA_STATE_DST]) {
+		NL_SET_ERR_MSG(extack,
+			       "a flow needs a family, a protocol and both addresses");
+		return -EINVAL;
+	}
+	t.family = nla_get_u8(tb[NFHPA_STATE_FAMILY]);
+	if (t.family != NFHP_FAMILY_IPV4 && t.family != NFHP_FAMILY_IPV6) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_STATE_FAMILY],
+				    "unknown family");
+		return -EAFNOSUPPORT;
+	}
+	t.proto = nla_get_u8(tb[NFHPA_STATE_PROTO]);
+	if (nfhp_state_get_addr(t.src, tb[NFHPA_STATE_SRC], t.family) ||
+	    nfhp_state_get_addr(t.dst, tb[NFHPA_STATE_DST], t.family)) {
+		NL_SET_ERR_MSG(extack, "an IPv4 address wider than 32 bits");
+		return -EINVAL;
+	}
+	if (tb[NFHPA_STATE_SPORT])
+		t.sport = nla_get_u16(tb[NFHPA_STATE_SPORT]);
+	if (tb[NFHPA_STATE_DPORT])
+		t.dport = nla_get_u16(tb[NFHPA_STATE_DPORT]);
+	memset(pkt, 0, sizeof(*pkt));
+	nfhp_state_pkt_init(pkt, &t);
+	return 0;
+}
+
+/**
  * struct nfhp_state_dump - where a NFHP_CMD_STATE_LIST dump is
  * @cur: the walk's cursor
  * @family: the family listed, or 0 for both
+ * @one: only the state of the flow @key is listed
+ * @key: with @one, the flow
+ * @done: with @one, the flow's round is over
  * @gen: the &struct nfhp_net.gen @places were made at, 0 for none
  * @places: the map of each family's committed keep-state rules
  * @nplaces: their number
@@ -241,6 +324,9 @@ void nfhp_state_events_attach(struct nfhp_net *hn)
 struct nfhp_state_dump {
 	struct nfhp_state_cursor cur;
 	u8 family;
+	bool one;
+	struct nfhp_state_key key;
+	bool done;
 	unsigned int gen;
 	struct nfhp_rule_place *places[NFHP_FAM_MAX];
 	unsigned int nplaces[NFHP_FAM_MAX];
@@ -342,6 +428,31 @@ static int nfhp_state_dump_one(void *arg, const struct nfhp_state *s)
 }
 
 /**
+ * nfhp_state_dump_flow() - the message of the one flow a dump asks for
+ * @d: the dump, its round under way
+ * @t: the table, under rcu_read_lock()
+ *
+ * The first round sends it, if the flow has a live state; the next ends
+ * the dump.
+ *
+ * Return: 0, or -EMSGSIZE.
+ */
+static int nfhp_state_dump_flow(struct nfhp_state_dump *d,
+				struct nfhp_state_table *t)
+{
+	const struct nfhp_state *s;
+	int ret = 0;
+
+	if (d->done)
+		return 0;
+	s = nfhp_state_find(t, &d->key);
+	if (s && !nfhp_state_dead(s, d->now))
+		ret = nfhp_state_dump_one(d, s);
+	d->done = !ret;
+	return ret;
+}
+
+/**
  * nfhp_nl_state_list() - one round of NFHP_CMD_STATE_LIST
  * @skb: the message buffer to fill
  * @cb: the dump's callback
@@ -362,8 +473,11 @@ int nfhp_nl_state_list(struct sk_buff *skb, struct netlink_callback *cb)
 		d->cb = cb;
 		d->now = jiffies;
 		rcu_read_lock();
-		ret = st->ready ? nfhp_state_walk(&st->table, &d->cur, d->now,
-						  nfhp_state_dump_one, d) : 0;
+		if (st->ready && d->one)
+			ret = nfhp_state_dump_flow(d, &st->table);
+		else if (st->ready)
+			ret = nfhp_state_walk(&st->table, &d->cur, d->now,
+					      nfhp_state_dump_one, d);
 		rcu_read_unlock();
 		mutex_unlock(&st->lock);
 	}
@@ -381,14 +495,16 @@ int nfhp_nl_state_list(struct sk_buff *skb, struct netlink_callback *cb)
  * A state tells what the firewall lets through, as a rule does: the same
  * permission as NFHP_CMD_LIST.
  *
- * Return: 0, -EPERM, -EAFNOSUPPORT for an unknown family, or -ENOMEM.
+ * Return: 0, -EPERM, -EAFNOSUPPORT for an unknown family, -EINVAL for a
+ * flow missing a part, or -ENOMEM.
  */
 int nfhp_nl_state_list_start(struct netlink_callback *cb)
 {
 	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct net *net = sock_net(cb->skb->sk);
 	struct nfhp_net *hn = nfhp_net(net);
-	struct nlattr *tb[NFHPA_STATE_MAX + 1];
+	struct nlattr *tb[NFHPA_STATE_MAX + 1] = {};
+	struct nfhp_state_pkt pkt = {};
 	struct nfhp_state_dump *d;
 	u8 family = 0;
 	int ret;
@@ -408,12 +524,22 @@ int nfhp_nl_state_list_start(struct netlink_callback *cb)
 			if (!nfhp_net_fam(hn, family))
 				return -EAFNOSUPPORT;
 		}
+		/* A flow: its state only. */
+		if (tb[NFHPA_STATE_PROTO] || tb[NFHPA_STATE_SRC] ||
+		    tb[NFHPA_STATE_DST]) {
+			ret = nfhp_state_flow(tb, &pkt, NULL);
+			if (ret)
+				return ret;
+		}
 	}
 	d = kzalloc(sizeof(*d), GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
 	d->hn = hn;
 	d->family = family;
+	d->one = tb[NFHPA_STATE_PROTO] || tb[NFHPA_STATE_SRC] ||
+		 tb[NFHPA_STATE_DST];
+	d->key = pkt.key;
 	*(struct nfhp_state_dump **)cb->ctx = d;
 	return 0;
 }
@@ -434,86 +560,6 @@ int nfhp_nl_state_list_done(struct netlink_callback *cb)
 	for (i = 0; i < NFHP_FAM_MAX; i++)
 		kvfree(d->places[i]);
 	kfree(d);
-	return 0;
-}
-
-/**
- * nfhp_state_attrs() - the NFHPA_STATE of a request, split
- * @info: the request
- * @tb: filled with its attributes
- *
- * Return: 0, or -EINVAL when it is absent or malformed.
- */
-static int nfhp_state_attrs(struct genl_info *info, struct nlattr **tb)
-{
-	if (!info->attrs[NFHPA_STATE]) {
-		NL_SET_ERR_MSG(info->extack, "NFHPA_STATE is missing");
-		return -EINVAL;
-	}
-	return nla_parse_nested(tb, NFHPA_STATE_MAX, info->attrs[NFHPA_STATE],
-				nfhp_state_policy, info->extack);
-}
-
-/**
- * nfhp_state_get_addr() - an address of a request, in a state's words
- * @w: filled in
- * @attr: NFHPA_STATE_SRC or NFHPA_STATE_DST, 16 bytes
- * @family: the flow's family
- *
- * Return: 0, or -EINVAL for an IPv4 address wider than 32 bits.
- */
-static int nfhp_state_get_addr(u32 *w, const struct nlattr *attr, u8 family)
-{
-	u32 in[4];
-	nfhp_u128 v;
-
-	memcpy(in, nla_data(attr), sizeof(in));
-	v = (nfhp_u128)in[0] << 96 | (nfhp_u128)in[1] << 64 |
-	    (nfhp_u128)in[2] << 32 | in[3];
-	if (family == NFHP_FAMILY_IPV4 && v >> 32)
-		return -EINVAL;
-	nfhp_state_addr_set(w, family, v);
-	return 0;
-}
-
-/**
- * nfhp_state_flow() - the flow a request names
- * @tb: its NFHPA_STATE, split
- * @pkt: filled with the flow, SRC to DST being the creator's way
- * @extack: for the reason
- *
- * Return: 0, -EINVAL for a flow missing a part or malformed, or
- * -EAFNOSUPPORT for an unknown family.
- */
-static int nfhp_state_flow(struct nlattr **tb, struct nfhp_state_pkt *pkt,
-			   struct netlink_ext_ack *extack)
-{
-	struct nfhp_state_tuple t = {};
-
-	if (!tb[NFHPA_STATE_FAMILY] || !tb[NFHPA_STATE_PROTO] ||
-	    !tb[NFHPA_STATE_SRC] || !tb[NFHPA_STATE_DST]) {
-		NL_SET_ERR_MSG(extack,
-			       "a flow needs a family, a protocol and both addresses");
-		return -EINVAL;
-	}
-	t.family = nla_get_u8(tb[NFHPA_STATE_FAMILY]);
-	if (t.family != NFHP_FAMILY_IPV4 && t.family != NFHP_FAMILY_IPV6) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_STATE_FAMILY],
-				    "unknown family");
-		return -EAFNOSUPPORT;
-	}
-	t.proto = nla_get_u8(tb[NFHPA_STATE_PROTO]);
-	if (nfhp_state_get_addr(t.src, tb[NFHPA_STATE_SRC], t.family) ||
-	    nfhp_state_get_addr(t.dst, tb[NFHPA_STATE_DST], t.family)) {
-		NL_SET_ERR_MSG(extack, "an IPv4 address wider than 32 bits");
-		return -EINVAL;
-	}
-	if (tb[NFHPA_STATE_SPORT])
-		t.sport = nla_get_u16(tb[NFHPA_STATE_SPORT]);
-	if (tb[NFHPA_STATE_DPORT])
-		t.dport = nla_get_u16(tb[NFHPA_STATE_DPORT]);
-	memset(pkt, 0, sizeof(*pkt));
-	nfhp_state_pkt_init(pkt, &t);
 	return 0;
 }
 

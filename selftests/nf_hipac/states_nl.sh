@@ -3,11 +3,11 @@
 #
 # The states' netlink commands through "nf-hipac state" (issue 45): states
 # added by hand with restore are listed with their rule by chain and
-# position, pass real packets, and are refused on a rule that keeps no
-# state, on no rule at all and twice for one flow; -D deletes a flow's
-# state given either way round and says "No such state" for a flow
-# without one; save and restore give the same listing; -F empties the
-# family's table.  -E prints [NEW] and [DESTROY] for states made by hand
+# position, found with -G either way round, pass real packets, and are
+# refused on a rule that keeps no state, on no rule at all and twice for
+# one flow; -D deletes a flow's state given either way round and says
+# "No such state" for a flow without one; save and restore give the same
+# listing; -F empties the family's table.  -E prints [NEW] and [DESTROY] for states made by hand
 # and by packets, deleted, flushed and expired.  A namespace lists,
 # changes and hears only its own states; IPv6 states are listed apart.
 # 100,000 states restored are listed once each.
@@ -102,6 +102,13 @@ nfhp_check "-L: the udp state" \
 nfhp_check "-L: the icmp state, its identifier" \
 	listed "^icmp +1 (49|50) src=10.9.0.1 dst=10.9.0.4 id=7 .* rule=FORWARD:3 ACCEPT$"
 nfhp_check "/proc counts 4 states" [ "$(field states)" = 4 ]
+nfhp_check "-G: the tcp state, asked for the other way round" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' state -G -p tcp \
+		-s 10.9.0.2 -d 10.9.0.1 --sport 80 --dport 1000 |
+		grep -qE '^tcp +6 [0-9]+ ESTABLISHED src=10.9.0.1 dst=10.9.0.2 .* rule=FORWARD:2 ACCEPT$'"
+nfhp_check "-G: a flow without a state: No such state (exit 1)" \
+	fails_with 1 "No such state: tcp src=10.9.0.2 dst=10.9.0.1 sport=81 dport=1000" \
+	st -G -p tcp -s 10.9.0.2 -d 10.9.0.1 --sport 81 --dport 1000
 
 nfhp_check "refused: rule 4 keeps no state (exit 1)" \
 	fails_with 1 "the rule is no keep-state rule" \
@@ -135,7 +142,7 @@ nfhp_check "-D it, given the client's way round" \
 nfhp_check "deleted: server 7000 -> client 7001 dropped again" \
 	back_fail 7001 7000
 nfhp_check "-D again: No such state (exit 1)" \
-	fails_with 1 "No such state: udp      17" \
+	fails_with 1 "No such state: udp src=$CLIENT_IP dst=$SERVER_IP sport=7001 dport=7000" \
 	st -D -p udp -s $CLIENT_IP -d $SERVER_IP --sport 7001 --dport 7000
 
 # save and restore: the same states, the same listing but the seconds.

@@ -106,10 +106,7 @@ static int state_failure(struct state_cli *c, const struct nfhp_state_entry *e)
 		return NFHP_EXIT_RESOURCE;
 	}
 	if (err == ENOENT && f.cmd == NFHP_CMD_STATE_DEL) {
-		/* The flow as a listing shows it, without its counters. */
-		nfhp_state_format(flow, sizeof(flow), e, NULL);
-		flow[strcspn(flow, "[")] = '\0';
-		*strstr(flow, " packets=") = '\0';
+		nfhp_state_format_flow(flow, sizeof(flow), e);
 		fprintf(stderr, "No such state: %s\n", flow);
 		return NFHP_EXIT_OTHER;
 	}
@@ -208,6 +205,30 @@ static int state_opts(struct state_cli *c, int argc, char **argv,
 					 need & NFHP_STATE_HAVE_RULE ?
 					 "a state needs -p, -s, -d, --rule CHAIN:POS and --timeout SECONDS" :
 					 "a flow needs -p, -s and -d");
+	return 0;
+}
+
+static int state_get(struct state_cli *c, int argc, char **argv)
+{
+	struct nfhp_state_entry flow, e;
+	char line[512];
+	bool found;
+	int ret;
+
+	ret = state_opts(c, argc, argv, &flow, NFHP_STATE_HAVE_FLOW);
+	if (!ret)
+		ret = state_connect(c);
+	if (ret)
+		return ret;
+	if (nfhp_nl_state_get(c->nl, &flow, &e, &found))
+		return state_failure(c, NULL);
+	if (!found) {
+		nfhp_state_format_flow(line, sizeof(line), &flow);
+		fprintf(stderr, "%s: No such state: %s\n", c->prog, line);
+		return NFHP_EXIT_OTHER;
+	}
+	nfhp_state_format(line, sizeof(line), &e, NULL);
+	puts(line);
 	return 0;
 }
 
@@ -366,6 +387,8 @@ static int state_help(struct state_cli *c, int argc, char **argv);
 static const struct state_cmd state_cmds[] = {
 	{ { "-L", "--list", "list" }, state_list,
 	  "list the states, as conntrack -L" },
+	{ { "-G", "--get", "get" }, state_get,
+	  "list the state of FLOW, given either way round" },
 	{ { "-D", "--delete", "delete" }, state_delete,
 	  "delete the state of FLOW, given either way round" },
 	{ { "-F", "--flush", "flush" }, state_flush,

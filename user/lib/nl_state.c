@@ -228,6 +228,39 @@ int nfhp_nl_state_list(struct nfhp_nl *nl, u8 family,
 	return nfhp_nl_talk(nl, nlh, list_msg_cb, &c);
 }
 
+/**
+ * struct get_ctx - the one state nfhp_nl_state_get() asked for
+ * @e: where it goes
+ * @found: it came
+ */
+struct get_ctx {
+	struct nfhp_state_entry *e;
+	bool found;
+};
+
+static int get_cb(void *data, const struct nfhp_state_entry *e)
+{
+	struct get_ctx *g = data;
+
+	*g->e = *e;
+	g->found = true;
+	return 0;
+}
+
+int nfhp_nl_state_get(struct nfhp_nl *nl, const struct nfhp_state_entry *flow,
+		      struct nfhp_state_entry *e, bool *found)
+{
+	struct nlmsghdr *nlh = nfhp_nl_request(nl, NFHP_CMD_STATE_LIST, true);
+	struct get_ctx g = { .e = e };
+	struct list_ctx c = { .fn = get_cb, .data = &g };
+	int ret;
+
+	nfhp_nl_put_state(nlh, flow, false);
+	ret = nfhp_nl_talk(nl, nlh, list_msg_cb, &c);
+	*found = !ret && g.found;
+	return ret;
+}
+
 int nfhp_nl_state_del(struct nfhp_nl *nl, const struct nfhp_state_entry *e)
 {
 	struct nlmsghdr *nlh = nfhp_nl_request(nl, NFHP_CMD_STATE_DEL, false);

@@ -18,6 +18,12 @@
 int nfhp_nl_state_list(struct nfhp_nl *nl, u8 family,
 		       int (*fn)(void *data, const struct nfhp_state_entry *e),
 		       void *data);
+/*
+ * NFHP_CMD_STATE_LIST of @flow's state only, either way round, into
+ * @e: 0 and *@found, or -errno.
+ */
+int nfhp_nl_state_get(struct nfhp_nl *nl, const struct nfhp_state_entry *flow,
+		      struct nfhp_state_entry *e, bool *found);
 /* NFHP_CMD_STATE_DEL of @e's flow: -ENOENT when it has no state. */
 int nfhp_nl_state_del(struct nfhp_nl *nl, const struct nfhp_state_entry *e);
 /* NFHP_CMD_STATE_FLUSH of @family's states, 0 for both families'. */

@@ -390,6 +390,43 @@ static void put_tcp_flags(struct out *o, u8 flags)
 	}
 }
 
+/* The flow's words of a listing: src=, dst= and the ports or id=. */
+static void put_flow(struct out *o, const struct nfhp_state_entry *e)
+{
+	put_addr(o, "src=", e->src, e->family);
+	put_addr(o, " dst=", e->dst, e->family);
+	if (is_icmp(e->proto) && e->sport == e->dport)
+		put(o, " id=%u", e->sport);
+	else if (has_ports(e->proto) || e->sport || e->dport)
+		put(o, " sport=%u dport=%u", e->sport, e->dport);
+}
+
+/**
+ * nfhp_state_format_flow() - a flow as messages name it
+ * @buf: the words
+ * @len: the buffer's size
+ * @e: the flow
+ *
+ * "tcp src=10.0.0.1 dst=10.0.0.2 sport=40000 dport=80".
+ *
+ * Return: the length the words need, as snprintf() counts.
+ */
+int nfhp_state_format_flow(char *buf, size_t len,
+			   const struct nfhp_state_entry *e)
+{
+	const char *name = nfhp_state_proto_name(e->proto);
+	struct out o = { .buf = buf, .len = len };
+
+	if (len)
+		buf[0] = '\0';
+	if (name)
+		put(&o, "%s ", name);
+	else
+		put(&o, "%u ", e->proto);
+	put_flow(&o, e);
+	return o.n;
+}
+
 /**
  * nfhp_state_format() - a state as a listing or a monitor prints it
  * @buf: the line, without its newline
@@ -412,12 +449,7 @@ int nfhp_state_format(char *buf, size_t len, const struct nfhp_state_entry *e,
 	put(&o, "%-8s %u %u ", name ? name : "unknown", e->proto, e->timeout);
 	if (e->proto == 6)
 		put(&o, "%s ", nfhp_state_tcp_name(e->tcp));
-	put_addr(&o, "src=", e->src, e->family);
-	put_addr(&o, " dst=", e->dst, e->family);
-	if (is_icmp(e->proto) && e->sport == e->dport)
-		put(&o, " id=%u", e->sport);
-	else if (has_ports(e->proto) || e->sport || e->dport)
-		put(&o, " sport=%u dport=%u", e->sport, e->dport);
+	put_flow(&o, e);
 	put(&o, " packets=%llu bytes=%llu [reply] packets=%llu bytes=%llu",
 	    (unsigned long long)e->pkts[0], (unsigned long long)e->bytes[0],
 	    (unsigned long long)e->pkts[1], (unsigned long long)e->bytes[1]);

@@ -76,5 +76,8 @@ int nfhp_state_format(char *buf, size_t len, const struct nfhp_state_entry *e,
 		      const char *event);
 int nfhp_state_format_save(char *buf, size_t len,
 			   const struct nfhp_state_entry *e);
+/* A flow as messages name it: "tcp src=... dst=... sport=... dport=...". */
+int nfhp_state_format_flow(char *buf, size_t len,
+			   const struct nfhp_state_entry *e);
 
 #endif /* _NFHP_STATE_PARSE_H */

@@ -140,11 +140,12 @@ check "nf-hipac-set types" "hash:ip hash:net" "nf-hipac-set create s "
 check "nf-hipac-set entries are not sets" "" "nf-hipac-set add blocklist "
 check "nf-hipac set as nf-hipac-set" "allowed blocklist" \
 	"nf-hipac set flush "
-check "state commands" "add delete flush help list monitor restore save" \
+check "state commands" "add delete flush get help list monitor restore save" \
 	"nf-hipac state "
 check "state commands as options" "--delete" "nf-hipac state --de"
 check "state -6 commands" "save" "nf-hipac -6 state sa"
 check "state flow options" "--dport --id --sport" "nf-hipac state -D -p tcp --"
+check "state get's flow options" "--dport --id --sport" "nf-hipac state get -p udp --"
 check "state add options" "has: --rule --timeout --tcp-flags --counters" \
 	"nf-hipac state -A --"
 check "state protocols" "has: tcp udp icmp icmpv6" "nf-hipac state -D -p "

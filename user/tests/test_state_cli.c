@@ -148,6 +148,14 @@ static void test_lines(void)
 	nfhp_state_format(line, sizeof(line), &e, "[NEW]");
 	check(!strcmp(line, "    [NEW] udp      17 299 src=2001:db8::1 dst=fe80::abcd sport=5353 dport=53 packets=3 bytes=180 [reply] packets=2 bytes=120 rule=INPUT:1 DROP"),
 	      "event, IPv6: %s", line);
+	nfhp_state_format_flow(line, sizeof(line), &e);
+	check(!strcmp(line, "udp src=2001:db8::1 dst=fe80::abcd sport=5353 dport=53"),
+	      "flow: %s", line);
+	e.proto = 250;
+	e.sport = e.dport = 0;
+	nfhp_state_format_flow(line, sizeof(line), &e);
+	check(!strcmp(line, "250 src=2001:db8::1 dst=fe80::abcd"),
+	      "flow without a name or ports: %s", line);
 	check(nfhp_state_format(line, 10, &e, NULL) > 100 && strlen(line) == 9,
 	      "a short buffer: cut, the length needed returned");
 	for (i = 0; i < ARRAY_SIZE(names); i++) {

@@ -141,14 +141,16 @@
  *
  * NFHP_CMD_STATE_LIST: NLM_F_DUMP only.  One message per live state with
  *     NFHPA_STATE, every attribute of it filled in; with
- *     NFHPA_STATE_FAMILY in the request, the states of that family only.
- *     The rule is the committed one whose states they are, at its
- *     position when the message is made; NFHPA_STATE_CHAIN and _POS are
- *     absent when it cannot be found (its commit is under way).  The dump
- *     resumes where its last message stopped: a state made or deleted
- *     meanwhile may be missed, and while the table grows, the states of
- *     one bucket listed twice.  Needs CAP_NET_ADMIN as NFHP_CMD_LIST
- *     does: a state tells what the firewall lets through.
+ *     NFHPA_STATE_FAMILY in the request, the states of that family only;
+ *     with a flow in it as NFHP_CMD_STATE_DEL takes one, that flow's
+ *     state only, or no message when it has none.  The rule is the
+ *     committed one whose states they are, at its position when the
+ *     message is made; NFHPA_STATE_CHAIN and _POS are absent when it
+ *     cannot be found (its commit is under way).  The dump resumes where
+ *     its last message stopped: every state that lives from its start to
+ *     its end is listed, one made meanwhile may be missed, and while the
+ *     table grows some may be listed twice.  Needs CAP_NET_ADMIN as
+ *     NFHP_CMD_LIST does: a state tells what the firewall lets through.
  * NFHP_CMD_STATE_DEL: delete the state of the flow NFHPA_STATE_FAMILY,
  *     _PROTO, _SRC, _DST, _SPORT, _DPORT, given either way round: -ENOENT
  *     when it has no live state.  An NFHP_CMD_STATE_DESTROY event follows.
@@ -170,13 +172,14 @@
  * NFHP_CMD_STATE_DESTROY, of the socket's network namespace, each with
  * NFHPA_STATE as a listing has it but without the rule
  * (NFHPA_STATE_CHAIN, _POS), which only the namespace's mutex may read:
- * a daemon mirroring the table learns it with NFHP_CMD_STATE_LIST.  NEW
- * comes from the packet that made the state (its counters count that
- * packet) or from NFHP_CMD_STATE_ADD; DESTROY when the tick frees a dead
- * state (NFHPA_STATE_TIMEOUT 0), a packet replaces one, a delete, a flush,
- * or its rule's deletion.  Joining needs CAP_NET_ADMIN.  Events are sent
- * without blocking the packet path: when the listener's socket is full
- * they are lost, and its next recv() fails with ENOBUFS once.
+ * a daemon mirroring the table learns it with an NFHP_CMD_STATE_LIST of
+ * the event's flow.  NEW comes from the packet that made the state (its
+ * counters count that packet) or from NFHP_CMD_STATE_ADD; DESTROY when
+ * the tick frees a dead state (NFHPA_STATE_TIMEOUT 0), a packet replaces
+ * one, a delete, a flush, or its rule's deletion.  Joining needs
+ * CAP_NET_ADMIN.  Events are sent without blocking the packet path: when
+ * the listener's socket is full they are lost, and its next recv() fails
+ * with ENOBUFS once.
  *
  * Attributes:
  *
