@@ -609,19 +609,56 @@ static bool nfhp_state_of_family(const struct nfhp_state *s,
 }
 
 /**
+ * nfhp_state_keep_rule() - the keep-state part of the rule a request names
+ * @hn: the namespace, its mutex held
+ * @family: the rule set's family
+ * @tb: the request's NFHPA_STATE, split, with NFHPA_STATE_CHAIN and _POS
+ * @extack: for the reason
+ * @ks: set to the committed rule's part
+ *
+ * Return: 0, -ENOENT when there is no such rule, -EINVAL when it is no
+ * keep-state rule.
+ */
+static int nfhp_state_keep_rule(struct nfhp_net *hn, u8 family,
+				struct nlattr **tb,
+				struct netlink_ext_ack *extack,
+				struct nfhp_keep_state **ks)
+{
+	void *ext = NULL;
+	int ret;
+
+	ret = nfhp_rule_keep_ext(nfhp_net_fam(hn, family)->rs,
+				 nla_data(tb[NFHPA_STATE_CHAIN]),
+				 nla_get_u32(tb[NFHPA_STATE_POS]), &ext);
+	*ks = ret ? NULL : nfhp_xt_keep_state(ext);
+	if (ret == -ENOENT) {
+		NL_SET_ERR_MSG(extack, "no rule at that chain and position");
+		return ret;
+	}
+	if (!*ks) {
+		NL_SET_ERR_MSG(extack, "the rule is no keep-state rule");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * nfhp_nl_state_flush() - NFHP_CMD_STATE_FLUSH: delete every state
  * @skb: the request
- * @info: its attributes: NFHPA_STATE_FAMILY for one family's
+ * @info: its attributes: NFHPA_STATE_FAMILY for one family's,
+ *	NFHPA_STATE_CHAIN and _POS for one rule's
  *
- * Return: 0, or -EAFNOSUPPORT for an unknown family.
+ * Return: 0, -EAFNOSUPPORT for an unknown family, or as
+ * nfhp_state_keep_rule() for a rule.
  */
 int nfhp_nl_state_flush(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
 	struct nfhp_states *st = &hn->states;
 	struct nlattr *tb[NFHPA_STATE_MAX + 1] = {};
+	struct nfhp_keep_state *ks = NULL;
 	u8 family = 0;
-	int ret;
+	int ret = 0;
 
 	if (info->attrs[NFHPA_STATE]) {
 		ret = nfhp_state_attrs(info, tb);
@@ -635,13 +672,30 @@ int nfhp_nl_state_flush(struct sk_buff *skb, struct genl_info *info)
 			return -EAFNOSUPPORT;
 		}
 	}
-	mutex_lock(&st->lock);
-	if (st->ready && family)
-		nfhp_state_flush_if(&st->table, nfhp_state_of_family, &family);
-	else if (st->ready)
-		nfhp_state_flush(&st->table, NULL);
-	mutex_unlock(&st->lock);
-	return 0;
+	if (!tb[NFHPA_STATE_CHAIN] != !tb[NFHPA_STATE_POS]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "a rule needs its chain and its position");
+		return -EINVAL;
+	}
+	/* A rule's states: under the mutex a commit removing it takes. */
+	mutex_lock(&hn->lock);
+	if (tb[NFHPA_STATE_CHAIN])
+		ret = nfhp_state_keep_rule(hn, family ? family :
+					   NFHP_FAMILY_IPV4, tb, info->extack,
+					   &ks);
+	if (!ret) {
+		mutex_lock(&st->lock);
+		if (st->ready && ks)
+			nfhp_state_flush(&st->table, ks);
+		else if (st->ready && family)
+			nfhp_state_flush_if(&st->table, nfhp_state_of_family,
+					    &family);
+		else if (st->ready)
+			nfhp_state_flush(&st->table, NULL);
+		mutex_unlock(&st->lock);
+	}
+	mutex_unlock(&hn->lock);
+	return ret;
 }
 
 /**
@@ -726,7 +780,6 @@ int nfhp_nl_state_add(struct sk_buff *skb, struct genl_info *info)
 	struct nfhp_states *st = &hn->states;
 	struct nfhp_state_init init;
 	struct nfhp_state_pkt pkt;
-	void *ext = NULL;
 	int ret;
 
 	ret = nfhp_state_attrs(info, tb);
@@ -742,17 +795,8 @@ int nfhp_nl_state_add(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	mutex_lock(&hn->lock);
-	ret = nfhp_rule_keep_ext(nfhp_net_fam(hn, pkt.tuple.family)->rs,
-				 nla_data(tb[NFHPA_STATE_CHAIN]),
-				 nla_get_u32(tb[NFHPA_STATE_POS]), &ext);
-	if (!ret)
-		ks = nfhp_xt_keep_state(ext);
-	if (ret == -ENOENT) {
-		NL_SET_ERR_MSG(info->extack, "no rule at that chain and position");
-	} else if (ret || !ks) {
-		NL_SET_ERR_MSG(info->extack, "the rule is no keep-state rule");
-		ret = -EINVAL;
-	} else {
+	ret = nfhp_state_keep_rule(hn, pkt.tuple.family, tb, info->extack, &ks);
+	if (!ret) {
 		mutex_lock(&st->lock);
 		rcu_read_lock();
 		ret = st->ready ? nfhp_state_add(&st->table, &pkt, &ks->rule,

@@ -7,7 +7,7 @@
 # refused on a rule that keeps no state, on no rule at all and twice for
 # one flow; -D deletes a flow's state given either way round and says
 # "No such state" for a flow without one; save and restore give the same
-# listing; -F empties the family's table.  -E prints [NEW] and [DESTROY] for states made by hand
+# listing; -F empties the family's table, or takes one rule's states.  -E prints [NEW] and [DESTROY] for states made by hand
 # and by packets, deleted, flushed and expired.  A namespace lists,
 # changes and hears only its own states; IPv6 states are listed apart.
 # 100,000 states restored are listed once each.
@@ -148,6 +148,20 @@ nfhp_check "-D again: No such state (exit 1)" \
 	fails_with 1 "No such state: udp src=$CLIENT_IP dst=$SERVER_IP sport=7001 dport=7000" \
 	st -D -p udp -s $CLIENT_IP -d $SERVER_IP --sport 7001 --dport 7000
 
+# A rule's states flushed, the others kept.
+nfhp_check "-A a second state on rule 3" \
+	st -A -p icmp -s 10.9.0.1 -d 10.9.0.6 --id 8 --rule FORWARD:3 \
+		--timeout 600
+nfhp_check "-F --rule FORWARD:3: its two states go" \
+	bash -c "n=\$(ip netns exec $ns_router awk '\$1 == \"states:\" { print \$2 }' $file) &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' state -F --rule FORWARD:3 &&
+		 [ \"\$(ip netns exec $ns_router awk '\$1 == \"states:\" { print \$2 }' $file)\" = \$((n - 2)) ]"
+nfhp_check "-L: no icmp state left, the tcp one still there" \
+	bash -c "! ip netns exec $ns_router '$NFHP_BIN/nf-hipac' state -L 2>/dev/null | grep -q '^icmp' &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' state -L 2>/dev/null | grep -q '^tcp'"
+nfhp_check "-F --rule FORWARD:4: no keep-state rule (exit 1)" \
+	fails_with 1 "the rule is no keep-state rule" st -F --rule FORWARD:4
+
 # save and restore: the same states, the same listing but the seconds.
 strip() { sed -E 's/^([a-z]+ +[0-9]+) [0-9]+ /\1 T /' | sort; }
 st -L 2>/dev/null | strip > "$tmp/before"
@@ -177,8 +191,8 @@ nfhp_check "-E: [NEW] of a state by hand, no rule in events" \
 	grep -qE "^ +\[NEW\] tcp +6 (2999|3000) ESTABLISHED src=10.9.0.1 dst=10.9.0.2 sport=1000 dport=80 packets=3 bytes=180 \[reply\] packets=2 bytes=120 ACCEPT$" "$tmp/events"
 nfhp_check "-E: [DESTROY] of the deleted state" \
 	grep -qE "^\[DESTROY\] udp +17 [0-9]+ src=$SERVER_IP dst=$CLIENT_IP sport=7000 dport=7001 packets=1 " "$tmp/events"
-nfhp_check "-E: [DESTROY] of each state -F took (4 at least)" \
-	[ "$(grep -c '^\[DESTROY\]' "$tmp/events")" -ge 5 ]
+nfhp_check "-E: [DESTROY] of each state deleted and flushed (7 at least)" \
+	[ "$(grep -c '^\[DESTROY\]' "$tmp/events")" -ge 7 ]
 nfhp_check "-E: [DESTROY] of the expired state, 0 s left" \
 	grep -qE "^\[DESTROY\] udp +17 0 src=10.9.0.1 dst=10.9.0.5 " "$tmp/events"
 nfhp_check "-E: no event of the refused states" \

@@ -189,7 +189,8 @@ static int state_save(struct state_cli *c, int argc, char **argv)
 
 /* The options of a flow or a state into @e, with what must be there. */
 static int state_opts(struct state_cli *c, int argc, char **argv,
-		      struct nfhp_state_entry *e, unsigned int need)
+		      struct nfhp_state_entry *e, unsigned int need,
+		      unsigned int *got)
 {
 	unsigned int have;
 	char err[256];
@@ -200,6 +201,8 @@ static int state_opts(struct state_cli *c, int argc, char **argv,
 	ret = nfhp_state_parse_opts(argc, argv, e, &have, err, sizeof(err));
 	if (ret)
 		return state_param_error(c, "%s", err);
+	if (got)
+		*got = have;
 	if ((have & need) != need)
 		return state_param_error(c, "%s",
 					 need & NFHP_STATE_HAVE_RULE ?
@@ -215,7 +218,7 @@ static int state_get(struct state_cli *c, int argc, char **argv)
 	bool found;
 	int ret;
 
-	ret = state_opts(c, argc, argv, &flow, NFHP_STATE_HAVE_FLOW);
+	ret = state_opts(c, argc, argv, &flow, NFHP_STATE_HAVE_FLOW, NULL);
 	if (!ret)
 		ret = state_connect(c);
 	if (ret)
@@ -237,7 +240,7 @@ static int state_delete(struct state_cli *c, int argc, char **argv)
 	struct nfhp_state_entry e;
 	int ret;
 
-	ret = state_opts(c, argc, argv, &e, NFHP_STATE_HAVE_FLOW);
+	ret = state_opts(c, argc, argv, &e, NFHP_STATE_HAVE_FLOW, NULL);
 	if (!ret)
 		ret = state_connect(c);
 	if (ret)
@@ -245,16 +248,31 @@ static int state_delete(struct state_cli *c, int argc, char **argv)
 	return nfhp_nl_state_del(c->nl, &e) ? state_failure(c, &e) : 0;
 }
 
+/* -F: every state of the family, or with --rule CHAIN:POS its states. */
 static int state_flush(struct state_cli *c, int argc, char **argv)
 {
-	int ret = no_args(c, argc, argv);
+	struct nfhp_state_entry e;
+	unsigned int have = 0;
+	int i, ret = 0;
 
+	for (i = 0; i < argc && !ret; i++) {
+		if (!strcmp(argv[i], "--rule"))
+			i++;
+		else if (strcmp(argv[i], "-4") && strcmp(argv[i], "-6") &&
+			 strcmp(argv[i], "--ipv4") && strcmp(argv[i], "--ipv6"))
+			ret = state_param_error(c, "flush takes --rule CHAIN:POS only");
+	}
+	if (!ret)
+		ret = state_opts(c, argc, argv, &e, 0, &have);
 	if (!ret)
 		ret = state_connect(c);
 	if (ret)
 		return ret;
-	return nfhp_nl_state_flush(c->nl, c->family) ? state_failure(c, NULL) :
-						       0;
+	if (have & NFHP_STATE_HAVE_RULE)
+		ret = nfhp_nl_state_flush(c->nl, c->family, e.chain, e.pos);
+	else
+		ret = nfhp_nl_state_flush(c->nl, c->family, NULL, 0);
+	return ret ? state_failure(c, NULL) : 0;
 }
 
 static int state_add(struct state_cli *c, int argc, char **argv)
@@ -264,7 +282,7 @@ static int state_add(struct state_cli *c, int argc, char **argv)
 	struct nfhp_state_entry e;
 	int ret;
 
-	ret = state_opts(c, argc, argv, &e, need);
+	ret = state_opts(c, argc, argv, &e, need, NULL);
 	if (!ret)
 		ret = state_connect(c);
 	if (ret)
@@ -392,7 +410,7 @@ static const struct state_cmd state_cmds[] = {
 	{ { "-D", "--delete", "delete" }, state_delete,
 	  "delete the state of FLOW, given either way round" },
 	{ { "-F", "--flush", "flush" }, state_flush,
-	  "delete every state of the family" },
+	  "delete every state of the family [of --rule CHAIN:POS]" },
 	{ { "-A", "--add", "add" }, state_add, "add STATE" },
 	{ { "-E", "--event", "monitor" }, state_monitor,
 	  "print the states made and deleted, as conntrack -E" },

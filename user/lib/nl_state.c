@@ -269,14 +269,20 @@ int nfhp_nl_state_del(struct nfhp_nl *nl, const struct nfhp_state_entry *e)
 	return nfhp_nl_talk(nl, nlh, NULL, NULL);
 }
 
-int nfhp_nl_state_flush(struct nfhp_nl *nl, u8 family)
+int nfhp_nl_state_flush(struct nfhp_nl *nl, u8 family, const char *chain,
+			u32 pos)
 {
 	struct nlmsghdr *nlh = nfhp_nl_request(nl, NFHP_CMD_STATE_FLUSH, false);
 	struct nlattr *nest;
 
-	if (family) {
+	if (family || chain) {
 		nest = mnl_attr_nest_start(nlh, NFHPA_STATE);
-		mnl_attr_put_u8(nlh, NFHPA_STATE_FAMILY, family);
+		if (family)
+			mnl_attr_put_u8(nlh, NFHPA_STATE_FAMILY, family);
+		if (chain) {
+			mnl_attr_put_strz(nlh, NFHPA_STATE_CHAIN, chain);
+			mnl_attr_put_u32(nlh, NFHPA_STATE_POS, pos);
+		}
 		mnl_attr_nest_end(nlh, nest);
 	}
 	return nfhp_nl_talk(nl, nlh, NULL, NULL);

@@ -26,8 +26,12 @@ int nfhp_nl_state_get(struct nfhp_nl *nl, const struct nfhp_state_entry *flow,
 		      struct nfhp_state_entry *e, bool *found);
 /* NFHP_CMD_STATE_DEL of @e's flow: -ENOENT when it has no state. */
 int nfhp_nl_state_del(struct nfhp_nl *nl, const struct nfhp_state_entry *e);
-/* NFHP_CMD_STATE_FLUSH of @family's states, 0 for both families'. */
-int nfhp_nl_state_flush(struct nfhp_nl *nl, u8 family);
+/*
+ * NFHP_CMD_STATE_FLUSH of @family's states (0: both families'), or with
+ * @chain those of the keep-state rule @chain:@pos of @family.
+ */
+int nfhp_nl_state_flush(struct nfhp_nl *nl, u8 family, const char *chain,
+			u32 pos);
 /* NFHP_CMD_STATE_ADD of @e: its flow, rule, timeout, TCP flags, counters. */
 int nfhp_nl_state_add(struct nfhp_nl *nl, const struct nfhp_state_entry *e);
 

@@ -146,6 +146,7 @@ check "state commands as options" "--delete" "nf-hipac state --de"
 check "state -6 commands" "save" "nf-hipac -6 state sa"
 check "state flow options" "--dport --id --sport" "nf-hipac state -D -p tcp --"
 check "state get's flow options" "--dport --id --sport" "nf-hipac state get -p udp --"
+check "state flush by rule" "--rule" "nf-hipac state -F --r"
 check "state add options" "has: --rule --timeout --tcp-flags --counters" \
 	"nf-hipac state -A --"
 check "state protocols" "has: tcp udp icmp icmpv6" "nf-hipac state -D -p "

@@ -155,7 +155,9 @@
  *     _PROTO, _SRC, _DST, _SPORT, _DPORT, given either way round: -ENOENT
  *     when it has no live state.  An NFHP_CMD_STATE_DESTROY event follows.
  * NFHP_CMD_STATE_FLUSH: delete every state, or with NFHPA_STATE (and in it
- *     NFHPA_STATE_FAMILY) those of one family.
+ *     NFHPA_STATE_FAMILY) those of one family; with NFHPA_STATE_CHAIN and
+ *     NFHPA_STATE_POS too, those of that keep-state rule of the family
+ *     (IPv4 when absent), refused as NFHP_CMD_STATE_ADD refuses a rule.
  * NFHP_CMD_STATE_ADD: make a state by hand, to restore a standby's table:
  *     the flow as NFHP_CMD_STATE_DEL takes it, the creator's direction
  *     being SRC to DST; the rule NFHPA_STATE_CHAIN and NFHPA_STATE_POS
