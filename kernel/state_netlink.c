@@ -312,7 +312,8 @@ static int nfhp_state_flow(struct nlattr **tb, struct nfhp_state_pkt *pkt,
  * @family: the family listed, or 0 for both
  * @one: only the state of the flow @key is listed
  * @key: with @one, the flow
- * @done: with @one, the flow's round is over
+ * @done: every state is listed (or, with @one, the flow's): the rounds
+ *	after the last send nothing, whatever the table holds by then
  * @gen: the &struct nfhp_net.gen @places were made at, 0 for none
  * @places: the map of each family's committed keep-state rules
  * @nplaces: their number
@@ -475,9 +476,10 @@ int nfhp_nl_state_list(struct sk_buff *skb, struct netlink_callback *cb)
 		rcu_read_lock();
 		if (st->ready && d->one)
 			ret = nfhp_state_dump_flow(d, &st->table);
-		else if (st->ready)
+		else if (st->ready && !d->done)
 			ret = nfhp_state_walk(&st->table, &d->cur, d->now,
 					      nfhp_state_dump_one, d);
+		d->done |= !ret;
 		rcu_read_unlock();
 		mutex_unlock(&st->lock);
 	}
