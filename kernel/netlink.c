@@ -31,6 +31,7 @@
 #include "netlink.h"
 #include "pernet.h"
 #include "set_netlink.h"
+#include "state_netlink.h"
 #include "state_rule.h"
 
 static struct genl_family nfhp_family;
@@ -107,6 +108,7 @@ static const struct nla_policy nfhp_policy[NFHPA_MAX + 1] = {
 	[NFHPA_LIST_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_LIST_CHAINS_ONLY),
 	[NFHPA_FAMILY] = { .type = NLA_U8 },
 	[NFHPA_SET] = NLA_POLICY_NESTED(nfhp_set_policy),
+	[NFHPA_STATE] = NLA_POLICY_NESTED(nfhp_state_policy),
 };
 
 /**
@@ -1321,6 +1323,19 @@ static const struct genl_ops nfhp_ops[] = {
 	  .flags = GENL_UNS_ADMIN_PERM },
 	{ .cmd = NFHP_CMD_SET_LIST, .start = nfhp_nl_set_list_start,
 	  .dumpit = nfhp_nl_set_list },
+	{ .cmd = NFHP_CMD_STATE_LIST, .start = nfhp_nl_state_list_start,
+	  .dumpit = nfhp_nl_state_list, .done = nfhp_nl_state_list_done },
+	{ .cmd = NFHP_CMD_STATE_DEL, .doit = nfhp_nl_state_del,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_STATE_FLUSH, .doit = nfhp_nl_state_flush,
+	  .flags = GENL_UNS_ADMIN_PERM },
+	{ .cmd = NFHP_CMD_STATE_ADD, .doit = nfhp_nl_state_add,
+	  .flags = GENL_UNS_ADMIN_PERM },
+};
+
+static const struct genl_multicast_group nfhp_mcgrps[] = {
+	[NFHP_MCGRP_STATES_IDX] = { .name = NFHP_MCGRP_STATES,
+				    .flags = GENL_MCAST_CAP_NET_ADMIN },
 };
 
 static struct genl_family nfhp_family __ro_after_init = {
@@ -1333,6 +1348,8 @@ static struct genl_family nfhp_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = nfhp_ops,
 	.n_ops = ARRAY_SIZE(nfhp_ops),
+	.mcgrps = nfhp_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(nfhp_mcgrps),
 };
 
 /**
@@ -1397,6 +1414,7 @@ int nfhp_genetlink_init(void)
 	ret = genl_register_family(&nfhp_family);
 	if (ret)
 		goto err_family;
+	nfhp_state_events_enable(true);
 	return 0;
 
 err_family:
@@ -1410,6 +1428,8 @@ err_notifier:
  */
 void nfhp_genetlink_uninit(void)
 {
+	/* The states live on until the namespaces go: no event after this. */
+	nfhp_state_events_enable(false);
 	genl_unregister_family(&nfhp_family);
 	netlink_unregister_notifier(&nfhp_netlink_notifier);
 }

@@ -24,6 +24,7 @@
 #include "hooks.h"
 #include "pernet.h"
 #include "proc.h"
+#include "state_netlink.h"
 #include "stats.h"
 #include "xt_run.h"
 
@@ -412,6 +413,7 @@ static int __net_init nfhp_net_init(struct net *net)
 	ret = nfhp_states_init(&hn->states, nfhp_ram_bytes() / 2);
 	if (ret)
 		goto err_free_rulesets;
+	nfhp_state_events_attach(hn);
 	ret = nfhp_proc_net_init(hn);
 	if (ret)
 		goto err_states_exit;

@@ -38,6 +38,8 @@
  * - txn.c: transactions, the commit and the build of a hook's trees;
  * - release.c: what a commit replaced, freed after a grace period;
  * - classify.c: the packet path, nfhp_classify().
+ * - rule_place.c: where the committed keep-state rules stand, for the
+ *   listing of the dynamic states and the states added by hand.
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>

@@ -25,6 +25,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+#include "key.h"
 #include "mem.h"
 
 /**
@@ -93,7 +94,8 @@ struct nfhp_state_tunables {
 
 /**
  * struct nfhp_state_tuple - a packet's flow, as the packet path reads it
- * @src: the source address; IPv4 in @src[0], the rest zero
+ * @src: the source address; IPv4 in @src[0], the rest zero; IPv6 most
+ *	significant word first (nfhp_state_addr_set())
  * @dst: the destination address, the same way
  * @sport: the source port; ICMP and ICMPv6 echo: the identifier
  * @dport: the destination port; ICMP: the identifier again, so that the
@@ -297,6 +299,12 @@ struct nfhp_state_stats {
  * @reserved: bytes reserved on @mem for @tun.max_states states and
  *	@tun.max_parents parents, which the packet path takes unlocked
  * @stats: what happened
+ * @event: called with each state made (@made true) and each state
+ *	unlinked (false), for the listeners of the glue; or NULL.  It runs
+ *	where the state is made or unlinked: on the packet path, or under
+ *	the bucket's lock with bottom halves off, and must not sleep.  A
+ *	state it is given lives until the caller's RCU read side ends.
+ * @event_arg: its first argument
  *
  * The packet path (nfhp_state_check(), nfhp_state_keep()) runs under
  * rcu_read_lock() with bottom halves off, any number at once.  Ticks,
@@ -322,8 +330,43 @@ struct nfhp_state_table {
 	struct nfhp_mem *mem;
 	u64 reserved;
 	struct nfhp_state_stats stats;
+	void (*event)(void *arg, const struct nfhp_state *s, bool made);
+	void *event_arg;
 };
 
+/**
+ * struct nfhp_state_init - what a state made by hand starts with
+ * @expire: the tick from which it is dead, after now
+ * @tcp: TCP: its word, as &struct nfhp_state.tcp
+ * @pkts: packets it counted, forward and reverse
+ * @bytes: bytes, the same way
+ */
+struct nfhp_state_init {
+	unsigned long expire;
+	u32 tcp;
+	u64 pkts[2];
+	u64 bytes[2];
+};
+
+/**
+ * struct nfhp_state_cursor - where a listing of the table stopped
+ * @size: the buckets of the array it walks, or one more once it walked
+ *	all of that array
+ * @bucket: the next bucket to list
+ * @mid: it stopped inside @bucket, before the state of @key
+ * @moving: the array it walks grew while it did: the buckets it walked
+ *	may have been moved on before it got there
+ * @key: with @mid, the first state of @bucket to list
+ *
+ * Zeroed, it starts at the first bucket of the oldest array.
+ */
+struct nfhp_state_cursor {
+	u32 size;
+	u32 bucket;
+	bool mid;
+	bool moving;
+	struct nfhp_state_key key;
+};
 /**
  * nfhp_state_serialized() - does the caller hold the table's writer mutex?
  * @t: the table
@@ -363,6 +406,8 @@ bool nfhp_state_key_equal(const struct nfhp_state_key *a,
 			  const struct nfhp_state_key *b);
 void nfhp_state_tuple_mask(struct nfhp_state_tuple *out,
 			   const struct nfhp_state_tuple *in, u8 mask);
+void nfhp_state_addr_set(u32 *w, u8 family, nfhp_u128 v);
+nfhp_u128 nfhp_state_addr_get(const u32 *w, u8 family);
 
 /* state_tcp.c */
 void nfhp_state_update(const struct nfhp_state_table *t, struct nfhp_state *s,
@@ -404,7 +449,17 @@ u32 nfhp_state_unlink_if(struct nfhp_state_table *t,
 			 bool (*pick)(const struct nfhp_state *s,
 				      const void *arg),
 			 const void *arg);
+unsigned int nfhp_state_flush_if(struct nfhp_state_table *t,
+				 bool (*pick)(const struct nfhp_state *s,
+					      const void *arg),
+				 const void *arg);
 unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule);
+int nfhp_state_add(struct nfhp_state_table *t,
+		   const struct nfhp_state_pkt *pkt,
+		   const struct nfhp_state_rule *rule,
+		   const struct nfhp_state_init *init, unsigned long now);
+int nfhp_state_delete(struct nfhp_state_table *t,
+		      const struct nfhp_state_key *key, unsigned long now);
 u32 nfhp_state_buckets(const struct nfhp_state_table *t);
 struct nfhp_state_array *nfhp_state_array_new(struct nfhp_state_table *t,
 					      u32 buckets);
@@ -415,5 +470,11 @@ void nfhp_state_array_free(struct nfhp_state_table *t,
 void nfhp_state_tick(struct nfhp_state_table *t, unsigned long now,
 		     u32 budget);
 bool nfhp_state_growing(const struct nfhp_state_table *t);
+
+/* state_walk.c */
+int nfhp_state_walk(const struct nfhp_state_table *t,
+		    struct nfhp_state_cursor *cur, unsigned long now,
+		    int (*fn)(void *arg, const struct nfhp_state *s),
+		    void *arg);
 
 #endif /* _NFHP_STATE_H */

@@ -123,3 +123,41 @@ void nfhp_state_tuple_mask(struct nfhp_state_tuple *out,
 	if (mask & NFHP_STATE_LIMIT_DST_PORT)
 		out->dport = in->dport;
 }
+
+/**
+ * nfhp_state_addr_set() - an address in a tuple's words
+ * @w: the tuple's @src or @dst, filled in
+ * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
+ * @v: the address, as a key holds it (key.h)
+ *
+ * IPv4 goes to @w[0], the rest zero; IPv6 most significant word first.
+ * The packet path, the listings and the states added by hand all spell
+ * addresses so, and so find each other's states.
+ */
+void nfhp_state_addr_set(u32 *w, u8 family, nfhp_u128 v)
+{
+	memset(w, 0, 4 * sizeof(*w));
+	if (family != NFHP_FAMILY_IPV6) {
+		w[0] = (u32)v;
+		return;
+	}
+	w[0] = (u32)(v >> 96);
+	w[1] = (u32)(v >> 64);
+	w[2] = (u32)(v >> 32);
+	w[3] = (u32)v;
+}
+
+/**
+ * nfhp_state_addr_get() - the address of a tuple's words
+ * @w: the tuple's @src or @dst
+ * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
+ *
+ * Return: the address as a key holds it; see nfhp_state_addr_set().
+ */
+nfhp_u128 nfhp_state_addr_get(const u32 *w, u8 family)
+{
+	if (family != NFHP_FAMILY_IPV6)
+		return w[0];
+	return (nfhp_u128)w[0] << 96 | (nfhp_u128)w[1] << 64 |
+	       (nfhp_u128)w[2] << 32 | w[3];
+}

@@ -96,6 +96,8 @@ void nfhp_states_exit(struct nfhp_states *st)
 	cancel_delayed_work_sync(&st->tick);
 	mutex_lock(&st->lock);
 	st->ready = false;
+	/* The namespace is going: no one to tell of its states' end. */
+	st->table.event = NULL;
 	nfhp_state_table_destroy(&st->table);
 	mutex_unlock(&st->lock);
 	mutex_destroy(&st->lock);

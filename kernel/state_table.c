@@ -363,6 +363,8 @@ struct nfhp_state *nfhp_state_check(struct nfhp_state_table *t,
  * @t: the table
  * @s: the state
  * @link: the pointer to @s in its bucket, whose lock is held
+ *
+ * Tells the table's @event, if any, before the grace period starts.
  */
 void nfhp_state_unlink(struct nfhp_state_table *t, struct nfhp_state *s,
 		       struct nfhp_state __rcu **link)
@@ -372,6 +374,8 @@ void nfhp_state_unlink(struct nfhp_state_table *t, struct nfhp_state *s,
 	if (s->parent)
 		nfhp_state_parent_put(t, s->parent);
 	atomic_dec(&t->count);
+	if (t->event)
+		t->event(t->event_arg, s, false);
 	kfree_rcu(s, rcu);
 }
 
@@ -505,6 +509,30 @@ err_count:
 }
 
 /**
+ * nfhp_state_publish() - link a new state at the head of its bucket
+ * @t: the table
+ * @s: the state, counted (nfhp_state_new()) and filled in
+ * @lock: its bucket's lock, held
+ *
+ * New states go to the newest array; see DOC: Theory of Operation.
+ */
+static void nfhp_state_publish(struct nfhp_state_table *t,
+			       struct nfhp_state *s, spinlock_t *lock)
+{
+	struct nfhp_state_array *a, *f;
+	struct nfhp_state __rcu **head;
+
+	a = rcu_dereference(t->arr);
+	while ((f = rcu_dereference(a->future)))
+		a = f;
+	head = &a->head[s->hash & a->mask];
+	RCU_INIT_POINTER(s->next, rcu_dereference_protected(*head,
+					lockdep_is_held(lock)));
+	rcu_assign_pointer(*head, s);
+	atomic_long_inc(&t->stats.created);
+}
+
+/**
  * nfhp_state_keep() - keep-state: make the state of a packet's flow
  * @t: the table
  * @pkt: the packet, which @rule matched
@@ -527,8 +555,6 @@ int nfhp_state_keep(struct nfhp_state_table *t,
 		    struct nfhp_state **state)
 {
 	u32 h = nfhp_state_hash(t, &pkt->key);
-	struct nfhp_state __rcu **head;
-	struct nfhp_state_array *a, *f;
 	struct nfhp_state *s;
 	spinlock_t *lock;
 	int err = 0;
@@ -547,16 +573,11 @@ int nfhp_state_keep(struct nfhp_state_table *t,
 	if (s) {
 		/* The creating packet goes forward, by definition. */
 		nfhp_state_update(t, s, pkt, false, now);
-		a = rcu_dereference(t->arr);
-		while ((f = rcu_dereference(a->future)))
-			a = f;
-		head = &a->head[h & a->mask];
-		RCU_INIT_POINTER(s->next, rcu_dereference_protected(*head,
-						lockdep_is_held(lock)));
-		rcu_assign_pointer(*head, s);
-		atomic_long_inc(&t->stats.created);
+		nfhp_state_publish(t, s, lock);
 	}
 	spin_unlock_bh(lock);
+	if (s && t->event)
+		t->event(t->event_arg, s, true);
 	*state = s;
 	return err;
 
@@ -579,18 +600,20 @@ static bool nfhp_state_of_rule(const struct nfhp_state *s, const void *rule)
 }
 
 /**
- * nfhp_state_flush() - delete the states of a rule, or all
+ * nfhp_state_flush_if() - delete the states a test picks
  * @t: the table
- * @rule: the rule whose states go, or NULL for every state
+ * @pick: true for a state to delete
+ * @arg: for @pick
  *
- * For a rule's deletion and for "flush".  Takes each bucket's lock in
- * turn; the packet path goes on meanwhile, and may make states of
- * @rule in buckets already flushed unless the rule is unpublished
- * first.  Serialized with ticks by the caller.
+ * Takes each bucket's lock in turn; the packet path goes on meanwhile.
+ * Serialized with ticks by the caller.
  *
  * Return: the states deleted.
  */
-unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
+unsigned int nfhp_state_flush_if(struct nfhp_state_table *t,
+				 bool (*pick)(const struct nfhp_state *s,
+					      const void *arg),
+				 const void *arg)
 {
 	struct nfhp_state_array *a;
 	unsigned int n = 0;
@@ -600,7 +623,109 @@ unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
 	for (; a; a = rcu_dereference_protected(a->future,
 						nfhp_state_serialized(t)))
 		for (i = 0; i <= a->mask; i++)
-			n += nfhp_state_unlink_if(t, a, i, nfhp_state_of_rule,
-						  rule);
+			n += nfhp_state_unlink_if(t, a, i, pick, arg);
 	return n;
+}
+
+/**
+ * nfhp_state_flush() - delete the states of a rule, or all
+ * @t: the table
+ * @rule: the rule whose states go, or NULL for every state
+ *
+ * For a rule's deletion and for "flush".  The packet path may make
+ * states of @rule in buckets already flushed unless the rule is
+ * unpublished first.  Serialized with ticks by the caller.
+ *
+ * Return: the states deleted.
+ */
+unsigned int nfhp_state_flush(struct nfhp_state_table *t, const void *rule)
+{
+	return nfhp_state_flush_if(t, nfhp_state_of_rule, rule);
+}
+
+/**
+ * nfhp_state_add() - make a state by hand, as a standby restores one
+ * @t: the table
+ * @pkt: its flow, the creator's packet: its tuple and key (flags, ack and
+ *	length unused)
+ * @rule: the keep-state rule it is of
+ * @init: its expiry, TCP word and counters
+ * @now: the caller's clock
+ *
+ * Counted against max_states and @rule's limit as nfhp_state_keep()
+ * counts a packet's state, and told to the table's @event.  Off the
+ * packet path, under rcu_read_lock(); takes the flow's bucket lock.
+ *
+ * Return: 0; -EINVAL when @init->expire is not after @now; -EEXIST when
+ * the flow has a live state; -ENOSPC, -EDQUOT, -ENOMEM or -ENOENT (a
+ * rule retired) as nfhp_state_keep() refuses a state.
+ */
+int nfhp_state_add(struct nfhp_state_table *t,
+		   const struct nfhp_state_pkt *pkt,
+		   const struct nfhp_state_rule *rule,
+		   const struct nfhp_state_init *init, unsigned long now)
+{
+	u32 h = nfhp_state_hash(t, &pkt->key);
+	spinlock_t *lock = nfhp_state_lock(t, h);
+	struct nfhp_state *s;
+	int err = 0;
+
+	if ((long)(init->expire - now) <= 0)
+		return -EINVAL;
+	spin_lock_bh(lock);
+	if (nfhp_state_twin(t, &pkt->key, h, now)) {
+		spin_unlock_bh(lock);
+		return -EEXIST;
+	}
+	s = nfhp_state_new(t, pkt, rule, h, &err);
+	if (s) {
+		s->tcp = init->tcp;
+		s->expire = init->expire;
+		memcpy(s->pkts, init->pkts, sizeof(s->pkts));
+		memcpy(s->bytes, init->bytes, sizeof(s->bytes));
+		nfhp_state_publish(t, s, lock);
+	}
+	spin_unlock_bh(lock);
+	if (s && t->event)
+		t->event(t->event_arg, s, true);
+	return err;
+}
+
+/**
+ * nfhp_state_delete() - delete the live state of a flow
+ * @t: the table
+ * @key: the flow
+ * @now: the caller's clock
+ *
+ * Off the packet path, under rcu_read_lock(); takes the flow's bucket
+ * lock.  A dead state of the flow is left to the tick.
+ *
+ * Return: 0, or -ENOENT when the flow has no live state.
+ */
+int nfhp_state_delete(struct nfhp_state_table *t,
+		      const struct nfhp_state_key *key, unsigned long now)
+{
+	u32 h = nfhp_state_hash(t, key);
+	spinlock_t *lock = nfhp_state_lock(t, h);
+	struct nfhp_state_array *a = rcu_dereference(t->arr);
+	struct nfhp_state __rcu **link;
+	struct nfhp_state *s;
+	int err = -ENOENT;
+
+	spin_lock_bh(lock);
+	for (; a && err; a = rcu_dereference(a->future)) {
+		link = &a->head[h & a->mask];
+		while ((s = rcu_dereference_protected(*link,
+						      lockdep_is_held(lock)))) {
+			if (s->hash == h && nfhp_state_key_equal(&s->key, key) &&
+			    !nfhp_state_dead(s, now)) {
+				nfhp_state_unlink(t, s, link);
+				err = 0;
+				break;
+			}
+			link = &s->next;
+		}
+	}
+	spin_unlock_bh(lock);
+	return err;
 }

@@ -589,3 +589,20 @@ const struct nfhp_ext_ops nfhp_xt6_ops = {
 	.check_state = nfhp_check_state,
 	.retire = nfhp_xt_retire,
 };
+
+/**
+ * nfhp_xt_keep_state() - the keep-state part of a handle
+ * @ext: a handle of nfhp_xt_ops or nfhp_xt6_ops
+ *
+ * A state's rule is this part (&struct nfhp_state.rule): the states'
+ * netlink commands (state_netlink.c) find a state's rule by it, and give
+ * a state added by hand the part of the rule it names.
+ *
+ * Return: the part, or NULL for a handle of no keep-state rule.
+ */
+struct nfhp_keep_state *nfhp_xt_keep_state(const void *ext)
+{
+	struct nfhp_xt_rule *x = (struct nfhp_xt_rule *)ext;
+
+	return x->keep ? &x->ks : NULL;
+}

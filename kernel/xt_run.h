@@ -32,4 +32,7 @@ struct nfhp_xt_pkt {
 extern const struct nfhp_ext_ops nfhp_xt_ops;
 extern const struct nfhp_ext_ops nfhp_xt6_ops;
 
+struct nfhp_keep_state;
+struct nfhp_keep_state *nfhp_xt_keep_state(const void *ext);
+
 #endif /* _NFHP_XT_RUN_H */

@@ -53,6 +53,9 @@ static void show_usage(FILE *f)
 "                       ip, ip6 or inet)\n"
 "       nf-hipac set COMMAND ... (named sets, as nf-hipac-set: ipset's\n"
 "                       syntax)\n"
+"       nf-hipac state COMMAND ... (the dynamic states of keep-state\n"
+"                       rules, as conntrack: -L, -D, -F, -A, -E, save,\n"
+"                       restore; nf-hipac state -h)\n"
 "       nf-hipac -h (print this help information)\n"
 "\n"
 "Commands:\n"
@@ -172,6 +175,14 @@ int main(int argc, char **argv)
 		return set_main(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "set"))
 		return set_main(argc - 1, argv + 1);
+	/* The dynamic states: no rules, no libxtables. */
+	if (argc > 1 && !strcmp(argv[1], "state"))
+		return state_main(argc - 1, argv + 1,
+				  nfhp_cmdline_family(argc, argv));
+	if (argc > 2 && (!strcmp(argv[1], "-6") || !strcmp(argv[1], "-4")) &&
+	    !strcmp(argv[2], "state"))
+		return state_main(argc - 2, argv + 2,
+				  nfhp_cmdline_family(argc, argv));
 	/* import sets libxtables up itself, per family: see import.c. */
 	if (argc > 1 && !strcmp(argv[1], "import"))
 		return import_main(argc - 1, argv + 1,

@@ -39,6 +39,8 @@ int list_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
 int list_rules_main(const struct nfhp_cmdline *cl, struct nfhp_nl *nl);
 /* set.c: nf-hipac-set, or "nf-hipac set": argv from the program's name on */
 int set_main(int argc, char **argv);
+/* state.c: "nf-hipac state": argv from "state" on; @family the program's */
+int state_main(int argc, char **argv, u8 family);
 /* save.c, restore.c: argv as given */
 int save_main(int argc, char **argv);
 int restore_main(int argc, char **argv);

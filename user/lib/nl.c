@@ -1755,51 +1755,110 @@ static int family_attr_cb(const struct nlattr *attr, void *data)
 	if (type == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
 		return MNL_CB_ERROR;
+	if (type == CTRL_ATTR_MCAST_GROUPS &&
+	    mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+		return MNL_CB_ERROR;
 	tb[type] = attr;
 	return MNL_CB_OK;
 }
 
+static int group_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	int type = mnl_attr_get_type(attr);
+
+	if (mnl_attr_type_valid(attr, CTRL_ATTR_MCAST_GRP_MAX) < 0)
+		return MNL_CB_OK;
+	if (type == CTRL_ATTR_MCAST_GRP_NAME &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0)
+		return MNL_CB_ERROR;
+	if (type == CTRL_ATTR_MCAST_GRP_ID &&
+	    mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+		return MNL_CB_ERROR;
+	tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+/* The controller's answer: the family's id and that of the group asked. */
 static int family_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[CTRL_ATTR_MAX + 1] = {};
-	u16 *family = data;
+	struct nfhp_nl_ids *ids = data;
+	const struct nlattr *grp;
 
 	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb,
 			   tb) < 0 || !tb[CTRL_ATTR_FAMILY_ID])
 		return MNL_CB_ERROR;
-	*family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	ids->family = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	if (!ids->group || !tb[CTRL_ATTR_MCAST_GROUPS])
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(grp, tb[CTRL_ATTR_MCAST_GROUPS]) {
+		const struct nlattr *g[CTRL_ATTR_MCAST_GRP_MAX + 1] = {};
+
+		if (mnl_attr_parse_nested(grp, group_attr_cb, g) < 0)
+			return MNL_CB_ERROR;
+		if (g[CTRL_ATTR_MCAST_GRP_NAME] && g[CTRL_ATTR_MCAST_GRP_ID] &&
+		    !strcmp(mnl_attr_get_str(g[CTRL_ATTR_MCAST_GRP_NAME]),
+			    ids->group))
+			ids->group_id = mnl_attr_get_u32(g[CTRL_ATTR_MCAST_GRP_ID]);
+	}
 	return MNL_CB_OK;
 }
 
-/* CTRL_CMD_GETFAMILY: the id of "nf_hipac", or -ENOENT if not loaded. */
-static int resolve_family(struct nfhp_nl *nl)
+/**
+ * nfhp_nl_resolve() - ask the generic netlink controller for "nf_hipac"
+ * @sock: a bound generic netlink socket
+ * @buf: room for the request and the answers
+ * @size: its size
+ * @seq: the request's sequence number
+ * @ids: @ids->group names a multicast group to look for, or is NULL;
+ *	@ids->family and @ids->group_id are filled in
+ *
+ * Return: 0, -ENOENT when the module (or the group asked) is not there,
+ * or -errno.
+ */
+int nfhp_nl_resolve(struct mnl_socket *sock, void *buf, size_t size, u32 seq,
+		    struct nfhp_nl_ids *ids)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *genl;
 	ssize_t len;
 	int ret;
 
 	nlh->nlmsg_type = GENL_ID_CTRL;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++nl->seq;
+	nlh->nlmsg_seq = seq;
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = CTRL_CMD_GETFAMILY;
 	genl->version = 1;
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, NFHP_GENL_NAME);
-	if (send_buf(nl, nlh, nlh->nlmsg_len))
+	if (mnl_socket_sendto(sock, nlh, nlh->nlmsg_len) < 0)
 		return -errno;
 
-	nl->family = 0;
+	ids->family = 0;
+	ids->group_id = 0;
 	do {
-		len = mnl_socket_recvfrom(nl->sock, nl->buf, NFHP_NL_RECV_SIZE);
+		len = mnl_socket_recvfrom(sock, buf, size);
 		if (len < 0)
 			return -errno;
-		ret = mnl_cb_run(nl->buf, len, nl->seq, nl->portid, family_cb,
-				 &nl->family);
+		ret = mnl_cb_run(buf, len, seq, mnl_socket_get_portid(sock),
+				 family_cb, ids);
 	} while (ret > 0);
 	if (ret < 0)
 		return -errno;
-	return nl->family ? 0 : -ENOENT;
+	return ids->family && (!ids->group || ids->group_id) ? 0 : -ENOENT;
+}
+
+/* CTRL_CMD_GETFAMILY: the id of "nf_hipac", or -ENOENT if not loaded. */
+static int resolve_family(struct nfhp_nl *nl)
+{
+	struct nfhp_nl_ids ids = {};
+	int ret;
+
+	ret = nfhp_nl_resolve(nl->sock, nl->buf, NFHP_NL_RECV_SIZE, ++nl->seq,
+			      &ids);
+	nl->family = ids.family;
+	return ret;
 }
 
 static int open_socket(struct nfhp_nl *nl)

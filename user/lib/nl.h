@@ -202,6 +202,23 @@ int nfhp_nl_talk(struct nfhp_nl *nl, struct nlmsghdr *nlh,
 		 int (*cb)(const struct nlmsghdr *nlh, void *data),
 		 void *data);
 
+/**
+ * struct nfhp_nl_ids - what the generic netlink controller says of nf_hipac
+ * @group: the name of a multicast group to look for, or NULL
+ * @family: the family's id
+ * @group_id: the id of @group
+ */
+struct nfhp_nl_ids {
+	const char *group;
+	u16 family;
+	u32 group_id;
+};
+
+/* CTRL_CMD_GETFAMILY on a socket of the caller's (lib/nl_state.c's events). */
+struct mnl_socket;
+int nfhp_nl_resolve(struct mnl_socket *sock, void *buf, size_t size, u32 seq,
+		    struct nfhp_nl_ids *ids);
+
 /* Two specs are the same rule (what -C looks for). */
 bool nfhp_nl_spec_equal(const struct nfhp_rule_spec *a,
 		     const struct nfhp_rule_spec *b);

@@ -111,7 +111,7 @@ check "no -m set options elsewhere" "lacks: --match-set" \
 check "protocols" "has: tcp udp icmp all" "nf-hipac -A INPUT -p "
 check "states" "ESTABLISHED" "nf-hipac -A INPUT -m state --state EST"
 check "commands" "--list --list-rules" "nf-hipac --list"
-check "subcommands" "import set" "nf-hipac "
+check "subcommands" "import set state" "nf-hipac "
 check "import options" "--table --takeover" "nf-hipac import --ta"
 check "sets after --match-set" "allowed blocklist" \
 	"nf-hipac -A INPUT -m set --match-set "
@@ -140,6 +140,22 @@ check "nf-hipac-set types" "hash:ip hash:net" "nf-hipac-set create s "
 check "nf-hipac-set entries are not sets" "" "nf-hipac-set add blocklist "
 check "nf-hipac set as nf-hipac-set" "allowed blocklist" \
 	"nf-hipac set flush "
+check "state commands" "add delete flush get help list monitor restore save" \
+	"nf-hipac state "
+check "state commands as options" "--delete" "nf-hipac state --de"
+check "state -6 commands" "save" "nf-hipac -6 state sa"
+check "state flow options" "--dport --id --sport" "nf-hipac state -D -p tcp --"
+check "state get's flow options" "--dport --id --sport" "nf-hipac state get -p udp --"
+check "state flush by rule" "--rule" "nf-hipac state -F --r"
+check "state add options" "has: --rule --timeout --tcp-flags --counters" \
+	"nf-hipac state -A --"
+check "state protocols" "has: tcp udp icmp icmpv6" "nf-hipac state -D -p "
+check "state rules" "FORWARD: INPUT: OUTPUT: ssh-in: web:" \
+	"nf-hipac6 state -A --rule "
+check "state tcp flags both ways" "SYN SYN,ACK" \
+	"nf-hipac state -A --tcp-flags ACK SY"
+check "state restore takes a file" "$tmp/files/rules.v4 $tmp/files/rules.v6" \
+	"nf-hipac state restore $tmp/files/rules"
 check "restore takes a file" "$tmp/files/rules.v4 $tmp/files/rules.v6" \
 	"nf-hipac-restore $tmp/files/rules"
 check "restore options" "--noflush" "nf-hipac-restore --nof"

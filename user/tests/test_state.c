@@ -11,7 +11,11 @@
  * the clock moves on (across the wrap of unsigned long), ticks of
  * random budgets expire states and grow the table, rules are deleted,
  * the table is flushed, lifetimes change, and allocations fail now and
- * then.  The reference is a flat list of states that it searches whole,
+ * then; states are also added by hand (nfhp_state_add()) with random
+ * lifetimes, TCP words and counters, deleted by flow, and listed in
+ * pieces (nfhp_state_walk()) with ticks that grow the table between the
+ * pieces, while a counting event callback follows every state made and
+ * unlinked.  The reference is a flat list of states that it searches whole,
  * matching a packet forward or swapped against the tuple of the packet
  * that made each state, and that applies the TCP lifetimes with
  * booleans, not with the core's flag word.  Each step's verdict,
@@ -61,6 +65,7 @@ struct flow {
  * @expire: the tick from which it is dead
  * @pkts: packets each way
  * @bytes: bytes each way
+ * @listed: times the listing under way listed it
  */
 struct ref_state {
 	struct nfhp_state_tuple t;
@@ -69,6 +74,7 @@ struct ref_state {
 	u32 ack[2];
 	unsigned long expire;
 	u64 pkts[2], bytes[2];
+	unsigned int listed;
 };
 
 /**
@@ -83,6 +89,8 @@ struct ref_state {
  * @now: the clock
  * @bad: steps that disagreed
  * @why: the first disagreement
+ * @ev_made: states the event callback was told were made
+ * @ev_gone: and unlinked
  */
 struct run {
 	struct nfhp_state_table t;
@@ -94,6 +102,8 @@ struct run {
 	unsigned long now;
 	unsigned int bad;
 	char why[160];
+	long ev_made;
+	long ev_gone;
 };
 
 static void bad(struct run *r, const char *what, unsigned int step)
@@ -242,14 +252,14 @@ static unsigned int ref_parents(const struct run *r)
 	return n;
 }
 
+static int ref_admit(struct run *r, const struct nfhp_state_pkt *pkt, int ri,
+		     bool *made);
+
 /* What keep-state gives @p with rule @ri, with no memory failure. */
 static int ref_keep(struct run *r, const struct nfhp_state_pkt *pkt, int ri,
 		    bool *made)
 {
-	const struct nfhp_state_rule *ru = &r->rules[ri];
 	int i = ref_find(r, &pkt->tuple, true);
-	unsigned int j, kids = 0;
-	bool parent = false;
 
 	*made = false;
 	if (i >= 0) {
@@ -257,6 +267,18 @@ static int ref_keep(struct run *r, const struct nfhp_state_pkt *pkt, int ri,
 			   pkt);
 		return -EEXIST;
 	}
+	return ref_admit(r, pkt, ri, made);
+}
+
+/* A new state for a flow with no live one: its dead twin goes first. */
+static int ref_admit(struct run *r, const struct nfhp_state_pkt *pkt, int ri,
+		     bool *made)
+{
+	const struct nfhp_state_rule *ru = &r->rules[ri];
+	unsigned int j, kids = 0;
+	bool parent = false;
+	int i;
+
 	i = ref_find(r, &pkt->tuple, false);
 	if (i >= 0)
 		ref_del(r, i);
@@ -446,6 +468,9 @@ static void sync_and_compare(struct run *r, unsigned int step)
 		bad(r, "tick: counts differ", step);
 	if ((unsigned int)atomic_read(&r->t.parent_count) != ref_parents(r))
 		bad(r, "tick: parents differ", step);
+	if (r->ev_made != atomic_long_read(&r->t.stats.created) ||
+	    r->ev_made - r->ev_gone != atomic_read(&r->t.count))
+		bad(r, "events: made or unlinked states untold", step);
 }
 
 static void step_tick(struct run *r, unsigned int step, u32 budget)
@@ -474,14 +499,26 @@ static void step_full_tick(struct run *r, unsigned int step)
 	}
 }
 
+static bool of_family(const struct nfhp_state *s, const void *family)
+{
+	return s->key.family == *(const u8 *)family;
+}
+
 static void step_flush(struct run *r, unsigned int step)
 {
-	int ri = rnd() % (NRULES + 1), i;
+	int ri = rnd() % (NRULES + 2), i;
+	u8 family = rnd() % 2 ? NFHP_FAMILY_IPV4 : NFHP_FAMILY_IPV6;
 	unsigned int got, want = 0;
 
-	got = nfhp_state_flush(&r->t, ri < NRULES ? &r->rules[ri] : NULL);
+	/* A rule's states, all, or a family's. */
+	if (ri <= NRULES)
+		got = nfhp_state_flush(&r->t, ri < NRULES ? &r->rules[ri] :
+							   NULL);
+	else
+		got = nfhp_state_flush_if(&r->t, of_family, &family);
 	for (i = r->n - 1; i >= 0; i--) {
-		if (ri == NRULES || r->ref[i].rule == ri) {
+		if (ri == NRULES || r->ref[i].rule == ri ||
+		    (ri > NRULES && r->ref[i].t.family == family)) {
 			ref_del(r, i);
 			want++;
 		}
@@ -489,6 +526,173 @@ static void step_flush(struct run *r, unsigned int step)
 	if (got != want)
 		bad(r, "flush: counts differ", step);
 	sync_and_compare(r, step);
+}
+
+/* The reference of a state added by hand, from @init. */
+static void ref_make_init(struct run *r, const struct nfhp_state_pkt *pkt,
+			  int ri, const struct nfhp_state_init *init)
+{
+	struct ref_state *s = &r->ref[r->n++];
+	int d;
+
+	memset(s, 0, sizeof(*s));
+	s->t = pkt->tuple;
+	s->rule = ri;
+	s->expire = init->expire;
+	for (d = 0; d < 2; d++) {
+		u32 w = init->tcp >> (d ? 8 : 0);
+
+		s->syn[d] = w & NFHP_TCP_SYN;
+		s->fin[d] = w & NFHP_TCP_FIN;
+		s->rst[d] = w & NFHP_TCP_RST;
+		s->ackbit[d] = init->tcp & (d ? NFHP_STATE_ACK_REV :
+					    NFHP_STATE_ACK_FWD);
+		s->pkts[d] = init->pkts[d];
+		s->bytes[d] = init->bytes[d];
+	}
+}
+
+/* A state added by hand, as a standby restores one. */
+static void step_add(struct run *r, unsigned int step)
+{
+	static const u32 bits = NFHP_TCP_SYN | NFHP_TCP_FIN | NFHP_TCP_RST;
+	struct nfhp_state_init init = {};
+	int ri = rnd() % NRULES, want, got, i;
+	struct nfhp_state_pkt pkt;
+	bool made = false;
+
+	make_packet(r, &pkt);
+	init.expire = r->now + (rnd() % 8 ? 1 + rnd() % (400 * HZ) :
+				-(unsigned long)(rnd() % 2));
+	if (pkt.tuple.proto == 6)
+		init.tcp = (rnd() & (bits | bits << 8)) |
+			   (rnd() % 2 ? NFHP_STATE_ACK_FWD : 0) |
+			   (rnd() % 2 ? NFHP_STATE_ACK_REV : 0);
+	init.pkts[0] = rnd() % 1000;
+	init.pkts[1] = rnd() % 1000;
+	init.bytes[0] = rnd();
+	init.bytes[1] = rnd();
+	if ((long)(init.expire - r->now) <= 0)
+		want = -EINVAL;
+	else if (ref_find(r, &pkt.tuple, true) >= 0)
+		want = -EEXIST;
+	else
+		want = ref_admit(r, &pkt, ri, &made);
+	nfhp_shim_fail_countdown = rnd() % 16 == 0 ? 1 + rnd() % 2 : 0;
+	got = nfhp_state_add(&r->t, &pkt, &r->rules[ri], &init, r->now);
+	nfhp_shim_fail_countdown = 0;
+	if (got == -ENOMEM && made)
+		return;
+	if (got != want) {
+		snprintf(r->why + 100, 60, " (%d, want %d)", got, want);
+		bad(r, "add: return code differs", step);
+		return;
+	}
+	if (!made)
+		return;
+	ref_make_init(r, &pkt, ri, &init);
+	i = ref_find(r, &pkt.tuple, false);
+	if (!same_state(r, nfhp_state_find(&r->t, &pkt.key), &r->ref[i]))
+		bad(r, "add: state differs", step);
+}
+
+/* The live state of a flow deleted, given either way. */
+static void step_delete(struct run *r, unsigned int step)
+{
+	struct nfhp_state_pkt pkt;
+	int i, want = -ENOENT;
+
+	make_packet(r, &pkt);
+	i = ref_find(r, &pkt.tuple, true);
+	if (i >= 0) {
+		ref_del(r, i);
+		want = 0;
+	}
+	if (nfhp_state_delete(&r->t, &pkt.key, r->now) != want)
+		bad(r, "delete: return code differs", step);
+	sync_and_compare(r, step);
+}
+
+/**
+ * struct walk - a listing under way
+ * @r: the run
+ * @left: states the piece under way may still list
+ * @dead: dead states listed
+ * @unknown: states listed the reference does not hold
+ */
+struct walk {
+	struct run *r;
+	unsigned int left;
+	unsigned int dead;
+	unsigned int unknown;
+};
+
+static int walk_fn(void *arg, const struct nfhp_state *s)
+{
+	struct walk *w = arg;
+	struct nfhp_state_pkt pkt;
+	unsigned int i;
+
+	if (!w->left)
+		return 1;
+	w->left--;
+	w->dead += nfhp_state_dead(s, w->r->now);
+	for (i = 0; i < w->r->n; i++) {
+		nfhp_state_pkt_init(&pkt, &w->r->ref[i].t);
+		if (nfhp_state_key_equal(&pkt.key, &s->key)) {
+			w->r->ref[i].listed++;
+			return 0;
+		}
+	}
+	w->unknown++;
+	return 0;
+}
+
+/*
+ * The whole table listed in pieces of random sizes, with ticks between
+ * them that expire nothing (the clock stands) but move states to a
+ * bigger array: every live state is listed, once unless the table grew
+ * under the listing.  Return: whether it grew.
+ */
+static bool step_walk(struct run *r, unsigned int step)
+{
+	struct nfhp_state_cursor cur = {};
+	struct walk w = { .r = r };
+	bool grew = nfhp_state_growing(&r->t);
+	u32 buckets = nfhp_state_buckets(&r->t);
+	unsigned int i, pieces = 0;
+
+	for (i = 0; i < r->n; i++)
+		r->ref[i].listed = 0;
+	do {
+		w.left = 1 + rnd() % 8;
+		if (!nfhp_state_walk(&r->t, &cur, r->now, walk_fn, &w))
+			break;
+		if (rnd() % 2)
+			step_tick(r, step, 1 + rnd() % 3);
+		grew |= nfhp_state_growing(&r->t) ||
+			nfhp_state_buckets(&r->t) != buckets;
+	} while (++pieces < 10000);
+	for (i = 0; i < r->n; i++) {
+		if (ref_dead(r, &r->ref[i]))
+			continue;
+		if (!r->ref[i].listed || (!grew && r->ref[i].listed != 1))
+			bad(r, "walk: a live state missed or listed twice",
+			    step);
+	}
+	if (w.dead || w.unknown || pieces == 10000)
+		bad(r, "walk: a dead or unknown state listed", step);
+	return grew;
+}
+
+static void count_event(void *arg, const struct nfhp_state *s, bool made)
+{
+	struct run *r = arg;
+
+	if (made)
+		r->ev_made++;
+	else
+		r->ev_gone++;
 }
 
 /* Now and then, new lifetimes, short ones often. */
@@ -540,7 +744,13 @@ static bool restart(struct run *r, bool first)
 	tun.max_parents = 24;
 	for (i = 0; i < FLOWS; i++)
 		make_flow(&r->flows[i]);
-	return !nfhp_state_table_init(&r->t, &r->mem, &tun, HZ, NULL);
+	r->ev_made = 0;
+	r->ev_gone = 0;
+	if (nfhp_state_table_init(&r->t, &r->mem, &tun, HZ, NULL))
+		return false;
+	r->t.event = count_event;
+	r->t.event_arg = r;
+	return true;
 }
 
 /* add_stats() - add the counters of one table's life to @sum. */
@@ -559,7 +769,7 @@ static void run_random(unsigned int steps)
 {
 	static struct run r;
 	unsigned int s, grows = 0, refused = 0, made, maxb = 0;
-	unsigned int checks_growing = 0;
+	unsigned int checks_growing = 0, walks = 0, walks_grew = 0;
 	struct nfhp_state_stats sum = {};
 
 	memset(&r, 0, sizeof(r));
@@ -581,7 +791,7 @@ static void run_random(unsigned int steps)
 		}
 		checks_growing += was;
 
-		switch (rnd() % 16) {
+		switch (rnd() % 20) {
 		case 0: case 1: case 2: case 3: case 4:
 			step_keep(&r, s);
 			break;
@@ -600,9 +810,21 @@ static void run_random(unsigned int steps)
 			else if (rnd() % 4 == 0)
 				step_tune(&r);
 			break;
-		default:
+		case 15:
 			if (rnd() % 16 == 0)
 				step_full_tick(&r, s);
+			break;
+		case 16: case 17:
+			step_add(&r, s);
+			break;
+		case 18:
+			step_delete(&r, s);
+			break;
+		default:
+			if (rnd() % 8)
+				break;
+			walks++;
+			walks_grew += step_walk(&r, s);
 		}
 		grows += was && !nfhp_state_growing(&r.t);
 		maxb = max(maxb, nfhp_state_buckets(&r.t));
@@ -628,6 +850,9 @@ static void run_random(unsigned int steps)
 	      atomic_long_read(&sum.refused_limit),
 	      atomic_long_read(&sum.refused_parents),
 	      atomic_long_read(&sum.refused_max));
+	check(walks > 100 && walks_grew > 10,
+	      "random: %u listings in pieces, %u while the table grew", walks,
+	      walks_grew);
 	nfhp_state_table_destroy(&r.t);
 	check(!r.mem.used && !r.mem.allocated,
 	      "random: every byte given back (%llu left)",

@@ -134,6 +134,55 @@
  *     message as fit.  A dump that runs beside writers of the set may miss
  *     an entry changed meanwhile, or list it twice.
  *
+ * Dynamic states (keep-state, NFHPA_RULE_STATE) live in one table per
+ * network namespace for both families.  These commands work on the
+ * committed rule set: NFHPA_STATE_CHAIN and NFHPA_STATE_POS name a rule as
+ * it stands outside any open transaction.  Each takes NFHPA_STATE.
+ *
+ * NFHP_CMD_STATE_LIST: NLM_F_DUMP only.  One message per live state with
+ *     NFHPA_STATE, every attribute of it filled in; with
+ *     NFHPA_STATE_FAMILY in the request, the states of that family only;
+ *     with a flow in it as NFHP_CMD_STATE_DEL takes one, that flow's
+ *     state only, or no message when it has none.  The rule is the
+ *     committed one whose states they are, at its position when the
+ *     message is made; NFHPA_STATE_CHAIN and _POS are absent when it
+ *     cannot be found (its commit is under way).  The dump resumes where
+ *     its last message stopped: every state that lives from its start to
+ *     its end is listed, one made meanwhile may be missed, and while the
+ *     table grows some may be listed twice.  Needs CAP_NET_ADMIN as
+ *     NFHP_CMD_LIST does: a state tells what the firewall lets through.
+ * NFHP_CMD_STATE_DEL: delete the state of the flow NFHPA_STATE_FAMILY,
+ *     _PROTO, _SRC, _DST, _SPORT, _DPORT, given either way round: -ENOENT
+ *     when it has no live state.  An NFHP_CMD_STATE_DESTROY event follows.
+ * NFHP_CMD_STATE_FLUSH: delete every state, or with NFHPA_STATE (and in it
+ *     NFHPA_STATE_FAMILY) those of one family; with NFHPA_STATE_CHAIN and
+ *     NFHPA_STATE_POS too, those of that keep-state rule of the family
+ *     (IPv4 when absent), refused as NFHP_CMD_STATE_ADD refuses a rule.
+ * NFHP_CMD_STATE_ADD: make a state by hand, to restore a standby's table:
+ *     the flow as NFHP_CMD_STATE_DEL takes it, the creator's direction
+ *     being SRC to DST; the rule NFHPA_STATE_CHAIN and NFHPA_STATE_POS
+ *     of the family, which must be a keep-state rule (-ENOENT when there
+ *     is no such rule, -EINVAL when it is no keep-state rule); and
+ *     NFHPA_STATE_TIMEOUT, its seconds to live, 1 or more.  Optional:
+ *     NFHPA_STATE_TCP_FWD and _REV (0 when absent), the counters (0).
+ *     Its verdict is the rule's.  -EEXIST when the flow has a live state,
+ *     -ENOSPC at the table's max_states or max limit parents, -EDQUOT at
+ *     the rule's limit, as a packet's state would be refused.
+ *
+ * Events.  The multicast group "states" (NFHP_MCGRP_STATES) carries one
+ * message per state made, NFHP_CMD_STATE_NEW, and per state deleted,
+ * NFHP_CMD_STATE_DESTROY, of the socket's network namespace, each with
+ * NFHPA_STATE as a listing has it but without the rule
+ * (NFHPA_STATE_CHAIN, _POS), which only the namespace's mutex may read:
+ * a daemon mirroring the table learns it with an NFHP_CMD_STATE_LIST of
+ * the event's flow.  NEW comes from the packet that made the state (its
+ * counters count that packet) or from NFHP_CMD_STATE_ADD; DESTROY when
+ * the tick frees a dead state (NFHPA_STATE_TIMEOUT 0), a packet replaces
+ * one, a delete, a flush, or its rule's deletion.  Joining needs
+ * CAP_NET_ADMIN.  Events are sent without blocking the packet path: when
+ * the listener's socket is full they are lost, and its next recv() fails
+ * with ENOBUFS once.
+ *
  * Attributes:
  *
  * NFHPA_CHAIN: NLA_NUL_STRING, at most NFHP_CHAIN_MAXNAMELEN - 1 bytes
@@ -260,6 +309,28 @@
  *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
  *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
+ * NFHPA_STATE: NLA_NESTED, a dynamic state
+ *     NFHPA_STATE_FAMILY: NLA_U8, enum nfhp_family
+ *     NFHPA_STATE_PROTO: NLA_U8, the transport protocol (IPPROTO_*)
+ *     NFHPA_STATE_SRC, NFHPA_STATE_DST: NLA_BINARY, 16 bytes, as
+ *         NFHPA_SETE_ADDR: the source and destination address of the
+ *         packet that made the state (its "forward" direction)
+ *     NFHPA_STATE_SPORT, NFHPA_STATE_DPORT: NLA_U16, its ports, host
+ *         byte order; ICMP and ICMPv6 echo: the identifier in both; 0 for
+ *         protocols without ports
+ *     NFHPA_STATE_TCP_FWD, NFHPA_STATE_TCP_REV: NLA_U8, TCP: the flags
+ *         seen forward and in reply, of FIN, SYN, RST as on the wire, and
+ *         ACK for an ACK seen that way since the lifetime was last renewed
+ *     NFHPA_STATE_TIMEOUT: NLA_U32, seconds left to live, rounded up
+ *     NFHPA_STATE_PACKETS_FWD, NFHPA_STATE_BYTES_FWD,
+ *     NFHPA_STATE_PACKETS_REV, NFHPA_STATE_BYTES_REV: NLA_U64, what it
+ *         counted each way
+ *     NFHPA_STATE_VERDICT: NLA_U8, NFHP_ACT_ACCEPT or NFHP_ACT_DROP: what
+ *         its packets get (read only)
+ *     NFHPA_STATE_CHAIN: NLA_NUL_STRING, the chain of the rule that made
+ *         it, at most NFHP_CHAIN_MAXNAMELEN - 1 bytes
+ *     NFHPA_STATE_POS: NLA_U32, that rule's 1-based position
+ *
  * A rule with NFHPA_XT_MATCH attributes is classified by the tree in its
  * native dimensions, and its matches run only for packets the tree finds
  * in that box, as iptables runs them only after the rule's IP header part
@@ -276,6 +347,8 @@
 
 #define NFHP_GENL_NAME		"nf_hipac"
 #define NFHP_GENL_VERSION	1
+/* The multicast group of NFHP_CMD_STATE_NEW and _DESTROY. */
+#define NFHP_MCGRP_STATES	"states"
 
 #define NFHP_CHAIN_MAXNAMELEN	32
 #define NFHP_MAX_RANGES	15
@@ -312,6 +385,12 @@ enum nfhp_cmd {
 	NFHP_CMD_SET_REMOVE,
 	NFHP_CMD_SET_TEST,
 	NFHP_CMD_SET_LIST,
+	NFHP_CMD_STATE_LIST,
+	NFHP_CMD_STATE_DEL,
+	NFHP_CMD_STATE_FLUSH,
+	NFHP_CMD_STATE_ADD,
+	NFHP_CMD_STATE_NEW,
+	NFHP_CMD_STATE_DESTROY,
 	__NFHP_CMD_MAX
 };
 
@@ -329,6 +408,7 @@ enum nfhp_attr {
 	NFHPA_LIST_FLAGS,
 	NFHPA_FAMILY,
 	NFHPA_SET,
+	NFHPA_STATE,
 	__NFHPA_MAX
 };
 
@@ -731,5 +811,29 @@ enum nfhp_rstate_attr {
 #define NFHP_STATE_LIMIT_DST_ADDR	0x04
 #define NFHP_STATE_LIMIT_DST_PORT	0x08
 #define NFHP_STATE_LIMIT_ALL		0x0f
+
+enum nfhp_state_attr {
+	NFHPA_STATE_UNSPEC,
+	NFHPA_STATE_FAMILY,
+	NFHPA_STATE_PROTO,
+	NFHPA_STATE_SRC,
+	NFHPA_STATE_DST,
+	NFHPA_STATE_SPORT,
+	NFHPA_STATE_DPORT,
+	NFHPA_STATE_TCP_FWD,
+	NFHPA_STATE_TCP_REV,
+	NFHPA_STATE_TIMEOUT,
+	NFHPA_STATE_PACKETS_FWD,
+	NFHPA_STATE_BYTES_FWD,
+	NFHPA_STATE_PACKETS_REV,
+	NFHPA_STATE_BYTES_REV,
+	NFHPA_STATE_VERDICT,
+	NFHPA_STATE_CHAIN,
+	NFHPA_STATE_POS,
+	NFHPA_STATE_PAD,
+	__NFHPA_STATE_MAX
+};
+
+#define NFHPA_STATE_MAX (__NFHPA_STATE_MAX - 1)
 
 #endif /* _UAPI_LINUX_NF_HIPAC_H */
