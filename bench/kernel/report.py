@@ -771,7 +771,7 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
       "accept` first, the seed rules natively by bench/kernel/ipt2nft.py, "
       "then the accept).  nf_conntrack is loaded throughout, but only the "
       "conntrack contenders' rules make it track the router's namespace "
-      "(the held-ct rows below check it).  Traffic as in kernel.md: `tcp` "
+      "(the rows of states and entries made below check it).  Traffic as in kernel.md: `tcp` "
       "= iperf3 through the router (Mbit/s), `udp64` = 64-byte UDP frames "
       "of one flow from pktgen at the router's ingress (packets/s), "
       "offloads off.  *none* is measured first and last in each round, "
@@ -798,18 +798,20 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
             w("| " + " | ".join(cells) + " |")
     w("")
     w("Load: wall time of the restore into the empty router, median over "
-      "the rounds, and what held the flows after the udp64 point (median "
-      "over the rounds: nf-hipac's states in /proc/net/nf-hipac/states, "
-      "conntrack's entries in nf_conntrack_count, both of the router's "
-      "namespace).")
+      "the rounds.  Made: what kept the flows of the tcp and udp64 points "
+      "(iperf3's control and data connections, pktgen's one flow), median "
+      "over the rounds: nf-hipac's states (`created` in "
+      "/proc/net/nf-hipac/states) and conntrack's entries (inserts in "
+      "/proc/net/stat/nf_conntrack) made in the router's namespace "
+      "meanwhile.")
     w("")
     hdr = ["rules", "what"] + [STNAME[c] for c in cont]
     w("| " + " | ".join(hdr) + " |")
     w("|" + "---|" * len(hdr))
     for rs in stsets:
         for tr, label in (("load", "load [s]"),
-                          ("held-states", "nf-hipac states held"),
-                          ("held-ct", "conntrack entries held")):
+                          ("made-states", "nf-hipac states made"),
+                          ("made-ct", "conntrack entries made")):
             cells = []
             for c in cont:
                 v = med.get((c, rs, tr))
@@ -826,8 +828,8 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
       "opens a flow and none meets a state of an earlier measurement; the "
       "same %s-rule sets.  Accepted = packets/s at the receiver; made = "
       "states (nf-hipac, `created` in /proc/net/nf-hipac/states) or "
-      "entries (nf_conntrack_count) per second in the router over the "
-      "same window.  max_states and nf_conntrack_max are 1,048,576, "
+      "entries (inserts in /proc/net/stat/nf_conntrack) per second in the "
+      "router over the same window.  max_states and nf_conntrack_max are 1,048,576, "
       "conntrack's hash 1,048,576 buckets, the lifetimes the defaults "
       "(nf-hipac's states go with their rule at each unload; conntrack's "
       "entries stay for their 30 s)." %

@@ -190,6 +190,42 @@ stfile=/proc/net/nf-hipac/states
 st_field() { in_ns $ns_router awk -v n="$1:" '$1 == n { print $2 }' $stfile; }
 # ct_count - the entries of the router's conntrack table.
 ct_count() { in_ns $ns_router sysctl -n net.netfilter.nf_conntrack_count 2>/dev/null || echo 0; }
+# ct_made - the entries the router's conntrack ever inserted (confirmed):
+# the insert column of /proc/net/stat/nf_conntrack, summed over the CPUs,
+# or nf_conntrack_count where a kernel does not count inserts; "0 N"
+# with N the entries now, to tell which by the time the difference is
+# taken (ct_diff).
+ct_made()
+{
+	echo "$(ct_inserts) $(ct_count)"
+}
+
+# ct_diff A B - entries made between two ct_made readings A and B.
+ct_diff()
+{
+	set -- $1 $2
+	if [ "$3" -gt "$1" ]; then
+		echo $(( $3 - $1 ))
+	else
+		echo $(( $4 - $2 ))
+	fi
+}
+
+ct_inserts()
+{
+	in_ns $ns_router awk '
+		function hex(s, i, v) {
+			v = 0
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef",
+						   tolower(substr(s, i, 1))) - 1
+			return v
+		}
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "insert") c = i; next }
+		c { n += hex($c) }
+		END { printf "%d\n", n }' /proc/net/stat/nf_conntrack 2>/dev/null ||
+		echo 0
+}
 if [ -n "$hasstates" ]; then
 	in_ns $ns_router sh -c "echo 'max_states $st_max' > $stfile" ||
 		{ nfhp_log "cannot set max_states $st_max"; exit 1; }
@@ -393,16 +429,16 @@ measure_newflow()
 	pg_flood "$nf_port"
 	pg_start
 	sleep 0.5
-	s0=$(st_field created) c0=$(ct_count) t=$(now)
+	s0=$(st_field created) c0=$(ct_made) t=$(now)
 	v=$(rx_rate)
-	s1=$(st_field created) c1=$(ct_count)
+	s1=$(st_field created) c1=$(ct_made)
 	t=$(elapsed "$t")
 	pg_stop
 	row $1 "$2" "$nrules" newflow "$3" "$v" pps
 	row $1 "$2" "$nrules" newflow-states "$3" \
 		"$(awk "BEGIN { printf \"%.0f\", (${s1:-0} - ${s0:-0}) / $t }")" 1/s
 	row $1 "$2" "$nrules" newflow-ct "$3" \
-		"$(awk "BEGIN { printf \"%.0f\", ($c1 - $c0) / $t }")" 1/s
+		"$(awk "BEGIN { printf \"%.0f\", $(ct_diff "$c0" "$c1") / $t }")" 1/s
 	echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
 }
 
@@ -553,7 +589,7 @@ turns()
 # a ruleset is skipped once the time budget is spent.
 matrix_round()
 {
-	local r=$1 name nrules fam c t lt last v cs
+	local r=$1 name nrules fam c t lt last v cs s0 c0
 
 	while read -r name nrules fam; do
 		if [ "$r" -gt 1 ] && over_budget "$name-round-$r"; then
@@ -599,13 +635,18 @@ matrix_round()
 				echo "bench: $(cname $c): loading $name took ${lt}s, measured in this round only"
 				dead[$c.$name]=1
 			fi
+			if [ "${fam:-4}" = state ]; then
+				s0=$(st_field created) c0=$(ct_made)
+			fi
 			row $(cname $c) "$name" "$nrules" tcp "$r" "$(measure_tcp)" Mbit/s
 			row $(cname $c) "$name" "$nrules" udp64 "$r" "$(measure_udp)" pps
 			if [ "${fam:-4}" = state ]; then
-				# what held the flows: nf-hipac's states or
+				# what kept the flows: nf-hipac's states or
 				# conntrack's entries, never both
-				row $c "$name" "$nrules" held-states "$r" "$(st_field states)" states
-				row $c "$name" "$nrules" held-ct "$r" "$(ct_count)" entries
+				row $c "$name" "$nrules" made-states "$r" \
+					$(( $(st_field created) - s0 )) states
+				row $c "$name" "$nrules" made-ct "$r" \
+					"$(ct_diff "$c0" "$(ct_made)")" entries
 				measure_newflow $c "$name" "$r"
 			fi
 			if [ $last = 1 ] && [ "$nrules" -ge 100000 ] &&
@@ -788,7 +829,7 @@ held()
 phase_state_memory()
 {
 	local n=${NFHP_BK_STATE_FILL:-1000000} tmo=${NFHP_BK_STATE_FILL_SECS:-300}
-	local c f t got lt life ctlife
+	local c f t got lt life ctlife i
 
 	[ -n "$hasstates" ] && [ -f "$in/st-mem.ks.ipt" ] || return 0
 	life=$(st_field udp_lifetime)
@@ -801,6 +842,14 @@ phase_state_memory()
 		f=$out/mem-$c
 		in_ns $ns_router sh -c "echo 'udp_lifetime 3600' > $stfile"
 		in_ns $ns_router sysctl -qw net.netfilter.nf_conntrack_udp_timeout=3600
+		if [ $c = iptables-ct ]; then
+			# the rounds' entries die within their 30 s
+			for i in $(seq 30); do
+				[ "$(ct_count)" -gt 1000 ] || break
+				sleep 2
+			done
+			echo "bench: conntrack holds $(ct_count) entries before the fill"
+		fi
 		load $c st-mem || { unload $c; continue; }
 		mem_snapshot > "$f-0.txt"
 		pg_flood 7
