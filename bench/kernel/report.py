@@ -774,7 +774,11 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
       "(the rows of states and entries made below check it).  Traffic as in kernel.md: `tcp` "
       "= iperf3 through the router (Mbit/s), `udp64` = 64-byte UDP frames "
       "of one flow from pktgen at the router's ingress (packets/s), "
-      "offloads off.  *none* is measured first and last in each round, "
+      "offloads off; 0.3 s into it the server sends one datagram back "
+      "on the flow (its port 9 to the client's), since conntrack holds "
+      "a UDP flow for ESTABLISHED only once it has seen a reply: so "
+      "every contender's udp64 measures the packets of an established "
+      "flow.  *none* is measured first and last in each round, "
       "the others take turns at going first." %
       " and ".join(sorted({str(rules[rs]) for rs in stsets})))
     w("")
@@ -993,7 +997,9 @@ def mem_section(w, med, mem):
       "entries made, with the caches that took more than 2 % of it "
       "(object size in brackets); MemFree = the drop of MemFree over "
       "the entries made, everything the kernel took meanwhile, hash "
-      "arrays included.")
+      "arrays included (conntrack's hash of 1,048,576 buckets was made "
+      "before, when nf_conntrack_buckets was set, so its 8 MB are not "
+      "in its drop: the hash row gives both tables' arrays per flow).")
     w("")
     ct, hp = mem.get("iptables-ct"), mem.get("nf-hipac-states")
     cols = [("nf-hipac states", hp, "nf-hipac-states"),
@@ -1018,9 +1024,15 @@ def mem_section(w, med, mem):
     line("MemFree drop per flow [bytes]", lambda m, c: "%.0f" % m["free"])
     line("VmallocUsed growth per flow [bytes]",
          lambda m, c: "%.1f" % m["vmalloc"])
-    line("hash buckets (after)", lambda m, c: (
-        m["fig1"].get("states buckets", "?") if c == "nf-hipac-states"
-        else m["fig1"].get("conntrack buckets", "?")))
+    def buckets(m, c):
+        return int(m["fig1"].get("states buckets" if c == "nf-hipac-states"
+                                 else "conntrack buckets", 0) or 0)
+
+    line("hash buckets (after)", lambda m, c: "%d" % buckets(m, c))
+    line("hash array per flow held [bytes] (8 per bucket)",
+         lambda m, c: "%.1f" % (8.0 * buckets(m, c) / max(1, int(
+             m["fig1"].get("states states" if c == "nf-hipac-states"
+                           else "conntrack entries", 1) or 1))))
     line("object", lambda m, c: (
         "struct nfhp_state, 152 bytes, kmalloc-192" if
         c == "nf-hipac-states" else
