@@ -805,9 +805,11 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
       "the rounds.  Made: what kept the flows of the tcp and udp64 points "
       "(iperf3's control and data connections, pktgen's one flow), median "
       "over the rounds: nf-hipac's states (`created` in "
-      "/proc/net/nf-hipac/states) and conntrack's entries (inserts in "
-      "/proc/net/stat/nf_conntrack) made in the router's namespace "
-      "meanwhile.")
+      "/proc/net/nf-hipac/states) made in the router's namespace "
+      "meanwhile, and the change of its nf_conntrack_count (the insert "
+      "column of /proc/net/stat/nf_conntrack, read first, did not grow "
+      "on Debian's 6.1: the count is what is left, and it falls where "
+      "entries of earlier measurements expire meanwhile).")
     w("")
     hdr = ["rules", "what"] + [STNAME[c] for c in cont]
     w("| " + " | ".join(hdr) + " |")
@@ -815,7 +817,7 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
     for rs in stsets:
         for tr, label in (("load", "load [s]"),
                           ("made-states", "nf-hipac states made"),
-                          ("made-ct", "conntrack entries made")):
+                          ("made-ct", "change of nf_conntrack_count")):
             cells = []
             for c in cont:
                 v = med.get((c, rs, tr))
@@ -832,8 +834,8 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
       "opens a flow and none meets a state of an earlier measurement; the "
       "same %s-rule sets.  Accepted = packets/s at the receiver; made = "
       "states (nf-hipac, `created` in /proc/net/nf-hipac/states) or "
-      "entries (inserts in /proc/net/stat/nf_conntrack) per second in the "
-      "router over the same window.  max_states and nf_conntrack_max are 1,048,576, "
+      "entries (the growth of nf_conntrack_count, less the entries that "
+      "expired meanwhile) per second in the router over the same window.  max_states and nf_conntrack_max are 1,048,576, "
       "conntrack's hash 1,048,576 buckets, the lifetimes the defaults "
       "(nf-hipac's states go with their rule at each unload; conntrack's "
       "entries stay for their 30 s)." %
@@ -856,7 +858,7 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
         w("| %d | accepted, ratio to none | %s |" % (rules[rs],
                                                      " | ".join(cells)))
         for tr, label in (("newflow-states", "nf-hipac states made [1/s]"),
-                          ("newflow-ct", "conntrack entries made [1/s]")):
+                          ("newflow-ct", "conntrack entries' growth [1/s]")):
             cells = []
             for c in STCONT:
                 v = med.get((c, rs, tr))

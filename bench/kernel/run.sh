@@ -194,9 +194,10 @@ st_field() { in_ns $ns_router awk -v n="$1:" '$1 == n { print $2 }' $stfile; }
 ct_count() { in_ns $ns_router sysctl -n net.netfilter.nf_conntrack_count 2>/dev/null || echo 0; }
 # ct_made - the entries the router's conntrack ever inserted (confirmed):
 # the insert column of /proc/net/stat/nf_conntrack, summed over the CPUs,
-# or nf_conntrack_count where a kernel does not count inserts; "0 N"
-# with N the entries now, to tell which by the time the difference is
-# taken (ct_diff).
+# or nf_conntrack_count where a kernel does not count inserts (Debian's
+# 6.1 did not: its difference then also counts the entries that expired
+# meanwhile); "I N" with N the entries now, to tell which by the time the
+# difference is taken (ct_diff).
 ct_made()
 {
 	echo "$(ct_inserts) $(ct_count)"
