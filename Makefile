@@ -96,7 +96,7 @@ bench-worst:
 	bench/worst-sweep.sh $(WORST)
 
 # The in-kernel benchmark of issue 5 in one VM run (about an hour, with
-# issue 44's set rows): bench/kernel/bench.sh; NFHP_BK_QUICK=1 for a short
+# issue 44's set rows and issue 45's stateful rows): bench/kernel/bench.sh; NFHP_BK_QUICK=1 for a short
 # development run.
 bench-kernel: deps
 	@$(MAKE) --no-print-directory all
@@ -130,6 +130,16 @@ bench-sets-kernel: deps
 	@command -v perf >/dev/null || apt-get install -y linux-perf
 	rc=0; bench/kernel/set-memory.sh || rc=$$?; \
 	NFHP_BK_SETS_ONLY=1 bench/kernel/bench.sh && exit $$rc
+
+# Issue 45's dynamic states: bench-kernel's stateful rows alone (10k rules
+# and a keep-state rule against stateless nf-hipac and conntrack under
+# iptables-legacy and nft: tcp, udp64, new flows), then 10^6 states
+# against nf_conntrack's memory, in one VM run (about 35 minutes):
+# bench/results/states-throughput.md.
+bench-states-kernel: deps
+	@$(MAKE) --no-print-directory all
+	@command -v perf >/dev/null || apt-get install -y linux-perf
+	NFHP_BK_STATES_ONLY=1 bench/kernel/bench.sh
 
 # libFuzzer targets of the core and the parser, FUZZ_SECONDS each (600).
 fuzz: deps
@@ -239,7 +249,8 @@ help:
 	@echo "make bench-worst  random worst-case sets at 100, 1k, 10k rules:" \
 		"bench/results/worst.{md,csv} (WORST=\"-n 5\" passes options)"
 	@echo "make bench-kernel  in-kernel benchmark in the VM (issue 5):" \
-		"bench/results/kernel.{md,csv,png}, sets-throughput.md"
+		"bench/results/kernel.{md,csv,png}, sets-throughput.md," \
+		"states-throughput.md"
 	@echo "make fuzz       libFuzzer targets, FUZZ_SECONDS (600) each"
 	@echo "make install    module to /lib/modules/$(KVER)/extra, tools to" \
 		"$(SBINDIR), man pages (DESTDIR, PREFIX honoured)"
@@ -249,6 +260,8 @@ help:
 	@echo "make bench-sets-kernel  sets in the VM: bytes per entry, load and" \
 		"update time against ipset and nft: bench/results/sets-kernel.md;" \
 		"then throughput: sets-throughput.md (two VM runs, about an hour)"
+	@echo "make bench-states-kernel  keep-state against conntrack in the" \
+		"VM: bench/results/states-throughput.md"
 	@echo "make deb        Debian packages nf-hipac and nf-hipac-dkms" \
 		"(./nf-hipac*_$(VERSION)_*.deb)"
 	@echo "make check-packaging  the packages in a debootstrapped Debian" \
@@ -260,5 +273,5 @@ help:
 .PHONY: all module module-debug user deps check check-user check-vm check-debug \
 	demo fuzz \
 	bench bench-worst bench-kernel bench-commit bench-real-world \
-	bench-sets-kernel install uninstall deb check-packaging style \
+	bench-sets-kernel bench-states-kernel install uninstall deb check-packaging style \
 	sparse 	clean help

@@ -34,13 +34,31 @@
 # build/bench-kernel-sets, in 5 rounds (NFHP_BK_ROUNDS) within a budget of
 # 1800 s (NFHP_BK_BUDGET), and writes sets-throughput.md only.
 #
+# Dynamic states (issue 45): for N in NFHP_BK_STATES (10000), the row
+# st-N is seed-N under FORWARD policy DROP with the flow accepted in five
+# ways (run.sh's header): nf-hipac stateless (seed-N as is: both
+# directions accepted), nf-hipac states (the two accepts replaced by one
+# keep-state rule for client -> server, after the N rules: NAME.ks.ipt),
+# the same with -j CHECK-STATE first (NAME.cs.ipt), iptables-legacy with
+# -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT first and the
+# client -> server accept last (NAME.ct.ipt), nft with ct state
+# established,related accept first (NAME.ct.nft); st-mem.{ks,ct}.ipt are
+# the same without the N rules, for filling the tables with 10^6 states.
+# Their in/list lines end in "state".  report.py writes them to
+# bench/results/states-throughput.md.  NFHP_BK_STATES_ONLY=1 runs these
+# rows alone (make bench-states-kernel) into build/bench-kernel-states,
+# in 5 rounds within a budget of 1200 s, then the fill of 10^6 states
+# (NFHP_BK_STATE_FILL, at most NFHP_BK_STATE_FILL_SECS, 300, each), and
+# writes states-throughput.md only.
+#
 # -q (or NFHP_BK_QUICK=1): quick mode for development: seed 0 and 10000
 # (NFHP_BK_SEEDS), seed6 10000 (NFHP_BK_SEEDS6), acl1_1k (NFHP_BK_CB), sets
 # of 1000 entries, 1 round of 2 s (a knob set empty, NFHP_BK_CB=, runs
-# none of its sets); results go to build/bench-kernel-quick and
-# bench/results is left alone.  NFHP_BK_ROUNDS, NFHP_BK_SECS,
-# NFHP_BK_LOAD_TMO, NFHP_BK_CONTENDERS and NFHP_BK_SET_CONTENDERS pass
-# through to run.sh.
+# none of its sets), 50,000 states filled within 60 s; results go to
+# build/bench-kernel-quick and bench/results is left alone.
+# NFHP_BK_ROUNDS, NFHP_BK_SECS, NFHP_BK_LOAD_TMO, NFHP_BK_CONTENDERS,
+# NFHP_BK_SET_CONTENDERS, NFHP_BK_STATE_CONTENDERS, NFHP_BK_STATE_FILL
+# and NFHP_BK_STATE_FILL_SECS pass through to run.sh.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,8 +67,9 @@ data=${CLASSBENCH_DIR:-$top/../shared/classbench-data}
 quick=${NFHP_BK_QUICK:-0}
 [ "${1:-}" = -q ] && quick=1
 sets_only=${NFHP_BK_SETS_ONLY:-0}
+states_only=${NFHP_BK_STATES_ONLY:-0}
 cmdline="make bench-kernel"
-[ "$sets_only" = 0 ] || cmdline="bench/kernel/bench.sh"
+[ "$sets_only$states_only" = 00 ] || cmdline="bench/kernel/bench.sh"
 for v in $(env | sed -n 's/^\(NFHP_BK_[A-Z_]*\)=.*/\1/p' | sort); do
 	cmdline="$v=${!v} $cmdline"
 done
@@ -64,6 +83,8 @@ if [ "$quick" = 1 ]; then
 	nset=${NFHP_BK_SET_ENTRIES:-1000}
 	export NFHP_BK_ROUNDS=${NFHP_BK_ROUNDS:-1}
 	export NFHP_BK_SECS=${NFHP_BK_SECS:-2}
+	export NFHP_BK_STATE_FILL=${NFHP_BK_STATE_FILL:-50000}
+	export NFHP_BK_STATE_FILL_SECS=${NFHP_BK_STATE_FILL_SECS:-60}
 	results=$out/results
 	vm_timeout=1800
 else
@@ -76,8 +97,9 @@ else
 	vm_timeout=$(( ${NFHP_BK_BUDGET:-2400} + 1800 ))
 fi
 setkinds=${NFHP_BK_SETS-"hosts prefixes"}
+stsizes=${NFHP_BK_STATES-"10000"}
 families=${NFHP_BK_FAMILIES:-"4 6"}
-[[ " $families " == *" 4 "* ]] || { seeds=; cbsets=; setkinds=; }
+[[ " $families " == *" 4 "* ]] || { seeds=; cbsets=; setkinds=; stsizes=; }
 [[ " $families " == *" 6 "* ]] || seeds6=
 report=()
 if [ "$sets_only" != 0 ]; then
@@ -88,6 +110,17 @@ if [ "$sets_only" != 0 ]; then
 		out=$top/build/bench-kernel-sets
 		export NFHP_BK_ROUNDS=${NFHP_BK_ROUNDS:-5}
 		export NFHP_BK_BUDGET=${NFHP_BK_BUDGET:-1800}
+		vm_timeout=$((NFHP_BK_BUDGET + 1800))
+	fi
+	stsizes=
+fi
+if [ "$states_only" != 0 ]; then
+	seeds= seeds6= cbsets= setkinds=
+	report=(--states-only)
+	if [ "$quick" != 1 ]; then
+		out=$top/build/bench-kernel-states
+		export NFHP_BK_ROUNDS=${NFHP_BK_ROUNDS:-5}
+		export NFHP_BK_BUDGET=${NFHP_BK_BUDGET:-1200}
 		vm_timeout=$((NFHP_BK_BUDGET + 1800))
 	fi
 fi
@@ -185,6 +218,40 @@ for k in $setkinds; do
 	echo "bl-$k $nset set" >> "$in/list"
 done
 rm -rf "$in/sets"
+# stateful NAME SEEDFILE - the keep-state, CHECK-STATE and conntrack
+# versions of a seed set: its last two rules (client <-> server accepts)
+# give way to one rule for client -> server.
+stateful()
+{
+	local n=$1 ks="-s 10.0.1.0/24 -d 10.0.2.0/24"
+	local ct="-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT"
+	local body=$in/$n.body
+
+	grep -v -e "^-A FORWARD $ks -j ACCEPT" \
+		-e '^-A FORWARD -s 10.0.2.0/24 -d 10.0.1.0/24 -j ACCEPT' \
+		-e '^COMMIT' "$2" > "$body"
+	{ cat "$body"; echo "-A FORWARD $ks -m keep-state -j ACCEPT"
+	  echo COMMIT; } > "$in/$n.ks.ipt"
+	sed '/^:OUTPUT/a -A FORWARD -j CHECK-STATE' "$in/$n.ks.ipt" \
+		> "$in/$n.cs.ipt"
+	{ cat "$body"; echo "-A FORWARD $ks -j ACCEPT"; echo COMMIT; } \
+		> "$in/$n.acc.ipt"
+	sed "/^:OUTPUT/a -A FORWARD $ct" "$in/$n.acc.ipt" > "$in/$n.ct.ipt"
+	"$top/bench/kernel/ipt2nft.py" "$in/$n.acc.ipt" |
+		sed '/type filter hook forward/a \	\tct state established,related accept' \
+		> "$in/$n.ct.nft"
+	rm "$body" "$in/$n.acc.ipt"
+}
+for n in $stsizes; do
+	"$top/bench/seed.py" "$n" > "$in/st-$n.ipt"
+	stateful "st-$n" "$in/st-$n.ipt"
+	echo "st-$n $n state" >> "$in/list"
+done
+if [ -n "$stsizes" ]; then
+	"$top/bench/seed.py" 0 > "$in/st-mem.ipt"
+	stateful st-mem "$in/st-mem.ipt"
+	rm "$in/st-mem.ipt"
+fi
 [ ! -f "$in/list.last" ] || cat "$in/list.last" >> "$in/list"
 cat "$in/list"
 

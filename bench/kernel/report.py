@@ -22,7 +22,15 @@ issue 44) go to RESULTS/sets-throughput.md instead: their ratios to no
 firewall, load times, the 1,000 updates of bench/kernel/set-memory.sh's
 rows.txt (--updates FILE), per-round ratios, the goals of issue 44 and
 perf profiles of nf-hipac-set.  --sets-only writes that file alone.
---load TEXT is the host's load average, for both files.
+
+The stateful rows (in/list lines ending in "state": st-N, issue 45) go
+to RESULTS/states-throughput.md: tcp and udp64 as ratios to no firewall
+for nf-hipac stateless, nf-hipac states (keep-state at the end, and with
+CHECK-STATE first), iptables-legacy and nft with conntrack; the new-flow
+rate; the memory of 10^6 states against nf_conntrack's (run.sh's
+mem-C-{0,1}.txt); the goals of issue 45; per-round ratios and a perf
+profile.  --states-only writes that file alone.
+--load TEXT is the host's load average, for every file.
 """
 import argparse
 import collections
@@ -38,7 +46,7 @@ CONT = ["none", "iptables-legacy", "iptables-nft", "nft", "nft-set",
         "nf-hipac"]
 CONT6 = ["none", "ip6tables-legacy", "ip6tables-nft", "nft", "nft-set",
          "nf-hipac"]
-RATE = ("tcp", "udp64", "smp-1flow", "smp-2flow")
+RATE = ("tcp", "udp64", "smp-1flow", "smp-2flow", "newflow")
 # the set rows' contenders, and their names in the tables
 SETCONT = ["none", "ipset", "nft-set", "nf-hipac", "nf-hipac-set"]
 SETNAME = {"none": "none", "ipset": "iptables+ipset", "nft-set": "nft-set",
@@ -46,6 +54,13 @@ SETNAME = {"none": "none", "ipset": "iptables+ipset", "nft-set": "nft-set",
 # set-memory.sh's contenders and kinds as the set rows name them
 MEMCONT = {"ipset": "ipset", "nft": "nft-set", "nf-hipac": "nf-hipac",
            "nf-hipac-set": "nf-hipac-set"}
+# the state rows' contenders, and their names in the tables
+STCONT = ["none", "nf-hipac", "nf-hipac-states", "nf-hipac-check",
+          "iptables-ct", "nft-ct"]
+STNAME = {"none": "none", "nf-hipac": "nf-hipac stateless",
+          "nf-hipac-states": "nf-hipac states",
+          "nf-hipac-check": "nf-hipac states, CHECK-STATE first",
+          "iptables-ct": "iptables-legacy conntrack", "nft-ct": "nft ct"}
 
 
 def fnum(v, digits=3):
@@ -70,6 +85,8 @@ def main():
                     help="write sets-throughput.md only")
     ap.add_argument("--updates",
                     help="bench/kernel/set-memory.sh's rows.txt")
+    ap.add_argument("--states-only", action="store_true",
+                    help="write states-throughput.md only")
     args = ap.parse_args()
 
     vals = collections.defaultdict(list)
@@ -113,11 +130,21 @@ def main():
             x = line.split()
             if len(x) > 2 and x[2] == "set" and x[0] in rules:
                 sets.append(x[0])
+    stsets = []
+    with open(os.path.join(args.indir, "in", "list")) as f:
+        for line in f:
+            x = line.split()
+            if len(x) > 2 and x[2] == "state" and x[0] in rules:
+                stsets.append(x[0])
     if sets:
         sets_report(args, med, vals, sets, rules, units, nrounds, failed)
-    if args.sets_only:
+    if stsets:
+        states_report(args, med, vals, stsets, rules, units, nrounds,
+                      failed)
+    if args.sets_only or args.states_only:
         return
-    keys = sorted(set(list(vals) + list(failed)),
+    order = [r for r in order if r not in stsets and r != "st-mem"]
+    keys = sorted({k for k in list(vals) + list(failed) if k[1] in order},
                   key=lambda k: (order.index(k[1]), k[2],
                                  CONT.index(k[0]) if k[0] in CONT else
                                  CONT6.index(k[0]) if k[0] in CONT6
@@ -255,6 +282,10 @@ def main():
     if sets:
         w("The named-set rows of this run (%s) are in sets-throughput.md."
           % ", ".join(sets))
+        w("")
+    if stsets:
+        w("The stateful rows of this run (%s) are in "
+          "states-throughput.md." % ", ".join(stsets))
         w("")
 
     if seeds:
@@ -643,6 +674,384 @@ def sets_report(args, med, vals, sets, rules, units, nrounds, failed):
     with open(os.path.join(args.out, "sets-throughput.md"), "w") as f:
         f.write(text)
     sys.stdout.write(text)
+
+
+def mem_file(path):
+    """run.sh's mem-C-N.txt: ({meminfo key: kB}, {slab cache: bytes of its
+    slabs}, {slab cache: objsize}, {states or conntrack figure: text})."""
+    sec, mi, slab, objsz, fig = None, {}, {}, {}, {}
+    for line in open(path):
+        if line.startswith("== "):
+            sec = line[3:].strip()
+            continue
+        x = line.split()
+        if not x:
+            continue
+        if sec == "meminfo" and len(x) >= 2:
+            mi[x[0].rstrip(":")] = int(x[1])
+        elif sec == "slabinfo" and not line.startswith(("#", "slabinfo")):
+            # name active num objsize objperslab pagesperslab : tunables
+            # ... : slabdata active_slabs num_slabs sharedavail
+            try:
+                d = x.index("slabdata")
+                slab[x[0]] = int(x[d + 2]) * int(x[5]) * 4096
+                objsz[x[0]] = int(x[3])
+            except (ValueError, IndexError):
+                pass
+        elif sec in ("states", "conntrack") and ":" in line:
+            k, v = line.split(":", 1)
+            fig["%s %s" % (sec, k.strip())] = v.strip()
+    return mi, slab, objsz, fig
+
+
+def mem_figures(indir, c):
+    """What filling contender c's table took: None, or a dict of entries,
+    bytes of slab growth per entry with the caches that grew, MemFree's
+    drop per entry and the figures of the table."""
+    a = os.path.join(indir, "mem-%s-0.txt" % c)
+    b = os.path.join(indir, "mem-%s-1.txt" % c)
+    if not (os.path.exists(a) and os.path.exists(b)):
+        return None
+    mi0, sl0, _, f0 = mem_file(a)
+    mi1, sl1, osz, f1 = mem_file(b)
+    if c == "iptables-ct":
+        n = int(f1.get("conntrack entries", 0)) - int(
+            f0.get("conntrack entries", 0))
+    else:
+        n = int(f1.get("states states", 0)) - int(f0.get("states states", 0))
+    if n <= 0:
+        return {"entries": n}
+    grew = sorted(((sl1.get(k, 0) - sl0.get(k, 0), k) for k in sl1),
+                  reverse=True)
+    slab = sum(d for d, _ in grew if d > 0)
+    top = [(k, d / n, osz.get(k)) for d, k in grew if d > 0.02 * slab]
+    return {"entries": n, "slab": slab / n, "top": top,
+            "memtotal": mi1["MemTotal"] * 1024.0,
+            "free": (mi0["MemFree"] - mi1["MemFree"]) * 1024.0 / n,
+            "vmalloc": (mi1.get("VmallocUsed", 0) -
+                        mi0.get("VmallocUsed", 0)) * 1024.0 / n,
+            "fig0": f0, "fig1": f1}
+
+
+def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
+    """states-throughput.md: the stateful rows of issue 45."""
+    md = []
+    w = md.append
+    cont = STCONT[1:]
+
+    def ratio(c, rs, tr):
+        b = med.get(("none", rs, tr))
+        v = med.get((c, rs, tr))
+        return v / b if b and v is not None else None
+
+    def cell(v, c, rs):
+        if v is not None:
+            return v
+        return "x" if failed.get((c, rs, "load")) else "-"
+
+    w("# Dynamic states in the kernel: throughput, new flows and memory "
+      "(issue 45)")
+    w("")
+    w("%s  Absolute numbers under TCG mean little; the ratios to *none* "
+      "in the same run are the result." % made_by(args, nrounds, ""))
+    w("")
+    w("The router's FORWARD has policy DROP and bench/seed.py's %s rules, "
+      "which the traffic never hits, and the flow client (10.0.1.0/24) -> "
+      "server (10.0.2.0/24) is let through in five ways: *nf-hipac "
+      "stateless* (the seed set as is: `-s 10.0.1.0/24 -d 10.0.2.0/24 -j "
+      "ACCEPT` and the same for the other direction, last), *nf-hipac "
+      "states* (the two accepts replaced by one `-s 10.0.1.0/24 -d "
+      "10.0.2.0/24 -m keep-state -j ACCEPT`, last: the check point, and "
+      "so the state lookup, after the whole tree walk, the realistic worst "
+      "case; the replies pass by the state), *nf-hipac states, "
+      "CHECK-STATE first* (the same with `-j CHECK-STATE` as rule 1), "
+      "*iptables-legacy conntrack* (`-m conntrack --ctstate "
+      "RELATED,ESTABLISHED -j ACCEPT` as rule 1, the seed rules, then the "
+      "client -> server accept), *nft ct* (`ct state established,related "
+      "accept` first, the seed rules natively by bench/kernel/ipt2nft.py, "
+      "then the accept).  nf_conntrack is loaded throughout, but only the "
+      "conntrack contenders' rules make it track the router's namespace "
+      "(the rows of states and entries made below check it).  Traffic as in kernel.md: `tcp` "
+      "= iperf3 through the router (Mbit/s), `udp64` = 64-byte UDP frames "
+      "of one flow from pktgen at the router's ingress (packets/s), "
+      "offloads off; 0.3 s into it the server sends one datagram back "
+      "on the flow (its port 9 to the client's), since conntrack holds "
+      "a UDP flow for ESTABLISHED only once it has seen a reply: so "
+      "every contender's udp64 measures the packets of an established "
+      "flow.  *none* is measured first and last in each round, "
+      "the others take turns at going first." %
+      " and ".join(sorted({str(rules[rs]) for rs in stsets})))
+    w("")
+
+    w("## Throughput: ratio to none")
+    w("")
+    hdr = ["rules", "traffic", "none"] + [STNAME[c] for c in cont]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for rs in stsets:
+        for tr in ("tcp", "udp64"):
+            nv = vals.get(("none", rs, tr), [])
+            spread = (" (%s-%s)" % (fnum(min(nv)), fnum(max(nv)))
+                      if len(nv) > 1 else "")
+            cells = [str(rules[rs]), tr, "%s %s%s" % (
+                fnum(med.get(("none", rs, tr))), units.get(tr, ""), spread)]
+            for c in cont:
+                rt = ratio(c, rs, tr)
+                cells.append(cell(None if rt is None else "%.3f" % rt,
+                                  c, rs))
+            w("| " + " | ".join(cells) + " |")
+    w("")
+    w("Load: wall time of the restore into the empty router, median over "
+      "the rounds.  Made: what kept the flows of the tcp and udp64 points "
+      "(iperf3's control and data connections, pktgen's one flow), median "
+      "over the rounds: nf-hipac's states (`created` in "
+      "/proc/net/nf-hipac/states) made in the router's namespace "
+      "meanwhile, and the change of its nf_conntrack_count (the insert "
+      "column of /proc/net/stat/nf_conntrack, read first, did not grow "
+      "on Debian's 6.1: the count is what is left, and it falls where "
+      "entries of earlier measurements expire meanwhile).")
+    w("")
+    hdr = ["rules", "what"] + [STNAME[c] for c in cont]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for rs in stsets:
+        for tr, label in (("load", "load [s]"),
+                          ("made-states", "nf-hipac states made"),
+                          ("made-ct", "change of nf_conntrack_count")):
+            cells = []
+            for c in cont:
+                v = med.get((c, rs, tr))
+                cells.append(cell(None if v is None else fnum(v), c, rs))
+            w("| %d | %s | %s |" % (rules[rs], label, " | ".join(cells)))
+    w("")
+
+    w("## New flows: UDP, every packet a flow of its own")
+    w("")
+    w("pktgen at the router's ingress sends 64-byte UDP frames from 16 "
+      "source addresses (10.0.1.100-115) and source ports 2-65534, both "
+      "taken in turn (1,048,528 flows before one comes again), to a "
+      "destination port of each measurement's own, so that every packet "
+      "opens a flow and none meets a state of an earlier measurement; the "
+      "same %s-rule sets.  Accepted = packets/s at the receiver; made = "
+      "states (nf-hipac, `created` in /proc/net/nf-hipac/states) or "
+      "entries (the growth of nf_conntrack_count, less the entries that "
+      "expired meanwhile) per second in the router over the same window.  max_states and nf_conntrack_max are 1,048,576, "
+      "conntrack's hash 1,048,576 buckets, the lifetimes the defaults "
+      "(nf-hipac's states go with their rule at each unload; conntrack's "
+      "entries stay for their 30 s)." %
+      " and ".join(sorted({str(rules[rs]) for rs in stsets})))
+    w("")
+    hdr = ["rules", "what"] + [STNAME[c] for c in STCONT]
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for rs in stsets:
+        cells = []
+        for c in STCONT:
+            v = med.get((c, rs, "newflow"))
+            cells.append(cell(None if v is None else fnum(v), c, rs))
+        w("| %d | accepted [packets/s] | %s |" % (rules[rs],
+                                                  " | ".join(cells)))
+        cells = []
+        for c in STCONT:
+            rt = ratio(c, rs, "newflow")
+            cells.append(cell(None if rt is None else "%.3f" % rt, c, rs))
+        w("| %d | accepted, ratio to none | %s |" % (rules[rs],
+                                                     " | ".join(cells)))
+        for tr, label in (("newflow-states", "nf-hipac states made [1/s]"),
+                          ("newflow-ct", "conntrack entries' growth [1/s]")):
+            cells = []
+            for c in STCONT:
+                v = med.get((c, rs, tr))
+                cells.append(cell(None if v is None else fnum(v), c, rs))
+            w("| %d | %s | %s |" % (rules[rs], label, " | ".join(cells)))
+    w("")
+
+    mem = {c: mem_figures(args.indir, c)
+           for c in ("nf-hipac-states", "iptables-ct")}
+    if any(mem.values()):
+        mem_section(w, med, mem)
+
+    w("## Goals of issue 45 (reported, not asserted)")
+    w("")
+    for rs in stsets:
+        for tr in ("tcp", "udp64"):
+            st = ratio("nf-hipac", rs, tr)
+            for c in ("nf-hipac-states", "nf-hipac-check"):
+                h = ratio(c, rs, tr)
+                if h is None or not st:
+                    w("- %s %s %s: not measured" % (STNAME[c], rs, tr))
+                    continue
+                ct = [(STNAME[k], ratio(k, rs, tr))
+                      for k in ("iptables-ct", "nft-ct")]
+                above = all(v is not None and h > v for _, v in ct)
+                w("- %s %s %s: %.3f of none, %.3f of nf-hipac stateless "
+                  "(%.3f) (target >= 0.95: **%s**); %s (above both: "
+                  "**%s**)" % (
+                      STNAME[c], rs, tr, h, h / st, st,
+                      "met" if h / st >= 0.95 else "MISSED",
+                      ", ".join("%s %s" % (n, "-" if v is None else
+                                           "%.3f" % v) for n, v in ct),
+                      "met" if above else "MISSED"))
+        h = med.get(("nf-hipac-states", rs, "newflow"))
+        ct = [(STNAME[k], med.get((k, rs, "newflow")))
+              for k in ("iptables-ct", "nft-ct")]
+        if h is None:
+            w("- new flows at %s: not measured" % rs)
+        else:
+            w("- new flows at %s: nf-hipac states accept %s packets/s; %s "
+              "(at least conntrack's: **%s**)" % (
+                  rs, fnum(h), ", ".join(
+                      "%s %s" % (n, "-" if v is None else fnum(v))
+                      for n, v in ct),
+                  "met" if all(v is not None and h >= v for _, v in ct)
+                  else "MISSED"))
+    m = mem.get("nf-hipac-states")
+    if m and m["entries"] > 0:
+        f1 = m["fig1"]
+        refused = sum(int(f1.get("states refused (%s)" % k, 0))
+                      for k in ("max", "memory"))
+        held = int(f1.get("states states", 0))
+        w("- 10^6 states held within the memory bound: %d held at "
+          "max_states %s, %d refused at max_states or for memory "
+          "(**%s**); the states' account is bounded by half the guest's "
+          "RAM (pernet.c), %.0f MB, of which max_states reserved %.0f MB "
+          "(1048576 x 192 bytes: struct nfhp_state is 152, kmalloc-192); at %.0f bytes per state (MemFree's "
+          "drop) 10^6 states take %.0f MB" % (
+              held, f1.get("states max_states", "?"), refused,
+              "met" if held >= 1000000 and not refused else
+              "MISSED" if refused else
+              "not reached in the time allowed",
+              m["memtotal"] / 2 / 1e6, 1048576 * 192 / 1e6, m["free"],
+              m["free"]))
+    else:
+        w("- 10^6 states held within the memory bound: not measured")
+    w("")
+
+    rnd = collections.defaultdict(list)
+    skipped = []
+    with open(os.path.join(args.indir, "raw.csv")) as f:
+        for r in csv.DictReader(f):
+            if r["contender"] == "skipped" and r["ruleset"].startswith(
+                    tuple(s + "-round-" for s in stsets)):
+                skipped.append(r["ruleset"])
+            elif r["ruleset"] in stsets and r["value"] not in ("", None):
+                rnd[(r["contender"], r["ruleset"], r["traffic"],
+                     int(r["round"]))].append(float(r["value"]))
+    rounds = sorted({k[3] for k in rnd})
+    if len(rounds) > 1:
+        w("## Per round")
+        w("")
+        w("Each round's value over the mean of that round's two *none* "
+          "measurements (before and after the contenders), and the states "
+          "contenders over nf-hipac stateless in the same round: the "
+          "spread behind the medians above.")
+        w("")
+        hdr = ["rules", "traffic", "contender"] + ["round %d" % r
+                                                   for r in rounds]
+        w("| " + " | ".join(hdr) + " |")
+        w("|" + "---|" * len(hdr))
+        for rs in stsets:
+            for tr in ("tcp", "udp64", "newflow"):
+                for c in cont:
+                    cells = []
+                    for r in rounds:
+                        b = rnd.get(("none", rs, tr, r))
+                        v = rnd.get((c, rs, tr, r))
+                        cells.append("%.3f" % (v[0] / statistics.mean(b))
+                                     if b and v and statistics.mean(b)
+                                     else "-")
+                    w("| %d | %s | %s | %s |" % (rules[rs], tr, STNAME[c],
+                                                 " | ".join(cells)))
+                for c in ("nf-hipac-states", "nf-hipac-check"):
+                    cells = []
+                    for r in rounds:
+                        b = rnd.get(("nf-hipac", rs, tr, r))
+                        v = rnd.get((c, rs, tr, r))
+                        cells.append("%.3f" % (v[0] / b[0])
+                                     if b and v and b[0] else "-")
+                    w("| %d | %s | %s / stateless | %s |" % (
+                        rules[rs], tr, STNAME[c], " | ".join(cells)))
+        w("")
+
+    for line in provenance(args.indir, skipped):
+        w(line)
+        w("")
+    profiles(md, args.indir, "nf-hipac-states", "st-*")
+    text = "\n".join(md) + "\n"
+    with open(os.path.join(args.out, "states-throughput.md"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+def mem_section(w, med, mem):
+    """The memory table of states-throughput.md."""
+    w("## Memory: 10^6 flows held")
+    w("")
+    w("Last in the run, with the st-mem rule sets (no seed rules: "
+      "st-mem.ct.ipt, iptables-legacy `-m conntrack --ctstate "
+      "RELATED,ESTABLISHED -j ACCEPT` then the client -> server accept; "
+      "st-mem.ks.ipt, the keep-state rule alone), UDP lifetimes of an "
+      "hour (nf-hipac's udp_lifetime, nf_conntrack_udp_timeout), "
+      "conntrack first, then nf-hipac: pktgen sends new-flow's frames "
+      "until the table holds the flows wanted or the time is up.  The "
+      "guest's caches are dropped before each reading.  Slab growth = "
+      "the growth of every slab cache's pages (/proc/slabinfo) over the "
+      "entries made, with the caches that took more than 2 % of it "
+      "(object size in brackets); MemFree = the drop of MemFree over "
+      "the entries made, everything the kernel took meanwhile, hash "
+      "arrays included (conntrack's hash of 1,048,576 buckets was made "
+      "before, when nf_conntrack_buckets was set, so its 8 MB are not "
+      "in its drop: the hash row gives both tables' arrays per flow).")
+    w("")
+    ct, hp = mem.get("iptables-ct"), mem.get("nf-hipac-states")
+    cols = [("nf-hipac states", hp, "nf-hipac-states"),
+            ("nf_conntrack", ct, "iptables-ct")]
+    w("| what | " + " | ".join(n for n, _, _ in cols) + " |")
+    w("|---|" + "---|" * len(cols))
+
+    def line(label, f):
+        w("| %s | %s |" % (label, " | ".join(
+            f(m, c) if m and m.get("entries", 0) > 0 else "-"
+            for _, m, c in cols)))
+
+    line("flows made", lambda m, c: "%d" % m["entries"])
+    line("time to make them [s]", lambda m, c: fnum(
+        med.get((c, "st-mem", "fill-time"))))
+    line("flows made per second", lambda m, c: fnum(
+        m["entries"] / med[(c, "st-mem", "fill-time")])
+        if med.get((c, "st-mem", "fill-time")) else "-")
+    line("slab growth per flow [bytes]", lambda m, c: "%.0f" % m["slab"])
+    line("caches that grew [bytes per flow]", lambda m, c: "; ".join(
+        "%s (%s) %.0f" % (k, o, b) for k, b, o in m["top"]))
+    line("MemFree drop per flow [bytes]", lambda m, c: "%.0f" % m["free"])
+    line("VmallocUsed growth per flow [bytes]",
+         lambda m, c: "%.1f" % m["vmalloc"])
+    def buckets(m, c):
+        return int(m["fig1"].get("states buckets" if c == "nf-hipac-states"
+                                 else "conntrack buckets", 0) or 0)
+
+    line("hash buckets (after)", lambda m, c: "%d" % buckets(m, c))
+    line("hash array per flow held [bytes] (8 per bucket)",
+         lambda m, c: "%.1f" % (8.0 * buckets(m, c) / max(1, int(
+             m["fig1"].get("states states" if c == "nf-hipac-states"
+                           else "conntrack entries", 1) or 1))))
+    line("object", lambda m, c: (
+        "struct nfhp_state, 152 bytes, kmalloc-192" if
+        c == "nf-hipac-states" else
+        "%s, object_size %s, slab_size %s" % (
+            m["fig1"].get("conntrack cache", "?"),
+            m["fig1"].get("conntrack object_size", "?"),
+            m["fig1"].get("conntrack slab_size", "?"))))
+    line("refused", lambda m, c: (", ".join(
+        "%s %s" % (k, m["fig1"].get("states refused (%s)" % k, "?"))
+        for k in ("max", "memory")) if c == "nf-hipac-states" else
+        "(table full drops are not counted here)"))
+    if hp and hp.get("entries", 0) > 0:
+        fl = med.get(("nf-hipac-states", "st-mem", "fill-flush"))
+        w("")
+        w("nf-hipac's states were freed with their rule (an empty "
+          "nf-hipac-restore) in %s s." % fnum(fl))
+    w("")
 
 
 def plot(outdir, med, rules, seeds):

@@ -49,6 +49,35 @@
 # R-th contender after none; perf profiles nf-hipac-set at each set under
 # udp64 when perf(1) is there.
 #
+# A ruleset whose in/list line ends in "state" (bench.sh's st-N, issue
+# 45) is seed-N under FORWARD policy DROP, measured with its own
+# contenders (NFHP_BK_STATE_CONTENDERS), each loading a version of it:
+#	none
+#	nf-hipac	NAME.ipt: stateless, both directions accepted
+#	nf-hipac-states	NAME.ks.ipt: one keep-state rule for client ->
+#			server after the N rules, the check point at the end
+#	nf-hipac-check	NAME.cs.ipt: the same with -j CHECK-STATE first
+#	iptables-ct	NAME.ct.ipt, iptables-legacy: -m conntrack --ctstate
+#			RELATED,ESTABLISHED -j ACCEPT first, client ->
+#			server accepted last
+#	nft-ct		NAME.ct.nft: ct state established,related accept
+#			first, the same rules natively after it
+# The udp64 flow gets one reply from the server at its start, which makes
+# it ESTABLISHED for conntrack.  Besides tcp and udp64 each measures
+# newflow: pktgen's UDP from 16
+# source addresses and source ports 2-65534 taken in turn, so that every
+# packet opens a flow (a new destination port for each measurement, so
+# that none meets an earlier one's states), counted at the receiver
+# (packets/s), with the states nf-hipac made and the entries conntrack
+# made in the router per second alongside.  nf-hipac's max_states and
+# conntrack's nf_conntrack_max and buckets are set to 1048576 first.
+# After the rounds, phase_state_memory fills conntrack's table
+# (st-mem.ct.ipt) and then nf-hipac's (st-mem.ks.ipt) with
+# NFHP_BK_STATE_FILL (1000000)
+# UDP flows, for at most NFHP_BK_STATE_FILL_SECS (300) each, and keeps
+# /proc/meminfo, /proc/slabinfo and the table's figures before and after
+# as $NFHP_VM_OUT/mem-C-{0,1}.txt for report.py.
+#
 # Environment: NFHP_BK_ROUNDS (3), NFHP_BK_SECS (3, seconds per point),
 # NFHP_BK_LOAD_TMO (150, seconds a load may take before the contender is
 # dropped for that ruleset), NFHP_BK_SLOW (60: a contender whose load took
@@ -56,7 +85,8 @@
 # NFHP_BK_BUDGET (2400: seconds after which the remaining rulesets and
 # phases are skipped, with a note), NFHP_BK_CONTENDERS (all six; for the
 # IPv6 rulesets iptables-* stand for ip6tables-*), NFHP_BK_SET_CONTENDERS
-# (all five of the set rows).
+# (all five of the set rows), NFHP_BK_STATE_CONTENDERS (all six of the
+# state rows).
 
 source "$(dirname "$0")/../../selftests/nf_hipac/lib.sh"
 
@@ -68,6 +98,8 @@ budget=${NFHP_BK_BUDGET:-2400}
 t_start=$(date +%s)
 contenders=${NFHP_BK_CONTENDERS:-"none iptables-legacy iptables-nft nft nft-set nf-hipac"}
 set_contenders=${NFHP_BK_SET_CONTENDERS:-"none ipset nft-set nf-hipac nf-hipac-set"}
+state_contenders=${NFHP_BK_STATE_CONTENDERS:-"none nf-hipac nf-hipac-states nf-hipac-check iptables-ct nft-ct"}
+st_max=1048576
 out=${NFHP_VM_OUT:?run me through selftests/vm/run-vm.sh --out}
 in=$out/in
 raw=$out/raw.csv
@@ -92,6 +124,19 @@ if [ -n "$hassets" ]; then
 	for m in ip_set_hash_ip ip_set_hash_net xt_set nf_tables; do
 		modprobe $m || { nfhp_log "modprobe $m failed"; exit 1; }
 	done
+fi
+hasstates=$(awk '$3 == "state" { print 1; exit }' "$in/list")
+if [ -n "$hasstates" ]; then
+	# loaded and sized before any load is timed; the hash and the
+	# bound are global, set from the initial namespace
+	for m in nf_conntrack xt_conntrack nft_ct nf_tables; do
+		modprobe $m || { nfhp_log "modprobe $m failed"; exit 1; }
+	done
+	sysctl -qw net.netfilter.nf_conntrack_buckets=$st_max ||
+		echo $st_max > /sys/module/nf_conntrack/parameters/hashsize
+	sysctl -qw net.netfilter.nf_conntrack_max=$st_max
+	echo "bench: conntrack buckets $(sysctl -n net.netfilter.nf_conntrack_buckets)," \
+		"max $(sysctl -n net.netfilter.nf_conntrack_max)"
 fi
 nf_hipac_setup || { nfhp_log "topology setup failed"; exit 1; }
 trap 'pg_stop; nfhp_cleanup; rm -rf "$tmp"' EXIT
@@ -141,6 +186,54 @@ modprobe pktgen || { nfhp_log "no pktgen"; exit 1; }
 	{ nfhp_log "insmod $module failed"; exit 1; }
 printf '*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\nCOMMIT\n' \
 	> "$empty"
+stfile=/proc/net/nf-hipac/states
+# st_field NAME - the router's nf-hipac states figure NAME ("states",
+# "created", ...).
+st_field() { in_ns $ns_router awk -v n="$1:" '$1 == n { print $2 }' $stfile; }
+# ct_count - the entries of the router's conntrack table.
+ct_count() { in_ns $ns_router sysctl -n net.netfilter.nf_conntrack_count 2>/dev/null || echo 0; }
+# ct_made - the entries the router's conntrack ever inserted (confirmed):
+# the insert column of /proc/net/stat/nf_conntrack, summed over the CPUs,
+# or nf_conntrack_count where a kernel does not count inserts (Debian's
+# 6.1 did not: its difference then also counts the entries that expired
+# meanwhile); "I N" with N the entries now, to tell which by the time the
+# difference is taken (ct_diff).
+ct_made()
+{
+	echo "$(ct_inserts) $(ct_count)"
+}
+
+# ct_diff A B - entries made between two ct_made readings A and B.
+ct_diff()
+{
+	set -- $1 $2
+	if [ "$3" -gt "$1" ]; then
+		echo $(( $3 - $1 ))
+	else
+		echo $(( $4 - $2 ))
+	fi
+}
+
+ct_inserts()
+{
+	in_ns $ns_router awk '
+		function hex(s, i, v) {
+			v = 0
+			for (i = 1; i <= length(s); i++)
+				v = v * 16 + index("0123456789abcdef",
+						   tolower(substr(s, i, 1))) - 1
+			return v
+		}
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == "insert") c = i; next }
+		c { n += hex($c) }
+		END { printf "%d\n", n }' /proc/net/stat/nf_conntrack 2>/dev/null ||
+		echo 0
+}
+if [ -n "$hasstates" ]; then
+	in_ns $ns_router sh -c "echo 'max_states $st_max' > $stfile" ||
+		{ nfhp_log "cannot set max_states $st_max"; exit 1; }
+	in_ns $ns_router cat $stfile
+fi
 router_mac=$(in_ns $ns_router cat /sys/class/net/veth0/address)
 echo "contender,ruleset,rules,traffic,round,value,unit" > "$raw"
 
@@ -202,6 +295,13 @@ load()
 			"$NFHP_BIN/nf-hipac-set" restore < "$f.nfhp" &&
 		in_ns $ns_router "$NFHP_BIN/nf-hipac-restore" \
 			< "$in/set-match.ipt";;
+	nf-hipac-states) in_ns $ns_router timeout "$load_tmo" \
+				"$NFHP_BIN/nf-hipac-restore" < "$f.ks.ipt";;
+	nf-hipac-check) in_ns $ns_router timeout "$load_tmo" \
+				"$NFHP_BIN/nf-hipac-restore" < "$f.cs.ipt";;
+	iptables-ct) in_ns $ns_router timeout "$load_tmo" \
+				iptables-legacy-restore < "$f.ct.ipt";;
+	nft-ct) in_ns $ns_router timeout "$load_tmo" nft -f "$f.ct.nft";;
 	esac
 }
 
@@ -214,9 +314,10 @@ unload()
 	iptables-legacy)
 		in_ns $ns_router ip${x6}tables-legacy-restore < "$empty"
 		rmmod ip${x6}table_filter 2>/dev/null;;
-	iptables-nft|nft|nft-set) in_ns $ns_router nft flush ruleset;;
-	nf-hipac) in_ns $ns_router "$NFHP_BIN/nf-hipac${x6}-restore" \
-			< "$empty";;
+	iptables-nft|nft|nft-set|nft-ct) in_ns $ns_router nft flush ruleset;;
+	nf-hipac|nf-hipac-states|nf-hipac-check)
+		in_ns $ns_router "$NFHP_BIN/nf-hipac${x6}-restore" < "$empty";;
+	iptables-ct) unload iptables-legacy;;
 	ipset)
 		unload iptables-legacy
 		in_ns $ns_router ipset destroy;;
@@ -314,6 +415,83 @@ measure_udp()
 	v=$(rx_rate)
 	pg_stop
 	echo "$v"
+}
+
+# measure_udp_replied - measure_udp, but the server answers the flow once
+# at the start, from its port 9 to the client's: conntrack holds a UDP
+# flow for ESTABLISHED only once it has seen a reply, and pktgen's flow
+# has none of its own.
+measure_udp_replied()
+{
+	local v
+
+	pg_start
+	sleep 0.3
+	ip netns exec $ns_server python3 -c "import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('$SERVER_IP', 9))
+s.sendto(b'x' * 18, ('$CLIENT_IP', 9))"
+	sleep 0.2
+	v=$(rx_rate)
+	pg_stop
+	echo "$v"
+}
+
+# measure_newflow C NAME R - pktgen's UDP from 16 source addresses and
+# 65,533 source ports taken in turn (1,048,528 flows before one comes
+# again), to a destination port of its own, for 0.5 s plus $secs; rows
+# of the packets/s at the receiver and of the nf-hipac states and the
+# conntrack entries the router made per second.  Leaves pktgen set for
+# the single udp64 flow again.
+nf_port=10000
+measure_newflow()
+{
+	local v s0 s1 c0 c1 t
+
+	nf_port=$((nf_port + 1))
+	pg_flood "$nf_port"
+	pg_start
+	sleep 0.5
+	s0=$(st_field created) c0=$(ct_made) t=$(now)
+	v=$(rx_rate)
+	s1=$(st_field created) c1=$(ct_made)
+	t=$(elapsed "$t")
+	pg_stop
+	row $1 "$2" "$nrules" newflow "$3" "$v" pps
+	row $1 "$2" "$nrules" newflow-states "$3" \
+		"$(awk "BEGIN { printf \"%.0f\", (${s1:-0} - ${s0:-0}) / $t }")" 1/s
+	row $1 "$2" "$nrules" newflow-ct "$3" \
+		"$(awk "BEGIN { printf \"%.0f\", $(ct_diff "$c0" "$c1") / $t }")" 1/s
+	echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
+}
+
+# pg_flood DPORT [COUNT] - pktgen set for measure_newflow's flows to
+# DPORT, COUNT packets (0: until stopped).
+pg_flood()
+{
+	local d=veth0 f=$tmp/pgf
+
+	{
+		echo "kpktgend_0 rem_device_all"
+		echo "kpktgend_1 rem_device_all"
+		echo "sleep 0.3"
+		echo "kpktgend_0 add_device $d"
+		echo "$d xmit_mode netif_receive"
+		echo "$d count ${2:-0}"
+		echo "$d clone_skb 0"
+		echo "$d delay 0"
+		echo "$d dst_mac $router_mac"
+		echo "$d pkt_size 60"
+		echo "$d src_min 10.0.1.100"
+		echo "$d src_max 10.0.1.115"
+		echo "$d dst_min $SERVER_IP"
+		echo "$d dst_max $SERVER_IP"
+		echo "$d udp_src_min 2"
+		echo "$d udp_src_max 65535"
+		echo "$d udp_dst_min $1"
+		echo "$d udp_dst_max $1"
+	} > "$f"
+	pg_write "$f"
 }
 
 # measure_tcp - one iperf3 run with $tcp_args; prints Mbit/s or nothing.
@@ -434,7 +612,7 @@ turns()
 # a ruleset is skipped once the time budget is spent.
 matrix_round()
 {
-	local r=$1 name nrules fam c t lt last v cs
+	local r=$1 name nrules fam c t lt last v cs s0 c0
 
 	while read -r name nrules fam; do
 		if [ "$r" -gt 1 ] && over_budget "$name-round-$r"; then
@@ -449,6 +627,11 @@ matrix_round()
 			# favours none of them
 			cs=$(turns $((r - 1)) ${set_contenders//none/})
 			[[ " $set_contenders " != *" none "* ]] || cs="none $cs"
+		elif [ "${fam:-4}" = state ]; then
+			cs=$(turns $((r - 1)) $(printf '%s\n' $state_contenders |
+						grep -vx none))
+			[[ " $state_contenders " != *" none "* ]] ||
+				cs="none $cs"
 		fi
 		flows_up "$name"
 		# no firewall once more at the end: the host is shared and noisy,
@@ -475,8 +658,25 @@ matrix_round()
 				echo "bench: $(cname $c): loading $name took ${lt}s, measured in this round only"
 				dead[$c.$name]=1
 			fi
+			if [ "${fam:-4}" = state ]; then
+				s0=$(st_field created) c0=$(ct_made)
+			fi
 			row $(cname $c) "$name" "$nrules" tcp "$r" "$(measure_tcp)" Mbit/s
-			row $(cname $c) "$name" "$nrules" udp64 "$r" "$(measure_udp)" pps
+			if [ "${fam:-4}" = state ]; then
+				v=$(measure_udp_replied)
+			else
+				v=$(measure_udp)
+			fi
+			row $(cname $c) "$name" "$nrules" udp64 "$r" "$v" pps
+			if [ "${fam:-4}" = state ]; then
+				# what kept the flows: nf-hipac's states or
+				# conntrack's entries, never both
+				row $c "$name" "$nrules" made-states "$r" \
+					$(( $(st_field created) - s0 )) states
+				row $c "$name" "$nrules" made-ct "$r" \
+					"$(ct_diff "$c0" "$(ct_made)")" entries
+				measure_newflow $c "$name" "$r"
+			fi
 			if [ $last = 1 ] && [ "$nrules" -ge 100000 ] &&
 			   [ "${fam:-4}" = 4 ]; then
 				for v in $(insert_latency $c); do
@@ -608,10 +808,103 @@ phase_perf()
 	command -v perf >/dev/null || return 0
 	big=$(awk '$1 ~ /^seed-/ { n = $1 } END { print n }' "$in/list")
 	[ -z "$big" ] || perf_profile nf-hipac "$big"
+	if [[ " $state_contenders " == *" nf-hipac-states "* ]]; then
+		for name in $(awk '$3 == "state" { print $1 }' "$in/list"); do
+			perf_profile nf-hipac-states "$name"
+		done
+	fi
 	[[ " $set_contenders " == *" nf-hipac-set "* ]] || return 0
 	for name in $(awk '$3 == "set" { print $1 }' "$in/list"); do
 		perf_profile nf-hipac-set "$name"
 	done
+}
+
+# ---- 10^6 states: the memory each kind of state takes ---------------------
+# mem_snapshot - the memory figures of the guest and the router's tables,
+# the caches dropped first.
+mem_snapshot()
+{
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	echo "== meminfo"
+	cat /proc/meminfo
+	echo "== slabinfo"
+	cat /proc/slabinfo
+	echo "== states"
+	in_ns $ns_router cat $stfile
+	echo "== conntrack"
+	echo "entries: $(ct_count)"
+	echo "buckets: $(sysctl -n net.netfilter.nf_conntrack_buckets)"
+	echo "object_size: $(cat /sys/kernel/slab/nf_conntrack/object_size 2>/dev/null)"
+	echo "slab_size: $(cat /sys/kernel/slab/nf_conntrack/slab_size 2>/dev/null)"
+	echo "aliases: $(cat /sys/kernel/slab/nf_conntrack/aliases 2>/dev/null)"
+	echo "cache: $(basename "$(readlink -f /sys/kernel/slab/nf_conntrack)")"
+}
+
+# held C - the flows contender C's router holds.
+held()
+{
+	case $1 in
+	nf-hipac-states) st_field states;;
+	*) ct_count;;
+	esac
+}
+
+# phase_state_memory - NFHP_BK_STATE_FILL UDP flows through st-mem's
+# keep-state rule, then through its conntrack rules, each within
+# NFHP_BK_STATE_FILL_SECS, with the lifetimes an hour meanwhile; the
+# memory before and after into mem-C-{0,1}.txt.
+phase_state_memory()
+{
+	local n=${NFHP_BK_STATE_FILL:-1000000} tmo=${NFHP_BK_STATE_FILL_SECS:-300}
+	local c f t got lt life ctlife i
+
+	[ -n "$hasstates" ] && [ -f "$in/st-mem.ks.ipt" ] || return 0
+	life=$(st_field udp_lifetime)
+	ctlife=$(in_ns $ns_router sysctl -n net.netfilter.nf_conntrack_udp_timeout)
+	# conntrack first: its entries stay (an hour), and nf-hipac's states,
+	# freed at the end of theirs, would leave free slab objects that
+	# conntrack's extensions took without growing a cache
+	for c in iptables-ct nf-hipac-states; do
+		[[ " $state_contenders " == *" $c "* ]] || continue
+		f=$out/mem-$c
+		in_ns $ns_router sh -c "echo 'udp_lifetime 3600' > $stfile"
+		in_ns $ns_router sysctl -qw net.netfilter.nf_conntrack_udp_timeout=3600
+		if [ $c = iptables-ct ]; then
+			# the rounds' entries die within their 30 s
+			for i in $(seq 30); do
+				[ "$(ct_count)" -gt 1000 ] || break
+				sleep 2
+			done
+			echo "bench: conntrack holds $(ct_count) entries before the fill"
+		fi
+		load $c st-mem || { unload $c; continue; }
+		mem_snapshot > "$f-0.txt"
+		pg_flood 7
+		t=$(now)
+		pg_start
+		while :; do
+			sleep 2
+			got=$(held $c)
+			[ "${got:-0}" -lt "$n" ] || break
+			awk "BEGIN { exit !($(now) - $t > $tmo) }" && break
+		done
+		pg_stop
+		lt=$(elapsed "$t")
+		got=$(held $c)
+		echo "bench: $c holds $got flows after ${lt}s"
+		mem_snapshot > "$f-1.txt"
+		row $c st-mem 0 fill-entries 1 "$got" entries
+		row $c st-mem 0 fill-time 1 "$lt" s
+		t=$(now)
+		unload $c
+		[ $c != nf-hipac-states ] ||
+			row $c st-mem 0 fill-flush 1 "$(elapsed "$t")" s
+		in_ns $ns_router sh -c "echo 'udp_lifetime $life' > $stfile"
+		in_ns $ns_router sysctl -qw \
+			net.netfilter.nf_conntrack_udp_timeout="$ctlife"
+	done
+	echo "0 veth0 $CLIENT_IP $SERVER_IP 9 9 0" | pg_config
 }
 
 # Round 1 of everything first, then the update, SMP and profile phases,
@@ -623,5 +916,6 @@ over_budget perf || phase_perf
 for r in $(seq 2 "$rounds"); do
 	matrix_round "$r"
 done
+phase_state_memory
 in_ns $ns_router cat /proc/net/nf-hipac/info > "$out/nf-hipac-info.txt" 2>&1
 exit 0
