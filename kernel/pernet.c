@@ -238,6 +238,8 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 		nfhp_sets_commit(&hn->sets);
 		nfhp_net_sets_changed(hn);
 	}
+	if (!ret)
+		nfhp_state_places_hide(hn, prepared);
 	for (i = 0; i < NFHP_FAM_MAX; i++) {
 		fam = &hn->fam[i];
 		if (!(prepared & (1u << i)))
@@ -253,6 +255,8 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 	}
 	if (ret)
 		nfhp_net_abort(hn);
+	else
+		nfhp_state_places_publish(hn, prepared);
 	nfhp_net_changed(hn);
 	nfhp_net_release(hn);
 	return ret;
@@ -465,6 +469,7 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	flush_rcu_work(&hn->release_work);
 	flush_rcu_work(&hn->set_gc_work);
 	mutex_lock(&hn->lock);
+	nfhp_state_places_free(hn);
 	nfhp_net_free_rulesets(hn);
 	/* The rules referred to the sets: they go after them. */
 	nfhp_sets_free(&hn->sets);
