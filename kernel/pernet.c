@@ -19,8 +19,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/timekeeping.h>
-#include <net/netfilter/nf_conntrack.h>
 
+#include "conntrack.h"
 #include "hooks.h"
 #include "pernet.h"
 #include "proc.h"
@@ -92,7 +92,7 @@ static void nfhp_fam_ct_put(struct nfhp_fam *fam)
 {
 	if (!fam->ct_held)
 		return;
-	nf_ct_netns_put(fam->hn->net, fam->family);
+	nfhp_ct_netns_put(fam->hn->net, fam->family);
 	fam->ct_held = false;
 }
 
@@ -114,7 +114,7 @@ static int nfhp_fam_prepare(struct nfhp_fam *fam, const char **msg)
 	int ret;
 
 	if (!fam->ct_held && nfhp_ruleset_uses_dim(fam->rs, NFHP_DIM_STATE)) {
-		ret = nf_ct_netns_get(fam->hn->net, fam->family);
+		ret = nfhp_ct_netns_get(fam->hn->net, fam->family);
 		if (ret) {
 			*msg = "cannot enable connection tracking";
 			return ret;

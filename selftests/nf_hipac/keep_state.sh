@@ -41,10 +41,11 @@ from() { local NFHP_SPORT=$1; shift; "$@"; }
 back_ok() { NFHP_SPORT=$2 nfhp_conn udp "$1" $ns_server $ns_client $CLIENT_IP; }
 back_fail() { back_ok "$@"; [ $? -eq 1 ]; }
 
-# No conntrack: the states are nf-hipac's own.  The module links against
-# nf_conntrack (for ctstate rules), but its hooks run in a namespace only
-# once something there asks for them, and nothing here does: the router's
-# conntrack table stays empty.
+# No conntrack: the states are nf-hipac's own.  nf_conntrack may be
+# loaded by other tests, but its hooks run in a namespace only once
+# something there asks for them, and nothing here does: the router's
+# conntrack table stays empty.  (unload.sh checks that nf_hipac works
+# with nf_conntrack not loaded at all.)
 ct_idle() { ! in_ns $ns_router grep -q . /proc/net/nf_conntrack 2>/dev/null; }
 
 cif=$ROUTER_CLIENT_IF
