@@ -7,6 +7,7 @@
  * at them keep working.
  */
 #include "set_parse.h"
+#include "set_port.h"
 #include "parse.h"
 
 #include <errno.h>
@@ -35,6 +36,8 @@ static const struct {
 	{ "hash:net", NFHP_SET_ADDR, "lpm" },
 	{ "bitmap:port", NFHP_SET_NUMBER, "bitmap" },
 	{ "bitmap:port", NFHP_SET_NUMBER, "range" },
+	{ "hash:ip,port", NFHP_SET_FLOW, "hash" },
+	{ "hash:net,port", NFHP_SET_FLOW, "lpm" },
 };
 
 /* The highest port, and the range a bitmap:port set is listed with. */
@@ -42,7 +45,8 @@ static const struct {
 
 /**
  * nfhp_set_parse_typename() - the type and algorithm of an ipset type name
- * @s: "hash:ip", "hash:net" or "bitmap:port"
+ * @s: "hash:ip", "hash:net", "bitmap:port", "hash:ip,port" or
+ *	"hash:net,port"
  * @type: set to &enum nfhp_set_type
  * @algo: set to the algorithm, "hash", "lpm" or "bitmap"
  *
@@ -67,14 +71,16 @@ bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo)
  * @info: the set
  *
  * Return: "hash:ip" for hosts in a hash, "hash:net" for prefixes,
- * "bitmap:port" for numbers.
+ * "bitmap:port" for numbers, "hash:ip,port" and "hash:net,port" for
+ * flows.
  */
 const char *nfhp_set_typename(const struct nfhp_set_info *info)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(typenames); i++)
-		if (!strcmp(info->algo, typenames[i].algo))
+		if (typenames[i].type == info->type &&
+		    !strcmp(info->algo, typenames[i].algo))
 			return typenames[i].name;
 	return info->algo;
 }
@@ -85,8 +91,9 @@ static bool algo_of_type(const char *algo, u8 type)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(typenames); i++)
-		if (!strcmp(algo, typenames[i].algo))
-			return typenames[i].type == type;
+		if (typenames[i].type == type &&
+		    !strcmp(algo, typenames[i].algo))
+			return true;
 	return false;
 }
 
@@ -402,35 +409,27 @@ static int parse_num_elem(const char *s, const char *algo,
 }
 
 /**
- * nfhp_set_parse_elem() - the keys of an element
+ * parse_addr_elem() - the keys of an address element
  * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4)
  * @family: the set's &enum nfhp_family
- * @algo: the set's algorithm: "hash" takes hosts only
+ * @hosts: the set takes hosts only: a prefix or range stands for each
  * @fn: called for each key
  * @data: its argument
  * @err: ipset's message on failure
  * @errlen: its room
  *
- * The bits of a prefix below its length are cleared, as ipset clears
- * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
- * hash:ip does.  A number set ("bitmap", "range") takes "N" or
- * "FIRST-LAST" as one key: the kernel's algorithm decides what a range
- * is (each port of it, or one entry).
- *
  * Return: 0, @fn's non-zero value, or -EINVAL.
  */
-int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
-			int (*fn)(void *data, const struct nfhp_set_entry *e),
-			void *data, char *err, size_t errlen)
+static int parse_addr_elem(const char *s, u8 family, bool hosts,
+			   int (*fn)(void *data,
+				     const struct nfhp_set_entry *e),
+			   void *data, char *err, size_t errlen)
 {
 	unsigned int bits = family_bits(family);
-	bool hosts = !strcmp(algo, "hash");
 	char buf[INET6_ADDRSTRLEN + 8];
 	nfhp_u128 lo, hi;
 	char *slash, *dash;
 
-	if (nfhp_set_algo_number(algo))
-		return parse_num_elem(s, algo, fn, data, err, errlen);
 	if (strlen(s) >= sizeof(buf))
 		return bad_addr(s, family, err, errlen);
 	strcpy(buf, s);
@@ -485,6 +484,115 @@ int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
 		return -EINVAL;
 	}
 	return walk_range(lo, hi, bits, hosts, fn, data);
+}
+
+/**
+ * struct flow_ctx - the keys of a flow element, address by address
+ * @port: its protocol and ports
+ * @fn: called for each key
+ * @data: its argument
+ * @prefixes: the set holds prefixes, 1 to the family's width long
+ * @bad_plen: a prefix of length 0 came up
+ */
+struct flow_ctx {
+	struct nfhp_set_port port;
+	int (*fn)(void *data, const struct nfhp_set_entry *e);
+	void *data;
+	bool prefixes;
+	bool bad_plen;
+};
+
+/* Each port of the element with the address or prefix @e. */
+static int flow_addr_cb(void *data, const struct nfhp_set_entry *e)
+{
+	struct flow_ctx *f = data;
+	struct nfhp_set_entry k = *e;
+	u32 p;
+	int ret;
+
+	if (f->prefixes && !e->plen) {
+		f->bad_plen = true;
+		return -EINVAL;
+	}
+	k.proto = f->port.proto;
+	for (p = f->port.lo; p <= f->port.hi; p++) {
+		k.port = p;
+		ret = f->fn(f->data, &k);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A flow set's element, "ADDR-PART,[PROTO:]PORT[-PORT]": a key for each
+ * address (or prefix of "lpm") and each port, addresses outer, as ipset
+ * adds them.
+ */
+static int parse_flow_elem(const char *s, u8 family, const char *algo,
+			   int (*fn)(void *data,
+				     const struct nfhp_set_entry *e),
+			   void *data, char *err, size_t errlen)
+{
+	struct flow_ctx f = { .fn = fn, .data = data,
+			      .prefixes = strcmp(algo, "hash") };
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *comma = strchr(s, ',');
+	int ret;
+
+	if (!comma) {
+		msg(err, errlen,
+		    "Syntax error: Second element is missing from %s.", s);
+		return -EINVAL;
+	}
+	if ((size_t)(comma - s) >= sizeof(buf))
+		return bad_addr(s, family, err, errlen);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(comma - s), s);
+	if (nfhp_set_parse_port(comma + 1, family, &f.port, err, errlen))
+		return -EINVAL;
+	ret = parse_addr_elem(buf, family, !f.prefixes, flow_addr_cb, &f, err,
+			      errlen);
+	if (f.bad_plen) {
+		/* The kernel's answer in ipset. */
+		msg(err, errlen,
+		    "The value of the CIDR parameter of the IP address is invalid");
+		return -EINVAL;
+	}
+	return ret;
+}
+
+/**
+ * nfhp_set_parse_elem() - the keys of an element
+ * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4); of a flow set that
+ *	and ",[PROTO:]PORT[-PORT]"; of a number set "N" or "FIRST-LAST"
+ * @family: the set's &enum nfhp_family
+ * @type: the set's &enum nfhp_set_type
+ * @algo: the set's algorithm: "hash" takes hosts only
+ * @fn: called for each key
+ * @data: its argument
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * The bits of a prefix below its length are cleared, as ipset clears
+ * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
+ * hash:ip does.  A number set ("bitmap", "range") takes "N" or
+ * "FIRST-LAST" as one key: the kernel's algorithm decides what a range
+ * is (each port of it, or one entry).  A flow set takes a key for each
+ * address or prefix of the address part and each port of the port part;
+ * "lpm" refuses a prefix of length 0, as ipset's hash:net,port does.
+ *
+ * Return: 0, @fn's non-zero value, or -EINVAL.
+ */
+int nfhp_set_parse_elem(const char *s, u8 family, u8 type, const char *algo,
+			int (*fn)(void *data, const struct nfhp_set_entry *e),
+			void *data, char *err, size_t errlen)
+{
+	if (type == NFHP_SET_NUMBER)
+		return parse_num_elem(s, algo, fn, data, err, errlen);
+	if (type == NFHP_SET_FLOW)
+		return parse_flow_elem(s, family, algo, fn, data, err, errlen);
+	return parse_addr_elem(s, family, !strcmp(algo, "hash"), fn, data,
+			       err, errlen);
 }
 
 /**
@@ -573,7 +681,15 @@ void nfhp_set_elem_str(char *buf, size_t len,
 		       const struct nfhp_set_info *info,
 		       const struct nfhp_set_entry *e)
 {
-	if (info->type != NFHP_SET_NUMBER)
+	char port[48];
+	size_t n;
+
+	if (info->type == NFHP_SET_FLOW) {
+		nfhp_set_key_str(buf, len, info->family, e);
+		nfhp_set_port_str(port, sizeof(port), e->proto, e->port);
+		n = strlen(buf);
+		snprintf(buf + n, len - n, ",%s", port);
+	} else if (info->type != NFHP_SET_NUMBER)
 		nfhp_set_key_str(buf, len, info->family, e);
 	else if ((u32)e->addr == e->hi)
 		snprintf(buf, len, "%u", (u32)e->addr);
@@ -619,7 +735,7 @@ void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info)
 void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
 			const struct nfhp_set_entry *e)
 {
-	char key[INET6_ADDRSTRLEN + 8];
+	char key[NFHP_SET_ELEM_STRLEN];
 
 	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fprintf(f, "add %s %s", info->name, key);
@@ -660,7 +776,7 @@ void nfhp_set_print_list_head(FILE *f, const struct nfhp_set_info *info,
 void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
 			   const struct nfhp_set_entry *e)
 {
-	char key[INET6_ADDRSTRLEN + 8];
+	char key[NFHP_SET_ELEM_STRLEN];
 
 	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fputs(key, f);

@@ -54,9 +54,20 @@ static void test_typenames(void)
 	check(nfhp_set_parse_typename("hash:net", &type, &algo) &&
 	      type == NFHP_SET_ADDR && !strcmp(algo, "lpm"),
 	      "hash:net is an addr set of prefixes");
-	check(!nfhp_set_parse_typename("hash:ip,port", &type, &algo) &&
+	check(nfhp_set_parse_typename("hash:ip,port", &type, &algo) &&
+	      type == NFHP_SET_FLOW && !strcmp(algo, "hash"),
+	      "hash:ip,port is a flow set in a hash");
+	check(nfhp_set_parse_typename("hash:net,port", &type, &algo) &&
+	      type == NFHP_SET_FLOW && !strcmp(algo, "lpm"),
+	      "hash:net,port is a flow set of prefixes");
+	check(!nfhp_set_parse_typename("hash:ip,mark", &type, &algo) &&
 	      !nfhp_set_parse_typename("hash:", &type, &algo),
 	      "other types are refused");
+	info.type = NFHP_SET_FLOW;
+	strcpy(info.algo, "lpm");
+	check(!strcmp(nfhp_set_typename(&info), "hash:net,port"),
+	      "a flow lpm set prints as hash:net,port");
+	info.type = NFHP_SET_ADDR;
 	strcpy(info.algo, "lpm");
 	check(!strcmp(nfhp_set_typename(&info), "hash:net"),
 	      "an lpm set prints as hash:net");
@@ -142,8 +153,10 @@ static int elem(const char *s, u8 family, const char *algo, struct keys *k)
 	memset(k, 0, sizeof(*k));
 	k->family = family;
 	err[0] = '\0';
-	return nfhp_set_parse_elem(s, family, algo, keys_cb, k, err,
-				   sizeof(err));
+	return nfhp_set_parse_elem(s, family,
+				   nfhp_set_algo_number(algo) ? NFHP_SET_NUMBER :
+								NFHP_SET_ADDR,
+				   algo, keys_cb, k, err, sizeof(err));
 }
 
 static void test_elems(void)
@@ -647,10 +660,122 @@ static void test_num_wire(void)
 	      "add: the range read back");
 }
 
+/* A flow set's element: its keys as ipset prints them, or 0 and @err. */
+static unsigned int flow(const char *s, u8 family, const char *algo,
+			 char *out, size_t len)
+{
+	struct nfhp_set_info info = { .type = NFHP_SET_FLOW, .family = family };
+	char one[NFHP_SET_ELEM_STRLEN];
+	struct keys k;
+	unsigned int i;
+
+	memset(&k, 0, sizeof(k));
+	k.family = family;
+	snprintf(info.algo, sizeof(info.algo), "%s", algo);
+	err[0] = out[0] = '\0';
+	if (nfhp_set_parse_elem(s, family, NFHP_SET_FLOW, algo, keys_cb, &k,
+				err, sizeof(err)))
+		return 0;
+	for (i = 0; i < k.n && i < ARRAY_SIZE(k.e); i++) {
+		nfhp_set_elem_str(one, sizeof(one), &info, &k.e[i]);
+		snprintf(out + strlen(out), len - strlen(out), "%s%s",
+			 i ? " " : "", one);
+	}
+	return k.n;
+}
+
+static void test_flow_elems(void)
+{
+	const u8 v4 = NFHP_FAMILY_IPV4, v6 = NFHP_FAMILY_IPV6;
+	char o[1024];
+
+	check(flow("10.0.0.1,80", v4, "hash", o, sizeof(o)) == 1 &&
+	      !strcmp(o, "10.0.0.1,tcp:80"), "flow: tcp by default: %s", o);
+	check(flow("10.0.0.1,tcp:80-82", v4, "hash", o, sizeof(o)) == 3 &&
+	      !strcmp(o, "10.0.0.1,tcp:80 10.0.0.1,tcp:81 10.0.0.1,tcp:82"),
+	      "flow: a port range is a key per port: %s", o);
+	check(flow("10.0.0.2/31,udp:53", v4, "hash", o, sizeof(o)) == 2 &&
+	      !strcmp(o, "10.0.0.2,udp:53 10.0.0.3,udp:53"),
+	      "flow hash: a prefix is its hosts: %s", o);
+	check(flow("10.0.0.9/24,udp:53", v4, "lpm", o, sizeof(o)) == 1 &&
+	      !strcmp(o, "10.0.0.0/24,udp:53"),
+	      "flow lpm: a prefix, its host bits cleared: %s", o);
+	check(flow("10.1.0.0-10.1.0.5,tcp:3", v4, "lpm", o, sizeof(o)) == 2 &&
+	      !strcmp(o, "10.1.0.0/30,tcp:3 10.1.0.4/31,tcp:3"),
+	      "flow lpm: a range is ipset's prefixes: %s", o);
+	check(flow("10.0.0.3,icmp:8/0", v4, "hash", o, sizeof(o)) == 1 &&
+	      !strcmp(o, "10.0.0.3,icmp:echo-request"),
+	      "flow: ICMP by type/code, printed by ipset's name: %s", o);
+	check(flow("10.0.0.3,icmp:ping", v4, "hash", o, sizeof(o)) == 1 &&
+	      !strcmp(o, "10.0.0.3,icmp:echo-request"),
+	      "flow: ICMP by another name of ipset's: %s", o);
+	check(flow("10.0.0.3,icmp:3/8", v4, "hash", o, sizeof(o)) == 1 &&
+	      !strcmp(o, "10.0.0.3,icmp:3/8"),
+	      "flow: an ICMP type/code without a name: %s", o);
+	check(flow("10.0.0.6,47:0", v4, "hash", o, sizeof(o)) == 1 &&
+	      !strcmp(o, "10.0.0.6,gre:0"),
+	      "flow: a protocol by number, printed by name: %s", o);
+	check(flow("2001:db8::/64,icmpv6:128/0", v6, "lpm", o, sizeof(o)) == 1 &&
+	      !strcmp(o, "2001:db8::/64,ipv6-icmp:echo-request"),
+	      "flow: ICMPv6 as ipset prints it: %s", o);
+	check(flow("2001:db8::1,ipv6-icmp:echo-request", v6, "hash", o,
+		   sizeof(o)) == 1,
+	      "flow: what ipset save prints is taken back");
+	check(!flow("10.0.0.1", v4, "hash", o, sizeof(o)) &&
+	      !strcmp(err, "Syntax error: Second element is missing from 10.0.0.1."),
+	      "flow: no port, ipset's message: %s", err);
+	check(!flow("10.0.0.1,gre:5", v4, "hash", o, sizeof(o)) &&
+	      !strcmp(err, "Syntax error: Protocol gre can be used with pseudo port value 0 only."),
+	      "flow: a port on a protocol without: %s", err);
+	check(!flow("10.0.0.1,0:0", v4, "hash", o, sizeof(o)) &&
+	      !strcmp(err, "Invalid protocol specified"),
+	      "flow: protocol 0, ipset's message: %s", err);
+	check(!flow("10.0.0.1,foo:1", v4, "hash", o, sizeof(o)) &&
+	      !strcmp(err, "Syntax error: cannot parse 'foo' as a protocol"),
+	      "flow: an unknown protocol: %s", err);
+	check(!flow("10.0.0.1,icmpv6:1/0", v4, "hash", o, sizeof(o)) &&
+	      !strcmp(err, "Syntax error: Protocol ICMPv6 can be used with family inet6 only"),
+	      "flow: ICMPv6 in an IPv4 set: %s", err);
+	check(!flow("10.0.0.0/0,tcp:3", v4, "lpm", o, sizeof(o)) &&
+	      !strcmp(err, "The value of the CIDR parameter of the IP address is invalid"),
+	      "flow lpm: /0 refused, ipset's message: %s", err);
+	check(!flow("10.0.0.1,tcp:70000", v4, "hash", o, sizeof(o)) &&
+	      strstr(err, "'70000' is out of range 0-65535"),
+	      "flow: a port out of range: %s", err);
+}
+
+static void test_flow_wire(void)
+{
+	struct nfhp_set_info info = {
+		.name = "f", .type = NFHP_SET_FLOW, .algo = "hash",
+	};
+	struct nfhp_set_entry e = { .addr = 0x0a000001, .plen = 32,
+				    .proto = 17, .port = 53, .value = 3 };
+	const struct nlattr *set, *ent;
+	struct nfhp_set_info back = {};
+	struct nlmsghdr *nlh;
+	struct seen s = {};
+
+	nlh = msg_start(NFHP_CMD_SET_ADD);
+	nfhp_nl_put_set(nlh, &info, 0, &e, 1, true);
+	set = mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr));
+	ent = find_attr(set, NFHPA_SET_ENTRY);
+	check(find_attr(ent, NFHPA_SETE_ADDR) &&
+	      mnl_attr_get_u8(find_attr(ent, NFHPA_SETE_PROTO)) == 17 &&
+	      mnl_attr_get_u16(find_attr(ent, NFHPA_SETE_PORT)) == 53,
+	      "add: a flow entry is ADDR, PLEN, PROTO and PORT");
+	check(!nfhp_nl_parse_set_msg(nlh, &back, seen_cb, &s) && s.n == 1 &&
+	      s.e[0].addr == 0x0a000001 && s.e[0].proto == 17 &&
+	      s.e[0].port == 53 && s.e[0].value == 3,
+	      "add: the flow entry read back");
+}
+
 int main(void)
 {
 	test_numbers();
 	test_num_wire();
+	test_flow_elems();
+	test_flow_wire();
 	test_typenames();
 	test_create();
 	test_elems();

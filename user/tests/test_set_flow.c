@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_set_flow: the algorithms of flow sets against a naive list.
+ *
+ *	test_set_flow [steps [seed]]
+ *
+ * "hash" (hosts) and "lpm" (prefixes), in each family, take random adds
+ * (with and without update), deletes, lookups, finds and walks.  The keys
+ * come from a small pool so that they collide, nest and come back after
+ * a delete: a few addresses cut at several lengths (/1, the width, and
+ * random ones; hosts only for "hash"), each with a protocol and a port
+ * drawn from a few that meet at the ends (ports 0, 1, 65535, TCP and UDP
+ * on the same port, ICMP type/code, a protocol without ports).  The
+ * reference is a list of entries, searched whole: of those with the
+ * packet's protocol and port, the longest prefix that holds the address
+ * wins.  Every step's result, and the whole content at every walk, must
+ * agree.  Allocation failures are injected on the way: a refused add
+ * leaves the set as it was.  At the end every byte is given back.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "set_algo.h"
+#include "tap.h"
+#include "xorshift.h"
+
+#define POOL_SIZE	64
+#define REF_MAX		POOL_SIZE
+
+/**
+ * struct algo_case - an algorithm and the keys it takes
+ * @algo: the algorithm
+ * @hosts_only: it takes only full-width keys
+ */
+struct algo_case {
+	const struct nfhp_set_algo *algo;
+	bool hosts_only;
+};
+
+static const struct algo_case algos[] = {
+	{ &nfhp_set_flow_hash, true },
+	{ &nfhp_set_flow_lpm, false },
+};
+
+/**
+ * struct ref_entry - one key of the reference
+ * @key: the key
+ * @value: its value
+ */
+struct ref_entry {
+	struct nfhp_set_key key;
+	u32 value;
+};
+
+/**
+ * struct ref_set - the naive reference: a list
+ * @e: the entries, in no order
+ * @n: how many
+ */
+struct ref_set {
+	struct ref_entry e[REF_MAX];
+	unsigned int n;
+};
+
+static unsigned int width_of(u8 family)
+{
+	return family == NFHP_FAMILY_IPV6 ? 128 : 32;
+}
+
+static nfhp_u128 all_ones(unsigned int width)
+{
+	return width == 128 ? ~(nfhp_u128)0 : ((nfhp_u128)1 << width) - 1;
+}
+
+/* @addr with the bits below a /@plen cleared. */
+static nfhp_u128 prefix_of(nfhp_u128 addr, unsigned int plen,
+			   unsigned int width)
+{
+	nfhp_u128 host = plen >= width ? 0 : all_ones(width - plen);
+
+	return addr & ~host & all_ones(width);
+}
+
+static bool key_eq(const struct nfhp_set_key *a, const struct nfhp_set_key *b)
+{
+	return a->addr == b->addr && a->plen == b->plen &&
+	       a->proto == b->proto && a->port == b->port;
+}
+
+static int ref_index(const struct ref_set *r, const struct nfhp_set_key *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++)
+		if (key_eq(&r->e[i].key, k))
+			return i;
+	return -1;
+}
+
+/*
+ * The entry of @r a packet's key @k hits: its protocol and port, the
+ * longest prefix that holds its address.
+ */
+static bool ref_lookup(const struct ref_set *r, const struct nfhp_set_key *k,
+		       unsigned int width, u32 *value)
+{
+	const struct nfhp_set_key *e;
+	int best = -1;
+	unsigned int i;
+
+	for (i = 0; i < r->n; i++) {
+		e = &r->e[i].key;
+		if (e->proto != k->proto || e->port != k->port ||
+		    prefix_of(k->addr, e->plen, width) != e->addr)
+			continue;
+		if (best < 0 || e->plen > r->e[best].key.plen)
+			best = i;
+	}
+	if (best >= 0)
+		*value = r->e[best].value;
+	return best >= 0;
+}
+
+/* A protocol and port that meet others at the ends. */
+static void random_proto_port(u8 family, struct nfhp_set_key *k)
+{
+	static const u16 ports[] = { 0, 1, 80, 65535 };
+
+	switch (rnd() % 6) {
+	case 0:
+		k->proto = family == NFHP_FAMILY_IPV6 ? 58 : 1;
+		k->port = 8 << 8 | (rnd() % 2);		/* echo, code 0 or 1 */
+		break;
+	case 1:
+		k->proto = 47;				/* GRE: no ports */
+		k->port = 0;
+		break;
+	case 2:
+		k->proto = 132;				/* SCTP */
+		k->port = ports[rnd() % ARRAY_SIZE(ports)];
+		break;
+	default:
+		k->proto = rnd() % 2 ? 6 : 17;		/* TCP, UDP */
+		k->port = ports[rnd() % ARRAY_SIZE(ports)];
+	}
+}
+
+/*
+ * Keys that collide, nest and hit the ends: a few base addresses, each
+ * cut at several lengths; for hosts, the bases and their neighbours.
+ */
+static void make_pool(struct nfhp_set_key *pool, u8 family, bool hosts_only)
+{
+	unsigned int width = width_of(family), i, plen;
+	nfhp_u128 base[4] = { 1, all_ones(width) };
+
+	for (i = 2; i < ARRAY_SIZE(base); i++)
+		base[i] = ((nfhp_u128)rnd() << 64 | rnd()) & all_ones(width);
+	for (i = 0; i < POOL_SIZE; i++) {
+		nfhp_u128 a = base[i % ARRAY_SIZE(base)];
+
+		switch (hosts_only ? 0 : i / ARRAY_SIZE(base) % 4) {
+		case 0:
+			plen = width;
+			a = (a + i / ARRAY_SIZE(base) % 3) & all_ones(width);
+			break;
+		case 1:
+			plen = 1;
+			break;
+		case 2:
+			plen = width - 1;
+			break;
+		default:
+			plen = 1 + rnd() % width;
+		}
+		pool[i] = (struct nfhp_set_key){
+			.addr = prefix_of(a, plen, width), .plen = plen };
+		random_proto_port(family, &pool[i]);
+	}
+}
+
+/* A packet's key near the pool's: its address, protocol and port or a
+ * neighbour of them.
+ */
+static struct nfhp_set_key random_packet(const struct nfhp_set_key *pool,
+					 u8 family)
+{
+	unsigned int width = width_of(family);
+	struct nfhp_set_key k = pool[rnd() % POOL_SIZE];
+
+	k.plen = width;
+	switch (rnd() % 5) {
+	case 0:
+		break;
+	case 1:
+		k.addr |= all_ones(width) & ((nfhp_u128)rnd() <<
+					     (rnd() % 2 ? 0 : 64));
+		k.addr &= all_ones(width);
+		break;
+	case 2:
+		k.port++;
+		break;
+	case 3:
+		k.proto = k.proto == 6 ? 17 : 6;
+		break;
+	default:
+		k.addr = (k.addr + 1) & all_ones(width);
+	}
+	return k;
+}
+
+/**
+ * struct walk_check - what a walk of the set must list
+ * @ref: the reference
+ * @seen: which of its entries the walk listed
+ * @bad: entries listed that are not in it, or listed twice, or with
+ *	another value
+ */
+struct walk_check {
+	const struct ref_set *ref;
+	bool seen[REF_MAX];
+	unsigned int bad;
+};
+
+static int walk_one(void *arg, const struct nfhp_set_key *key, u32 value)
+{
+	struct walk_check *w = arg;
+	int i = ref_index(w->ref, key);
+
+	/* Now and then refuse the entry: the next call must offer it again. */
+	if (rnd() % 6 == 0)
+		return -1;
+	if (i < 0 || w->seen[i] || w->ref->e[i].value != value)
+		w->bad++;
+	else
+		w->seen[i] = true;
+	/* Stop now and then: the cursor must take the walk on. */
+	return rnd() % 4 == 0;
+}
+
+static bool walk_agrees(const struct nfhp_set_algo *algo, const void *set,
+			const struct ref_set *ref)
+{
+	struct walk_check w = { .ref = ref };
+	u64 cursor = 0;
+	unsigned int i;
+
+	while (algo->walk(set, &cursor, walk_one, &w))
+		;
+	for (i = 0; i < ref->n; i++)
+		if (!w.seen[i])
+			w.bad++;
+	return !w.bad && algo->count(set) == ref->n;
+}
+
+/**
+ * struct run - one algorithm in one family
+ * @c: the algorithm
+ * @family: the family
+ * @width: its address width
+ * @ctx: the writer's context
+ * @set: the instance
+ * @ref: the reference
+ * @pool: the keys
+ * @bad: steps that disagreed
+ * @hits: lookups that found an entry, so that the test is not all misses
+ */
+struct run {
+	const struct algo_case *c;
+	u8 family;
+	unsigned int width;
+	struct nfhp_set_ctx ctx;
+	void *set;
+	struct ref_set ref;
+	struct nfhp_set_key pool[POOL_SIZE];
+	unsigned int bad;
+	unsigned int hits;
+};
+
+static void step_add(struct run *r, const struct nfhp_set_key *k)
+{
+	bool update = rnd() % 2;
+	u32 value = (u32)rnd();
+	int i = ref_index(&r->ref, k), want, got;
+
+	/* Now and then the add runs out of memory, and must change nothing. */
+	nfhp_shim_fail_countdown = rnd() % 8 == 0 ? 1 + rnd() % 2 : 0;
+	got = r->c->algo->add(&r->ctx, r->set, k, value, update);
+	nfhp_shim_fail_countdown = 0;
+	if (got == -ENOMEM)
+		return;
+	if (i >= 0) {
+		want = update ? NFHP_SET_UPDATED : NFHP_SET_EXISTS;
+		if (update)
+			r->ref.e[i].value = value;
+	} else {
+		want = NFHP_SET_ADDED;
+		r->ref.e[r->ref.n++] = (struct ref_entry){ *k, value };
+	}
+	r->bad += got != want;
+}
+
+static void step_del(struct run *r, const struct nfhp_set_key *k)
+{
+	int i = ref_index(&r->ref, k), got;
+
+	got = r->c->algo->del(&r->ctx, r->set, k);
+	if (i < 0) {
+		r->bad += got != NFHP_SET_NOT_FOUND;
+		return;
+	}
+	r->bad += got != NFHP_SET_DELETED;
+	r->ref.e[i] = r->ref.e[--r->ref.n];
+}
+
+static void step_lookup(struct run *r)
+{
+	struct nfhp_set_key k = random_packet(r->pool, r->family);
+	u32 want = 0, got = 0;
+	bool in_ref, in_set;
+
+	in_ref = ref_lookup(&r->ref, &k, r->width, &want);
+	in_set = r->c->algo->lookup(r->set, &k, &got);
+	r->bad += in_ref != in_set || (in_ref && want != got);
+	r->hits += in_set;
+}
+
+static void step_find(struct run *r, const struct nfhp_set_key *k)
+{
+	int i = ref_index(&r->ref, k);
+	u32 got = 0;
+	bool in_set;
+
+	in_set = r->c->algo->find(r->set, k, &got);
+	r->bad += in_set != (i >= 0) || (i >= 0 && got != r->ref.e[i].value);
+}
+
+/*
+ * Keys no flow set takes: protocol 0, a port on a protocol without one,
+ * the other family's ICMP with a type, a prefix of 0 or too long, host
+ * bits, an IPv6 address in IPv4; of "hash" a prefix.
+ */
+static bool refuses_bad_keys(struct run *r)
+{
+	u8 other_icmp = r->family == NFHP_FAMILY_IPV6 ? 1 : 58;
+	const struct nfhp_set_key bad[] = {
+		{ .addr = 1, .plen = r->width, .proto = 0 },
+		{ .addr = 1, .plen = r->width, .proto = 47, .port = 1 },
+		{ .addr = 1, .plen = r->width, .proto = other_icmp,
+		  .port = 8 << 8 },
+		{ .addr = 0, .plen = 0, .proto = 6 },
+		{ .addr = 0, .plen = r->width + 1, .proto = 6 },
+		{ .addr = 1, .plen = r->width - 8, .proto = 6 },
+		{ .addr = (nfhp_u128)1 << 40, .plen = 32, .proto = 6 },
+		{ .addr = 0, .plen = r->width - 8, .proto = 6 },
+	};
+	unsigned int i, n = ARRAY_SIZE(bad);
+	bool ok = true;
+
+	if (r->family == NFHP_FAMILY_IPV6)
+		n--;			/* the 2^40 one is an IPv6 address */
+	if (!r->c->hosts_only)
+		n--;			/* a /W-8 prefix is a key of "lpm" */
+	for (i = 0; i < n; i++)
+		ok &= r->c->algo->add(&r->ctx, r->set, &bad[i], 1, true) ==
+		      -EINVAL;
+	return ok && r->c->algo->count(r->set) == r->ref.n;
+}
+
+static void run_one(const struct algo_case *c, u8 family, unsigned int steps)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_set_gc gc = {};
+	struct run r = { .c = c, .family = family,
+			 .width = width_of(family),
+			 .ctx = { .mem = &mem, .gc = &gc } };
+	unsigned int s, walks_bad = 0;
+
+	make_pool(r.pool, family, c->hosts_only);
+	r.set = c->algo->create(&r.ctx, family, rnd() % 64);
+	check(r.set, "flow %s/%u: create", c->algo->name, r.width);
+	if (!r.set)
+		return;
+	for (s = 0; s < steps; s++) {
+		const struct nfhp_set_key *k = &r.pool[rnd() % POOL_SIZE];
+
+		switch (rnd() % 8) {
+		case 0: case 1: case 2:
+			step_add(&r, k);
+			break;
+		case 3: case 4:
+			step_del(&r, k);
+			break;
+		case 5:
+			step_find(&r, k);
+			break;
+		default:
+			step_lookup(&r);
+		}
+		if (s % 97 == 0)
+			walks_bad += !walk_agrees(c->algo, r.set, &r.ref);
+		if (s % 13 == 0)
+			nfhp_set_gc_run(&r.ctx, false);
+		if (s % 31 == 0)
+			synchronize_rcu();
+	}
+	check(!r.bad && r.hits > steps / 40,
+	      "flow %s/%u: %u steps agree with the list (%u disagree, %u hits)",
+	      c->algo->name, r.width, steps, r.bad, r.hits);
+	check(!walks_bad && walk_agrees(c->algo, r.set, &r.ref),
+	      "flow %s/%u: walks list what the list holds", c->algo->name,
+	      r.width);
+	check(refuses_bad_keys(&r), "flow %s/%u: bad keys refused, set unchanged",
+	      c->algo->name, r.width);
+	c->algo->destroy(&r.ctx, r.set);
+	nfhp_set_gc_run(&r.ctx, true);
+	check(!mem.used && !gc.bytes,
+	      "flow %s/%u: every byte given back (%llu left)", c->algo->name,
+	      r.width, (unsigned long long)mem.used);
+}
+
+/* Many keys: the table grows and shrinks through several rehashes. */
+static void run_bulk(const struct algo_case *c, u8 family)
+{
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_set_gc gc = {};
+	struct nfhp_set_ctx ctx = { .mem = &mem, .gc = &gc };
+	unsigned int width = width_of(family), n = 20000, i, bad = 0;
+	void *set = c->algo->create(&ctx, family, 0);
+	struct nfhp_set_key k = { .proto = 17 };
+	u32 v;
+
+	if (!set) {
+		check(false, "flow %s/%u: bulk create", c->algo->name, width);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		k.addr = (nfhp_u128)(i / 4 * 2654435761u) << (width - 32);
+		k.port = i % 4;
+		k.plen = c->hosts_only ? width : 32;
+		bad += c->algo->add(&ctx, set, &k, i, false) != NFHP_SET_ADDED;
+	}
+	for (i = 0; i < n; i++) {
+		k.addr = (nfhp_u128)(i / 4 * 2654435761u) << (width - 32);
+		k.port = i % 4;
+		k.plen = width;
+		bad += !c->algo->lookup(set, &k, &v) || v != i;
+		if (i % 2) {
+			k.plen = c->hosts_only ? width : 32;
+			bad += c->algo->del(&ctx, set, &k) != NFHP_SET_DELETED;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		k.addr = (nfhp_u128)(i / 4 * 2654435761u) << (width - 32);
+		k.port = i % 4;
+		k.plen = width;
+		bad += c->algo->lookup(set, &k, &v) != !(i % 2);
+	}
+	check(!bad && c->algo->count(set) == n / 2,
+	      "flow %s/%u: %u keys added, half deleted, the rest found (%u bad)",
+	      c->algo->name, width, n, bad);
+	c->algo->destroy(&ctx, set);
+	nfhp_set_gc_run(&ctx, true);
+	check(!mem.used, "flow %s/%u: bulk: every byte given back",
+	      c->algo->name, width);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int steps = argc > 1 ? strtoul(argv[1], NULL, 0) : 20000;
+	unsigned int i, f;
+	static const u8 families[] = { NFHP_FAMILY_IPV4, NFHP_FAMILY_IPV6 };
+
+	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0xf10;
+	for (i = 0; i < ARRAY_SIZE(algos); i++) {
+		for (f = 0; f < ARRAY_SIZE(families); f++) {
+			run_one(&algos[i], families[f], steps);
+			run_bulk(&algos[i], families[f]);
+		}
+	}
+	printf("%d passed, %d failed\n", tests - failures, failures);
+	return failures ? 1 : 0;
+}
