@@ -66,6 +66,20 @@ struct nfhp_flow_table {
 };
 
 /**
+ * struct nfhp_flow_set - what both algorithms of flow sets start with
+ * @t: the keys
+ * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
+ * @hosts: the algorithm takes hosts only ("hash")
+ * @size: the bytes of the algorithm's instance, this included
+ */
+struct nfhp_flow_set {
+	struct nfhp_flow_table t;
+	u8 family;
+	bool hosts;
+	u32 size;
+};
+
+/**
  * nfhp_flow_width() - the bits of a family's addresses
  * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
  *
@@ -108,8 +122,19 @@ nfhp_flow_fkey_of(const struct nfhp_set_key *key, nfhp_u128 addr, u8 plen)
 	};
 }
 
-bool nfhp_flow_key_ok(const struct nfhp_set_key *key, u8 family,
-		      bool hosts);
+bool nfhp_flow_fkey_ok(const struct nfhp_flow_set *fs,
+		       const struct nfhp_set_key *key,
+		       struct nfhp_flow_fkey *k);
+void *nfhp_flow_set_new(struct nfhp_set_ctx *ctx, u8 family, u32 hint,
+			u32 size, bool hosts);
+void nfhp_flow_set_destroy(struct nfhp_set_ctx *ctx, void *priv);
+int nfhp_flow_set_walk(const void *priv, u64 *cursor,
+		       int (*fn)(void *arg, const struct nfhp_set_key *key,
+				 u32 value),
+		       void *arg);
+u32 nfhp_flow_set_count(const void *priv);
+bool nfhp_flow_set_find(const void *priv, const struct nfhp_set_key *key,
+			u32 *value);
 int nfhp_flow_table_init(struct nfhp_set_ctx *ctx, struct nfhp_flow_table *t,
 			 u32 hint);
 void nfhp_flow_table_free(struct nfhp_set_ctx *ctx, struct nfhp_flow_table *t);

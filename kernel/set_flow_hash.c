@@ -78,19 +78,14 @@ static bool nfhp_flow_proto_ports(u8 proto, u8 family)
 	}
 }
 
-/**
- * nfhp_flow_key_ok() - is @key one a flow set of @family takes?
- * @key: the key of an add, a delete or a find
- * @family: the set's family
- * @hosts: the set holds hosts only
- *
- * A protocol other than 0 (which ipset refuses); a port only for a
- * protocol that has one; a prefix of 1 to the family's width (a host
- * for @hosts) with no bits set below it.
- *
- * Return: true if it is.
+/*
+ * Is @key one a flow set of @family takes?  A protocol other than 0
+ * (which ipset refuses); a port only for a protocol that has one; a
+ * prefix of 1 to the family's width (a host for @hosts) with no bits set
+ * below it.
  */
-bool nfhp_flow_key_ok(const struct nfhp_set_key *key, u8 family, bool hosts)
+static bool nfhp_flow_key_ok(const struct nfhp_set_key *key, u8 family,
+			     bool hosts)
 {
 	unsigned int width = nfhp_flow_width(family);
 
@@ -102,6 +97,24 @@ bool nfhp_flow_key_ok(const struct nfhp_set_key *key, u8 family, bool hosts)
 	if (width == 32 && key->addr >> 32)
 		return false;
 	return nfhp_flow_prefix(key->addr, width, key->plen) == key->addr;
+}
+
+/**
+ * nfhp_flow_fkey_ok() - the table's key of a writer's or a find's key
+ * @fs: the set
+ * @key: the key of an add, a delete or a find
+ * @k: set to the table's key
+ *
+ * Return: false for a key the set does not take (nfhp_flow_key_ok()).
+ */
+bool nfhp_flow_fkey_ok(const struct nfhp_flow_set *fs,
+		       const struct nfhp_set_key *key,
+		       struct nfhp_flow_fkey *k)
+{
+	if (!nfhp_flow_key_ok(key, fs->family, fs->hosts))
+		return false;
+	*k = nfhp_flow_fkey_of(key, key->addr, key->plen);
+	return true;
 }
 
 static u32 nfhp_flow_index(const struct nfhp_flow_array *a,
@@ -354,112 +367,148 @@ int nfhp_flow_table_walk(const struct nfhp_flow_table *t, u64 *cursor,
 }
 
 /**
- * struct nfhp_flow_hash - a "hash" flow set: hosts
- * @t: its keys
+ * nfhp_flow_set_new() - an empty flow set of either algorithm
+ * @ctx: the writer's context
  * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
+ * @hint: the keys its table is sized for
+ * @size: the bytes of the algorithm's instance, which starts with a
+ *	&struct nfhp_flow_set
+ * @hosts: the algorithm takes hosts only
+ *
+ * Return: the instance, zeroed past the common part, or NULL.
  */
-struct nfhp_flow_hash {
-	struct nfhp_flow_table t;
-	u8 family;
-};
+void *nfhp_flow_set_new(struct nfhp_set_ctx *ctx, u8 family, u32 hint,
+			u32 size, bool hosts)
+{
+	struct nfhp_flow_set *fs;
+
+	if (family != NFHP_FAMILY_IPV4 && family != NFHP_FAMILY_IPV6)
+		return NULL;
+	fs = nfhp_alloc(ctx->mem, size);
+	if (!fs)
+		return NULL;
+	fs->family = family;
+	fs->hosts = hosts;
+	fs->size = size;
+	if (nfhp_flow_table_init(ctx, &fs->t, hint)) {
+		nfhp_free(ctx->mem, fs, size);
+		return NULL;
+	}
+	return fs;
+}
+
+/**
+ * nfhp_flow_set_destroy() - free a flow set no lookup can see any more
+ * @ctx: the writer's context
+ * @priv: the instance
+ */
+void nfhp_flow_set_destroy(struct nfhp_set_ctx *ctx, void *priv)
+{
+	struct nfhp_flow_set *fs = priv;
+
+	nfhp_flow_table_free(ctx, &fs->t);
+	nfhp_free(ctx->mem, fs, fs->size);
+}
+
+/**
+ * nfhp_flow_set_walk() - the &nfhp_set_algo.walk of both algorithms
+ * @priv: the instance
+ * @cursor: the slot to go on at
+ * @fn: called for each entry
+ * @arg: its argument
+ *
+ * Return: as nfhp_flow_table_walk().
+ */
+int nfhp_flow_set_walk(const void *priv, u64 *cursor,
+		       int (*fn)(void *arg, const struct nfhp_set_key *key,
+				 u32 value),
+		       void *arg)
+{
+	const struct nfhp_flow_set *fs = priv;
+
+	return nfhp_flow_table_walk(&fs->t, cursor, fn, arg);
+}
+
+/**
+ * nfhp_flow_set_count() - the &nfhp_set_algo.count of both algorithms
+ * @priv: the instance
+ *
+ * Return: its keys.
+ */
+u32 nfhp_flow_set_count(const void *priv)
+{
+	const struct nfhp_flow_set *fs = priv;
+
+	return fs->t.count;
+}
 
 static void *nfhp_flow_hash_create(struct nfhp_set_ctx *ctx, u8 family,
 				   u32 hint)
 {
-	struct nfhp_flow_hash *h;
-
-	if (family != NFHP_FAMILY_IPV4 && family != NFHP_FAMILY_IPV6)
-		return NULL;
-	h = nfhp_alloc(ctx->mem, sizeof(*h));
-	if (!h)
-		return NULL;
-	h->family = family;
-	if (nfhp_flow_table_init(ctx, &h->t, hint)) {
-		nfhp_free(ctx->mem, h, sizeof(*h));
-		return NULL;
-	}
-	return h;
-}
-
-static void nfhp_flow_hash_destroy(struct nfhp_set_ctx *ctx, void *priv)
-{
-	struct nfhp_flow_hash *h = priv;
-
-	nfhp_flow_table_free(ctx, &h->t);
-	nfhp_free(ctx->mem, h, sizeof(*h));
+	return nfhp_flow_set_new(ctx, family, hint,
+				 sizeof(struct nfhp_flow_set), true);
 }
 
 static int nfhp_flow_hash_add(struct nfhp_set_ctx *ctx, void *priv,
 			      const struct nfhp_set_key *key, u32 value,
 			      bool update)
 {
-	struct nfhp_flow_hash *h = priv;
+	struct nfhp_flow_set *fs = priv;
 	struct nfhp_flow_fkey k;
 
-	if (!nfhp_flow_key_ok(key, h->family, true))
+	if (!nfhp_flow_fkey_ok(fs, key, &k))
 		return -EINVAL;
-	k = nfhp_flow_fkey_of(key, key->addr, key->plen);
-	return nfhp_flow_table_add(ctx, &h->t, &k, value, update);
+	return nfhp_flow_table_add(ctx, &fs->t, &k, value, update);
 }
 
 static int nfhp_flow_hash_del(struct nfhp_set_ctx *ctx, void *priv,
 			      const struct nfhp_set_key *key)
 {
-	struct nfhp_flow_hash *h = priv;
+	struct nfhp_flow_set *fs = priv;
 	struct nfhp_flow_fkey k;
 
-	if (!nfhp_flow_key_ok(key, h->family, true))
+	if (!nfhp_flow_fkey_ok(fs, key, &k))
 		return -EINVAL;
-	k = nfhp_flow_fkey_of(key, key->addr, key->plen);
-	return nfhp_flow_table_del(ctx, &h->t, &k);
+	return nfhp_flow_table_del(ctx, &fs->t, &k);
 }
 
 /* A packet's key: full width, its protocol and port as they are. */
 static bool nfhp_flow_hash_lookup(const void *priv,
 				  const struct nfhp_set_key *key, u32 *value)
 {
-	const struct nfhp_flow_hash *h = priv;
+	const struct nfhp_flow_set *fs = priv;
 	struct nfhp_flow_fkey k = nfhp_flow_fkey_of(key, key->addr, key->plen);
 
-	return nfhp_flow_table_get(rcu_dereference(h->t.array), &k, value);
+	return nfhp_flow_table_get(rcu_dereference(fs->t.array), &k, value);
 }
 
-static bool nfhp_flow_hash_find(const void *priv,
-				const struct nfhp_set_key *key, u32 *value)
+/**
+ * nfhp_flow_set_find() - the &nfhp_set_algo.find of both algorithms
+ * @priv: the instance
+ * @key: a host, or a prefix of "lpm", with its protocol and port
+ * @value: set to the value of the entry that is @key
+ *
+ * Return: true if there is one.
+ */
+bool nfhp_flow_set_find(const void *priv, const struct nfhp_set_key *key,
+			u32 *value)
 {
-	const struct nfhp_flow_hash *h = priv;
+	const struct nfhp_flow_set *fs = priv;
+	struct nfhp_flow_fkey k;
 
-	return nfhp_flow_key_ok(key, h->family, true) &&
-	       nfhp_flow_hash_lookup(priv, key, value);
-}
-
-static int nfhp_flow_hash_walk(const void *priv, u64 *cursor,
-			       int (*fn)(void *arg,
-					 const struct nfhp_set_key *key,
-					 u32 value),
-			       void *arg)
-{
-	const struct nfhp_flow_hash *h = priv;
-
-	return nfhp_flow_table_walk(&h->t, cursor, fn, arg);
-}
-
-static u32 nfhp_flow_hash_count(const void *priv)
-{
-	const struct nfhp_flow_hash *h = priv;
-
-	return h->t.count;
+	return nfhp_flow_fkey_ok(fs, key, &k) &&
+	       nfhp_flow_table_get(rcu_dereference(fs->t.array), &k, value);
 }
 
 const struct nfhp_set_algo nfhp_set_flow_hash = {
 	.name = "hash",
 	.type = NFHP_SET_FLOW,
 	.create = nfhp_flow_hash_create,
-	.destroy = nfhp_flow_hash_destroy,
+	.destroy = nfhp_flow_set_destroy,
 	.add = nfhp_flow_hash_add,
 	.del = nfhp_flow_hash_del,
 	.lookup = nfhp_flow_hash_lookup,
-	.find = nfhp_flow_hash_find,
-	.walk = nfhp_flow_hash_walk,
-	.count = nfhp_flow_hash_count,
+	.find = nfhp_flow_set_find,
+	.walk = nfhp_flow_set_walk,
+	.count = nfhp_flow_set_count,
 };

@@ -32,15 +32,13 @@
 
 /**
  * struct nfhp_flow_lpm - an "lpm" flow set: prefixes
- * @t: its keys, each with its prefix length
- * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
- * @lens: bit L - 1 set while a key of prefix length L is in @t; lookups
- *	read it
+ * @fs: its keys, each with its prefix length, and its family
+ * @lens: bit L - 1 set while a key of prefix length L is in the table;
+ *	lookups read it
  * @nlen: the keys of each prefix length L at L - 1, for the writer
  */
 struct nfhp_flow_lpm {
-	struct nfhp_flow_table t;
-	u8 family;
+	struct nfhp_flow_set fs;
 	u64 lens[2];
 	u32 nlen[128];
 };
@@ -48,27 +46,8 @@ struct nfhp_flow_lpm {
 static void *nfhp_flow_lpm_create(struct nfhp_set_ctx *ctx, u8 family,
 				  u32 hint)
 {
-	struct nfhp_flow_lpm *l;
-
-	if (family != NFHP_FAMILY_IPV4 && family != NFHP_FAMILY_IPV6)
-		return NULL;
-	l = nfhp_alloc(ctx->mem, sizeof(*l));
-	if (!l)
-		return NULL;
-	l->family = family;
-	if (nfhp_flow_table_init(ctx, &l->t, hint)) {
-		nfhp_free(ctx->mem, l, sizeof(*l));
-		return NULL;
-	}
-	return l;
-}
-
-static void nfhp_flow_lpm_destroy(struct nfhp_set_ctx *ctx, void *priv)
-{
-	struct nfhp_flow_lpm *l = priv;
-
-	nfhp_flow_table_free(ctx, &l->t);
-	nfhp_free(ctx->mem, l, sizeof(*l));
+	return nfhp_flow_set_new(ctx, family, hint,
+				 sizeof(struct nfhp_flow_lpm), false);
 }
 
 /**
@@ -92,37 +71,40 @@ static void nfhp_flow_lpm_count_len(struct nfhp_flow_lpm *l, u8 plen,
 		WRITE_ONCE(*word, *word & ~BIT_ULL(b % 64));
 }
 
-static int nfhp_flow_lpm_add(struct nfhp_set_ctx *ctx, void *priv,
-			     const struct nfhp_set_key *key, u32 value,
-			     bool update)
+/*
+ * Add or delete @key, as @add says, counting its length in or out when
+ * the table changed.
+ */
+static int nfhp_flow_lpm_change(struct nfhp_set_ctx *ctx, void *priv,
+				const struct nfhp_set_key *key, bool add,
+				u32 value, bool update)
 {
 	struct nfhp_flow_lpm *l = priv;
 	struct nfhp_flow_fkey k;
 	int ret;
 
-	if (!nfhp_flow_key_ok(key, l->family, false))
+	if (!nfhp_flow_fkey_ok(&l->fs, key, &k))
 		return -EINVAL;
-	k = nfhp_flow_fkey_of(key, key->addr, key->plen);
-	ret = nfhp_flow_table_add(ctx, &l->t, &k, value, update);
-	if (ret == NFHP_SET_ADDED)
-		nfhp_flow_lpm_count_len(l, key->plen, 1);
+	if (add)
+		ret = nfhp_flow_table_add(ctx, &l->fs.t, &k, value, update);
+	else
+		ret = nfhp_flow_table_del(ctx, &l->fs.t, &k);
+	if (ret == NFHP_SET_ADDED || ret == NFHP_SET_DELETED)
+		nfhp_flow_lpm_count_len(l, key->plen, add ? 1 : -1);
 	return ret;
+}
+
+static int nfhp_flow_lpm_add(struct nfhp_set_ctx *ctx, void *priv,
+			     const struct nfhp_set_key *key, u32 value,
+			     bool update)
+{
+	return nfhp_flow_lpm_change(ctx, priv, key, true, value, update);
 }
 
 static int nfhp_flow_lpm_del(struct nfhp_set_ctx *ctx, void *priv,
 			     const struct nfhp_set_key *key)
 {
-	struct nfhp_flow_lpm *l = priv;
-	struct nfhp_flow_fkey k;
-	int ret;
-
-	if (!nfhp_flow_key_ok(key, l->family, false))
-		return -EINVAL;
-	k = nfhp_flow_fkey_of(key, key->addr, key->plen);
-	ret = nfhp_flow_table_del(ctx, &l->t, &k);
-	if (ret == NFHP_SET_DELETED)
-		nfhp_flow_lpm_count_len(l, key->plen, -1);
-	return ret;
+	return nfhp_flow_lpm_change(ctx, priv, key, false, 0, false);
 }
 
 /* A packet's key: the longest prefix present that holds it, or none. */
@@ -130,8 +112,8 @@ static bool nfhp_flow_lpm_lookup(const void *priv,
 				 const struct nfhp_set_key *key, u32 *value)
 {
 	const struct nfhp_flow_lpm *l = priv;
-	const struct nfhp_flow_array *a = rcu_dereference(l->t.array);
-	unsigned int width = nfhp_flow_width(l->family);
+	const struct nfhp_flow_array *a = rcu_dereference(l->fs.t.array);
+	unsigned int width = nfhp_flow_width(l->fs.family);
 	struct nfhp_flow_fkey k;
 	unsigned int plen;
 	int w;
@@ -155,45 +137,15 @@ static bool nfhp_flow_lpm_lookup(const void *priv,
 	return false;
 }
 
-static bool nfhp_flow_lpm_find(const void *priv,
-			       const struct nfhp_set_key *key, u32 *value)
-{
-	const struct nfhp_flow_lpm *l = priv;
-	struct nfhp_flow_fkey k;
-
-	if (!nfhp_flow_key_ok(key, l->family, false))
-		return false;
-	k = nfhp_flow_fkey_of(key, key->addr, key->plen);
-	return nfhp_flow_table_get(rcu_dereference(l->t.array), &k, value);
-}
-
-static int nfhp_flow_lpm_walk(const void *priv, u64 *cursor,
-			      int (*fn)(void *arg,
-					const struct nfhp_set_key *key,
-					u32 value),
-			      void *arg)
-{
-	const struct nfhp_flow_lpm *l = priv;
-
-	return nfhp_flow_table_walk(&l->t, cursor, fn, arg);
-}
-
-static u32 nfhp_flow_lpm_count(const void *priv)
-{
-	const struct nfhp_flow_lpm *l = priv;
-
-	return l->t.count;
-}
-
 const struct nfhp_set_algo nfhp_set_flow_lpm = {
 	.name = "lpm",
 	.type = NFHP_SET_FLOW,
 	.create = nfhp_flow_lpm_create,
-	.destroy = nfhp_flow_lpm_destroy,
+	.destroy = nfhp_flow_set_destroy,
 	.add = nfhp_flow_lpm_add,
 	.del = nfhp_flow_lpm_del,
 	.lookup = nfhp_flow_lpm_lookup,
-	.find = nfhp_flow_lpm_find,
-	.walk = nfhp_flow_lpm_walk,
-	.count = nfhp_flow_lpm_count,
+	.find = nfhp_flow_set_find,
+	.walk = nfhp_flow_set_walk,
+	.count = nfhp_flow_set_count,
 };

@@ -459,7 +459,7 @@ static int nfhp_hash_walk(const void *priv, u64 *cursor,
 	const struct nfhp_hash *h = priv;
 	const struct nfhp_hash_array *a = rcu_dereference(h->array);
 	bool is6 = nfhp_hash_is6(h);
-	struct nfhp_set_key key;
+	struct nfhp_set_key key = {};
 	u64 n = (u64)a->nslots + 2;
 	u32 value;
 	u64 word;

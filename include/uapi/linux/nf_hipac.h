@@ -80,7 +80,9 @@
  * NFHP_CMD_SET_NEW: create a set: NFHPA_SET_TYPE (enum nfhp_set_type),
  *     NFHPA_SET_ALGO (NFHP_SET_ADDR: "hash": hosts only; "lpm": prefixes,
  *     longest match; NFHP_SET_NUMBER: "bitmap": numbers below 65536, each
- *     its own entry; "range": non-overlapping ranges of any u32),
+ *     its own entry; "range": non-overlapping ranges of any u32;
+ *     NFHP_SET_FLOW: "hash": hosts, "lpm": prefixes, each with a
+ *     protocol and a port, longest match),
  *     the family NFHPA_FAMILY (IPv4 when absent), optionally NFHPA_SET_LIMIT
  *     (most entries; 0 or absent: no limit) and NFHPA_SET_FLAGS
  *     (NFHP_SET_F_LOCKED).  -EEXIST when the name is taken, unless
@@ -99,11 +101,13 @@
  * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
  *     NFHP_SET_F_LOCKED, those that are present.
  * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR and
- *     NFHPA_SETE_PLEN, or a number set's NFHPA_SETE_NUM_LO and _NUM_HI;
- *     NFHPA_SETE_VALUE, 0 when absent), in order.  With
+ *     NFHPA_SETE_PLEN, or a number set's NFHPA_SETE_NUM_LO and _NUM_HI,
+ *     and a flow set's NFHPA_SETE_PROTO and _PORT too; NFHPA_SETE_VALUE,
+ *     0 when absent), in order.  With
  *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
  *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
- *     per entry sent, in order, each with its NFHPA_SETE_RESULT.  An entry
+ *     per entry sent, in order, each with its NFHPA_SETE_RESULT (a flow
+ *     set's without NFHPA_SETE_VALUE: it is the one sent).  An entry
  *     that fails does not stop the others.  At most NFHP_SET_MAX_BATCH
  *     entries (E2BIG, nothing applied).  The command fails (after the
  *     reply) with the first entry's error: -EEXIST (unless
@@ -122,8 +126,9 @@
  * NFHP_CMD_SET_TEST: the reply's NFHPA_SET holds the one NFHPA_SET_ENTRY
  *     sent, with NFHPA_SETE_RESULT NFHP_SET_EXISTS and its value, or
  *     NFHP_SET_NOT_FOUND.  A full-width key (a host) is looked up as a
- *     packet's address is (the longest prefix that holds it); a shorter
- *     one must be an entry itself.  A single number (LO = HI) is looked
+ *     packet's address is (the longest prefix that holds it; of a flow
+ *     set with its protocol and port); a shorter one must be an entry
+ *     itself.  A single number (LO = HI) is looked
  *     up as a packet's port is (the entry that holds it); a range must
  *     be an entry of "range", or all of its numbers entries of "bitmap".
  * NFHP_CMD_SET_LIST: NLM_F_DUMP only.  One message per set (only the one
