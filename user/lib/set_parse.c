@@ -16,8 +16,13 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-static void __attribute__((format(printf, 3, 4)))
-msg(char *err, size_t len, const char *fmt, ...)
+/**
+ * nfhp_set_errmsg() - write ipset's message of a failure
+ * @err: where
+ * @len: its room
+ * @fmt: the message, printf's way
+ */
+void nfhp_set_errmsg(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -116,17 +121,20 @@ static int parse_num(const char *s, unsigned long long max,
 
 	errno = 0;
 	if (*s == '-' || *s == '+') {
-		msg(err, errlen, "Syntax error: '%s' is out of range 0-%llu",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is out of range 0-%llu",
 		    s, max);
 		return NFHP_SET_EXIT_ERR;
 	}
 	*v = strtoull(s, &end, 0);
 	if (!*s || *end) {
-		msg(err, errlen, "Syntax error: '%s' is invalid as number", s);
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is invalid as number", s);
 		return NFHP_SET_EXIT_ERR;
 	}
 	if (errno || *v > max) {
-		msg(err, errlen, "Syntax error: '%s' is out of range 0-%llu",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is out of range 0-%llu",
 		    s, max);
 		return NFHP_SET_EXIT_ERR;
 	}
@@ -138,7 +146,8 @@ static const char *opt_arg(int argc, char **argv, int *i, char *err,
 			   size_t errlen)
 {
 	if (*i + 1 >= argc) {
-		msg(err, errlen, "Missing mandatory argument of option `%s'",
+		nfhp_set_errmsg(err, errlen,
+				"Missing mandatory argument of option `%s'",
 		    argv[*i]);
 		return NULL;
 	}
@@ -161,7 +170,7 @@ static int parse_timeout(const char *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	if (v) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: nf-hipac sets have no timeouts: only timeout 0 is supported");
 		return NFHP_SET_EXIT_ERR;
 	}
@@ -186,7 +195,7 @@ static int parse_port_range(const char *s, char *err, size_t errlen)
 	    parse_num(dash ? dash : buf, PORT_MAX, &hi, err, errlen))
 		return NFHP_SET_EXIT_ERR;
 	if (lo > hi) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: the range %s ends before it begins", s);
 		return NFHP_SET_EXIT_ERR;
 	}
@@ -243,7 +252,8 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 		    strcmp(o, "timeout") && strcmp(o, "algo") &&
 		    strcmp(o, "bucketsize") && strcmp(o, "initval") &&
 		    (strcmp(o, "range") || info->type != NFHP_SET_NUMBER)) {
-			msg(err, errlen, "Unknown argument: `%s'", o);
+			nfhp_set_errmsg(err, errlen,
+					"Unknown argument: `%s'", o);
 			return NFHP_SET_EXIT_PARAM;
 		}
 		a = opt_arg(argc, argv, &i, err, errlen);
@@ -255,7 +265,7 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 			} else if (!strcmp(a, "inet6") || !strcmp(a, "ipv6")) {
 				info->family = NFHP_FAMILY_IPV6;
 			} else {
-				msg(err, errlen,
+				nfhp_set_errmsg(err, errlen,
 				    "Syntax error: unknown inet family %s", a);
 				return NFHP_SET_EXIT_ERR;
 			}
@@ -270,7 +280,7 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 				return ret;
 		} else if (!strcmp(o, "algo")) {
 			if (!algo_of_type(a, info->type)) {
-				msg(err, errlen,
+				nfhp_set_errmsg(err, errlen,
 				    "Syntax error: unknown algorithm %s (%s)",
 				    a, info->type == NFHP_SET_NUMBER ?
 				    "bitmap or range" : "hash or lpm");
@@ -323,7 +333,7 @@ static bool parse_addr(const char *s, u8 family, nfhp_u128 *addr)
 
 static int bad_addr(const char *s, u8 family, char *err, size_t errlen)
 {
-	msg(err, errlen,
+	nfhp_set_errmsg(err, errlen,
 	    "Syntax error: cannot parse %s: resolving to %s address failed",
 	    s, family == NFHP_FAMILY_IPV6 ? "IPv6" : "IPv4");
 	return -EINVAL;
@@ -393,7 +403,8 @@ static int parse_num_elem(const char *s, const char *algo,
 	char buf[32], *dash;
 
 	if (strlen(s) >= sizeof(buf)) {
-		msg(err, errlen, "Syntax error: '%s' is invalid as number", s);
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is invalid as number", s);
 		return -EINVAL;
 	}
 	strcpy(buf, s);
@@ -438,7 +449,7 @@ static int parse_addr_elem(const char *s, u8 family, bool hosts,
 	if (slash && dash)
 		return bad_addr(s, family, err, errlen);
 	if (family == NFHP_FAMILY_IPV6 && hosts && (slash || strchr(s, '-'))) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: plain IP address must be supplied: %s", s);
 		return -EINVAL;
 	}
@@ -457,7 +468,7 @@ static int parse_addr_elem(const char *s, u8 family, bool hosts,
 		if (parse_num(slash, 255, &plen, err, errlen))
 			return -EINVAL;
 		if (plen > bits) {
-			msg(err, errlen,
+			nfhp_set_errmsg(err, errlen,
 			    "Syntax error: '%llu' is out of range 0-%u",
 			    plen, bits);
 			return -EINVAL;
@@ -478,7 +489,7 @@ static int parse_addr_elem(const char *s, u8 family, bool hosts,
 		hi = t;
 	}
 	if (hosts && hi - lo >= NFHP_SET_MAX_EXPAND) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: %s stands for more than %u hosts", s,
 		    NFHP_SET_MAX_EXPAND);
 		return -EINVAL;
@@ -541,7 +552,7 @@ static int parse_flow_elem(const char *s, u8 family, const char *algo,
 	int ret;
 
 	if (!comma) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: Second element is missing from %s.", s);
 		return -EINVAL;
 	}
@@ -554,7 +565,7 @@ static int parse_flow_elem(const char *s, u8 family, const char *algo,
 			      errlen);
 	if (f.bad_plen) {
 		/* The kernel's answer in ipset. */
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "The value of the CIDR parameter of the IP address is invalid");
 		return -EINVAL;
 	}
@@ -624,7 +635,8 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 		    strcmp(o, "packets") && strcmp(o, "bytes") &&
 		    strcmp(o, "comment") && strcmp(o, "skbmark") &&
 		    strcmp(o, "skbprio") && strcmp(o, "skbqueue")) {
-			msg(err, errlen, "Unknown argument: `%s'", o);
+			nfhp_set_errmsg(err, errlen,
+					"Unknown argument: `%s'", o);
 			return NFHP_SET_EXIT_PARAM;
 		}
 		a = opt_arg(argc, argv, &i, err, errlen);

@@ -71,6 +71,10 @@ struct nfhp_set_entry {
 	u8 result;
 };
 
+/* ipset's message of a failure into @err, @len bytes, printf's way. */
+void nfhp_set_errmsg(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Exit codes, ipset's: 1 for every error, 2 for a bad command line. */
 #define NFHP_SET_EXIT_OK	0
 #define NFHP_SET_EXIT_ERR	1

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -68,16 +67,6 @@ static const struct icmp_name icmp6_names[] = {
 	{ NULL, 0, 0 },
 };
 
-static void __attribute__((format(printf, 3, 4)))
-msg(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 /* TCP, UDP, SCTP and UDPLITE: the protocols whose ports are ports. */
 static bool proto_has_ports(u8 proto)
 {
@@ -110,7 +99,7 @@ static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
 	} else {
 		pe = getprotobyname(s);
 		if (!pe) {
-			msg(err, errlen,
+			nfhp_set_errmsg(err, errlen,
 			    "Syntax error: cannot parse '%s' as a protocol", s);
 			return -EINVAL;
 		}
@@ -118,7 +107,7 @@ static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
 	}
 	if (!*proto) {
 		/* The kernel's answer in ipset: it reaches ipset's kernel. */
-		msg(err, errlen, "Invalid protocol specified");
+		nfhp_set_errmsg(err, errlen, "Invalid protocol specified");
 		return -EINVAL;
 	}
 	return 0;
@@ -141,10 +130,12 @@ static int parse_one_port(const char *s, const char *pname, u16 *port,
 		return 0;
 	}
 	if (strspn(s, "0123456789") == strlen(s) && *s)
-		msg(err, errlen, "Syntax error: '%s' is out of range 0-65535",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is out of range 0-65535",
 		    s);
 	else
-		msg(err, errlen, "Syntax error: cannot parse '%s' as a %s port",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: cannot parse '%s' as a %s port",
 		    s, pname);
 	return -EINVAL;
 }
@@ -188,13 +179,15 @@ static int parse_icmp(const char *s, bool v6, struct nfhp_set_port *p,
 	snprintf(buf, sizeof(buf), "%s", s);
 	slash = strchr(buf, '/');
 	if (!slash) {
-		msg(err, errlen, "Syntax error: cannot parse %s as an %s type/code",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: cannot parse %s as an %s type/code",
 		    s, v6 ? "ICMPv6" : "ICMP");
 		return -EINVAL;
 	}
 	*slash++ = '\0';
 	if (!parse_u32(buf, 255, &type) || !parse_u32(slash, 255, &code)) {
-		msg(err, errlen, "Syntax error: '%s' is out of range 0-255",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is out of range 0-255",
 		    parse_u32(buf, 255, &type) ? slash : buf);
 		return -EINVAL;
 	}
@@ -229,7 +222,7 @@ int nfhp_set_parse_port(const char *s, u8 family, struct nfhp_set_port *p,
 	}
 	if (p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6) {
 		if ((p->proto == IPPROTO_ICMPV6) != v6) {
-			msg(err, errlen,
+			nfhp_set_errmsg(err, errlen,
 			    "Syntax error: Protocol %s can be used with family %s only",
 			    v6 ? "ICMP" : "ICMPv6", v6 ? "inet" : "inet6");
 			return -EINVAL;
@@ -241,7 +234,7 @@ int nfhp_set_parse_port(const char *s, u8 family, struct nfhp_set_port *p,
 	if (proto_has_ports(p->proto))
 		return parse_port_range(s, pname, p, err, errlen);
 	if (strcmp(s, "0")) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: Protocol %s can be used with pseudo port value 0 only.",
 		    pname);
 		return -EINVAL;

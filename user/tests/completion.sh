@@ -136,7 +136,9 @@ check "nothing to offer for a limit" "" \
 check "nf-hipac6 chains" "has: INPUT web" "nf-hipac6 -A "
 check "nf-hipac-set commands" "save swap" "nf-hipac-set s"
 check "nf-hipac-set set names" "allowed blocklist" "nf-hipac-set add "
-check "nf-hipac-set types" "hash:ip hash:net" "nf-hipac-set create s "
+check "nf-hipac-set types" "bitmap:port hash:ip hash:ip,port hash:net hash:net,port" \
+	"nf-hipac-set create s "
+check "nf-hipac-set flow types" "hash:ip hash:ip,port" "nf-hipac-set create s hash:i"
 check "nf-hipac-set entries are not sets" "" "nf-hipac-set add blocklist "
 check "nf-hipac set as nf-hipac-set" "allowed blocklist" \
 	"nf-hipac set flush "

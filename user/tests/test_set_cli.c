@@ -684,64 +684,87 @@ static unsigned int flow(const char *s, u8 family, const char *algo,
 	return k.n;
 }
 
+/**
+ * struct flow_case - a flow set's element and what it stands for
+ * @elem: the element
+ * @family: the set's family
+ * @algo: its algorithm
+ * @n: the keys it stands for, 0 for a refusal
+ * @want: the keys as ipset prints them, or the start of the message
+ * @what: the check's name
+ */
+struct flow_case {
+	const char *elem;
+	u8 family;
+	const char *algo;
+	unsigned int n;
+	const char *want;
+	const char *what;
+};
+
+static const struct flow_case flow_cases[] = {
+	{ "10.0.0.1,80", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:80",
+	  "tcp by default" },
+	{ "10.0.0.1,tcp:80-82", NFHP_FAMILY_IPV4, "hash", 3,
+	  "10.0.0.1,tcp:80 10.0.0.1,tcp:81 10.0.0.1,tcp:82",
+	  "a port range is a key per port" },
+	{ "10.0.0.1,http", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:80",
+	  "a service by name" },
+	{ "10.0.0.2/31,udp:53", NFHP_FAMILY_IPV4, "hash", 2,
+	  "10.0.0.2,udp:53 10.0.0.3,udp:53", "hash: a prefix is its hosts" },
+	{ "10.0.0.9/24,udp:53", NFHP_FAMILY_IPV4, "lpm", 1,
+	  "10.0.0.0/24,udp:53", "lpm: a prefix, its host bits cleared" },
+	{ "10.1.0.0-10.1.0.5,tcp:3", NFHP_FAMILY_IPV4, "lpm", 2,
+	  "10.1.0.0/30,tcp:3 10.1.0.4/31,tcp:3",
+	  "lpm: a range is ipset's prefixes" },
+	{ "10.0.0.3,icmp:8/0", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.3,icmp:echo-request", "ICMP by type/code, printed by name" },
+	{ "10.0.0.3,icmp:ping", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.3,icmp:echo-request", "ICMP by another name of ipset's" },
+	{ "10.0.0.3,icmp:3/8", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.3,icmp:3/8", "an ICMP type/code without a name" },
+	{ "10.0.0.6,47:0", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.6,gre:0",
+	  "a protocol by number, printed by name" },
+	{ "2001:db8::/64,icmpv6:128/0", NFHP_FAMILY_IPV6, "lpm", 1,
+	  "2001:db8::/64,ipv6-icmp:echo-request", "ICMPv6 as ipset prints it" },
+	{ "2001:db8::1,ipv6-icmp:echo-request", NFHP_FAMILY_IPV6, "hash", 1,
+	  "2001:db8::1,ipv6-icmp:echo-request",
+	  "what ipset save prints is taken back" },
+	{ "10.0.0.1", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: Second element is missing from 10.0.0.1.",
+	  "no port, ipset's message" },
+	{ "10.0.0.1,gre:5", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: Protocol gre can be used with pseudo port value 0 only.",
+	  "a port on a protocol without" },
+	{ "10.0.0.1,0:0", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Invalid protocol specified", "protocol 0, ipset's message" },
+	{ "10.0.0.1,foo:1", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot parse 'foo' as a protocol",
+	  "an unknown protocol" },
+	{ "10.0.0.1,icmpv6:1/0", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: Protocol ICMPv6 can be used with family inet6 only",
+	  "ICMPv6 in an IPv4 set" },
+	{ "10.0.0.0/0,tcp:3", NFHP_FAMILY_IPV4, "lpm", 0,
+	  "The value of the CIDR parameter of the IP address is invalid",
+	  "lpm: /0 refused, ipset's message" },
+	{ "10.0.0.1,tcp:70000", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: '70000' is out of range 0-65535",
+	  "a port out of range" },
+};
+
 static void test_flow_elems(void)
 {
-	const u8 v4 = NFHP_FAMILY_IPV4, v6 = NFHP_FAMILY_IPV6;
+	const struct flow_case *c;
 	char o[1024];
+	unsigned int i, n;
 
-	check(flow("10.0.0.1,80", v4, "hash", o, sizeof(o)) == 1 &&
-	      !strcmp(o, "10.0.0.1,tcp:80"), "flow: tcp by default: %s", o);
-	check(flow("10.0.0.1,tcp:80-82", v4, "hash", o, sizeof(o)) == 3 &&
-	      !strcmp(o, "10.0.0.1,tcp:80 10.0.0.1,tcp:81 10.0.0.1,tcp:82"),
-	      "flow: a port range is a key per port: %s", o);
-	check(flow("10.0.0.2/31,udp:53", v4, "hash", o, sizeof(o)) == 2 &&
-	      !strcmp(o, "10.0.0.2,udp:53 10.0.0.3,udp:53"),
-	      "flow hash: a prefix is its hosts: %s", o);
-	check(flow("10.0.0.9/24,udp:53", v4, "lpm", o, sizeof(o)) == 1 &&
-	      !strcmp(o, "10.0.0.0/24,udp:53"),
-	      "flow lpm: a prefix, its host bits cleared: %s", o);
-	check(flow("10.1.0.0-10.1.0.5,tcp:3", v4, "lpm", o, sizeof(o)) == 2 &&
-	      !strcmp(o, "10.1.0.0/30,tcp:3 10.1.0.4/31,tcp:3"),
-	      "flow lpm: a range is ipset's prefixes: %s", o);
-	check(flow("10.0.0.3,icmp:8/0", v4, "hash", o, sizeof(o)) == 1 &&
-	      !strcmp(o, "10.0.0.3,icmp:echo-request"),
-	      "flow: ICMP by type/code, printed by ipset's name: %s", o);
-	check(flow("10.0.0.3,icmp:ping", v4, "hash", o, sizeof(o)) == 1 &&
-	      !strcmp(o, "10.0.0.3,icmp:echo-request"),
-	      "flow: ICMP by another name of ipset's: %s", o);
-	check(flow("10.0.0.3,icmp:3/8", v4, "hash", o, sizeof(o)) == 1 &&
-	      !strcmp(o, "10.0.0.3,icmp:3/8"),
-	      "flow: an ICMP type/code without a name: %s", o);
-	check(flow("10.0.0.6,47:0", v4, "hash", o, sizeof(o)) == 1 &&
-	      !strcmp(o, "10.0.0.6,gre:0"),
-	      "flow: a protocol by number, printed by name: %s", o);
-	check(flow("2001:db8::/64,icmpv6:128/0", v6, "lpm", o, sizeof(o)) == 1 &&
-	      !strcmp(o, "2001:db8::/64,ipv6-icmp:echo-request"),
-	      "flow: ICMPv6 as ipset prints it: %s", o);
-	check(flow("2001:db8::1,ipv6-icmp:echo-request", v6, "hash", o,
-		   sizeof(o)) == 1,
-	      "flow: what ipset save prints is taken back");
-	check(!flow("10.0.0.1", v4, "hash", o, sizeof(o)) &&
-	      !strcmp(err, "Syntax error: Second element is missing from 10.0.0.1."),
-	      "flow: no port, ipset's message: %s", err);
-	check(!flow("10.0.0.1,gre:5", v4, "hash", o, sizeof(o)) &&
-	      !strcmp(err, "Syntax error: Protocol gre can be used with pseudo port value 0 only."),
-	      "flow: a port on a protocol without: %s", err);
-	check(!flow("10.0.0.1,0:0", v4, "hash", o, sizeof(o)) &&
-	      !strcmp(err, "Invalid protocol specified"),
-	      "flow: protocol 0, ipset's message: %s", err);
-	check(!flow("10.0.0.1,foo:1", v4, "hash", o, sizeof(o)) &&
-	      !strcmp(err, "Syntax error: cannot parse 'foo' as a protocol"),
-	      "flow: an unknown protocol: %s", err);
-	check(!flow("10.0.0.1,icmpv6:1/0", v4, "hash", o, sizeof(o)) &&
-	      !strcmp(err, "Syntax error: Protocol ICMPv6 can be used with family inet6 only"),
-	      "flow: ICMPv6 in an IPv4 set: %s", err);
-	check(!flow("10.0.0.0/0,tcp:3", v4, "lpm", o, sizeof(o)) &&
-	      !strcmp(err, "The value of the CIDR parameter of the IP address is invalid"),
-	      "flow lpm: /0 refused, ipset's message: %s", err);
-	check(!flow("10.0.0.1,tcp:70000", v4, "hash", o, sizeof(o)) &&
-	      strstr(err, "'70000' is out of range 0-65535"),
-	      "flow: a port out of range: %s", err);
+	for (i = 0; i < ARRAY_SIZE(flow_cases); i++) {
+		c = &flow_cases[i];
+		n = flow(c->elem, c->family, c->algo, o, sizeof(o));
+		check(n == c->n && !strncmp(n ? o : err, c->want,
+					    strlen(c->want)),
+		      "flow %s: %s: %s", c->elem, c->what, n ? o : err);
+	}
 }
 
 static void test_flow_wire(void)

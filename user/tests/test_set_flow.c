@@ -28,6 +28,8 @@
 #define POOL_SIZE	64
 #define REF_MAX		POOL_SIZE
 
+#include "set_ref.h"
+
 /**
  * struct algo_case - an algorithm and the keys it takes
  * @algo: the algorithm
@@ -41,26 +43,6 @@ struct algo_case {
 static const struct algo_case algos[] = {
 	{ &nfhp_set_flow_hash, true },
 	{ &nfhp_set_flow_lpm, false },
-};
-
-/**
- * struct ref_entry - one key of the reference
- * @key: the key
- * @value: its value
- */
-struct ref_entry {
-	struct nfhp_set_key key;
-	u32 value;
-};
-
-/**
- * struct ref_set - the naive reference: a list
- * @e: the entries, in no order
- * @n: how many
- */
-struct ref_set {
-	struct ref_entry e[REF_MAX];
-	unsigned int n;
 };
 
 static unsigned int width_of(u8 family)
@@ -80,22 +62,6 @@ static nfhp_u128 prefix_of(nfhp_u128 addr, unsigned int plen,
 	nfhp_u128 host = plen >= width ? 0 : all_ones(width - plen);
 
 	return addr & ~host & all_ones(width);
-}
-
-static bool key_eq(const struct nfhp_set_key *a, const struct nfhp_set_key *b)
-{
-	return a->addr == b->addr && a->plen == b->plen &&
-	       a->proto == b->proto && a->port == b->port;
-}
-
-static int ref_index(const struct ref_set *r, const struct nfhp_set_key *k)
-{
-	unsigned int i;
-
-	for (i = 0; i < r->n; i++)
-		if (key_eq(&r->e[i].key, k))
-			return i;
-	return -1;
 }
 
 /*
@@ -211,50 +177,6 @@ static struct nfhp_set_key random_packet(const struct nfhp_set_key *pool,
 }
 
 /**
- * struct walk_check - what a walk of the set must list
- * @ref: the reference
- * @seen: which of its entries the walk listed
- * @bad: entries listed that are not in it, or listed twice, or with
- *	another value
- */
-struct walk_check {
-	const struct ref_set *ref;
-	bool seen[REF_MAX];
-	unsigned int bad;
-};
-
-static int walk_one(void *arg, const struct nfhp_set_key *key, u32 value)
-{
-	struct walk_check *w = arg;
-	int i = ref_index(w->ref, key);
-
-	/* Now and then refuse the entry: the next call must offer it again. */
-	if (rnd() % 6 == 0)
-		return -1;
-	if (i < 0 || w->seen[i] || w->ref->e[i].value != value)
-		w->bad++;
-	else
-		w->seen[i] = true;
-	/* Stop now and then: the cursor must take the walk on. */
-	return rnd() % 4 == 0;
-}
-
-static bool walk_agrees(const struct nfhp_set_algo *algo, const void *set,
-			const struct ref_set *ref)
-{
-	struct walk_check w = { .ref = ref };
-	u64 cursor = 0;
-	unsigned int i;
-
-	while (algo->walk(set, &cursor, walk_one, &w))
-		;
-	for (i = 0; i < ref->n; i++)
-		if (!w.seen[i])
-			w.bad++;
-	return !w.bad && algo->count(set) == ref->n;
-}
-
-/**
  * struct run - one algorithm in one family
  * @c: the algorithm
  * @family: the family
@@ -280,38 +202,12 @@ struct run {
 
 static void step_add(struct run *r, const struct nfhp_set_key *k)
 {
-	bool update = rnd() % 2;
-	u32 value = (u32)rnd();
-	int i = ref_index(&r->ref, k), want, got;
-
-	/* Now and then the add runs out of memory, and must change nothing. */
-	nfhp_shim_fail_countdown = rnd() % 8 == 0 ? 1 + rnd() % 2 : 0;
-	got = r->c->algo->add(&r->ctx, r->set, k, value, update);
-	nfhp_shim_fail_countdown = 0;
-	if (got == -ENOMEM)
-		return;
-	if (i >= 0) {
-		want = update ? NFHP_SET_UPDATED : NFHP_SET_EXISTS;
-		if (update)
-			r->ref.e[i].value = value;
-	} else {
-		want = NFHP_SET_ADDED;
-		r->ref.e[r->ref.n++] = (struct ref_entry){ *k, value };
-	}
-	r->bad += got != want;
+	r->bad += ref_step_add(r->c->algo, &r->ctx, r->set, &r->ref, k);
 }
 
 static void step_del(struct run *r, const struct nfhp_set_key *k)
 {
-	int i = ref_index(&r->ref, k), got;
-
-	got = r->c->algo->del(&r->ctx, r->set, k);
-	if (i < 0) {
-		r->bad += got != NFHP_SET_NOT_FOUND;
-		return;
-	}
-	r->bad += got != NFHP_SET_DELETED;
-	r->ref.e[i] = r->ref.e[--r->ref.n];
+	r->bad += ref_step_del(r->c->algo, &r->ctx, r->set, &r->ref, k);
 }
 
 static void step_lookup(struct run *r)
