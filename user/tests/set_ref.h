@@ -11,6 +11,35 @@
 #include "set_algo.h"
 
 /**
+ * struct algo_case - an algorithm and the keys it takes
+ * @algo: the algorithm
+ * @hosts_only: it takes only full-width keys
+ */
+struct algo_case {
+	const struct nfhp_set_algo *algo;
+	bool hosts_only;
+};
+
+static unsigned int width_of(u8 family)
+{
+	return family == NFHP_FAMILY_IPV6 ? 128 : 32;
+}
+
+static nfhp_u128 all_ones(unsigned int width)
+{
+	return width == 128 ? ~(nfhp_u128)0 : ((nfhp_u128)1 << width) - 1;
+}
+
+/* @addr with the bits below a /@plen cleared. */
+static nfhp_u128 prefix_of(nfhp_u128 addr, unsigned int plen,
+			   unsigned int width)
+{
+	nfhp_u128 host = plen >= width ? 0 : all_ones(width - plen);
+
+	return addr & ~host & all_ones(width);
+}
+
+/**
  * struct ref_entry - one key of the reference
  * @key: the key
  * @value: its value
@@ -91,49 +120,115 @@ static bool walk_agrees(const struct nfhp_set_algo *algo, const void *set,
 	return !w.bad && algo->count(set) == ref->n;
 }
 
+/**
+ * struct run - one algorithm in one family, beside the reference
+ * @c: the algorithm
+ * @family: the family
+ * @width: its address width
+ * @ctx: the writer's context
+ * @set: the instance
+ * @ref: the reference
+ * @pool: the keys, POOL_SIZE of them (the includer's)
+ * @bad: steps that disagreed
+ * @hits: lookups that found an entry
+ */
+struct run {
+	const struct algo_case *c;
+	u8 family;
+	unsigned int width;
+	struct nfhp_set_ctx ctx;
+	void *set;
+	struct ref_set ref;
+	struct nfhp_set_key pool[POOL_SIZE];
+	unsigned int bad;
+	unsigned int hits;
+};
+
 /*
  * Add @k to the set and the reference, with or without update, now and
- * then out of memory (which must change nothing).  Return: 1 when the
- * set's answer is not the reference's, else 0.
+ * then out of memory (which must change nothing).
  */
-static unsigned int ref_step_add(const struct nfhp_set_algo *algo,
-				 struct nfhp_set_ctx *ctx, void *set,
-				 struct ref_set *ref,
-				 const struct nfhp_set_key *k)
+static void step_add(struct run *r, const struct nfhp_set_key *k)
 {
 	bool update = rnd() % 2;
 	u32 value = (u32)rnd();
-	int i = ref_index(ref, k), want, got;
+	int i = ref_index(&r->ref, k), want, got;
 
 	nfhp_shim_fail_countdown = rnd() % 8 == 0 ? 1 + rnd() % 2 : 0;
-	got = algo->add(ctx, set, k, value, update);
+	got = r->c->algo->add(&r->ctx, r->set, k, value, update);
 	nfhp_shim_fail_countdown = 0;
 	if (got == -ENOMEM)
-		return 0;
+		return;
 	if (i >= 0) {
 		want = update ? NFHP_SET_UPDATED : NFHP_SET_EXISTS;
 		if (update)
-			ref->e[i].value = value;
+			r->ref.e[i].value = value;
 	} else {
 		want = NFHP_SET_ADDED;
-		ref->e[ref->n++] = (struct ref_entry){ *k, value };
+		r->ref.e[r->ref.n++] = (struct ref_entry){ *k, value };
 	}
-	return got != want;
+	r->bad += got != want;
 }
 
-/* Delete @k from the set and the reference; 1 when they disagree. */
-static unsigned int ref_step_del(const struct nfhp_set_algo *algo,
-				 struct nfhp_set_ctx *ctx, void *set,
-				 struct ref_set *ref,
-				 const struct nfhp_set_key *k)
+/* Delete @k from the set and the reference. */
+static void step_del(struct run *r, const struct nfhp_set_key *k)
 {
-	int i = ref_index(ref, k), got;
+	int i = ref_index(&r->ref, k), got;
 
-	got = algo->del(ctx, set, k);
-	if (i < 0)
-		return got != NFHP_SET_NOT_FOUND;
-	ref->e[i] = ref->e[--ref->n];
-	return got != NFHP_SET_DELETED;
+	got = r->c->algo->del(&r->ctx, r->set, k);
+	if (i < 0) {
+		r->bad += got != NFHP_SET_NOT_FOUND;
+		return;
+	}
+	r->bad += got != NFHP_SET_DELETED;
+	r->ref.e[i] = r->ref.e[--r->ref.n];
+}
+
+/* Find @k itself: the set's answer and value must be the reference's. */
+static void step_find(struct run *r, const struct nfhp_set_key *k)
+{
+	int i = ref_index(&r->ref, k);
+	u32 got = 0;
+	bool in_set;
+
+	in_set = r->c->algo->find(r->set, k, &got);
+	r->bad += in_set != (i >= 0) || (i >= 0 && got != r->ref.e[i].value);
+}
+
+/*
+ * @steps random adds, deletes, finds of the pool's keys and lookups
+ * (@lookup, the test's), walks now and then, grace periods on the way.
+ * Return: the walks that disagreed with the reference.
+ */
+static unsigned int run_steps(struct run *r, unsigned int steps,
+			      void (*lookup)(struct run *r))
+{
+	unsigned int s, walks_bad = 0;
+
+	for (s = 0; s < steps; s++) {
+		const struct nfhp_set_key *k = &r->pool[rnd() % POOL_SIZE];
+
+		switch (rnd() % 8) {
+		case 0: case 1: case 2:
+			step_add(r, k);
+			break;
+		case 3: case 4:
+			step_del(r, k);
+			break;
+		case 5:
+			step_find(r, k);
+			break;
+		default:
+			lookup(r);
+		}
+		if (s % 97 == 0)
+			walks_bad += !walk_agrees(r->c->algo, r->set, &r->ref);
+		if (s % 13 == 0)
+			nfhp_set_gc_run(&r->ctx, false);
+		if (s % 31 == 0)
+			synchronize_rcu();
+	}
+	return walks_bad;
 }
 
 #endif /* _NFHP_SET_REF_H */

@@ -28,39 +28,10 @@
 
 #include "set_ref.h"
 
-/**
- * struct algo_case - an algorithm and the keys it takes
- * @algo: the algorithm
- * @hosts_only: it takes only full-width keys
- */
-struct algo_case {
-	const struct nfhp_set_algo *algo;
-	bool hosts_only;
-};
-
 static const struct algo_case algos[] = {
 	{ &nfhp_set_addr_hash, true },
 	{ &nfhp_set_addr_lpm, false },
 };
-
-static unsigned int width_of(u8 family)
-{
-	return family == NFHP_FAMILY_IPV6 ? 128 : 32;
-}
-
-static nfhp_u128 all_ones(unsigned int width)
-{
-	return width == 128 ? ~(nfhp_u128)0 : ((nfhp_u128)1 << width) - 1;
-}
-
-/* @addr with the bits below a /@plen cleared. */
-static nfhp_u128 prefix_of(nfhp_u128 addr, unsigned int plen,
-			   unsigned int width)
-{
-	nfhp_u128 host = plen >= width ? 0 : all_ones(width - plen);
-
-	return addr & ~host & all_ones(width);
-}
 
 static bool key_holds(const struct nfhp_set_key *k, nfhp_u128 addr,
 		      unsigned int width)
@@ -144,38 +115,6 @@ static void make_pool(struct nfhp_set_key *pool, unsigned int width,
 	}
 }
 
-/**
- * struct run - one algorithm in one family
- * @c: the algorithm
- * @family: the family
- * @width: its address width
- * @ctx: the writer's context
- * @set: the instance
- * @ref: the reference
- * @pool: the keys
- * @bad: steps that disagreed
- */
-struct run {
-	const struct algo_case *c;
-	u8 family;
-	unsigned int width;
-	struct nfhp_set_ctx ctx;
-	void *set;
-	struct ref_set ref;
-	struct nfhp_set_key pool[POOL_SIZE];
-	unsigned int bad;
-};
-
-static void step_add(struct run *r, const struct nfhp_set_key *k)
-{
-	r->bad += ref_step_add(r->c->algo, &r->ctx, r->set, &r->ref, k);
-}
-
-static void step_del(struct run *r, const struct nfhp_set_key *k)
-{
-	r->bad += ref_step_del(r->c->algo, &r->ctx, r->set, &r->ref, k);
-}
-
 static void step_lookup(struct run *r)
 {
 	struct nfhp_set_key k = { random_addr(r->pool, r->width), r->width };
@@ -185,16 +124,6 @@ static void step_lookup(struct run *r)
 	in_ref = ref_lookup(&r->ref, k.addr, r->width, &want);
 	in_set = r->c->algo->lookup(r->set, &k, &got);
 	r->bad += in_ref != in_set || (in_ref && want != got);
-}
-
-static void step_find(struct run *r, const struct nfhp_set_key *k)
-{
-	int i = ref_index(&r->ref, k);
-	u32 got = 0;
-	bool in_set;
-
-	in_set = r->c->algo->find(r->set, k, &got);
-	r->bad += in_set != (i >= 0) || (i >= 0 && got != r->ref.e[i].value);
 }
 
 /* Keys no algorithm of the family takes: too long, or host bits set. */
@@ -220,36 +149,14 @@ static void run_one(const struct algo_case *c, u8 family, unsigned int steps)
 	struct run r = { .c = c, .family = family,
 			 .width = width_of(family),
 			 .ctx = { .mem = &mem, .gc = &gc } };
-	unsigned int s, walks_bad = 0;
+	unsigned int walks_bad;
 
 	make_pool(r.pool, r.width, c->hosts_only);
 	r.set = c->algo->create(&r.ctx, family, rnd() % 64);
 	check(r.set, "%s/%u: create", c->algo->name, r.width);
 	if (!r.set)
 		return;
-	for (s = 0; s < steps; s++) {
-		const struct nfhp_set_key *k = &r.pool[rnd() % POOL_SIZE];
-
-		switch (rnd() % 8) {
-		case 0: case 1: case 2:
-			step_add(&r, k);
-			break;
-		case 3: case 4:
-			step_del(&r, k);
-			break;
-		case 5:
-			step_find(&r, k);
-			break;
-		default:
-			step_lookup(&r);
-		}
-		if (s % 97 == 0)
-			walks_bad += !walk_agrees(c->algo, r.set, &r.ref);
-		if (s % 13 == 0)
-			nfhp_set_gc_run(&r.ctx, false);
-		if (s % 31 == 0)
-			synchronize_rcu();
-	}
+	walks_bad = run_steps(&r, steps, step_lookup);
 	check(!r.bad, "%s/%u: %u steps agree with the list (%u disagree)",
 	      c->algo->name, r.width, steps, r.bad);
 	check(!walks_bad && walk_agrees(c->algo, r.set, &r.ref),

@@ -30,39 +30,10 @@
 
 #include "set_ref.h"
 
-/**
- * struct algo_case - an algorithm and the keys it takes
- * @algo: the algorithm
- * @hosts_only: it takes only full-width keys
- */
-struct algo_case {
-	const struct nfhp_set_algo *algo;
-	bool hosts_only;
-};
-
 static const struct algo_case algos[] = {
 	{ &nfhp_set_flow_hash, true },
 	{ &nfhp_set_flow_lpm, false },
 };
-
-static unsigned int width_of(u8 family)
-{
-	return family == NFHP_FAMILY_IPV6 ? 128 : 32;
-}
-
-static nfhp_u128 all_ones(unsigned int width)
-{
-	return width == 128 ? ~(nfhp_u128)0 : ((nfhp_u128)1 << width) - 1;
-}
-
-/* @addr with the bits below a /@plen cleared. */
-static nfhp_u128 prefix_of(nfhp_u128 addr, unsigned int plen,
-			   unsigned int width)
-{
-	nfhp_u128 host = plen >= width ? 0 : all_ones(width - plen);
-
-	return addr & ~host & all_ones(width);
-}
 
 /*
  * The entry of @r a packet's key @k hits: its protocol and port, the
@@ -176,40 +147,6 @@ static struct nfhp_set_key random_packet(const struct nfhp_set_key *pool,
 	return k;
 }
 
-/**
- * struct run - one algorithm in one family
- * @c: the algorithm
- * @family: the family
- * @width: its address width
- * @ctx: the writer's context
- * @set: the instance
- * @ref: the reference
- * @pool: the keys
- * @bad: steps that disagreed
- * @hits: lookups that found an entry, so that the test is not all misses
- */
-struct run {
-	const struct algo_case *c;
-	u8 family;
-	unsigned int width;
-	struct nfhp_set_ctx ctx;
-	void *set;
-	struct ref_set ref;
-	struct nfhp_set_key pool[POOL_SIZE];
-	unsigned int bad;
-	unsigned int hits;
-};
-
-static void step_add(struct run *r, const struct nfhp_set_key *k)
-{
-	r->bad += ref_step_add(r->c->algo, &r->ctx, r->set, &r->ref, k);
-}
-
-static void step_del(struct run *r, const struct nfhp_set_key *k)
-{
-	r->bad += ref_step_del(r->c->algo, &r->ctx, r->set, &r->ref, k);
-}
-
 static void step_lookup(struct run *r)
 {
 	struct nfhp_set_key k = random_packet(r->pool, r->family);
@@ -220,16 +157,6 @@ static void step_lookup(struct run *r)
 	in_set = r->c->algo->lookup(r->set, &k, &got);
 	r->bad += in_ref != in_set || (in_ref && want != got);
 	r->hits += in_set;
-}
-
-static void step_find(struct run *r, const struct nfhp_set_key *k)
-{
-	int i = ref_index(&r->ref, k);
-	u32 got = 0;
-	bool in_set;
-
-	in_set = r->c->algo->find(r->set, k, &got);
-	r->bad += in_set != (i >= 0) || (i >= 0 && got != r->ref.e[i].value);
 }
 
 /*
@@ -271,36 +198,14 @@ static void run_one(const struct algo_case *c, u8 family, unsigned int steps)
 	struct run r = { .c = c, .family = family,
 			 .width = width_of(family),
 			 .ctx = { .mem = &mem, .gc = &gc } };
-	unsigned int s, walks_bad = 0;
+	unsigned int walks_bad;
 
 	make_pool(r.pool, family, c->hosts_only);
 	r.set = c->algo->create(&r.ctx, family, rnd() % 64);
 	check(r.set, "flow %s/%u: create", c->algo->name, r.width);
 	if (!r.set)
 		return;
-	for (s = 0; s < steps; s++) {
-		const struct nfhp_set_key *k = &r.pool[rnd() % POOL_SIZE];
-
-		switch (rnd() % 8) {
-		case 0: case 1: case 2:
-			step_add(&r, k);
-			break;
-		case 3: case 4:
-			step_del(&r, k);
-			break;
-		case 5:
-			step_find(&r, k);
-			break;
-		default:
-			step_lookup(&r);
-		}
-		if (s % 97 == 0)
-			walks_bad += !walk_agrees(c->algo, r.set, &r.ref);
-		if (s % 13 == 0)
-			nfhp_set_gc_run(&r.ctx, false);
-		if (s % 31 == 0)
-			synchronize_rcu();
-	}
+	walks_bad = run_steps(&r, steps, step_lookup);
 	check(!r.bad && r.hits > steps / 40,
 	      "flow %s/%u: %u steps agree with the list (%u disagree, %u hits)",
 	      c->algo->name, r.width, steps, r.bad, r.hits);
