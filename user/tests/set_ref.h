@@ -231,4 +231,54 @@ static unsigned int run_steps(struct run *r, unsigned int steps,
 	return walks_bad;
 }
 
+/*
+ * Many keys, key_of()'s 0 to 19,999 of @c's family: the sizes grow and
+ * shrink through several rehashes.  Each is added (a /32 for prefixes),
+ * found, every other one deleted, and then found or not.
+ */
+static void run_bulk(const struct algo_case *c, u8 family,
+		     void (*key_of)(struct nfhp_set_key *k, unsigned int i,
+				    unsigned int width))
+{
+	const char *tag = c->algo->type == NFHP_SET_FLOW ? "flow " : "";
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_set_gc gc = {};
+	struct nfhp_set_ctx ctx = { .mem = &mem, .gc = &gc };
+	unsigned int width = width_of(family), n = 20000, i, bad = 0;
+	void *set = c->algo->create(&ctx, family, 0);
+	struct nfhp_set_key k = {};
+	u32 v;
+
+	if (!set) {
+		check(false, "%s%s/%u: bulk create", tag, c->algo->name, width);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		key_of(&k, i, width);
+		k.plen = c->hosts_only ? width : 32;
+		bad += c->algo->add(&ctx, set, &k, i, false) != NFHP_SET_ADDED;
+	}
+	for (i = 0; i < n; i++) {
+		key_of(&k, i, width);
+		k.plen = width;
+		bad += !c->algo->lookup(set, &k, &v) || v != i;
+		if (i % 2) {
+			k.plen = c->hosts_only ? width : 32;
+			bad += c->algo->del(&ctx, set, &k) != NFHP_SET_DELETED;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		key_of(&k, i, width);
+		k.plen = width;
+		bad += c->algo->lookup(set, &k, &v) != !(i % 2);
+	}
+	check(!bad && c->algo->count(set) == n / 2,
+	      "%s%s/%u: %u keys added, half deleted, the rest found (%u bad)",
+	      tag, c->algo->name, width, n, bad);
+	c->algo->destroy(&ctx, set);
+	nfhp_set_gc_run(&ctx, true);
+	check(!mem.used, "%s%s/%u: bulk: every byte given back", tag,
+	      c->algo->name, width);
+}
+
 #endif /* _NFHP_SET_REF_H */
