@@ -95,8 +95,11 @@ void nfhp_spec_pack_into(struct nfhp_packed_spec *p,
 	*d++ = nfhp_spec_nsetm(s);
 	for (i = 0; i < nfhp_spec_nsetm(s); i++) {
 		*d++ = s->setm[i].dir;
+		/* Flags: invert, has_value, has_dir2, then dir2 in bits 3-4. */
 		*d++ = (s->setm[i].invert ? 1 : 0) |
-		       (s->setm[i].has_value ? 2 : 0);
+		       (s->setm[i].has_value ? 2 : 0) |
+		       (s->setm[i].has_dir2 ? 4 : 0) |
+		       (s->setm[i].dir2 & 3) << 3;
 		if (s->setm[i].has_value) {
 			memcpy(d, &s->setm[i].value_min, 4);
 			memcpy(d + 4, &s->setm[i].value_max, 4);
@@ -190,6 +193,8 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 	for (i = 0; i < s->nsetm; i++) {
 		s->setm[i].dir = *d++;
 		s->setm[i].invert = *d & 1;
+		s->setm[i].has_dir2 = *d >> 2 & 1;
+		s->setm[i].dir2 = *d >> 3 & 3;
 		s->setm[i].has_value = *d++ >> 1 & 1;
 		if (s->setm[i].has_value) {
 			memcpy(&s->setm[i].value_min, d, 4);

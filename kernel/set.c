@@ -36,6 +36,8 @@ static const struct nfhp_set_algo *const nfhp_set_algos[] = {
 	&nfhp_set_addr_lpm,
 	&nfhp_set_num_bitmap,
 	&nfhp_set_num_range,
+	&nfhp_set_flow_hash,
+	&nfhp_set_flow_lpm,
 };
 
 /**

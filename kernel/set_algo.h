@@ -13,6 +13,8 @@
  *   addr   lpm        prefixes of any length    longest prefix
  *   number bitmap     numbers below 65536       one bit, one word
  *   number range      disjoint u32 ranges       binary search
+ *   flow   hash       host, protocol, port      exact, one probe sequence
+ *   flow   lpm        prefix, protocol, port    one probe per prefix length
  *
  * An algorithm is a &struct nfhp_set_algo.  Its writers are serialized by
  * the caller; its lookups run under rcu_read_lock() beside them, and see
@@ -40,17 +42,23 @@
  *	low 32 bits; the bits below the prefix are zero.
  *	%NFHP_SET_NUMBER: the number, or the first of a range, in the low
  *	32 bits; the others are zero
- * @plen: %NFHP_SET_ADDR: the prefix length, 0 to the family's width
+ * @plen: %NFHP_SET_ADDR, %NFHP_SET_FLOW: the prefix length, 0 to the
+ *	family's width
+ * @proto: %NFHP_SET_FLOW: the transport protocol (IPPROTO_*)
+ * @port: %NFHP_SET_FLOW: the port, or ICMP's type << 8 | code
  * @hi: %NFHP_SET_NUMBER: the last number of the range, at least the
  *	first; a lookup reads only @addr
  *
  * A lookup's key is a packet's address, with @plen the family's width,
- * or a packet's port.  @hi sits in what was padding: an address key
- * costs what it did.
+ * a packet's port, or both with its protocol.  @proto, @port and @hi sit
+ * in what was padding after @plen: the key is 24 bytes as it was, and an
+ * address key costs what it did.
  */
 struct nfhp_set_key {
 	nfhp_u128 addr;
 	u8 plen;
+	u8 proto;
+	u16 port;
 	u32 hi;
 };
 
@@ -176,6 +184,8 @@ extern const struct nfhp_set_algo nfhp_set_addr_hash;
 extern const struct nfhp_set_algo nfhp_set_addr_lpm;
 extern const struct nfhp_set_algo nfhp_set_num_bitmap;
 extern const struct nfhp_set_algo nfhp_set_num_range;
+extern const struct nfhp_set_algo nfhp_set_flow_hash;
+extern const struct nfhp_set_algo nfhp_set_flow_lpm;
 
 void *nfhp_set_block_alloc(struct nfhp_set_ctx *ctx, size_t size);
 void nfhp_set_retire(struct nfhp_set_ctx *ctx, void *block);

@@ -37,15 +37,12 @@
  */
 #include <linux/errno.h>
 #include <linux/kernel.h>
-#include <linux/log2.h>
-#include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
 
-#include "set_algo.h"
+#include "set_hash_priv.h"
 
-#define NFHP_HASH_MIN_SLOTS	16u
 #define NFHP_HASH4_EMPTY	0u
 #define NFHP_HASH4_TOMB		1u
 /* A special key's word in the header: present, and its value. */
@@ -119,25 +116,19 @@ static bool nfhp_hash_is6(const struct nfhp_hash *h)
 
 static u32 nfhp_hash_index4(const struct nfhp_hash_array *a, u32 key)
 {
-	u64 x = (key ^ a->seed) * 0x9e3779b97f4a7c15ull;
-
-	/* The top 32 bits, scaled to the slots: no power of two needed. */
-	return (u32)(((x >> 32) * a->nslots) >> 32);
+	return nfhp_hash_scale((key ^ a->seed) * 0x9e3779b97f4a7c15ull,
+			       a->nslots);
 }
 
 static u32 nfhp_hash_index6(const struct nfhp_hash_array *a, u64 hi, u64 lo)
 {
-	u64 x = ((hi ^ a->seed) * 0x9e3779b97f4a7c15ull) ^ lo;
-
-	x *= 0xc2b2ae3d27d4eb4full;
-	x ^= x >> 29;
-	return (u32)(((x >> 32) * a->nslots) >> 32);
+	return nfhp_hash_scale(nfhp_hash_mix128(a->seed, hi, lo), a->nslots);
 }
 
 /* The slot after @i, the first after the last. */
 static u32 nfhp_hash_next(const struct nfhp_hash_array *a, u32 i)
 {
-	return i + 1 < a->nslots ? i + 1 : 0;
+	return nfhp_hash_step(a->nslots, i);
 }
 
 static size_t nfhp_hash_slot_size(const struct nfhp_hash *h)
@@ -156,22 +147,15 @@ static struct nfhp_hash_array *nfhp_hash_array_new(struct nfhp_set_ctx *ctx,
 	if (!a)
 		return NULL;
 	a->nslots = slots;
-	a->seed = (u64)get_random_u32() << 32 | get_random_u32();
+	a->seed = nfhp_hash_seed();
 	return a;
 }
 
-/*
- * The slots for @keys keys at a quarter to a half full: as many as fill
- * the power of two bytes their array takes (the header included).
- */
+/* The slots for @keys keys at a quarter to a half full. */
 static u32 nfhp_hash_slots_for(const struct nfhp_hash *h, u32 keys)
 {
-	size_t slot = nfhp_hash_slot_size(h);
-	size_t head = sizeof(struct nfhp_set_retired) +
-		      sizeof(struct nfhp_hash_array);
-	u64 want = max_t(u64, NFHP_HASH_MIN_SLOTS, 2 * (u64)keys + 2);
-
-	return (roundup_pow_of_two(head + want * slot) - head) / slot;
+	return nfhp_hash_slots(sizeof(struct nfhp_hash_array),
+			       nfhp_hash_slot_size(h), keys);
 }
 
 /**
@@ -421,7 +405,7 @@ static int nfhp_hash_add(struct nfhp_set_ctx *ctx, void *priv,
 		nfhp_hash_set_value(a, is6, key, value);
 		return NFHP_SET_UPDATED;
 	}
-	if ((u64)h->used + 1 > (u64)a->nslots * 3 / 4) {
+	if (nfhp_hash_full(h->used, a->nslots)) {
 		err = nfhp_hash_rehash(ctx, h, h->count + 1);
 		if (err)
 			return err;
@@ -461,7 +445,7 @@ static int nfhp_hash_del(struct nfhp_set_ctx *ctx, void *priv,
 	}
 	h->count--;
 	/* Shrinking is an optimisation: a set that cannot keeps its slots. */
-	if (a->nslots > NFHP_HASH_MIN_SLOTS && h->count < a->nslots / 16)
+	if (nfhp_hash_sparse(h->count, a->nslots))
 		nfhp_hash_rehash(ctx, h, h->count);
 	return NFHP_SET_DELETED;
 }
@@ -475,7 +459,7 @@ static int nfhp_hash_walk(const void *priv, u64 *cursor,
 	const struct nfhp_hash *h = priv;
 	const struct nfhp_hash_array *a = rcu_dereference(h->array);
 	bool is6 = nfhp_hash_is6(h);
-	struct nfhp_set_key key;
+	struct nfhp_set_key key = {};
 	u64 n = (u64)a->nslots + 2;
 	u32 value;
 	u64 word;

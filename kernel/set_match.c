@@ -20,6 +20,14 @@
  * An address set must be of the rule's family; a number set serves
  * both.
  *
+ * A flow set ("hash:ip,port") is looked up with an address, the packet's
+ * protocol and a port, as ipset's hash:ip,port: "src,dst" is the source
+ * address and the destination port.  TCP, UDP, SCTP and UDPLITE have
+ * ports; ICMP (IPv4) and ICMPv6 (IPv6) give type << 8 | code; any other
+ * protocol port 0.  A later fragment, or a packet too short for its
+ * ports or its ICMP header, is in no flow set.  A flow set must be of
+ * the rule's family and take two directions; the others take one.
+ *
  * With a value range ("--set-value 1:4") the entry found must also have
  * a value in it: one rule per verdict maps a set's values to verdicts,
  * and an add with a new value changes an address's verdict at once.
@@ -37,38 +45,57 @@
 #include "set_match.h"
 #include "xt_run.h"
 
+/* The port of a direction as written: src and sport are the source's. */
+static u8 nfhp_setm_port_dir(u8 dir)
+{
+	return dir == NFHP_SETM_SRC || dir == NFHP_SETM_SPORT ?
+	       NFHP_SETM_SPORT : NFHP_SETM_DPORT;
+}
+
 /**
- * nfhp_setm_dir() - the packet field a set match looks up
+ * nfhp_setm_dir() - the packet fields a set match looks up
  * @set: its set, or NULL for none of that name
  * @family: the rule's family
- * @dir: &enum nfhp_setm_dir as written
- * @field: set to the field: @dir, or a port for a number set
+ * @spec: the set match as written
+ * @out: its @dir and @dir2 set to the fields, resolved
  * @msg: set to the reason of a failure
  *
- * Return: 0, -ENOENT for no set, or -EINVAL for an address set of
- * another family or with a port direction.
+ * Return: 0, -ENOENT for no set, or -EINVAL for an address or flow set
+ * of another family, an address with a port direction, or a number of
+ * directions other than the set's fields.
  */
-static int nfhp_setm_dir(const struct nfhp_set *set, u8 family, u8 dir,
-			 u8 *field, const char **msg)
+static int nfhp_setm_dir(const struct nfhp_set *set, u8 family,
+			 const struct nfhp_setm_spec *spec,
+			 struct nfhp_setm *out, const char **msg)
 {
+	bool flow = set && set->algo->type == NFHP_SET_FLOW;
+
 	if (!set) {
 		*msg = "no set of that name";
 		return -ENOENT;
 	}
+	if (flow != !!spec->has_dir2) {
+		*msg = flow ? "a flow set takes two directions, as src,dst" :
+			      "the set has one field: one direction";
+		return -EINVAL;
+	}
 	if (set->algo->type == NFHP_SET_NUMBER) {
-		*field = dir == NFHP_SETM_SRC || dir == NFHP_SETM_SPORT ?
-			 NFHP_SETM_SPORT : NFHP_SETM_DPORT;
+		out->dir = nfhp_setm_port_dir(spec->dir);
 		return 0;
 	}
 	if (set->family != family) {
 		*msg = "the set is of another family";
 		return -EINVAL;
 	}
-	if (dir != NFHP_SETM_SRC && dir != NFHP_SETM_DST) {
+	if (spec->dir != NFHP_SETM_SRC && spec->dir != NFHP_SETM_DST) {
 		*msg = "the set holds addresses: a port direction needs a number set";
 		return -EINVAL;
 	}
-	*field = dir;
+	out->dir = spec->dir;
+	if (flow) {
+		out->dir += NFHP_SETM_FLOW_SRC;
+		out->dir2 = nfhp_setm_port_dir(spec->dir2);
+	}
 	return 0;
 }
 
@@ -87,8 +114,9 @@ static int nfhp_setm_dir(const struct nfhp_set *set, u8 family, u8 dir,
  * "dst" of a number set are ports.  The set's type cannot change while
  * the rule refers to it: it cannot be destroyed, and a swap keeps types.
  *
- * Return: 0, -ENOENT for an unknown set or -EINVAL for an address set of
- * another family or with a port direction; nothing is referenced then.
+ * Return: 0, -ENOENT for an unknown set or -EINVAL for an address or
+ * flow set of another family, an address set with a port direction, or
+ * directions that are not the set's fields; nothing is referenced then.
  */
 int nfhp_setm_get(struct net *net, u8 family,
 		  const struct nfhp_rule_spec *spec, struct nfhp_setm *out,
@@ -101,8 +129,7 @@ int nfhp_setm_get(struct net *net, u8 family,
 
 	for (i = 0; i < nfhp_spec_nsetm(spec); i++) {
 		set = nfhp_set_find(sets, spec->setm[i].name);
-		ret = nfhp_setm_dir(set, family, spec->setm[i].dir, &out[i].dir,
-				    msg);
+		ret = nfhp_setm_dir(set, family, &spec->setm[i], &out[i], msg);
 		if (ret) {
 			nfhp_setm_put(out, i);
 			return ret;
@@ -158,21 +185,64 @@ static bool nfhp_setm_port(u8 dir, const struct nfhp_xt_pkt *p,
 }
 
 /**
- * nfhp_setm_key() - the field a set match looks up, as a set's key
+ * nfhp_setm_flow_port() - a packet's protocol and port, as a flow key's
+ * @dir: %NFHP_SETM_SPORT or %NFHP_SETM_DPORT
  * @family: the packet's family
- * @dir: the resolved &enum nfhp_setm_dir
- * @p: the packet
- * @key: filled in
+ * @p: the packet, its transport protocol and header offset known
+ * @key: its protocol and port set
  *
- * Return: false when the packet has no such field.
+ * As ipset's hash:ip,port reads them: the port of TCP, UDP, SCTP and
+ * UDPLITE, type << 8 | code of the family's ICMP, 0 for the others.
+ * Like ipset, it wants the whole header of the protocol: TCP's 20
+ * bytes, SCTP's 12, UDP's, UDPLITE's and ICMP's 8.
+ *
+ * Return: false for none: a later fragment, a header too short.
  */
-static bool nfhp_setm_key(u8 family, u8 dir, const struct nfhp_xt_pkt *p,
-			  struct nfhp_set_key *key)
+static bool nfhp_setm_flow_port(u8 dir, u8 family,
+				const struct nfhp_xt_pkt *p,
+				struct nfhp_set_key *key)
 {
-	const struct sk_buff *skb = p->skb;
+	unsigned int len, at = dir == NFHP_SETM_SPORT ? 0 : 2;
+	u8 _h[20];
+	const u8 *h;
 
-	if (dir == NFHP_SETM_SPORT || dir == NFHP_SETM_DPORT)
-		return nfhp_setm_port(dir, p, key);
+	if (p->fragoff)
+		return false;
+	key->proto = p->proto;
+	key->port = 0;
+	switch (p->proto) {
+	case IPPROTO_TCP:
+		len = 20;
+		break;
+	case IPPROTO_SCTP:
+		len = 12;
+		break;
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+		len = 8;
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		if ((p->proto == IPPROTO_ICMP) != (family == NFHP_FAMILY_IPV4))
+			return true;
+		/* Type and code, in the order the key wants them. */
+		len = 8;
+		at = 0;
+		break;
+	default:
+		return true;
+	}
+	h = skb_header_pointer(p->skb, p->thoff, len, _h);
+	if (!h)
+		return false;
+	key->port = h[at] << 8 | h[at + 1];
+	return true;
+}
+
+/* A packet's source or destination address, full width, into @key. */
+static void nfhp_setm_addr(u8 family, u8 dir, const struct sk_buff *skb,
+			   struct nfhp_set_key *key)
+{
 	if (family == NFHP_FAMILY_IPV6) {
 		const struct ipv6hdr *h = ipv6_hdr(skb);
 
@@ -185,6 +255,32 @@ static bool nfhp_setm_key(u8 family, u8 dir, const struct nfhp_xt_pkt *p,
 		key->addr = ntohl(dir == NFHP_SETM_SRC ? h->saddr : h->daddr);
 		key->plen = 32;
 	}
+}
+
+/**
+ * nfhp_setm_key() - the fields a set match looks up, as a set's key
+ * @family: the packet's family
+ * @m: the set match, its directions resolved
+ * @p: the packet
+ * @key: filled in
+ *
+ * Return: false when the packet has no such field.
+ */
+static bool nfhp_setm_key(u8 family, const struct nfhp_setm *m,
+			  const struct nfhp_xt_pkt *p,
+			  struct nfhp_set_key *key)
+{
+	/* One test for an address set, as before flow sets. */
+	if (m->dir >= NFHP_SETM_SPORT) {
+		if (m->dir < NFHP_SETM_FLOW_SRC)
+			return nfhp_setm_port(m->dir, p, key);
+		if (!nfhp_setm_flow_port(m->dir2, family, p, key))
+			return false;
+		nfhp_setm_addr(family, m->dir - NFHP_SETM_FLOW_SRC, p->skb,
+			       key);
+		return true;
+	}
+	nfhp_setm_addr(family, m->dir, p->skb, key);
 	return true;
 }
 
@@ -208,7 +304,7 @@ bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
 	u32 value;
 
 	for (i = 0; i < n; i++) {
-		hit = nfhp_setm_key(family, m[i].dir, p, &key) &&
+		hit = nfhp_setm_key(family, &m[i], p, &key) &&
 		      nfhp_set_lookup(m[i].set, &key, &value);
 		if (hit && m[i].has_value)
 			hit = value >= m[i].value_min && value <= m[i].value_max;

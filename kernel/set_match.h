@@ -12,11 +12,21 @@
 
 struct nfhp_xt_pkt;
 
+/*
+ * The resolved directions of a flow set's address, past the UAPI's: a
+ * packet path that tests "dir >= NFHP_SETM_SPORT" first costs an address
+ * set nothing more.
+ */
+#define NFHP_SETM_FLOW_SRC	(NFHP_SETM_DPORT + 1)
+#define NFHP_SETM_FLOW_DST	(NFHP_SETM_DPORT + 2)
+
 /**
  * struct nfhp_setm - a set match of a rule, its set resolved
  * @set: the set, referenced (&struct nfhp_set.refs)
  * @dir: &enum nfhp_setm_dir of the field looked up, resolved: the
- *	ports are %NFHP_SETM_SPORT and %NFHP_SETM_DPORT
+ *	ports are %NFHP_SETM_SPORT and %NFHP_SETM_DPORT; a flow set's
+ *	address %NFHP_SETM_FLOW_SRC or %NFHP_SETM_FLOW_DST
+ * @dir2: a flow set's port, %NFHP_SETM_SPORT or %NFHP_SETM_DPORT
  * @invert: the match holds when the field is not in the set
  * @has_value: the entry must also have a value in [@value_min, @value_max]
  * @value_min: the least value
@@ -25,6 +35,7 @@ struct nfhp_xt_pkt;
 struct nfhp_setm {
 	struct nfhp_set *set;
 	u8 dir;
+	u8 dir2;
 	bool invert;
 	bool has_value;
 	u32 value_min;

@@ -16,6 +16,9 @@
 #include "set.h"
 #include "set_netlink.h"
 
+/* Marks a test's result for nfhp_put_sete(): its value goes with it. */
+#define NFHP_SET_TEST_RESULT	0x100
+
 static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
 	[NFHPA_SETE_ADDR] = NLA_POLICY_EXACT_LEN(16),
 	[NFHPA_SETE_PLEN] = NLA_POLICY_MAX(NLA_U8, 128),
@@ -24,6 +27,8 @@ static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
 				.reject_message = "results are the kernel's" },
 	[NFHPA_SETE_NUM_LO] = { .type = NLA_U32 },
 	[NFHPA_SETE_NUM_HI] = { .type = NLA_U32 },
+	[NFHPA_SETE_PROTO] = NLA_POLICY_MIN(NLA_U8, 1),
+	[NFHPA_SETE_PORT] = { .type = NLA_U16 },
 };
 
 const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
@@ -32,7 +37,7 @@ const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
 	[NFHPA_SET_OTHER] = { .type = NLA_NUL_STRING,
 			      .len = NFHP_SET_MAXNAMELEN - 1 },
 	[NFHPA_SET_TYPE] = NLA_POLICY_RANGE(NLA_U8, NFHP_SET_ADDR,
-					    NFHP_SET_NUMBER),
+					    NFHP_SET_FLOW),
 	[NFHPA_SET_ALGO] = { .type = NLA_NUL_STRING, .len = 15 },
 	[NFHPA_SET_LIMIT] = { .type = NLA_U32 },
 	[NFHPA_SET_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SET_F_LOCKED |
@@ -51,6 +56,7 @@ const struct nla_policy nfhp_setm_policy[NFHPA_SETM_MAX + 1] = {
 	[NFHPA_SETM_INVERT] = { .type = NLA_FLAG },
 	[NFHPA_SETM_VALUE_MIN] = { .type = NLA_U32 },
 	[NFHPA_SETM_VALUE_MAX] = { .type = NLA_U32 },
+	[NFHPA_SETM_DIR2] = NLA_POLICY_MAX(NLA_U8, NFHP_SETM_DPORT),
 };
 
 /**
@@ -99,6 +105,8 @@ int nfhp_setm_decode(struct nfhp_rule_spec *spec, const struct nlattr *attr,
 	}
 	nla_strscpy(m->name, tb[NFHPA_SETM_NAME], sizeof(m->name));
 	m->dir = nla_get_u8(tb[NFHPA_SETM_DIR]);
+	m->has_dir2 = !!tb[NFHPA_SETM_DIR2];
+	m->dir2 = m->has_dir2 ? nla_get_u8(tb[NFHPA_SETM_DIR2]) : 0;
 	m->invert = nla_get_flag(tb[NFHPA_SETM_INVERT]);
 	spec->nsetm++;
 	return 0;
@@ -123,6 +131,7 @@ int nfhp_setm_put_all(struct sk_buff *skb, const struct nfhp_rule_spec *spec)
 		if (!nest ||
 		    nla_put_string(skb, NFHPA_SETM_NAME, m->name) ||
 		    nla_put_u8(skb, NFHPA_SETM_DIR, m->dir) ||
+		    (m->has_dir2 && nla_put_u8(skb, NFHPA_SETM_DIR2, m->dir2)) ||
 		    (m->invert && nla_put_flag(skb, NFHPA_SETM_INVERT)) ||
 		    (m->has_value &&
 		     (nla_put_u32(skb, NFHPA_SETM_VALUE_MIN, m->value_min) ||
@@ -365,7 +374,8 @@ static int nfhp_sete_decode_num(struct nlattr **tb, const struct nlattr *attr,
 				struct netlink_ext_ack *extack)
 {
 	if (!tb[NFHPA_SETE_NUM_LO] || tb[NFHPA_SETE_ADDR] ||
-	    tb[NFHPA_SETE_PLEN]) {
+	    tb[NFHPA_SETE_PLEN] || tb[NFHPA_SETE_PROTO] ||
+	    tb[NFHPA_SETE_PORT]) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "an entry of a number set needs NFHPA_SETE_NUM_LO, and no address");
 		return -EINVAL;
@@ -379,6 +389,41 @@ static int nfhp_sete_decode_num(struct nlattr **tb, const struct nlattr *attr,
 				    "the range ends before it begins");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/**
+ * nfhp_sete_decode_flow() - the protocol and port of an entry
+ * @set: the set it is for
+ * @tb: the entry's attributes
+ * @attr: the entry, for the reason
+ * @key: its protocol and port set, 0 for an address set
+ * @extack: for the reason
+ *
+ * A flow set needs a protocol; an address set takes neither.  The
+ * algorithm checks the port against the protocol.
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_sete_decode_flow(const struct nfhp_set *set,
+				 struct nlattr **tb, const struct nlattr *attr,
+				 struct nfhp_set_key *key,
+				 struct netlink_ext_ack *extack)
+{
+	bool flow = set->algo->type == NFHP_SET_FLOW;
+
+	if (flow && !tb[NFHPA_SETE_PROTO]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an entry of a flow set needs a protocol");
+		return -EINVAL;
+	}
+	if (!flow && (tb[NFHPA_SETE_PROTO] || tb[NFHPA_SETE_PORT])) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an address set's entry has no protocol or port");
+		return -EINVAL;
+	}
+	key->proto = flow ? nla_get_u8(tb[NFHPA_SETE_PROTO]) : 0;
+	key->port = tb[NFHPA_SETE_PORT] ? nla_get_u16(tb[NFHPA_SETE_PORT]) : 0;
 	return 0;
 }
 
@@ -406,6 +451,7 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 	if (ret)
 		return ret;
 	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	*key = (struct nfhp_set_key){};
 	if (set->algo->type == NFHP_SET_NUMBER)
 		return nfhp_sete_decode_num(tb, attr, key, extack);
 	if (tb[NFHPA_SETE_NUM_LO] || tb[NFHPA_SETE_NUM_HI]) {
@@ -413,6 +459,9 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 				    "an address set's entry has no numbers");
 		return -EINVAL;
 	}
+	ret = nfhp_sete_decode_flow(set, tb, attr, key, extack);
+	if (ret)
+		return ret;
 	if (!tb[NFHPA_SETE_ADDR]) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "an entry needs an address");
 		return -EINVAL;
@@ -472,6 +521,8 @@ static const char *nfhp_set_result_msg(int err, const struct nfhp_set *set)
 	case -EPERM:
 		return "the set is locked";
 	case -EINVAL:
+		if (set->algo->type == NFHP_SET_FLOW)
+			return "the key is not of the set's family, has bits set below its prefix length, protocol 0, or a port its protocol has none of";
 		return "the key is not of the set's family, or has bits set below its prefix length";
 	default:
 		return "out of memory";
@@ -479,12 +530,14 @@ static const char *nfhp_set_result_msg(int err, const struct nfhp_set *set)
 }
 
 /*
- * One entry of a reply: address, prefix length, value and result (a
- * number set's two numbers take less than the first two).
+ * One entry of a reply: address, prefix length, value or a flow set's
+ * protocol and port, and result (a number set's two numbers take less
+ * than the first two).  A flow set's results leave the value out: it is
+ * the one sent, and with it NFHP_SET_MAX_BATCH results would not fit.
  */
 #define NFHP_SETE_REPLY_SIZE						\
 	(NLA_HDRLEN + NLA_ALIGN(NLA_HDRLEN + 16) +			\
-	 2 * NLA_ALIGN(NLA_HDRLEN + 4) + NLA_ALIGN(NLA_HDRLEN + 1))
+	 3 * NLA_ALIGN(NLA_HDRLEN + 4) + NLA_ALIGN(NLA_HDRLEN + 1))
 
 /* The reply of NFHP_SET_MAX_BATCH entries fits an attribute's length. */
 static_assert(NLA_HDRLEN + NFHP_SET_MAX_BATCH * NFHP_SETE_REPLY_SIZE <=
@@ -512,32 +565,53 @@ static struct sk_buff *nfhp_set_reply_new(struct genl_info *info,
  * nfhp_put_sete_key() - the key of an entry in a message
  * @skb: the message
  * @key: the key
- * @number: of a number set: NUM_LO and NUM_HI, else ADDR and PLEN
+ * @type: the set's &enum nfhp_set_type: a number set's NUM_LO and
+ *	NUM_HI, else ADDR and PLEN, and a flow set's PROTO and PORT
  *
  * Return: 0 or -EMSGSIZE.
  */
 static int nfhp_put_sete_key(struct sk_buff *skb,
-			     const struct nfhp_set_key *key, bool number)
+			     const struct nfhp_set_key *key, u8 type)
 {
 	u32 w[4] = { (u32)(key->addr >> 96), (u32)(key->addr >> 64),
 		     (u32)(key->addr >> 32), (u32)key->addr };
 
-	if (number)
+	if (type == NFHP_SET_NUMBER)
 		return nla_put_u32(skb, NFHPA_SETE_NUM_LO, (u32)key->addr) ?:
 		       nla_put_u32(skb, NFHPA_SETE_NUM_HI, key->hi);
-	return nla_put(skb, NFHPA_SETE_ADDR, sizeof(w), w) ?:
-	       nla_put_u8(skb, NFHPA_SETE_PLEN, key->plen);
+	if (nla_put(skb, NFHPA_SETE_ADDR, sizeof(w), w) ||
+	    nla_put_u8(skb, NFHPA_SETE_PLEN, key->plen))
+		return -EMSGSIZE;
+	if (type != NFHP_SET_FLOW)
+		return 0;
+	return nla_put_u8(skb, NFHPA_SETE_PROTO, key->proto) ?:
+	       nla_put_u16(skb, NFHPA_SETE_PORT, key->port);
 }
 
+/**
+ * nfhp_put_sete() - one NFHPA_SET_ENTRY
+ * @skb: the message
+ * @key: its key
+ * @type: the set's &enum nfhp_set_type
+ * @value: its value, left out for a flow set's result (@result not
+ *	%NFHP_SET_TEST_RESULT)
+ * @result: the &enum nfhp_set_result of an add or remove,
+ *	%NFHP_SET_TEST_RESULT | the result of a test, or -1 for a dump
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
 static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
-			 bool number, u32 value, int result)
+			 u8 type, u32 value, int result)
 {
 	struct nlattr *nest = nla_nest_start(skb, NFHPA_SET_ENTRY);
+	bool put_value = result < 0 || type != NFHP_SET_FLOW ||
+			 (result & NFHP_SET_TEST_RESULT);
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nfhp_put_sete_key(skb, key, number) ||
-	    nla_put_u32(skb, NFHPA_SETE_VALUE, value) ||
+	result = result < 0 ? result : result & ~NFHP_SET_TEST_RESULT;
+	if (nfhp_put_sete_key(skb, key, type) ||
+	    (put_value && nla_put_u32(skb, NFHPA_SETE_VALUE, value)) ||
 	    (result >= 0 && nla_put_u8(skb, NFHPA_SETE_RESULT, result))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -555,7 +629,6 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 				   struct sk_buff *reply)
 {
 	bool add = info->genlhdr->cmd == NFHP_CMD_SET_ADD;
-	bool number = set->algo->type == NFHP_SET_NUMBER;
 	u32 flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
 	const struct nlattr *pos;
 	struct nfhp_set_key key;
@@ -588,8 +661,8 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 				info->extack->bad_attr = pos;
 		}
 		/* The reply was sized for every entry. */
-		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, number, value,
-					       result)))
+		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, set->algo->type,
+					       value, result)))
 			break;
 	}
 	nla_nest_end(reply, nest);
@@ -669,7 +742,8 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "a test needs an entry");
 		return -EINVAL;
 	}
-	reply = nfhp_set_reply_new(info, 1, &hdr);
+	/* A flow set's test result carries its value too: room for two. */
+	reply = nfhp_set_reply_new(info, 2, &hdr);
 	if (!reply)
 		return -ENOMEM;
 	mutex_lock(&hn->lock);
@@ -679,11 +753,11 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 	if (!ret) {
 		found = nfhp_set_test(&hn->sets, set, &key, &value);
 		nest = nla_nest_start(reply, NFHPA_SET);
-		ret = !nest || nfhp_put_sete(reply, &key,
-					     set->algo->type == NFHP_SET_NUMBER,
+		ret = !nest || nfhp_put_sete(reply, &key, set->algo->type,
 					     found ? value : 0,
-					     found ? NFHP_SET_EXISTS :
-					     NFHP_SET_NOT_FOUND) ? -EMSGSIZE : 0;
+					     NFHP_SET_TEST_RESULT |
+					     (found ? NFHP_SET_EXISTS :
+					      NFHP_SET_NOT_FOUND)) ? -EMSGSIZE : 0;
 		if (!ret)
 			nla_nest_end(reply, nest);
 	}
@@ -762,11 +836,11 @@ static int nfhp_put_set(struct sk_buff *skb, struct netlink_callback *cb,
 /**
  * struct nfhp_dump_arg - where a dump's walk puts entries
  * @skb: the message
- * @number: the set is a number set
+ * @type: the set's &enum nfhp_set_type
  */
 struct nfhp_dump_arg {
 	struct sk_buff *skb;
-	bool number;
+	u8 type;
 };
 
 static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
@@ -775,7 +849,7 @@ static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
 	const struct nfhp_dump_arg *d = arg;
 
 	/* Not taken when it does not fit: the next message begins with it. */
-	return nfhp_put_sete(d->skb, key, d->number, value, -1) ? -EMSGSIZE :
+	return nfhp_put_sete(d->skb, key, d->type, value, -1) ? -EMSGSIZE :
 								  0;
 }
 
@@ -799,7 +873,7 @@ static int nfhp_dump_entries(struct sk_buff *skb, struct netlink_callback *cb,
 		return -EMSGSIZE;
 	}
 	arg.skb = skb;
-	arg.number = set->algo->type == NFHP_SET_NUMBER;
+	arg.type = set->algo->type;
 	ret = nfhp_set_walk(sets, set, &d->cursor, nfhp_dump_sete, &arg);
 	d->entries_done = !ret;
 	nla_nest_end(skb, nest);

@@ -58,6 +58,8 @@ struct nfhp_dim_match {
  * @invert: the match holds when the field is not in the set
  * @has_value: the entry found must also have a value in
  *	[@value_min, @value_max] ("--set-value"); @invert inverts the whole
+ * @has_dir2: @dir2 was given (NFHPA_SETM_DIR2): a two-field set's match
+ * @dir2: &enum nfhp_setm_dir of the second field: a flow set's port
  * @value_min: the least value
  * @value_max: the greatest
  */
@@ -66,6 +68,8 @@ struct nfhp_setm_spec {
 	u8 dir;
 	u8 invert;
 	u8 has_value;
+	u8 has_dir2;
+	u8 dir2;
 	u32 value_min;
 	u32 value_max;
 };

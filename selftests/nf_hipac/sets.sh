@@ -57,8 +57,8 @@ nfhp_check "an unknown type: exit 1" \
 	fails 1 "Syntax error: typename 'hash:foo' is unknown" \
 	S create x hash:foo
 nfhp_check "an ipset type nf-hipac has not: exit 1" \
-	fails 1 "typename 'hash:ip,port' is not supported by nf-hipac" \
-	S create x hash:ip,port
+	fails 1 "typename 'hash:ip,mark' is not supported by nf-hipac" \
+	S create x hash:ip,mark
 nfhp_check "timeout 5: exit 1" fails 1 "only timeout 0" \
 	S create x hash:ip timeout 5
 nfhp_check "an unknown option: exit 2" fails 2 "Unknown argument: \`foo'" \

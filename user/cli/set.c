@@ -203,9 +203,9 @@ bool set_ipset_type(const char *s)
 {
 	static const char *const types[] = {
 		"bitmap:ip", "bitmap:ip,mac", "hash:ip,mac",
-		"hash:ip,mark", "hash:ip,port", "hash:ip,port,ip",
+		"hash:ip,mark", "hash:ip,port,ip",
 		"hash:ip,port,net", "hash:mac", "hash:net,iface",
-		"hash:net,net", "hash:net,port", "hash:net,port,net",
+		"hash:net,net", "hash:net,port,net",
 		"list:set",
 	};
 	unsigned int i;
@@ -244,7 +244,7 @@ int set_parse_create(struct set_cli *c, int argc, char **argv,
 	strcpy(info->name, argv[0]);
 	if (!nfhp_set_parse_typename(argv[1], &info->type, &algo)) {
 		if (set_ipset_type(argv[1]))
-			set_error(c, "Syntax error: typename '%s' is not supported by nf-hipac (hash:ip, hash:net and bitmap:port are)",
+			set_error(c, "Syntax error: typename '%s' is not supported by nf-hipac (hash:ip, hash:net, bitmap:port, hash:ip,port and hash:net,port are)",
 				  argv[1]);
 		else
 			set_error(c, "Syntax error: typename '%s' is unknown",

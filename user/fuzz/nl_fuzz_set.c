@@ -3,8 +3,11 @@
  * nl_fuzz: the named sets (NFHP_CMD_SET_*, NFHPA_SET, NFHPA_RULE_SETM).
  *
  * Valid requests of every set command over a small pool of names, so that
- * they meet: address sets of both algorithms and families and number sets
- * of both algorithms ("bitmap", "range"), with limits and locks;
+ * they meet: address sets of both algorithms and families, number sets
+ * of both algorithms ("bitmap", "range") and flow sets of both
+ * algorithms and families (NFHPA_SETE_PROTO and _PORT: ports, ICMP type
+ * and code, protocol 0, a port on a protocol without), with limits and
+ * locks;
  * batched adds and removes of valid keys, keys with bits below their
  * prefix length, keys of the other family's width, prefix lengths 0, 1,
  * 31, 32, 127, 128; number ranges at 0, 65535 and 2^32 - 1, backwards,
@@ -12,7 +15,8 @@
  * and of all, also while rules refer to them); dumps of every set and of
  * one set's entries, now and then after a bulk add that needs several
  * messages; and the set matches of rules (none to NFHP_MAX_SETM + 1, of
- * sets that exist and of sets that do not, both directions, inverted).
+ * sets that exist and of sets that do not, both directions, a second
+ * one (NFHPA_SETM_DIR2) or not, inverted).
  * Attribute soup and huge counts of the set attributes for the random and
  * mutated requests of nl_fuzz.c.
  *
@@ -53,6 +57,7 @@ static const struct {
 	const char *name;
 	uint8_t family;
 	bool number;
+	bool flow;
 } fz_sets[] = {
 	{ "fz4a", NFHP_FAMILY_IPV4 },
 	{ "fz4b", NFHP_FAMILY_IPV4 },
@@ -61,6 +66,8 @@ static const struct {
 	{ "fz6b", NFHP_FAMILY_IPV6 },
 	{ "fzpa", NFHP_FAMILY_IPV4, true },
 	{ "fzpb", NFHP_FAMILY_IPV4, true },
+	{ "fz4f", NFHP_FAMILY_IPV4, false, true },
+	{ "fz6f", NFHP_FAMILY_IPV6, false, true },
 };
 #define FZ_NSETS	(sizeof(fz_sets) / sizeof(fz_sets[0]))
 
@@ -216,11 +223,33 @@ static void mask_key(uint32_t *w, unsigned int width, unsigned int plen)
 }
 
 /*
+ * A flow key's NFHPA_SETE_PROTO and _PORT: TCP, UDP, SCTP and UDPLITE
+ * ports that meet, ICMP and ICMPv6 type and code (either family's),
+ * GRE (port 0, or one it has none of), protocol 0, now and then none or
+ * any; the port absent now and then (0).
+ */
+static void put_proto_port(struct nlmsghdr *nlh)
+{
+	static const uint8_t protos[] = { 6, 17, 132, 136, 1, 58, 47, 0 };
+	uint8_t proto = protos[below(sizeof(protos))];
+
+	if (!one_in(16))
+		mnl_attr_put_u8(nlh, NFHPA_SETE_PROTO,
+				one_in(16) ? rnd() : proto);
+	if (one_in(8))
+		return;
+	mnl_attr_put_u16(nlh, NFHPA_SETE_PORT, proto == 47 && !one_in(4) ? 0 :
+			 one_in(8) ? (uint16_t)rnd() : 79 + below(4));
+}
+
+/*
  * One NFHPA_SET_ENTRY for a set of family: keys from a small space, so
  * that adds, removes and tests meet.  A host only with host; else now and
  * then a prefix, bits below the prefix length, the other family's width.
+ * Of a flow set (flow) with a protocol and port, mostly ones that meet.
  */
-static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host)
+static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host,
+		      bool flow)
 {
 	static const uint8_t plens4[] = { 0, 1, 8, 16, 24, 31, 32, 127, 128 };
 	static const uint8_t plens6[] = { 0, 1, 31, 32, 48, 64, 96, 120, 127,
@@ -251,6 +280,8 @@ static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host)
 	if (one_in(2))
 		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, one_in(2) ? below(4) :
 				 rnd_value());
+	if (flow != one_in(24))
+		put_proto_port(nlh);
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -284,7 +315,7 @@ static void put_some_entry(struct nlmsghdr *nlh, unsigned int i, bool host)
 	if (fz_sets[i].number != one_in(12))
 		put_num_entry(nlh);
 	else
-		put_entry(nlh, fz_sets[i].family, host);
+		put_entry(nlh, fz_sets[i].family, host, fz_sets[i].flow);
 }
 
 /* Hundreds of hosts, for a dump of several messages. */
@@ -332,11 +363,14 @@ static void put_set_new(struct nlmsghdr *nlh, unsigned int i)
 	static const char *const algos[] = { "hash", "lpm", "bitmap",
 					     "range", "", "lpmx", "hash\xff" };
 	bool number = fz_sets[i].number != one_in(16);
+	uint8_t type = fz_sets[i].flow != one_in(16) ? NFHP_SET_FLOW :
+		       number ? NFHP_SET_NUMBER : NFHP_SET_ADDR;
 
+	number = type == NFHP_SET_NUMBER;
 	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, set_name(i));
 	if (!one_in(32))
-		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, one_in(16) ? below(4) :
-				number ? NFHP_SET_NUMBER : NFHP_SET_ADDR);
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, one_in(16) ? below(5) :
+				type);
 	if (!one_in(32))
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, algos[one_in(16) ?
 				  below(7) : 2 * number + below(2)]);
@@ -455,6 +489,10 @@ void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
 		if (!one_in(40))
 			mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, one_in(40) ?
 					rnd() : below(one_in(4) ? 4 : 2));
+		/* A second direction: flow sets' port, refused elsewhere. */
+		if (one_in(3))
+			mnl_attr_put_u8(nlh, NFHPA_SETM_DIR2, one_in(40) ?
+					rnd() : below(one_in(4) ? 4 : 2));
 		if (one_in(3))
 			mnl_attr_put(nlh, NFHPA_SETM_INVERT, 0, NULL);
 		if (one_in(4))
@@ -507,7 +545,10 @@ static void put_soup_entry(struct nlmsghdr *nlh)
 		case NFHPA_SETE_VALUE:
 			put_soup_int(nlh, type, 4);
 			break;
-		default:	/* PLEN, RESULT (the kernel's), none */
+		case NFHPA_SETE_PORT:
+			put_soup_int(nlh, type, 2);
+			break;
+		default:	/* PLEN, RESULT (the kernel's), PROTO, none */
 			put_soup_int(nlh, type, 1);
 			break;
 		}
@@ -909,6 +950,10 @@ static int set_create(struct fz_sock *s, unsigned int i)
 		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_NUMBER);
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO,
 				  one_in(2) ? "bitmap" : "range");
+	} else if (fz_sets[i].flow) {
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_FLOW);
+		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO,
+				  one_in(2) ? "hash" : "lpm");
 	} else {
 		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, NFHP_SET_ADDR);
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO,

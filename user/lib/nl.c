@@ -187,6 +187,8 @@ static void put_setm(struct nlmsghdr *nlh, const struct nfhp_setm_spec *m)
 
 	mnl_attr_put_strz(nlh, NFHPA_SETM_NAME, m->name);
 	mnl_attr_put_u8(nlh, NFHPA_SETM_DIR, m->dir);
+	if (m->has_dir2)
+		mnl_attr_put_u8(nlh, NFHPA_SETM_DIR2, m->dir2);
 	if (m->invert)
 		mnl_attr_put(nlh, NFHPA_SETM_INVERT, 0, NULL);
 	if (m->has_value) {
@@ -288,6 +290,7 @@ static const u8 setm_kinds[NFHPA_SETM_MAX + 1] = {
 	[NFHPA_SETM_INVERT] = ATTR_FLAG,
 	[NFHPA_SETM_VALUE_MIN] = ATTR_U32,
 	[NFHPA_SETM_VALUE_MAX] = ATTR_U32,
+	[NFHPA_SETM_DIR2] = ATTR_U8,
 };
 
 static const u8 rstate_kinds[NFHPA_RSTATE_MAX + 1] = {
@@ -524,6 +527,10 @@ static int parse_setm(const struct nlattr *nest, struct nfhp_setm_spec *m)
 	m->dir = attr_u8(tb[NFHPA_SETM_DIR]);
 	/* The port directions of a number set, as another client sent them. */
 	if (m->dir > NFHP_SETM_DPORT)
+		return -EINVAL;
+	m->has_dir2 = !!tb[NFHPA_SETM_DIR2];
+	m->dir2 = m->has_dir2 ? attr_u8(tb[NFHPA_SETM_DIR2]) : 0;
+	if (m->dir2 > NFHP_SETM_DPORT)
 		return -EINVAL;
 	m->invert = !!tb[NFHPA_SETM_INVERT];
 	m->has_value = tb[NFHPA_SETM_VALUE_MIN] && tb[NFHPA_SETM_VALUE_MAX];

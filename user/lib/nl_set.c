@@ -41,7 +41,8 @@ static void put_addr(struct nlmsghdr *nlh, nfhp_u128 a)
  *
  * A create (an @info with a type and an algorithm) carries the type,
  * the algorithm and the limit too.  The entries of a number set (@info's
- * type %NFHP_SET_NUMBER) go as their two numbers.
+ * type %NFHP_SET_NUMBER) go as their two numbers, those of a flow set
+ * with their protocol and port.
  */
 void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		     u32 flags, const struct nfhp_set_entry *e,
@@ -69,6 +70,10 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		} else {
 			put_addr(nlh, e[i].addr);
 			mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e[i].plen);
+		}
+		if (info->type == NFHP_SET_FLOW) {
+			mnl_attr_put_u8(nlh, NFHPA_SETE_PROTO, e[i].proto);
+			mnl_attr_put_u16(nlh, NFHPA_SETE_PORT, e[i].port);
 		}
 		if (values && e[i].value)
 			mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, e[i].value);
@@ -154,6 +159,7 @@ static int entry_attr_cb(const struct nlattr *attr, void *data)
 		break;
 	case NFHPA_SETE_PLEN:
 	case NFHPA_SETE_RESULT:
+	case NFHPA_SETE_PROTO:
 		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -161,6 +167,10 @@ static int entry_attr_cb(const struct nlattr *attr, void *data)
 	case NFHPA_SETE_NUM_LO:
 	case NFHPA_SETE_NUM_HI:
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+			return MNL_CB_ERROR;
+		break;
+	case NFHPA_SETE_PORT:
+		if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
 			return MNL_CB_ERROR;
 		break;
 	}
@@ -204,6 +214,10 @@ static int parse_entry(const struct nlattr *nest, u8 family,
 		  (nfhp_u128)w[2] << 32 | w[3];
 	e->plen = tb[NFHPA_SETE_PLEN] ? mnl_attr_get_u8(tb[NFHPA_SETE_PLEN]) :
 					width;
+	e->proto = tb[NFHPA_SETE_PROTO] ?
+		   mnl_attr_get_u8(tb[NFHPA_SETE_PROTO]) : 0;
+	e->port = tb[NFHPA_SETE_PORT] ? mnl_attr_get_u16(tb[NFHPA_SETE_PORT]) :
+					0;
 	e->hi = 0;
 	return e->plen > width ? -EINVAL : 0;
 }

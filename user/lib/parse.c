@@ -2286,9 +2286,37 @@ static int bare_proto_match(struct pstate *ps)
 }
 
 /*
- * --match-set NAME src|dst, "!" before it or, as old ipset wrote it,
- * between it and the name.  One direction only: the sets hold single
- * addresses, not pairs.
+ * One direction of --match-set, "src" or "dst", into @dir; false for
+ * anything else.
+ */
+static bool parse_setm_dir(const char *s, size_t len, u8 *dir)
+{
+	if (len != 3 || (strncmp(s, "src", 3) && strncmp(s, "dst", 3)))
+		return false;
+	*dir = strncmp(s, "src", 3) ? NFHP_SETM_DST : NFHP_SETM_SRC;
+	return true;
+}
+
+/*
+ * "src", "dst" or two of them, "src,dst": the fields of a one- or
+ * two-field set (a flow set's address and port).  False for anything
+ * else.
+ */
+static bool parse_setm_dirs(const char *s, struct nfhp_setm_spec *m)
+{
+	const char *comma = strchr(s, ',');
+
+	m->has_dir2 = !!comma;
+	if (!comma)
+		return parse_setm_dir(s, strlen(s), &m->dir);
+	return parse_setm_dir(s, comma - s, &m->dir) &&
+	       parse_setm_dir(comma + 1, strlen(comma + 1), &m->dir2);
+}
+
+/*
+ * --match-set NAME src|dst|src,dst, "!" before it or, as old ipset wrote
+ * it, between it and the name.  One direction or two: a flow set's
+ * address and port ("src,dst"); the kernel checks they fit the set.
  */
 static int parse_match_set(struct pstate *ps, const char *arg, int argc,
 			   char **argv, int *ip)
@@ -2313,21 +2341,21 @@ static int parse_match_set(struct pstate *ps, const char *arg, int argc,
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "setname `%s' too long, max %d characters.", arg,
 			    NFHP_SET_MAXNAMELEN - 1);
-	if (strcmp(dir, "src") && strcmp(dir, "dst")) {
-		if (strspn(dir, "srcdt,") == strlen(dir) && strchr(dir, ','))
-			return fail(ps, NFHP_EXIT_PARAM,
-				    "nf-hipac: --match-set takes one direction, src or dst, not `%s'",
-				    dir);
-		return fail(ps, NFHP_EXIT_PARAM,
-			    "You must spefify (the comma separated list of) 'src' or 'dst'.");
-	}
 	if (spec->nsetm >= NFHP_MAX_SETM)
 		return fail(ps, NFHP_EXIT_PARAM,
 			    "nf-hipac: at most %d set matches in a rule",
 			    NFHP_MAX_SETM);
-	m = &spec->setm[spec->nsetm++];
+	m = &spec->setm[spec->nsetm];
+	if (!parse_setm_dirs(dir, m)) {
+		if (strspn(dir, "srcdt,") == strlen(dir) && strchr(dir, ','))
+			return fail(ps, NFHP_EXIT_PARAM,
+				    "nf-hipac: --match-set takes one or two directions, src or dst, not `%s'",
+				    dir);
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "You must spefify (the comma separated list of) 'src' or 'dst'.");
+	}
+	spec->nsetm++;
 	snprintf(m->name, sizeof(m->name), "%s", arg);
-	m->dir = strcmp(dir, "src") ? NFHP_SETM_DST : NFHP_SETM_SRC;
 	m->invert = inv;
 	ps->setm_open = false;
 	return 0;

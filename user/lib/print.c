@@ -514,6 +514,10 @@ static void print_setms(FILE *f, const struct nfhp_rule_spec *s, bool save)
 		fprintf(f, "%s %s%s %s %s", save ? " -m set" : "",
 			m->invert ? "! " : "", save ? "--match-set" : "match-set",
 			m->name, dst ? "dst" : "src");
+		if (m->has_dir2)
+			fprintf(f, ",%s", m->dir2 == NFHP_SETM_DST ||
+					  m->dir2 == NFHP_SETM_DPORT ?
+					  "dst" : "src");
 		if (!m->has_value)
 			continue;
 		fprintf(f, " %s %u", save ? "--set-value" : "set-value",

@@ -7,6 +7,7 @@
  * at them keep working.
  */
 #include "set_parse.h"
+#include "set_port.h"
 #include "parse.h"
 
 #include <errno.h>
@@ -15,8 +16,13 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-static void __attribute__((format(printf, 3, 4)))
-msg(char *err, size_t len, const char *fmt, ...)
+/**
+ * nfhp_set_errmsg() - write ipset's message of a failure
+ * @err: where
+ * @len: its room
+ * @fmt: the message, printf's way
+ */
+void nfhp_set_errmsg(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -35,6 +41,8 @@ static const struct {
 	{ "hash:net", NFHP_SET_ADDR, "lpm" },
 	{ "bitmap:port", NFHP_SET_NUMBER, "bitmap" },
 	{ "bitmap:port", NFHP_SET_NUMBER, "range" },
+	{ "hash:ip,port", NFHP_SET_FLOW, "hash" },
+	{ "hash:net,port", NFHP_SET_FLOW, "lpm" },
 };
 
 /* The highest port, and the range a bitmap:port set is listed with. */
@@ -42,7 +50,8 @@ static const struct {
 
 /**
  * nfhp_set_parse_typename() - the type and algorithm of an ipset type name
- * @s: "hash:ip", "hash:net" or "bitmap:port"
+ * @s: "hash:ip", "hash:net", "bitmap:port", "hash:ip,port" or
+ *	"hash:net,port"
  * @type: set to &enum nfhp_set_type
  * @algo: set to the algorithm, "hash", "lpm" or "bitmap"
  *
@@ -67,14 +76,16 @@ bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo)
  * @info: the set
  *
  * Return: "hash:ip" for hosts in a hash, "hash:net" for prefixes,
- * "bitmap:port" for numbers.
+ * "bitmap:port" for numbers, "hash:ip,port" and "hash:net,port" for
+ * flows.
  */
 const char *nfhp_set_typename(const struct nfhp_set_info *info)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(typenames); i++)
-		if (!strcmp(info->algo, typenames[i].algo))
+		if (typenames[i].type == info->type &&
+		    !strcmp(info->algo, typenames[i].algo))
 			return typenames[i].name;
 	return info->algo;
 }
@@ -85,8 +96,9 @@ static bool algo_of_type(const char *algo, u8 type)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(typenames); i++)
-		if (!strcmp(algo, typenames[i].algo))
-			return typenames[i].type == type;
+		if (typenames[i].type == type &&
+		    !strcmp(algo, typenames[i].algo))
+			return true;
 	return false;
 }
 
@@ -109,17 +121,20 @@ static int parse_num(const char *s, unsigned long long max,
 
 	errno = 0;
 	if (*s == '-' || *s == '+') {
-		msg(err, errlen, "Syntax error: '%s' is out of range 0-%llu",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is out of range 0-%llu",
 		    s, max);
 		return NFHP_SET_EXIT_ERR;
 	}
 	*v = strtoull(s, &end, 0);
 	if (!*s || *end) {
-		msg(err, errlen, "Syntax error: '%s' is invalid as number", s);
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is invalid as number", s);
 		return NFHP_SET_EXIT_ERR;
 	}
 	if (errno || *v > max) {
-		msg(err, errlen, "Syntax error: '%s' is out of range 0-%llu",
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is out of range 0-%llu",
 		    s, max);
 		return NFHP_SET_EXIT_ERR;
 	}
@@ -131,7 +146,8 @@ static const char *opt_arg(int argc, char **argv, int *i, char *err,
 			   size_t errlen)
 {
 	if (*i + 1 >= argc) {
-		msg(err, errlen, "Missing mandatory argument of option `%s'",
+		nfhp_set_errmsg(err, errlen,
+				"Missing mandatory argument of option `%s'",
 		    argv[*i]);
 		return NULL;
 	}
@@ -154,7 +170,7 @@ static int parse_timeout(const char *s, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	if (v) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: nf-hipac sets have no timeouts: only timeout 0 is supported");
 		return NFHP_SET_EXIT_ERR;
 	}
@@ -179,7 +195,7 @@ static int parse_port_range(const char *s, char *err, size_t errlen)
 	    parse_num(dash ? dash : buf, PORT_MAX, &hi, err, errlen))
 		return NFHP_SET_EXIT_ERR;
 	if (lo > hi) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: the range %s ends before it begins", s);
 		return NFHP_SET_EXIT_ERR;
 	}
@@ -236,7 +252,8 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 		    strcmp(o, "timeout") && strcmp(o, "algo") &&
 		    strcmp(o, "bucketsize") && strcmp(o, "initval") &&
 		    (strcmp(o, "range") || info->type != NFHP_SET_NUMBER)) {
-			msg(err, errlen, "Unknown argument: `%s'", o);
+			nfhp_set_errmsg(err, errlen,
+					"Unknown argument: `%s'", o);
 			return NFHP_SET_EXIT_PARAM;
 		}
 		a = opt_arg(argc, argv, &i, err, errlen);
@@ -248,7 +265,7 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 			} else if (!strcmp(a, "inet6") || !strcmp(a, "ipv6")) {
 				info->family = NFHP_FAMILY_IPV6;
 			} else {
-				msg(err, errlen,
+				nfhp_set_errmsg(err, errlen,
 				    "Syntax error: unknown inet family %s", a);
 				return NFHP_SET_EXIT_ERR;
 			}
@@ -263,7 +280,7 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 				return ret;
 		} else if (!strcmp(o, "algo")) {
 			if (!algo_of_type(a, info->type)) {
-				msg(err, errlen,
+				nfhp_set_errmsg(err, errlen,
 				    "Syntax error: unknown algorithm %s (%s)",
 				    a, info->type == NFHP_SET_NUMBER ?
 				    "bitmap or range" : "hash or lpm");
@@ -316,7 +333,7 @@ static bool parse_addr(const char *s, u8 family, nfhp_u128 *addr)
 
 static int bad_addr(const char *s, u8 family, char *err, size_t errlen)
 {
-	msg(err, errlen,
+	nfhp_set_errmsg(err, errlen,
 	    "Syntax error: cannot parse %s: resolving to %s address failed",
 	    s, family == NFHP_FAMILY_IPV6 ? "IPv6" : "IPv4");
 	return -EINVAL;
@@ -386,7 +403,8 @@ static int parse_num_elem(const char *s, const char *algo,
 	char buf[32], *dash;
 
 	if (strlen(s) >= sizeof(buf)) {
-		msg(err, errlen, "Syntax error: '%s' is invalid as number", s);
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is invalid as number", s);
 		return -EINVAL;
 	}
 	strcpy(buf, s);
@@ -402,35 +420,27 @@ static int parse_num_elem(const char *s, const char *algo,
 }
 
 /**
- * nfhp_set_parse_elem() - the keys of an element
+ * parse_addr_elem() - the keys of an address element
  * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4)
  * @family: the set's &enum nfhp_family
- * @algo: the set's algorithm: "hash" takes hosts only
+ * @hosts: the set takes hosts only: a prefix or range stands for each
  * @fn: called for each key
  * @data: its argument
  * @err: ipset's message on failure
  * @errlen: its room
  *
- * The bits of a prefix below its length are cleared, as ipset clears
- * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
- * hash:ip does.  A number set ("bitmap", "range") takes "N" or
- * "FIRST-LAST" as one key: the kernel's algorithm decides what a range
- * is (each port of it, or one entry).
- *
  * Return: 0, @fn's non-zero value, or -EINVAL.
  */
-int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
-			int (*fn)(void *data, const struct nfhp_set_entry *e),
-			void *data, char *err, size_t errlen)
+static int parse_addr_elem(const char *s, u8 family, bool hosts,
+			   int (*fn)(void *data,
+				     const struct nfhp_set_entry *e),
+			   void *data, char *err, size_t errlen)
 {
 	unsigned int bits = family_bits(family);
-	bool hosts = !strcmp(algo, "hash");
 	char buf[INET6_ADDRSTRLEN + 8];
 	nfhp_u128 lo, hi;
 	char *slash, *dash;
 
-	if (nfhp_set_algo_number(algo))
-		return parse_num_elem(s, algo, fn, data, err, errlen);
 	if (strlen(s) >= sizeof(buf))
 		return bad_addr(s, family, err, errlen);
 	strcpy(buf, s);
@@ -439,7 +449,7 @@ int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
 	if (slash && dash)
 		return bad_addr(s, family, err, errlen);
 	if (family == NFHP_FAMILY_IPV6 && hosts && (slash || strchr(s, '-'))) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: plain IP address must be supplied: %s", s);
 		return -EINVAL;
 	}
@@ -458,7 +468,7 @@ int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
 		if (parse_num(slash, 255, &plen, err, errlen))
 			return -EINVAL;
 		if (plen > bits) {
-			msg(err, errlen,
+			nfhp_set_errmsg(err, errlen,
 			    "Syntax error: '%llu' is out of range 0-%u",
 			    plen, bits);
 			return -EINVAL;
@@ -479,12 +489,121 @@ int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
 		hi = t;
 	}
 	if (hosts && hi - lo >= NFHP_SET_MAX_EXPAND) {
-		msg(err, errlen,
+		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: %s stands for more than %u hosts", s,
 		    NFHP_SET_MAX_EXPAND);
 		return -EINVAL;
 	}
 	return walk_range(lo, hi, bits, hosts, fn, data);
+}
+
+/**
+ * struct flow_ctx - the keys of a flow element, address by address
+ * @port: its protocol and ports
+ * @fn: called for each key
+ * @data: its argument
+ * @prefixes: the set holds prefixes, 1 to the family's width long
+ * @bad_plen: a prefix of length 0 came up
+ */
+struct flow_ctx {
+	struct nfhp_set_port port;
+	int (*fn)(void *data, const struct nfhp_set_entry *e);
+	void *data;
+	bool prefixes;
+	bool bad_plen;
+};
+
+/* Each port of the element with the address or prefix @e. */
+static int flow_addr_cb(void *data, const struct nfhp_set_entry *e)
+{
+	struct flow_ctx *f = data;
+	struct nfhp_set_entry k = *e;
+	u32 p;
+	int ret;
+
+	if (f->prefixes && !e->plen) {
+		f->bad_plen = true;
+		return -EINVAL;
+	}
+	k.proto = f->port.proto;
+	for (p = f->port.lo; p <= f->port.hi; p++) {
+		k.port = p;
+		ret = f->fn(f->data, &k);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * A flow set's element, "ADDR-PART,[PROTO:]PORT[-PORT]": a key for each
+ * address (or prefix of "lpm") and each port, addresses outer, as ipset
+ * adds them.
+ */
+static int parse_flow_elem(const char *s, u8 family, const char *algo,
+			   int (*fn)(void *data,
+				     const struct nfhp_set_entry *e),
+			   void *data, char *err, size_t errlen)
+{
+	struct flow_ctx f = { .fn = fn, .data = data,
+			      .prefixes = strcmp(algo, "hash") };
+	char buf[INET6_ADDRSTRLEN + 8];
+	const char *comma = strchr(s, ',');
+	int ret;
+
+	if (!comma) {
+		nfhp_set_errmsg(err, errlen,
+		    "Syntax error: Second element is missing from %s.", s);
+		return -EINVAL;
+	}
+	if ((size_t)(comma - s) >= sizeof(buf))
+		return bad_addr(s, family, err, errlen);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(comma - s), s);
+	if (nfhp_set_parse_port(comma + 1, family, &f.port, err, errlen))
+		return -EINVAL;
+	ret = parse_addr_elem(buf, family, !f.prefixes, flow_addr_cb, &f, err,
+			      errlen);
+	if (f.bad_plen) {
+		/* The kernel's answer in ipset. */
+		nfhp_set_errmsg(err, errlen,
+		    "The value of the CIDR parameter of the IP address is invalid");
+		return -EINVAL;
+	}
+	return ret;
+}
+
+/**
+ * nfhp_set_parse_elem() - the keys of an element
+ * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4); of a flow set that
+ *	and ",[PROTO:]PORT[-PORT]"; of a number set "N" or "FIRST-LAST"
+ * @family: the set's &enum nfhp_family
+ * @type: the set's &enum nfhp_set_type
+ * @algo: the set's algorithm: "hash" takes hosts only
+ * @fn: called for each key
+ * @data: its argument
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * The bits of a prefix below its length are cleared, as ipset clears
+ * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
+ * hash:ip does.  A number set ("bitmap", "range") takes "N" or
+ * "FIRST-LAST" as one key: the kernel's algorithm decides what a range
+ * is (each port of it, or one entry).  A flow set takes a key for each
+ * address or prefix of the address part and each port of the port part;
+ * "lpm" refuses a prefix of length 0, as ipset's hash:net,port does.
+ *
+ * Return: 0, @fn's non-zero value, or -EINVAL.
+ */
+int nfhp_set_parse_elem(const char *s, u8 family, u8 type, const char *algo,
+			int (*fn)(void *data, const struct nfhp_set_entry *e),
+			void *data, char *err, size_t errlen)
+{
+	if (type == NFHP_SET_NUMBER)
+		return parse_num_elem(s, algo, fn, data, err, errlen);
+	if (type == NFHP_SET_FLOW)
+		return parse_flow_elem(s, family, algo, fn, data, err, errlen);
+	return parse_addr_elem(s, family, !strcmp(algo, "hash"), fn, data,
+			       err, errlen);
 }
 
 /**
@@ -516,7 +635,8 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 		    strcmp(o, "packets") && strcmp(o, "bytes") &&
 		    strcmp(o, "comment") && strcmp(o, "skbmark") &&
 		    strcmp(o, "skbprio") && strcmp(o, "skbqueue")) {
-			msg(err, errlen, "Unknown argument: `%s'", o);
+			nfhp_set_errmsg(err, errlen,
+					"Unknown argument: `%s'", o);
 			return NFHP_SET_EXIT_PARAM;
 		}
 		a = opt_arg(argc, argv, &i, err, errlen);
@@ -573,7 +693,15 @@ void nfhp_set_elem_str(char *buf, size_t len,
 		       const struct nfhp_set_info *info,
 		       const struct nfhp_set_entry *e)
 {
-	if (info->type != NFHP_SET_NUMBER)
+	char port[48];
+	size_t n;
+
+	if (info->type == NFHP_SET_FLOW) {
+		nfhp_set_key_str(buf, len, info->family, e);
+		nfhp_set_port_str(port, sizeof(port), e->proto, e->port);
+		n = strlen(buf);
+		snprintf(buf + n, len - n, ",%s", port);
+	} else if (info->type != NFHP_SET_NUMBER)
 		nfhp_set_key_str(buf, len, info->family, e);
 	else if ((u32)e->addr == e->hi)
 		snprintf(buf, len, "%u", (u32)e->addr);
@@ -619,7 +747,7 @@ void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info)
 void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
 			const struct nfhp_set_entry *e)
 {
-	char key[INET6_ADDRSTRLEN + 8];
+	char key[NFHP_SET_ELEM_STRLEN];
 
 	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fprintf(f, "add %s %s", info->name, key);
@@ -660,7 +788,7 @@ void nfhp_set_print_list_head(FILE *f, const struct nfhp_set_info *info,
 void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
 			   const struct nfhp_set_entry *e)
 {
-	char key[INET6_ADDRSTRLEN + 8];
+	char key[NFHP_SET_ELEM_STRLEN];
 
 	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fputs(key, f);

@@ -13,6 +13,7 @@
 #define _NFHP_SET_PARSE_H
 
 #include "key.h"
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -22,12 +23,14 @@
 /* Most hosts one element of a "hash" set may stand for (a /16, a range). */
 #define NFHP_SET_MAX_EXPAND	65536
 #define NFHP_SET_ALGO_LEN	16
+/* Room for an element as ipset prints it ("2001:db8::/64,ipv6-icmp:..."). */
+#define NFHP_SET_ELEM_STRLEN	(INET6_ADDRSTRLEN + 64)
 
 /**
  * struct nfhp_set_info - a set as created and as a listing reports it
  * @name: the name, NUL-terminated
  * @type: &enum nfhp_set_type
- * @algo: "hash" or "lpm"
+ * @algo: "hash" or "lpm"; of a number set "bitmap" or "range"
  * @family: &enum nfhp_family
  * @limit: most entries, 0 for no limit
  * @flags: NFHP_SET_F_* (only %NFHP_SET_F_LOCKED in a listing)
@@ -52,6 +55,8 @@ struct nfhp_set_info {
  * @addr: the address, host order, an IPv4 one in the low 32 bits; of a
  *	number set, the number or the first of the range
  * @plen: the prefix length (0 for a number set)
+ * @proto: a flow set's: the protocol
+ * @port: a flow set's: the port, or ICMP's type << 8 | code
  * @hi: a number set's: the last number of the range, @addr for one
  * @value: the value
  * @result: &enum nfhp_set_result of the kernel's answer
@@ -59,10 +64,16 @@ struct nfhp_set_info {
 struct nfhp_set_entry {
 	nfhp_u128 addr;
 	u8 plen;
+	u8 proto;
+	u16 port;
 	u32 hi;
 	u32 value;
 	u8 result;
 };
+
+/* ipset's message of a failure into @err, @len bytes, printf's way. */
+void nfhp_set_errmsg(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Exit codes, ipset's: 1 for every error, 2 for a bad command line. */
 #define NFHP_SET_EXIT_OK	0
@@ -70,7 +81,8 @@ struct nfhp_set_entry {
 #define NFHP_SET_EXIT_PARAM	2
 
 /*
- * ipset's type name (hash:ip, hash:net, bitmap:port) into the type and
+ * ipset's type name (hash:ip, hash:net, bitmap:port, hash:ip,port,
+ * hash:net,port) into the type and
  * algorithm of a set; false for any other.  nfhp_set_typename() is the
  * way back: bitmap:port for both algorithms of numbers.
  */
@@ -90,15 +102,18 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 bool nfhp_set_algo_number(const char *algo);
 
 /*
- * An element of a set of @family and @algo: "ADDR", "ADDR/PLEN" or, IPv4
- * only, "FIRST-LAST"; of a number set "N" or "FIRST-LAST", one key.  For "lpm" a range becomes the fewest prefixes
+ * An element of a set of @family, @type and @algo: "ADDR", "ADDR/PLEN"
+ * or, IPv4 only, "FIRST-LAST"; of a number set "N" or "FIRST-LAST", one
+ * key; of a flow set the address part, a comma and "[PROTO:]PORT[-PORT]"
+ * (set_port.h), a key for each address and port.  For "lpm" a range
+ * becomes the fewest prefixes
  * that cover it exactly; for "hash" a prefix or a range becomes its
  * hosts, at most %NFHP_SET_MAX_EXPAND of them.  @fn is called for each
  * key in order and may stop the walk with a non-zero value, which is
  * returned.  Return: 0, @fn's value, or -EINVAL with ipset's message in
  * @err.
  */
-int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
+int nfhp_set_parse_elem(const char *s, u8 family, u8 type, const char *algo,
 			int (*fn)(void *data, const struct nfhp_set_entry *e),
 			void *data, char *err, size_t errlen);
 
@@ -127,7 +142,7 @@ void nfhp_set_key_str(char *buf, size_t len, u8 family,
 
 /*
  * An entry's key as ipset prints it, of whatever type: an address or
- * prefix, a number, or "FIRST-LAST" for a range.
+ * prefix, a number, "FIRST-LAST" for a range, or "ADDR,PROTO:PORT".
  */
 void nfhp_set_elem_str(char *buf, size_t len,
 		       const struct nfhp_set_info *info,

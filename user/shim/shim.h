@@ -97,6 +97,7 @@ typedef unsigned int gfp_t;
 #define U32_MAX		((u32)~0u)
 /* Last set bit, 1-based; 0 for 0, as in the kernel. */
 #define fls(x)		((x) ? 32 - __builtin_clz((unsigned int)(x)) : 0)
+#define fls64(x)	((x) ? 64 - __builtin_clzll((unsigned long long)(x)) : 0)
 #define hweight64(x)	((unsigned int)__builtin_popcountll(x))
 #define ilog2(n)	(63 - __builtin_clzll((unsigned long long)(n)))
 #define is_power_of_2(n)	((n) != 0 && ((n) & ((n) - 1)) == 0)

@@ -54,7 +54,7 @@ static int sets_create(int argc, char **argv, char *err, size_t errlen)
 	if (argc < 3 || !nfhp_set_parse_typename(argv[2], &info.type,
 						 &algo_name)) {
 		snprintf(err, errlen,
-			 "create: a name and hash:ip, hash:net or bitmap:port");
+			 "create: a name and hash:ip, hash:net, bitmap:port, hash:ip,port or hash:net,port");
 		return -EINVAL;
 	}
 	strncpy(info.algo, algo_name, sizeof(info.algo) - 1);
@@ -88,6 +88,7 @@ static int sets_add_key(void *data, const struct nfhp_set_entry *e)
 {
 	struct sets_add_ctx *c = data;
 	struct nfhp_set_key key = { .addr = e->addr, .plen = e->plen,
+				    .proto = e->proto, .port = e->port,
 				    .hi = e->hi };
 	int res;
 
@@ -113,7 +114,8 @@ static int sets_add(int argc, char **argv, char *err, size_t errlen)
 	if (nfhp_set_parse_elem_opts(argc - 3, argv + 3, &c.value, &exist, err,
 				     errlen))
 		return -EINVAL;
-	if (nfhp_set_parse_elem(argv[2], c.set->family, c.set->algo->name,
+	if (nfhp_set_parse_elem(argv[2], c.set->family, c.set->algo->type,
+				c.set->algo->name,
 				sets_add_key, &c, err, errlen)) {
 		if (!err[0])
 			snprintf(err, errlen, "add %s %s: refused", argv[1],
@@ -210,7 +212,7 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 	struct nfhp_set *set;
 
 	const struct nfhp_setm_spec *m;
-	bool number;
+	bool number, flow;
 
 	for (x->nsetm = 0; x->nsetm < nfhp_spec_nsetm(spec); x->nsetm++) {
 		m = &spec->setm[x->nsetm];
@@ -218,6 +220,12 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 		if (!set) {
 			*msg = "no set of that name";
 			return -ENOENT;
+		}
+		flow = set->algo->type == NFHP_SET_FLOW;
+		if (flow != !!m->has_dir2) {
+			*msg = flow ? "a flow set takes two directions, as src,dst" :
+				      "the set has one field: one direction";
+			return -EINVAL;
 		}
 		/* As the module's nfhp_setm_get(): numbers serve both. */
 		number = set->algo->type == NFHP_SET_NUMBER;
@@ -289,30 +297,78 @@ static bool sim_port(const struct nfhp_key *k, u8 dir, u32 *port)
 	return true;
 }
 
+/*
+ * A flow set's protocol and port of a packet, as the module reads them
+ * (set_match.c): TCP's, UDP's, SCTP's and UDPLITE's port, the family's
+ * ICMP type << 8 | code, 0 for other protocols; false for a later
+ * fragment or a truncated header.  The key does not tell an SCTP or
+ * UDPLITE header of 4 to 11 bytes, which the module finds short.
+ */
+static bool sim_flow_port(const struct nfhp_key *k, u8 family, u8 dir,
+			  struct nfhp_set_key *key)
+{
+	u8 proto = nfhp_key_plain(k, NFHP_DIM_PROTO);
+	bool src = dir == NFHP_SETM_SRC || dir == NFHP_SETM_SPORT;
+	u32 sport = k->v[NFHP_DIM_SPORT], v;
+
+	if (sport == NFHP_L4_FRAGMENT || sport == NFHP_L4_EVIL_FRAG)
+		return false;
+	key->proto = proto;
+	key->port = 0;
+	switch (proto) {
+	case 6: case 17: case 132: case 136:	/* TCP, UDP, SCTP, UDPLITE */
+		v = k->v[src ? NFHP_DIM_SPORT : NFHP_DIM_DPORT];
+		break;
+	case 1: case 58:			/* ICMP, ICMPv6 */
+		if ((proto == 1) != (family == NFHP_FAMILY_IPV4))
+			return true;
+		v = k->v[NFHP_DIM_ICMP];
+		break;
+	default:
+		return true;
+	}
+	/* Truncated, short: no port, as the module wants whole headers. */
+	if (v >= NFHP_L4_FRAGMENT)
+		return false;
+	key->port = v;
+	return true;
+}
+
+/* Does @pkt's field of set match @m hit set @set? Its value in @value. */
+static bool sim_setm_lookup(const struct nfhp_set *set,
+			    const struct nfhp_setm_spec *m,
+			    const struct nfhp_sim_pkt *p, u32 *value)
+{
+	struct nfhp_set_key key = {};
+	u32 port = 0;
+
+	if (set->algo->type == NFHP_SET_NUMBER) {
+		if (!sim_port(&p->key, m->dir, &port))
+			return false;
+		key.addr = port;
+		return nfhp_set_lookup(set, &key, value);
+	}
+	key.addr = p->key.v[m->dir == NFHP_SETM_SRC ? NFHP_DIM_SRC :
+						     NFHP_DIM_DST];
+	key.plen = set->family == NFHP_FAMILY_IPV6 ? 128 : 32;
+	if (set->algo->type == NFHP_SET_FLOW &&
+	    !sim_flow_port(&p->key, set->family, m->dir2, &key))
+		return false;
+	return nfhp_set_lookup(set, &key, value);
+}
+
 static enum nfhp_ext_result sim_ext_match(const void *ext, void *pkt)
 {
 	const struct sim_ext *x = ext;
 	const struct nfhp_sim_pkt *p = pkt;
 	const struct nfhp_setm_spec *m;
-	struct nfhp_set_key key = {};
-	u32 value, port = 0;
 	unsigned int i;
+	u32 value;
 	bool hit;
 
 	for (i = 0; i < x->nsetm; i++) {
 		m = &x->setm[i].m;
-		if (x->setm[i].set->algo->type == NFHP_SET_NUMBER) {
-			hit = sim_port(&p->key, m->dir, &port);
-			key.addr = port;
-			hit = hit && nfhp_set_lookup(x->setm[i].set, &key,
-						     &value);
-		} else {
-			key.addr = p->key.v[m->dir == NFHP_SETM_SRC ?
-					    NFHP_DIM_SRC : NFHP_DIM_DST];
-			key.plen = x->setm[i].set->family ==
-				   NFHP_FAMILY_IPV6 ? 128 : 32;
-			hit = nfhp_set_lookup(x->setm[i].set, &key, &value);
-		}
+		hit = sim_setm_lookup(x->setm[i].set, m, p, &value);
 		if (hit && m->has_value)
 			hit = value >= m->value_min && value <= m->value_max;
 		if (hit == m->invert)

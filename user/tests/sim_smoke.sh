@@ -608,6 +608,61 @@ result "$([ $st -eq 0 ] && cmp -s "$tmp/port.out" "$tmp/port.want" &&
 	  grep -qx 'nf-hipac-sim: 10 packets checked, 0 mismatches' "$tmp/port.err"; echo $?)" \
 	"--sets bitmap:port (bitmap, range): ports, ranges, !, no-port packets, value" \
 	"exit $st: $(cat "$tmp/port.err"; diff "$tmp/port.want" "$tmp/port.out")"
+# Flow sets (hash:ip,port, hash:net,port) under src,dst: tcp and udp by
+# port, icmp by type/code, gre by port 0, the longest prefix's value,
+# "!", and no port for a fragment; the verdicts are known.
+cat > "$tmp/flow.sets" <<'EOF'
+create fp hash:ip,port family inet hashsize 1024 maxelem 65536
+add fp 10.0.0.1,tcp:80
+add fp 10.0.0.1,udp:53-54 value 7
+add fp 10.0.0.2,icmp:echo-request
+add fp 10.0.0.3,gre:0
+create fn hash:net,port family inet hashsize 1024 maxelem 65536
+add fn 10.1.0.0/16,tcp:22 value 1
+add fn 10.1.2.0/24,tcp:22 value 2
+EOF
+cat > "$tmp/flow.rules" <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -m set --match-set fp src,dst --set-value 7 -j DROP
+-A FORWARD -m set --match-set fp src,dst -j ACCEPT
+-A FORWARD -m set --match-set fn src,dst --set-value 2 -j DROP
+-A FORWARD -p tcp -m set ! --match-set fn src,dst -j DROP
+COMMIT
+EOF
+cat > "$tmp/flow.pkt" <<'EOF'
+src=10.0.0.1 dst=10.9.0.1 proto=tcp sport=1000 dport=80
+src=10.0.0.1 dst=10.9.0.1 proto=tcp sport=1000 dport=81
+src=10.0.0.1 dst=10.9.0.1 proto=udp sport=1000 dport=54
+src=10.0.0.2 dst=10.9.0.1 proto=icmp icmp=8
+src=10.0.0.2 dst=10.9.0.1 proto=icmp icmp=0
+src=10.0.0.3 dst=10.9.0.1 proto=gre
+src=10.1.2.3 dst=10.9.0.1 proto=tcp sport=1 dport=22
+src=10.1.3.3 dst=10.9.0.1 proto=tcp sport=1 dport=22
+src=10.1.3.3 dst=10.9.0.1 proto=tcp sport=1 dport=22 frag=1
+src=10.0.0.1 dst=10.9.0.1 proto=tcp sport=1 dport=80 frag=1
+EOF
+cat > "$tmp/flow.want" <<'EOF'
+ACCEPT FORWARD 2
+DROP FORWARD 4
+DROP FORWARD 1
+ACCEPT FORWARD 2
+ACCEPT FORWARD policy
+ACCEPT FORWARD 2
+DROP FORWARD 3
+ACCEPT FORWARD policy
+DROP FORWARD 4
+DROP FORWARD 4
+EOF
+"$sim" --check --sets "$tmp/flow.sets" "$tmp/flow.rules" "$tmp/flow.pkt" \
+	> "$tmp/flow.out" 2> "$tmp/flow.err"
+st=$?
+result "$([ $st -eq 0 ] && cmp -s "$tmp/flow.out" "$tmp/flow.want" &&
+	  grep -qx 'nf-hipac-sim: 10 packets checked, 0 mismatches' "$tmp/flow.err"; echo $?)" \
+	"--sets hash:ip,port, hash:net,port: src,dst, icmp, gre, longest prefix, !, fragments" \
+	"exit $st: $(cat "$tmp/flow.err"; diff "$tmp/flow.want" "$tmp/flow.out")"
 printf 'create p bitmap:port range 0-1024\nadd p 70000\n' > "$tmp/bad.sets"
 out=$("$sim" --sets "$tmp/bad.sets" "$tmp/port.rules" < /dev/null 2>&1)
 st=$?

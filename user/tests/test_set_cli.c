@@ -54,9 +54,20 @@ static void test_typenames(void)
 	check(nfhp_set_parse_typename("hash:net", &type, &algo) &&
 	      type == NFHP_SET_ADDR && !strcmp(algo, "lpm"),
 	      "hash:net is an addr set of prefixes");
-	check(!nfhp_set_parse_typename("hash:ip,port", &type, &algo) &&
+	check(nfhp_set_parse_typename("hash:ip,port", &type, &algo) &&
+	      type == NFHP_SET_FLOW && !strcmp(algo, "hash"),
+	      "hash:ip,port is a flow set in a hash");
+	check(nfhp_set_parse_typename("hash:net,port", &type, &algo) &&
+	      type == NFHP_SET_FLOW && !strcmp(algo, "lpm"),
+	      "hash:net,port is a flow set of prefixes");
+	check(!nfhp_set_parse_typename("hash:ip,mark", &type, &algo) &&
 	      !nfhp_set_parse_typename("hash:", &type, &algo),
 	      "other types are refused");
+	info.type = NFHP_SET_FLOW;
+	strcpy(info.algo, "lpm");
+	check(!strcmp(nfhp_set_typename(&info), "hash:net,port"),
+	      "a flow lpm set prints as hash:net,port");
+	info.type = NFHP_SET_ADDR;
 	strcpy(info.algo, "lpm");
 	check(!strcmp(nfhp_set_typename(&info), "hash:net"),
 	      "an lpm set prints as hash:net");
@@ -142,8 +153,10 @@ static int elem(const char *s, u8 family, const char *algo, struct keys *k)
 	memset(k, 0, sizeof(*k));
 	k->family = family;
 	err[0] = '\0';
-	return nfhp_set_parse_elem(s, family, algo, keys_cb, k, err,
-				   sizeof(err));
+	return nfhp_set_parse_elem(s, family,
+				   nfhp_set_algo_number(algo) ? NFHP_SET_NUMBER :
+								NFHP_SET_ADDR,
+				   algo, keys_cb, k, err, sizeof(err));
 }
 
 static void test_elems(void)
@@ -647,10 +660,145 @@ static void test_num_wire(void)
 	      "add: the range read back");
 }
 
+/* A flow set's element: its keys as ipset prints them, or 0 and @err. */
+static unsigned int flow(const char *s, u8 family, const char *algo,
+			 char *out, size_t len)
+{
+	struct nfhp_set_info info = { .type = NFHP_SET_FLOW, .family = family };
+	char one[NFHP_SET_ELEM_STRLEN];
+	struct keys k;
+	unsigned int i;
+
+	memset(&k, 0, sizeof(k));
+	k.family = family;
+	snprintf(info.algo, sizeof(info.algo), "%s", algo);
+	err[0] = out[0] = '\0';
+	if (nfhp_set_parse_elem(s, family, NFHP_SET_FLOW, algo, keys_cb, &k,
+				err, sizeof(err)))
+		return 0;
+	for (i = 0; i < k.n && i < ARRAY_SIZE(k.e); i++) {
+		nfhp_set_elem_str(one, sizeof(one), &info, &k.e[i]);
+		snprintf(out + strlen(out), len - strlen(out), "%s%s",
+			 i ? " " : "", one);
+	}
+	return k.n;
+}
+
+/**
+ * struct flow_case - a flow set's element and what it stands for
+ * @elem: the element
+ * @family: the set's family
+ * @algo: its algorithm
+ * @n: the keys it stands for, 0 for a refusal
+ * @want: the keys as ipset prints them, or the start of the message
+ * @what: the check's name
+ */
+struct flow_case {
+	const char *elem;
+	u8 family;
+	const char *algo;
+	unsigned int n;
+	const char *want;
+	const char *what;
+};
+
+static const struct flow_case flow_cases[] = {
+	{ "10.0.0.1,80", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:80",
+	  "tcp by default" },
+	{ "10.0.0.1,tcp:80-82", NFHP_FAMILY_IPV4, "hash", 3,
+	  "10.0.0.1,tcp:80 10.0.0.1,tcp:81 10.0.0.1,tcp:82",
+	  "a port range is a key per port" },
+	{ "10.0.0.1,http", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:80",
+	  "a service by name" },
+	{ "10.0.0.2/31,udp:53", NFHP_FAMILY_IPV4, "hash", 2,
+	  "10.0.0.2,udp:53 10.0.0.3,udp:53", "hash: a prefix is its hosts" },
+	{ "10.0.0.9/24,udp:53", NFHP_FAMILY_IPV4, "lpm", 1,
+	  "10.0.0.0/24,udp:53", "lpm: a prefix, its host bits cleared" },
+	{ "10.1.0.0-10.1.0.5,tcp:3", NFHP_FAMILY_IPV4, "lpm", 2,
+	  "10.1.0.0/30,tcp:3 10.1.0.4/31,tcp:3",
+	  "lpm: a range is ipset's prefixes" },
+	{ "10.0.0.3,icmp:8/0", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.3,icmp:echo-request", "ICMP by type/code, printed by name" },
+	{ "10.0.0.3,icmp:ping", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.3,icmp:echo-request", "ICMP by another name of ipset's" },
+	{ "10.0.0.3,icmp:3/8", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.3,icmp:3/8", "an ICMP type/code without a name" },
+	{ "10.0.0.6,47:0", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.6,gre:0",
+	  "a protocol by number, printed by name" },
+	{ "2001:db8::/64,icmpv6:128/0", NFHP_FAMILY_IPV6, "lpm", 1,
+	  "2001:db8::/64,ipv6-icmp:echo-request", "ICMPv6 as ipset prints it" },
+	{ "2001:db8::1,ipv6-icmp:echo-request", NFHP_FAMILY_IPV6, "hash", 1,
+	  "2001:db8::1,ipv6-icmp:echo-request",
+	  "what ipset save prints is taken back" },
+	{ "10.0.0.1", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: Second element is missing from 10.0.0.1.",
+	  "no port, ipset's message" },
+	{ "10.0.0.1,gre:5", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: Protocol gre can be used with pseudo port value 0 only.",
+	  "a port on a protocol without" },
+	{ "10.0.0.1,0:0", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Invalid protocol specified", "protocol 0, ipset's message" },
+	{ "10.0.0.1,foo:1", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot parse 'foo' as a protocol",
+	  "an unknown protocol" },
+	{ "10.0.0.1,icmpv6:1/0", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: Protocol ICMPv6 can be used with family inet6 only",
+	  "ICMPv6 in an IPv4 set" },
+	{ "10.0.0.0/0,tcp:3", NFHP_FAMILY_IPV4, "lpm", 0,
+	  "The value of the CIDR parameter of the IP address is invalid",
+	  "lpm: /0 refused, ipset's message" },
+	{ "10.0.0.1,tcp:70000", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: '70000' is out of range 0-65535",
+	  "a port out of range" },
+};
+
+static void test_flow_elems(void)
+{
+	const struct flow_case *c;
+	char o[1024];
+	unsigned int i, n;
+
+	for (i = 0; i < ARRAY_SIZE(flow_cases); i++) {
+		c = &flow_cases[i];
+		n = flow(c->elem, c->family, c->algo, o, sizeof(o));
+		check(n == c->n && !strncmp(n ? o : err, c->want,
+					    strlen(c->want)),
+		      "flow %s: %s: %s", c->elem, c->what, n ? o : err);
+	}
+}
+
+static void test_flow_wire(void)
+{
+	struct nfhp_set_info info = {
+		.name = "f", .type = NFHP_SET_FLOW, .algo = "hash",
+	};
+	struct nfhp_set_entry e = { .addr = 0x0a000001, .plen = 32,
+				    .proto = 17, .port = 53, .value = 3 };
+	const struct nlattr *set, *ent;
+	struct nfhp_set_info back = {};
+	struct nlmsghdr *nlh;
+	struct seen s = {};
+
+	nlh = msg_start(NFHP_CMD_SET_ADD);
+	nfhp_nl_put_set(nlh, &info, 0, &e, 1, true);
+	set = mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr));
+	ent = find_attr(set, NFHPA_SET_ENTRY);
+	check(find_attr(ent, NFHPA_SETE_ADDR) &&
+	      mnl_attr_get_u8(find_attr(ent, NFHPA_SETE_PROTO)) == 17 &&
+	      mnl_attr_get_u16(find_attr(ent, NFHPA_SETE_PORT)) == 53,
+	      "add: a flow entry is ADDR, PLEN, PROTO and PORT");
+	check(!nfhp_nl_parse_set_msg(nlh, &back, seen_cb, &s) && s.n == 1 &&
+	      s.e[0].addr == 0x0a000001 && s.e[0].proto == 17 &&
+	      s.e[0].port == 53 && s.e[0].value == 3,
+	      "add: the flow entry read back");
+}
+
 int main(void)
 {
 	test_numbers();
 	test_num_wire();
+	test_flow_elems();
+	test_flow_wire();
 	test_typenames();
 	test_create();
 	test_elems();

@@ -80,7 +80,9 @@
  * NFHP_CMD_SET_NEW: create a set: NFHPA_SET_TYPE (enum nfhp_set_type),
  *     NFHPA_SET_ALGO (NFHP_SET_ADDR: "hash": hosts only; "lpm": prefixes,
  *     longest match; NFHP_SET_NUMBER: "bitmap": numbers below 65536, each
- *     its own entry; "range": non-overlapping ranges of any u32),
+ *     its own entry; "range": non-overlapping ranges of any u32;
+ *     NFHP_SET_FLOW: "hash": hosts, "lpm": prefixes, each with a
+ *     protocol and a port, longest match),
  *     the family NFHPA_FAMILY (IPv4 when absent), optionally NFHPA_SET_LIMIT
  *     (most entries; 0 or absent: no limit) and NFHPA_SET_FLAGS
  *     (NFHP_SET_F_LOCKED).  -EEXIST when the name is taken, unless
@@ -99,11 +101,13 @@
  * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
  *     NFHP_SET_F_LOCKED, those that are present.
  * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR and
- *     NFHPA_SETE_PLEN, or a number set's NFHPA_SETE_NUM_LO and _NUM_HI;
- *     NFHPA_SETE_VALUE, 0 when absent), in order.  With
+ *     NFHPA_SETE_PLEN, or a number set's NFHPA_SETE_NUM_LO and _NUM_HI,
+ *     and a flow set's NFHPA_SETE_PROTO and _PORT too; NFHPA_SETE_VALUE,
+ *     0 when absent), in order.  With
  *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
  *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
- *     per entry sent, in order, each with its NFHPA_SETE_RESULT.  An entry
+ *     per entry sent, in order, each with its NFHPA_SETE_RESULT (a flow
+ *     set's without NFHPA_SETE_VALUE: it is the one sent).  An entry
  *     that fails does not stop the others.  At most NFHP_SET_MAX_BATCH
  *     entries (E2BIG, nothing applied).  The command fails (after the
  *     reply) with the first entry's error: -EEXIST (unless
@@ -122,8 +126,9 @@
  * NFHP_CMD_SET_TEST: the reply's NFHPA_SET holds the one NFHPA_SET_ENTRY
  *     sent, with NFHPA_SETE_RESULT NFHP_SET_EXISTS and its value, or
  *     NFHP_SET_NOT_FOUND.  A full-width key (a host) is looked up as a
- *     packet's address is (the longest prefix that holds it); a shorter
- *     one must be an entry itself.  A single number (LO = HI) is looked
+ *     packet's address is (the longest prefix that holds it; of a flow
+ *     set with its protocol and port); a shorter one must be an entry
+ *     itself.  A single number (LO = HI) is looked
  *     up as a packet's port is (the entry that holds it); a range must
  *     be an entry of "range", or all of its numbers entries of "bitmap".
  * NFHP_CMD_SET_LIST: NLM_F_DUMP only.  One message per set (only the one
@@ -261,7 +266,15 @@
  *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir: on a number set
  *             NFHP_SETM_SRC and _DST mean the ports, as ipset's "src"
  *             and "dst" do on bitmap:port; NFHP_SETM_SPORT and _DPORT on
- *             an address set are refused with -EINVAL
+ *             an address set are refused with -EINVAL.  Of a two-field
+ *             set, the first field's direction
+ *         NFHPA_SETM_DIR2: NLA_U8, enum nfhp_setm_dir: the second field
+ *             of a two-field set, required there and refused (-EINVAL)
+ *             on a one-field set.  Of a flow set the port's direction,
+ *             NFHP_SETM_SRC or _DST (NFHP_SETM_SPORT and _DPORT say the
+ *             same): "--match-set NAME src,dst" is DIR SRC (the source
+ *             address) and DIR2 DST (the destination port), as ipset
+ *             reads it.  The protocol looked up is the packet's.
  *         NFHPA_SETM_INVERT: NLA_FLAG
  *         NFHPA_SETM_VALUE_MIN, NFHPA_SETM_VALUE_MAX: NLA_U32, both or
  *             neither: the entry that holds the field must also have a
@@ -293,7 +306,8 @@
  *     NFHPA_SET_NAME: NLA_NUL_STRING, at most NFHP_SET_MAXNAMELEN - 1 bytes
  *     NFHPA_SET_OTHER: NLA_NUL_STRING, the other set of NFHP_CMD_SET_SWAP
  *     NFHPA_SET_TYPE: NLA_U8, enum nfhp_set_type
- *     NFHPA_SET_ALGO: NLA_NUL_STRING, "hash", "lpm", "bitmap" or "range"
+ *     NFHPA_SET_ALGO: NLA_NUL_STRING, "hash", "lpm", "bitmap" or "range";
+ *         of NFHP_SET_FLOW "hash" (hosts) or "lpm" (prefixes)
  *     NFHPA_SET_LIMIT: NLA_U32, most entries, 0 for no limit
  *     NFHPA_SET_FLAGS: NLA_U32, NFHP_SET_F_* bits
  *     NFHPA_SET_ENTRY: NLA_NESTED, zero or more
@@ -309,6 +323,16 @@
  *             number set refuses
  *         NFHPA_SETE_NUM_HI: NLA_U32, the last number of the range, at
  *             least NUM_LO (NUM_LO when absent)
+ *         NFHPA_SETE_PROTO: NLA_U8, a flow set's transport protocol
+ *             (IPPROTO_*), required there and refused elsewhere; 0 is
+ *             refused, as ipset refuses it
+ *         NFHPA_SETE_PORT: NLA_U16, host byte order, a flow set's port (0
+ *             when absent): of TCP, UDP, SCTP and UDPLITE the port; of
+ *             ICMP (an IPv4 set) and ICMPv6 (an IPv6 set) type << 8 |
+ *             code, as ipset keeps them; of any other protocol it must
+ *             be 0.  A flow set's entry is ADDR and PLEN (a host of
+ *             "hash", a prefix of 1 to the family's width of "lpm"),
+ *             PROTO and PORT: one key, no range
  *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
  *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
@@ -709,6 +733,8 @@ enum nfhp_set_entry_attr {
 	NFHPA_SETE_RESULT,
 	NFHPA_SETE_NUM_LO,
 	NFHPA_SETE_NUM_HI,
+	NFHPA_SETE_PROTO,
+	NFHPA_SETE_PORT,
 	__NFHPA_SETE_MAX
 };
 
@@ -718,10 +744,14 @@ enum nfhp_set_entry_attr {
  * enum nfhp_set_type - what the keys of a set are (NFHPA_SET_TYPE)
  * @NFHP_SET_ADDR: addresses or prefixes of the set's family
  * @NFHP_SET_NUMBER: u32 numbers and ranges of them; rules look ports up
+ * @NFHP_SET_FLOW: an address or prefix of the set's family with a
+ *	transport protocol and a port (ipset's hash:ip,port and
+ *	hash:net,port); rules look up an address and a port
  */
 enum nfhp_set_type {
 	NFHP_SET_ADDR = 1,
-	NFHP_SET_NUMBER,
+	NFHP_SET_NUMBER = 2,
+	NFHP_SET_FLOW = 3,
 };
 
 /**
@@ -757,6 +787,7 @@ enum nfhp_setm_attr {
 	NFHPA_SETM_INVERT,
 	NFHPA_SETM_VALUE_MIN,
 	NFHPA_SETM_VALUE_MAX,
+	NFHPA_SETM_DIR2,
 	__NFHPA_SETM_MAX
 };
 
@@ -774,6 +805,12 @@ enum nfhp_setm_attr {
  * A port is a TCP or UDP packet's, as ipset's bitmap:port takes them; a
  * packet of another protocol, a later fragment or one too short for its
  * ports has none, and is in no number set (so "!" holds for it).
+ *
+ * A flow set (NFHPA_SETM_DIR2) takes the port as ipset's hash:ip,port
+ * does: of TCP, UDP, SCTP and UDPLITE the port; of ICMP (IPv4) and
+ * ICMPv6 (IPv6) type << 8 | code; of any other protocol 0.  A later
+ * fragment, or a packet too short for its ports or its ICMP type and
+ * code, is in no flow set.
  */
 enum nfhp_setm_dir {
 	NFHP_SETM_SRC,
