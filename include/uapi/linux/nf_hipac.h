@@ -257,11 +257,14 @@
  *         field is in the set (not in it with NFHPA_SETM_INVERT)
  *         NFHPA_SETM_NAME: NLA_NUL_STRING, the set; -ENOENT when there is
  *             no such set, -EINVAL when it is an address set of another
- *             family (a number set serves both families)
+ *             family (number and interface sets serve both families)
  *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir: on a number set
  *             NFHP_SETM_SRC and _DST mean the ports, as ipset's "src"
- *             and "dst" do on bitmap:port; NFHP_SETM_SPORT and _DPORT on
- *             an address set are refused with -EINVAL
+ *             and "dst" do on bitmap:port; on an interface set the input
+ *             and the output device, as iptables' -i and -o (a packet
+ *             without that device is in no interface set);
+ *             NFHP_SETM_SPORT and _DPORT on an address or interface set
+ *             are refused with -EINVAL
  *         NFHPA_SETM_INVERT: NLA_FLAG
  *         NFHPA_SETM_VALUE_MIN, NFHPA_SETM_VALUE_MAX: NLA_U32, both or
  *             neither: the entry that holds the field must also have a
@@ -294,6 +297,8 @@
  *     NFHPA_SET_OTHER: NLA_NUL_STRING, the other set of NFHP_CMD_SET_SWAP
  *     NFHPA_SET_TYPE: NLA_U8, enum nfhp_set_type
  *     NFHPA_SET_ALGO: NLA_NUL_STRING, "hash", "lpm", "bitmap" or "range"
+ *         (NFHP_SET_IFACE: "hash", a hash table per length of name, or
+ *         "lpm", the names as 128-bit numbers, longest prefix match)
  *     NFHPA_SET_LIMIT: NLA_U32, most entries, 0 for no limit
  *     NFHPA_SET_FLAGS: NLA_U32, NFHP_SET_F_* bits
  *     NFHPA_SET_ENTRY: NLA_NESTED, zero or more
@@ -309,6 +314,16 @@
  *             number set refuses
  *         NFHPA_SETE_NUM_HI: NLA_U32, the last number of the range, at
  *             least NUM_LO (NUM_LO when absent)
+ *         NFHPA_SETE_IFACE: NLA_NUL_STRING, at most IFNAMSIZ - 1 bytes: an
+ *             interface set's key, in place of ADDR, PLEN and the
+ *             numbers, which it refuses (and they refuse it).  A name
+ *             ("eth0") or, with a last "+", every name that starts with
+ *             what precedes it ("eth+"; "+" alone: every interface), as
+ *             iptables' -i takes them.  A name and the same with "+" are
+ *             two entries.  A packet's device is looked up by name, not
+ *             by index: an entry holds for a device created after it.
+ *             The entry of the longest match gives the value: the name
+ *             itself, then the wildcards, longest first.
  *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
  *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
@@ -709,6 +724,10 @@ enum nfhp_set_entry_attr {
 	NFHPA_SETE_RESULT,
 	NFHPA_SETE_NUM_LO,
 	NFHPA_SETE_NUM_HI,
+	/* PROTO and PORT are the flow sets'; the other types refuse them. */
+	NFHPA_SETE_PROTO,
+	NFHPA_SETE_PORT,
+	NFHPA_SETE_IFACE,
 	__NFHPA_SETE_MAX
 };
 
@@ -718,10 +737,14 @@ enum nfhp_set_entry_attr {
  * enum nfhp_set_type - what the keys of a set are (NFHPA_SET_TYPE)
  * @NFHP_SET_ADDR: addresses or prefixes of the set's family
  * @NFHP_SET_NUMBER: u32 numbers and ranges of them; rules look ports up
+ * @NFHP_SET_IFACE: interface names, exact or with iptables' "+" wildcard;
+ *	rules look up the packet's input ("src") or output ("dst") device
+ *	by name.  The set's family does not matter: it serves both.
  */
 enum nfhp_set_type {
 	NFHP_SET_ADDR = 1,
 	NFHP_SET_NUMBER,
+	NFHP_SET_IFACE = 4,
 };
 
 /**
