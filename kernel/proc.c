@@ -407,12 +407,31 @@ static int nfhp_shadowed_show(struct seq_file *m, void *v)
 }
 
 /**
+ * nfhp_set_type_name() - a set type as /proc/net/nf-hipac/sets names it
+ * @type: the &enum nfhp_set_type
+ *
+ * Return: "addr", "num" or "iface".
+ */
+static const char *nfhp_set_type_name(u8 type)
+{
+	switch (type) {
+	case NFHP_SET_NUMBER:
+		return "num";
+	case NFHP_SET_IFACE:
+		return "iface";
+	default:
+		return "addr";
+	}
+}
+
+/**
  * nfhp_sets_show() - print /proc/net/nf-hipac/sets
  * @m: the seq_file, private the namespace
  * @v: unused
  *
  * A header line, then a line per named set: its name, family, type and
- * algorithm ("addr:hash", "addr:lpm", "num:bitmap", "num:range"),
+ * algorithm ("addr:hash", "addr:lpm", "num:bitmap", "num:range",
+ * "iface:hash", "iface:lpm"),
  * entries, limit (0: none), memory in bytes, the rules that refer to it,
  * the lookups of packets and how many found an entry.
  *
@@ -437,8 +456,7 @@ static int nfhp_sets_show(struct seq_file *m, void *v)
 			continue;
 		nfhp_set_stats_sum(set, &st);
 		snprintf(type, sizeof(type), "%s:%s",
-			 set->algo->type == NFHP_SET_NUMBER ? "num" : "addr",
-			 set->algo->name);
+			 nfhp_set_type_name(set->algo->type), set->algo->name);
 		seq_printf(m, "%-31s %-6s %-9s %10u %10u %12llu %5u %14llu %14llu\n",
 			   set->name,
 			   set->family == NFHP_FAMILY_IPV6 ? "inet6" : "inet",

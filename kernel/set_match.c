@@ -17,8 +17,12 @@
  * ipset's bitmap:port.  Any other packet, a later fragment and a packet
  * too short for its ports have none: the set does not hold them, and a
  * "!" match holds.  The port is read only for rules with such a match.
- * An address set must be of the rule's family; a number set serves
- * both.
+ * An interface set ("hash:iface") is looked up with the name of the
+ * packet's input device for "src" and of its output device for "dst",
+ * as iptables' -i and -o read them; a packet without that device (no
+ * input device in OUTPUT, no output device in INPUT) is in no interface
+ * set.  An address set must be of the rule's family; number and
+ * interface sets serve both.
  *
  * With a value range ("--set-value 1:4") the entry found must also have
  * a value in it: one rule per verdict maps a set's values to verdicts,
@@ -33,6 +37,7 @@
 #include <net/ipv6.h>
 
 #include "hooks.h"
+#include "ifname.h"
 #include "pernet.h"
 #include "set_match.h"
 #include "xt_run.h"
@@ -42,11 +47,12 @@
  * @set: its set, or NULL for none of that name
  * @family: the rule's family
  * @dir: &enum nfhp_setm_dir as written
- * @field: set to the field: @dir, or a port for a number set
+ * @field: set to the field: @dir, a port for a number set, a device for
+ *	an interface set
  * @msg: set to the reason of a failure
  *
  * Return: 0, -ENOENT for no set, or -EINVAL for an address set of
- * another family or with a port direction.
+ * another family, or a port direction on an address or interface set.
  */
 static int nfhp_setm_dir(const struct nfhp_set *set, u8 family, u8 dir,
 			 u8 *field, const char **msg)
@@ -60,14 +66,16 @@ static int nfhp_setm_dir(const struct nfhp_set *set, u8 family, u8 dir,
 			 NFHP_SETM_SPORT : NFHP_SETM_DPORT;
 		return 0;
 	}
-	if (set->family != family) {
+	if (set->algo->type != NFHP_SET_IFACE && set->family != family) {
 		*msg = "the set is of another family";
 		return -EINVAL;
 	}
 	if (dir != NFHP_SETM_SRC && dir != NFHP_SETM_DST) {
-		*msg = "the set holds addresses: a port direction needs a number set";
+		*msg = "a port direction needs a number set";
 		return -EINVAL;
 	}
+	if (set->algo->type == NFHP_SET_IFACE)
+		dir = dir == NFHP_SETM_SRC ? NFHP_SETM_IN : NFHP_SETM_OUT;
 	*field = dir;
 	return 0;
 }
@@ -158,9 +166,30 @@ static bool nfhp_setm_port(u8 dir, const struct nfhp_xt_pkt *p,
 }
 
 /**
+ * nfhp_setm_iface() - a packet's device name, as an interface set's key
+ * @dir: %NFHP_SETM_IN or %NFHP_SETM_OUT
+ * @p: the packet
+ * @key: set to the name, plen 128
+ *
+ * Return: false when the packet has no such device.
+ */
+static bool nfhp_setm_iface(u8 dir, const struct nfhp_xt_pkt *p,
+			    struct nfhp_set_key *key)
+{
+	const struct net_device *dev = dir == NFHP_SETM_IN ? p->state->in :
+							     p->state->out;
+
+	if (!dev)
+		return false;
+	key->addr = nfhp_ifname_value16(dev->name);
+	key->plen = 128;
+	return true;
+}
+
+/**
  * nfhp_setm_key() - the field a set match looks up, as a set's key
  * @family: the packet's family
- * @dir: the resolved &enum nfhp_setm_dir
+ * @dir: the resolved direction (&struct nfhp_setm.dir)
  * @p: the packet
  * @key: filled in
  *
@@ -171,8 +200,10 @@ static bool nfhp_setm_key(u8 family, u8 dir, const struct nfhp_xt_pkt *p,
 {
 	const struct sk_buff *skb = p->skb;
 
-	if (dir == NFHP_SETM_SPORT || dir == NFHP_SETM_DPORT)
-		return nfhp_setm_port(dir, p, key);
+	/* One test keeps the addresses' path as short as it was. */
+	if (dir > NFHP_SETM_DST)
+		return dir >= NFHP_SETM_IN ? nfhp_setm_iface(dir, p, key) :
+					     nfhp_setm_port(dir, p, key);
 	if (family == NFHP_FAMILY_IPV6) {
 		const struct ipv6hdr *h = ipv6_hdr(skb);
 

@@ -12,11 +12,19 @@
 
 struct nfhp_xt_pkt;
 
+/*
+ * The resolved directions of an interface set's match, beyond &enum
+ * nfhp_setm_dir: the input and the output device.  The module's own.
+ */
+#define NFHP_SETM_IN	0x80
+#define NFHP_SETM_OUT	0x81
+
 /**
  * struct nfhp_setm - a set match of a rule, its set resolved
  * @set: the set, referenced (&struct nfhp_set.refs)
  * @dir: &enum nfhp_setm_dir of the field looked up, resolved: the
- *	ports are %NFHP_SETM_SPORT and %NFHP_SETM_DPORT
+ *	ports are %NFHP_SETM_SPORT and %NFHP_SETM_DPORT, the devices
+ *	%NFHP_SETM_IN and %NFHP_SETM_OUT
  * @invert: the match holds when the field is not in the set
  * @has_value: the entry must also have a value in [@value_min, @value_max]
  * @value_min: the least value

@@ -14,6 +14,7 @@
 #include "netlink.h"
 #include "pernet.h"
 #include "set.h"
+#include "set_iface.h"
 #include "set_netlink.h"
 
 static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
@@ -24,6 +25,12 @@ static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
 				.reject_message = "results are the kernel's" },
 	[NFHPA_SETE_NUM_LO] = { .type = NLA_U32 },
 	[NFHPA_SETE_NUM_HI] = { .type = NLA_U32 },
+	[NFHPA_SETE_PROTO] = { .type = NLA_REJECT,
+			       .reject_message = "no flow sets: no protocol" },
+	[NFHPA_SETE_PORT] = { .type = NLA_REJECT,
+			      .reject_message = "no flow sets: no port" },
+	[NFHPA_SETE_IFACE] = { .type = NLA_NUL_STRING,
+			       .len = NFHP_IFACE_MAXLEN },
 };
 
 const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
@@ -32,7 +39,7 @@ const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
 	[NFHPA_SET_OTHER] = { .type = NLA_NUL_STRING,
 			      .len = NFHP_SET_MAXNAMELEN - 1 },
 	[NFHPA_SET_TYPE] = NLA_POLICY_RANGE(NLA_U8, NFHP_SET_ADDR,
-					    NFHP_SET_NUMBER),
+					    NFHP_SET_IFACE),
 	[NFHPA_SET_ALGO] = { .type = NLA_NUL_STRING, .len = 15 },
 	[NFHPA_SET_LIMIT] = { .type = NLA_U32 },
 	[NFHPA_SET_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SET_F_LOCKED |
@@ -383,6 +390,36 @@ static int nfhp_sete_decode_num(struct nlattr **tb, const struct nlattr *attr,
 }
 
 /**
+ * nfhp_sete_decode_iface() - the key of an interface set's entry
+ * @tb: the entry's attributes
+ * @attr: the entry, for the reason
+ * @key: set to the name's key (set_iface.h)
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_sete_decode_iface(struct nlattr **tb,
+				  const struct nlattr *attr,
+				  struct nfhp_set_key *key,
+				  struct netlink_ext_ack *extack)
+{
+	if (!tb[NFHPA_SETE_IFACE] || tb[NFHPA_SETE_ADDR] ||
+	    tb[NFHPA_SETE_PLEN] || tb[NFHPA_SETE_NUM_LO] ||
+	    tb[NFHPA_SETE_NUM_HI]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an entry of an interface set needs NFHPA_SETE_IFACE, and no address or number");
+		return -EINVAL;
+	}
+	if (!nfhp_iface_key_parse(nla_data(tb[NFHPA_SETE_IFACE]), &key->addr,
+				  &key->plen)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_SETE_IFACE],
+				    "an interface name has 1 to 15 bytes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * nfhp_sete_decode() - the key and value of one NFHPA_SET_ENTRY
  * @set: the set it is for
  * @attr: the attribute
@@ -406,6 +443,14 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 	if (ret)
 		return ret;
 	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	key->hi = 0;
+	if (set->algo->type == NFHP_SET_IFACE)
+		return nfhp_sete_decode_iface(tb, attr, key, extack);
+	if (tb[NFHPA_SETE_IFACE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_SETE_IFACE],
+				    "only an interface set's entry has a name");
+		return -EINVAL;
+	}
 	if (set->algo->type == NFHP_SET_NUMBER)
 		return nfhp_sete_decode_num(tb, attr, key, extack);
 	if (tb[NFHPA_SETE_NUM_LO] || tb[NFHPA_SETE_NUM_HI]) {
@@ -422,7 +467,6 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 		    (u64)w[2] << 32 | w[3];
 	key->plen = tb[NFHPA_SETE_PLEN] ? nla_get_u8(tb[NFHPA_SETE_PLEN]) :
 					  width;
-	key->hi = 0;
 	return 0;
 }
 
@@ -472,7 +516,9 @@ static const char *nfhp_set_result_msg(int err, const struct nfhp_set *set)
 	case -EPERM:
 		return "the set is locked";
 	case -EINVAL:
-		return "the key is not of the set's family, or has bits set below its prefix length";
+		return set->algo->type == NFHP_SET_IFACE ?
+		       "not an interface name" :
+		       "the key is not of the set's family, or has bits set below its prefix length";
 	default:
 		return "out of memory";
 	}
@@ -512,17 +558,23 @@ static struct sk_buff *nfhp_set_reply_new(struct genl_info *info,
  * nfhp_put_sete_key() - the key of an entry in a message
  * @skb: the message
  * @key: the key
- * @number: of a number set: NUM_LO and NUM_HI, else ADDR and PLEN
+ * @type: the set's &enum nfhp_set_type: a number set's key is NUM_LO
+ *	and NUM_HI, an interface set's IFACE, an address set's ADDR and PLEN
  *
  * Return: 0 or -EMSGSIZE.
  */
 static int nfhp_put_sete_key(struct sk_buff *skb,
-			     const struct nfhp_set_key *key, bool number)
+			     const struct nfhp_set_key *key, u8 type)
 {
 	u32 w[4] = { (u32)(key->addr >> 96), (u32)(key->addr >> 64),
 		     (u32)(key->addr >> 32), (u32)key->addr };
+	char name[NFHP_IFNAME_LEN + 1];
 
-	if (number)
+	if (type == NFHP_SET_IFACE) {
+		nfhp_iface_key_str(key->addr, key->plen, name);
+		return nla_put_string(skb, NFHPA_SETE_IFACE, name);
+	}
+	if (type == NFHP_SET_NUMBER)
 		return nla_put_u32(skb, NFHPA_SETE_NUM_LO, (u32)key->addr) ?:
 		       nla_put_u32(skb, NFHPA_SETE_NUM_HI, key->hi);
 	return nla_put(skb, NFHPA_SETE_ADDR, sizeof(w), w) ?:
@@ -530,13 +582,13 @@ static int nfhp_put_sete_key(struct sk_buff *skb,
 }
 
 static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
-			 bool number, u32 value, int result)
+			 u8 type, u32 value, int result)
 {
 	struct nlattr *nest = nla_nest_start(skb, NFHPA_SET_ENTRY);
 
 	if (!nest)
 		return -EMSGSIZE;
-	if (nfhp_put_sete_key(skb, key, number) ||
+	if (nfhp_put_sete_key(skb, key, type) ||
 	    nla_put_u32(skb, NFHPA_SETE_VALUE, value) ||
 	    (result >= 0 && nla_put_u8(skb, NFHPA_SETE_RESULT, result))) {
 		nla_nest_cancel(skb, nest);
@@ -555,7 +607,7 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 				   struct sk_buff *reply)
 {
 	bool add = info->genlhdr->cmd == NFHP_CMD_SET_ADD;
-	bool number = set->algo->type == NFHP_SET_NUMBER;
+	u8 type = set->algo->type;
 	u32 flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
 	const struct nlattr *pos;
 	struct nfhp_set_key key;
@@ -588,7 +640,7 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 				info->extack->bad_attr = pos;
 		}
 		/* The reply was sized for every entry. */
-		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, number, value,
+		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, type, value,
 					       result)))
 			break;
 	}
@@ -679,8 +731,7 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 	if (!ret) {
 		found = nfhp_set_test(&hn->sets, set, &key, &value);
 		nest = nla_nest_start(reply, NFHPA_SET);
-		ret = !nest || nfhp_put_sete(reply, &key,
-					     set->algo->type == NFHP_SET_NUMBER,
+		ret = !nest || nfhp_put_sete(reply, &key, set->algo->type,
 					     found ? value : 0,
 					     found ? NFHP_SET_EXISTS :
 					     NFHP_SET_NOT_FOUND) ? -EMSGSIZE : 0;
@@ -762,11 +813,11 @@ static int nfhp_put_set(struct sk_buff *skb, struct netlink_callback *cb,
 /**
  * struct nfhp_dump_arg - where a dump's walk puts entries
  * @skb: the message
- * @number: the set is a number set
+ * @type: the set's &enum nfhp_set_type
  */
 struct nfhp_dump_arg {
 	struct sk_buff *skb;
-	bool number;
+	u8 type;
 };
 
 static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
@@ -775,8 +826,7 @@ static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
 	const struct nfhp_dump_arg *d = arg;
 
 	/* Not taken when it does not fit: the next message begins with it. */
-	return nfhp_put_sete(d->skb, key, d->number, value, -1) ? -EMSGSIZE :
-								  0;
+	return nfhp_put_sete(d->skb, key, d->type, value, -1) ? -EMSGSIZE : 0;
 }
 
 /* One message of @set's entries from the dump's cursor on. */
@@ -799,7 +849,7 @@ static int nfhp_dump_entries(struct sk_buff *skb, struct netlink_callback *cb,
 		return -EMSGSIZE;
 	}
 	arg.skb = skb;
-	arg.number = set->algo->type == NFHP_SET_NUMBER;
+	arg.type = set->algo->type;
 	ret = nfhp_set_walk(sets, set, &d->cursor, nfhp_dump_sete, &arg);
 	d->entries_done = !ret;
 	nla_nest_end(skb, nest);
