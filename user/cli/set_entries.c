@@ -175,8 +175,8 @@ static int check_elem(struct set_cli *c, const struct nfhp_set_info *info,
 	}
 	if (!info)
 		return 0;
-	if (nfhp_set_parse_elem(argv[1], info->family, info->algo, count_cb,
-				&n, err, sizeof(err))) {
+	if (nfhp_set_parse_elem(argv[1], info->type, info->family, info->algo,
+				count_cb, &n, err, sizeof(err))) {
 		set_error(c, "%s", err);
 		return NFHP_SET_EXIT_ERR;
 	}
@@ -246,8 +246,8 @@ int set_batch_queue(struct set_cli *c, struct set_batch *b, const char *elem,
 	char err[256];
 	int ret;
 
-	ret = nfhp_set_parse_elem(elem, b->info.family, b->info.algo,
-				  queue_cb, &q, err, sizeof(err));
+	ret = nfhp_set_parse_elem(elem, b->info.type, b->info.family,
+				  b->info.algo, queue_cb, &q, err, sizeof(err));
 	if (q.ret)
 		return q.ret;
 	if (ret) {
@@ -319,8 +319,8 @@ int set_test_main(struct set_cli *c, int argc, char **argv)
 	      set_lookup(c, argv[0], &info);
 	if (ret)
 		return ret;
-	ret = nfhp_set_parse_elem(argv[1], info.family, info.algo, first_cb,
-				  &e, err, sizeof(err));
+	ret = nfhp_set_parse_elem(argv[1], info.type, info.family, info.algo,
+				  first_cb, &e, err, sizeof(err));
 	if (ret > 0) {
 		set_error(c, "Syntax error: test takes one address, prefix or number range: %s",
 			  argv[1]);

@@ -8,6 +8,7 @@
  */
 #include "set_parse.h"
 #include "parse.h"
+#include "set_iface.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +36,9 @@ static const struct {
 	{ "hash:net", NFHP_SET_ADDR, "lpm" },
 	{ "bitmap:port", NFHP_SET_NUMBER, "bitmap" },
 	{ "bitmap:port", NFHP_SET_NUMBER, "range" },
+	/* nf-hipac's own: interface names, "eth0" and "eth+". */
+	{ "hash:iface", NFHP_SET_IFACE, "hash" },
+	{ "hash:iface", NFHP_SET_IFACE, "lpm" },
 };
 
 /* The highest port, and the range a bitmap:port set is listed with. */
@@ -42,7 +46,7 @@ static const struct {
 
 /**
  * nfhp_set_parse_typename() - the type and algorithm of an ipset type name
- * @s: "hash:ip", "hash:net" or "bitmap:port"
+ * @s: "hash:ip", "hash:net", "bitmap:port" or "hash:iface"
  * @type: set to &enum nfhp_set_type
  * @algo: set to the algorithm, "hash", "lpm" or "bitmap"
  *
@@ -67,14 +71,15 @@ bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo)
  * @info: the set
  *
  * Return: "hash:ip" for hosts in a hash, "hash:net" for prefixes,
- * "bitmap:port" for numbers.
+ * "bitmap:port" for numbers, "hash:iface" for interface names.
  */
 const char *nfhp_set_typename(const struct nfhp_set_info *info)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(typenames); i++)
-		if (!strcmp(info->algo, typenames[i].algo))
+		if (typenames[i].type == info->type &&
+		    !strcmp(info->algo, typenames[i].algo))
 			return typenames[i].name;
 	return info->algo;
 }
@@ -85,8 +90,23 @@ static bool algo_of_type(const char *algo, u8 type)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(typenames); i++)
-		if (!strcmp(algo, typenames[i].algo))
-			return typenames[i].type == type;
+		if (typenames[i].type == type &&
+		    !strcmp(algo, typenames[i].algo))
+			return true;
+	return false;
+}
+
+/*
+ * Does a save name @info's algorithm?  Not when its type name stands
+ * for it (the first algorithm of the name), as bitmap:port for "bitmap".
+ */
+static bool algo_named(const struct nfhp_set_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(typenames); i++)
+		if (!strcmp(nfhp_set_typename(info), typenames[i].name))
+			return strcmp(info->algo, typenames[i].algo);
 	return false;
 }
 
@@ -401,9 +421,34 @@ static int parse_num_elem(const char *s, const char *algo,
 	return fn(data, &e);
 }
 
+/*
+ * An interface set's element, "eth0", "eth+" or "+", as one key; ipset's
+ * message for a name of IFNAMSIZ bytes or more.
+ */
+static int parse_iface_elem(const char *s,
+			    int (*fn)(void *data,
+				      const struct nfhp_set_entry *e),
+			    void *data, char *err, size_t errlen)
+{
+	struct nfhp_set_entry e = {};
+
+	if (strlen(s) > NFHP_IFACE_MAXLEN) {
+		msg(err, errlen,
+		    "Syntax error: Interface name too long: %s", s);
+		return -EINVAL;
+	}
+	if (!nfhp_iface_key_parse(s, &e.addr, &e.plen)) {
+		msg(err, errlen,
+		    "Syntax error: cannot parse %s as interface name", s);
+		return -EINVAL;
+	}
+	return fn(data, &e);
+}
+
 /**
  * nfhp_set_parse_elem() - the keys of an element
- * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4)
+ * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4); "NAME" or "PREFIX+"
+ * @type: the set's &enum nfhp_set_type
  * @family: the set's &enum nfhp_family
  * @algo: the set's algorithm: "hash" takes hosts only
  * @fn: called for each key
@@ -415,11 +460,12 @@ static int parse_num_elem(const char *s, const char *algo,
  * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
  * hash:ip does.  A number set ("bitmap", "range") takes "N" or
  * "FIRST-LAST" as one key: the kernel's algorithm decides what a range
- * is (each port of it, or one entry).
+ * is (each port of it, or one entry).  An interface set takes a name or
+ * a wildcard, as iptables' -i does, as one key.
  *
  * Return: 0, @fn's non-zero value, or -EINVAL.
  */
-int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
+int nfhp_set_parse_elem(const char *s, u8 type, u8 family, const char *algo,
 			int (*fn)(void *data, const struct nfhp_set_entry *e),
 			void *data, char *err, size_t errlen)
 {
@@ -429,7 +475,9 @@ int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
 	nfhp_u128 lo, hi;
 	char *slash, *dash;
 
-	if (nfhp_set_algo_number(algo))
+	if (type == NFHP_SET_IFACE)
+		return parse_iface_elem(s, fn, data, err, errlen);
+	if (type == NFHP_SET_NUMBER)
 		return parse_num_elem(s, algo, fn, data, err, errlen);
 	if (strlen(s) >= sizeof(buf))
 		return bad_addr(s, family, err, errlen);
@@ -573,7 +621,9 @@ void nfhp_set_elem_str(char *buf, size_t len,
 		       const struct nfhp_set_info *info,
 		       const struct nfhp_set_entry *e)
 {
-	if (info->type != NFHP_SET_NUMBER)
+	if (info->type == NFHP_SET_IFACE && len > NFHP_IFNAME_LEN)
+		nfhp_iface_key_str(e->addr, e->plen, buf);
+	else if (info->type != NFHP_SET_NUMBER)
 		nfhp_set_key_str(buf, len, info->family, e);
 	else if ((u32)e->addr == e->hi)
 		snprintf(buf, len, "%u", (u32)e->addr);
@@ -592,6 +642,11 @@ static const char *family_name(u8 family)
  */
 static void print_header(FILE *f, const struct nfhp_set_info *info)
 {
+	if (info->type == NFHP_SET_IFACE) {
+		/* nf-hipac's own type: names have no family. */
+		fprintf(f, "hashsize 1024 maxelem %u", info->limit);
+		return;
+	}
 	if (info->type != NFHP_SET_NUMBER) {
 		fprintf(f, "family %s hashsize 1024 maxelem %u",
 			family_name(info->family), info->limit);
@@ -611,7 +666,7 @@ void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info)
 	fprintf(f, "create %s %s ", info->name, nfhp_set_typename(info));
 	print_header(f, info);
 	/* bitmap:port stands for "bitmap"; "range" is nf-hipac's. */
-	if (info->type == NFHP_SET_NUMBER && strcmp(info->algo, "bitmap"))
+	if (algo_named(info))
 		fprintf(f, " algo %s", info->algo);
 	fputc('\n', f);
 }

@@ -90,15 +90,16 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 bool nfhp_set_algo_number(const char *algo);
 
 /*
- * An element of a set of @family and @algo: "ADDR", "ADDR/PLEN" or, IPv4
- * only, "FIRST-LAST"; of a number set "N" or "FIRST-LAST", one key.  For "lpm" a range becomes the fewest prefixes
+ * An element of a set of @type, @family and @algo: "ADDR", "ADDR/PLEN"
+ * or, IPv4 only, "FIRST-LAST"; of a number set "N" or "FIRST-LAST", one
+ * key; of an interface set "eth0" or "eth+", one key.  For "lpm" a range becomes the fewest prefixes
  * that cover it exactly; for "hash" a prefix or a range becomes its
  * hosts, at most %NFHP_SET_MAX_EXPAND of them.  @fn is called for each
  * key in order and may stop the walk with a non-zero value, which is
  * returned.  Return: 0, @fn's value, or -EINVAL with ipset's message in
  * @err.
  */
-int nfhp_set_parse_elem(const char *s, u8 family, const char *algo,
+int nfhp_set_parse_elem(const char *s, u8 type, u8 family, const char *algo,
 			int (*fn)(void *data, const struct nfhp_set_entry *e),
 			void *data, char *err, size_t errlen);
 

@@ -54,7 +54,7 @@ static int sets_create(int argc, char **argv, char *err, size_t errlen)
 	if (argc < 3 || !nfhp_set_parse_typename(argv[2], &info.type,
 						 &algo_name)) {
 		snprintf(err, errlen,
-			 "create: a name and hash:ip, hash:net or bitmap:port");
+			 "create: a name and hash:ip, hash:net, bitmap:port or hash:iface");
 		return -EINVAL;
 	}
 	strncpy(info.algo, algo_name, sizeof(info.algo) - 1);
@@ -113,8 +113,9 @@ static int sets_add(int argc, char **argv, char *err, size_t errlen)
 	if (nfhp_set_parse_elem_opts(argc - 3, argv + 3, &c.value, &exist, err,
 				     errlen))
 		return -EINVAL;
-	if (nfhp_set_parse_elem(argv[2], c.set->family, c.set->algo->name,
-				sets_add_key, &c, err, errlen)) {
+	if (nfhp_set_parse_elem(argv[2], c.set->algo->type, c.set->family,
+				c.set->algo->name, sets_add_key, &c, err,
+				errlen)) {
 		if (!err[0])
 			snprintf(err, errlen, "add %s %s: refused", argv[1],
 				 argv[2]);
@@ -210,7 +211,7 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 	struct nfhp_set *set;
 
 	const struct nfhp_setm_spec *m;
-	bool number;
+	bool any_family;
 
 	for (x->nsetm = 0; x->nsetm < nfhp_spec_nsetm(spec); x->nsetm++) {
 		m = &spec->setm[x->nsetm];
@@ -219,15 +220,16 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 			*msg = "no set of that name";
 			return -ENOENT;
 		}
-		/* As the module's nfhp_setm_get(): numbers serve both. */
-		number = set->algo->type == NFHP_SET_NUMBER;
-		if (!number && set->family != family) {
+		/* As the module's nfhp_setm_get(): these serve both. */
+		any_family = set->algo->type == NFHP_SET_NUMBER ||
+			     set->algo->type == NFHP_SET_IFACE;
+		if (!any_family && set->family != family) {
 			*msg = "the set is of another family";
 			return -EINVAL;
 		}
-		if (!number && m->dir != NFHP_SETM_SRC &&
-		    m->dir != NFHP_SETM_DST) {
-			*msg = "the set holds addresses: a port direction needs a number set";
+		if (set->algo->type != NFHP_SET_NUMBER &&
+		    m->dir != NFHP_SETM_SRC && m->dir != NFHP_SETM_DST) {
+			*msg = "a port direction needs a number set";
 			return -EINVAL;
 		}
 		set->refs++;
@@ -269,6 +271,19 @@ static int sim_ext_create(void *priv, const struct nfhp_rule_spec *spec,
 }
 
 /*
+ * The device name of an interface set's match, as the module reads it:
+ * the input device for "src", the output device for "dst"; false for a
+ * packet without it (value 0).
+ */
+static bool sim_iface(const struct nfhp_key *k, u8 dir,
+		      struct nfhp_set_key *key)
+{
+	key->addr = k->v[dir == NFHP_SETM_SRC ? NFHP_DIM_IIF : NFHP_DIM_OIF];
+	key->plen = 128;
+	return key->addr != 0;
+}
+
+/*
  * The port of a set match of direction @dir, as the module reads it: a
  * TCP or UDP packet's, when the packet holds it; false for none.
  */
@@ -306,6 +321,9 @@ static enum nfhp_ext_result sim_ext_match(const void *ext, void *pkt)
 			key.addr = port;
 			hit = hit && nfhp_set_lookup(x->setm[i].set, &key,
 						     &value);
+		} else if (x->setm[i].set->algo->type == NFHP_SET_IFACE) {
+			hit = sim_iface(&p->key, m->dir, &key) &&
+			      nfhp_set_lookup(x->setm[i].set, &key, &value);
 		} else {
 			key.addr = p->key.v[m->dir == NFHP_SETM_SRC ?
 					    NFHP_DIM_SRC : NFHP_DIM_DST];

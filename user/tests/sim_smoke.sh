@@ -615,6 +615,64 @@ result "$([ $st -ne 0 ] && grep -q "line 2: .*out of range 0-65535" <<<"$out"; e
 	"--sets: a port over 65535 in a bitmap set is refused with its line" \
 	"exit $st: $out"
 
+# hash:iface sets, both algorithms: "src" is the input device, "dst" the
+# output device; nested wildcards, the longest match's value, "!", and a
+# packet without an output device (in no set); the verdicts are known.
+cat > "$tmp/if.sets" <<'EOF'
+create i hash:iface hashsize 1024 maxelem 65536
+add i eth+ value 1
+add i eth1+ value 2
+add i eth10 value 3
+create l hash:iface hashsize 1024 maxelem 65536 algo lpm
+add l ppp+
+add l lo
+EOF
+cat > "$tmp/if.rules" <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -m set --match-set i src --set-value 3 -j DROP
+-A FORWARD -m set --match-set i src --set-value 2 -j ACCEPT
+-A FORWARD -m set --match-set l dst -j ACCEPT
+-A FORWARD -m set ! --match-set i dst -j RETURN
+-A FORWARD -j DROP
+COMMIT
+EOF
+cat > "$tmp/if.pkt" <<'EOF'
+in=eth10 out=eth0
+in=eth12 out=eth0
+in=eth1 out=ppp7
+in=eth out=lo
+in=lo out=eth2
+in=lo out=wlan0
+in=lo
+in=eth100 out=eth1
+EOF
+cat > "$tmp/if.want" <<'EOF'
+DROP FORWARD 1
+ACCEPT FORWARD 2
+ACCEPT FORWARD 2
+ACCEPT FORWARD 3
+DROP FORWARD 5
+ACCEPT FORWARD policy
+ACCEPT FORWARD policy
+ACCEPT FORWARD 2
+EOF
+"$sim" --check --sets "$tmp/if.sets" "$tmp/if.rules" "$tmp/if.pkt" \
+	> "$tmp/if.out" 2> "$tmp/if.err"
+st=$?
+result "$([ $st -eq 0 ] && cmp -s "$tmp/if.out" "$tmp/if.want" &&
+	  grep -qx 'nf-hipac-sim: 8 packets checked, 0 mismatches' "$tmp/if.err"; echo $?)" \
+	"--sets hash:iface (hash, lpm): in/out devices, wildcards, value, !" \
+	"exit $st: $(cat "$tmp/if.err"; diff "$tmp/if.want" "$tmp/if.out")"
+printf 'create i hash:iface\nadd i abcdefghijklmnop\n' > "$tmp/bad.sets"
+out=$("$sim" --sets "$tmp/bad.sets" "$tmp/if.rules" < /dev/null 2>&1)
+st=$?
+result "$([ $st -ne 0 ] && grep -q "line 2: .*Interface name too long" <<<"$out"; echo $?)" \
+	"--sets: a 16-byte interface name is refused with its line" \
+	"exit $st: $out"
+
 out=$(echo "src=300.1.1.1" | "$sim" "$tmp/small.rules" 2>&1)
 st=$?
 result "$([ $st -eq 2 ] && grep -q "packets line 1: bad packet field .src=300.1.1.1" <<<"$out"; echo $?)" \
