@@ -434,7 +434,8 @@ static int parse_iface_elem(const char *s,
 
 	if (strlen(s) > NFHP_IFACE_MAXLEN) {
 		msg(err, errlen,
-		    "Syntax error: Interface name too long: %s", s);
+		    "Syntax error: interface name '%s' is longer than %u characters",
+		    s, NFHP_IFACE_MAXLEN);
 		return -EINVAL;
 	}
 	if (!nfhp_iface_key_parse(s, &e.addr, &e.plen)) {

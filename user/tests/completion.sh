@@ -146,9 +146,9 @@ check "nothing to offer for a limit" "" \
 check "nf-hipac6 chains" "has: INPUT web" "nf-hipac6 -A "
 check "nf-hipac-set commands" "save swap" "nf-hipac-set s"
 check "nf-hipac-set set names" "allowed blocklist" "nf-hipac-set add "
-check "nf-hipac-set types" "bitmap:port hash:ip hash:net" \
+check "nf-hipac-set types" "bitmap:port hash:iface hash:ip hash:net" \
 	"nf-hipac-set create s "
-check "a type after its colon" "ip net" "nf-hipac-set create s hash:"
+check "a type after its colon" "iface ip net" "nf-hipac-set create s hash:"
 check "a type within its colon" "net" "nf-hipac-set create s hash:n"
 check "options after a type with a colon" "has: family maxelem" \
 	"nf-hipac-set create s hash:net "

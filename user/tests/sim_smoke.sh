@@ -669,7 +669,7 @@ result "$([ $st -eq 0 ] && cmp -s "$tmp/if.out" "$tmp/if.want" &&
 printf 'create i hash:iface\nadd i abcdefghijklmnop\n' > "$tmp/bad.sets"
 out=$("$sim" --sets "$tmp/bad.sets" "$tmp/if.rules" < /dev/null 2>&1)
 st=$?
-result "$([ $st -ne 0 ] && grep -q "line 2: .*Interface name too long" <<<"$out"; echo $?)" \
+result "$([ $st -ne 0 ] && grep -q "line 2: .*is longer than 15 characters" <<<"$out"; echo $?)" \
 	"--sets: a 16-byte interface name is refused with its line" \
 	"exit $st: $out"
 

@@ -688,7 +688,7 @@ static void test_ifaces(void)
 	check(iface_elem("abcdefghijklmno", &e) == 1 && e.plen == 128,
 	      "a name of 15 bytes");
 	check(iface_elem("abcdefghijklmnop", &e) == -EINVAL &&
-	      !strcmp(err, "Syntax error: Interface name too long: abcdefghijklmnop"),
+	      !strcmp(err, "Syntax error: interface name 'abcdefghijklmnop' is longer than 15 characters"),
 	      "16 bytes refused with ipset's message: %s", err);
 	check(iface_elem("", &e) == -EINVAL, "no name refused");
 
