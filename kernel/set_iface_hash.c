@@ -23,6 +23,7 @@
  * add publishes it before its bit; a delete that empties it clears its
  * bit, and a lookup that read the bit before finds nothing in it.
  */
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/rcupdate.h>
@@ -141,6 +142,39 @@ static void *nfhp_iface_hash_of(struct nfhp_set_ctx *ctx,
 }
 
 /**
+ * nfhp_iface_hash_entry() - where a writer finds an entry
+ * @ctx: the writer's context
+ * @ih: the set
+ * @key: the entry's name or wildcard
+ * @probe: set to its key in its length's hash
+ * @make: make the length's hash if there is none yet (an add)
+ *
+ * Return: its length's hash; NULL when there is none and not @make;
+ * ERR_PTR(-EINVAL) when @key is no name, ERR_PTR(-ENOMEM).
+ */
+static void *nfhp_iface_hash_entry(struct nfhp_set_ctx *ctx,
+				   struct nfhp_iface_hash *ih,
+				   const struct nfhp_set_key *key,
+				   struct nfhp_set_key *probe, bool make)
+{
+	unsigned int i;
+	void *h;
+
+	if (!nfhp_iface_key_ok(key->addr, key->plen))
+		return ERR_PTR(-EINVAL);
+	*probe = nfhp_iface_probe(key->addr, NFHP_IFACE_EXACT);
+	i = nfhp_iface_index(key);
+	h = nfhp_iface_hash_of(ctx, ih, i);
+	if (h || !make)
+		return h;
+	h = nfhp_hash_create(ctx, NFHP_FAMILY_IPV6, 0);
+	if (!h)
+		return ERR_PTR(-ENOMEM);
+	rcu_assign_pointer(ih->by_len[i], h);
+	return h;
+}
+
+/**
  * nfhp_iface_hash_add() - add a name or a wildcard, or update its value
  * @ctx: the writer's context
  * @priv: the set
@@ -156,27 +190,19 @@ static int nfhp_iface_hash_add(struct nfhp_set_ctx *ctx, void *priv,
 {
 	struct nfhp_iface_hash *ih = priv;
 	struct nfhp_set_key probe;
-	unsigned int i;
 	void *h;
 	int ret;
 
-	if (!nfhp_iface_key_ok(key->addr, key->plen))
-		return -EINVAL;
-	i = nfhp_iface_index(key);
-	h = nfhp_iface_hash_of(ctx, ih, i);
-	if (!h) {
-		h = nfhp_hash_create(ctx, NFHP_FAMILY_IPV6, 0);
-		if (!h)
-			return -ENOMEM;
-		rcu_assign_pointer(ih->by_len[i], h);
-	}
-	probe = nfhp_iface_probe(key->addr, NFHP_IFACE_EXACT);
+	h = nfhp_iface_hash_entry(ctx, ih, key, &probe, true);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
 	ret = nfhp_hash_add(ctx, h, &probe, value, update);
 	if (ret != NFHP_SET_ADDED)
 		return ret;
 	ih->count++;
 	/* After the hash and its key: a lookup that sees the bit finds it. */
-	smp_store_release(&ih->present, ih->present | BIT(i));
+	smp_store_release(&ih->present,
+			  ih->present | BIT(nfhp_iface_index(key)));
 	return ret;
 }
 
@@ -193,23 +219,21 @@ static int nfhp_iface_hash_del(struct nfhp_set_ctx *ctx, void *priv,
 {
 	struct nfhp_iface_hash *ih = priv;
 	struct nfhp_set_key probe;
-	unsigned int i;
 	void *h;
 	int ret;
 
-	if (!nfhp_iface_key_ok(key->addr, key->plen))
-		return -EINVAL;
-	i = nfhp_iface_index(key);
-	h = nfhp_iface_hash_of(ctx, ih, i);
+	h = nfhp_iface_hash_entry(ctx, ih, key, &probe, false);
 	if (!h)
 		return NFHP_SET_NOT_FOUND;
-	probe = nfhp_iface_probe(key->addr, NFHP_IFACE_EXACT);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
 	ret = nfhp_hash_del(ctx, h, &probe);
 	if (ret != NFHP_SET_DELETED)
 		return ret;
 	ih->count--;
 	if (!nfhp_hash_count(h))
-		WRITE_ONCE(ih->present, ih->present & ~BIT(i));
+		WRITE_ONCE(ih->present,
+			   ih->present & ~BIT(nfhp_iface_index(key)));
 	return ret;
 }
 
