@@ -19,6 +19,7 @@
 #include "set_algo.h"
 #include "set_iface.h"
 #include "tap.h"
+#include "set_phase.h"
 #include "xorshift.h"
 
 #define POOL	700
@@ -156,48 +157,33 @@ static bool ref_lookup(const struct iface_run *r, const char *dev, u32 *value)
 }
 
 /* The pool's names repeat: act on the first copy in the set. */
-static void step_add(struct iface_run *r, unsigned int i)
+static void step_add(void *run, unsigned int i)
 {
+	struct iface_run *r = run;
 	struct nfhp_set_key k = entry_key(&pool[i]);
 	bool update = rnd() % 2;
 	u32 value = (u32)rnd();
-	int j = pool_index(r, &pool[i]), got, want;
+	int j = pool_index(r, &pool[i]), got;
 
-	nfhp_shim_fail_countdown = rnd() % 16 == 0 ? 1 + rnd() % 3 : 0;
+	set_fail_maybe();
 	got = r->algo->add(&r->ctx, r->set, &k, value, update);
 	nfhp_shim_fail_countdown = 0;
-	if (got == -ENOMEM)
-		return;
-	if (j >= 0) {
-		want = update ? NFHP_SET_UPDATED : NFHP_SET_EXISTS;
-		if (update)
-			r->value[j] = value;
-	} else {
-		want = NFHP_SET_ADDED;
-		r->in[i] = true;
-		r->value[i] = value;
-		r->n++;
-	}
-	r->bad += got != want;
+	if (got != -ENOMEM)
+		r->bad += !set_list_add(r->in, r->value, &r->n, j, i, value,
+					update, got);
 }
 
-static void step_del(struct iface_run *r, unsigned int i)
+static void step_del(void *run, unsigned int i)
 {
+	struct iface_run *r = run;
 	struct nfhp_set_key k = entry_key(&pool[i]);
 	int j = pool_index(r, &pool[i]), got;
 
-	nfhp_shim_fail_countdown = rnd() % 16 == 0 ? 1 + rnd() % 3 : 0;
+	set_fail_maybe();
 	got = r->algo->del(&r->ctx, r->set, &k);
 	nfhp_shim_fail_countdown = 0;
-	if (got == -ENOMEM)
-		return;
-	if (j < 0) {
-		r->bad += got != NFHP_SET_NOT_FOUND;
-		return;
-	}
-	r->bad += got != NFHP_SET_DELETED;
-	r->in[j] = false;
-	r->n--;
+	if (got != -ENOMEM)
+		r->bad += !set_list_del(r->in, &r->n, j, got);
 }
 
 /* A device name near the pool's: one itself, grown, cut, or random. */
@@ -227,8 +213,9 @@ static void probe_name(char *dev)
 	dev[len] = '\0';
 }
 
-static void step_lookup(struct iface_run *r)
+static void step_lookup(void *run)
 {
+	struct iface_run *r = run;
 	struct nfhp_set_key k;
 	char dev[NFHP_IFNAME_LEN];
 	u32 want = 0, got = 0;
@@ -243,8 +230,9 @@ static void step_lookup(struct iface_run *r)
 	r->bad += in_ref != in_set || (in_ref && want != got);
 }
 
-static void step_find(struct iface_run *r, unsigned int i)
+static void step_find(void *run, unsigned int i)
 {
+	struct iface_run *r = run;
 	struct nfhp_set_key k = entry_key(&pool[i]);
 	int j = pool_index(r, &pool[i]);
 	u32 got = 0;
@@ -274,8 +262,9 @@ static int walk_one(void *arg, const struct nfhp_set_key *key, u32 value)
 	return rnd() % 64 == 0;
 }
 
-static bool walk_agrees(struct iface_run *r)
+static bool walk_agrees(void *run)
 {
+	struct iface_run *r = run;
 	u64 cursor = 0;
 
 	walked = 0;
@@ -284,34 +273,16 @@ static bool walk_agrees(struct iface_run *r)
 	return walked == r->n && r->algo->count(r->set) == r->n;
 }
 
+static const struct set_phase_ops steps_ops = {
+	.add = step_add, .del = step_del, .find = step_find,
+	.lookup = step_lookup, .walk_agrees = walk_agrees,
+};
+
 /* @steps random steps, adds weighted by @add_pct against deletes. */
 static void phase(struct iface_run *r, unsigned int steps,
 		  unsigned int add_pct)
 {
-	unsigned int s, i;
-
-	for (s = 0; s < steps; s++) {
-		i = rnd() % POOL;
-		switch (rnd() % 4) {
-		case 0:
-			if (rnd() % 100 < add_pct)
-				step_add(r, i);
-			else
-				step_del(r, i);
-			break;
-		case 1:
-			step_find(r, i);
-			break;
-		default:
-			step_lookup(r);
-		}
-		if (s % 512 == 0)
-			r->bad += !walk_agrees(r);
-		if (s % 17 == 0)
-			nfhp_set_gc_run(&r->ctx, false);
-		if (s % 53 == 0)
-			synchronize_rcu();
-	}
+	set_phase(&steps_ops, r, &r->ctx, &r->bad, POOL, steps, add_pct);
 }
 
 /* Keys that are no names: each operation refuses them, nothing changes. */
