@@ -601,19 +601,36 @@ ACCEPT FORWARD policy
 ACCEPT FORWARD policy
 ACCEPT FORWARD policy
 EOF
-"$sim" --check --sets "$tmp/port.sets" "$tmp/port.rules" "$tmp/port.pkt" \
-	> "$tmp/port.out" 2> "$tmp/port.err"
-st=$?
-result "$([ $st -eq 0 ] && cmp -s "$tmp/port.out" "$tmp/port.want" &&
-	  grep -qx 'nf-hipac-sim: 10 packets checked, 0 mismatches' "$tmp/port.err"; echo $?)" \
-	"--sets bitmap:port (bitmap, range): ports, ranges, !, no-port packets, value" \
-	"exit $st: $(cat "$tmp/port.err"; diff "$tmp/port.want" "$tmp/port.out")"
-printf 'create p bitmap:port range 0-1024\nadd p 70000\n' > "$tmp/bad.sets"
-out=$("$sim" --sets "$tmp/bad.sets" "$tmp/port.rules" < /dev/null 2>&1)
-st=$?
-result "$([ $st -ne 0 ] && grep -q "line 2: .*out of range 0-65535" <<<"$out"; echo $?)" \
-	"--sets: a port over 65535 in a bitmap set is refused with its line" \
-	"exit $st: $out"
+# sets_run NAME N DESC - $tmp/NAME.sets, .rules and .pkt through
+# nf-hipac-sim --check: the verdicts of NAME.want, N packets checked.
+sets_run()
+{
+	local t=$tmp/$1
+
+	"$sim" --check --sets "$t.sets" "$t.rules" "$t.pkt" > "$t.out" \
+		2> "$t.err"
+	st=$?
+	result "$([ $st -eq 0 ] && cmp -s "$t.out" "$t.want" &&
+		  grep -qx "nf-hipac-sim: $2 packets checked, 0 mismatches" "$t.err"; echo $?)" \
+		"$3" "exit $st: $(cat "$t.err"; diff "$t.want" "$t.out")"
+}
+
+# sets_refused NAME SETS PATTERN DESC - the sets SETS (printf's format)
+# are refused with a message of their second line matching PATTERN.
+sets_refused()
+{
+	printf "$2" > "$tmp/bad.sets"
+	out=$("$sim" --sets "$tmp/bad.sets" "$tmp/$1.rules" < /dev/null 2>&1)
+	st=$?
+	result "$([ $st -ne 0 ] && grep -q "line 2: .*$3" <<<"$out"; echo $?)" \
+		"$4" "exit $st: $out"
+}
+
+sets_run port 10 \
+	"--sets bitmap:port (bitmap, range): ports, ranges, !, no-port packets, value"
+sets_refused port 'create p bitmap:port range 0-1024\nadd p 70000\n' \
+	"out of range 0-65535" \
+	"--sets: a port over 65535 in a bitmap set is refused with its line"
 
 # hash:iface sets, both algorithms: "src" is the input device, "dst" the
 # output device; nested wildcards, the longest match's value, "!", and a
@@ -659,19 +676,11 @@ ACCEPT FORWARD policy
 ACCEPT FORWARD policy
 ACCEPT FORWARD 2
 EOF
-"$sim" --check --sets "$tmp/if.sets" "$tmp/if.rules" "$tmp/if.pkt" \
-	> "$tmp/if.out" 2> "$tmp/if.err"
-st=$?
-result "$([ $st -eq 0 ] && cmp -s "$tmp/if.out" "$tmp/if.want" &&
-	  grep -qx 'nf-hipac-sim: 8 packets checked, 0 mismatches' "$tmp/if.err"; echo $?)" \
-	"--sets hash:iface (hash, lpm): in/out devices, wildcards, value, !" \
-	"exit $st: $(cat "$tmp/if.err"; diff "$tmp/if.want" "$tmp/if.out")"
-printf 'create i hash:iface\nadd i abcdefghijklmnop\n' > "$tmp/bad.sets"
-out=$("$sim" --sets "$tmp/bad.sets" "$tmp/if.rules" < /dev/null 2>&1)
-st=$?
-result "$([ $st -ne 0 ] && grep -q "line 2: .*is longer than 15 characters" <<<"$out"; echo $?)" \
-	"--sets: a 16-byte interface name is refused with its line" \
-	"exit $st: $out"
+sets_run if 8 \
+	"--sets hash:iface (hash, lpm): in/out devices, wildcards, value, !"
+sets_refused if 'create i hash:iface\nadd i abcdefghijklmnop\n' \
+	"is longer than 15 characters" \
+	"--sets: a 16-byte interface name is refused with its line"
 
 out=$(echo "src=300.1.1.1" | "$sim" "$tmp/small.rules" 2>&1)
 st=$?
