@@ -23,17 +23,6 @@ nfhp_require_hipac
 nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 nf_hipac_setup6 || { nfhp_log "FAIL: IPv6 setup"; exit 1; }
 
-# S ARGS... - nf-hipac-set in the router; r4, r6 the rule tools there.
-S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
-r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
-r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
-
-ping6_ok() { in_ns $ns_client $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" $SERVER6 >/dev/null 2>&1; }
-ping6_fail() { ! ping6_ok; }
-
-# entries SET - the number of entries the listing of SET reports.
-entries() { S list -terse "$1" | sed -n 's/^Number of entries: //p'; }
-
 # echo_drop SET DIR [MORE...] - the only FORWARD rule: drop echo requests
 # whose DIR device is in SET (MORE: "!", --set-value N).
 echo_drop()
@@ -122,8 +111,8 @@ nfhp_check "destroy, restore the save: the same set, the same verdict" w_restore
 
 # --- both families, no input device, a device created later -------------------
 
-v6_rule() { r6 -A FORWARD -p ipv6-icmp --icmpv6-type echo-request -m set --match-set a dst -j DROP && ping6_fail; }
-v6_del() { S del a veth1 && ping6_ok; }
+v6_rule() { r6 -A FORWARD -p ipv6-icmp --icmpv6-type echo-request -m set --match-set a dst -j DROP && ping_fail $ns_client $SERVER6; }
+v6_del() { S del a veth1 && ping_ok $ns_client $SERVER6; }
 out_none() { S add a + && r4 -A OUTPUT -m set --match-set a src -j DROP && ping_ok $ns_router; }
 out_not() { r4 -F OUTPUT && r4 -A OUTPUT -m set ! --match-set a src -j DROP && ping_fail $ns_router; }
 late_up()
