@@ -24,15 +24,15 @@ nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 nf_hipac_setup6 || { nfhp_log "FAIL: IPv6 setup"; exit 1; }
 
 # echo_drop SET DIR [MORE...] - the only FORWARD rule: drop echo requests
-# whose DIR device is in SET (MORE: "!", --set-value N).
+# whose DIR device is in SET (MORE: --set-value N).
 echo_drop()
 {
 	local set=$1 dir=$2
 
 	shift 2
 	r4 -F FORWARD &&
-	r4 -A FORWARD -p icmp --icmp-type echo-request -m set "$@" \
-		--match-set "$set" "$dir" -j DROP
+	r4 -A FORWARD -p icmp --icmp-type echo-request -m set \
+		--match-set "$set" "$dir" "$@" -j DROP
 }
 echo_drop_not()
 {
