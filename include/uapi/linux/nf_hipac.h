@@ -99,8 +99,9 @@
  * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
  *     NFHP_SET_F_LOCKED, those that are present.
  * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR and
- *     NFHPA_SETE_PLEN, or a number set's NFHPA_SETE_NUM_LO and _NUM_HI;
- *     NFHPA_SETE_VALUE, 0 when absent), in order.  With
+ *     NFHPA_SETE_PLEN, a number set's NFHPA_SETE_NUM_LO and _NUM_HI, or
+ *     an interface set's NFHPA_SETE_IFACE; NFHPA_SETE_VALUE, 0 when
+ *     absent), in order.  With
  *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
  *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
  *     per entry sent, in order, each with its NFHPA_SETE_RESULT.  An entry
@@ -126,6 +127,8 @@
  *     one must be an entry itself.  A single number (LO = HI) is looked
  *     up as a packet's port is (the entry that holds it); a range must
  *     be an entry of "range", or all of its numbers entries of "bitmap".
+ *     A name is looked up as a packet's device is (the name, else the
+ *     longest wildcard that holds it); a wildcard must be an entry.
  * NFHP_CMD_SET_LIST: NLM_F_DUMP only.  One message per set (only the one
  *     NFHPA_SET_NAME names, when present) with NFHPA_FAMILY and NFHPA_SET:
  *     name, type, algorithm, limit, flags, NFHPA_SET_COUNT (entries),
