@@ -410,7 +410,7 @@ static int nfhp_shadowed_show(struct seq_file *m, void *v)
  * nfhp_set_type_name() - a set type as /proc/net/nf-hipac/sets names it
  * @type: &enum nfhp_set_type
  *
- * Return: "addr", "num" or "flow".
+ * Return: "addr", "num", "flow" or "iface".
  */
 static const char *nfhp_set_type_name(u8 type)
 {
@@ -419,6 +419,8 @@ static const char *nfhp_set_type_name(u8 type)
 		return "num";
 	case NFHP_SET_FLOW:
 		return "flow";
+	case NFHP_SET_IFACE:
+		return "iface";
 	default:
 		return "addr";
 	}
@@ -431,7 +433,7 @@ static const char *nfhp_set_type_name(u8 type)
  *
  * A header line, then a line per named set: its name, family, type and
  * algorithm ("addr:hash", "addr:lpm", "num:bitmap", "num:range",
- * "flow:hash", "flow:lpm"),
+ * "flow:hash", "flow:lpm", "iface:hash", "iface:lpm"),
  * entries, limit (0: none), memory in bytes, the rules that refer to it,
  * the lookups of packets and how many found an entry.
  *

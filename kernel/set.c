@@ -38,6 +38,8 @@ static const struct nfhp_set_algo *const nfhp_set_algos[] = {
 	&nfhp_set_num_range,
 	&nfhp_set_flow_hash,
 	&nfhp_set_flow_lpm,
+	&nfhp_set_iface_hash,
+	&nfhp_set_iface_lpm,
 };
 
 /**
@@ -439,7 +441,9 @@ static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
  * @set: the set
  * @key: a host, looked up as a packet's address; or a prefix, which must
  *	be an entry itself.  Of a number set: a number, looked up as a
- *	packet's port; or a range, which must be an entry itself
+ *	packet's port; or a range, which must be an entry itself.  Of an
+ *	interface set: a name, looked up as a packet's device; or a
+ *	wildcard, which must be an entry itself
  * @value: set to the value found
  *
  * Call under rcu_read_lock() or the writers' lock.
@@ -449,7 +453,8 @@ static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
 bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
 		   const struct nfhp_set_key *key, u32 *value)
 {
-	unsigned int width = nfhp_dim_bits(set->family, NFHP_DIM_SRC);
+	unsigned int width = set->algo->type == NFHP_SET_IFACE ? 128 :
+			     nfhp_dim_bits(set->family, NFHP_DIM_SRC);
 	const void *inst;
 	bool found;
 

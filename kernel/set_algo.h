@@ -15,6 +15,8 @@
  *   number range      disjoint u32 ranges       binary search
  *   flow   hash       host, protocol, port      exact, one probe sequence
  *   flow   lpm        prefix, protocol, port    one probe per prefix length
+ *   iface  hash       names and "eth+"          one probe a length present
+ *   iface  lpm        names and "eth+"          longest prefix
  *
  * An algorithm is a &struct nfhp_set_algo.  Its writers are serialized by
  * the caller; its lookups run under rcu_read_lock() beside them, and see
@@ -186,6 +188,43 @@ extern const struct nfhp_set_algo nfhp_set_num_bitmap;
 extern const struct nfhp_set_algo nfhp_set_num_range;
 extern const struct nfhp_set_algo nfhp_set_flow_hash;
 extern const struct nfhp_set_algo nfhp_set_flow_lpm;
+extern const struct nfhp_set_algo nfhp_set_iface_hash;
+extern const struct nfhp_set_algo nfhp_set_iface_lpm;
+
+/*
+ * The address algorithms' operations, which the interface algorithms
+ * call directly (set_iface.h): an interface name is a 128-bit key.  Each
+ * is the &struct nfhp_set_algo member of its name.
+ */
+void *nfhp_hash_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint);
+void nfhp_hash_destroy(struct nfhp_set_ctx *ctx, void *priv);
+int nfhp_hash_add(struct nfhp_set_ctx *ctx, void *priv,
+		  const struct nfhp_set_key *key, u32 value, bool update);
+int nfhp_hash_del(struct nfhp_set_ctx *ctx, void *priv,
+		  const struct nfhp_set_key *key);
+bool nfhp_hash_lookup(const void *priv, const struct nfhp_set_key *key,
+		      u32 *value);
+int nfhp_hash_walk(const void *priv, u64 *cursor,
+		   int (*fn)(void *arg, const struct nfhp_set_key *key,
+			     u32 value),
+		   void *arg);
+u32 nfhp_hash_count(const void *priv);
+
+void *nfhp_lpm_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint);
+void nfhp_lpm_destroy(struct nfhp_set_ctx *ctx, void *priv);
+int nfhp_lpm_add(struct nfhp_set_ctx *ctx, void *priv,
+		 const struct nfhp_set_key *key, u32 value, bool update);
+int nfhp_lpm_del(struct nfhp_set_ctx *ctx, void *priv,
+		 const struct nfhp_set_key *key);
+bool nfhp_lpm_lookup(const void *priv, const struct nfhp_set_key *key,
+		     u32 *value);
+bool nfhp_lpm_find(const void *priv, const struct nfhp_set_key *key,
+		   u32 *value);
+int nfhp_lpm_walk(const void *priv, u64 *cursor,
+		  int (*fn)(void *arg, const struct nfhp_set_key *key,
+			    u32 value),
+		  void *arg);
+u32 nfhp_lpm_count(const void *priv);
 
 void *nfhp_set_block_alloc(struct nfhp_set_ctx *ctx, size_t size);
 void nfhp_set_retire(struct nfhp_set_ctx *ctx, void *block);

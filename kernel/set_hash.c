@@ -244,7 +244,7 @@ static bool nfhp_hash_get(const struct nfhp_hash_array *a, bool is6,
 	return (u32)word != NFHP_HASH4_EMPTY;
 }
 
-static bool nfhp_hash_lookup(const void *priv, const struct nfhp_set_key *key,
+bool nfhp_hash_lookup(const void *priv, const struct nfhp_set_key *key,
 			     u32 *value)
 {
 	const struct nfhp_hash *h = priv;
@@ -338,7 +338,7 @@ static int nfhp_hash_rehash(struct nfhp_set_ctx *ctx, struct nfhp_hash *h,
 	return 0;
 }
 
-static void *nfhp_hash_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
+void *nfhp_hash_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
 {
 	struct nfhp_hash *h;
 
@@ -357,7 +357,7 @@ static void *nfhp_hash_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
 	return h;
 }
 
-static void nfhp_hash_destroy(struct nfhp_set_ctx *ctx, void *priv)
+void nfhp_hash_destroy(struct nfhp_set_ctx *ctx, void *priv)
 {
 	struct nfhp_hash *h = priv;
 
@@ -386,7 +386,7 @@ static void nfhp_hash_set_value(struct nfhp_hash_array *a, bool is6,
 	}
 }
 
-static int nfhp_hash_add(struct nfhp_set_ctx *ctx, void *priv,
+int nfhp_hash_add(struct nfhp_set_ctx *ctx, void *priv,
 			 const struct nfhp_set_key *key, u32 value,
 			 bool update)
 {
@@ -417,7 +417,7 @@ static int nfhp_hash_add(struct nfhp_set_ctx *ctx, void *priv,
 	return NFHP_SET_ADDED;
 }
 
-static int nfhp_hash_del(struct nfhp_set_ctx *ctx, void *priv,
+int nfhp_hash_del(struct nfhp_set_ctx *ctx, void *priv,
 			 const struct nfhp_set_key *key)
 {
 	struct nfhp_hash *h = priv;
@@ -451,7 +451,7 @@ static int nfhp_hash_del(struct nfhp_set_ctx *ctx, void *priv,
 }
 
 /* Cursor: IPv4's two special words first, then the slots. */
-static int nfhp_hash_walk(const void *priv, u64 *cursor,
+int nfhp_hash_walk(const void *priv, u64 *cursor,
 			  int (*fn)(void *arg, const struct nfhp_set_key *key,
 				    u32 value),
 			  void *arg)
@@ -500,7 +500,7 @@ static int nfhp_hash_walk(const void *priv, u64 *cursor,
 	return 0;
 }
 
-static u32 nfhp_hash_count(const void *priv)
+u32 nfhp_hash_count(const void *priv)
 {
 	const struct nfhp_hash *h = priv;
 

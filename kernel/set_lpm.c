@@ -163,7 +163,7 @@ static nfhp_u128 nfhp_lpm_align(const struct nfhp_lpm *lpm,
  *
  * Return: whether a prefix holds the address.
  */
-static bool nfhp_lpm_lookup(const void *priv, const struct nfhp_set_key *key,
+bool nfhp_lpm_lookup(const void *priv, const struct nfhp_set_key *key,
 			    u32 *value)
 {
 	const struct nfhp_lpm *lpm = priv;
@@ -308,7 +308,7 @@ static int nfhp_lpm_key_entry(const struct nfhp_lpm *lpm,
  *
  * Return: whether the set holds the prefix.
  */
-static bool nfhp_lpm_find(const void *priv, const struct nfhp_set_key *key,
+bool nfhp_lpm_find(const void *priv, const struct nfhp_set_key *key,
 			  u32 *value)
 {
 	const struct nfhp_lpm *lpm = priv;
@@ -391,7 +391,7 @@ static int nfhp_lpm_change(struct nfhp_set_ctx *ctx, struct nfhp_lpm *lpm,
  *
  * Return: the &enum nfhp_set_result, -EINVAL for a bad key, or -ENOMEM.
  */
-static int nfhp_lpm_add(struct nfhp_set_ctx *ctx, void *priv,
+int nfhp_lpm_add(struct nfhp_set_ctx *ctx, void *priv,
 			const struct nfhp_set_key *key, u32 value, bool update)
 {
 	struct nfhp_lpm *lpm = priv;
@@ -423,7 +423,7 @@ static int nfhp_lpm_add(struct nfhp_set_ctx *ctx, void *priv,
  *
  * Return: %NFHP_SET_DELETED, %NFHP_SET_NOT_FOUND, -EINVAL or -ENOMEM.
  */
-static int nfhp_lpm_del(struct nfhp_set_ctx *ctx, void *priv,
+int nfhp_lpm_del(struct nfhp_set_ctx *ctx, void *priv,
 			const struct nfhp_set_key *key)
 {
 	struct nfhp_lpm *lpm = priv;
@@ -519,7 +519,7 @@ static int nfhp_lpm_walk_slots(const struct nfhp_lpm *lpm,
  * Return: what @fn returned, with *@cursor past its prefix when that was
  * more than 0, at it when less; or 0.
  */
-static int nfhp_lpm_walk(const void *priv, u64 *cursor,
+int nfhp_lpm_walk(const void *priv, u64 *cursor,
 			 int (*fn)(void *arg, const struct nfhp_set_key *key,
 				   u32 value),
 			 void *arg)
@@ -552,7 +552,7 @@ static int nfhp_lpm_walk(const void *priv, u64 *cursor,
  *
  * Return: how many.
  */
-static u32 nfhp_lpm_count(const void *priv)
+u32 nfhp_lpm_count(const void *priv)
 {
 	const struct nfhp_lpm *lpm = priv;
 
@@ -569,7 +569,7 @@ static u32 nfhp_lpm_count(const void *priv)
  *
  * Return: the set, or NULL for another family or out of memory.
  */
-static void *nfhp_lpm_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
+void *nfhp_lpm_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
 {
 	struct nfhp_lpm *lpm;
 
@@ -587,7 +587,7 @@ static void *nfhp_lpm_create(struct nfhp_set_ctx *ctx, u8 family, u32 hint)
  * @ctx: the writer's context
  * @priv: the set
  */
-static void nfhp_lpm_destroy(struct nfhp_set_ctx *ctx, void *priv)
+void nfhp_lpm_destroy(struct nfhp_set_ctx *ctx, void *priv)
 {
 	struct nfhp_lpm *lpm = priv;
 	struct nfhp_lpm_table *t = nfhp_lpm_table_of(ctx, lpm);

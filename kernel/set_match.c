@@ -17,8 +17,12 @@
  * ipset's bitmap:port.  Any other packet, a later fragment and a packet
  * too short for its ports have none: the set does not hold them, and a
  * "!" match holds.  The port is read only for rules with such a match.
- * An address set must be of the rule's family; a number set serves
- * both.
+ * An interface set ("hash:iface") is looked up with the name of the
+ * packet's input device for "src" and of its output device for "dst",
+ * as iptables' -i and -o read them; a packet without that device (no
+ * input device in OUTPUT, no output device in INPUT) is in no interface
+ * set.  An address set must be of the rule's family; number and
+ * interface sets serve both.
  *
  * A flow set ("hash:ip,port") is looked up with an address, the packet's
  * protocol and a port, as ipset's hash:ip,port: "src,dst" is the source
@@ -41,6 +45,7 @@
 #include <net/ipv6.h>
 
 #include "hooks.h"
+#include "ifname.h"
 #include "pernet.h"
 #include "set_match.h"
 #include "xt_run.h"
@@ -61,8 +66,8 @@ static u8 nfhp_setm_port_dir(u8 dir)
  * @msg: set to the reason of a failure
  *
  * Return: 0, -ENOENT for no set, or -EINVAL for an address or flow set
- * of another family, an address with a port direction, or a number of
- * directions other than the set's fields.
+ * of another family, a port direction on an address or interface set,
+ * or a number of directions other than the set's fields.
  */
 static int nfhp_setm_dir(const struct nfhp_set *set, u8 family,
 			 const struct nfhp_setm_spec *spec,
@@ -83,13 +88,18 @@ static int nfhp_setm_dir(const struct nfhp_set *set, u8 family,
 		out->dir = nfhp_setm_port_dir(spec->dir);
 		return 0;
 	}
-	if (set->family != family) {
+	if (set->algo->type != NFHP_SET_IFACE && set->family != family) {
 		*msg = "the set is of another family";
 		return -EINVAL;
 	}
 	if (spec->dir != NFHP_SETM_SRC && spec->dir != NFHP_SETM_DST) {
-		*msg = "the set holds addresses: a port direction needs a number set";
+		*msg = "a port direction needs a number set";
 		return -EINVAL;
+	}
+	if (set->algo->type == NFHP_SET_IFACE) {
+		out->dir = spec->dir == NFHP_SETM_SRC ? NFHP_SETM_IN :
+							NFHP_SETM_OUT;
+		return 0;
 	}
 	out->dir = spec->dir;
 	if (flow) {
@@ -239,6 +249,27 @@ static bool nfhp_setm_flow_port(u8 dir, u8 family,
 	return true;
 }
 
+/**
+ * nfhp_setm_iface() - a packet's device name, as an interface set's key
+ * @dir: %NFHP_SETM_IN or %NFHP_SETM_OUT
+ * @p: the packet
+ * @key: set to the name, plen 128
+ *
+ * Return: false when the packet has no such device.
+ */
+static bool nfhp_setm_iface(u8 dir, const struct nfhp_xt_pkt *p,
+			    struct nfhp_set_key *key)
+{
+	const struct net_device *dev = dir == NFHP_SETM_IN ? p->state->in :
+							     p->state->out;
+
+	if (!dev)
+		return false;
+	key->addr = nfhp_ifname_value16(dev->name);
+	key->plen = 128;
+	return true;
+}
+
 /* A packet's source or destination address, full width, into @key. */
 static void nfhp_setm_addr(u8 family, u8 dir, const struct sk_buff *skb,
 			   struct nfhp_set_key *key)
@@ -270,8 +301,10 @@ static bool nfhp_setm_key(u8 family, const struct nfhp_setm *m,
 			  const struct nfhp_xt_pkt *p,
 			  struct nfhp_set_key *key)
 {
-	/* One test for an address set, as before flow sets. */
+	/* One test for an address set, as before the other types. */
 	if (m->dir >= NFHP_SETM_SPORT) {
+		if (m->dir >= NFHP_SETM_IN)
+			return nfhp_setm_iface(m->dir, p, key);
 		if (m->dir < NFHP_SETM_FLOW_SRC)
 			return nfhp_setm_port(m->dir, p, key);
 		if (!nfhp_setm_flow_port(m->dir2, family, p, key))

@@ -13,19 +13,23 @@
 struct nfhp_xt_pkt;
 
 /*
- * The resolved directions of a flow set's address, past the UAPI's: a
- * packet path that tests "dir >= NFHP_SETM_SPORT" first costs an address
- * set nothing more.
+ * The resolved directions of a flow set's address and of an interface
+ * set's device (the input and the output one), past the UAPI's: a packet
+ * path that tests "dir >= NFHP_SETM_SPORT" first costs an address set
+ * nothing more.
  */
 #define NFHP_SETM_FLOW_SRC	(NFHP_SETM_DPORT + 1)
 #define NFHP_SETM_FLOW_DST	(NFHP_SETM_DPORT + 2)
+#define NFHP_SETM_IN		(NFHP_SETM_DPORT + 3)
+#define NFHP_SETM_OUT		(NFHP_SETM_DPORT + 4)
 
 /**
  * struct nfhp_setm - a set match of a rule, its set resolved
  * @set: the set, referenced (&struct nfhp_set.refs)
  * @dir: &enum nfhp_setm_dir of the field looked up, resolved: the
  *	ports are %NFHP_SETM_SPORT and %NFHP_SETM_DPORT; a flow set's
- *	address %NFHP_SETM_FLOW_SRC or %NFHP_SETM_FLOW_DST
+ *	address %NFHP_SETM_FLOW_SRC or %NFHP_SETM_FLOW_DST; an interface
+ *	set's device %NFHP_SETM_IN or %NFHP_SETM_OUT
  * @dir2: a flow set's port, %NFHP_SETM_SPORT or %NFHP_SETM_DPORT
  * @invert: the match holds when the field is not in the set
  * @has_value: the entry must also have a value in [@value_min, @value_max]

@@ -14,6 +14,7 @@
 #include "netlink.h"
 #include "pernet.h"
 #include "set.h"
+#include "set_iface.h"
 #include "set_netlink.h"
 
 /* Marks a test's result for nfhp_put_sete(): its value goes with it. */
@@ -29,6 +30,8 @@ static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
 	[NFHPA_SETE_NUM_HI] = { .type = NLA_U32 },
 	[NFHPA_SETE_PROTO] = NLA_POLICY_MIN(NLA_U8, 1),
 	[NFHPA_SETE_PORT] = { .type = NLA_U16 },
+	[NFHPA_SETE_IFACE] = { .type = NLA_NUL_STRING,
+			       .len = NFHP_IFACE_MAXLEN },
 };
 
 const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
@@ -37,7 +40,7 @@ const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
 	[NFHPA_SET_OTHER] = { .type = NLA_NUL_STRING,
 			      .len = NFHP_SET_MAXNAMELEN - 1 },
 	[NFHPA_SET_TYPE] = NLA_POLICY_RANGE(NLA_U8, NFHP_SET_ADDR,
-					    NFHP_SET_FLOW),
+					    NFHP_SET_IFACE),
 	[NFHPA_SET_ALGO] = { .type = NLA_NUL_STRING, .len = 15 },
 	[NFHPA_SET_LIMIT] = { .type = NLA_U32 },
 	[NFHPA_SET_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SET_F_LOCKED |
@@ -428,6 +431,37 @@ static int nfhp_sete_decode_flow(const struct nfhp_set *set,
 }
 
 /**
+ * nfhp_sete_decode_iface() - the key of an interface set's entry
+ * @tb: the entry's attributes
+ * @attr: the entry, for the reason
+ * @key: set to the name's key (set_iface.h)
+ * @extack: for the reason
+ *
+ * Return: 0 or -EINVAL.
+ */
+static int nfhp_sete_decode_iface(struct nlattr **tb,
+				  const struct nlattr *attr,
+				  struct nfhp_set_key *key,
+				  struct netlink_ext_ack *extack)
+{
+	if (!tb[NFHPA_SETE_IFACE] || tb[NFHPA_SETE_ADDR] ||
+	    tb[NFHPA_SETE_PLEN] || tb[NFHPA_SETE_NUM_LO] ||
+	    tb[NFHPA_SETE_NUM_HI] || tb[NFHPA_SETE_PROTO] ||
+	    tb[NFHPA_SETE_PORT]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "an entry of an interface set needs NFHPA_SETE_IFACE, and no address, number, protocol or port");
+		return -EINVAL;
+	}
+	if (!nfhp_iface_key_parse(nla_data(tb[NFHPA_SETE_IFACE]), &key->addr,
+				  &key->plen)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_SETE_IFACE],
+				    "an interface name has 1 to 15 bytes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * nfhp_sete_decode() - the key and value of one NFHPA_SET_ENTRY
  * @set: the set it is for
  * @attr: the attribute
@@ -452,6 +486,13 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 		return ret;
 	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
 	*key = (struct nfhp_set_key){};
+	if (set->algo->type == NFHP_SET_IFACE)
+		return nfhp_sete_decode_iface(tb, attr, key, extack);
+	if (tb[NFHPA_SETE_IFACE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[NFHPA_SETE_IFACE],
+				    "only an interface set's entry has a name");
+		return -EINVAL;
+	}
 	if (set->algo->type == NFHP_SET_NUMBER)
 		return nfhp_sete_decode_num(tb, attr, key, extack);
 	if (tb[NFHPA_SETE_NUM_LO] || tb[NFHPA_SETE_NUM_HI]) {
@@ -471,7 +512,6 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 		    (u64)w[2] << 32 | w[3];
 	key->plen = tb[NFHPA_SETE_PLEN] ? nla_get_u8(tb[NFHPA_SETE_PLEN]) :
 					  width;
-	key->hi = 0;
 	return 0;
 }
 
@@ -523,6 +563,8 @@ static const char *nfhp_set_result_msg(int err, const struct nfhp_set *set)
 	case -EINVAL:
 		if (set->algo->type == NFHP_SET_FLOW)
 			return "the key is not of the set's family, has bits set below its prefix length, protocol 0, or a port its protocol has none of";
+		if (set->algo->type == NFHP_SET_IFACE)
+			return "not an interface name";
 		return "the key is not of the set's family, or has bits set below its prefix length";
 	default:
 		return "out of memory";
@@ -566,7 +608,8 @@ static struct sk_buff *nfhp_set_reply_new(struct genl_info *info,
  * @skb: the message
  * @key: the key
  * @type: the set's &enum nfhp_set_type: a number set's NUM_LO and
- *	NUM_HI, else ADDR and PLEN, and a flow set's PROTO and PORT
+ *	NUM_HI, an interface set's IFACE, else ADDR and PLEN, and a flow
+ *	set's PROTO and PORT
  *
  * Return: 0 or -EMSGSIZE.
  */
@@ -575,7 +618,12 @@ static int nfhp_put_sete_key(struct sk_buff *skb,
 {
 	u32 w[4] = { (u32)(key->addr >> 96), (u32)(key->addr >> 64),
 		     (u32)(key->addr >> 32), (u32)key->addr };
+	char name[NFHP_IFNAME_LEN + 1];
 
+	if (type == NFHP_SET_IFACE) {
+		nfhp_iface_key_str(key->addr, key->plen, name);
+		return nla_put_string(skb, NFHPA_SETE_IFACE, name);
+	}
 	if (type == NFHP_SET_NUMBER)
 		return nla_put_u32(skb, NFHPA_SETE_NUM_LO, (u32)key->addr) ?:
 		       nla_put_u32(skb, NFHPA_SETE_NUM_HI, key->hi);

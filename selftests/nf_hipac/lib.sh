@@ -288,6 +288,14 @@ ping_fail()
 		>/dev/null 2>&1
 }
 
+# S ARGS... - nf-hipac-set in the router; r4, r6 the rule tools there.
+S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
+r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
+r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
+
+# entries SET - the number of entries the router's listing of SET reports.
+entries() { S list -terse "$1" | sed -n 's/^Number of entries: //p'; }
+
 # fails CODE TEXT CMD... - CMD exits with CODE and says TEXT on stderr;
 # else what it did is logged.
 fails()

@@ -22,11 +22,6 @@ nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 
 nf_hipac_setup6 || { nfhp_log "FAIL: IPv6 setup"; exit 1; }
 
-# S ARGS... - nf-hipac-set in the router; r4, r6 the rule tools there.
-S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
-r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
-r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
-
 ping6_ok() { in_ns $ns_client $NFHP_PING -6 -q -c1 -W"$NFHP_WAIT" $SERVER6 >/dev/null 2>&1; }
 ping6_fail() { ! ping6_ok; }
 
@@ -39,9 +34,6 @@ says()
 	out=$("$@" 2>&1) || { nfhp_log "  failed: $out"; return 1; }
 	grep -qxF -- "$text" <<<"$out" || { nfhp_log "  got: $out"; return 1; }
 }
-
-# entries SET - the number of entries the listing of SET reports.
-entries() { S list -terse "$1" | sed -n 's/^Number of entries: //p'; }
 
 # --- the command line ---------------------------------------------------------
 

@@ -19,14 +19,6 @@ nfhp_require_hipac
 nf_hipac_setup || { nfhp_log "FAIL: topology setup"; exit 1; }
 nf_hipac_setup6 || { nfhp_log "FAIL: IPv6 setup"; exit 1; }
 
-# S ARGS... - nf-hipac-set in the router; r4, r6 the rule tools there.
-S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
-r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
-r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
-
-# entries SET - the number of entries the listing of SET reports.
-entries() { S list -terse "$1" | sed -n 's/^Number of entries: //p'; }
-
 # Each check's steps in one function, so that every step counts.
 web_ports() { S add web 8080 && S add web 8090-8092 && [ "$(entries web)" = 4 ]; }
 web_save()

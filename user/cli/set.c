@@ -244,7 +244,7 @@ int set_parse_create(struct set_cli *c, int argc, char **argv,
 	strcpy(info->name, argv[0]);
 	if (!nfhp_set_parse_typename(argv[1], &info->type, &algo)) {
 		if (set_ipset_type(argv[1]))
-			set_error(c, "Syntax error: typename '%s' is not supported by nf-hipac (hash:ip, hash:net, bitmap:port, hash:ip,port and hash:net,port are)",
+			set_error(c, "Syntax error: typename '%s' is not supported by nf-hipac (hash:ip, hash:net, bitmap:port, hash:ip,port, hash:net,port and hash:iface are)",
 				  argv[1]);
 		else
 			set_error(c, "Syntax error: typename '%s' is unknown",
@@ -488,9 +488,9 @@ static int collect_cb(void *data, const struct nfhp_set_info *info)
 {
 	struct name_list *l = data;
 
-	/* A number set serves both families: both saves carry it. */
+	/* Number and interface sets serve both families: both saves do. */
 	if (l->family && info->family != l->family &&
-	    info->type != NFHP_SET_NUMBER)
+	    info->type == NFHP_SET_ADDR)
 		return 0;
 	if (l->n == l->cap) {
 		unsigned int cap = l->cap ? 2 * l->cap : 16;
@@ -604,7 +604,7 @@ NFHP_SET_PROG " v" NFHP_VERSION "\n"
 "\n"
 "Commands:\n"
 "create SETNAME TYPENAME [type-specific-options]\n"
-"        Create a new set (hash:ip or hash:net)\n"
+"        Create a new set (hash:ip, hash:net, bitmap:port, hash:iface)\n"
 "add SETNAME ENTRY [value N]\n"
 "        Add entry to the named set\n"
 "del SETNAME ENTRY\n"
@@ -644,6 +644,7 @@ NFHP_SET_PROG " v" NFHP_VERSION "\n"
 "Create options: family inet|inet6, maxelem N, limit N, algo hash|lpm,\n"
 "locked; hashsize N, timeout 0, counters, comment are accepted.\n"
 "bitmap:port: range FIRST-LAST, algo bitmap|range.\n"
+"hash:iface (nf-hipac's): entries eth0 or eth+, algo hash|lpm.\n"
 "See nf-hipac-set(8).\n");
 }
 

@@ -4,14 +4,17 @@
  *
  * Valid requests of every set command over a small pool of names, so that
  * they meet: address sets of both algorithms and families, number sets
- * of both algorithms ("bitmap", "range") and flow sets of both
- * algorithms and families (NFHPA_SETE_PROTO and _PORT: ports, ICMP type
- * and code, protocol 0, a port on a protocol without), with limits and
- * locks;
+ * of both algorithms ("bitmap", "range"), flow sets of both algorithms
+ * and families (NFHPA_SETE_PROTO and _PORT: ports, ICMP type and code,
+ * protocol 0, a port on a protocol without) and interface sets of both
+ * ("hash", "lpm"), with limits and locks;
  * batched adds and removes of valid keys, keys with bits below their
  * prefix length, keys of the other family's width, prefix lengths 0, 1,
  * 31, 32, 127, 128; number ranges at 0, 65535 and 2^32 - 1, backwards,
- * overlapping, with an address or of an address set; tests, flushes, swaps, modifies, destroys (of one set
+ * overlapping, with an address or of an address set; interface names of
+ * 1 to 16 bytes, nested wildcards ("+", "e+", "eth+", "eth1+"), with an
+ * address, or sent to other sets; tests, flushes, swaps, modifies,
+ * destroys (of one set
  * and of all, also while rules refer to them); dumps of every set and of
  * one set's entries, now and then after a bulk add that needs several
  * messages; and the set matches of rules (none to NFHP_MAX_SETM + 1, of
@@ -51,13 +54,14 @@
 
 /*
  * The pool of names: each with the family and type its sets mostly have
- * (number sets serve both families' rules).
+ * (number and interface sets serve both families' rules).
  */
 static const struct {
 	const char *name;
 	uint8_t family;
 	bool number;
 	bool flow;
+	bool iface;
 } fz_sets[] = {
 	{ "fz4a", NFHP_FAMILY_IPV4 },
 	{ "fz4b", NFHP_FAMILY_IPV4 },
@@ -68,6 +72,8 @@ static const struct {
 	{ "fzpb", NFHP_FAMILY_IPV4, true },
 	{ "fz4f", NFHP_FAMILY_IPV4, false, true },
 	{ "fz6f", NFHP_FAMILY_IPV6, false, true },
+	{ "fzia", NFHP_FAMILY_IPV4, false, false, true },
+	{ "fzib", NFHP_FAMILY_IPV6, false, false, true },
 };
 #define FZ_NSETS	(sizeof(fz_sets) / sizeof(fz_sets[0]))
 
@@ -309,25 +315,60 @@ static void put_num_entry(struct nlmsghdr *nlh)
 	mnl_attr_nest_end(nlh, nest);
 }
 
-/* An entry of the set i is mostly of: a range or an address. */
+/*
+ * One NFHPA_SET_ENTRY of an interface set: names and wildcards that nest,
+ * so that they meet; now and then 15 or 16 bytes, none, or with an
+ * address (refused).
+ */
+static void put_iface_entry(struct nlmsghdr *nlh)
+{
+	static const char *const names[] = {
+		"+", "e+", "eth+", "eth1+", "eth1", "eth10", "lo", "ppp+",
+		"abcdefghijklmno", "abcdefghijklmn+", "abcdefghijklmnop", "",
+	};
+	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
+	uint32_t w[4] = { 0, 0, 0, 1 };
+
+	mnl_attr_put_strz(nlh, NFHPA_SETE_IFACE,
+			  names[one_in(8) ? below(sizeof(names) /
+						 sizeof(names[0])) : below(8)]);
+	if (one_in(16))
+		mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
+	if (one_in(2))
+		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, below(4));
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* An entry of the set i is mostly of: a range, a name or an address. */
 static void put_some_entry(struct nlmsghdr *nlh, unsigned int i, bool host)
 {
-	if (fz_sets[i].number != one_in(12))
+	if (fz_sets[i].iface != one_in(12))
+		put_iface_entry(nlh);
+	else if (fz_sets[i].number != one_in(12))
 		put_num_entry(nlh);
 	else
 		put_entry(nlh, fz_sets[i].family, host, fz_sets[i].flow);
 }
 
-/* Hundreds of hosts, for a dump of several messages. */
-static void put_bulk(struct nlmsghdr *nlh, uint8_t family, bool number)
+/* Hundreds of hosts (numbers, names), for a dump of several messages. */
+static void put_bulk(struct nlmsghdr *nlh, unsigned int set)
 {
 	unsigned int n = FZ_BULK_MIN + below(FZ_BULK_MAX - FZ_BULK_MIN);
 	uint32_t base = below(4096), i, w[4] = {};
+	uint8_t family = fz_sets[set].family;
+	char name[16];
 
 	for (i = 0; i < n && room(nlh, 64); i++) {
 		struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
 
-		if (number) {
+		if (fz_sets[set].iface) {
+			snprintf(name, sizeof(name), "b%u%s", base + i,
+				 i % 8 ? "" : "+");
+			mnl_attr_put_strz(nlh, NFHPA_SETE_IFACE, name);
+			mnl_attr_nest_end(nlh, nest);
+			continue;
+		}
+		if (fz_sets[set].number) {
 			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_LO, base + i);
 			mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, i);
 			mnl_attr_nest_end(nlh, nest);
@@ -363,17 +404,20 @@ static void put_set_new(struct nlmsghdr *nlh, unsigned int i)
 	static const char *const algos[] = { "hash", "lpm", "bitmap",
 					     "range", "", "lpmx", "hash\xff" };
 	bool number = fz_sets[i].number != one_in(16);
-	uint8_t type = fz_sets[i].flow != one_in(16) ? NFHP_SET_FLOW :
+	bool iface = fz_sets[i].iface != one_in(16);
+	uint8_t type = iface ? NFHP_SET_IFACE :
+		       fz_sets[i].flow != one_in(16) ? NFHP_SET_FLOW :
 		       number ? NFHP_SET_NUMBER : NFHP_SET_ADDR;
 
 	number = type == NFHP_SET_NUMBER;
 	mnl_attr_put_strz(nlh, NFHPA_SET_NAME, set_name(i));
 	if (!one_in(32))
-		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, one_in(16) ? below(5) :
+		mnl_attr_put_u8(nlh, NFHPA_SET_TYPE, one_in(16) ? below(6) :
 				type);
 	if (!one_in(32))
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, algos[one_in(16) ?
-				  below(7) : 2 * number + below(2)]);
+				  below(7) : 2 * (number && !iface) +
+				  below(2)]);
 	if (one_in(3))
 		mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, one_in(2) ? below(8) :
 				 rnd_value());
@@ -448,7 +492,7 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
 	case NFHP_CMD_SET_REMOVE:
 		put_entry_flags(nlh);
 		if (cmd == NFHP_CMD_SET_ADD && one_in(12)) {
-			put_bulk(nlh, family, fz_sets[i].number);
+			put_bulk(nlh, i);
 			fz_bulk_set = i;
 			break;
 		}
@@ -543,7 +587,12 @@ static void put_soup_entry(struct nlmsghdr *nlh)
 			mnl_attr_put(nlh, type, one_in(4) ? below(21) : 16, w);
 			break;
 		case NFHPA_SETE_VALUE:
+		case NFHPA_SETE_NUM_LO:
+		case NFHPA_SETE_NUM_HI:
 			put_soup_int(nlh, type, 4);
+			break;
+		case NFHPA_SETE_IFACE:
+			put_soup_string(nlh, type);
 			break;
 		case NFHPA_SETE_PORT:
 			put_soup_int(nlh, type, 2);

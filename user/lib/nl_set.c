@@ -8,6 +8,7 @@
  * its type is known, validates it and stores it in tb[].
  */
 #include "nl_set.h"
+#include "set_iface.h"
 
 #include <errno.h>
 #include <string.h>
@@ -29,6 +30,14 @@ static void put_addr(struct nlmsghdr *nlh, nfhp_u128 a)
 	mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
 }
 
+static void put_iface(struct nlmsghdr *nlh, const struct nfhp_set_entry *e)
+{
+	char name[NFHP_IFNAME_LEN + 1];
+
+	nfhp_iface_key_str(e->addr, e->plen, name);
+	mnl_attr_put_strz(nlh, NFHPA_SETE_IFACE, name);
+}
+
 /**
  * nfhp_nl_put_set() - put NFHPA_SET into a request
  * @nlh: the request
@@ -42,7 +51,8 @@ static void put_addr(struct nlmsghdr *nlh, nfhp_u128 a)
  * A create (an @info with a type and an algorithm) carries the type,
  * the algorithm and the limit too.  The entries of a number set (@info's
  * type %NFHP_SET_NUMBER) go as their two numbers, those of a flow set
- * with their protocol and port.
+ * with their protocol and port, those of an interface set as their
+ * names.
  */
 void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		     u32 flags, const struct nfhp_set_entry *e,
@@ -67,6 +77,8 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		if (info->type == NFHP_SET_NUMBER) {
 			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_LO, (u32)e[i].addr);
 			mnl_attr_put_u32(nlh, NFHPA_SETE_NUM_HI, e[i].hi);
+		} else if (info->type == NFHP_SET_IFACE) {
+			put_iface(nlh, &e[i]);
 		} else {
 			put_addr(nlh, e[i].addr);
 			mnl_attr_put_u8(nlh, NFHPA_SETE_PLEN, e[i].plen);
@@ -173,6 +185,11 @@ static int entry_attr_cb(const struct nlattr *attr, void *data)
 		if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
 			return MNL_CB_ERROR;
 		break;
+	case NFHPA_SETE_IFACE:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0 ||
+		    mnl_attr_get_payload_len(attr) > NFHP_IFNAME_LEN)
+			return MNL_CB_ERROR;
+		break;
 	}
 	tb[type] = attr;
 	return MNL_CB_OK;
@@ -199,6 +216,14 @@ static int parse_entry(const struct nlattr *nest, u8 family,
 		   mnl_attr_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
 	e->result = tb[NFHPA_SETE_RESULT] ?
 		    mnl_attr_get_u8(tb[NFHPA_SETE_RESULT]) : NFHP_SET_ADDED;
+	if (tb[NFHPA_SETE_IFACE]) {
+		/* An interface set's entry: its name. */
+		e->hi = 0;
+		if (!nfhp_iface_key_parse(mnl_attr_get_str(tb[NFHPA_SETE_IFACE]),
+					  &e->addr, &e->plen))
+			return -EINVAL;
+		return 0;
+	}
 	if (tb[NFHPA_SETE_NUM_LO]) {
 		/* A number set's entry: its range. */
 		e->addr = mnl_attr_get_u32(tb[NFHPA_SETE_NUM_LO]);

@@ -7,6 +7,7 @@
  * at them keep working.
  */
 #include "set_parse.h"
+#include "set_iface.h"
 #include "set_port.h"
 #include "parse.h"
 
@@ -43,6 +44,9 @@ static const struct {
 	{ "bitmap:port", NFHP_SET_NUMBER, "range" },
 	{ "hash:ip,port", NFHP_SET_FLOW, "hash" },
 	{ "hash:net,port", NFHP_SET_FLOW, "lpm" },
+	/* nf-hipac's own: interface names, "eth0" and "eth+". */
+	{ "hash:iface", NFHP_SET_IFACE, "hash" },
+	{ "hash:iface", NFHP_SET_IFACE, "lpm" },
 };
 
 /* The highest port, and the range a bitmap:port set is listed with. */
@@ -50,8 +54,8 @@ static const struct {
 
 /**
  * nfhp_set_parse_typename() - the type and algorithm of an ipset type name
- * @s: "hash:ip", "hash:net", "bitmap:port", "hash:ip,port" or
- *	"hash:net,port"
+ * @s: "hash:ip", "hash:net", "bitmap:port", "hash:ip,port",
+ *	"hash:net,port" or "hash:iface"
  * @type: set to &enum nfhp_set_type
  * @algo: set to the algorithm, "hash", "lpm" or "bitmap"
  *
@@ -77,7 +81,7 @@ bool nfhp_set_parse_typename(const char *s, u8 *type, const char **algo)
  *
  * Return: "hash:ip" for hosts in a hash, "hash:net" for prefixes,
  * "bitmap:port" for numbers, "hash:ip,port" and "hash:net,port" for
- * flows.
+ * flows, "hash:iface" for interface names.
  */
 const char *nfhp_set_typename(const struct nfhp_set_info *info)
 {
@@ -99,6 +103,20 @@ static bool algo_of_type(const char *algo, u8 type)
 		if (typenames[i].type == type &&
 		    !strcmp(algo, typenames[i].algo))
 			return true;
+	return false;
+}
+
+/*
+ * Does a save name @info's algorithm?  Not when its type name stands
+ * for it (the first algorithm of the name), as bitmap:port for "bitmap".
+ */
+static bool algo_named(const struct nfhp_set_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(typenames); i++)
+		if (!strcmp(nfhp_set_typename(info), typenames[i].name))
+			return strcmp(info->algo, typenames[i].algo);
 	return false;
 }
 
@@ -572,10 +590,36 @@ static int parse_flow_elem(const char *s, u8 family, const char *algo,
 	return ret;
 }
 
+/*
+ * An interface set's element, "eth0", "eth+" or "+", as one key; ipset's
+ * message for a name of IFNAMSIZ bytes or more.
+ */
+static int parse_iface_elem(const char *s,
+			    int (*fn)(void *data,
+				      const struct nfhp_set_entry *e),
+			    void *data, char *err, size_t errlen)
+{
+	struct nfhp_set_entry e = {};
+
+	if (strlen(s) > NFHP_IFACE_MAXLEN) {
+		nfhp_set_errmsg(err, errlen,
+		    "Syntax error: interface name '%s' is longer than %u characters",
+		    s, NFHP_IFACE_MAXLEN);
+		return -EINVAL;
+	}
+	if (!nfhp_iface_key_parse(s, &e.addr, &e.plen)) {
+		nfhp_set_errmsg(err, errlen,
+		    "Syntax error: cannot parse %s as interface name", s);
+		return -EINVAL;
+	}
+	return fn(data, &e);
+}
+
 /**
  * nfhp_set_parse_elem() - the keys of an element
  * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4); of a flow set that
- *	and ",[PROTO:]PORT[-PORT]"; of a number set "N" or "FIRST-LAST"
+ *	and ",[PROTO:]PORT[-PORT]"; of a number set "N" or "FIRST-LAST";
+ *	of an interface set "NAME" or "PREFIX+"
  * @family: the set's &enum nfhp_family
  * @type: the set's &enum nfhp_set_type
  * @algo: the set's algorithm: "hash" takes hosts only
@@ -591,6 +635,8 @@ static int parse_flow_elem(const char *s, u8 family, const char *algo,
  * is (each port of it, or one entry).  A flow set takes a key for each
  * address or prefix of the address part and each port of the port part;
  * "lpm" refuses a prefix of length 0, as ipset's hash:net,port does.
+ * An interface set takes a name or a wildcard, as iptables' -i does, as
+ * one key.
  *
  * Return: 0, @fn's non-zero value, or -EINVAL.
  */
@@ -598,6 +644,8 @@ int nfhp_set_parse_elem(const char *s, u8 family, u8 type, const char *algo,
 			int (*fn)(void *data, const struct nfhp_set_entry *e),
 			void *data, char *err, size_t errlen)
 {
+	if (type == NFHP_SET_IFACE)
+		return parse_iface_elem(s, fn, data, err, errlen);
 	if (type == NFHP_SET_NUMBER)
 		return parse_num_elem(s, algo, fn, data, err, errlen);
 	if (type == NFHP_SET_FLOW)
@@ -701,7 +749,9 @@ void nfhp_set_elem_str(char *buf, size_t len,
 		nfhp_set_port_str(port, sizeof(port), e->proto, e->port);
 		n = strlen(buf);
 		snprintf(buf + n, len - n, ",%s", port);
-	} else if (info->type != NFHP_SET_NUMBER)
+	} else if (info->type == NFHP_SET_IFACE && len > NFHP_IFNAME_LEN)
+		nfhp_iface_key_str(e->addr, e->plen, buf);
+	else if (info->type != NFHP_SET_NUMBER)
 		nfhp_set_key_str(buf, len, info->family, e);
 	else if ((u32)e->addr == e->hi)
 		snprintf(buf, len, "%u", (u32)e->addr);
@@ -720,6 +770,11 @@ static const char *family_name(u8 family)
  */
 static void print_header(FILE *f, const struct nfhp_set_info *info)
 {
+	if (info->type == NFHP_SET_IFACE) {
+		/* nf-hipac's own type: names have no family. */
+		fprintf(f, "hashsize 1024 maxelem %u", info->limit);
+		return;
+	}
 	if (info->type != NFHP_SET_NUMBER) {
 		fprintf(f, "family %s hashsize 1024 maxelem %u",
 			family_name(info->family), info->limit);
@@ -739,7 +794,7 @@ void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info)
 	fprintf(f, "create %s %s ", info->name, nfhp_set_typename(info));
 	print_header(f, info);
 	/* bitmap:port stands for "bitmap"; "range" is nf-hipac's. */
-	if (info->type == NFHP_SET_NUMBER && strcmp(info->algo, "bitmap"))
+	if (algo_named(info))
 		fprintf(f, " algo %s", info->algo);
 	fputc('\n', f);
 }

@@ -105,7 +105,8 @@ bool nfhp_set_algo_number(const char *algo);
  * An element of a set of @family, @type and @algo: "ADDR", "ADDR/PLEN"
  * or, IPv4 only, "FIRST-LAST"; of a number set "N" or "FIRST-LAST", one
  * key; of a flow set the address part, a comma and "[PROTO:]PORT[-PORT]"
- * (set_port.h), a key for each address and port.  For "lpm" a range
+ * (set_port.h), a key for each address and port; of an interface set
+ * "eth0" or "eth+", one key.  For "lpm" a range
  * becomes the fewest prefixes
  * that cover it exactly; for "hash" a prefix or a range becomes its
  * hosts, at most %NFHP_SET_MAX_EXPAND of them.  @fn is called for each

@@ -54,7 +54,7 @@ static int sets_create(int argc, char **argv, char *err, size_t errlen)
 	if (argc < 3 || !nfhp_set_parse_typename(argv[2], &info.type,
 						 &algo_name)) {
 		snprintf(err, errlen,
-			 "create: a name and hash:ip, hash:net, bitmap:port, hash:ip,port or hash:net,port");
+			 "create: a name and hash:ip, hash:net, bitmap:port, hash:ip,port, hash:net,port or hash:iface");
 		return -EINVAL;
 	}
 	strncpy(info.algo, algo_name, sizeof(info.algo) - 1);
@@ -212,7 +212,7 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 	struct nfhp_set *set;
 
 	const struct nfhp_setm_spec *m;
-	bool number, flow;
+	bool any_family, flow;
 
 	for (x->nsetm = 0; x->nsetm < nfhp_spec_nsetm(spec); x->nsetm++) {
 		m = &spec->setm[x->nsetm];
@@ -227,15 +227,16 @@ static int sim_ext_setm(struct sim_ext *x, u8 family,
 				      "the set has one field: one direction";
 			return -EINVAL;
 		}
-		/* As the module's nfhp_setm_get(): numbers serve both. */
-		number = set->algo->type == NFHP_SET_NUMBER;
-		if (!number && set->family != family) {
+		/* As the module's nfhp_setm_get(): these serve both. */
+		any_family = set->algo->type == NFHP_SET_NUMBER ||
+			     set->algo->type == NFHP_SET_IFACE;
+		if (!any_family && set->family != family) {
 			*msg = "the set is of another family";
 			return -EINVAL;
 		}
-		if (!number && m->dir != NFHP_SETM_SRC &&
-		    m->dir != NFHP_SETM_DST) {
-			*msg = "the set holds addresses: a port direction needs a number set";
+		if (set->algo->type != NFHP_SET_NUMBER &&
+		    m->dir != NFHP_SETM_SRC && m->dir != NFHP_SETM_DST) {
+			*msg = "a port direction needs a number set";
 			return -EINVAL;
 		}
 		set->refs++;
@@ -274,6 +275,19 @@ static int sim_ext_create(void *priv, const struct nfhp_rule_spec *spec,
 	*matches = inner_matches || x->nsetm;
 	*ext = x;
 	return 0;
+}
+
+/*
+ * The device name of an interface set's match, as the module reads it:
+ * the input device for "src", the output device for "dst"; false for a
+ * packet without it (value 0).
+ */
+static bool sim_iface(const struct nfhp_key *k, u8 dir,
+		      struct nfhp_set_key *key)
+{
+	key->addr = k->v[dir == NFHP_SETM_SRC ? NFHP_DIM_IIF : NFHP_DIM_OIF];
+	key->plen = 128;
+	return key->addr != 0;
 }
 
 /*
@@ -348,6 +362,9 @@ static bool sim_setm_lookup(const struct nfhp_set *set,
 		key.addr = port;
 		return nfhp_set_lookup(set, &key, value);
 	}
+	if (set->algo->type == NFHP_SET_IFACE)
+		return sim_iface(&p->key, m->dir, &key) &&
+		       nfhp_set_lookup(set, &key, value);
 	key.addr = p->key.v[m->dir == NFHP_SETM_SRC ? NFHP_DIM_SRC :
 						     NFHP_DIM_DST];
 	key.plen = set->family == NFHP_FAMILY_IPV6 ? 128 : 32;

@@ -147,12 +147,13 @@ check "nf-hipac6 chains" "has: INPUT web" "nf-hipac6 -A "
 check "nf-hipac-set commands" "save swap" "nf-hipac-set s"
 check "nf-hipac-set set names" "allowed blocklist" "nf-hipac-set add "
 check "nf-hipac-set types" \
-	"bitmap:port hash:ip hash:ip,port hash:net hash:net,port" \
+	"bitmap:port hash:iface hash:ip hash:ip,port hash:net hash:net,port" \
 	"nf-hipac-set create s "
-check "a type after its colon" "ip ip,port net net,port" \
+check "a type after its colon" "iface ip ip,port net net,port" \
 	"nf-hipac-set create s hash:"
 check "a type within its colon" "net net,port" "nf-hipac-set create s hash:n"
-check "nf-hipac-set flow types" "ip ip,port" "nf-hipac-set create s hash:i"
+check "nf-hipac-set types after hash:i" "iface ip ip,port" \
+	"nf-hipac-set create s hash:i"
 check "options after a type with a colon" "has: family maxelem" \
 	"nf-hipac-set create s hash:net "
 check "import's tables after the colon" "filter" \

@@ -601,13 +601,87 @@ ACCEPT FORWARD policy
 ACCEPT FORWARD policy
 ACCEPT FORWARD policy
 EOF
-"$sim" --check --sets "$tmp/port.sets" "$tmp/port.rules" "$tmp/port.pkt" \
-	> "$tmp/port.out" 2> "$tmp/port.err"
-st=$?
-result "$([ $st -eq 0 ] && cmp -s "$tmp/port.out" "$tmp/port.want" &&
-	  grep -qx 'nf-hipac-sim: 10 packets checked, 0 mismatches' "$tmp/port.err"; echo $?)" \
-	"--sets bitmap:port (bitmap, range): ports, ranges, !, no-port packets, value" \
-	"exit $st: $(cat "$tmp/port.err"; diff "$tmp/port.want" "$tmp/port.out")"
+# sets_run NAME N DESC - $tmp/NAME.sets, .rules and .pkt through
+# nf-hipac-sim --check: the verdicts of NAME.want, N packets checked.
+sets_run()
+{
+	local t=$tmp/$1
+
+	"$sim" --check --sets "$t.sets" "$t.rules" "$t.pkt" > "$t.out" \
+		2> "$t.err"
+	st=$?
+	result "$([ $st -eq 0 ] && cmp -s "$t.out" "$t.want" &&
+		  grep -qx "nf-hipac-sim: $2 packets checked, 0 mismatches" "$t.err"; echo $?)" \
+		"$3" "exit $st: $(cat "$t.err"; diff "$t.want" "$t.out")"
+}
+
+# sets_refused NAME SETS PATTERN DESC - the sets SETS (printf's format)
+# are refused with a message of their second line matching PATTERN.
+sets_refused()
+{
+	printf "$2" > "$tmp/bad.sets"
+	out=$("$sim" --sets "$tmp/bad.sets" "$tmp/$1.rules" < /dev/null 2>&1)
+	st=$?
+	result "$([ $st -ne 0 ] && grep -q "line 2: .*$3" <<<"$out"; echo $?)" \
+		"$4" "exit $st: $out"
+}
+
+sets_run port 10 \
+	"--sets bitmap:port (bitmap, range): ports, ranges, !, no-port packets, value"
+sets_refused port 'create p bitmap:port range 0-1024\nadd p 70000\n' \
+	"out of range 0-65535" \
+	"--sets: a port over 65535 in a bitmap set is refused with its line"
+
+# hash:iface sets, both algorithms: "src" is the input device, "dst" the
+# output device; nested wildcards, the longest match's value, "!", and a
+# packet without an output device (in no set); the verdicts are known.
+cat > "$tmp/if.sets" <<'EOF'
+create i hash:iface hashsize 1024 maxelem 65536
+add i eth+ value 1
+add i eth1+ value 2
+add i eth10 value 3
+create l hash:iface hashsize 1024 maxelem 65536 algo lpm
+add l ppp+
+add l lo
+EOF
+cat > "$tmp/if.rules" <<'EOF'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A FORWARD -m set --match-set i src --set-value 3 -j DROP
+-A FORWARD -m set --match-set i src --set-value 2 -j ACCEPT
+-A FORWARD -m set --match-set l dst -j ACCEPT
+-A FORWARD -m set ! --match-set i dst -j RETURN
+-A FORWARD -j DROP
+COMMIT
+EOF
+cat > "$tmp/if.pkt" <<'EOF'
+in=eth10 out=eth0
+in=eth12 out=eth0
+in=eth1 out=ppp7
+in=eth out=lo
+in=lo out=eth2
+in=lo out=wlan0
+in=lo
+in=eth100 out=eth1
+EOF
+cat > "$tmp/if.want" <<'EOF'
+DROP FORWARD 1
+ACCEPT FORWARD 2
+ACCEPT FORWARD 2
+ACCEPT FORWARD 3
+DROP FORWARD 5
+ACCEPT FORWARD policy
+ACCEPT FORWARD policy
+ACCEPT FORWARD 2
+EOF
+sets_run if 8 \
+	"--sets hash:iface (hash, lpm): in/out devices, wildcards, value, !"
+sets_refused if 'create i hash:iface\nadd i abcdefghijklmnop\n' \
+	"is longer than 15 characters" \
+	"--sets: a 16-byte interface name is refused with its line"
+
 # Flow sets (hash:ip,port, hash:net,port) under src,dst: tcp and udp by
 # port, icmp by type/code, gre by port 0, the longest prefix's value,
 # "!", and no port for a fragment; the verdicts are known.
@@ -656,19 +730,8 @@ ACCEPT FORWARD policy
 DROP FORWARD 4
 DROP FORWARD 4
 EOF
-"$sim" --check --sets "$tmp/flow.sets" "$tmp/flow.rules" "$tmp/flow.pkt" \
-	> "$tmp/flow.out" 2> "$tmp/flow.err"
-st=$?
-result "$([ $st -eq 0 ] && cmp -s "$tmp/flow.out" "$tmp/flow.want" &&
-	  grep -qx 'nf-hipac-sim: 10 packets checked, 0 mismatches' "$tmp/flow.err"; echo $?)" \
-	"--sets hash:ip,port, hash:net,port: src,dst, icmp, gre, longest prefix, !, fragments" \
-	"exit $st: $(cat "$tmp/flow.err"; diff "$tmp/flow.want" "$tmp/flow.out")"
-printf 'create p bitmap:port range 0-1024\nadd p 70000\n' > "$tmp/bad.sets"
-out=$("$sim" --sets "$tmp/bad.sets" "$tmp/port.rules" < /dev/null 2>&1)
-st=$?
-result "$([ $st -ne 0 ] && grep -q "line 2: .*out of range 0-65535" <<<"$out"; echo $?)" \
-	"--sets: a port over 65535 in a bitmap set is refused with its line" \
-	"exit $st: $out"
+sets_run flow 10 \
+	"--sets hash:ip,port, hash:net,port: src,dst, icmp, gre, longest prefix, !, fragments"
 
 out=$(echo "src=300.1.1.1" | "$sim" "$tmp/small.rules" 2>&1)
 st=$?

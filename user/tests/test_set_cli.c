@@ -793,12 +793,108 @@ static void test_flow_wire(void)
 	      "add: the flow entry read back");
 }
 
+/* A hash:iface element: one key, or -EINVAL with ipset's message. */
+static int iface_elem(const char *s, struct nfhp_set_entry *e)
+{
+	struct keys k;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	err[0] = '\0';
+	ret = nfhp_set_parse_elem(s, NFHP_FAMILY_IPV4, NFHP_SET_IFACE, "hash",
+				  keys_cb, &k, err, sizeof(err));
+	*e = k.e[0];
+	return ret ?: (int)k.n;
+}
+
+/* hash:iface, nf-hipac's: its options, names, and its lines. */
+static void test_ifaces(void)
+{
+	struct nfhp_set_info info;
+	struct nfhp_set_entry e;
+	const char *algo = NULL;
+	bool exist;
+	u8 type = 0;
+
+	check(nfhp_set_parse_typename("hash:iface", &type, &algo) &&
+	      type == NFHP_SET_IFACE && !strcmp(algo, "hash"),
+	      "hash:iface is an iface set in a hash");
+	check(!create_typed(NFHP_SET_IFACE, "hash", "algo lpm maxelem 9",
+			    &info, &exist) && !strcmp(info.algo, "lpm") &&
+	      info.limit == 9, "create: algo lpm for hash:iface: %s", err);
+	check(create_typed(NFHP_SET_IFACE, "hash", "algo bitmap", &info,
+			   &exist) == NFHP_SET_EXIT_ERR &&
+	      strstr(err, "hash or lpm"),
+	      "create: a number algorithm for names is refused: %s", err);
+	check(iface_elem("eth1+", &e) == 1 && e.plen == 32 &&
+	      e.addr == (nfhp_u128)0x65746831 << 96,
+	      "eth1+: the 32-bit prefix of eth1");
+	check(iface_elem("abcdefghijklmno", &e) == 1 && e.plen == 128,
+	      "a name of 15 bytes");
+	check(iface_elem("abcdefghijklmnop", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: interface name 'abcdefghijklmnop' is longer than 15 characters"),
+	      "16 bytes refused with ipset's message: %s", err);
+	check(iface_elem("", &e) == -EINVAL, "no name refused");
+
+	memset(&info, 0, sizeof(info));
+	strcpy(info.name, "i");
+	info.type = NFHP_SET_IFACE;
+	strcpy(info.algo, "hash");
+	info.limit = NFHP_SET_DEFAULT_LIMIT;
+	check(!strcmp(print(create_line, &info, NULL),
+		      "create i hash:iface hashsize 1024 maxelem 65536\n"),
+	      "save: the hash:iface create line");
+	strcpy(info.algo, "lpm");
+	check(!strcmp(print(create_line, &info, NULL),
+		      "create i hash:iface hashsize 1024 maxelem 65536 algo lpm\n"),
+	      "save: the lpm algorithm named");
+	iface_elem("eth+", &e);
+	e.value = 4;
+	check(!strcmp(print(nfhp_set_print_add, &info, &e),
+		      "add i eth+ value 4\n"), "save: a wildcard with a value");
+	iface_elem("lo", &e);
+	check(!strcmp(print(nfhp_set_print_member, &info, &e), "lo\n"),
+	      "list: a name");
+}
+
+/* Interface entries on the wire: IFACE as iptables writes it, back. */
+static void test_iface_wire(void)
+{
+	struct nfhp_set_info info = {
+		.name = "i", .type = NFHP_SET_IFACE, .algo = "hash",
+	};
+	struct nfhp_set_entry e[2];
+	const struct nlattr *set, *ent;
+	struct nfhp_set_info back = {};
+	struct nlmsghdr *nlh;
+	struct seen s = {};
+
+	iface_elem("ppp+", &e[0]);
+	iface_elem("eth0", &e[1]);
+	e[1].value = 7;
+	nlh = msg_start(NFHP_CMD_SET_ADD);
+	nfhp_nl_put_set(nlh, &info, 0, e, 2, true);
+	set = mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr));
+	ent = find_attr(set, NFHPA_SET_ENTRY);
+	check(!find_attr(ent, NFHPA_SETE_ADDR) &&
+	      !find_attr(ent, NFHPA_SETE_PLEN) &&
+	      !strcmp(mnl_attr_get_str(find_attr(ent, NFHPA_SETE_IFACE)),
+		      "ppp+"),
+	      "add: an interface entry is IFACE \"ppp+\", no address");
+	check(!nfhp_nl_parse_set_msg(nlh, &back, seen_cb, &s) && s.n == 2 &&
+	      s.e[0].plen == 24 && s.e[0].addr == e[0].addr &&
+	      s.e[1].plen == 128 && s.e[1].addr == e[1].addr &&
+	      s.e[1].value == 7, "add: the names read back");
+}
+
 int main(void)
 {
 	test_numbers();
 	test_num_wire();
 	test_flow_elems();
 	test_flow_wire();
+	test_ifaces();
+	test_iface_wire();
 	test_typenames();
 	test_create();
 	test_elems();

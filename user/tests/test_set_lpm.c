@@ -19,6 +19,7 @@
 
 #include "set_algo.h"
 #include "tap.h"
+#include "set_phase.h"
 #include "xorshift.h"
 
 #define POOL		4000
@@ -119,50 +120,36 @@ static bool ref_lookup(const struct lpm_run *r, nfhp_u128 a, u32 *value)
 }
 
 /* The pool's keys are not unique: act on the first copy in the set. */
-static void step_add(struct lpm_run *r, unsigned int i)
+static void step_add(void *run, unsigned int i)
 {
+	struct lpm_run *r = run;
 	bool update = rnd() % 2;
 	u32 value = (u32)rnd();
-	int j = pool_index(r, &r->pool[i]), got, want;
-
-	nfhp_shim_fail_countdown = rnd() % 16 == 0 ? 1 + rnd() % 3 : 0;
-	got = algo->add(&r->ctx, r->set, &r->pool[i], value, update);
-	nfhp_shim_fail_countdown = 0;
-	if (got == -ENOMEM)
-		return;
-	if (j >= 0) {
-		want = update ? NFHP_SET_UPDATED : NFHP_SET_EXISTS;
-		if (update)
-			r->value[j] = value;
-	} else {
-		want = NFHP_SET_ADDED;
-		r->in[i] = true;
-		r->value[i] = value;
-		r->n++;
-	}
-	r->bad += got != want;
-}
-
-static void step_del(struct lpm_run *r, unsigned int i)
-{
 	int j = pool_index(r, &r->pool[i]), got;
 
-	nfhp_shim_fail_countdown = rnd() % 16 == 0 ? 1 + rnd() % 3 : 0;
-	got = algo->del(&r->ctx, r->set, &r->pool[i]);
+	set_fail_maybe();
+	got = algo->add(&r->ctx, r->set, &r->pool[i], value, update);
 	nfhp_shim_fail_countdown = 0;
-	if (got == -ENOMEM)
-		return;
-	if (j < 0) {
-		r->bad += got != NFHP_SET_NOT_FOUND;
-		return;
-	}
-	r->bad += got != NFHP_SET_DELETED;
-	r->in[j] = false;
-	r->n--;
+	if (got != -ENOMEM)
+		r->bad += !set_list_add(r->in, r->value, &r->n, j, i, value,
+					update, got);
 }
 
-static void step_lookup(struct lpm_run *r)
+static void step_del(void *run, unsigned int i)
 {
+	struct lpm_run *r = run;
+	int j = pool_index(r, &r->pool[i]), got;
+
+	set_fail_maybe();
+	got = algo->del(&r->ctx, r->set, &r->pool[i]);
+	nfhp_shim_fail_countdown = 0;
+	if (got != -ENOMEM)
+		r->bad += !set_list_del(r->in, &r->n, j, got);
+}
+
+static void step_lookup(void *run)
+{
+	struct lpm_run *r = run;
 	const struct nfhp_set_key *k = &r->pool[rnd() % POOL];
 	struct nfhp_set_key a = { k->addr, r->width };
 	u32 want = 0, got = 0;
@@ -187,8 +174,9 @@ static void step_lookup(struct lpm_run *r)
 	r->bad += in_ref != in_set || (in_ref && want != got);
 }
 
-static void step_find(struct lpm_run *r, unsigned int i)
+static void step_find(void *run, unsigned int i)
 {
+	struct lpm_run *r = run;
 	int j = pool_index(r, &r->pool[i]);
 	u32 got = 0;
 	bool in;
@@ -215,8 +203,9 @@ static int walk_count(void *arg, const struct nfhp_set_key *key, u32 value)
 	return walk_one(arg, key, value);
 }
 
-static bool walk_agrees(struct lpm_run *r)
+static bool walk_agrees(void *run)
 {
+	struct lpm_run *r = run;
 	u64 cursor = 0;
 
 	walked = 0;
@@ -225,33 +214,15 @@ static bool walk_agrees(struct lpm_run *r)
 	return walked == r->n && algo->count(r->set) == r->n;
 }
 
+static const struct set_phase_ops steps_ops = {
+	.add = step_add, .del = step_del, .find = step_find,
+	.lookup = step_lookup, .walk_agrees = walk_agrees,
+};
+
 /* @steps random steps, adds weighted by @add_pct against deletes. */
 static void phase(struct lpm_run *r, unsigned int steps, unsigned int add_pct)
 {
-	unsigned int s, i;
-
-	for (s = 0; s < steps; s++) {
-		i = rnd() % POOL;
-		switch (rnd() % 4) {
-		case 0:
-			if (rnd() % 100 < add_pct)
-				step_add(r, i);
-			else
-				step_del(r, i);
-			break;
-		case 1:
-			step_find(r, i);
-			break;
-		default:
-			step_lookup(r);
-		}
-		if (s % 1024 == 0)
-			r->bad += !walk_agrees(r);
-		if (s % 17 == 0)
-			nfhp_set_gc_run(&r->ctx, false);
-		if (s % 53 == 0)
-			synchronize_rcu();
-	}
+	set_phase(&steps_ops, r, &r->ctx, &r->bad, POOL, steps, add_pct);
 }
 
 static void run_family(u8 family, unsigned int steps)

@@ -101,9 +101,10 @@
  * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
  *     NFHP_SET_F_LOCKED, those that are present.
  * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR and
- *     NFHPA_SETE_PLEN, or a number set's NFHPA_SETE_NUM_LO and _NUM_HI,
- *     and a flow set's NFHPA_SETE_PROTO and _PORT too; NFHPA_SETE_VALUE,
- *     0 when absent), in order.  With
+ *     NFHPA_SETE_PLEN, a number set's NFHPA_SETE_NUM_LO and _NUM_HI,
+ *     and a flow set's NFHPA_SETE_PROTO and _PORT too, or an interface
+ *     set's NFHPA_SETE_IFACE; NFHPA_SETE_VALUE, 0 when absent), in
+ *     order.  With
  *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
  *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
  *     per entry sent, in order, each with its NFHPA_SETE_RESULT (a flow
@@ -131,6 +132,8 @@
  *     itself.  A single number (LO = HI) is looked
  *     up as a packet's port is (the entry that holds it); a range must
  *     be an entry of "range", or all of its numbers entries of "bitmap".
+ *     A name is looked up as a packet's device is (the name, else the
+ *     longest wildcard that holds it); a wildcard must be an entry.
  * NFHP_CMD_SET_LIST: NLM_F_DUMP only.  One message per set (only the one
  *     NFHPA_SET_NAME names, when present) with NFHPA_FAMILY and NFHPA_SET:
  *     name, type, algorithm, limit, flags, NFHPA_SET_COUNT (entries),
@@ -262,12 +265,15 @@
  *         field is in the set (not in it with NFHPA_SETM_INVERT)
  *         NFHPA_SETM_NAME: NLA_NUL_STRING, the set; -ENOENT when there is
  *             no such set, -EINVAL when it is an address set of another
- *             family (a number set serves both families)
+ *             family (number and interface sets serve both families)
  *         NFHPA_SETM_DIR: NLA_U8, enum nfhp_setm_dir: on a number set
  *             NFHP_SETM_SRC and _DST mean the ports, as ipset's "src"
- *             and "dst" do on bitmap:port; NFHP_SETM_SPORT and _DPORT on
- *             an address set are refused with -EINVAL.  Of a two-field
- *             set, the first field's direction
+ *             and "dst" do on bitmap:port; on an interface set the input
+ *             and the output device, as iptables' -i and -o (a packet
+ *             without that device is in no interface set);
+ *             NFHP_SETM_SPORT and _DPORT on an address or interface set
+ *             are refused with -EINVAL.  Of a two-field set, the first
+ *             field's direction
  *         NFHPA_SETM_DIR2: NLA_U8, enum nfhp_setm_dir: the second field
  *             of a two-field set, required there and refused (-EINVAL)
  *             on a one-field set.  Of a flow set the port's direction,
@@ -307,7 +313,9 @@
  *     NFHPA_SET_OTHER: NLA_NUL_STRING, the other set of NFHP_CMD_SET_SWAP
  *     NFHPA_SET_TYPE: NLA_U8, enum nfhp_set_type
  *     NFHPA_SET_ALGO: NLA_NUL_STRING, "hash", "lpm", "bitmap" or "range";
- *         of NFHP_SET_FLOW "hash" (hosts) or "lpm" (prefixes)
+ *         of NFHP_SET_FLOW "hash" (hosts) or "lpm" (prefixes); of
+ *         NFHP_SET_IFACE "hash", a hash table per length of name, or
+ *         "lpm", the names as 128-bit numbers, longest prefix match
  *     NFHPA_SET_LIMIT: NLA_U32, most entries, 0 for no limit
  *     NFHPA_SET_FLAGS: NLA_U32, NFHP_SET_F_* bits
  *     NFHPA_SET_ENTRY: NLA_NESTED, zero or more
@@ -333,6 +341,16 @@
  *             be 0.  A flow set's entry is ADDR and PLEN (a host of
  *             "hash", a prefix of 1 to the family's width of "lpm"),
  *             PROTO and PORT: one key, no range
+ *         NFHPA_SETE_IFACE: NLA_NUL_STRING, at most IFNAMSIZ - 1 bytes: an
+ *             interface set's key, in place of ADDR, PLEN and the
+ *             numbers, which it refuses (and they refuse it).  A name
+ *             ("eth0") or, with a last "+", every name that starts with
+ *             what precedes it ("eth+"; "+" alone: every interface), as
+ *             iptables' -i takes them.  A name and the same with "+" are
+ *             two entries.  A packet's device is looked up by name, not
+ *             by index: an entry holds for a device created after it.
+ *             The entry of the longest match gives the value: the name
+ *             itself, then the wildcards, longest first.
  *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
  *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
@@ -735,6 +753,7 @@ enum nfhp_set_entry_attr {
 	NFHPA_SETE_NUM_HI,
 	NFHPA_SETE_PROTO,
 	NFHPA_SETE_PORT,
+	NFHPA_SETE_IFACE,
 	__NFHPA_SETE_MAX
 };
 
@@ -747,11 +766,15 @@ enum nfhp_set_entry_attr {
  * @NFHP_SET_FLOW: an address or prefix of the set's family with a
  *	transport protocol and a port (ipset's hash:ip,port and
  *	hash:net,port); rules look up an address and a port
+ * @NFHP_SET_IFACE: interface names, exact or with iptables' "+" wildcard;
+ *	rules look up the packet's input ("src") or output ("dst") device
+ *	by name.  The set's family does not matter: it serves both.
  */
 enum nfhp_set_type {
 	NFHP_SET_ADDR = 1,
 	NFHP_SET_NUMBER = 2,
 	NFHP_SET_FLOW = 3,
+	NFHP_SET_IFACE = 4,
 };
 
 /**
