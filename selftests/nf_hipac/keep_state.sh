@@ -9,8 +9,10 @@
 # A state's packets count on its rule.  A UDP state dies after its
 # lifetime, which /proc sets; deleting a rule ends its states at once; a
 # limit of two states per source refuses a third flow, and the rule then
-# does not match; a restore of the same rules keeps their states.  CHECK-STATE moves the check point before a rule that
-# would drop the replies.  Each namespace has its own states.  IPv6 too.
+# does not match; a restore of the same rules keeps their states.
+# CHECK-STATE moves the check point before a rule that would drop the
+# replies, and so does a keep-state rule that no packet can reach.  Each
+# namespace has its own states.  IPv6 too.
 #
 # nfhp-timeout: 600
 
@@ -145,6 +147,29 @@ nfhp_check "CHECK-STATE with a match refused" \
 	fails 2 "CHECK-STATE" r -A FORWARD -p tcp -j CHECK-STATE
 nfhp_check "keep-state with a jump refused" \
 	fails 2 "keep-state" r -A FORWARD -p tcp -m keep-state -j RETURN
+
+# A state rule no packet reaches where it stands is the check point all
+# the same: inner's rule excludes every source the jump lets in, so it
+# has no entry, yet the server's replies are looked up there, before the
+# DROP of the server's side that comes after it.
+sif=$ROUTER_SERVER_IF
+nfhp_check "-F FORWARD, -N inner" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F FORWARD &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -N inner"
+nfhp_check "-A FORWARD -s 10.0.0.0/8 -j inner" r -A FORWARD -s 10.0.0.0/8 -j inner
+nfhp_check "-A FORWARD -i server side -j DROP" r -A FORWARD -i $sif -j DROP
+nfhp_check "-A FORWARD -i client side -p tcp -m keep-state -j ACCEPT" \
+	r -A FORWARD -i $cif -p tcp -m keep-state -j ACCEPT
+nfhp_check "tcp/8080 fails: the check point is after the DROP" tcp_fail 8080
+nfhp_check "-A inner -s 192.168.0.0/16 -m keep-state -j ACCEPT" \
+	r -A inner -s 192.168.0.0/16 -m keep-state -j ACCEPT
+nfhp_check "tcp/8080 works: the unreachable rule is the check point" tcp_ok 8080
+nfhp_check "the server still cannot open a flow" \
+	tcp_fail 8080 $ns_server $ns_client $CLIENT_IP
+nfhp_check "-D inner 1" r -D inner 1
+nfhp_check "tcp/8080 fails again: the check point is rule 3 again" \
+	tcp_fail 8080
+nfhp_check "-F FORWARD, -X inner" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F FORWARD &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X inner"
 
 # IPv6: the same table, the flows of both families apart.
 nfhp_check "IPv6: -P FORWARD DROP" r6 -P FORWARD DROP
