@@ -521,8 +521,9 @@ static int nfhp_flatten_leave(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
  * @depth: jumps taken to reach @c
  *
  * Known once per commit (&struct nfhp_chain.holds_state): a hook may drop
- * many jumps to one chain.  Past %NFHP_MAX_JUMP_DEPTH jumps the
- * flattening fails anyway.
+ * many jumps to one chain.  The commit refused paths of more than
+ * %NFHP_MAX_JUMP_DEPTH jumps from a hook (nfhp_check_loops()), so the
+ * bound on @depth only guards the stack.
  *
  * Return: true when @c or a chain it jumps or goes to has a keep-state
  * or check-state rule.
