@@ -6,6 +6,7 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "conntrack.h"
 #include "netlink.h"
 #include "pernet.h"
 
@@ -27,7 +28,7 @@ static int __init nfhp_mod_init(void)
 	ret = nfhp_genetlink_init();
 	if (ret)
 		goto err_netlink;
-	pr_info("IPv4 decision-tree packet classifier loaded\n");
+	pr_info("decision-tree packet classifier loaded\n");
 	return 0;
 
 err_netlink:
@@ -43,6 +44,8 @@ static void __exit nfhp_mod_exit(void)
 {
 	nfhp_genetlink_uninit();
 	nfhp_pernet_uninit();
+	/* No namespace holds conntrack's hooks any more. */
+	nfhp_ct_unlink();
 }
 
 module_init(nfhp_mod_init);

@@ -19,8 +19,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/timekeeping.h>
-#include <net/netfilter/nf_conntrack.h>
 
+#include "conntrack.h"
 #include "hooks.h"
 #include "pernet.h"
 #include "proc.h"
@@ -92,7 +92,7 @@ static void nfhp_fam_ct_put(struct nfhp_fam *fam)
 {
 	if (!fam->ct_held)
 		return;
-	nf_ct_netns_put(fam->hn->net, fam->family);
+	nfhp_ct_netns_put(fam->hn->net, fam->family);
 	fam->ct_held = false;
 }
 
@@ -114,7 +114,7 @@ static int nfhp_fam_prepare(struct nfhp_fam *fam, const char **msg)
 	int ret;
 
 	if (!fam->ct_held && nfhp_ruleset_uses_dim(fam->rs, NFHP_DIM_STATE)) {
-		ret = nf_ct_netns_get(fam->hn->net, fam->family);
+		ret = nfhp_ct_netns_get(fam->hn->net, fam->family);
 		if (ret) {
 			*msg = "cannot enable connection tracking";
 			return ret;
@@ -238,6 +238,8 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 		nfhp_sets_commit(&hn->sets);
 		nfhp_net_sets_changed(hn);
 	}
+	if (!ret)
+		nfhp_state_places_hide(hn, prepared);
 	for (i = 0; i < NFHP_FAM_MAX; i++) {
 		fam = &hn->fam[i];
 		if (!(prepared & (1u << i)))
@@ -253,6 +255,8 @@ int nfhp_net_commit(struct nfhp_net *hn, const char **msg)
 	}
 	if (ret)
 		nfhp_net_abort(hn);
+	else
+		nfhp_state_places_publish(hn, prepared);
 	nfhp_net_changed(hn);
 	nfhp_net_release(hn);
 	return ret;
@@ -465,6 +469,7 @@ static void __net_exit nfhp_net_exit(struct net *net)
 	flush_rcu_work(&hn->release_work);
 	flush_rcu_work(&hn->set_gc_work);
 	mutex_lock(&hn->lock);
+	nfhp_state_places_free(hn);
 	nfhp_net_free_rulesets(hn);
 	/* The rules referred to the sets: they go after them. */
 	nfhp_sets_free(&hn->sets);

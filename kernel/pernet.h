@@ -25,6 +25,7 @@ enum nfhp_fam_index {
 };
 
 struct nfhp_net;
+struct nfhp_state_places;
 
 /**
  * struct nfhp_fam - the rule set of one family in one namespace
@@ -42,6 +43,8 @@ struct nfhp_net;
  * @commit_ns: how long the last of them took in nfhp_txn_prepare() and
  *	nfhp_txn_finish()
  * @commits_stopped: commits a signal to the committing task stopped
+ * @places: where its keep-state rules stood at its last commit, for the
+ *	states' events (state_netlink.c); NULL while it commits
  */
 struct nfhp_fam {
 	struct nfhp_net *hn;
@@ -54,6 +57,7 @@ struct nfhp_fam {
 	u64 commits;
 	u64 commit_ns;
 	u64 commits_stopped;
+	struct nfhp_state_places __rcu *places;
 };
 
 /**

@@ -161,6 +161,138 @@ static int nfhp_state_put(struct sk_buff *skb, const struct nfhp_state *s,
 	return 0;
 }
 
+/**
+ * nfhp_state_rule_key() - what a keep-state rule's states know it by
+ * @ext: the rule's handle
+ *
+ * For nfhp_rule_places().
+ *
+ * Return: the handle's keep-state part (&struct nfhp_state.rule).
+ */
+static const void *nfhp_state_rule_key(const void *ext)
+{
+	return nfhp_xt_keep_state(ext);
+}
+
+/**
+ * struct nfhp_state_places - where a family's keep-state rules stood at
+ *	its last commit, for events
+ * @rcu: frees it a grace period after a commit hid it
+ * @n: how many
+ * @place: their places, sorted by key (nfhp_rule_places()); each names a
+ *	copy of its chain's name, after @place[@n - 1]
+ *
+ * Events come from the packet path, which may not take the namespace's
+ * mutex the committed rules are read under: each commit of a rule set
+ * with keep-state rules leaves this copy of their places, and the next
+ * hides it before it publishes (nfhp_state_places_hide()).
+ */
+struct nfhp_state_places {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct nfhp_rule_place place[];
+};
+
+/* Where the chain name of @p's place @i is kept. */
+static char *nfhp_state_places_name(struct nfhp_state_places *p,
+				    unsigned int i)
+{
+	return (char *)&p->place[p->n] + i * NFHP_CHAIN_MAXNAMELEN;
+}
+
+/**
+ * nfhp_state_places_hide() - events go without their rule until
+ *	nfhp_state_places_publish()
+ * @hn: the namespace, its mutex held
+ * @fams: the families whose commits are about to publish, as bits
+ *
+ * Between a commit's publication and the new places, a place of the old
+ * rules could be wrong: an event rather goes without its rule.
+ */
+void nfhp_state_places_hide(struct nfhp_net *hn, unsigned int fams)
+{
+	struct nfhp_state_places *old;
+	unsigned int i;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++) {
+		if (!(fams & (1u << i)))
+			continue;
+		old = rcu_replace_pointer(hn->fam[i].places, NULL,
+					  lockdep_is_held(&hn->lock));
+		if (old)
+			kvfree_rcu(old, rcu);
+	}
+}
+
+/**
+ * nfhp_state_places_publish() - let events name the rules just committed
+ * @hn: the namespace, its mutex held
+ * @fams: the families that committed, as bits, hidden before
+ *
+ * One pass over each rule set that has keep-state rules.  Short of
+ * memory, its events go without their rule until its next commit.
+ */
+void nfhp_state_places_publish(struct nfhp_net *hn, unsigned int fams)
+{
+	const struct nfhp_ruleset *rs;
+	struct nfhp_state_places *p;
+	unsigned int i, j, n;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++) {
+		rs = hn->fam[i].rs;
+		if (!(fams & (1u << i)))
+			continue;
+		n = nfhp_rule_places(rs, nfhp_state_rule_key, NULL, 0);
+		if (!n)
+			continue;
+		p = kvmalloc(struct_size(p, place, n) +
+			     n * NFHP_CHAIN_MAXNAMELEN, GFP_KERNEL);
+		if (!p)
+			continue;
+		p->n = nfhp_rule_places(rs, nfhp_state_rule_key, p->place, n);
+		for (j = 0; j < p->n; j++) {
+			strscpy(nfhp_state_places_name(p, j), p->place[j].chain,
+				NFHP_CHAIN_MAXNAMELEN);
+			p->place[j].chain = nfhp_state_places_name(p, j);
+		}
+		rcu_assign_pointer(hn->fam[i].places, p);
+	}
+}
+
+/**
+ * nfhp_state_places_free() - free the places of a namespace going
+ * @hn: the namespace, its mutex held, its events detached
+ */
+void nfhp_state_places_free(struct nfhp_net *hn)
+{
+	unsigned int i;
+
+	for (i = 0; i < NFHP_FAM_MAX; i++)
+		kvfree(rcu_replace_pointer(hn->fam[i].places, NULL,
+					   lockdep_is_held(&hn->lock)));
+}
+
+/**
+ * nfhp_state_event_place() - where the rule of an event's state stood
+ * @net: the namespace
+ * @s: the state
+ *
+ * Call under rcu_read_lock().
+ *
+ * Return: the place, or NULL while its family commits, when its rule is
+ * gone, or when memory for the places was short.
+ */
+static const struct nfhp_rule_place *
+nfhp_state_event_place(struct net *net, const struct nfhp_state *s)
+{
+	unsigned int f = s->key.family == NFHP_FAMILY_IPV6 ? NFHP_FAM_IPV6 :
+							      NFHP_FAM_IPV4;
+	const struct nfhp_state_places *p;
+
+	p = rcu_dereference(nfhp_net(net)->fam[f].places);
+	return p ? nfhp_rule_place_find(p->place, p->n, s->rule) : NULL;
+}
+
 /* The family is registered: events may go out (nfhp_state_events_enable()). */
 static bool nfhp_state_events_on;
 
@@ -205,10 +337,14 @@ static void nfhp_state_event(void *arg, const struct nfhp_state *s, bool made)
 		return;
 	hdr = genlmsg_put(skb, 0, 0, family, 0,
 			  made ? NFHP_CMD_STATE_NEW : NFHP_CMD_STATE_DESTROY);
-	if (!hdr || nfhp_state_put(skb, s, jiffies, NULL)) {
+	rcu_read_lock();
+	if (!hdr || nfhp_state_put(skb, s, jiffies,
+				   nfhp_state_event_place(net, s))) {
+		rcu_read_unlock();
 		nlmsg_free(skb);
 		return;
 	}
+	rcu_read_unlock();
 	genlmsg_end(skb, hdr);
 	genlmsg_multicast_netns(family, net, skb, 0, NFHP_MCGRP_STATES_IDX,
 				GFP_ATOMIC);
@@ -346,19 +482,6 @@ struct nfhp_state_dump {
 static struct nfhp_state_dump *nfhp_state_dump_ctx(struct netlink_callback *cb)
 {
 	return *(struct nfhp_state_dump **)cb->ctx;
-}
-
-/**
- * nfhp_state_rule_key() - what a keep-state rule's states know it by
- * @ext: the rule's handle
- *
- * For nfhp_rule_places().
- *
- * Return: the handle's keep-state part (&struct nfhp_state.rule).
- */
-static const void *nfhp_state_rule_key(const void *ext)
-{
-	return nfhp_xt_keep_state(ext);
 }
 
 /**

@@ -25,6 +25,9 @@ int nfhp_nl_state_flush(struct sk_buff *skb, struct genl_info *info);
 int nfhp_nl_state_add(struct sk_buff *skb, struct genl_info *info);
 
 void nfhp_state_events_attach(struct nfhp_net *hn);
+void nfhp_state_places_hide(struct nfhp_net *hn, unsigned int fams);
+void nfhp_state_places_publish(struct nfhp_net *hn, unsigned int fams);
+void nfhp_state_places_free(struct nfhp_net *hn);
 void nfhp_state_events_enable(bool on);
 
 #endif /* _NFHP_STATE_NETLINK_H */

@@ -11,7 +11,8 @@
  * - keep-state, the last match of a keep-state rule's handle (xt_run.c):
  *   it makes the state, or refuses it and the rule does not match;
  * - the check point's lookup, which counts a state's packets on the rule
- *   that made it, as ipfw counts them on the parent rule;
+ *   that made it, as ipfw counts them on the parent rule, and gives an
+ *   ICMP error the verdict of the state of the flow it quotes;
  * - a removed rule's states, flushed by the commit that removed it.
  */
 #include <linux/icmp.h>
@@ -21,6 +22,8 @@
 #include <linux/jiffies.h>
 #include <linux/percpu.h>
 #include <linux/tcp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 
 #include "pernet.h"
 #include "state_rule.h"
@@ -167,6 +170,102 @@ static void nfhp_state_pkt_l4(struct nfhp_state_pkt *sp,
 	}
 }
 
+/* An ICMP error: it quotes the head of the packet it is about. */
+static bool nfhp_state_icmp_error(u8 proto, u8 type)
+{
+	if (proto == IPPROTO_ICMP)
+		return type == ICMP_DEST_UNREACH || type == ICMP_SOURCE_QUENCH ||
+		       type == ICMP_REDIRECT || type == ICMP_TIME_EXCEEDED ||
+		       type == ICMP_PARAMETERPROB;
+	/* ICMPv6's errors are its types below 128. */
+	return proto == IPPROTO_ICMPV6 && type < 128;
+}
+
+/* Is @p an ICMP error, the first fragment of one at least? */
+static bool nfhp_state_is_error(const struct nfhp_xt_pkt *p)
+{
+	const u8 *type;
+	u8 _type;
+
+	if ((p->proto != IPPROTO_ICMP && p->proto != IPPROTO_ICMPV6) ||
+	    p->fragoff)
+		return false;
+	type = skb_header_pointer(p->skb, p->thoff, 1, &_type);
+	return type && nfhp_state_icmp_error(p->proto, *type);
+}
+
+/*
+ * The addresses of the IPv6 header a quote starts at @off, and the
+ * transport header after its extension headers, into @tu and @in.
+ * False for a quote too short, or of a later fragment: it has no ports.
+ */
+static bool nfhp_state_quoted6(struct nfhp_state_tuple *tu,
+			       struct nfhp_xt_pkt *in, unsigned int off)
+{
+	const struct ipv6hdr *ip6h;
+	struct ipv6hdr _ip6h;
+	__be16 frag = 0;
+	u8 nexthdr;
+	int thoff;
+	int i;
+
+	ip6h = skb_header_pointer(in->skb, off, sizeof(_ip6h), &_ip6h);
+	if (!ip6h)
+		return false;
+	nexthdr = ip6h->nexthdr;
+	thoff = ipv6_skip_exthdr(in->skb, off + sizeof(*ip6h), &nexthdr, &frag);
+	if (thoff < 0 || (frag & htons(~0x7)))
+		return false;
+	tu->family = NFHP_FAMILY_IPV6;
+	for (i = 0; i < 4; i++) {
+		tu->src[i] = ntohl(ip6h->saddr.s6_addr32[i]);
+		tu->dst[i] = ntohl(ip6h->daddr.s6_addr32[i]);
+	}
+	in->thoff = thoff;
+	in->proto = nexthdr;
+	return true;
+}
+
+/* nfhp_state_quoted6() for an IPv4 header. */
+static bool nfhp_state_quoted4(struct nfhp_state_tuple *tu,
+			       struct nfhp_xt_pkt *in, unsigned int off)
+{
+	const struct iphdr *iph;
+	struct iphdr _iph;
+
+	iph = skb_header_pointer(in->skb, off, sizeof(_iph), &_iph);
+	if (!iph || iph->ihl < 5 || (iph->frag_off & htons(IP_OFFSET)))
+		return false;
+	tu->family = NFHP_FAMILY_IPV4;
+	tu->src[0] = ntohl(iph->saddr);
+	tu->dst[0] = ntohl(iph->daddr);
+	in->thoff = off + iph->ihl * 4;
+	in->proto = iph->protocol;
+	return true;
+}
+
+/*
+ * The flow the ICMP error @p quotes, into @sp: the head of the packet the
+ * error is about, after the 8 bytes of the ICMP header, with the flow's
+ * addresses and ports as that packet's sender sent them.  False when the
+ * quote does not hold them.
+ */
+static bool nfhp_state_quoted(struct nfhp_state_pkt *sp,
+			      const struct nfhp_xt_pkt *p)
+{
+	struct nfhp_xt_pkt in = { .skb = p->skb, .state = p->state };
+	struct nfhp_state_tuple tu = {};
+	unsigned int off = p->thoff + 8;
+
+	if (p->state->pf == NFPROTO_IPV6 ? !nfhp_state_quoted6(&tu, &in, off) :
+					   !nfhp_state_quoted4(&tu, &in, off))
+		return false;
+	tu.proto = in.proto;
+	nfhp_state_pkt_l4(sp, &tu, &in);
+	nfhp_state_pkt_init(sp, &tu);
+	return true;
+}
+
 /*
  * The flow of @p as the states key it.  A later fragment has no ports,
  * so it is a flow of its own with ports 0: the rules decide it.
@@ -231,6 +330,40 @@ enum nfhp_ext_result nfhp_keep_state(struct net *net,
 	return NFHP_EXT_NOMATCH;
 }
 
+/* Count a packet a state decided on the rule that made the state. */
+static void nfhp_state_count_rule(const struct nfhp_state *s, u32 len)
+{
+	const struct nfhp_keep_state *ks = s->rule;
+
+	if (ks->cnt) {
+		this_cpu_add(ks->cnt->packets, 1);
+		this_cpu_add(ks->cnt->bytes, len);
+	}
+}
+
+/*
+ * An ICMP error gets the verdict of the live state of the flow it quotes,
+ * as conntrack's RELATED: "port unreachable" and "fragmentation needed"
+ * reach the client of a keep-state flow.  It counts on the state's rule,
+ * but neither renews the state nor moves its TCP tracking: an error says
+ * nothing of the flow's progress, and may be forged.  An error that
+ * quotes no live state goes on through the rules.
+ */
+static u8 nfhp_check_related(struct nfhp_states *st,
+			     const struct nfhp_xt_pkt *p)
+{
+	struct nfhp_state_pkt sp;
+	struct nfhp_state *s;
+
+	if (!nfhp_state_quoted(&sp, p))
+		return NFHP_ACT_NONE;
+	s = nfhp_state_find(&st->table, &sp.key);
+	if (!s || nfhp_state_dead(s, jiffies))
+		return NFHP_ACT_NONE;
+	nfhp_state_count_rule(s, p->skb->len);
+	return s->verdict;
+}
+
 /**
  * nfhp_check_state() - the check point's lookup (&struct nfhp_ext_ops)
  * @priv: the rule set's namespace
@@ -238,29 +371,27 @@ enum nfhp_ext_result nfhp_keep_state(struct net *net,
  *
  * Packet path, under rcu_read_lock().  A live state counts the packet,
  * and so does the rule that made it: the rule is freed only a grace
- * period after its states were flushed (nfhp_keep_state_retire()).
+ * period after its states were flushed (nfhp_keep_state_retire()).  An
+ * ICMP error is checked against the flow it quotes (nfhp_check_related()).
  *
  * Return: the state's verdict, or %NFHP_ACT_NONE.
  */
 u8 nfhp_check_state(void *priv, void *pkt)
 {
 	struct nfhp_states *st = &nfhp_net(priv)->states;
-	const struct nfhp_keep_state *ks;
 	struct nfhp_xt_pkt *p = pkt;
 	struct nfhp_state_pkt sp;
 	struct nfhp_state *s;
 
 	if (!atomic_read(&st->table.count))
 		return NFHP_ACT_NONE;
+	if (nfhp_state_is_error(p))
+		return nfhp_check_related(st, p);
 	nfhp_state_pkt_fill(&sp, p);
 	s = nfhp_state_check(&st->table, &sp, jiffies);
 	if (!s)
 		return NFHP_ACT_NONE;
-	ks = s->rule;
-	if (ks->cnt) {
-		this_cpu_add(ks->cnt->packets, 1);
-		this_cpu_add(ks->cnt->bytes, sp.len);
-	}
+	nfhp_state_count_rule(s, sp.len);
 	return s->verdict;
 }
 

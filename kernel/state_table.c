@@ -350,7 +350,8 @@ static struct nfhp_state *nfhp_state_lookup(const struct nfhp_state_table *t,
  * @t: the table
  * @key: the flow
  *
- * For listings and tests, under rcu_read_lock().
+ * For listings, tests and ICMP errors (state_rule.c), under
+ * rcu_read_lock().
  *
  * Return: the state, or NULL.
  */

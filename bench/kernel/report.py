@@ -35,6 +35,7 @@ profile.  --states-only writes that file alone.
 import argparse
 import collections
 import csv
+import functools
 import glob
 import os
 import statistics
@@ -116,26 +117,11 @@ def main():
             med[k] = statistics.median(vals[k] + [0.0] * failed[k])
     nrounds = len(rounds_seen)
 
-    def ratio(c, rs, tr):
-        b = med.get(("none", rs, tr))
-        v = med.get((c, rs, tr))
-        if b and v is not None:
-            return v / b
-        return None
+    ratio = functools.partial(ratio_to_none, med)
 
     os.makedirs(args.out, exist_ok=True)
-    sets = []
-    with open(os.path.join(args.indir, "in", "list")) as f:
-        for line in f:
-            x = line.split()
-            if len(x) > 2 and x[2] == "set" and x[0] in rules:
-                sets.append(x[0])
-    stsets = []
-    with open(os.path.join(args.indir, "in", "list")) as f:
-        for line in f:
-            x = line.split()
-            if len(x) > 2 and x[2] == "state" and x[0] in rules:
-                stsets.append(x[0])
+    sets = listed(args.indir, rules, "set")
+    stsets = listed(args.indir, rules, "state")
     if sets:
         sets_report(args, med, vals, sets, rules, units, nrounds, failed)
     if stsets:
@@ -148,7 +134,7 @@ def main():
                   key=lambda k: (order.index(k[1]), k[2],
                                  CONT.index(k[0]) if k[0] in CONT else
                                  CONT6.index(k[0]) if k[0] in CONT6
-                                 else 9))
+                                 else 9, k[0]))
     with open(os.path.join(args.out, "kernel.csv"), "w") as f:
         f.write("contender,ruleset,rules,traffic,value,unit,"
                 "ratio_to_baseline\n")
@@ -444,6 +430,73 @@ def main():
     plot(args.out, med, rules, seeds)
 
 
+def ratio_to_none(med, c, rs, tr):
+    """c's median over none's, on the same ruleset and traffic; None
+    where either is missing."""
+    b = med.get(("none", rs, tr))
+    v = med.get((c, rs, tr))
+    return v / b if b and v is not None else None
+
+
+def cell_or_mark(failed, v, c, rs):
+    """A table's cell: v, or "x" where c could not load rs, "-" where it
+    was not measured."""
+    if v is not None:
+        return v
+    return "x" if failed.get((c, rs, "load")) else "-"
+
+
+def listed(indir, rules, kind):
+    """The rulesets of in/list whose third word is kind ("set",
+    "state") and that have rows."""
+    out = []
+    with open(os.path.join(indir, "in", "list")) as f:
+        for line in f:
+            x = line.split()
+            if len(x) > 2 and x[2] == kind and x[0] in rules:
+                out.append(x[0])
+    return out
+
+
+def rate_table(w, lead_hdr, lead, rsets, names, cont, med, vals, units,
+               failed):
+    """The table of tcp and udp64 as ratios to none: lead_hdr and
+    lead(rs) are a row's first columns, then the traffic, none's median
+    and spread, and a column per contender of cont, headed by names."""
+    hdr = lead_hdr + ["traffic", "none"] + names
+    w("| " + " | ".join(hdr) + " |")
+    w("|" + "---|" * len(hdr))
+    for rs in rsets:
+        for tr in ("tcp", "udp64"):
+            nv = vals.get(("none", rs, tr), [])
+            spread = (" (%s-%s)" % (fnum(min(nv)), fnum(max(nv)))
+                      if len(nv) > 1 else "")
+            cells = lead(rs) + [tr, "%s %s%s" % (
+                fnum(med.get(("none", rs, tr))), units.get(tr, ""), spread)]
+            for c in cont:
+                rt = ratio_to_none(med, c, rs, tr)
+                cells.append(cell_or_mark(
+                    failed, None if rt is None else "%.3f" % rt, c, rs))
+            w("| " + " | ".join(cells) + " |")
+    w("")
+
+
+def per_round(indir, rsets):
+    """raw.csv's values of rsets by (contender, ruleset, traffic,
+    round), and the rounds of rsets the time budget skipped."""
+    rnd = collections.defaultdict(list)
+    skipped = []
+    with open(os.path.join(indir, "raw.csv")) as f:
+        for r in csv.DictReader(f):
+            if r["contender"] == "skipped" and r["ruleset"].startswith(
+                    tuple(s + "-round-" for s in rsets)):
+                skipped.append(r["ruleset"])
+            elif r["ruleset"] in rsets and r["value"] not in ("", None):
+                rnd[(r["contender"], r["ruleset"], r["traffic"],
+                     int(r["round"]))].append(float(r["value"]))
+    return rnd, skipped
+
+
 def made_by(args, nrounds, of):
     """The sentence naming the command, date, commit, rounds and host."""
     commit = subprocess.run(
@@ -503,15 +556,8 @@ def sets_report(args, med, vals, sets, rules, units, nrounds, failed):
     w = md.append
     cont = SETCONT[1:]
 
-    def ratio(c, rs, tr):
-        b = med.get(("none", rs, tr))
-        v = med.get((c, rs, tr))
-        return v / b if b and v is not None else None
-
-    def cell(v, c, rs):
-        if v is not None:
-            return v
-        return "x" if failed.get((c, rs, "load")) else "-"
+    ratio = functools.partial(ratio_to_none, med)
+    cell = functools.partial(cell_or_mark, failed)
 
     w("# Named sets in the kernel: throughput, load and updates (issue 44)")
     w("")
@@ -550,22 +596,9 @@ def sets_report(args, med, vals, sets, rules, units, nrounds, failed):
 
     w("## Throughput: ratio to none")
     w("")
-    hdr = ["set", "entries", "traffic", "none"] + [SETNAME[c] for c in cont]
-    w("| " + " | ".join(hdr) + " |")
-    w("|" + "---|" * len(hdr))
-    for rs in sets:
-        for tr in ("tcp", "udp64"):
-            nv = vals.get(("none", rs, tr), [])
-            spread = (" (%s-%s)" % (fnum(min(nv)), fnum(max(nv)))
-                      if len(nv) > 1 else "")
-            cells = [rs, str(rules[rs]), tr, "%s %s%s" % (
-                fnum(med.get(("none", rs, tr))), units.get(tr, ""), spread)]
-            for c in cont:
-                rt = ratio(c, rs, tr)
-                cells.append(cell(None if rt is None else "%.3f" % rt,
-                                  c, rs))
-            w("| " + " | ".join(cells) + " |")
-    w("")
+    rate_table(w, ["set", "entries"], lambda rs: [rs, str(rules[rs])],
+               sets, [SETNAME[c] for c in cont], cont, med, vals, units,
+               failed)
 
     up, updated = {}, None
     if args.updates and os.path.exists(args.updates):
@@ -629,17 +662,7 @@ def sets_report(args, med, vals, sets, rules, units, nrounds, failed):
                   "-" if i is None else "met" if h >= i else "MISSED"))
     w("")
 
-    # per round: each contender against the mean of its round's none
-    rnd = collections.defaultdict(list)
-    skipped = []
-    with open(os.path.join(args.indir, "raw.csv")) as f:
-        for r in csv.DictReader(f):
-            if r["contender"] == "skipped" and r["ruleset"].startswith(
-                    tuple(s + "-round-" for s in sets)):
-                skipped.append(r["ruleset"])
-            elif r["ruleset"] in sets and r["value"] not in ("", None):
-                rnd[(r["contender"], r["ruleset"], r["traffic"],
-                     int(r["round"]))].append(float(r["value"]))
+    rnd, skipped = per_round(args.indir, sets)
     rounds = sorted({k[3] for k in rnd})
     if len(rounds) > 1:
         w("## Per round")
@@ -739,15 +762,8 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
     w = md.append
     cont = STCONT[1:]
 
-    def ratio(c, rs, tr):
-        b = med.get(("none", rs, tr))
-        v = med.get((c, rs, tr))
-        return v / b if b and v is not None else None
-
-    def cell(v, c, rs):
-        if v is not None:
-            return v
-        return "x" if failed.get((c, rs, "load")) else "-"
+    ratio = functools.partial(ratio_to_none, med)
+    cell = functools.partial(cell_or_mark, failed)
 
     w("# Dynamic states in the kernel: throughput, new flows and memory "
       "(issue 45)")
@@ -785,22 +801,8 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
 
     w("## Throughput: ratio to none")
     w("")
-    hdr = ["rules", "traffic", "none"] + [STNAME[c] for c in cont]
-    w("| " + " | ".join(hdr) + " |")
-    w("|" + "---|" * len(hdr))
-    for rs in stsets:
-        for tr in ("tcp", "udp64"):
-            nv = vals.get(("none", rs, tr), [])
-            spread = (" (%s-%s)" % (fnum(min(nv)), fnum(max(nv)))
-                      if len(nv) > 1 else "")
-            cells = [str(rules[rs]), tr, "%s %s%s" % (
-                fnum(med.get(("none", rs, tr))), units.get(tr, ""), spread)]
-            for c in cont:
-                rt = ratio(c, rs, tr)
-                cells.append(cell(None if rt is None else "%.3f" % rt,
-                                  c, rs))
-            w("| " + " | ".join(cells) + " |")
-    w("")
+    rate_table(w, ["rules"], lambda rs: [str(rules[rs])], stsets,
+               [STNAME[c] for c in cont], cont, med, vals, units, failed)
     w("Load: wall time of the restore into the empty router, median over "
       "the rounds.  Made: what kept the flows of the tcp and udp64 points "
       "(iperf3's control and data connections, pktgen's one flow), median "
@@ -927,16 +929,7 @@ def states_report(args, med, vals, stsets, rules, units, nrounds, failed):
         w("- 10^6 states held within the memory bound: not measured")
     w("")
 
-    rnd = collections.defaultdict(list)
-    skipped = []
-    with open(os.path.join(args.indir, "raw.csv")) as f:
-        for r in csv.DictReader(f):
-            if r["contender"] == "skipped" and r["ruleset"].startswith(
-                    tuple(s + "-round-" for s in stsets)):
-                skipped.append(r["ruleset"])
-            elif r["ruleset"] in stsets and r["value"] not in ("", None):
-                rnd[(r["contender"], r["ruleset"], r["traffic"],
-                     int(r["round"]))].append(float(r["value"]))
+    rnd, skipped = per_round(args.indir, stsets)
     rounds = sorted({k[3] for k in rnd})
     if len(rounds) > 1:
         w("## Per round")

@@ -11,10 +11,13 @@
 # limit of two states per source refuses a third flow, and the rule then
 # does not match; a restore of the same rules keeps their states.
 # CHECK-STATE moves the check point before a rule that would drop the
-# replies, and so does a keep-state rule that no packet can reach.  Each
-# namespace has its own states.  IPv6 too.
+# replies, and so does a keep-state rule that no packet can reach.  An
+# ICMP error about a flow with a state gets the state's verdict: a
+# datagram to a closed port is refused, and a forged error passes only
+# about a flow with a state.  Each namespace has its own states.  IPv6
+# too.
 #
-# nfhp-timeout: 1000
+# nfhp-timeout: 1200
 
 source "$(dirname "$0")/lib.sh"
 
@@ -34,6 +37,38 @@ refused_limit() { in_ns $ns_router awk '/^refused \(limit\)/ { print $3 }' $file
 # set_lifetime NAME SECONDS - a lifetime of the router's states.
 set_lifetime() { in_ns $ns_router sh -c "echo '$1 $2' > $file"; }
 
+# icmp_tool NS ARGS... - tools/icmp_error.py in NS
+icmp_tool()
+{
+	local ns=$1
+
+	shift
+	ip netns exec "$ns" python3 "$(dirname "$0")/tools/icmp_error.py" "$@"
+}
+
+# forged SPORT - the server forges a port unreachable about the client's
+# datagram SPORT -> 7000; the client's status: 0 got it, 3 did not in the
+# 2 s after it was sent
+forged()
+{
+	local ready done pid i
+
+	ready=$(mktemp -u /tmp/keep_state.XXXXXX)
+	done=$ready.done
+	icmp_tool $ns_client listen "$1" 7000 "$ready" "$done" &
+	pid=$!
+	for i in $(seq 600); do
+		[ -e "$ready" ] && break
+		sleep 0.1
+	done
+	icmp_tool $ns_server forge $CLIENT_IP $SERVER_IP "$1" 7000
+	touch "$done"
+	wait $pid
+	i=$?
+	rm -f "$ready" "$done"
+	return $i
+}
+
 # from SPORT CMD... - CMD with the client's source port SPORT.
 from() { local NFHP_SPORT=$1; shift; "$@"; }
 
@@ -43,10 +78,11 @@ from() { local NFHP_SPORT=$1; shift; "$@"; }
 back_ok() { NFHP_SPORT=$2 nfhp_conn udp "$1" $ns_server $ns_client $CLIENT_IP; }
 back_fail() { back_ok "$@"; [ $? -eq 1 ]; }
 
-# No conntrack: the states are nf-hipac's own.  The module links against
-# nf_conntrack (for ctstate rules), but its hooks run in a namespace only
-# once something there asks for them, and nothing here does: the router's
-# conntrack table stays empty.
+# No conntrack: the states are nf-hipac's own.  nf_conntrack may be
+# loaded by other tests, but its hooks run in a namespace only once
+# something there asks for them, and nothing here does: the router's
+# conntrack table stays empty.  (unload.sh checks that nf_hipac works
+# with nf_conntrack not loaded at all.)
 ct_idle() { ! in_ns $ns_router grep -q . /proc/net/nf_conntrack 2>/dev/null; }
 
 cif=$ROUTER_CLIENT_IF
@@ -148,6 +184,18 @@ nfhp_check "CHECK-STATE with a match refused" \
 nfhp_check "keep-state with a jump refused" \
 	fails 2 "keep-state" r -A FORWARD -p tcp -m keep-state -j RETURN
 
+# ICMP errors: the server's side is dropped before any keep-state rule
+# (rule 2), but CHECK-STATE (rule 1) gives an error about a flow with a
+# state that state's verdict.
+nfhp_check "keep-state for the client's udp 7000, which nobody serves" \
+	r -A FORWARD -i $cif -p udp --dport 7000 -m keep-state -j ACCEPT
+nfhp_check "udp 42000 -> 7000: the port unreachable comes back" \
+	icmp_tool $ns_client refused $SERVER_IP 7000 42000
+nfhp_check "a forged error about 42000 -> 7000, which has a state, passes" \
+	forged 42000
+forged 42001
+nfhp_check "one about 42001 -> 7000, which has none, is dropped" [ $? = 3 ]
+
 # A state rule no packet reaches where it stands is the check point all
 # the same: inner's rule excludes every source the jump lets in, so it
 # has no entry, yet the server's replies are looked up there, before the
@@ -178,6 +226,8 @@ nfhp_check "IPv6: tcp/8080 replies come back" \
 nfhp_check "IPv6: ping6 answered" ping_ok $ns_client $SERVER6
 nfhp_check "IPv6: the server cannot open a flow" \
 	tcp_fail 8080 $ns_server $ns_client $CLIENT6
+nfhp_check "IPv6: udp 42000 -> 7000: the port unreachable comes back" \
+	icmp_tool $ns_client refused $SERVER6 7000 42000
 
 nfhp_check "udp_lifetime 10 again" set_lifetime udp_lifetime 10
 nfhp_check "flush both families: no state left" \

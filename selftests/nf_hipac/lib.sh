@@ -99,7 +99,7 @@ nfhp_require_hipac()
 }
 
 # nfhp_insmod KO - load module file KO after modprobing the modules it
-# depends on (insmod does not resolve dependencies such as nf_conntrack).
+# depends on (insmod does not resolve dependencies such as x_tables).
 nfhp_insmod()
 {
 	local dep

@@ -183,6 +183,15 @@ st -L 2>/dev/null | strip > "$tmp/after"
 nfhp_check "the same listing after save, flush and restore" \
 	cmp -s "$tmp/before" "$tmp/after"
 
+# Events name the rule where it stands after the last commit.
+nfhp_check "-I a plain rule first: the udp rule is FORWARD:2 now" \
+	in_ns $ns_router "$NFHP_BIN/nf-hipac" -I FORWARD 1 -p tcp --dport 23 -j ACCEPT
+nfhp_check "-A a state on FORWARD:2" \
+	st -A -p udp -s 10.9.0.1 -d 10.9.0.7 --sport 6 --dport 6 \
+		--rule FORWARD:2 --timeout 600
+nfhp_check "-D FORWARD 1: the udp rule is FORWARD:1 again" \
+	in_ns $ns_router "$NFHP_BIN/nf-hipac" -D FORWARD 1
+
 # Expiry is an event too: a state of one second.
 nfhp_check "-A a state of 1 s" \
 	st -A -p udp -s 10.9.0.1 -d 10.9.0.5 --sport 5 --dport 5 \
@@ -193,10 +202,12 @@ nfhp_check "expired: not listed" bash -c "! ip netns exec $ns_router \
 sleep 1
 kill $mon $mon_client
 wait $mon $mon_client 2>/dev/null
-nfhp_check "-E: [NEW] of the packet's state" \
-	grep -qE "^ +\[NEW\] udp +17 [0-9]+ src=$CLIENT_IP dst=$SERVER_IP sport=40123 dport=5353 " "$tmp/events"
-nfhp_check "-E: [NEW] of a state by hand, no rule in events" \
-	grep -qE "^ +\[NEW\] tcp +6 (29[0-9][0-9]|3000) ESTABLISHED src=10.9.0.1 dst=10.9.0.2 sport=1000 dport=80 packets=3 bytes=180 \[reply\] packets=2 bytes=120 ACCEPT$" "$tmp/events"
+nfhp_check "-E: [NEW] of the packet's state, with its rule" \
+	grep -qE "^ +\[NEW\] udp +17 [0-9]+ src=$CLIENT_IP dst=$SERVER_IP sport=40123 dport=5353 .* rule=FORWARD:1 ACCEPT$" "$tmp/events"
+nfhp_check "-E: [NEW] of a state by hand, with its rule" \
+	grep -qE "^ +\[NEW\] tcp +6 (29[0-9][0-9]|3000) ESTABLISHED src=10.9.0.1 dst=10.9.0.2 sport=1000 dport=80 packets=3 bytes=180 \[reply\] packets=2 bytes=120 rule=FORWARD:2 ACCEPT$" "$tmp/events"
+nfhp_check "-E: [NEW] names the rule where the last commit put it" \
+	grep -qE "^ +\[NEW\] udp +17 [0-9]+ src=10.9.0.1 dst=10.9.0.7 sport=6 dport=6 .* rule=FORWARD:2 ACCEPT$" "$tmp/events"
 nfhp_check "-E: [DESTROY] of the deleted state" \
 	grep -qE "^\[DESTROY\] udp +17 [0-9]+ src=$SERVER_IP dst=$CLIENT_IP sport=7000 dport=7001 packets=1 " "$tmp/events"
 nfhp_check "-E: [DESTROY] of each state deleted and flushed (7 at least)" \

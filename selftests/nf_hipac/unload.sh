@@ -4,7 +4,10 @@
 # rmmod with rule sets loaded in two namespaces (one with a conntrack state
 # rule and a keep-state rule with its state, one in the middle of an open
 # transaction held by a sleeping restore) must succeed and leave traffic flowing; the module is then
-# inserted again for the tests that follow, with empty rule sets.
+# inserted again for the tests that follow, with empty rule sets.  It
+# does not link against nf_conntrack: with nf_conntrack unloaded first,
+# nf_hipac loads and keeps states without it, and the first rule that
+# matches on conntrack's state loads it.
 #
 # nfhp-timeout: 300
 
@@ -55,7 +58,28 @@ wait $restore_pid 2>/dev/null
 nfhp_check "traffic flows without the module" tcp_ok 8080
 nfhp_check "udp to the server flows" udp_ok 5353
 
+# mod_unload MODULE - rmmod MODULE and, first, every module holding it.
+# The namespaces of earlier tests go in the background, and with them
+# the tables that keep such modules in use: try for a while.
+mod_unload()
+{
+	local holder try
+
+	[ -d /sys/module/$1 ] || return 0
+	for holder in $(ls /sys/module/$1/holders); do
+		mod_unload "$holder" || return 1
+	done
+	for try in $(seq 20); do
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 0.5
+	done
+	rmmod "$1"
+}
+
+nfhp_check "nf_conntrack unloaded, and the modules holding it" \
+	mod_unload nf_conntrack
 nfhp_check "insmod again" nfhp_insmod "$module"
+nfhp_check "nf_hipac loaded no nf_conntrack" [ ! -d /sys/module/nf_conntrack ]
 nfhp_check "rule sets start empty" \
 	[ "$(r -S | grep -c '^-[AN]')" = 0 ]
 nfhp_check "policies start ACCEPT" \
@@ -65,5 +89,22 @@ nfhp_check "traffic flows with empty rule sets" tcp_ok 8080
 nfhp_check "new rules work after reinsertion" r -A FORWARD -p tcp -j DROP
 nfhp_check "tcp blocked again" tcp_fail 8080
 nfhp_check "flush" r -F
+
+cif=$ROUTER_CLIENT_IF
+nfhp_check "router: -P FORWARD DROP, keep-state for udp/5353" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -P FORWARD DROP &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -i $cif -p udp --dport 5353 -m keep-state -j ACCEPT"
+nfhp_check "keep-state without nf_conntrack: the reply comes back" \
+	udp_ok 5353
+nfhp_check "nf_conntrack still not loaded" [ ! -d /sys/module/nf_conntrack ]
+nfhp_check "tcp/8080 blocked: no rule, no state" tcp_fail 8080
+nfhp_check "a conntrack state rule and tcp/8080 from the client" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -I FORWARD 1 -m state --state ESTABLISHED -j ACCEPT &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -i $cif -p tcp --dport 8080 -j ACCEPT"
+nfhp_check "the state rule loaded nf_conntrack" [ -d /sys/module/nf_conntrack ]
+nfhp_check "conntrack lets the replies of tcp/8080 back" tcp_ok 8080
+nfhp_check "flush, policy ACCEPT" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -P FORWARD ACCEPT"
 
 exit $nfhp_rc

@@ -43,9 +43,19 @@ failed=0
 # needs each WORD among the offers, "lacks: WORD ..." each absent.
 check()
 {
-	local name=$1 want=$2 line=$3 fn got w ok=1
+	local name=$1 want=$2 line=$3 fn got w ok=1 words
 
-	read -r -a COMP_WORDS <<< "$line"
+	read -r -a words <<< "$line"
+	# As bash splits them (COMP_WORDBREAKS): each ':' is a word.
+	COMP_WORDS=()
+	for w in "${words[@]}"; do
+		while [[ $w == *:* ]]; do
+			[ -z "${w%%:*}" ] || COMP_WORDS+=("${w%%:*}")
+			COMP_WORDS+=(:)
+			w=${w#*:}
+		done
+		[ -z "$w" ] || COMP_WORDS+=("$w")
+	done
 	[ "${line% }" = "$line" ] || COMP_WORDS+=("")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 	COMP_LINE=$line
@@ -136,7 +146,14 @@ check "nothing to offer for a limit" "" \
 check "nf-hipac6 chains" "has: INPUT web" "nf-hipac6 -A "
 check "nf-hipac-set commands" "save swap" "nf-hipac-set s"
 check "nf-hipac-set set names" "allowed blocklist" "nf-hipac-set add "
-check "nf-hipac-set types" "hash:ip hash:net" "nf-hipac-set create s "
+check "nf-hipac-set types" "bitmap:port hash:ip hash:net" \
+	"nf-hipac-set create s "
+check "a type after its colon" "ip net" "nf-hipac-set create s hash:"
+check "a type within its colon" "net" "nf-hipac-set create s hash:n"
+check "options after a type with a colon" "has: family maxelem" \
+	"nf-hipac-set create s hash:net "
+check "import's tables after the colon" "filter" \
+	"nf-hipac import --table inet:f"
 check "nf-hipac-set entries are not sets" "" "nf-hipac-set add blocklist "
 check "nf-hipac set as nf-hipac-set" "allowed blocklist" \
 	"nf-hipac set flush "

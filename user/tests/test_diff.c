@@ -8,8 +8,12 @@
  * with jump, goto and RETURN; both policies.  Packets are random and on
  * every interval boundary (lo - 1, lo, hi, hi + 1 of every rule).  Then
  * random inserts, deletes, replaces, flushes and policy changes, each
- * checked, and transactions that are aborted (nothing may change) or hit
- * by an injected allocation failure (nothing may change either).  In a
+ * checked, and transactions that are aborted (nothing may change), hit
+ * by an injected allocation failure (nothing may change either), or
+ * prepared and then dropped, as a commit of both families drops one when
+ * the other fails.  What earlier commits replaced is released now and
+ * then in the middle of a transaction, as the kernel's release work may
+ * be.  In a
  * third of the rule sets tree updates may visit few nodes or none, so they
  * give up and the trees are built anew instead.
  *
@@ -915,6 +919,12 @@ static int resend_chain(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 	for (i = 0; i < n && !err; i++) {
 		if (!again[i])
 			continue;
+		/* The kernel's release work runs between a restore's lines. */
+		if (rnd(3) == 0) {
+			if (rnd(2))
+				synchronize_rcu();
+			nfhp_ruleset_release(rs, false);
+		}
 		if (some)
 			err = nfhp_rule_delete(rs, chain, i + 1, msg);
 		err = err ?: nfhp_rule_insert(rs, chain, i + 1, &all[i], NULL,
@@ -1061,6 +1071,35 @@ static bool txn_without_effect(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
 		nfhp_ref_insert(ref, "FORWARD", 1, s);
 	nfhp_shim_fail_countdown = 0;
 	return compare(rs, ref, p, "after injected failure");
+}
+
+/*
+ * A commit prepared, then dropped: what a commit of both families does to
+ * the family whose prepare succeeded when the other's failed
+ * (nfhp_net_commit()).  The committed rules stay in force, untouched,
+ * and the changes that follow start from them.
+ */
+static bool txn_unprepared(struct nfhp_ruleset *rs, struct nfhp_ref *ref,
+			   struct nfhp_rule_spec *s, const struct pools *p)
+{
+	int level, i, n = 1 + rnd(4);
+	const char *msg = "", *chain;
+	unsigned int nr;
+
+	nfhp_txn_begin(rs);
+	for (i = 0; i < n; i++) {
+		chain = random_chain(&level);
+		nr = nfhp_ref_nrules(ref, chain);
+		gen_spec(s, level);
+		if (rnd(3) || !nr)
+			nfhp_rule_insert(rs, chain, 1 + rnd(nr + 1), s, NULL,
+					 &msg);
+		else
+			nfhp_rule_delete(rs, chain, 1 + rnd(nr), &msg);
+	}
+	if (!nfhp_txn_prepare(rs, &msg))
+		nfhp_txn_unprepare(rs);
+	return compare(rs, ref, p, "after a commit prepared and dropped");
 }
 
 /*
@@ -1354,6 +1393,8 @@ int main(int argc, char **argv)
 				break;
 			}
 			if (i % 3 == 1 && !release_now(rs))
+				bad = 1;
+			if (!bad && rnd(3) == 0 && !txn_unprepared(rs, ref, s, p))
 				bad = 1;
 			pools_fill(p, rs);
 			if (!compare(rs, ref, p, "after change"))

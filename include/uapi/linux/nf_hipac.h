@@ -172,10 +172,13 @@
  * Events.  The multicast group "states" (NFHP_MCGRP_STATES) carries one
  * message per state made, NFHP_CMD_STATE_NEW, and per state deleted,
  * NFHP_CMD_STATE_DESTROY, of the socket's network namespace, each with
- * NFHPA_STATE as a listing has it but without the rule
- * (NFHPA_STATE_CHAIN, _POS), which only the namespace's mutex may read:
- * a daemon mirroring the table learns it with an NFHP_CMD_STATE_LIST of
- * the event's flow.  NEW comes from the packet that made the state (its
+ * NFHPA_STATE as a listing has it.  The rule (NFHPA_STATE_CHAIN, _POS) is
+ * where the last commit of the family put it, which NFHP_CMD_STATE_ADD
+ * takes on a standby with the same rules; it is absent while a commit of
+ * the family is under way (the DESTROY events of the states of a rule
+ * that commit deletes among them) and when the kernel was short of
+ * memory for the map of the rules' places, until the next commit.  NEW
+ * comes from the packet that made the state (its
  * counters count that packet) or from NFHP_CMD_STATE_ADD; DESTROY when
  * the tick frees a dead state (NFHPA_STATE_TIMEOUT 0), a packet replaces
  * one, a delete, a flush, or its rule's deletion.  Joining needs
