@@ -14,7 +14,8 @@
  * DOC: The check point
  *
  * A hook with keep-state or check-state rules has a check point: the
- * order of its first such entry (&struct nfhp_hook_tables.state_order).
+ * position of its first such rule, user chains flattened in, reached or
+ * not (&struct nfhp_hook_tables.state_order, nfhp_state_order()).
  * A packet that gets that far without a verdict is looked up in the
  * dynamic states there (&struct nfhp_ext_ops.check_state), once: a live
  * state decides, a miss lets the rules go on.  It is a position, not a
@@ -26,8 +27,10 @@
  * rules, pays nothing.  Walks look up before the first entry they reach
  * at or after it.  A keep-state or check-state rule that no packet can
  * reach where it stands (in a user chain, excluded by the conditions of
- * the jumps to it, so that flattening gives it no entry) is no check
- * point.
+ * the jumps to it, so that flattening gives it no entry) is the check
+ * point all the same: it is the order of the entry after the rule (or
+ * after a dropped jump to a chain that leads to one; flat.c,
+ * nfhp_flat_dropped()), as nf-hipac-sim's reference counts it.
  *
  * Example: "-A FORWARD -s 10.0.0.0/8 -j DROP", "-A FORWARD -p tcp
  * --dport 22 -m keep-state -j ACCEPT", policy DROP.  The check point is
@@ -35,7 +38,10 @@
  * no lookup.  The first SYN to port 22 reaches rule 2: no state yet, so
  * rule 2's keep-state makes one and accepts.  The server's SYN-ACK is
  * decided by the policy, after the check point: looked up, the state
- * accepts it.
+ * accepts it.  With "-A FORWARD -s 10.0.0.0/8 -j inner" first and "-A
+ * inner -s 192.168.0.0/16 -m keep-state -j ACCEPT", inner's rule has no
+ * entry, and the check point is the order of rule 2's, the DROP: a reply
+ * from 10.1.1.1 to a state is looked up before rule 2 drops it.
  */
 #include <linux/kernel.h>
 #include <linux/percpu.h>

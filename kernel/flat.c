@@ -197,6 +197,8 @@ static int nfhp_flat_add(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 		return -ENOMEM;
 	}
 	rs->flattened++;
+	if (rule && rule->state != NFHP_RSTATE_NONE)
+		fl->state_seen = true;
 	if (action == NFHP_ACT_RETURN)
 		fl->skips = true;
 	if (action == NFHP_ACT_XT)
@@ -511,6 +513,86 @@ static int nfhp_flatten_leave(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	return err;
 }
 
+/**
+ * nfhp_chain_holds_state() - does a chain lead to a state rule?
+ * @rs: the rule set, committing
+ * @m: the model
+ * @c: the chain
+ * @depth: jumps taken to reach @c
+ *
+ * Known once per commit (&struct nfhp_chain.holds_state): a hook may drop
+ * many jumps to one chain.  The commit refused paths of more than
+ * %NFHP_MAX_JUMP_DEPTH jumps from a hook (nfhp_check_loops()), so the
+ * bound on @depth only guards the stack.
+ *
+ * Return: true when @c or a chain it jumps or goes to has a keep-state
+ * or check-state rule.
+ */
+static bool nfhp_chain_holds_state(struct nfhp_ruleset *rs,
+				   const struct nfhp_model *m,
+				   struct nfhp_chain *c, unsigned int depth)
+{
+	const struct nfhp_rule *r;
+	bool holds = false;
+	unsigned int i;
+	int t;
+
+	if (c->state_mark == rs->state_mark)
+		return c->holds_state;
+	for (i = 0; i < c->rules.n && !holds; i++) {
+		r = nfhp_chain_at(c, i);
+		if (r->state != NFHP_RSTATE_NONE) {
+			holds = true;
+		} else if (nfhp_rule_jumps(r) && depth < NFHP_MAX_JUMP_DEPTH) {
+			t = nfhp_chain_target(m, r);
+			holds = t >= 0 && nfhp_chain_holds_state(rs, m,
+								 m->chains[t],
+								 depth + 1);
+		}
+	}
+	c->state_mark = rs->state_mark;
+	c->holds_state = holds;
+	return holds;
+}
+
+/**
+ * nfhp_flat_dropped() - note a rule flattening gave no entry
+ * @rs: the rule set
+ * @m: the model
+ * @fl: the entries
+ * @r: the rule, which no packet reaches where it stands
+ * @depth: jumps taken to reach it
+ *
+ * The check point is the position of the hook's first keep-state or
+ * check-state rule, reached or not (classify.c, DOC: The check point).
+ * When @r is one, or jumps to a chain holding one, and no such entry
+ * came before, the next entry is where the check point is at the latest
+ * (&struct nfhp_flat.ghost); after one, a later update may delete it.
+ * Nothing to do without state rules.
+ */
+static void nfhp_flat_dropped(struct nfhp_ruleset *rs,
+			      const struct nfhp_model *m, struct nfhp_flat *fl,
+			      const struct nfhp_rule *r, unsigned int depth)
+{
+	int t;
+
+	if (likely(!rs->nstate))
+		return;
+	if (r->state == NFHP_RSTATE_NONE) {
+		if (!nfhp_rule_jumps(r))
+			return;
+		t = nfhp_chain_target(m, r);
+		if (t < 0 || !nfhp_chain_holds_state(rs, m, m->chains[t],
+						     depth + 1))
+			return;
+	}
+	fl->state_dropped = true;
+	if (fl->state_seen || fl->ghost)
+		return;
+	fl->ghost = true;
+	fl->ghost_at = fl->e.n;
+}
+
 /*
  * Take the next step of frame @f's rule at @depth.  Return: 1 when it
  * entered a jump's chain (the frame after @f is that chain's), else 0 or
@@ -523,6 +605,7 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 	const struct nfhp_rule *r = f->one;
 	struct nfhp_flat_frame *in = f + 1;
 	const struct nfhp_box *into;
+	unsigned int n = fl->e.n;
 	int err, t;
 
 	if (f->rules)
@@ -546,6 +629,8 @@ static int nfhp_flatten_step(struct nfhp_ruleset *rs,
 	err = nfhp_flatten_box(rs, fl, r, f->step == NFHP_STEP_ALT ?
 				  r->body.box : r->body.alt,
 			       f->prefix, depth, &in->flags, &into);
+	if (!err && fl->e.n == n)
+		nfhp_flat_dropped(rs, m, fl, r, depth);
 	if (err || !into)
 		return err;
 	if (depth + 1 > NFHP_MAX_JUMP_DEPTH)
@@ -674,6 +759,9 @@ int nfhp_flatten_hook(struct nfhp_ruleset *rs,
 	 */
 	fl->summed = m->chains[hook]->nbranch;
 	fl->fold = rs->hooks[hook].flat.fold;
+	fl->state_seen = false;
+	fl->state_dropped = false;
+	fl->ghost = false;
 	err = nfhp_flat_reserve(rs, fl,
 				nfhp_chain_entries(m->chains[hook]) + 1);
 	if (!err)

@@ -622,7 +622,10 @@ static int nfhp_flat_gone(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
  * @h: the hook
  *
  * nfhp_reflatten_hook() and nfhp_update_matched(), or -EAGAIN.  The
- * hook's committed entries must have no void entries, which an update cannot place.  A hook whose
+ * hook's committed entries must have no void entries, which an update
+ * cannot place, and no state rule dropped (&struct
+ * nfhp_flat.state_dropped), which it could not find again; one that a
+ * created rule drops is noted as a flattening notes it.  A hook whose
  * entries skip (a RETURN, a goto, a jump decided at packet time) keeps
  * its one tree and has its scopes' ends set anew (nfhp_flat_scopes());
  * the first such entry, or the last one gone, rebuilds it.
@@ -646,7 +649,7 @@ nfhp_update_rules(struct nfhp_ruleset *rs, struct nfhp_flat *fl,
 	int err = -ENOMEM;
 
 	if (!cur || !old->e.n || !rs->live || !rs->stable || old->voids ||
-	    !nfhp_rule_starts_index(rs, h, old))
+	    old->state_dropped || !nfhp_rule_starts_index(rs, h, old))
 		return -EAGAIN;
 	fl->fold = old->fold;
 	/* Entries carried over may run xtables targets, or skip. */

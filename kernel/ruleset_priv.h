@@ -115,6 +115,10 @@ static_assert(sizeof(struct nfhp_rule) <= 96);
  *	committed chain (pageseq.c)
  * @from: for a staged copy, the committed chain it was copied from, whose
  *	pages of rules it takes over at the commit (nfhp_pageseq_succeed())
+ * @state_mark: @holds_state is known for the commit whose
+ *	&struct nfhp_ruleset.state_mark this is
+ * @holds_state: the chain, or a chain it reaches, has a keep-state or
+ *	check-state rule (nfhp_chain_holds_state())
  */
 struct nfhp_chain {
 	char name[NFHP_CHAIN_NAME_LEN];
@@ -130,6 +134,8 @@ struct nfhp_chain {
 	unsigned int same_tail;
 	struct nfhp_pageseq rules;
 	struct nfhp_chain *from;
+	u32 state_mark;
+	bool holds_state;
 };
 
 /**
@@ -258,6 +264,15 @@ struct nfhp_tables {
  *	until nfhp_flat_settle()
  * @fold: the width classes folded in grouping the entries (group.h); an
  *	update takes that of the committed entries
+ * @state_seen: an entry of a keep-state or check-state rule was added
+ * @state_dropped: flattening dropped a keep-state or check-state rule,
+ *	or a jump to a chain holding one, that no packet reaches where it
+ *	stands.  A walking update gives up on such entries: it carries
+ *	entries over, not what was dropped between them.
+ * @ghost: the first of those came before any entry of a state rule:
+ *	the check point is before entry @ghost_at at the latest
+ *	(nfhp_state_order())
+ * @ghost_at: with @ghost, the index of the entry after the dropped rule
  * @mark: where the staged entries start
  */
 struct nfhp_flat {
@@ -277,6 +292,10 @@ struct nfhp_flat {
 	bool skips;
 	bool staged;
 	u8 fold;
+	bool state_seen;
+	bool state_dropped;
+	bool ghost;
+	unsigned int ghost_at;
 	struct nfhp_scratch_mark mark;
 };
 
@@ -546,6 +565,7 @@ struct nfhp_prepared {
  *	user chain holding one is reached from another hook
  * @nstate: rules alive that are keep-state or check-state: without any,
  *	a commit looks for no check point
+ * @state_mark: counts the commits, for &struct nfhp_chain.holds_state
  * @any: a box that matches everything, for the policies
  * @where: where each committed rule stands, built when first asked
  *	(nfhp_rule_locate()), dropped at every commit; NULL when not built
@@ -596,6 +616,7 @@ struct nfhp_ruleset {
 	void *ext_priv;
 	unsigned int nbound;
 	unsigned int nstate;
+	u32 state_mark;
 	struct nfhp_box any;
 	struct nfhp_where *where;
 	u32 where_mask;

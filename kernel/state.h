@@ -47,8 +47,12 @@
  * @buckets_init: the buckets of a new table, a power of two; also its
  *	writers' lock stripes, up to %NFHP_STATE_LOCKS_MAX (ipfw starts
  *	at 256)
- * @buckets_max: the most buckets growth may reach, a power of two
- *	(dyn_buckets, 8192)
+ * @buckets_max: the most buckets growth may ever reach, a power of
+ *	two: a hard cap on what @max_states asks for
+ * @bucket_load: the states per bucket growth keeps under: the table
+ *	grows up to @max_states / @bucket_load buckets, rounded up to a
+ *	power of two (nfhp_state_buckets_bound()), as conntrack sizes
+ *	its hash by its max
  *
  * The lifetimes are read on the packet path with READ_ONCE() and may
  * change at any time; the bounds change only through
@@ -65,6 +69,7 @@ struct nfhp_state_tunables {
 	u32 max_parents;
 	u32 buckets_init;
 	u32 buckets_max;
+	u32 bucket_load;
 };
 
 /* ipfw's defaults (sys/netpfil/ipfw/ip_fw_dynamic.c). */
@@ -76,8 +81,10 @@ struct nfhp_state_tunables {
 #define NFHP_STATE_SHORT_LIFETIME	5
 #define NFHP_STATE_MAX			16384
 #define NFHP_STATE_PARENT_MAX		4096
-#define NFHP_STATE_BUCKETS_MAX		8192
+/* 4M buckets, 32 MiB of heads: about 4M states at the default load. */
+#define NFHP_STATE_BUCKETS_MAX		(1u << 22)
 #define NFHP_STATE_BUCKETS_INIT		256
+#define NFHP_STATE_BUCKET_LOAD		1
 /* Lock stripes at most: enough for two CPUs to rarely meet. */
 #define NFHP_STATE_LOCKS_MAX		1024
 
@@ -295,7 +302,7 @@ struct nfhp_state_stats {
  * @lock: the mutex the caller serializes ticks, flushes and
  *	nfhp_state_set_bounds() with, for lockdep; NULL in tests
  * @tun: the settings
- * @mem: the account of the table's memory
+ * @mem: the account of the table's memory, the arrays of buckets included
  * @reserved: bytes reserved on @mem for @tun.max_states states and
  *	@tun.max_parents parents, which the packet path takes unlocked
  * @stats: what happened
@@ -461,6 +468,7 @@ int nfhp_state_add(struct nfhp_state_table *t,
 int nfhp_state_delete(struct nfhp_state_table *t,
 		      const struct nfhp_state_key *key, unsigned long now);
 u32 nfhp_state_buckets(const struct nfhp_state_table *t);
+u32 nfhp_state_buckets_bound(const struct nfhp_state_table *t);
 struct nfhp_state_array *nfhp_state_array_new(struct nfhp_state_table *t,
 					      u32 buckets);
 void nfhp_state_array_free(struct nfhp_state_table *t,

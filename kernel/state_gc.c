@@ -120,17 +120,21 @@ static u32 nfhp_state_move_bucket(struct nfhp_state_table *t,
  * @t: the table
  * @a: its array, which does not grow yet
  *
- * Hangs an array of the states' number of buckets, rounded up to a
- * power of two and at most buckets_max, on @a.  Waits, tick after tick,
- * until the array the last growth replaced is freed.
+ * When the states pass bucket_load per bucket, hangs an array of the
+ * states' number / bucket_load buckets, rounded up to a power of two and
+ * at most nfhp_state_buckets_bound(), on @a.  The array is taken on the
+ * table's account: when the account's bound refuses it, the table stays
+ * as it is and a later tick tries again.  Waits, tick after tick, until
+ * the array the last growth replaced is freed.
  */
 static void nfhp_state_grow(struct nfhp_state_table *t,
 			    struct nfhp_state_array *a)
 {
 	u32 count = atomic_read(&t->count), buckets = a->mask + 1, want;
+	u32 bound = nfhp_state_buckets_bound(t);
 	struct nfhp_state_array *f;
 
-	if (count <= buckets || buckets >= t->tun.buckets_max)
+	if (count / t->tun.bucket_load <= buckets || buckets >= bound)
 		return;
 	/* The array the last growth left must be gone first. */
 	if (t->retired) {
@@ -139,7 +143,8 @@ static void nfhp_state_grow(struct nfhp_state_table *t,
 		nfhp_state_array_free(t, t->retired);
 		t->retired = NULL;
 	}
-	want = min_t(u32, t->tun.buckets_max, roundup_pow_of_two(count));
+	want = min_t(u32, bound,
+		     roundup_pow_of_two(count / t->tun.bucket_load));
 	f = nfhp_state_array_new(t, want);
 	if (!f)
 		return;

@@ -4,9 +4,9 @@
  *
  * Each namespace has one table of states for both families, made when
  * the namespace is, with ipfw's settings, and a tick: a delayed work
- * that every %NFHP_STATES_TICK_MS walks a budget of the table's buckets,
- * freeing the dead states, and grows the table when the states outnumber
- * the buckets (nfhp_state_tick()).  The tick runs only while there is
+ * that every %NFHP_STATES_TICK_MS walks a budget of the table's buckets
+ * (nfhp_states_budget()), freeing the dead states, and grows the table
+ * when the states outnumber the buckets (nfhp_state_tick()).  The tick runs only while there is
  * work: the first state kicks it (nfhp_states_kick()), and it stops once
  * the table is empty, not growing and holding no old array, so that the
  * namespaces of a host without states never wake.  The clock of the
@@ -18,6 +18,21 @@
 #include <linux/kernel.h>
 
 #include "state_pernet.h"
+
+/**
+ * nfhp_states_budget() - the buckets one tick walks
+ * @t: the table
+ *
+ * Under the states' mutex.
+ *
+ * Return: %NFHP_STATES_TICK_BUDGET, or the newest array's buckets over
+ * %NFHP_STATES_SWEEP_TICKS when that is more.
+ */
+static u32 nfhp_states_budget(const struct nfhp_state_table *t)
+{
+	return max_t(u32, NFHP_STATES_TICK_BUDGET,
+		     nfhp_state_buckets(t) / NFHP_STATES_SWEEP_TICKS);
+}
 
 /**
  * nfhp_states_tick() - the tick of a namespace's states
@@ -35,7 +50,7 @@ static void nfhp_states_tick(struct work_struct *work)
 	bool idle;
 
 	mutex_lock(&st->lock);
-	nfhp_state_tick(t, jiffies, NFHP_STATES_TICK_BUDGET);
+	nfhp_state_tick(t, jiffies, nfhp_states_budget(t));
 	idle = !atomic_read(&t->count) && !nfhp_state_growing(t) &&
 	       !t->retired;
 	mutex_unlock(&st->lock);

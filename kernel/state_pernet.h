@@ -11,9 +11,15 @@
 #include "mem.h"
 #include "state.h"
 
-/* How often the tick runs, and how many buckets it walks each time. */
+/*
+ * How often the tick runs, and how many buckets it walks each time: at
+ * least the budget, and a bigger table's share of one walk of it all in
+ * %NFHP_STATES_SWEEP_TICKS, so that expiry and growth keep pace with a
+ * table grown to millions of buckets.
+ */
 #define NFHP_STATES_TICK_MS	1000
 #define NFHP_STATES_TICK_BUDGET	1024
+#define NFHP_STATES_SWEEP_TICKS	8
 
 /**
  * struct nfhp_states - the states of a namespace, with their tick

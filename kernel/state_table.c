@@ -28,9 +28,12 @@
  * packet that makes a state whose dead twin is still linked unlinks
  * the twin first.
  *
- * Growth: when the states outnumber the buckets, the tick hangs a
- * bigger array on the current one (&struct nfhp_state_array.future)
- * and from then on moves a budget of buckets per tick.  A bucket is
+ * Growth: when the states outnumber the buckets (bucket_load states
+ * each), the tick hangs a bigger array on the current one (&struct
+ * nfhp_state_array.future) and from then on moves a budget of buckets
+ * per tick.  How big the table may grow follows max_states, up to a hard
+ * cap (nfhp_state_buckets_bound()), and the arrays are taken on the
+ * table's account, so the namespace's memory bound holds them too.  A bucket is
  * moved under its lock, one state at a time from its tail: the tail
  * is linked at the head of its new bucket, then cut from the old.  A
  * lookup that misses in an array tries its future one: a state it
@@ -91,6 +94,7 @@ void nfhp_state_tunables_default(struct nfhp_state_tunables *tun)
 		.max_parents = NFHP_STATE_PARENT_MAX,
 		.buckets_init = NFHP_STATE_BUCKETS_INIT,
 		.buckets_max = NFHP_STATE_BUCKETS_MAX,
+		.bucket_load = NFHP_STATE_BUCKET_LOAD,
 	};
 }
 
@@ -158,8 +162,11 @@ static u64 nfhp_state_reservation(u32 max_states, u32 max_parents)
  * @max_parents: and on parents
  *
  * Reserves their memory on the table's account.  States and parents
- * already beyond a lowered bound stay until they expire.  Serialized
- * with the table's other writers by the caller.
+ * already beyond a lowered bound stay until they expire.  The bound of
+ * the buckets follows (nfhp_state_buckets_bound()): a raised one lets
+ * the next ticks grow the table, a lowered one stops growth, but the
+ * table never shrinks.  Serialized with the table's other writers by
+ * the caller.
  *
  * Return: 0, or -ENOMEM when the account's bound would be passed (the
  * bounds unchanged).
@@ -200,7 +207,7 @@ int nfhp_state_table_init(struct nfhp_state_table *t, struct nfhp_mem *mem,
 
 	if (!tun->buckets_init || !is_power_of_2(tun->buckets_init) ||
 	    !is_power_of_2(tun->buckets_max) ||
-	    tun->buckets_max < tun->buckets_init || !hz)
+	    tun->buckets_max < tun->buckets_init || !tun->bucket_load || !hz)
 		return -EINVAL;
 	memset(t, 0, sizeof(*t));
 	t->mem = mem;
@@ -280,6 +287,26 @@ u32 nfhp_state_buckets(const struct nfhp_state_table *t)
 					  nfhp_state_serialized(t))))
 		a = f;
 	return a->mask + 1;
+}
+
+/**
+ * nfhp_state_buckets_bound() - the most buckets growth may reach now
+ * @t: the table
+ *
+ * max_states / bucket_load rounded up to a power of two, within
+ * buckets_init and buckets_max: a chain holds about bucket_load states
+ * when the table is full.  Any context: max_states is read once.
+ *
+ * Return: the buckets, a power of two.
+ */
+u32 nfhp_state_buckets_bound(const struct nfhp_state_table *t)
+{
+	u32 want = DIV_ROUND_UP(READ_ONCE(t->tun.max_states),
+				t->tun.bucket_load);
+
+	want = min(want, t->tun.buckets_max);
+	return max_t(u32, roundup_pow_of_two(max(want, 1u)),
+		     t->tun.buckets_init);
 }
 
 /**

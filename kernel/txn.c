@@ -313,23 +313,33 @@ static bool nfhp_fold_stale(struct nfhp_ruleset *rs, int h)
 	       fold != fl->fold;
 }
 
-/*
- * The order of the first keep-state or check-state entry of @e, a hook's
- * check point (classify.c), or U64_MAX.  Such rules usually come early,
- * as ipfw's check-state does, so the walk is short; rule sets without
- * any take none.
+/**
+ * nfhp_state_order() - a hook's check point
+ * @rs: the rule set
+ * @fl: the hook's entries
+ *
+ * The order of the first entry of a keep-state or check-state rule, or
+ * of the entry after the first such rule that flattening dropped, no
+ * packet reaching it (&struct nfhp_flat.ghost), whichever comes first:
+ * see DOC: The check point in classify.c.  Such rules usually come
+ * early, as ipfw's check-state does, so the walk is short; rule sets
+ * without any take none.
+ *
+ * Return: the order, or U64_MAX for no check point.
  */
 static u64 nfhp_state_order(const struct nfhp_ruleset *rs,
-			    const struct nfhp_pageseq *e)
+			    const struct nfhp_flat *fl)
 {
 	const struct nfhp_entry *en;
 	struct nfhp_pageseq_iter it;
+	unsigned int i;
 
 	if (!rs->nstate)
 		return U64_MAX;
-	nfhp_pageseq_iter_init(&it, e, 0);
-	while ((en = nfhp_pageseq_iter_next(&it)))
-		if (en->rule && en->rule->state != NFHP_RSTATE_NONE)
+	nfhp_pageseq_iter_init(&it, &fl->e, 0);
+	for (i = 0; (en = nfhp_pageseq_iter_next(&it)); i++)
+		if ((fl->ghost && i == fl->ghost_at) ||
+		    (en->rule && en->rule->state != NFHP_RSTATE_NONE))
 			return en->order;
 	return U64_MAX;
 }
@@ -392,6 +402,8 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 	bool certain;
 
 	rs->flat_bound = nfhp_flat_bound(rs->work);
+	/* What chains hold state rules is known anew (flat.c). */
+	rs->state_mark++;
 	for (h = 0; h < NFHP_HOOK_MAX && !err; h++) {
 		t->hooks[h].policy = rs->work->chains[h]->policy;
 		if (!(dirty & (1u << h))) {
@@ -435,7 +447,7 @@ static int nfhp_commit_build(struct nfhp_ruleset *rs, unsigned int dirty,
 				&flat[h] : &rs->hooks[h].flat;
 
 			t->hooks[h].entries = fl->e;
-			t->hooks[h].state_order = nfhp_state_order(rs, &fl->e);
+			t->hooks[h].state_order = nfhp_state_order(rs, fl);
 		}
 		nfhp_tables_sequence(t);
 		return 0;

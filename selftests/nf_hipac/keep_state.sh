@@ -9,13 +9,15 @@
 # A state's packets count on its rule.  A UDP state dies after its
 # lifetime, which /proc sets; deleting a rule ends its states at once; a
 # limit of two states per source refuses a third flow, and the rule then
-# does not match; a restore of the same rules keeps their states.  CHECK-STATE moves the check point before a rule that
-# would drop the replies.  An ICMP error about a flow with a state gets
-# the state's verdict: a datagram to a closed port is refused, and a
-# forged error passes only about a flow with a state.  Each namespace has
-# its own states.  IPv6 too.
+# does not match; a restore of the same rules keeps their states.
+# CHECK-STATE moves the check point before a rule that would drop the
+# replies, and so does a keep-state rule that no packet can reach.  An
+# ICMP error about a flow with a state gets the state's verdict: a
+# datagram to a closed port is refused, and a forged error passes only
+# about a flow with a state.  Each namespace has its own states.  IPv6
+# too.
 #
-# nfhp-timeout: 600
+# nfhp-timeout: 1200
 
 source "$(dirname "$0")/lib.sh"
 
@@ -193,6 +195,27 @@ nfhp_check "a forged error about 42000 -> 7000, which has a state, passes" \
 	forged 42000
 forged 42001
 nfhp_check "one about 42001 -> 7000, which has none, is dropped" [ $? = 3 ]
+
+# A state rule no packet reaches where it stands is the check point all
+# the same: inner's rule excludes every source the jump lets in, so it
+# has no entry, yet the server's replies are looked up there, before the
+# DROP of the server's side that comes after it.
+sif=$ROUTER_SERVER_IF
+nfhp_check "-F FORWARD, -N inner" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F FORWARD &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -N inner"
+nfhp_check "-A FORWARD -s 10.0.0.0/8 -j inner" r -A FORWARD -s 10.0.0.0/8 -j inner
+nfhp_check "-A FORWARD -i server side -j DROP" r -A FORWARD -i $sif -j DROP
+nfhp_check "-A FORWARD -i client side -p tcp -m keep-state -j ACCEPT" \
+	r -A FORWARD -i $cif -p tcp -m keep-state -j ACCEPT
+nfhp_check "tcp/8080 fails: the check point is after the DROP" tcp_fail 8080
+nfhp_check "-A inner -s 192.168.0.0/16 -m keep-state -j ACCEPT" \
+	r -A inner -s 192.168.0.0/16 -m keep-state -j ACCEPT
+nfhp_check "tcp/8080 works: the unreachable rule is the check point" tcp_ok 8080
+nfhp_check "-D inner 1" r -D inner 1
+nfhp_check "tcp/8080 fails again: the check point is rule 3 again" \
+	tcp_fail 8080
+nfhp_check "-F FORWARD, -X inner" bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -F FORWARD &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -X inner"
 
 # IPv6: the same table, the flows of both families apart.
 nfhp_check "IPv6: -P FORWARD DROP" r6 -P FORWARD DROP

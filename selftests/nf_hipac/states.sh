@@ -5,10 +5,13 @@
 # keep-state and check-state are not there yet): /proc/net/nf-hipac/states
 # shows an empty table with ipfw's lifetimes, takes "NAME VALUE" for a
 # lifetime or max_states and refuses the rest, and each namespace has its
-# own settings.  Deleting a namespace ends its table and tick; unload.sh
-# unloads the module with the tables of several namespaces present.
+# own settings.  The buckets follow max_states past the 8,192 they once
+# stopped at: 20,000 states restored by hand under a max_states of 40,000
+# grow the table to 32,768.  Deleting a namespace ends its table and tick;
+# unload.sh unloads the module with the tables of several namespaces
+# present.
 #
-# nfhp-timeout: 60
+# nfhp-timeout: 180
 
 source "$(dirname "$0")/lib.sh"
 
@@ -65,8 +68,35 @@ nfhp_check "max_states 4294967295 refused" \
 nfhp_check "the refusals changed nothing" kept $ns_a
 nfhp_check "the other namespace keeps its own" is $ns_b udp_lifetime 10
 nfhp_check "and its own max_states" is $ns_b max_states 16384
+
+# grown_past NS N - NS's table reaches more than N buckets within 30 s.
+grown_past() {
+	for _ in $(seq 30); do
+		[ "$(field "$1" buckets)" -gt "$2" ] && return 0
+		sleep 1
+	done
+	nfhp_log "buckets: $(field "$1" buckets), states: $(field "$1" states)"
+	return 1
+}
+
+nfhp_check "max_states 40000 taken" set_ $ns_b "max_states 40000"
+nfhp_check "a keep-state rule to own the states" \
+	nfhp_in $ns_b -A FORWARD -p udp -m keep-state -j ACCEPT
+nfhp_check "20000 states restored" bash -c "awk 'BEGIN {
+	for (i = 0; i < 20000; i++)
+		printf \"-A -p udp -s 10.8.%d.%d -d 10.9.0.1 --sport 1000 --dport 53 --rule FORWARD:1 --timeout 600\\n\", i / 250, i % 250 + 1
+}' | ip netns exec $ns_b '$NFHP_BIN/nf-hipac' state restore"
+nfhp_check "20000 states counted" is $ns_b states 20000
+nfhp_check "the table grows past 8192 buckets" grown_past $ns_b 8192
+nfhp_check "to 32768: the states rounded up, under max_states' 65536" \
+	is $ns_b buckets 32768
+nfhp_check "none lost by the growth" is $ns_b states 20000
+nfhp_check "max_states 100 taken, the states above it stay" \
+	set_ $ns_b "max_states 100"
+sleep 2
+nfhp_check "a lowered max_states shrinks no table" is $ns_b buckets 32768
 nfhp_check "a namespace with a ticking table goes" ip netns del $ns_a
-nfhp_check "the other one still reads" is $ns_b states 0
+nfhp_check "the other one still reads" is $ns_b states 20000
 nfhp_check "the module is still there" [ -d /sys/module/nf_hipac ]
 
 exit $nfhp_rc

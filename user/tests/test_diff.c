@@ -30,12 +30,10 @@
  * read from its key, a third of the packets are a recent one again or its
  * reply, and time passes, so states are made, decide at the check point
  * (the reference numbers the rules in flattened order, the user chains'
- * among them), count on their rules, and expire.  State rules go only in
- * the hooks' chains, keep-state ones without native matches: the core
- * takes the first state *entry* for the check point, and flattening drops
- * the entries of rules the jumps before them exclude (flat.c), which a
- * random user chain's rules often are; the reference would then check
- * earlier (a known difference, nf-hipac-sim --check shows it).  Every
+ * among them), count on their rules, and expire.  State rules go in any
+ * chain, with native matches: many of a random user chain's are ones
+ * the jumps to it exclude, whose entries flattening drops, and which are
+ * the check point all the same (flat.c, nfhp_flat_dropped()).  Every
  * change flushes both tables: which rules a commit carries over with
  * their states (adopt.c) is test_state_rules's to prove, not this test's.
  *
@@ -502,15 +500,14 @@ static void gen_order(struct nfhp_rule_spec *s)
 }
 
 /*
- * Now and then a rule of a hook's chain (@level -1) keeps state (ACCEPT
- * and DROP rules only, with a limit by random fields now and then), or is
- * CHECK-STATE instead.  A keep-state rule has no native match: its box is
- * everything, so flattening keeps its entry (the core's check point is
- * its first state entry, see the head of the file).
+ * Now and then a rule of any chain keeps state (ACCEPT and DROP rules
+ * only, with a limit by random fields now and then), or is CHECK-STATE
+ * instead; in a user chain (@level 0 on) less often: one there is often
+ * excluded by the jumps to it, and such a rule makes no state.
  */
 static void gen_state(struct nfhp_rule_spec *s, int level)
 {
-	if (level >= 0)
+	if (level >= 0 && rnd(3))
 		return;
 	if (rnd(12) == 0) {
 		memset(s, 0, sizeof(*s));
@@ -520,8 +517,6 @@ static void gen_state(struct nfhp_rule_spec *s, int level)
 	if ((s->action != NFHP_ACT_ACCEPT && s->action != NFHP_ACT_DROP) ||
 	    rnd(4))
 		return;
-	s->nmatch = 0;
-	s->norder = 0;
 	s->state.mode = NFHP_RSTATE_KEEP;
 	if (rnd(3))
 		return;

@@ -26,6 +26,7 @@
  * at most 48 states, so it grows while full.  At the end every byte
  * is given back.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -911,8 +912,9 @@ static void run_examples(void)
 	      tun.fin_lifetime == 1 && tun.rst_lifetime == 1 &&
 	      tun.udp_lifetime == 10 && tun.short_lifetime == 5 &&
 	      tun.max_states == 16384 && tun.max_parents == 4096 &&
-	      tun.buckets_init == 256 && tun.buckets_max == 8192,
-	      "examples: ipfw's defaults");
+	      tun.buckets_init == 256 && tun.buckets_max == 1u << 22 &&
+	      tun.bucket_load == 1,
+	      "examples: ipfw's defaults, buckets up to max_states");
 	check(!nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL), "examples: init");
 
 	/* A TCP connection, as in the DOC. */
@@ -1094,6 +1096,131 @@ static void run_bulk(unsigned int n)
 	check(!mem.used && !mem.allocated, "bulk: every byte given back");
 }
 
+/* The longest chain of the table's newest array. */
+static unsigned int longest_chain(const struct nfhp_state_table *tb)
+{
+	const struct nfhp_state_array *a = rcu_dereference(tb->arr), *f;
+	const struct nfhp_state *s;
+	unsigned int i, len, most = 0;
+
+	while ((f = rcu_dereference(a->future)))
+		a = f;
+	for (i = 0; i <= a->mask; i++) {
+		len = 0;
+		for (s = rcu_dereference(a->head[i]); s;
+		     s = rcu_dereference(s->next))
+			len++;
+		most = max(most, len);
+	}
+	return most;
+}
+
+/* The flow of state @i of a bound run. */
+static void bound_tuple(struct nfhp_state_tuple *u, unsigned int i)
+{
+	v4_tuple(u, 17, 0x0a000000 + i / 50000, 1024 + i % 50000,
+		 0x0a0000ff, 53);
+}
+
+/*
+ * Fill @tb with the states [@from, @to) of a bound run, ticking now and
+ * then, then tick until the growth is over.  Return: states refused or,
+ * in the end, not found.
+ */
+static unsigned int bound_fill(struct nfhp_state_table *tb,
+			       const struct nfhp_state_rule *rule,
+			       unsigned int from, unsigned int to)
+{
+	struct nfhp_state_tuple u;
+	unsigned int i, miss = 0;
+
+	for (i = from; i < to; i++) {
+		bound_tuple(&u, i);
+		miss += keep(tb, &u, rule, 0, 0) != 0;
+		if (i % 2000 == 0) {
+			nfhp_state_tick(tb, 0, 4096);
+			synchronize_rcu();
+		}
+	}
+	do {
+		nfhp_state_tick(tb, 0, 4096);
+		synchronize_rcu();
+	} while (nfhp_state_growing(tb));
+	for (i = 0; i < to; i++) {
+		bound_tuple(&u, i);
+		miss += !pass(tb, &u, i % 2, 0, 0, 1);
+	}
+	return miss;
+}
+
+/*
+ * The buckets follow max_states, past the 8192 they once stopped at:
+ * @n states make as many buckets, rounded up, and short chains; a
+ * lowered max_states stops growth, a raised one lets it go on; the hard
+ * cap holds; and an account too small for a bigger array keeps the
+ * table as it is, every state found.
+ */
+static void run_bound(unsigned int n)
+{
+	struct nfhp_state_rule rule = { .rule = &rule, .number = 1,
+					.verdict = 1 };
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_state_tunables tun;
+	struct nfhp_state_table tb;
+	unsigned int miss, longest;
+	u32 buckets;
+	bool ok;
+
+	nfhp_state_tunables_default(&tun);
+	tun.max_states = n;
+	nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL);
+	miss = bound_fill(&tb, &rule, 0, n);
+	buckets = nfhp_state_buckets(&tb);
+	longest = longest_chain(&tb);
+	check(!miss && buckets == roundup_pow_of_two(n) && buckets > 8192 &&
+	      longest <= 12 && atomic_read(&tb.count) == (int)n,
+	      "bound: %u states grow the table to %u buckets, chains of %u at most, none lost (%u missed)",
+	      n, buckets, longest, miss);
+	nfhp_state_table_destroy(&tb);
+
+	/* Lowered before the states come: growth stops at its bound. */
+	nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL);
+	ok = !nfhp_state_set_bounds(&tb, n / 8, tun.max_parents);
+	miss = bound_fill(&tb, &rule, 0, n / 8);
+	ok &= nfhp_state_buckets(&tb) == roundup_pow_of_two(n / 8);
+	/* Raised: the table grows on, the states it holds all kept. */
+	ok &= !nfhp_state_set_bounds(&tb, n, tun.max_parents);
+	miss += bound_fill(&tb, &rule, n / 8, n);
+	ok &= nfhp_state_buckets(&tb) == roundup_pow_of_two(n);
+	/* Lowered again: it never shrinks. */
+	ok &= !nfhp_state_set_bounds(&tb, 100, tun.max_parents) &&
+	      nfhp_state_buckets_bound(&tb) == tun.buckets_init;
+	nfhp_state_tick(&tb, 0, ~0u);
+	ok &= nfhp_state_buckets(&tb) == roundup_pow_of_two(n);
+	/* The hard cap. */
+	ok &= !nfhp_state_set_bounds(&tb, INT_MAX, tun.max_parents) &&
+	      nfhp_state_buckets_bound(&tb) == NFHP_STATE_BUCKETS_MAX;
+	nfhp_state_table_destroy(&tb);
+	check(ok && !miss && !mem.used && !mem.allocated,
+	      "bound: follows max_states down and up, capped, no shrink, none lost (%u missed)",
+	      miss);
+
+	/* The account holds the states, not an array of n buckets. */
+	mem.limit = (u64)n / 8 * kmalloc_size_roundup(sizeof(struct nfhp_state)) +
+		    (u64)tun.max_parents *
+		    kmalloc_size_roundup(sizeof(struct nfhp_state_parent)) +
+		    (256 << 10);
+	tun.max_states = n / 8;
+	ok = !nfhp_state_table_init(&tb, &mem, &tun, HZ, NULL);
+	miss = bound_fill(&tb, &rule, 0, n / 8);
+	buckets = nfhp_state_buckets(&tb);
+	ok &= buckets < roundup_pow_of_two(n / 8) && buckets > tun.buckets_init;
+	nfhp_state_table_destroy(&tb);
+	check(ok && !miss && !mem.used && !mem.allocated,
+	      "bound: the account stops growth at %u buckets, none lost (%u missed)",
+	      buckets, miss);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int steps = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
@@ -1101,6 +1228,7 @@ int main(int argc, char **argv)
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x57a7e;
 	run_examples();
 	run_bulk(6000);
+	run_bound(200000);
 	run_random(steps);
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;

@@ -483,11 +483,147 @@ static void run_random(unsigned int steps)
 	check(!core_mem.used && !ref_mem.used, "every byte given back");
 }
 
+/* A rule matching the source @src/@len (@len 0: any), for run_unreached(). */
+static struct nfhp_rule_spec *net_spec(u32 src, u8 len, u8 action, u8 mode,
+				       const char *target)
+{
+	static struct nfhp_rule_spec s;
+
+	memset(&s, 0, sizeof(s));
+	s.action = action;
+	s.state.mode = mode;
+	if (target)
+		strcpy(s.target, target);
+	if (len) {
+		spec_match(&s, NFHP_DIM_SRC, NFHP_FORM_PREFIX, src, 0);
+		s.m[0].nranges = len;
+	}
+	return &s;
+}
+
+/*
+ * One transaction: insert @s into @chain at @pos (0: append), or with
+ * @s NULL delete its rule @pos.
+ */
+static bool change(const char *chain, const struct nfhp_rule_spec *s,
+		   unsigned int pos)
+{
+	const char *msg = NULL;
+	int err;
+
+	if (nfhp_txn_begin(rs))
+		return false;
+	if (!s)
+		err = nfhp_rule_delete(rs, chain, pos, &msg);
+	else if (pos)
+		err = nfhp_rule_insert(rs, chain, pos, s, NULL, &msg);
+	else
+		err = nfhp_rule_append(rs, chain, s, NULL, &msg);
+	if (err) {
+		nfhp_txn_abort(rs);
+		return false;
+	}
+	return !nfhp_txn_commit(rs, &msg);
+}
+
+/* The verdict of a udp packet from @a to @b; its state is made or found. */
+static u8 udp_verdict(u32 a, u16 sport, u32 b, u16 dport)
+{
+	struct nfhp_state_tuple t;
+	struct nfhp_verdict v;
+	struct nfhp_key k;
+	struct tpkt p;
+
+	v4_tuple(&t, 17, a, sport, b, dport);
+	nfhp_state_pkt_init(&p.sp, &t);
+	p.sp.len = 100;
+	key_of(&k, &t, 0);
+	nfhp_classify(rs, NFHP_HOOK_FORWARD, &k, 100, &p, &v);
+	return v.action;
+}
+
+/*
+ * A state rule no packet reaches where it stands is the check point all
+ * the same (issue 45), as nf-hipac-sim's reference has it:
+ *
+ *	-A FORWARD -s 10.0.0.0/8 -j inner
+ *	-A FORWARD -s 172.16.0.2 -j DROP
+ *	-A FORWARD -p udp -s 172.16.0.1 -m keep-state -j ACCEPT
+ *	-A inner -s 192.168.0.0/16 -m keep-state -j ACCEPT
+ *
+ * Rule 3 makes the state of 172.16.0.1 -> .2; the reply is looked up
+ * before rule 2's DROP only when inner's rule is the check point.  The
+ * same for a dropped jump to a chain leading to a state rule ("-A inner
+ * -s 192.168.0.0/16 -j deep", "-A deep -j deeper", "-A deeper -m
+ * keep-state -j ACCEPT"); and after updates of the rules around it,
+ * which must not carry entries over past it.
+ */
+static void run_unreached(void)
+{
+	const u32 net10 = 0x0a000000, net192 = 0xc0a80000;
+	const u32 a = 0xac100001, b = 0xac100002;
+	const char *msg = NULL;
+	bool ok;
+
+	rs = nfhp_ruleset_new(NFHP_FAMILY_IPV4, ~0ull);
+	nfhp_ruleset_set_ext(rs, &handle_ops, NULL);
+	ok = rs && tables_init() && !nfhp_txn_begin(rs) &&
+	     !nfhp_chain_new(rs, "inner", &msg) &&
+	     !nfhp_chain_new(rs, "deep", &msg) &&
+	     !nfhp_chain_new(rs, "deeper", &msg) &&
+	     !nfhp_rule_append(rs, "FORWARD",
+			       net_spec(net10, 8, NFHP_ACT_JUMP, 0, "inner"),
+			       NULL, &msg) &&
+	     !nfhp_rule_append(rs, "FORWARD",
+			       net_spec(b, 32, NFHP_ACT_DROP, 0, NULL),
+			       NULL, &msg) &&
+	     !nfhp_rule_append(rs, "FORWARD",
+			       net_spec(a, 32, NFHP_ACT_ACCEPT,
+					NFHP_RSTATE_KEEP, NULL), NULL, &msg) &&
+	     !nfhp_rule_append(rs, "deep",
+			       net_spec(0, 0, NFHP_ACT_JUMP, 0, "deeper"),
+			       NULL, &msg) &&
+	     !nfhp_rule_append(rs, "deeper",
+			       net_spec(0, 0, NFHP_ACT_ACCEPT,
+					NFHP_RSTATE_KEEP, NULL), NULL, &msg) &&
+	     !nfhp_txn_commit(rs, &msg);
+	check(ok, "unreached: FORWARD, inner, deep and deeper committed");
+	ok = udp_verdict(a, 1000, b, 53) == NFHP_ACT_ACCEPT &&
+	     udp_verdict(b, 53, a, 1000) == NFHP_ACT_DROP;
+	check(ok, "unreached: without inner's rule the reply meets the DROP first");
+	ok = change("inner", net_spec(net192, 16, NFHP_ACT_ACCEPT,
+				      NFHP_RSTATE_KEEP, NULL), 0) &&
+	     udp_verdict(b, 53, a, 1000) == NFHP_ACT_ACCEPT &&
+	     udp_verdict(a, 1000, b, 53) == NFHP_ACT_ACCEPT;
+	check(ok, "unreached: inner's keep-state rule, unreachable, is the check point: the reply passes");
+	ok = change("FORWARD", net_spec(0, 0, NFHP_ACT_DROP, 0, NULL), 0) &&
+	     udp_verdict(b, 53, a, 1000) == NFHP_ACT_ACCEPT;
+	check(ok, "unreached: still so after a rule appended behind it");
+	ok = change("inner", NULL, 1) &&
+	     udp_verdict(b, 53, a, 1000) == NFHP_ACT_DROP;
+	check(ok, "unreached: inner's rule deleted, the check point is rule 3 again");
+	ok = change("inner", net_spec(net192, 16, NFHP_ACT_JUMP, 0, "deep"),
+		    0) && udp_verdict(b, 53, a, 1000) == NFHP_ACT_ACCEPT;
+	check(ok, "unreached: a dropped jump to a chain whose jump leads to a keep-state rule is the check point too");
+	/* A state rule before it, then gone: the check point comes back. */
+	ok = change("FORWARD", net_spec(0xac100063, 32, NFHP_ACT_ACCEPT,
+					NFHP_RSTATE_KEEP, NULL), 1) &&
+	     udp_verdict(b, 53, a, 1000) == NFHP_ACT_ACCEPT &&
+	     change("FORWARD", NULL, 1) &&
+	     udp_verdict(b, 53, a, 1000) == NFHP_ACT_ACCEPT;
+	check(ok, "unreached: a keep-state rule inserted before it and deleted: the check point is back");
+	nfhp_ruleset_free(rs);
+	rs = NULL;
+	nfhp_state_table_destroy(&core_states);
+	nfhp_state_table_destroy(&ref_states);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int steps = argc > 1 ? strtoul(argv[1], NULL, 0) : 100000;
 
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x5eed;
+	run_unreached();
 	run_random(steps);
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;

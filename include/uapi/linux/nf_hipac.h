@@ -291,7 +291,8 @@
  *     NFHPA_RULE_STATE: NLA_NESTED, at most one: the rule's part in
  *         nf-hipac's own dynamic states (not nf_conntrack's).  A hook's
  *         check point is the position of its first keep-state or
- *         check-state rule, user chains flattened in: a packet that gets
+ *         check-state rule, user chains flattened in, whether a packet
+ *         can reach that rule or not: a packet that gets
  *         that far without a verdict is looked up there, by its flow in
  *         either direction, and a live state gives it the verdict of the
  *         rule that made it.  It is a position, not a rule to match: a
