@@ -49,7 +49,8 @@ nfhp_check "server: -A INPUT -p udp -j DROP" \
 buckets0=$(field buckets)
 
 # Sender: datagrams from source port SPORT to PORTS destination ports
-# from 10000 on, in turn, until the stop file; writes how many it sent.
+# from 10000 on, in turn, until the stop file; writes how many it sent
+# after each round.
 sender='
 import os, socket, sys
 dst, sport, n, stop, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
@@ -60,7 +61,9 @@ while not os.path.exists(stop):
     for p in range(10000, 10000 + n):
         s.sendto(b"x", (dst, p))
     sent += n
-open(out, "w").write("%d\n" % sent)
+    with open(out + ".new", "w") as f:
+        f.write("%d\n" % sent)
+    os.rename(out + ".new", out)
 '
 for cpu in 0 1; do
 	in_ns $ns_client taskset -c $cpu python3 -c "$sender" $SERVER_IP \
@@ -87,6 +90,15 @@ done
 	echo $max > $tmp/max
 ) &
 sleep "$SECONDS_RUN"
+# A slow guest (the debug kernel on a busy host) may not have sent each
+# port once yet, and the rule is away while it is put back: wait for two
+# rounds of each sender, so that the states made are to be counted on.
+for i in $(seq 240); do
+	[ "$(cat $tmp/sent0 2>/dev/null)" -ge $((2 * PORTS)) ] 2>/dev/null &&
+	[ "$(cat $tmp/sent1 2>/dev/null)" -ge $((2 * PORTS)) ] 2>/dev/null &&
+		break
+	sleep 1
+done
 created_run=$(field created)
 touch $tmp/stop
 wait
