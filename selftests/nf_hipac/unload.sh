@@ -66,8 +66,9 @@ mod_unload()
 	local holder try
 
 	[ -d /sys/module/$1 ] || return 0
-	for holder in $(ls /sys/module/$1/holders); do
-		mod_unload "$holder" || return 1
+	for holder in /sys/module/"$1"/holders/*; do
+		[ -e "$holder" ] || continue
+		mod_unload "${holder##*/}" || return 1
 	done
 	for try in $(seq 20); do
 		rmmod "$1" 2>/dev/null && return 0
