@@ -33,9 +33,8 @@ nfhp_scaled()
 	awk -v n="$1" -v s="${NFHP_TIMEOUT_SCALE:-1}" \
 		'BEGIN { v = n * s; print v == int(v) ? v : int(v) + 1 }'
 }
-# A server's start: python3's, which a busy host under TCG and KASAN has
-# been seen to stretch past 10 s.
-nfhp_server_start=$(nfhp_scaled 10)
+# How long nfhp_conn's server waits for its request before it gives up.
+nfhp_server_life=$(nfhp_scaled 30)
 
 ns_client=nfhp-client-$$
 ns_router=nfhp-router-$$
@@ -311,93 +310,30 @@ fails()
 	fi
 }
 
-# Listener for nfhp_conn: bind PROTO/PORT (IPv6 when FAMILY is 6), touch
-# READY, answer one connection or datagram with "pong", exit.
-nfhp_py_server='
-import socket, sys, time
-proto, port, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-v6 = len(sys.argv) > 4 and sys.argv[4] == "6"
-kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
-s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, kind)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("::" if v6 else "0.0.0.0", port))
-if proto == "tcp":
-    s.listen(8)
-open(ready, "w").close()
-if proto == "tcp":
-    c, _ = s.accept()
-    c.recv(16)
-    c.sendall(b"pong")
-    c.close()
-else:
-    data, peer = s.recvfrom(16)
-    s.sendto(b"pong", peer)
-'
-
-# Client for nfhp_conn: send "ping" to DST/PORT (from SPORT if non-zero),
-# exit 0 iff "pong" comes back within WAIT seconds.  An IPv6 DST makes it
-# an IPv6 socket.
-nfhp_py_client='
-import os, socket, sys
-proto, dst, port, sport, wait = sys.argv[1:6]
-refused = os.environ.get("NFHP_CONN_REFUSED") == "1"
-v6 = ":" in dst
-kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
-s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, kind)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-if int(sport):
-    s.bind(("::" if v6 else "0.0.0.0", int(sport)))
-s.settimeout(float(wait))
-try:
-    if proto == "tcp" or refused:
-        # A connected UDP socket hears of an ICMP port unreachable.
-        s.connect((dst, int(port)))
-        s.send(b"ping")
-        data = s.recv(16)
-    else:
-        s.sendto(b"ping", (dst, int(port)))
-        data, _ = s.recvfrom(16)
-except ConnectionRefusedError:
-    sys.exit(0 if refused else 1)
-except OSError:
-    sys.exit(1)
-sys.exit(0 if data == b"pong" and not refused else 1)
-'
-
 # nfhp_conn PROTO PORT [SRC_NS [DST_NS [DST_IP]]] - start a one-shot tcp or
 # udp echo server on PORT in DST_NS (default server), send one request from
 # SRC_NS (default client) to DST_IP (default $SERVER_IP; an IPv6 address
 # makes both ends IPv6) and succeed iff the reply arrives within $NFHP_WAIT
 # seconds.  Set NFHP_SPORT (40000-49999,
-# never ephemeral) to fix the client's source port.
+# never ephemeral) to fix the client's source port.  Both ends are
+# tools/conn.c ($NFHP_BIN/nfhp-conn): two python3 starts took seconds of
+# every check under TCG.
 nfhp_conn()
 {
 	local proto=$1 port=$2 src=${3:-$ns_client} dst=${4:-$ns_server}
-	local ip=${5:-$SERVER_IP} ready spid rc i
+	local ip=${5:-$SERVER_IP} spid rc
 
-	ready=$(mktemp -u "/tmp/nfhp-ready.$$.XXXXXX")
-	timeout $((nfhp_server_start + 20)) \
-		ip netns exec "$dst" python3 -c "$nfhp_py_server" \
-		"$proto" "$port" "$ready" "$([[ $ip == *:* ]] && echo 6)" &
-	spid=$!
-	for i in $(seq $((nfhp_server_start * 10))); do
-		[ -e "$ready" ] && break
-		kill -0 $spid 2>/dev/null || break
-		sleep 0.1
-	done
-	if [ ! -e "$ready" ]; then
-		nfhp_log "server on $proto/$port in $dst did not start" \
-			"within ${nfhp_server_start}s"
-		kill $spid 2>/dev/null
-		wait $spid 2>/dev/null
+	# The server returns once it listens, and prints its PID.
+	spid=$(ip netns exec "$dst" "$NFHP_BIN/nfhp-conn" server "$proto" "$port" \
+		$nfhp_server_life "$([[ $ip == *:* ]] && echo 6)")
+	if [ -z "$spid" ]; then
+		nfhp_log "server on $proto/$port in $dst did not start"
 		return 2
 	fi
-	ip netns exec "$src" python3 -c "$nfhp_py_client" \
+	ip netns exec "$src" "$NFHP_BIN/nfhp-conn" client \
 		"$proto" "$ip" "$port" "${NFHP_SPORT:-0}" "$NFHP_WAIT"
 	rc=$?
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
-	rm -f "$ready"
+	kill "$spid" 2>/dev/null
 	return $rc
 }
 
