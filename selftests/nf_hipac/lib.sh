@@ -324,13 +324,13 @@ nfhp_conn()
 	local ip=${5:-$SERVER_IP} spid rc
 
 	# The server returns once it listens, and prints its PID.
-	spid=$(ip netns exec "$dst" "$NFHP_BIN/nfhp-conn" server "$proto" "$port" \
+	spid=$("$NFHP_BIN/nfhp-conn" -n "$dst" server "$proto" "$port" \
 		$nfhp_server_life "$([[ $ip == *:* ]] && echo 6)")
 	if [ -z "$spid" ]; then
 		nfhp_log "server on $proto/$port in $dst did not start"
 		return 2
 	fi
-	ip netns exec "$src" "$NFHP_BIN/nfhp-conn" client \
+	"$NFHP_BIN/nfhp-conn" -n "$src" client \
 		"$proto" "$ip" "$port" "${NFHP_SPORT:-0}" "$NFHP_WAIT"
 	rc=$?
 	kill "$spid" 2>/dev/null
