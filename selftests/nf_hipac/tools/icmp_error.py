@@ -21,6 +21,10 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "diff"))
+from pkt import csum  # noqa: E402
+
 
 def refused(host, port, sport):
     fam = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -37,15 +41,6 @@ def refused(host, port, sport):
         except socket.timeout:
             continue
     return 1
-
-
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
 
 
 def forge(client, server, sport, dport):
