@@ -109,30 +109,51 @@ static void nfhp_set_publish(struct nfhp_set *set, struct nfhp_set_body *body)
 }
 
 /**
+ * nfhp_set_spec_init() - the spec of a set with no limit, unlocked, and
+ *	any number allowed
+ * @spec: the spec
+ * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
+ * @algo: its algorithm
+ */
+void nfhp_set_spec_init(struct nfhp_set_spec *spec, u8 family,
+			const struct nfhp_set_algo *algo)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->family = family;
+	spec->algo = algo;
+	spec->range_hi = U32_MAX;
+}
+
+/* Is @set what @spec would make, as far as a create can tell? */
+static bool nfhp_set_is_spec(const struct nfhp_set *set,
+			     const struct nfhp_set_spec *spec)
+{
+	return set->family == spec->family && set->algo == spec->algo &&
+	       set->range_lo == spec->range_lo &&
+	       set->range_hi == spec->range_hi;
+}
+
+/**
  * nfhp_set_create() - a new, empty set
  * @sets: the namespace's sets
  * @name: its name, shorter than %NFHP_SET_MAXNAMELEN
- * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
- * @algo: its algorithm
- * @limit: most entries, 0 for no limit
- * @flags: %NFHP_SET_F_LOCKED; with %NFHP_SET_F_EXIST an existing set of
- *	that family and algorithm is no error
+ * @spec: what it is made with; a range other than the whole u32 for a
+ *	number set only
  * @msg: set to the reason of a failure
  *
  * In a transaction, the set exists for it alone until the commit.
  *
  * Return: 0 or -errno.
  */
-int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
-		    const struct nfhp_set_algo *algo, u32 limit, u32 flags,
-		    const char **msg)
+int nfhp_set_create(struct nfhp_sets *sets, const char *name,
+		    const struct nfhp_set_spec *spec, const char **msg)
 {
 	struct nfhp_set *set = nfhp_set_find(sets, name);
 	struct nfhp_set_body *body;
 
 	if (set) {
-		if (flags & NFHP_SET_F_EXIST && set->family == family &&
-		    set->algo == algo)
+		if (spec->flags & NFHP_SET_F_EXIST &&
+		    nfhp_set_is_spec(set, spec))
 			return 0;
 		*msg = "a set of that name exists";
 		return -EEXIST;
@@ -141,20 +162,28 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
 		*msg = "bad set name";
 		return -EINVAL;
 	}
+	if (spec->range_lo > spec->range_hi ||
+	    (spec->algo->type != NFHP_SET_NUMBER &&
+	     (spec->range_lo || spec->range_hi != U32_MAX))) {
+		*msg = "bad range: number sets only, its first no greater than its last";
+		return -EINVAL;
+	}
 	set = kzalloc(sizeof(*set), GFP_KERNEL);
 	if (!set)
 		goto err_nomem;
 	set->stats = alloc_percpu(struct nfhp_set_stats);
 	if (!set->stats)
 		goto err_free_set;
-	body = nfhp_set_body_new(sets, algo, family, 0);
+	body = nfhp_set_body_new(sets, spec->algo, spec->family, 0);
 	if (!body)
 		goto err_free_stats;
 	strscpy(set->name, name, sizeof(set->name));
-	set->family = family;
-	set->algo = algo;
-	set->live.limit = limit;
-	set->live.locked = flags & NFHP_SET_F_LOCKED;
+	set->family = spec->family;
+	set->algo = spec->algo;
+	set->range_lo = spec->range_lo;
+	set->range_hi = spec->range_hi;
+	set->live.limit = spec->limit;
+	set->live.locked = spec->flags & NFHP_SET_F_LOCKED;
 	if (sets->txn) {
 		set->txn = set->live;
 		set->txn.body = body;
@@ -315,6 +344,11 @@ int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
 		*msg = "the sets differ in type, algorithm or family";
 		return -EINVAL;
 	}
+	/* Each keeps its range: entries must not land outside one. */
+	if (a->range_lo != b->range_lo || a->range_hi != b->range_hi) {
+		*msg = "the sets differ in range";
+		return -EINVAL;
+	}
 	sa = nfhp_set_state_write(sets, a);
 	sb = nfhp_set_state_write(sets, b);
 	swap(sa->body, sb->body);
@@ -390,6 +424,9 @@ int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 
 	if (st->locked)
 		return NFHP_SET_LOCKED;
+	if (set->algo->type == NFHP_SET_NUMBER &&
+	    (nfhp_set_key_num(key) < set->range_lo || key->hi > set->range_hi))
+		return NFHP_SET_OUT_OF_RANGE;
 	if (st->limit && nfhp_set_full(st, key))
 		return NFHP_SET_LIMIT;
 	if (nfhp_set_body_write(sets, set, &body))

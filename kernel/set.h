@@ -74,11 +74,33 @@ struct nfhp_set_state {
 };
 
 /**
+ * struct nfhp_set_spec - what a set is made with, fixed at create but
+ *	for the limit and the lock
+ * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
+ * @algo: its algorithm
+ * @limit: most entries, 0 for no limit
+ * @flags: %NFHP_SET_F_LOCKED; with %NFHP_SET_F_EXIST an existing set of
+ *	the same spec is no error
+ * @range_lo: the least number a number set's entries may hold
+ * @range_hi: the greatest; 0 and U32_MAX for other types
+ */
+struct nfhp_set_spec {
+	u8 family;
+	const struct nfhp_set_algo *algo;
+	u32 limit;
+	u32 flags;
+	u32 range_lo;
+	u32 range_hi;
+};
+
+/**
  * struct nfhp_set - one named set
  * @next: the next set of the namespace
  * @name: its name
  * @family: the family of its keys
  * @algo: its algorithm, fixed at create
+ * @range_lo: the least number a number set's entries may hold
+ * @range_hi: the greatest (ipset's bitmap:port "range"), fixed at create
  * @inst: @live's instance, which packets read under RCU
  * @live: the committed state: packets, listings and tests see it
  * @txn: the open transaction's state, valid while @staged
@@ -94,6 +116,8 @@ struct nfhp_set {
 	char name[NFHP_SET_MAXNAMELEN];
 	u8 family;
 	const struct nfhp_set_algo *algo;
+	u32 range_lo;
+	u32 range_hi;
 	void __rcu *inst;
 	struct nfhp_set_state live;
 	struct nfhp_set_state txn;
@@ -151,9 +175,10 @@ const struct nfhp_set_algo *nfhp_set_algo_find(u8 type, const char *name);
 struct nfhp_set *nfhp_set_find(const struct nfhp_sets *sets, const char *name);
 struct nfhp_set *nfhp_set_find_committed(const struct nfhp_sets *sets,
 					 const char *name);
-int nfhp_set_create(struct nfhp_sets *sets, const char *name, u8 family,
-		    const struct nfhp_set_algo *algo, u32 limit, u32 flags,
-		    const char **msg);
+void nfhp_set_spec_init(struct nfhp_set_spec *spec, u8 family,
+			const struct nfhp_set_algo *algo);
+int nfhp_set_create(struct nfhp_sets *sets, const char *name,
+		    const struct nfhp_set_spec *spec, const char **msg);
 int nfhp_set_destroy(struct nfhp_sets *sets, const char *name,
 		     const char **msg);
 int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set);

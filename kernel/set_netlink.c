@@ -50,6 +50,8 @@ const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
 	[NFHPA_SET_COUNT] = { .type = NLA_REJECT },
 	[NFHPA_SET_MEMORY] = { .type = NLA_REJECT },
 	[NFHPA_SET_REFS] = { .type = NLA_REJECT },
+	[NFHPA_SET_RANGE_LO] = { .type = NLA_U32 },
+	[NFHPA_SET_RANGE_HI] = { .type = NLA_U32 },
 };
 
 const struct nla_policy nfhp_setm_policy[NFHPA_SETM_MAX + 1] = {
@@ -200,14 +202,29 @@ static u8 nfhp_request_family(struct genl_info *info)
 	       nla_get_u8(info->attrs[NFHPA_FAMILY]) : NFHP_FAMILY_IPV4;
 }
 
+/* A number set's range: both ends or neither.  0 or -EINVAL. */
+static int nfhp_set_range_get(struct nlattr **tb, struct nfhp_set_spec *spec,
+			      struct netlink_ext_ack *extack)
+{
+	if (!tb[NFHPA_SET_RANGE_LO] && !tb[NFHPA_SET_RANGE_HI])
+		return 0;
+	if (!tb[NFHPA_SET_RANGE_LO] || !tb[NFHPA_SET_RANGE_HI]) {
+		NL_SET_ERR_MSG(extack, "a range needs both of its ends");
+		return -EINVAL;
+	}
+	spec->range_lo = nla_get_u32(tb[NFHPA_SET_RANGE_LO]);
+	spec->range_hi = nla_get_u32(tb[NFHPA_SET_RANGE_HI]);
+	return 0;
+}
+
 int nfhp_nl_set_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
 	struct nlattr *tb[NFHPA_SET_MAX + 1];
 	const struct nfhp_set_algo *algo;
 	u8 family = nfhp_request_family(info);
+	struct nfhp_set_spec spec;
 	const char *msg = NULL;
-	u32 limit, flags;
 	int ret;
 
 	ret = nfhp_set_attrs(info, tb);
@@ -229,13 +246,19 @@ int nfhp_nl_set_new(struct sk_buff *skb, struct genl_info *info)
 				    "no such algorithm for the set's type");
 		return -EINVAL;
 	}
-	limit = tb[NFHPA_SET_LIMIT] ? nla_get_u32(tb[NFHPA_SET_LIMIT]) : 0;
-	flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
+	nfhp_set_spec_init(&spec, family, algo);
+	if (tb[NFHPA_SET_LIMIT])
+		spec.limit = nla_get_u32(tb[NFHPA_SET_LIMIT]);
+	if (tb[NFHPA_SET_FLAGS])
+		spec.flags = nla_get_u32(tb[NFHPA_SET_FLAGS]);
+	ret = nfhp_set_range_get(tb, &spec, info->extack);
+	if (ret)
+		return ret;
 	ret = nfhp_set_write_lock(hn, info);
 	if (ret)
 		return ret;
-	ret = nfhp_set_create(&hn->sets, nla_data(tb[NFHPA_SET_NAME]), family,
-			      algo, limit, flags, &msg);
+	ret = nfhp_set_create(&hn->sets, nla_data(tb[NFHPA_SET_NAME]), &spec,
+			      &msg);
 	mutex_unlock(&hn->lock);
 	nfhp_set_msg(info->extack, msg);
 	return ret;
@@ -532,6 +555,8 @@ static int nfhp_set_result_errno(int result, u32 flags)
 		return -EINVAL;
 	case NFHP_SET_NOMEM:
 		return -ENOMEM;
+	case NFHP_SET_OUT_OF_RANGE:
+		return -ERANGE;
 	default:
 		return 0;
 	}
@@ -560,6 +585,8 @@ static const char *nfhp_set_result_msg(int err, const struct nfhp_set *set)
 		return "the set is full";
 	case -EPERM:
 		return "the set is locked";
+	case -ERANGE:
+		return "the entry is out of the range of the set";
 	case -EINVAL:
 		if (set->algo->type == NFHP_SET_FLOW)
 			return "the key is not of the set's family, has bits set below its prefix length, protocol 0, or a port its protocol has none of";
@@ -872,7 +899,10 @@ static int nfhp_put_set(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u32(skb, NFHPA_SET_COUNT, nfhp_set_count(sets, set)) ||
 	    nla_put_u64_64bit(skb, NFHPA_SET_MEMORY,
 			      set->live.body->mem.allocated, NFHPA_SET_PAD) ||
-	    nla_put_u32(skb, NFHPA_SET_REFS, set->refs)) {
+	    nla_put_u32(skb, NFHPA_SET_REFS, set->refs) ||
+	    (set->algo->type == NFHP_SET_NUMBER &&
+	     (nla_put_u32(skb, NFHPA_SET_RANGE_LO, set->range_lo) ||
+	      nla_put_u32(skb, NFHPA_SET_RANGE_HI, set->range_hi)))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -9,8 +9,9 @@
 # set), from an IPv4 rule and an IPv6 rule on the same set, and goes
 # through nf-hipac6-save and -restore; "range" (disjoint ranges) refuses
 # an overlap, with "!" lets only its ranges pass, and with --set-value
-# follows the entry's value as it changes.  The real ipset's bitmap:port
-# save restores into nf-hipac-set with the same members.
+# follows the entry's value as it changes.  A set's range refuses ports
+# outside it, as ipset's does.  The real ipset's bitmap:port save
+# restores into nf-hipac-set with the same create line and members.
 # nfhp-timeout: 300
 
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +25,7 @@ web_ports() { S add web 8080 && S add web 8090-8092 && [ "$(entries web)" = 4 ];
 web_save()
 {
 	S save web | tr '\n' '|' |
-		grep -qx 'create web bitmap:port range 0-65535|add web 8080|add web 8090|add web 8091|add web 8092|'
+		grep -qx 'create web bitmap:port range 1024-9999|add web 8080|add web 8090|add web 8091|add web 8092|'
 }
 web_proc()
 {
@@ -42,7 +43,7 @@ web_save6()
 
 	save=$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save") &&
 	a=$(grep -E '^(create|add|lock|-A) ' <<<"$save") &&
-	grep -qxF 'create web bitmap:port range 0-65535' <<<"$a" &&
+	grep -qxF 'create web bitmap:port range 1024-9999' <<<"$a" &&
 	grep -qxF -- '-A FORWARD -m set --match-set web dst -j DROP' <<<"$a" &&
 	printf '%s\n' "$save" | in_ns $ns_router "$NFHP_BIN/nf-hipac6-restore" &&
 	b=$(in_ns $ns_router "$NFHP_BIN/nf-hipac6-save" |
@@ -54,10 +55,17 @@ hi_not() { r4 -A FORWARD -i $ROUTER_CLIENT_IF -p tcp -m set ! --match-set hi dst
 hi_value2() { r4 -I FORWARD -p tcp -m set --match-set hi dst --set-value 2 -j DROP && tcp_fail 8050; }
 hi_value3() { S add hi 8000-8099 value 3 -exist && tcp_ok 8050; }
 
-nfhp_check "create web bitmap:port range 0-1024" \
-	S create web bitmap:port range 0-1024
+nfhp_check "create web bitmap:port range 1024-9999" \
+	S create web bitmap:port range 1024-9999
 nfhp_check "a port over 65535: exit 1" fails 1 "out of range 0-65535" \
 	S add web 70000
+nfhp_check "add 80, below the range: exit 1" \
+	fails 1 "Element is out of the range of the set" S add web 80
+nfhp_check "add 9990-10010, past its end: exit 1" \
+	fails 1 "Element is out of the range of the set" S add web 9990-10010
+nfhp_check "  nothing added" [ "$(entries web)" = 0 ]
+nfhp_check "create web again with another range: exit 1" \
+	fails 1 "exists" S create web bitmap:port range 0-9999 -exist
 nfhp_check "add 8080 and 8090-8092: four ports" web_ports
 nfhp_check "save: ipset's bitmap:port lines, a port a line" web_save
 nfhp_check "/proc/net/nf-hipac/sets: num:bitmap, 4 entries" web_proc
@@ -99,6 +107,13 @@ if command -v ipset >/dev/null 2>&1 &&
 		ip netns exec $ns_server ipset add ipp 1500 &&
 		ip netns exec $ns_server ipset add ipp 1600-1602"
 	nfhp_check "ipset save | nf-hipac-set restore: the same members" ipset_restored
+	nfhp_check "  and the same create line" bash -c "
+		[ \"\$(ip netns exec $ns_server ipset save ipp | grep '^create ')\" = \
+		  \"\$(ip netns exec $ns_router $NFHP_BIN/nf-hipac-set save ipp | grep '^create ')\" ]"
+	nfhp_check "ipset refuses add 3000, out of its range: exit 1" \
+		fails 1 "out of the range" in_ns $ns_server ipset add ipp 3000
+	nfhp_check "  so does nf-hipac-set, in ipset's words" \
+		fails 1 "Element is out of the range of the set" S add ipp 3000
 else
 	nfhp_log "SKIP: ipset save | nf-hipac-set restore: no ipset here"
 fi

@@ -36,6 +36,8 @@ static const char *result_msg(bool add, u32 flags, u8 result)
 			     "Element cannot be deleted from the set: the set is locked";
 	case NFHP_SET_NOMEM:
 		return "Memory allocation problem";
+	case NFHP_SET_OUT_OF_RANGE:
+		return "Element is out of the range of the set";
 	default:
 		return "Element is not of the set's type or family";
 	}

@@ -113,7 +113,8 @@ static bool same_kind(const struct nfhp_set_info *a,
 		      const struct nfhp_set_info *b)
 {
 	return a->type == b->type && !strcmp(a->algo, b->algo) &&
-	       a->family == b->family;
+	       a->family == b->family && a->ranged == b->ranged &&
+	       a->range_lo == b->range_lo && a->range_hi == b->range_hi;
 }
 
 static const char *const restore_cmds[][3] = {
@@ -177,9 +178,14 @@ static int do_create(struct set_restore *r, int argc, char **argv, bool exist)
 		return ret;
 	s = rset_find(r, info.name);
 	if (s && !same_kind(&s->info, &info)) {
-		set_error(r->c, "Set cannot be created: set with the same name already exists (%s family %s)",
-			  nfhp_set_typename(&s->info),
-			  s->info.family == NFHP_FAMILY_IPV6 ? "inet6" : "inet");
+		if (s->info.ranged)
+			set_error(r->c, "Set cannot be created: set with the same name already exists (%s range %u-%u)",
+				  nfhp_set_typename(&s->info),
+				  s->info.range_lo, s->info.range_hi);
+		else
+			set_error(r->c, "Set cannot be created: set with the same name already exists (%s family %s)",
+				  nfhp_set_typename(&s->info),
+				  s->info.family == NFHP_FAMILY_IPV6 ? "inet6" : "inet");
 		return NFHP_SET_EXIT_ERR;
 	}
 	if (s && !exist && !r->replace) {

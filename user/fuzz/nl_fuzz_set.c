@@ -427,6 +427,13 @@ static void put_set_new(struct nlmsghdr *nlh, unsigned int i)
 		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, (one_in(4) ?
 				 NFHP_SET_F_LOCKED : 0) |
 				 (one_in(2) ? NFHP_SET_F_EXIST : 0));
+	/* A number set's range: small, so that adds fall on both sides. */
+	if (one_in(number ? 3 : 16))
+		mnl_attr_put_u32(nlh, NFHPA_SET_RANGE_LO, one_in(2) ?
+				 below(100) : rnd_value());
+	if (one_in(number ? 3 : 16))
+		mnl_attr_put_u32(nlh, NFHPA_SET_RANGE_HI, one_in(2) ?
+				 100 + below(60000) : rnd_value());
 }
 
 /**
@@ -779,6 +786,8 @@ static int result_errno(uint8_t result, uint32_t flags)
 		return EINVAL;
 	case NFHP_SET_NOMEM:
 		return ENOMEM;
+	case NFHP_SET_OUT_OF_RANGE:
+		return ERANGE;
 	}
 	return 0;
 }
@@ -790,6 +799,7 @@ static bool result_ok(uint8_t cmd, uint8_t result, uint32_t flags)
 	case NFHP_SET_ADDED:
 	case NFHP_SET_EXISTS:
 	case NFHP_SET_LIMIT:
+	case NFHP_SET_OUT_OF_RANGE:
 		return cmd == NFHP_CMD_SET_ADD || (cmd == NFHP_CMD_SET_TEST &&
 						   result == NFHP_SET_EXISTS);
 	case NFHP_SET_UPDATED:

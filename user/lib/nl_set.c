@@ -49,7 +49,7 @@ static void put_iface(struct nlmsghdr *nlh, const struct nfhp_set_entry *e)
  * @values: put each entry's NFHPA_SETE_VALUE (adds)
  *
  * A create (an @info with a type and an algorithm) carries the type,
- * the algorithm and the limit too.  The entries of a number set (@info's
+ * the algorithm, the limit and a number set's range too.  The entries of a number set (@info's
  * type %NFHP_SET_NUMBER) go as their two numbers, those of a flow set
  * with their protocol and port, those of an interface set as their
  * names.
@@ -68,6 +68,12 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO, info->algo);
 		if (info->limit)
 			mnl_attr_put_u32(nlh, NFHPA_SET_LIMIT, info->limit);
+		if (info->ranged) {
+			mnl_attr_put_u32(nlh, NFHPA_SET_RANGE_LO,
+					 info->range_lo);
+			mnl_attr_put_u32(nlh, NFHPA_SET_RANGE_HI,
+					 info->range_hi);
+		}
 	}
 	if (flags)
 		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, flags);
@@ -139,6 +145,8 @@ static int set_attr_cb(const struct nlattr *attr, void *data)
 	case NFHPA_SET_FLAGS:
 	case NFHPA_SET_COUNT:
 	case NFHPA_SET_REFS:
+	case NFHPA_SET_RANGE_LO:
+	case NFHPA_SET_RANGE_HI:
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
 			return MNL_CB_ERROR;
 		break;
@@ -294,6 +302,11 @@ int nfhp_nl_parse_set_msg(const struct nlmsghdr *nlh,
 		info->refs = mnl_attr_get_u32(tb[NFHPA_SET_REFS]);
 	if (tb[NFHPA_SET_MEMORY])
 		info->memory = mnl_attr_get_u64(tb[NFHPA_SET_MEMORY]);
+	if (tb[NFHPA_SET_RANGE_LO] && tb[NFHPA_SET_RANGE_HI]) {
+		info->ranged = true;
+		info->range_lo = mnl_attr_get_u32(tb[NFHPA_SET_RANGE_LO]);
+		info->range_hi = mnl_attr_get_u32(tb[NFHPA_SET_RANGE_HI]);
+	}
 	if (!fn)
 		return 0;
 	mnl_attr_for_each_nested(attr, top[NFHPA_SET]) {

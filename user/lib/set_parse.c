@@ -196,11 +196,12 @@ static int parse_timeout(const char *s, char *err, size_t errlen)
 }
 
 /*
- * bitmap:port's "range FIRST-LAST" (or a single port): ports, first no
- * greater than last.  The set holds any port regardless: ipset save
- * prints it, and it is taken so.  0 or an exit code.
+ * A number set's "range FIRST-LAST" (or a single number), first no
+ * greater than last, into @info.  Whether a bitmap's are ports is
+ * checked once the algorithm is known.  0 or an exit code.
  */
-static int parse_port_range(const char *s, char *err, size_t errlen)
+static int parse_num_range(const char *s, struct nfhp_set_info *info,
+			   char *err, size_t errlen)
 {
 	unsigned long long lo, hi;
 	char buf[32], *dash;
@@ -209,12 +210,41 @@ static int parse_port_range(const char *s, char *err, size_t errlen)
 	dash = strchr(buf, '-');
 	if (dash)
 		*dash++ = '\0';
-	if (parse_num(buf, PORT_MAX, &lo, err, errlen) ||
-	    parse_num(dash ? dash : buf, PORT_MAX, &hi, err, errlen))
+	if (parse_num(buf, 0xffffffffULL, &lo, err, errlen) ||
+	    parse_num(dash ? dash : buf, 0xffffffffULL, &hi, err, errlen))
 		return NFHP_SET_EXIT_ERR;
 	if (lo > hi) {
 		nfhp_set_errmsg(err, errlen,
 		    "Syntax error: the range %s ends before it begins", s);
+		return NFHP_SET_EXIT_ERR;
+	}
+	info->ranged = true;
+	info->range_lo = lo;
+	info->range_hi = hi;
+	return 0;
+}
+
+/*
+ * A bitmap holds ports: its range is ports, 0-65535 when none is given
+ * (ipset's bitmap:port needs one).  "range" takes any u32, all of them
+ * when no range is given.  A number set's range is always set, as the
+ * kernel lists it.  0 or an exit code.
+ */
+static int check_num_range(struct nfhp_set_info *info, char *err,
+			   size_t errlen)
+{
+	bool bitmap = !strcmp(info->algo, "bitmap");
+
+	if (info->type != NFHP_SET_NUMBER)
+		return 0;
+	if (!info->ranged) {
+		info->ranged = true;
+		info->range_lo = 0;
+		info->range_hi = bitmap ? PORT_MAX : 0xffffffffu;
+	} else if (bitmap && info->range_hi > PORT_MAX) {
+		nfhp_set_errmsg(err, errlen,
+		    "Syntax error: '%u' is out of range 0-%u",
+		    info->range_hi, PORT_MAX);
 		return NFHP_SET_EXIT_ERR;
 	}
 	return 0;
@@ -236,8 +266,9 @@ static int parse_port_range(const char *s, char *err, size_t errlen)
  * hash|lpm" ("algo bitmap|range" for bitmap:port), "limit N" (maxelem's
  * twin) and "locked".  Without maxelem or limit the set holds
  * %NFHP_SET_DEFAULT_LIMIT entries, as ipset's; a limit of 0 is none.
- * bitmap:port takes ipset's "range FIRST-LAST", which must be ports, and
- * holds any port regardless ("range" any u32).
+ * bitmap:port takes ipset's "range FIRST-LAST", ports, 0-65535 when
+ * absent; with "algo range" the range may hold any u32, all of them when
+ * absent.  The kernel refuses entries outside it.
  *
  * Return: 0, or an exit code.
  */
@@ -306,7 +337,7 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 			}
 			snprintf(info->algo, sizeof(info->algo), "%s", a);
 		} else if (!strcmp(o, "range")) {
-			ret = parse_port_range(a, err, errlen);
+			ret = parse_num_range(a, info, err, errlen);
 			if (ret)
 				return ret;
 		} else {
@@ -316,7 +347,7 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 				return ret;
 		}
 	}
-	return 0;
+	return check_num_range(info, err, errlen);
 }
 
 static unsigned int family_bits(u8 family)
@@ -784,7 +815,10 @@ static void print_header(FILE *f, const struct nfhp_set_info *info)
 	 * ipset's bitmap:port has a range and no maxelem: the limit is
 	 * nf-hipac's, printed when it is not the default.
 	 */
-	fprintf(f, "range 0-%u", PORT_MAX);
+	if (info->ranged)
+		fprintf(f, "range %u-%u", info->range_lo, info->range_hi);
+	else
+		fprintf(f, "range 0-%u", PORT_MAX);
 	if (info->limit != NFHP_SET_DEFAULT_LIMIT)
 		fprintf(f, " maxelem %u", info->limit);
 }

@@ -37,6 +37,9 @@
  * @count: entries (listings)
  * @refs: rules that refer to the set (listings)
  * @memory: bytes (listings)
+ * @ranged: a number set's range is given: @range_lo and @range_hi
+ * @range_lo: the least number its entries may hold
+ * @range_hi: the greatest
  */
 struct nfhp_set_info {
 	char name[NFHP_SET_MAXNAMELEN];
@@ -48,6 +51,9 @@ struct nfhp_set_info {
 	u32 count;
 	u32 refs;
 	u64 memory;
+	bool ranged;
+	u32 range_lo;
+	u32 range_hi;
 };
 
 /**

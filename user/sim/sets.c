@@ -48,6 +48,7 @@ static int sets_create(int argc, char **argv, char *err, size_t errlen)
 	struct nfhp_set_info info = {};
 	const struct nfhp_set_algo *algo;
 	const char *algo_name, *msg = NULL;
+	struct nfhp_set_spec spec;
 	bool exist = false;
 	int ret;
 
@@ -66,9 +67,14 @@ static int sets_create(int argc, char **argv, char *err, size_t errlen)
 		snprintf(err, errlen, "no algorithm %s", info.algo);
 		return -EINVAL;
 	}
-	ret = nfhp_set_create(&sim_sets, argv[1], info.family, algo,
-			      info.limit, info.flags & ~NFHP_SET_F_LOCKED,
-			      &msg);
+	nfhp_set_spec_init(&spec, info.family, algo);
+	spec.limit = info.limit;
+	spec.flags = info.flags & ~NFHP_SET_F_LOCKED;
+	if (info.ranged) {
+		spec.range_lo = info.range_lo;
+		spec.range_hi = info.range_hi;
+	}
+	ret = nfhp_set_create(&sim_sets, argv[1], &spec, &msg);
 	if (ret)
 		snprintf(err, errlen, "%s: %s", argv[1], msg);
 	return ret;

@@ -631,6 +631,9 @@ sets_run port 10 \
 sets_refused port 'create p bitmap:port range 0-1024\nadd p 70000\n' \
 	"out of range 0-65535" \
 	"--sets: a port over 65535 in a bitmap set is refused with its line"
+sets_refused port 'create p bitmap:port range 0-1024\nadd p 1000-1100\n' \
+	"add p 1000-1100: refused" \
+	"--sets: a range past the set's range is refused with its line"
 
 # hash:iface sets, both algorithms: "src" is the input device, "dst" the
 # output device; nested wildcards, the longest match's value, "!", and a

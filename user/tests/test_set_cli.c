@@ -597,6 +597,26 @@ static void test_numbers(void)
 	      "create: a range beyond the ports is refused: %s", err);
 	check(create("range 0-10", &info, &exist) == NFHP_SET_EXIT_PARAM,
 	      "create: range is bitmap:port's alone");
+	check(!create_typed(NFHP_SET_NUMBER, "bitmap", "range 1024-2047",
+			    &info, &exist) && info.ranged &&
+	      info.range_lo == 1024 && info.range_hi == 2047,
+	      "create: the range goes to the kernel");
+	check(!create_typed(NFHP_SET_NUMBER, "bitmap", "", &info, &exist) &&
+	      info.ranged && info.range_lo == 0 && info.range_hi == 65535,
+	      "create: a bitmap without a range holds every port");
+	check(!create_typed(NFHP_SET_NUMBER, "bitmap",
+			    "range 70000-4294967295 algo range", &info,
+			    &exist) && info.ranged && info.range_lo == 70000 &&
+	      info.range_hi == 0xffffffffu,
+	      "create: algo range takes any u32 range, before or after algo");
+	check(!create_typed(NFHP_SET_NUMBER, "bitmap", "algo range", &info,
+			    &exist) && info.ranged && info.range_lo == 0 &&
+	      info.range_hi == 0xffffffffu,
+	      "create: algo range without a range: any u32");
+	check(create_typed(NFHP_SET_NUMBER, "bitmap", "range 9-3", &info,
+			   &exist) == NFHP_SET_EXIT_ERR &&
+	      strstr(err, "ends before it begins"),
+	      "create: a range backwards is refused: %s", err);
 	check(num_elem("80", "bitmap", &e) == 1 && e.addr == 80 &&
 	      e.hi == 80, "a port: one key [80, 80]");
 	check(num_elem("1024-2047", "bitmap", &e) == 1 && e.addr == 1024 &&
@@ -626,6 +646,12 @@ static void test_numbers(void)
 	check(!strcmp(print(create_line, &info, NULL),
 		      "create p bitmap:port range 0-65535 maxelem 10 algo range\n"),
 	      "save: the range algorithm and a limit, nf-hipac's");
+	info.ranged = true;
+	info.range_lo = 1024;
+	info.range_hi = 4294967295u;
+	check(!strcmp(print(create_line, &info, NULL),
+		      "create p bitmap:port range 1024-4294967295 maxelem 10 algo range\n"),
+	      "save: the range the kernel lists");
 	e = (struct nfhp_set_entry){ .addr = 1000, .hi = 1999, .value = 3 };
 	check(!strcmp(print(nfhp_set_print_add, &info, &e),
 		      "add p 1000-1999 value 3\n"), "save: a range with a value");

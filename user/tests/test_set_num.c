@@ -484,6 +484,87 @@ static void run_bulk(const struct nfhp_set_algo *algo)
 	check(!mem.used, "%s: bulk: every byte given back", algo->name);
 }
 
+/* A range [@lo, @hi] of @algo called @name, or NULL. */
+static struct nfhp_set *ranged_set(struct nfhp_sets *sets, const char *name,
+				   const char *algo, u32 lo, u32 hi, u32 flags)
+{
+	struct nfhp_set_spec spec;
+	const char *msg = NULL;
+
+	nfhp_set_spec_init(&spec, NFHP_FAMILY_IPV4,
+			   nfhp_set_algo_find(NFHP_SET_NUMBER, algo));
+	spec.range_lo = lo;
+	spec.range_hi = hi;
+	spec.flags = flags;
+	if (nfhp_set_create(sets, name, &spec, &msg))
+		return NULL;
+	return nfhp_set_find(sets, name);
+}
+
+/*
+ * ipset's bitmap:port "range": every number of an entry lies in it, at
+ * both of its ends, or nothing is added; a create with -exist must name
+ * the same range; a swap needs equal ranges; only number sets have one.
+ */
+static void run_ranges(struct nfhp_sets *sets)
+{
+	struct nfhp_set *a, *b, *c;
+	struct nfhp_set_spec spec;
+	const char *msg = NULL;
+	u32 v;
+
+	a = ranged_set(sets, "ra", "bitmap", 1000, 2000, 0);
+	b = ranged_set(sets, "rb", "range", 1000, 2000, 0);
+	c = ranged_set(sets, "rc", "range", 0, 5000, 0);
+	check(a && b && c, "range: created");
+	if (!a || !b || !c)
+		return;
+	check(nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 1000,
+							     .hi = 1000 },
+			   0, 0) == NFHP_SET_ADDED &&
+	      nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 2000,
+							     .hi = 2000 },
+			   0, 0) == NFHP_SET_ADDED &&
+	      nfhp_set_add(sets, b, &(struct nfhp_set_key){ .addr = 1000,
+							     .hi = 2000 },
+			   0, 0) == NFHP_SET_ADDED,
+	      "range: its first and last numbers are taken");
+	check(nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 999,
+							     .hi = 999 },
+			   0, 0) == NFHP_SET_OUT_OF_RANGE &&
+	      nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 2001,
+							     .hi = 2001 },
+			   0, 0) == NFHP_SET_OUT_OF_RANGE &&
+	      nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 1990,
+							     .hi = 2010 },
+			   0, 0) == NFHP_SET_OUT_OF_RANGE &&
+	      nfhp_set_add(sets, c, &(struct nfhp_set_key){ .addr = 4000,
+							     .hi = 6000 },
+			   0, 0) == NFHP_SET_OUT_OF_RANGE,
+	      "range: an entry reaching past either end is refused");
+	check(nfhp_set_count(sets, a) == 2 && nfhp_set_count(sets, c) == 0 &&
+	      !nfhp_set_test(sets, a, &(struct nfhp_set_key){ .addr = 1995,
+							       .hi = 1995 },
+			     &v),
+	      "range: a refused entry added none of its numbers");
+	check(!ranged_set(sets, "ra", "bitmap", 1000, 2001, 0) &&
+	      ranged_set(sets, "ra", "bitmap", 1000, 2000,
+			 NFHP_SET_F_EXIST) == a,
+	      "range: -exist takes the same range only");
+	check(nfhp_set_swap(sets, b, c, &msg) == -EINVAL &&
+	      nfhp_set_count(sets, b) == 1,
+	      "range: sets of other ranges do not swap");
+	check(!ranged_set(sets, "rd", "range", 7, 6, 0) &&
+	      !nfhp_set_find(sets, "rd"), "range: its first past its last");
+	nfhp_set_spec_init(&spec, NFHP_FAMILY_IPV4, &nfhp_set_addr_hash);
+	spec.range_hi = 80;
+	check(nfhp_set_create(sets, "re", &spec, &msg) == -EINVAL,
+	      "range: of a number set only");
+	check(!nfhp_set_destroy(sets, "ra", &msg) &&
+	      !nfhp_set_destroy(sets, "rb", &msg) &&
+	      !nfhp_set_destroy(sets, "rc", &msg), "range: destroyed");
+}
+
 /*
  * Through the registry (set.c), as the module's commands go: a test of a
  * number is a lookup, of a range a find; the limit, which counts the
@@ -493,6 +574,7 @@ static void run_registry(void)
 {
 	struct nfhp_set_key k8090 = num_key(8090, 8090), r = num_key(8000, 8099);
 	struct nfhp_set_key r2 = num_key(9000, 9001);
+	struct nfhp_set_spec spec;
 	const char *msg = NULL;
 	struct nfhp_sets sets;
 	struct nfhp_set *set;
@@ -500,9 +582,9 @@ static void run_registry(void)
 	u32 v = 0, lim = 1;
 
 	nfhp_sets_init(&sets, NULL, ~0ull);
-	check(!nfhp_set_create(&sets, "hi", NFHP_FAMILY_IPV4,
-			       nfhp_set_algo_find(NFHP_SET_NUMBER, "range"),
-			       0, 0, &msg) &&
+	nfhp_set_spec_init(&spec, NFHP_FAMILY_IPV4,
+			   nfhp_set_algo_find(NFHP_SET_NUMBER, "range"));
+	check(!nfhp_set_create(&sets, "hi", &spec, &msg) &&
 	      !nfhp_set_algo_find(NFHP_SET_ADDR, "range") &&
 	      !nfhp_set_algo_find(NFHP_SET_NUMBER, "lpm"),
 	      "registry: range is a number algorithm, and lpm none");
@@ -526,9 +608,11 @@ static void run_registry(void)
 	check(!nfhp_set_destroy(&sets, "hi", &msg), "registry: destroyed");
 
 	lim = 4;
-	check(!nfhp_set_create(&sets, "p", NFHP_FAMILY_IPV4,
-			       nfhp_set_algo_find(NFHP_SET_NUMBER, "bitmap"),
-			       lim, 0, &msg), "registry: a bitmap of 4 ports");
+	nfhp_set_spec_init(&spec, NFHP_FAMILY_IPV4,
+			   nfhp_set_algo_find(NFHP_SET_NUMBER, "bitmap"));
+	spec.limit = lim;
+	check(!nfhp_set_create(&sets, "p", &spec, &msg),
+	      "registry: a bitmap of 4 ports");
 	set = nfhp_set_find(&sets, "p");
 	r = num_key(1, 3);
 	r2 = num_key(3, 5);
@@ -541,6 +625,7 @@ static void run_registry(void)
 	      nfhp_set_count(&sets, set) == 4,
 	      "registry: a range passing the limit with its new ports is refused");
 	check(!nfhp_set_destroy(&sets, "p", &msg), "registry: destroyed");
+	run_ranges(&sets);
 	nfhp_sets_free(&sets);
 }
 

@@ -181,12 +181,15 @@ static void step_create(struct run *r, unsigned int i)
 		    (rnd() % 8 ? 0 : NFHP_SET_F_LOCKED);
 	struct model_set *m = view(r) + i;
 	u32 limit = rnd() % 3 ? 0 : 1 + rnd() % 4;
+	struct nfhp_set_spec spec;
 	const char *msg = NULL;
 	int want = 0, got;
 
+	nfhp_set_spec_init(&spec, NFHP_FAMILY_IPV4, algo);
+	spec.limit = limit;
+	spec.flags = flags;
 	nfhp_shim_fail_countdown = rnd() % 6 ? 0 : 1 + rnd() % 4;
-	got = nfhp_set_create(&r->sets, names[i], NFHP_FAMILY_IPV4, algo,
-			      limit, flags, &msg);
+	got = nfhp_set_create(&r->sets, names[i], &spec, &msg);
 	nfhp_shim_fail_countdown = 0;
 	if (m->exists && !(flags & NFHP_SET_F_EXIST && m->algo == algo))
 		want = -EEXIST;

@@ -85,9 +85,12 @@
  *     protocol and a port, longest match),
  *     the family NFHPA_FAMILY (IPv4 when absent), optionally NFHPA_SET_LIMIT
  *     (most entries; 0 or absent: no limit) and NFHPA_SET_FLAGS
- *     (NFHP_SET_F_LOCKED).  -EEXIST when the name is taken, unless
- *     NFHP_SET_F_EXIST is given and the set has the same type, algorithm
- *     and family.
+ *     (NFHP_SET_F_LOCKED).  A number set takes NFHPA_SET_RANGE_LO and
+ *     _HI, both or neither (-EINVAL), LO no greater than HI: the least
+ *     and the greatest number its entries may hold, for ever (ipset's
+ *     "range" of bitmap:port); absent, any u32.  -EEXIST when the name is
+ *     taken, unless NFHP_SET_F_EXIST is given and the set has the same
+ *     type, algorithm, family and range.
  * NFHP_CMD_SET_DEL: destroy the set, or every set when NFHPA_SET_NAME is
  *     absent.  -EBUSY while a rule refers to it (for all: to any of them,
  *     and none is destroyed); a rule deleted in the open transaction still
@@ -98,6 +101,7 @@
  *     NFHPA_SET_OTHER, which must have the same type and family (-EINVAL);
  *     rules keep the names they refer to, and see the other entries from
  *     then on, all at once.  Each set keeps its name, limit and lock.
+ *     Number sets must have the same range too.
  * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
  *     NFHP_SET_F_LOCKED, those that are present.
  * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR and
@@ -113,7 +117,8 @@
  *     entries (E2BIG, nothing applied).  The command fails (after the
  *     reply) with the first entry's error: -EEXIST (unless
  *     NFHP_SET_F_EXIST), -E2BIG over the limit, -EPERM while locked,
- *     -EINVAL for a key of another type or family, -ENOMEM.
+ *     -EINVAL for a key of another type or family, -ERANGE for numbers
+ *     outside the set's range (NFHP_SET_OUT_OF_RANGE), -ENOMEM.
  *     A number set's entry is a range [LO, HI].  "range" takes it as one
  *     entry, and refuses (NFHP_SET_INVALID) one that overlaps an entry
  *     other than [LO, HI] itself; a remove must name an entry exactly.
@@ -137,7 +142,8 @@
  * NFHP_CMD_SET_LIST: NLM_F_DUMP only.  One message per set (only the one
  *     NFHPA_SET_NAME names, when present) with NFHPA_FAMILY and NFHPA_SET:
  *     name, type, algorithm, limit, flags, NFHPA_SET_COUNT (entries),
- *     NFHPA_SET_MEMORY (bytes) and NFHPA_SET_REFS (rules referring to it);
+ *     NFHPA_SET_MEMORY (bytes) and NFHPA_SET_REFS (rules referring to it),
+ *     and a number set's NFHPA_SET_RANGE_LO and _HI;
  *     with NFHPA_SET_NAME, then its entries, as many NFHPA_SET_ENTRY per
  *     message as fit.  A dump that runs beside writers of the set may miss
  *     an entry changed meanwhile, or list it twice.
@@ -734,6 +740,8 @@ enum nfhp_set_attr {
 	NFHPA_SET_MEMORY,
 	NFHPA_SET_REFS,
 	NFHPA_SET_PAD,
+	NFHPA_SET_RANGE_LO,
+	NFHPA_SET_RANGE_HI,
 	__NFHPA_SET_MAX
 };
 
@@ -791,6 +799,8 @@ enum nfhp_set_type {
  * @NFHP_SET_INVALID: the key is not one of the set's type and family, or
  *	overlaps an entry of a "range" set
  * @NFHP_SET_NOMEM: no memory for the key
+ * @NFHP_SET_OUT_OF_RANGE: a number of the key is outside the number
+ *	set's range (NFHPA_SET_RANGE_LO and _HI): nothing changed
  */
 enum nfhp_set_result {
 	NFHP_SET_ADDED,
@@ -802,6 +812,7 @@ enum nfhp_set_result {
 	NFHP_SET_LOCKED,
 	NFHP_SET_INVALID,
 	NFHP_SET_NOMEM,
+	NFHP_SET_OUT_OF_RANGE,
 };
 
 enum nfhp_setm_attr {
