@@ -501,6 +501,15 @@ static struct nfhp_set *ranged_set(struct nfhp_sets *sets, const char *name,
 	return nfhp_set_find(sets, name);
 }
 
+/* The result of adding [@lo, @hi], value 0, to @set. */
+static int add_num(struct nfhp_sets *sets, struct nfhp_set *set, u32 lo,
+		   u32 hi)
+{
+	struct nfhp_set_key key = num_key(lo, hi);
+
+	return nfhp_set_add(sets, set, &key, 0, 0);
+}
+
 /*
  * ipset's bitmap:port "range": every number of an entry lies in it, at
  * both of its ends, or nothing is added; a create with -exist must name
@@ -510,6 +519,7 @@ static void run_ranges(struct nfhp_sets *sets)
 {
 	struct nfhp_set *a, *b, *c;
 	struct nfhp_set_spec spec;
+	struct nfhp_set_key k = num_key(1995, 1995);
 	const char *msg = NULL;
 	u32 v;
 
@@ -519,33 +529,17 @@ static void run_ranges(struct nfhp_sets *sets)
 	check(a && b && c, "range: created");
 	if (!a || !b || !c)
 		return;
-	check(nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 1000,
-							     .hi = 1000 },
-			   0, 0) == NFHP_SET_ADDED &&
-	      nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 2000,
-							     .hi = 2000 },
-			   0, 0) == NFHP_SET_ADDED &&
-	      nfhp_set_add(sets, b, &(struct nfhp_set_key){ .addr = 1000,
-							     .hi = 2000 },
-			   0, 0) == NFHP_SET_ADDED,
+	check(add_num(sets, a, 1000, 1000) == NFHP_SET_ADDED &&
+	      add_num(sets, a, 2000, 2000) == NFHP_SET_ADDED &&
+	      add_num(sets, b, 1000, 2000) == NFHP_SET_ADDED,
 	      "range: its first and last numbers are taken");
-	check(nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 999,
-							     .hi = 999 },
-			   0, 0) == NFHP_SET_OUT_OF_RANGE &&
-	      nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 2001,
-							     .hi = 2001 },
-			   0, 0) == NFHP_SET_OUT_OF_RANGE &&
-	      nfhp_set_add(sets, a, &(struct nfhp_set_key){ .addr = 1990,
-							     .hi = 2010 },
-			   0, 0) == NFHP_SET_OUT_OF_RANGE &&
-	      nfhp_set_add(sets, c, &(struct nfhp_set_key){ .addr = 4000,
-							     .hi = 6000 },
-			   0, 0) == NFHP_SET_OUT_OF_RANGE,
+	check(add_num(sets, a, 999, 999) == NFHP_SET_OUT_OF_RANGE &&
+	      add_num(sets, a, 2001, 2001) == NFHP_SET_OUT_OF_RANGE &&
+	      add_num(sets, a, 1990, 2010) == NFHP_SET_OUT_OF_RANGE &&
+	      add_num(sets, c, 4000, 6000) == NFHP_SET_OUT_OF_RANGE,
 	      "range: an entry reaching past either end is refused");
 	check(nfhp_set_count(sets, a) == 2 && nfhp_set_count(sets, c) == 0 &&
-	      !nfhp_set_test(sets, a, &(struct nfhp_set_key){ .addr = 1995,
-							       .hi = 1995 },
-			     &v),
+	      !nfhp_set_test(sets, a, &k, &v),
 	      "range: a refused entry added none of its numbers");
 	check(!ranged_set(sets, "ra", "bitmap", 1000, 2001, 0) &&
 	      ranged_set(sets, "ra", "bitmap", 1000, 2000,
