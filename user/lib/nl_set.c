@@ -49,10 +49,10 @@ static void put_iface(struct nlmsghdr *nlh, const struct nfhp_set_entry *e)
  * @values: put each entry's NFHPA_SETE_VALUE (adds)
  *
  * A create (an @info with a type and an algorithm) carries the type,
- * the algorithm, the limit and a number set's range too.  The entries of a number set (@info's
- * type %NFHP_SET_NUMBER) go as their two numbers, those of a flow set
- * with their protocol and port, those of an interface set as their
- * names.
+ * the algorithm, the limit and a number set's range too.  The entries
+ * of a number set (@info's type %NFHP_SET_NUMBER) go as their two
+ * numbers, those of a flow set with their protocol and port, those of
+ * an interface set as their names.
  */
 void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		     u32 flags, const struct nfhp_set_entry *e,
