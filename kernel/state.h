@@ -478,6 +478,7 @@ void nfhp_state_array_free(struct nfhp_state_table *t,
 void nfhp_state_tick(struct nfhp_state_table *t, unsigned long now,
 		     u32 budget);
 bool nfhp_state_growing(const struct nfhp_state_table *t);
+u32 nfhp_state_growth_left(const struct nfhp_state_table *t);
 
 /* state_walk.c */
 int nfhp_state_walk(const struct nfhp_state_table *t,

@@ -35,6 +35,27 @@ bool nfhp_state_growing(const struct nfhp_state_table *t)
 }
 
 /**
+ * nfhp_state_growth_left() - the buckets a growth has still to move
+ * @t: the table
+ *
+ * Under the table's mutex.  A listing made while the table grows may
+ * list a state twice (see state_walk.c); /proc shows this so that one
+ * can wait for the end of a growth.
+ *
+ * Return: the buckets of the old array not moved yet, 0 when the table
+ * does not grow.
+ */
+u32 nfhp_state_growth_left(const struct nfhp_state_table *t)
+{
+	const struct nfhp_state_array *a;
+
+	a = rcu_dereference_protected(t->arr, nfhp_state_serialized(t));
+	if (!rcu_access_pointer(a->future))
+		return 0;
+	return a->mask + 1 - t->grow_next;
+}
+
+/**
  * nfhp_state_is_dead() - nfhp_state_dead() for nfhp_state_unlink_if()
  * @s: the state
  * @now: the caller's clock, an unsigned long

@@ -90,6 +90,8 @@ static int nfhp_states_show(struct seq_file *m, void *v)
 	seq_printf(m, "max_parents:       %14u\n",
 		   READ_ONCE(t->tun.max_parents));
 	seq_printf(m, "buckets:           %14u\n", nfhp_state_buckets(t));
+	seq_printf(m, "growing:           %14u\n",
+		   nfhp_state_growth_left(t));
 	seq_printf(m, "created:           %14ld\n",
 		   atomic_long_read(&t->stats.created));
 	seq_printf(m, "expired:           %14ld\n",

@@ -272,11 +272,18 @@ start=$SECONDS
 nfhp_check "restore 100000 states" st restore "$tmp/many"
 nfhp_log "  restored in $((SECONDS - start)) s"
 nfhp_check "/proc: 100000 states" [ "$(field states)" = 100000 ]
-# A growth under the listing may list states twice: wait for its end.
-for _ in $(seq 30); do
-	[ "$(field buckets)" = 8192 ] && break
+# A growth under the listing may list states twice: wait until the
+# table has outgrown its states and moved the last of its old buckets.
+grown() {
+	in_ns $ns_router awk '$1 == "buckets:" { b = $2 }
+		$1 == "growing:" { g = $2 }
+		END { exit !(b >= 100000 && g == 0) }' $file
+}
+for _ in $(seq "$(nfhp_scaled 60)"); do
+	grown && break
 	sleep 1
 done
+nfhp_check "the table grew to hold them, its growth over" grown
 start=$SECONDS
 st -L > "$tmp/listed" 2>/dev/null
 nfhp_log "  listed in $((SECONDS - start)) s, table of $(field buckets) buckets"

@@ -50,17 +50,21 @@ buckets0=$(field buckets)
 
 # Sender: datagrams from source port SPORT to PORTS destination ports
 # from 10000 on, in turn, until the stop file; writes how many it sent
-# after each round.
+# after each round.  A round starts 2 s after the last at the soonest,
+# so that each flow stays quiet for longer than udp_lifetime: its state
+# dies and the tick may free it before the flow comes back.
 sender='
-import os, socket, sys
+import os, socket, sys, time
 dst, sport, n, stop, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", sport))
 sent = 0
 while not os.path.exists(stop):
+    start = time.monotonic()
     for p in range(10000, 10000 + n):
         s.sendto(b"x", (dst, p))
     sent += n
+    time.sleep(max(0.0, 2.0 - (time.monotonic() - start)))
     with open(out + ".new", "w") as f:
         f.write("%d\n" % sent)
     os.rename(out + ".new", out)

@@ -1003,9 +1003,10 @@ static void run_examples(void)
 			ok &= !!pass(&tb, &u, j % 2, 0, 0, 2);
 		}
 		ok &= nfhp_state_growing(&tb) == (i < 4);
+		ok &= nfhp_state_growth_left(&tb) == (i < 4 ? 4 - i : 0);
 	}
 	check(ok && nfhp_state_buckets(&tb) == 8,
-	      "examples: 4 buckets grow to 8 over 5 ticks, no state lost");
+	      "examples: 4 buckets grow to 8 over 5 ticks, one moved a tick, no state lost");
 	nfhp_state_table_destroy(&tb);
 	check(!mem.used && !mem.allocated, "examples: every byte given back");
 
