@@ -85,12 +85,14 @@
  *     protocol and a port, longest match),
  *     the family NFHPA_FAMILY (IPv4 when absent), optionally NFHPA_SET_LIMIT
  *     (most entries; 0 or absent: no limit) and NFHPA_SET_FLAGS
- *     (NFHP_SET_F_LOCKED).  A number set takes NFHPA_SET_RANGE_LO and
+ *     (NFHP_SET_F_LOCKED; NFHP_SET_F_COUNTERS: each entry counts the
+ *     packets and bytes of the lookups that found it, as ipset's
+ *     "counters", for ever).  A number set takes NFHPA_SET_RANGE_LO and
  *     _HI, both or neither (-EINVAL), LO no greater than HI: the least
  *     and the greatest number its entries may hold, for ever (ipset's
  *     "range" of bitmap:port); absent, any u32.  -EEXIST when the name is
  *     taken, unless NFHP_SET_F_EXIST is given and the set has the same
- *     type, algorithm, family and range.
+ *     type, algorithm, family, range and NFHP_SET_F_COUNTERS.
  * NFHP_CMD_SET_DEL: destroy the set, or every set when NFHPA_SET_NAME is
  *     absent.  -EBUSY while a rule refers to it (for all: to any of them,
  *     and none is destroyed); a rule deleted in the open transaction still
@@ -101,7 +103,9 @@
  *     NFHPA_SET_OTHER, which must have the same type and family (-EINVAL);
  *     rules keep the names they refer to, and see the other entries from
  *     then on, all at once.  Each set keeps its name, limit and lock.
- *     Number sets must have the same range too.
+ *     Number sets must have the same range too, and both sets count
+ *     (NFHP_SET_F_COUNTERS) or neither does; the counts move with the
+ *     entries.
  * NFHP_CMD_SET_MODIFY: set NFHPA_SET_LIMIT and NFHPA_SET_FLAGS's
  *     NFHP_SET_F_LOCKED, those that are present.
  * NFHP_CMD_SET_ADD: add each NFHPA_SET_ENTRY (NFHPA_SETE_ADDR and
@@ -110,7 +114,10 @@
  *     set's NFHPA_SETE_IFACE; NFHPA_SETE_VALUE, 0 when absent), in
  *     order.  With
  *     NFHP_SET_F_UPDATE in NFHPA_SET_FLAGS an entry already there takes
- *     the new value.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
+ *     the new value.  In a set with NFHP_SET_F_COUNTERS a new entry's
+ *     counts start at its NFHPA_SETE_PACKETS and _BYTES (0 when absent),
+ *     and an updated entry takes those present; in another set an entry
+ *     with either is NFHP_SET_INVALID.  The reply holds NFHPA_SET with one NFHPA_SET_ENTRY
  *     per entry sent, in order, each with its NFHPA_SETE_RESULT (a flow
  *     set's without NFHPA_SETE_VALUE: it is the one sent).  An entry
  *     that fails does not stop the others.  At most NFHP_SET_MAX_BATCH
@@ -130,7 +137,8 @@
  * NFHP_CMD_SET_REMOVE: remove each NFHPA_SET_ENTRY, as NFHP_CMD_SET_ADD
  *     adds them; -ENOENT for an entry not there unless NFHP_SET_F_EXIST.
  * NFHP_CMD_SET_TEST: the reply's NFHPA_SET holds the one NFHPA_SET_ENTRY
- *     sent, with NFHPA_SETE_RESULT NFHP_SET_EXISTS and its value, or
+ *     sent, with NFHPA_SETE_RESULT NFHP_SET_EXISTS and its value (and
+ *     counts, in a set with NFHP_SET_F_COUNTERS), or
  *     NFHP_SET_NOT_FOUND.  A full-width key (a host) is looked up as a
  *     packet's address is (the longest prefix that holds it; of a flow
  *     set with its protocol and port); a shorter one must be an entry
@@ -145,8 +153,17 @@
  *     NFHPA_SET_MEMORY (bytes) and NFHPA_SET_REFS (rules referring to it),
  *     and a number set's NFHPA_SET_RANGE_LO and _HI;
  *     with NFHPA_SET_NAME, then its entries, as many NFHPA_SET_ENTRY per
- *     message as fit.  A dump that runs beside writers of the set may miss
- *     an entry changed meanwhile, or list it twice.
+ *     message as fit, each with NFHPA_SETE_PACKETS and _BYTES in a set
+ *     with NFHP_SET_F_COUNTERS.  A dump that runs beside writers of the
+ *     set may miss an entry changed meanwhile, or list it twice.
+ *
+ * Counters (NFHP_SET_F_COUNTERS): every lookup of a packet that finds an
+ * entry, by a set match of a rule the packet reached, adds one packet
+ * and the packet's length (the IP header on) to that entry, whether or
+ * not the rule then matches, as ipset counts.  A flush starts every
+ * count again at 0.  A transaction writes to a copy of the set's entries
+ * made when it first changes the set: what packets count meanwhile is
+ * lost at its commit.
  *
  * Dynamic states (keep-state, NFHPA_RULE_STATE) live in one table per
  * network namespace for both families.  These commands work on the
@@ -358,6 +375,8 @@
  *             by index: an entry holds for a device created after it.
  *             The entry of the longest match gives the value: the name
  *             itself, then the wildcards, longest first.
+ *         NFHPA_SETE_PACKETS, NFHPA_SETE_BYTES: NLA_U64, the entry's
+ *             counts (NFHP_SET_F_COUNTERS); NFHPA_SETE_PAD pads them
  *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
  *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
@@ -751,6 +770,7 @@ enum nfhp_set_attr {
 #define NFHP_SET_F_LOCKED	(1U << 0)	/* adds and removes fail */
 #define NFHP_SET_F_UPDATE	(1U << 1)	/* an add updates a value */
 #define NFHP_SET_F_EXIST	(1U << 2)	/* ipset's -exist */
+#define NFHP_SET_F_COUNTERS	(1U << 3)	/* entries count packets */
 
 enum nfhp_set_entry_attr {
 	NFHPA_SETE_UNSPEC,
@@ -763,6 +783,9 @@ enum nfhp_set_entry_attr {
 	NFHPA_SETE_PROTO,
 	NFHPA_SETE_PORT,
 	NFHPA_SETE_IFACE,
+	NFHPA_SETE_PACKETS,
+	NFHPA_SETE_BYTES,
+	NFHPA_SETE_PAD,
 	__NFHPA_SETE_MAX
 };
 
