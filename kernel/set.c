@@ -10,7 +10,8 @@
  * when the rule is added (set_match.c) and given back when the rule is
  * freed, a grace period after no packet can see it, so a set that rules
  * refer to cannot be destroyed.  Packets reach a set only through rules:
- * they read its instance pointer under RCU, then the algorithm's blocks.
+ * they read its body pointer under RCU, then the algorithm's blocks, and
+ * in a set with counters the slot of the entry found (set_counter.c).
  *
  * Changing entries changes neither the rules nor their trees: an add or a
  * remove is the algorithm's, on the live instance.  A flush publishes a
@@ -105,7 +106,7 @@ static void nfhp_set_publish(struct nfhp_set *set, struct nfhp_set_body *body)
 {
 	body->state = NFHP_SET_BODY_LIVE;
 	set->live.body = body;
-	rcu_assign_pointer(set->inst, body->inst);
+	rcu_assign_pointer(set->pkt_body, body);
 }
 
 /**
@@ -130,7 +131,8 @@ static bool nfhp_set_is_spec(const struct nfhp_set *set,
 {
 	return set->family == spec->family && set->algo == spec->algo &&
 	       set->range_lo == spec->range_lo &&
-	       set->range_hi == spec->range_hi;
+	       set->range_hi == spec->range_hi &&
+	       set->counting == !!(spec->flags & NFHP_SET_F_COUNTERS);
 }
 
 /**
@@ -174,7 +176,8 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name,
 	set->stats = alloc_percpu(struct nfhp_set_stats);
 	if (!set->stats)
 		goto err_free_set;
-	body = nfhp_set_body_new(sets, spec->algo, spec->family, 0);
+	body = nfhp_set_body_new(sets, spec->algo, spec->family, 0,
+				 spec->flags & NFHP_SET_F_COUNTERS);
 	if (!body)
 		goto err_free_stats;
 	strscpy(set->name, name, sizeof(set->name));
@@ -182,6 +185,7 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name,
 	set->algo = spec->algo;
 	set->range_lo = spec->range_lo;
 	set->range_hi = spec->range_hi;
+	set->counting = spec->flags & NFHP_SET_F_COUNTERS;
 	set->live.limit = spec->limit;
 	set->live.locked = spec->flags & NFHP_SET_F_LOCKED;
 	if (sets->txn) {
@@ -310,7 +314,8 @@ int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set)
 	struct nfhp_set_state *st = nfhp_set_state_write(sets, set);
 	struct nfhp_set_body *body, *old = st->body;
 
-	body = nfhp_set_body_new(sets, set->algo, set->family, 0);
+	body = nfhp_set_body_new(sets, set->algo, set->family, 0,
+				 set->counting);
 	if (!body)
 		return -ENOMEM;
 	if (sets->txn) {
@@ -333,7 +338,8 @@ int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set)
  * Their bodies change places; names, limits, locks and the rules'
  * references stay.
  *
- * Return: 0, or -EINVAL for sets of another algorithm or family.
+ * Return: 0, or -EINVAL for sets of another algorithm, family or range,
+ * or when one counts and the other does not.
  */
 int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
 		  struct nfhp_set *b, const char **msg)
@@ -349,12 +355,17 @@ int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
 		*msg = "the sets differ in range";
 		return -EINVAL;
 	}
+	/* Each body counts or not for good: it may not change sets. */
+	if (a->counting != b->counting) {
+		*msg = "one set has counters, the other not";
+		return -EINVAL;
+	}
 	sa = nfhp_set_state_write(sets, a);
 	sb = nfhp_set_state_write(sets, b);
 	swap(sa->body, sb->body);
 	if (!sets->txn) {
-		rcu_assign_pointer(a->inst, a->live.body->inst);
-		rcu_assign_pointer(b->inst, b->live.body->inst);
+		rcu_assign_pointer(a->pkt_body, a->live.body);
+		rcu_assign_pointer(b->pkt_body, b->live.body);
 	}
 	return 0;
 }
@@ -410,12 +421,15 @@ static int nfhp_set_result(int ret)
  * @set: the set
  * @key: the entry's key
  * @value: its value
+ * @counts: the counts it starts at, of a set with counters; NULL for 0
  * @flags: %NFHP_SET_F_UPDATE
  *
- * Return: an &enum nfhp_set_result.
+ * Return: an &enum nfhp_set_result: %NFHP_SET_INVALID for counts given
+ * to a set without counters.
  */
 int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
-		 const struct nfhp_set_key *key, u32 value, u32 flags)
+		 const struct nfhp_set_key *key, u32 value,
+		 const struct nfhp_set_counts *counts, u32 flags)
 {
 	struct nfhp_set_state *st = nfhp_set_state_write(sets, set);
 	struct nfhp_set_body *body;
@@ -424,6 +438,8 @@ int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 
 	if (st->locked)
 		return NFHP_SET_LOCKED;
+	if (counts && counts->given && !set->counting)
+		return NFHP_SET_INVALID;
 	if (set->algo->type == NFHP_SET_NUMBER &&
 	    (nfhp_set_key_num(key) < set->range_lo || key->hi > set->range_hi))
 		return NFHP_SET_OUT_OF_RANGE;
@@ -432,8 +448,8 @@ int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 	if (nfhp_set_body_write(sets, set, &body))
 		return NFHP_SET_NOMEM;
 	ctx = nfhp_set_body_ctx(sets, body);
-	ret = body->algo->add(&ctx, body->inst, key, value,
-			      flags & NFHP_SET_F_UPDATE);
+	ret = nfhp_set_body_add(&ctx, body, key, value, counts,
+				flags & NFHP_SET_F_UPDATE);
 	nfhp_set_gc_run(&ctx, false);
 	return nfhp_set_result(ret);
 }
@@ -459,16 +475,16 @@ int nfhp_set_remove(struct nfhp_sets *sets, struct nfhp_set *set,
 	if (nfhp_set_body_write(sets, set, &body))
 		return NFHP_SET_NOMEM;
 	ctx = nfhp_set_body_ctx(sets, body);
-	ret = body->algo->del(&ctx, body->inst, key);
+	ret = nfhp_set_body_del(&ctx, body, key);
 	nfhp_set_gc_run(&ctx, false);
 	return nfhp_set_result(ret);
 }
 
-/* The instance of @set for its writers and the readers of its entries. */
-static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
-				      const struct nfhp_set *set)
+/* The live body of @set for its writers and the readers of its entries. */
+static const struct nfhp_set_body *
+nfhp_set_body_read(const struct nfhp_sets *sets, const struct nfhp_set *set)
 {
-	return rcu_dereference_check(set->inst, !sets->lock ||
+	return rcu_dereference_check(set->pkt_body, !sets->lock ||
 				     lockdep_is_held(sets->lock));
 }
 
@@ -482,26 +498,26 @@ static const void *nfhp_set_inst_read(const struct nfhp_sets *sets,
  *	interface set: a name, looked up as a packet's device; or a
  *	wildcard, which must be an entry itself
  * @value: set to the value found
+ * @counts: set to the entry's counts in a set with counters, or NULL
  *
- * Call under rcu_read_lock() or the writers' lock.
+ * Call under rcu_read_lock() or the writers' lock.  A test counts no
+ * packet.
  *
  * Return: true if it is.
  */
 bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
-		   const struct nfhp_set_key *key, u32 *value)
+		   const struct nfhp_set_key *key, u32 *value,
+		   struct nfhp_set_counts *counts)
 {
 	unsigned int width = set->algo->type == NFHP_SET_IFACE ? 128 :
 			     nfhp_dim_bits(set->family, NFHP_DIM_SRC);
-	const void *inst;
-	bool found;
+	bool found, lookup;
 
+	lookup = set->algo->type == NFHP_SET_NUMBER ?
+		 nfhp_set_key_num(key) == key->hi : key->plen == width;
 	rcu_read_lock();
-	inst = nfhp_set_inst_read(sets, set);
-	if (set->algo->type == NFHP_SET_NUMBER ?
-	    nfhp_set_key_num(key) == key->hi : key->plen == width)
-		found = set->algo->lookup(inst, key, value);
-	else
-		found = set->algo->find(inst, key, value);
+	found = nfhp_set_body_find(nfhp_set_body_read(sets, set), key, lookup,
+				   value, counts);
 	rcu_read_unlock();
 	return found;
 }
@@ -518,7 +534,7 @@ u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set)
 	u32 n;
 
 	rcu_read_lock();
-	n = set->algo->count(nfhp_set_inst_read(sets, set));
+	n = set->algo->count(nfhp_set_body_read(sets, set)->inst);
 	rcu_read_unlock();
 	return n;
 }
@@ -528,7 +544,8 @@ u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set)
  * @sets: the namespace's sets
  * @set: the set
  * @cursor: where to begin, 0 at first; where to go on, on return
- * @fn: called for each entry; non-zero stops the walk
+ * @fn: called for each entry, with its value and counts; non-zero stops
+ *	the walk
  * @arg: its first argument
  *
  * @fn runs under rcu_read_lock(): it must not sleep.
@@ -536,15 +553,13 @@ u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set)
  * Return: what @fn returned to stop the walk, or 0 at the end.
  */
 int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
-		  u64 *cursor,
-		  int (*fn)(void *arg, const struct nfhp_set_key *key,
-			    u32 value),
-		  void *arg)
+		  u64 *cursor, nfhp_set_entry_fn fn, void *arg)
 {
 	int ret;
 
 	rcu_read_lock();
-	ret = set->algo->walk(nfhp_set_inst_read(sets, set), cursor, fn, arg);
+	ret = nfhp_set_body_walk(nfhp_set_body_read(sets, set), cursor, fn,
+				 arg);
 	rcu_read_unlock();
 	return ret;
 }

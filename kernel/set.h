@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 #include "set_algo.h"
+#include "set_counter.h"
 
 /**
  * struct nfhp_set_stats - what packets asked of a set, on one CPU
@@ -23,9 +24,28 @@ struct nfhp_set_stats {
 };
 
 /**
+ * typedef nfhp_set_entry_fn - called for each entry of a walk
+ * @arg: the walker's argument
+ * @key: the entry's key
+ * @value: its value
+ * @counts: its counts, or NULL when its set does not count
+ *
+ * Runs under rcu_read_lock(): it must not sleep.
+ *
+ * Return: 0 to go on; else the walk stops, as &struct nfhp_set_algo.walk
+ * says: after the entry when more than 0, at it when less.
+ */
+typedef int (*nfhp_set_entry_fn)(void *arg, const struct nfhp_set_key *key,
+				 u32 value,
+				 const struct nfhp_set_counts *counts);
+
+/**
  * struct nfhp_set_body - the entries of a set: an instance and its memory
  * @inst: the algorithm's instance
  * @algo: its algorithm
+ * @counting: its entries count packets: the values @inst holds are the
+ *	indexes of slots of @counters (set_counter.c)
+ * @counters: the slots of the entries, while @counting
  * @mem: the account of its memory
  * @gc: the blocks its writers replaced, not yet freed
  * @state: an &enum nfhp_set_body_state
@@ -39,6 +59,8 @@ struct nfhp_set_stats {
 struct nfhp_set_body {
 	void *inst;
 	const struct nfhp_set_algo *algo;
+	bool counting;
+	struct nfhp_set_counters counters;
 	struct nfhp_mem mem;
 	struct nfhp_set_gc gc;
 	u8 state;
@@ -79,8 +101,8 @@ struct nfhp_set_state {
  * @family: %NFHP_FAMILY_IPV4 or %NFHP_FAMILY_IPV6
  * @algo: its algorithm
  * @limit: most entries, 0 for no limit
- * @flags: %NFHP_SET_F_LOCKED; with %NFHP_SET_F_EXIST an existing set of
- *	the same spec is no error
+ * @flags: %NFHP_SET_F_LOCKED, %NFHP_SET_F_COUNTERS; with
+ *	%NFHP_SET_F_EXIST an existing set of the same spec is no error
  * @range_lo: the least number a number set's entries may hold
  * @range_hi: the greatest; 0 and U32_MAX for other types
  */
@@ -101,7 +123,8 @@ struct nfhp_set_spec {
  * @algo: its algorithm, fixed at create
  * @range_lo: the least number a number set's entries may hold
  * @range_hi: the greatest (ipset's bitmap:port "range"), fixed at create
- * @inst: @live's instance, which packets read under RCU
+ * @counting: its entries count packets (%NFHP_SET_F_COUNTERS), for ever
+ * @pkt_body: @live's body, which packets read under RCU
  * @live: the committed state: packets, listings and tests see it
  * @txn: the open transaction's state, valid while @staged
  * @staged: the open transaction changed the set
@@ -118,7 +141,8 @@ struct nfhp_set {
 	const struct nfhp_set_algo *algo;
 	u32 range_lo;
 	u32 range_hi;
-	void __rcu *inst;
+	bool counting;
+	struct nfhp_set_body __rcu *pkt_body;
 	struct nfhp_set_state live;
 	struct nfhp_set_state txn;
 	bool staged;
@@ -151,9 +175,10 @@ struct nfhp_sets {
 };
 
 /**
- * nfhp_set_lookup() - the packet path: is an address in a set?
+ * nfhp_set_lookup() - the packet path: is a packet's key in a set?
  * @set: the set
- * @key: the address, full width
+ * @key: the key, an address full width
+ * @len: the packet's length, which a counting set counts
  * @value: set to the value of the entry that holds it
  *
  * Call under rcu_read_lock().
@@ -161,9 +186,14 @@ struct nfhp_sets {
  * Return: true if an entry holds it.
  */
 static inline bool nfhp_set_lookup(const struct nfhp_set *set,
-				   const struct nfhp_set_key *key, u32 *value)
+				   const struct nfhp_set_key *key,
+				   unsigned int len, u32 *value)
 {
-	bool hit = set->algo->lookup(rcu_dereference(set->inst), key, value);
+	const struct nfhp_set_body *body = rcu_dereference(set->pkt_body);
+	bool hit = body->algo->lookup(body->inst, key, value);
+
+	if (hit && body->counting)
+		*value = nfhp_set_slot_count(&body->counters, *value, len);
 
 	this_cpu_add(set->stats->lookups, 1);
 	this_cpu_add(set->stats->hits, (u64)hit);
@@ -187,17 +217,16 @@ int nfhp_set_swap(struct nfhp_sets *sets, struct nfhp_set *a,
 void nfhp_set_modify(struct nfhp_sets *sets, struct nfhp_set *set,
 		     const u32 *limit, const bool *locked);
 int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
-		 const struct nfhp_set_key *key, u32 value, u32 flags);
+		 const struct nfhp_set_key *key, u32 value,
+		 const struct nfhp_set_counts *counts, u32 flags);
 int nfhp_set_remove(struct nfhp_sets *sets, struct nfhp_set *set,
 		    const struct nfhp_set_key *key);
 bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
-		   const struct nfhp_set_key *key, u32 *value);
+		   const struct nfhp_set_key *key, u32 *value,
+		   struct nfhp_set_counts *counts);
 u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set);
 int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
-		  u64 *cursor,
-		  int (*fn)(void *arg, const struct nfhp_set_key *key,
-			    u32 value),
-		  void *arg);
+		  u64 *cursor, nfhp_set_entry_fn fn, void *arg);
 void nfhp_set_stats_sum(const struct nfhp_set *set,
 			struct nfhp_set_stats *sum);
 bool nfhp_sets_collect(struct nfhp_sets *sets);
@@ -210,7 +239,7 @@ struct nfhp_set_ctx nfhp_set_body_ctx(const struct nfhp_sets *sets,
 				      struct nfhp_set_body *body);
 struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
 					const struct nfhp_set_algo *algo,
-					u8 family, u32 hint);
+					u8 family, u32 hint, bool counting);
 struct nfhp_set_body *nfhp_set_body_copy(const struct nfhp_sets *sets,
 					 const struct nfhp_set_body *from,
 					 u8 family);
@@ -218,6 +247,18 @@ void nfhp_set_body_free(const struct nfhp_sets *sets,
 			struct nfhp_set_body *body);
 void nfhp_set_body_retire(struct nfhp_sets *sets, struct nfhp_set_body *body);
 bool nfhp_set_bodies_collect(struct nfhp_sets *sets, bool wait);
+
+/* set_entry.c: the entries of a body, with their counts */
+int nfhp_set_body_add(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
+		      const struct nfhp_set_key *key, u32 value,
+		      const struct nfhp_set_counts *counts, bool update);
+int nfhp_set_body_del(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
+		      const struct nfhp_set_key *key);
+bool nfhp_set_body_find(const struct nfhp_set_body *body,
+			const struct nfhp_set_key *key, bool lookup,
+			u32 *value, struct nfhp_set_counts *counts);
+int nfhp_set_body_walk(const struct nfhp_set_body *body, u64 *cursor,
+		       nfhp_set_entry_fn fn, void *arg);
 
 /* set_txn.c: the sets' part of a transaction */
 struct nfhp_set_state *nfhp_set_state_write(struct nfhp_sets *sets,

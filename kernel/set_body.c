@@ -37,12 +37,13 @@ struct nfhp_set_ctx nfhp_set_body_ctx(const struct nfhp_sets *sets,
  * @algo: the algorithm
  * @family: the family of its keys
  * @hint: the entries it will likely hold
+ * @counting: its entries count packets (set_counter.c)
  *
  * Return: the body, %NFHP_SET_BODY_STAGED, or NULL.
  */
 struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
 					const struct nfhp_set_algo *algo,
-					u8 family, u32 hint)
+					u8 family, u32 hint, bool counting)
 {
 	struct nfhp_set_body *body = kzalloc(sizeof(*body), GFP_KERNEL);
 	struct nfhp_set_ctx ctx;
@@ -53,11 +54,19 @@ struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
 	body->mem.limit = sets->mem_limit;
 	ctx = nfhp_set_body_ctx(sets, body);
 	body->inst = algo->create(&ctx, family, hint);
-	if (!body->inst) {
-		kfree(body);
-		return NULL;
-	}
+	if (!body->inst)
+		goto err_free_body;
+	body->counting = counting;
+	if (counting && nfhp_set_counters_init(&ctx, &body->counters))
+		goto err_destroy_inst;
 	return body;
+
+err_destroy_inst:
+	algo->destroy(&ctx, body->inst);
+	nfhp_set_gc_run(&ctx, true);
+err_free_body:
+	kfree(body);
+	return NULL;
 }
 
 /* Entries a copy reads at a time: the walk runs under RCU, adds sleep. */
@@ -67,24 +76,27 @@ struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
  * struct nfhp_set_chunk - entries read from a body, to add to another
  * @key: their keys
  * @value: their values
+ * @counts: their counts, of a counting body
  * @n: how many
  */
 struct nfhp_set_chunk {
 	struct nfhp_set_key key[NFHP_SET_COPY_CHUNK];
 	u32 value[NFHP_SET_COPY_CHUNK];
+	struct nfhp_set_counts counts[NFHP_SET_COPY_CHUNK];
 	unsigned int n;
 };
 
 static int nfhp_set_chunk_take(void *arg, const struct nfhp_set_key *key,
-			       u32 value)
+			       u32 value, const struct nfhp_set_counts *counts)
 {
 	struct nfhp_set_chunk *c = arg;
 
 	if (c->n == NFHP_SET_COPY_CHUNK)
 		return -1;
 	c->key[c->n] = *key;
+	c->counts[c->n] = counts ? *counts : (struct nfhp_set_counts){ 0 };
 	c->value[c->n++] = value;
-	return 1;
+	return 0;
 }
 
 /* Add the entries of @c to @body; 0 or -errno. */
@@ -97,8 +109,8 @@ static int nfhp_set_chunk_add(const struct nfhp_sets *sets,
 	int ret;
 
 	for (i = 0; i < c->n; i++) {
-		ret = body->algo->add(&ctx, body->inst, &c->key[i],
-				      c->value[i], false);
+		ret = nfhp_set_body_add(&ctx, body, &c->key[i], c->value[i],
+					&c->counts[i], false);
 		if (ret < 0)
 			return ret;
 	}
@@ -113,7 +125,8 @@ static int nfhp_set_chunk_add(const struct nfhp_sets *sets,
  * @family: the family of its keys
  *
  * What a transaction writes to, so that packets keep reading @from until
- * the commit.  It costs an add per entry.
+ * the commit.  It costs an add per entry.  The counts are those of the
+ * moment of the copy.
  *
  * Return: the copy, %NFHP_SET_BODY_STAGED, or NULL when out of memory.
  */
@@ -130,15 +143,15 @@ struct nfhp_set_body *nfhp_set_body_copy(const struct nfhp_sets *sets,
 	rcu_read_lock();
 	n = from->algo->count(from->inst);
 	rcu_read_unlock();
-	body = nfhp_set_body_new(sets, from->algo, family, n);
+	body = nfhp_set_body_new(sets, from->algo, family, n, from->counting);
 	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!body || !c)
 		goto err_free;
 	do {
 		c->n = 0;
 		rcu_read_lock();
-		more = from->algo->walk(from->inst, &cursor,
-					nfhp_set_chunk_take, c);
+		more = nfhp_set_body_walk(from, &cursor, nfhp_set_chunk_take,
+					  c);
 		rcu_read_unlock();
 		if (nfhp_set_chunk_add(sets, body, c))
 			goto err_free;
@@ -164,6 +177,8 @@ void nfhp_set_body_free(const struct nfhp_sets *sets,
 	struct nfhp_set_ctx ctx = nfhp_set_body_ctx(sets, body);
 
 	body->algo->destroy(&ctx, body->inst);
+	if (body->counting)
+		nfhp_set_counters_destroy(&ctx, &body->counters);
 	nfhp_set_gc_run(&ctx, true);
 	WARN_ON_ONCE(body->mem.used);
 	kfree(body);

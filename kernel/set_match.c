@@ -338,7 +338,8 @@ bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
 
 	for (i = 0; i < n; i++) {
 		hit = nfhp_setm_key(family, &m[i], p, &key) &&
-		      nfhp_set_lookup(m[i].set, &key, &value);
+		      nfhp_set_lookup(m[i].set, &key, p->skb->len,
+					      &value);
 		if (hit && m[i].has_value)
 			hit = value >= m[i].value_min && value <= m[i].value_max;
 		if (hit == m[i].invert)

@@ -32,6 +32,8 @@ static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
 	[NFHPA_SETE_PORT] = { .type = NLA_U16 },
 	[NFHPA_SETE_IFACE] = { .type = NLA_NUL_STRING,
 			       .len = NFHP_IFACE_MAXLEN },
+	[NFHPA_SETE_PACKETS] = { .type = NLA_U64 },
+	[NFHPA_SETE_BYTES] = { .type = NLA_U64 },
 };
 
 const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
@@ -45,7 +47,8 @@ const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
 	[NFHPA_SET_LIMIT] = { .type = NLA_U32 },
 	[NFHPA_SET_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SET_F_LOCKED |
 					    NFHP_SET_F_UPDATE |
-					    NFHP_SET_F_EXIST),
+					    NFHP_SET_F_EXIST |
+					    NFHP_SET_F_COUNTERS),
 	[NFHPA_SET_ENTRY] = NLA_POLICY_NESTED(nfhp_sete_policy),
 	[NFHPA_SET_COUNT] = { .type = NLA_REJECT },
 	[NFHPA_SET_MEMORY] = { .type = NLA_REJECT },
@@ -484,19 +487,36 @@ static int nfhp_sete_decode_iface(struct nlattr **tb,
 	return 0;
 }
 
+/* The counts of an entry, those present in it. */
+static void nfhp_sete_decode_counts(struct nlattr **tb,
+				    struct nfhp_set_counts *counts)
+{
+	*counts = (struct nfhp_set_counts){};
+	if (tb[NFHPA_SETE_PACKETS]) {
+		counts->packets = nla_get_u64(tb[NFHPA_SETE_PACKETS]);
+		counts->given |= NFHP_SET_COUNTS_PACKETS;
+	}
+	if (tb[NFHPA_SETE_BYTES]) {
+		counts->bytes = nla_get_u64(tb[NFHPA_SETE_BYTES]);
+		counts->given |= NFHP_SET_COUNTS_BYTES;
+	}
+}
+
 /**
  * nfhp_sete_decode() - the key and value of one NFHPA_SET_ENTRY
  * @set: the set it is for
  * @attr: the attribute
  * @key: set to its key
  * @value: set to its value
+ * @counts: set to the counts it gives, or NULL to ignore them
  * @extack: for the reason
  *
  * Return: 0 or -EINVAL.
  */
 static int nfhp_sete_decode(const struct nfhp_set *set,
 			    const struct nlattr *attr, struct nfhp_set_key *key,
-			    u32 *value, struct netlink_ext_ack *extack)
+			    u32 *value, struct nfhp_set_counts *counts,
+			    struct netlink_ext_ack *extack)
 {
 	unsigned int width = nfhp_dim_bits(set->family, NFHP_DIM_SRC);
 	struct nlattr *tb[NFHPA_SETE_MAX + 1];
@@ -508,6 +528,8 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 	if (ret)
 		return ret;
 	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	if (counts)
+		nfhp_sete_decode_counts(tb, counts);
 	*key = (struct nfhp_set_key){};
 	if (set->algo->type == NFHP_SET_IFACE)
 		return nfhp_sete_decode_iface(tb, attr, key, extack);
@@ -663,6 +685,18 @@ static int nfhp_put_sete_key(struct sk_buff *skb,
 	       nla_put_u16(skb, NFHPA_SETE_PORT, key->port);
 }
 
+/* The counts of an entry in a message, if it has any. */
+static int nfhp_put_sete_counts(struct sk_buff *skb,
+				const struct nfhp_set_counts *counts)
+{
+	if (!counts)
+		return 0;
+	return nla_put_u64_64bit(skb, NFHPA_SETE_PACKETS, counts->packets,
+				 NFHPA_SETE_PAD) ?:
+	       nla_put_u64_64bit(skb, NFHPA_SETE_BYTES, counts->bytes,
+				 NFHPA_SETE_PAD);
+}
+
 /**
  * nfhp_put_sete() - one NFHPA_SET_ENTRY
  * @skb: the message
@@ -670,13 +704,16 @@ static int nfhp_put_sete_key(struct sk_buff *skb,
  * @type: the set's &enum nfhp_set_type
  * @value: its value, left out for a flow set's result (@result not
  *	%NFHP_SET_TEST_RESULT)
+ * @counts: its counts, of a set with counters in a dump or a test's
+ *	result; else NULL
  * @result: the &enum nfhp_set_result of an add or remove,
  *	%NFHP_SET_TEST_RESULT | the result of a test, or -1 for a dump
  *
  * Return: 0 or -EMSGSIZE.
  */
 static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
-			 u8 type, u32 value, int result)
+			 u8 type, u32 value,
+			 const struct nfhp_set_counts *counts, int result)
 {
 	struct nlattr *nest = nla_nest_start(skb, NFHPA_SET_ENTRY);
 	bool put_value = result < 0 || type != NFHP_SET_FLOW ||
@@ -687,6 +724,7 @@ static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
 	result = result < 0 ? result : result & ~NFHP_SET_TEST_RESULT;
 	if (nfhp_put_sete_key(skb, key, type) ||
 	    (put_value && nla_put_u32(skb, NFHPA_SETE_VALUE, value)) ||
+	    nfhp_put_sete_counts(skb, counts) ||
 	    (result >= 0 && nla_put_u8(skb, NFHPA_SETE_RESULT, result))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -706,6 +744,7 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 	bool add = info->genlhdr->cmd == NFHP_CMD_SET_ADD;
 	u32 flags = tb[NFHPA_SET_FLAGS] ? nla_get_u32(tb[NFHPA_SET_FLAGS]) : 0;
 	const struct nlattr *pos;
+	struct nfhp_set_counts counts;
 	struct nfhp_set_key key;
 	int rem, result, err, first = 0;
 	struct nlattr *nest;
@@ -717,27 +756,30 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 	nla_for_each_nested(pos, info->attrs[NFHPA_SET], rem) {
 		if (nla_type(pos) != NFHPA_SET_ENTRY)
 			continue;
-		err = nfhp_sete_decode(set, pos, &key, &value, info->extack);
+		err = nfhp_sete_decode(set, pos, &key, &value, &counts,
+				       info->extack);
 		if (err) {
 			first = first ?: err;
 			break;
 		}
 		if (add)
 			result = nfhp_set_add(&hn->sets, set, &key, value,
-					      flags);
+					      &counts, flags);
 		else
 			result = nfhp_set_remove(&hn->sets, set, &key);
 		err = nfhp_set_result_errno(result, flags);
 		if (err && !first) {
 			first = err;
 			nfhp_set_msg(info->extack,
+				     add && counts.given && !set->counting ?
+				     "the set has no counters: no packets or bytes for its entries" :
 				     nfhp_set_result_msg(err, set));
 			if (info->extack)
 				info->extack->bad_attr = pos;
 		}
 		/* The reply was sized for every entry. */
 		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, set->algo->type,
-					       value, result)))
+					       value, NULL, result)))
 			break;
 	}
 	nla_nest_end(reply, nest);
@@ -801,6 +843,7 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nfhp_net *hn = nfhp_net(genl_info_net(info));
 	struct nlattr *tb[NFHPA_SET_MAX + 1];
+	struct nfhp_set_counts counts;
 	struct nfhp_set_key key;
 	struct nlattr *nest;
 	struct sk_buff *reply;
@@ -817,19 +860,24 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "a test needs an entry");
 		return -EINVAL;
 	}
-	/* A flow set's test result carries its value too: room for two. */
-	reply = nfhp_set_reply_new(info, 2, &hdr);
+	/*
+	 * A flow set's test result carries its value too, and one of a set
+	 * with counters its counts: room for three.
+	 */
+	reply = nfhp_set_reply_new(info, 3, &hdr);
 	if (!reply)
 		return -ENOMEM;
 	mutex_lock(&hn->lock);
 	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, true, info->extack);
 	ret = set ? nfhp_sete_decode(set, tb[NFHPA_SET_ENTRY], &key, &value,
-				     info->extack) : -ENOENT;
+				     NULL, info->extack) : -ENOENT;
 	if (!ret) {
-		found = nfhp_set_test(&hn->sets, set, &key, &value);
+		found = nfhp_set_test(&hn->sets, set, &key, &value, &counts);
 		nest = nla_nest_start(reply, NFHPA_SET);
 		ret = !nest || nfhp_put_sete(reply, &key, set->algo->type,
 					     found ? value : 0,
+					     found && set->counting ?
+					     &counts : NULL,
 					     NFHP_SET_TEST_RESULT |
 					     (found ? NFHP_SET_EXISTS :
 					      NFHP_SET_NOT_FOUND)) ? -EMSGSIZE : 0;
@@ -895,7 +943,8 @@ static int nfhp_put_set(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_string(skb, NFHPA_SET_ALGO, set->algo->name) ||
 	    nla_put_u32(skb, NFHPA_SET_LIMIT, set->live.limit) ||
 	    nla_put_u32(skb, NFHPA_SET_FLAGS,
-			set->live.locked ? NFHP_SET_F_LOCKED : 0) ||
+			(set->live.locked ? NFHP_SET_F_LOCKED : 0) |
+			(set->counting ? NFHP_SET_F_COUNTERS : 0)) ||
 	    nla_put_u32(skb, NFHPA_SET_COUNT, nfhp_set_count(sets, set)) ||
 	    nla_put_u64_64bit(skb, NFHPA_SET_MEMORY,
 			      set->live.body->mem.allocated, NFHPA_SET_PAD) ||
@@ -922,13 +971,13 @@ struct nfhp_dump_arg {
 };
 
 static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
-			  u32 value)
+			  u32 value, const struct nfhp_set_counts *counts)
 {
 	const struct nfhp_dump_arg *d = arg;
 
 	/* Not taken when it does not fit: the next message begins with it. */
-	return nfhp_put_sete(d->skb, key, d->type, value, -1) ? -EMSGSIZE :
-								  0;
+	return nfhp_put_sete(d->skb, key, d->type, value, counts, -1) ?
+	       -EMSGSIZE : 0;
 }
 
 /* One message of @set's entries from the dump's cursor on. */

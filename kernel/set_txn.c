@@ -151,7 +151,7 @@ void nfhp_sets_commit(struct nfhp_sets *sets)
 		if (set->staged) {
 			old = set->live.body;
 			set->live = set->txn;
-			rcu_assign_pointer(set->inst, set->live.body->inst);
+			rcu_assign_pointer(set->pkt_body, set->live.body);
 			nfhp_set_body_retire(sets, old);
 		}
 		set->staged = false;

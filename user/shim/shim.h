@@ -94,6 +94,7 @@ typedef unsigned int gfp_t;
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
 #define U64_MAX		((u64)~0ull)
+#define U16_MAX		((u16)~0u)
 #define U32_MAX		((u32)~0u)
 /* Last set bit, 1-based; 0 for 0, as in the kernel. */
 #define fls(x)		((x) ? 32 - __builtin_clz((unsigned int)(x)) : 0)

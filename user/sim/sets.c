@@ -98,7 +98,7 @@ static int sets_add_key(void *data, const struct nfhp_set_entry *e)
 				    .hi = e->hi };
 	int res;
 
-	res = nfhp_set_add(&sim_sets, c->set, &key, c->value,
+	res = nfhp_set_add(&sim_sets, c->set, &key, c->value, NULL,
 			   NFHP_SET_F_UPDATE);
 	return res == NFHP_SET_ADDED || res == NFHP_SET_UPDATED ? 0 : -EINVAL;
 }
@@ -354,6 +354,12 @@ static bool sim_flow_port(const struct nfhp_key *k, u8 family, u8 dir,
 	return true;
 }
 
+/*
+ * The length a set with counters counts for a packet: the simulator's
+ * packets are headers only, and nothing shows the counts.
+ */
+#define SIM_PKT_LEN	0
+
 /* Does @pkt's field of set match @m hit set @set? Its value in @value. */
 static bool sim_setm_lookup(const struct nfhp_set *set,
 			    const struct nfhp_setm_spec *m,
@@ -366,18 +372,18 @@ static bool sim_setm_lookup(const struct nfhp_set *set,
 		if (!sim_port(&p->key, m->dir, &port))
 			return false;
 		key.addr = port;
-		return nfhp_set_lookup(set, &key, value);
+		return nfhp_set_lookup(set, &key, SIM_PKT_LEN, value);
 	}
 	if (set->algo->type == NFHP_SET_IFACE)
 		return sim_iface(&p->key, m->dir, &key) &&
-		       nfhp_set_lookup(set, &key, value);
+		       nfhp_set_lookup(set, &key, SIM_PKT_LEN, value);
 	key.addr = p->key.v[m->dir == NFHP_SETM_SRC ? NFHP_DIM_SRC :
 						     NFHP_DIM_DST];
 	key.plen = set->family == NFHP_FAMILY_IPV6 ? 128 : 32;
 	if (set->algo->type == NFHP_SET_FLOW &&
 	    !sim_flow_port(&p->key, set->family, m->dir2, &key))
 		return false;
-	return nfhp_set_lookup(set, &key, value);
+	return nfhp_set_lookup(set, &key, SIM_PKT_LEN, value);
 }
 
 static enum nfhp_ext_result sim_ext_match(const void *ext, void *pkt)

@@ -507,7 +507,7 @@ static int add_num(struct nfhp_sets *sets, struct nfhp_set *set, u32 lo,
 {
 	struct nfhp_set_key key = num_key(lo, hi);
 
-	return nfhp_set_add(sets, set, &key, 0, 0);
+	return nfhp_set_add(sets, set, &key, 0, NULL, 0);
 }
 
 /*
@@ -539,7 +539,7 @@ static void run_ranges(struct nfhp_sets *sets)
 	      add_num(sets, c, 4000, 6000) == NFHP_SET_OUT_OF_RANGE,
 	      "range: an entry reaching past either end is refused");
 	check(nfhp_set_count(sets, a) == 2 && nfhp_set_count(sets, c) == 0 &&
-	      !nfhp_set_test(sets, a, &k, &v),
+	      !nfhp_set_test(sets, a, &k, &v, NULL),
 	      "range: a refused entry added none of its numbers");
 	check(!ranged_set(sets, "ra", "bitmap", 1000, 2001, 0) &&
 	      ranged_set(sets, "ra", "bitmap", 1000, 2000,
@@ -583,17 +583,17 @@ static void run_registry(void)
 	      !nfhp_set_algo_find(NFHP_SET_NUMBER, "lpm"),
 	      "registry: range is a number algorithm, and lpm none");
 	set = nfhp_set_find(&sets, "hi");
-	check(set && nfhp_set_add(&sets, set, &r, 2, 0) == NFHP_SET_ADDED &&
-	      nfhp_set_test(&sets, set, &k8090, &v) && v == 2 &&
-	      nfhp_set_test(&sets, set, &r, &v) &&
+	check(set && nfhp_set_add(&sets, set, &r, 2, NULL, 0) == NFHP_SET_ADDED &&
+	      nfhp_set_test(&sets, set, &k8090, &v, NULL) && v == 2 &&
+	      nfhp_set_test(&sets, set, &r, &v, NULL) &&
 	      !nfhp_set_test(&sets, set, &(struct nfhp_set_key){ .addr = 8000,
-							      .hi = 8001 }, &v),
+							      .hi = 8001 }, &v, NULL),
 	      "registry: a number tests as a lookup, a range as an entry");
-	check(set && nfhp_set_add(&sets, set, &k8090, 1, 0) == NFHP_SET_INVALID,
+	check(set && nfhp_set_add(&sets, set, &k8090, 1, NULL, 0) == NFHP_SET_INVALID,
 	      "registry: an overlap is NFHP_SET_INVALID");
 	nfhp_set_modify(&sets, set, &lim, NULL);
-	check(nfhp_set_add(&sets, set, &r2, 1, 0) == NFHP_SET_LIMIT &&
-	      nfhp_set_add(&sets, set, &r, 3, NFHP_SET_F_UPDATE) ==
+	check(nfhp_set_add(&sets, set, &r2, 1, NULL, 0) == NFHP_SET_LIMIT &&
+	      nfhp_set_add(&sets, set, &r, 3, NULL, NFHP_SET_F_UPDATE) ==
 	      NFHP_SET_UPDATED,
 	      "registry: the limit refuses a new range, not an update");
 	nfhp_set_modify(&sets, set, NULL, &locked);
@@ -610,12 +610,12 @@ static void run_registry(void)
 	set = nfhp_set_find(&sets, "p");
 	r = num_key(1, 3);
 	r2 = num_key(3, 5);
-	check(set && nfhp_set_add(&sets, set, &r, 0, 0) == NFHP_SET_ADDED &&
-	      nfhp_set_add(&sets, set, &r2, 0, NFHP_SET_F_UPDATE) ==
+	check(set && nfhp_set_add(&sets, set, &r, 0, NULL, 0) == NFHP_SET_ADDED &&
+	      nfhp_set_add(&sets, set, &r2, 0, NULL, NFHP_SET_F_UPDATE) ==
 	      NFHP_SET_LIMIT &&
 	      nfhp_set_add(&sets, set, &(struct nfhp_set_key){ .addr = 3,
 							    .hi = 4 },
-			   0, NFHP_SET_F_UPDATE) == NFHP_SET_ADDED &&
+			   0, NULL, NFHP_SET_F_UPDATE) == NFHP_SET_ADDED &&
 	      nfhp_set_count(&sets, set) == 4,
 	      "registry: a range passing the limit with its new ports is refused");
 	check(!nfhp_set_destroy(&sets, "p", &msg), "registry: destroyed");

@@ -155,12 +155,12 @@ static void check_views(struct run *r)
 			    set->live.locked != c->locked ||
 			    set->refs != c->refs ||
 			    nfhp_set_count(&r->sets, set) != model_count(c) ||
-			    set->inst != set->live.body->inst ||
+			    rcu_access_pointer(set->pkt_body) != set->live.body ||
 			    !body_agrees(set->live.body, c, true)))
 			fail(r, "packets or listings see other entries");
 		for (k = 0; set && k < POOL; k++) {
 			key = pool_key(k);
-			if (nfhp_set_test(&r->sets, set, &key, &v) !=
+			if (nfhp_set_test(&r->sets, set, &key, &v, NULL) !=
 			    c->has[k])
 				fail(r, "a test sees other entries");
 		}
@@ -294,7 +294,7 @@ static void step_entry(struct run *r, unsigned int i, bool add)
 		return;
 	nfhp_shim_fail_countdown = rnd() % 6 ? 0 : 1 + rnd() % 4;
 	if (add)
-		got = nfhp_set_add(&r->sets, set, &key, value, flags);
+		got = nfhp_set_add(&r->sets, set, &key, value, NULL, flags);
 	else
 		got = nfhp_set_remove(&r->sets, set, &key);
 	nfhp_shim_fail_countdown = 0;

@@ -13,6 +13,10 @@ typedef struct {
 	long counter;
 } atomic_long_t;
 
+typedef struct {
+	s64 counter;
+} atomic64_t;
+
 #define ATOMIC_INIT(i)		{ (i) }
 #define atomic_read(v)		__atomic_load_n(&(v)->counter, __ATOMIC_RELAXED)
 #define atomic_set(v, i)	__atomic_store_n(&(v)->counter, (i), \
@@ -28,6 +32,11 @@ typedef struct {
 #define atomic_long_inc(v)	atomic_inc(v)
 #define atomic_long_add(i, v)	((void)__atomic_add_fetch(&(v)->counter, (i), \
 							  __ATOMIC_SEQ_CST))
+
+#define atomic64_read(v)	atomic_read(v)
+#define atomic64_set(v, i)	atomic_set(v, i)
+#define atomic64_inc(v)		atomic_inc(v)
+#define atomic64_add(i, v)	atomic_long_add(i, v)
 
 /*
  * atomic_add_unless(): add @a unless the counter is @u; true if it added.
