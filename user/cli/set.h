@@ -76,10 +76,13 @@ int set_add_main(struct set_cli *c, int argc, char **argv);
 int set_del_main(struct set_cli *c, int argc, char **argv);
 int set_test_main(struct set_cli *c, int argc, char **argv);
 int set_entry_args(struct set_cli *c, const struct nfhp_set_info *info,
-		   bool add, int argc, char **argv, u32 *value, bool *exist);
+		   bool add, int argc, char **argv,
+		   struct nfhp_set_entry *opts, bool *exist);
+int set_entry_check(struct set_cli *c, const struct nfhp_set_info *info,
+		    bool add, const struct nfhp_set_entry *opts);
 u32 set_entry_flags(bool add, bool exist);
 int set_batch_queue(struct set_cli *c, struct set_batch *b, const char *elem,
-		    u32 value);
+		    const struct nfhp_set_entry *opts);
 int set_batch_send(struct set_cli *c, struct set_batch *b);
 
 /* set_restore.c */

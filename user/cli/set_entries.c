@@ -92,13 +92,13 @@ int set_batch_send(struct set_cli *c, struct set_batch *b)
  * struct queue_ctx - the keys of one element, queued
  * @c: the run
  * @b: the batch
- * @value: the value they take
+ * @opts: the value and the counts they take
  * @ret: an exit code of a batch sent on the way
  */
 struct queue_ctx {
 	struct set_cli *c;
 	struct set_batch *b;
-	u32 value;
+	const struct nfhp_set_entry *opts;
 	int ret;
 };
 
@@ -113,7 +113,11 @@ static int queue_one(struct queue_ctx *q, const struct nfhp_set_entry *e)
 			return 1;
 	}
 	b->e[b->n] = *e;
-	b->e[b->n].value = q->value;
+	b->e[b->n].value = q->opts->value;
+	b->e[b->n].has_packets = q->opts->has_packets;
+	b->e[b->n].packets = q->opts->packets;
+	b->e[b->n].has_bytes = q->opts->has_bytes;
+	b->e[b->n].bytes = q->opts->bytes;
 	b->line[b->n] = q->c->line;
 	b->n++;
 	return 0;
@@ -154,21 +158,46 @@ static int count_cb(void *data, const struct nfhp_set_entry *e)
 	return 0;
 }
 
+/**
+ * set_entry_check() - may an add's options go to a set?
+ * @c: the run
+ * @info: the set
+ * @add: an add; the options of a del carry no counts
+ * @opts: the value and counts the options gave
+ *
+ * Return: 0, or ipset's exit code after its message: counts only go to
+ * a set that counts.
+ */
+int set_entry_check(struct set_cli *c, const struct nfhp_set_info *info,
+		    bool add, const struct nfhp_set_entry *opts)
+{
+	char err[256];
+	int ret;
+
+	if (!add)
+		return 0;
+	ret = nfhp_set_check_entry_opts(info, opts, err, sizeof(err));
+	if (ret)
+		set_error(c, "%s", err);
+	return ret;
+}
+
 /*
- * The words after NAME ELEMENT of add, del and test, and the element
- * itself, checked against set @info: 0, or an exit code after a message.
+ * The words after NAME ELEMENT of add, del and test into @opts, and the
+ * element itself, checked against set @info: 0, or an exit code after a
+ * message.
  */
 static int check_elem(struct set_cli *c, const struct nfhp_set_info *info,
-		      bool add, int argc, char **argv, u32 *value,
-		      bool *exist)
+		      bool add, int argc, char **argv,
+		      struct nfhp_set_entry *opts, bool *exist)
 {
 	unsigned int n = 0;
 	char err[256];
 	int ret;
 
-	ret = nfhp_set_parse_elem_opts(argc - 2, argv + 2,
-				       add ? value : NULL, exist, err,
-				       sizeof(err));
+	memset(opts, 0, sizeof(*opts));
+	ret = nfhp_set_parse_entry_opts(argc - 2, argv + 2, add, opts, exist,
+					err, sizeof(err));
 	if (ret == NFHP_SET_EXIT_PARAM)
 		return set_param_error(c, "%s", err);
 	if (ret) {
@@ -177,6 +206,9 @@ static int check_elem(struct set_cli *c, const struct nfhp_set_info *info,
 	}
 	if (!info)
 		return 0;
+	ret = set_entry_check(c, info, add, opts);
+	if (ret)
+		return ret;
 	if (nfhp_set_parse_elem(argv[1], info->family, info->type, info->algo,
 				count_cb,
 				&n, err, sizeof(err))) {
@@ -200,20 +232,22 @@ static int arg_count(struct set_cli *c, int argc, const char *cmd)
 /**
  * set_entry_args() - the words of an add or a del
  * @c: the run
- * @info: the set, or NULL: the element is not read
+ * @info: the set, or NULL: neither the element nor the counts are
+ *	checked against it
  * @add: an add, else a del
  * @argc: number of words
  * @argv: the words from the set's name on
- * @value: set by "value N"
+ * @opts: set by "value N", "packets N" and "bytes N"
  * @exist: set by -exist
  *
  * Return: 0, or ipset's exit code after its message.
  */
 int set_entry_args(struct set_cli *c, const struct nfhp_set_info *info,
-		   bool add, int argc, char **argv, u32 *value, bool *exist)
+		   bool add, int argc, char **argv,
+		   struct nfhp_set_entry *opts, bool *exist)
 {
 	return arg_count(c, argc, add ? "add" : "del") ?:
-	       check_elem(c, info, add, argc, argv, value, exist);
+	       check_elem(c, info, add, argc, argv, opts, exist);
 }
 
 /**
@@ -238,14 +272,14 @@ u32 set_entry_flags(bool add, bool exist)
  * @c: the run, whose line each key keeps
  * @b: the batch, of the element's set; full batches are sent on the way
  * @elem: the element
- * @value: the value of its keys
+ * @opts: the value of its keys, and the counts they start at
  *
  * Return: 0, or ipset's exit code after its message.
  */
 int set_batch_queue(struct set_cli *c, struct set_batch *b, const char *elem,
-		    u32 value)
+		    const struct nfhp_set_entry *opts)
 {
-	struct queue_ctx q = { .c = c, .b = b, .value = value };
+	struct queue_ctx q = { .c = c, .b = b, .opts = opts };
 	char err[256];
 	int ret;
 
@@ -263,12 +297,12 @@ int set_batch_queue(struct set_cli *c, struct set_batch *b, const char *elem,
 
 static int entries_main(struct set_cli *c, int argc, char **argv, bool add)
 {
+	struct nfhp_set_entry opts;
 	bool exist = c->exist;
 	struct set_batch *b;
-	u32 value = 0;
 	int ret;
 
-	ret = set_entry_args(c, NULL, add, argc, argv, &value, &exist);
+	ret = set_entry_args(c, NULL, add, argc, argv, &opts, &exist);
 	if (ret)
 		return ret;
 	b = calloc(1, sizeof(*b));
@@ -282,8 +316,8 @@ static int entries_main(struct set_cli *c, int argc, char **argv, bool add)
 	b->add = add;
 	b->flags = set_entry_flags(add, exist);
 	/* Every key is checked before the first is sent. */
-	ret = check_elem(c, &b->info, add, argc, argv, &value, &exist) ?:
-	      set_batch_queue(c, b, argv[1], value) ?: set_batch_send(c, b);
+	ret = check_elem(c, &b->info, add, argc, argv, &opts, &exist) ?:
+	      set_batch_queue(c, b, argv[1], &opts) ?: set_batch_send(c, b);
 cleanup:
 	free(b);
 	return ret;
@@ -312,14 +346,14 @@ static int first_cb(void *data, const struct nfhp_set_entry *e)
 
 int set_test_main(struct set_cli *c, int argc, char **argv)
 {
-	struct nfhp_set_entry e = {};
+	struct nfhp_set_entry e = {}, opts;
 	struct nfhp_set_info info;
 	bool found, exist = false;
 	char err[256];
 	int ret;
 
 	ret = arg_count(c, argc, "test") ?:
-	      check_elem(c, NULL, false, argc, argv, NULL, &exist) ?:
+	      check_elem(c, NULL, false, argc, argv, &opts, &exist) ?:
 	      set_lookup(c, argv[0], &info);
 	if (ret)
 		return ret;

@@ -109,12 +109,21 @@ static void rset_rewind(struct set_restore *r)
 		r->sets[i].gone = false;
 }
 
+/* Both count, or neither: the kernel swaps no others. */
+static bool same_counting(const struct nfhp_set_info *a,
+			  const struct nfhp_set_info *b)
+{
+	return !((a->flags ^ b->flags) & NFHP_SET_F_COUNTERS);
+}
+
+/* Sets the kernel takes as the same for a create with -exist. */
 static bool same_kind(const struct nfhp_set_info *a,
 		      const struct nfhp_set_info *b)
 {
 	return a->type == b->type && !strcmp(a->algo, b->algo) &&
 	       a->family == b->family && a->ranged == b->ranged &&
-	       a->range_lo == b->range_lo && a->range_hi == b->range_hi;
+	       a->range_lo == b->range_lo && a->range_hi == b->range_hi &&
+	       same_counting(a, b);
 }
 
 static const char *const restore_cmds[][3] = {
@@ -178,14 +187,19 @@ static int do_create(struct set_restore *r, int argc, char **argv, bool exist)
 		return ret;
 	s = rset_find(r, info.name);
 	if (s && !same_kind(&s->info, &info)) {
+		const char *counters = s->info.flags & NFHP_SET_F_COUNTERS ?
+				       " counters" : "";
+
 		if (s->info.ranged)
-			set_error(r->c, "Set cannot be created: set with the same name already exists (%s range %u-%u)",
+			set_error(r->c, "Set cannot be created: set with the same name already exists (%s range %u-%u%s)",
 				  nfhp_set_typename(&s->info),
-				  s->info.range_lo, s->info.range_hi);
+				  s->info.range_lo, s->info.range_hi,
+				  counters);
 		else
-			set_error(r->c, "Set cannot be created: set with the same name already exists (%s family %s)",
+			set_error(r->c, "Set cannot be created: set with the same name already exists (%s family %s%s)",
 				  nfhp_set_typename(&s->info),
-				  s->info.family == NFHP_FAMILY_IPV6 ? "inet6" : "inet");
+				  s->info.family == NFHP_FAMILY_IPV6 ? "inet6" : "inet",
+				  counters);
 		return NFHP_SET_EXIT_ERR;
 	}
 	if (s && !exist && !r->replace) {
@@ -218,11 +232,12 @@ static int do_entries(struct set_restore *r, int argc, char **argv, bool add,
 		      bool exist)
 {
 	struct set_batch *b = &r->b;
+	struct nfhp_set_entry opts;
 	struct rset *s;
-	u32 value = 0, flags;
+	u32 flags;
 	int ret;
 
-	ret = set_entry_args(r->c, NULL, add, argc, argv, &value, &exist);
+	ret = set_entry_args(r->c, NULL, add, argc, argv, &opts, &exist);
 	if (ret)
 		return ret;
 	s = rset_need(r, argv[0]);
@@ -230,8 +245,12 @@ static int do_entries(struct set_restore *r, int argc, char **argv, bool add,
 		return NFHP_SET_EXIT_ERR;
 	/* When sent, the element is read once, as it is queued. */
 	if (!r->apply)
-		return set_entry_args(r->c, &s->info, add, argc, argv, &value,
+		return set_entry_args(r->c, &s->info, add, argc, argv, &opts,
 				      &exist);
+	/* The counts of the line, against the set the lines before made. */
+	ret = set_entry_check(r->c, &s->info, add, &opts);
+	if (ret)
+		return ret;
 	flags = set_entry_flags(add, exist);
 	if (b->n && (b->add != add || b->flags != flags ||
 		     strcmp(b->info.name, s->info.name))) {
@@ -242,7 +261,7 @@ static int do_entries(struct set_restore *r, int argc, char **argv, bool add,
 	b->info = s->info;
 	b->add = add;
 	b->flags = flags;
-	return set_batch_queue(r->c, b, argv[1], value);
+	return set_batch_queue(r->c, b, argv[1], &opts);
 }
 
 /* destroy, flush, swap, lock, unlock, limit: checked. */
@@ -281,7 +300,8 @@ static int check_other(struct set_restore *r, const char *cmd, int argc,
 		set_error(r->c, "Sets cannot be swapped: the second set does not exist");
 		return NFHP_SET_EXIT_ERR;
 	}
-	if (s->info.type != t->info.type || s->info.family != t->info.family) {
+	if (s->info.type != t->info.type || s->info.family != t->info.family ||
+	    !same_counting(&s->info, &t->info)) {
 		set_error(r->c, "The sets cannot be swapped: their type does not match");
 		return NFHP_SET_EXIT_ERR;
 	}

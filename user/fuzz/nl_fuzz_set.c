@@ -7,8 +7,11 @@
  * of both algorithms ("bitmap", "range"), flow sets of both algorithms
  * and families (NFHPA_SETE_PROTO and _PORT: ports, ICMP type and code,
  * protocol 0, a port on a protocol without) and interface sets of both
- * ("hash", "lpm"), with limits and locks;
- * batched adds and removes of valid keys, keys with bits below their
+ * ("hash", "lpm"), with limits and locks, counting (NFHP_SET_F_COUNTERS)
+ * or not;
+ * batched adds and removes of valid keys, adds with the counts an entry
+ * starts at (NFHPA_SETE_PACKETS, _BYTES, to sets that count or not),
+ * keys with bits below their
  * prefix length, keys of the other family's width, prefix lengths 0, 1,
  * 31, 32, 127, 128; number ranges at 0, 65535 and 2^32 - 1, backwards,
  * overlapping, with an address or of an address set; interface names of
@@ -27,7 +30,9 @@
  * what genetlink answers before the module reads a request; anything else
  * is flagged.  The reply of a valid add, remove or test is checked against
  * the contract: one result per entry sent, in range, and the ack's errno
- * that of the first entry that failed.
+ * that of the first entry that failed; a test's entry found carries both
+ * counts or neither, one not found none.  The entries of a dump carry
+ * both counts (u64s) or neither, all those of a message alike.
  *
  * Between rounds every set is destroyed after the rules were flushed; a
  * set that rules of the other fuzzer process (or of a transaction) still
@@ -96,11 +101,14 @@ static const char *const fz_set_cmd_names[] = {
  * @setm: valid rule changes with set matches, by the errno of their
  *	answer (0: they went through)
  * @reset_busy: resets that left sets behind (-EBUSY)
+ * @counts_sent: entries of adds built with counts
+ * @counted: entries of dumps and tests that came with their counts
  */
 struct fz_set_stats {
 	unsigned long sent[9], acked[9];
 	unsigned long busy, bulk, multi, checked, setm[256];
 	unsigned long reset_busy;
+	unsigned long counts_sent, counted;
 };
 
 static struct fz_set_stats sst;
@@ -249,13 +257,36 @@ static void put_proto_port(struct nlmsghdr *nlh)
 }
 
 /*
+ * An add's NFHPA_SETE_PACKETS and _BYTES, now and then: either, both,
+ * small or any u64.  A set without counters refuses the entry
+ * (NFHP_SET_INVALID).
+ */
+static void put_counts(struct nlmsghdr *nlh, bool add)
+{
+	bool packets, bytes;
+
+	if (!add)
+		return;
+	packets = one_in(4);
+	bytes = one_in(4);
+	if (packets)
+		mnl_attr_put_u64(nlh, NFHPA_SETE_PACKETS, one_in(2) ?
+				 below(4) : rnd());
+	if (bytes)
+		mnl_attr_put_u64(nlh, NFHPA_SETE_BYTES, one_in(2) ?
+				 60 * below(4) : rnd());
+	sst.counts_sent += packets || bytes;
+}
+
+/*
  * One NFHPA_SET_ENTRY for a set of family: keys from a small space, so
  * that adds, removes and tests meet.  A host only with host; else now and
  * then a prefix, bits below the prefix length, the other family's width.
  * Of a flow set (flow) with a protocol and port, mostly ones that meet.
+ * An add's (add) with counts now and then.
  */
 static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host,
-		      bool flow)
+		      bool flow, bool add)
 {
 	static const uint8_t plens4[] = { 0, 1, 8, 16, 24, 31, 32, 127, 128 };
 	static const uint8_t plens6[] = { 0, 1, 31, 32, 48, 64, 96, 120, 127,
@@ -288,6 +319,7 @@ static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host,
 				 rnd_value());
 	if (flow != one_in(24))
 		put_proto_port(nlh);
+	put_counts(nlh, add);
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -296,7 +328,7 @@ static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host,
  * so that they overlap and meet; now and then backwards, without its
  * end, or with an address (both refused).
  */
-static void put_num_entry(struct nlmsghdr *nlh)
+static void put_num_entry(struct nlmsghdr *nlh, bool add)
 {
 	static const uint32_t bases[] = { 0, 80, 65530, 0xfffffff8u };
 	struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
@@ -312,6 +344,7 @@ static void put_num_entry(struct nlmsghdr *nlh)
 		mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
 	if (one_in(2))
 		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, below(4));
+	put_counts(nlh, add);
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -320,7 +353,7 @@ static void put_num_entry(struct nlmsghdr *nlh)
  * so that they meet; now and then 15 or 16 bytes, none, or with an
  * address (refused).
  */
-static void put_iface_entry(struct nlmsghdr *nlh)
+static void put_iface_entry(struct nlmsghdr *nlh, bool add)
 {
 	static const char *const names[] = {
 		"+", "e+", "eth+", "eth1+", "eth1", "eth10", "lo", "ppp+",
@@ -336,31 +369,46 @@ static void put_iface_entry(struct nlmsghdr *nlh)
 		mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
 	if (one_in(2))
 		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, below(4));
+	put_counts(nlh, add);
 	mnl_attr_nest_end(nlh, nest);
 }
 
-/* An entry of the set i is mostly of: a range, a name or an address. */
-static void put_some_entry(struct nlmsghdr *nlh, unsigned int i, bool host)
+/*
+ * An entry of the set i is mostly of: a range, a name or an address.
+ * Counts only go with an add (add): what a remove or a test does with
+ * them the contract does not say.
+ */
+static void put_some_entry(struct nlmsghdr *nlh, unsigned int i, bool host,
+			   bool add)
 {
 	if (fz_sets[i].iface != one_in(12))
-		put_iface_entry(nlh);
+		put_iface_entry(nlh, add);
 	else if (fz_sets[i].number != one_in(12))
-		put_num_entry(nlh);
+		put_num_entry(nlh, add);
 	else
-		put_entry(nlh, fz_sets[i].family, host, fz_sets[i].flow);
+		put_entry(nlh, fz_sets[i].family, host, fz_sets[i].flow, add);
 }
 
-/* Hundreds of hosts (numbers, names), for a dump of several messages. */
+/*
+ * Hundreds of hosts (numbers, names), for a dump of several messages;
+ * now and then each with both counts, the largest entries an add takes.
+ */
 static void put_bulk(struct nlmsghdr *nlh, unsigned int set)
 {
 	unsigned int n = FZ_BULK_MIN + below(FZ_BULK_MAX - FZ_BULK_MIN);
 	uint32_t base = below(4096), i, w[4] = {};
 	uint8_t family = fz_sets[set].family;
+	bool counts = one_in(4);
 	char name[16];
 
 	for (i = 0; i < n && room(nlh, 64); i++) {
 		struct nlattr *nest = mnl_attr_nest_start(nlh, NFHPA_SET_ENTRY);
 
+		if (counts) {
+			mnl_attr_put_u64(nlh, NFHPA_SETE_PACKETS, i);
+			mnl_attr_put_u64(nlh, NFHPA_SETE_BYTES, 60ULL * i);
+			sst.counts_sent++;
+		}
 		if (fz_sets[set].iface) {
 			snprintf(name, sizeof(name), "b%u%s", base + i,
 				 i % 8 ? "" : "+");
@@ -426,7 +474,8 @@ static void put_set_new(struct nlmsghdr *nlh, unsigned int i)
 	else if (one_in(3))
 		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, (one_in(4) ?
 				 NFHP_SET_F_LOCKED : 0) |
-				 (one_in(2) ? NFHP_SET_F_EXIST : 0));
+				 (one_in(2) ? NFHP_SET_F_EXIST : 0) |
+				 (one_in(2) ? NFHP_SET_F_COUNTERS : 0));
 	/* A number set's range: small, so that adds fall on both sides. */
 	if (one_in(number ? 3 : 16))
 		mnl_attr_put_u32(nlh, NFHPA_SET_RANGE_LO, one_in(2) ?
@@ -504,12 +553,13 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
 			break;
 		}
 		for (n = one_in(16) ? 0 : 1 + below(8); n; n--)
-			put_some_entry(nlh, i, false);
+			put_some_entry(nlh, i, false,
+				       cmd == NFHP_CMD_SET_ADD);
 		break;
 	case NFHP_CMD_SET_TEST:
 		n = one_in(16) ? below(3) : 1;
 		while (n--)
-			put_some_entry(nlh, i, !one_in(4));
+			put_some_entry(nlh, i, !one_in(4), false);
 		break;
 	}
 	mnl_attr_nest_end(nlh, nest);
@@ -604,7 +654,11 @@ static void put_soup_entry(struct nlmsghdr *nlh)
 		case NFHPA_SETE_PORT:
 			put_soup_int(nlh, type, 2);
 			break;
-		default:	/* PLEN, RESULT (the kernel's), PROTO, none */
+		case NFHPA_SETE_PACKETS:
+		case NFHPA_SETE_BYTES:
+			put_soup_int(nlh, type, 8);
+			break;
+		default:	/* PLEN, RESULT (the kernel's), PROTO, PAD, none */
 			put_soup_int(nlh, type, 1);
 			break;
 		}
@@ -859,6 +913,30 @@ void fz_set_expect(const struct nlmsghdr *req, bool valid)
 	sst.sent[fx.cmd - NFHP_CMD_SET_NEW]++;
 }
 
+/*
+ * How many of NFHPA_SETE_PACKETS and _BYTES an entry of an answer
+ * carries: 0 or 2 (a set that counts), each a u64.
+ */
+static unsigned int entry_counts(const struct nlattr *e)
+{
+	const struct nlattr *a;
+	unsigned int n = 0;
+
+	mnl_attr_for_each_nested(a, e) {
+		if (mnl_attr_get_type(a) != NFHPA_SETE_PACKETS &&
+		    mnl_attr_get_type(a) != NFHPA_SETE_BYTES)
+			continue;
+		if (mnl_attr_get_payload_len(a) != 8)
+			fz_set_bad("a count that is no u64", fx.got,
+				   mnl_attr_get_payload_len(a));
+		n++;
+	}
+	if (n == 1 || n > 2)
+		fz_set_bad("an entry without both counts", fx.got, n);
+	sst.counted += n == 2;
+	return n;
+}
+
 /* The results of an add, a remove or a test. */
 static void answer_entries(const struct nlattr *set)
 {
@@ -880,9 +958,36 @@ static void answer_entries(const struct nlattr *set)
 		}
 		if (!result_ok(fx.cmd, result, fx.flags))
 			fz_set_bad("a result out of place", fx.got, result);
+		/* A test's counts are those of the entry it found. */
+		if (fx.cmd == NFHP_CMD_SET_TEST && entry_counts(e) &&
+		    result != NFHP_SET_EXISTS)
+			fz_set_bad("counts of an entry not found", fx.got,
+				   result);
 		if (!fx.first)
 			fx.first = result_errno(result, fx.flags);
 	}
+}
+
+/*
+ * The entries of a dump's message: each with both counts or neither,
+ * all alike, as the set they come from counts or not.
+ */
+static void dump_entries(const struct nlattr *set)
+{
+	const struct nlattr *e;
+	unsigned int with = 0, without = 0;
+
+	mnl_attr_for_each_nested(e, set) {
+		if (mnl_attr_get_type(e) != NFHPA_SET_ENTRY)
+			continue;
+		if (entry_counts(e))
+			with++;
+		else
+			without++;
+	}
+	if (with && without)
+		fz_set_bad("entries of one message with and without counts",
+			   with, without);
 }
 
 /**
@@ -915,6 +1020,7 @@ void fz_set_answer(const struct nlmsghdr *nlh)
 				fx.set_msgs++;
 			entries |= mnl_attr_get_type(b) == NFHPA_SET_ENTRY;
 		}
+		dump_entries(a);
 	}
 	fx.entry_msgs += entries;
 }
@@ -992,8 +1098,9 @@ out:
 /* --- reset --------------------------------------------------------------- */
 
 /*
- * Set i of the pool anew, of its family and either algorithm, so that
- * the rules of the next round find sets to refer to.
+ * Set i of the pool anew, of its family and either algorithm, counting
+ * or not, so that the rules of the next round find sets to refer to and
+ * the adds with counts meet sets of both kinds.
  */
 static int set_create(struct fz_sock *s, unsigned int i)
 {
@@ -1018,6 +1125,8 @@ static int set_create(struct fz_sock *s, unsigned int i)
 		mnl_attr_put_strz(nlh, NFHPA_SET_ALGO,
 				  one_in(2) ? "hash" : "lpm");
 	}
+	if (one_in(2))
+		mnl_attr_put_u32(nlh, NFHPA_SET_FLAGS, NFHP_SET_F_COUNTERS);
 	mnl_attr_nest_end(nlh, nest);
 	fz_set_expect(nlh, true);
 	if (!send_req(s, nlh, nlh->nlmsg_len, &err))
@@ -1107,6 +1216,8 @@ void fz_set_report(void)
 	printf("\n");
 	printf("nl_fuzz: sets: %lu destroys refused busy, %lu bulk adds, %lu multi-message entry dumps, %lu replies checked, %lu resets left sets\n",
 	       sst.busy, sst.bulk, sst.multi, sst.checked, sst.reset_busy);
+	printf("nl_fuzz: set counters: %lu entries added with counts, %lu listed or tested with them\n",
+	       sst.counts_sent, sst.counted);
 	printf("nl_fuzz: valid rule changes with set matches:");
 	for (k = 0; k < 256; k++)
 		if (sst.setm[k])

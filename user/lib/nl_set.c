@@ -46,7 +46,8 @@ static void put_iface(struct nlmsghdr *nlh, const struct nfhp_set_entry *e)
  * @flags: NFHPA_SET_FLAGS, left out when 0
  * @e: entries, or NULL
  * @n: their number
- * @values: put each entry's NFHPA_SETE_VALUE (adds)
+ * @values: put each entry's NFHPA_SETE_VALUE, and NFHPA_SETE_PACKETS and
+ *	_BYTES where it has them (adds)
  *
  * A create (an @info with a type and an algorithm) carries the type,
  * the algorithm, the limit and a number set's range too.  The entries
@@ -95,6 +96,11 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 		}
 		if (values && e[i].value)
 			mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, e[i].value);
+		/* The kernel takes them unaligned: no NFHPA_SETE_PAD. */
+		if (values && e[i].has_packets)
+			mnl_attr_put_u64(nlh, NFHPA_SETE_PACKETS, e[i].packets);
+		if (values && e[i].has_bytes)
+			mnl_attr_put_u64(nlh, NFHPA_SETE_BYTES, e[i].bytes);
 		mnl_attr_nest_end(nlh, ent);
 	}
 	mnl_attr_nest_end(nlh, set);
@@ -193,6 +199,11 @@ static int entry_attr_cb(const struct nlattr *attr, void *data)
 		if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
 			return MNL_CB_ERROR;
 		break;
+	case NFHPA_SETE_PACKETS:
+	case NFHPA_SETE_BYTES:
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			return MNL_CB_ERROR;
+		break;
 	case NFHPA_SETE_IFACE:
 		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0 ||
 		    mnl_attr_get_payload_len(attr) > NFHP_IFNAME_LEN)
@@ -218,12 +229,22 @@ static int parse_entry(const struct nlattr *nest, u8 family,
 	unsigned int width = family == NFHP_FAMILY_IPV6 ? 128 : 32;
 	u32 w[4];
 
+	memset(e, 0, sizeof(*e));
 	if (mnl_attr_parse_nested(nest, entry_attr_cb, tb) < 0)
 		return -EINVAL;
 	e->value = tb[NFHPA_SETE_VALUE] ?
 		   mnl_attr_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
 	e->result = tb[NFHPA_SETE_RESULT] ?
 		    mnl_attr_get_u8(tb[NFHPA_SETE_RESULT]) : NFHP_SET_ADDED;
+	/* A set with NFHP_SET_F_COUNTERS lists its entries' counts. */
+	if (tb[NFHPA_SETE_PACKETS]) {
+		e->has_packets = true;
+		e->packets = mnl_attr_get_u64(tb[NFHPA_SETE_PACKETS]);
+	}
+	if (tb[NFHPA_SETE_BYTES]) {
+		e->has_bytes = true;
+		e->bytes = mnl_attr_get_u64(tb[NFHPA_SETE_BYTES]);
+	}
 	if (tb[NFHPA_SETE_IFACE]) {
 		/* An interface set's entry: its name. */
 		e->hi = 0;
@@ -361,7 +382,7 @@ int nfhp_nl_set_new(struct nfhp_nl *nl, const struct nfhp_set_info *info,
 {
 	struct nlmsghdr *nlh = set_request(nl, NFHP_CMD_SET_NEW, info->family,
 					   false);
-	u32 flags = info->flags & NFHP_SET_F_LOCKED;
+	u32 flags = info->flags & (NFHP_SET_F_LOCKED | NFHP_SET_F_COUNTERS);
 
 	if (exist)
 		flags |= NFHP_SET_F_EXIST;
@@ -423,8 +444,13 @@ static int result_cb(void *data, const struct nfhp_set_info *info,
 	if (r->seen >= r->n)
 		return -EPROTO;
 	r->e[r->seen].result = e->result;
-	if (e->result == NFHP_SET_EXISTS)	/* a test's value */
+	if (e->result == NFHP_SET_EXISTS) {	/* a test's value, counts */
 		r->e[r->seen].value = e->value;
+		r->e[r->seen].has_packets = e->has_packets;
+		r->e[r->seen].packets = e->packets;
+		r->e[r->seen].has_bytes = e->has_bytes;
+		r->e[r->seen].bytes = e->bytes;
+	}
 	r->seen++;
 	return 0;
 }
@@ -488,7 +514,8 @@ int nfhp_nl_set_entries(struct nfhp_nl *nl, bool add,
  * nfhp_nl_set_test() - is a key in a set?
  * @nl: the connection
  * @info: the set: its name and family
- * @e: the key; its value is filled in when it is there
+ * @e: the key; its value is filled in when it is there, and its counts
+ *	(@e's has_packets, has_bytes) when the set counts
  * @found: set when it is
  *
  * Return: 0 or -errno.

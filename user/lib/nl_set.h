@@ -14,8 +14,8 @@
 
 /*
  * Most entries of one NFHP_CMD_SET_ADD, _REMOVE: their request (40 bytes
- * an entry) and the answer (48 bytes an entry with its result, in one
- * skb the kernel sizes for them) stay near 24 KiB, well within the
+ * an entry, 64 with both counts) and the answer (48 bytes an entry with
+ * its result, in one skb the kernel sizes for them) stay within the
  * 64 KiB a receive takes.
  */
 #define NFHP_NL_SET_BATCH	512
@@ -40,7 +40,10 @@ int nfhp_nl_set_modify(struct nfhp_nl *nl, const char *name,
 int nfhp_nl_set_entries(struct nfhp_nl *nl, bool add,
 			const struct nfhp_set_info *info, u32 flags,
 			struct nfhp_set_entry *e, unsigned int n);
-/* NFHP_CMD_SET_TEST: *@found, and the entry's value. */
+/*
+ * NFHP_CMD_SET_TEST: *@found, and the entry's value and, in a set with
+ * %NFHP_SET_F_COUNTERS, its counts (@e's has_packets and has_bytes).
+ */
 int nfhp_nl_set_test(struct nfhp_nl *nl, const struct nfhp_set_info *info,
 		     struct nfhp_set_entry *e, bool *found);
 

@@ -261,10 +261,11 @@ static int check_num_range(struct nfhp_set_info *info, char *err,
  * @errlen: its room
  *
  * ipset's "family inet|inet6", "maxelem N", "hashsize N", "timeout 0",
- * "counters", "comment", "bucketsize N" and "initval N" (what ipset save
- * prints) are taken, the last four without effect, plus nf-hipac's "algo
- * hash|lpm" ("algo bitmap|range" for bitmap:port), "limit N" (maxelem's
- * twin) and "locked".  Without maxelem or limit the set holds
+ * "counters" (%NFHP_SET_F_COUNTERS), "comment", "bucketsize N" and
+ * "initval N" (what ipset save prints) are taken, the last four without
+ * effect, plus nf-hipac's "algo hash|lpm" ("algo bitmap|range" for
+ * bitmap:port), "limit N" (maxelem's twin) and "locked".  Without
+ * maxelem or limit the set holds
  * %NFHP_SET_DEFAULT_LIMIT entries, as ipset's; a limit of 0 is none.
  * bitmap:port takes ipset's "range FIRST-LAST", ports, 0-65535 when
  * absent; with "algo range" the range may hold any u32, all of them when
@@ -289,11 +290,14 @@ int nfhp_set_parse_create(int argc, char **argv, struct nfhp_set_info *info,
 			*exist = true;
 			continue;
 		}
-		if (!strcmp(o, "counters") || !strcmp(o, "comment") ||
-		    !strcmp(o, "forceadd"))
+		if (!strcmp(o, "comment") || !strcmp(o, "forceadd"))
 			continue;
 		if (!strcmp(o, "locked")) {
 			info->flags |= NFHP_SET_F_LOCKED;
+			continue;
+		}
+		if (!strcmp(o, "counters")) {
+			info->flags |= NFHP_SET_F_COUNTERS;
 			continue;
 		}
 		if (strcmp(o, "family") && strcmp(o, "maxelem") &&
@@ -685,19 +689,39 @@ int nfhp_set_parse_elem(const char *s, u8 family, u8 type, const char *algo,
 			       err, errlen);
 }
 
+/* The count of "packets N" or "bytes N": any u64, as ipset takes it. */
+static int parse_count(const char *s, bool *has, u64 *count, char *err,
+		       size_t errlen)
+{
+	unsigned long long v;
+	int ret = parse_num(s, ~0ULL, &v, err, errlen);
+
+	if (ret)
+		return ret;
+	*has = true;
+	*count = v;
+	return 0;
+}
+
 /**
- * nfhp_set_parse_elem_opts() - the options after an element
+ * nfhp_set_parse_entry_opts() - the options after an element
  * @argc: their number
  * @argv: the options
- * @value: set by "value N"; NULL where no value is taken (del, test)
+ * @add: an add: "value N", "packets N" and "bytes N" are read
+ * @e: where they go (@e's value, counts and whether each count is given)
  * @exist: set by -exist
  * @err: ipset's message on failure
  * @errlen: its room
  *
+ * A del or a test refuses "value" and takes ipset's "packets" and
+ * "bytes" unread, as it takes "timeout 0" and "comment".  Whether the
+ * set counts is nfhp_set_check_entry_opts()'s to say.
+ *
  * Return: 0, or an exit code.
  */
-int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
-			     char *err, size_t errlen)
+int nfhp_set_parse_entry_opts(int argc, char **argv, bool add,
+			      struct nfhp_set_entry *e, bool *exist,
+			      char *err, size_t errlen)
 {
 	unsigned long long v;
 	const char *a;
@@ -710,7 +734,7 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 			*exist = true;
 			continue;
 		}
-		if ((strcmp(o, "value") || !value) && strcmp(o, "timeout") &&
+		if ((strcmp(o, "value") || !add) && strcmp(o, "timeout") &&
 		    strcmp(o, "packets") && strcmp(o, "bytes") &&
 		    strcmp(o, "comment") && strcmp(o, "skbmark") &&
 		    strcmp(o, "skbprio") && strcmp(o, "skbqueue")) {
@@ -725,13 +749,75 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 			ret = parse_num(a, 0xffffffffULL, &v, err, errlen);
 			if (ret)
 				return ret;
-			*value = v;
+			e->value = v;
 		} else if (!strcmp(o, "timeout")) {
 			ret = parse_timeout(a, err, errlen);
 			if (ret)
 				return ret;
+		} else if (add && !strcmp(o, "packets")) {
+			ret = parse_count(a, &e->has_packets, &e->packets, err,
+					  errlen);
+			if (ret)
+				return ret;
+		} else if (add && !strcmp(o, "bytes")) {
+			ret = parse_count(a, &e->has_bytes, &e->bytes, err,
+					  errlen);
+			if (ret)
+				return ret;
 		}
-		/* packets, bytes, comment, skb*: what ipset save carries */
+		/* comment, skb*: what ipset save carries */
+	}
+	return 0;
+}
+
+/**
+ * nfhp_set_parse_elem_opts() - the options after an element, the value
+ * @argc: their number
+ * @argv: the options
+ * @value: set by "value N"; NULL where no value is taken (del, test)
+ * @exist: set by -exist
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * nfhp_set_parse_entry_opts() for a caller that keeps no counts.
+ *
+ * Return: 0, or an exit code.
+ */
+int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
+			     char *err, size_t errlen)
+{
+	struct nfhp_set_entry e = {};
+	int ret;
+
+	ret = nfhp_set_parse_entry_opts(argc, argv, value, &e, exist, err,
+					errlen);
+	if (!ret && value)
+		*value = e.value;
+	return ret;
+}
+
+/**
+ * nfhp_set_check_entry_opts() - may an add's options go to a set?
+ * @info: the set
+ * @e: the options, as nfhp_set_parse_entry_opts() read them
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * The kernel refuses counts for a set without %NFHP_SET_F_COUNTERS
+ * (%NFHP_SET_INVALID); they are refused first, with ipset's words for
+ * its kernel's refusal, and its exit code.
+ *
+ * Return: 0, or an exit code.
+ */
+int nfhp_set_check_entry_opts(const struct nfhp_set_info *info,
+			      const struct nfhp_set_entry *e, char *err,
+			      size_t errlen)
+{
+	if ((e->has_packets || e->has_bytes) &&
+	    !(info->flags & NFHP_SET_F_COUNTERS)) {
+		nfhp_set_errmsg(err, errlen,
+		    "Packet/byte counters cannot be used: set was created without counter support");
+		return NFHP_SET_EXIT_ERR;
 	}
 	return 0;
 }
@@ -796,10 +882,10 @@ static const char *family_name(u8 family)
 }
 
 /*
- * What follows "create NAME TYPE" and "Header:": ipset's options, so that
- * ipset restore takes the line, and nf-hipac's lock in a listing.
+ * What follows "create NAME TYPE" and "Header:": ipset's options of the
+ * type, so that ipset restore takes the line.
  */
-static void print_header(FILE *f, const struct nfhp_set_info *info)
+static void print_type_header(FILE *f, const struct nfhp_set_info *info)
 {
 	if (info->type == NFHP_SET_IFACE) {
 		/* nf-hipac's own type: names have no family. */
@@ -823,6 +909,24 @@ static void print_header(FILE *f, const struct nfhp_set_info *info)
 		fprintf(f, " maxelem %u", info->limit);
 }
 
+/* ipset's options after the type's: " counters" where ipset prints it. */
+static void print_header(FILE *f, const struct nfhp_set_info *info)
+{
+	print_type_header(f, info);
+	if (info->flags & NFHP_SET_F_COUNTERS)
+		fputs(" counters", f);
+}
+
+/* An entry's counts as ipset prints them, in a set that counts. */
+static void print_counts(FILE *f, const struct nfhp_set_info *info,
+			 const struct nfhp_set_entry *e)
+{
+	if (info->flags & NFHP_SET_F_COUNTERS)
+		fprintf(f, " packets %llu bytes %llu",
+			(unsigned long long)e->packets,
+			(unsigned long long)e->bytes);
+}
+
 void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info)
 {
 	fprintf(f, "create %s %s ", info->name, nfhp_set_typename(info));
@@ -842,6 +946,7 @@ void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
 	fprintf(f, "add %s %s", info->name, key);
 	if (e->value)
 		fprintf(f, " value %u", e->value);
+	print_counts(f, info, e);
 	fputc('\n', f);
 }
 
@@ -883,5 +988,6 @@ void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
 	fputs(key, f);
 	if (e->value)
 		fprintf(f, " value %u", e->value);
+	print_counts(f, info, e);
 	fputc('\n', f);
 }

@@ -33,7 +33,8 @@
  * @algo: "hash" or "lpm"; of a number set "bitmap" or "range"
  * @family: &enum nfhp_family
  * @limit: most entries, 0 for no limit
- * @flags: NFHP_SET_F_* (only %NFHP_SET_F_LOCKED in a listing)
+ * @flags: NFHP_SET_F_*; a listing's: %NFHP_SET_F_LOCKED, and
+ *	%NFHP_SET_F_COUNTERS for a set whose entries count packets
  * @count: entries (listings)
  * @refs: rules that refer to the set (listings)
  * @memory: bytes (listings)
@@ -66,6 +67,11 @@ struct nfhp_set_info {
  * @hi: a number set's: the last number of the range, @addr for one
  * @value: the value
  * @result: &enum nfhp_set_result of the kernel's answer
+ * @has_packets: @packets is given (an add's "packets N"), or the kernel
+ *	sent it (an entry of a set with %NFHP_SET_F_COUNTERS)
+ * @has_bytes: @bytes is, likewise
+ * @packets: the packets the entry counted, or starts at
+ * @bytes: the bytes, likewise
  */
 struct nfhp_set_entry {
 	nfhp_u128 addr;
@@ -75,6 +81,10 @@ struct nfhp_set_entry {
 	u32 hi;
 	u32 value;
 	u8 result;
+	bool has_packets;
+	bool has_bytes;
+	u64 packets;
+	u64 bytes;
 };
 
 /* ipset's message of a failure into @err, @len bytes, printf's way. */
@@ -134,14 +144,29 @@ int nfhp_set_range_prefixes(nfhp_u128 lo, nfhp_u128 hi, u8 family,
 			    void *data);
 
 /*
- * The arguments after an element of add, del and test: "value N" (add
- * only, @value non-NULL) and ipset's per-entry options, accepted and
- * ignored ("timeout 0", "packets N", "bytes N", "comment STR",
- * "skbmark ..."), and -exist.  Return: 0, or an exit code with ipset's
- * message in @err.
+ * The arguments after an element of add, del and test: "value N",
+ * "packets N" and "bytes N" (add only, @add) into @e, ipset's other
+ * per-entry options, accepted and ignored ("timeout 0", "comment STR",
+ * "skbmark ...", and a del's or a test's "packets N", "bytes N"), and
+ * -exist.  Return: 0, or an exit code with ipset's message in @err.
+ */
+int nfhp_set_parse_entry_opts(int argc, char **argv, bool add,
+			      struct nfhp_set_entry *e, bool *exist,
+			      char *err, size_t errlen);
+/*
+ * The same with the value only (@value non-NULL: an add), the counts
+ * checked and dropped.
  */
 int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 			     char *err, size_t errlen);
+/*
+ * May an add with the options @e (nfhp_set_parse_entry_opts()) go to set
+ * @info?  Counts only to a set with %NFHP_SET_F_COUNTERS.  Return: 0, or
+ * an exit code with ipset's message in @err.
+ */
+int nfhp_set_check_entry_opts(const struct nfhp_set_info *info,
+			      const struct nfhp_set_entry *e, char *err,
+			      size_t errlen);
 
 /* An entry's key as ipset prints it: "10.0.0.1", "10.0.0.0/24", "::1". */
 void nfhp_set_key_str(char *buf, size_t len, u8 family,
@@ -155,15 +180,21 @@ void nfhp_set_elem_str(char *buf, size_t len,
 		       const struct nfhp_set_info *info,
 		       const struct nfhp_set_entry *e);
 
-/* "create NAME hash:ip family inet hashsize 1024 maxelem 65536\n" */
+/*
+ * "create NAME hash:ip family inet hashsize 1024 maxelem 65536\n", and
+ * " counters" before the newline for a set that counts
+ */
 void nfhp_set_print_create(FILE *f, const struct nfhp_set_info *info);
-/* "add NAME 10.0.0.1[ value 5]\n" */
+/* "add NAME 10.0.0.1[ value 5][ packets 3 bytes 180]\n" */
 void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
 			const struct nfhp_set_entry *e);
 /* The head of "ipset list", up to "Members:" (not with @terse). */
 void nfhp_set_print_list_head(FILE *f, const struct nfhp_set_info *info,
 			      bool terse);
-/* A member line of "ipset list": "10.0.0.1[ value 5]\n" */
+/*
+ * A member of "ipset list": "10.0.0.1[ value 5][ packets 3 bytes 180]\n";
+ * the counts (of both) in a set with %NFHP_SET_F_COUNTERS, as ipset's
+ */
 void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
 			   const struct nfhp_set_entry *e);
 
