@@ -372,8 +372,10 @@ if command -v ipset >/dev/null 2>&1 && in_ns $ns_server ipset create probe hash:
 		nfhp_check "ipset save | nf-hipac-set restore" \
 			bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' restore < /tmp/ipset-save-$$"
 		nfhp_check "  the same members" same_members "ih|in|i6"
-		nfhp_check "  the same limit" \
-			says "create ih hash:ip family inet hashsize 1024 maxelem 1000" S save ih
+		nfhp_check "  the same limit, and counters" \
+			says "create ih hash:ip family inet hashsize 1024 maxelem 1000 counters" S save ih
+		nfhp_check "  the counts ipset's add gave" \
+			says "add ih 192.0.2.2 packets 5 bytes 50" S save ih
 	else
 		nfhp_check "ipset save | nf-hipac-set restore (hash:ip only)" \
 			bash -c "grep -Ev '^(create|add) in ' /tmp/ipset-save-$$ |
