@@ -14,6 +14,9 @@
 #   range  ranges      10^4 disjoint u32 ranges (bitmap:port algo range):
 #                      each update copies the array, so a set of port
 #                      ranges, not of 10^6
+#   hash ipv4 hosts and lpm ipv4 routes again through the sets' registry
+#                      as the module goes (nfhp_set_lookup()), without
+#                      and with counters: what counting costs
 #
 # and for every case: all keys added in <= 1 s, a single add or delete
 # p50 <= 2 us.
@@ -38,17 +41,21 @@ done
 cmdline="bench/set-bench.sh -n $keys -l $lookups -r $rounds"
 bin=$top/user/build/nf-hipac-set-bench
 make -s -C "$top/user" build/nf-hipac-set-bench || exit 1
-# ALGO FAMILY MIX [KEYS]: the number cases have key counts of their own.
+# ALGO FAMILY MIX [KEYS|- [r|c]]: the number cases have key counts of
+# their own; r goes through the registry, c with counters too.
 cases=("hash 4 hosts" "hash 6 hosts" "lpm 4 routes" "lpm 6 routes"
-       "lpm 4 hosts" "bitmap 4 ports 65536" "range 4 ranges 10000")
+       "lpm 4 hosts" "bitmap 4 ports 65536" "range 4 ranges 10000"
+       "hash 4 hosts - r" "hash 4 hosts - c" "lpm 4 routes - r"
+       "lpm 4 routes - c")
 raw=$(mktemp /tmp/nfhp-setbench.XXXXXX)
 trap 'rm -f "$raw"' EXIT
 
 for r in $(seq 1 "$rounds"); do
 	for c in "${cases[@]}"; do
-		read -r algo fam mix n <<<"$c"
-		line=$("$bin" -n "${n:-$keys}" -l "$lookups" -s $((r * 7919)) \
-			"$algo" "$fam" "$mix") ||
+		read -r algo fam mix n mode <<<"$c"
+		[ "${n:--}" = - ] && n=$keys
+		line=$("$bin" -n "$n" -l "$lookups" -s $((r * 7919)) \
+			${mode:+-$mode} "$algo" "$fam" "$mix") ||
 			{ echo "set-bench: $c failed" >&2; exit 1; }
 		echo "$c|$line" >> "$raw"
 		echo "round $r: $line"
@@ -78,6 +85,9 @@ for line in open(sys.argv[1]):
 for case in order:
     m = {k: statistics.median(r[k] for r in rows[case]) for k in rows[case][0]}
     algo, fam, mix = case.split()[:3]
+    mode = case.split()[4:5]
+    if mode:
+        mix += {"r": ", registry", "c": ", counters"}[mode[0]]
     if algo in ("bitmap", "range"):
         fam = "any"
     else:
@@ -99,7 +109,10 @@ EOF
 	     "order the caches cannot follow.  Memory: bytes allocated for the" \
 	     "set (the shim rounds to powers of two as kmalloc does), per" \
 	     "distinct key.  Single add and delete: one key deleted and added" \
-	     "back, each timed alone, 100,000 times."
+	     "back, each timed alone, 100,000 times.  \"registry\": through" \
+	     "the sets' registry and nfhp_set_lookup(), as the module's" \
+	     "commands and packets go; \"counters\": the same with a set" \
+	     "made with counters (a packet of 64 bytes a lookup)."
 	echo
 	echo "| algorithm | family | keys | distinct | lookup ns | add all s | bytes/key | add p50 / p99 ns | delete p50 / p99 ns |"
 	echo "|---|---|---|---:|---:|---:|---:|---:|---:|"

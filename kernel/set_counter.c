@@ -12,9 +12,9 @@
  * counts.  A lookup that finds the entry counts in its slot with two
  * atomic adds, as ipset's counters do, and returns the slot's value.
  *
- * Slots sit in chunks of %NFHP_SET_SLOT_CHUNK that never move; a
- * directory of the chunks is replaced, under RCU, when it is full.  A
- * remove frees its entry's slot, but a lookup that found the entry just
+ * Slots sit in chunks of %NFHP_SET_SLOT_CHUNK, a page each, that never
+ * move; a directory of the chunks is replaced, under RCU, when it is
+ * full.  A remove frees its entry's slot, but a lookup that found the entry just
  * before may still count in it: a freed slot waits for a grace period
  * before another entry takes it, so no entry ever gets a packet of
  * another.  The waiting is two lists and one cookie: slots freed go on

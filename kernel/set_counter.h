@@ -6,6 +6,7 @@
 #define _NFHP_SET_COUNTER_H
 
 #include <linux/atomic.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
@@ -13,8 +14,6 @@
 
 /* No slot: the end of a list of free slots, or out of memory. */
 #define NFHP_SET_SLOT_NONE	U32_MAX
-/* Slots per chunk: a chunk never moves, so a slot never does. */
-#define NFHP_SET_SLOT_CHUNK	128
 
 /**
  * struct nfhp_set_slot - the value and counts of one entry
@@ -32,6 +31,14 @@ struct nfhp_set_slot {
 	u32 value;
 	u32 next;
 };
+
+/*
+ * Slots per chunk: as many as fill a page with the block's header (169).
+ * A chunk never moves, so a slot never does.
+ */
+#define NFHP_SET_SLOT_CHUNK						\
+	((PAGE_SIZE - sizeof(struct nfhp_set_retired)) /		\
+	 sizeof(struct nfhp_set_slot))
 
 /**
  * struct nfhp_set_slot_dir - the chunks of slots

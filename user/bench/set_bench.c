@@ -2,7 +2,8 @@
 /*
  * nf-hipac-set-bench: the algorithms of named sets, timed in userspace.
  *
- *	nf-hipac-set-bench [-n keys] [-l lookups] [-s seed] ALGO FAMILY MIX
+ *	nf-hipac-set-bench [-n keys] [-l lookups] [-s seed] [-r|-c] ALGO
+ *			   FAMILY MIX
  *
  * ALGO is an algorithm of the addr type ("hash", "lpm"), FAMILY 4 or 6,
  * MIX "hosts" (random /32, or /128 under 2001:db8::/32) or "routes"
@@ -14,8 +15,12 @@
  * one line: the batched add of every key (s), the set's memory (bytes a
  * key, as allocated), a lookup (ns, random addresses inside random keys,
  * in an order the caches cannot follow), and a single add and a single
- * delete (p50 and p99 ns, each timed alone).  bench/set-bench.sh runs it
- * over every algorithm and writes bench/results/sets.md.
+ * delete (p50 and p99 ns, each timed alone).  With -r every operation
+ * goes through the sets' registry (set.c) as the module's do, lookups
+ * through nfhp_set_lookup() as packets'; with -c too, and the set has
+ * counters (set_counter.c), so that the two show what counting costs.
+ * bench/set-bench.sh runs it over every algorithm and writes
+ * bench/results/sets.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "set_algo.h"
+#include "set.h"
 
 static const struct nfhp_set_algo *const algos[] = {
 	&nfhp_set_addr_hash,
@@ -153,6 +158,9 @@ static const struct nfhp_set_algo *algo_named(const char *name)
  * @mem: its account
  * @gc: its retire list
  * @set: the instance
+ * @registry: through the registry: @sets and @rset, not @set
+ * @sets: the registry's sets
+ * @rset: the set, with counters or not
  */
 struct bench {
 	const struct nfhp_set_algo *algo;
@@ -163,7 +171,37 @@ struct bench {
 	struct nfhp_mem mem;
 	struct nfhp_set_gc gc;
 	void *set;
+	bool registry;
+	struct nfhp_sets sets;
+	struct nfhp_set *rset;
 };
+
+/* Add @key with @value to the set: the algorithm's, or the registry's. */
+static int b_add(struct bench *b, const struct nfhp_set_key *key, u32 value,
+		 bool update)
+{
+	if (b->registry)
+		return nfhp_set_add(&b->sets, b->rset, key, value, NULL,
+				    update ? NFHP_SET_F_UPDATE : 0);
+	return b->algo->add(&b->ctx, b->set, key, value, update);
+}
+
+static int b_del(struct bench *b, const struct nfhp_set_key *key)
+{
+	if (b->registry)
+		return nfhp_set_remove(&b->sets, b->rset, key);
+	return b->algo->del(&b->ctx, b->set, key);
+}
+
+/* Let a grace period end and free what waited for it. */
+static void b_grace(struct bench *b)
+{
+	synchronize_rcu();
+	if (b->registry)
+		nfhp_sets_collect(&b->sets);
+	else
+		nfhp_set_gc_run(&b->ctx, false);
+}
 
 static double bench_add_all(struct bench *b)
 {
@@ -171,13 +209,10 @@ static double bench_add_all(struct bench *b)
 	unsigned int i, added = 0;
 
 	for (i = 0; i < b->n; i++) {
-		added += b->algo->add(&b->ctx, b->set, &b->keys[i], i,
-				      false) == NFHP_SET_ADDED;
+		added += b_add(b, &b->keys[i], i, false) == NFHP_SET_ADDED;
 		/* A grace period ends now and then, as in the kernel. */
-		if (i % 4096 == 4095) {
-			synchronize_rcu();
-			nfhp_set_gc_run(&b->ctx, false);
-		}
+		if (i % 4096 == 4095)
+			b_grace(b);
 	}
 	if (!added)
 		fprintf(stderr, "set_bench: no key added\n");
@@ -200,8 +235,15 @@ static double bench_lookup(struct bench *b, unsigned int lookups)
 		probe[i].plen = width;
 	}
 	t0 = now_ns();
-	for (i = 0; i < lookups; i++) {
+	for (i = 0; i < lookups && !b->registry; i++) {
 		if (b->algo->lookup(b->set, &probe[i], &v)) {
+			hits++;
+			sum += v;
+		}
+	}
+	/* A packet of 64 bytes each, for a set with counters. */
+	for (i = 0; i < lookups && b->registry; i++) {
+		if (nfhp_set_lookup(b->rset, &probe[i], 64, &v)) {
 			hits++;
 			sum += v;
 		}
@@ -225,15 +267,13 @@ static void bench_single(struct bench *b, unsigned int ops, u64 *del_p,
 	for (i = 0; i < ops && tdel && tadd; i++) {
 		j = rnd() % b->n;
 		t0 = now_ns();
-		b->algo->del(&b->ctx, b->set, &b->keys[j]);
+		b_del(b, &b->keys[j]);
 		tdel[i] = now_ns() - t0;
 		t0 = now_ns();
-		b->algo->add(&b->ctx, b->set, &b->keys[j], j, true);
+		b_add(b, &b->keys[j], j, true);
 		tadd[i] = now_ns() - t0;
-		if (i % 64 == 0) {
-			synchronize_rcu();
-			nfhp_set_gc_run(&b->ctx, false);
-		}
+		if (i % 64 == 0)
+			b_grace(b);
 	}
 	if (tdel && tadd) {
 		qsort(tdel, ops, sizeof(u64), cmp_u64);
@@ -247,9 +287,26 @@ static void bench_single(struct bench *b, unsigned int ops, u64 *del_p,
 	free(tadd);
 }
 
+/* The registry's set of the bench's algorithm and family. */
+static struct nfhp_set *bench_registry_set(struct bench *b, bool counting)
+{
+	struct nfhp_set_spec spec;
+	const char *msg = NULL;
+
+	nfhp_sets_init(&b->sets, NULL, ~0ull);
+	nfhp_set_spec_init(&spec, b->is6 ? NFHP_FAMILY_IPV6 :
+			   NFHP_FAMILY_IPV4, b->algo);
+	spec.flags = counting ? NFHP_SET_F_COUNTERS : 0;
+	if (nfhp_set_create(&b->sets, "bench", &spec, &msg)) {
+		fprintf(stderr, "set_bench: %s\n", msg);
+		return NULL;
+	}
+	return nfhp_set_find(&b->sets, "bench");
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: nf-hipac-set-bench [-n keys] [-l lookups] [-s seed] ALGO 4|6 hosts|routes|ports|ranges\n");
+	fprintf(stderr, "usage: nf-hipac-set-bench [-n keys] [-l lookups] [-s seed] [-r|-c] ALGO 4|6 hosts|routes|ports|ranges\n");
 	return 2;
 }
 
@@ -258,11 +315,16 @@ int main(int argc, char **argv)
 	struct bench b = { .n = 1000000 };
 	unsigned int lookups = 10000000, i, distinct;
 	u64 del_p[2] = {}, add_p[2] = {};
+	const struct nfhp_mem *mem = &b.mem;
+	bool counting = false;
 	double add_s, look_ns;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "n:l:s:")) != -1) {
-		if (opt == 'n')
+	while ((opt = getopt(argc, argv, "n:l:s:rc")) != -1) {
+		if (opt == 'r' || opt == 'c') {
+			b.registry = true;
+			counting |= opt == 'c';
+		} else if (opt == 'n')
 			b.n = strtoul(optarg, NULL, 0);
 		else if (opt == 'l')
 			lookups = strtoul(optarg, NULL, 0);
@@ -289,24 +351,40 @@ int main(int argc, char **argv)
 		b.keys[i] = make_key(b.is6, b.routes);
 	b.mem.limit = ~0ull;
 	b.ctx = (struct nfhp_set_ctx){ .mem = &b.mem, .gc = &b.gc };
-	b.set = b.algo->create(&b.ctx, b.is6 ? NFHP_FAMILY_IPV6 :
-			       NFHP_FAMILY_IPV4, 0);
-	if (!b.set)
-		return 1;
+	if (b.registry) {
+		b.rset = bench_registry_set(&b, counting);
+		if (!b.rset)
+			return 1;
+		mem = &b.rset->live.body->mem;
+	} else {
+		b.set = b.algo->create(&b.ctx, b.is6 ? NFHP_FAMILY_IPV6 :
+				       NFHP_FAMILY_IPV4, 0);
+		if (!b.set)
+			return 1;
+	}
 	add_s = bench_add_all(&b);
-	distinct = b.algo->count(b.set);
-	nfhp_set_gc_run(&b.ctx, true);
+	distinct = b.registry ? nfhp_set_count(&b.sets, b.rset) :
+				b.algo->count(b.set);
+	if (b.registry)
+		nfhp_sets_collect(&b.sets);
+	else
+		nfhp_set_gc_run(&b.ctx, true);
 	look_ns = bench_lookup(&b, lookups);
-	printf("%s ipv%s %s: keys %u (distinct %u) add-all %.3f s  bytes/key %.1f  lookup %.1f ns",
+	printf("%s ipv%s %s%s: keys %u (distinct %u) add-all %.3f s  bytes/key %.1f  lookup %.1f ns",
 	       b.algo->name, b.is6 ? "6" : "4", argv[optind + 2],
-	       b.n, distinct, add_s, (double)b.mem.allocated / distinct,
+	       counting ? " counters" : b.registry ? " registry" : "",
+	       b.n, distinct, add_s, (double)mem->allocated / distinct,
 	       look_ns);
 	bench_single(&b, 100000, del_p, add_p);
 	printf("  del p50 %llu p99 %llu ns  add p50 %llu p99 %llu ns\n",
 	       (unsigned long long)del_p[0], (unsigned long long)del_p[1],
 	       (unsigned long long)add_p[0], (unsigned long long)add_p[1]);
-	b.algo->destroy(&b.ctx, b.set);
-	nfhp_set_gc_run(&b.ctx, true);
+	if (b.registry) {
+		nfhp_sets_free(&b.sets);
+	} else {
+		b.algo->destroy(&b.ctx, b.set);
+		nfhp_set_gc_run(&b.ctx, true);
+	}
 	free(b.keys);
 	return 0;
 }
