@@ -25,9 +25,11 @@ struct nfhp_set_port {
 
 /*
  * "[PROTO:]PORT[-PORT]" of a set of @family into @p: TCP without a
- * protocol, as ipset; ports by number or service name; ICMP and ICMPv6
- * by codename or TYPE/CODE; other protocols with port 0 only.  Return:
- * 0, or -EINVAL with ipset's message in @err.
+ * protocol, as ipset; ports by number (C's way: "0x50", "010") or service
+ * name, one with a '-' in brackets where it begins a range
+ * ("[ftp-data]-ftp"); ICMP and ICMPv6 by codename or TYPE/CODE; other
+ * protocols with port 0 only.  Return: 0, or -EINVAL with ipset's
+ * message in @err.
  */
 int nfhp_set_parse_port(const char *s, u8 family, struct nfhp_set_port *p,
 			char *err, size_t errlen);

@@ -632,7 +632,6 @@ static void test_numbers(void)
 	      "range: beyond u32 refused");
 	check(num_elem("http", "bitmap", &e) == -EINVAL &&
 	      strstr(err, "invalid as number"), "a name: refused: %s", err);
-
 	memset(&info, 0, sizeof(info));
 	strcpy(info.name, "p");
 	info.type = NFHP_SET_NUMBER;
@@ -736,6 +735,29 @@ static const struct flow_case flow_cases[] = {
 	  "a port range is a key per port" },
 	{ "10.0.0.1,http", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:80",
 	  "a service by name" },
+	{ "10.0.0.1,010", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:8",
+	  "a port in octal, as ipset reads numbers" },
+	{ "10.0.0.1,udp:0x35", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.1,udp:53", "a port in hex" },
+	{ "10.0.0.1,[ftp-data]", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.1,tcp:20", "a name with a '-' in brackets, as ipset's" },
+	{ "10.0.0.1,tcp:[ftp-data]-ftp", NFHP_FAMILY_IPV4, "hash", 2,
+	  "10.0.0.1,tcp:20 10.0.0.1,tcp:21", "a range from a name in brackets" },
+	{ "10.0.0.1,ftp-ftp-data", NFHP_FAMILY_IPV4, "hash", 2,
+	  "10.0.0.1,tcp:20 10.0.0.1,tcp:21",
+	  "a range to a name with a '-': the first '-' splits" },
+	{ "10.0.0.1,ftp-data", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot parse 'data' as a tcp port",
+	  "a bare name with a '-' is a range, as in ipset" },
+	{ "10.0.0.1,[ftp-data]x", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: range separator expected after '[ftp-data]'",
+	  "brackets followed by no '-'" },
+	{ "10.0.0.1,[ftp-data", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot find closing escape character ']' in [ftp-data",
+	  "brackets not closed" },
+	{ "10.0.0.1,:80", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot parse ':80' as a tcp port",
+	  "a ':' first is no protocol's, as in ipset" },
 	{ "10.0.0.2/31,udp:53", NFHP_FAMILY_IPV4, "hash", 2,
 	  "10.0.0.2,udp:53 10.0.0.3,udp:53", "hash: a prefix is its hosts" },
 	{ "10.0.0.9/24,udp:53", NFHP_FAMILY_IPV4, "lpm", 1,
