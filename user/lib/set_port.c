@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nf-hipac: the "proto:port" part of a flow set's element (see
- * set_port.h), with ipset's v7.17 messages and names.
+ * nf-hipac: the "proto:port" part of a flow set's element and the ports
+ * of a bitmap:port set (see set_port.h), with ipset's v7.17 messages and
+ * names.
  */
 #include "set_port.h"
 #include "set_parse.h"
@@ -105,8 +106,8 @@ static const char *proto_colon(const char *s)
 	return strchr(s, ':');
 }
 
-/* A protocol by name or number, as ipset takes it; -EINVAL if none. */
-static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
+/* A protocol by number or name; -EINVAL with ipset's message if none. */
+static int lookup_proto(const char *s, u8 *proto, char *err, size_t errlen)
 {
 	const struct protoent *pe;
 	unsigned long v;
@@ -115,15 +116,23 @@ static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
 		s = "ipv6-icmp";
 	if (parse_u32(s, 255, &v)) {
 		*proto = v;
-	} else {
-		pe = getprotobyname(s);
-		if (!pe) {
-			nfhp_set_errmsg(err, errlen,
-			    "Syntax error: cannot parse '%s' as a protocol", s);
-			return -EINVAL;
-		}
-		*proto = pe->p_proto;
+		return 0;
 	}
+	pe = getprotobyname(s);
+	if (!pe) {
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: cannot parse '%s' as a protocol", s);
+		return -EINVAL;
+	}
+	*proto = pe->p_proto;
+	return 0;
+}
+
+/* A protocol by name or number, as ipset takes it; -EINVAL if none. */
+static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
+{
+	if (lookup_proto(s, proto, err, errlen))
+		return -EINVAL;
 	if (!*proto) {
 		/* The kernel's answer in ipset: it reaches ipset's kernel. */
 		nfhp_set_errmsg(err, errlen, "Invalid protocol specified");
@@ -353,6 +362,43 @@ int nfhp_set_parse_port(const char *s, u8 family, struct nfhp_set_port *p,
 	}
 	p->lo = p->hi = 0;
 	return 0;
+}
+
+/**
+ * nfhp_set_parse_tcp_udp_port() - "[PROTO:]FROM[-TO]" of a bitmap:port set
+ * @s: an entry, or a create's range
+ * @max: the highest number taken: 65535 for ports, more for "algo range"
+ * @lo: FROM
+ * @hi: TO, @lo without one; either way round, as written
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * As ipset's bitmap:port reads it: PROTO is tcp (the default) or udp, by
+ * name or number, and only says whose service names FROM and TO may be;
+ * the numbers alone are kept.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int nfhp_set_parse_tcp_udp_port(const char *s, u32 max, u32 *lo, u32 *hi,
+				char *err, size_t errlen)
+{
+	const char *colon = proto_colon(s);
+	u8 proto = IPPROTO_TCP;
+	char pname[64];
+
+	if (colon) {
+		snprintf(pname, sizeof(pname), "%.*s", (int)(colon - s), s);
+		if (lookup_proto(pname, &proto, err, errlen))
+			return -EINVAL;
+		if (proto != IPPROTO_TCP && proto != IPPROTO_UDP) {
+			nfhp_set_errmsg(err, errlen,
+			    "Syntax error: Only protocols TCP and UDP are valid");
+			return -EINVAL;
+		}
+		s = colon + 1;
+	}
+	return parse_range(s, proto == IPPROTO_UDP ? "udp" : "tcp", max, lo,
+			   hi, err, errlen);
 }
 
 /* ICMP's type/code by its first name in @n, or "TYPE/CODE". */
