@@ -11,7 +11,10 @@
 # an overlap, with "!" lets only its ranges pass, and with --set-value
 # follows the entry's value as it changes.  A set's range refuses ports
 # outside it, as ipset's does.  The real ipset's bitmap:port save
-# restores into nf-hipac-set with the same create line and members.
+# restores into nf-hipac-set with the same create line and members; the
+# same create, adds, del, test and restore with ports by service name and
+# with tcp:/udp: give the same members in ipset and nf-hipac-set, and
+# both refuse the same mistakes.
 # nfhp-timeout: 300
 
 . "$(dirname "$0")/lib.sh"
@@ -93,12 +96,67 @@ nfhp_check "-F FORWARD" r4 -F FORWARD
 # sorted: ipset's in the server, nf-hipac-set's in the router.
 ipset_members() { in_ns $ns_server ipset save "$1" | grep '^add ' | sort; }
 hipac_members() { S save "$1" | grep '^add ' | sort; }
+# same_members SET - SET has members, the same in ipset and nf-hipac-set.
+same_members()
+{
+	[ -n "$(ipset_members "$1")" ] &&
+	[ "$(ipset_members "$1")" = "$(hipac_members "$1")" ] ||
+		{ nfhp_log "  ipset: $(ipset_members "$1")"; nfhp_log "  nf-hipac-set: $(hipac_members "$1")"; return 1; }
+}
+# same_create SET - the create lines of SET's saves are the same.
+same_create()
+{
+	local a b
+
+	a=$(in_ns $ns_server ipset save "$1" | grep '^create ') &&
+	b=$(S save "$1" | grep '^create ') &&
+	[ "$a" = "$b" ] ||
+		{ nfhp_log "  ipset: $a"; nfhp_log "  nf-hipac-set: $b"; return 1; }
+}
 ipset_restored()
 {
-	in_ns $ns_server ipset save ipp | S restore &&
-	[ -n "$(ipset_members ipp)" ] &&
-	[ "$(ipset_members ipp)" = "$(hipac_members ipp)" ] ||
-		{ nfhp_log "  ipset: $(ipset_members ipp)"; nfhp_log "  nf-hipac-set: $(hipac_members ipp)"; return 1; }
+	in_ns $ns_server ipset save ipp | S restore && same_members ipp
+}
+# both ARGS... - the same command, by ipset in the server and by
+# nf-hipac-set in the router.
+both() { in_ns $ns_server ipset "$@" && S "$@"; }
+# both_say CODE TEXT ARGS... - ipset and nf-hipac-set exit CODE and say
+# TEXT on stderr for the same command.
+both_say()
+{
+	local code=$1 text=$2
+
+	shift 2
+	fails "$code" "$text" in_ns $ns_server ipset "$@" &&
+	fails "$code" "$text" S "$@"
+}
+# Ports by name and with a protocol: tcp's and udp's names, a protocol by
+# number, a name with a '-' in brackets to begin a range, one to end it.
+ipn_adds()
+{
+	local e
+
+	for e in http tcp:ssh udp:domain '[ftp-data]-ftp' udp:bootps 6:smtp \
+		 'pop3-[imap2]'; do
+		both add ipn "$e" || { nfhp_log "  add ipn $e"; return 1; }
+	done
+	hipac_members ipn | grep -qx 'add ipn 80' &&
+	hipac_members ipn | grep -qx 'add ipn 53' &&
+	hipac_members ipn | grep -qx 'add ipn 143'
+}
+ipn_del()
+{
+	both del ipn tcp:ssh && ! hipac_members ipn | grep -qx 'add ipn 22'
+}
+# The same restore input, names in its create and adds, to both tools.
+ipr_lines='create ipr bitmap:port range tcp:[ftp-data]-https
+add ipr http
+add ipr udp:domain
+add ipr [ftp-data]-ftp'
+ipr_restored()
+{
+	printf '%s\n' "$ipr_lines" | in_ns $ns_server ipset restore &&
+	printf '%s\n' "$ipr_lines" | S restore && same_members ipr
 }
 
 if command -v ipset >/dev/null 2>&1 &&
@@ -107,13 +165,37 @@ if command -v ipset >/dev/null 2>&1 &&
 		ip netns exec $ns_server ipset add ipp 1500 &&
 		ip netns exec $ns_server ipset add ipp 1600-1602"
 	nfhp_check "ipset save | nf-hipac-set restore: the same members" ipset_restored
-	nfhp_check "  and the same create line" bash -c "
-		[ \"\$(ip netns exec $ns_server ipset save ipp | grep '^create ')\" = \
-		  \"\$(ip netns exec $ns_router $NFHP_BIN/nf-hipac-set save ipp | grep '^create ')\" ]"
+	nfhp_check "  and the same create line" same_create ipp
 	nfhp_check "ipset refuses add 3000, out of its range: exit 1" \
 		fails 1 "out of the range" in_ns $ns_server ipset add ipp 3000
 	nfhp_check "  so does nf-hipac-set, in ipset's words" \
 		fails 1 "Element is out of the range of the set" S add ipp 3000
+	nfhp_check "both: create ipn bitmap:port range [ftp-data]-https" \
+		both create ipn bitmap:port range '[ftp-data]-https'
+	nfhp_check "  the same create line (range 20-443)" same_create ipn
+	nfhp_check "both: add by name, tcp:, udp:, 6:, [ftp-data]-ftp" ipn_adds
+	nfhp_check "  the same members" same_members ipn
+	nfhp_check "both: test ipn udp:domain: in the set, exit 0" \
+		both_say 0 "is in set ipn" test ipn udp:domain
+	nfhp_check "both: del ipn tcp:ssh" ipn_del
+	nfhp_check "  the same members" same_members ipn
+	nfhp_check "both: test ipn ssh: not in the set, exit 1" \
+		both_say 1 "NOT in set ipn" test ipn ssh
+	nfhp_check "both refuse sctp:80: exit 1, ipset's words" \
+		both_say 1 "Only protocols TCP and UDP are valid" \
+		add ipn sctp:80
+	nfhp_check "both refuse ftp-data-ftp: a bare name's '-' ends FROM" \
+		both_say 1 "cannot parse 'data-ftp' as a tcp port" \
+		add ipn ftp-data-ftp
+	nfhp_check "both refuse an unknown name" \
+		both_say 1 "cannot parse 'nosuchport' as a tcp port" \
+		add ipn nosuchport
+	nfhp_check "nf-hipac-set refuses icmp:1 in ipset's words" \
+		fails 1 "Only protocols TCP and UDP are valid" S add ipn icmp:1
+	nfhp_check "  the same members still" same_members ipn
+	nfhp_check "both: the same restore with names: the same members" \
+		ipr_restored
+	nfhp_check "  and the same create line (range 20-443)" same_create ipr
 else
 	nfhp_log "SKIP: ipset save | nf-hipac-set restore: no ipset here"
 fi

@@ -643,7 +643,9 @@ NFHP_SET_PROG " v" NFHP_VERSION "\n"
 "\n"
 "Create options: family inet|inet6, maxelem N, limit N, algo hash|lpm,\n"
 "locked, counters; hashsize N, timeout 0, comment are accepted.\n"
-"bitmap:port: range FIRST-LAST, algo bitmap|range.\n"
+"bitmap:port: range [PROTO:]FIRST-LAST, algo bitmap|range; entries\n"
+"[PROTO:]PORT or [PROTO:]FIRST-LAST, ports by number or service name,\n"
+"PROTO tcp (the default) or udp.\n"
 "hash:iface (nf-hipac's): entries eth0 or eth+, algo hash|lpm.\n"
 "See nf-hipac-set(8).\n");
 }

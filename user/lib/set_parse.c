@@ -196,22 +196,18 @@ static int parse_timeout(const char *s, char *err, size_t errlen)
 }
 
 /*
- * A number set's "range FIRST-LAST" (or a single number), first no
- * greater than last, into @info.  Whether a bitmap's are ports is
- * checked once the algorithm is known.  0 or an exit code.
+ * A number set's "range [PROTO:]FIRST-LAST" (or a single one), first no
+ * greater than last, into @info: numbers or service names, as an entry's.
+ * Whether a bitmap's are ports is checked once the algorithm is known.
+ * 0 or an exit code.
  */
 static int parse_num_range(const char *s, struct nfhp_set_info *info,
 			   char *err, size_t errlen)
 {
-	unsigned long long lo, hi;
-	char buf[32], *dash;
+	u32 lo, hi;
 
-	snprintf(buf, sizeof(buf), "%s", s);
-	dash = strchr(buf, '-');
-	if (dash)
-		*dash++ = '\0';
-	if (parse_num(buf, 0xffffffffULL, &lo, err, errlen) ||
-	    parse_num(dash ? dash : buf, 0xffffffffULL, &hi, err, errlen))
+	if (nfhp_set_parse_tcp_udp_port(s, 0xffffffffu, &lo, &hi, err,
+					errlen))
 		return NFHP_SET_EXIT_ERR;
 	if (lo > hi) {
 		nfhp_set_errmsg(err, errlen,
@@ -267,9 +263,10 @@ static int check_num_range(struct nfhp_set_info *info, char *err,
  * bitmap:port), "limit N" (maxelem's twin) and "locked".  Without
  * maxelem or limit the set holds
  * %NFHP_SET_DEFAULT_LIMIT entries, as ipset's; a limit of 0 is none.
- * bitmap:port takes ipset's "range FIRST-LAST", ports, 0-65535 when
- * absent; with "algo range" the range may hold any u32, all of them when
- * absent.  The kernel refuses entries outside it.
+ * bitmap:port takes ipset's "range [PROTO:]FIRST-LAST", ports by number
+ * or service name, 0-65535 when absent; with "algo range" the range may
+ * hold any u32, all of them when absent.  The kernel refuses entries
+ * outside it.
  *
  * Return: 0, or an exit code.
  */
@@ -442,30 +439,19 @@ int nfhp_set_range_prefixes(nfhp_u128 lo, nfhp_u128 hi, u8 family,
 }
 
 /*
- * A number set's element, "N" or "FIRST-LAST" (either way round, as
- * ipset takes them), as one key: ports below 65536 for "bitmap".
+ * A number set's element, "[PROTO:]N" or "[PROTO:]FIRST-LAST" (either
+ * way round, as ipset takes them), numbers or service names, as one key:
+ * ports below 65536 for "bitmap".
  */
 static int parse_num_elem(const char *s, const char *algo,
 			  int (*fn)(void *data, const struct nfhp_set_entry *e),
 			  void *data, char *err, size_t errlen)
 {
-	unsigned long long max = strcmp(algo, "bitmap") ? 0xffffffffULL :
-							  PORT_MAX;
+	u32 max = strcmp(algo, "bitmap") ? 0xffffffffu : PORT_MAX;
 	struct nfhp_set_entry e = {};
-	unsigned long long lo, hi;
-	char buf[32], *dash;
+	u32 lo, hi;
 
-	if (strlen(s) >= sizeof(buf)) {
-		nfhp_set_errmsg(err, errlen,
-				"Syntax error: '%s' is invalid as number", s);
-		return -EINVAL;
-	}
-	strcpy(buf, s);
-	dash = strchr(buf, '-');
-	if (dash)
-		*dash++ = '\0';
-	if (parse_num(buf, max, &lo, err, errlen) ||
-	    parse_num(dash ? dash : buf, max, &hi, err, errlen))
+	if (nfhp_set_parse_tcp_udp_port(s, max, &lo, &hi, err, errlen))
 		return -EINVAL;
 	e.addr = lo < hi ? lo : hi;
 	e.hi = lo < hi ? hi : lo;
@@ -653,8 +639,8 @@ static int parse_iface_elem(const char *s,
 /**
  * nfhp_set_parse_elem() - the keys of an element
  * @s: "ADDR", "ADDR/PLEN" or "FIRST-LAST" (IPv4); of a flow set that
- *	and ",[PROTO:]PORT[-PORT]"; of a number set "N" or "FIRST-LAST";
- *	of an interface set "NAME" or "PREFIX+"
+ *	and ",[PROTO:]PORT[-PORT]"; of a number set "[PROTO:]N" or
+ *	"[PROTO:]FIRST-LAST"; of an interface set "NAME" or "PREFIX+"
  * @family: the set's &enum nfhp_family
  * @type: the set's &enum nfhp_set_type
  * @algo: the set's algorithm: "hash" takes hosts only
@@ -666,8 +652,9 @@ static int parse_iface_elem(const char *s,
  * The bits of a prefix below its length are cleared, as ipset clears
  * them.  A "hash" set of IPv6 takes plain addresses only, as ipset's
  * hash:ip does.  A number set ("bitmap", "range") takes "N" or
- * "FIRST-LAST" as one key: the kernel's algorithm decides what a range
- * is (each port of it, or one entry).  A flow set takes a key for each
+ * "FIRST-LAST" as one key, each a number or a service name of PROTO, tcp
+ * or udp (tcp without), as ipset's bitmap:port: the kernel's algorithm
+ * decides what a range is (each port of it, or one entry).  A flow set takes a key for each
  * address or prefix of the address part and each port of the port part;
  * "lpm" refuses a prefix of length 0, as ipset's hash:net,port does.
  * An interface set takes a name or a wildcard, as iptables' -i does, as

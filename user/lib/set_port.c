@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nf-hipac: the "proto:port" part of a flow set's element (see
- * set_port.h), with ipset's v7.17 messages and names.
+ * nf-hipac: the "proto:port" part of a flow set's element and the ports
+ * of a bitmap:port set (see set_port.h), with ipset's v7.17 messages and
+ * names.
  */
 #include "set_port.h"
 #include "set_parse.h"
@@ -12,6 +13,12 @@
 #include <string.h>
 #include <strings.h>
 #include <netinet/in.h>
+
+/* The highest port. */
+#define PORT_MAX	65535u
+
+/* Room for a "PORT-PORT" of names: longer is no service of any protocol. */
+#define PORT_TEXT_MAX	128
 
 /**
  * struct icmp_name - an ICMP or ICMPv6 codename of ipset's
@@ -86,8 +93,21 @@ static bool parse_u32(const char *s, unsigned long max, unsigned long *v)
 	return !*end && !errno && *v <= max;
 }
 
-/* A protocol by name or number, as ipset takes it; -EINVAL if none. */
-static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
+/*
+ * Where ipset splits "PROTO:PORT": at the first ':' of a text that
+ * neither begins nor ends with one.  NULL for none.
+ */
+static const char *proto_colon(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || *s == ':' || s[len - 1] == ':')
+		return NULL;
+	return strchr(s, ':');
+}
+
+/* A protocol by number or name; -EINVAL with ipset's message if none. */
+static int lookup_proto(const char *s, u8 *proto, char *err, size_t errlen)
 {
 	const struct protoent *pe;
 	unsigned long v;
@@ -96,15 +116,23 @@ static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
 		s = "ipv6-icmp";
 	if (parse_u32(s, 255, &v)) {
 		*proto = v;
-	} else {
-		pe = getprotobyname(s);
-		if (!pe) {
-			nfhp_set_errmsg(err, errlen,
-			    "Syntax error: cannot parse '%s' as a protocol", s);
-			return -EINVAL;
-		}
-		*proto = pe->p_proto;
+		return 0;
 	}
+	pe = getprotobyname(s);
+	if (!pe) {
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: cannot parse '%s' as a protocol", s);
+		return -EINVAL;
+	}
+	*proto = pe->p_proto;
+	return 0;
+}
+
+/* A protocol by name or number, as ipset takes it; -EINVAL if none. */
+static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
+{
+	if (lookup_proto(s, proto, err, errlen))
+		return -EINVAL;
 	if (!*proto) {
 		/* The kernel's answer in ipset: it reaches ipset's kernel. */
 		nfhp_set_errmsg(err, errlen, "Invalid protocol specified");
@@ -113,52 +141,145 @@ static int parse_proto(const char *s, u8 *proto, char *err, size_t errlen)
 	return 0;
 }
 
-/* One port of @proto by number or service name. */
-static int parse_one_port(const char *s, const char *pname, u16 *port,
-			  char *err, size_t errlen)
+/*
+ * A port number as ipset reads one, strtoull's base 0 ("0x50", "010"
+ * octal): 1 with it in @v, 0 for no number, -ERANGE for one over @max.
+ */
+static int port_number(const char *s, unsigned long long max, u32 *v)
+{
+	unsigned long long n;
+	char *end;
+
+	errno = 0;
+	n = strtoull(s, &end, 0);
+	if (end == s || *end)
+		return 0;
+	if (errno == ERANGE || n > max)
+		return -ERANGE;
+	*v = n;
+	return 1;
+}
+
+/*
+ * One port of @pname by number, up to @max, or by service name, bare or
+ * in brackets ("[ftp-data]", as ipset escapes a name with a '-').
+ */
+static int parse_one_port(const char *s, const char *pname, u32 max,
+			  u32 *port, char *err, size_t errlen)
 {
 	const struct servent *se;
-	unsigned long v;
+	char name[PORT_TEXT_MAX];
+	size_t len = strlen(s);
+	int n = port_number(s, max, port);
 
-	if (parse_u32(s, 65535, &v)) {
-		*port = v;
+	if (n > 0)
 		return 0;
+	if (n < 0) {
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: '%s' is out of range 0-%u",
+				s, max);
+		return -EINVAL;
 	}
-	se = getservbyname(s, pname);
+	if (*s == '[' && (len < 2 || s[len - 1] != ']')) {
+		nfhp_set_errmsg(err, errlen,
+		    "Syntax error: cannot find closing escape character ']' in %s",
+		    s);
+		return -EINVAL;
+	}
+	if (*s == '[')
+		snprintf(name, sizeof(name), "%.*s", (int)len - 2, s + 1);
+	else
+		snprintf(name, sizeof(name), "%s", s);
+	se = getservbyname(name, pname);
 	if (se) {
 		*port = ntohs(se->s_port);
 		return 0;
 	}
-	if (strspn(s, "0123456789") == strlen(s) && *s)
-		nfhp_set_errmsg(err, errlen,
-				"Syntax error: '%s' is out of range 0-65535",
-		    s);
-	else
-		nfhp_set_errmsg(err, errlen,
-				"Syntax error: cannot parse '%s' as a %s port",
-		    s, pname);
+	nfhp_set_errmsg(err, errlen,
+			"Syntax error: cannot parse '%s' as a %s port",
+			s, pname);
 	return -EINVAL;
 }
 
-/* "PORT[-PORT]" of a protocol with ports into @p, low to high. */
+/*
+ * Splits "FROM-TO" where ipset does: after a FROM in brackets, else at
+ * the first '-' of a text that neither begins nor ends with one.  So a
+ * name with a '-' is FROM only in brackets; TO is the rest, whatever it
+ * holds ("ftp-ftp-data").  @to is NULL for no range.
+ */
+static int split_range(char *s, char **to, char *err, size_t errlen)
+{
+	size_t len = strlen(s);
+	char *close;
+
+	*to = NULL;
+	if (*s == '[') {
+		close = strchr(s, ']');
+		if (!close) {
+			nfhp_set_errmsg(err, errlen,
+			    "Syntax error: cannot find closing escape character ']' in %s",
+			    s);
+			return -EINVAL;
+		}
+		if (!close[1])
+			return 0;
+		if (close[1] != '-') {
+			close[1] = '\0';
+			nfhp_set_errmsg(err, errlen,
+			    "Syntax error: range separator expected after '%s'",
+			    s);
+			return -EINVAL;
+		}
+		close[1] = '\0';
+		*to = close + 2;
+		return 0;
+	}
+	if (!len || *s == '-' || s[len - 1] == '-')
+		return 0;
+	*to = strchr(s, '-');
+	if (*to)
+		*(*to)++ = '\0';
+	return 0;
+}
+
+/*
+ * "FROM[-TO]" of @pname's ports up to @max into @lo and @hi, as written
+ * (TO may be below FROM).  A text too long for any name is refused as
+ * one getservbyname() does not know.
+ */
+static int parse_range(const char *s, const char *pname, u32 max, u32 *lo,
+		       u32 *hi, char *err, size_t errlen)
+{
+	char buf[PORT_TEXT_MAX], *to;
+
+	if (strlen(s) >= sizeof(buf)) {
+		nfhp_set_errmsg(err, errlen,
+				"Syntax error: cannot parse '%s' as a %s port",
+				s, pname);
+		return -EINVAL;
+	}
+	strcpy(buf, s);
+	if (split_range(buf, &to, err, errlen) ||
+	    parse_one_port(buf, pname, max, lo, err, errlen))
+		return -EINVAL;
+	if (!to) {
+		*hi = *lo;
+		return 0;
+	}
+	return parse_one_port(to, pname, max, hi, err, errlen);
+}
+
+/* "PORT[-PORT]" of a flow set's protocol with ports into @p, in order. */
 static int parse_port_range(const char *s, const char *pname,
 			    struct nfhp_set_port *p, char *err, size_t errlen)
 {
-	char buf[64], *dash;
-	u16 t;
+	u32 lo, hi;
 
-	snprintf(buf, sizeof(buf), "%s", s);
-	dash = strchr(buf, '-');
-	if (dash)
-		*dash++ = '\0';
-	if (parse_one_port(buf, pname, &p->lo, err, errlen) ||
-	    parse_one_port(dash ? dash : buf, pname, &p->hi, err, errlen))
+	if (parse_range(s, pname, PORT_MAX, &lo, &hi, err, errlen))
 		return -EINVAL;
-	if (p->lo > p->hi) {
-		t = p->lo;	/* ipset takes them either way */
-		p->lo = p->hi;
-		p->hi = t;
-	}
+	/* ipset takes them either way */
+	p->lo = lo < hi ? lo : hi;
+	p->hi = lo < hi ? hi : lo;
 	return 0;
 }
 
@@ -209,7 +330,7 @@ int nfhp_set_parse_port(const char *s, u8 family, struct nfhp_set_port *p,
 			char *err, size_t errlen)
 {
 	bool v6 = family == NFHP_FAMILY_IPV6;
-	const char *colon = strchr(s, ':');
+	const char *colon = proto_colon(s);
 	const struct protoent *pe;
 	char pname[64];
 
@@ -241,6 +362,43 @@ int nfhp_set_parse_port(const char *s, u8 family, struct nfhp_set_port *p,
 	}
 	p->lo = p->hi = 0;
 	return 0;
+}
+
+/**
+ * nfhp_set_parse_tcp_udp_port() - "[PROTO:]FROM[-TO]" of a bitmap:port set
+ * @s: an entry, or a create's range
+ * @max: the highest number taken: 65535 for ports, more for "algo range"
+ * @lo: FROM
+ * @hi: TO, @lo without one; either way round, as written
+ * @err: ipset's message on failure
+ * @errlen: its room
+ *
+ * As ipset's bitmap:port reads it: PROTO is tcp (the default) or udp, by
+ * name or number, and only says whose service names FROM and TO may be;
+ * the numbers alone are kept.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int nfhp_set_parse_tcp_udp_port(const char *s, u32 max, u32 *lo, u32 *hi,
+				char *err, size_t errlen)
+{
+	const char *colon = proto_colon(s);
+	u8 proto = IPPROTO_TCP;
+	char pname[64];
+
+	if (colon) {
+		snprintf(pname, sizeof(pname), "%.*s", (int)(colon - s), s);
+		if (lookup_proto(pname, &proto, err, errlen))
+			return -EINVAL;
+		if (proto != IPPROTO_TCP && proto != IPPROTO_UDP) {
+			nfhp_set_errmsg(err, errlen,
+			    "Syntax error: Only protocols TCP and UDP are valid");
+			return -EINVAL;
+		}
+		s = colon + 1;
+	}
+	return parse_range(s, proto == IPPROTO_UDP ? "udp" : "tcp", max, lo,
+			   hi, err, errlen);
 }
 
 /* ICMP's type/code by its first name in @n, or "TYPE/CODE". */

@@ -556,12 +556,13 @@ result "$([ $st -eq 0 ] && grep -qx 'nf-hipac-sim: 3000 packets checked, 0 misma
 
 # bitmap:port sets, both algorithms: ports of tcp and udp only, ranges,
 # "!" for packets with no port (icmp, a fragment, sctp, as ipset's
-# bitmap:port), and a value; the verdicts are known.
+# bitmap:port), and a value; the verdicts are known.  Ports by number and
+# by service name, with and without a protocol, as ipset takes them.
 cat > "$tmp/port.sets" <<'EOF'
 create p bitmap:port range 0-1024
-add p 22
+add p ssh
 add p 80-82
-add p 443 value 5
+add p tcp:https value 5
 create r bitmap:port range 0-65535 algo range
 add r 1000-1999 value 3
 add r 5000
@@ -634,6 +635,9 @@ sets_refused port 'create p bitmap:port range 0-1024\nadd p 70000\n' \
 sets_refused port 'create p bitmap:port range 0-1024\nadd p 1000-1100\n' \
 	"add p 1000-1100: refused" \
 	"--sets: a range past the set's range is refused with its line"
+sets_refused port 'create p bitmap:port range 0-1024\nadd p icmp:1\n' \
+	"Only protocols TCP and UDP are valid" \
+	"--sets: a port of icmp is refused with ipset's message"
 
 # hash:iface sets, both algorithms: "src" is the input device, "dst" the
 # output device; nested wildcards, the longest match's value, "!", and a

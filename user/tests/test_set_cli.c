@@ -630,8 +630,70 @@ static void test_numbers(void)
 	      e.hi == 0xffffffffu, "range: the whole u32");
 	check(num_elem("4294967296", "range", &e) == -EINVAL,
 	      "range: beyond u32 refused");
-	check(num_elem("http", "bitmap", &e) == -EINVAL &&
-	      strstr(err, "invalid as number"), "a name: refused: %s", err);
+	check(num_elem("0x50", "bitmap", &e) == 1 && e.addr == 80,
+	      "a port in hex, as ipset reads numbers");
+	check(num_elem("http", "bitmap", &e) == 1 && e.addr == 80 &&
+	      e.hi == 80, "a service name: its port, tcp's: %s", err);
+	check(num_elem("tcp:80", "bitmap", &e) == 1 && e.addr == 80 &&
+	      e.hi == 80, "tcp:80: the port: %s", err);
+	check(num_elem("udp:53", "bitmap", &e) == 1 && e.addr == 53 &&
+	      e.hi == 53, "udp:53: the port: %s", err);
+	check(num_elem("udp:domain", "bitmap", &e) == 1 && e.addr == 53,
+	      "udp:domain: a udp service: %s", err);
+	check(num_elem("17:bootps", "bitmap", &e) == 1 && e.addr == 67,
+	      "a protocol by number: %s", err);
+	check(num_elem("bootps", "bitmap", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: cannot parse 'bootps' as a tcp port"),
+	      "a udp-only service needs udp:, ipset's message: %s", err);
+	check(num_elem("udp:ftp", "bitmap", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: cannot parse 'ftp' as a udp port"),
+	      "udp: a tcp-only service refused: %s", err);
+	check(num_elem("[ftp-data]-ftp", "bitmap", &e) == 1 && e.addr == 20 &&
+	      e.hi == 21, "a range from a name with a '-' in brackets: %s",
+	      err);
+	check(num_elem("tcp:ftp-ftp-data", "bitmap", &e) == 1 &&
+	      e.addr == 20 && e.hi == 21,
+	      "a range to a name with a '-', either way round: %s", err);
+	check(num_elem("ftp-data-ftp", "bitmap", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: cannot parse 'data-ftp' as a tcp port"),
+	      "a bare name with a '-' first splits there, as in ipset: %s",
+	      err);
+	check(num_elem("[ftp-data]", "bitmap", &e) == 1 && e.addr == 20 &&
+	      e.hi == 20, "a name in brackets alone: %s", err);
+	check(num_elem("icmp:1", "bitmap", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: Only protocols TCP and UDP are valid"),
+	      "icmp refused, ipset's message: %s", err);
+	check(num_elem("sctp:80", "range", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: Only protocols TCP and UDP are valid"),
+	      "sctp refused too, in range sets as well: %s", err);
+	check(num_elem("foo:80", "bitmap", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: cannot parse 'foo' as a protocol"),
+	      "an unknown protocol: %s", err);
+	check(num_elem("nosuchservice", "bitmap", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: cannot parse 'nosuchservice' as a tcp port"),
+	      "an unknown name refused: %s", err);
+	check(num_elem("tcp:70000", "bitmap", &e) == -EINVAL &&
+	      !strcmp(err, "Syntax error: '70000' is out of range 0-65535"),
+	      "bitmap: tcp:70000 is no port: %s", err);
+	check(num_elem("http-70000", "range", &e) == 1 && e.addr == 80 &&
+	      e.hi == 70000,
+	      "range: a name, and a number above the ports: %s", err);
+	check(create_typed(NFHP_SET_NUMBER, "bitmap", "range tcp:1024-2048",
+			   &info, &exist) == 0 && info.range_lo == 1024 &&
+	      info.range_hi == 2048, "create: range tcp:1024-2048: %s", err);
+	check(create_typed(NFHP_SET_NUMBER, "bitmap", "range [ftp-data]-https",
+			   &info, &exist) == 0 && info.range_lo == 20 &&
+	      info.range_hi == 443, "create: a range of names: %s", err);
+	check(create_typed(NFHP_SET_NUMBER, "bitmap",
+			   "algo range range udp:domain-100000", &info,
+			   &exist) == 0 && info.range_lo == 53 &&
+	      info.range_hi == 100000,
+	      "create: algo range, a name and a number past the ports: %s",
+	      err);
+	check(create_typed(NFHP_SET_NUMBER, "bitmap", "range icmp:1-2", &info,
+			   &exist) == NFHP_SET_EXIT_ERR &&
+	      !strcmp(err, "Syntax error: Only protocols TCP and UDP are valid"),
+	      "create: a range of icmp refused: %s", err);
 
 	memset(&info, 0, sizeof(info));
 	strcpy(info.name, "p");
@@ -736,6 +798,29 @@ static const struct flow_case flow_cases[] = {
 	  "a port range is a key per port" },
 	{ "10.0.0.1,http", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:80",
 	  "a service by name" },
+	{ "10.0.0.1,010", NFHP_FAMILY_IPV4, "hash", 1, "10.0.0.1,tcp:8",
+	  "a port in octal, as ipset reads numbers" },
+	{ "10.0.0.1,udp:0x35", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.1,udp:53", "a port in hex" },
+	{ "10.0.0.1,[ftp-data]", NFHP_FAMILY_IPV4, "hash", 1,
+	  "10.0.0.1,tcp:20", "a name with a '-' in brackets, as ipset's" },
+	{ "10.0.0.1,tcp:[ftp-data]-ftp", NFHP_FAMILY_IPV4, "hash", 2,
+	  "10.0.0.1,tcp:20 10.0.0.1,tcp:21", "a range from a name in brackets" },
+	{ "10.0.0.1,ftp-ftp-data", NFHP_FAMILY_IPV4, "hash", 2,
+	  "10.0.0.1,tcp:20 10.0.0.1,tcp:21",
+	  "a range to a name with a '-': the first '-' splits" },
+	{ "10.0.0.1,ftp-data", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot parse 'data' as a tcp port",
+	  "a bare name with a '-' is a range, as in ipset" },
+	{ "10.0.0.1,[ftp-data]x", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: range separator expected after '[ftp-data]'",
+	  "brackets followed by no '-'" },
+	{ "10.0.0.1,[ftp-data", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot find closing escape character ']' in [ftp-data",
+	  "brackets not closed" },
+	{ "10.0.0.1,:80", NFHP_FAMILY_IPV4, "hash", 0,
+	  "Syntax error: cannot parse ':80' as a tcp port",
+	  "a ':' first is no protocol's, as in ipset" },
 	{ "10.0.0.2/31,udp:53", NFHP_FAMILY_IPV4, "hash", 2,
 	  "10.0.0.2,udp:53 10.0.0.3,udp:53", "hash: a prefix is its hosts" },
 	{ "10.0.0.9/24,udp:53", NFHP_FAMILY_IPV4, "lpm", 1,

@@ -1094,6 +1094,27 @@ static void test_numbers(void)
 	      strstr(k.log, "SET_REMOVE hi exist: 80-82") &&
 	      !strcmp(fset_str("hi"), ""),
 	      "del -exist of a range entry: whole: %s", k.log);
+
+	/* Ports by name and with a protocol, as ipset's bitmap:port. */
+	fake_reset();
+	check(!run(set_main, "nf-hipac-set restore",
+		   "create w bitmap:port range [ftp-data]-https\n"
+		   "add w http\nadd w udp:domain value 2\n"
+		   "add w tcp:[ftp-data]-ftp\n") &&
+	      strstr(k.log, "SET_NEW w; SET_ADD w: 80 53=2 20-21; COMMIT"),
+	      "nf-hipac-set restore: ports by name and with a protocol: %s",
+	      k.log);
+	/* The fake keeps a range whole, where the kernel's bitmap splits it. */
+	check(!save("nf-hipac-save") &&
+	      has_lines(text, "add w 80\nadd w 53 value 2\nadd w 20-21\n"),
+	      "save: they print as numbers: %s", text);
+	check(!run(set_main, "nf-hipac-set del w tcp:http", "") &&
+	      strstr(k.log, "SET_REMOVE w: 80"),
+	      "del by name: %s", k.log);
+	check(run(set_main, "nf-hipac-set add w icmp:1", "") == 1 &&
+	      !strcmp(errs, "nf-hipac-set v1.0: Syntax error: Only protocols TCP and UDP are valid") &&
+	      !strstr(k.log, "SET_ADD w: 1"),
+	      "add icmp:1 refused before the kernel, ipset's words: %s", errs);
 }
 
 /* --- nf-hipac-set restore ------------------------------------------------------ */
