@@ -69,13 +69,18 @@ nfhp_check "the refusals changed nothing" kept $ns_a
 nfhp_check "the other namespace keeps its own" is $ns_b udp_lifetime 10
 nfhp_check "and its own max_states" is $ns_b max_states 16384
 
-# grown_past NS N - NS's table reaches more than N buckets within 30 s.
-grown_past() {
-	for _ in $(seq 30); do
-		[ "$(field "$1" buckets)" -gt "$2" ] && return 0
+# grown NS - within 30 s (scaled), NS's table has a bucket for each of
+# its states and no growth under way: a growth started while states were
+# still coming may be followed by another one.
+grown() {
+	for _ in $(seq "$(nfhp_scaled 30)"); do
+		in_ns "$1" awk '$1 == "buckets:" { b = $2 }
+				$1 == "states:" { s = $2 }
+				$1 == "growing:" { g = $2 }
+				END { exit !(b >= s && g == 0) }' $file && return 0
 		sleep 1
 	done
-	nfhp_log "buckets: $(field "$1" buckets), states: $(field "$1" states)"
+	nfhp_log "buckets: $(field "$1" buckets), states: $(field "$1" states), growing: $(field "$1" growing)"
 	return 1
 }
 
@@ -87,7 +92,7 @@ nfhp_check "20000 states restored" bash -c "awk 'BEGIN {
 		printf \"-A -p udp -s 10.8.%d.%d -d 10.9.0.1 --sport 1000 --dport 53 --rule FORWARD:1 --timeout 600\\n\", i / 250, i % 250 + 1
 }' | ip netns exec $ns_b '$NFHP_BIN/nf-hipac' state restore"
 nfhp_check "20000 states counted" is $ns_b states 20000
-nfhp_check "the table grows past 8192 buckets" grown_past $ns_b 8192
+nfhp_check "the table grows past 8192 buckets, to hold them" grown $ns_b
 nfhp_check "to 32768: the states rounded up, under max_states' 65536" \
 	is $ns_b buckets 32768
 nfhp_check "none lost by the growth" is $ns_b states 20000
