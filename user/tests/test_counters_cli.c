@@ -21,29 +21,10 @@
  * counter support", exit 1, is what ipset prints for its kernel's
  * IPSET_ERR_COUNTER.
  */
-#define mnl_socket_open		fake_socket_open
-#define mnl_socket_setsockopt	fake_socket_setsockopt
-#define mnl_socket_bind		fake_socket_bind
-#define mnl_socket_get_portid	fake_socket_get_portid
-#define mnl_socket_get_fd	fake_socket_get_fd
-#define mnl_socket_close	fake_socket_close
-#define mnl_socket_sendto	fake_socket_sendto
-#define mnl_socket_recvfrom	fake_socket_recvfrom
-#define recv			fake_recv
-
-#include "../lib/nl.c"
+#include "fake_nl.h"
 #include "../lib/nl_set.c"
 #include "../cli/subcommands.h"
 #include "tap.h"
-
-#include <fcntl.h>
-#include <getopt.h>
-#include <stdarg.h>
-#include <unistd.h>
-
-#define FAKE_FAMILY	0x42
-#define FAKE_FD		1000
-#define FAKE_ANSWERS	256
 
 #define NO_COUNTERS_MSG	\
 	"Packet/byte counters cannot be used: set was created without counter support"
@@ -488,23 +469,14 @@ struct fset {
 };
 
 /**
- * struct fake - the fake kernel
- * @lock: the sender thread of batches talks to it too
+ * struct fake - the fake kernel (its answers in fq, fake_nl.h)
  * @sets: the sets
  * @log: the requests, "; "-separated
- * @answer: the datagrams waiting for recv(), from @head to @tail
- * @len: their lengths
- * @head: the next to read
- * @tail: the next free slot
  */
 static struct fake {
-	pthread_mutex_t lock;
 	struct fset sets[8];
 	char log[8192];
-	void *answer[FAKE_ANSWERS];
-	size_t len[FAKE_ANSWERS];
-	unsigned int head, tail;
-} k = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} k;
 
 static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
 {
@@ -516,74 +488,6 @@ static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(k.log + n, sizeof(k.log) - n, fmt, ap);
 	va_end(ap);
-}
-
-static void push(const struct nlmsghdr *nlh)
-{
-	void *p = malloc(nlh->nlmsg_len);
-
-	if (!p || k.tail - k.head == FAKE_ANSWERS) {
-		free(p);
-		return;
-	}
-	memcpy(p, nlh, nlh->nlmsg_len);
-	k.answer[k.tail % FAKE_ANSWERS] = p;
-	k.len[k.tail % FAKE_ANSWERS] = nlh->nlmsg_len;
-	k.tail++;
-}
-
-static char ans[NFHP_NL_RECV_SIZE];
-
-static struct nlmsghdr *reply(const struct nlmsghdr *req, u8 cmd)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
-	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-
-	nlh->nlmsg_type = req->nlmsg_type;
-	nlh->nlmsg_seq = req->nlmsg_seq;
-	if (req->nlmsg_flags & NLM_F_DUMP)
-		nlh->nlmsg_flags = NLM_F_MULTI;
-	g->cmd = cmd;
-	return nlh;
-}
-
-static void ack(const struct nlmsghdr *req, int error)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
-	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
-
-	if (!error && !(req->nlmsg_flags & NLM_F_ACK))
-		return;
-	nlh->nlmsg_type = NLMSG_ERROR;
-	nlh->nlmsg_flags = NLM_F_CAPPED;
-	nlh->nlmsg_seq = req->nlmsg_seq;
-	e->error = error;
-	e->msg = *req;
-	push(nlh);
-}
-
-static void dump_done(const struct nlmsghdr *req)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
-	int *code = mnl_nlmsg_put_extra_header(nlh, sizeof(*code));
-
-	nlh->nlmsg_type = NLMSG_DONE;
-	nlh->nlmsg_seq = req->nlmsg_seq;
-	*code = 0;
-	push(nlh);
-}
-
-static int index_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-
-	tb[mnl_attr_get_type(attr)] = attr;
-	return MNL_CB_OK;
-}
-
-static const char *str(const struct nlattr *a)
-{
-	return a ? mnl_attr_get_str(a) : NULL;
 }
 
 static u32 u32_or(const struct nlattr *a, u32 dflt)
@@ -960,7 +864,7 @@ static void fake_kernel(const struct nlmsghdr *req)
 
 		mnl_attr_put_u16(nlh, CTRL_ATTR_FAMILY_ID, FAKE_FAMILY);
 		push(nlh);
-		ack(req, 0);
+		ack(req, 0, NULL);
 		return;
 	}
 	mnl_attr_parse(req, sizeof(*g), index_cb, tb);
@@ -989,81 +893,7 @@ static void fake_kernel(const struct nlmsghdr *req)
 		/* The rule commands of a restore: the table is empty. */
 		note("CMD%u", g->cmd);
 	}
-	ack(req, error);
-}
-
-/* --- the socket calls of lib/nl.c ----------------------------------------- */
-
-static char fake_sock;
-
-struct mnl_socket *fake_socket_open(int bus)
-{
-	return (struct mnl_socket *)&fake_sock;
-}
-
-int fake_socket_setsockopt(const struct mnl_socket *nl, int type, void *opt,
-			   socklen_t len)
-{
-	return 0;
-}
-
-int fake_socket_bind(struct mnl_socket *nl, unsigned int groups, pid_t pid)
-{
-	return 0;
-}
-
-unsigned int fake_socket_get_portid(const struct mnl_socket *nl)
-{
-	return 4242;
-}
-
-int fake_socket_get_fd(const struct mnl_socket *nl)
-{
-	return FAKE_FD;
-}
-
-int fake_socket_close(struct mnl_socket *nl)
-{
-	return 0;
-}
-
-ssize_t fake_socket_sendto(const struct mnl_socket *nl, const void *data,
-			   size_t len)
-{
-	const struct nlmsghdr *nlh = data;
-	int left = len;
-
-	pthread_mutex_lock(&k.lock);
-	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
-		fake_kernel(nlh);
-	pthread_mutex_unlock(&k.lock);
-	return len;
-}
-
-ssize_t fake_recv(int fd, void *data, size_t len, int flags)
-{
-	ssize_t n = -1;
-
-	pthread_mutex_lock(&k.lock);
-	if (k.head == k.tail) {
-		/* A blocking read of nothing would hang the real one. */
-		errno = flags & MSG_DONTWAIT ? EAGAIN : ETIMEDOUT;
-	} else {
-		void *p = k.answer[k.head % FAKE_ANSWERS];
-
-		n = k.len[k.head % FAKE_ANSWERS];
-		memcpy(data, p, (size_t)n < len ? (size_t)n : len);
-		free(p);
-		k.head++;
-	}
-	pthread_mutex_unlock(&k.lock);
-	return n;
-}
-
-ssize_t fake_socket_recvfrom(const struct mnl_socket *nl, void *data,
-			     size_t len)
-{
-	return fake_recv(FAKE_FD, data, len, 0);
+	ack(req, error, NULL);
 }
 
 /* --- running the tools -------------------------------------------------- */
@@ -1071,77 +901,17 @@ ssize_t fake_socket_recvfrom(const struct mnl_socket *nl, void *data,
 /* A kernel without sets. */
 static void fake_reset(void)
 {
-	while (k.head != k.tail)
-		free(k.answer[k.head++ % FAKE_ANSWERS]);
+	fake_answers_drop();
 	memset(k.sets, 0, sizeof(k.sets));
 	k.log[0] = '\0';
 }
 
-static char text[8192];		/* what the tool printed */
-static char errs[2048];		/* and what it said on stderr */
-
-static void slurp(int fd, char *to, size_t size)
-{
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	n = read(fd, to, size - 1);
-	to[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-/*
- * Run @fn (a tool's main) with the words of @cmdline, @input as its
- * standard input; what it prints goes to text[], its standard error to
- * errs[], on one line ("first|second").  Return: its exit code.
- */
+/* Run @fn (a tool's main), what it prints into text[]: fake_run(). */
 static int run(int (*fn)(int argc, char **argv), const char *cmdline,
 	       const char *input)
 {
-	char in[] = "/tmp/test_counters_cli.in.XXXXXX";
-	char ou[] = "/tmp/test_counters_cli.out.XXXXXX";
-	char er[] = "/tmp/test_counters_cli.err.XXXXXX";
-	int ifd = mkstemp(in), ofd = mkstemp(ou), efd = mkstemp(er);
-	int saved[3], argc, ret, i;
-	char words[512], *argv[32];
-
-	unlink(in);
-	unlink(ou);
-	unlink(er);
-	snprintf(words, sizeof(words), "%s", cmdline);
-	argc = nfhp_split_line(words, argv, 31);
-	argv[argc] = NULL;
-	if (write(ifd, input, strlen(input)) != (ssize_t)strlen(input))
-		return -1;
-	lseek(ifd, 0, SEEK_SET);
-	fflush(stdout);
-	fflush(stderr);
-	saved[0] = dup(0);
-	saved[1] = dup(1);
-	saved[2] = dup(2);
-	dup2(ifd, 0);
-	dup2(ofd, 1);
-	dup2(efd, 2);
-	clearerr(stdin);
-	optind = 0;
 	k.log[0] = '\0';
-	ret = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	for (i = 0; i < 3; i++) {
-		dup2(saved[i], i);
-		close(saved[i]);
-	}
-	clearerr(stdin);
-	close(ifd);
-	slurp(ofd, text, sizeof(text));
-	slurp(efd, errs, sizeof(errs));
-	for (i = strlen(errs); i && errs[i - 1] == '\n'; i--)
-		errs[i - 1] = '\0';
-	for (i = 0; errs[i]; i++)
-		if (errs[i] == '\n')
-			errs[i] = '|';
-	return ret;
+	return fake_run(fn, cmdline, input, true);
 }
 
 static int set(const char *cmdline)

@@ -12,29 +12,10 @@
  * bl exist; SET_FLUSH bl; ..."), so that the order of the requests in
  * the transaction can be compared.
  */
-#define mnl_socket_open		fake_socket_open
-#define mnl_socket_setsockopt	fake_socket_setsockopt
-#define mnl_socket_bind		fake_socket_bind
-#define mnl_socket_get_portid	fake_socket_get_portid
-#define mnl_socket_get_fd	fake_socket_get_fd
-#define mnl_socket_close	fake_socket_close
-#define mnl_socket_sendto	fake_socket_sendto
-#define mnl_socket_recvfrom	fake_socket_recvfrom
-#define recv			fake_recv
-
-#include "../lib/nl.c"
+#include "fake_nl.h"
 #include "../lib/nl_set.c"
 #include "../cli/subcommands.h"
 #include "tap.h"
-
-#include <fcntl.h>
-#include <getopt.h>
-#include <stdarg.h>
-#include <unistd.h>
-
-#define FAKE_FAMILY	0x42
-#define FAKE_FD		1000
-#define FAKE_ANSWERS	1024
 
 /* --- the fake kernel -------------------------------------------------------- */
 
@@ -71,33 +52,24 @@ struct frule {
 };
 
 /**
- * struct fake - the fake kernel
- * @lock: the sender thread of batches talks to it too
+ * struct fake - the fake kernel (its answers in fq, fake_nl.h)
  * @sets: the sets
  * @chains: the user chains, "" for a free slot
  * @policy: of INPUT, FORWARD and OUTPUT
  * @rules: the rules of every chain, in order
  * @nrules: how many
  * @log: the requests, "; "-separated
- * @answer: the datagrams waiting for recv(), from @head to @tail
- * @len: their lengths
- * @head: the next to read
- * @tail: the next free slot
  * @busy: another socket holds the transaction: BEGIN and set writes fail
  */
 static struct fake {
-	pthread_mutex_t lock;
 	struct fset sets[8];
 	char chains[8][NFHP_CHAIN_NAME_LEN];
 	u8 policy[3];
 	struct frule rules[16];
 	unsigned int nrules;
 	char log[16384];
-	void *answer[FAKE_ANSWERS];
-	size_t len[FAKE_ANSWERS];
-	unsigned int head, tail;
 	bool busy;
-} k = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} k;
 
 static const char *const builtin[3] = { "INPUT", "FORWARD", "OUTPUT" };
 
@@ -111,79 +83,6 @@ static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(k.log + n, sizeof(k.log) - n, fmt, ap);
 	va_end(ap);
-}
-
-static void push(const struct nlmsghdr *nlh)
-{
-	void *p = malloc(nlh->nlmsg_len);
-
-	if (!p || k.tail - k.head == FAKE_ANSWERS) {
-		free(p);
-		return;
-	}
-	memcpy(p, nlh, nlh->nlmsg_len);
-	k.answer[k.tail % FAKE_ANSWERS] = p;
-	k.len[k.tail % FAKE_ANSWERS] = nlh->nlmsg_len;
-	k.tail++;
-}
-
-static char ans[NFHP_NL_RECV_SIZE];
-
-static struct nlmsghdr *reply(const struct nlmsghdr *req, u8 cmd)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
-	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-
-	nlh->nlmsg_type = req->nlmsg_type;
-	nlh->nlmsg_seq = req->nlmsg_seq;
-	if (req->nlmsg_flags & NLM_F_DUMP)
-		nlh->nlmsg_flags = NLM_F_MULTI;
-	g->cmd = cmd;
-	return nlh;
-}
-
-/* The acknowledgement, or the error with the kernel's message. */
-static void ack(const struct nlmsghdr *req, int err, const char *msg)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
-	struct nlmsgerr *e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
-
-	if (!err && !(req->nlmsg_flags & NLM_F_ACK))
-		return;
-	nlh->nlmsg_type = NLMSG_ERROR;
-	nlh->nlmsg_flags = NLM_F_CAPPED;
-	nlh->nlmsg_seq = req->nlmsg_seq;
-	e->error = err;
-	e->msg = *req;
-	if (err && msg) {
-		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
-		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
-	}
-	push(nlh);
-}
-
-static void dump_done(const struct nlmsghdr *req)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(ans);
-	int *code = mnl_nlmsg_put_extra_header(nlh, sizeof(*code));
-
-	nlh->nlmsg_type = NLMSG_DONE;
-	nlh->nlmsg_seq = req->nlmsg_seq;
-	*code = 0;
-	push(nlh);
-}
-
-static int index_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-
-	tb[mnl_attr_get_type(attr)] = attr;
-	return MNL_CB_OK;
-}
-
-static const char *str(const struct nlattr *a)
-{
-	return a ? mnl_attr_get_str(a) : NULL;
 }
 
 static struct fset *fset_find(const char *name)
@@ -632,87 +531,12 @@ static void fake_kernel(const struct nlmsghdr *req)
 	ack(req, err, msg);
 }
 
-/* --- the socket calls of lib/nl.c ----------------------------------------- */
-
-static char fake_sock;
-
-struct mnl_socket *fake_socket_open(int bus)
-{
-	return (struct mnl_socket *)&fake_sock;
-}
-
-int fake_socket_setsockopt(const struct mnl_socket *nl, int type, void *buf,
-			   socklen_t len)
-{
-	return 0;
-}
-
-int fake_socket_bind(struct mnl_socket *nl, unsigned int groups, pid_t pid)
-{
-	return 0;
-}
-
-unsigned int fake_socket_get_portid(const struct mnl_socket *nl)
-{
-	return 4242;
-}
-
-int fake_socket_get_fd(const struct mnl_socket *nl)
-{
-	return FAKE_FD;
-}
-
-int fake_socket_close(struct mnl_socket *nl)
-{
-	return 0;
-}
-
-ssize_t fake_socket_sendto(const struct mnl_socket *nl, const void *buf,
-			   size_t len)
-{
-	const struct nlmsghdr *nlh = buf;
-	int left = len;
-
-	pthread_mutex_lock(&k.lock);
-	for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left))
-		fake_kernel(nlh);
-	pthread_mutex_unlock(&k.lock);
-	return len;
-}
-
-ssize_t fake_recv(int fd, void *buf, size_t len, int flags)
-{
-	ssize_t n = -1;
-
-	pthread_mutex_lock(&k.lock);
-	if (k.head == k.tail) {
-		/* A blocking read of nothing would hang the real one. */
-		errno = flags & MSG_DONTWAIT ? EAGAIN : ETIMEDOUT;
-	} else {
-		void *p = k.answer[k.head % FAKE_ANSWERS];
-
-		n = k.len[k.head % FAKE_ANSWERS];
-		memcpy(buf, p, (size_t)n < len ? (size_t)n : len);
-		free(p);
-		k.head++;
-	}
-	pthread_mutex_unlock(&k.lock);
-	return n;
-}
-
-ssize_t fake_socket_recvfrom(const struct mnl_socket *nl, void *buf,
-			     size_t len)
-{
-	return fake_recv(FAKE_FD, buf, len, 0);
-}
-
 /* --- running the tools -------------------------------------------------- */
 
 /* A kernel with the three built-in chains and no set. */
 static void fake_reset(void)
 {
-	while (k.head != k.tail)
-		free(k.answer[k.head++ % FAKE_ANSWERS]);
+	fake_answers_drop();
 	memset(k.sets, 0, sizeof(k.sets));
 	memset(k.chains, 0, sizeof(k.chains));
 	k.nrules = 0;
@@ -720,67 +544,12 @@ static void fake_reset(void)
 	k.log[0] = '\0';
 }
 
-static char text[16384];	/* what the tool printed */
-static char errs[4096];		/* and what it said on stderr */
-
-static void slurp(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-
-	buf[n] = '\0';
-	if (f)
-		fclose(f);
-}
-
-/*
- * Run @fn (a tool's main) with the words of @cmdline, @input as its
- * standard input; its standard error goes to errs.  Return: its exit code.
- */
+/* Run @fn (a tool's main), what it prints on the TAP output: fake_run(). */
 static int run(int (*fn)(int argc, char **argv), const char *cmdline,
 	       const char *input)
 {
-	char in[] = "/tmp/test_set_restore.in.XXXXXX";
-	char err[] = "/tmp/test_set_restore.err.XXXXXX";
-	char words[512], *argv[32];
-	int argc, ifd, efd, saved_in, saved_err, ret;
-
-	snprintf(words, sizeof(words), "%s", cmdline);
-	argc = nfhp_split_line(words, argv, 31);
-	argv[argc] = NULL;
-	ifd = mkstemp(in);
-	efd = mkstemp(err);
-	if (write(ifd, input, strlen(input)) != (ssize_t)strlen(input))
-		return -1;
-	lseek(ifd, 0, SEEK_SET);
-	fflush(stdout);
-	fflush(stderr);
-	saved_in = dup(0);
-	saved_err = dup(2);
-	dup2(ifd, 0);
-	dup2(efd, 2);
-	clearerr(stdin);
-	optind = 0;
 	k.log[0] = '\0';
-	ret = fn(argc, argv);
-	fflush(stderr);
-	dup2(saved_in, 0);
-	dup2(saved_err, 2);
-	close(saved_in);
-	close(saved_err);
-	clearerr(stdin);
-	close(ifd);
-	close(efd);
-	slurp(err, errs, sizeof(errs));
-	/* One line for the TAP output: "first | second". */
-	for (argc = strlen(errs); argc && errs[argc - 1] == '\n'; argc--)
-		errs[argc - 1] = '\0';
-	for (argc = 0; errs[argc]; argc++)
-		if (errs[argc] == '\n')
-			errs[argc] = '|';
-	unlink(in);
-	unlink(err);
-	return ret;
+	return fake_run(fn, cmdline, input, false);
 }
 
 /* nf-hipac-save and its kind into text[]. */
@@ -792,7 +561,7 @@ static int save(const char *prog)
 	close(fd);
 	snprintf(cmd, sizeof(cmd), "%s -f %s", prog, path);
 	ret = run(save_main, cmd, "");
-	slurp(path, text, sizeof(text));
+	slurp(open(path, O_RDONLY), text, sizeof(text));
 	unlink(path);
 	return ret;
 }
