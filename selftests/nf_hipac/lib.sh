@@ -257,9 +257,11 @@ nf_hipac_setup()
 # fd00:2::1 and fd00:2::2 unless set before) with prefix length PLEN (64),
 # without duplicate address detection, which would hold them back for a
 # second or more; default routes through the router, which forwards.
+# Returns once an echo crosses the router, so that the tests' first short
+# waits measure filtering, not neighbour discovery.
 nf_hipac_setup6()
 {
-	local plen=${1:-64}
+	local plen=${1:-64} i
 
 	: "${CLIENT6:=fd00:1::2}" "${ROUTER_CLIENT6:=fd00:1::1}"
 	: "${ROUTER_SERVER6:=fd00:2::1}" "${SERVER6:=fd00:2::2}"
@@ -269,7 +271,16 @@ nf_hipac_setup6()
 	ip -n $ns_server addr add $SERVER6/$plen dev veth0 nodad &&
 	ip -n $ns_client -6 route add default via $ROUTER_CLIENT6 &&
 	ip -n $ns_server -6 route add default via $ROUTER_SERVER6 &&
-	in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1
+	in_ns $ns_router sysctl -qw net.ipv6.conf.all.forwarding=1 || return 1
+
+	# Turning forwarding on makes the router's interfaces routers anew,
+	# and the first echo may be lost while both sides resolve each
+	# other: retry, as long as a loaded host may need.
+	for i in $(seq "$(nfhp_scaled 10)"); do
+		in_ns $ns_client $NFHP_PING -6 -q -c1 -W1 $SERVER6 \
+			>/dev/null 2>&1 && return 0
+	done
+	return 1
 }
 
 # ping_ok [NS [DST]] - one ICMP echo from NS (default client) to DST (default

@@ -12,8 +12,11 @@
 #   expiry    udp_lifetime 1: the tick frees states all along;
 #   growth    the table starts at 256 buckets and grows when its states
 #             outnumber them;
-#   deletion  the keep-state rule is deleted and put back every second,
-#             each commit flushing its states while packets make more;
+#   deletion  the keep-state rule of the second sender's flows is
+#             deleted and put back every second, each commit flushing
+#             its states while packets make more; the first sender's
+#             rule stays, so its states live until the tick expires
+#             them, however the deletions fall;
 #   listing   /proc/net/nf-hipac/states read in a loop.
 #
 # Then: states were made on both senders' flows, expired and flushed, the
@@ -37,10 +40,14 @@ trap 'touch $tmp/stop; nfhp_cleanup; rm -rf $tmp' EXIT
 r() { nfhp_in $ns_router "$@"; }
 file=/proc/net/nf-hipac/states
 field() { in_ns $ns_router awk -v n="$1:" '$1 == n { print $2 }' $file; }
+# The first sender's flows (source port 40000) meet a rule that stays;
+# the second's, from 40001, the rule deleted and put back.
+stay_rule="-i $ROUTER_CLIENT_IF -p udp --sport 40000 -m keep-state -j ACCEPT"
 keep_rule="-i $ROUTER_CLIENT_IF -p udp -m keep-state -j ACCEPT"
 
-nfhp_check "-P FORWARD DROP, a keep-state rule for the client's udp" \
+nfhp_check "-P FORWARD DROP, two keep-state rules for the client's udp" \
 	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -P FORWARD DROP &&
+		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD $stay_rule &&
 		 ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD $keep_rule"
 nfhp_check "udp_lifetime 1" in_ns $ns_router sh -c "echo 'udp_lifetime 1' > $file"
 # The server drops them quietly: no port unreachable back.
@@ -75,11 +82,11 @@ for cpu in 0 1; do
 		2> $tmp/err$cpu &
 done
 
-# Delete and put back the rule every second; read /proc all along.
+# Delete and put back the second rule every second; read /proc all along.
 (
 	n=0
 	while [ ! -e $tmp/stop ]; do
-		r -D FORWARD 1 && r -A FORWARD $keep_rule && n=$((n + 1))
+		r -D FORWARD 2 && r -A FORWARD $keep_rule && n=$((n + 1))
 		sleep 1
 	done
 	echo $n > $tmp/swaps
