@@ -175,6 +175,51 @@ struct nfhp_sets {
 };
 
 /**
+ * nfhp_set_probe() - the packet path: look a packet's key up in a set
+ * @set: the set
+ * @key: the key, an address full width
+ * @body: set to the body it was looked up in
+ * @found: set to what the algorithm holds for the entry that holds it:
+ *	its value, or its slot in a counting set (nfhp_set_hit_value())
+ *
+ * Call under rcu_read_lock(); @body stays valid until its unlock.
+ * Counts the lookup and its hit in the set's statistics.
+ *
+ * Return: true if an entry holds it.
+ */
+static inline bool nfhp_set_probe(const struct nfhp_set *set,
+				  const struct nfhp_set_key *key,
+				  const struct nfhp_set_body **body, u32 *found)
+{
+	const struct nfhp_set_body *b = rcu_dereference(set->pkt_body);
+	bool hit = b->algo->lookup(b->inst, key, found);
+
+	this_cpu_add(set->stats->lookups, 1);
+	this_cpu_add(set->stats->hits, (u64)hit);
+	*body = b;
+	return hit;
+}
+
+/**
+ * nfhp_set_hit_value() - the value of the entry a probe found
+ * @body: the body nfhp_set_probe() looked the key up in
+ * @found: what it found
+ * @len: the packet's length, which a counting set counts
+ *
+ * Under the rcu_read_lock() of the probe.  A counting set counts one
+ * packet of @len bytes at each call.
+ *
+ * Return: the entry's value.
+ */
+static inline u32 nfhp_set_hit_value(const struct nfhp_set_body *body,
+				     u32 found, unsigned int len)
+{
+	if (body->counting)
+		return nfhp_set_slot_count(&body->counters, found, len);
+	return found;
+}
+
+/**
  * nfhp_set_lookup() - the packet path: is a packet's key in a set?
  * @set: the set
  * @key: the key, an address full width
@@ -189,14 +234,11 @@ static inline bool nfhp_set_lookup(const struct nfhp_set *set,
 				   const struct nfhp_set_key *key,
 				   unsigned int len, u32 *value)
 {
-	const struct nfhp_set_body *body = rcu_dereference(set->pkt_body);
-	bool hit = body->algo->lookup(body->inst, key, value);
+	const struct nfhp_set_body *body;
+	bool hit = nfhp_set_probe(set, key, &body, value);
 
-	if (hit && body->counting)
-		*value = nfhp_set_slot_count(&body->counters, *value, len);
-
-	this_cpu_add(set->stats->lookups, 1);
-	this_cpu_add(set->stats->hits, (u64)hit);
+	if (hit)
+		*value = nfhp_set_hit_value(body, *value, len);
 	return hit;
 }
 

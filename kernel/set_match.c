@@ -36,6 +36,20 @@
  * a value in it: one rule per verdict maps a set's values to verdicts,
  * and an add with a new value changes an address's verdict at once.
  *
+ * A packet looks a set up with a field once per hook: the packet keeps
+ * its last %NFHP_SETM_CACHE_SIZE lookups (&struct nfhp_setm_cache, in
+ * &struct nfhp_xt_pkt), and a later rule with the same set and fields
+ * takes the result instead of looking again.  So a verdict map costs
+ * one lookup, however many rules it has, and it is consistent: an add
+ * that changes the entry's value while the packet goes down the rules
+ * cannot make it meet no rule of the map, or the rules of two values.
+ * Example: "-m set --match-set m src --set-value 1 -j ACCEPT" then
+ * "... --set-value 2 -j DROP", and 10.0.0.1's value going from 2 to 1
+ * between the two rules: without the memo the packet would see 2 at the
+ * first rule and 1 at the second, and pass both by.  A counting set
+ * counts the packet at each rule that reaches it, as ipset's counters
+ * do; the set's "lookups" in /proc count the lookups made.
+ *
  * The rule resolves the set's name when it is added and holds a
  * reference to the set until the rule is freed, a grace period after no
  * packet can see it: a set is never freed under a packet.
@@ -318,6 +332,70 @@ static bool nfhp_setm_key(u8 family, const struct nfhp_setm *m,
 }
 
 /**
+ * nfhp_setm_memo_find() - the lookup a packet made already for a set match
+ * @c: the packet's set lookups
+ * @m: the set match
+ *
+ * Return: the memo of the same set and fields, or NULL.
+ */
+static const struct nfhp_setm_memo *
+nfhp_setm_memo_find(const struct nfhp_setm_cache *c, const struct nfhp_setm *m)
+{
+	const struct nfhp_setm_memo *e;
+	unsigned int i;
+
+	for (i = 0; i < NFHP_SETM_CACHE_SIZE; i++) {
+		e = &c->memo[i];
+		if (e->set == m->set && e->dir == m->dir && e->dir2 == m->dir2)
+			return e;
+	}
+	return NULL;
+}
+
+/**
+ * nfhp_setm_lookup() - is a packet's field in a set match's set?
+ * @family: the packet's family
+ * @m: the set match
+ * @p: the packet
+ * @value: set to the value of the entry that holds it
+ *
+ * The first rule that looks a set up with a packet's field makes the
+ * lookup; the later rules of the packet at this hook take its result
+ * (see DOC: Set matches).  A counting set still counts the packet for
+ * each rule, as ipset does.
+ *
+ * Return: true if an entry holds it.
+ */
+static bool nfhp_setm_lookup(u8 family, const struct nfhp_setm *m,
+			     struct nfhp_xt_pkt *p, u32 *value)
+{
+	struct nfhp_setm_cache *c = &p->sets;
+	const struct nfhp_setm_memo *e = nfhp_setm_memo_find(c, m);
+	struct nfhp_setm_memo *fresh;
+	struct nfhp_set_key key;
+
+	if (e) {
+		if (e->hit && e->body->counting)
+			nfhp_set_hit_value(e->body, e->found, p->skb->len);
+		*value = e->value;
+		return e->hit;
+	}
+	fresh = &c->memo[c->next];
+	c->next = (c->next + 1) % NFHP_SETM_CACHE_SIZE;
+	fresh->set = m->set;
+	fresh->dir = m->dir;
+	fresh->dir2 = m->dir2;
+	fresh->hit = nfhp_setm_key(family, m, p, &key) &&
+		     nfhp_set_probe(m->set, &key, &fresh->body, &fresh->found);
+	fresh->value = 0;
+	if (fresh->hit)
+		fresh->value = nfhp_set_hit_value(fresh->body, fresh->found,
+						  p->skb->len);
+	*value = fresh->value;
+	return fresh->hit;
+}
+
+/**
  * nfhp_setm_match() - do all set matches of a rule hold for a packet?
  * @m: the set matches
  * @n: how many
@@ -329,17 +407,14 @@ static bool nfhp_setm_key(u8 family, const struct nfhp_setm *m,
  * Return: true when they all hold.
  */
 bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
-		     const struct nfhp_xt_pkt *p)
+		     struct nfhp_xt_pkt *p)
 {
-	struct nfhp_set_key key;
 	unsigned int i;
 	bool hit;
 	u32 value;
 
 	for (i = 0; i < n; i++) {
-		hit = nfhp_setm_key(family, &m[i], p, &key) &&
-		      nfhp_set_lookup(m[i].set, &key, p->skb->len,
-					      &value);
+		hit = nfhp_setm_lookup(family, &m[i], p, &value);
 		if (hit && m[i].has_value)
 			hit = value >= m[i].value_min && value <= m[i].value_max;
 		if (hit == m[i].invert)

@@ -46,11 +46,44 @@ struct nfhp_setm {
 	u32 value_max;
 };
 
+/* Lookups a packet keeps for its later rules (struct nfhp_setm_cache). */
+#define NFHP_SETM_CACHE_SIZE	2
+
+/**
+ * struct nfhp_setm_memo - one set lookup of a packet
+ * @set: the set looked up, NULL for an unused memo
+ * @body: the body it was looked up in
+ * @dir: &struct nfhp_setm.dir of the lookup
+ * @dir2: &struct nfhp_setm.dir2
+ * @hit: an entry held the key
+ * @found: what nfhp_set_probe() found: the value, or a counting set's slot
+ * @value: the entry's value, as the lookup read it
+ */
+struct nfhp_setm_memo {
+	const struct nfhp_set *set;
+	const struct nfhp_set_body *body;
+	u8 dir;
+	u8 dir2;
+	bool hit;
+	u32 found;
+	u32 value;
+};
+
+/**
+ * struct nfhp_setm_cache - the set lookups of one packet, at one hook
+ * @memo: the latest lookups
+ * @next: the memo the next lookup replaces
+ */
+struct nfhp_setm_cache {
+	struct nfhp_setm_memo memo[NFHP_SETM_CACHE_SIZE];
+	u8 next;
+};
+
 int nfhp_setm_get(struct net *net, u8 family,
 		  const struct nfhp_rule_spec *spec, struct nfhp_setm *out,
 		  const char **msg);
 void nfhp_setm_put(struct nfhp_setm *m, unsigned int n);
 bool nfhp_setm_match(const struct nfhp_setm *m, unsigned int n, u8 family,
-		     const struct nfhp_xt_pkt *p);
+		     struct nfhp_xt_pkt *p);
 
 #endif /* _NFHP_SET_MATCH_H */

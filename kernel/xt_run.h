@@ -9,6 +9,7 @@
 #include <linux/skbuff.h>
 
 #include "ext.h"
+#include "set_match.h"
 
 /**
  * struct nfhp_xt_pkt - a packet as xtables modules see it
@@ -19,6 +20,7 @@
  * @thoff: offset of the transport header
  * @proto: the IPv4 protocol, or IPv6's upper-layer protocol
  *	(%NEXTHDR_NONE for a later fragment with none in sight)
+ * @sets: the set lookups of its rules so far, which the later ones reuse
  */
 struct nfhp_xt_pkt {
 	struct sk_buff *skb;
@@ -26,6 +28,7 @@ struct nfhp_xt_pkt {
 	int fragoff;
 	unsigned int thoff;
 	u8 proto;
+	struct nfhp_setm_cache sets;
 };
 
 /* The evaluators of IPv4 and IPv6; @priv is the rule set's struct net. */

@@ -189,7 +189,8 @@ nfhp_check "-m set --match-set dsts dst -j DROP, the server in it" bash -c "
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set --match-set dsts dst -j DROP"
 nfhp_check "ping dropped" ping_fail
 nfhp_check "flush dsts: ping passes" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' flush dsts" && ping_ok
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' flush dsts" &&
+	nfhp_check "  then: ping passes" ping_ok
 nfhp_check "-F FORWARD" r4 -F FORWARD
 
 # --set-value: the entry's value decides, and changes with no commit.
@@ -211,11 +212,11 @@ nfhp_check "-D with another value range: not found" \
 nfhp_check "-D with the same range" \
 	r4 -D FORWARD -p icmp -m set --match-set vals src --set-value 1:4 -j DROP
 nfhp_check "! --match-set vals src --set-value 3: ping passes (value 3)" bash -c "
-	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set ! --match-set vals src --set-value 3 -j DROP" &&
-	ping_ok
+	ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -i $ROUTER_CLIENT_IF -p icmp -m set ! --match-set vals src --set-value 3 -j DROP" &&
+	nfhp_check "  then: ping passes" ping_ok
 nfhp_check "value 9: ping dropped" bash -c "
 	ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add vals 10.0.1.0/24 value 9 -exist" &&
-	ping_fail
+	nfhp_check "  then: ping dropped" ping_fail
 nfhp_check "--set-value 2:1: exit 2, nothing added" \
 	fails 2 "bad --set-value" r4 -A FORWARD -m set --match-set vals src --set-value 2:1 -j DROP
 nfhp_check "-F FORWARD, destroy vals" bash -c "
@@ -239,7 +240,7 @@ if out=$(S create nets hash:net 2>&1); then
 		ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' save nets | grep -c '^add nets 1\.1\.1\.' | grep -qx 4"
 	nfhp_check "del 10.0.0.0/16: ping passes" \
 		bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' del nets 10.0.0.0/16" &&
-		ping_ok
+		nfhp_check "  then: ping passes" ping_ok
 	nfhp_check "/33: exit 1" fails 1 "Syntax error: '33' is out of range 0-32" \
 		S add nets 10.0.0.0/33
 	nfhp_check "-F FORWARD" r4 -F FORWARD
@@ -265,7 +266,7 @@ nfhp_check "save bl6" says "create bl6 hash:ip family inet6 hashsize 1024 maxele
 	S save bl6
 nfhp_check "del: ping6 passes" \
 	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' del bl6 $CLIENT6" &&
-	ping6_ok
+	nfhp_check "  then: ping6 passes" ping6_ok
 nfhp_check "nf-hipac6 -S" \
 	says "-A FORWARD -p ipv6-icmp -m set --match-set bl6 src -j DROP" r6 -S FORWARD
 nfhp_check "nf-hipac6 -F FORWARD" r6 -F FORWARD
@@ -386,7 +387,7 @@ if command -v ipset >/dev/null 2>&1 && in_ns $ns_server ipset create probe hash:
 	nfhp_check "the client in ih: the rule drops its pings" bash -c "
 		ip netns exec $ns_router '$NFHP_BIN/nf-hipac-set' add ih $CLIENT_IP &&
 		ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -A FORWARD -p icmp -m set --match-set ih src -j DROP" &&
-		ping_fail
+		nfhp_check "  then: ping dropped" ping_fail
 	nfhp_check "-F FORWARD" r4 -F FORWARD
 else
 	nfhp_log "SKIP: ipset save | nf-hipac-set restore: no ipset here"
