@@ -10,14 +10,81 @@
 #include "packed_spec.h"
 
 /**
+ * nfhp_setm_counts_len() - bytes a set match's compares of counts take
+ * @m: the set match
+ *
+ * Return: 0 for none; else a byte of both compares and the numbers of
+ * those that compare.
+ */
+static size_t nfhp_setm_counts_len(const struct nfhp_setm_spec *m)
+{
+	if (!m->packets_cmp && !m->bytes_cmp)
+		return 0;
+	return 1 + (m->packets_cmp ? 8 : 0) + (m->bytes_cmp ? 8 : 0);
+}
+
+/**
+ * nfhp_setm_counts_pack() - write a set match's compares of counts
+ * @d: where
+ * @m: the set match
+ *
+ * Return: past what it wrote (nfhp_setm_counts_len() bytes).
+ */
+static u8 *nfhp_setm_counts_pack(u8 *d, const struct nfhp_setm_spec *m)
+{
+	if (!nfhp_setm_counts_len(m))
+		return d;
+	*d++ = m->packets_cmp | m->bytes_cmp << 4;
+	if (m->packets_cmp) {
+		memcpy(d, &m->packets, 8);
+		d += 8;
+	}
+	if (m->bytes_cmp) {
+		memcpy(d, &m->bytes, 8);
+		d += 8;
+	}
+	return d;
+}
+
+/**
+ * nfhp_setm_counts_unpack() - read what nfhp_setm_counts_pack() wrote
+ * @d: where
+ * @present: the set match's flags say it wrote something
+ * @m: the set match, its compares and numbers set (none when !@present)
+ *
+ * Return: past what it read.
+ */
+static const u8 *nfhp_setm_counts_unpack(const u8 *d, bool present,
+					 struct nfhp_setm_spec *m)
+{
+	m->packets_cmp = 0;
+	m->bytes_cmp = 0;
+	m->packets = 0;
+	m->bytes = 0;
+	if (!present)
+		return d;
+	m->packets_cmp = *d & 0xf;
+	m->bytes_cmp = *d++ >> 4;
+	if (m->packets_cmp) {
+		memcpy(&m->packets, d, 8);
+		d += 8;
+	}
+	if (m->bytes_cmp) {
+		memcpy(&m->bytes, d, 8);
+		d += 8;
+	}
+	return d;
+}
+
+/**
  * nfhp_spec_packed_len() - bytes the packed copy of a specification takes
  * @s: the specification
  *
  * The layout: nmatch, action, target, comment, then per match its header
  * bytes, ranges and interface name, then the order's length (one byte)
  * and bytes, then the extensions' length (two bytes) and bytes, then the
- * number of set matches and per set match its direction, inversion and
- * name; last, for a keep-state or check-state rule only, its mode, and a
+ * number of set matches and per set match its direction, flags, value
+ * range, compares of counts and name; last, for a keep-state or check-state rule only, its mode, and a
  * limit's fields (one byte) and count (four).
  *
  * Return: the length of the packed data, header not included.
@@ -37,6 +104,7 @@ size_t nfhp_spec_packed_len(const struct nfhp_rule_spec *s)
 	len += 1;
 	for (i = 0; i < nfhp_spec_nsetm(s); i++)
 		len += 3 + (s->setm[i].has_value ? 8 : 0) +
+		       nfhp_setm_counts_len(&s->setm[i]) +
 		       strnlen(s->setm[i].name, sizeof(s->setm[i].name) - 1);
 	if (s->state.mode)
 		len += s->state.limit ? 6 : 1;
@@ -95,16 +163,22 @@ void nfhp_spec_pack_into(struct nfhp_packed_spec *p,
 	*d++ = nfhp_spec_nsetm(s);
 	for (i = 0; i < nfhp_spec_nsetm(s); i++) {
 		*d++ = s->setm[i].dir;
-		/* Flags: invert, has_value, has_dir2, then dir2 in bits 3-4. */
+		/*
+		 * Flags: invert, has_value, has_dir2, then dir2 in bits 3-4,
+		 * no_count in bit 5, compares of the counts in bit 6.
+		 */
 		*d++ = (s->setm[i].invert ? 1 : 0) |
 		       (s->setm[i].has_value ? 2 : 0) |
 		       (s->setm[i].has_dir2 ? 4 : 0) |
-		       (s->setm[i].dir2 & 3) << 3;
+		       (s->setm[i].dir2 & 3) << 3 |
+		       (s->setm[i].no_count ? 0x20 : 0) |
+		       (nfhp_setm_counts_len(&s->setm[i]) ? 0x40 : 0);
 		if (s->setm[i].has_value) {
 			memcpy(d, &s->setm[i].value_min, 4);
 			memcpy(d + 4, &s->setm[i].value_max, 4);
 			d += 8;
 		}
+		d = nfhp_setm_counts_pack(d, &s->setm[i]);
 		d = nfhp_put_str(d, s->setm[i].name, sizeof(s->setm[i].name));
 	}
 	if (s->state.mode) {
@@ -165,6 +239,7 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 {
 	const u8 *d = p->data;
 	unsigned int i, n;
+	bool counts;
 
 	s->nmatch = *d++;
 	s->action = *d++;
@@ -195,12 +270,15 @@ void nfhp_spec_unpack(const struct nfhp_packed_spec *p,
 		s->setm[i].invert = *d & 1;
 		s->setm[i].has_dir2 = *d >> 2 & 1;
 		s->setm[i].dir2 = *d >> 3 & 3;
+		s->setm[i].no_count = *d >> 5 & 1;
+		counts = *d >> 6 & 1;
 		s->setm[i].has_value = *d++ >> 1 & 1;
 		if (s->setm[i].has_value) {
 			memcpy(&s->setm[i].value_min, d, 4);
 			memcpy(&s->setm[i].value_max, d + 4, 4);
 			d += 8;
 		}
+		d = nfhp_setm_counts_unpack(d, counts, &s->setm[i]);
 		d = nfhp_get_str(d, s->setm[i].name);
 	}
 	memset(&s->state, 0, sizeof(s->state));

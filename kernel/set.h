@@ -204,18 +204,16 @@ static inline bool nfhp_set_probe(const struct nfhp_set *set,
  * nfhp_set_hit_value() - the value of the entry a probe found
  * @body: the body nfhp_set_probe() looked the key up in
  * @found: what it found
- * @len: the packet's length, which a counting set counts
  *
- * Under the rcu_read_lock() of the probe.  A counting set counts one
- * packet of @len bytes at each call.
+ * Under the rcu_read_lock() of the probe.  Counts nothing.
  *
  * Return: the entry's value.
  */
 static inline u32 nfhp_set_hit_value(const struct nfhp_set_body *body,
-				     u32 found, unsigned int len)
+				     u32 found)
 {
 	if (body->counting)
-		return nfhp_set_slot_count(&body->counters, found, len);
+		return nfhp_set_slot_value(&body->counters, found);
 	return found;
 }
 
@@ -237,8 +235,8 @@ static inline bool nfhp_set_lookup(const struct nfhp_set *set,
 	const struct nfhp_set_body *body;
 	bool hit = nfhp_set_probe(set, key, &body, value);
 
-	if (hit)
-		*value = nfhp_set_hit_value(body, *value, len);
+	if (hit && body->counting)
+		*value = nfhp_set_slot_count(&body->counters, *value, len);
 	return hit;
 }
 

@@ -129,6 +129,51 @@ static inline u32 nfhp_set_slot_count(const struct nfhp_set_counters *c,
 	return READ_ONCE(s->value);
 }
 
+/**
+ * nfhp_set_slot_value() - the value of a slot's entry: the packet path
+ * @c: the counters
+ * @slot: the slot of the entry a lookup found
+ *
+ * Under rcu_read_lock().  Counts nothing.
+ *
+ * Return: the entry's value.
+ */
+static inline u32 nfhp_set_slot_value(const struct nfhp_set_counters *c,
+				      u32 slot)
+{
+	return READ_ONCE(nfhp_set_slot_at(rcu_dereference(c->dir),
+					  slot)->value);
+}
+
+/**
+ * nfhp_set_slot_use() - a packet's use of a slot, with the counts after it
+ * @c: the counters
+ * @slot: the slot of the entry its lookup found
+ * @len: the packet's length
+ * @count: count the packet (else only read the counts)
+ * @now: set to the slot's counts, this packet's included when counted
+ *
+ * Under rcu_read_lock(), for the rules that compare the counts.
+ *
+ * Return: the entry's value.
+ */
+static inline u32 nfhp_set_slot_use(const struct nfhp_set_counters *c,
+				    u32 slot, unsigned int len, bool count,
+				    struct nfhp_set_counts *now)
+{
+	struct nfhp_set_slot *s = nfhp_set_slot_at(rcu_dereference(c->dir),
+						   slot);
+
+	if (count) {
+		now->packets = atomic64_inc_return(&s->packets);
+		now->bytes = atomic64_add_return(len, &s->bytes);
+	} else {
+		now->packets = atomic64_read(&s->packets);
+		now->bytes = atomic64_read(&s->bytes);
+	}
+	return READ_ONCE(s->value);
+}
+
 int nfhp_set_counters_init(struct nfhp_set_ctx *ctx,
 			   struct nfhp_set_counters *c);
 void nfhp_set_counters_destroy(struct nfhp_set_ctx *ctx,

@@ -50,6 +50,15 @@
  * counts the packet at each rule that reaches it, as ipset's counters
  * do; the set's "lookups" in /proc count the lookups made.
  *
+ * In a set with counters a rule may also compare the entry's counts, as
+ * xt_set's "--packets-gt N" and "! --bytes-eq N" do: once the rule's
+ * lookup counted the packet (unless it says "! --update-counters"), the
+ * counts must compare so, or the entry does not hold the packet for this
+ * rule.  Example: "--packets-gt 2" holds from an entry's third packet
+ * on; "! --match-set s src ! --update-counters --bytes-lt 300" holds for
+ * a packet of an entry that counted 300 bytes or more, or of none.  In a
+ * set without counters the compares hold, as in ipset.
+ *
  * The rule resolves the set's name when it is added and holds a
  * reference to the set until the rule is freed, a grace period after no
  * packet can see it: a set is never freed under a packet.
@@ -164,6 +173,11 @@ int nfhp_setm_get(struct net *net, u8 family,
 		out[i].has_value = spec->setm[i].has_value;
 		out[i].value_min = spec->setm[i].value_min;
 		out[i].value_max = spec->setm[i].value_max;
+		out[i].no_count = spec->setm[i].no_count;
+		out[i].packets_cmp = spec->setm[i].packets_cmp;
+		out[i].bytes_cmp = spec->setm[i].bytes_cmp;
+		out[i].packets = spec->setm[i].packets;
+		out[i].bytes = spec->setm[i].bytes;
 	}
 	return 0;
 }
@@ -353,6 +367,58 @@ nfhp_setm_memo_find(const struct nfhp_setm_cache *c, const struct nfhp_setm *m)
 }
 
 /**
+ * nfhp_setm_cmp() - does a count compare with a rule's number as it asks?
+ * @cmp: &enum nfhp_setm_cmp
+ * @count: the entry's count
+ * @n: the rule's number
+ *
+ * Return: true when it does, or when @cmp is %NFHP_SETM_CMP_NONE.
+ */
+static bool nfhp_setm_cmp(u8 cmp, u64 count, u64 n)
+{
+	switch (cmp) {
+	case NFHP_SETM_CMP_EQ:
+		return count == n;
+	case NFHP_SETM_CMP_NE:
+		return count != n;
+	case NFHP_SETM_CMP_LT:
+		return count < n;
+	case NFHP_SETM_CMP_GT:
+		return count > n;
+	}
+	return true;
+}
+
+/**
+ * nfhp_setm_count() - a rule's use of the counts of the entry a lookup found
+ * @m: the rule's set match
+ * @e: the lookup, which found an entry of a set with counters
+ * @len: the packet's length
+ *
+ * Counts the packet unless the rule says not to ("! --update-counters"),
+ * then compares the counts, this packet's included, as the rule asks
+ * ("--packets-gt N"), as xt_set does.
+ *
+ * Return: false when a compare fails: the entry does not hold the packet
+ * for this rule.
+ */
+static bool nfhp_setm_count(const struct nfhp_setm *m,
+			    const struct nfhp_setm_memo *e, unsigned int len)
+{
+	const struct nfhp_set_counters *c = &e->body->counters;
+	struct nfhp_set_counts now;
+
+	if (!m->packets_cmp && !m->bytes_cmp) {
+		if (!m->no_count)
+			nfhp_set_slot_count(c, e->found, len);
+		return true;
+	}
+	nfhp_set_slot_use(c, e->found, len, !m->no_count, &now);
+	return nfhp_setm_cmp(m->packets_cmp, now.packets, m->packets) &&
+	       nfhp_setm_cmp(m->bytes_cmp, now.bytes, m->bytes);
+}
+
+/**
  * nfhp_setm_lookup() - is a packet's field in a set match's set?
  * @family: the packet's family
  * @m: the set match
@@ -361,8 +427,8 @@ nfhp_setm_memo_find(const struct nfhp_setm_cache *c, const struct nfhp_setm *m)
  *
  * The first rule that looks a set up with a packet's field makes the
  * lookup; the later rules of the packet at this hook take its result
- * (see DOC: Set matches).  A counting set still counts the packet for
- * each rule, as ipset does.
+ * (see DOC: Set matches).  In a set with counters each rule still counts
+ * the packet and compares the counts, as ipset does.
  *
  * Return: true if an entry holds it.
  */
@@ -374,25 +440,25 @@ static bool nfhp_setm_lookup(u8 family, const struct nfhp_setm *m,
 	struct nfhp_setm_memo *fresh;
 	struct nfhp_set_key key;
 
-	if (e) {
-		if (e->hit && e->body->counting)
-			nfhp_set_hit_value(e->body, e->found, p->skb->len);
-		*value = e->value;
-		return e->hit;
+	if (!e) {
+		fresh = &c->memo[c->next];
+		c->next = (c->next + 1) % NFHP_SETM_CACHE_SIZE;
+		fresh->set = m->set;
+		fresh->dir = m->dir;
+		fresh->dir2 = m->dir2;
+		fresh->hit = nfhp_setm_key(family, m, p, &key) &&
+			     nfhp_set_probe(m->set, &key, &fresh->body,
+					    &fresh->found);
+		fresh->value = 0;
+		if (fresh->hit)
+			fresh->value = nfhp_set_hit_value(fresh->body,
+							  fresh->found);
+		e = fresh;
 	}
-	fresh = &c->memo[c->next];
-	c->next = (c->next + 1) % NFHP_SETM_CACHE_SIZE;
-	fresh->set = m->set;
-	fresh->dir = m->dir;
-	fresh->dir2 = m->dir2;
-	fresh->hit = nfhp_setm_key(family, m, p, &key) &&
-		     nfhp_set_probe(m->set, &key, &fresh->body, &fresh->found);
-	fresh->value = 0;
-	if (fresh->hit)
-		fresh->value = nfhp_set_hit_value(fresh->body, fresh->found,
-						  p->skb->len);
-	*value = fresh->value;
-	return fresh->hit;
+	*value = e->value;
+	if (e->hit && e->body->counting)
+		return nfhp_setm_count(m, e, p->skb->len);
+	return e->hit;
 }
 
 /**

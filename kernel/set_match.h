@@ -35,6 +35,12 @@ struct nfhp_xt_pkt;
  * @has_value: the entry must also have a value in [@value_min, @value_max]
  * @value_min: the least value
  * @value_max: the greatest
+ * @no_count: its lookups do not count in a set with counters
+ * @packets_cmp: &enum nfhp_setm_cmp of the entry's packets with @packets,
+ *	in a set with counters
+ * @bytes_cmp: the same of its bytes with @bytes
+ * @packets: the number of packets compared with
+ * @bytes: the number of bytes
  */
 struct nfhp_setm {
 	struct nfhp_set *set;
@@ -44,6 +50,11 @@ struct nfhp_setm {
 	bool has_value;
 	u32 value_min;
 	u32 value_max;
+	bool no_count;
+	u8 packets_cmp;
+	u8 bytes_cmp;
+	u64 packets;
+	u64 bytes;
 };
 
 /* Lookups a packet keeps for its later rules (struct nfhp_setm_cache). */

@@ -65,7 +65,39 @@ const struct nla_policy nfhp_setm_policy[NFHPA_SETM_MAX + 1] = {
 	[NFHPA_SETM_VALUE_MIN] = { .type = NLA_U32 },
 	[NFHPA_SETM_VALUE_MAX] = { .type = NLA_U32 },
 	[NFHPA_SETM_DIR2] = NLA_POLICY_MAX(NLA_U8, NFHP_SETM_DPORT),
+	[NFHPA_SETM_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SETM_F_NO_COUNT),
+	[NFHPA_SETM_PACKETS_CMP] = NLA_POLICY_RANGE(NLA_U8, NFHP_SETM_CMP_EQ,
+						    NFHP_SETM_CMP_GT),
+	[NFHPA_SETM_PACKETS] = { .type = NLA_U64 },
+	[NFHPA_SETM_BYTES_CMP] = NLA_POLICY_RANGE(NLA_U8, NFHP_SETM_CMP_EQ,
+						  NFHP_SETM_CMP_GT),
+	[NFHPA_SETM_BYTES] = { .type = NLA_U64 },
+	[NFHPA_SETM_PAD] = { .type = NLA_REJECT },
 };
+
+/**
+ * nfhp_setm_decode_cmp() - decode a set match's compare of one count
+ * @cmp_attr: NFHPA_SETM_PACKETS_CMP or _BYTES_CMP, or NULL
+ * @num_attr: NFHPA_SETM_PACKETS or _BYTES, or NULL
+ * @cmp: set to the compare, %NFHP_SETM_CMP_NONE without one
+ * @n: set to its number
+ * @extack: for the reason
+ *
+ * Return: 0, or -EINVAL for one attribute without the other.
+ */
+static int nfhp_setm_decode_cmp(const struct nlattr *cmp_attr,
+				const struct nlattr *num_attr, u8 *cmp, u64 *n,
+				struct netlink_ext_ack *extack)
+{
+	if (!cmp_attr != !num_attr) {
+		NL_SET_ERR_MSG_ATTR(extack, cmp_attr ?: num_attr,
+				    "a compare of counts needs its number");
+		return -EINVAL;
+	}
+	*cmp = cmp_attr ? nla_get_u8(cmp_attr) : NFHP_SETM_CMP_NONE;
+	*n = num_attr ? nla_get_u64(num_attr) : 0;
+	return 0;
+}
 
 /**
  * nfhp_setm_decode() - decode one NFHPA_RULE_SETM into a rule
@@ -111,6 +143,16 @@ int nfhp_setm_decode(struct nfhp_rule_spec *spec, const struct nlattr *attr,
 			return -EINVAL;
 		}
 	}
+	ret = nfhp_setm_decode_cmp(tb[NFHPA_SETM_PACKETS_CMP],
+				   tb[NFHPA_SETM_PACKETS], &m->packets_cmp,
+				   &m->packets, extack) ?:
+	      nfhp_setm_decode_cmp(tb[NFHPA_SETM_BYTES_CMP],
+				   tb[NFHPA_SETM_BYTES], &m->bytes_cmp,
+				   &m->bytes, extack);
+	if (ret)
+		return ret;
+	m->no_count = tb[NFHPA_SETM_FLAGS] &&
+		      nla_get_u32(tb[NFHPA_SETM_FLAGS]) & NFHP_SETM_F_NO_COUNT;
 	nla_strscpy(m->name, tb[NFHPA_SETM_NAME], sizeof(m->name));
 	m->dir = nla_get_u8(tb[NFHPA_SETM_DIR]);
 	m->has_dir2 = !!tb[NFHPA_SETM_DIR2];
@@ -143,7 +185,17 @@ int nfhp_setm_put_all(struct sk_buff *skb, const struct nfhp_rule_spec *spec)
 		    (m->invert && nla_put_flag(skb, NFHPA_SETM_INVERT)) ||
 		    (m->has_value &&
 		     (nla_put_u32(skb, NFHPA_SETM_VALUE_MIN, m->value_min) ||
-		      nla_put_u32(skb, NFHPA_SETM_VALUE_MAX, m->value_max))))
+		      nla_put_u32(skb, NFHPA_SETM_VALUE_MAX, m->value_max))) ||
+		    (m->no_count &&
+		     nla_put_u32(skb, NFHPA_SETM_FLAGS, NFHP_SETM_F_NO_COUNT)) ||
+		    (m->packets_cmp &&
+		     (nla_put_u8(skb, NFHPA_SETM_PACKETS_CMP, m->packets_cmp) ||
+		      nla_put_u64_64bit(skb, NFHPA_SETM_PACKETS, m->packets,
+					NFHPA_SETM_PAD))) ||
+		    (m->bytes_cmp &&
+		     (nla_put_u8(skb, NFHPA_SETM_BYTES_CMP, m->bytes_cmp) ||
+		      nla_put_u64_64bit(skb, NFHPA_SETM_BYTES, m->bytes,
+					NFHPA_SETM_PAD))))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}

@@ -62,6 +62,11 @@ struct nfhp_dim_match {
  * @dir2: &enum nfhp_setm_dir of the second field: a flow set's port
  * @value_min: the least value
  * @value_max: the greatest
+ * @no_count: the rule's lookups do not count (NFHP_SETM_F_NO_COUNT)
+ * @packets_cmp: &enum nfhp_setm_cmp of the entry's packets with @packets
+ * @bytes_cmp: the same of its bytes with @bytes
+ * @packets: the number of packets compared with
+ * @bytes: the number of bytes
  */
 struct nfhp_setm_spec {
 	char name[NFHP_SET_MAXNAMELEN];
@@ -72,6 +77,11 @@ struct nfhp_setm_spec {
 	u8 dir2;
 	u32 value_min;
 	u32 value_max;
+	u8 no_count;
+	u8 packets_cmp;
+	u8 bytes_cmp;
+	u64 packets;
+	u64 bytes;
 };
 
 /**

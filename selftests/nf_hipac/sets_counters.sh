@@ -127,6 +127,73 @@ nfhp_check "  (listed)" \
 nfhp_check "swap with a set without counters: exit 1" \
 	fails 1 "" S swap cnt plain
 nfhp_check "-F FORWARD" r4 -F FORWARD
+
+# xt_set's matches on the counts, the same three rules in the router's
+# FORWARD and, with ipset, in the server's INPUT; no target, so both see
+# the same pings, and the rules' counters say which matched:
+#   A  counts, and matches from the 3rd packet on (--packets-gt 2);
+#   B  does not count, and matches the first two (--packets-lt 3);
+#   C  does not count, and matches once 300 bytes are counted ("!"
+#      before --match-set inverts the whole: not under 300).
+# Pings of 84 bytes: A 3, B 2, C 2; the entry counts 5 and 420.
+cmp_rules=(
+	"-i veth0 -p icmp -m set --match-set CS src --packets-gt 2"
+	"-i veth0 -p icmp -m set --match-set CS src ! --update-counters --packets-lt 3"
+	"-i veth0 -p icmp -m set ! --match-set CS src ! --update-counters --bytes-lt 300"
+)
+# rule_pkts TOOL... - the packet counters of the rules a listing prints.
+rule_pkts() { "$@" -n -v -x | awk 'NR > 2 { printf "%s ", $1 }'; }
+counts_match()
+{
+	local rule want="3 2 2 " got
+
+	S create cs hash:ip counters && S add cs $CLIENT_IP || return 1
+	for rule in "${cmp_rules[@]}"; do
+		r4 -A FORWARD ${rule/CS/cs} || return 1
+	done
+	in_ns $ns_client $NFHP_PING -q -c 5 -i 0.2 -W"$NFHP_WAIT" $SERVER_IP \
+		>/dev/null || return 1
+	got=$(rule_pkts r4 -L FORWARD)
+	nfhp_log "  nf-hipac: rules $got; $(member cs $CLIENT_IP)"
+	[ "$got" = "$want" ] &&
+	[ "$(member cs $CLIENT_IP)" = "$CLIENT_IP packets 5 bytes 420" ]
+}
+nfhp_check "--packets-gt, ! --update-counters --packets-lt, ! --match-set ... --bytes-lt" \
+	counts_match
+nfhp_check "  -S prints them back" \
+	bash -c "ip netns exec $ns_router '$NFHP_BIN/nf-hipac' -S FORWARD |
+		 grep -qxF -- '-A FORWARD -i veth0 -p icmp -m set ! --match-set cs src ! --update-counters --bytes-lt 300'"
+ipset_counts_match()
+{
+	local rule got hip
+
+	in_ns $ns_server ipset create ics hash:ip counters &&
+	in_ns $ns_server ipset add ics $CLIENT_IP || return 1
+	for rule in "${cmp_rules[@]}"; do
+		in_ns $ns_server iptables-legacy -A INPUT ${rule/CS/ics} ||
+			return 1
+	done
+	in_ns $ns_client $NFHP_PING -q -c 5 -i 0.2 -W"$NFHP_WAIT" $SERVER_IP \
+		>/dev/null || return 1
+	got=$(rule_pkts in_ns $ns_server iptables-legacy -L INPUT)
+	nfhp_log "  ipset: rules $got; $(ipset_member ics $CLIENT_IP)"
+	# The router's rules saw these 5 pings too: its entry at 10 and
+	# 840, A matched them all, B none, C all.
+	hip=$(rule_pkts r4 -L FORWARD)
+	[ "$got" = "3 2 2 " ] && [ "$hip" = "8 2 7 " ] &&
+	[ "$(ipset_member ics $CLIENT_IP)" = "$CLIENT_IP packets 5 bytes 420" ] &&
+	[ "$(member cs $CLIENT_IP)" = "$CLIENT_IP packets 10 bytes 840" ] &&
+	[ "$(in_ns $ns_server iptables-legacy -S INPUT | grep -c -- --match-set)" = 3 ] &&
+	[ "$(in_ns $ns_server iptables-legacy -S INPUT | sed -n 's/^-A INPUT //p' | sed 's/ ics / cs /')" = \
+	  "$(r4 -S FORWARD | sed -n 's/^-A FORWARD //p')" ]
+}
+if [ -n "$have_ipset" ]; then
+	nfhp_check "  ipset with iptables-legacy: the same matches, counts, -S" \
+		ipset_counts_match
+	in_ns $ns_server iptables-legacy -F INPUT
+	in_ns $ns_server ipset destroy ics
+fi
+nfhp_check "-F FORWARD" r4 -F FORWARD
 nfhp_check "destroy every set" S destroy
 nfhp_check "no set left" [ -z "$(S list -n)" ]
 

@@ -574,7 +574,8 @@ struct nlmsghdr *fz_build_set(char *buf, uint8_t cmd)
  * One, or none to NFHP_MAX_SETM + 1 (one too many), each of a set of the
  * pool (which may or may not exist), either direction, inverted or not;
  * now and then without a name or a direction, or with a direction that is
- * none; some with a value range, whole, half or empty.
+ * none; some with a value range, whole, half or empty, some with "!
+ * --update-counters" and compares of the counts, whole or half.
  */
 void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
 {
@@ -600,6 +601,19 @@ void fz_put_setm(struct nlmsghdr *nlh, uint8_t family)
 			mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MIN, below(4));
 		if (one_in(4))
 			mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MAX, below(4));
+		/* ! --update-counters, compares of counts, whole or half. */
+		if (one_in(4))
+			mnl_attr_put_u32(nlh, NFHPA_SETM_FLAGS, one_in(20) ?
+					 rnd() : NFHP_SETM_F_NO_COUNT);
+		if (one_in(4))
+			mnl_attr_put_u8(nlh, NFHPA_SETM_PACKETS_CMP,
+					one_in(20) ? rnd() : below(5));
+		if (one_in(4))
+			mnl_attr_put_u64(nlh, NFHPA_SETM_PACKETS, below(4));
+		if (one_in(6))
+			mnl_attr_put_u8(nlh, NFHPA_SETM_BYTES_CMP, below(5));
+		if (one_in(6))
+			mnl_attr_put_u64(nlh, NFHPA_SETM_BYTES, rnd_value());
 		mnl_attr_nest_end(nlh, nest);
 	}
 	fz_setm_built += n;
@@ -679,6 +693,10 @@ static void put_soup_setm(struct nlmsghdr *nlh)
 			put_soup_string(nlh, type);
 		else if (type == NFHPA_SETM_INVERT && one_in(2))
 			mnl_attr_put(nlh, type, 0, NULL);
+		else if (type == NFHPA_SETM_PACKETS || type == NFHPA_SETM_BYTES)
+			put_soup_int(nlh, type, 8);
+		else if (type == NFHPA_SETM_FLAGS)
+			put_soup_int(nlh, type, 4);
 		else
 			put_soup_int(nlh, type, 1);
 	}

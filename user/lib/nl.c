@@ -195,6 +195,16 @@ static void put_setm(struct nlmsghdr *nlh, const struct nfhp_setm_spec *m)
 		mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MIN, m->value_min);
 		mnl_attr_put_u32(nlh, NFHPA_SETM_VALUE_MAX, m->value_max);
 	}
+	if (m->no_count)
+		mnl_attr_put_u32(nlh, NFHPA_SETM_FLAGS, NFHP_SETM_F_NO_COUNT);
+	if (m->packets_cmp) {
+		mnl_attr_put_u8(nlh, NFHPA_SETM_PACKETS_CMP, m->packets_cmp);
+		mnl_attr_put_u64(nlh, NFHPA_SETM_PACKETS, m->packets);
+	}
+	if (m->bytes_cmp) {
+		mnl_attr_put_u8(nlh, NFHPA_SETM_BYTES_CMP, m->bytes_cmp);
+		mnl_attr_put_u64(nlh, NFHPA_SETM_BYTES, m->bytes);
+	}
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -291,6 +301,11 @@ static const u8 setm_kinds[NFHPA_SETM_MAX + 1] = {
 	[NFHPA_SETM_VALUE_MIN] = ATTR_U32,
 	[NFHPA_SETM_VALUE_MAX] = ATTR_U32,
 	[NFHPA_SETM_DIR2] = ATTR_U8,
+	[NFHPA_SETM_FLAGS] = ATTR_U32,
+	[NFHPA_SETM_PACKETS_CMP] = ATTR_U8,
+	[NFHPA_SETM_PACKETS] = ATTR_U64,
+	[NFHPA_SETM_BYTES_CMP] = ATTR_U8,
+	[NFHPA_SETM_BYTES] = ATTR_U64,
 };
 
 static const u8 rstate_kinds[NFHPA_RSTATE_MAX + 1] = {
@@ -513,6 +528,25 @@ static int parse_match(const struct nlattr *nest, struct nfhp_dim_match *m)
 	return 0;
 }
 
+/*
+ * A set match's compare of one count: both attributes or neither, a
+ * known compare.
+ */
+static int parse_setm_cmp(const struct nlattr *cmp_attr,
+			  const struct nlattr *num_attr, u8 *cmp, u64 *n)
+{
+	*cmp = NFHP_SETM_CMP_NONE;
+	*n = 0;
+	if (!cmp_attr != !num_attr)
+		return -EINVAL;
+	if (!cmp_attr)
+		return 0;
+	*cmp = attr_u8(cmp_attr);
+	*n = attr_u64(num_attr);
+	return *cmp >= NFHP_SETM_CMP_EQ && *cmp <= NFHP_SETM_CMP_GT ?
+	       0 : -EINVAL;
+}
+
 /* One NFHPA_RULE_SETM, as the kernel checks it. */
 static int parse_setm(const struct nlattr *nest, struct nfhp_setm_spec *m)
 {
@@ -538,7 +572,13 @@ static int parse_setm(const struct nlattr *nest, struct nfhp_setm_spec *m)
 		m->value_min = attr_u32(tb[NFHPA_SETM_VALUE_MIN]);
 		m->value_max = attr_u32(tb[NFHPA_SETM_VALUE_MAX]);
 	}
-	return 0;
+	m->no_count = tb[NFHPA_SETM_FLAGS] &&
+		      attr_u32(tb[NFHPA_SETM_FLAGS]) & NFHP_SETM_F_NO_COUNT;
+	return parse_setm_cmp(tb[NFHPA_SETM_PACKETS_CMP],
+			      tb[NFHPA_SETM_PACKETS], &m->packets_cmp,
+			      &m->packets) ?:
+	       parse_setm_cmp(tb[NFHPA_SETM_BYTES_CMP], tb[NFHPA_SETM_BYTES],
+			      &m->bytes_cmp, &m->bytes);
 }
 
 /*

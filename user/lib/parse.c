@@ -114,6 +114,9 @@ enum {
 	O_COMMENT,
 	O_MATCHSET,
 	O_SETVALUE,
+	O_SET_UPDATE, O_SET_SUBCOUNTERS, O_SET_NOMATCH,
+	O_SET_PACKETS_EQ, O_SET_PACKETS_LT, O_SET_PACKETS_GT,
+	O_SET_BYTES_EQ, O_SET_BYTES_LT, O_SET_BYTES_GT,
 	O_STATE_LIMIT, O_STATE_LIMIT_BY,
 	O_IGNORED_ARG,		/* --wait etc.: accepted and ignored */
 };
@@ -215,6 +218,15 @@ static const struct nfhp_opt opts[] = {
 	{ "comment",		required_argument, PM_COMMENT, O_COMMENT },
 	{ "match-set",		required_argument, PM_SET, O_MATCHSET },
 	{ "set-value",		required_argument, PM_SET, O_SETVALUE },
+	{ "update-counters",	no_argument, PM_SET, O_SET_UPDATE },
+	{ "update-subcounters",	no_argument, PM_SET, O_SET_SUBCOUNTERS },
+	{ "return-nomatch",	no_argument, PM_SET, O_SET_NOMATCH },
+	{ "packets-eq",		required_argument, PM_SET, O_SET_PACKETS_EQ },
+	{ "packets-lt",		required_argument, PM_SET, O_SET_PACKETS_LT },
+	{ "packets-gt",		required_argument, PM_SET, O_SET_PACKETS_GT },
+	{ "bytes-eq",		required_argument, PM_SET, O_SET_BYTES_EQ },
+	{ "bytes-lt",		required_argument, PM_SET, O_SET_BYTES_LT },
+	{ "bytes-gt",		required_argument, PM_SET, O_SET_BYTES_GT },
 	{ "state-limit",	required_argument, PM_KEEP, O_STATE_LIMIT },
 	{ "state-limit-by",	required_argument, PM_KEEP, O_STATE_LIMIT_BY },
 };
@@ -381,7 +393,7 @@ struct pstate {
 	bool invert;
 	unsigned int loaded;
 	unsigned long long seen;
-	unsigned int mseen;
+	unsigned long long mseen;
 	u8 proto;
 	bool proto_set, proto_given, proto_inv;
 	bool have[NFHP_DIM_MAX];
@@ -1940,12 +1952,12 @@ static int parse_counters(struct pstate *ps, const char *pcnt, int argc,
 	return 0;
 }
 
-_Static_assert(O_IGNORED_ARG - O_SPORT <= 32,
+_Static_assert(O_IGNORED_ARG - O_SPORT <= 64,
 	       "struct pstate mseen holds a bit per match option");
 
 static bool mseen_once(struct pstate *ps, int id)
 {
-	unsigned int bit = 1u << (id - O_SPORT);
+	unsigned long long bit = 1ull << (id - O_SPORT);
 
 	if (ps->mseen & bit)
 		return false;
@@ -2398,6 +2410,68 @@ static int parse_set_value(struct pstate *ps, const char *arg)
 	return 0;
 }
 
+/*
+ * xt_set's options on the counts of the last --match-set's entry:
+ * "[!] --update-counters", "[!] --update-subcounters" (nf-hipac has no
+ * list:set, whose members' counters they are: taken, and not kept),
+ * "--return-nomatch" (refused) and one compare of the packets and one of
+ * the bytes: "[!] --packets-eq N", "--packets-lt N", "--packets-gt N".
+ * With libxt_set's messages; nf-hipac wants them after --match-set.
+ */
+static int parse_set_counts(struct pstate *ps, const struct nfhp_opt *o,
+			    const char *arg)
+{
+	struct nfhp_rule_spec *spec = &ps->cl->spec;
+	bool packets = o->id <= O_SET_PACKETS_GT;
+	unsigned long long n;
+	struct nfhp_setm_spec *m;
+	u8 *cmp;
+
+	if (ps->setm_open || !spec->nsetm)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: --%s needs a --match-set before it",
+			    o->name);
+	m = &spec->setm[spec->nsetm - 1];
+	switch (o->id) {
+	case O_SET_UPDATE:
+		m->no_count = ps->invert;
+		return 0;
+	case O_SET_SUBCOUNTERS:
+		return 0;
+	case O_SET_NOMATCH:
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "nf-hipac: --return-nomatch is not supported");
+	}
+	cmp = packets ? &m->packets_cmp : &m->bytes_cmp;
+	if (*cmp)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "only one of the --%s-[eq|lt|gt] is allowed",
+			    packets ? "packets" : "bytes");
+	if (ps->invert && o->id != O_SET_PACKETS_EQ && o->id != O_SET_BYTES_EQ)
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "--%s option cannot be inverted", o->name);
+	if (!nfhp_parse_uint(arg, 0, ULLONG_MAX, &n))
+		return fail(ps, NFHP_EXIT_PARAM,
+			    "Cannot parse %s as a counter value", arg);
+	switch (o->id) {
+	case O_SET_PACKETS_LT:
+	case O_SET_BYTES_LT:
+		*cmp = NFHP_SETM_CMP_LT;
+		break;
+	case O_SET_PACKETS_GT:
+	case O_SET_BYTES_GT:
+		*cmp = NFHP_SETM_CMP_GT;
+		break;
+	default:
+		*cmp = ps->invert ? NFHP_SETM_CMP_NE : NFHP_SETM_CMP_EQ;
+	}
+	if (packets)
+		m->packets = n;
+	else
+		m->bytes = n;
+	return 0;
+}
+
 /* A keep-state option: once, and not inverted, as libxtables has it. */
 static int keep_state_opt(struct pstate *ps, const struct nfhp_opt *o)
 {
@@ -2469,6 +2543,8 @@ static int do_option(struct pstate *ps, int c, const struct nfhp_opt *o,
 		return parse_match_set(ps, arg, argc, argv, ip);
 	if (o && o->id == O_SETVALUE)
 		return parse_set_value(ps, arg);
+	if (o && o->id >= O_SET_UPDATE && o->id <= O_SET_BYTES_GT)
+		return parse_set_counts(ps, o, arg);
 	if (o && o->id == O_STATE_LIMIT)
 		return parse_state_limit(ps, o, arg);
 	if (o && o->id == O_STATE_LIMIT_BY)

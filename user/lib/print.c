@@ -495,6 +495,34 @@ static void save_group(FILE *f, const struct nfhp_rule_spec *s,
 	}
 }
 
+/* A compare of a set match's counts, as libxt_set prints it. */
+static void print_setm_cmp(FILE *f, u8 cmp, u64 n, const char *what,
+			   bool save)
+{
+	static const char * const ops[] = {
+		[NFHP_SETM_CMP_EQ] = "eq", [NFHP_SETM_CMP_NE] = "eq",
+		[NFHP_SETM_CMP_LT] = "lt", [NFHP_SETM_CMP_GT] = "gt",
+	};
+
+	if (cmp == NFHP_SETM_CMP_NONE || cmp > NFHP_SETM_CMP_GT)
+		return;
+	fprintf(f, " %s%s%s-%s %llu", cmp == NFHP_SETM_CMP_NE ? "! " : "",
+		save ? "--" : "", what, ops[cmp], (unsigned long long)n);
+}
+
+/*
+ * What a set match does with the counts of a set with counters, in
+ * libxt_set's order: "! --update-counters", then the compares.
+ */
+static void print_setm_counts(FILE *f, const struct nfhp_setm_spec *m,
+			      bool save)
+{
+	if (m->no_count)
+		fprintf(f, " ! %supdate-counters", save ? "--" : "");
+	print_setm_cmp(f, m->packets_cmp, m->packets, "packets", save);
+	print_setm_cmp(f, m->bytes_cmp, m->bytes, "bytes", save);
+}
+
 /*
  * The set matches, as libxt_set's print_match() prints them: with
  * @prefix "--match-set" for iptables-save (after " -m set"), "match-set"
@@ -518,6 +546,7 @@ static void print_setms(FILE *f, const struct nfhp_rule_spec *s, bool save)
 			fprintf(f, ",%s", m->dir2 == NFHP_SETM_DST ||
 					  m->dir2 == NFHP_SETM_DPORT ?
 					  "dst" : "src");
+		print_setm_counts(f, m, save);
 		if (!m->has_value)
 			continue;
 		fprintf(f, " %s %u", save ? "--set-value" : "set-value",

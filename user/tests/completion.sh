@@ -127,6 +127,8 @@ check "sets after --match-set" "allowed blocklist" \
 	"nf-hipac -A INPUT -m set --match-set "
 check "direction after the set" "has: src dst" \
 	"nf-hipac -A INPUT -m set --match-set blocklist "
+check "counter options of -m set" "--packets-eq --packets-gt --packets-lt" \
+	"nf-hipac -A INPUT -m set --match-set blocklist src --pack"
 check "keep-state among the matches" "keep-state" \
 	"nf-hipac -A INPUT -m keep"
 check "options of -m keep-state" "--state-limit --state-limit-by" \

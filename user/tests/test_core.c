@@ -334,6 +334,81 @@ static void test_rule_body(void)
 	free(s);
 }
 
+/* Are two set matches the same, field by field? */
+static bool setm_same(const struct nfhp_setm_spec *a,
+		      const struct nfhp_setm_spec *b)
+{
+	return !strcmp(a->name, b->name) && a->dir == b->dir &&
+	       a->invert == b->invert && a->has_value == b->has_value &&
+	       a->has_dir2 == b->has_dir2 && a->dir2 == b->dir2 &&
+	       (!a->has_value || (a->value_min == b->value_min &&
+				  a->value_max == b->value_max)) &&
+	       a->no_count == b->no_count &&
+	       a->packets_cmp == b->packets_cmp &&
+	       a->bytes_cmp == b->bytes_cmp &&
+	       a->packets == b->packets && a->bytes == b->bytes;
+}
+
+/*
+ * Set matches survive the packed copy with their value ranges, "!
+ * --update-counters" and compares of counts, unpacked over garbage; a
+ * packed copy differs when a compare or its number does.
+ */
+static void test_setm_pack(void)
+{
+	static const struct nfhp_setm_spec setm[] = {
+		{ .name = "plain", .dir = NFHP_SETM_DST },
+		{ .name = "all", .dir = NFHP_SETM_SRC, .invert = 1,
+		  .has_value = 1, .value_min = 2, .value_max = 9,
+		  .has_dir2 = 1, .dir2 = NFHP_SETM_DST, .no_count = 1,
+		  .packets_cmp = NFHP_SETM_CMP_GT, .packets = 5,
+		  .bytes_cmp = NFHP_SETM_CMP_NE, .bytes = ~0ull },
+		{ .name = "bytes", .bytes_cmp = NFHP_SETM_CMP_LT,
+		  .bytes = 1ull << 40 },
+		{ .name = "quiet", .no_count = 1,
+		  .packets_cmp = NFHP_SETM_CMP_EQ },
+	};
+	struct nfhp_mem mem = { .limit = ~0ull };
+	struct nfhp_rule_spec *s = spec_new(NFHP_ACT_DROP), *back;
+	struct nfhp_rule_body body, other;
+	const char *msg = NULL;
+	unsigned int i;
+	bool same = true;
+
+	memcpy(s->setm, setm, sizeof(setm));
+	s->nsetm = ARRAY_SIZE(setm);
+	check(!nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, s, &body, &msg),
+	      "body of four set matches");
+	back = spec_new(NFHP_ACT_NONE);
+	memset(back, 0xa5, sizeof(*back));
+	nfhp_spec_unpack(body.spec, back);
+	for (i = 0; i < ARRAY_SIZE(setm); i++)
+		same &= setm_same(&back->setm[i], &setm[i]);
+	check(back->nsetm == ARRAY_SIZE(setm) && same,
+	      "set matches read back: values, no count, compares");
+	s->setm[1].packets = 6;
+	check(!nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, s, &other, &msg) &&
+	      !nfhp_packed_spec_equal(other.spec, body.spec),
+	      "--packets-gt 6 is another rule than --packets-gt 5");
+	nfhp_rule_body_free(&mem, &other);
+	s->setm[1].packets = 5;
+	s->setm[2].bytes_cmp = NFHP_SETM_CMP_GT;
+	check(!nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, s, &other, &msg) &&
+	      !nfhp_packed_spec_equal(other.spec, body.spec),
+	      "--bytes-gt is another rule than --bytes-lt");
+	nfhp_rule_body_free(&mem, &other);
+	s->setm[2].bytes_cmp = NFHP_SETM_CMP_LT;
+	s->setm[0].no_count = 1;
+	check(!nfhp_rule_body_new(&mem, NFHP_FAMILY_IPV4, s, &other, &msg) &&
+	      !nfhp_packed_spec_equal(other.spec, body.spec),
+	      "! --update-counters is another rule");
+	nfhp_rule_body_free(&mem, &other);
+	nfhp_rule_body_free(&mem, &body);
+	check(!mem.used, "all returned");
+	free(back);
+	free(s);
+}
+
 static struct nfhp_box *box_of(struct nfhp_mem *mem,
 				struct nfhp_rule_spec *s)
 {
@@ -3667,6 +3742,7 @@ int main(void)
 	test_hotdrop();
 	test_key_hot();
 	test_rule_body();
+	test_setm_pack();
 	test_list_nodes();
 	test_shadow_across_trees();
 	test_replaced_entries_untouched();

@@ -977,6 +977,8 @@ static const char *const save_lines[] = {
 	"-A INPUT -p udp -m mark --mark 0x1 -m comment --comment x -m udp --sport 53 -m ttl --ttl-eq 5",
 	/* Set matches (NFHPA_RULE_SETM), after the native matches. */
 	"-A INPUT -p tcp -m tcp --dport 22 -m set --match-set bl src -m set ! --match-set bl2 dst -j DROP",
+	"-A INPUT -m set --match-set c src ! --update-counters --packets-gt 5 ! --bytes-eq 18446744073709551615 --set-value 1:2 -j DROP",
+	"-A INPUT -m set ! --match-set c src --packets-lt 1 -m set --match-set d dst --bytes-gt 0",
 	/* keep-state and check-state (NFHPA_RULE_STATE). */
 	"-A INPUT -p tcp -m tcp --dport 22 -m keep-state -j ACCEPT",
 	"-A INPUT -s 10.0.0.0/8 -m comment --comment x -m set --match-set bl src -m keep-state --state-limit 10 --state-limit-by src-addr,dst-port -j DROP",

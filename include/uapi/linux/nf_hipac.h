@@ -309,6 +309,16 @@
  *             neither: the entry that holds the field must also have a
  *             value from MIN to MAX ("--set-value MIN:MAX"); INVERT
  *             inverts the whole.  -EINVAL for one alone or MIN > MAX.
+ *         NFHPA_SETM_FLAGS: NLA_U32, NFHP_SETM_F_* bits: with
+ *             NFHP_SETM_F_NO_COUNT the rule's lookups do not count in a
+ *             set with counters (ipset's "! --update-counters")
+ *         NFHPA_SETM_PACKETS_CMP, NFHPA_SETM_BYTES_CMP: NLA_U8, enum
+ *             nfhp_setm_cmp, each with NFHPA_SETM_PACKETS or _BYTES
+ *             (NLA_U64): the entry's counts, once this lookup counted,
+ *             must also compare so with the number ("--packets-gt N",
+ *             "! --bytes-eq N"), as xt_set compares them; INVERT
+ *             inverts the whole.  They hold in a set without counters.
+ *             -EINVAL for a compare without its number or the reverse.
  *         Set matches run after the native dimensions matched, before
  *         the xtables matches.
  *     NFHPA_RULE_STATE: NLA_NESTED, at most one: the rule's part in
@@ -846,10 +856,36 @@ enum nfhp_setm_attr {
 	NFHPA_SETM_VALUE_MIN,
 	NFHPA_SETM_VALUE_MAX,
 	NFHPA_SETM_DIR2,
+	NFHPA_SETM_FLAGS,
+	NFHPA_SETM_PACKETS_CMP,
+	NFHPA_SETM_PACKETS,
+	NFHPA_SETM_BYTES_CMP,
+	NFHPA_SETM_BYTES,
+	NFHPA_SETM_PAD,
 	__NFHPA_SETM_MAX
 };
 
 #define NFHPA_SETM_MAX (__NFHPA_SETM_MAX - 1)
+
+/* NFHPA_SETM_FLAGS */
+#define NFHP_SETM_F_NO_COUNT	(1U << 0)	/* ! --update-counters */
+
+/**
+ * enum nfhp_setm_cmp - how a set match compares an entry's count
+ *	(NFHPA_SETM_PACKETS_CMP, NFHPA_SETM_BYTES_CMP); ipset's numbers
+ * @NFHP_SETM_CMP_NONE: it does not
+ * @NFHP_SETM_CMP_EQ: the count is the number ("--packets-eq N")
+ * @NFHP_SETM_CMP_NE: it is not ("! --packets-eq N")
+ * @NFHP_SETM_CMP_LT: it is less ("--packets-lt N")
+ * @NFHP_SETM_CMP_GT: it is greater ("--packets-gt N")
+ */
+enum nfhp_setm_cmp {
+	NFHP_SETM_CMP_NONE,
+	NFHP_SETM_CMP_EQ,
+	NFHP_SETM_CMP_NE,
+	NFHP_SETM_CMP_LT,
+	NFHP_SETM_CMP_GT,
+};
 
 /**
  * enum nfhp_setm_dir - the packet field a set match looks up

@@ -37,6 +37,9 @@ typedef struct {
 #define atomic64_set(v, i)	atomic_set(v, i)
 #define atomic64_inc(v)		atomic_inc(v)
 #define atomic64_add(i, v)	atomic_long_add(i, v)
+#define atomic64_inc_return(v)	atomic_inc_return(v)
+#define atomic64_add_return(i, v) __atomic_add_fetch(&(v)->counter, (i), \
+						     __ATOMIC_SEQ_CST)
 
 /*
  * atomic_add_unless(): add @a unless the counter is @u; true if it added.
