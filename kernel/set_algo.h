@@ -143,6 +143,9 @@ static inline bool nfhp_set_writing(const struct nfhp_set_ctx *ctx)
  * struct nfhp_set_algo - one way of holding a type's keys
  * @name: as userspace names it ("hash", "lpm")
  * @type: the &enum nfhp_set_type of its keys
+ * @nomatch: its entries may be nomatch ones (ipset's hash:net family):
+ *	the longest prefix decides, so an entry inside another can except
+ *	from it; the algorithm itself knows nothing of it (set_entry.c)
  * @create: an empty instance for @family's keys, sized for @hint of them;
  *	NULL when out of memory
  * @destroy: free an instance no lookup can see any more
@@ -164,6 +167,7 @@ static inline bool nfhp_set_writing(const struct nfhp_set_ctx *ctx)
 struct nfhp_set_algo {
 	const char *name;
 	u8 type;
+	bool nomatch;
 	void *(*create)(struct nfhp_set_ctx *ctx, u8 family, u32 hint);
 	void (*destroy)(struct nfhp_set_ctx *ctx, void *priv);
 	int (*add)(struct nfhp_set_ctx *ctx, void *priv,

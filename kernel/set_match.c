@@ -48,7 +48,8 @@
  * between the two rules: without the memo the packet would see 2 at the
  * first rule and 1 at the second, and pass both by.  A counting set
  * counts the packet at each rule that reaches it, as ipset's counters
- * do; the set's "lookups" in /proc count the lookups made.
+ * do, in a nomatch entry too; the set's "lookups" in /proc count the
+ * lookups made.
  *
  * The rule resolves the set's name when it is added and holds a
  * reference to the set until the rule is freed, a grace period after no
@@ -364,7 +365,8 @@ nfhp_setm_memo_find(const struct nfhp_setm_cache *c, const struct nfhp_setm *m)
  * (see DOC: Set matches).  A counting set still counts the packet for
  * each rule, as ipset does.
  *
- * Return: true if an entry holds it.
+ * Return: true if an entry holds it, the longest one not a nomatch
+ * entry.
  */
 static bool nfhp_setm_lookup(u8 family, const struct nfhp_setm *m,
 			     struct nfhp_xt_pkt *p, u32 *value)
@@ -373,12 +375,14 @@ static bool nfhp_setm_lookup(u8 family, const struct nfhp_setm *m,
 	const struct nfhp_setm_memo *e = nfhp_setm_memo_find(c, m);
 	struct nfhp_setm_memo *fresh;
 	struct nfhp_set_key key;
+	u32 again;
 
 	if (e) {
 		if (e->hit && e->body->counting)
-			nfhp_set_hit_value(e->body, e->found, p->skb->len);
+			nfhp_set_hit_value(e->body, e->found, p->skb->len,
+					   &again);
 		*value = e->value;
-		return e->hit;
+		return e->in;
 	}
 	fresh = &c->memo[c->next];
 	c->next = (c->next + 1) % NFHP_SETM_CACHE_SIZE;
@@ -388,11 +392,11 @@ static bool nfhp_setm_lookup(u8 family, const struct nfhp_setm *m,
 	fresh->hit = nfhp_setm_key(family, m, p, &key) &&
 		     nfhp_set_probe(m->set, &key, &fresh->body, &fresh->found);
 	fresh->value = 0;
-	if (fresh->hit)
-		fresh->value = nfhp_set_hit_value(fresh->body, fresh->found,
-						  p->skb->len);
+	fresh->in = fresh->hit &&
+		    nfhp_set_hit_value(fresh->body, fresh->found, p->skb->len,
+				       &fresh->value);
 	*value = fresh->value;
-	return fresh->hit;
+	return fresh->in;
 }
 
 /**
