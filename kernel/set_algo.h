@@ -18,6 +18,12 @@
  *   iface  hash       names and "eth+"          one probe a length present
  *   iface  lpm        names and "eth+"          longest prefix
  *
+ * An "lpm" set of addresses or flows may hold nomatch entries (ipset's
+ * "nomatch": the packets whose longest match is one are not in the set).
+ * The algorithms hold no flag for it: set_entry.c keeps it beside the
+ * slot an entry's value names (DOC: Counters), so their lookups stay as
+ * they are.
+ *
  * An algorithm is a &struct nfhp_set_algo.  Its writers are serialized by
  * the caller; its lookups run under rcu_read_lock() beside them, and see
  * each key either as it was or as it is, never half written.  What a
