@@ -415,9 +415,17 @@ static int nfhp_set_result(int ret)
 	return ret < 0 ? NFHP_SET_NOMEM : ret;
 }
 
-/*
- * Replace *@body, the body a writer of @set changes, with a slotted copy,
- * as a flush replaces it with an empty one; 0 or -ENOMEM, @set as it was.
+/**
+ * nfhp_set_body_slot() - give a set's written body slots, for nomatch
+ * @sets: the namespace's sets
+ * @set: the set
+ * @body: the body a writer of @set changes; set to its slotted copy
+ *
+ * The copy replaces it as a flush's empty body does: live at once
+ * outside a transaction (the old body goes after a grace period), staged
+ * in one (the old staged body goes at once).
+ *
+ * Return: 0, or -ENOMEM with @set as it was.
  */
 static int nfhp_set_body_slot(struct nfhp_sets *sets, struct nfhp_set *set,
 			      struct nfhp_set_body **body)

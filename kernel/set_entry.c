@@ -70,9 +70,16 @@ static bool nfhp_set_slot_of(const struct nfhp_set_body *body,
 	return found;
 }
 
-/*
- * Give the entry of @key, there in a slotted body, the nomatch bit
- * @nomatch; 0 or -errno with the entry as it was.
+/**
+ * nfhp_set_flip() - make an entry a nomatch one, or a plain one
+ * @ctx: the body's writer context
+ * @body: a slotted body
+ * @key: the key of an entry there
+ * @nomatch: %NFHP_SET_SLOT_NOMATCH or 0, what the entry is to be
+ *
+ * The algorithm's update of the value: a lookup sees the old or the new.
+ *
+ * Return: 0, or -errno with the entry as it was.
  */
 static int nfhp_set_flip(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
 			 const struct nfhp_set_key *key, u32 nomatch)

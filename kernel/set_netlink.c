@@ -740,7 +740,16 @@ static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
 	return 0;
 }
 
-/* The reason an add (@add) or a remove failed with @err. */
+/**
+ * nfhp_set_add_msg() - the reason an entry's add or remove failed
+ * @set: the set
+ * @add: an add, else a remove
+ * @counts: the counts the entry gave
+ * @eflags: its NFHPA_SETE_FLAGS
+ * @err: its errno, as nfhp_set_result_errno() gives it
+ *
+ * Return: the message for the ack.
+ */
 static const char *nfhp_set_add_msg(const struct nfhp_set *set, bool add,
 				    const struct nfhp_set_counts *counts,
 				    u32 eflags, int err)
