@@ -413,14 +413,16 @@ static void put_some_entry(struct nlmsghdr *nlh, unsigned int i, bool host,
 
 /*
  * Hundreds of hosts (numbers, names), for a dump of several messages;
- * now and then each with both counts, the largest entries an add takes.
+ * now and then each with both counts, the largest entries an add takes,
+ * or every eighth host a nomatch one, which dumps of an "lpm" set then
+ * carry (a "hash" set refuses them, and takes the others).
  */
 static void put_bulk(struct nlmsghdr *nlh, unsigned int set)
 {
 	unsigned int n = FZ_BULK_MIN + below(FZ_BULK_MAX - FZ_BULK_MIN);
 	uint32_t base = below(4096), i, w[4] = {};
 	uint8_t family = fz_sets[set].family;
-	bool counts = one_in(4);
+	bool counts = one_in(4), nomatch = one_in(2);
 	char name[16];
 
 	for (i = 0; i < n && room(nlh, 64); i++) {
@@ -453,6 +455,11 @@ static void put_bulk(struct nlmsghdr *nlh, unsigned int set)
 		}
 		mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
 		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, i);
+		if (nomatch && i % 8 == 1) {
+			mnl_attr_put_u32(nlh, NFHPA_SETE_FLAGS,
+					 NFHP_SETE_F_NOMATCH);
+			sst.nomatch_sent++;
+		}
 		mnl_attr_nest_end(nlh, nest);
 	}
 	sst.bulk++;
