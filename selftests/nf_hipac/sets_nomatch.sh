@@ -12,7 +12,8 @@
 # exception away and one with it puts it back.  The same for
 # hash:net,port (tcp/8080) and an IPv6 hash:net.  Then the real ipset
 # and iptables-legacy, with the same set in the server's INPUT, give the
-# same verdicts; ipset and nf-hipac-set say the same for the same test,
+# same verdicts and counts; ipset and nf-hipac-set say the same for the
+# same test,
 # add and del commands (exit codes and words), list the same members;
 # ipset's save restores into nf-hipac-set with the same members, and
 # nf-hipac-save and -restore carry the nomatch entries.
@@ -66,6 +67,15 @@ hipac_save()
 }
 bl_flip() { S add bl 10.0.2.0/28 -exist && ping_fail $ns_client 10.0.2.2; }
 bl_unflip() { S add bl 10.0.2.0/28 nomatch -exist && ping_ok $ns_client 10.0.2.2; }
+# A packet's second rule on bl takes the first one's lookup: it must
+# keep the nomatch miss, not the entry found.
+bl_memo()
+{
+	r4 -F FORWARD &&
+	r4 -A FORWARD -i $ROUTER_CLIENT_IF -m set --match-set bl dst --set-value 5 -j DROP &&
+	r4 -A FORWARD -i $ROUTER_CLIENT_IF -m set --match-set bl dst -j DROP &&
+	ping_ok $ns_client 10.0.2.2 && ping_fail $ns_client 10.0.2.100
+}
 bl_not()
 {
 	r4 -F FORWARD &&
@@ -112,6 +122,7 @@ nfhp_check "-A FORWARD -i client -m set --match-set bl dst -j DROP" \
 nfhp_check "  verdicts: $DSTS" verdicts
 nfhp_check "add 10.0.2.0/28 -exist without nomatch: 10.0.2.2 dropped" bl_flip
 nfhp_check "add it nomatch -exist again: 10.0.2.2 passes" bl_unflip
+nfhp_check "two rules on bl, one lookup: 10.0.2.2 passes, 10.0.2.100 dropped" bl_memo
 nfhp_check "! --match-set bl: 10.0.2.2 dropped, 10.0.2.100 passes" bl_not
 nfhp_check "-F FORWARD" r4 -F FORWARD
 nfhp_check "hash:net,port bp 10.0.0.0/8,tcp:8080, 10.0.2.0/28 nomatch" bp_adds
@@ -146,6 +157,26 @@ if command -v ipset >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&
 		fails "$code" "$text" in_ns $ns_server ipset "$@" &&
 		fails "$code" "$text" S "$@"
 	}
+	# One echo to 10.0.2.2 through one rule of each: its nomatch entry
+	# counts it, in both.
+	blc_counts()
+	{
+		local a b
+
+		both create blc hash:net counters &&
+		both add blc 10.0.0.0/8 &&
+		both add blc 10.0.2.0/28 nomatch &&
+		in_ns $ns_server iptables-legacy -I INPUT -i veth0 -p icmp \
+			-m set --match-set blc dst -j DROP &&
+		r4 -A FORWARD -i $ROUTER_CLIENT_IF -p icmp -m set --match-set blc dst -j DROP &&
+		ping_ok $ns_client 10.0.2.2 &&
+		a=$(in_ns $ns_server ipset save blc | members) &&
+		b=$(S save blc | members) &&
+		r4 -F FORWARD && in_ns $ns_server iptables-legacy -D INPUT 1 &&
+		grep -qx 'add blc 10.0.2.0/28 nomatch packets 1 bytes 84' <<<"$a" &&
+		[ "$a" = "$b" ] ||
+			{ nfhp_log "  ipset: $a"; nfhp_log "  nf-hipac-set: $b"; return 1; }
+	}
 	ipset_restored()
 	{
 		in_ns $ns_server ipset save bl | sed 's/^\(create\|add\) bl /\1 ib /' |
@@ -161,6 +192,8 @@ if command -v ipset >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&
 		in_ns $ns_server iptables-legacy -A INPUT -i veth0 -p icmp \
 			-m set --match-set bl dst -j DROP
 	nfhp_check "  the same verdicts: $DSTS" verdicts
+	nfhp_check "counters: a nomatch entry counts its packets, as ipset's" \
+		blc_counts
 	nfhp_check "both: test bl 10.0.2.2: NOT in set, exit 1" \
 		both_say 1 "10.0.2.2 is NOT in set bl" test bl 10.0.2.2
 	nfhp_check "both: test bl 10.0.2.201: in set, exit 0" \
