@@ -177,7 +177,7 @@ int nfhp_set_create(struct nfhp_sets *sets, const char *name,
 	if (!set->stats)
 		goto err_free_set;
 	body = nfhp_set_body_new(sets, spec->algo, spec->family, 0,
-				 spec->flags & NFHP_SET_F_COUNTERS);
+				 spec->flags & NFHP_SET_F_COUNTERS, false);
 	if (!body)
 		goto err_free_stats;
 	strscpy(set->name, name, sizeof(set->name));
@@ -315,7 +315,7 @@ int nfhp_set_flush(struct nfhp_sets *sets, struct nfhp_set *set)
 	struct nfhp_set_body *body, *old = st->body;
 
 	body = nfhp_set_body_new(sets, set->algo, set->family, 0,
-				 set->counting);
+				 set->counting, false);
 	if (!body)
 		return -ENOMEM;
 	if (sets->txn) {
@@ -416,16 +416,52 @@ static int nfhp_set_result(int ret)
 }
 
 /**
+ * nfhp_set_body_slot() - give a set's written body slots, for nomatch
+ * @sets: the namespace's sets
+ * @set: the set
+ * @body: the body a writer of @set changes; set to its slotted copy
+ *
+ * The copy replaces it as a flush's empty body does: live at once
+ * outside a transaction (the old body goes after a grace period), staged
+ * in one (the old staged body goes at once).
+ *
+ * Return: 0, or -ENOMEM with @set as it was.
+ */
+static int nfhp_set_body_slot(struct nfhp_sets *sets, struct nfhp_set *set,
+			      struct nfhp_set_body **body)
+{
+	struct nfhp_set_state *st = nfhp_set_state_write(sets, set);
+	struct nfhp_set_body *copy, *old = *body;
+
+	copy = nfhp_set_body_copy(sets, old, set->family, true);
+	if (!copy)
+		return -ENOMEM;
+	if (sets->txn) {
+		st->body = copy;
+	} else {
+		nfhp_set_publish(set, copy);
+		old->state = NFHP_SET_BODY_LEAVING;
+	}
+	nfhp_set_body_retire(sets, old);
+	*body = copy;
+	return 0;
+}
+
+/**
  * nfhp_set_add() - add an entry, or give an entry a new value
  * @sets: the namespace's sets
  * @set: the set
  * @key: the entry's key
  * @value: its value
  * @counts: the counts it starts at, of a set with counters; NULL for 0
- * @flags: %NFHP_SET_F_UPDATE
+ * @flags: %NFHP_SET_F_UPDATE; %NFHP_SET_ADD_NOMATCH for a nomatch entry
+ *
+ * The first nomatch entry of a body without slots makes it a slotted
+ * copy first (DOC: Counters).
  *
  * Return: an &enum nfhp_set_result: %NFHP_SET_INVALID for counts given
- * to a set without counters.
+ * to a set without counters, or a nomatch entry to an algorithm without
+ * them.
  */
 int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 		 const struct nfhp_set_key *key, u32 value,
@@ -440,6 +476,8 @@ int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 		return NFHP_SET_LOCKED;
 	if (counts && counts->given && !set->counting)
 		return NFHP_SET_INVALID;
+	if ((flags & NFHP_SET_ADD_NOMATCH) && !set->algo->nomatch)
+		return NFHP_SET_INVALID;
 	if (set->algo->type == NFHP_SET_NUMBER &&
 	    (nfhp_set_key_num(key) < set->range_lo || key->hi > set->range_hi))
 		return NFHP_SET_OUT_OF_RANGE;
@@ -447,9 +485,13 @@ int nfhp_set_add(struct nfhp_sets *sets, struct nfhp_set *set,
 		return NFHP_SET_LIMIT;
 	if (nfhp_set_body_write(sets, set, &body))
 		return NFHP_SET_NOMEM;
+	if ((flags & NFHP_SET_ADD_NOMATCH) && !body->slotted &&
+	    nfhp_set_body_slot(sets, set, &body))
+		return NFHP_SET_NOMEM;
 	ctx = nfhp_set_body_ctx(sets, body);
 	ret = nfhp_set_body_add(&ctx, body, key, value, counts,
-				flags & NFHP_SET_F_UPDATE);
+				flags & (NFHP_SET_F_UPDATE |
+					 NFHP_SET_ADD_NOMATCH));
 	nfhp_set_gc_run(&ctx, false);
 	return nfhp_set_result(ret);
 }
@@ -499,27 +541,30 @@ nfhp_set_body_read(const struct nfhp_sets *sets, const struct nfhp_set *set)
  *	wildcard, which must be an entry itself
  * @value: set to the value found
  * @counts: set to the entry's counts in a set with counters, or NULL
+ * @nomatch: ipset's "test ... nomatch": is the entry found a nomatch one?
  *
  * Call under rcu_read_lock() or the writers' lock.  A test counts no
  * packet.
  *
- * Return: true if it is.
+ * Return: true if it is: an entry is found, and is a nomatch one exactly
+ * when @nomatch says so.  Without @nomatch, as a packet would be.
  */
 bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
 		   const struct nfhp_set_key *key, u32 *value,
-		   struct nfhp_set_counts *counts)
+		   struct nfhp_set_counts *counts, bool nomatch)
 {
 	unsigned int width = set->algo->type == NFHP_SET_IFACE ? 128 :
 			     nfhp_dim_bits(set->family, NFHP_DIM_SRC);
 	bool found, lookup;
+	u32 eflags;
 
 	lookup = set->algo->type == NFHP_SET_NUMBER ?
 		 nfhp_set_key_num(key) == key->hi : key->plen == width;
 	rcu_read_lock();
 	found = nfhp_set_body_find(nfhp_set_body_read(sets, set), key, lookup,
-				   value, counts);
+				   value, counts, &eflags);
 	rcu_read_unlock();
-	return found;
+	return found && !(eflags & NFHP_SETE_F_NOMATCH) == !nomatch;
 }
 
 /**

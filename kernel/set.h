@@ -29,6 +29,7 @@ struct nfhp_set_stats {
  * @key: the entry's key
  * @value: its value
  * @counts: its counts, or NULL when its set does not count
+ * @eflags: its %NFHP_SETE_F_* flags: %NFHP_SETE_F_NOMATCH
  *
  * Runs under rcu_read_lock(): it must not sleep.
  *
@@ -37,15 +38,24 @@ struct nfhp_set_stats {
  */
 typedef int (*nfhp_set_entry_fn)(void *arg, const struct nfhp_set_key *key,
 				 u32 value,
-				 const struct nfhp_set_counts *counts);
+				 const struct nfhp_set_counts *counts,
+				 u32 eflags);
+
+/*
+ * An add's flag beside %NFHP_SET_F_UPDATE: the entry is a nomatch one.
+ * Not a UAPI bit: NFHPA_SETE_FLAGS carries it for each entry.
+ */
+#define NFHP_SET_ADD_NOMATCH	(1U << 31)
 
 /**
  * struct nfhp_set_body - the entries of a set: an instance and its memory
  * @inst: the algorithm's instance
  * @algo: its algorithm
- * @counting: its entries count packets: the values @inst holds are the
- *	indexes of slots of @counters (set_counter.c)
- * @counters: the slots of the entries, while @counting
+ * @counting: its entries count packets
+ * @slotted: the values @inst holds are the indexes of slots of
+ *	@counters, with %NFHP_SET_SLOT_NOMATCH for a nomatch entry: while
+ *	@counting, or once it took a nomatch entry (DOC: Counters)
+ * @counters: the slots of the entries, while @slotted
  * @mem: the account of its memory
  * @gc: the blocks its writers replaced, not yet freed
  * @state: an &enum nfhp_set_body_state
@@ -60,6 +70,7 @@ struct nfhp_set_body {
 	void *inst;
 	const struct nfhp_set_algo *algo;
 	bool counting;
+	bool slotted;
 	struct nfhp_set_counters counters;
 	struct nfhp_mem mem;
 	struct nfhp_set_gc gc;
@@ -180,7 +191,7 @@ struct nfhp_sets {
  * @key: the key, an address full width
  * @body: set to the body it was looked up in
  * @found: set to what the algorithm holds for the entry that holds it:
- *	its value, or its slot in a counting set (nfhp_set_hit_value())
+ *	its value, or its slot in a slotted body (nfhp_set_hit_value())
  *
  * Call under rcu_read_lock(); @body stays valid until its unlock.
  * Counts the lookup and its hit in the set's statistics.
@@ -201,20 +212,26 @@ static inline bool nfhp_set_probe(const struct nfhp_set *set,
 }
 
 /**
- * nfhp_set_hit_value() - the value of the entry a probe found
+ * nfhp_set_hit_value() - the value of the entry a probe found, and
+ *	whether the packet is in the set
  * @body: the body nfhp_set_probe() looked the key up in
  * @found: what it found
+ * @value: set to the entry's value
  *
- * Under the rcu_read_lock() of the probe.  Counts nothing.
+ * Under the rcu_read_lock() of the probe.  Counts nothing.  A body
+ * without slots costs one test of its @slotted.
  *
- * Return: the entry's value.
+ * Return: false when the entry is a nomatch one: the packet is not in
+ * the set.
  */
-static inline u32 nfhp_set_hit_value(const struct nfhp_set_body *body,
-				     u32 found)
+static inline bool nfhp_set_hit_value(const struct nfhp_set_body *body,
+				      u32 found, u32 *value)
 {
-	if (body->counting)
-		return nfhp_set_slot_value(&body->counters, found);
-	return found;
+	*value = found;
+	if (!body->slotted)
+		return true;
+	*value = nfhp_set_slot_value(&body->counters, found);
+	return !(found & NFHP_SET_SLOT_NOMATCH);
 }
 
 /**
@@ -226,7 +243,7 @@ static inline u32 nfhp_set_hit_value(const struct nfhp_set_body *body,
  *
  * Call under rcu_read_lock().
  *
- * Return: true if an entry holds it.
+ * Return: true if an entry holds it, the longest one not a nomatch entry.
  */
 static inline bool nfhp_set_lookup(const struct nfhp_set *set,
 				   const struct nfhp_set_key *key,
@@ -235,8 +252,9 @@ static inline bool nfhp_set_lookup(const struct nfhp_set *set,
 	const struct nfhp_set_body *body;
 	bool hit = nfhp_set_probe(set, key, &body, value);
 
-	if (hit && body->counting)
-		*value = nfhp_set_slot_count(&body->counters, *value, len);
+	if (hit && body->slotted)
+		hit = nfhp_set_slot_hit(&body->counters, value, len,
+					body->counting);
 	return hit;
 }
 
@@ -263,7 +281,7 @@ int nfhp_set_remove(struct nfhp_sets *sets, struct nfhp_set *set,
 		    const struct nfhp_set_key *key);
 bool nfhp_set_test(const struct nfhp_sets *sets, const struct nfhp_set *set,
 		   const struct nfhp_set_key *key, u32 *value,
-		   struct nfhp_set_counts *counts);
+		   struct nfhp_set_counts *counts, bool nomatch);
 u32 nfhp_set_count(const struct nfhp_sets *sets, const struct nfhp_set *set);
 int nfhp_set_walk(const struct nfhp_sets *sets, const struct nfhp_set *set,
 		  u64 *cursor, nfhp_set_entry_fn fn, void *arg);
@@ -279,10 +297,11 @@ struct nfhp_set_ctx nfhp_set_body_ctx(const struct nfhp_sets *sets,
 				      struct nfhp_set_body *body);
 struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
 					const struct nfhp_set_algo *algo,
-					u8 family, u32 hint, bool counting);
+					u8 family, u32 hint, bool counting,
+					bool slotted);
 struct nfhp_set_body *nfhp_set_body_copy(const struct nfhp_sets *sets,
 					 const struct nfhp_set_body *from,
-					 u8 family);
+					 u8 family, bool slotted);
 void nfhp_set_body_free(const struct nfhp_sets *sets,
 			struct nfhp_set_body *body);
 void nfhp_set_body_retire(struct nfhp_sets *sets, struct nfhp_set_body *body);
@@ -291,12 +310,13 @@ bool nfhp_set_bodies_collect(struct nfhp_sets *sets, bool wait);
 /* set_entry.c: the entries of a body, with their counts */
 int nfhp_set_body_add(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
 		      const struct nfhp_set_key *key, u32 value,
-		      const struct nfhp_set_counts *counts, bool update);
+		      const struct nfhp_set_counts *counts, u32 flags);
 int nfhp_set_body_del(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
 		      const struct nfhp_set_key *key);
 bool nfhp_set_body_find(const struct nfhp_set_body *body,
 			const struct nfhp_set_key *key, bool lookup,
-			u32 *value, struct nfhp_set_counts *counts);
+			u32 *value, struct nfhp_set_counts *counts,
+			u32 *eflags);
 int nfhp_set_body_walk(const struct nfhp_set_body *body, u64 *cursor,
 		       nfhp_set_entry_fn fn, void *arg);
 

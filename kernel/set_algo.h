@@ -18,6 +18,12 @@
  *   iface  hash       names and "eth+"          one probe a length present
  *   iface  lpm        names and "eth+"          longest prefix
  *
+ * An "lpm" set of addresses or flows may hold nomatch entries (ipset's
+ * "nomatch": the packets whose longest match is one are not in the set).
+ * The algorithms hold no flag for it: set_entry.c keeps it beside the
+ * slot an entry's value names (DOC: Counters), so their lookups stay as
+ * they are.
+ *
  * An algorithm is a &struct nfhp_set_algo.  Its writers are serialized by
  * the caller; its lookups run under rcu_read_lock() beside them, and see
  * each key either as it was or as it is, never half written.  What a
@@ -143,6 +149,9 @@ static inline bool nfhp_set_writing(const struct nfhp_set_ctx *ctx)
  * struct nfhp_set_algo - one way of holding a type's keys
  * @name: as userspace names it ("hash", "lpm")
  * @type: the &enum nfhp_set_type of its keys
+ * @nomatch: its entries may be nomatch ones (ipset's hash:net family):
+ *	the longest prefix decides, so an entry inside another can except
+ *	from it; the algorithm itself knows nothing of it (set_entry.c)
  * @create: an empty instance for @family's keys, sized for @hint of them;
  *	NULL when out of memory
  * @destroy: free an instance no lookup can see any more
@@ -164,6 +173,7 @@ static inline bool nfhp_set_writing(const struct nfhp_set_ctx *ctx)
 struct nfhp_set_algo {
 	const char *name;
 	u8 type;
+	bool nomatch;
 	void *(*create)(struct nfhp_set_ctx *ctx, u8 family, u32 hint);
 	void (*destroy)(struct nfhp_set_ctx *ctx, void *priv);
 	int (*add)(struct nfhp_set_ctx *ctx, void *priv,

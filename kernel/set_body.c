@@ -38,12 +38,15 @@ struct nfhp_set_ctx nfhp_set_body_ctx(const struct nfhp_sets *sets,
  * @family: the family of its keys
  * @hint: the entries it will likely hold
  * @counting: its entries count packets (set_counter.c)
+ * @slotted: its entries have slots even if they do not count, to take
+ *	nomatch entries (DOC: Counters)
  *
  * Return: the body, %NFHP_SET_BODY_STAGED, or NULL.
  */
 struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
 					const struct nfhp_set_algo *algo,
-					u8 family, u32 hint, bool counting)
+					u8 family, u32 hint, bool counting,
+					bool slotted)
 {
 	struct nfhp_set_body *body = kzalloc(sizeof(*body), GFP_KERNEL);
 	struct nfhp_set_ctx ctx;
@@ -57,7 +60,8 @@ struct nfhp_set_body *nfhp_set_body_new(const struct nfhp_sets *sets,
 	if (!body->inst)
 		goto err_free_body;
 	body->counting = counting;
-	if (counting && nfhp_set_counters_init(&ctx, &body->counters))
+	body->slotted = counting || slotted;
+	if (body->slotted && nfhp_set_counters_init(&ctx, &body->counters))
 		goto err_destroy_inst;
 	return body;
 
@@ -77,23 +81,28 @@ err_free_body:
  * @key: their keys
  * @value: their values
  * @counts: their counts, of a counting body
+ * @flags: their add flags: %NFHP_SET_ADD_NOMATCH for nomatch entries
  * @n: how many
  */
 struct nfhp_set_chunk {
 	struct nfhp_set_key key[NFHP_SET_COPY_CHUNK];
 	u32 value[NFHP_SET_COPY_CHUNK];
 	struct nfhp_set_counts counts[NFHP_SET_COPY_CHUNK];
+	u32 flags[NFHP_SET_COPY_CHUNK];
 	unsigned int n;
 };
 
 static int nfhp_set_chunk_take(void *arg, const struct nfhp_set_key *key,
-			       u32 value, const struct nfhp_set_counts *counts)
+			       u32 value, const struct nfhp_set_counts *counts,
+			       u32 eflags)
 {
 	struct nfhp_set_chunk *c = arg;
 
 	if (c->n == NFHP_SET_COPY_CHUNK)
 		return -1;
 	c->key[c->n] = *key;
+	c->flags[c->n] = eflags & NFHP_SETE_F_NOMATCH ? NFHP_SET_ADD_NOMATCH :
+							0;
 	c->counts[c->n] = counts ? *counts : (struct nfhp_set_counts){ 0 };
 	c->value[c->n++] = value;
 	return 0;
@@ -110,7 +119,7 @@ static int nfhp_set_chunk_add(const struct nfhp_sets *sets,
 
 	for (i = 0; i < c->n; i++) {
 		ret = nfhp_set_body_add(&ctx, body, &c->key[i], c->value[i],
-					&c->counts[i], false);
+					&c->counts[i], c->flags[i]);
 		if (ret < 0)
 			return ret;
 	}
@@ -123,16 +132,18 @@ static int nfhp_set_chunk_add(const struct nfhp_sets *sets,
  * @sets: the namespace's sets
  * @from: the body to copy, which only the caller's writers change
  * @family: the family of its keys
+ * @slotted: the copy has slots even if @from has none
  *
  * What a transaction writes to, so that packets keep reading @from until
- * the commit.  It costs an add per entry.  The counts are those of the
- * moment of the copy.
+ * the commit; what a body becomes when it takes its first nomatch entry.
+ * It costs an add per entry.  The counts are those of the moment of the
+ * copy.
  *
  * Return: the copy, %NFHP_SET_BODY_STAGED, or NULL when out of memory.
  */
 struct nfhp_set_body *nfhp_set_body_copy(const struct nfhp_sets *sets,
 					 const struct nfhp_set_body *from,
-					 u8 family)
+					 u8 family, bool slotted)
 {
 	struct nfhp_set_body *body;
 	struct nfhp_set_chunk *c;
@@ -143,7 +154,8 @@ struct nfhp_set_body *nfhp_set_body_copy(const struct nfhp_sets *sets,
 	rcu_read_lock();
 	n = from->algo->count(from->inst);
 	rcu_read_unlock();
-	body = nfhp_set_body_new(sets, from->algo, family, n, from->counting);
+	body = nfhp_set_body_new(sets, from->algo, family, n, from->counting,
+				 from->slotted || slotted);
 	c = kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!body || !c)
 		goto err_free;
@@ -177,7 +189,7 @@ void nfhp_set_body_free(const struct nfhp_sets *sets,
 	struct nfhp_set_ctx ctx = nfhp_set_body_ctx(sets, body);
 
 	body->algo->destroy(&ctx, body->inst);
-	if (body->counting)
+	if (body->slotted)
 		nfhp_set_counters_destroy(&ctx, &body->counters);
 	nfhp_set_gc_run(&ctx, true);
 	WARN_ON_ONCE(body->mem.used);

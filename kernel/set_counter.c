@@ -23,6 +23,17 @@
  * @waiting becomes @free.  Slots are taken from @free, else new ones
  * are made.
  *
+ * The same slots hold the entries of a set with nomatch entries (ipset's
+ * "nomatch": the packets whose longest matching entry is one are not in
+ * the set), counting or not.  Such a body is "slotted": the value its
+ * algorithm holds for an entry is the slot's index, with
+ * %NFHP_SET_SLOT_NOMATCH for a nomatch entry; a lookup that finds one
+ * reads the bit beside the index, counts if the set counts, and misses.
+ * A body becomes slotted, by a copy, with its first nomatch entry (a
+ * flush makes it plain again): a set without nomatch entries reads no
+ * slot, and pays nothing for them.  A body that counts is slotted from
+ * the start.
+ *
  * Example: a set holds 10.0.0.1 in slot 0 and 10.0.0.2 in slot 1.  A
  * remove of 10.0.0.1 puts slot 0 on @fresh; an add of 10.0.0.3 finds
  * @free empty, moves slot 0 to @waiting with a cookie, and, the grace
@@ -126,7 +137,8 @@ static u32 nfhp_set_slot_make(struct nfhp_set_ctx *ctx,
 	u32 i = c->made / NFHP_SET_SLOT_CHUNK;
 	struct nfhp_set_slot *chunk;
 
-	if (c->made == NFHP_SET_SLOT_NONE)
+	/* An index must leave its nomatch bit free. */
+	if (c->made == NFHP_SET_SLOT_NOMATCH)
 		return NFHP_SET_SLOT_NONE;
 	if (c->made % NFHP_SET_SLOT_CHUNK)
 		return c->made++;

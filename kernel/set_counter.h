@@ -15,6 +15,12 @@
 /* No slot: the end of a list of free slots, or out of memory. */
 #define NFHP_SET_SLOT_NONE	U32_MAX
 
+/*
+ * The bit of a slotted body's algorithm value that marks a nomatch entry
+ * (DOC: Counters): slot indexes stay below it.
+ */
+#define NFHP_SET_SLOT_NOMATCH	(1U << 31)
+
 /**
  * struct nfhp_set_slot - the value and counts of one entry
  * @packets: packets whose lookup found the entry
@@ -109,24 +115,35 @@ nfhp_set_slot_at(const struct nfhp_set_slot_dir *dir, u32 slot)
 }
 
 /**
- * nfhp_set_slot_count() - count a packet in a slot: the packet path
+ * nfhp_set_slot_hit() - the packet path through a slot
  * @c: the counters
- * @slot: the slot of the entry its lookup found
+ * @value: the algorithm's value of the entry the lookup found: its slot,
+ *	with %NFHP_SET_SLOT_NOMATCH for a nomatch entry; set to the entry's
+ *	own value
  * @len: the packet's length
+ * @counting: count the packet in the slot
+ *
+ * A nomatch entry counts its packets too, as ipset's do.
  *
  * Under rcu_read_lock().
  *
- * Return: the entry's value.
+ * Return: false when the entry is a nomatch one: the packet is not in
+ * the set.
  */
-static inline u32 nfhp_set_slot_count(const struct nfhp_set_counters *c,
-				      u32 slot, unsigned int len)
+static inline bool nfhp_set_slot_hit(const struct nfhp_set_counters *c,
+				     u32 *value, unsigned int len,
+				     bool counting)
 {
+	u32 held = *value;
 	struct nfhp_set_slot *s = nfhp_set_slot_at(rcu_dereference(c->dir),
-						   slot);
+						   held & ~NFHP_SET_SLOT_NOMATCH);
 
-	atomic64_inc(&s->packets);
-	atomic64_add(len, &s->bytes);
-	return READ_ONCE(s->value);
+	if (counting) {
+		atomic64_inc(&s->packets);
+		atomic64_add(len, &s->bytes);
+	}
+	*value = READ_ONCE(s->value);
+	return !(held & NFHP_SET_SLOT_NOMATCH);
 }
 
 /**
@@ -142,7 +159,7 @@ static inline u32 nfhp_set_slot_value(const struct nfhp_set_counters *c,
 				      u32 slot)
 {
 	return READ_ONCE(nfhp_set_slot_at(rcu_dereference(c->dir),
-					  slot)->value);
+					  slot & ~NFHP_SET_SLOT_NOMATCH)->value);
 }
 
 /**
@@ -162,7 +179,7 @@ static inline u32 nfhp_set_slot_use(const struct nfhp_set_counters *c,
 				    struct nfhp_set_counts *now)
 {
 	struct nfhp_set_slot *s = nfhp_set_slot_at(rcu_dereference(c->dir),
-						   slot);
+						   slot & ~NFHP_SET_SLOT_NOMATCH);
 
 	if (count) {
 		now->packets = atomic64_inc_return(&s->packets);

@@ -2,11 +2,14 @@
 /*
  * nf-hipac: the entries of a set's body, with their counts.
  *
- * A body whose set does not count hands its entries to its algorithm as
- * they are.  In one that counts, each entry has a slot (set_counter.c)
- * and the algorithm holds the slot's index as the entry's value: here
- * the slots are taken and freed with the entries, and the values and
- * counts read back through them.
+ * A plain body hands its entries to its algorithm as they are.  In a
+ * slotted one (a set that counts, or one with nomatch entries), each
+ * entry has a slot (set_counter.c) and the algorithm holds the slot's
+ * index as the entry's value, with %NFHP_SET_SLOT_NOMATCH for a nomatch
+ * entry: here the slots are taken and freed with the entries, and the
+ * values, counts and flags read back through them.  An update that
+ * turns an entry into a nomatch one or back gives the algorithm the
+ * entry's slot with the bit changed: a lookup sees the old or the new.
  *
  * An add or a remove of a range of a "bitmap" set is one of each of its
  * numbers, all or none (set_bitmap.c).  In a counting set each number
@@ -14,6 +17,8 @@
  * the check that decides all or none, then a slot for each new number,
  * then their adds, undone if one fails, and last the new value of every
  * number, which cannot fail.
+ *
+ * Only "lpm" takes nomatch entries, and its keys are single.
  *
  * Example: "add 80-82 value 7 packets 5", with 81 there (slot 4) and
  * update allowed, in an empty-handed counting set: 80 and 82 get slots 0
@@ -61,7 +66,35 @@ static bool nfhp_set_slot_of(const struct nfhp_set_body *body,
 	rcu_read_lock();
 	found = body->algo->find(body->inst, key, slot);
 	rcu_read_unlock();
+	*slot &= ~NFHP_SET_SLOT_NOMATCH;
 	return found;
+}
+
+/**
+ * nfhp_set_flip() - make an entry a nomatch one, or a plain one
+ * @ctx: the body's writer context
+ * @body: a slotted body
+ * @key: the key of an entry there
+ * @nomatch: %NFHP_SET_SLOT_NOMATCH or 0, what the entry is to be
+ *
+ * The algorithm's update of the value: a lookup sees the old or the new.
+ *
+ * Return: 0, or -errno with the entry as it was.
+ */
+static int nfhp_set_flip(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
+			 const struct nfhp_set_key *key, u32 nomatch)
+{
+	u32 held;
+	int ret;
+
+	rcu_read_lock();
+	body->algo->find(body->inst, key, &held);
+	rcu_read_unlock();
+	if ((held & NFHP_SET_SLOT_NOMATCH) == nomatch)
+		return 0;
+	held = (held & ~NFHP_SET_SLOT_NOMATCH) | nomatch;
+	ret = body->algo->add(ctx, body->inst, key, held, true);
+	return ret < 0 ? ret : 0;
 }
 
 /* Remove the entries of @key's first @n units that @had does not hold. */
@@ -84,13 +117,15 @@ static void nfhp_set_add_undo(struct nfhp_set_ctx *ctx,
 	}
 }
 
-/* The add of a counting body; see the comment at the top. */
+/* The add of a slotted body; see the comment at the top. */
 static int nfhp_set_add_counted(struct nfhp_set_ctx *ctx,
 				struct nfhp_set_body *body,
 				const struct nfhp_set_key *key, u32 value,
 				const struct nfhp_set_counts *counts,
-				bool update)
+				u32 flags)
 {
+	u32 nomatch = flags & NFHP_SET_ADD_NOMATCH ? NFHP_SET_SLOT_NOMATCH : 0;
+	bool update = flags & NFHP_SET_F_UPDATE;
 	struct nfhp_set_counters *c = &body->counters;
 	u32 units = nfhp_set_units(body, key), i, slot, present = 0;
 	unsigned long one_word = 0, *had = &one_word;
@@ -122,11 +157,18 @@ static int nfhp_set_add_counted(struct nfhp_set_ctx *ctx,
 			ret = -ENOMEM;
 			goto err_undo;
 		}
-		ret = body->algo->add(ctx, body->inst, &unit, slot, false);
+		ret = body->algo->add(ctx, body->inst, &unit, slot | nomatch,
+				      false);
 		if (ret != NFHP_SET_ADDED) {
 			nfhp_set_slot_put(ctx, c, slot);
 			goto err_undo;
 		}
+	}
+	/* The flag first: of an update, only its change can fail. */
+	if (present && body->algo->nomatch) {
+		ret = nfhp_set_flip(ctx, body, key, nomatch);
+		if (ret < 0)
+			goto out_free;
 	}
 	for (i = 0; i < units; i++) {
 		unit = nfhp_set_unit(key, units, i);
@@ -151,18 +193,24 @@ out_free:
  * @key: the entry's key
  * @value: its value
  * @counts: the counts of a counting body's entry, or NULL for 0
- * @update: an entry there already takes @value and @counts' given ones
+ * @flags: %NFHP_SET_F_UPDATE: an entry there already takes @value,
+ *	@counts' given ones and the flag below; %NFHP_SET_ADD_NOMATCH: the
+ *	entry is a nomatch one, which only a slotted body of an algorithm
+ *	with &nfhp_set_algo.nomatch takes
  *
  * Return: an &enum nfhp_set_result, or -errno with the body unchanged.
  */
 int nfhp_set_body_add(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
 		      const struct nfhp_set_key *key, u32 value,
-		      const struct nfhp_set_counts *counts, bool update)
+		      const struct nfhp_set_counts *counts, u32 flags)
 {
-	if (body->counting)
+	if (body->slotted)
 		return nfhp_set_add_counted(ctx, body, key, value, counts,
-					    update);
-	return body->algo->add(ctx, body->inst, key, value, update);
+					    flags);
+	if (WARN_ON_ONCE(flags & NFHP_SET_ADD_NOMATCH))
+		return NFHP_SET_INVALID;
+	return body->algo->add(ctx, body->inst, key, value,
+			       flags & NFHP_SET_F_UPDATE);
 }
 
 /**
@@ -180,7 +228,7 @@ int nfhp_set_body_del(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
 	struct nfhp_set_key unit;
 	int ret;
 
-	if (!body->counting)
+	if (!body->slotted)
 		return body->algo->del(ctx, body->inst, key);
 	for (i = 0; i < units; i++) {
 		unit = nfhp_set_unit(key, units, i);
@@ -208,23 +256,27 @@ int nfhp_set_body_del(struct nfhp_set_ctx *ctx, struct nfhp_set_body *body,
  *	numbers, with the first one's value and counts)
  * @value: set to the entry's value
  * @counts: set to its counts in a counting body, or NULL
+ * @eflags: set to its %NFHP_SETE_F_* flags
  *
- * Under rcu_read_lock().
+ * Under rcu_read_lock().  A nomatch entry is found, with its flag: the
+ * caller decides what it means.
  *
  * Return: true when found.
  */
 bool nfhp_set_body_find(const struct nfhp_set_body *body,
 			const struct nfhp_set_key *key, bool lookup,
-			u32 *value, struct nfhp_set_counts *counts)
+			u32 *value, struct nfhp_set_counts *counts,
+			u32 *eflags)
 {
 	const struct nfhp_set_algo *algo = body->algo;
 	u32 units = nfhp_set_units(body, key), i, slot;
 	struct nfhp_set_key unit;
 
+	*eflags = 0;
 	if (lookup ? !algo->lookup(body->inst, key, value) :
 		     !algo->find(body->inst, key, value))
 		return false;
-	if (!body->counting)
+	if (!body->slotted)
 		return true;
 	/* A bitmap's find of a range gives no slot of its own. */
 	for (i = 0; !lookup && i < units; i++) {
@@ -232,7 +284,11 @@ bool nfhp_set_body_find(const struct nfhp_set_body *body,
 		if (!algo->find(body->inst, &unit, i ? &slot : value))
 			return false;
 	}
-	*value = nfhp_set_slot_read(&body->counters, *value, counts);
+	if (*value & NFHP_SET_SLOT_NOMATCH)
+		*eflags = NFHP_SETE_F_NOMATCH;
+	*value &= ~NFHP_SET_SLOT_NOMATCH;
+	*value = nfhp_set_slot_read(&body->counters, *value,
+				    body->counting ? counts : NULL);
 	return true;
 }
 
@@ -248,25 +304,28 @@ struct nfhp_set_walk_arg {
 	void *arg;
 };
 
-/* An entry of a counting body, its slot read. */
+/* An entry of a slotted body, its slot read. */
 static int nfhp_set_walk_counted(void *arg, const struct nfhp_set_key *key,
-				 u32 slot)
+				 u32 held)
 {
+	u32 slot = held & ~NFHP_SET_SLOT_NOMATCH, value;
 	struct nfhp_set_walk_arg *w = arg;
+	bool counting = w->body->counting;
 	struct nfhp_set_counts counts;
-	u32 value;
 
-	value = nfhp_set_slot_read(&w->body->counters, slot, &counts);
-	return w->fn(w->arg, key, value, &counts);
+	value = nfhp_set_slot_read(&w->body->counters, slot,
+				   counting ? &counts : NULL);
+	return w->fn(w->arg, key, value, counting ? &counts : NULL,
+		     held & NFHP_SET_SLOT_NOMATCH ? NFHP_SETE_F_NOMATCH : 0);
 }
 
-/* An entry of a body that does not count. */
+/* An entry of a plain body. */
 static int nfhp_set_walk_plain(void *arg, const struct nfhp_set_key *key,
 			       u32 value)
 {
 	struct nfhp_set_walk_arg *w = arg;
 
-	return w->fn(w->arg, key, value, NULL);
+	return w->fn(w->arg, key, value, NULL, 0);
 }
 
 /**
@@ -286,6 +345,6 @@ int nfhp_set_body_walk(const struct nfhp_set_body *body, u64 *cursor,
 	struct nfhp_set_walk_arg w = { .body = body, .fn = fn, .arg = arg };
 
 	return body->algo->walk(body->inst, cursor,
-				body->counting ? nfhp_set_walk_counted :
+				body->slotted ? nfhp_set_walk_counted :
 						 nfhp_set_walk_plain, &w);
 }

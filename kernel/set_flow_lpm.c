@@ -140,6 +140,7 @@ static bool nfhp_flow_lpm_lookup(const void *priv,
 const struct nfhp_set_algo nfhp_set_flow_lpm = {
 	.name = "lpm",
 	.type = NFHP_SET_FLOW,
+	.nomatch = true,
 	.create = nfhp_flow_lpm_create,
 	.destroy = nfhp_flow_set_destroy,
 	.add = nfhp_flow_lpm_add,

@@ -601,6 +601,7 @@ void nfhp_lpm_destroy(struct nfhp_set_ctx *ctx, void *priv)
 const struct nfhp_set_algo nfhp_set_addr_lpm = {
 	.name = "lpm",
 	.type = NFHP_SET_ADDR,
+	.nomatch = true,
 	.create = nfhp_lpm_create,
 	.destroy = nfhp_lpm_destroy,
 	.add = nfhp_lpm_add,

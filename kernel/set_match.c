@@ -48,7 +48,8 @@
  * between the two rules: without the memo the packet would see 2 at the
  * first rule and 1 at the second, and pass both by.  A counting set
  * counts the packet at each rule that reaches it, as ipset's counters
- * do; the set's "lookups" in /proc count the lookups made.
+ * do, in a nomatch entry too; the set's "lookups" in /proc count the
+ * lookups made.
  *
  * In a set with counters a rule may also compare the entry's counts, as
  * xt_set's "--packets-gt N" and "! --bytes-eq N" do: once the rule's
@@ -407,10 +408,11 @@ static bool nfhp_setm_count(const struct nfhp_setm *m,
 {
 	const struct nfhp_set_counters *c = &e->body->counters;
 	struct nfhp_set_counts now;
+	u32 value = e->found;
 
 	if (!m->packets_cmp && !m->bytes_cmp) {
 		if (!m->no_count)
-			nfhp_set_slot_count(c, e->found, len);
+			nfhp_set_slot_hit(c, &value, len, true);
 		return true;
 	}
 	nfhp_set_slot_use(c, e->found, len, !m->no_count, &now);
@@ -430,7 +432,8 @@ static bool nfhp_setm_count(const struct nfhp_setm *m,
  * (see DOC: Set matches).  In a set with counters each rule still counts
  * the packet and compares the counts, as ipset does.
  *
- * Return: true if an entry holds it.
+ * Return: true if an entry holds it, the longest one not a nomatch
+ * entry.
  */
 static bool nfhp_setm_lookup(u8 family, const struct nfhp_setm *m,
 			     struct nfhp_xt_pkt *p, u32 *value)
@@ -450,15 +453,16 @@ static bool nfhp_setm_lookup(u8 family, const struct nfhp_setm *m,
 			     nfhp_set_probe(m->set, &key, &fresh->body,
 					    &fresh->found);
 		fresh->value = 0;
-		if (fresh->hit)
-			fresh->value = nfhp_set_hit_value(fresh->body,
-							  fresh->found);
+		fresh->in = fresh->hit &&
+			    nfhp_set_hit_value(fresh->body, fresh->found,
+					       &fresh->value);
 		e = fresh;
 	}
 	*value = e->value;
+	/* A nomatch entry counts too, and holds no packet. */
 	if (e->hit && e->body->counting)
-		return nfhp_setm_count(m, e, p->skb->len);
-	return e->hit;
+		return nfhp_setm_count(m, e, p->skb->len) && e->in;
+	return e->in;
 }
 
 /**

@@ -67,7 +67,9 @@ struct nfhp_setm {
  * @dir: &struct nfhp_setm.dir of the lookup
  * @dir2: &struct nfhp_setm.dir2
  * @hit: an entry held the key
- * @found: what nfhp_set_probe() found: the value, or a counting set's slot
+ * @in: the packet is in the set: @hit, by an entry not a nomatch one
+ * @found: what nfhp_set_probe() found: the value, or a slotted body's
+ *	slot
  * @value: the entry's value, as the lookup read it
  */
 struct nfhp_setm_memo {
@@ -76,6 +78,7 @@ struct nfhp_setm_memo {
 	u8 dir;
 	u8 dir2;
 	bool hit;
+	bool in;
 	u32 found;
 	u32 value;
 };

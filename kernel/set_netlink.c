@@ -34,6 +34,7 @@ static const struct nla_policy nfhp_sete_policy[NFHPA_SETE_MAX + 1] = {
 			       .len = NFHP_IFACE_MAXLEN },
 	[NFHPA_SETE_PACKETS] = { .type = NLA_U64 },
 	[NFHPA_SETE_BYTES] = { .type = NLA_U64 },
+	[NFHPA_SETE_FLAGS] = NLA_POLICY_MASK(NLA_U32, NFHP_SETE_F_NOMATCH),
 };
 
 const struct nla_policy nfhp_set_policy[NFHPA_SET_MAX + 1] = {
@@ -561,6 +562,7 @@ static void nfhp_sete_decode_counts(struct nlattr **tb,
  * @key: set to its key
  * @value: set to its value
  * @counts: set to the counts it gives, or NULL to ignore them
+ * @eflags: set to its NFHPA_SETE_FLAGS, 0 when absent
  * @extack: for the reason
  *
  * Return: 0 or -EINVAL.
@@ -568,7 +570,7 @@ static void nfhp_sete_decode_counts(struct nlattr **tb,
 static int nfhp_sete_decode(const struct nfhp_set *set,
 			    const struct nlattr *attr, struct nfhp_set_key *key,
 			    u32 *value, struct nfhp_set_counts *counts,
-			    struct netlink_ext_ack *extack)
+			    u32 *eflags, struct netlink_ext_ack *extack)
 {
 	unsigned int width = nfhp_dim_bits(set->family, NFHP_DIM_SRC);
 	struct nlattr *tb[NFHPA_SETE_MAX + 1];
@@ -580,6 +582,7 @@ static int nfhp_sete_decode(const struct nfhp_set *set,
 	if (ret)
 		return ret;
 	*value = tb[NFHPA_SETE_VALUE] ? nla_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	*eflags = tb[NFHPA_SETE_FLAGS] ? nla_get_u32(tb[NFHPA_SETE_FLAGS]) : 0;
 	if (counts)
 		nfhp_sete_decode_counts(tb, counts);
 	*key = (struct nfhp_set_key){};
@@ -758,6 +761,8 @@ static int nfhp_put_sete_counts(struct sk_buff *skb,
  *	%NFHP_SET_TEST_RESULT)
  * @counts: its counts, of a set with counters in a dump or a test's
  *	result; else NULL
+ * @eflags: its %NFHP_SETE_F_* flags, in a dump or a test's result; 0
+ *	puts no NFHPA_SETE_FLAGS
  * @result: the &enum nfhp_set_result of an add or remove,
  *	%NFHP_SET_TEST_RESULT | the result of a test, or -1 for a dump
  *
@@ -765,7 +770,8 @@ static int nfhp_put_sete_counts(struct sk_buff *skb,
  */
 static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
 			 u8 type, u32 value,
-			 const struct nfhp_set_counts *counts, int result)
+			 const struct nfhp_set_counts *counts, u32 eflags,
+			 int result)
 {
 	struct nlattr *nest = nla_nest_start(skb, NFHPA_SET_ENTRY);
 	bool put_value = result < 0 || type != NFHP_SET_FLOW ||
@@ -777,12 +783,34 @@ static int nfhp_put_sete(struct sk_buff *skb, const struct nfhp_set_key *key,
 	if (nfhp_put_sete_key(skb, key, type) ||
 	    (put_value && nla_put_u32(skb, NFHPA_SETE_VALUE, value)) ||
 	    nfhp_put_sete_counts(skb, counts) ||
+	    (eflags && nla_put_u32(skb, NFHPA_SETE_FLAGS, eflags)) ||
 	    (result >= 0 && nla_put_u8(skb, NFHPA_SETE_RESULT, result))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+}
+
+/**
+ * nfhp_set_add_msg() - the reason an entry's add or remove failed
+ * @set: the set
+ * @add: an add, else a remove
+ * @counts: the counts the entry gave
+ * @eflags: its NFHPA_SETE_FLAGS
+ * @err: its errno, as nfhp_set_result_errno() gives it
+ *
+ * Return: the message for the ack.
+ */
+static const char *nfhp_set_add_msg(const struct nfhp_set *set, bool add,
+				    const struct nfhp_set_counts *counts,
+				    u32 eflags, int err)
+{
+	if (add && counts->given && !set->counting)
+		return "the set has no counters: no packets or bytes for its entries";
+	if (add && (eflags & NFHP_SETE_F_NOMATCH) && !set->algo->nomatch)
+		return "nomatch entries are for \"lpm\" sets of addresses or flows only";
+	return nfhp_set_result_msg(err, set);
 }
 
 /*
@@ -800,7 +828,7 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 	struct nfhp_set_key key;
 	int rem, result, err, first = 0;
 	struct nlattr *nest;
-	u32 value;
+	u32 value, eflags;
 
 	nest = nla_nest_start(reply, NFHPA_SET);
 	if (!nest)
@@ -809,29 +837,30 @@ static int nfhp_set_change_entries(struct nfhp_net *hn, struct nfhp_set *set,
 		if (nla_type(pos) != NFHPA_SET_ENTRY)
 			continue;
 		err = nfhp_sete_decode(set, pos, &key, &value, &counts,
-				       info->extack);
+				       &eflags, info->extack);
 		if (err) {
 			first = first ?: err;
 			break;
 		}
 		if (add)
 			result = nfhp_set_add(&hn->sets, set, &key, value,
-					      &counts, flags);
+					      &counts, flags |
+					      (eflags & NFHP_SETE_F_NOMATCH ?
+					       NFHP_SET_ADD_NOMATCH : 0));
 		else
 			result = nfhp_set_remove(&hn->sets, set, &key);
 		err = nfhp_set_result_errno(result, flags);
 		if (err && !first) {
 			first = err;
 			nfhp_set_msg(info->extack,
-				     add && counts.given && !set->counting ?
-				     "the set has no counters: no packets or bytes for its entries" :
-				     nfhp_set_result_msg(err, set));
+				     nfhp_set_add_msg(set, add, &counts,
+						      eflags, err));
 			if (info->extack)
 				info->extack->bad_attr = pos;
 		}
 		/* The reply was sized for every entry. */
 		if (WARN_ON_ONCE(nfhp_put_sete(reply, &key, set->algo->type,
-					       value, NULL, result)))
+					       value, NULL, 0, result)))
 			break;
 	}
 	nla_nest_end(reply, nest);
@@ -900,7 +929,7 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *nest;
 	struct sk_buff *reply;
 	struct nfhp_set *set;
-	u32 value = 0;
+	u32 value = 0, eflags;
 	bool found;
 	void *hdr;
 	int ret;
@@ -922,14 +951,17 @@ int nfhp_nl_set_test(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&hn->lock);
 	set = nfhp_set_named(hn, tb, NFHPA_SET_NAME, true, info->extack);
 	ret = set ? nfhp_sete_decode(set, tb[NFHPA_SET_ENTRY], &key, &value,
-				     NULL, info->extack) : -ENOENT;
+				     NULL, &eflags, info->extack) : -ENOENT;
 	if (!ret) {
-		found = nfhp_set_test(&hn->sets, set, &key, &value, &counts);
+		eflags &= NFHP_SETE_F_NOMATCH;
+		found = nfhp_set_test(&hn->sets, set, &key, &value, &counts,
+				      eflags);
 		nest = nla_nest_start(reply, NFHPA_SET);
 		ret = !nest || nfhp_put_sete(reply, &key, set->algo->type,
 					     found ? value : 0,
 					     found && set->counting ?
 					     &counts : NULL,
+					     found ? eflags : 0,
 					     NFHP_SET_TEST_RESULT |
 					     (found ? NFHP_SET_EXISTS :
 					      NFHP_SET_NOT_FOUND)) ? -EMSGSIZE : 0;
@@ -1023,12 +1055,14 @@ struct nfhp_dump_arg {
 };
 
 static int nfhp_dump_sete(void *arg, const struct nfhp_set_key *key,
-			  u32 value, const struct nfhp_set_counts *counts)
+			  u32 value, const struct nfhp_set_counts *counts,
+			  u32 eflags)
 {
 	const struct nfhp_dump_arg *d = arg;
 
 	/* Not taken when it does not fit: the next message begins with it. */
-	return nfhp_put_sete(d->skb, key, d->type, value, counts, -1) ?
+	return nfhp_put_sete(d->skb, key, d->type, value, counts, eflags,
+			     -1) ?
 	       -EMSGSIZE : 0;
 }
 

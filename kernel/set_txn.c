@@ -78,7 +78,8 @@ int nfhp_set_body_write(struct nfhp_sets *sets, struct nfhp_set *set,
 	struct nfhp_set_body *copy;
 
 	if (sets->txn && st->body->state != NFHP_SET_BODY_STAGED) {
-		copy = nfhp_set_body_copy(sets, st->body, set->family);
+		copy = nfhp_set_body_copy(sets, st->body, set->family,
+					  false);
 		if (!copy)
 			return -ENOMEM;
 		st->body = copy;

@@ -118,6 +118,7 @@ static int queue_one(struct queue_ctx *q, const struct nfhp_set_entry *e)
 	b->e[b->n].packets = q->opts->packets;
 	b->e[b->n].has_bytes = q->opts->has_bytes;
 	b->e[b->n].bytes = q->opts->bytes;
+	b->e[b->n].flags = q->opts->flags;
 	b->line[b->n] = q->c->line;
 	b->n++;
 	return 0;
@@ -166,7 +167,8 @@ static int count_cb(void *data, const struct nfhp_set_entry *e)
  * @opts: the value and counts the options gave
  *
  * Return: 0, or ipset's exit code after its message: counts only go to
- * a set that counts.
+ * a set that counts, "nomatch" only to one that takes it, and never to
+ * a del, as ipset's del refuses it.
  */
 int set_entry_check(struct set_cli *c, const struct nfhp_set_info *info,
 		    bool add, const struct nfhp_set_entry *opts)
@@ -174,9 +176,10 @@ int set_entry_check(struct set_cli *c, const struct nfhp_set_info *info,
 	char err[256];
 	int ret;
 
-	if (!add)
-		return 0;
+	/* A del's or a test's options carry no counts. */
 	ret = nfhp_set_check_entry_opts(info, opts, err, sizeof(err));
+	if (ret == NFHP_SET_EXIT_PARAM)
+		return set_param_error(c, "%s", err);
 	if (ret)
 		set_error(c, "%s", err);
 	return ret;
@@ -246,8 +249,12 @@ int set_entry_args(struct set_cli *c, const struct nfhp_set_info *info,
 		   bool add, int argc, char **argv,
 		   struct nfhp_set_entry *opts, bool *exist)
 {
-	return arg_count(c, argc, add ? "add" : "del") ?:
-	       check_elem(c, info, add, argc, argv, opts, exist);
+	int ret = arg_count(c, argc, add ? "add" : "del") ?:
+		  check_elem(c, info, add, argc, argv, opts, exist);
+
+	if (!ret && !add && (opts->flags & NFHP_SETE_F_NOMATCH))
+		return set_param_error(c, "Unknown argument: `nomatch'");
+	return ret;
 }
 
 /**
@@ -354,7 +361,8 @@ int set_test_main(struct set_cli *c, int argc, char **argv)
 
 	ret = arg_count(c, argc, "test") ?:
 	      check_elem(c, NULL, false, argc, argv, &opts, &exist) ?:
-	      set_lookup(c, argv[0], &info);
+	      set_lookup(c, argv[0], &info) ?:
+	      set_entry_check(c, &info, false, &opts);
 	if (ret)
 		return ret;
 	ret = nfhp_set_parse_elem(argv[1], info.family, info.type, info.algo,
@@ -369,6 +377,8 @@ int set_test_main(struct set_cli *c, int argc, char **argv)
 		set_error(c, "%s", err);
 		return NFHP_SET_EXIT_ERR;
 	}
+	/* ipset's test with nomatch: is the entry found a nomatch one? */
+	e.flags = opts.flags;
 	ret = nfhp_nl_set_test(c->nl, &info, &e, &found);
 	if (ret == -EPROTO) {
 		set_error(c, "Kernel error received: an answer nf-hipac-set cannot read");

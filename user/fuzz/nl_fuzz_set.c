@@ -11,6 +11,8 @@
  * or not;
  * batched adds and removes of valid keys, adds with the counts an entry
  * starts at (NFHPA_SETE_PACKETS, _BYTES, to sets that count or not),
+ * nomatch entries (NFHPA_SETE_FLAGS, to every algorithm, now and then
+ * with an unknown bit) that except hosts from the prefixes around them,
  * keys with bits below their
  * prefix length, keys of the other family's width, prefix lengths 0, 1,
  * 31, 32, 127, 128; number ranges at 0, 65535 and 2^32 - 1, backwards,
@@ -103,12 +105,15 @@ static const char *const fz_set_cmd_names[] = {
  * @reset_busy: resets that left sets behind (-EBUSY)
  * @counts_sent: entries of adds built with counts
  * @counted: entries of dumps and tests that came with their counts
+ * @nomatch_sent: entries sent with NFHP_SETE_F_NOMATCH
+ * @nomatch: entries of dumps and tests that came with it
  */
 struct fz_set_stats {
 	unsigned long sent[9], acked[9];
 	unsigned long busy, bulk, multi, checked, setm[256];
 	unsigned long reset_busy;
 	unsigned long counts_sent, counted;
+	unsigned long nomatch_sent, nomatch;
 };
 
 static struct fz_set_stats sst;
@@ -279,6 +284,22 @@ static void put_counts(struct nlmsghdr *nlh, bool add)
 }
 
 /*
+ * NFHPA_SETE_FLAGS now and then: NFHP_SETE_F_NOMATCH, which only "lpm"
+ * sets of addresses and flows take (else NFHP_SET_INVALID), 0, or any
+ * bits (refused by the policy).
+ */
+static void put_sete_flags(struct nlmsghdr *nlh)
+{
+	u32 flags;
+
+	if (!one_in(4))
+		return;
+	flags = one_in(16) ? rnd_value() : below(2) * NFHP_SETE_F_NOMATCH;
+	mnl_attr_put_u32(nlh, NFHPA_SETE_FLAGS, flags);
+	sst.nomatch_sent += flags == NFHP_SETE_F_NOMATCH;
+}
+
+/*
  * One NFHPA_SET_ENTRY for a set of family: keys from a small space, so
  * that adds, removes and tests meet.  A host only with host; else now and
  * then a prefix, bits below the prefix length, the other family's width.
@@ -320,6 +341,7 @@ static void put_entry(struct nlmsghdr *nlh, uint8_t family, bool host,
 	if (flow != one_in(24))
 		put_proto_port(nlh);
 	put_counts(nlh, add);
+	put_sete_flags(nlh);
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -391,14 +413,16 @@ static void put_some_entry(struct nlmsghdr *nlh, unsigned int i, bool host,
 
 /*
  * Hundreds of hosts (numbers, names), for a dump of several messages;
- * now and then each with both counts, the largest entries an add takes.
+ * now and then each with both counts, the largest entries an add takes,
+ * or every eighth host a nomatch one, which dumps of an "lpm" set then
+ * carry (a "hash" set refuses them, and takes the others).
  */
 static void put_bulk(struct nlmsghdr *nlh, unsigned int set)
 {
 	unsigned int n = FZ_BULK_MIN + below(FZ_BULK_MAX - FZ_BULK_MIN);
 	uint32_t base = below(4096), i, w[4] = {};
 	uint8_t family = fz_sets[set].family;
-	bool counts = one_in(4);
+	bool counts = one_in(4), nomatch = one_in(2);
 	char name[16];
 
 	for (i = 0; i < n && room(nlh, 64); i++) {
@@ -431,6 +455,11 @@ static void put_bulk(struct nlmsghdr *nlh, unsigned int set)
 		}
 		mnl_attr_put(nlh, NFHPA_SETE_ADDR, sizeof(w), w);
 		mnl_attr_put_u32(nlh, NFHPA_SETE_VALUE, i);
+		if (nomatch && i % 8 == 1) {
+			mnl_attr_put_u32(nlh, NFHPA_SETE_FLAGS,
+					 NFHP_SETE_F_NOMATCH);
+			sst.nomatch_sent++;
+		}
 		mnl_attr_nest_end(nlh, nest);
 	}
 	sst.bulk++;
@@ -660,6 +689,7 @@ static void put_soup_entry(struct nlmsghdr *nlh)
 		case NFHPA_SETE_VALUE:
 		case NFHPA_SETE_NUM_LO:
 		case NFHPA_SETE_NUM_HI:
+		case NFHPA_SETE_FLAGS:
 			put_soup_int(nlh, type, 4);
 			break;
 		case NFHPA_SETE_IFACE:
@@ -955,6 +985,26 @@ static unsigned int entry_counts(const struct nlattr *e)
 	return n;
 }
 
+/*
+ * An entry of an answer carries NFHPA_SETE_FLAGS only as a u32 of
+ * NFHP_SETE_F_NOMATCH: in a dump, or a test's entry found.
+ */
+static void entry_flags(const struct nlattr *e)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each_nested(a, e) {
+		if (mnl_attr_get_type(a) != NFHPA_SETE_FLAGS)
+			continue;
+		if (mnl_attr_get_payload_len(a) != 4 ||
+		    mnl_attr_get_u32(a) != NFHP_SETE_F_NOMATCH)
+			fz_set_bad("entry flags other than nomatch", fx.got,
+				   mnl_attr_get_payload_len(a));
+		else
+			sst.nomatch++;
+	}
+}
+
 /* The results of an add, a remove or a test. */
 static void answer_entries(const struct nlattr *set)
 {
@@ -976,6 +1026,7 @@ static void answer_entries(const struct nlattr *set)
 		}
 		if (!result_ok(fx.cmd, result, fx.flags))
 			fz_set_bad("a result out of place", fx.got, result);
+		entry_flags(e);
 		/* A test's counts are those of the entry it found. */
 		if (fx.cmd == NFHP_CMD_SET_TEST && entry_counts(e) &&
 		    result != NFHP_SET_EXISTS)
@@ -998,6 +1049,7 @@ static void dump_entries(const struct nlattr *set)
 	mnl_attr_for_each_nested(e, set) {
 		if (mnl_attr_get_type(e) != NFHPA_SET_ENTRY)
 			continue;
+		entry_flags(e);
 		if (entry_counts(e))
 			with++;
 		else
@@ -1236,6 +1288,8 @@ void fz_set_report(void)
 	       sst.busy, sst.bulk, sst.multi, sst.checked, sst.reset_busy);
 	printf("nl_fuzz: set counters: %lu entries added with counts, %lu listed or tested with them\n",
 	       sst.counts_sent, sst.counted);
+	printf("nl_fuzz: set nomatch: %lu entries sent with it, %lu listed or tested with it\n",
+	       sst.nomatch_sent, sst.nomatch);
 	printf("nl_fuzz: valid rule changes with set matches:");
 	for (k = 0; k < 256; k++)
 		if (sst.setm[k])

@@ -101,6 +101,9 @@ void nfhp_nl_put_set(struct nlmsghdr *nlh, const struct nfhp_set_info *info,
 			mnl_attr_put_u64(nlh, NFHPA_SETE_PACKETS, e[i].packets);
 		if (values && e[i].has_bytes)
 			mnl_attr_put_u64(nlh, NFHPA_SETE_BYTES, e[i].bytes);
+		/* An add's or a test's nomatch. */
+		if (e[i].flags)
+			mnl_attr_put_u32(nlh, NFHPA_SETE_FLAGS, e[i].flags);
 		mnl_attr_nest_end(nlh, ent);
 	}
 	mnl_attr_nest_end(nlh, set);
@@ -190,6 +193,7 @@ static int entry_attr_cb(const struct nlattr *attr, void *data)
 			return MNL_CB_ERROR;
 		break;
 	case NFHPA_SETE_VALUE:
+	case NFHPA_SETE_FLAGS:
 	case NFHPA_SETE_NUM_LO:
 	case NFHPA_SETE_NUM_HI:
 		if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
@@ -234,6 +238,8 @@ static int parse_entry(const struct nlattr *nest, u8 family,
 		return -EINVAL;
 	e->value = tb[NFHPA_SETE_VALUE] ?
 		   mnl_attr_get_u32(tb[NFHPA_SETE_VALUE]) : 0;
+	e->flags = tb[NFHPA_SETE_FLAGS] ?
+		   mnl_attr_get_u32(tb[NFHPA_SETE_FLAGS]) : 0;
 	e->result = tb[NFHPA_SETE_RESULT] ?
 		    mnl_attr_get_u8(tb[NFHPA_SETE_RESULT]) : NFHP_SET_ADDED;
 	/* A set with NFHP_SET_F_COUNTERS lists its entries' counts. */

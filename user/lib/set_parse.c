@@ -701,8 +701,9 @@ static int parse_count(const char *s, bool *has, u64 *count, char *err,
  * @errlen: its room
  *
  * A del or a test refuses "value" and takes ipset's "packets" and
- * "bytes" unread, as it takes "timeout 0" and "comment".  Whether the
- * set counts is nfhp_set_check_entry_opts()'s to say.
+ * "bytes" unread, as it takes "timeout 0" and "comment".  "nomatch"
+ * takes no argument.  Whether the set counts, or takes nomatch entries,
+ * is nfhp_set_check_entry_opts()'s to say.
  *
  * Return: 0, or an exit code.
  */
@@ -719,6 +720,10 @@ int nfhp_set_parse_entry_opts(int argc, char **argv, bool add,
 
 		if (is_exist(o)) {
 			*exist = true;
+			continue;
+		}
+		if (!strcmp(o, "nomatch")) {
+			e->flags |= NFHP_SETE_F_NOMATCH;
 			continue;
 		}
 		if ((strcmp(o, "value") || !add) && strcmp(o, "timeout") &&
@@ -766,7 +771,8 @@ int nfhp_set_parse_entry_opts(int argc, char **argv, bool add,
  * @err: ipset's message on failure
  * @errlen: its room
  *
- * nfhp_set_parse_entry_opts() for a caller that keeps no counts.
+ * nfhp_set_parse_entry_opts() for a caller that keeps no counts, and
+ * takes no nomatch entries.
  *
  * Return: 0, or an exit code.
  */
@@ -778,9 +784,26 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 
 	ret = nfhp_set_parse_entry_opts(argc, argv, value, &e, exist, err,
 					errlen);
+	if (!ret && (e.flags & NFHP_SETE_F_NOMATCH)) {
+		nfhp_set_errmsg(err, errlen, "Unknown argument: `nomatch'");
+		return NFHP_SET_EXIT_PARAM;
+	}
 	if (!ret && value)
 		*value = e.value;
 	return ret;
+}
+
+/**
+ * nfhp_set_takes_nomatch() - may a set hold nomatch entries?
+ * @info: the set
+ *
+ * Return: true for "lpm" sets of addresses and flows (ipset's hash:net
+ * and hash:net,port), as the kernel's &nfhp_set_algo.nomatch says.
+ */
+bool nfhp_set_takes_nomatch(const struct nfhp_set_info *info)
+{
+	return (info->type == NFHP_SET_ADDR || info->type == NFHP_SET_FLOW) &&
+	       !strcmp(info->algo, "lpm");
 }
 
 /**
@@ -792,7 +815,8 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
  *
  * The kernel refuses counts for a set without %NFHP_SET_F_COUNTERS
  * (%NFHP_SET_INVALID); they are refused first, with ipset's words for
- * its kernel's refusal, and its exit code.
+ * its kernel's refusal, and its exit code.  So is "nomatch" where the
+ * set takes no nomatch entries, as ipset's hash:ip refuses it.
  *
  * Return: 0, or an exit code.
  */
@@ -800,6 +824,10 @@ int nfhp_set_check_entry_opts(const struct nfhp_set_info *info,
 			      const struct nfhp_set_entry *e, char *err,
 			      size_t errlen)
 {
+	if ((e->flags & NFHP_SETE_F_NOMATCH) && !nfhp_set_takes_nomatch(info)) {
+		nfhp_set_errmsg(err, errlen, "Unknown argument: `nomatch'");
+		return NFHP_SET_EXIT_PARAM;
+	}
 	if ((e->has_packets || e->has_bytes) &&
 	    !(info->flags & NFHP_SET_F_COUNTERS)) {
 		nfhp_set_errmsg(err, errlen,
@@ -931,6 +959,9 @@ void nfhp_set_print_add(FILE *f, const struct nfhp_set_info *info,
 
 	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fprintf(f, "add %s %s", info->name, key);
+	/* ipset prints it right after the element. */
+	if (e->flags & NFHP_SETE_F_NOMATCH)
+		fputs(" nomatch", f);
 	if (e->value)
 		fprintf(f, " value %u", e->value);
 	print_counts(f, info, e);
@@ -973,6 +1004,8 @@ void nfhp_set_print_member(FILE *f, const struct nfhp_set_info *info,
 
 	nfhp_set_elem_str(key, sizeof(key), info, e);
 	fputs(key, f);
+	if (e->flags & NFHP_SETE_F_NOMATCH)
+		fputs(" nomatch", f);
 	if (e->value)
 		fprintf(f, " value %u", e->value);
 	print_counts(f, info, e);

@@ -72,6 +72,7 @@ struct nfhp_set_info {
  * @has_bytes: @bytes is, likewise
  * @packets: the packets the entry counted, or starts at
  * @bytes: the bytes, likewise
+ * @flags: %NFHP_SETE_F_* bits: %NFHP_SETE_F_NOMATCH for ipset's "nomatch"
  */
 struct nfhp_set_entry {
 	nfhp_u128 addr;
@@ -85,6 +86,7 @@ struct nfhp_set_entry {
 	bool has_bytes;
 	u64 packets;
 	u64 bytes;
+	u32 flags;
 };
 
 /* ipset's message of a failure into @err, @len bytes, printf's way. */
@@ -167,6 +169,8 @@ int nfhp_set_parse_elem_opts(int argc, char **argv, u32 *value, bool *exist,
 int nfhp_set_check_entry_opts(const struct nfhp_set_info *info,
 			      const struct nfhp_set_entry *e, char *err,
 			      size_t errlen);
+/* May set @info hold nomatch entries ("lpm" of addresses or flows)? */
+bool nfhp_set_takes_nomatch(const struct nfhp_set_info *info);
 
 /* An entry's key as ipset prints it: "10.0.0.1", "10.0.0.0/24", "::1". */
 void nfhp_set_key_str(char *buf, size_t len, u8 family,

@@ -161,13 +161,16 @@ check "options after a type with a colon" "has: family maxelem" \
 check "import's tables after the colon" "filter" \
 	"nf-hipac import --table inet:f"
 check "nf-hipac-set entries are not sets" "" "nf-hipac-set add blocklist "
-check "an add's options after the entry" "bytes packets value" \
+check "an add's options after the entry" "bytes nomatch packets value" \
 	"nf-hipac-set add blocklist 10.0.0.1 "
 check "no option offered for a count" "" \
 	"nf-hipac-set add blocklist 10.0.0.1 packets "
 check "options after a count" "has: bytes" \
 	"nf-hipac-set add blocklist 10.0.0.1 packets 5 "
 check "a del's entry takes no counts" "" "nf-hipac-set del blocklist 10.0.0.1 "
+check "a test's entry takes nomatch" "nomatch" \
+	"nf-hipac-set test blocklist 10.0.0.0/8 "
+check "a test's set names" "allowed blocklist" "nf-hipac-set test "
 check "create offers counters" "counters" "nf-hipac-set create s hash:ip cou"
 check "nf-hipac set as nf-hipac-set" "allowed blocklist" \
 	"nf-hipac set flush "

@@ -138,7 +138,7 @@ struct walk_check {
 };
 
 static int walk_one(void *arg, const struct nfhp_set_key *key, u32 value,
-		    const struct nfhp_set_counts *counts)
+		    const struct nfhp_set_counts *counts, u32 eflags)
 {
 	struct walk_check *w = arg;
 	struct nfhp_set_key k;
@@ -210,7 +210,7 @@ static bool step(struct nfhp_sets *sets, struct nfhp_set *set, u8 type,
 	default:
 		if (rnd() % 4 == 0)
 			synchronize_rcu();
-		hit = nfhp_set_test(sets, set, &key, &value, &got);
+		hit = nfhp_set_test(sets, set, &key, &value, &got, false);
 		return hit == r->has &&
 		       (!hit || (value == r->value &&
 				 got.packets == r->packets &&
@@ -262,7 +262,7 @@ static struct nfhp_set_counts counts_of(struct nfhp_sets *sets,
 	struct nfhp_set_counts c = { ~0ull, ~0ull };
 	u32 v;
 
-	if (!nfhp_set_test(sets, set, key, &v, &c))
+	if (!nfhp_set_test(sets, set, key, &v, &c, false))
 		c.packets = c.bytes = ~0ull;
 	return c;
 }
@@ -312,7 +312,7 @@ static void run_slots(void)
 			   &(struct nfhp_set_counts){ .packets = 9,
 				.given = NFHP_SET_COUNTS_PACKETS },
 			   NFHP_SET_F_UPDATE) == NFHP_SET_UPDATED &&
-	      nfhp_set_test(&sets, set, &b, &v, &got) && v == 4 &&
+	      nfhp_set_test(&sets, set, &b, &v, &got, false) && v == 4 &&
 	      got.packets == 9 && !got.bytes,
 	      "slots: an update takes the value and the counts given only");
 	nfhp_sets_free(&sets);
@@ -416,8 +416,8 @@ static void run_bitmap(void)
 	      NFHP_SET_ADDED && nfhp_set_count(&sets, set) == 7 &&
 	      port_packets(&sets, set, 103) == 2 &&
 	      port_packets(&sets, set, 106) == 0 &&
-	      nfhp_set_test(&sets, set, &k101, &v, NULL) && v == 3 &&
-	      nfhp_set_test(&sets, set, &r2, &v, NULL) && v == 5,
+	      nfhp_set_test(&sets, set, &k101, &v, NULL, false) && v == 3 &&
+	      nfhp_set_test(&sets, set, &r2, &v, NULL, false) && v == 5,
 	      "bitmap: with update, the new numbers are added, the others take the value");
 	for (i = 1; i < 40 && !done; i++) {
 		nfhp_shim_fail_countdown = i;

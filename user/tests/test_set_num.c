@@ -539,7 +539,7 @@ static void run_ranges(struct nfhp_sets *sets)
 	      add_num(sets, c, 4000, 6000) == NFHP_SET_OUT_OF_RANGE,
 	      "range: an entry reaching past either end is refused");
 	check(nfhp_set_count(sets, a) == 2 && nfhp_set_count(sets, c) == 0 &&
-	      !nfhp_set_test(sets, a, &k, &v, NULL),
+	      !nfhp_set_test(sets, a, &k, &v, NULL, false),
 	      "range: a refused entry added none of its numbers");
 	check(!ranged_set(sets, "ra", "bitmap", 1000, 2001, 0) &&
 	      ranged_set(sets, "ra", "bitmap", 1000, 2000,
@@ -584,10 +584,11 @@ static void run_registry(void)
 	      "registry: range is a number algorithm, and lpm none");
 	set = nfhp_set_find(&sets, "hi");
 	check(set && nfhp_set_add(&sets, set, &r, 2, NULL, 0) == NFHP_SET_ADDED &&
-	      nfhp_set_test(&sets, set, &k8090, &v, NULL) && v == 2 &&
-	      nfhp_set_test(&sets, set, &r, &v, NULL) &&
+	      nfhp_set_test(&sets, set, &k8090, &v, NULL, false) && v == 2 &&
+	      nfhp_set_test(&sets, set, &r, &v, NULL, false) &&
 	      !nfhp_set_test(&sets, set, &(struct nfhp_set_key){ .addr = 8000,
-							      .hi = 8001 }, &v, NULL),
+							      .hi = 8001 }, &v, NULL,
+			     false),
 	      "registry: a number tests as a lookup, a range as an entry");
 	check(set && nfhp_set_add(&sets, set, &k8090, 1, NULL, 0) == NFHP_SET_INVALID,
 	      "registry: an overlap is NFHP_SET_INVALID");

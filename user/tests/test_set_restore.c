@@ -10,7 +10,9 @@
  * (but without staging: each request takes effect at once), answers as
  * the uapi header says, and writes each request down ("BEGIN; SET_NEW
  * bl exist; SET_FLUSH bl; ..."), so that the order of the requests in
- * the transaction can be compared.
+ * the transaction can be compared.  Nomatch entries (ipset's "nomatch")
+ * go through ipset's save, nf-hipac-set restore, nf-hipac-save and
+ * nf-hipac-restore, and are refused where ipset refuses them.
  */
 #include "fake_nl.h"
 #include "../lib/nl_set.c"
@@ -132,7 +134,7 @@ static struct nfhp_set_info fset_info(const struct fset *s)
 	return info;
 }
 
-/* The entries of a set as text: "10.0.0.1 10.0.0.2=5". */
+/* The entries of a set as text: "10.0.0.1 10.0.0.2=5 10.1.0.0/16!". */
 static const char *fset_str(const char *name)
 {
 	static char buf[1024];
@@ -150,6 +152,10 @@ static const char *fset_str(const char *name)
 		if (s->e[i].value)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
 				 "=%u", s->e[i].value);
+		/* A nomatch entry. */
+		if (s->e[i].flags & NFHP_SETE_F_NOMATCH)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+				 "!");
 	}
 	return s ? buf : "(none)";
 }
@@ -236,6 +242,7 @@ static u8 fake_entry(struct fset *s, bool add, u32 flags,
 		return NFHP_SET_EXISTS;
 	if (i < s->n) {
 		s->e[i].value = e->value;
+		s->e[i].flags = e->flags;
 		return NFHP_SET_UPDATED;
 	}
 	if ((s->limit && s->n >= s->limit) || s->n == ARRAY_SIZE(s->e))
@@ -296,6 +303,9 @@ static int fake_set_entries(const struct nlmsghdr *req,
 		if (e.value)
 			snprintf(keys + strlen(keys),
 				 sizeof(keys) - strlen(keys), "=%u", e.value);
+		if (e.flags & NFHP_SETE_F_NOMATCH)
+			snprintf(keys + strlen(keys),
+				 sizeof(keys) - strlen(keys), " nomatch");
 		e.result = s ? fake_entry(s, add, flags, &e) :
 			       NFHP_SET_INVALID;
 		if (!err)
@@ -927,6 +937,66 @@ static void test_set_restore(void)
 	k.busy = false;
 }
 
+/* --- nomatch entries ---------------------------------------------------------- */
+
+/* ipset 7.17's words and help line for nomatch where it is refused. */
+#define NOMATCH_REFUSED \
+	"nf-hipac-set v1.0: Unknown argument: `nomatch'|Try `nf-hipac-set help' for more information."
+
+/* What ipset 7.17 saves of a blocklist with an exception. */
+static const char ipset_nomatch[] =
+	"create nm hash:net family inet hashsize 1024 maxelem 65536 bucketsize 12 initval 0x3b2ef28a\n"
+	"add nm 10.0.0.0/8\n"
+	"add nm 10.1.0.0/16 nomatch\n";
+
+static void test_nomatch(void)
+{
+	some_sets();
+	check(!run(set_main, "nf-hipac-set restore", ipset_nomatch) &&
+	      strstr(k.log, "SET_NEW nm; SET_ADD nm: 10.0.0.0/8 10.1.0.0/16 nomatch; COMMIT") &&
+	      !strcmp(fset_str("nm"), "10.0.0.0/8 10.1.0.0/16!"),
+	      "nf-hipac-set restore of ipset's save: nomatch sent: %s", k.log);
+	check(!save("nf-hipac-save") &&
+	      has_lines(text,
+			"create nm hash:net family inet hashsize 1024 maxelem 65536\n"
+			"add nm 10.0.0.0/8\n"
+			"add nm 10.1.0.0/16 nomatch\n"),
+	      "nf-hipac-save: nomatch after the element, as ipset saves: %s",
+	      text);
+	check(!restore("nf-hipac-restore", text) &&
+	      strstr(k.log, "SET_FLUSH nm; SET_ADD nm: 10.0.0.0/8 10.1.0.0/16 nomatch;") &&
+	      !strcmp(fset_str("nm"), "10.0.0.0/8 10.1.0.0/16!"),
+	      "nf-hipac-restore of it: the same entries: %s", k.log);
+	check(!run(set_main, "nf-hipac-set -exist add nm 10.1.0.0/16", "") &&
+	      !strcmp(k.log, "SET_LIST; SET_ADD nm exist update: 10.1.0.0/16") &&
+	      !strcmp(fset_str("nm"), "10.0.0.0/8 10.1.0.0/16"),
+	      "add -exist without nomatch: the flag goes: %s", k.log);
+	check(!run(set_main, "nf-hipac-set add nm 10.1.0.0/16 nomatch -exist",
+		   "") &&
+	      !strcmp(fset_str("nm"), "10.0.0.0/8 10.1.0.0/16!"),
+	      "add nomatch -exist: it comes back: %s", fset_str("nm"));
+	check(run(set_main, "nf-hipac-set del nm 10.1.0.0/16 nomatch", "") ==
+	      2 && strstr(errs, "Unknown argument: `nomatch'") &&
+	      !strstr(k.log, "SET_REMOVE"),
+	      "del ... nomatch: refused as ipset's del refuses it, exit 2: %s",
+	      errs);
+	check(run(set_main, "nf-hipac-set add bl 10.0.0.7 nomatch", "") == 2 &&
+	      !strcmp(errs, NOMATCH_REFUSED) &&
+	      !strstr(k.log, "SET_ADD"),
+	      "hash:ip refuses nomatch in ipset's words, exit 2: %s", errs);
+	check(run(set_main, "nf-hipac-set restore",
+		  "add nm 10.2.0.0/16\nadd bl 10.0.0.7 nomatch\n") == 2 &&
+	      strstr(errs, "Error in line 2: Unknown argument: `nomatch'") &&
+	      !strstr(k.log, "COMMIT"),
+	      "restore: a nomatch for hash:ip stops it: %s", errs);
+	check(run(set_main, "nf-hipac-set add nm 10.3.0.0/16 nomatch value 4",
+		  "") == 0 &&
+	      strstr(k.log, "SET_ADD nm: 10.3.0.0/16=4 nomatch") &&
+	      !save("nf-hipac-save") &&
+	      strstr(text, "add nm 10.3.0.0/16 nomatch value 4\n"),
+	      "nomatch with a value: saved after the element: %s", text);
+}
+
 int main(void)
 {
 	test_save();
@@ -936,6 +1006,7 @@ int main(void)
 	test_restore6();
 	test_numbers();
 	test_set_restore();
+	test_nomatch();
 	fake_reset();
 	printf("%d passed, %d failed\n", tests - failures, failures);
 	return failures ? 1 : 0;

@@ -160,7 +160,7 @@ static void check_views(struct run *r)
 			fail(r, "packets or listings see other entries");
 		for (k = 0; set && k < POOL; k++) {
 			key = pool_key(k);
-			if (nfhp_set_test(&r->sets, set, &key, &v, NULL) !=
+			if (nfhp_set_test(&r->sets, set, &key, &v, NULL, false) !=
 			    c->has[k])
 				fail(r, "a test sees other entries");
 		}

@@ -139,7 +139,9 @@
  * NFHP_CMD_SET_TEST: the reply's NFHPA_SET holds the one NFHPA_SET_ENTRY
  *     sent, with NFHPA_SETE_RESULT NFHP_SET_EXISTS and its value (and
  *     counts, in a set with NFHP_SET_F_COUNTERS), or
- *     NFHP_SET_NOT_FOUND.  A full-width key (a host) is looked up as a
+ *     NFHP_SET_NOT_FOUND.  As ipset's test, it is there when the entry
+ *     found has NFHP_SETE_F_NOMATCH exactly when the one sent has it.
+ *     A full-width key (a host) is looked up as a
  *     packet's address is (the longest prefix that holds it; of a flow
  *     set with its protocol and port); a shorter one must be an entry
  *     itself.  A single number (LO = HI) is looked
@@ -160,7 +162,8 @@
  * Counters (NFHP_SET_F_COUNTERS): every lookup of a packet that finds an
  * entry, by a set match of a rule the packet reached, adds one packet
  * and the packet's length (the IP header on) to that entry, whether or
- * not the rule then matches, as ipset counts.  A flush starts every
+ * not the rule then matches, and whether or not it is a nomatch entry,
+ * as ipset counts.  A flush starts every
  * count again at 0.  A transaction writes to a copy of the set's entries
  * made when it first changes the set: what packets count meanwhile is
  * lost at its commit.
@@ -387,7 +390,14 @@
  *             itself, then the wildcards, longest first.
  *         NFHPA_SETE_PACKETS, NFHPA_SETE_BYTES: NLA_U64, the entry's
  *             counts (NFHP_SET_F_COUNTERS); NFHPA_SETE_PAD pads them
- *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
+ *         NFHPA_SETE_FLAGS: NLA_U32, NFHP_SETE_F_* bits (0 when absent;
+ *             other bits are refused).  NFHP_SETE_F_NOMATCH, ipset's
+ *             "nomatch", only in an "lpm" set of addresses or flows
+ *             (NFHP_SET_INVALID elsewhere): a packet whose longest
+ *             matching entry has it is not in the set.  An add with
+ *             NFHP_SET_F_UPDATE gives an entry there the flag sent, or
+ *             takes it away; a remove ignores it; dumps carry it
+ * *     NFHPA_SET_COUNT: NLA_U32, NFHPA_SET_REFS: NLA_U32 and
  *     NFHPA_SET_MEMORY: NLA_U64 (dumps only)
  *
  * NFHPA_STATE: NLA_NESTED, a dynamic state
@@ -782,6 +792,9 @@ enum nfhp_set_attr {
 #define NFHP_SET_F_EXIST	(1U << 2)	/* ipset's -exist */
 #define NFHP_SET_F_COUNTERS	(1U << 3)	/* entries count packets */
 
+/* NFHPA_SETE_FLAGS */
+#define NFHP_SETE_F_NOMATCH	(1U << 0)	/* ipset's nomatch */
+
 enum nfhp_set_entry_attr {
 	NFHPA_SETE_UNSPEC,
 	NFHPA_SETE_ADDR,
@@ -796,6 +809,7 @@ enum nfhp_set_entry_attr {
 	NFHPA_SETE_PACKETS,
 	NFHPA_SETE_BYTES,
 	NFHPA_SETE_PAD,
+	NFHPA_SETE_FLAGS,
 	__NFHPA_SETE_MAX
 };
 
