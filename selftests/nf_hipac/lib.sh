@@ -303,6 +303,20 @@ S() { in_ns $ns_router "$NFHP_BIN/nf-hipac-set" "$@"; }
 r4() { in_ns $ns_router "$NFHP_BIN/nf-hipac" "$@"; }
 r6() { in_ns $ns_router "$NFHP_BIN/nf-hipac6" "$@"; }
 
+# ipset_both ARGS... - the same command, by ipset in the server and by
+# nf-hipac-set in the router.
+ipset_both() { in_ns $ns_server ipset "$@" && S "$@"; }
+# ipset_both_say CODE TEXT ARGS... - ipset and nf-hipac-set exit CODE and
+# say TEXT on stderr for the same command.
+ipset_both_say()
+{
+	local code=$1 text=$2
+
+	shift 2
+	fails "$code" "$text" in_ns $ns_server ipset "$@" &&
+	fails "$code" "$text" S "$@"
+}
+
 # entries SET - the number of entries the router's listing of SET reports.
 entries() { S list -terse "$1" | sed -n 's/^Number of entries: //p'; }
 

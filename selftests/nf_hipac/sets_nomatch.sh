@@ -148,24 +148,15 @@ if command -v ipset >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&
 		b=$(S save "$1" | members) && [ -n "$a" ] && [ "$a" = "$b" ] ||
 			{ nfhp_log "  ipset: $a"; nfhp_log "  nf-hipac-set: $b"; return 1; }
 	}
-	both() { in_ns $ns_server ipset "$@" && S "$@"; }
-	both_say()
-	{
-		local code=$1 text=$2
-
-		shift 2
-		fails "$code" "$text" in_ns $ns_server ipset "$@" &&
-		fails "$code" "$text" S "$@"
-	}
 	# One echo to 10.0.2.2 through one rule of each: its nomatch entry
 	# counts it, in both.
 	blc_counts()
 	{
 		local a b
 
-		both create blc hash:net counters &&
-		both add blc 10.0.0.0/8 &&
-		both add blc 10.0.2.0/28 nomatch &&
+		ipset_both create blc hash:net counters &&
+		ipset_both add blc 10.0.0.0/8 &&
+		ipset_both add blc 10.0.2.0/28 nomatch &&
 		in_ns $ns_server iptables-legacy -I INPUT -i veth0 -p icmp \
 			-m set --match-set blc dst -j DROP &&
 		r4 -A FORWARD -i $ROUTER_CLIENT_IF -p icmp -m set --match-set blc dst -j DROP &&
@@ -195,23 +186,23 @@ if command -v ipset >/dev/null 2>&1 && command -v iptables-legacy >/dev/null 2>&
 	nfhp_check "counters: a nomatch entry counts its packets, as ipset's" \
 		blc_counts
 	nfhp_check "both: test bl 10.0.2.2: NOT in set, exit 1" \
-		both_say 1 "10.0.2.2 is NOT in set bl" test bl 10.0.2.2
+		ipset_both_say 1 "10.0.2.2 is NOT in set bl" test bl 10.0.2.2
 	nfhp_check "both: test bl 10.0.2.201: in set, exit 0" \
-		both_say 0 "10.0.2.201 is in set bl" test bl 10.0.2.201
+		ipset_both_say 0 "10.0.2.201 is in set bl" test bl 10.0.2.201
 	nfhp_check "both: test bl 10.0.2.2 nomatch: in set, exit 0" \
-		both_say 0 "10.0.2.2 is in set bl" test bl 10.0.2.2 nomatch
+		ipset_both_say 0 "10.0.2.2 is in set bl" test bl 10.0.2.2 nomatch
 	nfhp_check "both: test bl 10.0.2.0/28: NOT in set, exit 1" \
-		both_say 1 "is NOT in set bl" test bl 10.0.2.0/28
+		ipset_both_say 1 "is NOT in set bl" test bl 10.0.2.0/28
 	nfhp_check "both: add bl 10.0.2.0/28 again: exit 1" \
-		both_say 1 "already added" add bl 10.0.2.0/28
+		ipset_both_say 1 "already added" add bl 10.0.2.0/28
 	nfhp_check "both refuse del ... nomatch: exit 2" \
-		both_say 2 "Unknown argument: \`nomatch'" del bl 10.0.2.0/28 nomatch
-	nfhp_check "both: create h hash:ip" both create h hash:ip
+		ipset_both_say 2 "Unknown argument: \`nomatch'" del bl 10.0.2.0/28 nomatch
+	nfhp_check "both: create h hash:ip" ipset_both create h hash:ip
 	nfhp_check "both refuse nomatch in hash:ip: exit 2" \
-		both_say 2 "Unknown argument: \`nomatch'" add h 10.0.2.7 nomatch
+		ipset_both_say 2 "Unknown argument: \`nomatch'" add h 10.0.2.7 nomatch
 	nfhp_check "both: add bl 10.0.2.0/28 -exist, then del 10.0.2.192/26" \
-		both add bl 10.0.2.0/28 -exist
-	nfhp_check "  (del)" both del bl 10.0.2.192/26
+		ipset_both add bl 10.0.2.0/28 -exist
+	nfhp_check "  (del)" ipset_both del bl 10.0.2.192/26
 	nfhp_check "  the same members" same_members bl
 	in_ns $ns_server iptables-legacy -F INPUT
 else

@@ -117,19 +117,6 @@ ipset_restored()
 {
 	in_ns $ns_server ipset save ipp | S restore && same_members ipp
 }
-# both ARGS... - the same command, by ipset in the server and by
-# nf-hipac-set in the router.
-both() { in_ns $ns_server ipset "$@" && S "$@"; }
-# both_say CODE TEXT ARGS... - ipset and nf-hipac-set exit CODE and say
-# TEXT on stderr for the same command.
-both_say()
-{
-	local code=$1 text=$2
-
-	shift 2
-	fails "$code" "$text" in_ns $ns_server ipset "$@" &&
-	fails "$code" "$text" S "$@"
-}
 # Ports by name and with a protocol: tcp's and udp's names, a protocol by
 # number, a name with a '-' in brackets to begin a range, one to end it.
 ipn_adds()
@@ -138,7 +125,7 @@ ipn_adds()
 
 	for e in http tcp:ssh udp:domain '[ftp-data]-ftp' udp:bootps 6:smtp \
 		 'pop3-[imap2]'; do
-		both add ipn "$e" || { nfhp_log "  add ipn $e"; return 1; }
+		ipset_both add ipn "$e" || { nfhp_log "  add ipn $e"; return 1; }
 	done
 	hipac_members ipn | grep -qx 'add ipn 80' &&
 	hipac_members ipn | grep -qx 'add ipn 53' &&
@@ -146,7 +133,7 @@ ipn_adds()
 }
 ipn_del()
 {
-	both del ipn tcp:ssh && ! hipac_members ipn | grep -qx 'add ipn 22'
+	ipset_both del ipn tcp:ssh && ! hipac_members ipn | grep -qx 'add ipn 22'
 }
 # The same restore input, names in its create and adds, to both tools.
 ipr_lines='create ipr bitmap:port range tcp:[ftp-data]-https
@@ -171,24 +158,24 @@ if command -v ipset >/dev/null 2>&1 &&
 	nfhp_check "  so does nf-hipac-set, in ipset's words" \
 		fails 1 "Element is out of the range of the set" S add ipp 3000
 	nfhp_check "both: create ipn bitmap:port range [ftp-data]-https" \
-		both create ipn bitmap:port range '[ftp-data]-https'
+		ipset_both create ipn bitmap:port range '[ftp-data]-https'
 	nfhp_check "  the same create line (range 20-443)" same_create ipn
 	nfhp_check "both: add by name, tcp:, udp:, 6:, [ftp-data]-ftp" ipn_adds
 	nfhp_check "  the same members" same_members ipn
 	nfhp_check "both: test ipn udp:domain: in the set, exit 0" \
-		both_say 0 "is in set ipn" test ipn udp:domain
+		ipset_both_say 0 "is in set ipn" test ipn udp:domain
 	nfhp_check "both: del ipn tcp:ssh" ipn_del
 	nfhp_check "  the same members" same_members ipn
 	nfhp_check "both: test ipn ssh: not in the set, exit 1" \
-		both_say 1 "NOT in set ipn" test ipn ssh
+		ipset_both_say 1 "NOT in set ipn" test ipn ssh
 	nfhp_check "both refuse sctp:80: exit 1, ipset's words" \
-		both_say 1 "Only protocols TCP and UDP are valid" \
+		ipset_both_say 1 "Only protocols TCP and UDP are valid" \
 		add ipn sctp:80
 	nfhp_check "both refuse ftp-data-ftp: a bare name's '-' ends FROM" \
-		both_say 1 "cannot parse 'data-ftp' as a tcp port" \
+		ipset_both_say 1 "cannot parse 'data-ftp' as a tcp port" \
 		add ipn ftp-data-ftp
 	nfhp_check "both refuse an unknown name" \
-		both_say 1 "cannot parse 'nosuchport' as a tcp port" \
+		ipset_both_say 1 "cannot parse 'nosuchport' as a tcp port" \
 		add ipn nosuchport
 	nfhp_check "nf-hipac-set refuses icmp:1 in ipset's words" \
 		fails 1 "Only protocols TCP and UDP are valid" S add ipn icmp:1
