@@ -170,11 +170,10 @@ static inline u32 nfhp_set_slot_value(const struct nfhp_set_counters *c,
  * @count: count the packet (else only read the counts)
  * @now: set to the slot's counts, this packet's included when counted
  *
- * Under rcu_read_lock(), for the rules that compare the counts.
- *
- * Return: the entry's value.
+ * Under rcu_read_lock(): the rules' use of the entry a packet's lookup
+ * found, once the lookup read its value.
  */
-static inline u32 nfhp_set_slot_use(const struct nfhp_set_counters *c,
+static inline void nfhp_set_slot_use(const struct nfhp_set_counters *c,
 				    u32 slot, unsigned int len, bool count,
 				    struct nfhp_set_counts *now)
 {
@@ -188,7 +187,6 @@ static inline u32 nfhp_set_slot_use(const struct nfhp_set_counters *c,
 		now->packets = atomic64_read(&s->packets);
 		now->bytes = atomic64_read(&s->bytes);
 	}
-	return READ_ONCE(s->value);
 }
 
 int nfhp_set_counters_init(struct nfhp_set_ctx *ctx,

@@ -406,16 +406,12 @@ static bool nfhp_setm_cmp(u8 cmp, u64 count, u64 n)
 static bool nfhp_setm_count(const struct nfhp_setm *m,
 			    const struct nfhp_setm_memo *e, unsigned int len)
 {
-	const struct nfhp_set_counters *c = &e->body->counters;
 	struct nfhp_set_counts now;
-	u32 value = e->found;
 
-	if (!m->packets_cmp && !m->bytes_cmp) {
-		if (!m->no_count)
-			nfhp_set_slot_hit(c, &value, len, true);
+	if (m->no_count && !m->packets_cmp && !m->bytes_cmp)
 		return true;
-	}
-	nfhp_set_slot_use(c, e->found, len, !m->no_count, &now);
+	nfhp_set_slot_use(&e->body->counters, e->found, len, !m->no_count,
+			  &now);
 	return nfhp_setm_cmp(m->packets_cmp, now.packets, m->packets) &&
 	       nfhp_setm_cmp(m->bytes_cmp, now.bytes, m->bytes);
 }
